@@ -1,0 +1,241 @@
+// An embedded Kubernetes control plane on loopback: etcd, kube-apiserver and a kube-controller-manager
+// limited to the controllers that keep a cluster tidy (garbage collection, namespace deletion, service
+// accounts). The tests and `berth dev` both use it. No kubelet or scheduler: Pods never run.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { Agent, request } from 'node:https';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify } from 'yaml';
+import { generatePki, type Pki } from './pki.ts';
+import { startSupervised, type SupervisedProcess } from './supervised-process.ts';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface ControlPlaneOptions {
+  /** Where etcd data, certificates, logs and the kubeconfig live. Reused when it already holds them. */
+  dataDir: string;
+  /** Skip fsync in etcd: for throwaway test clusters only. */
+  ephemeral?: boolean;
+  /** Also run kube-controller-manager (garbage collection, namespace deletion). Default true. */
+  controllerManager?: boolean;
+  /** How long to wait for /readyz. */
+  readyTimeoutMs?: number;
+  log?: (message: string) => void;
+}
+
+export interface ControlPlane {
+  readonly server: string;
+  readonly kubeconfigPath: string;
+  readonly binDir: string;
+  readonly etcdUrl: string;
+  readonly dataDir: string;
+  /** Restarts kube-apiserver (and etcd when asked) on the same ports and data: for fault tests. */
+  restart(options?: { etcd?: boolean }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface Ports {
+  etcdClient: number;
+  etcdPeer: number;
+  apiserver: number;
+}
+
+/** Builds the pinned binaries if they are not cached yet and returns their directory. */
+export function controlPlaneBinaries(log: (message: string) => void = () => {}): string {
+  if (process.env.BERTH_CONTROLPLANE_BIN) return process.env.BERTH_CONTROLPLANE_BIN;
+  log('locating the control plane binaries (built once, then cached)');
+  const out = execFileSync('bash', [join(repoRoot, 'scripts/build-controlplane.sh')], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+  });
+  const bin = out.trim().split('\n').pop();
+  if (!bin) throw new Error('scripts/build-controlplane.sh printed no bin directory');
+  return bin;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolvePort(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function portIsFree(port: number): Promise<boolean> {
+  return new Promise((resolveFree) => {
+    const server = createServer();
+    server.once('error', () => resolveFree(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolveFree(true)));
+  });
+}
+
+/** Ports are kept in the data dir so a restarted dev cluster keeps its address and etcd its peer URL. */
+async function choosePorts(file: string): Promise<Ports> {
+  if (existsSync(file)) {
+    const saved = JSON.parse(readFileSync(file, 'utf8')) as Ports;
+    const free = await Promise.all(Object.values(saved).map(portIsFree));
+    if (free.every(Boolean)) return saved;
+  }
+  const ports = { etcdClient: await freePort(), etcdPeer: await freePort(), apiserver: await freePort() };
+  writeFileSync(file, JSON.stringify(ports));
+  return ports;
+}
+
+function readPki(dir: string): Pki & Record<string, string> {
+  const file = join(dir, 'pki.json');
+  return JSON.parse(readFileSync(file, 'utf8')) as Pki & Record<string, string>;
+}
+
+function kubeconfig(server: string, pki: Pki): string {
+  const b64 = (s: string) => Buffer.from(s).toString('base64');
+  return stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    clusters: [{ name: 'berth-local', cluster: { server, 'certificate-authority-data': b64(pki.caCert) } }],
+    users: [{ name: 'berth-admin', user: { 'client-certificate-data': b64(pki.adminCert), 'client-key-data': b64(pki.adminKey) } }],
+    contexts: [{ name: 'berth-local', context: { cluster: 'berth-local', user: 'berth-admin', namespace: 'default' } }],
+    'current-context': 'berth-local',
+  });
+}
+
+async function readyz(server: string, pki: Pki): Promise<boolean> {
+  const agent = new Agent({ ca: pki.caCert, cert: pki.adminCert, key: pki.adminKey });
+  return new Promise((resolveReady) => {
+    const req = request(`${server}/readyz`, { agent, timeout: 2000 }, (res) => {
+      res.resume();
+      resolveReady(res.statusCode === 200);
+    });
+    req.on('error', () => resolveReady(false));
+    req.on('timeout', () => req.destroy());
+    req.end();
+  });
+}
+
+export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
+  const log = options.log ?? (() => {});
+  const dataDir = resolve(options.dataDir);
+  const pkiDir = join(dataDir, 'pki');
+  const logDir = join(dataDir, 'logs');
+  mkdirSync(pkiDir, { recursive: true });
+  mkdirSync(logDir, { recursive: true });
+  const binDir = controlPlaneBinaries(log);
+
+  if (!existsSync(join(pkiDir, 'pki.json'))) {
+    const pki = await generatePki();
+    writeFileSync(join(pkiDir, 'pki.json'), JSON.stringify(pki), { mode: 0o600 });
+    for (const [name, pem] of Object.entries(pki)) writeFileSync(join(pkiDir, `${name}.pem`), pem, { mode: 0o600 });
+  }
+  const pki = readPki(pkiDir);
+  const pem = (name: keyof Pki) => join(pkiDir, `${name}.pem`);
+  const ports = await choosePorts(join(dataDir, 'ports.json'));
+  const server = `https://127.0.0.1:${ports.apiserver}`;
+  const etcdUrl = `http://127.0.0.1:${ports.etcdClient}`;
+  const kubeconfigPath = join(dataDir, 'kubeconfig');
+  writeFileSync(kubeconfigPath, kubeconfig(server, pki), { mode: 0o600 });
+
+  const startEtcd = () =>
+    startSupervised('etcd', join(binDir, 'etcd'), [
+      '--name=berth-local',
+      `--data-dir=${join(dataDir, 'etcd')}`,
+      `--listen-client-urls=${etcdUrl}`,
+      `--advertise-client-urls=${etcdUrl}`,
+      `--listen-peer-urls=http://127.0.0.1:${ports.etcdPeer}`,
+      `--initial-advertise-peer-urls=http://127.0.0.1:${ports.etcdPeer}`,
+      `--initial-cluster=berth-local=http://127.0.0.1:${ports.etcdPeer}`,
+      '--log-level=warn',
+      ...(options.ephemeral ? ['--unsafe-no-fsync'] : []),
+    ], join(logDir, 'etcd.log'));
+
+  const startApiserver = () =>
+    startSupervised('kube-apiserver', join(binDir, 'kube-apiserver'), [
+      `--etcd-servers=${etcdUrl}`,
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${ports.apiserver}`,
+      `--cert-dir=${pkiDir}`,
+      `--tls-cert-file=${pem('servingCert')}`,
+      `--tls-private-key-file=${pem('servingKey')}`,
+      `--client-ca-file=${pem('caCert')}`,
+      '--authorization-mode=Node,RBAC',
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${pem('serviceAccountPub')}`,
+      `--service-account-signing-key-file=${pem('serviceAccountKey')}`,
+      '--service-cluster-ip-range=10.0.0.0/24',
+      // No Endpoints for the kubernetes Service: a loopback address cannot be advertised.
+      '--endpoint-reconciler-type=none',
+      '--allow-privileged=true',
+      '--profiling=false',
+      '--v=1',
+    ], join(logDir, 'kube-apiserver.log'));
+
+  const startControllerManager = () => {
+    const kcmConfig = join(dataDir, 'controller-manager.kubeconfig');
+    writeFileSync(kcmConfig, kubeconfig(server, pki), { mode: 0o600 });
+    return startSupervised('kube-controller-manager', join(binDir, 'kube-controller-manager'), [
+      `--kubeconfig=${kcmConfig}`,
+      // Only the controllers that tidy up; the workload controllers would overwrite the status that
+      // tests set on child objects to stand in for the kubelet.
+      '--controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token',
+      `--service-account-private-key-file=${pem('serviceAccountKey')}`,
+      `--root-ca-file=${pem('caCert')}`,
+      '--leader-elect=false',
+      '--secure-port=0',
+      '--v=1',
+    ], join(logDir, 'kube-controller-manager.log'));
+  };
+
+  let etcd: SupervisedProcess;
+  let apiserver: SupervisedProcess;
+  let controllerManager: SupervisedProcess | undefined;
+
+  const waitReady = async (what: SupervisedProcess[]) => {
+    const deadline = Date.now() + (options.readyTimeoutMs ?? 90_000);
+    let exited: string | undefined;
+    for (const p of what) void p.exited.then((code) => (exited ??= `${p.name} exited with code ${code}`));
+    while (Date.now() < deadline) {
+      if (exited) throw new Error(`${exited}; see ${logDir}`);
+      if (await readyz(server, pki)) return;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    throw new Error(`kube-apiserver not ready within ${options.readyTimeoutMs ?? 90_000} ms; see ${logDir}`);
+  };
+
+  log(`starting etcd and kube-apiserver (data in ${dataDir})`);
+  etcd = startEtcd();
+  apiserver = startApiserver();
+  try {
+    await waitReady([etcd, apiserver]);
+  } catch (error) {
+    await Promise.all([apiserver.stop(), etcd.stop()]);
+    throw error;
+  }
+  if (options.controllerManager ?? true) controllerManager = startControllerManager();
+  log(`kube-apiserver ready at ${server}`);
+
+  return {
+    server,
+    kubeconfigPath,
+    binDir,
+    etcdUrl,
+    dataDir,
+    async restart(restartOptions = {}) {
+      await apiserver.stop();
+      if (restartOptions.etcd) {
+        await etcd.stop();
+        etcd = startEtcd();
+      }
+      apiserver = startApiserver();
+      await waitReady([etcd, apiserver]);
+    },
+    async stop() {
+      await controllerManager?.stop();
+      await apiserver.stop();
+      await etcd.stop();
+    },
+  };
+}

@@ -1,0 +1,106 @@
+// The certificates of a local control plane: one CA, a serving certificate for the API server on
+// loopback, a client certificate for the admin (group system:masters), and the service-account key pair.
+// @peculiar/x509 resolves its ASN.1 codecs through tsyringe, which needs the reflect polyfill.
+import 'reflect-metadata';
+import { webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+
+type CryptoKey = webcrypto.CryptoKey;
+type CryptoKeyPair = webcrypto.CryptoKeyPair;
+
+const keyAlgorithm = { name: 'ECDSA', namedCurve: 'P-256' } as const;
+const signingAlgorithm = { name: 'ECDSA', hash: 'SHA-256' } as const;
+const tenYears = 10 * 365 * 24 * 3600 * 1000;
+
+export interface Pki {
+  caCert: string;
+  servingCert: string;
+  servingKey: string;
+  adminCert: string;
+  adminKey: string;
+  serviceAccountKey: string;
+  serviceAccountPub: string;
+}
+
+async function keyPair(): Promise<CryptoKeyPair> {
+  return (await webcrypto.subtle.generateKey(keyAlgorithm, true, ['sign', 'verify'])) as CryptoKeyPair;
+}
+
+async function privateKeyPem(key: CryptoKey): Promise<string> {
+  const der = await webcrypto.subtle.exportKey('pkcs8', key);
+  return x509.PemConverter.encode(der, 'PRIVATE KEY');
+}
+
+async function publicKeyPem(key: CryptoKey): Promise<string> {
+  const der = await webcrypto.subtle.exportKey('spki', key);
+  return x509.PemConverter.encode(der, 'PUBLIC KEY');
+}
+
+function serial(): string {
+  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
+}
+
+export async function generatePki(): Promise<Pki> {
+  const notBefore = new Date(Date.now() - 60_000);
+  const notAfter = new Date(Date.now() + tenYears);
+  const caKeys = await keyPair();
+  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: serial(),
+    name: 'CN=berth-local-ca',
+    notBefore,
+    notAfter,
+    keys: caKeys,
+    signingAlgorithm,
+    extensions: [
+      new x509.BasicConstraintsExtension(true, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
+      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
+    ],
+  });
+
+  async function leaf(name: string, usage: string, san?: x509.SubjectAlternativeNameExtension) {
+    const keys = await keyPair();
+    const cert = await x509.X509CertificateGenerator.create({
+      serialNumber: serial(),
+      subject: name,
+      issuer: ca.subject,
+      notBefore,
+      notAfter,
+      publicKey: keys.publicKey,
+      signingKey: caKeys.privateKey,
+      signingAlgorithm,
+      extensions: [
+        new x509.BasicConstraintsExtension(false, undefined, true),
+        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+        new x509.ExtendedKeyUsageExtension([usage]),
+        await x509.AuthorityKeyIdentifierExtension.create(ca),
+        ...(san ? [san] : []),
+      ],
+    });
+    return { cert: cert.toString('pem'), key: await privateKeyPem(keys.privateKey) };
+  }
+
+  const serving = await leaf(
+    'CN=kube-apiserver',
+    x509.ExtendedKeyUsage.serverAuth,
+    new x509.SubjectAlternativeNameExtension([
+      { type: 'dns', value: 'localhost' },
+      { type: 'dns', value: 'kubernetes.default.svc' },
+      { type: 'ip', value: '127.0.0.1' },
+      { type: 'ip', value: '10.0.0.1' },
+    ]),
+  );
+  const admin = await leaf('CN=berth-admin, O=system:masters', x509.ExtendedKeyUsage.clientAuth);
+  const saKeys = await keyPair();
+  return {
+    caCert: ca.toString('pem'),
+    servingCert: serving.cert,
+    servingKey: serving.key,
+    adminCert: admin.cert,
+    adminKey: admin.key,
+    serviceAccountKey: await privateKeyPem(saKeys.privateKey),
+    serviceAccountPub: await publicKeyPem(saKeys.publicKey),
+  };
+}

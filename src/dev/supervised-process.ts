@@ -1,0 +1,47 @@
+// Starts a binary that dies with us. The binary runs under a tiny shell that holds a pipe from this
+// process on stdin: when the pipe closes (we stopped it, exited, or were SIGKILLed) the shell sends
+// SIGTERM to the binary. That is the one way to stop it, so an interrupted test run or a killed
+// `berth dev` leaves no etcd or kube-apiserver behind.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { openSync, closeSync } from 'node:fs';
+
+const watchdog = `
+"$0" "$@" & child=$!
+exec 3<&0
+( read -r _ <&3; kill -TERM "$child" 2>/dev/null; sleep 5; kill -KILL "$child" 2>/dev/null ) &
+watcher=$!
+wait "$child"; status=$?
+kill "$watcher" 2>/dev/null
+exit "$status"
+`;
+
+export interface SupervisedProcess {
+  readonly name: string;
+  readonly pid: number | undefined;
+  /** Resolves with the exit code once the process has exited, whoever stopped it. */
+  readonly exited: Promise<number | null>;
+  stop(): Promise<number | null>;
+}
+
+export function startSupervised(name: string, binary: string, args: string[], logFile: string): SupervisedProcess {
+  const log = openSync(logFile, 'a');
+  const child: ChildProcess = spawn('/bin/sh', ['-c', watchdog, binary, ...args], {
+    stdio: ['pipe', log, log],
+  });
+  closeSync(log);
+  // The pipe must not keep our event loop alive, nor crash us when the shell is gone.
+  child.stdin?.on('error', () => {});
+  child.unref();
+  (child.stdin as unknown as { unref?: () => void })?.unref?.();
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return {
+    name,
+    pid: child.pid,
+    exited,
+    async stop() {
+      child.ref();
+      child.stdin?.end();
+      return exited;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+// What a test file needs from the shared control plane: a client config and a namespace of its own.
+import { randomBytes } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { afterAll, inject } from 'vitest';
+
+export function testKubeConfig(): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromFile(inject('kubeconfigPath'));
+  return kc;
+}
+
+/** Creates a namespace for this test file (deleted after it) and returns its name. */
+export async function useNamespace(prefix = 'test', labels: Record<string, string> = {}): Promise<string> {
+  const name = `${prefix}-${randomBytes(4).toString('hex')}`;
+  const core = testKubeConfig().makeApiClient(CoreV1Api);
+  await core.createNamespace({ body: { metadata: { name, labels } } });
+  afterAll(async () => {
+    await core.deleteNamespace({ name }).catch(() => {});
+  });
+  return name;
+}
+
+/** Runs the kubectl built with the control plane against it. */
+export async function kubectl(args: string[], input?: string): Promise<{ stdout: string; stderr: string; code: number }> {
+  const bin = join(inject('controlPlaneBin'), 'kubectl');
+  const run = promisify(execFile);
+  const child = run(bin, ['--kubeconfig', inject('kubeconfigPath'), ...args], { encoding: 'utf8' });
+  if (input !== undefined) {
+    child.child.stdin?.end(input);
+  }
+  try {
+    const { stdout, stderr } = await child;
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; code?: number };
+    return { stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: typeof e.code === 'number' ? e.code : 1 };
+  }
+}
+
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 30_000, what = 'condition'): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${lastError ? `: ${String(lastError)}` : ''}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
