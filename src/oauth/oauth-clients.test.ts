@@ -1,0 +1,198 @@
+// Discovery and registration against a real authorization server (oidc-provider) and, for the ways a
+// peer can misbehave, small real HTTP servers on loopback.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startAuthorizationServer, type AuthorizationServer } from '../../test/support/authorization-server.ts';
+import { authorizationServerMetadataUrls, fetchAuthorizationServerMetadata } from './authorization-server.ts';
+import { discoverProvider } from './discovery.ts';
+import { OAuthPeerError, insecureUrlProblem, requestJson } from './http.ts';
+import { fetchProtectedResourceMetadata, protectedResourceMetadataCandidates } from './protected-resource.ts';
+import { endpointUnreachable } from './reachability.ts';
+import { clientRegistrationRequest, registerClient } from './registration.ts';
+
+async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ origin: string; server: Server }> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  afterAll(() => {
+    server.closeAllConnections();
+    server.close();
+  });
+  return { origin: `http://127.0.0.1:${port}`, server };
+}
+
+function json(res: ServerResponse, status: number, body: unknown) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+async function rejection(promise: Promise<unknown>): Promise<OAuthPeerError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(OAuthPeerError);
+  return error as OAuthPeerError;
+}
+
+describe('well-known URLs', () => {
+  it('inserts the well-known path before the resource path, then tries the root', () => {
+    expect(protectedResourceMetadataCandidates('https://mcp.example.com/v1/mcp/')).toEqual([
+      { url: 'https://mcp.example.com/.well-known/oauth-protected-resource/v1/mcp', acceptedResources: ['https://mcp.example.com/v1/mcp'] },
+      {
+        url: 'https://mcp.example.com/.well-known/oauth-protected-resource',
+        acceptedResources: ['https://mcp.example.com/v1/mcp', 'https://mcp.example.com'],
+      },
+    ]);
+    expect(protectedResourceMetadataCandidates('https://mcp.example.com')).toEqual([
+      { url: 'https://mcp.example.com/.well-known/oauth-protected-resource', acceptedResources: ['https://mcp.example.com'] },
+    ]);
+  });
+
+  it('tries RFC 8414 first, then OpenID Connect discovery inserted and appended', () => {
+    expect(authorizationServerMetadataUrls('https://auth.example.com')).toEqual([
+      'https://auth.example.com/.well-known/oauth-authorization-server',
+      'https://auth.example.com/.well-known/openid-configuration',
+    ]);
+    expect(authorizationServerMetadataUrls('https://auth.example.com/tenant/a/')).toEqual([
+      'https://auth.example.com/.well-known/oauth-authorization-server/tenant/a',
+      'https://auth.example.com/.well-known/openid-configuration/tenant/a',
+      'https://auth.example.com/tenant/a/.well-known/openid-configuration',
+    ]);
+  });
+
+  it('allows plain HTTP only on loopback unless told otherwise', () => {
+    expect(insecureUrlProblem('https://auth.example.com/token')).toBeUndefined();
+    expect(insecureUrlProblem('http://127.0.0.1:8080/token')).toBeUndefined();
+    expect(insecureUrlProblem('http://localhost/token')).toBeUndefined();
+    expect(insecureUrlProblem('http://[::1]:9000/token')).toBeUndefined();
+    expect(insecureUrlProblem('http://auth.example.com/token?secret=x')).toBe('http://auth.example.com/token must use https');
+    expect(insecureUrlProblem('http://keycloak.auth.svc/token', true)).toBeUndefined();
+    expect(insecureUrlProblem('ftp://auth.example.com/')).toBe('ftp://auth.example.com/ must use https');
+    expect(insecureUrlProblem('not a url')).toBe('not a valid URL');
+  });
+});
+
+describe('against oidc-provider', () => {
+  let server: AuthorizationServer;
+  let oidcOnly: AuthorizationServer;
+  beforeAll(async () => {
+    server = await startAuthorizationServer();
+    oidcOnly = await startAuthorizationServer({ oidcDiscoveryOnly: true });
+  });
+  afterAll(async () => {
+    await server?.close();
+    await oidcOnly?.close();
+  });
+
+  it('discovers the authorization server of an MCP server', async () => {
+    const discovered = await discoverProvider(server.mcpServerUrl);
+    expect(discovered.resource.resource).toBe(server.mcpServerUrl);
+    expect(discovered.authorizationServer).toMatchObject({
+      issuer: server.issuer,
+      token_endpoint: server.tokenEndpoint,
+      registration_endpoint: server.registrationEndpoint,
+      authorization_endpoint: `${server.issuer}/auth`,
+    });
+  });
+
+  it('falls back to OpenID Connect discovery when RFC 8414 metadata is not published', async () => {
+    const metadata = await fetchAuthorizationServerMetadata(oidcOnly.issuer);
+    expect(metadata.token_endpoint).toBe(oidcOnly.tokenEndpoint);
+    expect(oidcOnly.requests).toEqual(['GET /.well-known/oauth-authorization-server', 'GET /.well-known/openid-configuration']);
+  });
+
+  it('registers a client that can get a token', async () => {
+    const client = await registerClient(
+      server.registrationEndpoint,
+      clientRegistrationRequest({ clientName: 'berth test', tokenEndpointAuthMethod: 'client_secret_post' }),
+    );
+    expect(client.clientId).toBeTruthy();
+    expect(client.clientSecret).toBeTruthy();
+    expect(client.registrationAccessToken).toBeTruthy();
+    const token = await server.clientCredentialsToken(client.clientId, client.clientSecret!);
+    expect(token.status).toBe(200);
+    expect(token.body.access_token).toEqual(expect.any(String));
+  });
+
+  it("quotes the server's refusal of a registration", async () => {
+    const error = await rejection(
+      registerClient(server.registrationEndpoint, {
+        ...clientRegistrationRequest({ clientName: 'berth test', tokenEndpointAuthMethod: 'client_secret_post' }),
+        redirect_uris: ['not-a-uri'],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+      }),
+    );
+    expect(error.status).toBe(400);
+    expect(error.message).toMatch(/^registration at http:\/\/127\.0\.0\.1:\d+\/reg answered 400 \(invalid_(redirect_uri|client_metadata): .+\)$/);
+  });
+});
+
+describe('a misbehaving peer', () => {
+  it('is refused when its protected-resource metadata names another resource', async () => {
+    const { origin } = await serve((_req, res) => json(res, 200, { resource: 'https://elsewhere.example.com/mcp', authorization_servers: ['https://a.example.com'] }));
+    const error = await rejection(fetchProtectedResourceMetadata(`${origin}/mcp`));
+    expect(error.kind).toBe('invalid_response');
+    expect(error.message).toContain('names resource https://elsewhere.example.com/mcp');
+  });
+
+  it('is read at the root when the path-inserted metadata is missing', async () => {
+    const { origin } = await serve((req, res) =>
+      req.url === '/.well-known/oauth-protected-resource'
+        ? json(res, 200, { resource: origin, authorization_servers: ['https://a.example.com'] })
+        : json(res, 404, {}),
+    );
+    await expect(fetchProtectedResourceMetadata(`${origin}/mcp`)).resolves.toMatchObject({ authorization_servers: ['https://a.example.com'] });
+  });
+
+  it('is refused when its metadata names another issuer or an insecure endpoint', async () => {
+    const { origin: wrongIssuer } = await serve((_req, res) => json(res, 200, { issuer: 'https://evil.example.com', token_endpoint: 'https://evil.example.com/t' }));
+    expect((await rejection(fetchAuthorizationServerMetadata(wrongIssuer))).message).toContain('names issuer https://evil.example.com');
+    const { origin: insecure } = await serve((_req, res) =>
+      json(res, 200, { issuer: insecure, token_endpoint: 'http://auth.example.com/token' }),
+    );
+    expect((await rejection(fetchAuthorizationServerMetadata(insecure))).message).toContain('token_endpoint http://auth.example.com/token must use https');
+  });
+
+  it('is cut off when its answer is too large', async () => {
+    const { origin } = await serve((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`{"padding":"${'x'.repeat(300 * 1024)}"}`);
+    });
+    expect((await rejection(requestJson('GET', origin))).kind).toBe('too_large');
+  });
+
+  it('is given up on when it never answers', async () => {
+    const { origin } = await serve(() => {});
+    const error = await rejection(requestJson('GET', `${origin}/slow?token=hidden`, { timeoutMs: 200 }));
+    expect(error.kind).toBe('timeout');
+    expect(error.message).toBe(`GET ${origin}/slow: no complete answer within 200 ms`);
+  });
+
+  it('is reported unreachable when nothing listens, and reachable on any HTTP answer', async () => {
+    const { origin, server } = await serve((_req, res) => json(res, 405, { error: 'method_not_allowed' }));
+    expect(await endpointUnreachable(`${origin}/token`)).toBeUndefined();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    expect(await endpointUnreachable(`${origin}/token`)).toBe(`GET ${origin}/token: ECONNREFUSED`);
+  });
+
+  it('never has its secret quoted when its registration answer is malformed', async () => {
+    const { origin } = await serve((_req, res) => json(res, 201, { client_id: 42, client_secret: 'do-not-print-me' }));
+    const error = await rejection(
+      registerClient(`${origin}/reg`, clientRegistrationRequest({ clientName: 'x', tokenEndpointAuthMethod: 'client_secret_post' })),
+    );
+    expect(error.message).toBe(`registration at ${origin}/reg answered an invalid client: client_id: expected string`);
+    expect(error.message).not.toContain('do-not-print-me');
+  });
+
+  it('is refused when it issues no secret to a confidential client', async () => {
+    const { origin } = await serve((_req, res) => json(res, 201, { client_id: 'abc' }));
+    const error = await rejection(
+      registerClient(`${origin}/reg`, clientRegistrationRequest({ clientName: 'x', tokenEndpointAuthMethod: 'client_secret_basic' })),
+    );
+    expect(error.message).toBe(`registration at ${origin}/reg issued no client_secret for client_secret_basic`);
+  });
+});
