@@ -1,0 +1,107 @@
+// The one entry point callers use: give it a CodeHostIntegration and a way to read its Secret, get
+// the integration's repositories or its account. It builds the right client for the integration's
+// provider, keeps that client while neither the integration's spec nor its Secret changes (so a GitHub
+// App's installation token is reused until it expires), and caches listings briefly with request
+// coalescing, keyed by the integration's uid, generation and the Secret's resourceVersion: a rotated
+// token is used on the very next request.
+import type { V1Secret } from '@kubernetes/client-node';
+import { CoalescingCache } from './coalescing-cache.ts';
+import { parseCredentials, secretValues, type CodeHostCredentials } from './credentials.ts';
+import { CodeHostCredentialsError } from './errors.ts';
+import { createGitHubClient } from './github.ts';
+import { createGitLabClient } from './gitlab.ts';
+import type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from './repository.ts';
+
+/** The fields of a CodeHostIntegration the registry reads; an informer's read-only object fits. */
+export interface IntegrationReference {
+  readonly metadata?: { readonly uid?: string; readonly namespace?: string; readonly name?: string; readonly generation?: number };
+  readonly spec: {
+    readonly provider?: 'github' | 'gitlab';
+    readonly baseUrl?: string;
+    readonly credentialsSecretRef: { readonly name: string };
+  };
+}
+
+/** Reads a Secret, typically from an informer cache; undefined when there is none. */
+export type SecretReader = (namespace: string, name: string) => V1Secret | undefined | Promise<V1Secret | undefined>;
+
+export interface ClientFactoryInput {
+  provider: 'github' | 'gitlab';
+  integrationId: string;
+  baseUrl: string | undefined;
+  credentials: CodeHostCredentials;
+  requestTimeoutMs: number;
+  log: CodeHostLog | undefined;
+}
+
+export type ClientFactory = (input: ClientFactoryInput) => CodeHostClient;
+
+export interface CodeHostRegistryOptions {
+  /** How long a listing is served from memory. Default 30 s. */
+  listingTtlMs?: number;
+  requestTimeoutMs?: number;
+  log?: CodeHostLog;
+  createClient?: ClientFactory;
+  now?: () => number;
+}
+
+export const createCodeHostClient: ClientFactory = (input) =>
+  input.provider === 'gitlab' ? createGitLabClient(input) : createGitHubClient(input);
+
+export class CodeHostRegistry {
+  readonly #listings: CoalescingCache<Repository[]>;
+  readonly #clients = new Map<string, { version: string; client: CodeHostClient }>();
+  readonly #createClient: ClientFactory;
+  readonly #requestTimeoutMs: number;
+  readonly #log: CodeHostLog | undefined;
+
+  constructor(options: CodeHostRegistryOptions = {}) {
+    this.#listings = new CoalescingCache({ ttlMs: options.listingTtlMs ?? 30_000, ...(options.now ? { now: options.now } : {}) });
+    this.#createClient = options.createClient ?? createCodeHostClient;
+    this.#requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
+    this.#log = options.log;
+  }
+
+  /** The integration's repositories (GET /v1/integrations/codehost/{integration_id}/repos), cached briefly. */
+  async repositoriesOf(integration: IntegrationReference, readSecret: SecretReader): Promise<Repository[]> {
+    const { client, version } = await this.#clientOf(integration, readSecret);
+    return this.#listings.get(version, () => client.listRepositories());
+  }
+
+  /** Asks the host, uncached, whether the credentials work and whom they act as. */
+  async verify(integration: IntegrationReference, readSecret: SecretReader): Promise<CodeHostAccount> {
+    const { client } = await this.#clientOf(integration, readSecret);
+    return client.verify();
+  }
+
+  /** Drops what is kept for an integration (call when it is deleted). */
+  forget(integrationUid: string): void {
+    this.#clients.delete(integrationUid);
+    this.#listings.forget(`${integrationUid}/`);
+  }
+
+  async #clientOf(integration: IntegrationReference, readSecret: SecretReader): Promise<{ client: CodeHostClient; version: string }> {
+    const uid = integration.metadata?.uid ?? '';
+    const namespace = integration.metadata?.namespace ?? '';
+    const secretName = integration.spec.credentialsSecretRef.name;
+    const secret = await readSecret(namespace, secretName);
+    if (!secret) throw new CodeHostCredentialsError(`Secret "${secretName}" not found in namespace "${namespace}"`);
+
+    const version = [uid, integration.metadata?.generation ?? 0, secret.metadata?.uid ?? '', secret.metadata?.resourceVersion ?? ''].join('/');
+    const kept = this.#clients.get(uid);
+    if (kept?.version === version) return kept;
+
+    const credentials = parseCredentials(secretName, secretValues(secret));
+    const client = this.#createClient({
+      provider: integration.spec.provider ?? 'github',
+      integrationId: uid,
+      baseUrl: integration.spec.baseUrl,
+      credentials,
+      requestTimeoutMs: this.#requestTimeoutMs,
+      log: this.#log,
+    });
+    this.#listings.forget(`${uid}/`);
+    this.#clients.set(uid, { version, client });
+    return { client, version };
+  }
+}
