@@ -1,0 +1,100 @@
+// kstatus-style conditions (Ready, Reconciling, Stalled) and the pure helpers every reconciler uses to
+// set them, so that `kubectl wait --for=condition=Ready`, Flux and Argo CD read Berth objects alike.
+import { z } from 'zod';
+
+export const conditionStatusSchema = z.enum(['True', 'False', 'Unknown']).describe('Status of the condition: True, False or Unknown.');
+
+export const conditionSchema = z
+  .object({
+    type: z.string().min(1).max(316).describe('Type of the condition, in CamelCase: Ready, Reconciling or Stalled.'),
+    status: conditionStatusSchema,
+    reason: z.string().max(1024).describe('Machine-readable reason for the last transition, in CamelCase.'),
+    message: z.string().max(32768).describe('Human-readable message with details about the last transition.'),
+    observedGeneration: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('metadata.generation of the object when the condition was set.'),
+    lastTransitionTime: z.string().describe('When the condition last changed status (RFC 3339).').meta({ format: 'date-time' }),
+  })
+  .describe('One observation of the state of the object.');
+
+export const conditionsSchema = z
+  .array(conditionSchema)
+  .max(16)
+  .describe('Conditions of the object: Ready, Reconciling and Stalled (kstatus).')
+  .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['type'] });
+
+export type ConditionStatus = z.infer<typeof conditionStatusSchema>;
+export type Condition = z.infer<typeof conditionSchema>;
+
+export const conditionTypes = { ready: 'Ready', reconciling: 'Reconciling', stalled: 'Stalled' } as const;
+
+/** What a caller says about a condition; the helper stamps the transition time. */
+export type ConditionUpdate = Omit<Condition, 'lastTransitionTime'>;
+
+function timestamp(now: Date): string {
+  // Kubernetes metav1.Time has second precision; a finer one would make every write look like a change.
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * Returns the conditions with `next` set. lastTransitionTime moves only when the status changes, so a
+ * reconcile that observes the same state again writes the same object.
+ */
+export function setCondition(conditions: readonly Condition[] | undefined, next: ConditionUpdate, now: Date): Condition[] {
+  const list = conditions ?? [];
+  const previous = list.find((c) => c.type === next.type);
+  const lastTransitionTime = previous && previous.status === next.status ? previous.lastTransitionTime : timestamp(now);
+  const updated: Condition = { ...next, lastTransitionTime };
+  if (updated.observedGeneration === undefined) delete updated.observedGeneration;
+  return previous ? list.map((c) => (c.type === next.type ? updated : c)) : [...list, updated];
+}
+
+export function findCondition(conditions: readonly Condition[] | undefined, type: string): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}
+
+export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
+  return findCondition(conditions, type)?.status === 'True';
+}
+
+type Observation = { reason: string; message: string; observedGeneration?: number };
+
+/** The object reached its desired state: Ready=True, Reconciling=False, Stalled=False. */
+export function markReady(conditions: readonly Condition[] | undefined, o: Observation, now: Date): Condition[] {
+  let next = setCondition(conditions, { type: conditionTypes.ready, status: 'True', ...o }, now);
+  next = setCondition(next, { type: conditionTypes.reconciling, status: 'False', ...o }, now);
+  return setCondition(next, { type: conditionTypes.stalled, status: 'False', ...o }, now);
+}
+
+/** Work is under way: Ready=False (kstatus reads it as InProgress), Reconciling=True, Stalled=False. */
+export function markReconciling(conditions: readonly Condition[] | undefined, o: Observation, now: Date): Condition[] {
+  let next = setCondition(conditions, { type: conditionTypes.ready, status: 'False', ...o }, now);
+  next = setCondition(next, { type: conditionTypes.reconciling, status: 'True', ...o }, now);
+  return setCondition(next, { type: conditionTypes.stalled, status: 'False', ...o }, now);
+}
+
+/** Progress needs a change from outside: Ready=False, Reconciling=False, Stalled=True (kstatus: Failed). */
+export function markStalled(conditions: readonly Condition[] | undefined, o: Observation, now: Date): Condition[] {
+  let next = setCondition(conditions, { type: conditionTypes.ready, status: 'False', ...o }, now);
+  next = setCondition(next, { type: conditionTypes.reconciling, status: 'False', ...o }, now);
+  return setCondition(next, { type: conditionTypes.stalled, status: 'True', ...o }, now);
+}
+
+/** Nothing is known yet: the first write on an object kstatus can read (Ready=Unknown). */
+export function markUnknown(conditions: readonly Condition[] | undefined, o: Observation, now: Date): Condition[] {
+  return setCondition(conditions, { type: conditionTypes.ready, status: 'Unknown', ...o }, now);
+}
+
+/** True when both lists say the same thing, ignoring lastTransitionTime and order. */
+export function conditionsEqual(a: readonly Condition[] | undefined, b: readonly Condition[] | undefined): boolean {
+  const strip = (list: readonly Condition[] | undefined) =>
+    [...(list ?? [])]
+      .map((c) => JSON.stringify([c.type, c.status, c.reason, c.message, c.observedGeneration ?? null]))
+      .sort();
+  const left = strip(a);
+  const right = strip(b);
+  return left.length === right.length && left.every((value, i) => value === right[i]);
+}

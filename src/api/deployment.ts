@@ -1,0 +1,331 @@
+// Deployment: an application deployed from a code-host repository or a container image.
+// sourceConfig is applied to running workloads in place; sourceRevisionConfig (and the secrets) make a
+// new Revision when they change. Rules the schema cannot say are CEL rules next to the field they guard.
+import { z } from 'zod';
+import { conditionsSchema } from './conditions.ts';
+import { httpUrl, observedGenerationSchema, updatedAtSchema, uuid, type KindObject } from './common.ts';
+import { apiVersion, type KindDescriptor } from './group.ts';
+import { containerSchema, volumeMountSchema, volumeSchema } from './workload.ts';
+
+export const deploymentSources = ['codehost', 'external_docker', 'internal_docker'] as const;
+export const deploymentSourceSchema = z
+  .enum(deploymentSources)
+  .describe(
+    'Where the application comes from: codehost (built from a repository; cloud-hosted only), external_docker ' +
+      '(an external container image; self-hosted only) or internal_docker (an image built by the platform). Immutable.',
+  );
+export type DeploymentSource = z.infer<typeof deploymentSourceSchema>;
+
+export const deploymentTypes = ['dev_free', 'dev', 'prod'] as const;
+
+const scale = (description: string) => z.number().int().min(0).max(10000).optional().describe(description);
+const cpu = (description: string) => z.number().min(0).max(1024).optional().describe(`${description}, in CPU cores (0.5 is half a core).`);
+const megabytes = (description: string) =>
+  z.number().int().min(0).max(16_777_216).optional().describe(`${description}, in megabytes.`);
+
+type CelRule = { rule: string; message: string; fieldPath?: string; reason?: string };
+
+const resourceSpecPath = 'spec.sourceConfig.resourceSpec';
+
+/** `low` may not exceed `high` when both are set; the message names the field to fix. */
+function atMost(low: string, high: string, offending: string, what: string): CelRule {
+  return {
+    rule: `!has(self.${low}) || !has(self.${high}) || self.${low} <= self.${high}`,
+    message: `${resourceSpecPath}.${offending} ${what}`,
+    fieldPath: `.${offending}`,
+  };
+}
+
+const scaleRules = (prefix: string): CelRule => {
+  const min = prefix ? `${prefix}MinScale` : 'minScale';
+  const max = prefix ? `${prefix}MaxScale` : 'maxScale';
+  return atMost(min, max, min, `must be less than or equal to ${max}`);
+};
+
+const limitRules = (prefix: string): CelRule[] => {
+  const name = (field: string) => (prefix ? `${prefix}${field[0]!.toUpperCase()}${field.slice(1)}` : field);
+  return [
+    atMost(name('cpu'), name('cpuLimit'), name('cpuLimit'), `must be greater than or equal to ${name('cpu')}`),
+    atMost(name('memoryMb'), name('memoryLimitMb'), name('memoryLimitMb'), `must be greater than or equal to ${name('memoryMb')}`),
+  ];
+};
+
+export const resourceSpecSchema = z
+  .object({
+    minScale: scale('Fewest replicas of the application server.'),
+    maxScale: scale('Most replicas of the application server.'),
+    cpu: cpu('CPU request of the application server'),
+    cpuLimit: cpu('CPU limit of the application server'),
+    memoryMb: megabytes('Memory request of the application server'),
+    memoryLimitMb: megabytes('Memory limit of the application server'),
+    queueMinScale: scale('Fewest replicas of the queue worker.'),
+    queueMaxScale: scale('Most replicas of the queue worker.'),
+    queueCpu: cpu('CPU request of the queue worker'),
+    queueCpuLimit: cpu('CPU limit of the queue worker'),
+    queueMemoryMb: megabytes('Memory request of the queue worker'),
+    queueMemoryLimitMb: megabytes('Memory limit of the queue worker'),
+    orchestratorCpu: cpu('CPU request of the orchestrator'),
+    orchestratorCpuLimit: cpu('CPU limit of the orchestrator'),
+    orchestratorMemoryMb: megabytes('Memory request of the orchestrator'),
+    orchestratorMemoryLimitMb: megabytes('Memory limit of the orchestrator'),
+    orchestratorMinScale: scale('Fewest replicas of the orchestrator.'),
+    orchestratorMaxScale: scale('Most replicas of the orchestrator.'),
+    executorCpu: cpu('CPU request of the executor'),
+    executorCpuLimit: cpu('CPU limit of the executor'),
+    executorMemoryMb: megabytes('Memory request of the executor'),
+    executorMemoryLimitMb: megabytes('Memory limit of the executor'),
+    redisMemoryMb: megabytes('Memory of the Redis cache'),
+    dbCpu: cpu('CPU request of the Postgres database'),
+    dbCpuLimit: cpu('CPU limit of the Postgres database'),
+    dbMemoryMb: megabytes('Memory request of the Postgres database'),
+    dbMemoryLimitMb: megabytes('Memory limit of the Postgres database'),
+    dbStorageGi: z.number().int().min(0).max(65536).optional().describe('Storage of the Postgres database, in gibibytes.'),
+    dbMaxConnections: z.number().int().min(0).max(100000).optional().describe('Most connections the Postgres database accepts.'),
+    labels: z.record(z.string(), z.string()).optional().describe('Labels added to every workload and pod of the deployment.'),
+    annotations: z.record(z.string(), z.string()).optional().describe('Annotations added to every workload and pod of the deployment.'),
+    serviceAccountName: z.string().max(253).optional().describe('Service account the pods run as.'),
+    imagePullSecrets: z
+      .array(z.object({ name: z.string().min(1).max(253).describe('Name of a Secret of type kubernetes.io/dockerconfigjson.') }).describe('A registry credential.'))
+      .max(16)
+      .optional()
+      .describe('Secrets holding registry credentials used to pull the images.'),
+    volumes: z
+      .array(volumeSchema)
+      .max(64)
+      .optional()
+      .describe('Volumes added to the pods.')
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+    volumeMounts: z.array(volumeMountSchema).max(64).optional().describe('Volumes mounted into the application container.'),
+    initContainers: z
+      .array(containerSchema)
+      .max(16)
+      .optional()
+      .describe('Containers that run to completion before the application starts.')
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+    sidecars: z
+      .array(containerSchema)
+      .max(16)
+      .optional()
+      .describe('Containers that run beside the application container.')
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+  })
+  .describe('Sizes, scale and pod settings of the workloads. Numeric fields ending in Mb are megabytes, in Gi gibibytes.')
+  .meta({
+    'x-kubernetes-validations': [
+      scaleRules(''),
+      scaleRules('queue'),
+      scaleRules('orchestrator'),
+      ...limitRules(''),
+      ...limitRules('queue'),
+      ...limitRules('orchestrator'),
+      ...limitRules('executor'),
+      ...limitRules('db'),
+    ],
+  });
+export type ResourceSpec = z.infer<typeof resourceSpecSchema>;
+
+export const listenerConfigSchema = z
+  .object({
+    k8sNamespace: z.string().min(1).max(63).optional().describe('Namespace the listener deploys into. Immutable once set.'),
+  })
+  .describe('Settings of the listener that runs a self-hosted deployment.');
+
+/** An immutable-once-set field of sourceConfig: it may be set later, never changed or removed. */
+function immutableOnceSet(path: string): CelRule {
+  const parts = path.split('.');
+  const hasAll = (root: string) => parts.map((_, i) => `has(${root}.${parts.slice(0, i + 1).join('.')})`).join(' && ');
+  return {
+    rule: `!(${hasAll('oldSelf')}) || (${hasAll('self')} && self.${path} == oldSelf.${path})`,
+    message: `spec.sourceConfig.${path} is immutable once set`,
+    fieldPath: `.${path}`,
+  };
+}
+
+export const sourceConfigSchema = z
+  .object({
+    integrationId: uuid('ID of the CodeHostIntegration (its metadata.uid) that reaches the repository. Immutable once set.').optional(),
+    repoUrl: httpUrl('URL of the repository to build from. Immutable once set.').optional(),
+    deploymentType: z
+      .enum(deploymentTypes)
+      .optional()
+      .describe('Tier of the deployment: dev_free, dev or prod. Immutable once set.'),
+    buildOnPush: z.boolean().optional().describe('Build and deploy a new revision when the branch moves. Not allowed with a tag as repoRef.'),
+    customUrl: httpUrl('URL the deployment is also served at (an Ingress is made for it).').optional(),
+    resourceSpec: resourceSpecSchema.optional(),
+    listenerId: uuid('ID of the listener that runs a self-hosted deployment. Immutable once set.').optional(),
+    listenerConfig: listenerConfigSchema.optional(),
+    installCommand: z.string().max(4096).optional().describe('Command that installs dependencies when building from the repository.'),
+    buildCommand: z.string().max(4096).optional().describe('Command that builds the application when building from the repository.'),
+  })
+  .describe('Settings applied to the running workloads in place: changing them makes no new revision. Some are immutable once set.')
+  .meta({
+    'x-kubernetes-validations': [
+      immutableOnceSet('integrationId'),
+      immutableOnceSet('repoUrl'),
+      immutableOnceSet('deploymentType'),
+      immutableOnceSet('listenerId'),
+      immutableOnceSet('listenerConfig.k8sNamespace'),
+    ],
+  });
+export type SourceConfig = z.infer<typeof sourceConfigSchema>;
+
+export const sourceRevisionConfigSchema = z
+  .object({
+    repoRef: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe('Branch or reference of the repository to build (refs/tags/... for a tag). Required for codehost.'),
+    graphConfigPath: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe('Path of the application configuration file in the repository. Only for codehost: an image carries its own.'),
+    imageUri: z
+      .string()
+      .min(1)
+      .max(1024)
+      .optional()
+      .describe('Container image address. Required for external_docker and internal_docker; not allowed for codehost (the build makes the image).'),
+  })
+  .describe('Settings of the revision: changing them makes a new Revision.');
+export type SourceRevisionConfig = z.infer<typeof sourceRevisionConfigSchema>;
+
+export const deploymentSecretSchema = z
+  .object({
+    name: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[-._a-zA-Z0-9]+$/, { message: 'must be a valid Secret key' })
+      .describe('Name of the environment variable, and of the key in the <deployment>-secrets Secret when valueFrom is absent.'),
+    valueFrom: z
+      .object({
+        secretKeyRef: z
+          .object({
+            name: z.string().min(1).max(253).describe('Name of a Secret in the same namespace.'),
+            key: z.string().min(1).max(253).describe('Key of the value in that Secret.'),
+          })
+          .describe('The Secret key that holds the value.'),
+      })
+      .optional()
+      .describe('Where the value comes from. Absent: key <name> of the Secret <deployment>-secrets, written by the HTTP API.'),
+  })
+  .describe('A secret environment variable. The value never sits in the Deployment.');
+export type DeploymentSecret = z.infer<typeof deploymentSecretSchema>;
+
+/** A secret as the HTTP interface carries it: the value travels in the request, never into a CR. */
+export const secretValueSchema = z
+  .object({
+    name: z.string().min(1).max(253).regex(/^[-._a-zA-Z0-9]+$/, { message: 'must be a valid Secret key' }).describe('Name of the secret.'),
+    value: z.string().max(1_048_576).describe('Value of the secret.'),
+  })
+  .describe('A secret and its value.');
+export type SecretValue = z.infer<typeof secretValueSchema>;
+
+const revisionConfig = 'spec.sourceRevisionConfig';
+const sourceConfig = 'spec.sourceConfig';
+
+export const deploymentSpecSchema = z
+  .object({
+    source: deploymentSourceSchema.meta({
+      'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec.source is immutable' }],
+    }),
+    sourceConfig: sourceConfigSchema.default({}),
+    sourceRevisionConfig: sourceRevisionConfigSchema.default({}),
+    secrets: z
+      .array(deploymentSecretSchema)
+      .max(256)
+      .optional()
+      .describe('Secret environment variables of the application.')
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+    revisionName: z
+      .string()
+      .min(1)
+      .max(253)
+      .optional()
+      .describe('Pins the Revision to serve (a rollback). Absent: the latest Revision is served.'),
+  })
+  .describe('Desired state of the Deployment.')
+  .meta({
+    'x-kubernetes-validations': [
+      {
+        rule: "self.source != 'codehost' || has(self.sourceConfig.integrationId)",
+        message: `${sourceConfig}.integrationId is required when source is codehost`,
+        fieldPath: '.sourceConfig.integrationId',
+        reason: 'FieldValueRequired',
+      },
+      {
+        rule: "self.source != 'codehost' || has(self.sourceConfig.repoUrl)",
+        message: `${sourceConfig}.repoUrl is required when source is codehost`,
+        fieldPath: '.sourceConfig.repoUrl',
+        reason: 'FieldValueRequired',
+      },
+      {
+        rule: "self.source != 'codehost' || has(self.sourceRevisionConfig.repoRef)",
+        message: `${revisionConfig}.repoRef is required when source is codehost`,
+        fieldPath: '.sourceRevisionConfig.repoRef',
+        reason: 'FieldValueRequired',
+      },
+      {
+        rule: "self.source == 'codehost' || has(self.sourceRevisionConfig.imageUri)",
+        message: `${revisionConfig}.imageUri is required when source is external_docker or internal_docker`,
+        fieldPath: '.sourceRevisionConfig.imageUri',
+        reason: 'FieldValueRequired',
+      },
+      {
+        rule: "self.source != 'codehost' || !has(self.sourceRevisionConfig.imageUri)",
+        message: `${revisionConfig}.imageUri is not allowed when source is codehost: the build makes the image`,
+        fieldPath: '.sourceRevisionConfig.imageUri',
+        reason: 'FieldValueForbidden',
+      },
+      {
+        rule: "self.source == 'codehost' || !has(self.sourceRevisionConfig.graphConfigPath)",
+        message: `${revisionConfig}.graphConfigPath applies only when source is codehost: an image carries its own configuration`,
+        fieldPath: '.sourceRevisionConfig.graphConfigPath',
+        reason: 'FieldValueForbidden',
+      },
+      {
+        rule:
+          "!has(self.sourceRevisionConfig.repoRef) || !self.sourceRevisionConfig.repoRef.startsWith('refs/tags/') || " +
+          '!has(self.sourceConfig.buildOnPush) || !self.sourceConfig.buildOnPush',
+        message: `${sourceConfig}.buildOnPush must be false when ${revisionConfig}.repoRef is a tag (refs/tags/...): a tag never moves`,
+        fieldPath: '.sourceConfig.buildOnPush',
+        reason: 'FieldValueForbidden',
+      },
+    ],
+  });
+export type DeploymentSpec = z.infer<typeof deploymentSpecSchema>;
+
+export const deploymentPhases = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const;
+export type DeploymentPhase = (typeof deploymentPhases)[number];
+
+export const deploymentStatusSchema = z
+  .object({
+    status: z
+      .enum(deploymentPhases)
+      .optional()
+      .describe('Lifecycle state: AWAITING_DATABASE, READY, UNUSED, AWAITING_DELETE or UNKNOWN.'),
+    latestRevisionName: z.string().max(253).optional().describe('Name of the newest Revision.'),
+    latestRevisionId: z.string().max(64).optional().describe('metadata.uid of the newest Revision.'),
+    activeRevisionName: z.string().max(253).optional().describe('Name of the Revision being served.'),
+    activeRevisionId: z.string().max(64).optional().describe('metadata.uid of the Revision being served; moves only when a Revision reaches DEPLOYED.'),
+    imageVersion: z.string().max(1024).optional().describe('Image version of the deployment.'),
+    observedGeneration: observedGenerationSchema.optional(),
+    updatedAt: updatedAtSchema.optional(),
+    conditions: conditionsSchema.optional(),
+  })
+  .describe('Observed state of the Deployment, written by the controller.');
+export type DeploymentStatus = z.infer<typeof deploymentStatusSchema>;
+
+export type Deployment = KindObject<'Deployment', DeploymentSpec, DeploymentStatus>;
+
+export const deploymentKind = {
+  kind: 'Deployment',
+  plural: 'deployments',
+  singular: 'deployment',
+  shortNames: ['bdeploy'],
+  apiVersion,
+} as const satisfies KindDescriptor;

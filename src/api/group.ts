@@ -1,0 +1,27 @@
+// The API group every Berth kind lives in, and the label keys Berth writes on objects.
+export const group = 'berth.dev';
+export const version = 'v1alpha1';
+export const apiVersion = `${group}/${version}` as const;
+
+/** Every Berth kind is listed by `kubectl get berth`. */
+export const category = 'berth';
+
+export const labels = {
+  /** On a Revision and on every child object: the name of the Deployment it belongs to. */
+  deployment: 'berth.dev/deployment',
+  /** On a Revision: its digest, cut to the 63 characters a label value may hold. */
+  revisionDigest: 'berth.dev/revision-digest',
+  /** On a Revision: the Deployment's metadata.generation when the Revision was created (orders revisions). */
+  deploymentGeneration: 'berth.dev/deployment-generation',
+  /** On a namespace: the organization it belongs to; such a namespace is an organization. */
+  organizationId: 'berth.dev/organization-id',
+} as const;
+
+/** What a generated CRD needs to know about a kind besides its schema. */
+export type KindDescriptor = {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames: readonly string[];
+  apiVersion: typeof apiVersion;
+};

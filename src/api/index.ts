@@ -1,0 +1,11 @@
+// Berth's API: every kind, its schemas and types, the condition helpers and the wire conversion.
+export * from './group.ts';
+export * from './common.ts';
+export * from './conditions.ts';
+export * from './wire.ts';
+export * from './workload.ts';
+export * from './deployment.ts';
+export * from './revision.ts';
+export * from './oauth-provider.ts';
+export * from './codehost-integration.ts';
+export * from './tracing-project.ts';

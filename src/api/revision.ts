@@ -1,0 +1,71 @@
+// Revision: an immutable snapshot of a Deployment's revision config, created only by the controller and
+// named after its digest. Its spec never changes (CEL self == oldSelf); its status follows the lifecycle.
+import { z } from 'zod';
+import { conditionsSchema } from './conditions.ts';
+import { observedGenerationSchema, type KindObject } from './common.ts';
+import { deploymentSourceSchema } from './deployment.ts';
+import { apiVersion, type KindDescriptor } from './group.ts';
+
+export const revisionSourceConfigSchema = z
+  .object({
+    repoRef: z.string().min(1).max(255).optional().describe('Branch or reference of the repository this revision builds.'),
+    graphConfigPath: z.string().min(1).max(1024).optional().describe('Path of the application configuration file in the repository.'),
+    imageUri: z.string().min(1).max(1024).optional().describe('Container image address this revision deploys.'),
+    repoCommitSha: z.string().min(1).max(64).optional().describe('Commit of the repository this revision was built from.'),
+  })
+  .describe("The Deployment's sourceRevisionConfig when this revision was made, plus the commit it resolved to.");
+export type RevisionSourceConfig = z.infer<typeof revisionSourceConfigSchema>;
+
+export const revisionSpecSchema = z
+  .object({
+    deploymentName: z.string().min(1).max(253).describe('Name of the Deployment this revision belongs to.'),
+    source: deploymentSourceSchema,
+    sourceRevisionConfig: revisionSourceConfigSchema.default({}),
+    digest: z
+      .string()
+      .min(1)
+      .max(128)
+      .describe('Digest of the canonical revision config and secrets: equal digests mean the same revision.'),
+  })
+  .describe('What this revision is. Immutable: a changed config makes a new Revision.')
+  .meta({ 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable: a Revision never changes, a new one is made' }] });
+export type RevisionSpec = z.infer<typeof revisionSpecSchema>;
+
+export const revisionPhases = [
+  'CREATING',
+  'QUEUED',
+  'AWAITING_BUILD',
+  'BUILDING',
+  'AWAITING_DEPLOY',
+  'DEPLOYING',
+  'DEPLOYED',
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'SKIPPED',
+  'INTERRUPTED',
+  'UNKNOWN',
+] as const;
+export type RevisionPhase = (typeof revisionPhases)[number];
+
+export const revisionStatusSchema = z
+  .object({
+    status: z.enum(revisionPhases).optional().describe(`Lifecycle state: ${revisionPhases.join(', ')}.`),
+    imageUri: z.string().max(1024).optional().describe('Image this revision runs (built, or taken from the spec).'),
+    repoCommitSha: z.string().max(64).optional().describe('Commit this revision was built from.'),
+    message: z.string().max(32768).optional().describe('Details of the current state, e.g. why a build failed.'),
+    observedGeneration: observedGenerationSchema.optional(),
+    conditions: conditionsSchema.optional(),
+  })
+  .describe('Observed state of the Revision, written by the controller.');
+export type RevisionStatus = z.infer<typeof revisionStatusSchema>;
+
+export type Revision = KindObject<'Revision', RevisionSpec, RevisionStatus>;
+
+export const revisionKind = {
+  kind: 'Revision',
+  plural: 'revisions',
+  singular: 'revision',
+  shortNames: ['brev'],
+  apiVersion,
+} as const satisfies KindDescriptor;
