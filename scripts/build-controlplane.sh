@@ -20,6 +20,20 @@ if [[ -f "$bin/.complete" ]]; then
   exit 0
 fi
 
+# One build at a time: a second caller (a parallel test run, `berth dev`) waits for the first and
+# then finds the binaries cached instead of compiling Kubernetes again beside it.
+mkdir -p "$cache_root/controlplane"
+exec 9>"$cache_root/controlplane/.build.lock"
+if ! flock -n 9; then
+  echo "another build of the control plane is running; waiting for it" >&2
+  flock 9
+fi
+if [[ -f "$bin/.complete" ]]; then
+  echo "control plane binaries cached in $bin" >&2
+  echo "$bin"
+  exit 0
+fi
+
 k8s_version=$(cd "$module" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
 major=${k8s_version#v}; major=${major%%.*}
 minor=${k8s_version#v*.}; minor=${minor%%.*}
