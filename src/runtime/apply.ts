@@ -1,0 +1,102 @@
+// Writes every controller needs, whatever the kind: server-side apply (always forced, one field
+// manager, as design.md section 8 asks) and a status write that is skipped when nothing changed,
+// so a reconcile that finds nothing to do issues no write.
+import { isDeepStrictEqual } from 'node:util';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { kubeRequest } from './kube-request.ts';
+import { objectPath, type DeepReadonly, type KubeObject, type ResourceKind } from './types.ts';
+
+interface DiscoveredResource {
+  name: string;
+  kind: string;
+  namespaced: boolean;
+}
+
+const discovery = new WeakMap<KubeConfig, Map<string, Promise<DiscoveredResource[]>>>();
+
+/** The resource serving a kind, from the API server's discovery document (cached per apiVersion). */
+export async function resolveResource(kc: KubeConfig, apiVersion: string, kind: string): Promise<ResourceKind> {
+  let byVersion = discovery.get(kc);
+  if (!byVersion) discovery.set(kc, (byVersion = new Map()));
+  let resources = byVersion.get(apiVersion);
+  if (!resources) {
+    const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+    resources = kubeRequest<{ resources: DiscoveredResource[] }>(kc, { method: 'GET', path }).then((list) => list.resources);
+    byVersion.set(apiVersion, resources);
+    // A failed lookup (the CRD not installed yet) must not be cached.
+    resources.catch(() => byVersion.delete(apiVersion));
+  }
+  let found = (await resources).find((resource) => resource.kind === kind && !resource.name.includes('/'));
+  if (!found) {
+    // A CRD installed after the first lookup: look once more.
+    byVersion.delete(apiVersion);
+    const fresh = await kubeRequest<{ resources: DiscoveredResource[] }>(kc, {
+      method: 'GET',
+      path: apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`,
+    });
+    found = fresh.resources.find((resource) => resource.kind === kind && !resource.name.includes('/'));
+  }
+  if (!found) throw new Error(`the API server serves no kind ${kind} in ${apiVersion}`);
+  return { apiVersion, kind, plural: found.name, namespaced: found.namespaced };
+}
+
+function nameOf(object: KubeObject): { namespace: string; name: string } {
+  const name = object.metadata?.name;
+  if (!object.apiVersion || !object.kind || !name) throw new Error('an applied object needs apiVersion, kind and metadata.name');
+  return { namespace: object.metadata?.namespace ?? '', name };
+}
+
+/**
+ * Server-side apply with force: the object must carry every field this field manager owns (fields
+ * left out are removed from its ownership, and deleted when nobody else owns them).
+ */
+export async function applyObject<T extends KubeObject>(kc: KubeConfig, object: T, fieldManager: string): Promise<T> {
+  const key = nameOf(object);
+  const resource = await resolveResource(kc, object.apiVersion!, object.kind!);
+  return kubeRequest<T>(kc, {
+    method: 'PATCH',
+    path: objectPath(resource, key),
+    query: { fieldManager, force: 'true' },
+    contentType: 'application/apply-patch+yaml',
+    body: object,
+  });
+}
+
+/**
+ * Applies `status` to the status subresource unless the object already has exactly that status.
+ * Returns the updated object, or undefined when no write was needed.
+ */
+export async function applyStatusIfChanged<T extends KubeObject & { status?: unknown }>(
+  kc: KubeConfig,
+  current: DeepReadonly<T> | T,
+  status: NonNullable<T['status']>,
+  fieldManager: string,
+): Promise<T | undefined> {
+  if (isDeepStrictEqual(stripUndefined(current.status), stripUndefined(status))) return undefined;
+  const key = nameOf(current as KubeObject);
+  const resource = await resolveResource(kc, current.apiVersion!, current.kind!);
+  return kubeRequest<T>(kc, {
+    method: 'PATCH',
+    path: `${objectPath(resource, key)}/status`,
+    query: { fieldManager, force: 'true' },
+    contentType: 'application/apply-patch+yaml',
+    body: { apiVersion: current.apiVersion, kind: current.kind, metadata: { name: key.name, namespace: key.namespace || undefined }, status },
+  });
+}
+
+/** Deletes an object; an object already gone is not an error. Returns whether a delete was sent and accepted. */
+export async function deleteObject(kc: KubeConfig, resource: ResourceKind, key: { namespace: string; name: string }): Promise<boolean> {
+  try {
+    await kubeRequest(kc, { method: 'DELETE', path: objectPath(resource, key), body: { propagationPolicy: 'Background' } });
+    return true;
+  } catch (error) {
+    if ((error as { code?: number }).code === 404) return false;
+    throw error;
+  }
+}
+
+/** JSON drops undefined members; compare what would be sent, not what happens to be spelled out. */
+function stripUndefined(value: unknown): unknown {
+  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+}
+

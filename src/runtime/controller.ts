@@ -1,0 +1,179 @@
+// A controller turns cache events into keys and keys into reconcile calls. Sources: the primary
+// informer (its objects' keys), owned informers (an owned object's event enqueues its owner when the
+// ownerReference names the primary kind), custom mappings, and a periodic resync of every key.
+import { performance } from 'node:perf_hooks';
+import type { BackoffPolicy } from './backoff.ts';
+import type { EventRecorder } from './events.ts';
+import type { Informer } from './informer.ts';
+import type { Logger } from './logger.ts';
+import type { RuntimeMetrics } from './metrics.ts';
+import { groupOf, keyString, objectKey, parseKeyString, type DeepReadonly, type KubeObject, type ObjectKey, type ResourceKind } from './types.ts';
+import { WorkQueue, type ProcessResult } from './work-queue.ts';
+
+export type ReconcileResult = ProcessResult;
+
+export interface ReconcileContext {
+  /** Carries `controller`, `namespace` and `name` on every line. */
+  logger: Logger;
+  /** Fires when this replica stops reconciling (lost leadership, shutdown past its bound). */
+  signal: AbortSignal;
+  recorder: EventRecorder;
+}
+
+/**
+ * Makes the world match the object named by `key` (which may no longer exist: read it from the
+ * cache). Throwing retries the key with backoff; `requeueAfter` runs it again later.
+ */
+export type Reconcile = (key: ObjectKey, context: ReconcileContext) => Promise<ReconcileResult | void>;
+
+export interface WatchSource {
+  informer: Informer;
+  /** Keys of primary objects to reconcile when this object changes. */
+  map: (object: DeepReadonly<KubeObject>) => ObjectKey[];
+}
+
+export interface ControllerOptions<T extends KubeObject = KubeObject> {
+  /** Names the controller in logs and metrics, e.g. `deployment`. */
+  name: string;
+  informer: Informer<T>;
+  /** Informers of child objects whose ownerReferences point to the primary kind. */
+  owns?: Informer[];
+  watches?: WatchSource[];
+  reconcile: Reconcile;
+  /** Keys reconciled in parallel. Default 2. */
+  concurrency?: number;
+  /** Every key is enqueued this often; 0 turns it off. Default 10 minutes. */
+  resyncPeriodMs?: number;
+  /** Retry backoff. Default 5 ms doubling to 5 minutes. */
+  backoff?: BackoffPolicy;
+  /** How long stop() waits for reconciles in flight. Default 30 s. */
+  drainTimeoutMs?: number;
+}
+
+export interface ControllerDependencies {
+  logger: Logger;
+  metrics: RuntimeMetrics;
+  recorder: EventRecorder;
+}
+
+/** Keys of the owners of `object` that are of `owner`'s kind. */
+export function ownerKeys(object: DeepReadonly<KubeObject>, owner: Pick<ResourceKind, 'apiVersion' | 'kind'>): ObjectKey[] {
+  const ownerGroup = groupOf(owner.apiVersion);
+  return (object.metadata?.ownerReferences ?? [])
+    .filter((ref) => ref.kind === owner.kind && groupOf(ref.apiVersion) === ownerGroup)
+    .map((ref) => ({ namespace: object.metadata?.namespace ?? '', name: ref.name }));
+}
+
+export class Controller<T extends KubeObject = KubeObject> {
+  readonly name: string;
+  readonly informer: Informer<T>;
+  readonly #options: ControllerOptions<T>;
+  readonly #deps: ControllerDependencies;
+  readonly #logger: Logger;
+  #queue: WorkQueue | undefined;
+  #resync: NodeJS.Timeout | undefined;
+
+  constructor(options: ControllerOptions<T>, deps: ControllerDependencies) {
+    this.name = options.name;
+    this.informer = options.informer;
+    this.#options = options;
+    this.#deps = deps;
+    this.#logger = deps.logger.child({ controller: options.name });
+    // Handlers are registered once; they enqueue only while the controller runs.
+    const enqueueObject = (object: DeepReadonly<KubeObject>) => this.enqueue(objectKey(object));
+    options.informer.onAdd(enqueueObject);
+    options.informer.onUpdate(enqueueObject);
+    options.informer.onDelete(enqueueObject);
+    const primary = options.informer.resource;
+    for (const owned of options.owns ?? []) {
+      const enqueueOwners = (object: DeepReadonly<KubeObject>) => ownerKeys(object, primary).forEach((key) => this.enqueue(key));
+      owned.onAdd(enqueueOwners);
+      owned.onUpdate((object, previous) => {
+        enqueueOwners(object);
+        enqueueOwners(previous);
+      });
+      owned.onDelete(enqueueOwners);
+    }
+    for (const source of options.watches ?? []) {
+      const enqueueMapped = (object: DeepReadonly<KubeObject>) => source.map(object).forEach((key) => this.enqueue(key));
+      source.informer.onAdd(enqueueMapped);
+      source.informer.onUpdate((object, previous) => {
+        enqueueMapped(object);
+        enqueueMapped(previous);
+      });
+      source.informer.onDelete(enqueueMapped);
+    }
+  }
+
+  get running(): boolean {
+    return this.#queue !== undefined;
+  }
+
+  /** The informers this controller reads, primary first. */
+  get informers(): Informer[] {
+    return [this.#options.informer as unknown as Informer, ...(this.#options.owns ?? []), ...(this.#options.watches ?? []).map((w) => w.informer)];
+  }
+
+  enqueue(key: ObjectKey): void {
+    this.#queue?.add(keyString(key));
+  }
+
+  enqueueAfter(key: ObjectKey, delayMs: number): void {
+    this.#queue?.addAfter(keyString(key), delayMs);
+  }
+
+  /** Starts reconciling: every object in the primary cache is enqueued (events may have been missed while stopped). */
+  start(): void {
+    if (this.#queue) return;
+    const { metrics } = this.#deps;
+    const queueName = this.name;
+    this.#queue = new WorkQueue({
+      concurrency: this.#options.concurrency ?? 2,
+      backoff: this.#options.backoff,
+      process: (key, signal) => this.#reconcileKey(key, signal),
+      onDepth: (depth) => metrics.workqueueDepth.set({ name: queueName }, depth),
+      onRetry: () => metrics.workqueueRetries.inc({ name: queueName }),
+    });
+    this.#enqueueAll();
+    const period = this.#options.resyncPeriodMs ?? 10 * 60_000;
+    if (period > 0) this.#resync = setInterval(() => this.#enqueueAll(), period);
+    this.#logger.info('controller started');
+  }
+
+  /**
+   * Stops intake. `abortInFlight` (lost leadership) signals reconciles in flight at once; otherwise
+   * they get up to drainTimeoutMs to finish. Resolves true when all finished.
+   */
+  async stop(options: { abortInFlight?: boolean } = {}): Promise<boolean> {
+    const queue = this.#queue;
+    if (!queue) return true;
+    this.#queue = undefined;
+    clearInterval(this.#resync);
+    const drained = await queue.shutdown({ drainTimeoutMs: this.#options.drainTimeoutMs ?? 30_000, abortInFlight: options.abortInFlight });
+    this.#logger.info({ drained }, 'controller stopped');
+    return drained;
+  }
+
+  #enqueueAll(): void {
+    for (const object of this.#options.informer.list()) this.enqueue(objectKey(object));
+  }
+
+  async #reconcileKey(keyText: string, signal: AbortSignal): Promise<ReconcileResult | void> {
+    const { metrics, recorder } = this.#deps;
+    const key = parseKeyString(keyText);
+    const logger = this.#logger.child({ namespace: key.namespace || undefined, name: key.name });
+    const started = performance.now();
+    try {
+      const result = await this.#options.reconcile(key, { logger, signal, recorder });
+      metrics.reconcileTotal.inc({ controller: this.name, result: result?.requeueAfter !== undefined ? 'requeue' : 'success' });
+      return result;
+    } catch (error) {
+      metrics.reconcileTotal.inc({ controller: this.name, result: 'error' });
+      metrics.reconcileErrors.inc({ controller: this.name });
+      logger.error({ err: error instanceof Error ? error.message : String(error) }, 'reconcile failed; retrying with backoff');
+      throw error;
+    } finally {
+      metrics.reconcileDuration.observe({ controller: this.name }, (performance.now() - started) / 1000);
+    }
+  }
+}

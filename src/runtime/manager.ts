@@ -1,0 +1,204 @@
+// The Manager owns what a controller process shares: one KubeConfig, one informer per resource
+// (shared by controllers and the HTTP facade), the controllers, leader election, metrics, Events and
+// the health server. Informers and the health server run on every replica; controllers run only
+// while this replica leads.
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { onKubeApiRequest } from './api-request-counter.ts';
+import { Controller, type ControllerOptions } from './controller.ts';
+import { createEventRecorder, type EventRecorder } from './events.ts';
+import { startHealthServer, type HealthServer } from './health-server.ts';
+import { createInformer, type Informer, type InformerOptions } from './informer.ts';
+import { closeKubeConnections } from './kube-request.ts';
+import { LeaderElector, type LeaderElectionConfig } from './leader-election.ts';
+import { createLogger, type Logger } from './logger.ts';
+import { createRuntimeMetrics, type RuntimeMetrics } from './metrics.ts';
+import type { KubeObject, ResourceKind } from './types.ts';
+
+export interface ManagerOptions {
+  kubeConfig: KubeConfig;
+  logger?: Logger;
+  /** Port of /healthz, /readyz and /metrics: 0 picks a free one, false serves none. Default 8081. */
+  healthPort?: number | false;
+  healthHost?: string;
+  /** Off when absent. `identity` defaults to `<hostname>_<random>`, `leaseName` to `berth-controller`. */
+  leaderElection?: Omit<LeaderElectionConfig, 'identity' | 'leaseName'> & { identity?: string; leaseName?: string };
+  /** Event source. Default `berth-controller`. */
+  component?: string;
+  /** Bound on waiting for reconciles in flight at stop(). Default 30 s. */
+  shutdownTimeoutMs?: number;
+  /** Aggregation window of identical Events. Default 60 s. */
+  eventAggregateWindowMs?: number;
+  /** Node.js process metrics on /metrics. Default true. */
+  processMetrics?: boolean;
+}
+
+export class Manager {
+  readonly kubeConfig: KubeConfig;
+  readonly logger: Logger;
+  readonly metrics: RuntimeMetrics;
+  readonly recorder: EventRecorder;
+  readonly identity: string;
+  readonly #options: ManagerOptions;
+  readonly #informers = new Map<string, Informer>();
+  readonly #controllers: Controller[] = [];
+  readonly #elector: LeaderElector | undefined;
+  readonly #stopCounting: () => void;
+  readonly #lifetime = new AbortController();
+  #server: HealthServer | undefined;
+  #started = false;
+  #stopping = false;
+  #leading = false;
+  #leaderTerm = 0;
+
+  constructor(options: ManagerOptions) {
+    this.#options = options;
+    this.kubeConfig = options.kubeConfig;
+    this.logger = options.logger ?? createLogger();
+    this.metrics = createRuntimeMetrics({ processMetrics: options.processMetrics });
+    const election = options.leaderElection;
+    this.identity = election?.identity ?? `${hostname()}_${randomUUID().slice(0, 8)}`;
+    this.recorder = createEventRecorder(this.kubeConfig, {
+      component: options.component ?? 'berth-controller',
+      instance: this.identity,
+      aggregateWindowMs: options.eventAggregateWindowMs,
+      logger: this.logger,
+    });
+    const server = this.kubeConfig.getCurrentCluster()?.server;
+    if (!server) throw new Error('the kubeconfig has no current cluster');
+    this.#stopCounting = onKubeApiRequest(server, (labels) => this.metrics.kubeApiRequests.inc({ ...labels }));
+    if (election) {
+      this.#elector = new LeaderElector(
+        this.kubeConfig,
+        { ...election, identity: this.identity, leaseName: election.leaseName ?? 'berth-controller' },
+        { onStartedLeading: () => this.#startedLeading(), onStoppedLeading: () => this.#stoppedLeading() },
+        this.logger,
+      );
+    }
+    this.metrics.leader.set(0);
+  }
+
+  /** The informer of a resource (one per resource, namespaces and label selector): created once, then shared. */
+  informer<T extends KubeObject = KubeObject>(resource: ResourceKind, options: Omit<InformerOptions, 'logger'> = {}): Informer<T> {
+    const id = JSON.stringify([resource.apiVersion, resource.plural, [...(options.namespaces ?? [])].sort(), options.labelSelector ?? '']);
+    let informer = this.#informers.get(id);
+    if (!informer) {
+      informer = createInformer(this.kubeConfig, resource, { ...options, logger: this.logger });
+      this.#informers.set(id, informer);
+      if (this.#started && !this.#stopping) informer.start();
+    } else {
+      for (const label of options.labelIndexes ?? []) informer.addIndex(label);
+      for (const [name, indexer] of Object.entries(options.indexes ?? {})) informer.addIndex(name, indexer);
+    }
+    return informer as unknown as Informer<T>;
+  }
+
+  addController<T extends KubeObject>(options: ControllerOptions<T>): Controller<T> {
+    const controller = new Controller<T>(options, { logger: this.logger, metrics: this.metrics, recorder: this.recorder });
+    this.#controllers.push(controller as unknown as Controller);
+    if (this.#leading) void this.#startControllers(this.#leaderTerm);
+    return controller;
+  }
+
+  get isLeader(): boolean {
+    return this.#leading;
+  }
+
+  get healthPort(): number | undefined {
+    return this.#server?.port;
+  }
+
+  hasSynced(): boolean {
+    return [...this.#informers.values()].every((informer) => informer.hasSynced());
+  }
+
+  /** Why /readyz answers 503; empty when ready. */
+  notReadyReasons(): string[] {
+    const reasons: string[] = [];
+    if (!this.#started) reasons.push('not started');
+    if (this.#stopping) reasons.push('shutting down');
+    for (const informer of this.#informers.values()) {
+      if (!informer.hasSynced()) reasons.push(`cache of ${informer.resource.plural} not synced`);
+    }
+    if (this.#elector && !this.#elector.leadershipKnown) reasons.push('leadership not known yet');
+    return reasons;
+  }
+
+  /** Starts informers, the health server and leader election (or the controllers, without it). */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    for (const informer of this.#informers.values()) informer.start();
+    if (this.#options.healthPort !== false) {
+      this.#server = await startHealthServer({
+        port: this.#options.healthPort ?? 8081,
+        host: this.#options.healthHost,
+        registry: this.metrics.registry,
+        notReadyReasons: () => this.notReadyReasons(),
+      });
+      this.logger.info({ port: this.#server.port }, 'serving /healthz, /readyz and /metrics');
+    }
+    if (this.#elector) this.#elector.start();
+    else this.#startedLeading();
+  }
+
+  /**
+   * Graceful stop: stops intake, lets reconciles in flight finish (bounded), releases the lease,
+   * closes the watches and the health server.
+   */
+  async stop(): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    this.#lifetime.abort();
+    this.#leading = false;
+    this.#leaderTerm += 1;
+    const timeout = this.#options.shutdownTimeoutMs ?? 30_000;
+    await Promise.all(this.#controllers.map((controller) => withTimeout(controller.stop(), timeout)));
+    await this.#elector?.stop();
+    this.metrics.leader.set(0);
+    await Promise.all([...this.#informers.values()].map((informer) => informer.stop()));
+    await withTimeout(this.recorder.flush(), 5_000);
+    await this.#server?.close();
+    this.#stopCounting();
+    closeKubeConnections(this.kubeConfig);
+    this.logger.info('stopped');
+  }
+
+  #startedLeading(): void {
+    if (this.#stopping) return;
+    this.#leading = true;
+    this.#leaderTerm += 1;
+    this.metrics.leader.set(1);
+    void this.#startControllers(this.#leaderTerm);
+  }
+
+  #stoppedLeading(): void {
+    if (!this.#leading) return;
+    this.#leading = false;
+    this.#leaderTerm += 1;
+    this.metrics.leader.set(0);
+    for (const controller of this.#controllers) void controller.stop({ abortInFlight: true });
+  }
+
+  /** Starts each controller once its caches have synced, unless the term ended meanwhile. */
+  async #startControllers(term: number): Promise<void> {
+    await Promise.all(
+      this.#controllers.map(async (controller) => {
+        try {
+          await Promise.all(controller.informers.map((informer) => informer.waitForSync(this.#lifetime.signal)));
+        } catch {
+          return;
+        }
+        if (term === this.#leaderTerm && this.#leading && !this.#stopping) controller.start();
+      }),
+    );
+  }
+}
+
+async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const result = await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
+  clearTimeout(timer);
+  return result;
+}
