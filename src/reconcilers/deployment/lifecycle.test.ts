@@ -1,0 +1,92 @@
+import type { V1Deployment, V1Job } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { buildState, formerTargetPhase, rolloutOf, targetPhase, type TargetObservation } from './lifecycle.ts';
+import { revisionLabel } from './render/common.ts';
+
+const job = (status: V1Job['status']): V1Job => ({ metadata: { name: 'j' }, status });
+
+describe('buildState', () => {
+  it.each([
+    ['no Job', undefined, { state: 'absent' }],
+    ['a Job not started', job({}), { state: 'queued' }],
+    ['an active Job', job({ active: 1 }), { state: 'running' }],
+    ['a complete Job', job({ conditions: [{ type: 'Complete', status: 'True' }] }), { state: 'succeeded' }],
+    [
+      'a failed Job',
+      job({ conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] }),
+      { state: 'failed', message: 'BackoffLimitExceeded: Job has reached the specified backoff limit' },
+    ],
+  ])('%s', (_, input, expected) => {
+    expect(buildState(input)).toEqual(expected);
+  });
+});
+
+const deployment = (revision: string, generation: number, status: V1Deployment['status'], replicas?: number): V1Deployment => ({
+  metadata: { name: 'd', generation },
+  spec: { replicas, selector: {}, template: { metadata: { labels: { [revisionLabel]: revision } } } },
+  status,
+});
+
+describe('rolloutOf', () => {
+  it.each([
+    ['no Deployment', undefined, { complete: false }],
+    ['a template not observed yet', deployment('r1', 2, { observedGeneration: 1, updatedReplicas: 1, availableReplicas: 1 }), { revision: 'r1', complete: false }],
+    ['updated but not available', deployment('r1', 2, { observedGeneration: 2, updatedReplicas: 1, availableReplicas: 0 }), { revision: 'r1', complete: false }],
+    ['rolled out', deployment('r1', 2, { observedGeneration: 2, updatedReplicas: 1, availableReplicas: 1 }), { revision: 'r1', complete: true }],
+    ['scaled to zero and observed', deployment('r1', 3, { observedGeneration: 3 }, 0), { revision: 'r1', complete: true }],
+    [
+      'past its progress deadline',
+      deployment('r1', 2, { observedGeneration: 2, conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'too slow' }] }),
+      { revision: 'r1', complete: false, failed: 'too slow' },
+    ],
+  ])('%s', (_, input, expected) => {
+    expect(rolloutOf(input)).toEqual(expected);
+  });
+});
+
+describe('targetPhase', () => {
+  const image: TargetObservation = {
+    revisionName: 'r1',
+    source: 'external_docker',
+    knownImage: 'nginx:1',
+    buildImage: 'registry/ns/app:r1',
+    build: { state: 'absent' },
+    rollout: { complete: false },
+  };
+  const codehost: TargetObservation = { ...image, source: 'codehost', knownImage: undefined };
+
+  it.each([
+    ['an image revision not applied yet', image, 'AWAITING_DEPLOY', 'nginx:1'],
+    ['an image revision rolling out', { ...image, rollout: { revision: 'r1', complete: false } }, 'DEPLOYING', 'nginx:1'],
+    ['an image revision rolled out', { ...image, rollout: { revision: 'r1', complete: true } }, 'DEPLOYED', 'nginx:1'],
+    ['a deployed revision whose pods roll again', { ...image, recordedPhase: 'DEPLOYED', rollout: { revision: 'r1', complete: false } }, 'DEPLOYED', 'nginx:1'],
+    ['a rollout past its deadline', { ...image, rollout: { revision: 'r1', complete: false, failed: 'slow' } }, 'DEPLOY_FAILED', 'nginx:1'],
+    ['a codehost revision without a Job', codehost, 'AWAITING_BUILD', undefined],
+    ['a codehost revision with a queued Job', { ...codehost, build: { state: 'queued' } }, 'QUEUED', undefined],
+    ['a codehost revision building', { ...codehost, build: { state: 'running' } }, 'BUILDING', undefined],
+    ['a codehost revision whose build failed', { ...codehost, build: { state: 'failed', message: 'exit 1' } }, 'BUILD_FAILED', undefined],
+    ['a codehost revision built', { ...codehost, build: { state: 'succeeded' } }, 'AWAITING_DEPLOY', 'registry/ns/app:r1'],
+    ['a codehost revision with a recorded image', { ...codehost, knownImage: 'registry/ns/app:r1' }, 'AWAITING_DEPLOY', 'registry/ns/app:r1'],
+    ['an image revision without an image', { ...image, knownImage: undefined }, 'CREATE_FAILED', undefined],
+  ] as const)('%s -> %s', (_, observation, phase, expectedImage) => {
+    const result = targetPhase(observation as TargetObservation);
+    expect(result.phase).toBe(phase);
+    expect(result.image).toBe(expectedImage);
+  });
+
+  it('says why a build failed', () => {
+    expect(targetPhase({ ...codehost, build: { state: 'failed', message: 'BackoffLimitExceeded' } }).message).toContain('BackoffLimitExceeded');
+  });
+});
+
+describe('formerTargetPhase', () => {
+  it.each([
+    ['DEPLOYED', undefined],
+    ['BUILD_FAILED', undefined],
+    ['BUILDING', 'INTERRUPTED'],
+    ['DEPLOYING', 'INTERRUPTED'],
+    [undefined, 'INTERRUPTED'],
+  ])('%s -> %s', (recorded, expected) => {
+    expect(formerTargetPhase(recorded)).toBe(expected);
+  });
+});

@@ -1,0 +1,92 @@
+// Where a revision stands in its lifecycle (design.md section 3), read from what the cluster shows: the
+// build Job of a codehost revision and the rollout of the application Deployment. Pure.
+import type { V1Deployment, V1Job } from '@kubernetes/client-node';
+import type { RevisionPhase } from '../../api/index.ts';
+import { revisionLabel } from './render/common.ts';
+
+/** Phases a revision leaves only through a spec change: they are kept when it stops being the target. */
+const settledPhases: ReadonlySet<RevisionPhase> = new Set(['DEPLOYED', 'CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
+
+export type BuildState = { state: 'absent' } | { state: 'queued' } | { state: 'running' } | { state: 'succeeded' } | { state: 'failed'; message: string };
+
+export function buildState(job: V1Job | undefined): BuildState {
+  if (!job) return { state: 'absent' };
+  const conditions = job.status?.conditions ?? [];
+  const isTrue = (type: string) => conditions.find((c) => c.type === type && c.status === 'True');
+  if (isTrue('Complete')) return { state: 'succeeded' };
+  const failed = isTrue('Failed') ?? isTrue('FailureTarget');
+  if (failed) return { state: 'failed', message: [failed.reason, failed.message].filter(Boolean).join(': ') || 'the build Job failed' };
+  if ((job.status?.active ?? 0) > 0) return { state: 'running' };
+  return { state: 'queued' };
+}
+
+export interface Rollout {
+  /** The revision the Deployment's pod template runs (its revision label), if the Deployment exists. */
+  revision?: string;
+  /** The controller has seen the current template and every wanted replica is updated and available. */
+  complete: boolean;
+  /** The rollout passed its progress deadline. */
+  failed?: string;
+}
+
+export function rolloutOf(deployment: V1Deployment | undefined): Rollout {
+  if (!deployment) return { complete: false };
+  const revision = deployment.spec?.template?.metadata?.labels?.[revisionLabel];
+  const status = deployment.status ?? {};
+  const wanted = deployment.spec?.replicas ?? 1;
+  const observed = (status.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 1);
+  const complete = observed && (status.updatedReplicas ?? 0) >= wanted && (status.availableReplicas ?? 0) >= wanted;
+  const progressing = status.conditions?.find((c) => c.type === 'Progressing');
+  const failed = observed && progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded' ? progressing.message ?? 'the rollout passed its progress deadline' : undefined;
+  return { ...(revision ? { revision } : {}), complete, ...(failed ? { failed } : {}) };
+}
+
+export interface TargetObservation {
+  revisionName: string;
+  source: string;
+  /** The image recorded on the Revision already, or the one its config names (image sources). */
+  knownImage?: string;
+  /** The image a successful build produces. */
+  buildImage: string;
+  recordedPhase?: string;
+  build: BuildState;
+  rollout: Rollout;
+}
+
+export interface TargetPhase {
+  phase: RevisionPhase;
+  message: string;
+  image?: string;
+}
+
+/** The phase of the revision the Deployment wants to serve. */
+export function targetPhase(o: TargetObservation): TargetPhase {
+  let image = o.knownImage;
+  if (!image && o.source === 'codehost') {
+    switch (o.build.state) {
+      case 'absent':
+        return { phase: 'AWAITING_BUILD', message: 'The build Job is being created.' };
+      case 'queued':
+        return { phase: 'QUEUED', message: 'The build Job is waiting to start.' };
+      case 'running':
+        return { phase: 'BUILDING', message: 'The build Job is running.' };
+      case 'failed':
+        return { phase: 'BUILD_FAILED', message: `The build failed: ${o.build.message}` };
+      case 'succeeded':
+        image = o.buildImage;
+    }
+  }
+  if (!image) return { phase: 'CREATE_FAILED', message: 'The revision names no image to deploy (sourceRevisionConfig.imageUri).' };
+  if (o.rollout.revision !== o.revisionName) return { phase: 'AWAITING_DEPLOY', message: 'Waiting for the workloads to be updated.', image };
+  // Once deployed, a revision stays deployed while it is served: scaling or a sourceConfig change that
+  // rolls the pods again is not a new deployment of it.
+  if (o.rollout.complete || o.recordedPhase === 'DEPLOYED') return { phase: 'DEPLOYED', message: 'The revision is serving.', image };
+  if (o.rollout.failed) return { phase: 'DEPLOY_FAILED', message: `The rollout failed: ${o.rollout.failed}`, image };
+  return { phase: 'DEPLOYING', message: 'The workloads are rolling out.', image };
+}
+
+/** A revision that stops being the target mid-way is INTERRUPTED; a settled phase stays as it is. */
+export function formerTargetPhase(recorded: string | undefined): RevisionPhase | undefined {
+  if (recorded === undefined) return 'INTERRUPTED';
+  return settledPhases.has(recorded as RevisionPhase) ? undefined : 'INTERRUPTED';
+}

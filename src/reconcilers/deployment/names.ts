@@ -1,0 +1,68 @@
+// Names of everything a Deployment owns. Each is derived from the Deployment's name alone (and the
+// revision digest), so a controller that restarts, retries or reads a stale cache computes the same name
+// and meets AlreadyExists or an idempotent apply instead of making a duplicate.
+import { createHash } from 'node:crypto';
+
+/** Kubernetes' limit for names that become DNS labels (Services, label values, Job and pod names). */
+export const dnsLabelLimit = 63;
+
+/**
+ * StatefulSet names stay 11 characters short of a DNS label: the StatefulSet controller labels each pod
+ * with `controller-revision-hash: <name>-<10 chars>`, which must itself fit in 63.
+ */
+export const statefulSetNameLimit = 52;
+
+export function shortHash(text: string, length = 8): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, length);
+}
+
+/**
+ * `<base><suffix>` when that fits in `limit`; otherwise the base is cut and a hash of the whole base is
+ * inserted, so two long names that share a prefix still get different results.
+ */
+export function boundedName(base: string, suffix: string, limit = dnsLabelLimit): string {
+  const whole = `${base}${suffix}`;
+  if (whole.length <= limit) return whole;
+  const hash = shortHash(base);
+  const room = limit - suffix.length - hash.length - 1;
+  const cut = base.slice(0, Math.max(room, 0)).replace(/[-.]+$/, '');
+  return `${cut}-${hash}${suffix}`;
+}
+
+/**
+ * A Deployment's name is a DNS subdomain (dots allowed, up to 253 characters), while Service and pod
+ * names must be DNS labels starting with a letter. Names that already qualify are kept as they are.
+ */
+export function dnsLabelBase(name: string): string {
+  const dotless = name.replaceAll('.', '-');
+  return /^[a-z]/.test(dotless) ? dotless : `b-${dotless}`;
+}
+
+/** A label value holds 63 characters; longer Deployment names are cut with a hash so they stay distinct. */
+export function deploymentLabelValue(deploymentName: string): string {
+  return boundedName(deploymentName, '');
+}
+
+export function revisionName(deploymentName: string, digest: string): string {
+  return boundedName(deploymentName, `-${digest.slice(0, 10)}`);
+}
+
+export function childNames(deploymentName: string) {
+  const base = dnsLabelBase(deploymentName);
+  return {
+    application: boundedName(base, ''),
+    queueWorker: boundedName(base, '-queue'),
+    postgres: boundedName(base, '-postgres', statefulSetNameLimit),
+    postgresCredentials: boundedName(base, '-postgres'),
+    redis: boundedName(base, '-redis', statefulSetNameLimit),
+    ingress: boundedName(base, ''),
+    /** Written by the HTTP facade: the values of `spec.secrets` entries without a `valueFrom`. */
+    secrets: `${deploymentName}-secrets`,
+    /** Same name as the Deployment, as the interface promises. */
+    tracingProject: deploymentName,
+  };
+}
+
+export function buildJobName(revision: string): string {
+  return boundedName(revision, '-build');
+}

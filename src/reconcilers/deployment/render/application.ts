@@ -1,0 +1,135 @@
+// The application: an apps/v1 Deployment running the serving revision's image, its Service, and the
+// queue worker that runs the same image in queue mode. Pure: spec in, manifests out.
+import type { V1Deployment, V1EnvVar, V1PodTemplateSpec, V1Service } from '@kubernetes/client-node';
+import { childNames } from '../names.ts';
+import { type BackingServices, type Scaling, scaling } from './backing.ts';
+import { type Component, type OwnerDeployment, childMetadata, resourceRequirements, revisionLabel, selectorLabels, type Sizing } from './common.ts';
+import { asContainers, asVolumeMounts, asVolumes, type DeploymentSpecInput } from './spec.ts';
+
+export interface ServingRevision {
+  name: string;
+  image: string;
+}
+
+export interface WorkloadInput {
+  owner: OwnerDeployment;
+  spec: DeploymentSpecInput;
+  /** The revision whose image the workloads run: the target once its image exists, else the active one. */
+  serving: ServingRevision;
+  backing: BackingServices;
+  /** The port the application listens on (the container's PORT). */
+  port: number;
+}
+
+export const applicationDefaults = { cpu: 0.5, memoryMb: 512 };
+export const queueWorkerDefaults = { cpu: 0.5, memoryMb: 512 };
+
+/** Where the secrets live: an explicit secretKeyRef, or key `<name>` of the `<deployment>-secrets` Secret. */
+export function secretEnv(owner: OwnerDeployment, spec: DeploymentSpecInput): V1EnvVar[] {
+  const facadeSecret = childNames(owner.name).secrets;
+  return (spec.secrets ?? []).map((entry) => ({
+    name: entry.name,
+    valueFrom: { secretKeyRef: entry.valueFrom?.secretKeyRef ?? { name: facadeSecret, key: entry.name } },
+  }));
+}
+
+/** Connection settings for the backing services; the password stays in its Secret ($(VAR) expansion). */
+export function backingEnv(owner: OwnerDeployment, backing: BackingServices): V1EnvVar[] {
+  const names = childNames(owner.name);
+  const env: V1EnvVar[] = [];
+  if (backing.database) {
+    env.push(
+      { name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: names.postgresCredentials, key: 'password' } } },
+      { name: 'DATABASE_URI', value: `postgres://postgres:$(POSTGRES_PASSWORD)@${names.postgres}:5432/postgres?sslmode=disable` },
+    );
+  }
+  if (backing.redis) env.push({ name: 'REDIS_URI', value: `redis://${names.redis}:6379` });
+  return env;
+}
+
+function podTemplate(input: WorkloadInput, component: Component, role: 'api' | 'queue', sizing: Sizing, defaults: typeof applicationDefaults): V1PodTemplateSpec {
+  const { owner, spec, serving } = input;
+  const resources = spec.sourceConfig?.resourceSpec ?? {};
+  const env: V1EnvVar[] = [
+    { name: 'BERTH_ROLE', value: role },
+    { name: 'PORT', value: String(input.port) },
+    ...backingEnv(owner, input.backing),
+    ...secretEnv(owner, spec),
+  ];
+  const main = {
+    name: role === 'api' ? 'app' : 'queue',
+    image: serving.image,
+    env,
+    resources: resourceRequirements(sizing, defaults),
+    ...(role === 'api' ? { ports: [{ name: 'http', containerPort: input.port }] } : {}),
+    ...(resources.volumeMounts?.length ? { volumeMounts: asVolumeMounts(resources.volumeMounts) } : {}),
+  };
+  const annotations = resources.annotations ?? {};
+  return {
+    metadata: {
+      // Berth's labels win over user labels: the selector must keep matching.
+      labels: { ...(resources.labels ?? {}), ...selectorLabels(owner, component), [revisionLabel]: serving.name },
+      ...(Object.keys(annotations).length > 0 ? { annotations: { ...annotations } } : {}),
+    },
+    spec: {
+      ...(resources.serviceAccountName ? { serviceAccountName: resources.serviceAccountName } : {}),
+      ...(resources.imagePullSecrets?.length ? { imagePullSecrets: resources.imagePullSecrets.map((s) => ({ name: s.name })) } : {}),
+      ...(resources.initContainers?.length ? { initContainers: asContainers(resources.initContainers) } : {}),
+      containers: [main, ...asContainers(resources.sidecars)],
+      ...(resources.volumes?.length ? { volumes: asVolumes(resources.volumes) } : {}),
+    },
+  };
+}
+
+function replicasFor(scale: Scaling): { replicas?: number } {
+  // Under an HPA the replica count is the autoscaler's: sending it would fight the HPA on every apply.
+  return scale.kind === 'scaledToZero' ? { replicas: 0 } : {};
+}
+
+export function renderApplication(input: WorkloadInput): V1Deployment {
+  const resources = input.spec.sourceConfig?.resourceSpec ?? {};
+  const name = childNames(input.owner.name).application;
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: childMetadata(input.owner, name, 'application', resources.labels ?? {}),
+    spec: {
+      ...replicasFor(scaling(resources.minScale, resources.maxScale)),
+      selector: { matchLabels: selectorLabels(input.owner, 'application') },
+      template: podTemplate(input, 'application', 'api', resources, applicationDefaults),
+    },
+  };
+}
+
+export function renderApplicationService(input: Pick<WorkloadInput, 'owner' | 'spec'>): V1Service {
+  const resources = input.spec.sourceConfig?.resourceSpec ?? {};
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: childMetadata(input.owner, childNames(input.owner.name).application, 'application', resources.labels ?? {}),
+    spec: {
+      selector: selectorLabels(input.owner, 'application'),
+      ports: [{ name: 'http', port: 80, targetPort: 'http' }],
+    },
+  };
+}
+
+export function renderQueueWorker(input: WorkloadInput): V1Deployment {
+  const resources = input.spec.sourceConfig?.resourceSpec ?? {};
+  const sizing: Sizing = {
+    cpu: resources.queueCpu,
+    cpuLimit: resources.queueCpuLimit,
+    memoryMb: resources.queueMemoryMb,
+    memoryLimitMb: resources.queueMemoryLimitMb,
+  };
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: childMetadata(input.owner, childNames(input.owner.name).queueWorker, 'queue-worker', resources.labels ?? {}),
+    spec: {
+      ...replicasFor(scaling(resources.queueMinScale, resources.queueMaxScale)),
+      selector: { matchLabels: selectorLabels(input.owner, 'queue-worker') },
+      template: podTemplate(input, 'queue-worker', 'queue', sizing, queueWorkerDefaults),
+    },
+  };
+}

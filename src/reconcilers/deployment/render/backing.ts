@@ -1,0 +1,41 @@
+// Which backing services a Deployment gets. The rule, decided once here:
+// - Postgres when the Deployment is built from a code-host repository (a full application, which the
+//   reference control plane always gives a database) or when any db* sizing field is set (an image
+//   deployment opts in by sizing its database).
+// - A queue worker when any queue* field is set.
+// - Redis when redisMemoryMb is set or a queue worker runs (the queue needs a broker).
+import type { DeploymentSpecInput, ResourceSpecInput } from './spec.ts';
+
+const databaseFields = ['dbCpu', 'dbCpuLimit', 'dbMemoryMb', 'dbMemoryLimitMb', 'dbStorageGi', 'dbMaxConnections'] as const;
+const queueFields = ['queueMinScale', 'queueMaxScale', 'queueCpu', 'queueCpuLimit', 'queueMemoryMb', 'queueMemoryLimitMb'] as const;
+
+export interface BackingServices {
+  database: boolean;
+  queueWorker: boolean;
+  redis: boolean;
+}
+
+function anySet(resources: ResourceSpecInput, fields: readonly (keyof ResourceSpecInput)[]): boolean {
+  return fields.some((field) => resources[field] != null);
+}
+
+export function backingServices(spec: DeploymentSpecInput): BackingServices {
+  const resources = spec.sourceConfig?.resourceSpec ?? {};
+  const database = spec.source === 'codehost' || anySet(resources, databaseFields);
+  const queueWorker = anySet(resources, queueFields);
+  const redis = resources.redisMemoryMb != null || queueWorker;
+  return { database, queueWorker, redis };
+}
+
+/**
+ * Replica handling shared by the application and the queue worker: a max of 0 scales the workload to
+ * zero (no autoscaler: an HPA cannot hold zero replicas); otherwise an HPA owns the replica count
+ * between max(min, 1) and max(max, that).
+ */
+export type Scaling = { kind: 'scaledToZero' } | { kind: 'autoscaled'; minReplicas: number; maxReplicas: number };
+
+export function scaling(minScale: number | null | undefined, maxScale: number | null | undefined): Scaling {
+  if (maxScale === 0) return { kind: 'scaledToZero' };
+  const minReplicas = Math.max(minScale ?? 1, 1);
+  return { kind: 'autoscaled', minReplicas, maxReplicas: Math.max(maxScale ?? minReplicas, minReplicas) };
+}

@@ -1,0 +1,79 @@
+// What every rendered child shares: the labels that tie it to its Deployment, the ownerReference, and
+// the quantities in the canonical form the API server stores (so a re-render compares equal to what
+// was stored and a reconcile that finds nothing to change issues no write).
+import type { V1OwnerReference, V1ResourceRequirements } from '@kubernetes/client-node';
+import { apiVersion, labels as berthLabels } from '../../../api/group.ts';
+import { deploymentLabelValue } from '../names.ts';
+
+export interface OwnerDeployment {
+  name: string;
+  namespace: string;
+  uid: string;
+}
+
+export const componentLabel = 'app.kubernetes.io/component';
+export const revisionLabel = 'berth.dev/revision';
+
+export type Component = 'application' | 'queue-worker' | 'postgres' | 'redis' | 'build';
+
+/** Labels that select a component's pods: stable for the Deployment's whole life (selectors are immutable). */
+export function selectorLabels(owner: OwnerDeployment, component: Component): Record<string, string> {
+  return { [berthLabels.deployment]: deploymentLabelValue(owner.name), [componentLabel]: component };
+}
+
+export function objectLabels(owner: OwnerDeployment, component: Component): Record<string, string> {
+  return { ...selectorLabels(owner, component), 'app.kubernetes.io/managed-by': 'berth' };
+}
+
+export function ownerReference(owner: OwnerDeployment): V1OwnerReference {
+  return { apiVersion, kind: 'Deployment', name: owner.name, uid: owner.uid, controller: true, blockOwnerDeletion: true };
+}
+
+export function childMetadata(owner: OwnerDeployment, name: string, component: Component, extraLabels: Record<string, string> = {}) {
+  return {
+    name,
+    namespace: owner.namespace,
+    labels: { ...extraLabels, ...objectLabels(owner, component) },
+    ownerReferences: [ownerReference(owner)],
+  };
+}
+
+/**
+ * CPU cores as the API server prints them: whole cores as integers, the rest in millicores
+ * (0.5 -> "500m", 2 -> "2").
+ */
+export function cpuQuantity(cores: number): string {
+  const millis = Math.round(cores * 1000);
+  return millis % 1000 === 0 ? String(millis / 1000) : `${millis}m`;
+}
+
+/** Mebibytes as the API server prints them: the largest binary suffix that keeps an integer (1024 -> "1Gi"). */
+export function memoryQuantity(mebibytes: number): string {
+  const units = ['Mi', 'Gi', 'Ti', 'Pi'];
+  let amount = Math.round(mebibytes);
+  let unit = 0;
+  while (amount !== 0 && amount % 1024 === 0 && unit < units.length - 1) {
+    amount /= 1024;
+    unit += 1;
+  }
+  return `${amount}${units[unit]}`;
+}
+
+export interface Sizing {
+  cpu?: number | null;
+  cpuLimit?: number | null;
+  memoryMb?: number | null;
+  memoryLimitMb?: number | null;
+}
+
+/** Requests from the sizing (or the defaults); limits only where the spec sets one. */
+export function resourceRequirements(sizing: Sizing, defaults: { cpu: number; memoryMb: number }): V1ResourceRequirements {
+  const requests = {
+    cpu: cpuQuantity(sizing.cpu ?? defaults.cpu),
+    memory: memoryQuantity(sizing.memoryMb ?? defaults.memoryMb),
+  };
+  const limits: Record<string, string> = {};
+  if (sizing.cpuLimit != null) limits.cpu = cpuQuantity(sizing.cpuLimit);
+  if (sizing.memoryLimitMb != null) limits.memory = memoryQuantity(sizing.memoryLimitMb);
+  return Object.keys(limits).length > 0 ? { requests, limits } : { requests };
+}

@@ -1,0 +1,98 @@
+// The Deployment's Postgres: a single-replica StatefulSet with its volume claim, and the headless
+// Service that gives it a stable DNS name. Headless because a database needs no virtual IP, and
+// cluster IP ranges are small.
+import type { V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import { childNames } from '../names.ts';
+import { type OwnerDeployment, childMetadata, memoryQuantity, resourceRequirements, selectorLabels } from './common.ts';
+import type { DeploymentSpecInput } from './spec.ts';
+
+export const postgresDefaults = { cpu: 0.25, memoryMb: 512, storageGi: 10, maxConnections: 100 };
+
+export interface PostgresInput {
+  owner: OwnerDeployment;
+  spec: DeploymentSpecInput;
+  image: string;
+  /**
+   * The claim size of an existing StatefulSet: volumeClaimTemplates are immutable, so a changed
+   * dbStorageGi is not applied to a database that already exists (growing a volume is a PVC resize).
+   */
+  existingStorage?: string;
+}
+
+export function renderPostgres(input: PostgresInput): V1StatefulSet {
+  const { owner } = input;
+  const resources = input.spec.sourceConfig?.resourceSpec ?? {};
+  const names = childNames(owner.name);
+  const storage = input.existingStorage ?? memoryQuantity((resources.dbStorageGi ?? postgresDefaults.storageGi) * 1024);
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: childMetadata(owner, names.postgres, 'postgres'),
+    spec: {
+      replicas: 1,
+      serviceName: names.postgres,
+      selector: { matchLabels: selectorLabels(owner, 'postgres') },
+      // The database goes with its Deployment: the finalizer deletes the StatefulSet and this deletes the data.
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
+      template: {
+        metadata: { labels: selectorLabels(owner, 'postgres') },
+        spec: {
+          containers: [
+            {
+              name: 'postgres',
+              image: input.image,
+              args: ['-c', `max_connections=${resources.dbMaxConnections ?? postgresDefaults.maxConnections}`],
+              env: [
+                { name: 'POSTGRES_USER', value: 'postgres' },
+                { name: 'POSTGRES_DB', value: 'postgres' },
+                { name: 'PGDATA', value: '/var/lib/postgresql/data/pgdata' },
+                { name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: names.postgresCredentials, key: 'password' } } },
+              ],
+              ports: [{ name: 'postgres', containerPort: 5432 }],
+              resources: resourceRequirements(
+                { cpu: resources.dbCpu, cpuLimit: resources.dbCpuLimit, memoryMb: resources.dbMemoryMb, memoryLimitMb: resources.dbMemoryLimitMb },
+                postgresDefaults,
+              ),
+              readinessProbe: { exec: { command: ['pg_isready', '-U', 'postgres'] } },
+              volumeMounts: [{ name: 'data', mountPath: '/var/lib/postgresql/data' }],
+            },
+          ],
+        },
+      },
+      volumeClaimTemplates: [
+        {
+          metadata: { name: 'data' },
+          spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage } } },
+        },
+      ],
+    },
+  };
+}
+
+export function renderPostgresService(owner: OwnerDeployment): V1Service {
+  const names = childNames(owner.name);
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: childMetadata(owner, names.postgres, 'postgres'),
+    spec: {
+      clusterIP: 'None',
+      selector: selectorLabels(owner, 'postgres'),
+      ports: [{ name: 'postgres', port: 5432, targetPort: 'postgres' }],
+    },
+  };
+}
+
+/**
+ * The database password. Created once (never re-applied: the password is random) and owned by the
+ * Deployment; the caller supplies the randomness so this stays pure.
+ */
+export function renderPostgresCredentials(owner: OwnerDeployment, password: string): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: childMetadata(owner, childNames(owner.name).postgresCredentials, 'postgres'),
+    type: 'Opaque',
+    stringData: { password },
+  };
+}

@@ -1,0 +1,310 @@
+import { describe, expect, it } from 'vitest';
+import { renderApplication, renderApplicationService, renderQueueWorker, type WorkloadInput } from './application.ts';
+import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
+import { backingServices, scaling } from './backing.ts';
+import { builtImage, renderBuildJob } from './build-job.ts';
+import { cpuQuantity, memoryQuantity, resourceRequirements, revisionLabel } from './common.ts';
+import { parseCustomUrl, renderIngress } from './ingress.ts';
+import { renderPostgres, renderPostgresService } from './postgres.ts';
+import { renderRedis } from './redis.ts';
+import { renderRevision } from './revision.ts';
+import type { DeploymentSpecInput } from './spec.ts';
+import { renderTracingProject } from './tracing-project.ts';
+
+const owner = { name: 'shop', namespace: 'team-a', uid: '0b8f6a5e-1111-4222-8333-944445555666' };
+const ownerRef = { apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', name: 'shop', uid: owner.uid, controller: true, blockOwnerDeletion: true };
+
+const imageSpec: DeploymentSpecInput = {
+  source: 'external_docker',
+  sourceConfig: {
+    resourceSpec: {
+      minScale: 2,
+      maxScale: 5,
+      cpu: 0.5,
+      cpuLimit: 2,
+      memoryMb: 1024,
+      memoryLimitMb: 1536,
+      labels: { team: 'a', 'app.kubernetes.io/component': 'hijack' },
+      annotations: { 'prometheus.io/scrape': 'true' },
+      serviceAccountName: 'shop-sa',
+      imagePullSecrets: [{ name: 'regcred' }],
+      volumes: [{ name: 'cache', emptyDir: {} }],
+      volumeMounts: [{ name: 'cache', mountPath: '/cache' }],
+      initContainers: [{ name: 'migrate', image: 'shop:migrate' }],
+      sidecars: [{ name: 'proxy', image: 'envoy:1' }],
+    },
+  },
+  sourceRevisionConfig: { imageUri: 'shop:1' },
+  secrets: [{ name: 'API_KEY' }, { name: 'DB_PASS', valueFrom: { secretKeyRef: { name: 'vault', key: 'db' } } }],
+};
+
+const input = (spec: DeploymentSpecInput = imageSpec): WorkloadInput => ({
+  owner,
+  spec,
+  serving: { name: 'shop-abcdef0123', image: 'shop:1' },
+  backing: backingServices(spec),
+  port: 8000,
+});
+
+describe('quantities in the form the API server stores', () => {
+  it.each([
+    [0.5, '500m'],
+    [1, '1'],
+    [2.25, '2250m'],
+    [0.001, '1m'],
+  ])('cpu %s -> %s', (cores, expected) => expect(cpuQuantity(cores)).toBe(expected));
+
+  it.each([
+    [512, '512Mi'],
+    [1024, '1Gi'],
+    [1536, '1536Mi'],
+    [1024 * 1024, '1Ti'],
+    [0, '0Mi'],
+  ])('memory %s MB -> %s', (mb, expected) => expect(memoryQuantity(mb)).toBe(expected));
+
+  it('sets limits only where the spec sets one', () => {
+    expect(resourceRequirements({}, { cpu: 0.5, memoryMb: 512 })).toEqual({ requests: { cpu: '500m', memory: '512Mi' } });
+    expect(resourceRequirements({ cpu: 1, cpuLimit: 2 }, { cpu: 0.5, memoryMb: 512 })).toEqual({ requests: { cpu: '1', memory: '512Mi' }, limits: { cpu: '2' } });
+  });
+});
+
+describe('backing services', () => {
+  it.each([
+    ['an image without db or queue fields', { source: 'external_docker' }, { database: false, queueWorker: false, redis: false }],
+    ['a codehost application', { source: 'codehost' }, { database: true, queueWorker: false, redis: false }],
+    ['an image that sizes its database', { source: 'external_docker', sourceConfig: { resourceSpec: { dbStorageGi: 5 } } }, { database: true, queueWorker: false, redis: false }],
+    ['an image with a queue', { source: 'internal_docker', sourceConfig: { resourceSpec: { queueMaxScale: 3 } } }, { database: false, queueWorker: true, redis: true }],
+    ['an image with a cache', { source: 'external_docker', sourceConfig: { resourceSpec: { redisMemoryMb: 128 } } }, { database: false, queueWorker: false, redis: true }],
+  ])('%s', (_, spec, expected) => {
+    expect(backingServices(spec as DeploymentSpecInput)).toEqual(expected);
+  });
+
+  it.each([
+    [undefined, undefined, { kind: 'autoscaled', minReplicas: 1, maxReplicas: 1 }],
+    [2, 5, { kind: 'autoscaled', minReplicas: 2, maxReplicas: 5 }],
+    [0, 3, { kind: 'autoscaled', minReplicas: 1, maxReplicas: 3 }],
+    [0, 0, { kind: 'scaledToZero' }],
+  ])('scaling min %s max %s', (min, max, expected) => {
+    expect(scaling(min, max)).toEqual(expected);
+  });
+});
+
+describe('renderApplication', () => {
+  const deployment = renderApplication(input());
+  const pod = deployment.spec!.template;
+  const app = pod.spec!.containers[0]!;
+
+  it('is owned by the Deployment and labelled with it', () => {
+    expect(deployment.metadata).toMatchObject({
+      name: 'shop',
+      namespace: 'team-a',
+      ownerReferences: [ownerRef],
+      labels: { team: 'a', 'berth.dev/deployment': 'shop', 'app.kubernetes.io/component': 'application' },
+    });
+  });
+
+  it('runs the serving revision image, labelled with the revision', () => {
+    expect(app.image).toBe('shop:1');
+    expect(pod.metadata!.labels).toMatchObject({ [revisionLabel]: 'shop-abcdef0123', team: 'a', 'app.kubernetes.io/component': 'application' });
+    expect(deployment.spec!.selector.matchLabels).toEqual({ 'berth.dev/deployment': 'shop', 'app.kubernetes.io/component': 'application' });
+  });
+
+  it('sizes the container from resourceSpec', () => {
+    expect(app.resources).toEqual({ requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '2', memory: '1536Mi' } });
+  });
+
+  it('reads secrets from Secrets, never from values', () => {
+    expect(app.env).toEqual(
+      expect.arrayContaining([
+        { name: 'API_KEY', valueFrom: { secretKeyRef: { name: 'shop-secrets', key: 'API_KEY' } } },
+        { name: 'DB_PASS', valueFrom: { secretKeyRef: { name: 'vault', key: 'db' } } },
+      ]),
+    );
+  });
+
+  it('carries the pod settings of resourceSpec', () => {
+    expect(pod.metadata!.annotations).toEqual({ 'prometheus.io/scrape': 'true' });
+    expect(pod.spec).toMatchObject({
+      serviceAccountName: 'shop-sa',
+      imagePullSecrets: [{ name: 'regcred' }],
+      initContainers: [{ name: 'migrate', image: 'shop:migrate' }],
+      volumes: [{ name: 'cache', emptyDir: {} }],
+    });
+    expect(pod.spec!.containers.map((c) => c.name)).toEqual(['app', 'proxy']);
+    expect(app.volumeMounts).toEqual([{ name: 'cache', mountPath: '/cache' }]);
+  });
+
+  it('leaves the replica count to the autoscaler, except at zero', () => {
+    expect(deployment.spec!.replicas).toBeUndefined();
+    const zero = renderApplication(input({ ...imageSpec, sourceConfig: { resourceSpec: { maxScale: 0 } } }));
+    expect(zero.spec!.replicas).toBe(0);
+  });
+
+  it('connects to the backing services it has', () => {
+    const env = renderApplication(input({ source: 'codehost', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } })).spec!.template.spec!.containers[0]!.env!;
+    expect(env.find((e) => e.name === 'DATABASE_URI')?.value).toBe('postgres://postgres:$(POSTGRES_PASSWORD)@shop-postgres:5432/postgres?sslmode=disable');
+    expect(env.find((e) => e.name === 'REDIS_URI')?.value).toBe('redis://shop-redis:6379');
+    expect(app.env!.some((e) => e.name === 'DATABASE_URI')).toBe(false);
+  });
+
+  it('omits what resourceSpec does not set', () => {
+    const bare = renderApplication(input({ source: 'external_docker', sourceRevisionConfig: { imageUri: 'x' } }));
+    expect(bare.spec!.template.spec).not.toHaveProperty('volumes');
+    expect(bare.spec!.template.spec).not.toHaveProperty('initContainers');
+    expect(bare.spec!.template.spec!.containers).toHaveLength(1);
+  });
+});
+
+describe('renderApplicationService and renderQueueWorker', () => {
+  it('routes port 80 to the application', () => {
+    expect(renderApplicationService(input()).spec).toEqual({
+      selector: { 'berth.dev/deployment': 'shop', 'app.kubernetes.io/component': 'application' },
+      ports: [{ name: 'http', port: 80, targetPort: 'http' }],
+    });
+  });
+
+  it('sizes the queue worker from the queue fields', () => {
+    const worker = renderQueueWorker(input({ source: 'external_docker', sourceConfig: { resourceSpec: { queueCpu: 1, queueMemoryMb: 2048 } } }));
+    expect(worker.metadata!.name).toBe('shop-queue');
+    expect(worker.spec!.template.spec!.containers[0]).toMatchObject({ name: 'queue', image: 'shop:1', resources: { requests: { cpu: '1', memory: '2Gi' } } });
+  });
+});
+
+describe('autoscalers', () => {
+  it.each([
+    [{ minScale: 2, maxScale: 5 }, { minReplicas: 2, maxReplicas: 5 }],
+    [{}, { minReplicas: 1, maxReplicas: 1 }],
+    [{ maxScale: 0 }, undefined],
+  ])('%j', (resourceSpec, expected) => {
+    const hpa = renderApplicationAutoscaler(owner, { source: 'external_docker', sourceConfig: { resourceSpec } });
+    if (expected === undefined) expect(hpa).toBeUndefined();
+    else expect(hpa!.spec).toMatchObject({ ...expected, scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' } });
+  });
+
+  it('scales the queue worker from the queue fields', () => {
+    expect(renderQueueWorkerAutoscaler(owner, { source: 'external_docker', sourceConfig: { resourceSpec: { queueMinScale: 1, queueMaxScale: 4 } } })!.spec).toMatchObject({
+      minReplicas: 1,
+      maxReplicas: 4,
+      scaleTargetRef: { name: 'shop-queue' },
+    });
+  });
+});
+
+describe('postgres and redis', () => {
+  const spec: DeploymentSpecInput = { source: 'codehost', sourceConfig: { resourceSpec: { dbCpu: 1, dbMemoryMb: 2048, dbStorageGi: 20, dbMaxConnections: 50, redisMemoryMb: 100 } } };
+
+  it('sizes the database from the db fields', () => {
+    const sts = renderPostgres({ owner, spec, image: 'postgres:16' });
+    const container = sts.spec!.template.spec!.containers[0]!;
+    expect(container.resources).toEqual({ requests: { cpu: '1', memory: '2Gi' } });
+    expect(container.args).toEqual(['-c', 'max_connections=50']);
+    expect(sts.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests).toEqual({ storage: '20Gi' });
+    expect(sts.metadata!.ownerReferences).toEqual([ownerRef]);
+  });
+
+  it('keeps the claim size of an existing database', () => {
+    const sts = renderPostgres({ owner, spec, image: 'postgres:16', existingStorage: '10Gi' });
+    expect(sts.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests).toEqual({ storage: '10Gi' });
+  });
+
+  it('gives the database a headless Service', () => {
+    expect(renderPostgresService(owner).spec).toMatchObject({ clusterIP: 'None', ports: [{ port: 5432 }] });
+  });
+
+  it('sizes redis from redisMemoryMb', () => {
+    const container = renderRedis(owner, spec, 'redis:7').spec!.template.spec!.containers[0]!;
+    expect(container.resources).toEqual({ requests: { cpu: '100m', memory: '100Mi' }, limits: { memory: '100Mi' } });
+    expect(container.args).toContain('90mb');
+  });
+});
+
+describe('ingress', () => {
+  it.each([
+    ['https://shop.example.com', { host: 'shop.example.com', path: '/' }],
+    ['http://Shop.Example.com/api', { host: 'shop.example.com', path: '/api' }],
+    ['shop.example.com', { host: 'shop.example.com', path: '/' }],
+    ['https://10.0.0.1', undefined],
+    ['https://', undefined],
+  ])('%s', (url, expected) => {
+    expect(parseCustomUrl(url)).toEqual(expected);
+  });
+
+  it('routes the host to the application Service', () => {
+    const ingress = renderIngress(owner, { host: 'shop.example.com', path: '/' });
+    expect(ingress.spec!.rules![0]).toEqual({
+      host: 'shop.example.com',
+      http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'shop', port: { name: 'http' } } } }] },
+    });
+  });
+});
+
+describe('renderBuildJob', () => {
+  const job = renderBuildJob({
+    owner,
+    revisionName: 'shop-abcdef0123',
+    repoUrl: 'https://github.com/acme/shop',
+    repoRef: 'main; rm -rf /',
+    installCommand: 'npm ci',
+    buildCommand: 'npm run build',
+    credentialsSecretName: 'github-token',
+    images: { git: 'alpine/git', tools: 'node:24', builder: 'kaniko' },
+    registry: 'registry.local:5000/',
+  });
+  const pod = job.spec!.template.spec!;
+
+  it('pushes <registry>/<namespace>/<deployment>:<revision>', () => {
+    expect(builtImage('registry.local:5000/', 'team-a', 'shop', 'shop-abcdef0123')).toBe('registry.local:5000/team-a/shop:shop-abcdef0123');
+    expect(pod.containers[0]!.args).toContain('--destination=registry.local:5000/team-a/shop:shop-abcdef0123');
+  });
+
+  it('passes user input as environment, never inside the script', () => {
+    const clone = pod.initContainers![0]!;
+    expect(clone.command!.join(' ')).not.toContain('rm -rf');
+    expect(clone.env).toEqual(expect.arrayContaining([{ name: 'REPO_REF', value: 'main; rm -rf /' }]));
+    expect(pod.initContainers![1]!.env).toEqual([
+      { name: 'INSTALL_COMMAND', value: 'npm ci' },
+      { name: 'BUILD_COMMAND', value: 'npm run build' },
+    ]);
+  });
+
+  it('reads the code host token from the integration Secret', () => {
+    expect(pod.initContainers![0]!.env).toEqual(
+      expect.arrayContaining([{ name: 'GIT_TOKEN', valueFrom: { secretKeyRef: { name: 'github-token', key: 'token', optional: true } } }]),
+    );
+  });
+
+  it('is named and labelled after the revision', () => {
+    expect(job.metadata).toMatchObject({ name: 'shop-abcdef0123-build', labels: { [revisionLabel]: 'shop-abcdef0123' }, ownerReferences: [ownerRef] });
+    expect(pod.restartPolicy).toBe('Never');
+  });
+});
+
+describe('renderRevision and renderTracingProject', () => {
+  const digest = 'f'.repeat(64);
+
+  it('names, labels and owns the revision', () => {
+    const revision = renderRevision({ owner, generation: 3, source: 'codehost', sourceRevisionConfig: { repoRef: 'main' }, digest });
+    expect(revision.metadata).toEqual({
+      name: 'shop-ffffffffff',
+      namespace: 'team-a',
+      labels: { 'berth.dev/deployment': 'shop', 'berth.dev/revision-digest': 'f'.repeat(63), 'berth.dev/deployment-generation': '3' },
+      ownerReferences: [ownerRef],
+    });
+    expect(revision.spec).toEqual({ deploymentName: 'shop', source: 'codehost', sourceRevisionConfig: { repoRef: 'main' }, digest });
+  });
+
+  it('records the commit when the ref is one', () => {
+    const sha = 'a'.repeat(40);
+    expect(renderRevision({ owner, generation: 1, source: 'codehost', sourceRevisionConfig: { repoRef: sha }, digest }).spec.sourceRevisionConfig.repoCommitSha).toBe(sha);
+  });
+
+  it('keeps the tracing project free of ownerReferences', () => {
+    const project = renderTracingProject(owner);
+    expect(project).toEqual({
+      apiVersion: 'berth.dev/v1alpha1',
+      kind: 'TracingProject',
+      metadata: { name: 'shop', namespace: 'team-a', labels: { 'berth.dev/deployment': 'shop' } },
+      spec: { deploymentName: 'shop' },
+    });
+  });
+});

@@ -1,0 +1,61 @@
+// A Revision: the immutable snapshot of a Deployment's revision config, named and labelled by its digest.
+import { apiVersion, labels } from '../../../api/group.ts';
+import { deploymentLabelValue, revisionName } from '../names.ts';
+import { type OwnerDeployment, ownerReference } from './common.ts';
+
+export interface RevisionInput {
+  owner: OwnerDeployment;
+  /** The Deployment's metadata.generation now: orders revisions (design.md section 3). */
+  generation: number;
+  source: string;
+  sourceRevisionConfig: Record<string, unknown>;
+  digest: string;
+  repoCommitSha?: string;
+}
+
+export interface RevisionManifest {
+  apiVersion: typeof apiVersion;
+  kind: 'Revision';
+  metadata: {
+    name: string;
+    namespace: string;
+    labels: Record<string, string>;
+    ownerReferences: ReturnType<typeof ownerReference>[];
+  };
+  spec: {
+    deploymentName: string;
+    source: string;
+    sourceRevisionConfig: Record<string, unknown>;
+    digest: string;
+  };
+}
+
+/** A ref that is already a full commit id is the commit; a branch or tag is resolved by the build. */
+export function commitShaOf(repoRef: unknown): string | undefined {
+  return typeof repoRef === 'string' && /^[0-9a-f]{40}$/.test(repoRef) ? repoRef : undefined;
+}
+
+export function renderRevision(input: RevisionInput): RevisionManifest {
+  const { owner } = input;
+  const sha = input.repoCommitSha ?? commitShaOf(input.sourceRevisionConfig.repoRef);
+  return {
+    apiVersion,
+    kind: 'Revision',
+    metadata: {
+      name: revisionName(owner.name, input.digest),
+      namespace: owner.namespace,
+      labels: {
+        [labels.deployment]: deploymentLabelValue(owner.name),
+        [labels.revisionDigest]: input.digest.slice(0, 63),
+        [labels.deploymentGeneration]: String(input.generation),
+      },
+      ownerReferences: [ownerReference(owner)],
+    },
+    spec: {
+      deploymentName: owner.name,
+      source: input.source,
+      sourceRevisionConfig: { ...input.sourceRevisionConfig, ...(sha ? { repoCommitSha: sha } : {}) },
+      digest: input.digest,
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+import { conditionVerdict, deploymentPhase, type StatusObservation } from './status.ts';
+
+const serving: StatusObservation = {
+  deleting: false,
+  database: 'ready',
+  scaledToZero: false,
+  workloadsAvailable: true,
+  target: { phase: 'DEPLOYED', message: 'The revision is serving.', image: 'nginx:1' },
+  targetIsActive: true,
+};
+
+describe('deploymentPhase', () => {
+  it.each([
+    ['serving', serving, 'READY'],
+    ['being deleted', { ...serving, deleting: true }, 'AWAITING_DELETE'],
+    ['scaled to zero', { ...serving, scaledToZero: true }, 'UNUSED'],
+    ['waiting for its database', { ...serving, database: 'notReady', workloadsAvailable: false }, 'AWAITING_DATABASE'],
+    ['without a database, serving', { ...serving, database: 'none' }, 'READY'],
+    ['not available yet', { ...serving, workloadsAvailable: false }, 'UNKNOWN'],
+  ] as const)('%s -> %s', (_, observation, expected) => {
+    expect(deploymentPhase(observation)).toBe(expected);
+  });
+});
+
+describe('conditionVerdict', () => {
+  it.each([
+    ['serving', serving, 'ready', 'Ready'],
+    ['scaled to zero', { ...serving, scaledToZero: true, workloadsAvailable: false }, 'ready', 'ScaledToZero'],
+    ['a missing Secret', { ...serving, problem: { reason: 'SecretNotFound', message: 'Secret x not found' } }, 'stalled', 'SecretNotFound'],
+    ['a failed build', { ...serving, target: { phase: 'BUILD_FAILED', message: 'The build failed: exit 1' }, targetIsActive: false }, 'stalled', 'BuildFailed'],
+    ['a build under way', { ...serving, target: { phase: 'BUILDING', message: 'building' }, targetIsActive: false }, 'reconciling', 'Building'],
+    ['a new revision deploying', { ...serving, target: { phase: 'DEPLOYING', message: 'rolling' }, targetIsActive: false }, 'reconciling', 'Deploying'],
+    ['a database not ready', { ...serving, database: 'notReady' }, 'reconciling', 'AwaitingDatabase'],
+    ['pods not available', { ...serving, workloadsAvailable: false }, 'reconciling', 'AwaitingAvailability'],
+    ['being deleted', { ...serving, deleting: true }, 'reconciling', 'Deleting'],
+    ['no target yet', { ...serving, target: undefined }, 'reconciling', 'Progressing'],
+  ] as const)('%s -> %s (%s)', (_, observation, kind, reason) => {
+    expect(conditionVerdict(observation as StatusObservation)).toMatchObject({ kind, reason });
+  });
+});

@@ -1,0 +1,69 @@
+// The Deployment's status, decided from observations. Pure: the reconciler observes, this decides, the
+// reconciler writes (and only when the result differs from what is stored, ignoring timestamps).
+import type { TargetPhase } from './lifecycle.ts';
+
+export type DeploymentPhase = 'AWAITING_DATABASE' | 'READY' | 'UNUSED' | 'AWAITING_DELETE' | 'UNKNOWN';
+
+/** A spec the CRD accepted but that cannot be served until someone changes something. */
+export interface Problem {
+  reason: string;
+  message: string;
+}
+
+export interface StatusObservation {
+  deleting: boolean;
+  problem?: Problem;
+  /** 'none' when the Deployment has no database. */
+  database: 'none' | 'ready' | 'notReady';
+  scaledToZero: boolean;
+  /** Every application workload has rolled out the serving template and has its replicas available. */
+  workloadsAvailable: boolean;
+  /** The phase of the revision the spec asks for; absent while it cannot be determined. */
+  target?: TargetPhase;
+  /** The target is the revision now serving (it reached DEPLOYED). */
+  targetIsActive: boolean;
+}
+
+export type ConditionVerdict =
+  | { kind: 'ready'; reason: string; message: string }
+  | { kind: 'reconciling'; reason: string; message: string }
+  | { kind: 'stalled'; reason: string; message: string };
+
+export function deploymentPhase(o: StatusObservation): DeploymentPhase {
+  if (o.deleting) return 'AWAITING_DELETE';
+  if (o.scaledToZero) return 'UNUSED';
+  if (o.database === 'notReady') return 'AWAITING_DATABASE';
+  if (o.workloadsAvailable) return 'READY';
+  return 'UNKNOWN';
+}
+
+/**
+ * kstatus: Ready=True only when the revision the spec asks for serves and the workloads are available;
+ * Stalled=True only for what will not fix itself (a missing Secret, an unknown integration, a failed
+ * build or rollout); everything else is Reconciling.
+ */
+export function conditionVerdict(o: StatusObservation): ConditionVerdict {
+  if (o.deleting) return { kind: 'reconciling', reason: 'Deleting', message: 'Removing the workloads before the Deployment is deleted.' };
+  if (o.problem) return { kind: 'stalled', ...o.problem };
+  const target = o.target;
+  if (!target) return { kind: 'reconciling', reason: 'Progressing', message: 'Resolving the revision to serve.' };
+  switch (target.phase) {
+    case 'BUILD_FAILED':
+      return { kind: 'stalled', reason: 'BuildFailed', message: target.message };
+    case 'DEPLOY_FAILED':
+      return { kind: 'stalled', reason: 'DeployFailed', message: target.message };
+    case 'CREATE_FAILED':
+      return { kind: 'stalled', reason: 'CreateFailed', message: target.message };
+    case 'QUEUED':
+    case 'AWAITING_BUILD':
+    case 'BUILDING':
+      return { kind: 'reconciling', reason: 'Building', message: target.message };
+    default:
+      break;
+  }
+  if (o.database === 'notReady') return { kind: 'reconciling', reason: 'AwaitingDatabase', message: 'Waiting for the database to be ready.' };
+  if (!o.targetIsActive) return { kind: 'reconciling', reason: 'Deploying', message: target.message };
+  if (o.scaledToZero) return { kind: 'ready', reason: 'ScaledToZero', message: 'The revision is deployed with maxScale 0: nothing runs.' };
+  if (!o.workloadsAvailable) return { kind: 'reconciling', reason: 'AwaitingAvailability', message: 'Waiting for the workloads to become available.' };
+  return { kind: 'ready', reason: 'Ready', message: 'The revision is serving and the workloads are available.' };
+}
