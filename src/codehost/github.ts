@@ -88,9 +88,10 @@ export function createGitHubClient(options: GitHubClientOptions): CodeHostClient
           const { data } = await octokit.request('GET /user');
           return { login: data.login, kind: 'user' };
         }
-        // The installation must exist for this App (checked with the JWT) and must still issue tokens.
+        // The installation must exist for this App (asked with the App's JWT), and its installation token
+        // must be accepted: a cached token of a reinstalled App is revoked although it has not expired.
         const { data } = await octokit.request('GET /app/installations/{installation_id}', { installation_id: credentials.installationId });
-        await octokit.auth({ type: 'installation' });
+        await octokit.request('GET /installation/repositories', { per_page: 1 });
         const account = data.account as { login?: string; slug?: string } | null;
         return { login: account?.login ?? account?.slug ?? String(data.id), kind: 'installation' };
       }),

@@ -7,7 +7,7 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { CoalescingCache } from './coalescing-cache.ts';
 import { parseCredentials, secretValues, type CodeHostCredentials } from './credentials.ts';
-import { CodeHostCredentialsError } from './errors.ts';
+import { CodeHostCredentialsError, CodeHostUnauthorizedError } from './errors.ts';
 import { createGitHubClient } from './github.ts';
 import { createGitLabClient } from './gitlab.ts';
 import type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from './repository.ts';
@@ -65,19 +65,35 @@ export class CodeHostRegistry {
   /** The integration's repositories (GET /v1/integrations/codehost/{integration_id}/repos), cached briefly. */
   async repositoriesOf(integration: IntegrationReference, readSecret: SecretReader): Promise<Repository[]> {
     const { client, version } = await this.#clientOf(integration, readSecret);
-    return this.#listings.get(version, () => client.listRepositories());
+    return this.#listings.get(version, () => this.#dropClientWhenRefused(version, client.listRepositories()));
   }
 
   /** Asks the host, uncached, whether the credentials work and whom they act as. */
   async verify(integration: IntegrationReference, readSecret: SecretReader): Promise<CodeHostAccount> {
-    const { client } = await this.#clientOf(integration, readSecret);
-    return client.verify();
+    const { client, version } = await this.#clientOf(integration, readSecret);
+    return this.#dropClientWhenRefused(version, client.verify());
   }
 
   /** Drops what is kept for an integration (call when it is deleted). */
   forget(integrationUid: string): void {
     this.#clients.delete(integrationUid);
     this.#listings.forget(`${integrationUid}/`);
+  }
+
+  /**
+   * A refused request drops the client, and with it any installation token it holds: a reinstalled
+   * GitHub App revokes its tokens before they expire, and the next request must mint a fresh one.
+   */
+  async #dropClientWhenRefused<T>(version: string, work: Promise<T>): Promise<T> {
+    try {
+      return await work;
+    } catch (error) {
+      if (error instanceof CodeHostUnauthorizedError) {
+        const uid = version.slice(0, version.indexOf('/'));
+        if (this.#clients.get(uid)?.version === version) this.#clients.delete(uid);
+      }
+      throw error;
+    }
   }
 
   async #clientOf(integration: IntegrationReference, readSecret: SecretReader): Promise<{ client: CodeHostClient; version: string }> {
