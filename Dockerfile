@@ -1,0 +1,38 @@
+# Berth's image: Node 24 running the TypeScript sources directly (type stripping, no build step).
+#
+#   docker build -t berth .                                          # from node:24-bookworm-slim
+#   docker build --build-arg BASE_IMAGE=berth-base:node24 -t berth . # offline: scripts/build-base-image.sh
+#
+#   docker run berth                              # controller + facade (`berth run`)
+#   docker run berth --components facade          # flags go after the image: the entrypoint is `run`
+#   docker run -e BERTH_COMPONENTS=controller berth
+#
+# Signals: node is PID 1 and Berth installs its own SIGTERM/SIGINT handlers (graceful stop, exit 0),
+# so no init process is needed; Berth starts no child processes in `run`, so there are no zombies to
+# reap. `docker run --init` adds tini in front if you want one anyway.
+ARG BASE_IMAGE=node:24-bookworm-slim
+
+# Production dependencies only. The `node` package is a devDependency (Node 24 for the npm scripts);
+# the image's Node is the base image's. No production dependency has an install script.
+FROM ${BASE_IMAGE} AS dependencies
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
+ && rm -rf /root/.npm
+
+FROM ${BASE_IMAGE}
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=dependencies /app/node_modules ./node_modules
+COPY package.json ./
+COPY crds ./crds
+COPY src ./src
+# A fixed non-root uid/gid (the conventional "nonroot" 65532), numeric so that Kubernetes'
+# runAsNonRoot can verify it without reading /etc/passwd. Nothing is written under /app: the root
+# filesystem can be mounted read-only.
+USER 65532:65532
+EXPOSE 8080 9090
+# Docker's own health check for plain `docker run`; Kubernetes uses the chart's probes instead.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "const [h, p] = (process.env.BERTH_PROBE_ADDRESS || '0.0.0.0:9090').split(/:(?=\\d+$)/); fetch(`http://${h === '0.0.0.0' ? '127.0.0.1' : h}:${p}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "src/main.ts", "run"]

@@ -1,0 +1,83 @@
+{{/*
+Every permission Berth's service account gets: the one list the ClusterRoles and Roles are rendered
+from (rbac.yaml). Each rule has a scope:
+  cluster   cluster-scoped reads, always a ClusterRole: organizations are labelled namespaces.
+  watched   what the controller and the facade manage in the namespaces they watch: one ClusterRole
+            when watchNamespaces is empty, otherwise a Role in each watched namespace.
+  leader-election  the release namespace only: the Lease and the Events recorded about it.
+  api-keys         the release namespace only: the Secrets holding API-key hashes (read only).
+Nothing here deletes namespaces, touches RBAC, Pods, ConfigMaps or CRDs, or reads Secrets outside the
+watched namespaces and the release namespace.
+*/}}
+{{- define "berth.permissions" -}}
+- scope: cluster
+  apiGroups: [""]
+  resources: [namespaces]
+  verbs: [get, list, watch]
+
+- scope: watched
+  apiGroups: [berth.dev]
+  resources: [deployments, revisions, oauthproviders, codehostintegrations, tracingprojects]
+  verbs: [get, list, watch, create, update, patch, delete]
+- scope: watched
+  apiGroups: [berth.dev]
+  resources: [deployments/status, revisions/status, oauthproviders/status, codehostintegrations/status, tracingprojects/status]
+  verbs: [get, update, patch]
+- scope: watched
+  apiGroups: [berth.dev]
+  resources: [deployments/finalizers, revisions/finalizers, oauthproviders/finalizers, codehostintegrations/finalizers, tracingprojects/finalizers]
+  verbs: [update]
+- scope: watched
+  apiGroups: [""]
+  resources: [secrets, services]
+  verbs: [get, list, watch, create, update, patch, delete]
+- scope: watched
+  apiGroups: [""]
+  resources: [persistentvolumeclaims]
+  verbs: [get, list, watch]
+- scope: watched
+  apiGroups: [apps]
+  resources: [deployments, statefulsets]
+  verbs: [get, list, watch, create, update, patch, delete]
+- scope: watched
+  apiGroups: [batch]
+  resources: [jobs]
+  verbs: [get, list, watch, create, update, patch, delete]
+- scope: watched
+  apiGroups: [autoscaling]
+  resources: [horizontalpodautoscalers]
+  verbs: [get, list, watch, create, update, patch, delete]
+- scope: watched
+  apiGroups: [networking.k8s.io]
+  resources: [ingresses]
+  verbs: [get, list, watch, create, update, patch, delete]
+- scope: watched
+  apiGroups: ["", events.k8s.io]
+  resources: [events]
+  verbs: [create, patch]
+
+- scope: leader-election
+  apiGroups: [coordination.k8s.io]
+  resources: [leases]
+  verbs: [get, create, update, patch]
+- scope: leader-election
+  apiGroups: ["", events.k8s.io]
+  resources: [events]
+  verbs: [create, patch]
+- scope: api-keys
+  apiGroups: [""]
+  resources: [secrets]
+  verbs: [get, list, watch]
+{{- end }}
+
+{{/* The rules of one scope, without the scope key, as a YAML list. */}}
+{{- define "berth.rules" -}}
+{{- $scope := .scope }}
+{{- $rules := list }}
+{{- range fromYamlArray (include "berth.permissions" .context) }}
+{{- if eq .scope $scope }}
+{{- $rules = append $rules (omit . "scope") }}
+{{- end }}
+{{- end }}
+{{- toYaml $rules }}
+{{- end }}
