@@ -1,0 +1,39 @@
+// The OAuthProvider reconciler's writes and direct reads, over the runtime's API client. Secrets are
+// read from the API server rather than a cache so that a registration stored a moment ago is seen.
+import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import { oauthProviderKind, type OAuthProvider, type OAuthProviderStatus } from '../../api/index.ts';
+import { isKubeApiError, kubeRequest } from '../../runtime/kube-request.ts';
+import { collectionPath, objectPath, type ResourceKind } from '../../runtime/types.ts';
+import type { SecretStore } from './reconcile.ts';
+
+export const secretKind: ResourceKind = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' };
+
+export function kubeSecretStore(kc: KubeConfig): SecretStore {
+  return {
+    async read(namespace, name) {
+      try {
+        return await kubeRequest<V1Secret>(kc, { method: 'GET', path: objectPath(secretKind, { namespace, name }) });
+      } catch (error) {
+        if (isKubeApiError(error, 404)) return undefined;
+        throw error;
+      }
+    },
+    async create(secret) {
+      await kubeRequest(kc, { method: 'POST', path: collectionPath(secretKind, secret.metadata!.namespace!), body: secret });
+    },
+    async replace(secret) {
+      const key = { namespace: secret.metadata!.namespace!, name: secret.metadata!.name! };
+      await kubeRequest(kc, { method: 'PUT', path: objectPath(secretKind, key), body: secret });
+    },
+  };
+}
+
+/** PUT on the status subresource with the resourceVersion read: a concurrent change fails with 409 and is retried. */
+export async function writeOAuthProviderStatus(kc: KubeConfig, provider: OAuthProvider, status: OAuthProviderStatus): Promise<void> {
+  const key = { namespace: provider.metadata.namespace!, name: provider.metadata.name! };
+  await kubeRequest(kc, {
+    method: 'PUT',
+    path: `${objectPath(oauthProviderKind, key)}/status`,
+    body: { ...provider, apiVersion: oauthProviderKind.apiVersion, kind: oauthProviderKind.kind, status },
+  });
+}

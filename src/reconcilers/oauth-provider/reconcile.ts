@@ -1,0 +1,258 @@
+// OAuthProvider reconcile: check what the CRD cannot (the client secret's Secret, PKCE for public
+// clients), discover the authorization server behind an MCP server, register a dynamic client once,
+// then write the status only when it changed. Every collaborator is injected (see controller.ts
+// for the real ones), and every message it writes is built here from names and peer errors, never
+// from a secret value.
+import type { V1Secret } from '@kubernetes/client-node';
+import { oauthProviderKind, type OAuthProvider, type OAuthProviderStatus } from '../../api/index.ts';
+import type { DiscoveredProvider } from '../../oauth/discovery.ts';
+import { OAuthPeerError, describeUrl } from '../../oauth/http.ts';
+import { clientRegistrationRequest, needsClientSecret, type ClientRegistrationRequest, type RegisteredClient } from '../../oauth/registration.ts';
+import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.ts';
+import type { DeepReadonly, ObjectKey } from '../../runtime/types.ts';
+import {
+  dynamicClientKeys,
+  dynamicClientSecretName,
+  readStoredRegistration,
+  registrationStaleReason,
+  renderDynamicClientSecret,
+} from './render/dynamic-client-secret.ts';
+import { specProblems } from './spec-problems.ts';
+import { nextStatus, readyTransition, type Resolution, type Verdict } from './status.ts';
+
+export interface SecretStore {
+  /** Reads from the API server, not a cache: a Secret just written must be seen by the next reconcile. */
+  read(namespace: string, name: string): Promise<V1Secret | undefined>;
+  create(secret: V1Secret): Promise<void>;
+  /** Replaces a Secret; metadata.resourceVersion guards against a concurrent change. */
+  replace(secret: V1Secret): Promise<void>;
+}
+
+export interface OAuthProviderReconcilerDeps {
+  getProvider(key: ObjectKey): DeepReadonly<OAuthProvider> | undefined;
+  secrets: SecretStore;
+  /** Replaces the status subresource; metadata.resourceVersion guards against a concurrent change. */
+  writeStatus(provider: OAuthProvider, status: OAuthProviderStatus): Promise<void>;
+  discover(mcpServerUrl: string): Promise<DiscoveredProvider>;
+  register(registrationEndpoint: string, request: ClientRegistrationRequest): Promise<RegisteredClient>;
+  /** Undefined when the URL answers, otherwise why not. Used only when probeEndpoints is on. */
+  endpointUnreachable(url: string): Promise<string | undefined>;
+  now(): Date;
+}
+
+export interface OAuthProviderReconcilerOptions {
+  /** Plain-HTTP endpoints off loopback (an in-cluster provider). Default false: secrets travel over TLS. */
+  allowHttp?: boolean;
+  /**
+   * Check that authorization and token endpoints answer. Off by default: a provider whose endpoints
+   * are on the internet is valid in a cluster that cannot reach them, and an unreachable endpoint
+   * only ever makes a provider Ready=False with retries, never Stalled.
+   */
+  probeEndpoints?: boolean;
+  /** What a dynamically registered client asks for (RFC 7591 metadata). */
+  registration?: { redirectUris?: string[]; grantTypes?: string[]; scope?: string };
+  /** Retry delay after a failure that may heal by itself (peer down, Secret not there yet). Default 30 s. */
+  retryAfterMs?: number;
+}
+
+interface Assessment {
+  verdict: Verdict;
+  resolution: Resolution;
+  /** Retry even though the status was written: the cause lies outside the cluster's watch. */
+  retry: boolean;
+  /** Events besides the Ready transition. */
+  notes: { reason: string; message: string }[];
+}
+
+function peerFailure(error: unknown): error is OAuthPeerError {
+  return error instanceof OAuthPeerError;
+}
+
+/** Endpoints discovery found last time: kept through a transient failure so readers still have them. */
+function previouslyDiscovered(status: OAuthProviderStatus | undefined): Resolution {
+  const { authorizationEndpoint, tokenEndpoint, registrationEndpoint, issuer, dynamicClientId, dynamicClientSecretRef } = status ?? {};
+  return { authorizationEndpoint, tokenEndpoint, registrationEndpoint, issuer, dynamicClientId, dynamicClientSecretRef };
+}
+
+async function assess(provider: OAuthProvider, deps: OAuthProviderReconcilerDeps, options: OAuthProviderReconcilerOptions): Promise<Assessment> {
+  const { spec } = provider;
+  const namespace = provider.metadata.namespace!;
+  const method = spec.tokenEndpointAuthMethod ?? 'client_secret_post';
+  const staticEndpoints: Resolution = { authorizationEndpoint: spec.authUrl, tokenEndpoint: spec.tokenUrl };
+  const notes: Assessment['notes'] = [];
+  const stalled = (reason: string, message: string, resolution = staticEndpoints): Assessment => ({
+    verdict: { state: 'stalled', reason, message },
+    resolution,
+    retry: false,
+    notes,
+  });
+  const progressing = (reason: string, message: string, resolution: Resolution, retry = true): Assessment => ({
+    verdict: { state: 'progressing', reason, message },
+    resolution,
+    retry,
+    notes,
+  });
+
+  const problems = specProblems(spec, options);
+  if (problems.length > 0) return stalled(problems[0]!.reason, problems.map((p) => p.message).join('; '));
+
+  let readyMessage: string;
+  if (!spec.isDynamicClient && needsClientSecret(method)) {
+    const ref = spec.clientSecretRef!;
+    const secret = await deps.secrets.read(namespace, ref.name);
+    // Creating the Secret enqueues this provider (controller.ts watches Secrets): no retry needed.
+    if (!secret) return progressing('ClientSecretNotFound', `Secret "${ref.name}" not found in namespace "${namespace}"`, staticEndpoints, false);
+    if (!secret.data?.[ref.key] && !secret.stringData?.[ref.key]) {
+      return progressing('ClientSecretKeyMissing', `Secret "${ref.name}" has no value for key "${ref.key}"`, staticEndpoints, false);
+    }
+    readyMessage = `client secret found in Secret "${ref.name}" key "${ref.key}"`;
+  } else if (method === 'none') {
+    readyMessage = 'public client with PKCE';
+  } else {
+    readyMessage = 'dynamic client';
+  }
+
+  let resolution = staticEndpoints;
+  let discovered: DiscoveredProvider | undefined;
+  if (spec.mcpServerUrl) {
+    try {
+      discovered = await deps.discover(spec.mcpServerUrl);
+    } catch (error) {
+      if (!peerFailure(error)) throw error;
+      const kept = { ...staticEndpoints, ...withoutUndefined(previouslyDiscovered(provider.status)) };
+      return progressing('DiscoveryFailed', `discovery from ${describeUrl(spec.mcpServerUrl)} failed: ${error.message}`, kept);
+    }
+    const metadata = discovered.authorizationServer;
+    resolution = {
+      authorizationEndpoint: metadata.authorization_endpoint ?? spec.authUrl,
+      tokenEndpoint: metadata.token_endpoint,
+      registrationEndpoint: metadata.registration_endpoint,
+      issuer: metadata.issuer,
+    };
+    readyMessage += `; authorization server ${describeUrl(metadata.issuer)} discovered`;
+  }
+
+  if (spec.isDynamicClient && discovered) {
+    const metadata = discovered.authorizationServer;
+    if (!metadata.registration_endpoint) {
+      return stalled('RegistrationUnsupported', `authorization server ${describeUrl(metadata.issuer)} publishes no registration_endpoint`, resolution);
+    }
+    const supported = metadata.token_endpoint_auth_methods_supported;
+    if (supported && !supported.includes(method)) {
+      return stalled('AuthMethodUnsupported', `authorization server ${describeUrl(metadata.issuer)} does not support tokenEndpointAuthMethod ${method}`, resolution);
+    }
+    const registration = await ensureRegistration(provider, metadata.registration_endpoint, deps, options);
+    if ('problem' in registration) {
+      const { state, reason, message } = registration.problem;
+      return state === 'stalled' ? stalled(reason, message, resolution) : progressing(reason, message, resolution);
+    }
+    resolution = { ...resolution, dynamicClientId: registration.clientId, dynamicClientSecretRef: registration.secretRef };
+    if (registration.note) notes.push(registration.note);
+    readyMessage = `client "${registration.clientId}" registered at ${describeUrl(metadata.registration_endpoint)}${
+      registration.secretRef ? `; credentials in Secret "${registration.secretRef.name}"` : ''
+    }; authorization server ${describeUrl(metadata.issuer)} discovered`;
+  }
+
+  if (options.probeEndpoints) {
+    for (const url of [resolution.authorizationEndpoint, resolution.tokenEndpoint]) {
+      const unreachable = url === undefined ? undefined : await deps.endpointUnreachable(url);
+      if (unreachable) return progressing('EndpointUnreachable', unreachable, resolution);
+    }
+  }
+
+  return { verdict: { state: 'ready', reason: 'Ready', message: readyMessage }, resolution, retry: false, notes };
+}
+
+type RegistrationOutcome =
+  | { clientId: string; secretRef?: { name: string; key: string }; note?: { reason: string; message: string } }
+  | { problem: Verdict };
+
+/**
+ * The dynamic client of `provider`: the one stored in its Secret while that one still fits, else a
+ * new registration. The Secret is the record that registration happened, so a provider is registered
+ * once, not on every reconcile. A crash between registering and storing leaves one unused client at
+ * the authorization server; nothing worse.
+ */
+async function ensureRegistration(
+  provider: OAuthProvider,
+  registrationEndpoint: string,
+  deps: OAuthProviderReconcilerDeps,
+  options: OAuthProviderReconcilerOptions,
+): Promise<RegistrationOutcome> {
+  const namespace = provider.metadata.namespace!;
+  const name = dynamicClientSecretName(provider.metadata.name!);
+  const method = provider.spec.tokenEndpointAuthMethod ?? 'client_secret_post';
+  const secretRef = (hasSecret: boolean) => (hasSecret ? { name, key: dynamicClientKeys.clientSecret } : undefined);
+  const existing = await deps.secrets.read(namespace, name);
+  let why = 'no client registered yet';
+  if (existing) {
+    const stored = readStoredRegistration(existing, provider.metadata.uid!);
+    if (!stored.ownedByProvider) {
+      return { problem: { state: 'stalled', reason: 'SecretNameTaken', message: `Secret "${name}" exists and is not owned by this OAuthProvider` } };
+    }
+    const stale = registrationStaleReason(stored, { registrationEndpoint, tokenEndpointAuthMethod: method }, Math.floor(deps.now().getTime() / 1000));
+    if (!stale) return { clientId: stored.clientId!, secretRef: secretRef(stored.hasClientSecret) };
+    why = stale;
+  }
+
+  let client: RegisteredClient;
+  try {
+    client = await deps.register(
+      registrationEndpoint,
+      clientRegistrationRequest({ clientName: provider.spec.name, tokenEndpointAuthMethod: method, ...options.registration }),
+    );
+  } catch (error) {
+    if (!peerFailure(error)) throw error;
+    // A 4xx other than 429 is the server refusing this client's metadata: retrying cannot help.
+    const refused = error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 429;
+    return { problem: { state: refused ? 'stalled' : 'progressing', reason: refused ? 'RegistrationRejected' : 'RegistrationFailed', message: error.message } };
+  }
+  const secret = renderDynamicClientSecret(provider, client, { registrationEndpoint, requestedAuthMethod: method });
+  if (existing) {
+    await deps.secrets.replace({ ...secret, metadata: { ...secret.metadata, resourceVersion: existing.metadata?.resourceVersion } });
+  } else {
+    await deps.secrets.create(secret);
+  }
+  return {
+    clientId: client.clientId,
+    secretRef: secretRef(Boolean(client.clientSecret)),
+    note: { reason: 'ClientRegistered', message: `registered client "${client.clientId}" at ${describeUrl(registrationEndpoint)} (${why}); credentials in Secret "${name}"` },
+  };
+}
+
+function withoutUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+export function createOAuthProviderReconciler(deps: OAuthProviderReconcilerDeps, options: OAuthProviderReconcilerOptions = {}) {
+  const retryAfterMs = options.retryAfterMs ?? 30_000;
+  return async function reconcileOAuthProvider(key: ObjectKey, context: ReconcileContext): Promise<ReconcileResult | void> {
+    const cached = deps.getProvider(key);
+    if (!cached || cached.metadata.deletionTimestamp) return;
+    // Cache objects are shared and read-only: work on a copy.
+    const provider = structuredClone(cached) as OAuthProvider;
+    provider.apiVersion ??= oauthProviderKind.apiVersion;
+
+    const assessment = await assess(provider, deps, options);
+    const status = nextStatus(provider.status, {
+      generation: provider.metadata.generation,
+      verdict: assessment.verdict,
+      resolution: assessment.resolution,
+      now: deps.now(),
+    });
+    for (const note of assessment.notes) {
+      context.recorder.event(provider, 'Normal', note.reason, note.message);
+      context.logger.info({ reason: note.reason }, note.message);
+    }
+    if (status !== provider.status) {
+      await deps.writeStatus(provider, status);
+      const transition = readyTransition(provider.status?.conditions, status.conditions);
+      if (transition) {
+        context.recorder.event(provider, transition.type, transition.reason, transition.message);
+        const level = transition.type === 'Normal' ? 'info' : 'warn';
+        context.logger[level]({ ready: transition.type === 'Normal', reason: transition.reason }, transition.message);
+      }
+    }
+    return assessment.retry ? { requeueAfter: retryAfterMs } : undefined;
+  };
+}

@@ -1,0 +1,83 @@
+// The OAuthProvider status as a pure function of what a reconcile found, and the comparison that
+// decides whether it is worth a write: updatedAt moves only when something else did.
+import {
+  conditionTypes,
+  conditionsEqual,
+  findCondition,
+  markReady,
+  markReconciling,
+  markStalled,
+  type Condition,
+  type OAuthProviderStatus,
+} from '../../api/index.ts';
+
+/** What a reconcile concluded. `progressing` heals by itself or once something outside the spec appears. */
+export type Verdict =
+  | { state: 'ready'; reason: string; message: string }
+  | { state: 'progressing'; reason: string; message: string }
+  | { state: 'stalled'; reason: string; message: string };
+
+/** The status fields resolved from the spec, discovery and registration. */
+export type Resolution = Pick<
+  OAuthProviderStatus,
+  'authorizationEndpoint' | 'tokenEndpoint' | 'registrationEndpoint' | 'issuer' | 'dynamicClientId' | 'dynamicClientSecretRef'
+>;
+
+const resolutionFields = [
+  'authorizationEndpoint',
+  'tokenEndpoint',
+  'registrationEndpoint',
+  'issuer',
+  'dynamicClientId',
+  'dynamicClientSecretRef',
+] as const satisfies readonly (keyof Resolution)[];
+
+function timestamp(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function conditionsFor(previous: readonly Condition[] | undefined, verdict: Verdict, generation: number | undefined, now: Date): Condition[] {
+  const observation = { reason: verdict.reason, message: verdict.message, ...(generation === undefined ? {} : { observedGeneration: generation }) };
+  if (verdict.state === 'ready') return markReady(previous, observation, now);
+  if (verdict.state === 'stalled') return markStalled(previous, observation, now);
+  return markReconciling(previous, observation, now);
+}
+
+/** True when `a` and `b` say the same, ignoring updatedAt and condition transition times. */
+export function sameStatus(a: OAuthProviderStatus | undefined, b: OAuthProviderStatus | undefined): boolean {
+  if ((a?.observedGeneration ?? null) !== (b?.observedGeneration ?? null)) return false;
+  if (!conditionsEqual(a?.conditions, b?.conditions)) return false;
+  return resolutionFields.every((field) => JSON.stringify(a?.[field] ?? null) === JSON.stringify(b?.[field] ?? null));
+}
+
+/** The status to hold after this reconcile; the current one, untouched, when nothing changed. */
+export function nextStatus(
+  current: OAuthProviderStatus | undefined,
+  input: { generation: number | undefined; verdict: Verdict; resolution: Resolution; now: Date },
+): OAuthProviderStatus {
+  const candidate: OAuthProviderStatus = {
+    ...(input.generation === undefined ? {} : { observedGeneration: input.generation }),
+    conditions: conditionsFor(current?.conditions, input.verdict, input.generation, input.now),
+  };
+  for (const field of resolutionFields) {
+    const value = input.resolution[field];
+    if (value !== undefined) Object.assign(candidate, { [field]: value });
+  }
+  if (current && sameStatus(current, candidate)) return current;
+  return { ...candidate, updatedAt: timestamp(input.now) };
+}
+
+export interface ReadyTransition {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+/** The Event that a change of the Ready condition deserves, if it changed (status or reason). */
+export function readyTransition(previous: readonly Condition[] | undefined, next: readonly Condition[] | undefined): ReadyTransition | undefined {
+  const before = findCondition(previous, conditionTypes.ready);
+  const after = findCondition(next, conditionTypes.ready);
+  if (!after) return undefined;
+  if (before && before.status === after.status && before.reason === after.reason) return undefined;
+  return { type: after.status === 'True' ? 'Normal' : 'Warning', reason: after.reason, message: after.message };
+}
