@@ -2,17 +2,24 @@
 // credential or a CodeHostCredentialsError naming the Secret and the missing key comes out, and no
 // message ever quotes a value.
 import { createPrivateKey } from 'node:crypto';
-import type { V1Secret } from '@kubernetes/client-node';
+import { codeHostCredentialKeys as credentialKeys } from '../api/codehost-integration.ts';
 import { CodeHostCredentialsError } from './errors.ts';
 
-export const credentialKeys = { token: 'token', appId: 'appId', privateKey: 'privateKey', installationId: 'installationId' } as const;
+export { credentialKeys };
+
+/** The parts of a Secret read here; a V1Secret or an informer's read-only copy of one. */
+export interface SecretLike {
+  readonly metadata?: { readonly name?: string; readonly uid?: string; readonly resourceVersion?: string };
+  readonly data?: Readonly<Record<string, string>>;
+  readonly stringData?: Readonly<Record<string, string>>;
+}
 
 export type CodeHostCredentials =
   | { kind: 'token'; token: string }
   | { kind: 'app'; appId: string; privateKey: string; installationId: number };
 
 /** The Secret's values as text (`data` is base64 on the wire; `stringData` is honoured for objects not yet stored). */
-export function secretValues(secret: V1Secret): Record<string, string> {
+export function secretValues(secret: SecretLike): Record<string, string> {
   const values: Record<string, string> = {};
   for (const [key, encoded] of Object.entries(secret.data ?? {})) values[key] = Buffer.from(encoded, 'base64').toString('utf8');
   for (const [key, value] of Object.entries(secret.stringData ?? {})) values[key] = value;

@@ -10,7 +10,7 @@ export {
   redactSecrets,
   type CodeHostErrorReason,
 } from './errors.ts';
-export { credentialKeys, parseCredentials, secretValues, type CodeHostCredentials } from './credentials.ts';
+export { credentialKeys, parseCredentials, secretValues, type CodeHostCredentials, type SecretLike } from './credentials.ts';
 export { createGitHubClient, gitHubDefaultBaseUrl } from './github.ts';
 export { createGitLabClient, gitLabDefaultBaseUrl } from './gitlab.ts';
 export { CoalescingCache } from './coalescing-cache.ts';

@@ -4,9 +4,8 @@
 // App's installation token is reused until it expires), and caches listings briefly with request
 // coalescing, keyed by the integration's uid, generation and the Secret's resourceVersion: a rotated
 // token is used on the very next request.
-import type { V1Secret } from '@kubernetes/client-node';
 import { CoalescingCache } from './coalescing-cache.ts';
-import { parseCredentials, secretValues, type CodeHostCredentials } from './credentials.ts';
+import { parseCredentials, secretValues, type CodeHostCredentials, type SecretLike } from './credentials.ts';
 import { CodeHostCredentialsError, CodeHostUnauthorizedError } from './errors.ts';
 import { createGitHubClient } from './github.ts';
 import { createGitLabClient } from './gitlab.ts';
@@ -23,7 +22,7 @@ export interface IntegrationReference {
 }
 
 /** Reads a Secret, typically from an informer cache; undefined when there is none. */
-export type SecretReader = (namespace: string, name: string) => V1Secret | undefined | Promise<V1Secret | undefined>;
+export type SecretReader = (namespace: string, name: string) => SecretLike | undefined | Promise<SecretLike | undefined>;
 
 export interface ClientFactoryInput {
   provider: 'github' | 'gitlab';

@@ -1,0 +1,8 @@
+export {
+  registerCodeHostIntegrationController,
+  integrationsByCredentialsSecret,
+  type CodeHostIntegrationController,
+  type CodeHostIntegrationControllerOptions,
+} from './controller.ts';
+export { createCodeHostIntegrationReconciler, type CodeHostIntegrationDependencies } from './reconcile.ts';
+export { decide, reasons, sameStatus, type Decision, type Timing, type Verification } from './status.ts';

@@ -1,0 +1,145 @@
+// The CodeHostIntegration status as a pure function of what verifying its credentials found, when to
+// look again, and which Event a change deserves. No I/O here: reconcile.ts asks the code host and
+// writes; this decides.
+import {
+  conditionTypes,
+  conditionsEqual,
+  findCondition,
+  markReady,
+  markReconciling,
+  markStalled,
+  setCondition,
+  type CodeHostIntegrationStatus,
+  type Condition,
+} from '../../api/index.ts';
+import type { CodeHostAccount, CodeHostError } from '../../codehost/index.ts';
+
+/** What asking the code host found: whom the credentials act as, or why it could not tell. */
+export type Verification = { ok: true; account: CodeHostAccount } | { ok: false; error: CodeHostError };
+
+export const reasons = {
+  verified: 'CredentialsVerified',
+  secretInvalid: 'CredentialsSecretInvalid',
+  rejected: 'CredentialsRejected',
+  notFound: 'CodeHostNotFound',
+  rateLimited: 'RateLimited',
+  unreachable: 'CodeHostUnreachable',
+} as const;
+
+export interface Timing {
+  /** How often credentials that looked fine (or were refused) are asked about again: tokens get revoked. */
+  verifyIntervalMs: number;
+  /** How soon an unreachable host is tried again. */
+  unreachableRetryMs: number;
+}
+
+export const defaultTiming: Timing = { verifyIntervalMs: 10 * 60_000, unreachableRetryMs: 30_000 };
+
+export interface Decision {
+  /** The status to hold; the current one, untouched, when nothing changed. */
+  status: CodeHostIntegrationStatus;
+  changed: boolean;
+  /** When to verify again; undefined waits for a change of the integration or its Secret. */
+  requeueAfterMs: number | undefined;
+  event: { type: 'Normal' | 'Warning'; reason: string; message: string } | undefined;
+}
+
+type Verdict = { state: 'ready' | 'refused' | 'progressing' | 'stalled'; reason: string; message: string };
+
+function verdictOf(verification: Verification, providerName: string): Verdict {
+  if (verification.ok) {
+    const { login, kind } = verification.account;
+    const who = kind === 'installation' ? `the App installation on ${login}` : `user ${login}`;
+    return { state: 'ready', reason: reasons.verified, message: `${providerName} accepted the credentials; they act as ${who}` };
+  }
+  const { error } = verification;
+  switch (error.reason) {
+    case 'InvalidCredentials':
+      return { state: 'stalled', reason: reasons.secretInvalid, message: error.message };
+    case 'Unauthorized':
+      return { state: 'refused', reason: reasons.rejected, message: error.message };
+    case 'NotFound':
+      return { state: 'refused', reason: reasons.notFound, message: error.message };
+    case 'RateLimited':
+      return { state: 'progressing', reason: reasons.rateLimited, message: error.message };
+    case 'Unreachable':
+      return { state: 'progressing', reason: reasons.unreachable, message: error.message };
+  }
+}
+
+function conditionsFor(previous: readonly Condition[] | undefined, verdict: Verdict, generation: number | undefined, now: Date): Condition[] {
+  const observation = { reason: verdict.reason, message: verdict.message, ...(generation === undefined ? {} : { observedGeneration: generation }) };
+  switch (verdict.state) {
+    case 'ready':
+      return markReady(previous, observation, now);
+    case 'stalled':
+      return markStalled(previous, observation, now);
+    case 'progressing':
+      return markReconciling(previous, observation, now);
+    case 'refused': {
+      // The host said no: not ready, and nothing will change until someone fixes the credentials, yet
+      // they may be fixed on the host's side (token re-enabled, App reinstalled) without a Kubernetes
+      // change, so this is not Stalled: the periodic check notices the fix.
+      let next = setCondition(previous, { type: conditionTypes.ready, status: 'False', ...observation }, now);
+      next = setCondition(next, { type: conditionTypes.reconciling, status: 'False', ...observation }, now);
+      return setCondition(next, { type: conditionTypes.stalled, status: 'False', ...observation }, now);
+    }
+  }
+}
+
+function timestamp(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function requeueAfter(verification: Verification, timing: Timing, now: Date): number | undefined {
+  if (verification.ok) return timing.verifyIntervalMs;
+  switch (verification.error.reason) {
+    case 'InvalidCredentials':
+      return undefined;
+    case 'RateLimited': {
+      const resetAt = (verification.error as CodeHostError & { resetAt?: Date }).resetAt;
+      const untilReset = resetAt ? resetAt.getTime() - now.getTime() + 1000 : timing.unreachableRetryMs;
+      return Math.min(timing.verifyIntervalMs, Math.max(1000, untilReset));
+    }
+    case 'Unreachable':
+      return Math.min(timing.verifyIntervalMs, timing.unreachableRetryMs);
+    default:
+      return timing.verifyIntervalMs;
+  }
+}
+
+/** True when both say the same, ignoring updatedAt and the conditions' transition times. */
+export function sameStatus(a: CodeHostIntegrationStatus | undefined, b: CodeHostIntegrationStatus | undefined): boolean {
+  return (
+    (a?.observedGeneration ?? null) === (b?.observedGeneration ?? null) &&
+    (a?.account ?? null) === (b?.account ?? null) &&
+    conditionsEqual(a?.conditions, b?.conditions)
+  );
+}
+
+export function decide(
+  current: CodeHostIntegrationStatus | undefined,
+  input: { generation: number | undefined; providerName: string; verification: Verification; now: Date; timing?: Timing },
+): Decision {
+  const { generation, verification, now } = input;
+  const verdict = verdictOf(verification, input.providerName);
+  // The account stays through a passing outage (rate limit, unreachable host): the credentials still
+  // act as it. A refusal or a broken Secret means they act as nobody.
+  const account = verification.ok ? verification.account.login : verdict.state === 'progressing' ? current?.account : undefined;
+  const candidate: CodeHostIntegrationStatus = {
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+    conditions: conditionsFor(current?.conditions, verdict, generation, now),
+    ...(account === undefined ? {} : { account }),
+  };
+  const changed = !sameStatus(current, candidate);
+  const status = changed ? { ...candidate, updatedAt: timestamp(now) } : (current ?? candidate);
+  return { status, changed, requeueAfterMs: requeueAfter(verification, input.timing ?? defaultTiming, now), event: eventFor(current, verdict) };
+}
+
+/** An Event when the Ready condition changes status or reason; repeats of the same state make none. */
+function eventFor(current: CodeHostIntegrationStatus | undefined, verdict: Verdict): Decision['event'] {
+  const previous = findCondition(current?.conditions, conditionTypes.ready);
+  const readyStatus = verdict.state === 'ready' ? 'True' : 'False';
+  if (previous && previous.status === readyStatus && previous.reason === verdict.reason) return undefined;
+  return { type: verdict.state === 'ready' ? 'Normal' : 'Warning', reason: verdict.reason, message: verdict.message };
+}
