@@ -231,7 +231,9 @@ export function createOAuthProviderReconciler(deps: OAuthProviderReconcilerDeps,
     if (!cached || cached.metadata.deletionTimestamp) return;
     // Cache objects are shared and read-only: work on a copy.
     const provider = structuredClone(cached) as OAuthProvider;
+    // List items may come without apiVersion and kind; Events and the status write need both.
     provider.apiVersion ??= oauthProviderKind.apiVersion;
+    provider.kind ??= oauthProviderKind.kind;
 
     const assessment = await assess(provider, deps, options);
     const status = nextStatus(provider.status, {
