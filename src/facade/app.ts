@@ -1,0 +1,24 @@
+// The facade as a Fastify instance: the server's error model plus every route. No I/O of its own
+// beyond what its dependencies do, so a test can build one over any cache and writer.
+import type { Logger } from 'pino';
+import { openApiDocument } from './openapi.ts';
+import type { FacadeDependencies } from './ports.ts';
+import { registerDeploymentRoutes } from './routes/deployments.ts';
+import { registerProviderRoutes } from './routes/providers.ts';
+import { registerRepositoryRoutes } from './routes/repositories.ts';
+import { createServer, type FacadeServer } from './server.ts';
+
+export interface FacadeAppOptions {
+  logger: Logger;
+  bodyLimit?: number;
+}
+
+export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptions): FacadeServer {
+  const app = createServer(options);
+  const document = JSON.stringify(openApiDocument());
+  app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(document));
+  registerProviderRoutes(app, deps);
+  registerDeploymentRoutes(app, deps);
+  registerRepositoryRoutes(app, deps);
+  return app;
+}

@@ -1,0 +1,216 @@
+// What a create or a PATCH of a deployment asks of the API server, decided without touching it: the
+// Deployment's spec, and the values for its `<deployment>-secrets` Secret. Every refusal is a 422
+// naming the offending member in the interface's spelling.
+import {
+  apiVersion,
+  fromWire,
+  sourceConfigSchema,
+  sourceRevisionConfigSchema,
+  type Deployment,
+  type DeploymentSecret,
+  type DeploymentSource,
+  type DeploymentSpec,
+  type SourceConfig,
+  type SourceRevisionConfig,
+} from '../api/index.ts';
+import type { DeepReadonly } from '../runtime/types.ts';
+import { unprocessable, type ValidationProblem } from './errors.ts';
+import { maskedSecretValue, type DeploymentCreate, type DeploymentPatch } from './wire-schemas.ts';
+
+export function deploymentSecretName(deploymentName: string): string {
+  return `${deploymentName}-secrets`;
+}
+
+/** Members that only a deployment built from a repository has. */
+const codehostOnlySourceConfig = ['integration_id', 'repo_url', 'build_on_push', 'install_command', 'build_command'] as const;
+const codehostOnlyRevisionConfig = ['repo_ref', 'graph_config_path'] as const;
+/** Members that may be set once and never changed (the CRD's CEL rules say the same). */
+const immutableOnceSet = ['integration_id', 'repo_url', 'deployment_type', 'listener_id'] as const;
+
+type WireObject = Record<string, unknown>;
+
+/** The members given for the deployment's source that do not belong to it. */
+export function sourceProblems(source: DeploymentSource, sourceConfig: WireObject | null | undefined, revisionConfig: WireObject | null | undefined): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const given = (object: WireObject | null | undefined, key: string) => object != null && object[key] != null;
+  if (source !== 'codehost') {
+    for (const key of codehostOnlySourceConfig) {
+      if (given(sourceConfig, key)) problems.push(notForSource(['body', 'source_config', key], source));
+    }
+    for (const key of codehostOnlyRevisionConfig) {
+      if (given(revisionConfig, key)) problems.push(notForSource(['body', 'source_revision_config', key], source));
+    }
+  } else if (given(revisionConfig, 'image_uri')) {
+    problems.push({
+      loc: ['body', 'source_revision_config', 'image_uri'],
+      msg: 'image_uri is not allowed when source is codehost: the build makes the image',
+      type: 'value_error',
+    });
+  }
+  return problems;
+}
+
+function notForSource(loc: string[], source: DeploymentSource): ValidationProblem {
+  return { loc, msg: `${loc.at(-1)} applies only when source is codehost, not ${source}`, type: 'value_error' };
+}
+
+/** What a complete deployment of this source must have. */
+function requiredProblems(spec: DeploymentSpec): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const required = (present: unknown, loc: string[], why: string) => {
+    if (present === undefined) problems.push({ loc, msg: `Field required ${why}`, type: 'missing' });
+  };
+  if (spec.source === 'codehost') {
+    required(spec.sourceConfig.integrationId, ['body', 'source_config', 'integration_id'], 'when source is codehost');
+    required(spec.sourceConfig.repoUrl, ['body', 'source_config', 'repo_url'], 'when source is codehost');
+    required(spec.sourceRevisionConfig.repoRef, ['body', 'source_revision_config', 'repo_ref'], 'when source is codehost');
+  } else {
+    required(spec.sourceRevisionConfig.imageUri, ['body', 'source_revision_config', 'image_uri'], `when source is ${spec.source}`);
+  }
+  const ref = spec.sourceRevisionConfig.repoRef;
+  if (ref?.startsWith('refs/tags/') && spec.sourceConfig.buildOnPush) {
+    problems.push({
+      loc: ['body', 'source_config', 'build_on_push'],
+      msg: 'build_on_push must be false when repo_ref is a tag (refs/tags/...): a tag never moves',
+      type: 'value_error',
+    });
+  }
+  return problems;
+}
+
+function secretsProblems(secrets: { name: string }[]): ValidationProblem[] {
+  const seen = new Set<string>();
+  const problems: ValidationProblem[] = [];
+  secrets.forEach((secret, index) => {
+    if (seen.has(secret.name)) {
+      problems.push({ loc: ['body', 'secrets', index, 'name'], msg: `Duplicate secret name ${secret.name}`, type: 'value_error' });
+    }
+    seen.add(secret.name);
+  });
+  return problems;
+}
+
+function withoutNulls(value: WireObject | null | undefined): WireObject {
+  return Object.fromEntries(Object.entries(value ?? {}).filter(([, member]) => member !== null && member !== undefined));
+}
+
+export interface DeploymentPlan {
+  spec: DeploymentSpec;
+  /** The whole content of the `<deployment>-secrets` Secret; undefined when it is not to be written. */
+  secretValues?: Record<string, string>;
+}
+
+export function planDeploymentCreate(body: DeploymentCreate): DeploymentPlan {
+  const sourceConfig = fromWire(sourceConfigSchema, body.source_config ?? {}) as SourceConfig;
+  const sourceRevisionConfig = fromWire(sourceRevisionConfigSchema, body.source_revision_config ?? {}) as SourceRevisionConfig;
+  const secrets = body.secrets ?? [];
+  const spec: DeploymentSpec = {
+    source: body.source,
+    sourceConfig,
+    sourceRevisionConfig,
+    ...(secrets.length > 0 ? { secrets: secrets.map((secret) => ({ name: secret.name })) } : {}),
+  };
+  const problems = [
+    ...sourceProblems(body.source, body.source_config as WireObject, body.source_revision_config as WireObject),
+    ...requiredProblems(spec),
+    ...secretsProblems(secrets),
+  ];
+  if (problems.length > 0) throw unprocessable(problems);
+  return { spec, ...(secrets.length > 0 ? { secretValues: Object.fromEntries(secrets.map((s) => [s.name, s.value])) } : {}) };
+}
+
+export function renderDeployment(namespace: string, name: string, spec: DeploymentSpec): Deployment {
+  return { apiVersion, kind: 'Deployment', metadata: { name, namespace }, spec };
+}
+
+/**
+ * A PATCH applied to the current Deployment. `storedSecretValues` are the values in its Secret now (a
+ * masked value in the request keeps the stored one).
+ */
+export function planDeploymentPatch(
+  current: DeepReadonly<Deployment>,
+  patch: DeploymentPatch,
+  storedSecretValues: Record<string, string>,
+): DeploymentPlan {
+  const problems: ValidationProblem[] = [];
+  const spec = structuredClone(current.spec) as DeploymentSpec;
+  spec.sourceConfig ??= {};
+  spec.sourceRevisionConfig ??= {};
+  if (patch.name != null && patch.name !== current.metadata.name) {
+    problems.push({ loc: ['body', 'name'], msg: 'name cannot be changed after creation', type: 'immutable' });
+  }
+  if (patch.source != null && patch.source !== current.spec.source) {
+    problems.push({ loc: ['body', 'source'], msg: 'source cannot be changed after creation', type: 'immutable' });
+  }
+
+  const sourceConfigPatch = withoutNulls(patch.source_config as WireObject | null | undefined);
+  const revisionConfigPatch = withoutNulls(patch.source_revision_config as WireObject | null | undefined);
+  problems.push(...sourceProblems(spec.source, sourceConfigPatch, revisionConfigPatch));
+
+  const currentWire = { ...(current.spec.sourceConfig ?? {}) } as Record<string, unknown>;
+  for (const key of immutableOnceSet) {
+    const next = sourceConfigPatch[key];
+    const camel = key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+    if (next !== undefined && currentWire[camel] !== undefined && currentWire[camel] !== next) {
+      problems.push({ loc: ['body', 'source_config', key], msg: `${key} cannot be changed once set`, type: 'immutable' });
+    }
+  }
+  const nextNamespace = withoutNulls(sourceConfigPatch.listener_config as WireObject | undefined).k8s_namespace;
+  const currentNamespace = current.spec.sourceConfig?.listenerConfig?.k8sNamespace;
+  if (nextNamespace !== undefined && currentNamespace !== undefined && nextNamespace !== currentNamespace) {
+    problems.push({ loc: ['body', 'source_config', 'listener_config', 'k8s_namespace'], msg: 'k8s_namespace cannot be changed once set', type: 'immutable' });
+  }
+
+  // Nested groups merge member by member: a PATCH of one resource field keeps the others.
+  const { resource_spec: resourceSpecPatch, listener_config: listenerConfigPatch, ...flatSourceConfig } = sourceConfigPatch;
+  const flat = fromWire(sourceConfigSchema, flatSourceConfig) as SourceConfig;
+  Object.assign(spec.sourceConfig, flat);
+  if (resourceSpecPatch) {
+    const resourceSpec = (fromWire(sourceConfigSchema, { resource_spec: withoutNulls(resourceSpecPatch as WireObject) }) as SourceConfig).resourceSpec;
+    spec.sourceConfig.resourceSpec = { ...spec.sourceConfig.resourceSpec, ...resourceSpec };
+  }
+  if (listenerConfigPatch) {
+    const listenerConfig = (fromWire(sourceConfigSchema, { listener_config: withoutNulls(listenerConfigPatch as WireObject) }) as SourceConfig).listenerConfig;
+    spec.sourceConfig.listenerConfig = { ...spec.sourceConfig.listenerConfig, ...listenerConfig };
+  }
+  Object.assign(spec.sourceRevisionConfig, fromWire(sourceRevisionConfigSchema, revisionConfigPatch) as SourceRevisionConfig);
+
+  let secretValues: Record<string, string> | undefined;
+  if (patch.secrets != null) {
+    problems.push(...secretsProblems(patch.secrets));
+    const currentEntries = new Map((current.spec.secrets ?? []).map((entry) => [entry.name, entry as DeploymentSecret]));
+    const entries: DeploymentSecret[] = [];
+    secretValues = {};
+    patch.secrets.forEach((secret, index) => {
+      const kept = currentEntries.get(secret.name);
+      if (secret.value === maskedSecretValue) {
+        // A masked value sent back unchanged keeps what is stored (a read-modify-write round trip).
+        if (!kept) {
+          problems.push({ loc: ['body', 'secrets', index, 'value'], msg: `Secret ${secret.name} has no stored value to keep`, type: 'value_error' });
+          return;
+        }
+        entries.push(structuredClone(kept));
+        if (!kept.valueFrom && storedSecretValues[secret.name] !== undefined) secretValues![secret.name] = storedSecretValues[secret.name]!;
+        return;
+      }
+      entries.push({ name: secret.name });
+      secretValues![secret.name] = secret.value;
+    });
+    if (entries.length > 0) spec.secrets = entries;
+    else delete spec.secrets;
+  }
+
+  problems.push(...requiredProblems(spec));
+  if (problems.length > 0) throw unprocessable(dedupe(problems));
+  return { spec, ...(secretValues ? { secretValues } : {}) };
+}
+
+function dedupe(problems: ValidationProblem[]): ValidationProblem[] {
+  const seen = new Set<string>();
+  return problems.filter((problem) => {
+    const key = JSON.stringify(problem.loc) + problem.msg;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,152 @@
+// The OpenAPI 3.1 document of the facade, generated from the same zod schemas that validate requests
+// and describe responses (JSON Schema 2020-12 is OpenAPI 3.1's schema dialect). Served at /openapi.json.
+import { z } from 'zod';
+import { pageQuerySchema } from './pagination.ts';
+import {
+  deploymentCreateSchema,
+  deploymentPatchSchema,
+  deploymentResponseSchema,
+  errorResponseSchema,
+  pageSchema,
+  providerCreateSchema,
+  providerResponseSchema,
+  providerUpdateSchema,
+  repositoryResponseSchema,
+  revisionResponseSchema,
+} from './wire-schemas.ts';
+
+type JsonObject = Record<string, unknown>;
+
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
+  const { $schema: _, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as JsonObject;
+  return rest;
+}
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const json = (schema: JsonObject) => ({ content: { 'application/json': { schema } } });
+
+const errors = {
+  '401': { description: 'Missing or invalid API key, or an organization the key cannot reach.', ...json(ref('Error')) },
+  '404': { description: 'No such object in the organization.', ...json(ref('Error')) },
+  '422': { description: 'The request is not valid: one entry per invalid member.', ...json(ref('Error')) },
+};
+
+function pathParam(name: string, description: string, uuid = true) {
+  return { name, in: 'path', required: true, description, schema: uuid ? { type: 'string', format: 'uuid' } : { type: 'string' } };
+}
+
+const pageParams = Object.entries((jsonSchema(pageQuerySchema, 'input').properties ?? {}) as Record<string, JsonObject>).map(([name, schema]) => ({
+  name,
+  in: 'query',
+  required: false,
+  schema,
+}));
+
+function operation(summary: string, success: { status: string; description: string; schema?: JsonObject }, extra: JsonObject = {}) {
+  const parameters = [{ $ref: '#/components/parameters/tenantId' }, ...((extra.parameters as unknown[] | undefined) ?? [])];
+  return {
+    summary,
+    ...extra,
+    parameters,
+    responses: {
+      [success.status]: { description: success.description, ...(success.schema ? json(success.schema) : {}) },
+      ...errors,
+    },
+  };
+}
+
+export function openApiDocument(): JsonObject {
+  const deploymentId = pathParam('deployment_id', 'ID of the deployment.');
+  const providerId = pathParam('provider_id', 'The OAuth provider identifier.', false);
+  const revisionId = pathParam('revision_id', 'ID of the revision.');
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Berth', version: 'v2', description: 'Deployments, their revisions, OAuth providers and code-host repositories.' },
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+      },
+      parameters: {
+        tenantId: {
+          name: 'X-Tenant-Id',
+          in: 'header',
+          required: false,
+          description: 'Organization to act in, among those the API key reaches. Default: the key\'s first.',
+          schema: { type: 'string', format: 'uuid' },
+        },
+      },
+      schemas: {
+        OAuthProviderCreate: jsonSchema(providerCreateSchema, 'input'),
+        OAuthProviderUpdate: jsonSchema(providerUpdateSchema, 'input'),
+        OAuthProvider: jsonSchema(providerResponseSchema, 'output'),
+        DeploymentCreate: jsonSchema(deploymentCreateSchema, 'input'),
+        DeploymentPatch: jsonSchema(deploymentPatchSchema, 'input'),
+        Deployment: jsonSchema(deploymentResponseSchema, 'output'),
+        Revision: jsonSchema(revisionResponseSchema, 'output'),
+        Repository: jsonSchema(repositoryResponseSchema, 'output'),
+        Error: jsonSchema(errorResponseSchema, 'output'),
+      },
+    },
+    security: [{ apiKey: [] }],
+    paths: {
+      '/v2/auth/providers': {
+        post: operation('Create an OAuth provider', { status: '200', description: 'The provider (without its secret).', schema: ref('OAuthProvider') }, {
+          requestBody: { required: true, ...json(ref('OAuthProviderCreate')) },
+        }),
+        get: operation('List OAuth providers', { status: '200', description: 'One page of providers.', schema: jsonSchema(pageSchema(providerResponseSchema), 'output') }, {
+          parameters: pageParams,
+        }),
+      },
+      '/v2/auth/providers/{provider_id}': {
+        parameters: [providerId],
+        get: operation('Read an OAuth provider', { status: '200', description: 'The provider.', schema: ref('OAuthProvider') }),
+        patch: operation('Update an OAuth provider', { status: '200', description: 'The provider.', schema: ref('OAuthProvider') }, {
+          requestBody: { required: true, ...json(ref('OAuthProviderUpdate')) },
+        }),
+        delete: operation('Delete an OAuth provider', { status: '204', description: 'Deleted.' }),
+      },
+      '/v1/integrations/codehost/{integration_id}/repos': {
+        parameters: [pathParam('integration_id', 'ID of the code-host integration.')],
+        get: operation('List repositories of a code-host integration', {
+          status: '200',
+          description: 'Every repository the integration reaches.',
+          schema: { type: 'array', items: ref('Repository') },
+        }),
+      },
+      '/v2/deployments': {
+        post: operation('Create a deployment', { status: '201', description: 'The deployment.', schema: ref('Deployment') }, {
+          requestBody: { required: true, ...json(ref('DeploymentCreate')) },
+        }),
+        get: operation('List deployments', { status: '200', description: 'One page of deployments.', schema: jsonSchema(pageSchema(deploymentResponseSchema), 'output') }, {
+          parameters: pageParams,
+        }),
+      },
+      '/v2/deployments/{deployment_id}': {
+        parameters: [deploymentId],
+        get: operation('Read a deployment', { status: '200', description: 'The deployment.', schema: ref('Deployment') }),
+        patch: operation(
+          'Patch a deployment',
+          { status: '200', description: 'The deployment once the controller has observed the patch.', schema: ref('Deployment') },
+          { requestBody: { required: true, ...json(ref('DeploymentPatch')) } },
+        ),
+        delete: operation('Delete a deployment', { status: '204', description: 'Deleted.' }),
+      },
+      '/v2/deployments/{deployment_id}/revisions': {
+        parameters: [deploymentId],
+        get: operation('List revisions of a deployment, newest first', {
+          status: '200',
+          description: 'One page of revisions.',
+          schema: jsonSchema(pageSchema(revisionResponseSchema), 'output'),
+        }, { parameters: pageParams }),
+      },
+      '/v2/deployments/{deployment_id}/revisions/{revision_id}': {
+        parameters: [deploymentId, revisionId],
+        get: operation('Read a revision', { status: '200', description: 'The revision.', schema: ref('Revision') }),
+      },
+      '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy': {
+        parameters: [deploymentId, revisionId],
+        post: operation('Serve this revision again (a rollback)', { status: '200', description: 'The deployment.', schema: ref('Deployment') }),
+      },
+    },
+  };
+}

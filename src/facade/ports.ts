@@ -1,0 +1,37 @@
+// What the routes depend on, as small interfaces: a reader of the informer caches, a writer to the API
+// server, the code-host's repository lister and a clock to wait on. `startFacade` adapts the real ones;
+// anything with the same shape (an Informer, a stub lister in a test) fits.
+import type { V1Namespace } from '@kubernetes/client-node';
+import type { CodeHostIntegration, Deployment, OAuthProvider, Revision } from '../api/index.ts';
+import type { Repository } from '../codehost/repository.ts';
+import type { DeepReadonly } from '../runtime/types.ts';
+import type { ApiKeyRecord } from './api-keys.ts';
+import type { ObjectWriter } from './kube-writer.ts';
+
+/** The read side of an informer cache: the same shape as the runtime's Informer. */
+export interface CacheReader<T> {
+  get(namespace: string, name: string): DeepReadonly<T> | undefined;
+  list(namespace?: string): DeepReadonly<T>[];
+}
+
+export interface FacadeCache {
+  namespaces: Pick<CacheReader<V1Namespace>, 'list'>;
+  apiKeys: { list(): Iterable<ApiKeyRecord> };
+  oauthProviders: CacheReader<OAuthProvider>;
+  deployments: CacheReader<Deployment>;
+  revisions: CacheReader<Revision>;
+  codeHostIntegrations: CacheReader<CodeHostIntegration>;
+}
+
+/** Lists what an integration's credentials reach; failures are the code host's typed errors. */
+export interface RepositoryLister {
+  listRepositories(integration: DeepReadonly<CodeHostIntegration>): Promise<Repository[]>;
+}
+
+export interface FacadeDependencies {
+  cache: FacadeCache;
+  writer: ObjectWriter;
+  repositories: RepositoryLister;
+  /** How long a write waits for the controller to observe it before answering with the current state. */
+  observeTimeoutMs: number;
+}

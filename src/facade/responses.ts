@@ -1,0 +1,100 @@
+// Pure mappings from cached objects to the interface's response bodies. id is metadata.uid,
+// organization_id the namespace's label, created_at the creationTimestamp, updated_at what the
+// controller recorded in status (the creationTimestamp until it has). Secret values never appear.
+import {
+  revisionSourceConfigSchema,
+  sourceConfigSchema,
+  toWire,
+  type Deployment,
+  type OAuthProvider,
+  type Revision,
+} from '../api/index.ts';
+import type { DeepReadonly } from '../runtime/types.ts';
+import {
+  maskedSecretValue,
+  type DeploymentResponse,
+  type ProviderResponse,
+  type RevisionResponse,
+} from './wire-schemas.ts';
+
+type Timestamp = Date | string | undefined | DeepReadonly<Date>;
+
+/** RFC 3339 text of a timestamp, whether it came parsed (Date) or raw (string) from the API server. */
+export function timestampText(value: Timestamp): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  return new Date((value as Date).getTime()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function providerResponse(provider: DeepReadonly<OAuthProvider>, organizationId: string): ProviderResponse {
+  const { spec, metadata, status } = provider;
+  const createdAt = timestampText(metadata.creationTimestamp) ?? '';
+  return {
+    id: metadata.uid ?? '',
+    organization_id: organizationId,
+    provider_id: spec.providerId,
+    name: spec.name,
+    client_id: spec.clientId,
+    auth_url: spec.authUrl,
+    token_url: spec.tokenUrl,
+    uses_pkce: spec.usesPkce ?? false,
+    code_challenge_method: spec.codeChallengeMethod ?? null,
+    created_at: createdAt,
+    updated_at: status?.updatedAt ?? createdAt,
+    provider_type: spec.providerType ?? null,
+    mcp_server_url: spec.mcpServerUrl ?? null,
+    token_endpoint_auth_method: spec.tokenEndpointAuthMethod ?? 'client_secret_post',
+    is_dynamic_client: spec.isDynamicClient ?? false,
+  };
+}
+
+/**
+ * `latestRevision` supplies the commit the latest revision resolved to (repo_commit_sha appears in
+ * responses only).
+ */
+export function deploymentResponse(deployment: DeepReadonly<Deployment>, latestRevision?: DeepReadonly<Revision>): DeploymentResponse {
+  const { spec, metadata, status } = deployment;
+  const createdAt = timestampText(metadata.creationTimestamp) ?? '';
+  const repoCommitSha = latestRevision?.status?.repoCommitSha ?? latestRevision?.spec.sourceRevisionConfig?.repoCommitSha;
+  const revisionConfig = { ...spec.sourceRevisionConfig, ...(repoCommitSha ? { repoCommitSha } : {}) };
+  return {
+    name: metadata.name ?? '',
+    source: spec.source,
+    source_config: toWire(sourceConfigSchema, spec.sourceConfig ?? {}) as DeploymentResponse['source_config'],
+    source_revision_config: toWire(revisionSourceConfigSchema, revisionConfig) as DeploymentResponse['source_revision_config'],
+    secrets: (spec.secrets ?? []).map((secret) => ({ name: secret.name, value: maskedSecretValue })),
+    id: metadata.uid ?? '',
+    created_at: createdAt,
+    updated_at: status?.updatedAt ?? createdAt,
+    status: status?.status ?? 'UNKNOWN',
+    latest_revision_id: status?.latestRevisionId ?? null,
+    active_revision_id: status?.activeRevisionId ?? null,
+    image_version: status?.imageVersion ?? null,
+  };
+}
+
+export function revisionResponse(revision: DeepReadonly<Revision>, deploymentId: string): RevisionResponse {
+  const { spec, metadata, status } = revision;
+  const createdAt = timestampText(metadata.creationTimestamp) ?? '';
+  const lastTransition = (status?.conditions ?? [])
+    .map((condition) => timestampText(condition.lastTransitionTime as Timestamp))
+    .filter((time): time is string => time !== undefined)
+    .sort()
+    .at(-1);
+  const repoCommitSha = status?.repoCommitSha ?? spec.sourceRevisionConfig?.repoCommitSha;
+  return {
+    id: metadata.uid ?? '',
+    deployment_id: deploymentId,
+    name: metadata.name ?? '',
+    source: spec.source,
+    source_revision_config: toWire(revisionSourceConfigSchema, {
+      ...spec.sourceRevisionConfig,
+      ...(repoCommitSha ? { repoCommitSha } : {}),
+    }) as RevisionResponse['source_revision_config'],
+    status: status?.status ?? 'UNKNOWN',
+    status_message: status?.message ?? null,
+    image_uri: status?.imageUri ?? spec.sourceRevisionConfig?.imageUri ?? null,
+    created_at: createdAt,
+    updated_at: lastTransition && lastTransition > createdAt ? lastTransition : createdAt,
+  };
+}

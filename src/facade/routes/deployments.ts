@@ -1,0 +1,164 @@
+// Deployments and their revisions: /v2/deployments[/{deployment_id}[/revisions[/{revision_id}[/redeploy]]]].
+// A write answers once the controller has observed it (status.observedGeneration reaches the
+// generation the write produced), bounded by observeTimeoutMs, so a PATCH that makes a revision
+// answers with the new latest_revision_id.
+import type { FastifyInstance } from 'fastify';
+import { deploymentKind, labels, type Deployment, type Revision } from '../../api/index.ts';
+import type { DeepReadonly } from '../../runtime/types.ts';
+import { conflict, notFound } from '../errors.ts';
+import { deploymentSecretName, planDeploymentCreate, planDeploymentPatch, renderDeployment, type DeploymentPlan } from '../deployment-plan.ts';
+import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
+import { waitForCache, waitForGone } from '../observe.ts';
+import { readSecretValues, renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
+import { paginate, pageQuerySchema } from '../pagination.ts';
+import type { FacadeDependencies } from '../ports.ts';
+import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
+import { deploymentResponse, revisionResponse } from '../responses.ts';
+import { deploymentCreateSchema, deploymentPatchSchema, type DeploymentCreate, type DeploymentPatch } from '../wire-schemas.ts';
+
+type DeploymentParams = { Params: { deployment_id: string } };
+type RevisionParams = { Params: { deployment_id: string; revision_id: string } };
+
+export function deploymentNotFound(id: string): string {
+  return `Deployment ID ${id} not found.`;
+}
+
+/** Revisions of a deployment, newest first (by the generation they were made at, then creation). */
+export function revisionsOf(deployment: DeepReadonly<Deployment>, revisions: readonly DeepReadonly<Revision>[]): DeepReadonly<Revision>[] {
+  const generation = (revision: DeepReadonly<Revision>) => Number(revision.metadata.labels?.[labels.deploymentGeneration] ?? 0);
+  return revisions
+    .filter(
+      (revision) =>
+        revision.metadata.labels?.[labels.deployment] === deployment.metadata.name &&
+        (revision.metadata.ownerReferences ?? []).some((owner) => owner.uid === deployment.metadata.uid),
+    )
+    .sort((a, b) => generation(b) - generation(a) || byCreation(b, a));
+}
+
+export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
+  const { cache, writer } = deps;
+  const deployments = cache.deployments;
+
+  const findDeployment = (namespace: string, id: string) => {
+    const deployment = deployments.list(namespace).find((candidate) => candidate.metadata.uid === id);
+    if (!deployment) throw notFound(deploymentNotFound(id));
+    return deployment;
+  };
+
+  const respond = (deployment: DeepReadonly<Deployment>) => {
+    const latestName = deployment.status?.latestRevisionName;
+    const latest = latestName ? cache.revisions.get(deployment.metadata.namespace ?? '', latestName) : undefined;
+    return deploymentResponse(deployment, latest);
+  };
+
+  /** The Deployment once the controller has acted on `written`, or the newest the cache holds at the deadline. */
+  const observed = async (written: Deployment): Promise<DeepReadonly<Deployment>> =>
+    (await waitForCache(
+      () => deployments.get(written.metadata.namespace ?? '', written.metadata.name ?? ''),
+      (cached) => cached.metadata.uid === written.metadata.uid && (cached.status?.observedGeneration ?? -1) >= (written.metadata.generation ?? 0),
+      { timeoutMs: deps.observeTimeoutMs },
+    )) ?? written;
+
+  const writeSecrets = async (namespace: string, owner: Deployment, plan: DeploymentPlan) => {
+    if (plan.secretValues === undefined) return;
+    await writeOwnedSecret(writer, renderOwnedSecret(namespace, deploymentSecretName(owner.metadata.name!), owner, plan.secretValues));
+  };
+
+  app.post('/v2/deployments', async (request, reply) => {
+    const tenant = tenantOf(request, cache);
+    const body = parseRequestPart('body', deploymentCreateSchema, request.body) as DeploymentCreate;
+    const alreadyExists = `Deployment ${body.name} already exists.`;
+    if (deployments.get(tenant.namespace, body.name)) throw conflict(alreadyExists);
+    const plan = planDeploymentCreate(body);
+    const created = await writer
+      .create(deploymentKind, tenant.namespace, renderDeployment(tenant.namespace, body.name, plan.spec))
+      .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
+    try {
+      await writeSecrets(tenant.namespace, created, plan);
+    } catch (error) {
+      await writer.delete(deploymentKind, tenant.namespace, body.name).catch(() => {});
+      throw error;
+    }
+    return reply.code(201).send(respond(await observed(created)));
+  });
+
+  app.get('/v2/deployments', async (request) => {
+    const tenant = tenantOf(request, cache);
+    const query = parseRequestPart('query', pageQuerySchema, request.query);
+    return paginate([...deployments.list(tenant.namespace)].sort(byCreation).map(respond), query);
+  });
+
+  app.get<DeploymentParams>('/v2/deployments/:deployment_id', async (request) => {
+    const tenant = tenantOf(request, cache);
+    return respond(findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id')));
+  });
+
+  app.patch<DeploymentParams>('/v2/deployments/:deployment_id', async (request) => {
+    const tenant = tenantOf(request, cache);
+    const id = uuidPathParam(request, 'deployment_id');
+    const name = findDeployment(tenant.namespace, id).metadata.name!;
+    const patch = parseRequestPart('body', deploymentPatchSchema, request.body) as DeploymentPatch;
+    const missing = deploymentNotFound(id);
+
+    const written = await retryOnConflict(async () => {
+      const current = await writer.read<Deployment>(deploymentKind, tenant.namespace, name);
+      if (!current || current.metadata.uid !== id) throw notFound(missing);
+      const masked = (patch.secrets ?? []).some((secret) => secret.value === '********');
+      const stored = masked ? await readSecretValues(writer, tenant.namespace, deploymentSecretName(name)) : {};
+      const plan = planDeploymentPatch(current, patch, stored);
+      const next: Deployment = { ...current, spec: plan.spec };
+      const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
+      // The API server validates (CEL rules included) before the Secret changes: a refusal changes nothing.
+      if (specChanged) await writer.replace(deploymentKind, tenant.namespace, next, { dryRun: true });
+      await writeSecrets(tenant.namespace, current, plan);
+      return specChanged ? writer.replace(deploymentKind, tenant.namespace, next) : current;
+    }).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
+    return respond(await observed(written));
+  });
+
+  app.delete<DeploymentParams>('/v2/deployments/:deployment_id', async (request, reply) => {
+    const tenant = tenantOf(request, cache);
+    const deployment = findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id'));
+    await writer.delete(deploymentKind, tenant.namespace, deployment.metadata.name!);
+    await waitForGone(() => deployments.get(tenant.namespace, deployment.metadata.name!), deps.observeTimeoutMs);
+    return reply.code(204).send();
+  });
+
+  app.get<DeploymentParams>('/v2/deployments/:deployment_id/revisions', async (request) => {
+    const tenant = tenantOf(request, cache);
+    const deployment = findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id'));
+    const query = parseRequestPart('query', pageQuerySchema, request.query);
+    const revisions = revisionsOf(deployment, cache.revisions.list(tenant.namespace));
+    return paginate(
+      revisions.map((revision) => revisionResponse(revision, deployment.metadata.uid!)),
+      query,
+    );
+  });
+
+  const findRevision = (namespace: string, deployment: DeepReadonly<Deployment>, revisionId: string) => {
+    const revision = revisionsOf(deployment, cache.revisions.list(namespace)).find((candidate) => candidate.metadata.uid === revisionId);
+    if (!revision) throw notFound(`Revision ID ${revisionId} not found.`);
+    return revision;
+  };
+
+  app.get<RevisionParams>('/v2/deployments/:deployment_id/revisions/:revision_id', async (request) => {
+    const tenant = tenantOf(request, cache);
+    const deployment = findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id'));
+    const revision = findRevision(tenant.namespace, deployment, uuidPathParam(request, 'revision_id'));
+    return revisionResponse(revision, deployment.metadata.uid!);
+  });
+
+  app.post<RevisionParams>('/v2/deployments/:deployment_id/revisions/:revision_id/redeploy', async (request) => {
+    const tenant = tenantOf(request, cache);
+    const id = uuidPathParam(request, 'deployment_id');
+    const deployment = findDeployment(tenant.namespace, id);
+    const revision = findRevision(tenant.namespace, deployment, uuidPathParam(request, 'revision_id'));
+    const written = await writer
+      .patch<Deployment>(deploymentKind, tenant.namespace, deployment.metadata.name!, {
+        metadata: { uid: id },
+        spec: { revisionName: revision.metadata.name },
+      })
+      .catch((error: unknown) => clientErrorFromKube(error, { notFound: deploymentNotFound(id) }));
+    return respond(await observed(written));
+  });
+}

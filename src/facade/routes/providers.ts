@@ -1,0 +1,137 @@
+// OAuth providers: POST/GET/PATCH/DELETE /v2/auth/providers[/{provider_id}]. metadata.name comes from
+// provider_id, so the API server itself refuses a duplicate; the client secret goes to a Secret owned
+// by the OAuthProvider and is never returned.
+import type { FastifyInstance } from 'fastify';
+import { apiVersion, oauthProviderKind, oauthProviderObjectName, type OAuthProvider, type OAuthProviderSpec } from '../../api/index.ts';
+import type { DeepReadonly } from '../../runtime/types.ts';
+import { conflict, notFound } from '../errors.ts';
+import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
+import { reflects, waitForCache, waitForGone } from '../observe.ts';
+import { renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
+import { paginate, pageQuerySchema } from '../pagination.ts';
+import type { FacadeDependencies } from '../ports.ts';
+import { byCreation, parseRequestPart, tenantOf } from '../request.ts';
+import { providerResponse } from '../responses.ts';
+import { providerCreateSchema, providerUpdateSchema, type ProviderCreate, type ProviderUpdate } from '../wire-schemas.ts';
+
+export const clientSecretKey = 'clientSecret';
+
+export function clientSecretName(objectName: string): string {
+  return `${objectName}-client-secret`;
+}
+
+export function renderProvider(namespace: string, body: ProviderCreate): OAuthProvider {
+  const name = oauthProviderObjectName(body.provider_id);
+  const spec: OAuthProviderSpec = {
+    providerId: body.provider_id,
+    name: body.name,
+    clientId: body.client_id,
+    authUrl: body.auth_url,
+    tokenUrl: body.token_url,
+    usesPkce: body.uses_pkce,
+    codeChallengeMethod: body.code_challenge_method,
+    tokenEndpointAuthMethod: body.token_endpoint_auth_method,
+    isDynamicClient: false,
+    ...(body.provider_type ? { providerType: body.provider_type } : {}),
+    ...(body.client_secret ? { clientSecretRef: { name: clientSecretName(name), key: clientSecretKey } } : {}),
+  };
+  return { apiVersion, kind: 'OAuthProvider', metadata: { name, namespace }, spec };
+}
+
+/** The spec after an update: present, non-null members replace; the rest stays. */
+export function updatedProviderSpec(current: DeepReadonly<OAuthProviderSpec>, objectName: string, body: ProviderUpdate): OAuthProviderSpec {
+  const spec = structuredClone(current) as OAuthProviderSpec;
+  if (body.name != null) spec.name = body.name;
+  if (body.client_id != null) spec.clientId = body.client_id;
+  if (body.auth_url != null) spec.authUrl = body.auth_url;
+  if (body.token_url != null) spec.tokenUrl = body.token_url;
+  if (body.uses_pkce != null) spec.usesPkce = body.uses_pkce;
+  if (body.code_challenge_method != null) spec.codeChallengeMethod = body.code_challenge_method;
+  if (body.token_endpoint_auth_method != null) spec.tokenEndpointAuthMethod = body.token_endpoint_auth_method;
+  if (body.provider_type != null) spec.providerType = body.provider_type;
+  if (body.client_secret != null) spec.clientSecretRef = { name: clientSecretName(objectName), key: clientSecretKey };
+  return spec;
+}
+
+export function registerProviderRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
+  const { cache, writer } = deps;
+  const providers = cache.oauthProviders;
+
+  const findProvider = (namespace: string, providerId: string) => {
+    const provider = providers.get(namespace, oauthProviderObjectName(providerId));
+    if (!provider || provider.spec.providerId !== providerId) throw notFound(`OAuth provider ${providerId} not found.`);
+    return provider;
+  };
+
+  const caughtUp = async (written: OAuthProvider) =>
+    (await waitForCache(
+      () => providers.get(written.metadata.namespace ?? '', written.metadata.name ?? ''),
+      (cached) => reflects(cached, written),
+      { timeoutMs: deps.observeTimeoutMs },
+    )) ?? written;
+
+  app.post('/v2/auth/providers', async (request) => {
+    const tenant = tenantOf(request, cache);
+    const body = parseRequestPart('body', providerCreateSchema, request.body) as ProviderCreate;
+    const alreadyExists = `OAuth provider ${body.provider_id} already exists.`;
+    if (providers.get(tenant.namespace, oauthProviderObjectName(body.provider_id))) throw conflict(alreadyExists);
+
+    const created = await writer
+      .create(oauthProviderKind, tenant.namespace, renderProvider(tenant.namespace, body))
+      .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
+    if (body.client_secret) {
+      const secret = renderOwnedSecret(tenant.namespace, clientSecretName(created.metadata.name!), created, { [clientSecretKey]: body.client_secret });
+      try {
+        await writeOwnedSecret(writer, secret);
+      } catch (error) {
+        // No provider without its secret: take the half-made provider back before failing.
+        await writer.delete(oauthProviderKind, tenant.namespace, created.metadata.name!).catch(() => {});
+        throw error;
+      }
+    }
+    return providerResponse(await caughtUp(created), tenant.organizationId);
+  });
+
+  app.get('/v2/auth/providers', async (request) => {
+    const tenant = tenantOf(request, cache);
+    const query = parseRequestPart('query', pageQuerySchema, request.query);
+    const items = [...providers.list(tenant.namespace)].sort(byCreation).map((p) => providerResponse(p, tenant.organizationId));
+    return paginate(items, query);
+  });
+
+  app.get<{ Params: { provider_id: string } }>('/v2/auth/providers/:provider_id', async (request) => {
+    const tenant = tenantOf(request, cache);
+    return providerResponse(findProvider(tenant.namespace, request.params.provider_id), tenant.organizationId);
+  });
+
+  app.patch<{ Params: { provider_id: string } }>('/v2/auth/providers/:provider_id', async (request) => {
+    const tenant = tenantOf(request, cache);
+    const providerId = request.params.provider_id;
+    const cached = findProvider(tenant.namespace, providerId);
+    const body = parseRequestPart('body', providerUpdateSchema, request.body) as ProviderUpdate;
+    const name = cached.metadata.name!;
+    const missing = `OAuth provider ${providerId} not found.`;
+
+    const written = await retryOnConflict(async () => {
+      const current = await writer.read<OAuthProvider>(oauthProviderKind, tenant.namespace, name);
+      if (!current || current.spec.providerId !== providerId) throw notFound(missing);
+      const spec = updatedProviderSpec(current.spec, name, body);
+      // Validated by the API server before the secret changes, so a refused update changes nothing.
+      const next = { ...current, spec };
+      await writer.replace(oauthProviderKind, tenant.namespace, next, { dryRun: true });
+      if (body.client_secret != null) {
+        await writeOwnedSecret(writer, renderOwnedSecret(tenant.namespace, clientSecretName(name), current, { [clientSecretKey]: body.client_secret }));
+      }
+      return writer.replace(oauthProviderKind, tenant.namespace, next);
+    }).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
+    return providerResponse(await caughtUp(written), tenant.organizationId);
+  });
+
+  app.delete<{ Params: { provider_id: string } }>('/v2/auth/providers/:provider_id', async (request, reply) => {
+    const tenant = tenantOf(request, cache);
+    const provider = findProvider(tenant.namespace, request.params.provider_id);
+    await writer.delete(oauthProviderKind, tenant.namespace, provider.metadata.name!);
+    await waitForGone(() => providers.get(tenant.namespace, provider.metadata.name!), deps.observeTimeoutMs);
+    return reply.code(204).send();
+  });
+}

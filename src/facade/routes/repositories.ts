@@ -1,0 +1,37 @@
+// GET /v1/integrations/codehost/{integration_id}/repos: the repositories an integration reaches, as a
+// bare array. The integration is found by metadata.uid among the organization's CodeHostIntegrations;
+// a code host's refusal becomes a 4xx that says which side is at fault, never a credential.
+import type { FastifyInstance } from 'fastify';
+import { CodeHostError } from '../../codehost/errors.ts';
+import { HttpError, badRequest, notFound } from '../errors.ts';
+import type { FacadeDependencies } from '../ports.ts';
+import { tenantOf, uuidPathParam } from '../request.ts';
+
+export function codeHostHttpError(error: CodeHostError): HttpError {
+  switch (error.reason) {
+    case 'InvalidCredentials':
+    case 'Unauthorized':
+      return badRequest(`The code host refused the integration's credentials: ${error.message}`);
+    case 'NotFound':
+      return notFound(`The code host found nothing: ${error.message}`);
+    case 'RateLimited':
+      return new HttpError(429, `The code host's rate limit is exhausted: ${error.message}`);
+    case 'Unreachable':
+      return new HttpError(502, `The code host could not be reached: ${error.message}`);
+  }
+}
+
+export function registerRepositoryRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
+  app.get<{ Params: { integration_id: string } }>('/v1/integrations/codehost/:integration_id/repos', async (request) => {
+    const tenant = tenantOf(request, deps.cache);
+    const id = uuidPathParam(request, 'integration_id');
+    const integration = deps.cache.codeHostIntegrations.list(tenant.namespace).find((candidate) => candidate.metadata.uid === id);
+    if (!integration) throw notFound(`Integration ID ${id} not found.`);
+    try {
+      return await deps.repositories.listRepositories(integration);
+    } catch (error) {
+      if (error instanceof CodeHostError) throw codeHostHttpError(error);
+      throw error;
+    }
+  });
+}

@@ -1,0 +1,110 @@
+// The Fastify instance every route is mounted on, with the parts that make bad input harmless: one
+// JSON parser (strict, size-limited), one error handler (a 4xx with a detail for anything a client
+// caused, a bare 500 for the rest, never a stack trace), one not-found answer.
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { HttpError } from './errors.ts';
+
+export interface ServerOptions {
+  logger: Logger;
+  /** Largest request body accepted, in bytes; larger ones answer 413. */
+  bodyLimit?: number;
+}
+
+export const defaultBodyLimit = 1024 * 1024;
+
+export type FacadeServer = FastifyInstance;
+
+export function createServer(options: ServerOptions): FacadeServer {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    bodyLimit: options.bodyLimit ?? defaultBodyLimit,
+    // The API key travels in a header and must never reach a log line: requests are logged by method
+    // and URL only (Fastify's default serializer), and the facade's own lines name no header.
+    disableRequestLogging: false,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+  });
+
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    try {
+      done(null, parseStrictJson(text));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+    if (error instanceof HttpError) {
+      return reply.code(error.statusCode).send({ detail: error.detail });
+    }
+    const status = error.statusCode;
+    if (status !== undefined && status >= 400 && status < 500) {
+      return reply.code(status).send({ detail: clientMessage(error) });
+    }
+    request.log.error({ err: { message: error.message, code: error.code, stack: error.stack } }, 'request failed');
+    return reply.code(500).send({ detail: 'Internal server error.' });
+  });
+
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
+  // The pino logger's type is wider than Fastify's default logger type; routes need neither.
+  return app as unknown as FacadeServer;
+}
+
+/**
+ * JSON.parse, refusing what JSON.parse would quietly accept but no client means: `__proto__` or
+ * `constructor.prototype` members (prototype poisoning). A syntax error answers 422 json_invalid,
+ * with the position of the problem, as the reference control plane's clients expect.
+ */
+export function parseStrictJson(text: string): unknown {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    const message = (error as Error).message;
+    const position = /position (\d+)/.exec(message)?.[1];
+    throw new HttpError(422, [
+      { loc: ['body', ...(position ? [Number(position)] : [])], msg: `JSON decode error: ${message}`, type: 'json_invalid' },
+    ]);
+  }
+  const poisoned = findPoisonedKey(value, []);
+  if (poisoned) {
+    throw new HttpError(422, [{ loc: ['body', ...poisoned], msg: 'Forbidden member name', type: 'json_invalid' }]);
+  }
+  return value;
+}
+
+function findPoisonedKey(value: unknown, path: (string | number)[]): (string | number)[] | undefined {
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = findPoisonedKey(item, [...path, index]);
+      if (found) return found;
+    }
+  } else if (value !== null && typeof value === 'object') {
+    for (const key of Object.keys(value)) {
+      const member = (value as Record<string, unknown>)[key];
+      if (key === '__proto__') return [...path, key];
+      if (key === 'constructor' && member !== null && typeof member === 'object' && 'prototype' in member) return [...path, key];
+      const found = findPoisonedKey(member, [...path, key]);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function clientMessage(error: FastifyError): string {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return 'Request body is too large.';
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'Unsupported media type: send application/json.';
+    default:
+      return error.message;
+  }
+}

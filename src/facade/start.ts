@@ -1,0 +1,120 @@
+// startFacade: the facade as src/main.ts runs it. It shares the manager's informers when given one
+// (one cache per resource for controllers and facade), waits for them to sync, and listens.
+import type { KubeConfig, V1Namespace, V1Secret } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import {
+  codeHostIntegrationKind,
+  deploymentKind,
+  oauthProviderKind,
+  revisionKind,
+  type CodeHostIntegration,
+  type Deployment,
+  type OAuthProvider,
+  type Revision,
+} from '../api/index.ts';
+import { CodeHostRegistry } from '../codehost/registry.ts';
+import { createInformer, type Informer, type InformerOptions } from '../runtime/informer.ts';
+import type { KubeObject, ResourceKind } from '../runtime/types.ts';
+import { apiKeyLabel, apiKeyRecordFromSecret, type ApiKeyRecord } from './api-keys.ts';
+import { buildFacadeApp } from './app.ts';
+import { kubeObjectWriter } from './kube-writer.ts';
+import { secretResource } from './owned-secrets.ts';
+import type { FacadeCache, FacadeDependencies, RepositoryLister } from './ports.ts';
+
+/** Where informers come from: the runtime's Manager fits. */
+export interface InformerSource {
+  informer<T extends KubeObject>(resource: ResourceKind, options?: Omit<InformerOptions, 'logger'>): Informer<T>;
+}
+
+export interface FacadeOptions {
+  kubeConfig: KubeConfig;
+  /** Shares its informers; without one the facade runs its own (and stops them on close). */
+  manager?: InformerSource;
+  /** Where API key Secrets live. */
+  operatorNamespace: string;
+  port: number;
+  host?: string;
+  logger: Logger;
+  bodyLimit?: number;
+  /** How long a write waits for the controller to observe it. Default 10 s. */
+  observeTimeoutMs?: number;
+  /** How long to wait for the caches to fill before listening anyway. Default 60 s. */
+  syncTimeoutMs?: number;
+  repositories?: RepositoryLister;
+}
+
+export interface RunningFacade {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const namespaceKind: ResourceKind = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
+const secretKind: ResourceKind = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' };
+
+export async function startFacade(options: FacadeOptions): Promise<RunningFacade> {
+  const ownInformers: Informer<KubeObject>[] = [];
+  const source: InformerSource = options.manager ?? {
+    informer: <T extends KubeObject>(resource: ResourceKind, informerOptions: Omit<InformerOptions, 'logger'> = {}) => {
+      const informer = createInformer<T>(options.kubeConfig, resource, { ...informerOptions, logger: options.logger });
+      ownInformers.push(informer as unknown as Informer<KubeObject>);
+      return informer;
+    },
+  };
+  const namespaces = source.informer<V1Namespace>(namespaceKind);
+  const apiKeySecrets = source.informer<V1Secret>(secretKind, { namespaces: [options.operatorNamespace], labelSelector: `${apiKeyLabel}=true` });
+  const cache: FacadeCache = {
+    namespaces,
+    apiKeys: { list: () => apiKeyRecords(apiKeySecrets.list(options.operatorNamespace) as V1Secret[]) },
+    oauthProviders: source.informer<OAuthProvider>(oauthProviderKind),
+    deployments: source.informer<Deployment>(deploymentKind),
+    revisions: source.informer<Revision>(revisionKind),
+    codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind),
+  };
+  const informers = [namespaces, apiKeySecrets, cache.oauthProviders, cache.deployments, cache.revisions, cache.codeHostIntegrations] as Informer<KubeObject>[];
+  for (const informer of informers) informer.start();
+  await waitForSync(informers, options.syncTimeoutMs ?? 60_000, options.logger);
+
+  const writer = kubeObjectWriter(options.kubeConfig);
+  const deps: FacadeDependencies = {
+    cache,
+    writer,
+    repositories: options.repositories ?? registryLister(new CodeHostRegistry({ log: options.logger }), (namespace, name) => writer.read<V1Secret>(secretResource, namespace, name)),
+    observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
+  };
+  const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
+  await app.listen({ port: options.port, host: options.host ?? '0.0.0.0' });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : options.port;
+  const host = options.host && options.host !== '0.0.0.0' ? options.host : '127.0.0.1';
+  options.logger.info({ port }, 'serving the HTTP API');
+  return {
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    port,
+    async close() {
+      await app.close();
+      await Promise.all(ownInformers.map((informer) => informer.stop()));
+    },
+  };
+}
+
+export function apiKeyRecords(secrets: readonly V1Secret[]): ApiKeyRecord[] {
+  return secrets.map(apiKeyRecordFromSecret).filter((record): record is ApiKeyRecord => record !== undefined);
+}
+
+/** The code-host registry as the facade's RepositoryLister. */
+export function registryLister(
+  registry: CodeHostRegistry,
+  readSecret: (namespace: string, name: string) => Promise<V1Secret | undefined>,
+): RepositoryLister {
+  return { listRepositories: (integration) => registry.repositoriesOf(integration, readSecret) };
+}
+
+async function waitForSync(informers: Informer<KubeObject>[], timeoutMs: number, logger: Logger): Promise<void> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    await Promise.all(informers.map((informer) => informer.waitForSync(signal)));
+  } catch {
+    logger.warn({ unsynced: informers.filter((i) => !i.hasSynced()).map((i) => i.resource.plural) }, 'serving before every cache synced');
+  }
+}

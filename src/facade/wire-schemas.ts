@@ -1,0 +1,192 @@
+// The facade's request and response bodies, in the interface's snake_case, derived from the API's
+// schemas (src/api is where a field is declared; here is only how the HTTP interface carries it).
+// Requests are strict: undeclared members answer 422. The OpenAPI document is generated from these.
+import { z } from 'zod';
+import {
+  deploymentPhases,
+  deploymentSourceSchema,
+  oauthProviderSpecSchema,
+  providerTypes,
+  revisionPhases,
+  revisionSourceConfigSchema,
+  secretValueSchema,
+  sourceConfigSchema,
+  sourceRevisionConfigSchema,
+  wireSchema,
+  type OAuthProviderSpec,
+} from '../api/index.ts';
+import { patchForm, strictDeep } from './strict-schema.ts';
+
+type SnakeKey<S extends string> = S extends `${infer Head}${infer Tail}`
+  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeKey<Tail>}`
+  : S;
+/** An object type with its keys spelled as on the wire (one level). */
+export type SnakeKeys<T> = { [K in keyof T as K extends string ? SnakeKey<K> : K]: T[K] };
+
+const dateTime = (description: string) => z.string().describe(description).meta({ format: 'date-time' });
+const uuidString = (description: string) => z.string().describe(description).meta({ format: 'uuid' });
+
+// --- OAuth providers ---------------------------------------------------------------------------
+
+const providerSpecWire = strictDeep(wireSchema(oauthProviderSpecSchema)) as unknown as z.ZodObject<Record<string, z.ZodType>>;
+const providerTypeSchema = z.enum(providerTypes).nullable().optional().describe('Vendor-specific kind of provider: vendor_a or vendor_b.');
+const clientSecretSchema = z.string().min(1).max(4096).nullable().optional().describe('OAuth client secret; stored in a Secret, never returned.');
+
+export const providerCreateSchema = providerSpecWire
+  .pick({
+    provider_id: true,
+    name: true,
+    client_id: true,
+    auth_url: true,
+    token_url: true,
+    uses_pkce: true,
+    code_challenge_method: true,
+    token_endpoint_auth_method: true,
+  })
+  .extend({ client_secret: clientSecretSchema, provider_type: providerTypeSchema })
+  .strict()
+  .describe('An OAuth provider to create.');
+/** The parsed create body (defaults applied). */
+export type ProviderCreate = SnakeKeys<
+  Pick<OAuthProviderSpec, 'providerId' | 'name' | 'clientId' | 'authUrl' | 'tokenUrl' | 'usesPkce' | 'codeChallengeMethod' | 'tokenEndpointAuthMethod'>
+> & { client_secret?: string | null; provider_type?: OAuthProviderSpec['providerType'] | null };
+
+export const providerUpdateSchema = patchForm((providerCreateSchema as z.ZodObject<Record<string, z.ZodType>>).omit({ provider_id: true }))
+  .describe('Members to change; absent or null members are left as they are. provider_id cannot change.');
+export type ProviderUpdate = { [K in keyof Omit<ProviderCreate, 'provider_id'>]?: ProviderCreate[K] | null };
+
+export const providerResponseSchema = z
+  .object({
+    id: uuidString('ID of the provider (metadata.uid of the OAuthProvider).'),
+    organization_id: uuidString('Organization that owns the provider.'),
+    provider_id: z.string(),
+    name: z.string(),
+    client_id: z.string(),
+    auth_url: z.string(),
+    token_url: z.string(),
+    uses_pkce: z.boolean(),
+    code_challenge_method: z.string().nullable(),
+    created_at: dateTime('When the provider was created.'),
+    updated_at: dateTime('When the provider last changed.'),
+    provider_type: z.string().nullable(),
+    mcp_server_url: z.string().nullable(),
+    token_endpoint_auth_method: z.string(),
+    is_dynamic_client: z.boolean(),
+  })
+  .describe('An OAuth provider. The client secret is never part of it.');
+export type ProviderResponse = z.infer<typeof providerResponseSchema>;
+
+// --- Deployments -------------------------------------------------------------------------------
+
+const sourceConfigWire = strictDeep(wireSchema(sourceConfigSchema));
+const sourceRevisionConfigWire = strictDeep(wireSchema(sourceRevisionConfigSchema));
+const secretValueWire = strictDeep(wireSchema(secretValueSchema));
+
+/** Names of deployments become object names (Deployment, Service, TracingProject): a DNS-1035 label. */
+export const deploymentNameSchema = z
+  .string()
+  .min(1)
+  .max(48)
+  .regex(/^[a-z]([-a-z0-9]*[a-z0-9])?$/, {
+    message: 'must be lowercase letters, digits and dashes, start with a letter and end with a letter or digit',
+  })
+  .describe('Name of the deployment (and of its tracing project). Immutable.');
+
+export const deploymentCreateSchema = z
+  .strictObject({
+    name: deploymentNameSchema,
+    source: deploymentSourceSchema,
+    source_config: sourceConfigWire.optional(),
+    source_revision_config: sourceRevisionConfigWire.optional(),
+    secrets: z.array(secretValueWire).max(256).optional().describe('Secret environment variables and their values.'),
+  })
+  .describe('A deployment to create.');
+export type DeploymentCreate = z.infer<typeof deploymentCreateSchema>;
+
+export const deploymentPatchSchema = z
+  .strictObject({
+    name: z.string().optional().describe('Accepted only when equal to the current name: a name cannot change.'),
+    source: z.string().optional().describe('Accepted only when equal to the current source: a source cannot change.'),
+    source_config: patchForm(sourceConfigWire, ['resource_spec', 'listener_config'])
+      .nullable()
+      .optional()
+      .describe('Settings applied in place (no new revision). Absent or null members are left as they are.'),
+    source_revision_config: patchForm(sourceRevisionConfigWire)
+      .nullable()
+      .optional()
+      .describe('Settings of the revision: a change makes a new revision. Absent or null members are left as they are.'),
+    secrets: z
+      .array(secretValueWire)
+      .max(256)
+      .nullable()
+      .optional()
+      .describe(`The complete set of secrets. A value equal to the mask returned by reads (${'"********"'}) keeps the stored value.`),
+  })
+  .describe('Changes to a deployment.');
+export type DeploymentPatch = z.infer<typeof deploymentPatchSchema>;
+
+export const maskedSecretValue = '********';
+
+const revisionConfigResponse = wireSchema(revisionSourceConfigSchema);
+
+export const deploymentResponseSchema = z
+  .object({
+    name: z.string(),
+    source: deploymentSourceSchema,
+    source_config: wireSchema(sourceConfigSchema),
+    source_revision_config: revisionConfigResponse,
+    secrets: z
+      .array(z.object({ name: z.string(), value: z.string().describe(`Always ${maskedSecretValue}: values are never returned.`) }))
+      .describe('Secret names; values are masked.'),
+    id: uuidString('ID of the deployment (metadata.uid).'),
+    created_at: dateTime('When the deployment was created.'),
+    updated_at: dateTime('When the controller last recorded a change.'),
+    status: z.enum(deploymentPhases),
+    latest_revision_id: uuidString('ID of the newest revision.').nullable(),
+    active_revision_id: uuidString('ID of the revision being served.').nullable(),
+    image_version: z.string().nullable(),
+  })
+  .describe('A deployment.');
+export type DeploymentResponse = z.infer<typeof deploymentResponseSchema>;
+
+export const revisionResponseSchema = z
+  .object({
+    id: uuidString('ID of the revision (metadata.uid).'),
+    deployment_id: uuidString('ID of the deployment the revision belongs to.'),
+    name: z.string(),
+    source: deploymentSourceSchema,
+    source_revision_config: revisionConfigResponse,
+    status: z.enum(revisionPhases),
+    status_message: z.string().nullable(),
+    image_uri: z.string().nullable(),
+    created_at: dateTime('When the revision was made.'),
+    updated_at: dateTime('When the revision last changed state.'),
+  })
+  .describe('An immutable revision of a deployment.');
+export type RevisionResponse = z.infer<typeof revisionResponseSchema>;
+
+export const repositoryResponseSchema = z
+  .object({
+    host_integration_id: uuidString('ID of the code-host integration; integration_id when creating a deployment.'),
+    id: z.number().int().describe('Repository ID on the code host.'),
+    name: z.string(),
+    owner: z.string(),
+    url: z.string().describe('Repository URL; source_config.repo_url when creating a deployment.'),
+    default_branch: z.string().describe('Default branch; source_revision_config.repo_ref when creating a deployment.'),
+  })
+  .describe('A repository reachable through a code-host integration.');
+
+export const pageSchema = (item: z.ZodType) =>
+  z
+    .object({ resources: z.array(item), offset: z.number().int().describe('Offset of the next page.') })
+    .describe('One page of a list.');
+
+export const errorResponseSchema = z
+  .object({
+    detail: z.union([
+      z.string(),
+      z.array(z.object({ loc: z.array(z.union([z.string(), z.number()])), msg: z.string(), type: z.string() })),
+    ]),
+  })
+  .describe('What went wrong: a sentence, or one entry per invalid member.');
+
