@@ -64,7 +64,7 @@ tar --numeric-owner -C "$rootfs" -c . | docker import \
   --change "ENV NODE_VERSION=$node_version" \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change "LABEL dev.berth.base-key=$key" \
-  --change "LABEL org.opencontainers.image.description=Debian $suite (debootstrap minbase) with Node $node_version and npm $npm_version" \
+  --change "LABEL org.opencontainers.image.description=\"Debian $suite (debootstrap minbase), Node $node_version, npm $npm_version\"" \
   --change 'CMD ["node"]' \
   - "$tag" >/dev/null
 echo "built $tag in $((SECONDS - start))s ($(docker image inspect --format '{{.Size}}' "$tag" | numfmt --to=iec))" >&2

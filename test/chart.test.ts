@@ -1,0 +1,333 @@
+// The Helm chart, checked with the pinned helm (test/tools) against the real test API server: it lints,
+// renders manifests the API server accepts (server-side dry-run, strict field validation), installs,
+// and gives Berth's service account exactly the permissions the controller and the facade need.
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import {
+  ApiextensionsV1Api,
+  AppsV1Api,
+  AuthorizationV1Api,
+  CoreV1Api,
+  RbacAuthorizationV1Api,
+  type V1Deployment,
+  type V1ResourceAttributes,
+} from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { parse, parseAllDocuments } from 'yaml';
+import { apiKeyRecordFromSecret, matchApiKey } from '../src/facade/api-keys.ts';
+import { compareChartCrds } from '../scripts/chart-crds.ts';
+import { currentChartCrds, expectedChartCrds } from '../scripts/sync-chart-crds.ts';
+import { readCrds } from '../src/dev/install-crds.ts';
+import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+
+const root = join(import.meta.dirname, '..');
+const chart = join(root, 'charts/berth');
+const kc = testKubeConfig();
+let helmBin = '';
+
+beforeAll(() => {
+  const out = execFileSync('bash', [join(root, 'scripts/build-tools.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  helmBin = join(out.trim().split('\n').pop()!, 'helm');
+}, 900_000);
+
+interface Run {
+  stdout: string;
+  stderr: string;
+  code: number;
+}
+
+async function helm(args: string[]): Promise<Run> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(helmBin, [...args, '--kubeconfig', inject('kubeconfigPath')], {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+      // helm keeps its own state (repositories, cache) out of the user's home during tests.
+      env: { ...process.env, HELM_CACHE_HOME: '/tmp/berth-helm/cache', HELM_CONFIG_HOME: '/tmp/berth-helm/config', HELM_DATA_HOME: '/tmp/berth-helm/data' },
+    });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const e = error as { stdout?: string; stderr?: string; code?: number };
+    return { stdout: e.stdout ?? '', stderr: e.stderr ?? '', code: typeof e.code === 'number' ? e.code : 1 };
+  }
+}
+
+type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; [key: string]: unknown };
+
+async function render(namespace: string, values: string[] = []): Promise<Manifest[]> {
+  const result = await helm(['template', 'berth', chart, '--namespace', namespace, ...values]);
+  expect(result.stderr).toBe('');
+  expect(result.code).toBe(0);
+  return parseAllDocuments(result.stdout)
+    .map((doc) => doc.toJSON() as Manifest | null)
+    .filter((doc): doc is Manifest => doc !== null);
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+describe('the chart', () => {
+  it('holds exactly the CRDs in crds/ (run `node scripts/sync-chart-crds.ts` after regenerating them)', () => {
+    expect(compareChartCrds(expectedChartCrds(root), currentChartCrds(root))).toEqual({ missing: [], stale: [], changed: [] });
+  });
+
+  it('renders the CRDs of crds/ unchanged but for the keep annotation, and none with crds.install=false', async () => {
+    const rendered = (await render('berth-system')).filter((m) => m.kind === 'CustomResourceDefinition');
+    const sources = readCrds(join(root, 'crds'));
+    expect(rendered.map((m) => m.metadata.name).sort()).toEqual(sources.map((c) => c.metadata!.name!).sort());
+    for (const crd of rendered) {
+      expect(crd.metadata.annotations?.['helm.sh/resource-policy']).toBe('keep');
+      const source = sources.find((c) => c.metadata!.name === crd.metadata.name)!;
+      const { annotations: _annotations, ...metadata } = crd.metadata;
+      expect({ ...crd, metadata }).toEqual(JSON.parse(JSON.stringify(source)));
+    }
+    const without = await render('berth-system', ['--set', 'crds.install=false']);
+    expect(without.filter((m) => m.kind === 'CustomResourceDefinition')).toEqual([]);
+  });
+
+  it('passes helm lint --strict with the defaults and with every optional part switched on', async () => {
+    const defaults = await helm(['lint', chart, '--strict']);
+    expect(defaults.stdout).toContain('0 chart(s) failed');
+    const everything = await helm([
+      'lint', chart, '--strict',
+      '--set', 'watchNamespaces={team-a,team-b}',
+      '--set', 'facade.ingress.enabled=true',
+      '--set', 'metrics.serviceMonitor.enabled=true',
+      '--set', `apiKey.sha256=${sha256('key')}`,
+      '--set', 'apiKey.organizations={00000000-0000-4000-8000-000000000001}',
+    ]);
+    expect(everything.stdout).toContain('0 chart(s) failed');
+  });
+
+  it('rejects values that values.schema.json does not allow, naming the value', async () => {
+    const bad: [string[], RegExp][] = [
+      [['--set', 'components={controller,scheduler}'], /components/],
+      [['--set', 'replicaCount=-1'], /replicaCount/],
+      [['--set', 'apiKey.sha256=the-key-itself'], /apiKey.*sha256|sha256/],
+      [['--set', 'watchNamespaces={Not_A_Namespace}'], /watchNamespaces/],
+      [['--set', 'replicas=3'], /replicas/],
+    ];
+    for (const [values, message] of bad) {
+      const result = await helm(['template', 'berth', chart, ...values]);
+      expect(result.code, values.join(' ')).not.toBe(0);
+      expect(result.stderr).toMatch(message);
+    }
+    const noOrganizations = await helm(['template', 'berth', chart, '--set', `apiKey.sha256=${sha256('key')}`]);
+    expect(noOrganizations.code).not.toBe(0);
+    expect(noOrganizations.stderr).toContain('apiKey.organizations');
+  });
+
+  it('renders manifests the API server accepts (server-side dry-run, strict field validation)', async () => {
+    const namespace = await useNamespace('chart-dry-run');
+    const watched = await useNamespace('chart-watched');
+    for (const values of [
+      ['--set', 'facade.ingress.enabled=true', '--set', `apiKey.sha256=${sha256('key')}`, '--set', 'apiKey.organizations={org-1}'],
+      ['--set', `watchNamespaces={${watched}}`, '--set', 'crds.install=false', '--set', 'components={controller}'],
+    ]) {
+      const manifests = await render(namespace, values);
+      const applied = await kubectl(
+        ['apply', '--server-side', '--dry-run=server', '--force-conflicts', '--field-manager', 'chart-test', '--validate=strict', '-f', '-'],
+        manifests.map((m) => JSON.stringify(m)).join('\n'),
+      );
+      expect(applied.stderr).toBe('');
+      expect(applied.code).toBe(0);
+      expect(applied.stdout.trim().split('\n')).toHaveLength(manifests.length);
+    }
+  });
+
+  it('runs the container hardened: non-root, read-only root filesystem, no capabilities, RuntimeDefault seccomp', async () => {
+    const deployment = (await render('berth-system')).find((m) => m.kind === 'Deployment') as unknown as V1Deployment;
+    const pod = deployment.spec!.template.spec!;
+    const container = pod.containers[0]!;
+    expect(deployment.spec!.replicas).toBe(2);
+    expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
+    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(container.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'probes' });
+    expect(container.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'probes' });
+    expect(container.ports).toContainEqual({ name: 'probes', containerPort: 9090, protocol: 'TCP' });
+    expect(pod.topologySpreadConstraints?.length).toBeGreaterThan(0);
+    const env = Object.fromEntries((container.env ?? []).map((e) => [e.name, e.value]));
+    expect(env).toMatchObject({ BERTH_COMPONENTS: 'controller,facade', BERTH_LEADER_ELECT: 'true', BERTH_PROBE_ADDRESS: '0.0.0.0:9090' });
+  });
+});
+
+// What the controller and the facade touch (the contract in the command-line docs): every entry must
+// be allowed, in the namespaces Berth watches.
+const berthKinds = ['deployments', 'revisions', 'oauthproviders', 'codehostintegrations', 'tracingprojects'];
+const manage = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
+const needed: Omit<V1ResourceAttributes, 'namespace'>[] = [
+  ...berthKinds.flatMap((resource) => manage.map((verb) => ({ group: 'berth.dev', resource, verb }))),
+  ...berthKinds.flatMap((resource) => ['update', 'patch'].map((verb) => ({ group: 'berth.dev', resource, subresource: 'status', verb }))),
+  ...berthKinds.map((resource) => ({ group: 'berth.dev', resource, subresource: 'finalizers', verb: 'update' })),
+  ...['secrets', 'services'].flatMap((resource) => manage.map((verb) => ({ group: '', resource, verb }))),
+  ...[['apps', 'deployments'], ['apps', 'statefulsets'], ['batch', 'jobs'], ['autoscaling', 'horizontalpodautoscalers'], ['networking.k8s.io', 'ingresses']]
+    .flatMap(([group, resource]) => manage.map((verb) => ({ group, resource, verb }))),
+  ...['get', 'list', 'watch'].map((verb) => ({ group: '', resource: 'persistentvolumeclaims', verb })),
+  ...['', 'events.k8s.io'].flatMap((group) => ['create', 'patch'].map((verb) => ({ group, resource: 'events', verb }))),
+];
+const neededInOperatorNamespace: Omit<V1ResourceAttributes, 'namespace'>[] = [
+  ...['get', 'create', 'update'].map((verb) => ({ group: 'coordination.k8s.io', resource: 'leases', verb })),
+  ...['get', 'list', 'watch'].map((verb) => ({ group: '', resource: 'secrets', verb })),
+  { group: '', resource: 'events', verb: 'create' },
+];
+const neededClusterWide: V1ResourceAttributes[] = ['get', 'list', 'watch'].map((verb) => ({ group: '', resource: 'namespaces', verb }));
+// What it must not be able to do anywhere.
+const forbidden: V1ResourceAttributes[] = [
+  { group: '', resource: 'namespaces', verb: 'delete' },
+  { group: '', resource: 'namespaces', verb: 'create' },
+  { group: '', resource: 'namespaces', verb: 'update' },
+  { group: '', resource: 'pods', verb: 'create' },
+  { group: '', resource: 'pods', verb: 'get' },
+  { group: '', resource: 'configmaps', verb: 'get' },
+  { group: '', resource: 'serviceaccounts', verb: 'create' },
+  { group: '', resource: 'persistentvolumeclaims', verb: 'delete' },
+  { group: '', resource: 'nodes', verb: 'list' },
+  { group: 'apps', resource: 'daemonsets', verb: 'create' },
+  { group: 'rbac.authorization.k8s.io', resource: 'roles', verb: 'create' },
+  { group: 'rbac.authorization.k8s.io', resource: 'clusterrolebindings', verb: 'create' },
+  { group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', verb: 'delete' },
+  { group: 'cert-manager.io', resource: 'certificates', verb: 'get' },
+  { group: 'berth.dev', resource: 'deployments', verb: 'deletecollection' },
+];
+
+describe('helm install into the test API server', () => {
+  const core = kc.makeApiClient(CoreV1Api);
+  const authorization = kc.makeApiClient(AuthorizationV1Api);
+  const suffix = randomBytes(3).toString('hex');
+  const installed: { release: string; namespace: string }[] = [];
+
+  async function can(serviceAccount: string, namespace: string, attributes: V1ResourceAttributes): Promise<boolean> {
+    const review = await authorization.createSubjectAccessReview({
+      body: {
+        spec: {
+          user: `system:serviceaccount:${namespace}:${serviceAccount}`,
+          groups: ['system:serviceaccounts', `system:serviceaccounts:${namespace}`, 'system:authenticated'],
+          resourceAttributes: attributes,
+        },
+      },
+    });
+    return review.status?.allowed === true;
+  }
+
+  async function permissions(serviceAccount: string, namespace: string, list: V1ResourceAttributes[]) {
+    return Promise.all(list.map(async (attributes) => ({ ...attributes, allowed: await can(serviceAccount, namespace, attributes) })));
+  }
+
+  async function install(release: string, namespace: string, values: string[]): Promise<void> {
+    const result = await helm(['install', release, chart, '--namespace', namespace, ...values]);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    installed.push({ release, namespace });
+  }
+
+  afterAll(async () => {
+    for (const { release, namespace } of installed) await helm(['uninstall', release, '--namespace', namespace]);
+  });
+
+  it('installs Berth watching every namespace: CRDs established and kept, RBAC, Deployment, Services, API-key Secret', async () => {
+    const namespace = await useNamespace('chart-install');
+    const elsewhere = await useNamespace('chart-elsewhere');
+    const release = `berth-${suffix}`;
+    const key = `berth_${randomBytes(16).toString('hex')}`;
+    const organization = '6b9d3a52-3c1e-4f0a-9a57-0c5f0d6e7a11';
+    // The test API server already has the CRDs (applied by the test harness, as `kubectl apply` would):
+    // adopt them into the release the way Helm documents for existing objects.
+    for (const crd of readCrds(join(root, 'crds'))) {
+      const name = crd.metadata!.name!;
+      expect((await kubectl(['annotate', '--overwrite', `crd/${name}`, `meta.helm.sh/release-name=${release}`, `meta.helm.sh/release-namespace=${namespace}`])).code).toBe(0);
+      expect((await kubectl(['label', '--overwrite', `crd/${name}`, 'app.kubernetes.io/managed-by=Helm'])).code).toBe(0);
+    }
+    await install(release, namespace, ['--set', `apiKey.sha256=${sha256(key)}`, '--set', `apiKey.organizations={${organization}}`]);
+
+    const crds = await kc.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
+    const berthCrds = crds.items.filter((c) => c.spec.group === 'berth.dev');
+    expect(berthCrds.map((c) => c.spec.names.plural).sort()).toEqual([...berthKinds].sort());
+    for (const crd of berthCrds) {
+      expect(crd.status?.conditions).toContainEqual(expect.objectContaining({ type: 'Established', status: 'True' }));
+      expect(crd.metadata?.annotations?.['helm.sh/resource-policy']).toBe('keep');
+    }
+
+    const deployment = await kc.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: release, namespace });
+    expect(deployment.spec?.replicas).toBe(2);
+    expect(deployment.spec?.template.spec?.serviceAccountName).toBe(release);
+    const services = await core.listNamespacedService({ namespace });
+    expect(Object.fromEntries(services.items.map((s) => [s.metadata!.name!, s.spec!.ports!.map((p) => `${p.name}:${p.port}->${p.targetPort}`)]))).toEqual({
+      [release]: ['http:80->http'],
+      [`${release}-metrics`]: ['metrics:9090->probes'],
+    });
+    await core.readNamespacedServiceAccount({ name: release, namespace });
+
+    // The facade reads the generated Secret as an API key: the key matches, only its hash is stored.
+    const secret = await core.readNamespacedSecret({ name: `${release}-api-key`, namespace });
+    const record = apiKeyRecordFromSecret(secret);
+    expect(record?.organizationIds).toEqual([organization]);
+    expect(matchApiKey(key, [record!])).toBe(record);
+    expect(JSON.stringify(secret.data)).not.toContain(Buffer.from(key).toString('base64'));
+
+    const serviceAccount = release;
+    const inWatched = await permissions(serviceAccount, namespace, needed.map((a) => ({ ...a, namespace: elsewhere })));
+    expect(inWatched.filter((p) => !p.allowed)).toEqual([]);
+    const inOperator = await permissions(serviceAccount, namespace, neededInOperatorNamespace.map((a) => ({ ...a, namespace })));
+    expect(inOperator.filter((p) => !p.allowed)).toEqual([]);
+    expect((await permissions(serviceAccount, namespace, neededClusterWide)).filter((p) => !p.allowed)).toEqual([]);
+
+    const denied = await permissions(serviceAccount, namespace, [
+      ...forbidden.flatMap((a) => [{ ...a, namespace: elsewhere }, a]),
+      { group: 'coordination.k8s.io', resource: 'leases', verb: 'update', namespace: elsewhere },
+      { group: 'coordination.k8s.io', resource: 'leases', verb: 'delete', namespace },
+      { group: '', resource: 'secrets', verb: 'delete', namespace },
+    ]);
+    expect(denied.filter((p) => p.allowed)).toEqual([]);
+
+    // Uninstalling keeps the CRDs (and with them every Berth object) but removes the rest.
+    const uninstalled = await helm(['uninstall', release, '--namespace', namespace]);
+    expect(uninstalled.code).toBe(0);
+    installed.splice(installed.findIndex((i) => i.release === release), 1);
+    const after = await kc.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
+    expect(after.items.filter((c) => c.spec.group === 'berth.dev')).toHaveLength(berthKinds.length);
+    const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+    await expect(rbac.readClusterRole({ name: `${release}-manager` })).rejects.toMatchObject({ code: 404 });
+  });
+
+  it('with watchNamespaces, grants Roles in those namespaces only: no Secrets or Berth objects elsewhere', async () => {
+    const namespace = await useNamespace('chart-scoped');
+    const watched = await useNamespace('chart-team');
+    const unwatched = await useNamespace('chart-other');
+    const release = `berth-scoped-${suffix}`;
+    await install(release, namespace, ['--set', `watchNamespaces={${watched}}`, '--set', 'crds.install=false']);
+
+    const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+    await expect(rbac.readClusterRole({ name: `${release}-manager` })).rejects.toMatchObject({ code: 404 });
+    await rbac.readNamespacedRole({ name: `${release}-manager`, namespace: watched });
+
+    const serviceAccount = release;
+    const inWatched = await permissions(serviceAccount, namespace, needed.map((a) => ({ ...a, namespace: watched })));
+    expect(inWatched.filter((p) => !p.allowed)).toEqual([]);
+    const inOperator = await permissions(serviceAccount, namespace, neededInOperatorNamespace.map((a) => ({ ...a, namespace })));
+    expect(inOperator.filter((p) => !p.allowed)).toEqual([]);
+    expect((await permissions(serviceAccount, namespace, neededClusterWide)).filter((p) => !p.allowed)).toEqual([]);
+
+    const denied = await permissions(serviceAccount, namespace, [
+      ...forbidden,
+      { group: '', resource: 'secrets', verb: 'get', namespace: unwatched },
+      { group: '', resource: 'secrets', verb: 'list' },
+      { group: '', resource: 'secrets', verb: 'create', namespace },
+      { group: 'berth.dev', resource: 'deployments', verb: 'list' },
+      { group: 'berth.dev', resource: 'deployments', verb: 'create', namespace: unwatched },
+      { group: 'apps', resource: 'deployments', verb: 'create', namespace: unwatched },
+      { group: '', resource: 'services', verb: 'get', namespace: unwatched },
+    ]);
+    expect(denied.filter((p) => p.allowed)).toEqual([]);
+  });
+});
+
+describe('values.yaml', () => {
+  it('documents every top-level value in charts/berth/README.md', () => {
+    const values = parse(readFileSync(join(chart, 'values.yaml'), 'utf8')) as Record<string, unknown>;
+    const readme = readFileSync(join(chart, 'README.md'), 'utf8');
+    const missing = Object.keys(values).filter((key) => !readme.includes(`\`${key}`));
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,0 +1,59 @@
+// What the image suites share: whether a Docker engine answers, and the image under test, built once
+// from the repository's Dockerfile (or named by BERTH_IMAGE to test a prebuilt one).
+import { join } from 'node:path';
+import { GenericContainer, getContainerRuntimeClient, ImageName } from 'testcontainers';
+
+export const repoRoot = join(import.meta.dirname, '../..');
+export const localBaseImage = 'berth-base:node24';
+
+/** Undefined when an engine answers, otherwise why not (printed as the reason the suite skips). */
+export async function dockerUnavailable(): Promise<string | undefined> {
+  try {
+    const client = await getContainerRuntimeClient();
+    await client.info;
+    return undefined;
+  } catch (error) {
+    return `no Docker engine can be reached (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); run scripts/start-docker.sh`;
+  }
+}
+
+export interface BuiltImage {
+  tag: string;
+  base: string;
+  buildSeconds?: number;
+  sizeBytes: number;
+}
+
+/**
+ * The base image: BERTH_BASE_IMAGE, else the local one scripts/build-base-image.sh makes when it exists
+ * (no registry needed), else the Dockerfile's default (node:24-bookworm-slim, pulled).
+ */
+async function chooseBase(): Promise<string> {
+  if (process.env.BERTH_BASE_IMAGE) return process.env.BERTH_BASE_IMAGE;
+  const client = await getContainerRuntimeClient();
+  return (await client.image.exists(ImageName.fromString(localBaseImage))) ? localBaseImage : 'node:24-bookworm-slim';
+}
+
+export async function imageUnderTest(): Promise<BuiltImage> {
+  const client = await getContainerRuntimeClient();
+  const prebuilt = process.env.BERTH_IMAGE;
+  if (prebuilt) {
+    const info = await client.image.inspect(ImageName.fromString(prebuilt));
+    return { tag: prebuilt, base: 'prebuilt', sizeBytes: info.Size };
+  }
+  const tag = 'berth:image-test';
+  const base = await chooseBase();
+  const started = Date.now();
+  await GenericContainer.fromDockerfile(repoRoot).withBuildArgs({ BASE_IMAGE: base }).build(tag, { deleteOnExit: false });
+  const buildSeconds = (Date.now() - started) / 1000;
+  const info = await client.image.inspect(ImageName.fromString(tag));
+  return { tag, base, buildSeconds, sizeBytes: info.Size };
+}
+
+/** A container with the root filesystem mounted read-only, as the chart runs it. */
+export class ReadOnlyRootContainer extends GenericContainer {
+  constructor(image: string) {
+    super(image);
+    this.hostConfig.ReadonlyRootfs = true;
+  }
+}
