@@ -2,6 +2,7 @@
 // build Job of a codehost revision and the rollout of the application Deployment. Pure.
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
 import type { RevisionPhase } from '../../api/index.ts';
+import type { DeepReadonly } from '../../runtime/index.ts';
 import { revisionLabel } from './render/common.ts';
 
 /** Phases a revision leaves only through a spec change: they are kept when it stops being the target. */
@@ -9,7 +10,7 @@ const settledPhases: ReadonlySet<RevisionPhase> = new Set(['DEPLOYED', 'CREATE_F
 
 export type BuildState = { state: 'absent' } | { state: 'queued' } | { state: 'running' } | { state: 'succeeded' } | { state: 'failed'; message: string };
 
-export function buildState(job: V1Job | undefined): BuildState {
+export function buildState(job: DeepReadonly<V1Job> | V1Job | undefined): BuildState {
   if (!job) return { state: 'absent' };
   const conditions = job.status?.conditions ?? [];
   const isTrue = (type: string) => conditions.find((c) => c.type === type && c.status === 'True');
@@ -29,7 +30,7 @@ export interface Rollout {
   failed?: string;
 }
 
-export function rolloutOf(deployment: V1Deployment | undefined): Rollout {
+export function rolloutOf(deployment: DeepReadonly<V1Deployment> | V1Deployment | undefined): Rollout {
   if (!deployment) return { complete: false };
   const revision = deployment.spec?.template?.metadata?.labels?.[revisionLabel];
   const status = deployment.status ?? {};

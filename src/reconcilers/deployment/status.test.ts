@@ -6,6 +6,7 @@ const serving: StatusObservation = {
   database: 'ready',
   scaledToZero: false,
   workloadsAvailable: true,
+  workloadsRolledOut: true,
   target: { phase: 'DEPLOYED', message: 'The revision is serving.', image: 'nginx:1' },
   targetIsActive: true,
 };
@@ -26,13 +27,13 @@ describe('deploymentPhase', () => {
 describe('conditionVerdict', () => {
   it.each([
     ['serving', serving, 'ready', 'Ready'],
-    ['scaled to zero', { ...serving, scaledToZero: true, workloadsAvailable: false }, 'ready', 'ScaledToZero'],
+    ['scaled to zero', { ...serving, scaledToZero: true, workloadsAvailable: false, workloadsRolledOut: true }, 'ready', 'ScaledToZero'],
     ['a missing Secret', { ...serving, problem: { reason: 'SecretNotFound', message: 'Secret x not found' } }, 'stalled', 'SecretNotFound'],
     ['a failed build', { ...serving, target: { phase: 'BUILD_FAILED', message: 'The build failed: exit 1' }, targetIsActive: false }, 'stalled', 'BuildFailed'],
     ['a build under way', { ...serving, target: { phase: 'BUILDING', message: 'building' }, targetIsActive: false }, 'reconciling', 'Building'],
     ['a new revision deploying', { ...serving, target: { phase: 'DEPLOYING', message: 'rolling' }, targetIsActive: false }, 'reconciling', 'Deploying'],
     ['a database not ready', { ...serving, database: 'notReady' }, 'reconciling', 'AwaitingDatabase'],
-    ['pods not available', { ...serving, workloadsAvailable: false }, 'reconciling', 'AwaitingAvailability'],
+    ['pods not rolled out', { ...serving, workloadsRolledOut: false }, 'reconciling', 'AwaitingAvailability'],
     ['being deleted', { ...serving, deleting: true }, 'reconciling', 'Deleting'],
     ['no target yet', { ...serving, target: undefined }, 'reconciling', 'Progressing'],
   ] as const)('%s -> %s (%s)', (_, observation, kind, reason) => {

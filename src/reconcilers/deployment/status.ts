@@ -16,8 +16,10 @@ export interface StatusObservation {
   /** 'none' when the Deployment has no database. */
   database: 'none' | 'ready' | 'notReady';
   scaledToZero: boolean;
-  /** Every application workload has rolled out the serving template and has its replicas available. */
+  /** Every application workload has pods available: the application serves. */
   workloadsAvailable: boolean;
+  /** Every application workload runs its current template with all wanted replicas updated and available. */
+  workloadsRolledOut: boolean;
   /** The phase of the revision the spec asks for; absent while it cannot be determined. */
   target?: TargetPhase;
   /** The target is the revision now serving (it reached DEPLOYED). */
@@ -64,6 +66,6 @@ export function conditionVerdict(o: StatusObservation): ConditionVerdict {
   if (o.database === 'notReady') return { kind: 'reconciling', reason: 'AwaitingDatabase', message: 'Waiting for the database to be ready.' };
   if (!o.targetIsActive) return { kind: 'reconciling', reason: 'Deploying', message: target.message };
   if (o.scaledToZero) return { kind: 'ready', reason: 'ScaledToZero', message: 'The revision is deployed with maxScale 0: nothing runs.' };
-  if (!o.workloadsAvailable) return { kind: 'reconciling', reason: 'AwaitingAvailability', message: 'Waiting for the workloads to become available.' };
+  if (!o.workloadsRolledOut) return { kind: 'reconciling', reason: 'AwaitingAvailability', message: 'Waiting for the workloads to roll out and become available.' };
   return { kind: 'ready', reason: 'Ready', message: 'The revision is serving and the workloads are available.' };
 }

@@ -1,0 +1,78 @@
+// Deleting a Deployment: the finalizer berth.dev/cleanup holds the object (status AWAITING_DELETE)
+// until every child Berth made is gone, so the status never claims a deletion that garbage collection
+// has not done yet. The TracingProject stays: it has no ownerReference on purpose.
+import { deploymentKind, type Deployment } from '../../api/index.ts';
+import type { DeepReadonly, Informer, ReconcileContext, ReconcileResult } from '../../runtime/index.ts';
+import { childKinds, workloadInformers, type DeploymentInformers } from './informers.ts';
+import { childNames } from './names.ts';
+import type { DeploymentControllerOptions } from './options.ts';
+import type { OwnerDeployment } from './render/common.ts';
+import { conditionVerdict, deploymentPhase, type StatusObservation } from './status.ts';
+import { nextDeploymentStatus } from './status-writer.ts';
+import type { DeploymentWriter } from './writer.ts';
+
+export const cleanupFinalizer = 'berth.dev/cleanup';
+
+/** A safety net: the delete events of the children normally bring the Deployment back sooner. */
+const recheckAfterMs = 5_000;
+
+export async function finalizeDeployment(
+  deps: { informers: DeploymentInformers; writer: DeploymentWriter; options: DeploymentControllerOptions },
+  deployment: DeepReadonly<Deployment>,
+  owner: OwnerDeployment,
+  context: ReconcileContext,
+): Promise<ReconcileResult | void> {
+  const { informers, writer, options } = deps;
+  const finalizers = deployment.metadata.finalizers ?? [];
+  if (!finalizers.includes(cleanupFinalizer)) return;
+
+  const deleting: StatusObservation = {
+    deleting: true,
+    database: 'none',
+    scaledToZero: false,
+    workloadsAvailable: false,
+    workloadsRolledOut: false,
+    targetIsActive: false,
+  };
+  const previous = deployment.status as Deployment['status'];
+  const next = nextDeploymentStatus(
+    previous,
+    {
+      phase: deploymentPhase(deleting),
+      verdict: conditionVerdict(deleting),
+      generation: deployment.metadata.generation ?? 0,
+      ...(previous?.latestRevisionName && previous.latestRevisionId ? { latest: { name: previous.latestRevisionName, uid: previous.latestRevisionId } } : {}),
+      ...(previous?.activeRevisionName && previous.activeRevisionId
+        ? { active: { name: previous.activeRevisionName, uid: previous.activeRevisionId, ...(previous.imageVersion ? { image: previous.imageVersion } : {}) } }
+        : {}),
+    },
+    options.now(),
+  );
+  if (next !== previous) {
+    await writer.status<Deployment>(deployment, next);
+    context.recorder.event(deployment, 'Normal', 'Deleting', 'Removing the workloads, revisions and build Jobs of this Deployment.');
+  }
+
+  const owned: Informer[] = [...workloadInformers(informers), informers.jobs as unknown as Informer, informers.secrets as unknown as Informer, informers.revisions as unknown as Informer];
+  let remaining = 0;
+  for (const informer of owned) {
+    for (const object of informer.byIndex('owner', owner.uid)) {
+      if (object.metadata?.namespace !== owner.namespace) continue;
+      remaining += 1;
+      if (!object.metadata.deletionTimestamp) await writer.delete(informer.resource, owner.namespace, object.metadata.name!);
+    }
+  }
+  const postgres = childNames(owner.name).postgres;
+  if (informers.statefulSets.get(owner.namespace, postgres)) {
+    // The StatefulSet controller would delete the claim (retention policy Delete); say it here too, so the
+    // data goes with the Deployment wherever that controller is not running.
+    await writer.delete(childKinds.persistentVolumeClaim, owner.namespace, `data-${postgres}-0`);
+  }
+  if (remaining > 0) return { requeueAfter: recheckAfterMs };
+
+  await writer.finalizers(
+    deploymentKind,
+    deployment,
+    finalizers.filter((f) => f !== cleanupFinalizer),
+  );
+}

@@ -1,0 +1,89 @@
+// Wiring of the Deployment controller into a Manager: its informers, what enqueues a Deployment, and
+// the reconcile loop. src/main.ts calls registerDeploymentControllers(manager, options).
+import type { V1Secret } from '@kubernetes/client-node';
+import { deploymentKind, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
+import { ownerKeys, type Controller, type DeepReadonly, type Informer, type KubeObject, type Manager, type ObjectKey } from '../../runtime/index.ts';
+import { registerTracingProjectController } from '../tracing-project/index.ts';
+import { deploymentInformers, type DeploymentInformers } from './informers.ts';
+import { referencedSecretNames } from './inputs.ts';
+import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
+import { createDeploymentReconciler } from './reconcile.ts';
+import { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
+
+export { cleanupFinalizer } from './finalize.ts';
+export type { DeploymentControllerOptions } from './options.ts';
+export { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
+
+/** Controllers take informers of any kind; a typed informer only narrows what its readers see. */
+function untyped<T extends KubeObject>(informer: Informer<T>): Informer {
+  return informer as unknown as Informer;
+}
+
+export interface DeploymentControllers {
+  deployment: Controller;
+  tracingProject: Controller;
+  informers: DeploymentInformers;
+}
+
+export function registerDeploymentControllers(
+  manager: Manager,
+  overrides: Partial<DeploymentControllerOptions> = {},
+  dependencies: { writer?: DeploymentWriter } = {},
+): DeploymentControllers {
+  const options = resolveOptions(overrides);
+  const informers = deploymentInformers(manager, options.namespaces);
+  const writer = dependencies.writer ?? createDeploymentWriter(manager.kubeConfig);
+  const reconcile = createDeploymentReconciler({ informers, writer, options });
+
+  const deploymentsInNamespace = (namespace: string | undefined) => informers.deployments.list(namespace ?? '').filter((d) => d.metadata.namespace === namespace);
+  const keyOf = (d: { metadata: { namespace?: string; name?: string } }): ObjectKey => ({ namespace: d.metadata.namespace ?? '', name: d.metadata.name ?? '' });
+
+  const deployment = manager.addController({
+    name: 'deployment',
+    informer: informers.deployments,
+    owns: [
+      untyped(informers.revisions),
+      untyped(informers.appsDeployments),
+      untyped(informers.statefulSets),
+      untyped(informers.services),
+      untyped(informers.autoscalers),
+      untyped(informers.ingresses),
+      untyped(informers.jobs),
+    ],
+    watches: [
+      {
+        // A Secret's value is part of the revision digest: its owner, and every Deployment that reads it.
+        informer: untyped(informers.secrets),
+        map: (object: DeepReadonly<KubeObject>) => {
+          const secret = object as DeepReadonly<V1Secret>;
+          const namespace = secret.metadata?.namespace;
+          const readers = deploymentsInNamespace(namespace)
+            .filter((d) => referencedSecretNames(d.metadata.name ?? '', d.spec.secrets as never).has(secret.metadata?.name ?? ''))
+            .map(keyOf);
+          return [...ownerKeys(object, deploymentKind), ...readers];
+        },
+      },
+      {
+        // The TracingProject has no ownerReference (it outlives the Deployment): same name, same namespace.
+        informer: untyped(informers.tracingProjects),
+        map: (object: DeepReadonly<KubeObject>) => {
+          const project = object as DeepReadonly<TracingProject>;
+          return [{ namespace: project.metadata.namespace ?? '', name: project.spec.deploymentName }];
+        },
+      },
+      {
+        // An integration that appears, changes or goes may unblock or block codehost Deployments.
+        informer: untyped(informers.integrations),
+        map: (object: DeepReadonly<KubeObject>) =>
+          deploymentsInNamespace((object as DeepReadonly<CodeHostIntegration>).metadata.namespace)
+            .filter((d) => d.spec.source === 'codehost')
+            .map(keyOf),
+      },
+    ],
+    reconcile,
+    concurrency: options.concurrency,
+  });
+
+  const tracingProject = registerTracingProjectController(manager, informers.tracingProjects, options.now);
+  return { deployment: deployment as unknown as Controller, tracingProject, informers };
+}

@@ -1,0 +1,62 @@
+// The caches the Deployment controller reads: its own kinds and every kind it writes, one shared
+// informer per resource (the Manager hands out the same one to whoever asks).
+import type { V1Deployment, V1Ingress, V1Job, V1Secret, V1Service, V1StatefulSet, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
+import {
+  codeHostIntegrationKind,
+  deploymentKind,
+  revisionKind,
+  tracingProjectKind,
+  type CodeHostIntegration,
+  type Deployment,
+  type Revision,
+  type TracingProject,
+} from '../../api/index.ts';
+import type { Informer, Manager, ResourceKind } from '../../runtime/index.ts';
+
+export const childKinds = {
+  appsDeployment: { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },
+  statefulSet: { apiVersion: 'apps/v1', kind: 'StatefulSet', plural: 'statefulsets' },
+  service: { apiVersion: 'v1', kind: 'Service', plural: 'services' },
+  autoscaler: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', plural: 'horizontalpodautoscalers' },
+  ingress: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses' },
+  job: { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs' },
+  secret: { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
+  persistentVolumeClaim: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims' },
+} as const satisfies Record<string, ResourceKind>;
+
+export interface DeploymentInformers {
+  deployments: Informer<Deployment>;
+  revisions: Informer<Revision>;
+  tracingProjects: Informer<TracingProject>;
+  integrations: Informer<CodeHostIntegration>;
+  appsDeployments: Informer<V1Deployment>;
+  statefulSets: Informer<V1StatefulSet>;
+  services: Informer<V1Service>;
+  autoscalers: Informer<V2HorizontalPodAutoscaler>;
+  ingresses: Informer<V1Ingress>;
+  jobs: Informer<V1Job>;
+  secrets: Informer<V1Secret>;
+}
+
+/** `namespaces` limits every cache to those namespaces (one controller per namespace set, e.g. in tests). */
+export function deploymentInformers(manager: Manager, namespaces?: string[]): DeploymentInformers {
+  const scope = namespaces ? { namespaces } : {};
+  return {
+    deployments: manager.informer<Deployment>(deploymentKind, scope),
+    revisions: manager.informer<Revision>(revisionKind, scope),
+    tracingProjects: manager.informer<TracingProject>(tracingProjectKind, scope),
+    integrations: manager.informer<CodeHostIntegration>(codeHostIntegrationKind, scope),
+    appsDeployments: manager.informer<V1Deployment>(childKinds.appsDeployment, scope),
+    statefulSets: manager.informer<V1StatefulSet>(childKinds.statefulSet, scope),
+    services: manager.informer<V1Service>(childKinds.service, scope),
+    autoscalers: manager.informer<V2HorizontalPodAutoscaler>(childKinds.autoscaler, scope),
+    ingresses: manager.informer<V1Ingress>(childKinds.ingress, scope),
+    jobs: manager.informer<V1Job>(childKinds.job, scope),
+    secrets: manager.informer<V1Secret>(childKinds.secret, scope),
+  };
+}
+
+/** The informers of the workload kinds Berth applies for a Deployment (and prunes when no longer rendered). */
+export function workloadInformers(informers: DeploymentInformers): Informer[] {
+  return [informers.appsDeployments, informers.statefulSets, informers.services, informers.autoscalers, informers.ingresses] as unknown as Informer[];
+}

@@ -1,0 +1,338 @@
+// The Deployment reconcile loop: observe (caches), decide (pure modules), write only what differs.
+//
+//   spec ──digest──▶ latest Revision (created once, named by digest) ──pin?──▶ target Revision
+//   target ──build Job (codehost)──▶ image ──render/──▶ workloads (applied when they differ)
+//   rollout of the workloads ──▶ target DEPLOYED ──▶ activeRevision, status, conditions
+import { randomBytes } from 'node:crypto';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { deploymentKind, findCondition, revisionKind, type Deployment, type Revision } from '../../api/index.ts';
+import type { DeepReadonly, KubeObject, ReconcileContext, ReconcileResult } from '../../runtime/index.ts';
+import { isKubeApiError } from '../../runtime/index.ts';
+import { upToDate, withAppliedHash } from './compare.ts';
+import { revisionDigest } from './digest.ts';
+import { cleanupFinalizer, finalizeDeployment } from './finalize.ts';
+import { fingerprintSecrets, resolveIntegration, secretReferences } from './inputs.ts';
+import type { DeploymentInformers } from './informers.ts';
+import { buildState, formerTargetPhase, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
+import { buildJobName, childNames } from './names.ts';
+import type { DeploymentControllerOptions } from './options.ts';
+import { renderApplication, renderApplicationService, renderQueueWorker, type ServingRevision } from './render/application.ts';
+import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './render/autoscalers.ts';
+import { backingServices, scaling } from './render/backing.ts';
+import { builtImage, renderBuildJob } from './render/build-job.ts';
+import type { OwnerDeployment } from './render/common.ts';
+import { parseCustomUrl, renderIngress } from './render/ingress.ts';
+import { renderPostgres, renderPostgresCredentials, renderPostgresService } from './render/postgres.ts';
+import { renderRedis, renderRedisService } from './render/redis.ts';
+import { renderRevision } from './render/revision.ts';
+import type { DeploymentSpecInput } from './render/spec.ts';
+import { renderTracingProject } from './render/tracing-project.ts';
+import { chooseTarget, findByDigest, revisionsToPrune, type RevisionSummary } from './revisions.ts';
+import { conditionVerdict, deploymentPhase, type Problem, type StatusObservation } from './status.ts';
+import { nextDeploymentStatus, nextRevisionStatus } from './status-writer.ts';
+import type { DeploymentWriter } from './writer.ts';
+import { childKinds, workloadInformers } from './informers.ts';
+
+
+type CachedRevision = DeepReadonly<Revision>;
+interface RevisionRecord extends RevisionSummary {
+  object: CachedRevision;
+}
+
+export interface DeploymentReconcilerDependencies {
+  informers: DeploymentInformers;
+  writer: DeploymentWriter;
+  options: DeploymentControllerOptions;
+}
+
+function summarize(revision: CachedRevision): RevisionRecord {
+  return {
+    name: revision.metadata.name ?? '',
+    uid: revision.metadata.uid ?? '',
+    digest: revision.spec.digest,
+    generation: Number(revision.metadata.labels?.['berth.dev/deployment-generation'] ?? 0) || 0,
+    creationTimestamp: String(revision.metadata.creationTimestamp ?? ''),
+    object: revision,
+  };
+}
+
+/** The image a revision runs: recorded once built, or named by its config for image sources. */
+function imageOf(revision: CachedRevision): string | undefined {
+  if (revision.status?.imageUri) return revision.status.imageUri;
+  return revision.spec.source === 'codehost' ? undefined : revision.spec.sourceRevisionConfig.imageUri;
+}
+
+export function createDeploymentReconciler(deps: DeploymentReconcilerDependencies) {
+  const { informers, writer, options } = deps;
+
+  async function writeStatus(deployment: DeepReadonly<Deployment>, observation: StatusObservation, facts: { latest?: RevisionRecord; active?: RevisionRecord }, context: ReconcileContext): Promise<void> {
+    const generation = deployment.metadata.generation ?? 0;
+    const verdict = conditionVerdict(observation);
+    const previous = deployment.status as Deployment['status'];
+    const next = nextDeploymentStatus(
+      previous,
+      {
+        phase: deploymentPhase(observation),
+        verdict,
+        generation,
+        ...(facts.latest ? { latest: { name: facts.latest.name, uid: facts.latest.uid } } : {}),
+        ...(facts.active ? { active: { name: facts.active.name, uid: facts.active.uid, image: imageOf(facts.active.object) } } : {}),
+      },
+      options.now(),
+    );
+    if (next === previous) return;
+    await writer.status<Deployment>(deployment, next);
+    // An Event for each new reason to be stuck, not for each reconcile that sees the same one.
+    const wasStalled = findCondition(previous?.conditions, 'Stalled');
+    if (verdict.kind === 'stalled' && !(wasStalled?.status === 'True' && wasStalled.reason === verdict.reason)) {
+      context.recorder.event(deployment, 'Warning', verdict.reason, verdict.message);
+    }
+    if (facts.active && facts.active.name !== previous?.activeRevisionName) {
+      context.recorder.event(deployment, 'Normal', 'RevisionActive', `Revision ${facts.active.name} is now serving.`);
+    }
+  }
+
+  async function stall(deployment: DeepReadonly<Deployment>, problem: Problem, facts: { latest?: RevisionRecord; active?: RevisionRecord }, context: ReconcileContext): Promise<void> {
+    const status = deployment.status;
+    await writeStatus(
+      deployment,
+      {
+        deleting: false,
+        problem,
+        database: 'none',
+        scaledToZero: false,
+        workloadsAvailable: status?.status === 'READY',
+        workloadsRolledOut: false,
+        targetIsActive: false,
+      },
+      facts,
+      context,
+    );
+  }
+
+  /** The Revision for this digest: from the cache, or created (AlreadyExists means someone made it first). */
+  async function latestRevision(deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, digest: string, revisions: RevisionRecord[], context: ReconcileContext): Promise<RevisionRecord | Problem> {
+    const cached = findByDigest(revisions, digest);
+    if (cached) return cached;
+    const manifest = renderRevision({
+      owner,
+      generation: deployment.metadata.generation ?? 0,
+      source: deployment.spec.source,
+      sourceRevisionConfig: structuredClone(deployment.spec.sourceRevisionConfig ?? {}) as Record<string, unknown>,
+      digest,
+    });
+    const { object, created } = await writer.createOrGet(manifest as unknown as Revision);
+    if (object.spec?.digest !== digest) {
+      return { reason: 'RevisionNameConflict', message: `Revision ${manifest.metadata.name} exists with another digest.` };
+    }
+    if (created) context.recorder.event(deployment, 'Normal', 'RevisionCreated', `Created Revision ${manifest.metadata.name}.`);
+    return summarize(object as CachedRevision);
+  }
+
+  /** Applies what differs from the cache; returns the current object of each kind/name. */
+  async function applyAll(desired: KubeObject[]): Promise<Map<string, KubeObject>> {
+    const current = new Map<string, KubeObject>();
+    const byKind = new Map(workloadInformers(informers).map((informer) => [`${informer.resource.apiVersion}/${informer.resource.kind}`, informer]));
+    for (const manifest of desired) {
+      const withHash = withAppliedHash(manifest);
+      const informer = byKind.get(`${manifest.apiVersion}/${manifest.kind}`);
+      const cached = informer?.get(manifest.metadata?.namespace ?? '', manifest.metadata?.name ?? '') as KubeObject | undefined;
+      const key = `${manifest.kind}/${manifest.metadata?.name}`;
+      current.set(key, upToDate(cached, withHash) ? cached! : await writer.apply(withHash));
+    }
+    return current;
+  }
+
+  /** Deletes the workloads Berth made for this Deployment that it no longer renders (e.g. an HPA at maxScale 0). */
+  async function pruneWorkloads(owner: OwnerDeployment, keep: Map<string, KubeObject>): Promise<void> {
+    for (const informer of workloadInformers(informers)) {
+      for (const object of informer.byIndex('owner', owner.uid)) {
+        if (object.metadata?.namespace !== owner.namespace || object.metadata.deletionTimestamp) continue;
+        if (object.metadata.labels?.['app.kubernetes.io/managed-by'] !== 'berth') continue;
+        if (keep.has(`${informer.resource.kind}/${object.metadata.name}`)) continue;
+        await writer.delete(informer.resource, owner.namespace, object.metadata.name!);
+      }
+    }
+  }
+
+  function renderWorkloads(owner: OwnerDeployment, spec: DeploymentSpecInput, serving: ServingRevision | undefined): KubeObject[] {
+    const backing = backingServices(spec);
+    const names = childNames(owner.name);
+    const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
+    if (serving) {
+      const input = { owner, spec, serving, backing, port: options.applicationPort };
+      desired.push(renderApplication(input));
+      const hpa = renderApplicationAutoscaler(owner, spec);
+      if (hpa) desired.push(hpa);
+      if (backing.queueWorker) {
+        desired.push(renderQueueWorker(input));
+        const queueHpa = renderQueueWorkerAutoscaler(owner, spec);
+        if (queueHpa) desired.push(queueHpa);
+      }
+    }
+    if (backing.database) {
+      const existing = informers.statefulSets.get(owner.namespace, names.postgres);
+      const existingStorage = existing?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
+      desired.push(renderPostgres({ owner, spec, image: options.images.postgres, ...(existingStorage ? { existingStorage: String(existingStorage) } : {}) }));
+      desired.push(renderPostgresService(owner));
+    }
+    if (backing.redis) desired.push(renderRedis(owner, spec, options.images.redis), renderRedisService(owner));
+    const route = spec.sourceConfig?.customUrl ? parseCustomUrl(spec.sourceConfig.customUrl) : undefined;
+    if (route) desired.push(renderIngress(owner, route, options.ingressClassName));
+    return desired;
+  }
+
+  async function ensureDatabaseCredentials(owner: OwnerDeployment): Promise<void> {
+    const name = childNames(owner.name).postgresCredentials;
+    if (informers.secrets.get(owner.namespace, name)) return;
+    await writer.createOrGet(renderPostgresCredentials(owner, randomBytes(24).toString('base64url')));
+  }
+
+  async function ensureTracingProject(owner: OwnerDeployment): Promise<void> {
+    const desired = withAppliedHash(renderTracingProject(owner));
+    const cached = informers.tracingProjects.get(owner.namespace, desired.metadata.name);
+    // A project of that name made for another deployment is left alone: its deploymentName is immutable.
+    if (cached && cached.spec.deploymentName !== owner.name) return;
+    if (!upToDate(cached, desired)) await writer.apply(desired);
+  }
+
+  async function recordRevisionPhase(revision: RevisionRecord, update: { phase: TargetPhase['phase']; message: string; image?: string }): Promise<void> {
+    const previous = revision.object.status as Revision['status'];
+    const next = nextRevisionStatus(
+      previous,
+      { ...update, generation: revision.object.metadata.generation ?? 1, repoCommitSha: revision.object.spec.sourceRevisionConfig.repoCommitSha },
+      options.now(),
+    );
+    if (next !== previous) await writer.status<Revision>(revision.object, next);
+  }
+
+  return async function reconcileDeployment(key: { namespace: string; name: string }, context: ReconcileContext): Promise<ReconcileResult | void> {
+    const deployment = informers.deployments.get(key.namespace, key.name);
+    if (!deployment) return;
+    const owner: OwnerDeployment = { name: key.name, namespace: key.namespace, uid: deployment.metadata.uid ?? '' };
+    const finalizers = deployment.metadata.finalizers ?? [];
+    if (deployment.metadata.deletionTimestamp) {
+      return finalizeDeployment({ informers, writer, options }, deployment, owner, context);
+    }
+    if (!finalizers.includes(cleanupFinalizer)) {
+      // The update event of this write brings the Deployment back with the finalizer in place.
+      await writer.finalizers(deploymentKind, deployment, [...finalizers, cleanupFinalizer]);
+      return;
+    }
+    const spec = deployment.spec as DeploymentSpecInput & Deployment['spec'];
+    const revisions = informers.revisions
+      .byIndex('owner', owner.uid)
+      .filter((r) => r.metadata.namespace === owner.namespace)
+      .map(summarize);
+    const previousActive = revisions.find((r) => r.name === deployment.status?.activeRevisionName);
+    await ensureTracingProject(owner);
+
+    // 1. What the spec refers to.
+    const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) => informers.secrets.get(ns, name));
+    if ('problem' in secrets) return stall(deployment, secrets.problem, { active: previousActive }, context);
+    const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
+    if ('problem' in integration) return stall(deployment, integration.problem, { active: previousActive }, context);
+
+    // 2. The revision the spec describes, and the one to serve.
+    const latest = await latestRevision(deployment, owner, revisionDigest(spec.sourceRevisionConfig, secrets.fingerprints), revisions, context);
+    if (!('uid' in latest)) return stall(deployment, latest, { active: previousActive }, context);
+    const all = revisions.some((r) => r.name === latest.name) ? revisions : [...revisions, latest];
+    const choice = chooseTarget(all, latest, spec.revisionName);
+    if ('problem' in choice) return stall(deployment, choice.problem, { latest, active: previousActive }, context);
+    const target = choice.revision;
+
+    // 3. The target's image: named by its config, or built by a Job.
+    const knownImage = imageOf(target.object);
+    const buildImage = builtImage(options.registry, owner.namespace, owner.name, target.name);
+    const building = target.object.spec.source === 'codehost' && !knownImage;
+    const build = buildState(building ? informers.jobs.get(owner.namespace, buildJobName(target.name)) : undefined);
+    if (building && build.state === 'absent') {
+      const job = renderBuildJob({
+        owner,
+        revisionName: target.name,
+        repoUrl: spec.sourceConfig?.repoUrl ?? '',
+        repoRef: target.object.spec.sourceRevisionConfig.repoRef ?? '',
+        installCommand: spec.sourceConfig?.installCommand,
+        buildCommand: spec.sourceConfig?.buildCommand,
+        ...('integration' in integration && integration.integration ? { credentialsSecretName: integration.integration.spec.credentialsSecretRef.name } : {}),
+        images: { git: options.images.git, tools: options.images.buildTools, builder: options.images.builder },
+        registry: options.registry,
+        ...(options.buildServiceAccountName ? { serviceAccountName: options.buildServiceAccountName } : {}),
+      });
+      await writer.apply(withAppliedHash(job));
+      context.recorder.event(deployment, 'Normal', 'BuildStarted', `Building Revision ${target.name}.`);
+    }
+    const targetImage = knownImage ?? (build.state === 'succeeded' ? buildImage : undefined);
+    const activeImage = previousActive ? imageOf(previousActive.object) : undefined;
+    const serving: ServingRevision | undefined = targetImage
+      ? { name: target.name, image: targetImage }
+      : previousActive && activeImage
+        ? { name: previousActive.name, image: activeImage }
+        : undefined;
+
+    // 4. Workloads: applied only where the cache differs from the rendering.
+    const backing = backingServices(spec);
+    if (backing.database) await ensureDatabaseCredentials(owner);
+    let current: Map<string, KubeObject>;
+    try {
+      current = await applyAll(renderWorkloads(owner, spec, serving));
+    } catch (error) {
+      // The API server refused a workload (422): retrying the same rendering cannot succeed.
+      if (!isKubeApiError(error, 422)) throw error;
+      return stall(deployment, { reason: 'WorkloadRejected', message: error.message }, { latest, active: previousActive }, context);
+    }
+    await pruneWorkloads(owner, current);
+    if (!backing.database && informers.secrets.get(owner.namespace, childNames(owner.name).postgresCredentials)?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid)) {
+      await writer.delete(childKinds.secret, owner.namespace, childNames(owner.name).postgresCredentials);
+    }
+
+    // 5. Where the target stands, and what serves.
+    const names = childNames(owner.name);
+    const application = current.get(`Deployment/${names.application}`) as V1Deployment | undefined;
+    const queueWorker = current.get(`Deployment/${names.queueWorker}`) as V1Deployment | undefined;
+    const phase = targetPhase({
+      revisionName: target.name,
+      source: target.object.spec.source,
+      ...(knownImage ? { knownImage } : {}),
+      buildImage,
+      ...(target.object.status?.status ? { recordedPhase: target.object.status.status } : {}),
+      build,
+      rollout: rolloutOf(application),
+    });
+    await recordRevisionPhase(target, phase);
+    for (const revision of all) {
+      if (revision.name === target.name) continue;
+      const former = formerTargetPhase(revision.object.status?.status);
+      if (former) await recordRevisionPhase(revision, { phase: former, message: `Revision ${target.name} was chosen before this one was deployed.` });
+    }
+    const active = phase.phase === 'DEPLOYED' ? target : previousActive;
+
+    // 6. Old revisions beyond the retention count go; never the active, latest or pinned one.
+    const prunable = revisionsToPrune(all, options.revisionRetention, new Set([latest.name, target.name, ...(active ? [active.name] : [])]));
+    for (const revision of prunable) {
+      await writer.delete(revisionKind, owner.namespace, revision.name);
+      if (informers.jobs.get(owner.namespace, buildJobName(revision.name))) await writer.delete(childKinds.job, owner.namespace, buildJobName(revision.name));
+    }
+
+    // 7. Status.
+    const postgres = backing.database ? informers.statefulSets.get(owner.namespace, names.postgres) : undefined;
+    const resources = spec.sourceConfig?.resourceSpec ?? {};
+    const queueScaledToZero = scaling(resources.queueMinScale, resources.queueMaxScale).kind === 'scaledToZero';
+    const available = (d: V1Deployment | undefined) => (d?.status?.availableReplicas ?? 0) >= 1;
+    const appRollout = rolloutOf(application);
+    await writeStatus(
+      deployment,
+      {
+        deleting: false,
+        database: !backing.database ? 'none' : (postgres?.status?.readyReplicas ?? 0) >= 1 ? 'ready' : 'notReady',
+        scaledToZero: scaling(resources.minScale, resources.maxScale).kind === 'scaledToZero',
+        workloadsAvailable: available(application) && (!queueWorker || queueScaledToZero || available(queueWorker)),
+        workloadsRolledOut: appRollout.complete && appRollout.revision === target.name && (!queueWorker || rolloutOf(queueWorker).complete),
+        target: phase,
+        targetIsActive: active?.name === target.name,
+      },
+      { latest, ...(active ? { active } : {}) },
+      context,
+    );
+  };
+}

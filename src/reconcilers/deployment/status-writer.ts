@@ -1,0 +1,93 @@
+// Turns a decision into the status object to store, keeping the stored one (timestamps and all) when
+// nothing but timestamps would change, so an unchanged world causes no status write. Pure.
+import { conditionsEqual, markReady, markReconciling, markStalled, setCondition, type Condition, type DeploymentStatus, type RevisionStatus } from '../../api/index.ts';
+import { canonicalJson } from './digest.ts';
+import type { TargetPhase } from './lifecycle.ts';
+import type { ConditionVerdict, DeploymentPhase } from './status.ts';
+
+export function timestamp(now: Date): string {
+  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function applyVerdict(conditions: readonly Condition[] | undefined, verdict: ConditionVerdict, observedGeneration: number, now: Date): Condition[] {
+  const observation = { reason: verdict.reason, message: verdict.message, observedGeneration };
+  switch (verdict.kind) {
+    case 'ready':
+      return markReady(conditions, observation, now);
+    case 'stalled':
+      return markStalled(conditions, observation, now);
+    case 'reconciling':
+      return markReconciling(conditions, observation, now);
+  }
+}
+
+/** Same content, ignoring updatedAt and the conditions' transition times. */
+function equivalent<T extends { conditions?: readonly Condition[]; updatedAt?: string }>(a: T | undefined, b: T): boolean {
+  if (!a) return false;
+  const rest = (s: T) => canonicalJson({ ...s, conditions: undefined, updatedAt: undefined });
+  return rest(a) === rest(b) && conditionsEqual(a.conditions, b.conditions);
+}
+
+export interface DeploymentFacts {
+  phase: DeploymentPhase;
+  verdict: ConditionVerdict;
+  generation: number;
+  latest?: { name: string; uid: string };
+  active?: { name: string; uid: string; image?: string };
+}
+
+export function nextDeploymentStatus(previous: DeploymentStatus | undefined, facts: DeploymentFacts, now: Date): DeploymentStatus {
+  const next: DeploymentStatus = {
+    status: facts.phase,
+    ...(facts.latest ? { latestRevisionName: facts.latest.name, latestRevisionId: facts.latest.uid } : {}),
+    ...(facts.active ? { activeRevisionName: facts.active.name, activeRevisionId: facts.active.uid } : {}),
+    ...(facts.active?.image ? { imageVersion: facts.active.image } : {}),
+    observedGeneration: facts.generation,
+    conditions: applyVerdict(previous?.conditions, facts.verdict, facts.generation, now),
+  };
+  if (previous && equivalent(previous, next)) return previous;
+  return { ...next, updatedAt: timestamp(now) };
+}
+
+/** Conditions of a revision: Ready once it serves, Stalled when it failed, Reconciling on the way. */
+function revisionVerdict(phase: string, message: string): ConditionVerdict | undefined {
+  if (phase === 'DEPLOYED') return { kind: 'ready', reason: 'Deployed', message };
+  if (phase.endsWith('_FAILED')) return { kind: 'stalled', reason: phaseReason(phase), message };
+  if (phase === 'INTERRUPTED' || phase === 'SKIPPED') return undefined;
+  return { kind: 'reconciling', reason: phaseReason(phase), message };
+}
+
+/** BUILD_FAILED -> BuildFailed. */
+export function phaseReason(phase: string): string {
+  return phase
+    .toLowerCase()
+    .split('_')
+    .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+    .join('');
+}
+
+export function nextRevisionStatus(
+  previous: RevisionStatus | undefined,
+  update: { phase: TargetPhase['phase']; message: string; image?: string; repoCommitSha?: string; generation: number },
+  now: Date,
+): RevisionStatus {
+  const verdict = revisionVerdict(update.phase, update.message);
+  let conditions: Condition[];
+  if (verdict) {
+    conditions = applyVerdict(previous?.conditions, verdict, update.generation, now);
+  } else {
+    const observation = { reason: phaseReason(update.phase), message: update.message, observedGeneration: update.generation };
+    conditions = setCondition(previous?.conditions, { type: 'Ready', status: 'False', ...observation }, now);
+    conditions = setCondition(conditions, { type: 'Reconciling', status: 'False', ...observation }, now);
+    conditions = setCondition(conditions, { type: 'Stalled', status: 'False', ...observation }, now);
+  }
+  const next: RevisionStatus = {
+    status: update.phase,
+    message: update.message,
+    ...(update.image ?? previous?.imageUri ? { imageUri: update.image ?? previous?.imageUri } : {}),
+    ...(update.repoCommitSha ? { repoCommitSha: update.repoCommitSha } : {}),
+    observedGeneration: update.generation,
+    conditions,
+  };
+  return previous && equivalent(previous, next) ? previous : next;
+}

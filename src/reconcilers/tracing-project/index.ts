@@ -1,0 +1,20 @@
+// The TracingProject controller: a project exists as soon as its object does, so reconciling it means
+// recording that (Ready=True for the generation seen), written only when it changes.
+import type { TracingProject } from '../../api/index.ts';
+import { applyStatusIfChanged, type Controller, type Informer, type Manager } from '../../runtime/index.ts';
+import { nextTracingProjectStatus } from './status.ts';
+
+export function registerTracingProjectController(manager: Manager, projects: Informer<TracingProject>, now: () => Date = () => new Date()): Controller {
+  const controller = manager.addController({
+    name: 'tracing-project',
+    informer: projects,
+    reconcile: async ({ namespace, name }) => {
+      const project = projects.get(namespace, name);
+      if (!project || project.metadata.deletionTimestamp) return;
+      const previous = project.status as TracingProject['status'];
+      const next = nextTracingProjectStatus(previous, project.metadata.generation ?? 0, project.spec.deploymentName, now());
+      if (next !== previous) await applyStatusIfChanged<TracingProject>(manager.kubeConfig, project, next, 'berth');
+    },
+  });
+  return controller as unknown as Controller;
+}

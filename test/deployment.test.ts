@@ -1,0 +1,462 @@
+// The Deployment controller against the real API server: revisions, workloads, status and deletion.
+// No kubelet runs, so the tests play the workload controllers' part by writing child status.
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, Watch, type V1Deployment } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Deployment, Revision, TracingProject } from '../src/api/index.ts';
+import { createDeploymentWriter, registerDeploymentControllers, type DeploymentWriter } from '../src/reconcilers/deployment/index.ts';
+import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
+import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+
+const kc = testKubeConfig();
+const custom = kc.makeApiClient(CustomObjectsApi);
+const apps = kc.makeApiClient(AppsV1Api);
+const core = kc.makeApiClient(CoreV1Api);
+const group = 'berth.dev';
+const version = 'v1alpha1';
+const registry = 'registry.test:5000';
+
+let namespace: string;
+let manager: Manager;
+
+function startManager(writer?: DeploymentWriter): Promise<Manager> {
+  const m = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: 'silent' }), processMetrics: false });
+  registerDeploymentControllers(m, { namespaces: [namespace], registry }, writer ? { writer } : {});
+  return m.start().then(() => m);
+}
+
+beforeAll(async () => {
+  namespace = await useNamespace('deploy');
+  manager = await startManager();
+});
+
+afterAll(async () => {
+  await manager?.stop();
+});
+
+type DeploymentSpecBody = Deployment['spec'];
+
+async function createDeployment(name: string, spec: Partial<DeploymentSpecBody> & Pick<DeploymentSpecBody, 'source'>): Promise<Deployment> {
+  return (await custom.createNamespacedCustomObject({
+    group,
+    version,
+    namespace,
+    plural: 'deployments',
+    body: { apiVersion: `${group}/${version}`, kind: 'Deployment', metadata: { name }, spec },
+  })) as Deployment;
+}
+
+async function getDeployment(name: string): Promise<Deployment> {
+  return (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'deployments', name })) as Deployment;
+}
+
+async function patchDeployment(name: string, patch: unknown): Promise<Deployment> {
+  return kubeRequest<Deployment>(kc, {
+    method: 'PATCH',
+    path: `/apis/${group}/${version}/namespaces/${namespace}/deployments/${name}`,
+    contentType: 'application/merge-patch+json',
+    body: patch,
+  });
+}
+
+async function revisionsOf(name: string): Promise<Revision[]> {
+  const list = (await custom.listNamespacedCustomObject({ group, version, namespace, plural: 'revisions', labelSelector: `berth.dev/deployment=${name}` })) as {
+    items: Revision[];
+  };
+  return list.items;
+}
+
+async function readAppsDeployment(name: string): Promise<V1Deployment | undefined> {
+  return apps.readNamespacedDeployment({ namespace, name }).catch(() => undefined);
+}
+
+/** Plays the Deployment controller and kubelet: every wanted replica of the current template is up. */
+async function markRolledOut(name: string): Promise<void> {
+  const current = await apps.readNamespacedDeployment({ namespace, name });
+  const replicas = current.spec?.replicas ?? 1;
+  await kubeRequest(kc, {
+    method: 'PATCH',
+    path: `/apis/apps/v1/namespaces/${namespace}/deployments/${name}/status`,
+    contentType: 'application/merge-patch+json',
+    body: {
+      status: {
+        observedGeneration: current.metadata!.generation,
+        replicas,
+        updatedReplicas: replicas,
+        readyReplicas: replicas,
+        availableReplicas: replicas,
+      },
+    },
+  });
+}
+
+async function markDatabaseReady(statefulSet: string): Promise<void> {
+  const current = await apps.readNamespacedStatefulSet({ namespace, name: statefulSet });
+  await kubeRequest(kc, {
+    method: 'PATCH',
+    path: `/apis/apps/v1/namespaces/${namespace}/statefulsets/${statefulSet}/status`,
+    contentType: 'application/merge-patch+json',
+    body: { status: { observedGeneration: current.metadata!.generation, replicas: 1, readyReplicas: 1, currentReplicas: 1, availableReplicas: 1 } },
+  });
+}
+
+const condition = (d: Deployment | Revision, type: string) => d.status?.conditions?.find((c) => c.type === type);
+
+async function waitForDeployment(name: string, check: (d: Deployment) => boolean, what: string): Promise<Deployment> {
+  return eventually(async () => {
+    const d = await getDeployment(name);
+    return check(d) ? d : undefined;
+  }, 30_000, what);
+}
+
+async function putSecret(name: string, data: Record<string, string>): Promise<void> {
+  const body = { metadata: { name, namespace }, stringData: data };
+  await core.createNamespacedSecret({ namespace, body }).catch(async (error: { code?: number }) => {
+    if (error.code !== 409) throw error;
+    await core.replaceNamespacedSecret({ namespace, name, body });
+  });
+}
+
+describe('a Deployment from an external image', () => {
+  const name = 'shop';
+  let firstRevision: Revision;
+
+  it('gets one Revision, its workloads and a TracingProject, then READY once they roll out', async () => {
+    await putSecret(`${name}-secrets`, { API_KEY: 'one' });
+    await createDeployment(name, {
+      source: 'external_docker',
+      sourceConfig: { resourceSpec: { minScale: 1, maxScale: 3, cpu: 0.5, memoryMb: 1024, labels: { team: 'a' } } },
+      sourceRevisionConfig: { imageUri: 'nginx:1.27' },
+      secrets: [{ name: 'API_KEY' }],
+    });
+
+    const pending = await waitForDeployment(name, (d) => d.status?.latestRevisionId !== undefined && condition(d, 'Ready') !== undefined, 'status with a latest revision');
+    expect(condition(pending, 'Ready')?.status).toBe('False');
+    expect(condition(pending, 'Reconciling')?.status).toBe('True');
+    expect(pending.status?.activeRevisionId).toBeUndefined();
+
+    const revisions = await revisionsOf(name);
+    expect(revisions).toHaveLength(1);
+    firstRevision = revisions[0]!;
+    expect(firstRevision.metadata.name).toMatch(/^shop-[0-9a-f]{10}$/);
+    expect(firstRevision.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Deployment', name, controller: true, blockOwnerDeletion: true });
+    expect(firstRevision.spec.sourceRevisionConfig.imageUri).toBe('nginx:1.27');
+    expect(firstRevision.metadata.labels?.['berth.dev/revision-digest']).toBe(firstRevision.spec.digest.slice(0, 63));
+    expect(pending.status?.latestRevisionId).toBe(firstRevision.metadata.uid);
+
+    const app = await eventually(() => readAppsDeployment(name), 30_000, 'the application Deployment');
+    const container = app.spec!.template.spec!.containers[0]!;
+    expect(container.image).toBe('nginx:1.27');
+    expect(container.resources).toEqual({ requests: { cpu: '500m', memory: '1Gi' } });
+    expect(container.env).toContainEqual({ name: 'API_KEY', valueFrom: { secretKeyRef: { name: 'shop-secrets', key: 'API_KEY' } } });
+    expect(app.spec!.template.metadata!.labels).toMatchObject({ team: 'a', 'berth.dev/revision': firstRevision.metadata.name });
+    const hpa = await kubeRequest<{ spec: { minReplicas: number; maxReplicas: number } }>(kc, {
+      method: 'GET',
+      path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}`,
+    });
+    expect(hpa.spec).toMatchObject({ minReplicas: 1, maxReplicas: 3 });
+    const service = await core.readNamespacedService({ namespace, name });
+    expect(service.metadata?.ownerReferences?.[0]?.uid).toBe(pending.metadata.uid);
+    const project = (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'tracingprojects', name })) as TracingProject;
+    expect(project.spec.deploymentName).toBe(name);
+    expect(project.metadata.ownerReferences ?? []).toEqual([]);
+    await expect(apps.readNamespacedStatefulSet({ namespace, name: `${name}-postgres` })).rejects.toMatchObject({ code: 404 });
+
+    await markRolledOut(name);
+    const ready = await waitForDeployment(name, (d) => d.status?.status === 'READY' && condition(d, 'Ready')?.status === 'True', 'READY');
+    expect(ready.status).toMatchObject({
+      activeRevisionId: firstRevision.metadata.uid,
+      activeRevisionName: firstRevision.metadata.name,
+      latestRevisionId: firstRevision.metadata.uid,
+      imageVersion: 'nginx:1.27',
+      observedGeneration: ready.metadata.generation,
+    });
+    expect(condition(ready, 'Stalled')?.status).toBe('False');
+    expect(condition(ready, 'Reconciling')?.status).toBe('False');
+    const deployed = await eventually(async () => (await revisionsOf(name)).find((r) => r.status?.status === 'DEPLOYED'), 30_000, 'DEPLOYED revision');
+    expect(deployed.status?.imageUri).toBe('nginx:1.27');
+  });
+
+  it('applies a sourceConfig change in place: no new Revision, the HPA follows', async () => {
+    const patched = await patchDeployment(name, { spec: { sourceConfig: { resourceSpec: { maxScale: 5 } } } });
+    await eventually(async () => {
+      const hpa = await kubeRequest<{ spec: { maxReplicas: number } }>(kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}` });
+      return hpa.spec.maxReplicas === 5;
+    }, 30_000, 'the HPA to allow 5 replicas');
+    await waitForDeployment(name, (d) => d.status?.observedGeneration === patched.metadata.generation, 'the new generation observed');
+    expect((await revisionsOf(name)).map((r) => r.metadata.name)).toEqual([firstRevision.metadata.name]);
+  });
+
+  it('makes exactly one new Revision for a new image, and moves the active revision only once it is deployed', async () => {
+    await patchDeployment(name, { spec: { sourceRevisionConfig: { imageUri: 'nginx:1.28' } } });
+    const moved = await waitForDeployment(name, (d) => d.status?.latestRevisionId !== firstRevision.metadata.uid, 'a new latest revision');
+    expect(await revisionsOf(name)).toHaveLength(2);
+    expect(moved.status?.activeRevisionId).toBe(firstRevision.metadata.uid);
+    await eventually(async () => (await readAppsDeployment(name))?.spec?.template.spec?.containers[0]?.image === 'nginx:1.28', 30_000, 'the new image rolled');
+    const deploying = await getDeployment(name);
+    expect(deploying.status?.activeRevisionId).toBe(firstRevision.metadata.uid);
+    expect(condition(deploying, 'Ready')?.status).toBe('False');
+
+    await markRolledOut(name);
+    const active = await waitForDeployment(name, (d) => d.status?.activeRevisionId === moved.status?.latestRevisionId && condition(d, 'Ready')?.status === 'True', 'the new revision active');
+    expect(active.status?.imageVersion).toBe('nginx:1.28');
+    expect(await revisionsOf(name)).toHaveLength(2);
+  });
+
+  it('makes exactly one new Revision when a secret value changes', async () => {
+    const before = await getDeployment(name);
+    await putSecret(`${name}-secrets`, { API_KEY: 'two' });
+    const after = await waitForDeployment(name, (d) => d.status?.latestRevisionId !== before.status?.latestRevisionId, 'a revision for the new secret value');
+    const revisions = await revisionsOf(name);
+    expect(revisions).toHaveLength(3);
+    expect(revisions.find((r) => r.metadata.uid === after.status?.latestRevisionId)?.spec.sourceRevisionConfig.imageUri).toBe('nginx:1.28');
+    await markRolledOut(name);
+    await waitForDeployment(name, (d) => d.status?.activeRevisionId === after.status?.latestRevisionId, 'the secret revision active');
+  });
+
+  it('re-activates the earlier Revision when the earlier config comes back, without a new one', async () => {
+    await putSecret(`${name}-secrets`, { API_KEY: 'one' });
+    await patchDeployment(name, { spec: { sourceRevisionConfig: { imageUri: 'nginx:1.27' } } });
+    await waitForDeployment(name, (d) => d.status?.latestRevisionId === firstRevision.metadata.uid, 'the first revision latest again');
+    await eventually(async () => (await readAppsDeployment(name))?.spec?.template.spec?.containers[0]?.image === 'nginx:1.27', 30_000, 'the first image back');
+    await markRolledOut(name);
+    await waitForDeployment(name, (d) => d.status?.activeRevisionId === firstRevision.metadata.uid && condition(d, 'Ready')?.status === 'True', 'the first revision active again');
+    expect(await revisionsOf(name)).toHaveLength(3);
+  });
+
+  it('serves a pinned revision (rollback) and follows the spec again when unpinned', async () => {
+    const revisions = await revisionsOf(name);
+    const pinned = revisions.find((r) => r.spec.sourceRevisionConfig.imageUri === 'nginx:1.28')!;
+    await patchDeployment(name, { spec: { revisionName: pinned.metadata.name } });
+    await eventually(async () => (await readAppsDeployment(name))?.spec?.template.metadata?.labels?.['berth.dev/revision'] === pinned.metadata.name, 30_000, 'the pinned revision rolled');
+    await markRolledOut(name);
+    const rolledBack = await waitForDeployment(name, (d) => d.status?.activeRevisionName === pinned.metadata.name, 'the pinned revision active');
+    expect(rolledBack.status?.latestRevisionId).toBe(firstRevision.metadata.uid);
+    expect(await revisionsOf(name)).toHaveLength(3);
+
+    await patchDeployment(name, { spec: { revisionName: null } });
+    await eventually(async () => (await readAppsDeployment(name))?.spec?.template.metadata?.labels?.['berth.dev/revision'] === firstRevision.metadata.name, 30_000, 'back to the latest');
+  });
+
+  it('stalls on a pin to a revision it does not have', async () => {
+    await patchDeployment(name, { spec: { revisionName: 'shop-0000000000' } });
+    const stalled = await waitForDeployment(name, (d) => condition(d, 'Stalled')?.status === 'True', 'Stalled');
+    expect(condition(stalled, 'Stalled')).toMatchObject({ reason: 'RevisionNotFound' });
+    expect(condition(stalled, 'Ready')?.status).toBe('False');
+    await patchDeployment(name, { spec: { revisionName: null } });
+    await waitForDeployment(name, (d) => condition(d, 'Stalled')?.status === 'False', 'no longer Stalled');
+  });
+
+  it('scales to zero as UNUSED, without an autoscaler', async () => {
+    await patchDeployment(name, { spec: { sourceConfig: { resourceSpec: { minScale: 0, maxScale: 0 } } } });
+    await eventually(async () => (await readAppsDeployment(name))?.spec?.replicas === 0, 30_000, 'zero replicas');
+    await eventually(
+      () => kubeRequest(kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}` }).then(() => false, (e: { code?: number }) => e.code === 404),
+      30_000,
+      'the HPA removed',
+    );
+    await markRolledOut(name);
+    const unused = await waitForDeployment(name, (d) => d.status?.status === 'UNUSED', 'UNUSED');
+    expect(condition(unused, 'Ready')).toMatchObject({ status: 'True', reason: 'ScaledToZero' });
+  });
+});
+
+describe('a spec that cannot be served', () => {
+  it('stalls with a clear message and an Event when a Secret is missing, and recovers when it appears', async () => {
+    const name = 'needs-secret';
+    await createDeployment(name, {
+      source: 'external_docker',
+      sourceRevisionConfig: { imageUri: 'nginx:1.27' },
+      secrets: [{ name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'vault', key: 'token' } } }],
+    });
+    const stalled = await waitForDeployment(name, (d) => condition(d, 'Stalled')?.status === 'True', 'Stalled');
+    expect(condition(stalled, 'Stalled')).toMatchObject({ reason: 'SecretNotFound' });
+    expect(condition(stalled, 'Stalled')?.message).toContain('vault');
+    expect(await revisionsOf(name)).toHaveLength(0);
+    await eventually(async () => {
+      const events = await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
+      return events.items.some((e) => e.reason === 'SecretNotFound' && e.type === 'Warning');
+    }, 30_000, 'a SecretNotFound Event');
+
+    await putSecret('vault', { token: 's3cr3t-value' });
+    await waitForDeployment(name, (d) => condition(d, 'Stalled')?.status === 'False' && d.status?.latestRevisionId !== undefined, 'recovered');
+    expect(await revisionsOf(name)).toHaveLength(1);
+    const recovered = await getDeployment(name);
+    expect(JSON.stringify(recovered)).not.toContain('s3cr3t-value');
+    expect(JSON.stringify(await revisionsOf(name))).not.toContain('s3cr3t-value');
+  });
+
+  it('stalls when the code-host integration is unknown', async () => {
+    const name = 'no-integration';
+    await createDeployment(name, {
+      source: 'codehost',
+      sourceConfig: { integrationId: '6f1c1a5e-0000-4000-8000-000000000000', repoUrl: 'https://github.com/acme/app' },
+      sourceRevisionConfig: { repoRef: 'main' },
+    });
+    const stalled = await waitForDeployment(name, (d) => condition(d, 'Stalled')?.status === 'True', 'Stalled');
+    expect(condition(stalled, 'Stalled')).toMatchObject({ reason: 'IntegrationNotFound' });
+    expect(await revisionsOf(name)).toHaveLength(0);
+  });
+});
+
+describe('a Deployment built from a code-host repository', () => {
+  let integrationId: string;
+
+  beforeAll(async () => {
+    await putSecret('github-credentials', { token: 'ghp_test' });
+    const integration = (await custom.createNamespacedCustomObject({
+      group,
+      version,
+      namespace,
+      plural: 'codehostintegrations',
+      body: { apiVersion: `${group}/${version}`, kind: 'CodeHostIntegration', metadata: { name: 'github' }, spec: { provider: 'github', credentialsSecretRef: { name: 'github-credentials' } } },
+    })) as { metadata: { uid: string } };
+    integrationId = integration.metadata.uid;
+  });
+
+  const codehostSpec = (repoRef: string) => ({
+    source: 'codehost' as const,
+    sourceConfig: { integrationId, repoUrl: 'https://github.com/acme/app', installCommand: 'npm ci', buildCommand: 'npm run build', resourceSpec: { dbStorageGi: 2 } },
+    sourceRevisionConfig: { repoRef },
+  });
+
+  async function setJobStatus(jobName: string, outcome: 'Complete' | 'Failed'): Promise<void> {
+    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const conditions =
+      outcome === 'Complete'
+        ? [
+            { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: now, lastTransitionTime: now },
+            { type: 'Complete', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: now, lastTransitionTime: now },
+          ]
+        : [
+            { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now, lastTransitionTime: now },
+            { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now, lastTransitionTime: now },
+          ];
+    await kubeRequest(kc, {
+      method: 'PATCH',
+      path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}/status`,
+      contentType: 'application/merge-patch+json',
+      body: {
+        status: {
+          startTime: now,
+          ...(outcome === 'Complete' ? { completionTime: now, succeeded: 1 } : { failed: 2 }),
+          conditions,
+        },
+      },
+    });
+  }
+
+  it('builds the revision in a Job, waits for its database, then deploys the built image', async () => {
+    const name = 'built';
+    await createDeployment(name, codehostSpec('main'));
+    const revision = await eventually(async () => (await revisionsOf(name))[0], 30_000, 'a revision');
+    const jobName = `${revision.metadata.name}-build`;
+    const job = await eventually(() => kubeRequest<{ spec: { template: { spec: { initContainers: { env: { name: string; value?: string }[] }[] } } } }>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}` }), 30_000, 'the build Job');
+    expect(job.spec.template.spec.initContainers[0]!.env).toContainEqual({ name: 'REPO_REF', value: 'main' });
+    expect(await readAppsDeployment(name)).toBeUndefined();
+    const building = await waitForDeployment(name, (d) => condition(d, 'Reconciling')?.reason === 'Building', 'Building');
+    expect(building.status?.status).toBe('AWAITING_DATABASE');
+    const sts = await apps.readNamespacedStatefulSet({ namespace, name: `${name}-postgres` });
+    expect(sts.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests).toEqual({ storage: '2Gi' });
+
+    await setJobStatus(jobName, 'Complete');
+    const app = await eventually(() => readAppsDeployment(name), 30_000, 'the application Deployment');
+    expect(app.spec!.template.spec!.containers[0]!.image).toBe(`${registry}/${namespace}/${name}:${revision.metadata.name}`);
+    expect(app.spec!.template.spec!.containers[0]!.env).toContainEqual({ name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: `${name}-postgres`, key: 'password' } } });
+    await markRolledOut(name);
+    const awaiting = await waitForDeployment(name, (d) => d.status?.activeRevisionId === revision.metadata.uid, 'the built revision active');
+    expect(awaiting.status?.status).toBe('AWAITING_DATABASE');
+    expect(condition(awaiting, 'Ready')?.status).toBe('False');
+
+    await markDatabaseReady(`${name}-postgres`);
+    const ready = await waitForDeployment(name, (d) => d.status?.status === 'READY' && condition(d, 'Ready')?.status === 'True', 'READY');
+    expect(ready.status?.imageVersion).toBe(`${registry}/${namespace}/${name}:${revision.metadata.name}`);
+    const deployed = (await revisionsOf(name))[0]!;
+    expect(deployed.status).toMatchObject({ status: 'DEPLOYED', imageUri: `${registry}/${namespace}/${name}:${revision.metadata.name}` });
+  });
+
+  it('reports BUILD_FAILED and Stalled when the build Job fails', async () => {
+    const name = 'broken-build';
+    await createDeployment(name, codehostSpec('refs/heads/broken'));
+    const revision = await eventually(async () => (await revisionsOf(name))[0], 30_000, 'a revision');
+    await eventually(() => kubeRequest(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${revision.metadata.name}-build` }), 30_000, 'the build Job');
+    await setJobStatus(`${revision.metadata.name}-build`, 'Failed');
+    const stalled = await waitForDeployment(name, (d) => condition(d, 'Stalled')?.status === 'True', 'Stalled');
+    expect(condition(stalled, 'Stalled')).toMatchObject({ reason: 'BuildFailed' });
+    expect(condition(stalled, 'Stalled')?.message).toContain('BackoffLimitExceeded');
+    const failed = await eventually(async () => (await revisionsOf(name)).find((r) => r.status?.status === 'BUILD_FAILED'), 30_000, 'BUILD_FAILED');
+    expect(failed.status?.message).toContain('BackoffLimitExceeded');
+    expect(await readAppsDeployment(name)).toBeUndefined();
+  });
+});
+
+describe('restarts and deletion', () => {
+  it('keeps one Revision when the controller dies between creating it and writing status', async () => {
+    const name = 'crashy';
+    await manager.stop();
+    // A controller that dies right after creating the Revision: every status write fails.
+    const real = createDeploymentWriter(testKubeConfig());
+    let revisionsCreated = 0;
+    const dying: DeploymentWriter = {
+      ...real,
+      createOrGet: async (object) => {
+        const result = await real.createOrGet(object);
+        if (object.kind === 'Revision') revisionsCreated += 1;
+        return result;
+      },
+      status: async () => {
+        throw new Error('killed before writing status');
+      },
+    };
+    manager = await startManager(dying);
+    await createDeployment(name, { source: 'external_docker', sourceRevisionConfig: { imageUri: 'nginx:1.27' } });
+    await eventually(async () => revisionsCreated >= 1, 30_000, 'the Revision created');
+    await manager.stop();
+    expect((await getDeployment(name)).status?.latestRevisionId).toBeUndefined();
+
+    manager = await startManager();
+    const settled = await waitForDeployment(name, (d) => d.status?.latestRevisionId !== undefined, 'status after the restart');
+    const revisions = await revisionsOf(name);
+    expect(revisions).toHaveLength(1);
+    expect(settled.status?.latestRevisionId).toBe(revisions[0]!.metadata.uid);
+  });
+
+  it('runs AWAITING_DELETE, removes the children and keeps the TracingProject', async () => {
+    const name = 'doomed';
+    await createDeployment(name, {
+      source: 'external_docker',
+      sourceConfig: { customUrl: 'https://doomed.example.com', resourceSpec: { dbStorageGi: 1, redisMemoryMb: 64, queueMaxScale: 2 } },
+      sourceRevisionConfig: { imageUri: 'nginx:1.27' },
+    });
+    await eventually(() => readAppsDeployment(`${name}-queue`), 30_000, 'the queue worker');
+    await eventually(() => kubeRequest(kc, { method: 'GET', path: `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses/${name}` }), 30_000, 'the Ingress');
+    await waitForDeployment(name, (d) => d.metadata.finalizers?.includes('berth.dev/cleanup') === true, 'the finalizer');
+
+    const seen: string[] = [];
+    const watch = await new Watch(kc).watch(
+      `/apis/${group}/${version}/namespaces/${namespace}/deployments`,
+      { fieldSelector: `metadata.name=${name}` },
+      (_phase, object: Deployment) => {
+        if (object.status?.status) seen.push(object.status.status);
+      },
+      () => {},
+    );
+    try {
+      await custom.deleteNamespacedCustomObject({ group, version, namespace, plural: 'deployments', name });
+      await eventually(() => getDeployment(name).then(() => false, (e: { code?: number }) => e.code === 404), 30_000, 'the Deployment gone');
+      await eventually(async () => seen.includes('AWAITING_DELETE'), 10_000, 'AWAITING_DELETE seen by the watch');
+    } finally {
+      watch.abort();
+    }
+    expect(seen).toContain('AWAITING_DELETE');
+    for (const child of [name, `${name}-queue`, `${name}-redis`]) {
+      await expect(apps.readNamespacedDeployment({ namespace, name: child })).rejects.toMatchObject({ code: 404 });
+    }
+    await expect(apps.readNamespacedStatefulSet({ namespace, name: `${name}-postgres` })).rejects.toMatchObject({ code: 404 });
+    await expect(core.readNamespacedService({ namespace, name })).rejects.toMatchObject({ code: 404 });
+    await expect(core.readNamespacedSecret({ namespace, name: `${name}-postgres` })).rejects.toMatchObject({ code: 404 });
+    await expect(kubeRequest(kc, { method: 'GET', path: `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses/${name}` })).rejects.toMatchObject({ code: 404 });
+    expect(await revisionsOf(name)).toHaveLength(0);
+    const project = (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'tracingprojects', name })) as TracingProject;
+    expect(project.spec.deploymentName).toBe(name);
+  });
+});
