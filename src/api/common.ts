@@ -14,7 +14,7 @@ export function httpUrl(description: string) {
 
 /** A UUID in any version (metadata.uid values are UUIDs). */
 export function uuid(description: string) {
-  return z.guid().describe(description);
+  return z.guid().max(36).describe(description);
 }
 
 export const secretKeySelectorSchema = z

@@ -66,8 +66,8 @@ export const containerSchema = keepKeys(
       name: z.string().min(1).max(63).describe('Name of the container, unique within the pod.'),
       image: z.string().min(1).max(1024).describe('Container image address.'),
       imagePullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional().describe('When to pull the image: Always, IfNotPresent or Never.'),
-      command: z.array(z.string().max(32768)).max(256).optional().describe('Entrypoint, replacing the image ENTRYPOINT.'),
-      args: z.array(z.string().max(32768)).max(256).optional().describe('Arguments, replacing the image CMD.'),
+      command: z.array(z.string().max(32768).describe('One word of the entrypoint.')).max(256).optional().describe('Entrypoint, replacing the image ENTRYPOINT.'),
+      args: z.array(z.string().max(32768).describe('One argument.')).max(256).optional().describe('Arguments, replacing the image CMD.'),
       workingDir: z.string().max(4096).optional().describe('Working directory of the container.'),
       env: z
         .array(envVarSchema)

@@ -1,0 +1,139 @@
+// Renders the CustomResourceDefinition of each kind from its zod schemas. Pure: scripts/generate-crds.ts
+// writes the result to crds/, and a test fails when crds/ differs from what this renders.
+import type { V1CustomResourceDefinition, V1CustomResourceColumnDefinition } from '@kubernetes/client-node';
+import type { z } from 'zod';
+import { codeHostIntegrationKind, codeHostIntegrationSpecSchema, codeHostIntegrationStatusSchema } from './codehost-integration.ts';
+import { deploymentKind, deploymentSpecSchema, deploymentStatusSchema } from './deployment.ts';
+import { category, group, labels, version, type KindDescriptor } from './group.ts';
+import { oauthProviderKind, oauthProviderSpecSchema, oauthProviderStatusSchema } from './oauth-provider.ts';
+import { revisionKind, revisionSpecSchema, revisionStatusSchema } from './revision.ts';
+import { structuralSchema } from './structural-schema.ts';
+import { tracingProjectKind, tracingProjectSpecSchema, tracingProjectStatusSchema } from './tracing-project.ts';
+
+export type CrdSource = {
+  descriptor: KindDescriptor;
+  description: string;
+  spec: z.core.$ZodType;
+  status: z.core.$ZodType;
+  columns: V1CustomResourceColumnDefinition[];
+};
+
+const ready: V1CustomResourceColumnDefinition = {
+  name: 'Ready',
+  type: 'string',
+  jsonPath: '.status.conditions[?(@.type=="Ready")].status',
+  description: 'Whether the object reached its desired state (condition Ready).',
+};
+const age: V1CustomResourceColumnDefinition = { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' };
+
+export const crdSources: CrdSource[] = [
+  {
+    descriptor: deploymentKind,
+    description: 'An application deployed from a code-host repository or a container image, with an immutable history of Revisions.',
+    spec: deploymentSpecSchema,
+    status: deploymentStatusSchema,
+    columns: [
+      { name: 'Status', type: 'string', jsonPath: '.status.status', description: 'Lifecycle state of the deployment.' },
+      { name: 'Latest', type: 'string', jsonPath: '.status.latestRevisionName', description: 'Newest Revision.' },
+      { name: 'Active', type: 'string', jsonPath: '.status.activeRevisionName', description: 'Revision being served.' },
+      { name: 'Source', type: 'string', jsonPath: '.spec.source', description: 'Where the application comes from.' },
+      ready,
+      age,
+    ],
+  },
+  {
+    descriptor: revisionKind,
+    description: "An immutable snapshot of a Deployment's revision config, created by the controller only.",
+    spec: revisionSpecSchema,
+    status: revisionStatusSchema,
+    columns: [
+      { name: 'Deployment', type: 'string', jsonPath: '.spec.deploymentName', description: 'Deployment the revision belongs to.' },
+      { name: 'Status', type: 'string', jsonPath: '.status.status', description: 'Lifecycle state of the revision.' },
+      {
+        name: 'Generation',
+        type: 'integer',
+        jsonPath: `.metadata.labels.${labels.deploymentGeneration.replaceAll('.', '\\.')}`,
+        description: 'metadata.generation of the Deployment when the revision was made.',
+      },
+      age,
+    ],
+  },
+  {
+    descriptor: oauthProviderKind,
+    description: "An organization's OAuth provider configuration. The client secret stays in a Secret.",
+    spec: oauthProviderSpecSchema,
+    status: oauthProviderStatusSchema,
+    columns: [{ name: 'Provider ID', type: 'string', jsonPath: '.spec.providerId', description: 'Identifier of the provider.' }, ready, age],
+  },
+  {
+    descriptor: codeHostIntegrationKind,
+    description: 'A connection to a code host whose repositories can be listed. Credentials stay in a Secret.',
+    spec: codeHostIntegrationSpecSchema,
+    status: codeHostIntegrationStatusSchema,
+    columns: [ready, age],
+  },
+  {
+    descriptor: tracingProjectKind,
+    description: 'The tracing project made with each Deployment, under the same name.',
+    spec: tracingProjectSpecSchema,
+    status: tracingProjectStatusSchema,
+    columns: [ready, age],
+  },
+];
+
+export function crdName(descriptor: KindDescriptor): string {
+  return `${descriptor.plural}.${group}`;
+}
+
+/** File name of a kind's CRD in crds/ (the controller-gen convention). */
+export function crdFileName(descriptor: KindDescriptor): string {
+  return `${group}_${descriptor.plural}.yaml`;
+}
+
+export function renderCrd(source: CrdSource): V1CustomResourceDefinition {
+  const { descriptor } = source;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: crdName(descriptor) },
+    spec: {
+      group,
+      scope: 'Namespaced',
+      names: {
+        kind: descriptor.kind,
+        listKind: `${descriptor.kind}List`,
+        plural: descriptor.plural,
+        singular: descriptor.singular,
+        shortNames: [...descriptor.shortNames],
+        categories: [category],
+      },
+      versions: [
+        {
+          name: version,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: source.columns,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: source.description,
+              required: ['spec'],
+              properties: {
+                apiVersion: { type: 'string', description: 'Versioned schema of this representation of an object.' },
+                kind: { type: 'string', description: 'REST resource this object represents.' },
+                metadata: { type: 'object' },
+                spec: structuralSchema(source.spec),
+                status: structuralSchema(source.status),
+              },
+            },
+          },
+        },
+      ],
+    },
+  } as V1CustomResourceDefinition;
+}
+
+export function renderCrds(): V1CustomResourceDefinition[] {
+  return crdSources.map(renderCrd);
+}
