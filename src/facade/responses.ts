@@ -38,7 +38,7 @@ export function providerResponse(provider: DeepReadonly<OAuthProvider>, organiza
     auth_url: spec.authUrl,
     token_url: spec.tokenUrl,
     uses_pkce: spec.usesPkce ?? false,
-    code_challenge_method: spec.codeChallengeMethod ?? null,
+    code_challenge_method: spec.codeChallengeMethod ?? 'S256',
     created_at: createdAt,
     updated_at: status?.updatedAt ?? createdAt,
     provider_type: spec.providerType ?? null,

@@ -21,7 +21,6 @@ export function createServer(options: ServerOptions): FacadeServer {
     bodyLimit: options.bodyLimit ?? defaultBodyLimit,
     // The API key travels in a header and must never reach a log line: requests are logged by method
     // and URL only (Fastify's default serializer), and the facade's own lines name no header.
-    disableRequestLogging: false,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
   });
