@@ -1,7 +1,9 @@
 # Berth's image: Node 24 running the TypeScript sources directly (type stripping, no build step).
 #
 #   docker build -t berth .                                          # from node:24-bookworm-slim
-#   docker build --build-arg BASE_IMAGE=berth-base:node24 -t berth . # offline: scripts/build-base-image.sh
+#   docker build --build-arg BASE_IMAGE=berth-base:node24 -t berth . # no image registry: the base from
+#                                        # scripts/build-base-image.sh, the dependencies from
+#                                        # scripts/prepare-image-dependencies.sh
 #
 #   docker run berth                              # controller + facade (`berth run`)
 #   docker run berth --components facade          # flags go after the image: the entrypoint is `run`
@@ -14,11 +16,19 @@ ARG BASE_IMAGE=node:24-bookworm-slim
 
 # Production dependencies only. The `node` package is a devDependency (Node 24 for the npm scripts);
 # the image's Node is the base image's. No production dependency has an install script.
+# For a build that reaches no registry, scripts/prepare-image-dependencies.sh runs the same `npm ci`
+# on the host beforehand (node_modules/.berth-image, stamped with the lockfile's hash) and this stage
+# copies that instead; a stamp that does not match package-lock.json fails the build.
 FROM ${BASE_IMAGE} AS dependencies
 WORKDIR /app
-COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund \
- && rm -rf /root/.npm
+COPY package.json package-lock.json node_modules/.berth-image* ./
+RUN if [ -d node_modules ]; then \
+      echo "$(cat .package-lock.sha256)  package-lock.json" | sha256sum --check --status \
+        || { echo "node_modules/.berth-image is stale: run scripts/prepare-image-dependencies.sh" >&2; exit 1; }; \
+      echo "using the production dependencies prepared on the host"; \
+    else \
+      npm ci --omit=dev --ignore-scripts --no-audit --no-fund && rm -rf /root/.npm; \
+    fi
 
 FROM ${BASE_IMAGE}
 ENV NODE_ENV=production

@@ -1,5 +1,6 @@
 // What the image suites share: whether a Docker engine answers, and the image under test, built once
 // from the repository's Dockerfile (or named by BERTH_IMAGE to test a prebuilt one).
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { GenericContainer, getContainerRuntimeClient, ImageName } from 'testcontainers';
 
@@ -44,6 +45,8 @@ export async function imageUnderTest(): Promise<BuiltImage> {
   const tag = 'berth:image-test';
   const base = await chooseBase();
   const started = Date.now();
+  // Production dependencies from the host's npm (the build itself reaches no registry).
+  execFileSync('bash', [join(repoRoot, 'scripts/prepare-image-dependencies.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
   await GenericContainer.fromDockerfile(repoRoot).withBuildArgs({ BASE_IMAGE: base }).build(tag, { deleteOnExit: false });
   const buildSeconds = (Date.now() - started) / 1000;
   const info = await client.image.inspect(ImageName.fromString(tag));
