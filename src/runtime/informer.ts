@@ -196,13 +196,20 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
           resourceVersion = await this.#relist(scope, signal);
           this.#markSynced(scope);
         }
+        const watchStarted = Date.now();
+        let delivered = false;
         const outcome = await this.#watch(scope, resourceVersion, signal, (rv) => {
           resourceVersion = rv;
+          delivered = true;
           failures = 0;
         });
         if (outcome === 'expired') {
           this.#logger.info({ namespace: scope || undefined }, 'watch resourceVersion expired (410 Gone): relisting');
           resourceVersion = undefined;
+        } else if (!delivered && Date.now() - watchStarted < 1_000) {
+          // A watch that ends at once with nothing in it would otherwise reconnect in a hot loop.
+          failures += 1;
+          await sleep(withJitter(backoffDelay(policy, failures)), signal);
         }
       } catch (error) {
         if (signal.aborted) break;
@@ -276,15 +283,16 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
   /** One watch request; resolves when it ends cleanly ('ended') or its resourceVersion is too old ('expired'). */
   async #watch(scope: string, resourceVersion: string, signal: AbortSignal, advance: (resourceVersion: string) => void): Promise<'ended' | 'expired'> {
     const timeoutSeconds = this.#options.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
+    const inactivityMs = this.#options.inactivityTimeoutMs ?? 120_000;
     const { request, response } = await openKubeRequest(this.#kc, {
       method: 'GET',
       path: collectionPath(this.resource, scope),
       query: { watch: 'true', resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds, labelSelector: this.#options.labelSelector },
-      timeoutMs: 0,
+      // A socket idle timeout: it also catches a pooled connection that died silently before the answer.
+      timeoutMs: inactivityMs,
       signal,
     });
     if (response.statusCode !== 200) throw errorFromStatus(response.statusCode ?? 0, await readText(response));
-    const inactivityMs = this.#options.inactivityTimeoutMs ?? 120_000;
     return new Promise((resolve, reject) => {
       let settled = false;
       let pending = '';

@@ -82,11 +82,16 @@ export async function openKubeRequest(kc: KubeConfig, req: KubeRequest): Promise
   }
   const send = secure ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
+    let answered = false;
     const request = send(url, { ...options, method: req.method, headers, agent: agentFor(kc, secure), signal: req.signal }, (response) => {
+      answered = true;
       recordKubeApiRequest({ origin: url.origin, method: req.method, path: url.pathname + url.search, status: response.statusCode ?? 0 });
       resolve({ request, response, url });
     });
-    request.once('error', (error) => {
+    // Errors after the answer arrived surface on the response stream, where the caller reads it.
+    request.on('error', (error) => {
+      if (answered) return;
+      answered = true;
       recordKubeApiRequest({ origin: url.origin, method: req.method, path: url.pathname + url.search, status: 0 });
       reject(error);
     });

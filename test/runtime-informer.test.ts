@@ -1,0 +1,278 @@
+// The informer against a real API server: it must see every create, update and delete of ConfigMaps,
+// including the ones made while its watch was cut, frozen (half-open) or expired (410 Gone).
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startControlPlane, type ControlPlane } from '../src/dev/controlplane.ts';
+import { createInformer, onKubeApiRequest, type Informer, type KubeApiRequestLabels } from '../src/runtime/index.ts';
+import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+
+const configMaps = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' } as const;
+
+/**
+ * A TCP proxy in front of the API server that a test can break on purpose: refuse new connections,
+ * cut the open ones, or freeze them (open but silent, like a half-open connection).
+ */
+class FaultyProxy {
+  readonly #server: Server;
+  readonly #pairs = new Set<[Socket, Socket]>();
+  #refusing = false;
+
+  constructor(target: URL) {
+    this.#server = createServer((client) => {
+      if (this.#refusing) return client.destroy();
+      const upstream = connect(Number(target.port), target.hostname);
+      const pair: [Socket, Socket] = [client, upstream];
+      this.#pairs.add(pair);
+      client.pipe(upstream);
+      upstream.pipe(client);
+      const close = () => {
+        client.destroy();
+        upstream.destroy();
+        this.#pairs.delete(pair);
+      };
+      client.on('error', close).on('close', close);
+      upstream.on('error', close).on('close', close);
+    });
+  }
+
+  async listen(): Promise<number> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
+    return (this.#server.address() as { port: number }).port;
+  }
+
+  get openConnections(): number {
+    return this.#pairs.size;
+  }
+
+  refuse(): void {
+    this.#refusing = true;
+  }
+
+  accept(): void {
+    this.#refusing = false;
+  }
+
+  cut(): void {
+    for (const [client, upstream] of this.#pairs) {
+      client.destroy();
+      upstream.destroy();
+    }
+  }
+
+  /** Open connections stop carrying bytes, with no error: what a half-open TCP connection looks like. */
+  freeze(): void {
+    for (const [client, upstream] of this.#pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+  }
+
+  async close(): Promise<void> {
+    this.cut();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+function kubeConfigVia(kc: KubeConfig, server: string): KubeConfig {
+  const copy = new KubeConfig();
+  copy.loadFromString(kc.exportConfig());
+  copy.clusters = copy.clusters.map((cluster) => ({ ...cluster, server }));
+  return copy;
+}
+
+/** Records what an informer tells its handlers, as `ADD a`, `UPDATE a v2`, `DELETE a`. */
+function recordEvents(informer: Informer<V1ConfigMap>): string[] {
+  const seen: string[] = [];
+  const describe = (object: { metadata?: { name?: string }; data?: Record<string, string> }) => `${object.metadata?.name}${object.data?.v ? ` ${object.data.v}` : ''}`;
+  informer.onAdd((object) => seen.push(`ADD ${describe(object)}`));
+  informer.onUpdate((object) => seen.push(`UPDATE ${describe(object)}`));
+  informer.onDelete((object) => seen.push(`DELETE ${describe(object)}`));
+  return seen;
+}
+
+function countRequests(server: string): KubeApiRequestLabels[] {
+  const requests: KubeApiRequestLabels[] = [];
+  const stop = onKubeApiRequest(server, (labels) => requests.push(labels));
+  afterAll(stop);
+  return requests;
+}
+
+const lists = (requests: KubeApiRequestLabels[]) => requests.filter((r) => r.verb === 'list' && r.resource === 'configmaps').length;
+
+describe('Informer', () => {
+  const kc = testKubeConfig();
+  const core = kc.makeApiClient(CoreV1Api);
+
+  it('caches ConfigMaps and reports every create, update and delete', async () => {
+    const namespace = await useNamespace('informer');
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'before', labels: { app: 'x' } } } });
+    const informer = createInformer<V1ConfigMap>(kc, configMaps, { namespaces: [namespace], labelIndexes: ['app'] });
+    const seen = recordEvents(informer);
+    informer.start();
+    try {
+      await informer.waitForSync();
+      expect(informer.hasSynced()).toBe(true);
+      expect(informer.get(namespace, 'before')?.kind).toBe('ConfigMap');
+
+      const owner = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'owner' } } });
+      await core.createNamespacedConfigMap({
+        namespace,
+        body: {
+          metadata: { name: 'a', labels: { app: 'y' }, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! }] },
+          data: { v: '1' },
+        },
+      });
+      await core.patchNamespacedConfigMap({ namespace, name: 'a', body: [{ op: 'replace', path: '/data/v', value: '2' }] });
+      await eventually(async () => informer.get(namespace, 'a')?.data?.v === '2', 10_000, 'the update in the cache');
+      expect(informer.byIndex('app', 'y').map((o) => o.metadata?.name)).toEqual(['a']);
+      expect(informer.byIndex('owner', owner.metadata!.uid!).map((o) => o.metadata?.name)).toEqual(['a']);
+      expect(informer.list(namespace).map((o) => o.metadata?.name).sort()).toEqual(['a', 'before', 'owner']);
+
+      await core.deleteNamespacedConfigMap({ namespace, name: 'a' });
+      await eventually(async () => seen.includes('DELETE a 2'), 10_000, 'the delete');
+      expect(informer.get(namespace, 'a')).toBeUndefined();
+      expect(informer.byIndex('app', 'y')).toEqual([]);
+      expect(seen).toEqual(['ADD before', 'ADD owner', 'ADD a 1', 'UPDATE a 2', 'DELETE a 2']);
+    } finally {
+      await informer.stop();
+    }
+  });
+
+  describe('through a connection that fails', () => {
+    let proxy: FaultyProxy;
+    let viaProxy: KubeConfig;
+    let requests: KubeApiRequestLabels[];
+
+    beforeAll(async () => {
+      proxy = new FaultyProxy(new URL(kc.getCurrentCluster()!.server));
+      const server = `https://127.0.0.1:${await proxy.listen()}`;
+      viaProxy = kubeConfigVia(kc, server);
+      requests = countRequests(server);
+    });
+    afterAll(() => proxy.close());
+
+    it('resumes from its last resourceVersion after the watch is cut and sees what changed meanwhile', async () => {
+      const namespace = await useNamespace('informer-cut');
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'a' }, data: { v: '1' } } });
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'b' }, data: { v: '1' } } });
+      const informer = createInformer<V1ConfigMap>(viaProxy, configMaps, { namespaces: [namespace], backoff: { initialMs: 50, maxMs: 200 } });
+      const seen = recordEvents(informer);
+      const listsBefore = lists(requests);
+      informer.start();
+      try {
+        await informer.waitForSync();
+        await eventually(async () => proxy.openConnections > 0, 10_000, 'the watch connection');
+
+        proxy.refuse();
+        proxy.cut();
+        await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'c' }, data: { v: '1' } } });
+        await core.patchNamespacedConfigMap({ namespace, name: 'a', body: [{ op: 'replace', path: '/data/v', value: '2' }] });
+        await core.deleteNamespacedConfigMap({ namespace, name: 'b' });
+        // Let some reconnects fail before the way is open again.
+        await eventually(async () => requests.some((r) => r.verb === 'watch' && r.code === '0'), 10_000, 'a failed reconnect');
+        proxy.accept();
+
+        await eventually(async () => seen.length === 5, 15_000, 'the changes made while cut');
+        expect(seen).toEqual(['ADD a 1', 'ADD b 1', 'ADD c 1', 'UPDATE a 2', 'DELETE b 1']);
+        // Resumed by watch from the last resourceVersion: no second list.
+        expect(lists(requests) - listsBefore).toBe(1);
+        expect(informer.list(namespace).map((o) => o.metadata?.name).sort()).toEqual(['a', 'c']);
+      } finally {
+        proxy.accept();
+        await informer.stop();
+      }
+    });
+
+    it('gives up on a watch that went silent and reconnects', async () => {
+      const namespace = await useNamespace('informer-silent');
+      const informer = createInformer<V1ConfigMap>(viaProxy, configMaps, {
+        namespaces: [namespace],
+        inactivityTimeoutMs: 1_000,
+        backoff: { initialMs: 50, maxMs: 200 },
+      });
+      const seen = recordEvents(informer);
+      informer.start();
+      try {
+        await informer.waitForSync();
+        await eventually(async () => proxy.openConnections > 0, 10_000, 'the watch connection');
+        proxy.freeze();
+        await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'while-frozen' } } });
+        await eventually(async () => seen.includes('ADD while-frozen'), 20_000, 'the create made while the watch was frozen');
+        expect(seen).toEqual(['ADD while-frozen']);
+      } finally {
+        await informer.stop();
+      }
+    });
+  });
+
+  describe('against an API server that forgot its history (410 Gone)', () => {
+    let dataDir: string;
+    let controlPlane: ControlPlane;
+
+    beforeAll(async () => {
+      dataDir = mkdtempSync(join(tmpdir(), 'berth-informer-410-'));
+      controlPlane = await startControlPlane({ dataDir, ephemeral: true, controllerManager: false });
+    });
+    afterAll(async () => {
+      await controlPlane?.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    });
+
+    async function etcd<T>(path: string, body: unknown): Promise<T> {
+      const response = await fetch(`${controlPlane.etcdUrl}${path}`, { method: 'POST', body: JSON.stringify(body) });
+      if (!response.ok) throw new Error(`etcd ${path}: ${response.status} ${await response.text()}`);
+      return (await response.json()) as T;
+    }
+
+    it('relists, replaces its cache and reports deletes for what vanished', async () => {
+      const direct = new KubeConfig();
+      direct.loadFromFile(controlPlane.kubeconfigPath);
+      const api = direct.makeApiClient(CoreV1Api);
+      const namespace = 'relist';
+      await api.createNamespace({ body: { metadata: { name: namespace } } });
+      await api.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'kept' }, data: { v: '1' } } });
+      await api.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'vanishes' }, data: { v: '1' } } });
+
+      const proxy = new FaultyProxy(new URL(controlPlane.server));
+      const server = `https://127.0.0.1:${await proxy.listen()}`;
+      const requests = countRequests(server);
+      const informer = createInformer<V1ConfigMap>(kubeConfigVia(direct, server), configMaps, {
+        namespaces: [namespace],
+        backoff: { initialMs: 50, maxMs: 500 },
+      });
+      const seen = recordEvents(informer);
+      informer.start();
+      try {
+        await informer.waitForSync();
+        expect(lists(requests)).toBe(1);
+
+        proxy.refuse();
+        proxy.cut();
+        await api.deleteNamespacedConfigMap({ namespace, name: 'vanishes' });
+        await api.patchNamespacedConfigMap({ namespace, name: 'kept', body: [{ op: 'replace', path: '/data/v', value: '2' }] });
+        await api.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'appears' }, data: { v: '1' } } });
+        // Compact etcd's history and restart the API server so its watch cache starts from now:
+        // the informer's resourceVersion is then too old to resume from.
+        const { header } = await etcd<{ header: { revision: string } }>('/v3/kv/range', { key: Buffer.from('/').toString('base64') });
+        await etcd('/v3/kv/compaction', { revision: header.revision, physical: true });
+        await controlPlane.restart();
+        proxy.accept();
+
+        await eventually(async () => seen.length === 5, 30_000, 'the changes after the relist');
+        expect(seen.slice(0, 2)).toEqual(['ADD kept 1', 'ADD vanishes 1']);
+        expect(seen.slice(2).sort()).toEqual(['ADD appears 1', 'DELETE vanishes 1', 'UPDATE kept 2']);
+        expect(lists(requests)).toBe(2);
+        expect(informer.list(namespace).map((o) => o.metadata?.name).sort()).toEqual(['appears', 'kept']);
+      } finally {
+        await informer.stop();
+        await proxy.close();
+      }
+    });
+  });
+});
