@@ -1,0 +1,236 @@
+// Deployments through the HTTP facade with the Deployment controller running in-process against the
+// real API server: create, read, list, PATCH (in place or a new revision), revisions, redeploy,
+// delete, secrets kept in an owned Secret and masked in every answer, kubectl interop.
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deploymentKind, group, revisionKind, version, type Deployment, type Revision } from '../src/api/index.ts';
+import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
+import { createLogger, Manager } from '../src/runtime/index.ts';
+import { eventually, kubectl, testKubeConfig } from './support/cluster.ts';
+import { startTestFacade, type TestFacade } from './support/facade.ts';
+import { deploymentTable, expectTable } from './support/facade-shapes.ts';
+
+const kc = testKubeConfig();
+const core = kc.makeApiClient(CoreV1Api);
+const custom = kc.makeApiClient(CustomObjectsApi);
+
+let t: TestFacade;
+let manager: Manager;
+
+beforeAll(async () => {
+  manager = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: 'silent' }), processMetrics: false });
+  t = await startTestFacade({ manager });
+  registerDeploymentControllers(manager, { namespaces: [t.org.namespace, t.otherOrg.namespace] });
+  await manager.start();
+});
+
+afterAll(async () => {
+  await manager?.stop();
+});
+
+async function readDeployment(namespace: string, name: string): Promise<Deployment> {
+  return (await custom.getNamespacedCustomObject({ group, version, namespace, plural: deploymentKind.plural, name })) as Deployment;
+}
+
+async function listRevisions(namespace: string): Promise<Revision[]> {
+  return ((await custom.listNamespacedCustomObject({ group, version, namespace, plural: revisionKind.plural })) as { items: Revision[] }).items;
+}
+
+async function create(name: string, extra: Record<string, unknown> = {}) {
+  const response = await t.call('POST', '/v2/deployments', {
+    body: {
+      name,
+      source: 'external_docker',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 3, cpu: 0.5 } },
+      source_revision_config: { image_uri: 'nginx:1.27' },
+      ...extra,
+    },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body;
+}
+
+describe('POST /v2/deployments', () => {
+  it('creates the Deployment and answers 201 once the controller made its first revision', async () => {
+    const body = await create('web');
+    expectTable(body, deploymentTable);
+    expect(body).toMatchObject({
+      name: 'web',
+      source: 'external_docker',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 3, cpu: 0.5 } },
+      source_revision_config: { image_uri: 'nginx:1.27' },
+      secrets: [],
+    });
+    expect(body.latest_revision_id).not.toBeNull();
+    const stored = await readDeployment(t.org.namespace, 'web');
+    expect(stored.metadata.uid).toBe(body.id);
+    expect(stored.spec.sourceConfig.resourceSpec).toEqual({ minScale: 1, maxScale: 3, cpu: 0.5 });
+    const revisions = await listRevisions(t.org.namespace);
+    expect(revisions.map((r) => r.metadata.uid)).toContain(body.latest_revision_id);
+    await eventually(
+      async () => custom.getNamespacedCustomObject({ group, version, namespace: t.org.namespace, plural: 'tracingprojects', name: 'web' }),
+      20_000,
+      'the tracing project of the same name',
+    );
+  });
+
+  it('keeps secret values in the owned <name>-secrets Secret and masks them in answers', async () => {
+    const body = await create('with-secrets', { secrets: [{ name: 'DATABASE_URL', value: 'postgres://user:hunter2-password@db/app' }] });
+    expect(body.secrets).toEqual([{ name: 'DATABASE_URL', value: '********' }]);
+    const stored = await readDeployment(t.org.namespace, 'with-secrets');
+    expect(stored.spec.secrets).toEqual([{ name: 'DATABASE_URL' }]);
+    expect(JSON.stringify(stored)).not.toContain('hunter2');
+    const secret = await core.readNamespacedSecret({ namespace: t.org.namespace, name: 'with-secrets-secrets' });
+    expect(Buffer.from(secret.data!.DATABASE_URL!, 'base64').toString()).toBe('postgres://user:hunter2-password@db/app');
+    expect(secret.metadata?.ownerReferences?.[0]?.uid).toBe(body.id);
+    const read = await t.call('GET', `/v2/deployments/${body.id}`);
+    expect(read.text).not.toContain('hunter2');
+    expect(t.logLines.join('\n')).not.toContain('hunter2');
+  });
+
+  it('answers 409 for a name already taken in the organization', async () => {
+    await create('taken');
+    const again = await t.call('POST', '/v2/deployments', { body: { name: 'taken', source: 'external_docker', source_revision_config: { image_uri: 'nginx:2' } } });
+    expect(again.status).toBe(409);
+    expect(again.body.detail).toBe('Deployment taken already exists.');
+  });
+
+  it('checks members against the source', async () => {
+    const missingImage = await t.call('POST', '/v2/deployments', { body: { name: 'no-image', source: 'external_docker' } });
+    expect(missingImage.status).toBe(422);
+    expect(missingImage.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'source_revision_config', 'image_uri'], type: 'missing' }));
+    const repoForDocker = await t.call('POST', '/v2/deployments', {
+      body: { name: 'docker-repo', source: 'external_docker', source_revision_config: { image_uri: 'nginx', repo_ref: 'main' } },
+    });
+    expect(repoForDocker.status).toBe(422);
+    expect(repoForDocker.body.detail[0].loc).toEqual(['body', 'source_revision_config', 'repo_ref']);
+  });
+});
+
+describe('PATCH /v2/deployments/{id}', () => {
+  it('applies source_config in place: same latest_revision_id, members merged', async () => {
+    const created = await create('in-place');
+    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_config: { resource_spec: { min_scale: 2 }, custom_url: null } } });
+    expect(patched.status, patched.text).toBe(200);
+    expectTable(patched.body, deploymentTable);
+    expect(patched.body.latest_revision_id).toBe(created.latest_revision_id);
+    expect(patched.body.source_config.resource_spec).toEqual({ min_scale: 2, max_scale: 3, cpu: 0.5 });
+    const stored = await readDeployment(t.org.namespace, 'in-place');
+    expect(stored.metadata.generation).toBe(2);
+    expect(stored.status?.observedGeneration).toBe(2);
+  });
+
+  it('makes a new revision for source_revision_config and answers with its id', async () => {
+    const created = await create('new-revision');
+    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_revision_config: { image_uri: 'nginx:1.28' } } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.source_revision_config.image_uri).toBe('nginx:1.28');
+    expect(patched.body.latest_revision_id).not.toBeNull();
+    expect(patched.body.latest_revision_id).not.toBe(created.latest_revision_id);
+    const revisions = (await listRevisions(t.org.namespace)).filter((r) => r.spec.deploymentName === 'new-revision');
+    expect(revisions).toHaveLength(2);
+    const latest = revisions.find((r) => r.metadata.uid === patched.body.latest_revision_id);
+    expect(latest?.spec.sourceRevisionConfig.imageUri).toBe('nginx:1.28');
+  });
+
+  it('refuses to change name or source, and answers 404 for unknown or foreign ids', async () => {
+    const created = await create('fixed');
+    const before = await readDeployment(t.org.namespace, 'fixed');
+    const rename = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { name: 'renamed' } });
+    expect(rename.status).toBe(422);
+    expect(rename.body.detail).toEqual([{ loc: ['body', 'name'], msg: 'name cannot be changed after creation', type: 'immutable' }]);
+    const resource = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source: 'codehost' } });
+    expect(resource.status).toBe(422);
+    expect(resource.body.detail[0].msg).toBe('source cannot be changed after creation');
+    const unknown = await t.call('PATCH', '/v2/deployments/00000000-0000-4000-8000-000000000000', { body: {} });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toEqual({ detail: 'Deployment ID 00000000-0000-4000-8000-000000000000 not found.' });
+    const foreign = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_config: { custom_url: 'https://x.example.com' } }, key: t.otherOrg.key });
+    expect(foreign.status).toBe(404);
+    expect((await readDeployment(t.org.namespace, 'fixed')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  });
+
+  it('replaces secrets, keeps a masked value, and never answers a value', async () => {
+    const created = await create('rotating', { secrets: [{ name: 'A', value: 'alpha-value' }, { name: 'B', value: 'bravo-value' }] });
+    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: { secrets: [{ name: 'A', value: '********' }, { name: 'C', value: 'charlie-value' }] },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.secrets).toEqual([{ name: 'A', value: '********' }, { name: 'C', value: '********' }]);
+    const secret = await core.readNamespacedSecret({ namespace: t.org.namespace, name: 'rotating-secrets' });
+    const values = Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+    expect(values).toEqual({ A: 'alpha-value', C: 'charlie-value' });
+  });
+});
+
+describe('GET, list, revisions, redeploy, DELETE', () => {
+  it('reads and lists deployments of the organization only', async () => {
+    const created = await create('listed');
+    const read = await t.call('GET', `/v2/deployments/${created.id}`);
+    expect(read.status).toBe(200);
+    expectTable(read.body, deploymentTable);
+    const list = await t.call('GET', '/v2/deployments?limit=100');
+    expect(list.body.resources.map((d: { id: string }) => d.id)).toContain(created.id);
+    expect(list.body.offset).toBe(list.body.resources.length);
+    const foreign = await t.call('GET', '/v2/deployments?limit=100', { key: t.otherOrg.key });
+    expect(foreign.body.resources).toEqual([]);
+    expect((await t.call('GET', `/v2/deployments/${created.id}`, { key: t.otherOrg.key })).status).toBe(404);
+  });
+
+  it('lists and reads revisions, newest first, and redeploys an earlier one', async () => {
+    const created = await create('history');
+    const second = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_revision_config: { image_uri: 'nginx:9' } } });
+    const revisions = await t.call('GET', `/v2/deployments/${created.id}/revisions`);
+    expect(revisions.status).toBe(200);
+    expect(revisions.body.resources.map((r: { id: string }) => r.id)).toEqual([second.body.latest_revision_id, created.latest_revision_id]);
+    const first = await t.call('GET', `/v2/deployments/${created.id}/revisions/${created.latest_revision_id}`);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ deployment_id: created.id, source: 'external_docker', source_revision_config: { image_uri: 'nginx:1.27' } });
+
+    const redeployed = await t.call('POST', `/v2/deployments/${created.id}/revisions/${created.latest_revision_id}/redeploy`);
+    expect(redeployed.status, redeployed.text).toBe(200);
+    const stored = await readDeployment(t.org.namespace, 'history');
+    expect(stored.spec.revisionName).toBe(first.body.name);
+    const unknown = await t.call('GET', `/v2/deployments/${created.id}/revisions/00000000-0000-4000-8000-000000000000`);
+    expect(unknown.status).toBe(404);
+  });
+
+  it('deletes a deployment (204)', async () => {
+    const created = await create('doomed');
+    expect((await t.call('DELETE', `/v2/deployments/${created.id}`, { key: t.otherOrg.key })).status).toBe(404);
+    const deleted = await t.call('DELETE', `/v2/deployments/${created.id}`);
+    expect(deleted.status).toBe(204);
+    await eventually(
+      async () => custom.getNamespacedCustomObject({ group, version, namespace: t.org.namespace, plural: 'deployments', name: 'doomed' }).then(() => false, (e: { code?: number }) => e.code === 404),
+      30_000,
+      'the Deployment to be deleted',
+    );
+  });
+});
+
+describe('kubectl and the facade see the same deployments', () => {
+  it('serves a Deployment applied with kubectl', async () => {
+    const manifest = {
+      apiVersion: `${group}/${version}`,
+      kind: 'Deployment',
+      metadata: { name: 'applied', namespace: t.org.namespace },
+      spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'busybox:1' }, sourceConfig: { resourceSpec: { maxScale: 4 } } },
+    };
+    const applied = await kubectl(['apply', '-f', '-'], JSON.stringify(manifest));
+    expect(applied.code, applied.stderr).toBe(0);
+    const stored = await readDeployment(t.org.namespace, 'applied');
+    const read = await eventually(async () => {
+      const response = await t.call('GET', `/v2/deployments/${stored.metadata.uid}`);
+      return response.status === 200 && response;
+    }, 10_000, 'the applied Deployment through the facade');
+    expectTable(read.body, deploymentTable);
+    expect(read.body.source_config).toEqual({ resource_spec: { max_scale: 4 } });
+  });
+
+  it('shows a facade-created Deployment to kubectl', async () => {
+    await create('for-kubectl');
+    const got = await kubectl(['get', 'deployments.berth.dev', 'for-kubectl', '-n', t.org.namespace, '-o', 'json']);
+    expect(got.code).toBe(0);
+    expect(JSON.parse(got.stdout).spec.sourceRevisionConfig).toEqual({ imageUri: 'nginx:1.27' });
+  });
+});
