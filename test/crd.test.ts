@@ -3,15 +3,27 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { crdFileName, crdName, crdSources, renderCrd } from '../src/api/crd.ts';
 import { apiVersion, group, version } from '../src/api/index.ts';
 import { renderCrdYaml } from '../src/api/crd-yaml.ts';
 import type { JsonSchema } from '../src/api/structural-schema.ts';
-import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const crdDir = join(import.meta.dirname, '../crds');
+const ansiEscape = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 const kc = testKubeConfig();
+
+// src/dev/install-crds.ts sends the CRDs through the client's typed serializer, which drops enum,
+// default and every x-kubernetes-* key of the schema. Until it sends them as written, apply them
+// here as kubectl does (same field manager; a no-op once the harness installs them faithfully).
+async function applyGeneratedCrds(): Promise<void> {
+  const applied = await kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager', 'berth', '-f', join(import.meta.dirname, '../crds')]);
+  if (applied.code !== 0) throw new Error(`applying crds/ failed: ${applied.stderr}`);
+  // The API server swaps in a new schema shortly after the update: wait until a CEL rule answers.
+  const probe = JSON.stringify({ apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', metadata: { name: 'probe', namespace: 'default' }, spec: { source: 'external_docker' } });
+  await eventually(async () => (await kubectl(['create', '--dry-run=server', '-f', '-'], probe)).stderr.includes('imageUri'), 30_000, 'the CRDs to enforce their CEL rules');
+}
 
 type Node = JsonSchema & { properties?: Record<string, Node>; items?: Node; additionalProperties?: Node };
 
@@ -28,6 +40,8 @@ function undocumented(node: Node, path: string): string[] {
 function nodes(node: Node): Node[] {
   return [node, ...Object.values(node.properties ?? {}).flatMap(nodes), ...(node.items ? nodes(node.items) : []), ...(node.additionalProperties ? nodes(node.additionalProperties) : [])];
 }
+
+beforeAll(applyGeneratedCrds);
 
 describe('generated CRDs', () => {
   it('crds/ holds exactly what scripts/generate-crds.ts renders (run `npm run generate` after changing src/api)', () => {
@@ -71,6 +85,12 @@ describe('generated CRDs', () => {
       expect(crd.spec.versions[0]?.subresources?.status).toEqual({});
       // The API server's own warnings (e.g. an unsupported format) would show as NonStructuralSchema.
       expect(crd.status?.conditions?.find((c) => c.type === 'NonStructuralSchema')).toBeUndefined();
+      // What the server stores is what was generated: CEL rules, enums and defaults survived.
+      const stored = JSON.stringify(await kubectl(['get', 'crd', crdName(source.descriptor), '-o', 'json']).then((r) => JSON.parse(r.stdout).spec.versions[0].schema));
+      const generated = JSON.stringify(renderCrd(source).spec.versions[0]!.schema);
+      for (const key of ['x-kubernetes-validations', '"enum"', '"default"', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-list-type']) {
+        expect(stored.split(key).length, `${source.descriptor.kind} ${key}`).toBe(generated.split(key).length);
+      }
     }
   });
 
@@ -78,7 +98,7 @@ describe('generated CRDs', () => {
     // kubectl wraps and highlights long lines: compare the words, not the layout.
     const explain = async (path: string) => {
       const result = await kubectl(['explain', path]);
-      return { ...result, stdout: result.stdout.replace(/\x1b\[[0-9;]*m/g, '').replace(/\s+/g, ' ') };
+      return { ...result, stdout: result.stdout.replace(ansiEscape, '').replace(/\s+/g, ' ') };
     };
     const result = await explain(`deployments.${group}.spec.sourceConfig.resourceSpec`);
     expect(result.stderr).toBe('');
