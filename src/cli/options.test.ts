@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine } from './options.ts';
+
+function options(argv: string[], env: NodeJS.ProcessEnv = {}) {
+  const parsed = parseCommandLine(argv, env);
+  if (parsed.help) throw new Error('expected options, got help');
+  return parsed.options;
+}
+
+describe('parseCommandLine', () => {
+  it('defaults dev to loopback addresses without leader election', () => {
+    expect(options([])).toMatchObject({
+      command: 'dev',
+      components: ['controller', 'facade'],
+      facadeAddress: { host: '127.0.0.1', port: 8080 },
+      probeAddress: { host: '127.0.0.1', port: 9090 },
+      leaderElect: false,
+      watchNamespaces: [],
+    });
+  });
+
+  it('defaults run to all interfaces with leader election', () => {
+    expect(options(['run'])).toMatchObject({
+      command: 'run',
+      facadeAddress: { host: '0.0.0.0', port: 8080 },
+      leaderElect: true,
+    });
+  });
+
+  it('reads the environment, and flags win over it', () => {
+    const env = { BERTH_COMPONENTS: 'facade', POD_NAMESPACE: 'ops', BERTH_WATCH_NAMESPACES: 'a, b', BERTH_LEADER_ELECT: 'no' };
+    expect(options(['run'], env)).toMatchObject({ components: ['facade'], namespace: 'ops', watchNamespaces: ['a', 'b'], leaderElect: false });
+    expect(options(['run', '--components', 'controller', '--facade-address', ':7000'], env)).toMatchObject({
+      components: ['controller'],
+      facadeAddress: { host: '0.0.0.0', port: 7000 },
+    });
+  });
+
+  it('accepts bracketed IPv6 addresses', () => {
+    expect(options(['run', '--probe-address', '[::1]:9000']).probeAddress).toEqual({ host: '::1', port: 9000 });
+  });
+
+  it.each([
+    [['serve'], /command/],
+    [['run', '--components', 'controller,web'], /--components/],
+    [['run', '--components', ''], /--components: name at least one component/],
+    [['run', '--facade-address', 'localhost'], /--facade-address: expected host:port/],
+    [['run', '--probe-address', ':70000'], /--probe-address: port out of range/],
+    [['run', '--namespace', 'Not_A_Name'], /--namespace/],
+    [['run', '--leader-elect', 'maybe'], /--leader-elect/],
+    [['run', 'extra'], /unexpected arguments: extra/],
+    [['run', '--no-such-flag'], /no-such-flag/],
+  ])('refuses %j with a message naming the flag', (argv, message) => {
+    expect(() => parseCommandLine(argv, {})).toThrow(message);
+  });
+
+  it('answers --help', () => {
+    expect(parseCommandLine(['--help'], {})).toEqual({ help: true });
+  });
+});

@@ -1,0 +1,112 @@
+// The command line and its environment, turned into one validated options object. Every flag has an
+// environment variable so the same image is configured by a chart's `env:` or by `args:`.
+import { parseArgs } from 'node:util';
+import { z } from 'zod';
+
+export const usage = `usage: berth <command> [options]
+
+commands:
+  run     run Berth against the configured cluster (in-cluster service account or KUBECONFIG)
+  dev     like run, but with no cluster configured it starts an embedded local control plane
+          (data in --data-dir) and mints an API key for a local organization
+
+options (each also read from the environment variable in brackets):
+  --components <list>          controller,facade or one of them           [BERTH_COMPONENTS]
+  --facade-address <host:port> where the HTTP API listens (default 127.0.0.1:8080 for dev,
+                               0.0.0.0:8080 for run)                      [BERTH_FACADE_ADDRESS]
+  --probe-address <host:port>  /healthz, /readyz and /metrics (default 127.0.0.1:9090 for dev,
+                               0.0.0.0:9090 for run)                      [BERTH_PROBE_ADDRESS]
+  --namespace <name>           the operator's namespace: API keys, leader-election Lease
+                               (default berth-system)                     [POD_NAMESPACE]
+  --watch-namespaces <list>    only these namespaces (default: all)       [BERTH_WATCH_NAMESPACES]
+  --leader-elect <bool>        elect a leader before reconciling (default true for run,
+                               false for dev)                             [BERTH_LEADER_ELECT]
+  --builder-image <image>      image of the build Job for codehost revisions [BERTH_BUILDER_IMAGE]
+  --registry <host/path>       where built images are pushed              [BERTH_REGISTRY]
+  --data-dir <dir>             the embedded control plane's data (dev; default .berth/dev)
+  -h, --help                   this text
+`;
+
+const address = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:.]+\]|[^:\s]*):\d{1,5}$/, 'expected host:port')
+  .transform((value) => {
+    const at = value.lastIndexOf(':');
+    const host = value.slice(0, at).replace(/^\[|\]$/g, '') || '0.0.0.0';
+    return { host, port: Number(value.slice(at + 1)) };
+  })
+  .refine((a) => a.port <= 65535, 'port out of range');
+
+const list = z
+  .string()
+  .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean));
+
+const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v));
+
+const component = z.enum(['controller', 'facade']);
+
+const optionsSchema = z.object({
+  command: z.enum(['run', 'dev']),
+  components: list.pipe(z.array(component).min(1, 'name at least one component')),
+  facadeAddress: address,
+  probeAddress: address,
+  namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a namespace name').max(63),
+  watchNamespaces: list,
+  leaderElect: bool,
+  builderImage: z.string().min(1),
+  registry: z.string().min(1),
+  dataDir: z.string().min(1),
+});
+
+export type Options = z.output<typeof optionsSchema>;
+export type Component = z.output<typeof component>;
+
+export type ParsedCommandLine = { help: true } | { help: false; options: Options };
+
+/** Parses argv (without node and the script) and env; throws an Error whose message says what is wrong. */
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedCommandLine {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      components: { type: 'string' },
+      'facade-address': { type: 'string' },
+      'probe-address': { type: 'string' },
+      namespace: { type: 'string' },
+      'watch-namespaces': { type: 'string' },
+      'leader-elect': { type: 'string' },
+      'builder-image': { type: 'string' },
+      registry: { type: 'string' },
+      'data-dir': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return { help: true };
+  if (positionals.length > 1) throw new Error(`unexpected arguments: ${positionals.slice(1).join(' ')}`);
+  const command = positionals[0] ?? 'dev';
+  const dev = command === 'dev';
+  const raw = {
+    command,
+    components: values.components ?? env.BERTH_COMPONENTS ?? 'controller,facade',
+    facadeAddress: values['facade-address'] ?? env.BERTH_FACADE_ADDRESS ?? (dev ? '127.0.0.1:8080' : '0.0.0.0:8080'),
+    probeAddress: values['probe-address'] ?? env.BERTH_PROBE_ADDRESS ?? (dev ? '127.0.0.1:9090' : '0.0.0.0:9090'),
+    namespace: values.namespace ?? env.POD_NAMESPACE ?? 'berth-system',
+    watchNamespaces: values['watch-namespaces'] ?? env.BERTH_WATCH_NAMESPACES ?? '',
+    leaderElect: values['leader-elect'] ?? env.BERTH_LEADER_ELECT ?? (dev ? 'false' : 'true'),
+    builderImage: values['builder-image'] ?? env.BERTH_BUILDER_IMAGE ?? 'gcr.io/kaniko-project/executor:v1.23.2',
+    registry: values['registry'] ?? env.BERTH_REGISTRY ?? 'registry.berth-system.svc:5000',
+    dataDir: values['data-dir'] ?? '.berth/dev',
+  };
+  const parsed = optionsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${flagOf(issue.path)}: ${issue.message}`);
+    throw new Error(problems.join('\n'));
+  }
+  return { help: false, options: parsed.data };
+}
+
+function flagOf(path: PropertyKey[]): string {
+  const key = String(path[0] ?? '');
+  return key === 'command' ? 'command' : `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
