@@ -19,7 +19,7 @@ let namespace: string;
 let manager: Manager;
 
 function startManager(writer?: DeploymentWriter): Promise<Manager> {
-  const m = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: 'silent' }), processMetrics: false });
+  const m = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }), processMetrics: false });
   registerDeploymentControllers(m, { namespaces: [namespace], registry }, writer ? { writer } : {});
   return m.start().then(() => m);
 }
