@@ -1,6 +1,5 @@
 // The informer against a real API server: it must see every create, update and delete of ConfigMaps,
 // including the ones made while its watch was cut, frozen (half-open) or expired (410 Gone).
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,83 +7,10 @@ import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../src/dev/controlplane.ts';
 import { createInformer, onKubeApiRequest, type Informer, type KubeApiRequestLabels } from '../src/runtime/index.ts';
+import { FaultyProxy, kubeConfigVia } from './fixtures/runtime-faulty-proxy.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const configMaps = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' } as const;
-
-/**
- * A TCP proxy in front of the API server that a test can break on purpose: refuse new connections,
- * cut the open ones, or freeze them (open but silent, like a half-open connection).
- */
-class FaultyProxy {
-  readonly #server: Server;
-  readonly #pairs = new Set<[Socket, Socket]>();
-  #refusing = false;
-
-  constructor(target: URL) {
-    this.#server = createServer((client) => {
-      if (this.#refusing) return client.destroy();
-      const upstream = connect(Number(target.port), target.hostname);
-      const pair: [Socket, Socket] = [client, upstream];
-      this.#pairs.add(pair);
-      client.pipe(upstream);
-      upstream.pipe(client);
-      const close = () => {
-        client.destroy();
-        upstream.destroy();
-        this.#pairs.delete(pair);
-      };
-      client.on('error', close).on('close', close);
-      upstream.on('error', close).on('close', close);
-    });
-  }
-
-  async listen(): Promise<number> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    return (this.#server.address() as { port: number }).port;
-  }
-
-  get openConnections(): number {
-    return this.#pairs.size;
-  }
-
-  refuse(): void {
-    this.#refusing = true;
-  }
-
-  accept(): void {
-    this.#refusing = false;
-  }
-
-  cut(): void {
-    for (const [client, upstream] of this.#pairs) {
-      client.destroy();
-      upstream.destroy();
-    }
-  }
-
-  /** Open connections stop carrying bytes, with no error: what a half-open TCP connection looks like. */
-  freeze(): void {
-    for (const [client, upstream] of this.#pairs) {
-      client.unpipe(upstream);
-      upstream.unpipe(client);
-      client.pause();
-      upstream.pause();
-    }
-  }
-
-  async close(): Promise<void> {
-    this.cut();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-}
-
-function kubeConfigVia(kc: KubeConfig, server: string): KubeConfig {
-  const copy = new KubeConfig();
-  copy.loadFromString(kc.exportConfig());
-  copy.clusters = copy.clusters.map((cluster) => ({ ...cluster, server }));
-  return copy;
-}
 
 /** Records what an informer tells its handlers, as `ADD a`, `UPDATE a v2`, `DELETE a`. */
 function recordEvents(informer: Informer<V1ConfigMap>): string[] {

@@ -1,9 +1,10 @@
 // Two managers against one API server compete for one Lease: exactly one reconciles; stopping it
 // hands over to the other within the lease duration; a leader that loses its lease stops at once.
-import { CoordinationV1Api, CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Manager, type Informer } from '../src/runtime/index.ts';
 import { createLogger } from '../src/runtime/logger.ts';
+import { proxiedKubeConfig } from './fixtures/runtime-faulty-proxy.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const configMaps = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' } as const;
@@ -18,9 +19,15 @@ interface Replica {
   aborted: string[];
 }
 
-function replica(namespace: string, identity: string, leaseName: string, onReconcile?: (name: string, signal: AbortSignal) => Promise<void>): Replica {
+function replica(
+  namespace: string,
+  identity: string,
+  leaseName: string,
+  onReconcile?: (name: string, signal: AbortSignal) => Promise<void>,
+  kubeConfig: KubeConfig = kc,
+): Replica {
   const manager = new Manager({
-    kubeConfig: kc,
+    kubeConfig,
     healthPort: 0,
     healthHost: '127.0.0.1',
     leaderElection: { namespace, leaseName, identity, ...timing },
@@ -101,5 +108,35 @@ describe('leader election', () => {
     expect(lone.aborted).toEqual(['long-running']);
     expect(await leaderGauge(lone.manager)).toBe('0');
     expect((await leases.readNamespacedLease({ namespace, name: 'taken' })).spec?.holderIdentity).toBe('someone-else');
+  });
+
+  it('steps down when it cannot renew, before another replica takes over', async () => {
+    const namespace = await useNamespace('leader-cut');
+    const { proxy, kubeConfig } = await proxiedKubeConfig(kc);
+    try {
+      const cutOff = replica(namespace, 'replica-d', 'unreachable', (_name, signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())), kubeConfig);
+      running.push(cutOff.manager);
+      await cutOff.manager.start();
+      await eventually(async () => cutOff.manager.isLeader, 10_000, 'leadership');
+      const other = replica(namespace, 'replica-e', 'unreachable');
+      running.push(other.manager);
+      await other.manager.start();
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'work' } } });
+      await eventually(async () => cutOff.reconciled.includes('work'), 10_000, 'the reconcile to start');
+
+      let bothLed = false;
+      const watchdog = setInterval(() => (bothLed ||= cutOff.manager.isLeader && other.manager.isLeader), 20);
+      proxy.refuse();
+      proxy.cut();
+      await eventually(async () => !cutOff.manager.isLeader, 10_000, 'the cut-off leader to step down');
+      expect(cutOff.aborted).toEqual(['work']);
+      await eventually(async () => other.manager.isLeader, 15_000, 'the other replica to take over once the lease ran out');
+      clearInterval(watchdog);
+      expect(bothLed).toBe(false);
+      await eventually(async () => other.reconciled.includes('work'), 10_000, 'the new leader to reconcile');
+    } finally {
+      proxy.accept();
+      await proxy.close();
+    }
   });
 });
