@@ -29,11 +29,17 @@ export function kubeSecretStore(kc: KubeConfig): SecretStore {
 }
 
 /** PUT on the status subresource with the resourceVersion read: a concurrent change fails with 409 and is retried. */
-export async function writeOAuthProviderStatus(kc: KubeConfig, provider: OAuthProvider, status: OAuthProviderStatus): Promise<void> {
+export async function writeOAuthProviderStatus(kc: KubeConfig, provider: OAuthProvider, status: OAuthProviderStatus): Promise<'written' | 'conflict'> {
   const key = { namespace: provider.metadata.namespace!, name: provider.metadata.name! };
-  await kubeRequest(kc, {
-    method: 'PUT',
-    path: `${objectPath(oauthProviderKind, key)}/status`,
-    body: { ...provider, apiVersion: oauthProviderKind.apiVersion, kind: oauthProviderKind.kind, status },
-  });
+  try {
+    await kubeRequest(kc, {
+      method: 'PUT',
+      path: `${objectPath(oauthProviderKind, key)}/status`,
+      body: { ...provider, apiVersion: oauthProviderKind.apiVersion, kind: oauthProviderKind.kind, status },
+    });
+    return 'written';
+  } catch (error) {
+    if (isKubeApiError(error, 409)) return 'conflict';
+    throw error;
+  }
 }

@@ -31,8 +31,12 @@ export interface SecretStore {
 export interface OAuthProviderReconcilerDeps {
   getProvider(key: ObjectKey): DeepReadonly<OAuthProvider> | undefined;
   secrets: SecretStore;
-  /** Replaces the status subresource; metadata.resourceVersion guards against a concurrent change. */
-  writeStatus(provider: OAuthProvider, status: OAuthProviderStatus): Promise<void>;
+  /**
+   * Replaces the status subresource; metadata.resourceVersion guards against a concurrent change, which
+   * answers 'conflict': the cache is behind, and the watch event that brings it up to date enqueues
+   * the provider again.
+   */
+  writeStatus(provider: OAuthProvider, status: OAuthProviderStatus): Promise<'written' | 'conflict'>;
   discover(mcpServerUrl: string): Promise<DiscoveredProvider>;
   register(registrationEndpoint: string, request: ClientRegistrationRequest): Promise<RegisteredClient>;
   /** Undefined when the URL answers, otherwise why not. Used only when probeEndpoints is on. */
@@ -247,7 +251,10 @@ export function createOAuthProviderReconciler(deps: OAuthProviderReconcilerDeps,
       context.logger.info({ reason: note.reason }, note.message);
     }
     if (status !== provider.status) {
-      await deps.writeStatus(provider, status);
+      if ((await deps.writeStatus(provider, status)) === 'conflict') {
+        context.logger.debug('status write conflicted with a newer version; waiting for its watch event');
+        return;
+      }
       const transition = readyTransition(provider.status?.conditions, status.conditions);
       if (transition) {
         context.recorder.event(provider, transition.type, transition.reason, transition.message);
