@@ -73,6 +73,22 @@ describe('GitHub with a personal access token', () => {
     expect(pages.every((r) => new URL(r.path, github.url).searchParams.get('per_page') === '100')).toBe(true);
   });
 
+  it('stops a listing at maxRepositories and says so in the log', async () => {
+    const ivy = github.account('ivy');
+    github.addRepositories(ivy, 250);
+    const log = recordingLog();
+    const client = createGitHubClient({
+      integrationId: 'i',
+      baseUrl: github.url,
+      credentials: { kind: 'token', token: github.issuePersonalToken(ivy) },
+      maxRepositories: 150,
+      log,
+    });
+    const repositories = await client.listRepositories();
+    expect(repositories).toHaveLength(150);
+    expect(log.lines).toContain('GitHub listing stopped at 150 repositories');
+  });
+
   it('says whom the token acts as', async () => {
     const bob = github.account('bob');
     const client = createGitHubClient({ integrationId: 'i', baseUrl: github.url, credentials: { kind: 'token', token: github.issuePersonalToken(bob) } });
@@ -252,19 +268,39 @@ describe('the registry', () => {
     expect(github.requests.at(-1)).toMatchObject({ credential: second, status: 200 });
   });
 
-  it('does not cache a failure', async () => {
+  it('holds back a rate-limited credential until the announced reset, then asks again', async () => {
     const gina = github.account('gina');
     github.addRepositories(gina, 2);
     const token = github.issuePersonalToken(gina);
-    const registry = new CodeHostRegistry();
+    let clock = Date.now();
+    const registry = new CodeHostRegistry({ now: () => clock });
     const subject = integration('22222222-2222-4222-8222-222222222222', 'gina-token', github.url);
     const secret = tokenSecret('gina-token', token, '1');
-    github.simulateRateLimit({ status: 403, resetAt: new Date(Date.now() + 60_000) });
+    const sent = () => github.requests.filter((r) => r.credential === token).length;
+    github.simulateRateLimit({ status: 403, resetAt: new Date(clock + 60_000) });
     try {
       await expect(registry.repositoriesOf(subject, () => secret)).rejects.toBeInstanceOf(CodeHostRateLimitedError);
     } finally {
       github.simulateRateLimit(undefined);
     }
+    const afterRefusal = sent();
+    await expect(registry.repositoriesOf(subject, () => secret)).rejects.toBeInstanceOf(CodeHostRateLimitedError);
+    await expect(registry.verify(subject, () => secret)).rejects.toBeInstanceOf(CodeHostRateLimitedError);
+    expect(sent()).toBe(afterRefusal);
+
+    clock += 61_000;
+    await expect(registry.repositoriesOf(subject, () => secret)).resolves.toHaveLength(2);
+    expect(sent()).toBe(afterRefusal + 1);
+  });
+
+  it('keeps no other failure', async () => {
+    const hank = github.account('hank');
+    github.addRepositories(hank, 2);
+    const registry = new CodeHostRegistry();
+    const subject = integration('55555555-5555-4555-8555-555555555555', 'hank-token', github.url);
+    let secret: V1Secret = { metadata: { name: 'hank-token', uid: 'h', resourceVersion: '1' }, stringData: { appId: '1' } };
+    await expect(registry.repositoriesOf(subject, () => secret)).rejects.toBeInstanceOf(CodeHostCredentialsError);
+    secret = tokenSecret('hank-token', github.issuePersonalToken(hank), '2');
     await expect(registry.repositoriesOf(subject, () => secret)).resolves.toHaveLength(2);
   });
 

@@ -27,6 +27,8 @@ export interface GitHubClientOptions {
   baseUrl?: string;
   /** Bounds each HTTP request, so a host that stops answering cannot hold a reconcile or a facade request. */
   requestTimeoutMs?: number;
+  /** A listing stops here rather than holding an unbounded account in memory. Default 10,000 (100 pages). */
+  maxRepositories?: number;
   log?: CodeHostLog;
 }
 
@@ -43,6 +45,7 @@ export function createGitHubClient(options: GitHubClientOptions): CodeHostClient
   const baseUrl = (options.baseUrl ?? gitHubDefaultBaseUrl).replace(/\/+$/, '');
   const secrets = secretsOf(options.credentials);
   const log = options.log ?? silentLog;
+  const maxRepositories = options.maxRepositories ?? 10_000;
   const octokit = new Octokit({
     baseUrl,
     userAgent: 'berth',
@@ -76,11 +79,19 @@ export function createGitHubClient(options: GitHubClientOptions): CodeHostClient
   return {
     listRepositories: () =>
       call(async () => {
-        const repositories: GitHubRepository[] =
+        const pages =
           credentials.kind === 'token'
-            ? await octokit.paginate('GET /user/repos', { per_page: 100 })
-            : await octokit.paginate('GET /installation/repositories', { per_page: 100 });
-        return repositories.map((repository) => toRepository(options.integrationId, repository));
+            ? octokit.paginate.iterator('GET /user/repos', { per_page: 100 })
+            : octokit.paginate.iterator('GET /installation/repositories', { per_page: 100 });
+        const repositories: Repository[] = [];
+        for await (const page of pages) {
+          for (const repository of page.data as GitHubRepository[]) repositories.push(toRepository(options.integrationId, repository));
+          if (repositories.length >= maxRepositories) {
+            log.warn(`GitHub listing stopped at ${maxRepositories} repositories`);
+            return repositories.slice(0, maxRepositories);
+          }
+        }
+        return repositories;
       }),
     verify: () =>
       call(async (): Promise<CodeHostAccount> => {

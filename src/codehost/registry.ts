@@ -6,7 +6,7 @@
 // token is used on the very next request.
 import { CoalescingCache } from './coalescing-cache.ts';
 import { parseCredentials, secretValues, type CodeHostCredentials, type SecretLike } from './credentials.ts';
-import { CodeHostCredentialsError, CodeHostUnauthorizedError } from './errors.ts';
+import { CodeHostCredentialsError, CodeHostRateLimitedError, CodeHostUnauthorizedError } from './errors.ts';
 import { createGitHubClient } from './github.ts';
 import { createGitLabClient } from './gitlab.ts';
 import type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from './repository.ts';
@@ -53,44 +53,52 @@ export class CodeHostRegistry {
   readonly #createClient: ClientFactory;
   readonly #requestTimeoutMs: number;
   readonly #log: CodeHostLog | undefined;
+  readonly #now: () => number;
+  readonly #rateLimits = new Map<string, { version: string; error: CodeHostRateLimitedError }>();
 
   constructor(options: CodeHostRegistryOptions = {}) {
     this.#listings = new CoalescingCache({ ttlMs: options.listingTtlMs ?? 30_000, ...(options.now ? { now: options.now } : {}) });
     this.#createClient = options.createClient ?? createCodeHostClient;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
     this.#log = options.log;
+    this.#now = options.now ?? Date.now;
   }
 
   /** The integration's repositories (GET /v1/integrations/codehost/{integration_id}/repos), cached briefly. */
   async repositoriesOf(integration: IntegrationReference, readSecret: SecretReader): Promise<Repository[]> {
     const { client, version } = await this.#clientOf(integration, readSecret);
-    return this.#listings.get(version, () => this.#dropClientWhenRefused(version, client.listRepositories()));
+    return this.#listings.get(version, () => this.#ask(version, () => client.listRepositories()));
   }
 
   /** Asks the host, uncached, whether the credentials work and whom they act as. */
   async verify(integration: IntegrationReference, readSecret: SecretReader): Promise<CodeHostAccount> {
     const { client, version } = await this.#clientOf(integration, readSecret);
-    return this.#dropClientWhenRefused(version, client.verify());
+    return this.#ask(version, () => client.verify());
   }
 
   /** Drops what is kept for an integration (call when it is deleted). */
   forget(integrationUid: string): void {
     this.#clients.delete(integrationUid);
+    this.#rateLimits.delete(integrationUid);
     this.#listings.forget(`${integrationUid}/`);
   }
 
   /**
-   * A refused request drops the client, and with it any installation token it holds: a reinstalled
-   * GitHub App revokes its tokens before they expire, and the next request must mint a fresh one.
+   * Sends a request to the host unless it said to hold back. A rate-limited credential is not used
+   * again before the reset the host announced (GitHub may block an integration that keeps calling
+   * while limited). A refused request drops the client, and with it any installation token it holds:
+   * a reinstalled GitHub App revokes its tokens before they expire, and the next request must mint a
+   * fresh one.
    */
-  async #dropClientWhenRefused<T>(version: string, work: Promise<T>): Promise<T> {
+  async #ask<T>(version: string, request: () => Promise<T>): Promise<T> {
+    const uid = version.slice(0, version.indexOf('/'));
+    const limit = this.#rateLimits.get(uid);
+    if (limit?.version === version && limit.error.resetAt.getTime() > this.#now()) throw limit.error;
     try {
-      return await work;
+      return await request();
     } catch (error) {
-      if (error instanceof CodeHostUnauthorizedError) {
-        const uid = version.slice(0, version.indexOf('/'));
-        if (this.#clients.get(uid)?.version === version) this.#clients.delete(uid);
-      }
+      if (error instanceof CodeHostRateLimitedError) this.#rateLimits.set(uid, { version, error });
+      if (error instanceof CodeHostUnauthorizedError && this.#clients.get(uid)?.version === version) this.#clients.delete(uid);
       throw error;
     }
   }
