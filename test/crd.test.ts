@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { crdFileName, crdName, crdSources, renderCrd } from '../src/api/crd.ts';
-import { apiVersion, group, version } from '../src/api/index.ts';
+import { apiVersion, group, labels, version } from '../src/api/index.ts';
 import { renderCrdYaml } from '../src/api/crd-yaml.ts';
 import type { JsonSchema } from '../src/api/structural-schema.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
@@ -146,7 +146,22 @@ describe('generated CRDs', () => {
     const table = await kubectl(['get', 'bdeploy', '-n', namespace]);
     expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+STATUS\s+LATEST\s+ACTIVE\s+SOURCE\s+READY\s+AGE/);
     expect(table.stdout).toMatch(/web\s+READY\s+web-0123456789\s+web-0123456789\s+external_docker\s+True\s/);
+    await objects.createNamespacedCustomObject({
+      group,
+      version,
+      namespace,
+      plural: 'revisions',
+      body: {
+        apiVersion,
+        kind: 'Revision',
+        metadata: { name: 'web-0123456789', labels: { [labels.deployment]: 'web', [labels.deploymentGeneration]: '3' } },
+        spec: { deploymentName: 'web', source: 'external_docker', sourceRevisionConfig: { imageUri: 'nginx:1.27' }, digest: '0123456789abcdef' },
+      },
+    });
+    const revisions = await kubectl(['get', 'brev', '-n', namespace]);
+    expect(revisions.stdout.split('\n')[0]).toMatch(/^NAME\s+DEPLOYMENT\s+STATUS\s+GENERATION\s+AGE/);
+    expect(revisions.stdout).toMatch(/web-0123456789\s+web\s+3\s/);
     const all = await kubectl(['get', 'berth', '-n', namespace, '-o', 'name']);
-    expect(all.stdout.trim()).toBe(`deployment.${group}/web`);
+    expect(all.stdout.trim().split('\n').sort()).toEqual([`deployment.${group}/web`, `revision.${group}/web-0123456789`]);
   });
 });

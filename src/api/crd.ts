@@ -51,7 +51,8 @@ export const crdSources: CrdSource[] = [
       { name: 'Status', type: 'string', jsonPath: '.status.status', description: 'Lifecycle state of the revision.' },
       {
         name: 'Generation',
-        type: 'integer',
+        // A label value is a string, even when it holds a number.
+        type: 'string',
         jsonPath: `.metadata.labels.${labels.deploymentGeneration.replaceAll('.', '\\.')}`,
         description: 'metadata.generation of the Deployment when the revision was made.',
       },
