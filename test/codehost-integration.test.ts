@@ -146,6 +146,10 @@ describe('a CodeHostIntegration whose Secret is missing or malformed', () => {
     await createTokenSecret('late-token', github.issuePersonalToken(carol));
     const integration = await waitForReady('late', { status: 'True' }, 'late to be Ready once its Secret exists');
     expect(integration.status?.account).toBe('carol');
+
+    await core.deleteNamespacedSecret({ namespace, name: 'late-token' });
+    const orphaned = await waitForReady('late', { status: 'False', reason: 'CredentialsSecretInvalid' }, 'late to be Stalled once its Secret is gone');
+    expect(orphaned.status?.account).toBeUndefined();
   });
 
   it('names the missing key and never the values it has', async () => {
@@ -178,6 +182,25 @@ describe('a CodeHostIntegration with GitHub App keys', () => {
     credentials.push(...tokens);
     expect(tokens.length).toBeGreaterThan(0);
     expect(github.requests.some((r) => r.path.startsWith('/installation/repositories') && tokens.includes(r.credential ?? ''))).toBe(true);
+  });
+});
+
+describe('a rate-limited CodeHostIntegration', () => {
+  it('goes Ready=False while limited, keeps its account, and is Ready again after the reset', async () => {
+    const dana = github.account('dana');
+    await createTokenSecret('dana-token', github.issuePersonalToken(dana));
+    await createIntegration('dana', 'dana-token');
+    await waitForReady('dana', { status: 'True' }, 'dana to be Ready');
+
+    github.simulateRateLimit({ status: 403, resetAt: new Date(Date.now() + 2000) });
+    try {
+      const limited = await waitForReady('dana', { status: 'False', reason: 'RateLimited' }, 'dana to be rate-limited');
+      expect(limited.status?.account).toBe('dana');
+      expect(limited.status?.conditions?.find((c) => c.type === 'Reconciling')?.status).toBe('True');
+    } finally {
+      github.simulateRateLimit(undefined);
+    }
+    await waitForReady('dana', { status: 'True' }, 'dana to be Ready after the reset');
   });
 });
 
