@@ -54,9 +54,58 @@ function notForSource(loc: string[], source: DeploymentSource): ValidationProble
   return { loc, msg: `${loc.at(-1)} applies only when source is codehost, not ${source}`, type: 'value_error' };
 }
 
+/** Pairs where the first may not exceed the second: scale bounds, and requests against limits. */
+const orderedPairs: [low: string, high: string, offending: string][] = [
+  ['minScale', 'maxScale', 'minScale'],
+  ['queueMinScale', 'queueMaxScale', 'queueMinScale'],
+  ['orchestratorMinScale', 'orchestratorMaxScale', 'orchestratorMinScale'],
+  ...['', 'queue', 'orchestrator', 'executor', 'db'].flatMap((prefix): [string, string, string][] => {
+    const name = (field: string) => (prefix ? `${prefix}${field[0]!.toUpperCase()}${field.slice(1)}` : field);
+    return [
+      [name('cpu'), name('cpuLimit'), name('cpuLimit')],
+      [name('memoryMb'), name('memoryLimitMb'), name('memoryLimitMb')],
+    ];
+  }),
+];
+
+const snake = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/**
+ * The cross-field rules of the merged spec (the CRD says the same in CEL): checked here too so the
+ * answer names members in the interface's spelling, and so no write is even tried.
+ */
+function consistencyProblems(spec: DeploymentSpec): ValidationProblem[] {
+  const problems: ValidationProblem[] = [];
+  const resources = (spec.sourceConfig.resourceSpec ?? {}) as Record<string, unknown>;
+  for (const [low, high, offending] of orderedPairs) {
+    const a = resources[low];
+    const b = resources[high];
+    if (typeof a === 'number' && typeof b === 'number' && a > b) {
+      const [first, second] = offending === low ? [low, high] : [high, low];
+      const relation = offending === low ? 'less than or equal to' : 'greater than or equal to';
+      problems.push({
+        loc: ['body', 'source_config', 'resource_spec', snake(first)],
+        msg: `${snake(first)} must be ${relation} ${snake(second)}`,
+        type: 'value_error',
+      });
+    }
+  }
+  (spec.sourceConfig.resourceSpec?.volumes ?? []).forEach((volume, index) => {
+    const sources = Object.keys(volume).filter((key) => key !== 'name');
+    if (sources.length > 1) {
+      problems.push({
+        loc: ['body', 'source_config', 'resource_spec', 'volumes', index],
+        msg: `a volume has at most one source, got ${sources.join(', ')}`,
+        type: 'value_error',
+      });
+    }
+  });
+  return problems;
+}
+
 /** What a complete deployment of this source must have. */
 function requiredProblems(spec: DeploymentSpec): ValidationProblem[] {
-  const problems: ValidationProblem[] = [];
+  const problems: ValidationProblem[] = [...consistencyProblems(spec)];
   const required = (present: unknown, loc: string[], why: string) => {
     if (present === undefined) problems.push({ loc, msg: `Field required ${why}`, type: 'missing' });
   };

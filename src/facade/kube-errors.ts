@@ -11,6 +11,8 @@ export function clientErrorFromKube(error: unknown, what: { notFound?: string; a
   if (error.code === 409) throw conflict('The object changed while it was being written; try again.');
   if (error.code === 422) throw new HttpError(422, [{ loc: ['body'], msg: error.message, type: 'value_error' }]);
   if (error.code === 400) throw badRequest(error.message);
+  // Not the client's fault, and not a crash: the API server asked for patience.
+  if (error.code === 429) throw new HttpError(503, 'The Kubernetes API server is busy; try again.');
   throw error;
 }
 
