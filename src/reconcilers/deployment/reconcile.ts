@@ -215,9 +215,9 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       return finalizeDeployment({ informers, writer, options }, deployment, owner, context);
     }
     if (!finalizers.includes(cleanupFinalizer)) {
-      // The update event of this write brings the Deployment back with the finalizer in place.
+      // Before any child exists, so that no child can outlive a deletion the finalizer did not see. The
+      // reconcile goes on: its status write gives the object its first conditions in this same pass.
       await writer.finalizers(deploymentKind, deployment, [...finalizers, cleanupFinalizer]);
-      return;
     }
     const spec = deployment.spec as DeploymentSpecInput & Deployment['spec'];
     const revisions = informers.revisions
