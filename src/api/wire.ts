@@ -54,6 +54,25 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 type Direction = 'toWire' | 'fromWire';
 
+/** For one object schema and one direction: incoming key -> [outgoing key, member schema]. */
+type KeyMap = Map<string, [string, AnySchema]>;
+const keyMaps = { toWire: new WeakMap<AnySchema, KeyMap>(), fromWire: new WeakMap<AnySchema, KeyMap>() };
+
+function keyMap(object: AnySchema, shape: Record<string, AnySchema>, direction: Direction): KeyMap {
+  let map = keyMaps[direction].get(object);
+  if (!map) {
+    const keep = keepKeysMarks.has(object);
+    map = new Map(
+      Object.entries(shape).map(([key, member]) => {
+        const wire = keep ? key : snakeCase(key);
+        return direction === 'toWire' ? [key, [wire, member]] : [wire, [key, member]];
+      }),
+    );
+    keyMaps[direction].set(object, map);
+  }
+  return map;
+}
+
 function convert(schema: AnySchema, value: unknown, direction: Direction): unknown {
   if (value === null || value === undefined) return value;
   const inner = unwrap(schema);
@@ -61,16 +80,13 @@ function convert(schema: AnySchema, value: unknown, direction: Direction): unkno
   switch (def.type) {
     case 'object': {
       if (!isPlainObject(value) || !def.shape) return value;
-      const shape = def.shape;
-      const keep = keepKeysMarks.has(inner);
-      const spelled = (key: string) => (keep ? key : snakeCase(key));
-      const byIncomingKey = new Map(Object.keys(shape).map((key) => [direction === 'toWire' ? key : spelled(key), key]));
+      const keys = keyMap(inner, def.shape, direction);
       const out: Record<string, unknown> = {};
       for (const [incoming, member] of Object.entries(value)) {
-        const declared = byIncomingKey.get(incoming);
+        const declared = keys.get(incoming);
         // Undeclared keys are not ours to rename; validation decides what to do with them.
         if (declared === undefined) out[incoming] = member;
-        else out[direction === 'toWire' ? spelled(declared) : declared] = convert(shape[declared]!, member, direction);
+        else out[declared[0]] = convert(declared[1], member, direction);
       }
       return out;
     }
