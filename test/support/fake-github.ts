@@ -123,7 +123,9 @@ export class FakeGitHub {
   addRepository(owner: FakeAccount, input: FakeRepositoryInput): number {
     const id = this.#nextId++;
     this.#repositories.set(id, { id, name: input.name, owner, private: input.private ?? false, defaultBranch: input.defaultBranch ?? 'main' });
-    this.#reposByOwner.set(owner.login, [...(this.#reposByOwner.get(owner.login) ?? []), id]);
+    const owned = this.#reposByOwner.get(owner.login) ?? [];
+    owned.push(id);
+    this.#reposByOwner.set(owner.login, owned);
     return id;
   }
 
