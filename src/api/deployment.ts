@@ -3,7 +3,7 @@
 // new Revision when they change. Rules the schema cannot say are CEL rules next to the field they guard.
 import { z } from 'zod';
 import { conditionsSchema } from './conditions.ts';
-import { httpUrl, observedGenerationSchema, updatedAtSchema, uuid, type KindObject } from './common.ts';
+import { httpUrl, observedGenerationSchema, secretKeySelectorSchema, updatedAtSchema, uuid, type KindObject } from './common.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
 import { containerSchema, volumeMountSchema, volumeSchema } from './workload.ts';
 
@@ -36,7 +36,7 @@ function atMost(low: string, high: string, offending: string, what: string): Cel
   };
 }
 
-const scaleRules = (prefix: string): CelRule => {
+const scaleRule = (prefix: string): CelRule => {
   const min = prefix ? `${prefix}MinScale` : 'minScale';
   const max = prefix ? `${prefix}MaxScale` : 'maxScale';
   return atMost(min, max, min, `must be less than or equal to ${max}`);
@@ -112,9 +112,9 @@ export const resourceSpecSchema = z
   .describe('Sizes, scale and pod settings of the workloads. Numeric fields ending in Mb are megabytes, in Gi gibibytes.')
   .meta({
     'x-kubernetes-validations': [
-      scaleRules(''),
-      scaleRules('queue'),
-      scaleRules('orchestrator'),
+      scaleRule(''),
+      scaleRule('queue'),
+      scaleRule('orchestrator'),
       ...limitRules(''),
       ...limitRules('queue'),
       ...limitRules('orchestrator'),
@@ -203,12 +203,7 @@ export const deploymentSecretSchema = z
       .describe('Name of the environment variable, and of the key in the <deployment>-secrets Secret when valueFrom is absent.'),
     valueFrom: z
       .object({
-        secretKeyRef: z
-          .object({
-            name: z.string().min(1).max(253).describe('Name of a Secret in the same namespace.'),
-            key: z.string().min(1).max(253).describe('Key of the value in that Secret.'),
-          })
-          .describe('The Secret key that holds the value.'),
+        secretKeyRef: secretKeySelectorSchema.describe('The Secret key that holds the value.'),
       })
       .optional()
       .describe('Where the value comes from. Absent: key <name> of the Secret <deployment>-secrets, written by the HTTP API.'),
