@@ -111,6 +111,27 @@ async function reconcileCount(): Promise<number> {
   return metric.values.filter((v) => v.labels.controller === 'oauthprovider').reduce((sum, v) => sum + v.value, 0);
 }
 
+/** Successful status writes this process made (the test itself never writes a status). */
+async function statusWrites(): Promise<number> {
+  const metric = await manager.metrics.kubeApiRequests.get();
+  return metric.values
+    .filter((v) => v.labels.verb === 'update' && v.labels.resource === 'oauthproviders.berth.dev/status' && v.labels.code === '200')
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
+/** Makes `trigger` enqueue a Ready provider and checks that the reconcile it causes writes nothing. */
+async function expectNoWriteOnReconcile(name: string, trigger: () => Promise<unknown>): Promise<void> {
+  const before = await waitForReady(name, 'True', 'Ready');
+  const writes = await statusWrites();
+  const reconciles = await reconcileCount();
+  await trigger();
+  await eventually(async () => (await reconcileCount()) > reconciles, 30_000, 'another reconcile');
+  const after = await readProvider(name);
+  expect(await statusWrites()).toBe(writes);
+  expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+  expect(after.status?.updatedAt).toBe(before.status?.updatedAt);
+}
+
 const staticClientSecret = 'static-client-secret-7f3a9c';
 const dynamicClientSecrets: string[] = [];
 
@@ -149,15 +170,10 @@ describe('an OAuthProvider with a client secret', () => {
   });
 
   it('writes nothing when a reconcile finds nothing changed', async () => {
-    const name = oauthProviderObjectName('acme-static');
-    const before = await waitForReady(name, 'True', 'Ready');
-    const reconciles = await reconcileCount();
     // A change to the referenced Secret that does not matter enqueues the provider again.
-    await core.patchNamespacedSecret({ namespace, name: 'acme-oauth', body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] });
-    await eventually(async () => (await reconcileCount()) > reconciles, 30_000, 'another reconcile');
-    const after = await readProvider(name);
-    expect(after.metadata.resourceVersion).toBe(before.metadata.resourceVersion);
-    expect(after.status?.updatedAt).toBe(before.status?.updatedAt);
+    await expectNoWriteOnReconcile(oauthProviderObjectName('acme-static'), () =>
+      core.patchNamespacedSecret({ namespace, name: 'acme-oauth', body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] }),
+    );
   });
 
   it('is Stalled when a public client does not use PKCE', async () => {
@@ -227,6 +243,12 @@ describe('an OAuthProvider for an MCP server', () => {
       return provider.metadata.generation === 2 && provider.status?.observedGeneration === 2 && provider;
     });
     expect(again.status?.dynamicClientId).toBe(clientId);
+    expect(authServer.requests.filter((r) => r === 'POST /reg')).toHaveLength(1);
+
+    // A change to the owned Secret that does not matter reconciles again: no write, no registration.
+    await expectNoWriteOnReconcile(name, () =>
+      core.patchNamespacedSecret({ namespace, name: secret.metadata!.name!, body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] }),
+    );
     expect(authServer.requests.filter((r) => r === 'POST /reg')).toHaveLength(1);
 
     const events = await eventually(async () => {

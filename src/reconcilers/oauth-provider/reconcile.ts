@@ -255,6 +255,7 @@ export function createOAuthProviderReconciler(deps: OAuthProviderReconcilerDeps,
         context.logger.debug('status write conflicted with a newer version; waiting for its watch event');
         return;
       }
+      context.logger.debug({ generation: provider.metadata.generation }, 'status written');
       const transition = readyTransition(provider.status?.conditions, status.conditions);
       if (transition) {
         context.recorder.event(provider, transition.type, transition.reason, transition.message);

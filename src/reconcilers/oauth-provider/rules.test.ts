@@ -71,6 +71,13 @@ describe('nextStatus', () => {
     expect(nextStatus(first, { generation: 1, verdict: ready, resolution, now: t1 })).toBe(first);
   });
 
+  it('does not count the order of keys as a change (the API server sorts them)', () => {
+    const withRef = { ...resolution, dynamicClientSecretRef: { name: 'acme-oauth-client', key: 'clientSecret' } };
+    const first = nextStatus(undefined, { generation: 1, verdict: ready, resolution: withRef, now: t0 });
+    const fromServer = JSON.parse(JSON.stringify({ ...first, dynamicClientSecretRef: { key: 'clientSecret', name: 'acme-oauth-client' } }));
+    expect(nextStatus(fromServer, { generation: 1, verdict: ready, resolution: withRef, now: t1 })).toBe(fromServer);
+  });
+
   it('moves updatedAt when a field, the generation or a condition changes', () => {
     const first = nextStatus(undefined, { generation: 1, verdict: ready, resolution, now: t0 });
     for (const input of [
