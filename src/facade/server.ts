@@ -4,6 +4,7 @@
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { HttpError } from './errors.ts';
+import { clientErrorFromKube } from './kube-errors.ts';
 
 export interface ServerOptions {
   logger: Logger;
@@ -39,15 +40,17 @@ export function createServer(options: ServerOptions): FacadeServer {
     }
   });
 
-  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+  app.setErrorHandler((error: FastifyError | HttpError | Error, request, reply) => {
     if (error instanceof HttpError) {
       return reply.code(error.statusCode).send({ detail: error.detail });
     }
-    const status = error.statusCode;
+    const fromKube = kubeRefusal(error);
+    if (fromKube) return reply.code(fromKube.statusCode).send({ detail: fromKube.detail });
+    const status = (error as FastifyError).statusCode;
     if (status !== undefined && status >= 400 && status < 500) {
-      return reply.code(status).send({ detail: clientMessage(error) });
+      return reply.code(status).send({ detail: clientMessage(error as FastifyError) });
     }
-    request.log.error({ err: { message: error.message, code: error.code, stack: error.stack } }, 'request failed');
+    request.log.error({ err: { message: error.message, name: error.name, stack: error.stack } }, 'request failed');
     return reply.code(500).send({ detail: 'Internal server error.' });
   });
 
@@ -106,4 +109,14 @@ function clientMessage(error: FastifyError): string {
     default:
       return error.message;
   }
+}
+
+/** An API server refusal that reached the handler unmapped, as the client's error; undefined for anything else. */
+function kubeRefusal(error: unknown): HttpError | undefined {
+  try {
+    clientErrorFromKube(error);
+  } catch (mapped) {
+    if (mapped instanceof HttpError) return mapped;
+  }
+  return undefined;
 }
