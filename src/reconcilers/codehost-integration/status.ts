@@ -12,7 +12,7 @@ import {
   type CodeHostIntegrationStatus,
   type Condition,
 } from '../../api/index.ts';
-import type { CodeHostAccount, CodeHostError } from '../../codehost/index.ts';
+import { CodeHostRateLimitedError, type CodeHostAccount, type CodeHostError } from '../../codehost/index.ts';
 
 /** What asking the code host found: whom the credentials act as, or why it could not tell. */
 export type Verification = { ok: true; account: CodeHostAccount } | { ok: false; error: CodeHostError };
@@ -97,8 +97,8 @@ function requeueAfter(verification: Verification, timing: Timing, now: Date): nu
     case 'InvalidCredentials':
       return undefined;
     case 'RateLimited': {
-      const resetAt = (verification.error as CodeHostError & { resetAt?: Date }).resetAt;
-      const untilReset = resetAt ? resetAt.getTime() - now.getTime() + 1000 : timing.unreachableRetryMs;
+      const error = verification.error;
+      const untilReset = error instanceof CodeHostRateLimitedError ? error.resetAt.getTime() - now.getTime() + 1000 : timing.unreachableRetryMs;
       return Math.min(timing.verifyIntervalMs, Math.max(1000, untilReset));
     }
     case 'Unreachable':
