@@ -19,6 +19,15 @@ if [[ -f "$bin/.complete" ]]; then
   exit 0
 fi
 
+# Test files ask for the tools in parallel: one builds, the others wait for it and reuse its build.
+mkdir -p "$cache_root/tools"
+exec 9>"$cache_root/tools/.build.lock"
+flock 9
+if [[ -f "$bin/.complete" ]]; then
+  echo "$bin"
+  exit 0
+fi
+
 helm_version=$(cd "$module" && go list -m -f '{{.Version}}' helm.sh/helm/v4)
 # helm reports the version it was stamped with; without this it would call itself "v4.3".
 ldflags="-s -w -X helm.sh/helm/v4/internal/version.version=$helm_version -X helm.sh/helm/v4/internal/version.gitTreeState=clean"
