@@ -292,6 +292,36 @@ describe('an OAuthProvider for an MCP server', () => {
     }
   });
 
+  it('is Stalled while the authorization server cannot take its auth method, and registers once the spec fixes it', async () => {
+    const basicOnly = await startAuthorizationServer({ clientAuthMethods: ['client_secret_basic'] });
+    try {
+      const name = await createProvider(
+        baseSpec('mcp-basic', { mcpServerUrl: basicOnly.mcpServerUrl, isDynamicClient: true, tokenEndpointAuthMethod: 'client_secret_post' }),
+      );
+      const stalled = await waitForReady(name, 'False', 'AuthMethodUnsupported');
+      expect(condition(stalled, 'Stalled')?.status).toBe('True');
+      expect(condition(stalled, 'Ready')?.message).toBe(`authorization server ${basicOnly.issuer}/ does not support tokenEndpointAuthMethod client_secret_post`);
+      expect(basicOnly.requests).not.toContain('POST /reg');
+
+      await custom.patchNamespacedCustomObject({
+        group,
+        version,
+        namespace,
+        plural: oauthProviderKind.plural,
+        name,
+        body: [{ op: 'replace', path: '/spec/tokenEndpointAuthMethod', value: 'client_secret_basic' }],
+      });
+      const ready = await waitForReady(name, 'True', 'Ready');
+      const secret = await core.readNamespacedSecret({ namespace, name: ready.status!.dynamicClientSecretRef!.name });
+      const clientSecret = secretValue(secret, 'clientSecret');
+      dynamicClientSecrets.push(clientSecret, secretValue(secret, 'registrationAccessToken'));
+      const token = await basicOnly.clientCredentialsToken(secretValue(secret, 'clientId'), clientSecret, 'client_secret_basic');
+      expect(token.status).toBe(200);
+    } finally {
+      await basicOnly.close();
+    }
+  });
+
   it('leaves alone a Secret of the same name that it does not own', async () => {
     const registrations = authServer.requests.filter((r) => r === 'POST /reg').length;
     const name = oauthProviderObjectName('mcp-taken');

@@ -16,8 +16,12 @@ export interface AuthorizationServer {
   mcpServerUrl: string;
   /** Every request either server answered, as `METHOD /path`, so tests can count registrations. */
   requests: string[];
-  /** Requests a client_credentials token with client_secret_post; answers the HTTP status and body. */
-  clientCredentialsToken(clientId: string, clientSecret: string): Promise<{ status: number; body: Record<string, unknown> }>;
+  /** Requests a client_credentials token (client_secret_post unless told); answers the HTTP status and body. */
+  clientCredentialsToken(
+    clientId: string,
+    clientSecret: string,
+    method?: 'client_secret_post' | 'client_secret_basic',
+  ): Promise<{ status: number; body: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
@@ -51,6 +55,8 @@ function closeServer(server: Server): Promise<void> {
 export interface AuthorizationServerOptions {
   /** Answer 404 at RFC 8414's well-known path, like the many providers that publish OIDC discovery only. */
   oidcDiscoveryOnly?: boolean;
+  /** Token endpoint auth methods the server accepts (and advertises). Default: oidc-provider's. */
+  clientAuthMethods?: string[];
 }
 
 export async function startAuthorizationServer(options: AuthorizationServerOptions = {}): Promise<AuthorizationServer> {
@@ -70,6 +76,7 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
       clientCredentials: { enabled: true },
     },
     clientBasedCORS: () => true,
+    ...(options.clientAuthMethods ? { clientAuthMethods: options.clientAuthMethods } : {}),
     ttl: { ClientCredentials: 600 },
   });
   const handle = provider.callback();
@@ -107,12 +114,18 @@ export async function startAuthorizationServer(options: AuthorizationServerOptio
     registrationEndpoint: `${issuer}/reg`,
     mcpServerUrl,
     requests,
-    async clientCredentialsToken(clientId, clientSecret) {
-      const response = await fetch(tokenEndpoint, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: clientSecret }),
-      });
+    async clientCredentialsToken(clientId, clientSecret, method = 'client_secret_post') {
+      const form = new URLSearchParams({ grant_type: 'client_credentials' });
+      const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+      if (method === 'client_secret_basic') {
+        // RFC 6749 section 2.3.1: both parts form-urlencoded before base64.
+        const user = `${encodeURIComponent(clientId)}:${encodeURIComponent(clientSecret)}`;
+        headers.authorization = `Basic ${Buffer.from(user).toString('base64')}`;
+      } else {
+        form.set('client_id', clientId);
+        form.set('client_secret', clientSecret);
+      }
+      const response = await fetch(tokenEndpoint, { method: 'POST', headers, body: form });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     },
     async close() {
