@@ -35,6 +35,8 @@ interface Tracked {
   writtenCount: number;
   lastWriteAt: number;
   lastTimestamp: string;
+  /** Settles when the Event has been created: count updates wait for it. */
+  created: Promise<unknown>;
   timer?: NodeJS.Timeout;
 }
 
@@ -55,6 +57,7 @@ export function createEventRecorder(kc: KubeConfig, options: EventRecorderOption
   };
 
   const writeCount = async (entry: Tracked) => {
+    await entry.created;
     if (entry.count === entry.writtenCount) return;
     const count = entry.count;
     entry.lastWriteAt = Date.now();
@@ -109,6 +112,7 @@ export function createEventRecorder(kc: KubeConfig, options: EventRecorderOption
         writtenCount: 1,
         lastWriteAt: Date.now(),
         lastTimestamp: now.toISOString(),
+        created: Promise.resolve(),
       };
       tracked.set(key, entry);
       while (tracked.size > maxTracked) {
@@ -116,33 +120,42 @@ export function createEventRecorder(kc: KubeConfig, options: EventRecorderOption
         clearTimeout(tracked.get(oldest)?.timer);
         tracked.delete(oldest);
       }
-      track(
-        kubeRequest(kc, {
-          method: 'POST',
-          path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
-          body: {
-            apiVersion: 'v1',
-            kind: 'Event',
-            metadata: { name: entry.name, namespace },
-            involvedObject: {
-              apiVersion: object.apiVersion,
-              kind: object.kind,
-              name: meta.name,
-              namespace: meta.namespace,
-              uid: meta.uid,
-              resourceVersion: meta.resourceVersion,
-            },
-            type,
-            reason,
-            message: text,
-            count: 1,
-            firstTimestamp: entry.lastTimestamp,
-            lastTimestamp: entry.lastTimestamp,
-            source: { component: options.component },
-            reportingComponent: options.component,
-            reportingInstance: options.instance ?? '',
+      const create = kubeRequest(kc, {
+        method: 'POST',
+        path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
+        body: {
+          apiVersion: 'v1',
+          kind: 'Event',
+          metadata: { name: entry.name, namespace },
+          involvedObject: {
+            apiVersion: object.apiVersion,
+            kind: object.kind,
+            name: meta.name,
+            namespace: meta.namespace,
+            uid: meta.uid,
+            resourceVersion: meta.resourceVersion,
           },
-        }).then(() => {}),
+          type,
+          reason,
+          message: text,
+          count: 1,
+          firstTimestamp: entry.lastTimestamp,
+          lastTimestamp: entry.lastTimestamp,
+          source: { component: options.component },
+          reportingComponent: options.component,
+          reportingInstance: options.instance ?? '',
+        },
+      });
+      entry.created = create.catch(() => {});
+      track(
+        create.then(
+          () => {},
+          (error: unknown) => {
+            // Not written (say, the namespace is going away): the next occurrence tries again.
+            if (tracked.get(key) === entry) tracked.delete(key);
+            throw error;
+          },
+        ),
       );
     },
     async flush() {
