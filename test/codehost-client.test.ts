@@ -48,6 +48,34 @@ afterAll(async () => {
   await github.stop();
 });
 
+describe('the fake GitHub speaks GitHub’s wire format', () => {
+  it('pages with per_page (at most 100), RFC 8288 Link relations and rate-limit headers', async () => {
+    const owner = github.account('wire');
+    github.addRepositories(owner, 250);
+    const token = github.issuePersonalToken(owner);
+    const response = await fetch(`${github.url}/user/repos?per_page=500&page=2`, { headers: { authorization: `token ${token}` } });
+    expect(response.status).toBe(200);
+    const body = (await response.json()) as { name: string; full_name: string; owner: { login: string }; html_url: string; clone_url: string }[];
+    expect(body).toHaveLength(100);
+    expect(body[0]).toMatchObject({ name: 'repo-101', full_name: 'wire/repo-101', owner: { login: 'wire' }, clone_url: 'https://github.com/wire/repo-101.git' });
+    const links = Object.fromEntries(
+      (response.headers.get('link') ?? '').split(', ').map((part) => {
+        const [, url, rel] = /^<([^>]+)>; rel="(\w+)"$/.exec(part)!;
+        return [rel, new URL(url!).searchParams.get('page')];
+      }),
+    );
+    expect(links).toEqual({ prev: '1', next: '3', last: '3', first: '1' });
+    expect(response.headers.get('x-ratelimit-limit')).toBe('5000');
+    expect(response.headers.get('x-ratelimit-remaining')).toBe('4999');
+    expect(response.headers.get('x-ratelimit-resource')).toBe('core');
+    expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000);
+
+    const refused = await fetch(`${github.url}/user`, { headers: { authorization: 'token ghp_unknown' } });
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
+  });
+});
+
 describe('GitHub with a personal access token', () => {
   it('lists 250 repositories across three pages with the interface fields', async () => {
     const alice = github.account('alice');
