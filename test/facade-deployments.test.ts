@@ -163,6 +163,33 @@ describe('PATCH /v2/deployments/{id}', () => {
   });
 });
 
+describe('PATCH under concurrency and of secret values', () => {
+  it('makes a new revision when only secret values change, and answers with it', async () => {
+    const created = await create('secret-values', { secrets: [{ name: 'API_TOKEN', value: 'first-token-value' }] });
+    expect(created.latest_revision_id).not.toBeNull();
+    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { secrets: [{ name: 'API_TOKEN', value: 'second-token-value' }] } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.latest_revision_id).not.toBe(created.latest_revision_id);
+    expect(patched.text).not.toContain('token-value');
+
+    const unchanged = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { secrets: [{ name: 'API_TOKEN', value: '********' }] } });
+    expect(unchanged.body.latest_revision_id).toBe(patched.body.latest_revision_id);
+  });
+
+  it('applies concurrent PATCHes of different members without losing one (optimistic concurrency)', async () => {
+    const created = await create('contended');
+    const fields = ['queue_min_scale', 'queue_max_scale', 'memory_mb', 'memory_limit_mb', 'redis_memory_mb', 'db_storage_gi', 'db_max_connections', 'executor_memory_mb'];
+    const answers = await Promise.all(
+      fields.map((field) => t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_config: { resource_spec: { [field]: 64 } } } })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(fields.map(() => 200));
+    const stored = await readDeployment(t.org.namespace, 'contended');
+    const wire = (await t.call('GET', `/v2/deployments/${created.id}`)).body;
+    for (const field of fields) expect(wire.source_config.resource_spec[field], field).toBe(64);
+    expect(stored.spec.sourceConfig.resourceSpec).toMatchObject({ minScale: 1, maxScale: 3, queueMinScale: 64, dbStorageGi: 64 });
+  });
+});
+
 describe('GET, list, revisions, redeploy, DELETE', () => {
   it('reads and lists deployments of the organization only', async () => {
     const created = await create('listed');

@@ -22,14 +22,17 @@ export function isConflict(error: unknown): boolean {
 
 /**
  * Read-modify-write with optimistic concurrency: `attempt` reads fresh, computes and writes with the
- * resourceVersion it read; a 409 Conflict (someone wrote in between) runs it again.
+ * resourceVersion it read; a 409 Conflict (someone wrote in between) runs it again after a short,
+ * jittered pause, so writers that collided do not collide again in lockstep.
  */
-export async function retryOnConflict<T>(attempt: () => Promise<T>, attempts = 5): Promise<T> {
+export async function retryOnConflict<T>(attempt: () => Promise<T>, attempts = 12): Promise<T> {
   for (let tried = 1; ; tried++) {
     try {
       return await attempt();
     } catch (error) {
       if (!isConflict(error) || tried >= attempts) throw error;
+      const ceiling = Math.min(400, 10 * 2 ** tried);
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
     }
   }
 }

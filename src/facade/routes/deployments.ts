@@ -51,11 +51,18 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     return deploymentResponse(deployment, latest);
   };
 
-  /** The Deployment once the controller has acted on `written`, or the newest the cache holds at the deadline. */
-  const observed = async (written: Deployment): Promise<DeepReadonly<Deployment>> =>
+  /**
+   * The Deployment once the controller has acted on `written` (and, when only secret values changed,
+   * which moves no generation, once it has made or re-activated the revision they call for), or the
+   * newest the cache holds at the deadline.
+   */
+  const observed = async (written: Deployment, previousLatestRevisionId?: string): Promise<DeepReadonly<Deployment>> =>
     (await waitForCache(
       () => deployments.get(written.metadata.namespace ?? '', written.metadata.name ?? ''),
-      (cached) => cached.metadata.uid === written.metadata.uid && (cached.status?.observedGeneration ?? -1) >= (written.metadata.generation ?? 0),
+      (cached) =>
+        cached.metadata.uid === written.metadata.uid &&
+        (cached.status?.observedGeneration ?? -1) >= (written.metadata.generation ?? 0) &&
+        (previousLatestRevisionId === undefined || cached.status?.latestRevisionId !== previousLatestRevisionId),
       { timeoutMs: deps.observeTimeoutMs },
     )) ?? written;
 
@@ -100,20 +107,26 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     const patch = parseRequestPart('body', deploymentPatchSchema, request.body) as DeploymentPatch;
     const missing = deploymentNotFound(id);
 
-    const written = await retryOnConflict(async () => {
+    const { written, secretValuesChanged, previousLatestRevisionId } = await retryOnConflict(async () => {
       const current = await writer.read<Deployment>(deploymentKind, tenant.namespace, name);
       if (!current || current.metadata.uid !== id) throw notFound(missing);
-      const masked = (patch.secrets ?? []).some((secret) => secret.value === '********');
-      const stored = masked ? await readSecretValues(writer, tenant.namespace, deploymentSecretName(name)) : {};
+      const stored = patch.secrets != null ? await readSecretValues(writer, tenant.namespace, deploymentSecretName(name)) : {};
       const plan = planDeploymentPatch(current, patch, stored);
       const next: Deployment = { ...current, spec: plan.spec };
       const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
       // The API server validates (CEL rules included) before the Secret changes: a refusal changes nothing.
       if (specChanged) await writer.replace(deploymentKind, tenant.namespace, next, { dryRun: true });
-      await writeSecrets(tenant.namespace, current, plan);
-      return specChanged ? writer.replace(deploymentKind, tenant.namespace, next) : current;
+      const valuesChanged = plan.secretValues !== undefined && !sameValues(plan.secretValues, stored);
+      if (valuesChanged) await writeSecrets(tenant.namespace, current, plan);
+      return {
+        written: specChanged ? await writer.replace(deploymentKind, tenant.namespace, next) : current,
+        secretValuesChanged: valuesChanged && !specChanged,
+        previousLatestRevisionId: current.status?.latestRevisionId,
+      };
     }).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
-    return respond(await observed(written));
+    // New values under the same names move no generation, yet they are a new revision (the digest
+    // covers the values): wait for the latest revision to move instead.
+    return respond(await observed(written, secretValuesChanged ? previousLatestRevisionId : undefined));
   });
 
   app.delete<DeploymentParams>('/v2/deployments/:deployment_id', async (request, reply) => {
@@ -161,4 +174,9 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
       .catch((error: unknown) => clientErrorFromKube(error, { notFound: deploymentNotFound(id) }));
     return respond(await observed(written));
   });
+}
+
+function sameValues(a: Record<string, string>, b: Record<string, string>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => b[key] === a[key]);
 }
