@@ -1,61 +1,74 @@
 #!/usr/bin/env node
 // Berth's entry point: parses the command line and wires the parts together, nothing else.
-import { parseArgs } from 'node:util';
 import { resolve } from 'node:path';
-import { pino } from 'pino';
+import { findConfiguredCluster } from './cli/cluster-config.ts';
 import { startDevCluster } from './cli/dev.ts';
+import { parseCommandLine, usage, type Options } from './cli/options.ts';
+import { startBerth } from './cli/run.ts';
+import { createLogger } from './runtime/index.ts';
 
-const usage = `usage: berth <command> [options]
-
-commands:
-  dev     run Berth against the configured cluster, or an embedded local control plane when none is
-          configured (data in --data-dir, default .berth/dev)
-
-options:
-  --data-dir <dir>   where the embedded control plane keeps its data
-  -h, --help         this text
-`;
-
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    'data-dir': { type: 'string', default: '.berth/dev' },
-    help: { type: 'boolean', short: 'h' },
-  },
-});
-
-const logger = pino({ name: 'berth', level: process.env.LOG_LEVEL ?? 'info' });
-const command = positionals[0] ?? 'dev';
-
-if (values.help) {
-  process.stdout.write(usage);
-} else if (command === 'dev') {
-  const dev = await startDevCluster({
-    dataDir: values['data-dir'],
-    crdsDir: resolve(import.meta.dirname, '../crds'),
-    logger,
-  });
-  const stop = async (signal: string) => {
-    logger.info({ signal }, 'stopping');
-    await dev.controlPlane?.stop();
+let options: Options;
+try {
+  const parsed = parseCommandLine(process.argv.slice(2));
+  if (parsed.help) {
+    process.stdout.write(usage);
     process.exit(0);
-  };
-  process.once('SIGINT', () => void stop('SIGINT'));
-  process.once('SIGTERM', () => void stop('SIGTERM'));
-  if (dev.kubeconfigPath) {
+  }
+  options = parsed.options;
+} catch (error) {
+  process.stderr.write(`${(error as Error).message}\n\n${usage}`);
+  process.exit(2);
+}
+
+const logger = createLogger();
+const stopping: Array<() => Promise<void>> = [];
+let stopRequested = false;
+async function stop(reason: string, exitCode = 0): Promise<void> {
+  if (stopRequested) return;
+  stopRequested = true;
+  logger.info({ reason }, 'stopping');
+  for (const step of stopping.reverse()) {
+    await step().catch((error: unknown) => logger.error({ err: error }, 'error while stopping'));
+  }
+  process.exit(exitCode);
+}
+process.once('SIGINT', () => void stop('SIGINT'));
+process.once('SIGTERM', () => void stop('SIGTERM'));
+
+try {
+  const dev =
+    options.command === 'dev'
+      ? await startDevCluster({ dataDir: options.dataDir, crdsDir: resolve(import.meta.dirname, '../crds'), operatorNamespace: options.namespace, logger })
+      : undefined;
+  if (dev?.controlPlane) stopping.push(() => dev.controlPlane!.stop());
+  const kubeConfig = dev?.kubeConfig ?? findConfiguredCluster()?.kubeConfig;
+  if (!kubeConfig) throw new Error('no cluster configured: set KUBECONFIG, run in a cluster, or use `berth dev`');
+  const berth = await startBerth(kubeConfig, options, logger);
+  stopping.push(() => berth.stop());
+
+  if (dev?.kubeconfigPath && dev.local) {
+    const facade = berth.facade?.url;
     process.stdout.write(
       [
         '',
         'Berth is running against an embedded control plane.',
-        `  kubeconfig: ${dev.kubeconfigPath}`,
-        `  try:        kubectl --kubeconfig ${dev.kubeconfigPath} get namespaces`,
-        '  stop:       Ctrl-C (stops every process Berth started)',
+        `  kubeconfig:   ${dev.kubeconfigPath}`,
+        `  try:          kubectl --kubeconfig ${dev.kubeconfigPath} apply -f examples/deployment-external-docker.yaml`,
+        `                kubectl --kubeconfig ${dev.kubeconfigPath} get berth`,
+        ...(facade
+          ? [
+              `  HTTP API:     ${facade}  (OpenAPI: ${facade}/openapi.json)`,
+              `  API key:      ${dev.local.apiKey}  (organization ${dev.local.organizationId}, namespace ${dev.local.organizationNamespace})`,
+              `  try:          curl -H 'X-Api-Key: ${dev.local.apiKey}' ${facade}/v2/deployments`,
+            ]
+          : []),
+        `  probes:       http://${options.probeAddress.host}:${berth.manager.healthPort}/readyz and /metrics`,
+        '  stop:         Ctrl-C (stops every process Berth started)',
         '',
       ].join('\n'),
     );
   }
-  setInterval(() => {}, 1 << 30);
-} else {
-  process.stderr.write(`unknown command: ${command}\n\n${usage}`);
-  process.exit(2);
+} catch (error) {
+  logger.error({ err: error }, 'failed to start');
+  await stop('startup failure', 1);
 }

@@ -1,15 +1,22 @@
 // `berth dev`: runs Berth against the configured cluster, or, when none is configured, against an
-// embedded control plane whose data lives in .berth/dev so a restart keeps its objects.
-import { resolve } from 'node:path';
+// embedded control plane whose data lives in .berth/dev so a restart keeps its objects. On the embedded
+// plane it also makes the `default` namespace a local organization and keeps one API key for it, so
+// the HTTP API can be called at once.
+import { randomUUID } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { startControlPlane, type ControlPlane } from '../dev/controlplane.ts';
 import { installCrds } from '../dev/install-crds.ts';
+import { ensureApiKey, ensureOrganizationNamespace, mintApiKey } from '../facade/api-keys.ts';
 import { findConfiguredCluster } from './cluster-config.ts';
 
 export interface DevOptions {
   dataDir: string;
   crdsDir: string;
+  /** The operator's namespace, where the local API key is stored. */
+  operatorNamespace: string;
   logger: Logger;
 }
 
@@ -17,7 +24,11 @@ export interface DevCluster {
   kubeConfig: KubeConfig;
   kubeconfigPath?: string;
   controlPlane?: ControlPlane;
+  /** Only on the embedded control plane: a key for the local organization. */
+  local?: { organizationNamespace: string; organizationId: string; apiKey: string };
 }
+
+export const localOrganizationNamespace = 'default';
 
 export async function startDevCluster(options: DevOptions): Promise<DevCluster> {
   const configured = findConfiguredCluster();
@@ -25,13 +36,28 @@ export async function startDevCluster(options: DevOptions): Promise<DevCluster> 
     options.logger.info({ source: configured.source }, 'using the configured cluster');
     return { kubeConfig: configured.kubeConfig };
   }
-  const controlPlane = await startControlPlane({
-    dataDir: resolve(options.dataDir),
-    log: (message) => options.logger.info(message),
-  });
+  const dataDir = resolve(options.dataDir);
+  const controlPlane = await startControlPlane({ dataDir, log: (message) => options.logger.info(message) });
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
   const crds = await installCrds(kubeConfig, options.crdsDir);
   options.logger.info({ crds }, 'CRDs installed');
-  return { kubeConfig, kubeconfigPath: controlPlane.kubeconfigPath, controlPlane };
+  const organizationId = keptValue(join(dataDir, 'organization-id'), () => randomUUID());
+  const apiKey = keptValue(join(dataDir, 'api-key'), mintApiKey);
+  await ensureOrganizationNamespace(kubeConfig, localOrganizationNamespace, organizationId);
+  await ensureApiKey(kubeConfig, options.operatorNamespace, [organizationId], apiKey);
+  return {
+    kubeConfig,
+    kubeconfigPath: controlPlane.kubeconfigPath,
+    controlPlane,
+    local: { organizationNamespace: localOrganizationNamespace, organizationId, apiKey },
+  };
+}
+
+/** A value made once and kept in the data dir (readable by its owner only), so restarts reuse it. */
+function keptValue(file: string, make: () => string): string {
+  if (existsSync(file)) return readFileSync(file, 'utf8').trim();
+  const value = make();
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  return value;
 }

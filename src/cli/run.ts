@@ -1,0 +1,62 @@
+// Starts the parts of Berth the options ask for against one cluster: the Manager (shared informers,
+// leader election, /healthz /readyz /metrics), the controllers and the HTTP facade. Wiring only.
+import type { KubeConfig } from '@kubernetes/client-node';
+import { registerCodeHostIntegrationController } from '../reconcilers/codehost-integration/index.ts';
+import { registerDeploymentControllers } from '../reconcilers/deployment/index.ts';
+import { defaultDeploymentControllerOptions } from '../reconcilers/deployment/options.ts';
+import { registerOAuthProviderController } from '../reconcilers/oauth-provider/controller.ts';
+import { startFacade, type RunningFacade } from '../facade/start.ts';
+import { Manager, type Logger } from '../runtime/index.ts';
+import type { Options } from './options.ts';
+
+export interface RunningBerth {
+  manager: Manager;
+  facade?: RunningFacade;
+  /** Graceful stop: the facade stops taking requests, then the manager drains and releases its lease. */
+  stop(): Promise<void>;
+}
+
+export async function startBerth(kubeConfig: KubeConfig, options: Options, logger: Logger): Promise<RunningBerth> {
+  const namespaces = options.watchNamespaces.length > 0 ? options.watchNamespaces : undefined;
+  const manager = new Manager({
+    kubeConfig,
+    logger,
+    healthPort: options.probeAddress.port,
+    healthHost: options.probeAddress.host,
+    ...(options.leaderElect ? { leaderElection: { namespace: options.namespace } } : {}),
+  });
+  const runsController = options.components.includes('controller');
+  let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
+  if (runsController) {
+    registerDeploymentControllers(manager, {
+      registry: options.registry,
+      images: { ...defaultDeploymentControllerOptions.images, builder: options.builderImage },
+      ...(namespaces ? { namespaces } : {}),
+    });
+    registerOAuthProviderController(manager, namespaces ? { namespaces } : {});
+    codeHost = registerCodeHostIntegrationController(manager, namespaces ? { namespaces } : {});
+  }
+  await manager.start();
+
+  let facade: RunningFacade | undefined;
+  if (options.components.includes('facade')) {
+    facade = await startFacade({
+      kubeConfig,
+      manager,
+      operatorNamespace: options.namespace,
+      port: options.facadeAddress.port,
+      host: options.facadeAddress.host,
+      logger,
+      // One code-host client (and one App installation token) per integration for both halves.
+      ...(codeHost ? { repositories: { listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret) } } : {}),
+    });
+  }
+  return {
+    manager,
+    facade,
+    async stop() {
+      await facade?.close();
+      await manager.stop();
+    },
+  };
+}
