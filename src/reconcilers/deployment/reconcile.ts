@@ -6,33 +6,29 @@
 import { randomBytes } from 'node:crypto';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { deploymentKind, findCondition, revisionKind, type Deployment, type Revision } from '../../api/index.ts';
-import type { DeepReadonly, KubeObject, ReconcileContext, ReconcileResult } from '../../runtime/index.ts';
-import { isKubeApiError } from '../../runtime/index.ts';
+import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
 import { revisionDigest } from './digest.ts';
 import { cleanupFinalizer, finalizeDeployment } from './finalize.ts';
+import { childKinds, type DeploymentInformers } from './informers.ts';
 import { fingerprintSecrets, resolveIntegration, secretReferences } from './inputs.ts';
-import type { DeploymentInformers } from './informers.ts';
 import { buildState, formerTargetPhase, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
 import { buildJobName, childNames } from './names.ts';
 import type { DeploymentControllerOptions } from './options.ts';
-import { renderApplication, renderApplicationService, renderQueueWorker, type ServingRevision } from './render/application.ts';
-import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './render/autoscalers.ts';
+import type { ServingRevision } from './render/application.ts';
 import { backingServices, scaling } from './render/backing.ts';
 import { builtImage, renderBuildJob } from './render/build-job.ts';
 import type { OwnerDeployment } from './render/common.ts';
-import { parseCustomUrl, renderIngress } from './render/ingress.ts';
-import { renderPostgres, renderPostgresCredentials, renderPostgresService } from './render/postgres.ts';
-import { renderRedis, renderRedisService } from './render/redis.ts';
+import { renderPostgresCredentials } from './render/postgres.ts';
 import { renderRevision } from './render/revision.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
 import { renderTracingProject } from './render/tracing-project.ts';
+import { renderWorkloads } from './render/workloads.ts';
 import { chooseTarget, findByDigest, revisionsToPrune, type RevisionSummary } from './revisions.ts';
 import { conditionVerdict, deploymentPhase, type Problem, type StatusObservation } from './status.ts';
 import { nextDeploymentStatus, nextRevisionStatus } from './status-writer.ts';
+import { syncWorkloads, workloadKey, type CurrentWorkloads } from './workloads.ts';
 import type { DeploymentWriter } from './writer.ts';
-import { childKinds, workloadInformers } from './informers.ts';
-
 
 type CachedRevision = DeepReadonly<Revision>;
 interface RevisionRecord extends RevisionSummary {
@@ -129,63 +125,17 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     return summarize(object as CachedRevision);
   }
 
-  /** Applies what differs from the cache; returns the current object of each kind/name. */
-  async function applyAll(desired: KubeObject[]): Promise<Map<string, KubeObject>> {
-    const current = new Map<string, KubeObject>();
-    const byKind = new Map(workloadInformers(informers).map((informer) => [`${informer.resource.apiVersion}/${informer.resource.kind}`, informer]));
-    for (const manifest of desired) {
-      const withHash = withAppliedHash(manifest);
-      const informer = byKind.get(`${manifest.apiVersion}/${manifest.kind}`);
-      const cached = informer?.get(manifest.metadata?.namespace ?? '', manifest.metadata?.name ?? '') as KubeObject | undefined;
-      const key = `${manifest.kind}/${manifest.metadata?.name}`;
-      current.set(key, upToDate(cached, withHash) ? cached! : await writer.apply(withHash));
-    }
-    return current;
-  }
-
-  /** Deletes the workloads Berth made for this Deployment that it no longer renders (e.g. an HPA at maxScale 0). */
-  async function pruneWorkloads(owner: OwnerDeployment, keep: Map<string, KubeObject>): Promise<void> {
-    for (const informer of workloadInformers(informers)) {
-      for (const object of informer.byIndex('owner', owner.uid)) {
-        if (object.metadata?.namespace !== owner.namespace || object.metadata.deletionTimestamp) continue;
-        if (object.metadata.labels?.['app.kubernetes.io/managed-by'] !== 'berth') continue;
-        if (keep.has(`${informer.resource.kind}/${object.metadata.name}`)) continue;
-        await writer.delete(informer.resource, owner.namespace, object.metadata.name!);
-      }
-    }
-  }
-
-  function renderWorkloads(owner: OwnerDeployment, spec: DeploymentSpecInput, serving: ServingRevision | undefined): KubeObject[] {
-    const backing = backingServices(spec);
-    const names = childNames(owner.name);
-    const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
-    if (serving) {
-      const input = { owner, spec, serving, backing, port: options.applicationPort };
-      desired.push(renderApplication(input));
-      const hpa = renderApplicationAutoscaler(owner, spec);
-      if (hpa) desired.push(hpa);
-      if (backing.queueWorker) {
-        desired.push(renderQueueWorker(input));
-        const queueHpa = renderQueueWorkerAutoscaler(owner, spec);
-        if (queueHpa) desired.push(queueHpa);
-      }
-    }
-    if (backing.database) {
-      const existing = informers.statefulSets.get(owner.namespace, names.postgres);
-      const existingStorage = existing?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
-      desired.push(renderPostgres({ owner, spec, image: options.images.postgres, ...(existingStorage ? { existingStorage: String(existingStorage) } : {}) }));
-      desired.push(renderPostgresService(owner));
-    }
-    if (backing.redis) desired.push(renderRedis(owner, spec, options.images.redis), renderRedisService(owner));
-    const route = spec.sourceConfig?.customUrl ? parseCustomUrl(spec.sourceConfig.customUrl) : undefined;
-    if (route) desired.push(renderIngress(owner, route, options.ingressClassName));
-    return desired;
-  }
-
   async function ensureDatabaseCredentials(owner: OwnerDeployment): Promise<void> {
     const name = childNames(owner.name).postgresCredentials;
     if (informers.secrets.get(owner.namespace, name)) return;
     await writer.createOrGet(renderPostgresCredentials(owner, randomBytes(24).toString('base64url')));
+  }
+
+  /** The password goes with the database: a Deployment that stops needing one loses both. */
+  async function removeDatabaseCredentials(owner: OwnerDeployment): Promise<void> {
+    const name = childNames(owner.name).postgresCredentials;
+    const secret = informers.secrets.get(owner.namespace, name);
+    if (secret?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid)) await writer.delete(childKinds.secret, owner.namespace, name);
   }
 
   async function ensureTracingProject(owner: OwnerDeployment): Promise<void> {
@@ -220,6 +170,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       await writer.finalizers(deploymentKind, deployment, [...finalizers, cleanupFinalizer]);
     }
     const spec = deployment.spec as DeploymentSpecInput & Deployment['spec'];
+    const names = childNames(owner.name);
     const revisions = informers.revisions
       .byIndex('owner', owner.uid)
       .filter((r) => r.metadata.namespace === owner.namespace)
@@ -272,24 +223,27 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
 
     // 4. Workloads: applied only where the cache differs from the rendering.
     const backing = backingServices(spec);
-    if (backing.database) await ensureDatabaseCredentials(owner);
-    let current: Map<string, KubeObject>;
+    await (backing.database ? ensureDatabaseCredentials(owner) : removeDatabaseCredentials(owner));
+    const existingDatabaseStorage = informers.statefulSets.get(owner.namespace, names.postgres)?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
+    let current: CurrentWorkloads;
     try {
-      current = await applyAll(renderWorkloads(owner, spec, serving));
+      const desired = renderWorkloads({
+        owner,
+        spec,
+        ...(serving ? { serving } : {}),
+        settings: options,
+        ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
+      });
+      current = await syncWorkloads(informers, writer, owner, desired);
     } catch (error) {
       // The API server refused a workload (422): retrying the same rendering cannot succeed.
       if (!isKubeApiError(error, 422)) throw error;
       return stall(deployment, { reason: 'WorkloadRejected', message: error.message }, { latest, active: previousActive }, context);
     }
-    await pruneWorkloads(owner, current);
-    if (!backing.database && informers.secrets.get(owner.namespace, childNames(owner.name).postgresCredentials)?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid)) {
-      await writer.delete(childKinds.secret, owner.namespace, childNames(owner.name).postgresCredentials);
-    }
 
     // 5. Where the target stands, and what serves.
-    const names = childNames(owner.name);
-    const application = current.get(`Deployment/${names.application}`) as V1Deployment | undefined;
-    const queueWorker = current.get(`Deployment/${names.queueWorker}`) as V1Deployment | undefined;
+    const application = current.get(workloadKey('Deployment', names.application)) as V1Deployment | undefined;
+    const queueWorker = current.get(workloadKey('Deployment', names.queueWorker)) as V1Deployment | undefined;
     const phase = targetPhase({
       revisionName: target.name,
       source: target.object.spec.source,

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import type { DeploymentSpecInput } from './spec.ts';
+import { renderWorkloads } from './workloads.ts';
+
+const owner = { name: 'shop', namespace: 'ns', uid: 'uid-1' };
+const settings = { applicationPort: 8000, images: { postgres: 'postgres:16', redis: 'redis:7' } };
+const serving = { name: 'shop-aaaaaaaaaa', image: 'nginx:1' };
+
+const kinds = (spec: DeploymentSpecInput, withServing = true) =>
+  renderWorkloads({ owner, spec, settings, ...(withServing ? { serving } : {}) }).map((o) => `${o.kind}/${o.metadata?.name}`);
+
+describe('renderWorkloads', () => {
+  it.each([
+    ['an image with defaults', { source: 'external_docker' }, true, ['Service/shop', 'Deployment/shop', 'HorizontalPodAutoscaler/shop']],
+    ['scaled to zero', { source: 'external_docker', sourceConfig: { resourceSpec: { maxScale: 0 } } }, true, ['Service/shop', 'Deployment/shop']],
+    [
+      'a queue worker (with its broker)',
+      { source: 'external_docker', sourceConfig: { resourceSpec: { queueMaxScale: 2 } } },
+      true,
+      ['Service/shop', 'Deployment/shop', 'HorizontalPodAutoscaler/shop', 'Deployment/shop-queue', 'HorizontalPodAutoscaler/shop-queue', 'Deployment/shop-redis', 'Service/shop-redis'],
+    ],
+    [
+      'a codehost application before its first build',
+      { source: 'codehost' },
+      false,
+      ['Service/shop', 'StatefulSet/shop-postgres', 'Service/shop-postgres'],
+    ],
+    [
+      'a custom URL',
+      { source: 'external_docker', sourceConfig: { customUrl: 'https://shop.example.com' } },
+      true,
+      ['Service/shop', 'Deployment/shop', 'HorizontalPodAutoscaler/shop', 'Ingress/shop'],
+    ],
+  ])('%s', (_, spec, withServing, expected) => {
+    expect(kinds(spec as DeploymentSpecInput, withServing)).toEqual(expected);
+  });
+
+  it('renders the same manifests for the same input', () => {
+    const spec: DeploymentSpecInput = { source: 'codehost', sourceConfig: { customUrl: 'https://a.example.com', resourceSpec: { queueMaxScale: 1 } } };
+    expect(JSON.stringify(renderWorkloads({ owner, spec, settings, serving }))).toBe(JSON.stringify(renderWorkloads({ owner, spec, settings, serving })));
+  });
+});

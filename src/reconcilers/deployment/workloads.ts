@@ -1,0 +1,36 @@
+// Brings the cluster's workloads to a rendered set: applies a manifest only where the cached object
+// differs from it (compare.ts), and deletes the workloads Berth made that are no longer rendered
+// (e.g. the HPA once maxScale is 0). Returns the current object of every rendered manifest.
+import type { KubeObject } from '../../runtime/index.ts';
+import { upToDate, withAppliedHash } from './compare.ts';
+import { workloadInformers, type DeploymentInformers } from './informers.ts';
+import type { OwnerDeployment } from './render/common.ts';
+import type { DeploymentWriter } from './writer.ts';
+
+export type CurrentWorkloads = Map<string, KubeObject>;
+
+export function workloadKey(kind: string | undefined, name: string | undefined): string {
+  return `${kind}/${name}`;
+}
+
+export async function syncWorkloads(informers: DeploymentInformers, writer: DeploymentWriter, owner: OwnerDeployment, desired: KubeObject[]): Promise<CurrentWorkloads> {
+  const caches = workloadInformers(informers);
+  const cacheOf = new Map(caches.map((informer) => [`${informer.resource.apiVersion}/${informer.resource.kind}`, informer]));
+  const current: CurrentWorkloads = new Map();
+  for (const manifest of desired) {
+    const stamped = withAppliedHash(manifest);
+    const cached = cacheOf.get(`${manifest.apiVersion}/${manifest.kind}`)?.get(owner.namespace, manifest.metadata?.name ?? '') as KubeObject | undefined;
+    current.set(workloadKey(manifest.kind, manifest.metadata?.name), cached && upToDate(cached, stamped) ? cached : await writer.apply(stamped));
+  }
+  for (const informer of caches) {
+    for (const object of informer.byIndex('owner', owner.uid)) {
+      const metadata = object.metadata;
+      if (!metadata?.name || metadata.namespace !== owner.namespace || metadata.deletionTimestamp) continue;
+      // Only what Berth made: another controller's object that names this Deployment as owner is not ours to delete.
+      if (metadata.labels?.['app.kubernetes.io/managed-by'] !== 'berth') continue;
+      if (current.has(workloadKey(informer.resource.kind, metadata.name))) continue;
+      await writer.delete(informer.resource, owner.namespace, metadata.name);
+    }
+  }
+  return current;
+}
