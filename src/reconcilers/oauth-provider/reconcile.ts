@@ -18,7 +18,7 @@ import {
   renderDynamicClientSecret,
 } from './render/dynamic-client-secret.ts';
 import { specProblems } from './spec-problems.ts';
-import { nextStatus, readyTransition, type Resolution, type Verdict } from './status.ts';
+import { nextStatus, readyTransition, retryDelay, type Resolution, type Verdict } from './status.ts';
 
 export interface SecretStore {
   /** Reads from the API server, not a cache: a Secret just written must be seen by the next reconcile. */
@@ -55,8 +55,10 @@ export interface OAuthProviderReconcilerOptions {
   probeEndpoints?: boolean;
   /** What a dynamically registered client asks for (RFC 7591 metadata). */
   registration?: { redirectUris?: string[]; grantTypes?: string[]; scope?: string };
-  /** Retry delay after a failure that may heal by itself (peer down, Secret not there yet). Default 30 s. */
+  /** First retry delay after a failure that may heal by itself (a peer down). Default 30 s. */
   retryAfterMs?: number;
+  /** The retry delay grows with the failure's age up to this. Default 5 minutes. */
+  maxRetryAfterMs?: number;
 }
 
 interface Assessment {
@@ -230,6 +232,7 @@ function withoutUndefined<T extends object>(value: T): Partial<T> {
 
 export function createOAuthProviderReconciler(deps: OAuthProviderReconcilerDeps, options: OAuthProviderReconcilerOptions = {}) {
   const retryAfterMs = options.retryAfterMs ?? 30_000;
+  const maxRetryAfterMs = Math.max(retryAfterMs, options.maxRetryAfterMs ?? 5 * 60_000);
   return async function reconcileOAuthProvider(key: ObjectKey, context: ReconcileContext): Promise<ReconcileResult | void> {
     const cached = deps.getProvider(key);
     if (!cached || cached.metadata.deletionTimestamp) return;
@@ -240,12 +243,14 @@ export function createOAuthProviderReconciler(deps: OAuthProviderReconcilerDeps,
     provider.kind ??= oauthProviderKind.kind;
 
     const assessment = await assess(provider, deps, options);
+    const now = deps.now();
     const status = nextStatus(provider.status, {
       generation: provider.metadata.generation,
       verdict: assessment.verdict,
       resolution: assessment.resolution,
-      now: deps.now(),
+      now,
     });
+    const retry = assessment.retry ? { requeueAfter: retryDelay(status.conditions, now, retryAfterMs, maxRetryAfterMs) } : undefined;
     for (const note of assessment.notes) {
       context.recorder.event(provider, 'Normal', note.reason, note.message);
       context.logger.info({ reason: note.reason }, note.message);
@@ -253,7 +258,7 @@ export function createOAuthProviderReconciler(deps: OAuthProviderReconcilerDeps,
     if (status !== provider.status) {
       if ((await deps.writeStatus(provider, status)) === 'conflict') {
         context.logger.debug('status write conflicted with a newer version; waiting for its watch event');
-        return;
+        return retry;
       }
       context.logger.debug({ generation: provider.metadata.generation }, 'status written');
       const transition = readyTransition(provider.status?.conditions, status.conditions);
@@ -263,6 +268,6 @@ export function createOAuthProviderReconciler(deps: OAuthProviderReconcilerDeps,
         context.logger[level]({ ready: transition.type === 'Normal', reason: transition.reason }, transition.message);
       }
     }
-    return assessment.retry ? { requeueAfter: retryAfterMs } : undefined;
+    return retry;
   };
 }

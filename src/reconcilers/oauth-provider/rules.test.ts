@@ -9,7 +9,7 @@ import {
   renderDynamicClientSecret,
 } from './render/dynamic-client-secret.ts';
 import { specProblems } from './spec-problems.ts';
-import { nextStatus, readyTransition, sameStatus } from './status.ts';
+import { nextStatus, readyTransition, retryDelay, sameStatus } from './status.ts';
 
 const spec: OAuthProviderSpec = {
   providerId: 'acme',
@@ -148,5 +148,18 @@ describe('the dynamic client Secret', () => {
     const long = 'p'.repeat(253);
     expect(dynamicClientSecretName(long).length).toBeLessThanOrEqual(253);
     expect(dynamicClientSecretName(long)).not.toBe(dynamicClientSecretName(`${'p'.repeat(252)}q`));
+  });
+});
+
+describe('retryDelay', () => {
+  const failingSince = (iso: string) =>
+    nextStatus(undefined, { generation: 1, verdict: { state: 'progressing', reason: 'DiscoveryFailed', message: 'm' }, resolution: {}, now: new Date(iso) }).conditions;
+
+  it('starts at the base delay and grows with the age of the failure up to the cap', () => {
+    const conditions = failingSince('2026-01-01T00:00:00Z');
+    expect(retryDelay(conditions, new Date('2026-01-01T00:00:01Z'), 30_000, 300_000)).toBe(30_000);
+    expect(retryDelay(conditions, new Date('2026-01-01T00:02:00Z'), 30_000, 300_000)).toBe(120_000);
+    expect(retryDelay(conditions, new Date('2026-01-01T03:00:00Z'), 30_000, 300_000)).toBe(300_000);
+    expect(retryDelay(undefined, new Date('2026-01-01T03:00:00Z'), 30_000, 300_000)).toBe(30_000);
   });
 });

@@ -88,3 +88,15 @@ export function readyTransition(previous: readonly Condition[] | undefined, next
   if (before && before.status === after.status && before.reason === after.reason) return undefined;
   return { type: after.status === 'True' ? 'Normal' : 'Warning', reason: after.reason, message: after.message };
 }
+
+/**
+ * How long to wait before retrying a failure that may heal by itself: `base` at first, then as long as
+ * the provider has already been failing (read from the Ready condition's lastTransitionTime, so the
+ * pace survives a restart), capped at `max`. A peer down for an hour is asked every few minutes,
+ * not every few seconds.
+ */
+export function retryDelay(conditions: readonly Condition[] | undefined, now: Date, base: number, max: number): number {
+  const since = Date.parse(findCondition(conditions, conditionTypes.ready)?.lastTransitionTime ?? '');
+  const failingFor = Number.isFinite(since) ? Math.max(0, now.getTime() - since) : 0;
+  return Math.min(max, Math.max(base, failingFor));
+}
