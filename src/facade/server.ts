@@ -70,7 +70,7 @@ export function parseStrictJson(text: string): unknown {
     value = JSON.parse(text);
   } catch (error) {
     const message = (error as Error).message;
-    const position = /position (\d+)/.exec(message)?.[1];
+    const position = /position (\d+)/.exec(message)?.[1] ?? (/end of JSON input/.test(message) ? String(text.length) : undefined);
     throw new HttpError(422, [
       { loc: ['body', ...(position ? [Number(position)] : [])], msg: `JSON decode error: ${message}`, type: 'json_invalid' },
     ]);

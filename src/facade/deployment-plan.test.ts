@@ -1,0 +1,108 @@
+// The PATCH and create planner: table tests, no API server.
+import { describe, expect, it } from 'vitest';
+import type { Deployment } from '../api/index.ts';
+import { HttpError } from './errors.ts';
+import { planDeploymentCreate, planDeploymentPatch } from './deployment-plan.ts';
+import type { DeploymentPatch } from './wire-schemas.ts';
+
+const codehost: Deployment = {
+  apiVersion: 'berth.dev/v1alpha1',
+  kind: 'Deployment',
+  metadata: { name: 'app', namespace: 'org', uid: 'u' },
+  spec: {
+    source: 'codehost',
+    sourceConfig: {
+      integrationId: '8d2fd73c-8889-4291-9e85-f89284bf3c8f',
+      repoUrl: 'https://github.com/a/b',
+      resourceSpec: { minScale: 1, maxScale: 3, labels: { team: 'x' } },
+      listenerConfig: { k8sNamespace: 'apps' },
+    },
+    sourceRevisionConfig: { repoRef: 'main', graphConfigPath: 'app.json' },
+    secrets: [{ name: 'KEPT' }, { name: 'REF', valueFrom: { secretKeyRef: { name: 'other', key: 'k' } } }],
+  },
+};
+
+function problems(run: () => unknown): unknown[] {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof HttpError && Array.isArray(error.detail)) return error.detail.map((p) => p.loc.join('.'));
+    throw error;
+  }
+  return [];
+}
+
+describe('planDeploymentPatch', () => {
+  it('merges nested groups member by member and leaves nulls alone', () => {
+    const plan = planDeploymentPatch(codehost, { source_config: { resource_spec: { min_scale: 2, max_scale: null }, build_on_push: true, custom_url: null } } as DeploymentPatch, {});
+    expect(plan.spec.sourceConfig).toEqual({ ...codehost.spec.sourceConfig, buildOnPush: true, resourceSpec: { minScale: 2, maxScale: 3, labels: { team: 'x' } } });
+    expect(plan.spec.sourceRevisionConfig).toEqual(codehost.spec.sourceRevisionConfig);
+    expect(plan.secretValues).toBeUndefined();
+  });
+
+  it('keeps free-form maps as they are spelled', () => {
+    const plan = planDeploymentPatch(codehost, { source_config: { resource_spec: { labels: { 'app.kubernetes.io/part_of': 'y' } } } } as DeploymentPatch, {});
+    expect(plan.spec.sourceConfig.resourceSpec?.labels).toEqual({ 'app.kubernetes.io/part_of': 'y' });
+  });
+
+  it.each<[string, DeploymentPatch, string[]]>([
+    ['a new name', { name: 'other' }, ['body.name']],
+    ['a new source', { source: 'external_docker' }, ['body.source']],
+    ['another integration', { source_config: { integration_id: '00000000-0000-4000-8000-000000000000' } } as DeploymentPatch, ['body.source_config.integration_id']],
+    ['another listener namespace', { source_config: { listener_config: { k8s_namespace: 'other' } } } as DeploymentPatch, ['body.source_config.listener_config.k8s_namespace']],
+    ['an image for codehost', { source_revision_config: { image_uri: 'x' } } as DeploymentPatch, ['body.source_revision_config.image_uri']],
+    ['min above max', { source_config: { resource_spec: { min_scale: 9 } } } as DeploymentPatch, ['body.source_config.resource_spec.min_scale']],
+    ['a tag with build_on_push', { source_config: { build_on_push: true }, source_revision_config: { repo_ref: 'refs/tags/v1' } } as DeploymentPatch, ['body.source_config.build_on_push']],
+    ['duplicate secret names', { secrets: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }, ['body.secrets.1.name']],
+  ])('refuses %s', (_what, patch, locs) => {
+    expect(problems(() => planDeploymentPatch(codehost, patch, {}))).toEqual(locs);
+  });
+
+  it('accepts the current name and source, and immutable members at their current value', () => {
+    const plan = planDeploymentPatch(codehost, { name: 'app', source: 'codehost', source_config: { repo_url: 'https://github.com/a/b' } } as DeploymentPatch, {});
+    expect(plan.spec).toEqual(codehost.spec);
+  });
+
+  it('replaces the secrets: masked values keep what is stored (and a valueFrom), new values are written', () => {
+    const plan = planDeploymentPatch(
+      codehost,
+      { secrets: [{ name: 'KEPT', value: '********' }, { name: 'REF', value: '********' }, { name: 'NEW', value: 'v' }] },
+      { KEPT: 'stored', DROPPED: 'old' },
+    );
+    expect(plan.spec.secrets).toEqual([{ name: 'KEPT' }, { name: 'REF', valueFrom: { secretKeyRef: { name: 'other', key: 'k' } } }, { name: 'NEW' }]);
+    expect(plan.secretValues).toEqual({ KEPT: 'stored', NEW: 'v' });
+  });
+
+  it('an empty secrets list removes them all', () => {
+    const plan = planDeploymentPatch(codehost, { secrets: [] }, {});
+    expect(plan.spec.secrets).toBeUndefined();
+    expect(plan.secretValues).toEqual({});
+  });
+});
+
+describe('planDeploymentCreate', () => {
+  it('converts the wire form and keeps values out of the spec', () => {
+    const plan = planDeploymentCreate({
+      name: 'web',
+      source: 'external_docker',
+      source_config: { resource_spec: { min_scale: 1, sidecars: [{ name: 's', image: 'i', volumeMounts: [{ name: 'v', mountPath: '/m' }] }] } },
+      source_revision_config: { image_uri: 'nginx' },
+      secrets: [{ name: 'A', value: 'secret-a' }],
+    } as never);
+    expect(plan.spec).toEqual({
+      source: 'external_docker',
+      sourceConfig: { resourceSpec: { minScale: 1, sidecars: [{ name: 's', image: 'i', volumeMounts: [{ name: 'v', mountPath: '/m' }] }] } },
+      sourceRevisionConfig: { imageUri: 'nginx' },
+      secrets: [{ name: 'A' }],
+    });
+    expect(plan.secretValues).toEqual({ A: 'secret-a' });
+  });
+
+  it('requires what the source needs', () => {
+    expect(problems(() => planDeploymentCreate({ name: 'x', source: 'codehost' } as never))).toEqual([
+      'body.source_config.integration_id',
+      'body.source_config.repo_url',
+      'body.source_revision_config.repo_ref',
+    ]);
+  });
+});
