@@ -1,6 +1,6 @@
 // The strict JSON parser: pure.
 import { describe, expect, it } from 'vitest';
-import { HttpError } from './errors.ts';
+import type { HttpError } from './errors.ts';
 import { parseStrictJson } from './server.ts';
 
 function refusal(text: string): HttpError {

@@ -1,7 +1,7 @@
 // API keys and tenant resolution: pure, no API server.
 import { describe, expect, it } from 'vitest';
 import { apiKeyRecordFromSecret, hashApiKey, matchApiKey, mintApiKey, renderApiKeySecret } from './api-keys.ts';
-import { HttpError } from './errors.ts';
+import type { HttpError } from './errors.ts';
 import { resolveTenant } from './tenancy.ts';
 
 const orgA = '11111111-1111-4111-8111-111111111111';
