@@ -28,6 +28,9 @@ export const defaultQueueBackoff: BackoffPolicy = { initialMs: 5, maxMs: 5 * 60_
 export class WorkQueue {
   readonly #options: WorkQueueOptions;
   readonly #concurrency: number;
+  /** Waiting keys in FIFO order; `#waiting` says whether a key is in it. */
+  #order: string[] = [];
+  #head = 0;
   readonly #waiting = new Set<string>();
   readonly #running = new Set<string>();
   /** Keys added while they ran: they run again once the current run ends. */
@@ -69,6 +72,7 @@ export class WorkQueue {
     }
     if (this.#waiting.has(key)) return;
     this.#waiting.add(key);
+    this.#order.push(key);
     this.#options.onDepth?.(this.#waiting.size);
     this.#pump();
   }
@@ -98,6 +102,8 @@ export class WorkQueue {
     for (const { timer } of this.#delayed.values()) clearTimeout(timer);
     this.#delayed.clear();
     this.#waiting.clear();
+    this.#order = [];
+    this.#head = 0;
     this.#dirty.clear();
     this.#options.onDepth?.(0);
     if (options.abortInFlight) this.#abort.abort();
@@ -121,7 +127,13 @@ export class WorkQueue {
 
   #pump(): void {
     while (!this.#shuttingDown && this.#running.size < this.#concurrency && this.#waiting.size > 0) {
-      const key = this.#waiting.values().next().value as string;
+      // An array with a moving head, not the Set's own order: taking the first of a Set whose
+      // front was deleted from costs a scan of the deleted slots, quadratic over a long queue.
+      const key = this.#order[this.#head++]!;
+      if (this.#head > 1024 && this.#head * 2 > this.#order.length) {
+        this.#order = this.#order.slice(this.#head);
+        this.#head = 0;
+      }
       this.#waiting.delete(key);
       this.#options.onDepth?.(this.#waiting.size);
       void this.#run(key);
