@@ -86,6 +86,17 @@ describe('POST /v2/auth/providers', () => {
     expect(Buffer.from(secret.data!.clientSecret!, 'base64').toString()).toBe('first-secret-value');
   });
 
+  it("acts in the key's first organization, or in the one X-Tenant-Id selects among the key's", async () => {
+    const mine = await t.call('GET', '/v2/auth/providers/github-main', { key: t.sharedKey });
+    expect(mine.status).toBe(200);
+    expect(mine.body.organization_id).toBe(t.org.id);
+    const created = await t.call('POST', '/v2/auth/providers', { body: providerBody('tenant-selected'), key: t.sharedKey, headers: { 'x-tenant-id': t.otherOrg.id } });
+    expect(created.status).toBe(200);
+    expect(created.body.organization_id).toBe(t.otherOrg.id);
+    expect((await t.call('GET', '/v2/auth/providers/tenant-selected', { key: t.otherOrg.key })).status).toBe(200);
+    expect((await t.call('GET', '/v2/auth/providers/tenant-selected')).status).toBe(404);
+  });
+
   it('lets another organization use the same provider_id', async () => {
     const response = await t.call('POST', '/v2/auth/providers', { body: providerBody('dup'), key: t.otherOrg.key });
     expect(response.status).toBe(200);
