@@ -70,6 +70,26 @@ describe('Informer', () => {
     }
   });
 
+  it('resumes, without relisting, a watch the server ends at its timeout', async () => {
+    const namespace = await useNamespace('informer-timeout');
+    const requests = countRequests(kc.getCurrentCluster()!.server);
+    const watchesIn = () => requests.filter((r) => r.verb === 'watch' && r.resource === 'configmaps' && r.code === '200').length;
+    const informer = createInformer<V1ConfigMap>(kc, configMaps, { namespaces: [namespace], watchTimeoutSeconds: 1 });
+    const seen = recordEvents(informer);
+    informer.start();
+    try {
+      await informer.waitForSync();
+      const listsAfterSync = lists(requests);
+      const watchesAfterSync = watchesIn();
+      await eventually(async () => watchesIn() >= watchesAfterSync + 3, 20_000, 'three watches ended by the server and resumed');
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'late' } } });
+      await eventually(async () => seen.includes('ADD late'), 10_000, 'the create after several resumed watches');
+      expect(lists(requests)).toBe(listsAfterSync);
+    } finally {
+      await informer.stop();
+    }
+  });
+
   describe('through a connection that fails', () => {
     let proxy: FaultyProxy;
     let viaProxy: KubeConfig;
