@@ -46,7 +46,7 @@ export function authorizationServerMetadataUrls(issuer: string): string[] {
  */
 export async function fetchAuthorizationServerMetadata(
   issuer: string,
-  options: PeerRequestOptions & { allowHttp?: boolean } = {},
+  options: PeerRequestOptions = {},
 ): Promise<AuthorizationServerMetadata> {
   const problem = insecureUrlProblem(issuer, options.allowHttp);
   if (problem) throw new OAuthPeerError('rejected', `authorization server ${problem}`);

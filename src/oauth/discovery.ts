@@ -11,7 +11,7 @@ export interface DiscoveredProvider {
 
 export async function discoverProvider(
   mcpServerUrl: string,
-  options: PeerRequestOptions & { allowHttp?: boolean } = {},
+  options: PeerRequestOptions = {},
 ): Promise<DiscoveredProvider> {
   const resource = await fetchProtectedResourceMetadata(mcpServerUrl, options);
   const issuer = resource.authorization_servers[0]!;

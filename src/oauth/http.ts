@@ -7,6 +7,8 @@ export interface PeerRequestOptions {
   timeoutMs?: number;
   /** Largest response body read; metadata documents are a few KiB. */
   maxBytes?: number;
+  /** Plain HTTP off loopback, for redirects too (see insecureUrlProblem). */
+  allowHttp?: boolean;
 }
 
 export const defaultPeerRequestOptions = { timeoutMs: 10_000, maxBytes: 256 * 1024 } as const;
@@ -96,9 +98,13 @@ function parseJson(text: string): unknown {
   }
 }
 
+const maxRedirects = 3;
+
 /**
  * Sends one request and answers the status and the parsed JSON body, whatever the status: callers
  * decide what a 404 means. Throws OAuthPeerError for network failures, timeouts and oversized bodies.
+ * A GET follows a few redirects, each checked like the first URL, so a redirect cannot take Berth to
+ * plain HTTP; a POST follows none, since it could carry credentials to a host nobody configured.
  */
 export async function requestJson(
   method: 'GET' | 'POST',
@@ -110,17 +116,32 @@ export async function requestJson(
   const what = `${method} ${describeUrl(url)}`;
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.json !== undefined) headers['content-type'] = 'application/json';
+  const signal = AbortSignal.timeout(timeoutMs);
   try {
-    const response = await fetch(url, {
-      method,
-      headers,
-      body: init.json === undefined ? undefined : JSON.stringify(init.json),
-      signal: AbortSignal.timeout(timeoutMs),
-      // A redirected POST could carry credentials to a host nobody configured.
-      redirect: method === 'GET' ? 'follow' : 'error',
-    });
-    const text = await readBounded(response, maxBytes, what);
-    return { status: response.status, body: parseJson(text) };
+    let target = url;
+    for (let hop = 0; ; hop++) {
+      const response = await fetch(target, {
+        method,
+        headers,
+        body: init.json === undefined ? undefined : JSON.stringify(init.json),
+        signal,
+        redirect: 'manual',
+      });
+      const location = response.headers.get('location');
+      if (response.status >= 300 && response.status < 400 && location) {
+        await response.body?.cancel();
+        const next = new URL(location, target).toString();
+        if (method !== 'GET' || hop >= maxRedirects) {
+          throw new OAuthPeerError('http_status', `${what}: answered ${response.status}, a redirect Berth does not follow`, response.status);
+        }
+        const problem = insecureUrlProblem(next, init.allowHttp);
+        if (problem) throw new OAuthPeerError('rejected', `${what}: redirected to ${problem}`, response.status);
+        target = next;
+        continue;
+      }
+      const text = await readBounded(response, maxBytes, what);
+      return { status: response.status, body: parseJson(text) };
+    }
   } catch (error) {
     if (error instanceof OAuthPeerError) throw error;
     const name = (error as { name?: string }).name;

@@ -156,6 +156,25 @@ describe('a misbehaving peer', () => {
     expect((await rejection(fetchAuthorizationServerMetadata(insecure))).message).toContain('token_endpoint http://auth.example.com/token must use https');
   });
 
+  it('is followed through a redirect only to where Berth would go itself', async () => {
+    const { origin } = await serve((req, res) => {
+      if (req.url === '/moved') {
+        res.writeHead(301, { location: '/here' });
+        res.end();
+      } else if (req.url === '/to-plain-http') {
+        res.writeHead(302, { location: 'http://metadata.internal.example/latest' });
+        res.end();
+      } else {
+        json(res, 200, { here: true });
+      }
+    });
+    await expect(requestJson('GET', `${origin}/moved`)).resolves.toEqual({ status: 200, body: { here: true } });
+    const error = await rejection(requestJson('GET', `${origin}/to-plain-http`));
+    expect(error.message).toBe(`GET ${origin}/to-plain-http: redirected to http://metadata.internal.example/latest must use https`);
+    const post = await rejection(requestJson('POST', `${origin}/moved`, { json: {} }));
+    expect(post.message).toBe(`POST ${origin}/moved: answered 301, a redirect Berth does not follow`);
+  });
+
   it('is cut off when its answer is too large', async () => {
     const { origin } = await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });

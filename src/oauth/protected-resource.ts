@@ -48,7 +48,7 @@ export function protectedResourceMetadataCandidates(resourceUrl: string): Metada
  */
 export async function fetchProtectedResourceMetadata(
   resourceUrl: string,
-  options: PeerRequestOptions & { allowHttp?: boolean } = {},
+  options: PeerRequestOptions = {},
 ): Promise<ProtectedResourceMetadata> {
   const problem = insecureUrlProblem(resourceUrl, options.allowHttp);
   if (problem) throw new OAuthPeerError('rejected', `mcpServerUrl: ${problem}`);

@@ -70,7 +70,7 @@ export function clientRegistrationRequest(input: {
 export async function registerClient(
   registrationEndpoint: string,
   request: ClientRegistrationRequest,
-  options: PeerRequestOptions & { allowHttp?: boolean } = {},
+  options: PeerRequestOptions = {},
 ): Promise<RegisteredClient> {
   const where = `registration at ${describeUrl(registrationEndpoint)}`;
   const problem = insecureUrlProblem(registrationEndpoint, options.allowHttp);
