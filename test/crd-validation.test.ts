@@ -4,26 +4,13 @@
 import { KubernetesObjectApi, PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiVersion } from '../src/api/index.ts';
-import { join } from 'node:path';
-import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const objects = KubernetesObjectApi.makeApiClient(testKubeConfig());
 let namespace: string;
 let counter = 0;
 
-// src/dev/install-crds.ts sends the CRDs through the client's typed serializer, which drops enum,
-// default and every x-kubernetes-* key of the schema. Until it sends them as written, apply them
-// here as kubectl does (same field manager; a no-op once the harness installs them faithfully).
-async function applyGeneratedCrds(): Promise<void> {
-  const applied = await kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager', 'berth', '-f', join(import.meta.dirname, '../crds')]);
-  if (applied.code !== 0) throw new Error(`applying crds/ failed: ${applied.stderr}`);
-  // The API server swaps in a new schema shortly after the update: wait until a CEL rule answers.
-  const probe = JSON.stringify({ apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', metadata: { name: 'probe', namespace: 'default' }, spec: { source: 'external_docker' } });
-  await eventually(async () => (await kubectl(['create', '--dry-run=server', '-f', '-'], probe)).stderr.includes('imageUri'), 30_000, 'the CRDs to enforce their CEL rules');
-}
-
 beforeAll(async () => {
-  await applyGeneratedCrds();
   namespace = await useNamespace('crd-validation');
 });
 

@@ -3,27 +3,16 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ApiextensionsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { crdFileName, crdName, crdSources, renderCrd } from '../src/api/crd.ts';
 import { apiVersion, group, labels, version } from '../src/api/index.ts';
 import { renderCrdYaml } from '../src/api/crd-yaml.ts';
 import type { JsonSchema } from '../src/api/structural-schema.ts';
-import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const crdDir = join(import.meta.dirname, '../crds');
 const ansiEscape = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 const kc = testKubeConfig();
-
-// src/dev/install-crds.ts sends the CRDs through the client's typed serializer, which drops enum,
-// default and every x-kubernetes-* key of the schema. Until it sends them as written, apply them
-// here as kubectl does (same field manager; a no-op once the harness installs them faithfully).
-async function applyGeneratedCrds(): Promise<void> {
-  const applied = await kubectl(['apply', '--server-side', '--force-conflicts', '--field-manager', 'berth', '-f', join(import.meta.dirname, '../crds')]);
-  if (applied.code !== 0) throw new Error(`applying crds/ failed: ${applied.stderr}`);
-  // The API server swaps in a new schema shortly after the update: wait until a CEL rule answers.
-  const probe = JSON.stringify({ apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', metadata: { name: 'probe', namespace: 'default' }, spec: { source: 'external_docker' } });
-  await eventually(async () => (await kubectl(['create', '--dry-run=server', '-f', '-'], probe)).stderr.includes('imageUri'), 30_000, 'the CRDs to enforce their CEL rules');
-}
 
 type Node = JsonSchema & { properties?: Record<string, Node>; items?: Node; additionalProperties?: Node };
 
@@ -41,7 +30,6 @@ function nodes(node: Node): Node[] {
   return [node, ...Object.values(node.properties ?? {}).flatMap(nodes), ...(node.items ? nodes(node.items) : []), ...(node.additionalProperties ? nodes(node.additionalProperties) : [])];
 }
 
-beforeAll(applyGeneratedCrds);
 
 describe('generated CRDs', () => {
   it('crds/ holds exactly what scripts/generate-crds.ts renders (run `npm run generate` after changing src/api)', () => {

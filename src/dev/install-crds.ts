@@ -1,7 +1,8 @@
 // Applies the generated CRDs (crds/*.yaml) with server-side apply and waits until each is Established.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import { applyObject } from '../runtime/apply.ts';
 import { parseAllDocuments } from 'yaml';
 
 export const fieldManager = 'berth';
@@ -22,8 +23,10 @@ export function readCrds(dir: string): V1CustomResourceDefinition[] {
 
 export async function installCrds(kc: KubeConfig, dir: string, timeoutMs = 30_000): Promise<string[]> {
   const crds = readCrds(dir);
-  const objects = KubernetesObjectApi.makeApiClient(kc);
-  for (const crd of crds) await objects.patch(crd, undefined, undefined, fieldManager, true, PatchStrategy.ServerSideApply);
+  // Sent as plain JSON: the client's typed serializer knows `enum`, `default` and `x-kubernetes-*`
+  // only under its own property names and would drop them silently (CEL rules, enums, defaults,
+  // preserve-unknown-fields).
+  for (const crd of crds) await applyObject(kc, crd as never, fieldManager);
   const api = kc.makeApiClient(ApiextensionsV1Api);
   const deadline = Date.now() + timeoutMs;
   for (const crd of crds) {
