@@ -13,6 +13,9 @@ describe('contains', () => {
     ['an empty map the server dropped', {}, { map: {} }, true],
     ['an emptyDir kept as {}', { emptyDir: {} }, { emptyDir: {} }, true],
     ['a changed quantity', { cpu: '1' }, { cpu: '500m' }, false],
+    ['a quantity the server canonicalised', { cpu: '1', memory: '1Gi' }, { cpu: '1000m', memory: '1024Mi' }, true],
+    ['an exponent quantity', { memory: '129e6' }, { memory: '129M' }, true],
+    ['strings that are not quantities', { image: 'nginx:1' }, { image: 'nginx:1.0' }, false],
   ])('%s', (_, actual, desired, expected) => {
     expect(contains(actual, desired)).toBe(expected);
   });

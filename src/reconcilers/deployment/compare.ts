@@ -41,7 +41,44 @@ export function contains(actual: unknown, desired: unknown): boolean {
     if (typeof actual !== 'object' || Array.isArray(actual)) return false;
     return members.every(([key, value]) => contains((actual as Record<string, unknown>)[key], value));
   }
-  return actual === desired;
+  if (actual === desired) return true;
+  // The API server stores quantities in canonical form ("1000m" becomes "1"); a user's sidecar may
+  // spell them either way. Equal amounts are equal: what Berth renders is already covered by the hash.
+  return typeof actual === 'string' && typeof desired === 'string' && sameQuantity(actual, desired);
+}
+
+const quantityPattern = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([eE][+-]?\d+)|(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei))?$/;
+const suffixes: Record<string, number> = {
+  m: 1e-3,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  E: 1e18,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+  Ei: 2 ** 60,
+};
+
+/** The amount a Kubernetes quantity string stands for, or undefined when it is not one. */
+export function quantityValue(text: string): number | undefined {
+  const match = quantityPattern.exec(text);
+  if (!match) return undefined;
+  const [, number, exponent, suffix] = match;
+  const base = Number(number);
+  if (exponent) return Number(`${number}${exponent}`);
+  return suffix ? base * suffixes[suffix]! : base;
+}
+
+function sameQuantity(a: string, b: string): boolean {
+  const x = quantityValue(a);
+  const y = quantityValue(b);
+  if (x === undefined || y === undefined) return false;
+  return Math.abs(x - y) <= Math.max(Math.abs(x), Math.abs(y)) * 1e-12;
 }
 
 function isEmpty(value: unknown): boolean {

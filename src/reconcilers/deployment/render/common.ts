@@ -51,6 +51,7 @@ export function cpuQuantity(cores: number): string {
 export function memoryQuantity(mebibytes: number): string {
   const units = ['Mi', 'Gi', 'Ti', 'Pi'];
   let amount = Math.round(mebibytes);
+  if (amount === 0) return '0';
   let unit = 0;
   while (amount !== 0 && amount % 1024 === 0 && unit < units.length - 1) {
     amount /= 1024;

@@ -59,7 +59,7 @@ describe('quantities in the form the API server stores', () => {
     [1024, '1Gi'],
     [1536, '1536Mi'],
     [1024 * 1024, '1Ti'],
-    [0, '0Mi'],
+    [0, '0'],
   ])('memory %s MB -> %s', (mb, expected) => expect(memoryQuantity(mb)).toBe(expected));
 
   it('sets limits only where the spec sets one', () => {
