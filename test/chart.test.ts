@@ -215,11 +215,12 @@ describe('helm install into the test API server', () => {
     return Promise.all(list.map(async (attributes) => ({ ...attributes, allowed: await can(serviceAccount, namespace, attributes) })));
   }
 
-  async function install(release: string, namespace: string, values: string[]): Promise<void> {
+  async function install(release: string, namespace: string, values: string[]): Promise<string> {
     const result = await helm(['install', release, chart, '--namespace', namespace, ...values]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     installed.push({ release, namespace });
+    return result.stdout;
   }
 
   afterAll(async () => {
@@ -241,11 +242,15 @@ describe('helm install into the test API server', () => {
     }
     // --force-conflicts: the harness applied them under its own field manager, and the chart takes
     // spec.versions (an atomic list) over, as any adoption of kubectl-applied CRDs into a release must.
-    await install(release, namespace, [
+    const notes = await install(release, namespace, [
       '--force-conflicts',
       '--set', `apiKey.sha256=${sha256(key)}`,
       '--set', `apiKey.organizations={${organization}}`,
     ]);
+
+    // NOTES.txt: the next steps, with this release's names.
+    expect(notes).toContain(`kubectl -n ${namespace} rollout status deployment/${release}`);
+    expect(notes).toContain(`API key: the one whose SHA-256 you set in apiKey.sha256, for ${organization}`);
 
     const crds = await kc.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
     const berthCrds = crds.items.filter((c) => c.spec.group === 'berth.dev');
@@ -315,7 +320,7 @@ describe('helm install into the test API server', () => {
     expect((await permissions(serviceAccount, namespace, neededClusterWide)).filter((p) => !p.allowed)).toEqual([]);
 
     const denied = await permissions(serviceAccount, namespace, [
-      ...forbidden,
+      ...forbidden.flatMap((a) => [a, { ...a, namespace: watched }]),
       { group: '', resource: 'secrets', verb: 'get', namespace: unwatched },
       { group: '', resource: 'secrets', verb: 'list' },
       { group: '', resource: 'secrets', verb: 'create', namespace },

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CustomObjectsApi } from '@kubernetes/client-node';
 import { getContainerRuntimeClient, Wait, type StartedTestContainer } from 'testcontainers';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { freePort } from '../../src/dev/controlplane.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
@@ -127,6 +127,7 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
   });
 
   it('turns ready on /readyz and answers /healthz and /metrics', async () => {
+    onTestFailed(() => console.error(`Berth's last log lines:\n${logs.slice(-20).join('\n')}`));
     await eventually(async () => (await fetch(`${probes}/readyz`).catch(() => undefined))?.status === 200, 60_000, `/readyz (logs: ${logs.slice(-5).join(' | ')})`);
     expect((await fetch(`${probes}/healthz`)).status).toBe(200);
     const metrics = await fetch(`${probes}/metrics`);
@@ -147,6 +148,7 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
   });
 
   it('reconciles a Deployment applied to the API server: a Revision and a status', async () => {
+    onTestFailed(() => console.error(`Berth's last log lines:\n${logs.slice(-20).join('\n')}`));
     const manifest = parseAllDocuments(readFileSync(join(repoRoot, 'examples/deployment-external-docker.yaml'), 'utf8'))
       .map((doc) => doc.toJSON() as { kind?: string; metadata: { name: string } })
       .find((object) => object?.kind === 'Deployment')!;
