@@ -9,6 +9,8 @@ export interface PeerRequestOptions {
   maxBytes?: number;
   /** Plain HTTP off loopback, for redirects too (see insecureUrlProblem). */
   allowHttp?: boolean;
+  /** Abandons the request (the reconcile was cancelled); rethrown as is, not as a peer failure. */
+  signal?: AbortSignal;
 }
 
 export const defaultPeerRequestOptions = { timeoutMs: 10_000, maxBytes: 256 * 1024 } as const;
@@ -116,7 +118,7 @@ export async function requestJson(
   const what = `${method} ${describeUrl(url)}`;
   const headers: Record<string, string> = { accept: 'application/json', ...init.headers };
   if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const signal = AbortSignal.timeout(timeoutMs);
+  const signal = init.signal ? AbortSignal.any([init.signal, AbortSignal.timeout(timeoutMs)]) : AbortSignal.timeout(timeoutMs);
   try {
     let target = url;
     for (let hop = 0; ; hop++) {
@@ -143,7 +145,7 @@ export async function requestJson(
       return { status: response.status, body: parseJson(text) };
     }
   } catch (error) {
-    if (error instanceof OAuthPeerError) throw error;
+    if (error instanceof OAuthPeerError || init.signal?.aborted) throw error;
     const name = (error as { name?: string }).name;
     if (name === 'TimeoutError' || name === 'AbortError') {
       throw new OAuthPeerError('timeout', `${what}: no complete answer within ${timeoutMs} ms`);

@@ -190,6 +190,19 @@ describe('a misbehaving peer', () => {
     expect(error.message).toBe(`GET ${origin}/slow: no complete answer within 200 ms`);
   });
 
+  it('is abandoned, not reported as failing, when the caller gives up', async () => {
+    const { origin } = await serve(() => {});
+    const caller = new AbortController();
+    const pending = requestJson('GET', origin, { signal: caller.signal });
+    caller.abort();
+    const error = await pending.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeDefined();
+    expect(error).not.toBeInstanceOf(OAuthPeerError);
+  });
+
   it('is reported unreachable when nothing listens, and reachable on any HTTP answer', async () => {
     const { origin, server } = await serve((_req, res) => json(res, 405, { error: 'method_not_allowed' }));
     expect(await endpointUnreachable(`${origin}/token`)).toBeUndefined();

@@ -8,6 +8,7 @@ export async function endpointUnreachable(url: string, options: PeerRequestOptio
     await requestJson('GET', url, { ...options, maxBytes: options.maxBytes ?? 64 * 1024 });
     return undefined;
   } catch (error) {
+    if (options.signal?.aborted) throw error;
     const kind = (error as { kind?: string }).kind;
     // An oversized page still proves the endpoint answers.
     if (kind === 'too_large') return undefined;

@@ -37,10 +37,11 @@ export interface OAuthProviderReconcilerDeps {
    * the provider again.
    */
   writeStatus(provider: OAuthProvider, status: OAuthProviderStatus): Promise<'written' | 'conflict'>;
-  discover(mcpServerUrl: string): Promise<DiscoveredProvider>;
-  register(registrationEndpoint: string, request: ClientRegistrationRequest): Promise<RegisteredClient>;
+  /** Peer requests take the reconcile's signal: a replica that stops leading abandons them. */
+  discover(mcpServerUrl: string, signal: AbortSignal): Promise<DiscoveredProvider>;
+  register(registrationEndpoint: string, request: ClientRegistrationRequest, signal: AbortSignal): Promise<RegisteredClient>;
   /** Undefined when the URL answers, otherwise why not. Used only when probeEndpoints is on. */
-  endpointUnreachable(url: string): Promise<string | undefined>;
+  endpointUnreachable(url: string, signal: AbortSignal): Promise<string | undefined>;
   now(): Date;
 }
 
@@ -80,7 +81,12 @@ function previouslyDiscovered(status: OAuthProviderStatus | undefined): Resoluti
   return { authorizationEndpoint, tokenEndpoint, registrationEndpoint, issuer, dynamicClientId, dynamicClientSecretRef };
 }
 
-async function assess(provider: OAuthProvider, deps: OAuthProviderReconcilerDeps, options: OAuthProviderReconcilerOptions): Promise<Assessment> {
+async function assess(
+  provider: OAuthProvider,
+  deps: OAuthProviderReconcilerDeps,
+  options: OAuthProviderReconcilerOptions,
+  signal: AbortSignal,
+): Promise<Assessment> {
   const { spec } = provider;
   const namespace = provider.metadata.namespace!;
   const method = spec.tokenEndpointAuthMethod ?? 'client_secret_post';
@@ -122,7 +128,7 @@ async function assess(provider: OAuthProvider, deps: OAuthProviderReconcilerDeps
   let discovered: DiscoveredProvider | undefined;
   if (spec.mcpServerUrl) {
     try {
-      discovered = await deps.discover(spec.mcpServerUrl);
+      discovered = await deps.discover(spec.mcpServerUrl, signal);
     } catch (error) {
       if (!peerFailure(error)) throw error;
       const kept = { ...staticEndpoints, ...withoutUndefined(previouslyDiscovered(provider.status)) };
@@ -147,7 +153,7 @@ async function assess(provider: OAuthProvider, deps: OAuthProviderReconcilerDeps
     if (supported && !supported.includes(method)) {
       return stalled('AuthMethodUnsupported', `authorization server ${describeUrl(metadata.issuer)} does not support tokenEndpointAuthMethod ${method}`, resolution);
     }
-    const registration = await ensureRegistration(provider, metadata.registration_endpoint, deps, options);
+    const registration = await ensureRegistration(provider, metadata.registration_endpoint, deps, options, signal);
     if ('problem' in registration) {
       const { state, reason, message } = registration.problem;
       return state === 'stalled' ? stalled(reason, message, resolution) : progressing(reason, message, resolution);
@@ -161,7 +167,7 @@ async function assess(provider: OAuthProvider, deps: OAuthProviderReconcilerDeps
 
   if (options.probeEndpoints) {
     for (const url of [resolution.authorizationEndpoint, resolution.tokenEndpoint]) {
-      const unreachable = url === undefined ? undefined : await deps.endpointUnreachable(url);
+      const unreachable = url === undefined ? undefined : await deps.endpointUnreachable(url, signal);
       if (unreachable) return progressing('EndpointUnreachable', unreachable, resolution);
     }
   }
@@ -184,6 +190,7 @@ async function ensureRegistration(
   registrationEndpoint: string,
   deps: OAuthProviderReconcilerDeps,
   options: OAuthProviderReconcilerOptions,
+  signal: AbortSignal,
 ): Promise<RegistrationOutcome> {
   const namespace = provider.metadata.namespace!;
   const name = dynamicClientSecretName(provider.metadata.name!);
@@ -206,6 +213,7 @@ async function ensureRegistration(
     client = await deps.register(
       registrationEndpoint,
       clientRegistrationRequest({ clientName: provider.spec.name, tokenEndpointAuthMethod: method, ...options.registration }),
+      signal,
     );
   } catch (error) {
     if (!peerFailure(error)) throw error;
@@ -242,7 +250,7 @@ export function createOAuthProviderReconciler(deps: OAuthProviderReconcilerDeps,
     provider.apiVersion ??= oauthProviderKind.apiVersion;
     provider.kind ??= oauthProviderKind.kind;
 
-    const assessment = await assess(provider, deps, options);
+    const assessment = await assess(provider, deps, options, context.signal);
     const now = deps.now();
     const status = nextStatus(provider.status, {
       generation: provider.metadata.generation,
