@@ -235,6 +235,15 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
   });
 });
 
+describe('metrics', () => {
+  it("counts answers by route pattern on the manager's registry", async () => {
+    await t.call('GET', '/v2/deployments/00000000-0000-4000-8000-000000000000');
+    const text = await manager.metrics.registry.getSingleMetricAsString('berth_http_requests_total');
+    expect(text).toContain('berth_http_requests_total{route="/v2/deployments/:deployment_id",method="GET",code="404"}');
+    expect(text).toMatch(/route="\/v2\/deployments",method="POST",code="201"} \d+/);
+  });
+});
+
 describe('kubectl and the facade see the same deployments', () => {
   it('serves a Deployment applied with kubectl', async () => {
     const manifest = {

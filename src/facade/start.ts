@@ -2,6 +2,7 @@
 // (one cache per resource for controllers and facade), waits for them to sync, and listens.
 import type { KubeConfig, V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import {
   codeHostIntegrationKind,
   deploymentKind,
@@ -18,12 +19,14 @@ import type { KubeObject, ResourceKind } from '../runtime/types.ts';
 import { apiKeyLabel, apiKeyRecordFromSecret, type ApiKeyRecord } from './api-keys.ts';
 import { buildFacadeApp } from './app.ts';
 import { kubeObjectWriter } from './kube-writer.ts';
+import { instrumentFacade } from './metrics.ts';
 import { secretResource } from './owned-secrets.ts';
 import type { FacadeCache, FacadeDependencies, RepositoryLister } from './ports.ts';
 
-/** Where informers come from: the runtime's Manager fits. */
+/** Where informers come from: the runtime's Manager fits (and lends its metrics registry). */
 export interface InformerSource {
   informer<T extends KubeObject>(resource: ResourceKind, options?: Omit<InformerOptions, 'logger'>): Informer<T>;
+  metrics?: { registry: Registry };
 }
 
 export interface FacadeOptions {
@@ -41,6 +44,8 @@ export interface FacadeOptions {
   /** How long to wait for the caches to fill before listening anyway. Default 60 s. */
   syncTimeoutMs?: number;
   repositories?: RepositoryLister;
+  /** Serve only these namespaces' objects (as the controllers watch them). Default: all. */
+  namespaces?: string[];
 }
 
 export interface RunningFacade {
@@ -61,15 +66,16 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
       return informer;
     },
   };
+  const scope = options.namespaces && options.namespaces.length > 0 ? { namespaces: options.namespaces } : {};
   const namespaces = source.informer<V1Namespace>(namespaceKind);
   const apiKeySecrets = source.informer<V1Secret>(secretKind, { namespaces: [options.operatorNamespace], labelSelector: `${apiKeyLabel}=true` });
   const cache: FacadeCache = {
     namespaces,
     apiKeys: { list: () => apiKeyRecords(apiKeySecrets.list(options.operatorNamespace) as V1Secret[]) },
-    oauthProviders: source.informer<OAuthProvider>(oauthProviderKind),
-    deployments: source.informer<Deployment>(deploymentKind),
-    revisions: source.informer<Revision>(revisionKind),
-    codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind),
+    oauthProviders: source.informer<OAuthProvider>(oauthProviderKind, scope),
+    deployments: source.informer<Deployment>(deploymentKind, scope),
+    revisions: source.informer<Revision>(revisionKind, scope),
+    codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, scope),
   };
   const informers = [namespaces, apiKeySecrets, cache.oauthProviders, cache.deployments, cache.revisions, cache.codeHostIntegrations] as Informer<KubeObject>[];
   for (const informer of informers) informer.start();
@@ -83,6 +89,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
   };
   const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
+  if (options.manager?.metrics) instrumentFacade(app, options.manager.metrics.registry);
   await app.listen({ port: options.port, host: options.host ?? '0.0.0.0' });
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;

@@ -103,6 +103,9 @@ export const deploymentCreateSchema = z
   .describe('A deployment to create.');
 export type DeploymentCreate = z.infer<typeof deploymentCreateSchema>;
 
+/** What reads answer in place of a secret's value. */
+export const maskedSecretValue = '********';
+
 export const deploymentPatchSchema = z
   .strictObject({
     name: z.string().optional().describe('Accepted only when equal to the current name: a name cannot change.'),
@@ -120,12 +123,11 @@ export const deploymentPatchSchema = z
       .max(256)
       .nullable()
       .optional()
-      .describe(`The complete set of secrets. A value equal to the mask returned by reads (${'"********"'}) keeps the stored value.`),
+      .describe(`The complete set of secrets. A value equal to the mask that reads return (${maskedSecretValue}) keeps the stored value.`),
   })
   .describe('Changes to a deployment.');
 export type DeploymentPatch = z.infer<typeof deploymentPatchSchema>;
 
-export const maskedSecretValue = '********';
 
 const revisionConfigResponse = wireSchema(revisionSourceConfigSchema);
 
