@@ -9,6 +9,8 @@ import { kubeRequest } from '../../../src/runtime/index.ts';
 
 const group = 'berth.dev';
 const version = 'v1alpha1';
+/** The field manager of every write the test makes, so managedFields tell the test's writes from Berth's. */
+export const testFieldManager = 'reliability-test';
 
 export type RevisionConfig = { imageUri: string };
 
@@ -55,7 +57,7 @@ export class Fleet {
   }
 
   async create(name: string, config: RevisionConfig): Promise<void> {
-    await this.custom.createNamespacedCustomObject({ group, version, namespace: this.namespace, plural: 'deployments', body: deploymentManifest(name, config) });
+    await this.custom.createNamespacedCustomObject({ group, version, namespace: this.namespace, plural: 'deployments', body: deploymentManifest(name, config), fieldManager: testFieldManager });
   }
 
   /** A merge patch of the spec, as `kubectl patch --type merge` sends it. */
@@ -64,6 +66,7 @@ export class Fleet {
       method: 'PATCH',
       path: `/apis/${group}/${version}/namespaces/${this.namespace}/deployments/${name}`,
       contentType: 'application/merge-patch+json',
+      query: { fieldManager: testFieldManager },
       body: { spec },
     });
   }
@@ -95,6 +98,7 @@ export class Fleet {
             method: 'PATCH',
             path: `/apis/apps/v1/namespaces/${this.namespace}/deployments/${d.metadata!.name}/status`,
             contentType: 'application/merge-patch+json',
+            query: { fieldManager: testFieldManager },
             body: { status: { observedGeneration: d.metadata!.generation, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas } },
           }).catch(() => undefined); // deleted or changed meanwhile: the next round sees it again
         }),
