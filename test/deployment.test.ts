@@ -285,6 +285,16 @@ describe('a spec that cannot be served', () => {
     expect(JSON.stringify(await revisionsOf(name))).not.toContain('s3cr3t-value');
   });
 
+  it('waits (Reconciling, not Stalled) for the <deployment>-secrets Secret the HTTP API writes right after it', async () => {
+    const name = 'fresh';
+    await createDeployment(name, { source: 'external_docker', sourceRevisionConfig: { imageUri: 'nginx:1.27' }, secrets: [{ name: 'API_KEY' }] });
+    const waiting = await waitForDeployment(name, (d) => condition(d, 'Reconciling')?.status === 'True', 'Reconciling');
+    expect(condition(waiting, 'Reconciling')).toMatchObject({ reason: 'SecretNotFound' });
+    expect(condition(waiting, 'Stalled')?.status).toBe('False');
+    await putSecret(`${name}-secrets`, { API_KEY: 'k' });
+    await waitForDeployment(name, (d) => d.status?.latestRevisionId !== undefined, 'a revision once the Secret exists');
+  });
+
   it('stalls when the code-host integration is unknown', async () => {
     const name = 'no-integration';
     await createDeployment(name, {

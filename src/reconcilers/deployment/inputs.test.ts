@@ -1,7 +1,7 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { CodeHostIntegration } from '../../api/index.ts';
-import { fingerprintSecrets, referencedSecretNames, resolveIntegration, secretReferences } from './inputs.ts';
+import { awaitedProblem, fingerprintSecrets, referencedSecretNames, resolveIntegration, secretReferences } from './inputs.ts';
 
 const secrets: Record<string, V1Secret> = {
   'shop-secrets': { metadata: { name: 'shop-secrets' }, data: { API_KEY: Buffer.from('one').toString('base64') } },
@@ -50,5 +50,22 @@ describe('resolveIntegration', () => {
 
   it('reports an unknown id', () => {
     expect(resolveIntegration('codehost', '00000000-0000-4000-8000-000000000000', [integration])).toMatchObject({ problem: { reason: 'IntegrationNotFound' } });
+  });
+});
+
+describe('awaitedProblem', () => {
+  const missing = fingerprintSecrets('ns', secretReferences('fresh', [{ name: 'API_KEY' }]), lookup) as { problem: { reason: string; message: string }; secretName?: string };
+  const created = '2026-01-01T00:00:00Z';
+
+  it.each([
+    ['the facade Secret of a new Deployment', missing, '2026-01-01T00:00:10Z', true],
+    ['the facade Secret after the grace period', missing, '2026-01-01T00:01:00Z', undefined],
+  ])('%s', (_, result, now, awaited) => {
+    expect(awaitedProblem(result, 'fresh', created, new Date(now)).awaited).toBe(awaited);
+  });
+
+  it('never waits for a Secret the user names', () => {
+    const other = fingerprintSecrets('ns', secretReferences('fresh', [{ name: 'X', valueFrom: { secretKeyRef: { name: 'nope', key: 'x' } } }]), lookup) as { problem: { reason: string; message: string }; secretName?: string };
+    expect(awaitedProblem(other, 'fresh', created, new Date('2026-01-01T00:00:01Z')).awaited).toBeUndefined();
   });
 });

@@ -31,7 +31,19 @@ export function referencedSecretNames(deploymentName: string, secrets: readonly 
   return new Set(secretReferences(deploymentName, secrets).map((ref) => ref.secretName));
 }
 
-export type SecretFingerprints = { fingerprints: SecretFingerprint[] } | { problem: Problem };
+export type SecretFingerprints = { fingerprints: SecretFingerprint[] } | { problem: Problem; secretName?: string };
+
+/** How long a Deployment waits for the HTTP API's `<deployment>-secrets` Secret before it reports Stalled. */
+export const facadeSecretGraceMs = 30_000;
+
+/**
+ * A missing `<deployment>-secrets` Secret is awaited (Reconciling) for a short while after the
+ * Deployment was created; any other missing Secret, or that one later, stalls the Deployment.
+ */
+export function awaitedProblem(result: { problem: Problem; secretName?: string }, deploymentName: string, createdAt: string | undefined, now: Date): Problem {
+  const young = createdAt !== undefined && now.getTime() - Date.parse(createdAt) < facadeSecretGraceMs;
+  return result.secretName === childNames(deploymentName).secrets && young ? { ...result.problem, awaited: true } : result.problem;
+}
 
 /**
  * The content hash of every secret value. Values are read from the cache and hashed here; they go
@@ -42,7 +54,10 @@ export function fingerprintSecrets(namespace: string, references: readonly Secre
   for (const ref of references) {
     const secret = secrets(namespace, ref.secretName);
     if (!secret) {
-      return { problem: { reason: 'SecretNotFound', message: `Secret ${ref.secretName} (for secret ${ref.entry}) does not exist in namespace ${namespace}.` } };
+      return {
+        problem: { reason: 'SecretNotFound', message: `Secret ${ref.secretName} (for secret ${ref.entry}) does not exist in namespace ${namespace}.` },
+        secretName: ref.secretName,
+      };
     }
     const encoded = secret.data?.[ref.key];
     if (encoded === undefined) {

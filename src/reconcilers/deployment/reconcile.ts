@@ -11,7 +11,7 @@ import { upToDate, withAppliedHash } from './compare.ts';
 import { revisionDigest } from './digest.ts';
 import { cleanupFinalizer, finalizeDeployment } from './finalize.ts';
 import { childKinds, type DeploymentInformers } from './informers.ts';
-import { fingerprintSecrets, resolveIntegration, secretReferences } from './inputs.ts';
+import { awaitedProblem, facadeSecretGraceMs, fingerprintSecrets, resolveIntegration, secretReferences } from './inputs.ts';
 import { buildState, formerTargetPhase, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
 import { buildJobName, childNames } from './names.ts';
 import type { DeploymentControllerOptions } from './options.ts';
@@ -180,7 +180,12 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
 
     // 1. What the spec refers to.
     const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) => informers.secrets.get(ns, name));
-    if ('problem' in secrets) return stall(deployment, secrets.problem, { active: previousActive }, context);
+    if ('problem' in secrets) {
+      const problem = awaitedProblem(secrets, owner.name, deployment.metadata.creationTimestamp as unknown as string | undefined, options.now());
+      await stall(deployment, problem, { active: previousActive }, context);
+      // The Secret's arrival enqueues the Deployment; this re-check turns the wait into Stalled if it never comes.
+      return problem.awaited ? { requeueAfter: facadeSecretGraceMs } : undefined;
+    }
     const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
     if ('problem' in integration) return stall(deployment, integration.problem, { active: previousActive }, context);
 

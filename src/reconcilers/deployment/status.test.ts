@@ -29,6 +29,7 @@ describe('conditionVerdict', () => {
     ['serving', serving, 'ready', 'Ready'],
     ['scaled to zero', { ...serving, scaledToZero: true, workloadsAvailable: false, workloadsRolledOut: true }, 'ready', 'ScaledToZero'],
     ['a missing Secret', { ...serving, problem: { reason: 'SecretNotFound', message: 'Secret x not found' } }, 'stalled', 'SecretNotFound'],
+    ['a Secret the HTTP API is about to write', { ...serving, problem: { reason: 'SecretNotFound', message: 'x', awaited: true } }, 'reconciling', 'SecretNotFound'],
     ['a failed build', { ...serving, target: { phase: 'BUILD_FAILED', message: 'The build failed: exit 1' }, targetIsActive: false }, 'stalled', 'BuildFailed'],
     ['a build under way', { ...serving, target: { phase: 'BUILDING', message: 'building' }, targetIsActive: false }, 'reconciling', 'Building'],
     ['a new revision deploying', { ...serving, target: { phase: 'DEPLOYING', message: 'rolling' }, targetIsActive: false }, 'reconciling', 'Deploying'],

@@ -8,6 +8,11 @@ export type DeploymentPhase = 'AWAITING_DATABASE' | 'READY' | 'UNUSED' | 'AWAITI
 export interface Problem {
   reason: string;
   message: string;
+  /**
+   * Expected to resolve by itself for a while: the HTTP API writes the `<deployment>-secrets` Secret
+   * right after the Deployment (the Secret is owned by it, so it cannot come first).
+   */
+  awaited?: boolean;
 }
 
 export interface StatusObservation {
@@ -46,7 +51,7 @@ export function deploymentPhase(o: StatusObservation): DeploymentPhase {
  */
 export function conditionVerdict(o: StatusObservation): ConditionVerdict {
   if (o.deleting) return { kind: 'reconciling', reason: 'Deleting', message: 'Removing the workloads before the Deployment is deleted.' };
-  if (o.problem) return { kind: 'stalled', ...o.problem };
+  if (o.problem) return { kind: o.problem.awaited ? 'reconciling' : 'stalled', reason: o.problem.reason, message: o.problem.message };
   const target = o.target;
   if (!target) return { kind: 'reconciling', reason: 'Progressing', message: 'Resolving the revision to serve.' };
   switch (target.phase) {
