@@ -1,0 +1,98 @@
+// Berth as users run it: `node src/main.ts run` in its own process against the benchmark's cluster,
+// so its memory, CPU and API traffic are its own. Ports are read from its JSON log lines.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseMetrics, type Sample } from './metrics.ts';
+import { waitFor } from './pool.ts';
+
+export interface BerthProcessOptions {
+  kubeconfigPath: string;
+  operatorNamespace: string;
+  watchNamespaces: string[];
+  components: Array<'controller' | 'facade'>;
+  /** Where its log lines go. */
+  logFile: string;
+  /** Directory for `node --cpu-prof` output; no profile when absent. */
+  cpuProfileDir?: string;
+}
+
+export interface BerthProcess {
+  pid: number;
+  metricsUrl: string;
+  facadeUrl?: string;
+  metrics(): Promise<Sample[]>;
+  /** Resident set size now and at its peak, in bytes (Linux /proc). */
+  memory(): { rss: number; peakRss: number };
+  /** SIGTERM, then wait for the exit (a graceful stop writes the CPU profile). */
+  stop(): Promise<number | null>;
+}
+
+const mainScript = resolve(import.meta.dirname, '../src/main.ts');
+
+export async function startBerthProcess(options: BerthProcessOptions): Promise<BerthProcess> {
+  const nodeArgs = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [
+      ...nodeArgs,
+      mainScript,
+      'run',
+      '--namespace', options.operatorNamespace,
+      '--watch-namespaces', options.watchNamespaces.join(','),
+      '--components', options.components.join(','),
+      '--leader-elect', 'false',
+      '--facade-address', '127.0.0.1:0',
+      '--probe-address', '127.0.0.1:0',
+    ],
+    { env: { ...process.env, KUBECONFIG: options.kubeconfigPath }, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const log = createWriteStream(options.logFile, { flags: 'a' });
+  child.stderr!.pipe(log);
+  let probePort: number | undefined;
+  let facadePort: number | undefined;
+  let exited: number | null | undefined;
+  const exit = new Promise<number | null>((done) => child.once('exit', (code) => done((exited = code))));
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    log.write(`${line}\n`);
+    if (!line.startsWith('{')) return;
+    try {
+      const entry = JSON.parse(line) as { msg?: string; port?: number };
+      if (entry.msg === 'serving /healthz, /readyz and /metrics') probePort = entry.port;
+      if (entry.msg === 'serving the HTTP API') facadePort = entry.port;
+    } catch {
+      // Not a log line of ours.
+    }
+  });
+  const wantsFacade = options.components.includes('facade');
+  await waitFor(
+    () => {
+      if (exited !== undefined) throw new Error(`berth exited with ${exited} before serving; see ${options.logFile}`);
+      return probePort !== undefined && (!wantsFacade || facadePort !== undefined);
+    },
+    120_000,
+    'berth to serve its probes',
+  );
+  const metricsUrl = `http://127.0.0.1:${probePort}/metrics`;
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`).catch(() => undefined))?.ok, 120_000, 'berth /readyz');
+  return {
+    pid: child.pid!,
+    metricsUrl,
+    ...(facadePort !== undefined ? { facadeUrl: `http://127.0.0.1:${facadePort}` } : {}),
+    async metrics() {
+      return parseMetrics(await (await fetch(metricsUrl)).text());
+    },
+    memory() {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
+      return { rss: kib('VmRSS'), peakRss: kib('VmHWM') };
+    },
+    async stop() {
+      if (exited === undefined) child.kill('SIGTERM');
+      const code = await exit;
+      await new Promise<void>((done) => log.end(done));
+      return code;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// Reads the Prometheus text Berth serves on /metrics: the series the benchmark counts (API requests by
+// verb and resource, reconciles, work-queue depth). Parsing is pure; fetching is the caller's.
+
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+export function parseMetrics(text: string): Sample[] {
+  const samples: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!match) continue;
+    const labels: Record<string, string> = {};
+    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[pair[1]!] = pair[2]!;
+    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
+  }
+  return samples;
+}
+
+export const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+
+/** API writes by `verb resource`, leaving out the Lease of leader election (not a write about any object). */
+export function apiWrites(samples: readonly Sample[]): Map<string, number> {
+  const writes = new Map<string, number>();
+  for (const s of samples) {
+    if (s.name !== 'berth_kube_api_requests_total' || !writeVerbs.has(s.labels.verb ?? '')) continue;
+    if (s.labels.resource?.startsWith('leases.')) continue;
+    const key = `${s.labels.verb} ${s.labels.resource}`;
+    writes.set(key, (writes.get(key) ?? 0) + s.value);
+  }
+  return writes;
+}
+
+export function total(values: Iterable<number>): number {
+  let sum = 0;
+  for (const v of values) sum += v;
+  return sum;
+}
+
+export function sumOf(samples: readonly Sample[], name: string, labels: Record<string, string> = {}): number {
+  return total(samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)).map((s) => s.value));
+}
+
+/** Subtracts an earlier reading of counters from a later one. */
+export function difference(later: ReadonlyMap<string, number>, earlier: ReadonlyMap<string, number>): Map<string, number> {
+  const result = new Map<string, number>();
+  for (const [key, value] of later) {
+    const delta = value - (earlier.get(key) ?? 0);
+    if (delta !== 0) result.set(key, delta);
+  }
+  return result;
+}

@@ -1,0 +1,52 @@
+// 5. Memory: the controller's resident set once it caches N Deployments, N Revisions and their child
+// objects. The floor client writes them first (Berth is not running), then Berth starts, syncs its
+// caches and reconciles every Deployment; RSS is read from /proc when its queues are empty, and the
+// peak (VmHWM) over the whole start.
+import { startBerth, type BenchContext } from '../context.ts';
+import { deploymentNames } from '../fixtures.ts';
+import { runFloor } from '../floor.ts';
+import { loadAverage } from '../stats.ts';
+import { waitUntilIdle } from './at-rest.ts';
+
+export interface MemoryResult {
+  deployments: number;
+  revisions: number;
+  rssBytes: number;
+  peakRssBytes: number;
+  /** The same process over an empty namespace: what Node, the libraries and the idle runtime take. */
+  emptyRssBytes: number;
+  msToFill: number;
+  msUntilIdle: number;
+  load: number;
+}
+
+async function emptyRss(context: BenchContext): Promise<number> {
+  const berth = await startBerth(context, [await context.cluster.namespace('memory-empty')], ['controller'], 'memory-empty');
+  try {
+    await waitUntilIdle(berth, 0, 60_000);
+    return berth.memory().rss;
+  } finally {
+    await berth.stop();
+  }
+}
+
+export async function memory(context: BenchContext): Promise<MemoryResult> {
+  const size = context.options.memorySize;
+  const emptyRssBytes = await emptyRss(context);
+  const namespace = await context.cluster.namespace(`memory-${size}`);
+  context.log(`memory: writing ${size} Deployments with their Revisions and children`);
+  const filling = performance.now();
+  await runFloor(context.cluster.kubeConfig, namespace, deploymentNames(size), context.options.clientConcurrency);
+  const msToFill = performance.now() - filling;
+  context.log(`memory: written in ${Math.round(msToFill)} ms; starting Berth over them`);
+  const started = performance.now();
+  const berth = await startBerth(context, [namespace], ['controller'], `memory-${size}`);
+  try {
+    await waitUntilIdle(berth, size, 300_000 + size * 200);
+    const msUntilIdle = performance.now() - started;
+    const { rss, peakRss } = berth.memory();
+    return { deployments: size, revisions: size, rssBytes: rss, peakRssBytes: peakRss, emptyRssBytes, msToFill, msUntilIdle, load: loadAverage() };
+  } finally {
+    await berth.stop();
+  }
+}
