@@ -19,7 +19,8 @@ let token: string;
 
 beforeAll(async () => {
   github = await FakeGitHub.start();
-  t = await startTestFacade();
+  // No Deployment controller here: a create answers after a short wait for an observation that never comes.
+  t = await startTestFacade({ observeTimeoutMs: 300 });
   const alice = github.account('alice');
   github.addRepositories(alice, 130);
   token = github.issuePersonalToken(alice);
@@ -59,6 +60,22 @@ describe('GET /v1/integrations/codehost/{integration_id}/repos', () => {
     for (const repository of response.body) expectTable(repository, repositoryTable);
     expect(response.body[0]).toMatchObject({ host_integration_id: id, owner: 'alice', default_branch: 'main' });
     expect(response.body[0].url).toMatch(/^https:\/\/github\.com\/alice\/repo-/);
+  });
+
+  it('lists fields a deployment-creation body takes as they are', async () => {
+    const id = await createIntegration(t.org.namespace, 'for-create', token);
+    const [repository] = (await listRepos(id)).body;
+    const created = await t.call('POST', '/v2/deployments', {
+      body: {
+        name: 'from-repo',
+        source: 'codehost',
+        source_config: { integration_id: repository.host_integration_id, repo_url: repository.url, build_on_push: true },
+        source_revision_config: { repo_ref: repository.default_branch, graph_config_path: 'app.json' },
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.source_config).toEqual({ integration_id: id, repo_url: repository.url, build_on_push: true });
+    expect(created.body.source_revision_config).toEqual({ repo_ref: 'main', graph_config_path: 'app.json' });
   });
 
   it("answers 404 for another organization's integration", async () => {
