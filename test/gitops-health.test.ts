@@ -210,6 +210,23 @@ describe('Flux health (kstatus)', () => {
   });
 });
 
+describe('the Flux manifests in docs/gitops/flux', () => {
+  it('wait on every applied object, or name Berth Deployments of a kind the CRDs define', () => {
+    const documents = parseAllDocuments(readFileSync(join(root, 'docs/gitops/flux/berth-apps.yaml'), 'utf8')).map(
+      (doc) => doc.toJSON() as { kind: string; spec: { wait?: boolean; healthChecks?: { apiVersion: string; kind: string }[] } },
+    );
+    const kustomizations = documents.filter((d) => d.kind === 'Kustomization');
+    expect(kustomizations.some((k) => k.spec.wait === true)).toBe(true);
+    const checks = kustomizations.flatMap((k) => k.spec.healthChecks ?? []);
+    expect(checks.length).toBeGreaterThan(0);
+    const served = readdirSync(join(root, 'crds'))
+      .filter((file) => file.endsWith('.yaml'))
+      .map((file) => parse(readFileSync(join(root, 'crds', file), 'utf8')) as { spec: { group: string; names: { kind: string }; versions: { name: string }[] } })
+      .flatMap((crd) => crd.spec.versions.map((v) => `${crd.spec.group}/${v.name} ${crd.spec.names.kind}`));
+    for (const check of checks) expect(served).toContain(`${check.apiVersion} ${check.kind}`);
+  });
+});
+
 describe('health of objects read back from the API server', () => {
   const kc = testKubeConfig();
   const custom = kc.makeApiClient(CustomObjectsApi);
