@@ -155,6 +155,34 @@ describe('Manager with a controller', () => {
   });
 });
 
+describe('Manager readiness', () => {
+  it('answers /readyz 503 with its reasons while a cache cannot sync or leadership is unknown', async () => {
+    const manager = new Manager({
+      kubeConfig: kc,
+      healthPort: 0,
+      healthHost: '127.0.0.1',
+      // The lease's namespace does not exist: leadership can never be known.
+      leaderElection: { namespace: 'no-such-namespace-for-leases', leaseDurationMs: 3_000, renewDeadlineMs: 2_000, retryPeriodMs: 250 },
+      logger: createLogger({ level: 'silent' }),
+    });
+    manager.informer({ apiVersion: 'runtime-test.berth.dev/v1', kind: 'Missing', plural: 'missings' });
+    await manager.start();
+    try {
+      const url = `http://127.0.0.1:${manager.healthPort}`;
+      expect((await fetch(`${url}/healthz`)).status).toBe(200);
+      const response = await fetch(`${url}/readyz`);
+      expect(response.status).toBe(503);
+      const body = await response.text();
+      expect(body).toContain('cache of missings not synced');
+      expect(body).toContain('leadership not known yet');
+      expect(manager.isLeader).toBe(false);
+      expect((await fetch(`${url}/nothing-here`)).status).toBe(404);
+    } finally {
+      await manager.stop();
+    }
+  });
+});
+
 describe('Manager.stop', () => {
   it('lets the reconcile in flight finish, then closes its server', async () => {
     const namespace = await useNamespace('manager-stop');

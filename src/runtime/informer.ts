@@ -194,6 +194,7 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
       try {
         if (resourceVersion === undefined) {
           resourceVersion = await this.#relist(scope, signal);
+          failures = 0;
           this.#markSynced(scope);
         }
         const watchStarted = Date.now();

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { builtInIndexes, labelIndex, ObjectStore } from './object-store.ts';
+import type { KubeObject } from './types.ts';
+
+const object = (namespace: string, name: string, labels: Record<string, string> = {}, owners: string[] = []): KubeObject => ({
+  metadata: { namespace, name, labels, ownerReferences: owners.map((uid) => ({ apiVersion: 'v1', kind: 'ConfigMap', name: uid, uid })) },
+});
+
+describe('ObjectStore', () => {
+  it('keeps indexes in step with upserts and deletes', () => {
+    const store = new ObjectStore<KubeObject>({ ...builtInIndexes, app: labelIndex('app') });
+    store.upsert(object('a', 'one', { app: 'x' }, ['u1']));
+    store.upsert(object('b', 'two', { app: 'x' }, ['u1', 'u2']));
+    expect(store.byIndex('namespace', 'a').map((o) => o.metadata?.name)).toEqual(['one']);
+    expect(store.byIndex('owner', 'u1').map((o) => o.metadata?.name)).toEqual(['one', 'two']);
+    expect(store.byIndex('app', 'x')).toHaveLength(2);
+
+    const previous = store.upsert(object('b', 'two', { app: 'y' }, ['u2']));
+    expect(previous?.metadata?.labels).toEqual({ app: 'x' });
+    expect(store.byIndex('app', 'x').map((o) => o.metadata?.name)).toEqual(['one']);
+    expect(store.byIndex('owner', 'u1').map((o) => o.metadata?.name)).toEqual(['one']);
+
+    store.delete('a/one');
+    expect(store.byIndex('app', 'x')).toEqual([]);
+    expect(store.get('a/one')).toBeUndefined();
+    expect(store.size).toBe(1);
+  });
+
+  it('indexes what it already holds when an index is added later, and names a missing index', () => {
+    const store = new ObjectStore<KubeObject>(builtInIndexes);
+    store.upsert(object('a', 'one', { tier: 'db' }));
+    store.addIndex('tier', labelIndex('tier'));
+    expect(store.byIndex('tier', 'db').map((o) => o.metadata?.name)).toEqual(['one']);
+    expect(() => store.byIndex('nope', 'x')).toThrow('no index named "nope"');
+  });
+
+  it('returns the stored object itself, not a copy', () => {
+    const store = new ObjectStore<KubeObject>(builtInIndexes);
+    const stored = object('a', 'one');
+    store.upsert(stored);
+    expect(store.get('a/one')).toBe(stored);
+  });
+});
