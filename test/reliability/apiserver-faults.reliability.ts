@@ -92,7 +92,7 @@ describe('API server and etcd faults', () => {
     // 1. kube-apiserver restarted mid-reconcile (the creates above are still being worked on).
     await controlPlane.restart();
     faults.push('kube-apiserver restart');
-    closeKubeConnections();
+    closeKubeConnections(kc);
     await editImages(fleet, history, names.slice(0, third), '2');
 
     // 2. kube-apiserver and etcd restarted together.
