@@ -14,7 +14,8 @@ export interface Page<T> {
   offset: number;
 }
 
-export function paginate<T>(items: readonly T[], query: PageQuery): Page<T> {
-  const resources = items.slice(query.offset, query.offset + query.limit);
-  return { resources, offset: query.offset + resources.length };
+/** One page of `items`, each mapped by `render` (only the items on the page are rendered). */
+export function paginate<T, R>(items: readonly T[], query: PageQuery, render: (item: T) => R): Page<R> {
+  const page = items.slice(query.offset, query.offset + query.limit);
+  return { resources: page.map(render), offset: query.offset + page.length };
 }

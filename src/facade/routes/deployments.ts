@@ -92,7 +92,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
   app.get('/v2/deployments', async (request) => {
     const tenant = tenantOf(request, cache);
     const query = parseRequestPart('query', pageQuerySchema, request.query);
-    return paginate([...deployments.list(tenant.namespace)].sort(byCreation).map(respond), query);
+    return paginate([...deployments.list(tenant.namespace)].sort(byCreation), query, respond);
   });
 
   app.get<DeploymentParams>('/v2/deployments/:deployment_id', async (request) => {
@@ -142,10 +142,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     const deployment = findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id'));
     const query = parseRequestPart('query', pageQuerySchema, request.query);
     const revisions = revisionsOf(deployment, cache.revisions.list(tenant.namespace));
-    return paginate(
-      revisions.map((revision) => revisionResponse(revision, deployment.metadata.uid!)),
-      query,
-    );
+    return paginate(revisions, query, (revision) => revisionResponse(revision, deployment.metadata.uid!));
   });
 
   const findRevision = (namespace: string, deployment: DeepReadonly<Deployment>, revisionId: string) => {

@@ -95,8 +95,7 @@ export function registerProviderRoutes(app: FastifyInstance, deps: FacadeDepende
   app.get('/v2/auth/providers', async (request) => {
     const tenant = tenantOf(request, cache);
     const query = parseRequestPart('query', pageQuerySchema, request.query);
-    const items = [...providers.list(tenant.namespace)].sort(byCreation).map((p) => providerResponse(p, tenant.organizationId));
-    return paginate(items, query);
+    return paginate([...providers.list(tenant.namespace)].sort(byCreation), query, (provider) => providerResponse(provider, tenant.organizationId));
   });
 
   app.get<{ Params: { provider_id: string } }>('/v2/auth/providers/:provider_id', async (request) => {
