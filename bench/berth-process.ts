@@ -48,6 +48,10 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
     ],
     { env: { ...process.env, KUBECONFIG: options.kubeconfigPath }, stdio: ['ignore', 'pipe', 'pipe'] },
   );
+  // A benchmark that dies or is interrupted takes its Berth processes with it.
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.removeListener('exit', killOnExit));
   const log = createWriteStream(options.logFile, { flags: 'a' });
   child.stderr!.pipe(log);
   let probePort: number | undefined;

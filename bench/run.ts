@@ -60,6 +60,9 @@ async function attempt(scenario: string, run: () => Promise<void>): Promise<void
   save();
 }
 
+// Ctrl-C: exit handlers stop Berth's processes; the control plane stops when its pipe closes.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(130));
+
 log('starting the control plane');
 const cluster = await startBenchCluster((message) => log(`[control plane] ${message}`));
 const context: BenchContext = { cluster, options, operatorNamespace: await cluster.namespace('berth-system'), log };

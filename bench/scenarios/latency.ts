@@ -1,6 +1,8 @@
 // 2. Spec-change latency: one Deployment among many gets a new sourceRevisionConfig; timed from the
 // patch until the benchmark's own watch sees the new Revision. Baseline: the same watch's latency for
-// a plain ConfigMap update on the same API server, which no controller stands between.
+// a plain ConfigMap update on the same API server, which no controller stands between. A second
+// reference, the relay, is the floor of any controller on this path: a plain watch that answers each
+// ConfigMap update by creating another ConfigMap (write, watch, write, watch, as Berth's path is).
 import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
 import { createInformer, kubeRequest } from '../../src/runtime/index.ts';
 import type { BenchContext } from '../context.ts';
@@ -17,6 +19,10 @@ export interface LatencyResult {
   configMapP99Ms: number;
   p50Ratio: number;
   p99Ratio: number;
+  relayP50Ms: number;
+  relayP99Ms: number;
+  /** Berth's p99 over the relay's. */
+  relayP99Ratio: number;
   load: number;
 }
 
@@ -45,6 +51,39 @@ async function configMapProbe(kc: KubeConfig, namespace: string): Promise<{ once
   };
 }
 
+/**
+ * The relay: an informer that creates `relay-out-<round>` for each update of `relay-in`, and the time
+ * from that update until a second watch sees the created ConfigMap.
+ */
+async function relayProbe(kc: KubeConfig, namespace: string): Promise<{ once(round: number): Promise<number>; stop(): Promise<void> }> {
+  const path = `/api/v1/namespaces/${namespace}/configmaps`;
+  await kubeRequest(kc, { method: 'POST', path, body: { metadata: { name: 'relay-in' }, data: { round: '0' } } });
+  const relay = createInformer<V1ConfigMap>(kc, configMapResource, { namespaces: [namespace], labelSelector: 'relay=in' });
+  await kubeRequest(kc, { method: 'PATCH', path: `${path}/relay-in`, contentType: 'application/merge-patch+json', body: { metadata: { labels: { relay: 'in' } } } });
+  relay.onUpdate((cm) => {
+    const round = cm.data?.round;
+    if (round && round !== '0') void kubeRequest(kc, { method: 'POST', path, body: { metadata: { name: `relay-out-${round}`, labels: { relay: 'out' } } } });
+  });
+  const observer = createInformer<V1ConfigMap>(kc, configMapResource, { namespaces: [namespace], labelSelector: 'relay=out' });
+  const waiting = new Map<string, (at: number) => void>();
+  observer.onAdd((cm) => {
+    const name = cm.metadata?.name ?? '';
+    waiting.get(name)?.(performance.now());
+    waiting.delete(name);
+  });
+  for (const informer of [relay, observer]) informer.start();
+  await Promise.all([relay.waitForSync(), observer.waitForSync()]);
+  return {
+    async once(round) {
+      const seen = new Promise<number>((resolve) => waiting.set(`relay-out-${round}`, resolve));
+      const sent = performance.now();
+      await kubeRequest(kc, { method: 'PATCH', path: `${path}/relay-in`, contentType: 'application/merge-patch+json', body: { data: { round: String(round) } } });
+      return (await withTimeout(seen, 30_000, `relay round ${round}`)) - sent;
+    },
+    stop: () => Promise.all([relay.stop(), observer.stop()]).then(() => undefined),
+  };
+}
+
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)));
@@ -55,16 +94,19 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * Rounds alternate between the ConfigMap and a Deployment, so that both series see the same load.
  * Deployments are picked spread over the namespace, so most patches hit one with one Revision so far.
  */
-async function measureRounds(context: BenchContext, namespace: string, size: number, count: number): Promise<{ berth: number[]; configMap: number[] }> {
+async function measureRounds(context: BenchContext, namespace: string, size: number, count: number): Promise<{ berth: number[]; configMap: number[]; relay: number[] }> {
   const kc = context.cluster.kubeConfig;
   const probe = await configMapProbe(kc, await context.cluster.namespace('latency-probe'));
+  const relayed = await relayProbe(kc, await context.cluster.namespace('latency-relay'));
   const watch = await watchConvergence(kc, namespace);
   const names = deploymentNames(size);
   const berth: number[] = [];
   const configMap: number[] = [];
+  const relay: number[] = [];
   try {
     for (let round = 1; round <= count; round++) {
       configMap.push(await probe.once(round));
+      relay.push(await relayed.once(round));
       const name = names[(round * 7919) % names.length]!;
       const known = new Set(watch.revisions.byIndex('berth.dev/deployment', name).map((r) => r.metadata.name ?? ''));
       const sent = performance.now();
@@ -77,15 +119,15 @@ async function measureRounds(context: BenchContext, namespace: string, size: num
       berth.push((await watch.nextRevision(name, known, 60_000)) - sent);
     }
   } finally {
-    await Promise.all([watch.stop(), probe.stop()]);
+    await Promise.all([watch.stop(), probe.stop(), relayed.stop()]);
   }
-  return { berth, configMap };
+  return { berth, configMap, relay };
 }
 
 export async function latency(context: BenchContext, namespace: string, size: number): Promise<LatencyResult> {
   const count = context.options.patches;
   context.log(`latency: ${count} Deployment patches among ${size}, each after a ConfigMap update`);
-  const { berth, configMap } = await measureRounds(context, namespace, size, count);
+  const { berth, configMap, relay } = await measureRounds(context, namespace, size, count);
   const result = {
     size,
     patches: count,
@@ -95,8 +137,12 @@ export async function latency(context: BenchContext, namespace: string, size: nu
     configMapP99Ms: percentile(configMap, 99),
     p50Ratio: 0,
     p99Ratio: 0,
+    relayP50Ms: percentile(relay, 50),
+    relayP99Ms: percentile(relay, 99),
+    relayP99Ratio: 0,
     load: loadAverage(),
   };
+  result.relayP99Ratio = ratio(result.berthP99Ms, result.relayP99Ms);
   result.p50Ratio = ratio(result.berthP50Ms, result.configMapP50Ms);
   result.p99Ratio = ratio(result.berthP99Ms, result.configMapP99Ms);
   return result;
