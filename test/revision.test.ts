@@ -150,3 +150,37 @@ describe('a rollout that passes its deadline', () => {
     expect(stalled.status?.activeRevisionId).toBeUndefined();
   });
 });
+
+describe('a revision made while an older one is pinned', () => {
+  it('is SKIPPED, and resumes once the pin is lifted', async () => {
+    const name = 'pinned';
+    await custom.createNamespacedCustomObject({
+      group,
+      version,
+      namespace,
+      plural: 'deployments',
+      body: { apiVersion: `${group}/${version}`, kind: 'Deployment', metadata: { name }, spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'app:a' } } },
+    });
+    const first = await eventually(async () => (await revisionsOf(name))[0], 30_000, 'the first revision');
+    await waitForTemplate(name, first.metadata.name!);
+    await kubeRequest(kc, {
+      method: 'PATCH',
+      path: `/apis/${group}/${version}/namespaces/${namespace}/deployments/${name}`,
+      contentType: 'application/merge-patch+json',
+      body: { spec: { revisionName: first.metadata.name, sourceRevisionConfig: { imageUri: 'app:b' } } },
+    });
+    const second = await eventually(async () => (await revisionsOf(name)).find((r) => r.spec.sourceRevisionConfig.imageUri === 'app:b'), 30_000, 'the second revision');
+    const skipped = await revisionPhase(second.metadata.name!, 'SKIPPED');
+    expect(skipped.status?.message).toContain(first.metadata.name!);
+    expect((await apps.readNamespacedDeployment({ namespace, name })).spec?.template.metadata?.labels?.['berth.dev/revision']).toBe(first.metadata.name);
+
+    await kubeRequest(kc, {
+      method: 'PATCH',
+      path: `/apis/${group}/${version}/namespaces/${namespace}/deployments/${name}`,
+      contentType: 'application/merge-patch+json',
+      body: { spec: { revisionName: null } },
+    });
+    await waitForTemplate(name, second.metadata.name!);
+    await revisionPhase(second.metadata.name!, 'DEPLOYING');
+  });
+});

@@ -1,6 +1,6 @@
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { buildState, formerTargetPhase, rolloutOf, targetPhase, type TargetObservation } from './lifecycle.ts';
+import { buildState, bypassedPhase, rolloutOf, targetPhase, type TargetObservation } from './lifecycle.ts';
 import { revisionLabel } from './render/common.ts';
 
 const job = (status: V1Job['status']): V1Job => ({ metadata: { name: 'j' }, status });
@@ -79,14 +79,17 @@ describe('targetPhase', () => {
   });
 });
 
-describe('formerTargetPhase', () => {
+describe('bypassedPhase', () => {
   it.each([
-    ['DEPLOYED', undefined],
-    ['BUILD_FAILED', undefined],
-    ['BUILDING', 'INTERRUPTED'],
-    ['DEPLOYING', 'INTERRUPTED'],
-    [undefined, 'INTERRUPTED'],
-  ])('%s -> %s', (recorded, expected) => {
-    expect(formerTargetPhase(recorded)).toBe(expected);
+    ['DEPLOYED', false, undefined],
+    ['BUILD_FAILED', false, undefined],
+    ['BUILDING', false, 'INTERRUPTED'],
+    ['DEPLOYING', false, 'INTERRUPTED'],
+    [undefined, false, 'INTERRUPTED'],
+    ['AWAITING_DEPLOY', true, 'SKIPPED'],
+    [undefined, true, 'SKIPPED'],
+    ['DEPLOYED', true, undefined],
+  ])('%s (skipped by a pin: %s) -> %s', (recorded, skipped, expected) => {
+    expect(bypassedPhase(recorded, skipped)).toBe(expected);
   });
 });

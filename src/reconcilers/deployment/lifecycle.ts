@@ -86,8 +86,12 @@ export function targetPhase(o: TargetObservation): TargetPhase {
   return { phase: 'DEPLOYING', message: 'The workloads are rolling out.', image };
 }
 
-/** A revision that stops being the target mid-way is INTERRUPTED; a settled phase stays as it is. */
-export function formerTargetPhase(recorded: string | undefined): RevisionPhase | undefined {
-  if (recorded === undefined) return 'INTERRUPTED';
-  return settledPhases.has(recorded as RevisionPhase) ? undefined : 'INTERRUPTED';
+/**
+ * The phase of a revision that is not the target, when it must change: the latest revision while an
+ * older one is pinned (a rollback) is SKIPPED; any other that stops being the target mid-way is
+ * INTERRUPTED. A settled phase stays as it is. Either resumes if the revision becomes the target again.
+ */
+export function bypassedPhase(recorded: string | undefined, skippedByPin: boolean): RevisionPhase | undefined {
+  if (recorded !== undefined && settledPhases.has(recorded as RevisionPhase)) return undefined;
+  return skippedByPin ? 'SKIPPED' : 'INTERRUPTED';
 }

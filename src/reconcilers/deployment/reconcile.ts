@@ -12,7 +12,7 @@ import { revisionDigest } from './digest.ts';
 import { cleanupFinalizer, finalizeDeployment } from './finalize.ts';
 import { childKinds, type DeploymentInformers } from './informers.ts';
 import { awaitedProblem, facadeSecretGraceMs, fingerprintSecrets, resolveIntegration, secretReferences } from './inputs.ts';
-import { buildState, formerTargetPhase, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
+import { buildState, bypassedPhase, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
 import { buildJobName, childNames } from './names.ts';
 import type { DeploymentControllerOptions } from './options.ts';
 import type { ServingRevision } from './render/application.ts';
@@ -261,8 +261,11 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     await recordRevisionPhase(target, phase);
     for (const revision of all) {
       if (revision.name === target.name) continue;
-      const former = formerTargetPhase(revision.object.status?.status);
-      if (former) await recordRevisionPhase(revision, { phase: former, message: `Revision ${target.name} was chosen before this one was deployed.` });
+      const skippedByPin = choice.pinned && revision.name === latest.name;
+      const bypassed = bypassedPhase(revision.object.status?.status, skippedByPin);
+      if (!bypassed) continue;
+      const message = skippedByPin ? `spec.revisionName pins Revision ${target.name}.` : `Revision ${target.name} was chosen before this one was deployed.`;
+      await recordRevisionPhase(revision, { phase: bypassed, message });
     }
     const active = phase.phase === 'DEPLOYED' ? target : previousActive;
 
