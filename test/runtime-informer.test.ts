@@ -70,6 +70,25 @@ describe('Informer', () => {
     }
   });
 
+  it('watches only the namespaces it is given', async () => {
+    const [first, second, other] = await Promise.all([useNamespace('informer-one'), useNamespace('informer-two'), useNamespace('informer-other')]);
+    const informer = createInformer<V1ConfigMap>(kc, configMaps, { namespaces: [first, second] });
+    const seen = recordEvents(informer);
+    informer.start();
+    try {
+      await informer.waitForSync();
+      await core.createNamespacedConfigMap({ namespace: other, body: { metadata: { name: 'outside' } } });
+      await core.createNamespacedConfigMap({ namespace: first, body: { metadata: { name: 'in-first' } } });
+      await core.createNamespacedConfigMap({ namespace: second, body: { metadata: { name: 'in-second' } } });
+      await eventually(async () => seen.includes('ADD in-first') && seen.includes('ADD in-second'), 10_000, 'both creates');
+      expect(seen.filter((line) => !line.includes('kube-root-ca')).sort()).toEqual(['ADD in-first', 'ADD in-second']);
+      expect(informer.list(other)).toEqual([]);
+      expect(informer.get(first, 'in-first')?.metadata?.namespace).toBe(first);
+    } finally {
+      await informer.stop();
+    }
+  });
+
   it('resumes, without relisting, a watch the server ends at its timeout', async () => {
     const namespace = await useNamespace('informer-timeout');
     const requests = countRequests(kc.getCurrentCluster()!.server);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { describeKubeApiRequest } from './api-request-counter.ts';
+import { describeKubeApiRequest, onKubeApiRequest, recordKubeApiRequest } from './api-request-counter.ts';
 
 const describeRequest = (method: string, path: string, status = 200) => describeKubeApiRequest({ method, path, status });
 
@@ -24,5 +24,22 @@ describe('describeKubeApiRequest', () => {
 
   it('labels a request that got no answer with code 0', () => {
     expect(describeRequest('GET', '/api/v1/pods', 0).code).toBe('0');
+  });
+});
+
+describe('onKubeApiRequest', () => {
+  it('matches the server whatever the spelling of its port, and strips a proxy path prefix', () => {
+    const seen: string[] = [];
+    const stop = onKubeApiRequest('https://cluster.example:443/k8s/clusters/c-1', (labels) => seen.push(`${labels.verb} ${labels.resource}`));
+    try {
+      recordKubeApiRequest({ origin: 'https://cluster.example', method: 'GET', path: '/k8s/clusters/c-1/api/v1/namespaces/a/pods', status: 200 });
+      recordKubeApiRequest({ origin: 'https://cluster.example:443', method: 'POST', path: '/k8s/clusters/c-1/api/v1/namespaces/a/pods', status: 201 });
+      recordKubeApiRequest({ origin: 'https://other.example', method: 'GET', path: '/k8s/clusters/c-1/api/v1/pods', status: 200 });
+      recordKubeApiRequest({ origin: 'https://cluster.example', method: 'GET', path: '/elsewhere/api/v1/pods', status: 200 });
+    } finally {
+      stop();
+    }
+    recordKubeApiRequest({ origin: 'https://cluster.example', method: 'GET', path: '/k8s/clusters/c-1/api/v1/pods', status: 200 });
+    expect(seen).toEqual(['list pods', 'create pods']);
   });
 });

@@ -26,15 +26,37 @@ export function recordKubeApiRequest(record: KubeApiRequestRecord): void {
   for (const sink of sinks) sink(record);
 }
 
-/** Calls `sink` for every API request to `origin`; returns the function that stops it. */
-export function onKubeApiRequest(origin: string, sink: (labels: KubeApiRequestLabels) => void): () => void {
+/**
+ * Calls `sink` for every API request to `server` (a kubeconfig's cluster URL, which may carry a path
+ * prefix when the API server sits behind a proxy); returns the function that stops it.
+ */
+export function onKubeApiRequest(server: string, sink: (labels: KubeApiRequestLabels) => void): () => void {
   listenToUndici();
-  const wanted = new URL(origin).origin;
+  const url = new URL(server);
+  const wanted = url.origin;
+  const prefix = url.pathname.replace(/\/$/, '');
   const filtered: Sink = (record) => {
-    if (record.origin === wanted) sink(describeKubeApiRequest(record));
+    if (normalizeOrigin(record.origin) !== wanted || (prefix && !record.path.startsWith(`${prefix}/`))) return;
+    sink(describeKubeApiRequest({ ...record, path: record.path.slice(prefix.length) }));
   };
   sinks.add(filtered);
   return () => sinks.delete(filtered);
+}
+
+const normalizedOrigins = new Map<string, string>();
+
+/** `https://host:443` and `https://host` are one origin; clients spell it either way. */
+function normalizeOrigin(origin: string): string {
+  let normalized = normalizedOrigins.get(origin);
+  if (normalized === undefined) {
+    try {
+      normalized = new URL(origin).origin;
+    } catch {
+      normalized = origin;
+    }
+    if (normalizedOrigins.size < 1000) normalizedOrigins.set(origin, normalized);
+  }
+  return normalized;
 }
 
 let listening = false;
