@@ -52,7 +52,7 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   child.once('exit', () => process.removeListener('exit', killOnExit));
-  const log = createWriteStream(options.logFile, { flags: 'a' });
+  const log = createWriteStream(options.logFile);
   child.stderr!.pipe(log);
   let probePort: number | undefined;
   let facadePort: number | undefined;

@@ -6,7 +6,7 @@ import type { BerthProcess } from '../berth-process.ts';
 import { startBerth, type BenchContext } from '../context.ts';
 import { watchConvergence } from '../convergence-watch.ts';
 import { benchDeployment, deploymentNames } from '../fixtures.ts';
-import { runFloor } from '../floor.ts';
+import { spawnFloor } from '../floor-process.ts';
 import { apiWrites, difference, total } from '../metrics.ts';
 import { inPool } from '../pool.ts';
 import { loadAverage, ratio } from '../stats.ts';
@@ -39,8 +39,10 @@ export async function measureFloor(context: BenchContext, size: number): Promise
   const namespace = await cluster.namespace(`floor-${size}`);
   const watch = await watchConvergence(cluster.kubeConfig, namespace);
   try {
+    const floor = spawnFloor(cluster.kubeconfigPath, namespace, size, context.options.clientConcurrency);
+    await floor.ready;
     const started = performance.now();
-    const writes = await runFloor(cluster.kubeConfig, namespace, deploymentNames(size), context.options.clientConcurrency);
+    const writes = await floor.go();
     await watch.waitForConverged(size, timeoutFor(size));
     return { ms: performance.now() - started, writes };
   } finally {

@@ -3,8 +3,7 @@
 // caches and reconciles every Deployment; RSS is read from /proc when its queues are empty, and the
 // peak (VmHWM) over the whole start.
 import { startBerth, type BenchContext } from '../context.ts';
-import { deploymentNames } from '../fixtures.ts';
-import { runFloor } from '../floor.ts';
+import { spawnFloor } from '../floor-process.ts';
 import { loadAverage } from '../stats.ts';
 import { waitUntilIdle } from './at-rest.ts';
 
@@ -36,7 +35,9 @@ export async function memory(context: BenchContext): Promise<MemoryResult> {
   const namespace = await context.cluster.namespace(`memory-${size}`);
   context.log(`memory: writing ${size} Deployments with their Revisions and children`);
   const filling = performance.now();
-  await runFloor(context.cluster.kubeConfig, namespace, deploymentNames(size), context.options.clientConcurrency);
+  const floor = spawnFloor(context.cluster.kubeconfigPath, namespace, size, context.options.clientConcurrency);
+  await floor.ready;
+  await floor.go();
   const msToFill = performance.now() - filling;
   context.log(`memory: written in ${Math.round(msToFill)} ms; starting Berth over them`);
   const started = performance.now();
