@@ -1,7 +1,7 @@
 // Berth's image, proven from outside: built from the Dockerfile, started with host networking against
 // the real test control plane on 127.0.0.1, as the chart runs it (uid 65532, read-only root
 // filesystem, every capability dropped, no new privileges). Skips, saying why, without a Docker engine.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -149,12 +149,12 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
 
   it('reconciles a Deployment applied to the API server: a Revision and a status', async () => {
     onTestFailed(() => console.error(`Berth's last log lines:\n${logs.slice(-20).join('\n')}`));
-    const manifest = parseAllDocuments(readFileSync(join(repoRoot, 'examples/deployment-external-docker.yaml'), 'utf8'))
-      .map((doc) => doc.toJSON() as { kind?: string; metadata: { name: string } })
-      .find((object) => object?.kind === 'Deployment')!;
-    const name = `image-${randomBytes(3).toString('hex')}`;
-    manifest.metadata.name = name;
-    const applied = await kubectl(['apply', '--server-side', '-n', organizationNamespace, '-f', '-'], JSON.stringify(manifest));
+    // The whole example: the Deployment and the Secret its spec.secrets entries read from.
+    const example = readFileSync(join(repoRoot, 'examples/deployment-external-docker.yaml'), 'utf8');
+    const name = parseAllDocuments(example)
+      .map((doc) => doc.toJSON() as { apiVersion?: string; kind?: string; metadata: { name: string } } | null)
+      .find((object) => object?.kind === 'Deployment' && object.apiVersion?.startsWith('berth.dev/'))!.metadata.name;
+    const applied = await kubectl(['apply', '--server-side', '-n', organizationNamespace, '-f', '-'], example);
     expect(applied.stderr).toBe('');
 
     const revisions = await eventually(async () => {
