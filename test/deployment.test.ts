@@ -246,6 +246,17 @@ describe('a Deployment from an external image', () => {
     await waitForDeployment(name, (d) => condition(d, 'Stalled')?.status === 'False', 'no longer Stalled');
   });
 
+  it('keeps reporting its revisions while a Secret it reads is missing', async () => {
+    const before = await getDeployment(name);
+    await core.deleteNamespacedSecret({ namespace, name: `${name}-secrets` });
+    const blocked = await waitForDeployment(name, (d) => [condition(d, 'Stalled'), condition(d, 'Reconciling')].some((c) => c?.status === 'True' && c.reason === 'SecretNotFound'), 'SecretNotFound');
+    expect(blocked.status).toMatchObject({ latestRevisionId: before.status?.latestRevisionId, activeRevisionId: before.status?.activeRevisionId });
+    expect(await revisionsOf(name)).toHaveLength(3);
+    await putSecret(`${name}-secrets`, { API_KEY: 'one' });
+    await markRolledOut(name);
+    await waitForDeployment(name, (d) => condition(d, 'Ready')?.status === 'True' && d.status?.activeRevisionId === firstRevision.metadata.uid, 'Ready again');
+  });
+
   it('scales to zero as UNUSED, without an autoscaler', async () => {
     await patchDeployment(name, { spec: { sourceConfig: { resourceSpec: { minScale: 0, maxScale: 0 } } } });
     await eventually(async () => (await readAppsDeployment(name))?.spec?.replicas === 0, 30_000, 'zero replicas');

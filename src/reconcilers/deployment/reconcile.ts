@@ -5,7 +5,7 @@
 //   rollout of the workloads ──▶ target DEPLOYED ──▶ activeRevision, status, conditions
 import { randomBytes } from 'node:crypto';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { deploymentKind, findCondition, revisionKind, type Deployment, type Revision } from '../../api/index.ts';
+import { deploymentKind, findCondition, labels, revisionKind, type Deployment, type Revision } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
 import { revisionDigest } from './digest.ts';
@@ -46,7 +46,7 @@ function summarize(revision: CachedRevision): RevisionRecord {
     name: revision.metadata.name ?? '',
     uid: revision.metadata.uid ?? '',
     digest: revision.spec.digest,
-    generation: Number(revision.metadata.labels?.['berth.dev/deployment-generation'] ?? 0) || 0,
+    generation: Number(revision.metadata.labels?.[labels.deploymentGeneration] ?? 0) || 0,
     creationTimestamp: String(revision.metadata.creationTimestamp ?? ''),
     object: revision,
   };
@@ -176,22 +176,25 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       .filter((r) => r.metadata.namespace === owner.namespace)
       .map(summarize);
     const previousActive = revisions.find((r) => r.name === deployment.status?.activeRevisionName);
+    // What the status said before: kept while a problem stops this pass before the revision is known.
+    const previousLatest = revisions.find((r) => r.name === deployment.status?.latestRevisionName);
+    const known = { ...(previousLatest ? { latest: previousLatest } : {}), ...(previousActive ? { active: previousActive } : {}) };
     await ensureTracingProject(owner);
 
     // 1. What the spec refers to.
     const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) => informers.secrets.get(ns, name));
     if ('problem' in secrets) {
       const problem = awaitedProblem(secrets, owner.name, deployment.metadata.creationTimestamp as unknown as string | undefined, options.now());
-      await stall(deployment, problem, { active: previousActive }, context);
+      await stall(deployment, problem, known, context);
       // The Secret's arrival enqueues the Deployment; this re-check turns the wait into Stalled if it never comes.
       return problem.awaited ? { requeueAfter: facadeSecretGraceMs } : undefined;
     }
     const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
-    if ('problem' in integration) return stall(deployment, integration.problem, { active: previousActive }, context);
+    if ('problem' in integration) return stall(deployment, integration.problem, known, context);
 
     // 2. The revision the spec describes, and the one to serve.
     const latest = await latestRevision(deployment, owner, revisionDigest(spec.sourceRevisionConfig, secrets.fingerprints), revisions, context);
-    if (!('uid' in latest)) return stall(deployment, latest, { active: previousActive }, context);
+    if (!('uid' in latest)) return stall(deployment, latest, known, context);
     const all = revisions.some((r) => r.name === latest.name) ? revisions : [...revisions, latest];
     const choice = chooseTarget(all, latest, spec.revisionName);
     if ('problem' in choice) return stall(deployment, choice.problem, { latest, active: previousActive }, context);
