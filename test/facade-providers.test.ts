@@ -73,6 +73,16 @@ describe('POST /v2/auth/providers', () => {
     expect(read.body.id).toBe(response.body.id);
   });
 
+  it('serves a provider_id of the longest length allowed', async () => {
+    const providerId = `long-${'x'.repeat(248)}`;
+    const created = await t.call('POST', '/v2/auth/providers', { body: providerBody(providerId, { name: 'Long' }) });
+    expect(created.status, created.text).toBe(200);
+    const read = await t.call('GET', `/v2/auth/providers/${providerId}`);
+    expect(read.status).toBe(200);
+    expect(read.body.provider_id).toBe(providerId);
+    expect((await t.call('POST', '/v2/auth/providers', { body: providerBody(`${providerId}y`, { name: 'Longer' }) })).status).toBe(422);
+  });
+
   it('answers 409 for a provider_id already used in the organization, and changes nothing', async () => {
     const first = await t.call('POST', '/v2/auth/providers', { body: providerBody('dup', { client_secret: 'first-secret-value' }) });
     expect(first.status).toBe(200);

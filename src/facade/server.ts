@@ -23,6 +23,8 @@ export function createServer(options: ServerOptions): FacadeServer {
     // The API key travels in a header and must never reach a log line: requests are logged by method
     // and URL only (Fastify's default serializer), and the facade's own lines name no header.
     return503OnClosing: true,
+    // A provider_id may be 253 characters, more once percent-encoded; Fastify's default is 100.
+    routerOptions: { maxParamLength: 1024 },
     forceCloseConnections: 'idle',
   });
 
