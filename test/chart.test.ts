@@ -240,10 +240,9 @@ describe('helm install into the test API server', () => {
       expect((await kubectl(['annotate', '--overwrite', `crd/${name}`, `meta.helm.sh/release-name=${release}`, `meta.helm.sh/release-namespace=${namespace}`])).code).toBe(0);
       expect((await kubectl(['label', '--overwrite', `crd/${name}`, 'app.kubernetes.io/managed-by=Helm'])).code).toBe(0);
     }
-    // --force-conflicts: the harness applied them under its own field manager, and the chart takes
-    // spec.versions (an atomic list) over, as any adoption of kubectl-applied CRDs into a release must.
+    // No --force-conflicts: the harness applied crds/ under its own field manager, so any value in which
+    // the chart's CRDs differed from crds/ would fail the install with a conflict.
     const notes = await install(release, namespace, [
-      '--force-conflicts',
       '--set', `apiKey.sha256=${sha256(key)}`,
       '--set', `apiKey.organizations={${organization}}`,
     ]);
