@@ -84,27 +84,32 @@ export class Fleet {
   }
 
   /**
-   * The kubelet's part: every application workload whose status does not yet describe its current
-   * generation as fully available gets that status. Returns how many it marked.
+   * The kubelet's part: every application workload and database StatefulSet whose status does not yet
+   * describe its current generation as fully available gets that status. Returns how many it marked.
    */
   async markWorkloadsAvailable(): Promise<number> {
-    const workloads = (await this.apps.listNamespacedDeployment({ namespace: this.namespace })).items;
-    const stale = workloads.filter((d) => d.status?.observedGeneration !== d.metadata?.generation || d.status?.availableReplicas !== (d.spec?.replicas ?? 1));
-    for (let i = 0; i < stale.length; i += 20) {
+    type Workload = { metadata?: { name?: string; generation?: number }; spec?: { replicas?: number }; status?: { observedGeneration?: number; availableReplicas?: number } };
+    const stale = (items: Workload[]) => items.filter((w) => w.status?.observedGeneration !== w.metadata?.generation || w.status?.availableReplicas !== (w.spec?.replicas ?? 1));
+    const marks = [
+      ...stale((await this.apps.listNamespacedDeployment({ namespace: this.namespace })).items as Workload[]).map((w) => ({ plural: 'deployments', w })),
+      ...stale((await this.apps.listNamespacedStatefulSet({ namespace: this.namespace })).items as Workload[]).map((w) => ({ plural: 'statefulsets', w })),
+    ];
+    for (let i = 0; i < marks.length; i += 20) {
       await Promise.all(
-        stale.slice(i, i + 20).map((d) => {
-          const replicas = d.spec?.replicas ?? 1;
+        marks.slice(i, i + 20).map(({ plural, w }) => {
+          const replicas = w.spec?.replicas ?? 1;
+          const counts = { replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, ...(plural === 'statefulsets' ? { currentReplicas: replicas } : {}) };
           return kubeRequest(this.kc, {
             method: 'PATCH',
-            path: `/apis/apps/v1/namespaces/${this.namespace}/deployments/${d.metadata!.name}/status`,
+            path: `/apis/apps/v1/namespaces/${this.namespace}/${plural}/${w.metadata!.name}/status`,
             contentType: 'application/merge-patch+json',
             query: { fieldManager: testFieldManager },
-            body: { status: { observedGeneration: d.metadata!.generation, replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas } },
+            body: { status: { observedGeneration: w.metadata!.generation, ...counts } },
           }).catch(() => undefined); // deleted or changed meanwhile: the next round sees it again
         }),
       );
     }
-    return stale.length;
+    return marks.length;
   }
 
   /** Names of the Deployments that have not converged on their current spec, with the reason. */
