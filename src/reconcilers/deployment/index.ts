@@ -4,8 +4,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { deploymentKind, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
 import { ownerKeys, type Controller, type DeepReadonly, type Informer, type KubeObject, type Manager, type ObjectKey } from '../../runtime/index.ts';
 import { registerTracingProjectController } from '../tracing-project/index.ts';
-import { deploymentInformers, type DeploymentInformers } from './informers.ts';
-import { referencedSecretNames } from './inputs.ts';
+import { deploymentInformers, secretReaderIndex, type DeploymentInformers } from './informers.ts';
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
 import { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
@@ -56,10 +55,7 @@ export function registerDeploymentControllers(
         informer: untyped(informers.secrets),
         map: (object: DeepReadonly<KubeObject>) => {
           const secret = object as DeepReadonly<V1Secret>;
-          const namespace = secret.metadata?.namespace;
-          const readers = deploymentsInNamespace(namespace)
-            .filter((d) => referencedSecretNames(d.metadata.name ?? '', d.spec.secrets as never).has(secret.metadata?.name ?? ''))
-            .map(keyOf);
+          const readers = informers.deployments.byIndex(secretReaderIndex, `${secret.metadata?.namespace}/${secret.metadata?.name}`).map(keyOf);
           return [...ownerKeys(object, deploymentKind), ...readers];
         },
       },

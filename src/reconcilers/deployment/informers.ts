@@ -11,7 +11,9 @@ import {
   type Revision,
   type TracingProject,
 } from '../../api/index.ts';
-import type { Informer, Manager, ResourceKind } from '../../runtime/index.ts';
+import type { DeepReadonly, IndexFunction, Informer, Manager, ResourceKind } from '../../runtime/index.ts';
+import { referencedSecretNames } from './inputs.ts';
+import type { SecretEntryInput } from './render/spec.ts';
 
 export const childKinds = {
   appsDeployment: { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },
@@ -38,11 +40,20 @@ export interface DeploymentInformers {
   secrets: Informer<V1Secret>;
 }
 
+/** Deployments by the Secrets they read (`<namespace>/<secret>`): a Secret event finds its readers without a scan. */
+export const secretReaderIndex = 'berth.dev/reads-secret';
+
+const indexSecretReaders: IndexFunction = (object) => {
+  const deployment = object as DeepReadonly<Deployment>;
+  const namespace = deployment.metadata?.namespace ?? '';
+  return [...referencedSecretNames(deployment.metadata?.name ?? '', deployment.spec?.secrets as SecretEntryInput[] | undefined)].map((name) => `${namespace}/${name}`);
+};
+
 /** `namespaces` limits every cache to those namespaces (one controller per namespace set, e.g. in tests). */
 export function deploymentInformers(manager: Manager, namespaces?: string[]): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
   return {
-    deployments: manager.informer<Deployment>(deploymentKind, scope),
+    deployments: manager.informer<Deployment>(deploymentKind, { ...scope, indexes: { [secretReaderIndex]: indexSecretReaders } }),
     revisions: manager.informer<Revision>(revisionKind, scope),
     tracingProjects: manager.informer<TracingProject>(tracingProjectKind, scope),
     integrations: manager.informer<CodeHostIntegration>(codeHostIntegrationKind, scope),
