@@ -2,7 +2,8 @@
 // renders manifests the API server accepts (server-side dry-run, strict field validation), installs,
 // and gives Berth's service account exactly the permissions the controller and the facade need.
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { execFile, execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { apiKeyRecordFromSecret, matchApiKey } from '../src/facade/api-keys.ts';
-import { compareChartCrds } from '../scripts/chart-crds.ts';
+import { compareChartCrds, renderChartCrd } from '../scripts/chart-crds.ts';
 import { currentChartCrds, expectedChartCrds } from '../scripts/sync-chart-crds.ts';
 import { readCrds } from '../src/dev/install-crds.ts';
 import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
@@ -85,6 +86,37 @@ describe('the chart', () => {
     }
     const without = await render('berth-system', ['--set', 'crds.install=false']);
     expect(without.filter((m) => m.kind === 'CustomResourceDefinition')).toEqual([]);
+  });
+
+  it('keeps a CRD description that looks like a template action as text', async () => {
+    const copy = mkdtempSync(join(tmpdir(), 'berth-chart-'));
+    try {
+      cpSync(chart, copy, { recursive: true });
+      const description = 'Rendered as {{ .Values.crds.install }} {{- "literally" }} by nobody.';
+      const crd = [
+        'apiVersion: apiextensions.k8s.io/v1',
+        'kind: CustomResourceDefinition',
+        'metadata:',
+        '  name: widgets.example.com',
+        'spec:',
+        '  group: example.com',
+        '  scope: Namespaced',
+        '  names: { kind: Widget, plural: widgets }',
+        '  versions:',
+        '    - name: v1',
+        '      served: true',
+        '      storage: true',
+        `      schema: { openAPIV3Schema: { type: object, description: ${JSON.stringify(description)} } }`,
+      ].join('\n');
+      writeFileSync(join(copy, 'templates/crds/widgets.yaml'), renderChartCrd('widgets.yaml', crd));
+      const result = await helm(['template', 'berth', copy, '--show-only', 'templates/crds/widgets.yaml']);
+      expect(result.stderr).toBe('');
+      const rendered = parse(result.stdout) as { metadata: { annotations: Record<string, string> }; spec: { versions: { schema: { openAPIV3Schema: { description: string } } }[] } };
+      expect(rendered.spec.versions[0]!.schema.openAPIV3Schema.description).toBe(description);
+      expect(rendered.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('passes helm lint --strict with the defaults and with every optional part switched on', async () => {
