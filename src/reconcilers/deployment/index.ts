@@ -1,5 +1,17 @@
 // Wiring of the Deployment controller into a Manager: its informers, what enqueues a Deployment, and
-// the reconcile loop. src/main.ts calls registerDeploymentControllers(manager, options).
+// the reconcile loop. src/cli/run.ts calls registerDeploymentControllers(manager, options).
+//
+// The modules, each with one job:
+//   digest.ts, names.ts       the revision rule: canonical digest, names derived from it
+//   inputs.ts                 the Secrets and integration a spec refers to (problems, never throws)
+//   revisions.ts              which Revision the spec describes, which one to serve, which to prune
+//   lifecycle.ts              where the target revision stands (build Job, rollout)
+//   status.ts                 the Deployment's phase and kstatus verdict; status-writer.ts turns them
+//                             into the stored status, returning the old one when only time moved
+//   render/                   pure renderers: spec in, manifests out (workloads.ts: the whole set)
+//   compare.ts                whether a cached child already matches its rendering
+//   workloads.ts, writer.ts   the writes: apply what differs, prune what is no longer rendered
+//   reconcile.ts, finalize.ts the loop and the deletion finalizer
 import type { V1Secret } from '@kubernetes/client-node';
 import { deploymentKind, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
 import { ownerKeys, type Controller, type DeepReadonly, type Informer, type KubeObject, type Manager, type ObjectKey } from '../../runtime/index.ts';
