@@ -161,7 +161,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   async #reconcileKey(keyText: string, signal: AbortSignal): Promise<ReconcileResult | void> {
     const { metrics, recorder } = this.#deps;
     const key = parseKeyString(keyText);
-    const logger = this.#logger.child({ namespace: key.namespace || undefined, name: key.name });
+    const logger = this.#logger.child({ namespace: key.namespace || undefined, object: key.name });
     const started = performance.now();
     try {
       const result = await this.#options.reconcile(key, { logger, signal, recorder });
