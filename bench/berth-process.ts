@@ -16,6 +16,8 @@ export interface BerthProcessOptions {
   logFile: string;
   /** Directory for `node --cpu-prof` output; no profile when absent. */
   cpuProfileDir?: string;
+  /** Runs bench/tuned-controller.ts with this many parallel reconciles instead of `berth run`. */
+  reconcileConcurrency?: number;
 }
 
 export interface BerthProcess {
@@ -30,12 +32,13 @@ export interface BerthProcess {
 }
 
 const mainScript = resolve(import.meta.dirname, '../src/main.ts');
+const tunedScript = resolve(import.meta.dirname, 'tuned-controller.ts');
 
 export async function startBerthProcess(options: BerthProcessOptions): Promise<BerthProcess> {
   const nodeArgs = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [
+  const args = options.reconcileConcurrency
+    ? [...nodeArgs, tunedScript, options.watchNamespaces.join(',')]
+    : [
       ...nodeArgs,
       mainScript,
       'run',
@@ -45,9 +48,9 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
       '--leader-elect', 'false',
       '--facade-address', '127.0.0.1:0',
       '--probe-address', '127.0.0.1:0',
-    ],
-    { env: { ...process.env, KUBECONFIG: options.kubeconfigPath }, stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+    ];
+  const env = { ...process.env, KUBECONFIG: options.kubeconfigPath, ...(options.reconcileConcurrency ? { BENCH_RECONCILE_CONCURRENCY: String(options.reconcileConcurrency) } : {}) };
+  const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   // A benchmark that dies or is interrupted takes its Berth processes with it.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);

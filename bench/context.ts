@@ -24,5 +24,6 @@ export function startBerth(context: BenchContext, namespaces: string[], componen
     components,
     logFile: join(context.options.outDir, `${label}-${processes}.log`),
     ...(context.options.cpuProfile ? { cpuProfileDir: context.options.outDir } : {}),
+    ...(context.options.reconcileConcurrency && !components.includes('facade') ? { reconcileConcurrency: context.options.reconcileConcurrency } : {}),
   });
 }

@@ -24,6 +24,8 @@ export interface BenchOptions {
   outDir: string;
   /** Run the controller under `node --cpu-prof`, profiles written to outDir. */
   cpuProfile: boolean;
+  /** Experiment: controller-only processes run bench/tuned-controller.ts with this many parallel reconciles. */
+  reconcileConcurrency?: number;
 }
 
 export const usage = `usage: node bench/run.ts [options]   (or: npm run bench -- [options])
@@ -38,6 +40,8 @@ export const usage = `usage: node bench/run.ts [options]   (or: npm run bench --
   --only <list>           ${allScenarios.join(',')}                              [BENCH_ONLY]
   --out <dir>             results directory (default bench/results)              [BENCH_OUT]
   --cpu-prof              profile the controller (node --cpu-prof) into --out
+  --reconcile-concurrency <n>  experiment: the Deployment controllers alone, n reconciles in parallel
+                          (bench/tuned-controller.ts) instead of \`berth run\` (default 4)
 `;
 
 const positiveInt = (flag: string, value: string): number => {
@@ -61,6 +65,7 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv = proce
       only: { type: 'string' },
       out: { type: 'string' },
       'cpu-prof': { type: 'boolean' },
+      'reconcile-concurrency': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -82,5 +87,6 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv = proce
     scenarios: scenarios as Scenario[],
     outDir: values.out ?? env.BENCH_OUT ?? 'bench/results',
     cpuProfile: values['cpu-prof'] ?? false,
+    ...(values['reconcile-concurrency'] ? { reconcileConcurrency: positiveInt('--reconcile-concurrency', values['reconcile-concurrency']) } : {}),
   };
 }

@@ -9,7 +9,7 @@ import type { BenchContext } from './context.ts';
 import { parseBenchOptions, usage, type BenchOptions } from './options.ts';
 import { renderReport, type BenchResults } from './report.ts';
 import { atRest } from './scenarios/at-rest.ts';
-import { convergence, createDeployments, type ConvergedNamespace } from './scenarios/convergence.ts';
+import { convergence, createDeployments, measureFloor, type ConvergedNamespace } from './scenarios/convergence.ts';
 import { latency } from './scenarios/latency.ts';
 import { memory } from './scenarios/memory.ts';
 import { reads } from './scenarios/reads.ts';
@@ -40,7 +40,7 @@ const wants = (scenario: BenchOptions['scenarios'][number]) => options.scenarios
 const results: BenchResults = {
   startedAt: new Date().toISOString(),
   machine: { cpus: cpus().length, memoryGiB: totalmem() / 1024 ** 3, node: process.version },
-  options: { quick: options.quick, sizes: options.sizes, patches: options.patches, connections: options.connections, readSeconds: options.readSeconds, memorySize: options.memorySize, clientConcurrency: options.clientConcurrency, scenarios: options.scenarios },
+  options: { quick: options.quick, sizes: options.sizes, patches: options.patches, connections: options.connections, readSeconds: options.readSeconds, memorySize: options.memorySize, clientConcurrency: options.clientConcurrency, scenarios: options.scenarios, ...(options.reconcileConcurrency ? { reconcileConcurrency: options.reconcileConcurrency } : {}) },
   errors: [],
 };
 
@@ -82,6 +82,10 @@ async function convergeWithoutMeasuring(size: number): Promise<ConvergedNamespac
 }
 
 try {
+  // The first minute after kube-apiserver starts is slower (post-start hooks, caches filling): the
+  // first size measured would pay for it alone.
+  log('warm-up: 50 Deployments through the floor client, not measured');
+  await measureFloor(context, 50);
   let converged: ConvergedNamespace | undefined;
   if (wants('convergence')) {
     await attempt('convergence', async () => {
