@@ -1,6 +1,8 @@
 // The process as users run it: `berth run` against a cluster from KUBECONFIG, probed from outside over
 // its real sockets, and stopped with SIGTERM.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessByStdio } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
@@ -20,9 +22,14 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-function startBerth(args: string[]): Running {
+const children: Array<ChildProcessByStdio<null, Readable, Readable>> = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
+function startBerth(args: string[], env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: inject('kubeconfigPath') }): Running {
   const child = spawn(process.execPath, [main, ...args], {
-    env: { ...process.env, KUBECONFIG: inject('kubeconfigPath') },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];
@@ -36,9 +43,7 @@ function startBerth(args: string[]): Running {
   });
   createInterface({ input: child.stderr }).on('line', (line) => stderr.push(line));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  afterAll(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
+  children.push(child);
   return { child, lines, stderr, exited };
 }
 
@@ -109,4 +114,37 @@ describe('berth run', () => {
     expect(await berth.exited).toBe(2);
     expect(berth.stderr.join('\n')).toContain('--facade-address: expected host:port');
   });
+});
+
+describe('berth dev with no cluster configured', () => {
+  it('starts an embedded control plane, prints a working API key, and Ctrl-C stops every process it started', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'berth-dev-home-'));
+    const dataDir = join(home, 'data');
+    // No kubeconfig anywhere; the control plane binaries the harness already uses.
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, BERTH_CONTROLPLANE_BIN: inject('controlPlaneBin') };
+    delete env.KUBECONFIG;
+    delete env.KUBERNETES_SERVICE_HOST;
+    const running = () =>
+      execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+        .split('\n')
+        .filter((line) => line.includes(dataDir) && !line.startsWith('/bin/sh'));
+    try {
+      const berth = startBerth(['dev', '--data-dir', dataDir, '--facade-address', '127.0.0.1:0', '--probe-address', '127.0.0.1:0'], env);
+      const printed = () => berth.lines.map((line) => (typeof line.text === 'string' ? line.text : '')).join('\n');
+      const key = await eventually(async () => /API key:\s+(\S+)/.exec(printed())?.[1], 150_000, 'the printed API key');
+      const url = /HTTP API:\s+(\S+)/.exec(printed())![1]!;
+      expect(printed()).toContain(`kubeconfig:   ${dataDir}/kubeconfig`);
+      expect(running().some((line) => line.includes('kube-apiserver'))).toBe(true);
+
+      const listed = await fetch(`${url}/v2/deployments`, { headers: { 'x-api-key': key } });
+      expect(listed.status).toBe(200);
+      expect(await listed.json()).toEqual({ resources: [], offset: 0 });
+
+      berth.child.kill('SIGINT');
+      expect(await berth.exited).toBe(0);
+      await eventually(async () => running().length === 0, 30_000, 'etcd and kube-apiserver to exit');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 240_000);
 });

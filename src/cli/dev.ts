@@ -2,14 +2,14 @@
 // embedded control plane whose data lives in .berth/dev so a restart keeps its objects. On the embedded
 // plane it also makes the `default` namespace a local organization and keeps one API key for it, so
 // the HTTP API can be called at once.
-import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { startControlPlane, type ControlPlane } from '../dev/controlplane.ts';
 import { installCrds } from '../dev/install-crds.ts';
-import { ensureApiKey, ensureOrganizationNamespace, mintApiKey } from '../facade/api-keys.ts';
+import { mintApiKey } from '../facade/api-keys.ts';
+import { ensureDevAccess } from '../facade/dev-access.ts';
 import { findConfiguredCluster } from './cluster-config.ts';
 
 export interface DevOptions {
@@ -42,15 +42,18 @@ export async function startDevCluster(options: DevOptions): Promise<DevCluster> 
   kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
   const crds = await installCrds(kubeConfig, options.crdsDir);
   options.logger.info({ crds }, 'CRDs installed');
-  const organizationId = keptValue(join(dataDir, 'organization-id'), () => randomUUID());
-  const apiKey = keptValue(join(dataDir, 'api-key'), mintApiKey);
-  await ensureOrganizationNamespace(kubeConfig, localOrganizationNamespace, organizationId);
-  await ensureApiKey(kubeConfig, options.operatorNamespace, [organizationId], apiKey);
+  // The key is kept in the data dir (the API server keeps only its hash); the organization id derives
+  // from the namespace's name, so both survive a restart.
+  const access = await ensureDevAccess(kubeConfig, {
+    operatorNamespace: options.operatorNamespace,
+    namespace: localOrganizationNamespace,
+    key: keptValue(join(dataDir, 'api-key'), mintApiKey),
+  });
   return {
     kubeConfig,
     kubeconfigPath: controlPlane.kubeconfigPath,
     controlPlane,
-    local: { organizationNamespace: localOrganizationNamespace, organizationId, apiKey },
+    local: { organizationNamespace: access.namespace, organizationId: access.organizationId, apiKey: access.key },
   };
 }
 

@@ -44,6 +44,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       kubeConfig,
       manager,
       operatorNamespace: options.namespace,
+      ...(namespaces ? { namespaces } : {}),
       port: options.facadeAddress.port,
       host: options.facadeAddress.host,
       logger,
