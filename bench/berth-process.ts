@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
+import { freePort } from '../src/dev/controlplane.ts';
 import { parseMetrics, type Sample } from './metrics.ts';
 import { waitFor } from './pool.ts';
 
@@ -35,6 +35,9 @@ const mainScript = resolve(import.meta.dirname, '../src/main.ts');
 const tunedScript = resolve(import.meta.dirname, 'tuned-controller.ts');
 
 export async function startBerthProcess(options: BerthProcessOptions): Promise<BerthProcess> {
+  // Ports chosen here rather than read from log lines, which a quieter BERTH_LOG_LEVEL would hide.
+  const probePort = await freePort();
+  const facadePort = await freePort();
   const nodeArgs = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
   const args = options.reconcileConcurrency
     ? [...nodeArgs, tunedScript, options.watchNamespaces.join(',')]
@@ -46,10 +49,14 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
       '--watch-namespaces', options.watchNamespaces.join(','),
       '--components', options.components.join(','),
       '--leader-elect', 'false',
-      '--facade-address', '127.0.0.1:0',
-      '--probe-address', '127.0.0.1:0',
+      '--facade-address', `127.0.0.1:${facadePort}`,
+      '--probe-address', `127.0.0.1:${probePort}`,
     ];
-  const env = { ...process.env, KUBECONFIG: options.kubeconfigPath, ...(options.reconcileConcurrency ? { BENCH_RECONCILE_CONCURRENCY: String(options.reconcileConcurrency) } : {}) };
+  const env = {
+    ...process.env,
+    KUBECONFIG: options.kubeconfigPath,
+    ...(options.reconcileConcurrency ? { BENCH_RECONCILE_CONCURRENCY: String(options.reconcileConcurrency), BENCH_PROBE_PORT: String(probePort) } : {}),
+  };
   const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   // A benchmark that dies or is interrupted takes its Berth processes with it.
   const killOnExit = () => child.kill('SIGKILL');
@@ -57,36 +64,22 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
   child.once('exit', () => process.removeListener('exit', killOnExit));
   const log = createWriteStream(options.logFile);
   child.stderr!.pipe(log);
-  let probePort: number | undefined;
-  let facadePort: number | undefined;
   let exited: number | null | undefined;
   const exit = new Promise<number | null>((done) => child.once('exit', (code) => done((exited = code))));
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    log.write(`${line}\n`);
-    if (!line.startsWith('{')) return;
-    try {
-      const entry = JSON.parse(line) as { msg?: string; port?: number };
-      if (entry.msg === 'serving /healthz, /readyz and /metrics') probePort = entry.port;
-      if (entry.msg === 'serving the HTTP API') facadePort = entry.port;
-    } catch {
-      // Not a log line of ours.
-    }
-  });
+  child.stdout!.pipe(log);
   const wantsFacade = options.components.includes('facade');
-  await waitFor(
-    () => {
-      if (exited !== undefined) throw new Error(`berth exited with ${exited} before serving; see ${options.logFile}`);
-      return probePort !== undefined && (!wantsFacade || facadePort !== undefined);
-    },
-    120_000,
-    'berth to serve its probes',
-  );
+  const answers = async (url: string) => {
+    if (exited !== undefined) throw new Error(`berth exited with ${exited} before serving; see ${options.logFile}`);
+    return (await fetch(url).catch(() => undefined))?.ok;
+  };
+  // Loading and type-stripping every module takes seconds, minutes on a starved machine.
+  await waitFor(() => answers(`http://127.0.0.1:${probePort}/readyz`), 300_000, 'berth /readyz', 200);
+  if (wantsFacade) await waitFor(() => answers(`http://127.0.0.1:${facadePort}/openapi.json`), 300_000, 'the HTTP API', 200);
   const metricsUrl = `http://127.0.0.1:${probePort}/metrics`;
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`).catch(() => undefined))?.ok, 120_000, 'berth /readyz');
   return {
     pid: child.pid!,
     metricsUrl,
-    ...(facadePort !== undefined ? { facadeUrl: `http://127.0.0.1:${facadePort}` } : {}),
+    ...(wantsFacade ? { facadeUrl: `http://127.0.0.1:${facadePort}` } : {}),
     async metrics() {
       return parseMetrics(await (await fetch(metricsUrl)).text());
     },

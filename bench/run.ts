@@ -96,7 +96,11 @@ try {
     });
   }
   const needsConverged = wants('at-rest') || wants('latency') || wants('reads');
-  if (needsConverged && !converged) converged = await convergeWithoutMeasuring(options.sizes[options.sizes.length - 1]!);
+  if (needsConverged && !converged) {
+    await attempt('setup', async () => {
+      converged = await convergeWithoutMeasuring(options.sizes[options.sizes.length - 1]!);
+    });
+  }
   if (converged && wants('at-rest')) {
     const current: ConvergedNamespace = converged;
     await attempt('at-rest', async () => {
