@@ -2,24 +2,42 @@
 // under their own field manager, again and again. The second apply must succeed without conflicts and
 // change nothing, `kubectl diff` must find nothing to change, and no other field manager (Berth
 // included, once it runs here) may own a field of a spec the tool applied: status and finalizers are
-// Berth's, the spec is Git's.
+// Berth's, the spec is Git's. Berth runs between the two syncs and reconciles what the first one made.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { kubectl, useNamespace } from './support/cluster.ts';
+import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
+import { createLogger, Manager } from '../src/runtime/index.ts';
+import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 
-/**
- * Runs Berth against the test API server for the duration of a test. Nothing runs by default; once
- * the reconcilers are wired, plug the real manager in here (start it watching `namespace`, resolve
- * `settled` when every Berth object it reconciled reports status.observedGeneration == generation).
- */
+/** Berth as it runs in a cluster, here limited to the test's namespace. */
 interface BerthUnderTest {
+  /** Resolves once Berth has observed the current generation of every Deployment in the namespace. */
   settled(namespace: string): Promise<void>;
   stop(): Promise<void>;
 }
-type StartBerth = (kubeconfigPath: string, namespace: string) => Promise<BerthUnderTest>;
-const startBerth: StartBerth = async () => ({ settled: async () => {}, stop: async () => {} });
+
+// The Deployment controllers only: the OAuthProvider and CodeHostIntegration examples name public
+// hosts that this machine cannot reach, and their controllers write nothing but status either way.
+async function startBerth(namespace: string): Promise<BerthUnderTest> {
+  const manager = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }), processMetrics: false });
+  const { informers } = registerDeploymentControllers(manager, { namespaces: [namespace] });
+  await manager.start();
+  return {
+    settled: async () => {
+      await eventually(
+        async () => {
+          const deployments = informers.deployments.list(namespace);
+          return deployments.length > 0 && deployments.every((d) => d.status?.observedGeneration === d.metadata.generation);
+        },
+        60_000,
+        'Berth to observe every Deployment',
+      );
+    },
+    stop: () => manager.stop(),
+  };
+}
 
 const root = join(import.meta.dirname, '..');
 const gitopsManager = 'kustomize-controller';
@@ -65,7 +83,7 @@ describe('examples/ under a GitOps field manager', () => {
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
 
-    const berth = await startBerth(inject('kubeconfigPath'), namespace);
+    const berth = await startBerth(namespace);
     try {
       await berth.settled(namespace);
       const before = await read(namespace, objects);
