@@ -5,6 +5,7 @@ import { isConverged } from './convergence-watch.ts';
 import { apiWrites, difference, parseMetrics, sumOf } from './metrics.ts';
 import { parseBenchOptions } from './options.ts';
 import { ownerOf } from './profile-summary.ts';
+import { combineRuns } from './scenarios/reads.ts';
 import { growthExponent, percentile, ratio } from './stats.ts';
 
 describe('percentile', () => {
@@ -92,5 +93,12 @@ describe('ownerOf', () => {
     expect(ownerOf('file:///work/main/src/runtime/informer.ts')).toBe('src/runtime');
     expect(ownerOf('node:internal/url')).toBe('node:internal/url');
     expect(ownerOf('')).toBe('(native / idle / gc)');
+  });
+});
+
+describe('combineRuns', () => {
+  it('adds requests over time and keeps the worst percentiles', () => {
+    const run = (total: number, duration: number, p99: number, non2xx = 0) => ({ requests: { total, average: 0, p50: 0, p99: 0 }, latency: { total: 0, average: 0, p50: p99 / 2, p99 }, duration, non2xx, errors: 0, timeouts: 0 });
+    expect(combineRuns([run(1000, 2, 40), run(500, 3, 90, 2)])).toEqual({ requestsPerSecond: 300, p50Ms: 45, p99Ms: 90, failures: 2 });
   });
 });
