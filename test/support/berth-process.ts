@@ -34,18 +34,19 @@ export interface BerthProcess {
 }
 
 const running = new Set<BerthProcess>();
-let cleanupRegistered = false;
+// Registered when a test file imports this module (collection time), so the hook belongs to the file;
+// the exit handler is the backstop for a worker that ends without running hooks.
+afterAll(async () => {
+  await Promise.all([...running].map((berth) => berth.kill()));
+});
+process.once('exit', () => {
+  for (const berth of running) berth.child.kill('SIGKILL');
+});
 
 /** Every line any Berth process of this test file wrote, including those already gone. */
 export const allBerthOutput: string[] = [];
 
 export function spawnBerth(kubeconfigPath: string, args: string[], env: Record<string, string> = {}): BerthProcess {
-  if (!cleanupRegistered) {
-    cleanupRegistered = true;
-    afterAll(async () => {
-      await Promise.all([...running].map((berth) => berth.kill()));
-    });
-  }
   const child = spawn(process.execPath, [main, ...args], {
     env: { ...process.env, KUBECONFIG: kubeconfigPath, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
