@@ -97,12 +97,21 @@ describe('leader election', () => {
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'long-running' } } });
     await eventually(async () => lone.reconciled.includes('long-running'), 10_000, 'the reconcile to start');
 
-    const lease = await leases.readNamespacedLease({ namespace, name: 'taken' });
-    await leases.replaceNamespacedLease({
-      namespace,
-      name: 'taken',
-      body: { ...lease, spec: { ...lease.spec, holderIdentity: 'someone-else', leaseDurationSeconds: 3600, renewTime: lease.spec?.renewTime } },
-    });
+    // The leader renews every retry period: take the lease with the usual read-modify-write, again
+    // when a renewal lands in between (409).
+    await eventually(
+      async () => {
+        const lease = await leases.readNamespacedLease({ namespace, name: 'taken' });
+        await leases.replaceNamespacedLease({
+          namespace,
+          name: 'taken',
+          body: { ...lease, spec: { ...lease.spec, holderIdentity: 'someone-else', leaseDurationSeconds: 3600, renewTime: lease.spec?.renewTime } },
+        });
+        return true;
+      },
+      10_000,
+      'the lease to be taken',
+    );
     await eventually(async () => !lone.manager.isLeader, 10_000, 'the replica to step down');
     // The reconcile in flight was told to stop, and the replica no longer claims leadership.
     expect(lone.aborted).toEqual(['long-running']);
