@@ -165,7 +165,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${pem('serviceAccountPub')}`,
       `--service-account-signing-key-file=${pem('serviceAccountKey')}`,
-      '--service-cluster-ip-range=10.0.0.0/24',
+      // Room for tens of thousands of Services: the benchmarks and reliability suites make thousands.
+      '--service-cluster-ip-range=10.0.0.0/16',
       // No Endpoints for the kubernetes Service: a loopback address cannot be advertised.
       '--endpoint-reconciler-type=none',
       '--allow-privileged=true',

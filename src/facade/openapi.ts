@@ -28,6 +28,8 @@ const json = (schema: JsonObject) => ({ content: { 'application/json': { schema 
 const errors = {
   '401': { description: 'Missing or invalid API key, or an organization the key cannot reach.', ...json(ref('Error')) },
   '404': { description: 'No such object in the organization.', ...json(ref('Error')) },
+  '413': { description: 'The body is larger than the server accepts.', ...json(ref('Error')) },
+  '415': { description: 'The body is not application/json.', ...json(ref('Error')) },
   '422': { description: 'The request is not valid: one entry per invalid member.', ...json(ref('Error')) },
 };
 

@@ -8,6 +8,7 @@ import type { DeepReadonly } from '../../runtime/types.ts';
 import { conflict, notFound } from '../errors.ts';
 import { deploymentSecretName, planDeploymentCreate, planDeploymentPatch, renderDeployment, type DeploymentPlan } from '../deployment-plan.ts';
 import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
+import { createKeyedSerializer } from '../keyed-serializer.ts';
 import { waitForCache, waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
@@ -36,6 +37,7 @@ export function revisionsOf(deployment: DeepReadonly<Deployment>, revisions: rea
 }
 
 export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
+  const oneWriteAtATime = createKeyedSerializer();
   const { cache, writer } = deps;
   const deployments = cache.deployments;
 
@@ -107,7 +109,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     const patch = parseRequestPart('body', deploymentPatchSchema, request.body) as DeploymentPatch;
     const missing = deploymentNotFound(id);
 
-    const { written, secretValuesChanged, previousLatestRevisionId } = await retryOnConflict(async () => {
+    const { written, secretValuesChanged, previousLatestRevisionId } = await oneWriteAtATime(`${tenant.namespace}/${name}`, () => retryOnConflict(async () => {
       const current = await writer.read<Deployment>(deploymentKind, tenant.namespace, name);
       if (!current || current.metadata.uid !== id) throw notFound(missing);
       const stored = patch.secrets != null ? await readSecretValues(writer, tenant.namespace, deploymentSecretName(name)) : {};
@@ -123,7 +125,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
         secretValuesChanged: valuesChanged && !specChanged,
         previousLatestRevisionId: current.status?.latestRevisionId,
       };
-    }).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
+    })).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
     // New values under the same names move no generation, yet they are a new revision (the digest
     // covers the values): wait for the latest revision to move instead.
     return respond(await observed(written, secretValuesChanged ? previousLatestRevisionId : undefined));

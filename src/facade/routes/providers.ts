@@ -6,6 +6,7 @@ import { apiVersion, oauthProviderKind, oauthProviderObjectName, type OAuthProvi
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { conflict, notFound } from '../errors.ts';
 import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
+import { createKeyedSerializer } from '../keyed-serializer.ts';
 import { reflects, waitForCache, waitForGone } from '../observe.ts';
 import { renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
@@ -54,6 +55,7 @@ export function updatedProviderSpec(current: DeepReadonly<OAuthProviderSpec>, ob
 }
 
 export function registerProviderRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
+  const oneWriteAtATime = createKeyedSerializer();
   const { cache, writer } = deps;
   const providers = cache.oauthProviders;
 
@@ -111,7 +113,7 @@ export function registerProviderRoutes(app: FastifyInstance, deps: FacadeDepende
     const name = cached.metadata.name!;
     const missing = `OAuth provider ${providerId} not found.`;
 
-    const written = await retryOnConflict(async () => {
+    const written = await oneWriteAtATime(`${tenant.namespace}/${name}`, () => retryOnConflict(async () => {
       const current = await writer.read<OAuthProvider>(oauthProviderKind, tenant.namespace, name);
       if (!current || current.spec.providerId !== providerId) throw notFound(missing);
       const spec = updatedProviderSpec(current.spec, name, body);
@@ -122,7 +124,7 @@ export function registerProviderRoutes(app: FastifyInstance, deps: FacadeDepende
         await writeOwnedSecret(writer, renderOwnedSecret(tenant.namespace, clientSecretName(name), current, { [clientSecretKey]: body.client_secret }));
       }
       return writer.replace(oauthProviderKind, tenant.namespace, next);
-    }).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
+    })).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
     return providerResponse(await caughtUp(written), tenant.organizationId);
   });
 

@@ -41,6 +41,8 @@ export function createDeploymentWriter(kc: KubeConfig): DeploymentWriter {
       await kubeRequest(kc, {
         method: 'PATCH',
         path: objectPath(resource, key),
+        // Under Berth's own field manager, so managedFields name one writer for everything Berth sets.
+        query: { fieldManager },
         contentType: 'application/merge-patch+json',
         body: { metadata: { finalizers, resourceVersion: object.metadata?.resourceVersion } },
       });
