@@ -1,7 +1,7 @@
 // Crash safety: while a fleet of Deployments is created, edited and deleted, the Berth process is
 // killed with SIGKILL at random moments and started again. Afterwards every Deployment has converged
 // on its latest spec, no revision config has two Revisions, and no child object outlived its owner.
-// Sizes: BERTH_RELIABILITY_DEPLOYMENTS (default 200), BERTH_RELIABILITY_KILLS (default 10),
+// Sizes: BERTH_RELIABILITY_DEPLOYMENTS (default 300), BERTH_RELIABILITY_KILLS (default 10),
 // BERTH_RELIABILITY_SEED (default: the clock; printed, so a failing run can be replayed),
 // BERTH_RELIABILITY_CONVERGE_TIMEOUT_MS (default 480000).
 import { describe, expect, inject, it } from 'vitest';
@@ -10,8 +10,7 @@ import { testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { converge, Fleet, newHistory, recordConfig, seededRandom } from './support/fleet.ts';
 import { recordFigures, sizeFromEnv } from './support/figures.ts';
 
-// 300 needs a Service IP range wider than the test control plane's /24 (254 addresses): see RELIABILITY.md.
-const count = sizeFromEnv('BERTH_RELIABILITY_DEPLOYMENTS', 200);
+const count = sizeFromEnv('BERTH_RELIABILITY_DEPLOYMENTS', 300);
 const kills = sizeFromEnv('BERTH_RELIABILITY_KILLS', 10);
 const seed = sizeFromEnv('BERTH_RELIABILITY_SEED', Date.now() % 2 ** 31);
 // Generous: on a shared 2-core machine a fleet of 300 can take minutes to settle after the last kill.
