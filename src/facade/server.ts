@@ -20,8 +20,10 @@ export function createServer(options: ServerOptions): FacadeServer {
   const app = Fastify({
     loggerInstance: options.logger,
     bodyLimit: options.bodyLimit ?? defaultBodyLimit,
-    // The API key travels in a header and must never reach a log line: requests are logged by method
-    // and URL only (Fastify's default serializer), and the facade's own lines name no header.
+    // The API key travels in a header and must never reach a log line: requests are logged by method,
+    // URL, status and time only, and the facade's own lines name no header. Fastify's own two lines per
+    // request cost a fifth of the facade's CPU under load (bench/): one line at debug level instead.
+    disableRequestLogging: true,
     return503OnClosing: true,
     // A provider_id may be 253 characters, more once percent-encoded; Fastify's default is 100.
     routerOptions: { maxParamLength: 1024 },
@@ -54,6 +56,10 @@ export function createServer(options: ServerOptions): FacadeServer {
     }
     request.log.error({ err: { message: error.message, name: error.name, stack: error.stack } }, 'request failed');
     return reply.code(500).send({ detail: 'Internal server error.' });
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
   });
 
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));
