@@ -26,11 +26,14 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (schema: JsonObject) => ({ content: { 'application/json': { schema } } });
 
 const errors = {
+  '400': { description: 'The request cannot be served as sent, e.g. the code host refused the integration\'s credentials.', ...json(ref('Error')) },
   '401': { description: 'Missing or invalid API key, or an organization the key cannot reach.', ...json(ref('Error')) },
   '404': { description: 'No such object in the organization.', ...json(ref('Error')) },
+  '409': { description: 'The object already exists, or changed while it was being written; try again.', ...json(ref('Error')) },
   '413': { description: 'The body is larger than the server accepts.', ...json(ref('Error')) },
   '415': { description: 'The body is not application/json.', ...json(ref('Error')) },
   '422': { description: 'The request is not valid: one entry per invalid member.', ...json(ref('Error')) },
+  '503': { description: 'The Kubernetes API server is busy; try again.', ...json(ref('Error')) },
 };
 
 function pathParam(name: string, description: string, uuid = true) {
