@@ -1,7 +1,7 @@
 // What every rendered child shares: the labels that tie it to its Deployment, the ownerReference, and
 // the quantities in the canonical form the API server stores (so a re-render compares equal to what
 // was stored and a reconcile that finds nothing to change issues no write).
-import type { V1OwnerReference, V1ResourceRequirements } from '@kubernetes/client-node';
+import type { V1OwnerReference, V1ResourceRequirements, V1Service } from '@kubernetes/client-node';
 import { apiVersion, labels as berthLabels } from '../../../api/group.ts';
 import { deploymentLabelValue } from '../names.ts';
 
@@ -77,4 +77,21 @@ export function resourceRequirements(sizing: Sizing, defaults: { cpu: number; me
   if (sizing.cpuLimit != null) limits.cpu = cpuQuantity(sizing.cpuLimit);
   if (sizing.memoryLimitMb != null) limits.memory = memoryQuantity(sizing.memoryLimitMb);
   return Object.keys(limits).length > 0 ? { requests, limits } : { requests };
+}
+
+/**
+ * A headless Service for a backing store (no virtual IP: a single stateful peer needs only a stable
+ * DNS name, and cluster IP ranges are small). The named port must match the container's port name.
+ */
+export function renderHeadlessService(owner: OwnerDeployment, name: string, component: Component, port: number): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: childMetadata(owner, name, component),
+    spec: {
+      clusterIP: 'None',
+      selector: selectorLabels(owner, component),
+      ports: [{ name: component, port, targetPort: component }],
+    },
+  };
 }

@@ -3,7 +3,7 @@
 // cluster IP ranges are small.
 import type { V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { childNames } from '../names.ts';
-import { type OwnerDeployment, childMetadata, memoryQuantity, resourceRequirements, selectorLabels } from './common.ts';
+import { type OwnerDeployment, childMetadata, renderHeadlessService, memoryQuantity, resourceRequirements, selectorLabels } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
 export const postgresDefaults = { cpu: 0.25, memoryMb: 512, storageGi: 10, maxConnections: 100 };
@@ -70,17 +70,7 @@ export function renderPostgres(input: PostgresInput): V1StatefulSet {
 }
 
 export function renderPostgresService(owner: OwnerDeployment): V1Service {
-  const names = childNames(owner.name);
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: childMetadata(owner, names.postgres, 'postgres'),
-    spec: {
-      clusterIP: 'None',
-      selector: selectorLabels(owner, 'postgres'),
-      ports: [{ name: 'postgres', port: 5432, targetPort: 'postgres' }],
-    },
-  };
+  return renderHeadlessService(owner, childNames(owner.name).postgres, 'postgres', 5432);
 }
 
 /**

@@ -1,7 +1,7 @@
 // The Deployment's Redis: a cache and queue broker, so no persistence; sized by redisMemoryMb.
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import { childNames } from '../names.ts';
-import { type OwnerDeployment, childMetadata, cpuQuantity, memoryQuantity, selectorLabels } from './common.ts';
+import { type OwnerDeployment, childMetadata, renderHeadlessService, cpuQuantity, memoryQuantity, selectorLabels } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
 export const redisDefaults = { memoryMb: 256, cpu: 0.1 };
@@ -36,15 +36,5 @@ export function renderRedis(owner: OwnerDeployment, spec: DeploymentSpecInput, i
 }
 
 export function renderRedisService(owner: OwnerDeployment): V1Service {
-  const names = childNames(owner.name);
-  return {
-    apiVersion: 'v1',
-    kind: 'Service',
-    metadata: childMetadata(owner, names.redis, 'redis'),
-    spec: {
-      clusterIP: 'None',
-      selector: selectorLabels(owner, 'redis'),
-      ports: [{ name: 'redis', port: 6379, targetPort: 'redis' }],
-    },
-  };
+  return renderHeadlessService(owner, childNames(owner.name).redis, 'redis', 6379);
 }
