@@ -17,7 +17,8 @@ export interface RunningBerth {
 }
 
 export async function startBerth(kubeConfig: KubeConfig, options: Options, logger: Logger): Promise<RunningBerth> {
-  const namespaces = options.watchNamespaces.length > 0 ? options.watchNamespaces : undefined;
+  // Every informer, controller's and facade's alike, watches the same namespaces (all when none given).
+  const scope = options.watchNamespaces.length > 0 ? { namespaces: options.watchNamespaces } : {};
   const manager = new Manager({
     kubeConfig,
     logger,
@@ -25,16 +26,15 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
     healthHost: options.probeAddress.host,
     ...(options.leaderElect ? { leaderElection: { namespace: options.namespace } } : {}),
   });
-  const runsController = options.components.includes('controller');
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
-  if (runsController) {
+  if (options.components.includes('controller')) {
     registerDeploymentControllers(manager, {
       registry: options.registry,
       images: { ...defaultDeploymentControllerOptions.images, builder: options.builderImage },
-      ...(namespaces ? { namespaces } : {}),
+      ...scope,
     });
-    registerOAuthProviderController(manager, namespaces ? { namespaces } : {});
-    codeHost = registerCodeHostIntegrationController(manager, namespaces ? { namespaces } : {});
+    registerOAuthProviderController(manager, scope);
+    codeHost = registerCodeHostIntegrationController(manager, scope);
   }
   await manager.start();
 
@@ -44,7 +44,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       kubeConfig,
       manager,
       operatorNamespace: options.namespace,
-      ...(namespaces ? { namespaces } : {}),
+      ...scope,
       port: options.facadeAddress.port,
       host: options.facadeAddress.host,
       logger,
