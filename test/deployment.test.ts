@@ -186,6 +186,20 @@ describe('a Deployment from an external image', () => {
     expect((await revisionsOf(name)).map((r) => r.metadata.name)).toEqual([firstRevision.metadata.name]);
   });
 
+  it('puts back a workload field someone else changed, and leaves what they added alone', async () => {
+    // The caches hold only the fields Berth's field manager owns: a change by another manager takes the
+    // field out of Berth's set, which is what makes the reconcile see the drift and apply again.
+    const hpaPath = `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}`;
+    const edit = (path: string, body: unknown) =>
+      kubeRequest(kc, { method: 'PATCH', path, query: { fieldManager: 'kubectl-edit' }, contentType: 'application/merge-patch+json', body });
+    await edit(hpaPath, { spec: { maxReplicas: 9 } });
+    await edit(`/api/v1/namespaces/${namespace}/services/${name}`, { metadata: { labels: { 'cost-center': 'c1' } } });
+    await eventually(async () => (await kubeRequest<{ spec: { maxReplicas: number } }>(kc, { method: 'GET', path: hpaPath })).spec.maxReplicas === 5, 30_000, 'maxReplicas put back to 5');
+    const service = await core.readNamespacedService({ namespace, name });
+    expect(service.metadata?.labels?.['cost-center']).toBe('c1');
+    expect((await revisionsOf(name)).map((r) => r.metadata.name)).toEqual([firstRevision.metadata.name]);
+  });
+
   it('makes exactly one new Revision for a new image, and moves the active revision only once it is deployed', async () => {
     await patchDeployment(name, { spec: { sourceRevisionConfig: { imageUri: 'nginx:1.28' } } });
     const moved = await waitForDeployment(name, (d) => d.status?.latestRevisionId !== firstRevision.metadata.uid, 'a new latest revision');

@@ -70,6 +70,32 @@ describe('Informer', () => {
     }
   });
 
+  it('keeps what its transform makes of listed and watched objects, and never managedFields', async () => {
+    const namespace = await useNamespace('informer-view');
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'listed' }, data: { v: '1', big: 'x'.repeat(1000) } } });
+    const plain = createInformer<V1ConfigMap>(kc, configMaps, { namespaces: [namespace] });
+    const slim = createInformer<V1ConfigMap>(kc, configMaps, {
+      namespaces: [namespace],
+      transform: (object) => ({ ...object, data: { v: (object as V1ConfigMap).data?.v ?? '' } }) as V1ConfigMap,
+    });
+    plain.start();
+    slim.start();
+    try {
+      await Promise.all([plain.waitForSync(), slim.waitForSync()]);
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'watched' }, data: { v: '2', big: 'y'.repeat(1000) } } });
+      await eventually(async () => slim.get(namespace, 'watched') !== undefined && plain.get(namespace, 'watched') !== undefined, 10_000, 'the watched object');
+      for (const name of ['listed', 'watched']) {
+        expect(plain.get(namespace, name)?.metadata?.managedFields).toBeUndefined();
+        expect(plain.get(namespace, name)?.data?.big).toHaveLength(1000);
+        expect(slim.get(namespace, name)?.data).toEqual({ v: name === 'listed' ? '1' : '2' });
+      }
+      // The API server does keep them: only the caches drop them.
+      expect((await core.readNamespacedConfigMap({ namespace, name: 'listed' })).metadata?.managedFields?.length).toBeGreaterThan(0);
+    } finally {
+      await Promise.all([plain.stop(), slim.stop()]);
+    }
+  });
+
   it('watches only the namespaces it is given', async () => {
     const [first, second, other] = await Promise.all([useNamespace('informer-one'), useNamespace('informer-two'), useNamespace('informer-other')]);
     const informer = createInformer<V1ConfigMap>(kc, configMaps, { namespaces: [first, second] });

@@ -48,6 +48,7 @@
 export { applyObject, applyStatusIfChanged, deleteObject, resolveResource } from './apply.ts';
 export { describeKubeApiRequest, onKubeApiRequest, type KubeApiRequestLabels } from './api-request-counter.ts';
 export { backoffDelay, sleep, type BackoffPolicy } from './backoff.ts';
+export { fieldsOwnedBy, ownedFieldsView, projectFields, stripManagedFields, type CacheTransform, type FieldSet } from './cache-view.ts';
 export {
   Controller,
   ownerKeys,

@@ -11,6 +11,8 @@
 import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { backoffDelay, sleep, withJitter, type BackoffPolicy } from './backoff.ts';
+import { stripManagedFields, type CacheTransform } from './cache-view.ts';
+import { cacheStringPool } from './string-pool.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { errorFromStatus, isKubeApiError, kubeRequest, openKubeRequest } from './kube-request.ts';
 import { builtInIndexes, labelIndex, ObjectStore, type IndexFunction } from './object-store.ts';
@@ -31,6 +33,11 @@ export interface InformerOptions {
   /** Reconnect backoff. Default 250 ms doubling to 30 s. */
   backoff?: BackoffPolicy;
   pageSize?: number;
+  /**
+   * What the cache keeps of each listed or watched object (cache-view.ts); it may change the object,
+   * which is fresh from the wire. Default: everything but metadata.managedFields.
+   */
+  transform?: CacheTransform;
   logger?: Logger;
 }
 
@@ -77,6 +84,7 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
   readonly #options: InformerOptions;
   readonly #store: ObjectStore<T>;
   readonly #logger: Logger;
+  readonly #transform: CacheTransform;
   readonly #addHandlers = new Set<AddHandler<T>>();
   readonly #updateHandlers = new Set<UpdateHandler<T>>();
   readonly #deleteHandlers = new Set<DeleteHandler<T>>();
@@ -89,6 +97,8 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
     this.#kc = kc;
     this.resource = resource;
     this.#options = options;
+    const transform = options.transform ?? stripManagedFields;
+    this.#transform = (object) => cacheStringPool.internAll(transform(object));
     const indexers: Record<string, IndexFunction> = { ...builtInIndexes, ...options.indexes };
     for (const key of options.labelIndexes ?? []) indexers[key] = labelIndex(key);
     this.#store = new ObjectStore<T>(indexers);
@@ -242,7 +252,7 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
         // List items come without apiVersion and kind; watch events carry them. Readers expect them.
         item.apiVersion ??= this.resource.apiVersion;
         item.kind ??= this.resource.kind;
-        items.push(item as T);
+        items.push(this.#transform(item) as T);
       }
       continueToken = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
@@ -270,7 +280,7 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
   }
 
   #apply(event: WatchEvent): void {
-    const object = event.object as DeepReadonly<T>;
+    const object = this.#transform(event.object) as DeepReadonly<T>;
     if (event.type === 'DELETED') {
       const gone = this.#store.delete(keyString({ namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' }));
       this.#emit(this.#deleteHandlers, gone ?? object);

@@ -26,6 +26,24 @@ describe('ObjectStore', () => {
     expect(store.size).toBe(1);
   });
 
+  it('keeps a value with one key and one with many apart, through every transition', () => {
+    const store = new ObjectStore<KubeObject>(builtInIndexes);
+    const names = () => store.byIndex('owner', 'u').map((o) => o.metadata?.name).sort();
+    for (const name of ['a', 'b', 'c']) store.upsert(object('n', name, {}, ['u']));
+    store.upsert(object('n', 'a', {}, ['u']));
+    expect(names()).toEqual(['a', 'b', 'c']);
+    store.delete('n/b');
+    store.delete('n/c');
+    expect(names()).toEqual(['a']);
+    store.upsert(object('n', 'd', {}, ['u']));
+    expect(names()).toEqual(['a', 'd']);
+    store.delete('n/a');
+    store.delete('n/d');
+    expect(names()).toEqual([]);
+    store.upsert(object('n', 'e', {}, ['u']));
+    expect(names()).toEqual(['e']);
+  });
+
   it('indexes what it already holds when an index is added later, and names a missing index', () => {
     const store = new ObjectStore<KubeObject>(builtInIndexes);
     store.upsert(object('a', 'one', { tier: 'db' }));

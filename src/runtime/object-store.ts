@@ -20,7 +20,8 @@ export function labelIndex(labelKey: string): IndexFunction {
 export class ObjectStore<T extends KubeObject> {
   readonly #objects = new Map<string, DeepReadonly<T>>();
   readonly #indexers: Map<string, IndexFunction>;
-  readonly #indexes = new Map<string, Map<string, Set<string>>>();
+  /** Index value to the keys under it: one key as itself, more as a Set (most values have one: an owner's uid, say). */
+  readonly #indexes = new Map<string, Map<string, string | Set<string>>>();
 
   constructor(indexers: Record<string, IndexFunction>) {
     this.#indexers = new Map(Object.entries(indexers));
@@ -59,9 +60,9 @@ export class ObjectStore<T extends KubeObject> {
     const index = this.#indexes.get(name);
     if (!index) throw new Error(`no index named ${JSON.stringify(name)}; declare it when creating the informer`);
     const keys = index.get(value);
-    if (!keys) return [];
+    if (keys === undefined) return [];
     const found: DeepReadonly<T>[] = [];
-    for (const key of keys) {
+    for (const key of typeof keys === 'string' ? [keys] : keys) {
       const object = this.#objects.get(key);
       if (object) found.push(object);
     }
@@ -93,9 +94,10 @@ export class ObjectStore<T extends KubeObject> {
   #indexOne(name: string, indexer: IndexFunction, key: string, object: DeepReadonly<T>): void {
     const index = this.#indexes.get(name)!;
     for (const value of indexer(object)) {
-      let keys = index.get(value);
-      if (!keys) index.set(value, (keys = new Set()));
-      keys.add(key);
+      const keys = index.get(value);
+      if (keys === undefined || keys === key) index.set(value, key);
+      else if (typeof keys === 'string') index.set(value, new Set([keys, key]));
+      else keys.add(key);
     }
   }
 
@@ -104,8 +106,11 @@ export class ObjectStore<T extends KubeObject> {
       const index = this.#indexes.get(name)!;
       for (const value of indexer(object)) {
         const keys = index.get(value);
-        keys?.delete(key);
-        if (keys?.size === 0) index.delete(value);
+        if (keys === key) index.delete(value);
+        else if (typeof keys === 'object') {
+          keys.delete(key);
+          if (keys.size === 1) index.set(value, keys.values().next().value!);
+        }
       }
     }
   }

@@ -11,9 +11,10 @@ import {
   type Revision,
   type TracingProject,
 } from '../../api/index.ts';
-import type { DeepReadonly, IndexFunction, Informer, Manager, ResourceKind } from '../../runtime/index.ts';
+import { ownedFieldsView, type DeepReadonly, type IndexFunction, type Informer, type Manager, type ResourceKind } from '../../runtime/index.ts';
 import { referencedSecretNames } from './inputs.ts';
 import type { SecretEntryInput } from './render/spec.ts';
+import { fieldManager } from './writer.ts';
 
 export const childKinds = {
   appsDeployment: { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },
@@ -49,6 +50,21 @@ const indexSecretReaders: IndexFunction = (object) => {
   return [...referencedSecretNames(deployment.metadata?.name ?? '', deployment.spec?.secrets as SecretEntryInput[] | undefined)].map((name) => `${namespace}/${name}`);
 };
 
+/**
+ * The workloads are cached as Berth applied them (cache-view.ts): the fields its field manager owns,
+ * which are what it renders and compares, plus what the reconciler reads that others write: rollout
+ * and build status, and the replicas an autoscaler sets. At 10,000 Deployments that is most of the
+ * controller's memory.
+ */
+const appliedView = {
+  appsDeployment: ownedFieldsView(fieldManager, ['spec.replicas', 'status']),
+  statefulSet: ownedFieldsView(fieldManager, ['status']),
+  job: ownedFieldsView(fieldManager, ['status']),
+  service: ownedFieldsView(fieldManager),
+  autoscaler: ownedFieldsView(fieldManager),
+  ingress: ownedFieldsView(fieldManager),
+};
+
 /** `namespaces` limits every cache to those namespaces (one controller per namespace set, e.g. in tests). */
 export function deploymentInformers(manager: Manager, namespaces?: string[]): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
@@ -57,12 +73,12 @@ export function deploymentInformers(manager: Manager, namespaces?: string[]): De
     revisions: manager.informer<Revision>(revisionKind, scope),
     tracingProjects: manager.informer<TracingProject>(tracingProjectKind, scope),
     integrations: manager.informer<CodeHostIntegration>(codeHostIntegrationKind, scope),
-    appsDeployments: manager.informer<V1Deployment>(childKinds.appsDeployment, scope),
-    statefulSets: manager.informer<V1StatefulSet>(childKinds.statefulSet, scope),
-    services: manager.informer<V1Service>(childKinds.service, scope),
-    autoscalers: manager.informer<V2HorizontalPodAutoscaler>(childKinds.autoscaler, scope),
-    ingresses: manager.informer<V1Ingress>(childKinds.ingress, scope),
-    jobs: manager.informer<V1Job>(childKinds.job, scope),
+    appsDeployments: manager.informer<V1Deployment>(childKinds.appsDeployment, { ...scope, transform: appliedView.appsDeployment }),
+    statefulSets: manager.informer<V1StatefulSet>(childKinds.statefulSet, { ...scope, transform: appliedView.statefulSet }),
+    services: manager.informer<V1Service>(childKinds.service, { ...scope, transform: appliedView.service }),
+    autoscalers: manager.informer<V2HorizontalPodAutoscaler>(childKinds.autoscaler, { ...scope, transform: appliedView.autoscaler }),
+    ingresses: manager.informer<V1Ingress>(childKinds.ingress, { ...scope, transform: appliedView.ingress }),
+    jobs: manager.informer<V1Job>(childKinds.job, { ...scope, transform: appliedView.job }),
     secrets: manager.informer<V1Secret>(childKinds.secret, scope),
   };
 }
