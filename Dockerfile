@@ -1,5 +1,8 @@
-# Berth's image: Node 24 running the TypeScript sources directly (type stripping, no build step).
+# Berth's image: Node 24 running the JavaScript that `npm run build` (tsc) compiles from src/ into
+# dist/. Build it first: the image holds no compiler, and a dist/ that does not match src/ fails the
+# build (dist/.source.sha256 against scripts/source-hash.sh over the sources).
 #
+#   npm run build
 #   docker build -t berth .                                          # from node:24-bookworm-slim
 #   docker build --build-arg BASE_IMAGE=berth-base:node24 -t berth . # no image registry: the base from
 #                                        # scripts/build-base-image.sh, the dependencies from
@@ -33,13 +36,22 @@ RUN if [ -d node_modules ]; then \
     fi \
  && find node_modules -type f \( -name '*.ts' -o -name '*.mts' -o -name '*.cts' -o -name '*.map' -o -name '*.md' \) -delete
 
+# The compiled JavaScript, checked against the sources it claims to come from.
+FROM ${BASE_IMAGE} AS compiled
+WORKDIR /app
+COPY scripts/source-hash.sh ./scripts/
+COPY src ./src
+COPY dist ./dist
+RUN [ "$(sh scripts/source-hash.sh)" = "$(cat dist/.source.sha256 2>/dev/null)" ] \
+      || { echo "dist/ was not built from these sources: run npm run build" >&2; exit 1; }
+
 FROM ${BASE_IMAGE}
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./
 COPY crds ./crds
-COPY src ./src
+COPY --from=compiled /app/dist ./dist
 # A fixed non-root uid/gid (the conventional "nonroot" 65532), numeric so that Kubernetes'
 # runAsNonRoot can verify it without reading /etc/passwd. Nothing is written under /app: the root
 # filesystem can be mounted read-only.
@@ -48,4 +60,5 @@ EXPOSE 8080 9090
 # Docker's own health check for plain `docker run`; Kubernetes uses the chart's probes instead.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
   CMD ["node", "-e", "const [h, p] = (process.env.BERTH_PROBE_ADDRESS || '0.0.0.0:9090').split(/:(?=\\d+$)/); fetch(`http://${h === '0.0.0.0' ? '127.0.0.1' : h}:${p}/healthz`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "src/main.ts", "run"]
+# --optimize-for-size: src/cli/node-flags.ts says why.
+ENTRYPOINT ["node", "--optimize-for-size", "dist/main.js", "run"]

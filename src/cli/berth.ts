@@ -1,11 +1,11 @@
-#!/usr/bin/env node
-// Berth's entry point: parses the command line and wires the parts together, nothing else.
+// The berth command: parses the command line and wires the parts together, nothing else. Loaded by
+// src/main.ts once the process is set up.
 import { resolve } from 'node:path';
-import { findConfiguredCluster } from './cli/cluster-config.ts';
-import { startDevCluster } from './cli/dev.ts';
-import { parseCommandLine, usage, type Options } from './cli/options.ts';
-import { startBerth } from './cli/run.ts';
-import { createLogger } from './runtime/index.ts';
+import { findConfiguredCluster } from './cluster-config.ts';
+import { startDevCluster } from './dev.ts';
+import { parseCommandLine, usage, type Options } from './options.ts';
+import { startBerth } from './run.ts';
+import { createLogger } from '../runtime/index.ts';
 
 let options: Options;
 try {
@@ -38,7 +38,7 @@ process.once('SIGTERM', () => void stop('SIGTERM'));
 try {
   const dev =
     options.command === 'dev'
-      ? await startDevCluster({ dataDir: options.dataDir, crdsDir: resolve(import.meta.dirname, '../crds'), operatorNamespace: options.namespace, logger })
+      ? await startDevCluster({ dataDir: options.dataDir, crdsDir: resolve(import.meta.dirname, '../../crds'), operatorNamespace: options.namespace, logger })
       : undefined;
   if (dev?.controlPlane) stopping.push(() => dev.controlPlane!.stop());
   const kubeConfig = dev?.kubeConfig ?? findConfiguredCluster()?.kubeConfig;

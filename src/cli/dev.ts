@@ -4,7 +4,7 @@
 // the HTTP API can be called at once.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Logger } from 'pino';
 import { startControlPlane, type ControlPlane } from '../dev/controlplane.ts';
 import { installCrds } from '../dev/install-crds.ts';

@@ -1,8 +1,9 @@
 // Applies the generated CRDs (crds/*.yaml) with server-side apply and waits until each is Established.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ApiextensionsV1Api, type KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import type { KubeConfig, V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { applyObject } from '../runtime/apply.ts';
+import { kubeRequest } from '../runtime/kube-request.ts';
 import { parseAllDocuments } from 'yaml';
 
 export const fieldManager = 'berth';
@@ -27,12 +28,11 @@ export async function installCrds(kc: KubeConfig, dir: string, timeoutMs = 30_00
   // only under its own property names and would drop them silently (CEL rules, enums, defaults,
   // preserve-unknown-fields).
   for (const crd of crds) await applyObject(kc, crd as never, fieldManager);
-  const api = kc.makeApiClient(ApiextensionsV1Api);
   const deadline = Date.now() + timeoutMs;
   for (const crd of crds) {
     const name = crd.metadata!.name!;
     for (;;) {
-      const current = await api.readCustomResourceDefinition({ name });
+      const current = await kubeRequest<V1CustomResourceDefinition>(kc, { method: 'GET', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}` });
       if (current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
       if (Date.now() > deadline) throw new Error(`CRD ${name} not Established within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));

@@ -1,12 +1,15 @@
 // API keys: a key is shown once, when minted; only its SHA-256 is kept, in a Secret in the operator's
 // namespace labelled berth.dev/api-key=true, next to the organizations the key may reach.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { CoreV1Api, PatchStrategy, setHeaderOptions, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import type { KubeConfig, V1Namespace, V1Secret } from '@kubernetes/client-node';
 import { labels as apiLabels } from '../api/group.ts';
+import { applyObject } from '../runtime/apply.ts';
 
 export const apiKeyLabel = 'berth.dev/api-key';
 const hashKey = 'sha256';
 const organizationsKey = 'organizations';
+/** Server-side apply under Berth's one field manager: minting the same key twice changes nothing. */
+const fieldManager = 'berth';
 
 export interface ApiKeyRecord {
   /** SHA-256 of the key. */
@@ -76,37 +79,18 @@ export async function ensureApiKey(
   organizationIds: string[],
   key: string = mintApiKey(),
 ): Promise<{ key: string; secretName: string }> {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  await core.createNamespace({ body: { metadata: { name: operatorNamespace } } }).catch(ignoreConflict);
+  await applyObject<V1Namespace>(kubeConfig, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: operatorNamespace } }, fieldManager);
   const secret = renderApiKeySecret(operatorNamespace, hashApiKey(key), organizationIds);
-  const name = secret.metadata!.name!;
-  try {
-    await core.createNamespacedSecret({ namespace: operatorNamespace, body: secret });
-  } catch (error) {
-    ignoreConflict(error);
-    await core.replaceNamespacedSecret({ namespace: operatorNamespace, name, body: secret });
-  }
-  return { key, secretName: name };
+  await applyObject(kubeConfig, secret, fieldManager);
+  return { key, secretName: secret.metadata!.name! };
 }
 
 /** Labels a namespace as an organization's, creating the namespace when it is missing. */
 export async function ensureOrganizationNamespace(kubeConfig: KubeConfig, namespace: string, organizationId: string): Promise<void> {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
   const labels = { [apiLabels.organizationId]: organizationId };
-  try {
-    await core.createNamespace({ body: { metadata: { name: namespace, labels } } });
-  } catch (error) {
-    ignoreConflict(error);
-    await core.patchNamespace({ name: namespace, body: { metadata: { labels } } }, mergePatch);
-  }
+  await applyObject<V1Namespace>(kubeConfig, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels } }, fieldManager);
 }
 
 function decode(base64: string | undefined): string | undefined {
   return base64 === undefined ? undefined : Buffer.from(base64, 'base64').toString('utf8');
 }
-
-function ignoreConflict(error: unknown): void {
-  if ((error as { code?: number }).code !== 409) throw error;
-}
-
-const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);

@@ -104,7 +104,7 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
     const inspected = await client.container.inspect(client.container.getById(berth.getId()));
     expect(inspected.Config.User).toBe('65532:65532');
     expect(inspected.HostConfig.ReadonlyRootfs).toBe(true);
-    expect(inspected.Config.Entrypoint).toEqual(['node', 'src/main.ts', 'run']);
+    expect(inspected.Config.Entrypoint).toEqual(['node', '--optimize-for-size', 'dist/main.js', 'run']);
   });
 
   it('holds production dependencies only, and no tests', async () => {

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { eventually } from './cluster.ts';
+import { nodeFlags } from '../../src/cli/node-flags.ts';
 
 const main = join(import.meta.dirname, '../../src/main.ts');
 const probeLine = 'serving /healthz, /readyz and /metrics';
@@ -47,7 +48,7 @@ process.once('exit', () => {
 export const allBerthOutput: string[] = [];
 
 export function spawnBerth(kubeconfigPath: string, args: string[], env: Record<string, string> = {}): BerthProcess {
-  const child = spawn(process.execPath, [main, ...args], {
+  const child = spawn(process.execPath, [...nodeFlags, main, ...args], {
     env: { ...process.env, KUBECONFIG: kubeconfigPath, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,0 +1,5 @@
+#!/bin/sh
+# The SHA-256 of the sources dist/ is built from (src/ without tests): names and contents, in a fixed
+# order. Run by scripts/build.sh on the host and by the Dockerfile on the sources it copies.
+set -eu
+find src -type f -name '*.ts' ! -name '*.test.ts' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1

@@ -1,0 +1,63 @@
+// How the berth process is set up before its modules load (src/main.ts): the Node flags it runs with,
+// the same wherever it is started, and client-node's KubeConfig loaded without the API clients.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { nodeFlags } from '../src/cli/node-flags.ts';
+import { configModule, standIns } from '../src/cli/without-api-clients.ts';
+
+const root = join(import.meta.dirname, '..');
+const read = (path: string) => readFileSync(join(root, path), 'utf8');
+
+describe('the Node flags', () => {
+  it('are the same in the entry point, npm start and the image', () => {
+    const flags = nodeFlags.join(' ');
+    expect(read('src/main.ts').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${flags}`);
+    expect(JSON.parse(read('package.json')).scripts.start).toBe(`node ${flags} src/main.ts dev`);
+    const entrypoint = /^ENTRYPOINT (.*)$/m.exec(read('Dockerfile'))?.[1];
+    expect(JSON.parse(entrypoint ?? '[]')).toEqual(['node', ...nodeFlags, 'dist/main.js', 'run']);
+  });
+});
+
+describe('KubeConfig without the API clients', () => {
+  // In a process of its own, as src/main.ts sets it up: the hook must be in place before client-node loads.
+  const script = `
+    import { registerHooks } from 'node:module';
+    import { loadKubeConfigWithoutApiClients } from ${JSON.stringify(join(root, 'src/cli/without-api-clients.ts'))};
+    loadKubeConfigWithoutApiClients();
+    const resolved = [];
+    registerHooks({ resolve: (specifier, context, next) => { const r = next(specifier, context); resolved.push(r.url); return r; } });
+    const { KubeConfig } = await import('@kubernetes/client-node/dist/config.js');
+    const kc = new KubeConfig();
+    kc.loadFromString(JSON.stringify({
+      apiVersion: 'v1', kind: 'Config', 'current-context': 'c',
+      clusters: [{ name: 'k', cluster: { server: 'https://127.0.0.1:6443', 'insecure-skip-tls-verify': true } }],
+      users: [{ name: 'u', user: { token: 'secret-token' } }],
+      contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
+    }));
+    const options = {};
+    await kc.applyToHTTPSOptions(options);
+    let refused = '';
+    try { kc.makeApiClient(class {}); } catch (error) { refused = error.message; }
+    console.log(JSON.stringify({ server: kc.getCurrentCluster().server, authorization: options.headers?.Authorization, refused, resolved }));
+  `;
+
+  it('reads the configuration and applies its credentials, with stand-ins for the API clients and undici', () => {
+    const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
+    const result = JSON.parse(output.trim().split('\n').at(-1)!) as { server: string; authorization: string; refused: string; resolved: string[] };
+    expect(result.server).toBe('https://127.0.0.1:6443');
+    expect(result.authorization).toBe('Bearer secret-token');
+    expect(result.refused).toMatch(/not loaded in the berth process/);
+    expect(result.resolved.filter((url) => url.includes('stand-in')).sort()).toEqual([
+      expect.stringMatching(/api-clients-stand-in\.ts$/),
+      expect.stringMatching(/undici-stand-in\.ts$/),
+    ]);
+    expect(result.resolved.filter((url) => /client-node\/dist\/gen\/index\.js$|\/undici\//.test(url))).toEqual([]);
+  });
+
+  it('names imports that client-node still makes: an upgrade that moves them fails here, not in production memory', () => {
+    const config = read(`node_modules${configModule}`);
+    for (const specifier of Object.keys(standIns)) expect(config).toContain(`from '${specifier}'`);
+  });
+});
