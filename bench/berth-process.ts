@@ -1,8 +1,9 @@
-// Berth as users run it: `node src/main.ts run` in its own process against the benchmark's cluster,
-// so its memory, CPU and API traffic are its own. Ports are read from its JSON log lines.
+// Berth as users run it: `node --optimize-for-size dist/main.js run` in its own process against the
+// benchmark's cluster, so its memory, CPU and API traffic are its own. Ports are read from its JSON log lines.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { nodeFlags } from '../src/cli/node-flags.ts';
 import { freePort } from '../src/dev/controlplane.ts';
 import { parseMetrics, type Sample } from './metrics.ts';
 import { waitFor } from './pool.ts';
@@ -31,14 +32,15 @@ export interface BerthProcess {
   stop(): Promise<number | null>;
 }
 
-const mainScript = resolve(import.meta.dirname, '../src/main.ts');
+// The JavaScript the image runs (`npm run build`, which bench/run.ts runs first), not the sources.
+const mainScript = resolve(import.meta.dirname, '../dist/main.js');
 const tunedScript = resolve(import.meta.dirname, 'tuned-controller.ts');
 
 export async function startBerthProcess(options: BerthProcessOptions): Promise<BerthProcess> {
   // Ports chosen here rather than read from log lines, which a quieter BERTH_LOG_LEVEL would hide.
   const probePort = await freePort();
   const facadePort = await freePort();
-  const nodeArgs = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const nodeArgs = [...nodeFlags, ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [])];
   const args = options.reconcileConcurrency
     ? [...nodeArgs, tunedScript, options.watchNamespaces.join(',')]
     : [

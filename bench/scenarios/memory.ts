@@ -1,7 +1,8 @@
 // 5. Memory: the controller's resident set once it caches N Deployments, N Revisions and their child
 // objects. The floor client writes them first (Berth is not running), then Berth starts, syncs its
-// caches and reconciles every Deployment; RSS is read from /proc when its queues are empty, and the
-// peak (VmHWM) over the whole start.
+// caches and reconciles every Deployment. RSS is read from /proc when its queues are empty, again
+// once it has settled (the target's figure: what a controller holding N objects keeps), and the peak
+// (VmHWM) over the whole start.
 import { startBerth, type BenchContext } from '../context.ts';
 import { spawnFloor } from '../floor-process.ts';
 import { loadAverage } from '../stats.ts';
@@ -11,6 +12,9 @@ export interface MemoryResult {
   deployments: number;
   revisions: number;
   rssBytes: number;
+  /** RSS after `settleMs` more of rest: the garbage of the first reconciles collected. */
+  settledRssBytes: number;
+  settleMs: number;
   peakRssBytes: number;
   /** The same process over an empty namespace: what Node, the libraries and the idle runtime take. */
   emptyRssBytes: number;
@@ -19,10 +23,13 @@ export interface MemoryResult {
   load: number;
 }
 
+const settleMs = 20_000;
+
 async function emptyRss(context: BenchContext): Promise<number> {
   const berth = await startBerth(context, [await context.cluster.namespace('memory-empty')], ['controller'], 'memory-empty');
   try {
     await waitUntilIdle(berth, 0, 60_000);
+    await new Promise((done) => setTimeout(done, settleMs));
     return berth.memory().rss;
   } finally {
     await berth.stop();
@@ -45,8 +52,10 @@ export async function memory(context: BenchContext): Promise<MemoryResult> {
   try {
     await waitUntilIdle(berth, size, 300_000 + size * 200);
     const msUntilIdle = performance.now() - started;
-    const { rss, peakRss } = berth.memory();
-    return { deployments: size, revisions: size, rssBytes: rss, peakRssBytes: peakRss, emptyRssBytes, msToFill, msUntilIdle, load: loadAverage() };
+    const { rss } = berth.memory();
+    await new Promise((done) => setTimeout(done, settleMs));
+    const { rss: settledRss, peakRss } = berth.memory();
+    return { deployments: size, revisions: size, rssBytes: rss, settledRssBytes: settledRss, settleMs, peakRssBytes: peakRss, emptyRssBytes, msToFill, msUntilIdle, load: loadAverage() };
   } finally {
     await berth.stop();
   }
