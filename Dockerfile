@@ -47,6 +47,8 @@ RUN [ "$(sh scripts/source-hash.sh)" = "$(cat dist/.source.sha256 2>/dev/null)" 
 
 FROM ${BASE_IMAGE}
 ENV NODE_ENV=production
+# glibc's malloc: see src/cli/node-flags.ts.
+ENV MALLOC_MMAP_THRESHOLD_=131072
 WORKDIR /app
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { nodeFlags } from '../src/cli/node-flags.ts';
+import { nodeFlags, processEnvironment } from '../src/cli/node-flags.ts';
 import { freePort } from '../src/dev/controlplane.ts';
 import { parseMetrics, type Sample } from './metrics.ts';
 import { waitFor } from './pool.ts';
@@ -56,6 +56,7 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
     ];
   const env = {
     ...process.env,
+    ...processEnvironment,
     KUBECONFIG: options.kubeconfigPath,
     ...(options.reconcileConcurrency ? { BENCH_RECONCILE_CONCURRENCY: String(options.reconcileConcurrency), BENCH_PROBE_PORT: String(probePort) } : {}),
   };

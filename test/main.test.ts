@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
-import { nodeFlags } from '../src/cli/node-flags.ts';
+import { nodeFlags, processEnvironment } from '../src/cli/node-flags.ts';
 
 const kc = testKubeConfig();
 const main = join(import.meta.dirname, '../src/main.ts');
@@ -30,7 +30,7 @@ afterAll(() => {
 
 function startBerth(args: string[], env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: inject('kubeconfigPath') }): Running {
   const child = spawn(process.execPath, [...nodeFlags, main, ...args], {
-    env,
+    env: { ...env, ...processEnvironment },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];

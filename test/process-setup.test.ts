@@ -4,19 +4,24 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodeFlags } from '../src/cli/node-flags.ts';
+import { nodeFlags, processEnvironment } from '../src/cli/node-flags.ts';
 import { configModule, standIns } from '../src/cli/without-api-clients.ts';
 
 const root = join(import.meta.dirname, '..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
-describe('the Node flags', () => {
+describe('the Node flags and environment', () => {
   it('are the same in the entry point, npm start and the image', () => {
     const flags = nodeFlags.join(' ');
     expect(read('src/main.ts').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${flags}`);
     expect(JSON.parse(read('package.json')).scripts.start).toBe(`node ${flags} src/main.ts dev`);
     const entrypoint = /^ENTRYPOINT (.*)$/m.exec(read('Dockerfile'))?.[1];
     expect(JSON.parse(entrypoint ?? '[]')).toEqual(['node', ...nodeFlags, 'dist/main.js', 'run']);
+  });
+
+  it('come with the environment the image sets', () => {
+    const dockerfile = read('Dockerfile');
+    for (const [name, value] of Object.entries(processEnvironment)) expect(dockerfile).toMatch(new RegExp(`^ENV ${name}=${value}$`, 'm'));
   });
 });
 

@@ -8,7 +8,7 @@ import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
 import { eventually } from './cluster.ts';
-import { nodeFlags } from '../../src/cli/node-flags.ts';
+import { nodeFlags, processEnvironment } from '../../src/cli/node-flags.ts';
 
 const main = join(import.meta.dirname, '../../src/main.ts');
 const probeLine = 'serving /healthz, /readyz and /metrics';
@@ -49,7 +49,7 @@ export const allBerthOutput: string[] = [];
 
 export function spawnBerth(kubeconfigPath: string, args: string[], env: Record<string, string> = {}): BerthProcess {
   const child = spawn(process.execPath, [...nodeFlags, main, ...args], {
-    env: { ...process.env, KUBECONFIG: kubeconfigPath, ...env },
+    env: { ...process.env, ...processEnvironment, KUBECONFIG: kubeconfigPath, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];
