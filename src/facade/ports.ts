@@ -12,7 +12,12 @@ import type { ObjectWriter } from './kube-writer.ts';
 export interface CacheReader<T> {
   get(namespace: string, name: string): DeepReadonly<T> | undefined;
   list(namespace?: string): DeepReadonly<T>[];
+  /** 'owner' (an owner's uid) always; 'uid' on the caches the facade declares it for (start.ts). */
+  byIndex(indexName: string, value: string): DeepReadonly<T>[];
 }
+
+/** The index the facade finds objects by id with: an object's id is its metadata.uid. */
+export const byUid = 'uid';
 
 export interface FacadeCache {
   namespaces: Pick<CacheReader<V1Namespace>, 'list'>;

@@ -15,13 +15,14 @@ import {
 } from '../api/index.ts';
 import { CodeHostRegistry } from '../codehost/registry.ts';
 import { createInformer, type Informer, type InformerOptions } from '../runtime/informer.ts';
+import { uidIndex } from '../runtime/object-store.ts';
 import type { KubeObject, ResourceKind } from '../runtime/types.ts';
 import { apiKeyLabel, apiKeyRecordFromSecret, type ApiKeyRecord } from './api-keys.ts';
 import { buildFacadeApp } from './app.ts';
 import { kubeObjectWriter } from './kube-writer.ts';
 import { instrumentFacade } from './metrics.ts';
 import { secretResource } from './owned-secrets.ts';
-import type { FacadeCache, FacadeDependencies, RepositoryLister } from './ports.ts';
+import { byUid, type FacadeCache, type FacadeDependencies, type RepositoryLister } from './ports.ts';
 
 /** Where informers come from: the runtime's Manager fits (and lends its metrics registry). */
 export interface InformerSource {
@@ -73,9 +74,10 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     namespaces,
     apiKeys: { list: () => apiKeyRecords(apiKeySecrets.list(options.operatorNamespace) as V1Secret[]) },
     oauthProviders: source.informer<OAuthProvider>(oauthProviderKind, scope),
-    deployments: source.informer<Deployment>(deploymentKind, scope),
-    revisions: source.informer<Revision>(revisionKind, scope),
-    codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, scope),
+    // Requests name objects by id: a uid index answers them without scanning the namespace.
+    deployments: source.informer<Deployment>(deploymentKind, { ...scope, indexes: { [byUid]: uidIndex } }),
+    revisions: source.informer<Revision>(revisionKind, { ...scope, indexes: { [byUid]: uidIndex } }),
+    codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, { ...scope, indexes: { [byUid]: uidIndex } }),
   };
   const informers = [namespaces, apiKeySecrets, cache.oauthProviders, cache.deployments, cache.revisions, cache.codeHostIntegrations] as Informer<KubeObject>[];
   for (const informer of informers) informer.start();

@@ -65,7 +65,7 @@ export { LeaderElector, type LeaderElectionConfig } from './leader-election.ts';
 export { createLogger, redactPaths, type Logger } from './logger.ts';
 export { Manager, type ManagerOptions } from './manager.ts';
 export { createRuntimeMetrics, type RuntimeMetrics } from './metrics.ts';
-export type { IndexFunction } from './object-store.ts';
+export { uidIndex, type IndexFunction } from './object-store.ts';
 export {
   collectionPath,
   keyString,

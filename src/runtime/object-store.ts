@@ -10,6 +10,9 @@ export const builtInIndexes: Record<string, IndexFunction> = {
   owner: (object) => (object.metadata?.ownerReferences ?? []).map((ref) => ref.uid),
 };
 
+/** By metadata.uid: for readers that are handed an object's id (the HTTP API), declared where needed. */
+export const uidIndex: IndexFunction = (object) => (object.metadata?.uid ? [object.metadata.uid] : []);
+
 export function labelIndex(labelKey: string): IndexFunction {
   return (object) => {
     const value = object.metadata?.labels?.[labelKey];

@@ -12,7 +12,7 @@ import { createKeyedSerializer } from '../keyed-serializer.ts';
 import { waitForCache, waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
-import type { FacadeDependencies } from '../ports.ts';
+import { byUid, type FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import { deploymentResponse, revisionResponse } from '../responses.ts';
 import { deploymentCreateSchema, deploymentPatchSchema, type DeploymentCreate, type DeploymentPatch } from '../wire-schemas.ts';
@@ -42,7 +42,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
   const deployments = cache.deployments;
 
   const findDeployment = (namespace: string, id: string) => {
-    const deployment = deployments.list(namespace).find((candidate) => candidate.metadata.uid === id);
+    const deployment = deployments.byIndex(byUid, id).find((candidate) => candidate.metadata.namespace === namespace);
     if (!deployment) throw notFound(deploymentNotFound(id));
     return deployment;
   };
@@ -143,12 +143,12 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     const tenant = tenantOf(request, cache);
     const deployment = findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id'));
     const query = parseRequestPart('query', pageQuerySchema, request.query);
-    const revisions = revisionsOf(deployment, cache.revisions.list(tenant.namespace));
+    const revisions = revisionsOf(deployment, cache.revisions.byIndex('owner', deployment.metadata.uid!));
     return paginate(revisions, query, (revision) => revisionResponse(revision, deployment.metadata.uid!));
   });
 
   const findRevision = (namespace: string, deployment: DeepReadonly<Deployment>, revisionId: string) => {
-    const revision = revisionsOf(deployment, cache.revisions.list(namespace)).find((candidate) => candidate.metadata.uid === revisionId);
+    const revision = revisionsOf(deployment, cache.revisions.byIndex(byUid, revisionId)).find((candidate) => candidate.metadata.namespace === namespace);
     if (!revision) throw notFound(`Revision ID ${revisionId} not found.`);
     return revision;
   };

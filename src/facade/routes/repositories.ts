@@ -4,7 +4,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CodeHostError } from '../../codehost/errors.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
-import type { FacadeDependencies } from '../ports.ts';
+import { byUid, type FacadeDependencies } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
 
 export function codeHostHttpError(error: CodeHostError): HttpError {
@@ -25,7 +25,7 @@ export function registerRepositoryRoutes(app: FastifyInstance, deps: FacadeDepen
   app.get<{ Params: { integration_id: string } }>('/v1/integrations/codehost/:integration_id/repos', async (request) => {
     const tenant = tenantOf(request, deps.cache);
     const id = uuidPathParam(request, 'integration_id');
-    const integration = deps.cache.codeHostIntegrations.list(tenant.namespace).find((candidate) => candidate.metadata.uid === id);
+    const integration = deps.cache.codeHostIntegrations.byIndex(byUid, id).find((candidate) => candidate.metadata.namespace === tenant.namespace);
     if (!integration) throw notFound(`Integration ID ${id} not found.`);
     try {
       return await deps.repositories.listRepositories(integration);
