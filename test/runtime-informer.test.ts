@@ -3,10 +3,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../src/dev/controlplane.ts';
-import { createInformer, onKubeApiRequest, type Informer, type KubeApiRequestLabels } from '../src/runtime/index.ts';
+import { createInformer, createLogger, onKubeApiRequest, type Informer, type KubeApiRequestLabels } from '../src/runtime/index.ts';
 import { FaultyProxy, kubeConfigVia } from './fixtures/runtime-faulty-proxy.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
 
@@ -93,6 +94,29 @@ describe('Informer', () => {
       expect((await core.readNamespacedConfigMap({ namespace, name: 'listed' })).metadata?.managedFields?.length).toBeGreaterThan(0);
     } finally {
       await Promise.all([plain.stop(), slim.stop()]);
+    }
+  });
+
+  it('resumes a watch that is quiet because nothing happens, without a warning, and still sees what comes later', async () => {
+    const namespace = await useNamespace('informer-quiet');
+    const lines: Array<{ level: number; msg: string }> = [];
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    const logger = createLogger({ level: 'debug', destination: sink });
+    const informer = createInformer<V1ConfigMap>(kc, configMaps, { namespaces: [namespace], inactivityTimeoutMs: 500, logger });
+    informer.start();
+    try {
+      await informer.waitForSync();
+      await eventually(async () => lines.filter((line) => line.msg === 'watch silent; resuming it').length >= 3, 15_000, 'three quiet watches resumed');
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'later' } } });
+      await eventually(async () => informer.get(namespace, 'later') !== undefined, 10_000, 'the later create');
+      expect(lines.filter((line) => line.level >= 40)).toEqual([]);
+    } finally {
+      await informer.stop();
     }
   });
 

@@ -214,7 +214,11 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
           delivered = true;
           failures = 0;
         });
-        if (outcome === 'expired') {
+        if (outcome === 'silent') {
+          // A quiet resource (no objects, so no bookmarks either) looks like this too: resume at once,
+          // from the same resourceVersion. A dead server fails the next request, which is a failure.
+          this.#logger.debug({ namespace: scope || undefined }, 'watch silent; resuming it');
+        } else if (outcome === 'expired') {
           this.#logger.info({ namespace: scope || undefined }, 'watch resourceVersion expired (410 Gone): relisting');
           resourceVersion = undefined;
         } else if (!delivered && Date.now() - watchStarted < 1_000) {
@@ -291,8 +295,11 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
     else this.#emit(this.#updateHandlers, object, previous);
   }
 
-  /** One watch request; resolves when it ends cleanly ('ended') or its resourceVersion is too old ('expired'). */
-  async #watch(scope: string, resourceVersion: string, signal: AbortSignal, advance: (resourceVersion: string) => void): Promise<'ended' | 'expired'> {
+  /**
+   * One watch request; resolves when it ends cleanly ('ended'), stays silent past the inactivity timeout
+   * ('silent'), or its resourceVersion is too old ('expired').
+   */
+  async #watch(scope: string, resourceVersion: string, signal: AbortSignal, advance: (resourceVersion: string) => void): Promise<'ended' | 'silent' | 'expired'> {
     const timeoutSeconds = this.#options.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
     const inactivityMs = this.#options.inactivityTimeoutMs ?? 120_000;
     const { request, response } = await openKubeRequest(this.#kc, {
@@ -300,7 +307,8 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
       path: collectionPath(this.resource, scope),
       query: { watch: 'true', resourceVersion, allowWatchBookmarks: 'true', timeoutSeconds, labelSelector: this.#options.labelSelector },
       // A socket idle timeout: it also catches a pooled connection that died silently before the answer.
-      timeoutMs: inactivityMs,
+      // Past the inactivity timer, so that a silent watch that was answered ends as 'silent'.
+      timeoutMs: inactivityMs + 5_000,
       signal,
     });
     if (response.statusCode !== 200) throw errorFromStatus(response.statusCode ?? 0, await readText(response));
@@ -308,7 +316,7 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
       let settled = false;
       let pending = '';
       let timer: NodeJS.Timeout | undefined;
-      const settle = (outcome: 'ended' | 'expired' | Error) => {
+      const settle = (outcome: 'ended' | 'silent' | 'expired' | Error) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -318,7 +326,7 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
       };
       const armInactivityTimer = () => {
         clearTimeout(timer);
-        timer = setTimeout(() => settle(new Error(`watch silent for ${inactivityMs} ms`)), inactivityMs);
+        timer = setTimeout(() => settle('silent'), inactivityMs);
       };
       armInactivityTimer();
       response.setEncoding('utf8');
