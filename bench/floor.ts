@@ -3,7 +3,7 @@
 // of `concurrency` lanes, with no cache, no queue and no decisions. Its time is what the API server
 // allows; Berth's convergence time is reported against it.
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Deployment, Revision, TracingProject } from '../src/api/index.ts';
+import { fieldManager, type Deployment, type Revision, type TracingProject } from '../src/api/index.ts';
 import { withAppliedHash } from '../src/reconcilers/deployment/compare.ts';
 import { revisionDigest } from '../src/reconcilers/deployment/digest.ts';
 import { defaultDeploymentControllerOptions } from '../src/reconcilers/deployment/options.ts';
@@ -18,11 +18,11 @@ import { applyObject, applyStatusIfChanged, kubeRequest } from '../src/runtime/i
 import { benchDeployment } from './fixtures.ts';
 import { inPool } from './pool.ts';
 
-// Berth's own field manager: the objects are left exactly as Berth leaves them, so a Berth started over
-// them (the memory scenario) finds them its own, as after a restart. Berth caches the fields it owns.
-const fieldManager = 'berth';
-
-/** Every write Berth makes for one new, not yet ready Deployment, in the order it makes them. */
+/**
+ * Every write Berth makes for one new, not yet ready Deployment, in the order it makes them, under
+ * Berth's own field manager: the objects are left exactly as Berth leaves them, so a Berth started over
+ * them (the memory scenario) finds them its own, as after a restart (it caches the fields it owns).
+ */
 export async function floorConverge(kc: KubeConfig, namespace: string, name: string): Promise<number> {
   let writes = 0;
   const counted = <T>(request: Promise<T>) => {

@@ -3,6 +3,13 @@ export const group = 'berth.dev';
 export const version = 'v1alpha1';
 export const apiVersion = `${group}/${version}` as const;
 
+/**
+ * The one field manager Berth's controllers write under (server-side apply, status, finalizers), so
+ * an object's managedFields name one writer for all Berth sets (design.md section 8). The HTTP API
+ * writes as its own manager (facade/kube-writer.ts).
+ */
+export const fieldManager = 'berth';
+
 /** Every Berth kind is listed by `kubectl get berth`. */
 export const category = 'berth';
 

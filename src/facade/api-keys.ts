@@ -2,14 +2,12 @@
 // namespace labelled berth.dev/api-key=true, next to the organizations the key may reach.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KubeConfig, V1Namespace, V1Secret } from '@kubernetes/client-node';
-import { labels as apiLabels } from '../api/group.ts';
+import { fieldManager, labels as apiLabels } from '../api/group.ts';
 import { applyObject } from '../runtime/apply.ts';
 
 export const apiKeyLabel = 'berth.dev/api-key';
 const hashKey = 'sha256';
 const organizationsKey = 'organizations';
-/** Server-side apply under Berth's one field manager: minting the same key twice changes nothing. */
-const fieldManager = 'berth';
 
 export interface ApiKeyRecord {
   /** SHA-256 of the key. */

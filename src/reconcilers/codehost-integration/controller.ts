@@ -1,7 +1,7 @@
 // Wires the CodeHostIntegration reconciler into a Manager. Credentials Secrets carry no
 // ownerReference (users or GitOps create them), so an index maps a Secret back to the integrations
 // that name it: creating, rotating or deleting the Secret re-verifies them at once.
-import { codeHostIntegrationKind, type CodeHostIntegration } from '../../api/index.ts';
+import { codeHostIntegrationKind, fieldManager as berthFieldManager, type CodeHostIntegration } from '../../api/index.ts';
 import { CodeHostRegistry, type SecretLike } from '../../codehost/index.ts';
 import { applyStatusIfChanged } from '../../runtime/apply.ts';
 import type { Controller } from '../../runtime/controller.ts';
@@ -55,7 +55,7 @@ export function registerCodeHostIntegrationController(manager: Manager, options:
   integrations.onDelete((integration) => registry.forget(integration.metadata?.uid ?? ''));
 
   const kc = manager.kubeConfig;
-  const fieldManager = options.fieldManager ?? 'berth';
+  const fieldManager = options.fieldManager ?? berthFieldManager;
   const reconcile = createCodeHostIntegrationReconciler(
     {
       getIntegration: (key) => integrations.get(key.namespace, key.name),

@@ -3,6 +3,7 @@
 import type { V1Deployment, V1Ingress, V1Job, V1Secret, V1Service, V1StatefulSet, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import {
   codeHostIntegrationKind,
+  fieldManager,
   deploymentKind,
   revisionKind,
   tracingProjectKind,
@@ -14,7 +15,6 @@ import {
 import { ownedFieldsView, type DeepReadonly, type IndexFunction, type Informer, type Manager, type ResourceKind } from '../../runtime/index.ts';
 import { referencedSecretNames } from './inputs.ts';
 import type { SecretEntryInput } from './render/spec.ts';
-import { fieldManager } from './writer.ts';
 
 export const childKinds = {
   appsDeployment: { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },

@@ -1,10 +1,9 @@
-// Every write the Deployment controller makes, in one place: server-side apply under the field manager
-// 'berth', create-once objects, deletes, status, finalizers. Only this module talks to the API server.
+// Every write the Deployment controller makes, in one place: server-side apply under Berth's field
+// manager, create-once objects, deletes, status, finalizers. Only this module talks to the API server.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { applyObject, applyStatusIfChanged, collectionPath, deleteObject, isKubeApiError, kubeRequest, objectPath, resolveResource } from '../../runtime/index.ts';
 import type { DeepReadonly, KubeObject, ResourceKind } from '../../runtime/index.ts';
-
-export const fieldManager = 'berth';
+import { fieldManager } from '../../api/group.ts';
 
 export interface DeploymentWriter {
   apply<T extends KubeObject>(object: T): Promise<T>;

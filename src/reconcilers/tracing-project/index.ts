@@ -1,6 +1,6 @@
 // The TracingProject controller: a project exists as soon as its object does, so reconciling it means
 // recording that (Ready=True for the generation seen), written only when it changes.
-import type { TracingProject } from '../../api/index.ts';
+import { fieldManager, type TracingProject } from '../../api/index.ts';
 import { applyStatusIfChanged, type Controller, type Informer, type Manager } from '../../runtime/index.ts';
 import { nextTracingProjectStatus } from './status.ts';
 
@@ -13,7 +13,7 @@ export function registerTracingProjectController(manager: Manager, projects: Inf
       if (!project || project.metadata.deletionTimestamp) return;
       const previous = project.status as TracingProject['status'];
       const next = nextTracingProjectStatus(previous, project.metadata.generation ?? 0, project.spec.deploymentName, now());
-      if (next !== previous) await applyStatusIfChanged<TracingProject>(manager.kubeConfig, project, next, 'berth');
+      if (next !== previous) await applyStatusIfChanged<TracingProject>(manager.kubeConfig, project, next, fieldManager);
     },
   });
   return controller as unknown as Controller;
