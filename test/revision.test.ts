@@ -38,14 +38,34 @@ async function revisionsOf(name: string): Promise<Revision[]> {
   return list.items;
 }
 
-async function setImage(name: string, imageUri: string): Promise<Revision> {
+/** An image Deployment, and its first Revision once the controller has made it. */
+async function createImageDeployment(name: string, imageUri: string): Promise<Revision> {
+  await custom.createNamespacedCustomObject({
+    group,
+    version,
+    namespace,
+    plural: 'deployments',
+    body: { apiVersion: `${group}/${version}`, kind: 'Deployment', metadata: { name }, spec: { source: 'external_docker', sourceRevisionConfig: { imageUri } } },
+  });
+  return eventually(async () => (await revisionsOf(name))[0], 30_000, `the first revision of ${name}`);
+}
+
+async function patchSpec(name: string, spec: Record<string, unknown>): Promise<void> {
   await kubeRequest(kc, {
     method: 'PATCH',
     path: `/apis/${group}/${version}/namespaces/${namespace}/deployments/${name}`,
     contentType: 'application/merge-patch+json',
-    body: { spec: { sourceRevisionConfig: { imageUri } } },
+    body: { spec },
   });
+}
+
+async function revisionOfImage(name: string, imageUri: string): Promise<Revision> {
   return eventually(async () => (await revisionsOf(name)).find((r) => r.spec.sourceRevisionConfig.imageUri === imageUri), 30_000, `the revision of ${imageUri}`);
+}
+
+async function setImage(name: string, imageUri: string): Promise<Revision> {
+  await patchSpec(name, { sourceRevisionConfig: { imageUri } });
+  return revisionOfImage(name, imageUri);
 }
 
 async function waitForTemplate(name: string, revision: string): Promise<void> {
@@ -75,14 +95,7 @@ describe('the revision lifecycle', () => {
   const name = 'cycle';
 
   it('moves AWAITING_DEPLOY/DEPLOYING -> DEPLOYED, and INTERRUPTED when superseded before it deploys', async () => {
-    await custom.createNamespacedCustomObject({
-      group,
-      version,
-      namespace,
-      plural: 'deployments',
-      body: { apiVersion: `${group}/${version}`, kind: 'Deployment', metadata: { name }, spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'app:1' } } },
-    });
-    const first = await eventually(async () => (await revisionsOf(name))[0], 30_000, 'the first revision');
+    const first = await createImageDeployment(name, 'app:1');
     await revisionPhase(first.metadata.name!, 'DEPLOYING');
     await setRolloutStatus(name, rolledOut);
     const deployed = await revisionPhase(first.metadata.name!, 'DEPLOYED');
@@ -125,14 +138,7 @@ describe('the revision lifecycle', () => {
 describe('a rollout that passes its deadline', () => {
   it('marks the revision DEPLOY_FAILED and the Deployment Stalled', async () => {
     const name = 'stuck';
-    await custom.createNamespacedCustomObject({
-      group,
-      version,
-      namespace,
-      plural: 'deployments',
-      body: { apiVersion: `${group}/${version}`, kind: 'Deployment', metadata: { name }, spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'app:broken' } } },
-    });
-    const revision = await eventually(async () => (await revisionsOf(name))[0], 30_000, 'the revision');
+    const revision = await createImageDeployment(name, 'app:broken');
     await waitForTemplate(name, revision.metadata.name!);
     await setRolloutStatus(name, {
       replicas: 1,
@@ -154,32 +160,15 @@ describe('a rollout that passes its deadline', () => {
 describe('a revision made while an older one is pinned', () => {
   it('is SKIPPED, and resumes once the pin is lifted', async () => {
     const name = 'pinned';
-    await custom.createNamespacedCustomObject({
-      group,
-      version,
-      namespace,
-      plural: 'deployments',
-      body: { apiVersion: `${group}/${version}`, kind: 'Deployment', metadata: { name }, spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'app:a' } } },
-    });
-    const first = await eventually(async () => (await revisionsOf(name))[0], 30_000, 'the first revision');
+    const first = await createImageDeployment(name, 'app:a');
     await waitForTemplate(name, first.metadata.name!);
-    await kubeRequest(kc, {
-      method: 'PATCH',
-      path: `/apis/${group}/${version}/namespaces/${namespace}/deployments/${name}`,
-      contentType: 'application/merge-patch+json',
-      body: { spec: { revisionName: first.metadata.name, sourceRevisionConfig: { imageUri: 'app:b' } } },
-    });
-    const second = await eventually(async () => (await revisionsOf(name)).find((r) => r.spec.sourceRevisionConfig.imageUri === 'app:b'), 30_000, 'the second revision');
+    await patchSpec(name, { revisionName: first.metadata.name, sourceRevisionConfig: { imageUri: 'app:b' } });
+    const second = await revisionOfImage(name, 'app:b');
     const skipped = await revisionPhase(second.metadata.name!, 'SKIPPED');
     expect(skipped.status?.message).toContain(first.metadata.name!);
     expect((await apps.readNamespacedDeployment({ namespace, name })).spec?.template.metadata?.labels?.['berth.dev/revision']).toBe(first.metadata.name);
 
-    await kubeRequest(kc, {
-      method: 'PATCH',
-      path: `/apis/${group}/${version}/namespaces/${namespace}/deployments/${name}`,
-      contentType: 'application/merge-patch+json',
-      body: { spec: { revisionName: null } },
-    });
+    await patchSpec(name, { revisionName: null });
     await waitForTemplate(name, second.metadata.name!);
     await revisionPhase(second.metadata.name!, 'DEPLOYING');
   });
