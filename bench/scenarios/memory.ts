@@ -3,6 +3,7 @@
 // caches and reconciles every Deployment. RSS is read from /proc when its queues are empty, again
 // once it has settled (the target's figure: what a controller holding N objects keeps), and the peak
 // (VmHWM) over the whole start.
+import { sleep } from '../../src/runtime/index.ts';
 import { startBerth, type BenchContext } from '../context.ts';
 import { spawnFloor } from '../floor-process.ts';
 import { loadAverage } from '../stats.ts';
@@ -29,7 +30,7 @@ async function emptyRss(context: BenchContext): Promise<number> {
   const berth = await startBerth(context, [await context.cluster.namespace('memory-empty')], ['controller'], 'memory-empty');
   try {
     await waitUntilIdle(berth, 0, 60_000);
-    await new Promise((done) => setTimeout(done, settleMs));
+    await sleep(settleMs);
     return berth.memory().rss;
   } finally {
     await berth.stop();
@@ -53,7 +54,7 @@ export async function memory(context: BenchContext): Promise<MemoryResult> {
     await waitUntilIdle(berth, size, 300_000 + size * 200);
     const msUntilIdle = performance.now() - started;
     const { rss } = berth.memory();
-    await new Promise((done) => setTimeout(done, settleMs));
+    await sleep(settleMs);
     const { rss: settledRss, peakRss } = berth.memory();
     return { deployments: size, revisions: size, rssBytes: rss, settledRssBytes: settledRss, settleMs, peakRssBytes: peakRss, emptyRssBytes, msToFill, msUntilIdle, load: loadAverage() };
   } finally {

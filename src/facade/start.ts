@@ -68,16 +68,17 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     },
   };
   const scope = options.namespaces && options.namespaces.length > 0 ? { namespaces: options.namespaces } : {};
+  // Requests name these by id: a uid index answers them without scanning the namespace.
+  const findableById = { ...scope, indexes: { [byUid]: uidIndex } };
   const namespaces = source.informer<V1Namespace>(namespaceKind);
   const apiKeySecrets = source.informer<V1Secret>(secretKind, { namespaces: [options.operatorNamespace], labelSelector: `${apiKeyLabel}=true` });
   const cache: FacadeCache = {
     namespaces,
     apiKeys: { list: () => apiKeyRecords(apiKeySecrets.list(options.operatorNamespace) as V1Secret[]) },
     oauthProviders: source.informer<OAuthProvider>(oauthProviderKind, scope),
-    // Requests name objects by id: a uid index answers them without scanning the namespace.
-    deployments: source.informer<Deployment>(deploymentKind, { ...scope, indexes: { [byUid]: uidIndex } }),
-    revisions: source.informer<Revision>(revisionKind, { ...scope, indexes: { [byUid]: uidIndex } }),
-    codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, { ...scope, indexes: { [byUid]: uidIndex } }),
+    deployments: source.informer<Deployment>(deploymentKind, findableById),
+    revisions: source.informer<Revision>(revisionKind, findableById),
+    codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, findableById),
   };
   const informers = [namespaces, apiKeySecrets, cache.oauthProviders, cache.deployments, cache.revisions, cache.codeHostIntegrations] as Informer<KubeObject>[];
   for (const informer of informers) informer.start();
