@@ -57,10 +57,12 @@ export function projectFields(value: unknown, fields: FieldSet): unknown {
   const members = Object.keys(fields).filter((member) => member !== '.');
   if (members.length === 0 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
+    // Each member is parsed once per list, not once per item.
+    const matchers = members.map((member) => ({ matches: itemMatcher(member), fields: fields[member]! }));
     const kept: unknown[] = [];
     value.forEach((item, index) => {
-      const match = members.find((member) => itemMatches(member, item, index));
-      if (match !== undefined) kept.push(projectFields(item, fields[match]!));
+      const matcher = matchers.find(({ matches }) => matches(item, index));
+      if (matcher) kept.push(projectFields(item, matcher.fields));
     });
     return kept;
   }
@@ -73,15 +75,23 @@ export function projectFields(value: unknown, fields: FieldSet): unknown {
   return projected;
 }
 
-function itemMatches(member: string, item: unknown, index: number): boolean {
-  if (member.startsWith('i:')) return Number(member.slice(2)) === index;
-  if (member.startsWith('v:')) return sameJson(parseMember(member), item);
+/** Which list items a member names: `i:<index>`, `v:<value>`, `k:<key fields>`; any other names none. */
+function itemMatcher(member: string): (item: unknown, index: number) => boolean {
+  if (member.startsWith('i:')) {
+    const position = Number(member.slice(2));
+    return (_item, index) => index === position;
+  }
+  if (member.startsWith('v:')) {
+    const expected = parseMember(member);
+    return (item) => sameJson(expected, item);
+  }
   if (member.startsWith('k:')) {
     const keys = parseMember(member);
-    if (keys === null || typeof keys !== 'object' || item === null || typeof item !== 'object') return false;
-    return Object.entries(keys as Record<string, unknown>).every(([key, expected]) => sameJson(expected, (item as Record<string, unknown>)[key]));
+    if (keys === null || typeof keys !== 'object') return () => false;
+    const entries = Object.entries(keys as Record<string, unknown>);
+    return (item) => item !== null && typeof item === 'object' && entries.every(([key, expected]) => sameJson(expected, (item as Record<string, unknown>)[key]));
   }
-  return false;
+  return () => false;
 }
 
 function parseMember(member: string): unknown {
@@ -121,8 +131,9 @@ export function ownedFieldsView(manager: string, alsoKeep: readonly string[] = [
   const paths = alsoKeep.map((path) => path.split('.'));
   return (object) => {
     if (!object.metadata?.managedFields) return object;
-    const owned = fieldsOwnedBy(object, manager);
-    const { metadata: _ownedMetadata, ...ownedBody } = (owned ? projectFields(object, owned) : {}) as Record<string, unknown>;
+    // The metadata is kept whole (below), so its owned fields are not projected only to be dropped.
+    const { 'f:metadata': _ownedMetadata, ...owned } = fieldsOwnedBy(object, manager) ?? {};
+    const ownedBody = (Object.keys(owned).length > 0 ? projectFields(object, owned) : {}) as Record<string, unknown>;
     const view: Record<string, unknown> = { ...ownedBody, apiVersion: object.apiVersion, kind: object.kind, metadata: stripManagedFields(object).metadata };
     for (const path of paths) copyPath(object as Record<string, unknown>, view, path);
     return view as KubeObject;
