@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# Builds kube-apiserver, kube-controller-manager, kubectl and etcd from the Go module proxy at the
-# versions pinned in test/controlplane/go.mod, into a cache outside git. A build is reused until the
-# pins (go.mod, go.sum) or the Go toolchain change. Prints the bin directory on the last line.
+# Builds the pinned Kubernetes from the Go module proxy at the versions in test/controlplane/go.mod:
+# the control plane (kube-apiserver, kube-controller-manager, etcd, kubectl) and the node's parts
+# (kubelet, kube-scheduler, kube-proxy), all from one go.mod so they are the same release, into a cache
+# outside git. A build is reused until the pins (go.mod, go.sum) or the Go toolchain change. Prints the
+# bin directory on the last line.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -9,10 +11,13 @@ module="$root/test/controlplane"
 cache_root="${BERTH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/berth}"
 key=$(cat "$module/go.mod" "$module/go.sum" <(go env GOVERSION GOOS GOARCH) | sha256sum | cut -c1-16)
 bin="$cache_root/controlplane/$key/bin"
-tools=(apiserver:k8s.io/kubernetes/cmd/kube-apiserver
-       controller-manager:k8s.io/kubernetes/cmd/kube-controller-manager
+tools=(kube-apiserver:k8s.io/kubernetes/cmd/kube-apiserver
+       kube-controller-manager:k8s.io/kubernetes/cmd/kube-controller-manager
        kubectl:k8s.io/kubernetes/cmd/kubectl
-       etcd:go.etcd.io/etcd/server/v3)
+       etcd:go.etcd.io/etcd/server/v3
+       kubelet:k8s.io/kubernetes/cmd/kubelet
+       kube-scheduler:k8s.io/kubernetes/cmd/kube-scheduler
+       kube-proxy:k8s.io/kubernetes/cmd/kube-proxy)
 
 if [[ -f "$bin/.complete" ]]; then
   echo "control plane binaries cached in $bin" >&2
@@ -46,13 +51,12 @@ done
 tmp="$bin.partial.$$"
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-echo "building the Kubernetes $k8s_version control plane into $bin (first time: ~10-15 min on 2 cores)" >&2
+echo "building the Kubernetes $k8s_version control plane into $bin (first time: ~15-20 min on 2 cores)" >&2
 cd "$module"
 echo "  downloading modules..." >&2
 GOFLAGS=-mod=mod go mod download >&2
 for tool in "${tools[@]}"; do
-  name=${tool%%:*}; pkg=${tool#*:}
-  out=$name; [[ $name == etcd || $name == kubectl ]] || out=kube-$name
+  out=${tool%%:*}; pkg=${tool#*:}
   echo "  $(date +%T) go build $pkg -> $out" >&2
   start=$SECONDS
   GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/$out" "$pkg" >&2

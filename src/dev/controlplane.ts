@@ -1,6 +1,10 @@
-// An embedded Kubernetes control plane on loopback: etcd, kube-apiserver and a kube-controller-manager
-// limited to the controllers that keep a cluster tidy (garbage collection, namespace deletion, service
-// accounts). The tests and `berth dev` both use it. No kubelet or scheduler: Pods never run.
+// An embedded Kubernetes control plane: etcd, kube-apiserver and kube-controller-manager. The tests and
+// `berth dev` both use it. Two shapes:
+// - API only (the default): on loopback, the controller-manager limited to the controllers that keep a
+//   cluster tidy (garbage collection, namespace deletion, service accounts). No node: Pods never run.
+// - For a real node (`forNode`): the API server on the node's address (pods reach it through the
+//   `kubernetes` Service) with what the kubelet needs, and every controller of the controller-manager,
+//   node CIDRs and a hostpath provisioner. src/dev/node starts the node itself.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -8,6 +12,7 @@ import { Agent, request } from 'node:https';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { clusterCidr, nodeIp, serviceCidr } from './node/network.ts';
 import { generatePki, type Pki } from './pki.ts';
 import { startSupervised, type SupervisedProcess } from './supervised-process.ts';
 
@@ -20,6 +25,8 @@ export interface ControlPlaneOptions {
   ephemeral?: boolean;
   /** Also run kube-controller-manager (garbage collection, namespace deletion). Default true. */
   controllerManager?: boolean;
+  /** Serve a real node: see the header. */
+  forNode?: boolean;
   /** How long to wait for /readyz. */
   readyTimeoutMs?: number;
   log?: (message: string) => void;
@@ -31,6 +38,7 @@ export interface ControlPlane {
   readonly binDir: string;
   readonly etcdUrl: string;
   readonly dataDir: string;
+  readonly pkiDir: string;
   /** Restarts kube-apiserver (and etcd when asked) on the same ports and data: for fault tests. */
   restart(options?: { etcd?: boolean }): Promise<void>;
   stop(): Promise<void>;
@@ -86,18 +94,19 @@ async function choosePorts(file: string): Promise<Ports> {
   return ports;
 }
 
-function readPki(dir: string): Pki & Record<string, string> {
+export function readPki(dir: string): Pki & Record<string, string> {
   const file = join(dir, 'pki.json');
   return JSON.parse(readFileSync(file, 'utf8')) as Pki & Record<string, string>;
 }
 
-function kubeconfig(server: string, pki: Pki): string {
+/** A kubeconfig for one identity of the PKI (the admin unless told). */
+export function kubeconfig(server: string, pki: Pki, identity = { cert: pki.adminCert, key: pki.adminKey }): string {
   const b64 = (s: string) => Buffer.from(s).toString('base64');
   return stringify({
     apiVersion: 'v1',
     kind: 'Config',
     clusters: [{ name: 'berth-local', cluster: { server, 'certificate-authority-data': b64(pki.caCert) } }],
-    users: [{ name: 'berth-admin', user: { 'client-certificate-data': b64(pki.adminCert), 'client-key-data': b64(pki.adminKey) } }],
+    users: [{ name: 'berth-admin', user: { 'client-certificate-data': b64(identity.cert), 'client-key-data': b64(identity.key) } }],
     contexts: [{ name: 'berth-local', context: { cluster: 'berth-local', user: 'berth-admin', namespace: 'default' } }],
     'current-context': 'berth-local',
   });
@@ -125,7 +134,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   mkdirSync(logDir, { recursive: true });
   const binDir = controlPlaneBinaries(log);
 
-  if (!existsSync(join(pkiDir, 'pki.json'))) {
+  // A data dir from an older Berth may lack the node's certificates: make the whole set anew then.
+  if (!existsSync(join(pkiDir, 'pki.json')) || !('kubeletClientCert' in readPki(pkiDir))) {
     const pki = await generatePki();
     writeFileSync(join(pkiDir, 'pki.json'), JSON.stringify(pki), { mode: 0o600 });
     for (const [name, pem] of Object.entries(pki)) writeFileSync(join(pkiDir, `${name}.pem`), pem, { mode: 0o600 });
@@ -133,7 +143,9 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const pki = readPki(pkiDir);
   const pem = (name: keyof Pki) => join(pkiDir, `${name}.pem`);
   const ports = await choosePorts(join(dataDir, 'ports.json'));
-  const server = `https://127.0.0.1:${ports.apiserver}`;
+  const forNode = options.forNode ?? false;
+  const address = forNode ? nodeIp : '127.0.0.1';
+  const server = `https://${address}:${ports.apiserver}`;
   const etcdUrl = `http://127.0.0.1:${ports.etcdClient}`;
   const kubeconfigPath = join(dataDir, 'kubeconfig');
   writeFileSync(kubeconfigPath, kubeconfig(server, pki), { mode: 0o600 });
@@ -154,8 +166,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const startApiserver = () =>
     startSupervised('kube-apiserver', join(binDir, 'kube-apiserver'), [
       `--etcd-servers=${etcdUrl}`,
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
+      `--bind-address=${address}`,
+      `--advertise-address=${address}`,
       `--secure-port=${ports.apiserver}`,
       `--cert-dir=${pkiDir}`,
       `--tls-cert-file=${pem('servingCert')}`,
@@ -166,9 +178,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       `--service-account-key-file=${pem('serviceAccountPub')}`,
       `--service-account-signing-key-file=${pem('serviceAccountKey')}`,
       // Room for tens of thousands of Services: the benchmarks and reliability suites make thousands.
-      '--service-cluster-ip-range=10.0.0.0/16',
-      // No Endpoints for the kubernetes Service: a loopback address cannot be advertised.
-      '--endpoint-reconciler-type=none',
+      `--service-cluster-ip-range=${serviceCidr}`,
+      ...(forNode ? nodeApiserverFlags(pem) : ['--endpoint-reconciler-type=none']),
       '--allow-privileged=true',
       '--profiling=false',
       '--v=1',
@@ -179,9 +190,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     writeFileSync(kcmConfig, kubeconfig(server, pki), { mode: 0o600 });
     return startSupervised('kube-controller-manager', join(binDir, 'kube-controller-manager'), [
       `--kubeconfig=${kcmConfig}`,
-      // Only the controllers that tidy up; the workload controllers would overwrite the status that
-      // tests set on child objects to stand in for the kubelet.
-      '--controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token',
+      ...(forNode ? nodeControllerManagerFlags() : apiOnlyControllerManagerFlags),
       `--service-account-private-key-file=${pem('serviceAccountKey')}`,
       `--root-ca-file=${pem('caCert')}`,
       '--leader-elect=false',
@@ -224,6 +233,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     binDir,
     etcdUrl,
     dataDir,
+    pkiDir,
     async restart(restartOptions = {}) {
       await apiserver.stop();
       if (restartOptions.etcd) {
@@ -239,4 +249,35 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       await etcd.stop();
     },
   };
+}
+
+/** What the API server needs beside a node: an advertised address for the `kubernetes` Service's
+ * endpoints (the default lease reconciler), and a client certificate for logs, exec and port-forward. */
+function nodeApiserverFlags(pem: (name: keyof Pki) => string): string[] {
+  return [
+    `--kubelet-client-certificate=${pem('apiserverKubeletClientCert')}`,
+    `--kubelet-client-key=${pem('apiserverKubeletClientKey')}`,
+    `--kubelet-certificate-authority=${pem('caCert')}`,
+    '--kubelet-preferred-address-types=InternalIP,Hostname',
+    '--enable-admission-plugins=NodeRestriction',
+  ];
+}
+
+/** Only the controllers that tidy up; the workload controllers would overwrite the status that tests
+ * set on child objects to stand in for the kubelet. */
+const apiOnlyControllerManagerFlags = ['--controllers=garbagecollector,namespace,serviceaccount,serviceaccount-token'];
+
+/** Every controller, a pod CIDR for the node, and PersistentVolumes provisioned as host paths (the
+ * upstream provisioner keeps them under /tmp/hostpath_pv, a path it hard-codes). */
+function nodeControllerManagerFlags(): string[] {
+  return [
+    '--controllers=*',
+    '--allocate-node-cidrs',
+    `--cluster-cidr=${clusterCidr}`,
+    '--node-cidr-mask-size=24',
+    `--service-cluster-ip-range=${serviceCidr}`,
+    '--enable-hostpath-provisioner',
+    '--use-service-account-credentials',
+    '--node-monitor-grace-period=40s',
+  ];
 }

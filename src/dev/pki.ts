@@ -1,9 +1,12 @@
-// The certificates of a local control plane: one CA, a serving certificate for the API server on
-// loopback, a client certificate for the admin (group system:masters), and the service-account key pair.
+// The certificates of a local cluster: one CA; a serving certificate for the API server (loopback, the
+// node's address and the `kubernetes` Service); client certificates for the admin (system:masters), the
+// scheduler, kube-proxy, the kubelet (system:node:<name>) and the API server's calls to the kubelet; the
+// kubelet's serving certificate; and the service-account key pair.
 // @peculiar/x509 resolves its ASN.1 codecs through tsyringe, which needs the reflect polyfill.
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
+import { apiServiceIp, clusterDomain, nodeIp, nodeName } from './node/network.ts';
 
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
@@ -22,6 +25,16 @@ export interface Pki {
   adminKey: string;
   serviceAccountKey: string;
   serviceAccountPub: string;
+  schedulerCert: string;
+  schedulerKey: string;
+  proxyCert: string;
+  proxyKey: string;
+  kubeletClientCert: string;
+  kubeletClientKey: string;
+  kubeletServingCert: string;
+  kubeletServingKey: string;
+  apiserverKubeletClientCert: string;
+  apiserverKubeletClientKey: string;
 }
 
 async function keyPair(): Promise<CryptoKeyPair> {
@@ -87,12 +100,30 @@ export async function generatePki(): Promise<Pki> {
     x509.ExtendedKeyUsage.serverAuth,
     new x509.SubjectAlternativeNameExtension([
       { type: 'dns', value: 'localhost' },
+      { type: 'dns', value: 'kubernetes' },
+      { type: 'dns', value: 'kubernetes.default' },
       { type: 'dns', value: 'kubernetes.default.svc' },
+      { type: 'dns', value: `kubernetes.default.svc.${clusterDomain}` },
       { type: 'ip', value: '127.0.0.1' },
-      { type: 'ip', value: '10.0.0.1' },
+      { type: 'ip', value: nodeIp },
+      { type: 'ip', value: apiServiceIp },
     ]),
   );
-  const admin = await leaf('CN=berth-admin, O=system:masters', x509.ExtendedKeyUsage.clientAuth);
+  const client = (name: string) => leaf(name, x509.ExtendedKeyUsage.clientAuth);
+  const admin = await client('CN=berth-admin, O=system:masters');
+  const scheduler = await client('CN=system:kube-scheduler');
+  const proxy = await client('CN=system:kube-proxy');
+  const kubeletClient = await client(`CN=system:node:${nodeName}, O=system:nodes`);
+  const apiserverKubeletClient = await client('CN=kube-apiserver-kubelet-client, O=system:masters');
+  const kubeletServing = await leaf(
+    `CN=${nodeName}`,
+    x509.ExtendedKeyUsage.serverAuth,
+    new x509.SubjectAlternativeNameExtension([
+      { type: 'dns', value: nodeName },
+      { type: 'ip', value: nodeIp },
+      { type: 'ip', value: '127.0.0.1' },
+    ]),
+  );
   const saKeys = await keyPair();
   return {
     caCert: ca.toString('pem'),
@@ -102,5 +133,15 @@ export async function generatePki(): Promise<Pki> {
     adminKey: admin.key,
     serviceAccountKey: await privateKeyPem(saKeys.privateKey),
     serviceAccountPub: await publicKeyPem(saKeys.publicKey),
+    schedulerCert: scheduler.cert,
+    schedulerKey: scheduler.key,
+    proxyCert: proxy.cert,
+    proxyKey: proxy.key,
+    kubeletClientCert: kubeletClient.cert,
+    kubeletClientKey: kubeletClient.key,
+    kubeletServingCert: kubeletServing.cert,
+    kubeletServingKey: kubeletServing.key,
+    apiserverKubeletClientCert: apiserverKubeletClient.cert,
+    apiserverKubeletClientKey: apiserverKubeletClient.key,
   };
 }

@@ -1,0 +1,3 @@
+module berth.dev/examples/app
+
+go 1.26.0

@@ -1,0 +1,90 @@
+// The example app: a tiny HTTP server that says which version it was built as, so a test or a user
+// can tell which image is serving. It listens on $PORT (default 8000, Berth's application port) and
+// exits at once on SIGTERM, so a rollout or a delete never waits out the grace period.
+//
+// The image holds nothing but this binary, so it also answers three commands (for `kubectl exec` and
+// for a container that must fail): `app version` prints the version, `app get URL` prints what URL
+// answers (a client with the cluster's DNS, bounded to 3 s), `app fail` exits with status 1.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+)
+
+// version is stamped at build time: go build -ldflags "-X main.version=V".
+var version = "dev"
+
+func main() {
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "version":
+			fmt.Println(version)
+			return
+		case "get":
+			if len(os.Args) != 3 {
+				fmt.Fprintln(os.Stderr, "usage: app get URL")
+				os.Exit(2)
+			}
+			os.Exit(get(os.Args[2]))
+		case "fail":
+			fmt.Fprintln(os.Stderr, "berth-example: failing on purpose")
+			os.Exit(1)
+		default:
+			fmt.Fprintf(os.Stderr, "usage: %s [version|get URL|fail]\n", os.Args[0])
+			os.Exit(2)
+		}
+	}
+	port := os.Getenv("PORT")
+	if port == "" {
+		port = "8000"
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "berth-example %s\n", version)
+	})
+	mux.HandleFunc("GET /ok", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintln(w, "ok")
+	})
+	server := &http.Server{Addr: ":" + port, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = server.Shutdown(shutdown)
+	}()
+	log.Printf("berth-example %s listening on :%s", version, port)
+	if err := server.ListenAndServe(); err != nil && err != http.ErrServerClosed {
+		log.Fatal(err)
+	}
+	log.Printf("berth-example %s stopped", version)
+}
+
+func get(url string) int {
+	client := &http.Client{Timeout: 3 * time.Second}
+	response, err := client.Get(url)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer response.Body.Close()
+	if _, err := io.Copy(os.Stdout, response.Body); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if response.StatusCode >= 400 {
+		fmt.Fprintf(os.Stderr, "%s answered %s\n", url, response.Status)
+		return 1
+	}
+	return 0
+}

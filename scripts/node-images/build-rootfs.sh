@@ -1,0 +1,376 @@
+#!/usr/bin/env bash
+# Usage: build-rootfs.sh NAME OUTDIR
+# Builds the root filesystem of one of the node's container images from what is installed on this
+# host (Debian packages; no image is pulled from anywhere) and writes
+#   OUTDIR/rootfs.tar    a reproducible tar: the same host packages make a byte-identical file
+#   OUTDIR/config.json   {"entrypoint", "cmd" (optional), "user", "env", "exposedPorts", "workingDir"}
+# NAME is one of (the Debian packages it takes in parentheses)
+#   pause      /pause, a static build of scripts/node-images/pause.c (gcc, libc6-dev)
+#   postgres   PostgreSQL 15's server and clients (psql, pg_dump, ...), busybox sh and an entrypoint
+#              that follows the official postgres image's POSTGRES_* contract
+#              (postgresql-15, postgresql-client-15, busybox-static)
+#   redis      redis-server and redis-cli; REDIS_PASSWORD, when set, is required
+#              (redis-server, redis-tools, busybox-static)
+#   coredns    /coredns, a copy of the binary that $COREDNS_BIN names (scripts/build-node.sh)
+#   example-app  /app, examples/app ($APP_DIR) built with Go as one static binary answering $APP_VERSION
+# Images hold no package manager and no shell beyond busybox: every shared library that `ldd` lists
+# for a binary is copied under the path ldd prints. Needs root (files in the image are owned by
+# 999:999 where the image's user must write). src/dev/node/images.ts runs this and pushes the result.
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+umask 022
+export LC_ALL=C
+
+die() { echo "build-rootfs: $*" >&2; exit 1; }
+log() { echo "build-rootfs: $*" >&2; }
+
+# The root of the image being built, and its config: each build_* function fills these.
+rootfs=
+entrypoint=() cmd=() env=() exposed_ports=()
+user=
+default_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+
+# --- helpers ---------------------------------------------------------------------------------------
+
+# copy_file SRC [DEST]: copies SRC, symlinks resolved, to DEST (default: the same path) in the image.
+copy_file() {
+  local dest="$rootfs${2:-$1}"
+  mkdir -p "$(dirname "$dest")"
+  cp -L --preserve=mode "$1" "$dest"
+}
+
+# is_elf FILE: whether FILE is an ELF object (binary or shared library).
+is_elf() {
+  [[ -f $1 && $(head -c4 "$1" | od -An -tx1 | tr -d ' \n') == 7f454c46 ]]
+}
+
+# add_libs FILE...: copies into the image every shared library that ldd lists for the given ELF
+# files, each as a regular file under the path ldd prints (so the dynamic loader stays at
+# /lib64/ld-linux-x86-64.so.2). ldd lists libraries' own dependencies too. Static files need none.
+add_libs() {
+  local file out lib
+  for file in "$@"; do
+    out=$(ldd "$file" 2>&1) || true # ldd fails on static binaries
+    if grep -q 'not found' <<<"$out"; then
+      die "$file needs a library that is not installed:"$'\n'"$out"
+    fi
+    awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$out"
+  done | sort -u | while read -r lib; do
+    [[ -e $rootfs$lib ]] || copy_file "$lib"
+  done
+}
+
+# copy_with_libs SRC [DEST]: copies a binary (symlinks resolved) into the image, and its libraries.
+copy_with_libs() {
+  copy_file "$@"
+  add_libs "$1"
+}
+
+# install_busybox APPLET...: Debian's static busybox at /bin/busybox, with /bin/APPLET symlinks.
+install_busybox() {
+  local busybox=/bin/busybox applet applets
+  [[ -x $busybox ]] || die "$busybox is missing: apt-get install busybox-static"
+  ldd "$busybox" >/dev/null 2>&1 && die "$busybox is not static: install busybox-static, not busybox"
+  copy_file "$busybox"
+  applets=$("$busybox" --list)
+  for applet in "$@"; do
+    grep -qx "$applet" <<<"$applets" || die "busybox has no applet $applet"
+    ln -s busybox "$rootfs/bin/$applet"
+  done
+}
+
+# write_accounts NAME:ID:HOME...: /etc/passwd and /etc/group with root, a user and a group of the
+# same name and id for each argument, and nobody (65534, group nogroup).
+write_accounts() {
+  local account name id home
+  mkdir -p "$rootfs/etc"
+  {
+    echo 'root:x:0:0:root:/root:/bin/sh'
+    for account in "$@"; do
+      IFS=: read -r name id home <<<"$account"
+      echo "$name:x:$id:$id:$name:$home:/bin/sh"
+    done
+    echo 'nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin'
+  } >"$rootfs/etc/passwd"
+  {
+    echo 'root:x:0:'
+    for account in "$@"; do
+      IFS=: read -r name id home <<<"$account"
+      echo "$name:x:$id:"
+    done
+    echo 'nogroup:x:65534:'
+  } >"$rootfs/etc/group"
+}
+
+# base_dirs: the directories a container runtime mounts over or a program expects (/tmp: 1777).
+base_dirs() {
+  mkdir -p "$rootfs"/{dev,proc,sys,etc}
+  install -d -m 1777 "$rootfs/tmp"
+}
+
+# install_script PATH: writes stdin to PATH in the image, executable.
+install_script() {
+  mkdir -p "$(dirname "$rootfs$1")"
+  cat >"$rootfs$1"
+  chmod 0755 "$rootfs$1"
+}
+
+json_string() {
+  local s=${1//\\/\\\\}
+  s=${s//\"/\\\"}
+  printf '"%s"' "$s"
+}
+
+json_array() {
+  local sep='' item
+  printf '['
+  for item in "$@"; do
+    printf '%s%s' "$sep" "$(json_string "$item")"
+    sep=', '
+  done
+  printf ']'
+}
+
+write_config() {
+  {
+    printf '{\n  "entrypoint": %s,\n' "$(json_array "${entrypoint[@]}")"
+    ((${#cmd[@]} == 0)) || printf '  "cmd": %s,\n' "$(json_array "${cmd[@]}")"
+    printf '  "user": %s,\n' "$(json_string "$user")"
+    printf '  "env": %s,\n' "$(json_array "${env[@]}")"
+    printf '  "exposedPorts": %s,\n' "$(json_array "${exposed_ports[@]}")"
+    printf '  "workingDir": "/"\n}\n'
+  } >"$1"
+}
+
+# write_tar FILE [TAR OPTIONS]: the image's root filesystem as a reproducible tar. Ownership comes
+# from the staging directory (numeric ids) unless the options set one owner for all files.
+write_tar() {
+  local file=$1
+  shift
+  tar -C "$rootfs" --create --file "$file" \
+    --sort=name --mtime=@0 --numeric-owner --format=posix \
+    --pax-option=exthdr.name=%d/PaxHeaders/%f,delete=atime,delete=ctime \
+    "$@" .
+}
+
+# --- images ----------------------------------------------------------------------------------------
+
+build_pause() {
+  command -v gcc >/dev/null || die "gcc is missing: apt-get install gcc libc6-dev"
+  # -s: no symbol table, which would name the source file's path.
+  gcc -Os -static -s -Wall -Wextra -o "$rootfs/pause" "$here/pause.c"
+  entrypoint=(/pause)
+  user=65535:65535
+  env=("PATH=$default_path")
+}
+
+build_postgres() {
+  local pg=/usr/lib/postgresql/15 share=/usr/share/postgresql/15
+  [[ -x $pg/bin/postgres ]] || die "$pg/bin/postgres is missing: apt-get install postgresql-15"
+  [[ -x $pg/bin/psql ]] || die "$pg/bin/psql is missing: apt-get install postgresql-client-15"
+
+  base_dirs
+  mkdir -p "$rootfs$pg" "$rootfs$share" "$rootfs/usr/share"
+  # bin holds the server's and postgresql-client-15's programs (psql, pg_dump, ...).
+  cp -a "$pg/bin" "$pg/lib" "$rootfs$pg/"
+  # No JIT (the entrypoint sets jit=off): llvmjit.so would pull in libLLVM (~100 MB).
+  rm -rf "$rootfs$pg/lib/llvmjit.so" "$rootfs$pg/lib/llvmjit_types.bc" "$rootfs$pg/lib/bitcode"
+  cp -a "$share/." "$rootfs$share/"
+  rm -rf "$rootfs$share/man"
+  cp -a /usr/share/zoneinfo "$rootfs/usr/share/"
+  # initdb takes the server's default TimeZone from /etc/localtime.
+  ln -s /usr/share/zoneinfo/Etc/UTC "$rootfs/etc/localtime"
+  local elf_files=() file
+  while IFS= read -r -d '' file; do
+    if is_elf "$file"; then elf_files+=("$file"); fi
+  done < <(find "$rootfs$pg" -type f -print0)
+  add_libs "${elf_files[@]}"
+
+  install_busybox sh cat chmod id mkdir
+  write_accounts postgres:999:/var/lib/postgresql
+  install -d -o 999 -g 999 -m 0755 "$rootfs/var/lib/postgresql"
+  install -d -o 999 -g 999 -m 2775 "$rootfs/var/run/postgresql"
+  install_script /usr/local/bin/docker-entrypoint.sh <<'ENTRYPOINT'
+#!/bin/sh
+# Entrypoint of Berth's postgres image (busybox sh), after the official postgres image's:
+#   POSTGRES_PASSWORD          the superuser's password: required unless POSTGRES_HOST_AUTH_METHOD=trust
+#   POSTGRES_USER              the superuser (default postgres)
+#   POSTGRES_DB                the database made on first start (default: $POSTGRES_USER)
+#   POSTGRES_HOST_AUTH_METHOD  authentication of TCP connections (default scram-sha-256)
+#   POSTGRES_INITDB_ARGS       more initdb arguments
+#   PGDATA                     the data directory (default /var/lib/postgresql/data), made 0700
+# On first start (no PG_VERSION) it runs initdb, then /docker-entrypoint-initdb.d/*.sql and *.sh
+# against a server that listens only on its unix socket. Options are the server's:
+#   docker-entrypoint.sh [postgres] -p 5433 -c shared_buffers=256MB
+# any other command runs as given, so the image is a client image too (psql, pg_dump, ...).
+# It runs as the image's user, postgres (999:999), and never needs root.
+set -eu
+
+case ${1:-} in
+  postgres) shift ;;
+  -* | '') ;;
+  *) exec "$@" ;;
+esac
+
+if [ "$(id -u)" = 0 ]; then
+  echo "error: PostgreSQL does not run as root: run this image as its user, postgres (uid 999)" >&2
+  exit 1
+fi
+
+: "${POSTGRES_USER:=postgres}"
+: "${POSTGRES_DB:=$POSTGRES_USER}"
+: "${POSTGRES_HOST_AUTH_METHOD:=scram-sha-256}"
+: "${PGDATA:=/var/lib/postgresql/data}"
+export PGDATA
+
+mkdir -p "$PGDATA"
+chmod 0700 "$PGDATA" || : # on a volume this user does not own, initdb or postgres says why
+
+# psql against the temporary server, on its unix socket.
+setup_psql() {
+  PGHOST= PGHOSTADDR= psql -v ON_ERROR_STOP=1 --no-password --no-psqlrc --username="$POSTGRES_USER" "$@"
+}
+
+run_initdb() {
+  # shellcheck disable=SC2086 # POSTGRES_INITDB_ARGS holds several arguments
+  initdb --username="$POSTGRES_USER" --auth-local=trust --auth-host="$POSTGRES_HOST_AUTH_METHOD" \
+    --locale=C --encoding=UTF8 "$@" ${POSTGRES_INITDB_ARGS:-}
+}
+
+if [ -s "$PGDATA/PG_VERSION" ]; then
+  echo "PostgreSQL database directory appears to contain a database; skipping initialization"
+else
+  if [ -z "${POSTGRES_PASSWORD:-}" ] && [ "$POSTGRES_HOST_AUTH_METHOD" != trust ]; then
+    cat >&2 <<'EOF'
+error: database is uninitialized and superuser password is not specified.
+       Set POSTGRES_PASSWORD to a non-empty value for the superuser, or set
+       POSTGRES_HOST_AUTH_METHOD=trust to allow all connections without a password
+       (not recommended).
+EOF
+    exit 1
+  fi
+  if [ "$POSTGRES_HOST_AUTH_METHOD" = trust ]; then
+    echo "warning: POSTGRES_HOST_AUTH_METHOD=trust: anyone who can reach the server connects as any user, without a password" >&2
+  fi
+
+  # The password reaches initdb through a pipe, never a file.
+  if [ -n "${POSTGRES_PASSWORD:-}" ]; then
+    printf '%s\n' "$POSTGRES_PASSWORD" | run_initdb --pwfile=/dev/stdin
+  else
+    run_initdb
+  fi
+  {
+    echo
+    echo "# connections from anywhere (docker-entrypoint.sh)"
+    echo "host all all 0.0.0.0/0 $POSTGRES_HOST_AUTH_METHOD"
+    echo "host all all ::/0 $POSTGRES_HOST_AUTH_METHOD"
+  } >>"$PGDATA/pg_hba.conf"
+
+  pg_ctl -D "$PGDATA" -o "-c listen_addresses='' -c jit=off" -w start
+  if [ "$POSTGRES_DB" != postgres ]; then
+    setup_psql --dbname=postgres --set=db="$POSTGRES_DB" <<'EOSQL'
+SELECT format('CREATE DATABASE %I', :'db') WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = :'db')
+\gexec
+EOSQL
+  fi
+  for f in /docker-entrypoint-initdb.d/*; do
+    case $f in
+      *.sh) echo "$0: running $f"; . "$f" ;;
+      *.sql) echo "$0: running $f"; setup_psql --dbname="$POSTGRES_DB" -f "$f" ;;
+      *) if [ -e "$f" ]; then echo "$0: ignoring $f"; fi ;;
+    esac
+  done
+  pg_ctl -D "$PGDATA" -m fast -w stop
+  echo "PostgreSQL init process complete; ready for start up."
+fi
+
+exec postgres -c listen_addresses='*' -c jit=off "$@"
+ENTRYPOINT
+
+  entrypoint=(/usr/local/bin/docker-entrypoint.sh)
+  user=999:999
+  env=("PATH=$pg/bin:/usr/local/bin:/usr/bin:/bin" PGDATA=/var/lib/postgresql/data LANG=C)
+  exposed_ports=(5432/tcp)
+}
+
+build_redis() {
+  [[ -x /usr/bin/redis-server ]] || die "/usr/bin/redis-server is missing: apt-get install redis-server"
+  [[ -x /usr/bin/redis-cli ]] || die "/usr/bin/redis-cli is missing: apt-get install redis-tools"
+
+  base_dirs
+  # Debian's redis-server is a symlink to redis-check-rdb: the binary picks its role from argv[0].
+  copy_with_libs /usr/bin/redis-server
+  copy_with_libs /usr/bin/redis-cli
+  install_busybox sh
+  write_accounts redis:999:/data
+  install -d -o 999 -g 999 -m 0755 "$rootfs/data"
+  install_script /usr/local/bin/docker-entrypoint.sh <<'ENTRYPOINT'
+#!/bin/sh
+# Entrypoint of Berth's redis image (busybox sh): runs its arguments, redis-server and its options
+# (the image's entrypoint, then the container's args). With REDIS_PASSWORD set, the server requires
+# it (clients: redis-cli -a PASSWORD, or REDISCLI_AUTH=PASSWORD). redis-server replaces its command
+# line by its process title, so the password does not stay in /proc/PID/cmdline.
+set -eu
+if [ "${1:-}" = redis-server ] && [ -n "${REDIS_PASSWORD:-}" ]; then
+  set -- "$@" --requirepass "$REDIS_PASSWORD"
+fi
+exec "$@"
+ENTRYPOINT
+
+  entrypoint=(/usr/local/bin/docker-entrypoint.sh redis-server --bind 0.0.0.0 --protected-mode no --dir /data)
+  user=999:999
+  env=("PATH=/usr/local/bin:/usr/bin:/bin")
+  exposed_ports=(6379/tcp)
+}
+
+build_coredns() {
+  [[ -n ${COREDNS_BIN:-} ]] || die "set COREDNS_BIN to the coredns binary (scripts/build-node.sh builds it)"
+  [[ -x $COREDNS_BIN ]] || die "COREDNS_BIN=$COREDNS_BIN is not an executable file"
+  copy_with_libs "$COREDNS_BIN" /coredns
+  chmod 0755 "$rootfs/coredns"
+  write_accounts
+  entrypoint=(/coredns)
+  user=65534:65534
+  env=("PATH=$default_path")
+  exposed_ports=(53/udp 53/tcp)
+}
+
+build_example_app() {
+  [[ -n ${APP_DIR:-} && -n ${APP_VERSION:-} ]] || die "set APP_DIR (examples/app) and APP_VERSION"
+  (cd "$APP_DIR" && CGO_ENABLED=0 GOFLAGS= go build -trimpath -ldflags "-s -w -X main.version=$APP_VERSION" -o "$rootfs/app" .)
+  user=65532:65532
+  entrypoint=(/app)
+  env=("PATH=/")
+  exposed_ports=(8000/tcp)
+}
+
+# --- main ------------------------------------------------------------------------------------------
+
+(($# == 2)) || die "usage: $0 pause|postgres|redis|coredns|example-app OUTDIR"
+name=$1
+case $name in
+  pause | postgres | redis | coredns | example-app) ;;
+  *) die "unknown image $name (pause, postgres, redis, coredns or example-app)" ;;
+esac
+[[ $(id -u) == 0 ]] || die "needs root: files in the image are owned by the image's user"
+mkdir -p "$2"
+outdir=$(cd "$2" && pwd)
+
+staging=$(mktemp -d "$outdir/.build-rootfs.XXXXXX")
+trap 'rm -rf "$staging"' EXIT
+rootfs="$staging/rootfs"
+mkdir "$rootfs"
+
+log "building the $name image"
+"build_${name//-/_}"
+
+if [[ $name == pause || $name == coredns || $name == example-app ]]; then
+  write_tar "$staging/rootfs.tar" --owner=0 --group=0 # every file is root's
+else
+  write_tar "$staging/rootfs.tar"
+fi
+write_config "$staging/config.json"
+mv -f "$staging/rootfs.tar" "$outdir/rootfs.tar"
+mv -f "$staging/config.json" "$outdir/config.json"
+log "wrote $outdir/rootfs.tar ($(du -h "$outdir/rootfs.tar" | cut -f1)) and $outdir/config.json"

@@ -1,0 +1,263 @@
+// What a node changes on its host, and how every change is undone: sysctls, mount propagation, the
+// node's dummy interface, the routes that keep cluster traffic on this machine, iptables chains,
+// mounts, network namespaces and cgroups. Everything the node changes is recorded in a state file
+// before it is changed, so a stop, or the next start after a crash, restores the host exactly.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { clusterCidr, nodeInterface, nodeIp, serviceCidr } from './network.ts';
+
+const run = promisify(execFile);
+
+/** One node per machine: the kubelet and containerd have fixed host paths. */
+export const hostStateDir = '/run/berth-node';
+const stateFile = join(hostStateDir, 'state.json');
+
+/** Sysctls the node sets, and those the kubelet sets itself: all restored on stop. */
+const sysctlsSet: Record<string, string> = {
+  'net.ipv4.ip_forward': '1',
+  'net.bridge.bridge-nf-call-iptables': '1',
+};
+const sysctlsTouchedByKubelet = ['vm.overcommit_memory', 'kernel.panic', 'kernel.panic_on_oops', 'net.ipv4.conf.all.route_localnet'];
+
+/** Traffic to cluster addresses never follows the default route off the machine: service addresses
+ * are delivered locally unless kube-proxy rewrites them, unused pod addresses are unreachable (the
+ * node's /24 on the bridge is more specific). */
+const guardRoutes = [
+  ['route', 'replace', 'local', serviceCidr, 'dev', 'lo', 'table', 'local'],
+  ['route', 'replace', 'unreachable', clusterCidr],
+];
+const guardRoutesDelete = [
+  ['route', 'del', 'local', serviceCidr, 'dev', 'lo', 'table', 'local'],
+  ['route', 'del', 'unreachable', clusterCidr],
+];
+
+/** The masquerade rule for pod traffic that leaves the machine (`berth dev` only). */
+const masqueradeRule = ['-s', clusterCidr, '!', '-d', clusterCidr, '-m', 'comment', '--comment', 'berth-node', '-j', 'MASQUERADE'];
+
+export interface HostState {
+  pid: number;
+  dataDir: string;
+  sysctls: Record<string, string>;
+  /** Mount points that were private before the node made / recursively shared. */
+  privateMounts: string[];
+  masquerade: boolean;
+}
+
+async function sh(command: string, args: string[]): Promise<string> {
+  const { stdout } = await run(command, args, { encoding: 'utf8' });
+  return stdout;
+}
+
+async function quietly(command: string, args: string[]): Promise<void> {
+  await run(command, args).catch(() => {});
+}
+
+/** What the machine lacks for a node, each as a sentence; empty when it can run one. */
+export function missingPrerequisites(): string[] {
+  const missing: string[] = [];
+  if (process.getuid?.() !== 0) missing.push('root (the kubelet, containerd and the network setup need it)');
+  if (process.platform !== 'linux') missing.push('Linux');
+  if (!existsSync('/sys/fs/cgroup/memory') && !existsSync('/sys/fs/cgroup/cgroup.controllers')) missing.push('a mounted cgroup filesystem');
+  for (const [file, what] of [
+    ['/usr/sbin/iptables', 'iptables (Debian package iptables)'],
+    ['/usr/sbin/runc', 'runc (Debian package runc)'],
+    ['/usr/lib/cni/bridge', 'the CNI plugins (Debian package containernetworking-plugins)'],
+    ['/usr/bin/docker-registry', 'the registry (Debian package docker-registry)'],
+    ['/usr/sbin/ip', 'ip (Debian package iproute2)'],
+  ] as const) {
+    if (!existsSync(file)) missing.push(what);
+  }
+  if (process.platform === 'linux' && !existsSync('/proc/sys/net/bridge')) missing.push('the br_netfilter kernel module');
+  return missing;
+}
+
+export function readHostState(): HostState | undefined {
+  if (!existsSync(stateFile)) return undefined;
+  try {
+    return JSON.parse(readFileSync(stateFile, 'utf8')) as HostState;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeHostState(state: HostState): void {
+  mkdirSync(hostStateDir, { recursive: true });
+  writeFileSync(stateFile, JSON.stringify(state, null, 2));
+}
+
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function readSysctl(name: string): Promise<string> {
+  return (await sh('sysctl', ['-n', name])).trim();
+}
+
+function mountPropagation(): { mountPoint: string; shared: boolean }[] {
+  return readFileSync('/proc/self/mountinfo', 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => {
+      const fields = line.split(' ');
+      const separator = fields.indexOf('-');
+      return { mountPoint: unescapeMount(fields[4] ?? ''), shared: fields.slice(6, separator).some((f) => f.startsWith('shared:')) };
+    });
+}
+
+function unescapeMount(path: string): string {
+  return path.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+}
+
+/** Records the host's state, then changes it for a node. Call only after cleanupHost. */
+export async function prepareHost(dataDir: string, options: { masquerade: boolean }): Promise<void> {
+  const sysctls: Record<string, string> = {};
+  for (const name of [...Object.keys(sysctlsSet), ...sysctlsTouchedByKubelet]) sysctls[name] = await readSysctl(name);
+  const privateMounts = mountPropagation().filter((m) => !m.shared).map((m) => m.mountPoint);
+  writeHostState({ pid: process.pid, dataDir, sysctls, privateMounts, masquerade: options.masquerade });
+
+  for (const [name, value] of Object.entries(sysctlsSet)) await sh('sysctl', ['-q', '-w', `${name}=${value}`]);
+  // Volumes the kubelet mounts must propagate into containers.
+  await sh('mount', ['--make-rshared', '/']);
+  // A bridge with no ports holds the node's address: the `dummy` kernel module is not always there.
+  await quietly('ip', ['link', 'add', nodeInterface, 'type', 'bridge']);
+  await sh('ip', ['addr', 'replace', `${nodeIp}/32`, 'dev', nodeInterface]);
+  await sh('ip', ['link', 'set', nodeInterface, 'up']);
+  for (const args of guardRoutes) await sh('ip', args);
+  if (options.masquerade) await sh('iptables', ['-t', 'nat', '-A', 'POSTROUTING', ...masqueradeRule]);
+}
+
+/** Undoes everything a node did to the host, whether it stopped cleanly or died: kills what is left
+ * of its pods, unmounts, removes its network setup and restores sysctls and mount propagation. Safe
+ * to run twice. `kubeProxy` runs `kube-proxy --cleanup` when given. */
+export async function cleanupHost(state: HostState, options: { kubeProxy?: string; containerdSocket?: string }): Promise<void> {
+  await killPodProcesses(options.containerdSocket);
+  await unmountUnder(state.dataDir);
+  await deleteCniNetworkNamespaces();
+  if (options.kubeProxy) await quietly(options.kubeProxy, ['--cleanup']);
+  await deleteKubeChains();
+  if (state.masquerade) await quietly('iptables', ['-t', 'nat', '-D', 'POSTROUTING', ...masqueradeRule]);
+  await quietly('ip', ['link', 'del', 'berth-cni0']);
+  for (const args of guardRoutesDelete) await quietly('ip', args);
+  await quietly('ip', ['link', 'del', nodeInterface]);
+  for (const [name, value] of Object.entries(state.sysctls)) await quietly('sysctl', ['-q', '-w', `${name}=${value}`]);
+  const nowShared = new Set(mountPropagation().filter((m) => m.shared).map((m) => m.mountPoint));
+  for (const mountPoint of state.privateMounts) if (nowShared.has(mountPoint)) await quietly('mount', ['--make-private', mountPoint]);
+  removeEmptyCgroups('kubepods');
+  rmSync(stateFile, { force: true });
+}
+
+/** Every process in the pods' cgroups, and the containerd shims serving this node's socket. */
+async function killPodProcesses(containerdSocket: string | undefined): Promise<void> {
+  const pids = new Set<number>();
+  for (const dir of cgroupDirs('kubepods')) {
+    for (const line of readFileSync(join(dir, 'cgroup.procs'), 'utf8').split('\n')) if (line) pids.add(Number(line));
+  }
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const cmdline = readSafely(`/proc/${entry}/cmdline`).split('\0');
+    if (cmdline[0]?.endsWith('containerd-shim-runc-v2') && (!containerdSocket || cmdline.includes(containerdSocket))) pids.add(Number(entry));
+  }
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  const deadline = Date.now() + 5000;
+  while ([...pids].some(processAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
+function readSafely(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+/** The cgroup directories named `name` and below in every v1 hierarchy (or the v2 tree), deepest first. */
+function cgroupDirs(name: string): string[] {
+  const roots = existsSync('/sys/fs/cgroup/cgroup.controllers')
+    ? ['/sys/fs/cgroup']
+    : readdirSync('/sys/fs/cgroup').map((c) => join('/sys/fs/cgroup', c)).filter((d) => existsSync(join(d, 'cgroup.procs')));
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory()) walk(join(dir, entry.name));
+    }
+    found.push(dir);
+  };
+  for (const root of roots) {
+    const top = join(root, name);
+    if (existsSync(top) && statSync(top).isDirectory()) walk(top);
+  }
+  return found;
+}
+
+function removeEmptyCgroups(name: string): void {
+  for (const dir of cgroupDirs(name)) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      // still has processes, or a hierarchy that keeps it
+    }
+  }
+}
+
+/** Unmounts every mount under dir, deepest first; lazily when a mount is still busy. */
+async function unmountUnder(dir: string): Promise<void> {
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+  const mounts = mountPropagation()
+    .map((m) => m.mountPoint)
+    .filter((m) => m.startsWith(prefix))
+    .sort((a, b) => b.length - a.length);
+  for (const mountPoint of mounts) {
+    await run('umount', [mountPoint]).catch(() => run('umount', ['-l', mountPoint]).catch(() => {}));
+  }
+}
+
+/** containerd's CRI names pod network namespaces cni-<uuid> under the fixed /var/run/netns. */
+async function deleteCniNetworkNamespaces(): Promise<void> {
+  const dir = '/var/run/netns';
+  if (!existsSync(dir)) return;
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith('cni-')) continue;
+    const pids = await sh('ip', ['netns', 'pids', name]).catch(() => '');
+    if (pids.trim()) continue;
+    await run('umount', [join(dir, name)]).catch(() => {});
+    rmSync(join(dir, name), { force: true });
+  }
+}
+
+/** The kubelet makes KUBE-FIREWALL and its canary chains even with makeIPTablesUtilChains off, and
+ * `kube-proxy --cleanup` leaves them: remove every KUBE- chain and the jumps to it. */
+async function deleteKubeChains(): Promise<void> {
+  for (const binary of ['iptables', 'ip6tables']) {
+    for (const table of ['filter', 'nat', 'mangle']) {
+      const rules = await sh(`${binary}-save`, ['-t', table]).catch(() => '');
+      const chains = [...rules.matchAll(/^:(KUBE-[^ ]+)/gm)].map((m) => m[1] as string);
+      if (chains.length === 0) continue;
+      for (const line of rules.split('\n')) {
+        const jump = / -j (KUBE-[^ ]+)/.exec(line);
+        if (line.startsWith('-A ') && jump && !chains.includes(line.split(' ')[1] as string)) {
+          await quietly(binary, ['-t', table, '-D', ...splitRule(line.slice(3))]);
+        }
+      }
+      for (const chain of chains) await quietly(binary, ['-t', table, '-F', chain]);
+      for (const chain of chains) await quietly(binary, ['-t', table, '-X', chain]);
+    }
+  }
+}
+
+/** Splits an iptables-save rule into arguments, keeping quoted comments whole. */
+export function splitRule(rule: string): string[] {
+  return [...rule.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\"/g, '"') : (m[2] as string)));
+}

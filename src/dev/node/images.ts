@@ -1,0 +1,123 @@
+// The node's images, built here from packages and never pulled: each root filesystem comes from
+// scripts/node-images/build-rootfs.sh, is cached by the content that makes it, and is pushed to the
+// node's registry with crane (go-containerregistry), which adds the image config. Pods then pull
+// them by digest, as they would from any registry.
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const buildScript = join(repoRoot, 'scripts/node-images/build-rootfs.sh');
+
+/** The images a node needs, and the example app. */
+export type ImageName = 'pause' | 'coredns' | 'postgres' | 'redis' | 'example-app';
+
+/** The Debian packages an image is made of: a new package version makes a new image. */
+const packagesOf: Record<ImageName, string[]> = {
+  pause: ['gcc', 'libc6-dev'],
+  coredns: [],
+  postgres: ['postgresql-15', 'postgresql-client-15', 'busybox-static', 'libc6'],
+  redis: ['redis-server', 'redis-tools', 'busybox-static', 'libc6'],
+  'example-app': [],
+};
+
+export interface ImageConfig {
+  entrypoint?: string[];
+  cmd?: string[];
+  user?: string;
+  env?: string[];
+  exposedPorts?: string[];
+  workingDir?: string;
+}
+
+export interface BuiltImage {
+  name: ImageName;
+  rootfsTar: string;
+  config: ImageConfig;
+  /** The content key: equal keys make equal images. */
+  key: string;
+}
+
+export interface BuildInputs {
+  /** Files whose content goes into the image besides the build script (binaries, sources). */
+  files?: string[];
+  /** Environment for the build script (COREDNS_BIN, APP_VERSION, ...): part of the key. */
+  env?: Record<string, string>;
+}
+
+export function imageCacheDir(): string {
+  const root = process.env.BERTH_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? '/root', '.cache'), 'berth');
+  return join(root, 'images');
+}
+
+async function packageVersions(packages: string[]): Promise<string> {
+  if (packages.length === 0) return '';
+  const { stdout } = await run('dpkg-query', ['-W', '-f', '${Package}=${Version}\\n', ...packages], { encoding: 'utf8' });
+  return stdout;
+}
+
+async function contentKey(name: ImageName, inputs: BuildInputs): Promise<string> {
+  const hash = createHash('sha256').update(name);
+  for (const file of [buildScript, join(repoRoot, 'scripts/node-images/pause.c'), ...(inputs.files ?? [])]) {
+    hash.update(file).update(existsSync(file) ? readFileSync(file) : '');
+  }
+  hash.update(JSON.stringify(inputs.env ?? {})).update(await packageVersions(packagesOf[name]));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/** Builds an image's root filesystem, or finds it in the cache. */
+export async function buildImage(name: ImageName, inputs: BuildInputs = {}, log: (m: string) => void = () => {}): Promise<BuiltImage> {
+  const key = await contentKey(name, inputs);
+  const dir = join(imageCacheDir(), name, key);
+  if (!existsSync(join(dir, '.complete'))) {
+    log(`building the ${name} image from packages`);
+    const partial = `${dir}.partial.${process.pid}`;
+    rmSync(partial, { recursive: true, force: true });
+    mkdirSync(partial, { recursive: true });
+    try {
+      await run('bash', [buildScript, name, partial], { env: { ...process.env, ...inputs.env }, maxBuffer: 16 << 20 });
+      writeFileSync(join(partial, '.complete'), '');
+      rmSync(dir, { recursive: true, force: true });
+      renameSync(partial, dir);
+    } catch (error) {
+      rmSync(partial, { recursive: true, force: true });
+      throw error;
+    }
+  }
+  const config = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as ImageConfig;
+  return { name, rootfsTar: join(dir, 'rootfs.tar'), config, key };
+}
+
+function mutateFlags(config: ImageConfig): string[] {
+  const flags: string[] = [];
+  if (config.entrypoint) flags.push(`--entrypoint=${config.entrypoint.join(',')}`);
+  if (config.cmd) flags.push(`--cmd=${config.cmd.join(',')}`);
+  if (config.user) flags.push(`--user=${config.user}`);
+  if (config.workingDir) flags.push(`--workdir=${config.workingDir}`);
+  for (const env of config.env ?? []) flags.push(`--env=${env}`);
+  for (const port of config.exposedPorts ?? []) flags.push(`--exposed-ports=${port}`);
+  return flags;
+}
+
+/** Pushes a built image as <registry>/<repository>:<tag> and returns its pinned reference
+ * (<registry>/<repository>@sha256:...). A tag that already holds this content is not pushed again. */
+export async function pushImage(crane: string, image: BuiltImage, reference: string): Promise<string> {
+  const repository = reference.replace(/:[^:/]+$/, '');
+  const pushedFile = join(dirname(image.rootfsTar), 'pushed.json');
+  const pushed = existsSync(pushedFile) ? (JSON.parse(readFileSync(pushedFile, 'utf8')) as Record<string, string>) : {};
+  const known = pushed[reference];
+  if (known) {
+    const current = await run(crane, ['digest', '--insecure', reference], { encoding: 'utf8' }).then((r) => r.stdout.trim(), () => '');
+    if (current === known) return `${repository}@${known}`;
+  }
+  const staging = `${reference}-layer`;
+  await run(crane, ['append', '--insecure', '--oci-empty-base', '-f', image.rootfsTar, '-t', staging]);
+  const { stdout } = await run(crane, ['mutate', '--insecure', staging, ...mutateFlags(image.config), '-t', reference], { encoding: 'utf8' });
+  const digest = /sha256:[0-9a-f]{64}/.exec(stdout)?.[0] ?? (await run(crane, ['digest', '--insecure', reference], { encoding: 'utf8' })).stdout.trim();
+  writeFileSync(pushedFile, JSON.stringify({ ...pushed, [reference]: digest }));
+  return `${repository}@${digest}`;
+}

@@ -1,0 +1,20 @@
+// The addresses of the local cluster, declared once. The node's address lives on an interface of its
+// own (a bridge with no ports), so the API server, the kubelet and the registry listen on an address that is on this
+// machine only (never the LAN), and pods reach it through the bridge's gateway.
+export const nodeName = 'berth-node';
+export const nodeInterface = 'berth-node';
+export const nodeIp = '10.243.0.1';
+export const serviceCidr = '10.96.0.0/16';
+/** The `kubernetes` Service: the first address of the service range. */
+export const apiServiceIp = '10.96.0.1';
+export const dnsServiceIp = '10.96.0.10';
+export const clusterDomain = 'cluster.local';
+export const clusterCidr = '10.244.0.0/16';
+/** The node's share of the cluster range: the first /24, the one the controller-manager gives the only node. */
+export const podCidr = '10.244.0.0/24';
+export const bridgeName = 'berth-cni0';
+export const cniNetworkName = 'berth';
+export const registryPort = 5000;
+export const registryAddress = `${nodeIp}:${registryPort}`;
+export const kubeletPort = 20250;
+export const kubeletHealthzPort = 20248;

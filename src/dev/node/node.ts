@@ -1,0 +1,237 @@
+// A real single node beside the embedded control plane: containerd + runc, the kubelet, kube-scheduler,
+// kube-proxy, the CNI bridge, an OCI registry, cluster DNS and a default StorageClass, all built from
+// pinned sources and started the way Kubernetes' hack/local-up-cluster.sh starts them. One node per
+// machine (the kubelet has fixed host paths): a second start while one runs is refused, and a start
+// after a crash first undoes what the dead run left on the host.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { request } from 'node:http';
+import { Resolver } from 'node:dns/promises';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { fieldManager } from '../../api/group.ts';
+import { applyObject } from '../../runtime/apply.ts';
+import { kubeRequest } from '../../runtime/kube-request.ts';
+import { kubeconfig, readPki } from '../controlplane.ts';
+import { startSupervised, type SupervisedProcess } from '../supervised-process.ts';
+import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, registryConfig, registryHostsToml, type NodeDirs } from './configs.ts';
+import { cleanupHost, missingPrerequisites, prepareHost, processAlive, readHostState } from './host.ts';
+import { buildImage, pushImage } from './images.ts';
+import { apiServiceIp, dnsServiceIp, nodeIp, nodeName, podCidr, registryAddress } from './network.ts';
+import { clusterDnsObjects, storageClass } from './system-objects.ts';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const pauseTag = '3.10.2';
+
+export interface NodeBinaries {
+  /** kubelet, kube-scheduler, kube-proxy (with the control plane's binaries). */
+  kube: string;
+  /** containerd, containerd-shim-runc-v2, ctr, coredns, crane. */
+  node: string;
+}
+
+/** Builds the node's binaries if they are not cached yet (scripts/build-node.sh). */
+export function nodeBinaries(): string {
+  if (process.env.BERTH_NODE_BIN) return process.env.BERTH_NODE_BIN;
+  const out = execFileSync('bash', [join(repoRoot, 'scripts/build-node.sh')], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const bin = out.trim().split('\n').pop();
+  if (!bin) throw new Error('scripts/build-node.sh printed no bin directory');
+  return bin;
+}
+
+export function nodeDirs(dataDir: string): NodeDirs {
+  const root = join(resolve(dataDir), 'node');
+  return {
+    root,
+    containerdRoot: join(root, 'containerd/root'),
+    containerdState: join(root, 'containerd/state'),
+    containerdSocket: join(root, 'containerd/containerd.sock'),
+    runcRoot: join(root, 'runc'),
+    cniConfDir: join(root, 'cni/net.d'),
+    cniIpamDir: join(root, 'cni/ipam'),
+    certsDir: join(root, 'containerd/certs.d'),
+    kubeletRoot: join(root, 'kubelet'),
+    podLogs: join(root, 'pod-logs'),
+    registryStorage: join(resolve(dataDir), 'registry'),
+    pki: join(resolve(dataDir), 'pki'),
+    logs: join(resolve(dataDir), 'logs'),
+  };
+}
+
+/**
+ * Makes the host ready for a node before the control plane starts (the API server listens on the
+ * node's address): refuses when another node runs, cleans up after one that died, then records and
+ * changes the host. Throws with the missing prerequisites when the machine cannot run a node.
+ */
+export async function prepareNodeHost(dataDir: string, options: { masquerade: boolean; kubeBin: string; log: (m: string) => void }): Promise<void> {
+  const missing = missingPrerequisites();
+  if (missing.length > 0) throw new NodePrerequisitesError(missing);
+  const previous = readHostState();
+  if (previous && previous.pid !== process.pid && processAlive(previous.pid)) {
+    throw new Error(`a node already runs on this machine (process ${previous.pid}, data in ${previous.dataDir}): one node per machine`);
+  }
+  if (previous) {
+    options.log(`cleaning up after a node that did not stop (data in ${previous.dataDir})`);
+    await cleanupHost(previous, { kubeProxy: join(options.kubeBin, 'kube-proxy'), containerdSocket: nodeDirs(previous.dataDir).containerdSocket });
+  }
+  await prepareHost(resolve(dataDir), { masquerade: options.masquerade });
+}
+
+export class NodePrerequisitesError extends Error {
+  readonly missing: string[];
+  constructor(missing: string[]) {
+    super(`this machine cannot run a node: it lacks ${missing.join('; ')}`);
+    this.missing = missing;
+  }
+}
+
+export interface NodeOptions {
+  dataDir: string;
+  /** The API server's URL (on the node's address). */
+  server: string;
+  binaries: NodeBinaries;
+  /** CoreDNS forwards names outside the cluster to the host's resolver (`berth dev`), or answers only the cluster's. */
+  forwardDns: boolean;
+  log?: (message: string) => void;
+  readyTimeoutMs?: number;
+}
+
+export interface LocalNode {
+  /** host:port of the node's registry, reachable from the host and from pods. */
+  readonly registry: string;
+  /** Pinned references of the images the node made, by name. */
+  readonly images: Readonly<Record<string, string>>;
+  readonly dirs: NodeDirs;
+  /** Stops the node's processes; releaseNodeHost then undoes the host changes. */
+  stop(): Promise<void>;
+}
+
+/** Starts the node's processes (the host prepared, the control plane up) and waits until the node is
+ * Ready and cluster DNS answers. */
+export async function startNode(options: NodeOptions): Promise<LocalNode> {
+  const log = options.log ?? (() => {});
+  const dirs = nodeDirs(options.dataDir);
+  const { kube, node } = options.binaries;
+  writeNodeFiles(dirs, options.server);
+  const processes: SupervisedProcess[] = [];
+  const supervise = (name: string, binary: string, args: string[]) => {
+    const started = startSupervised(name, binary, args, join(dirs.logs, `${name}.log`));
+    processes.push(started);
+    return started;
+  };
+  const stop = async () => {
+    for (const p of [...processes].reverse()) await p.stop();
+  };
+  try {
+    supervise('registry', '/usr/bin/docker-registry', ['serve', join(dirs.root, 'registry.yaml')]);
+    const images = startImagePushes(join(node, 'crane'), join(node, 'coredns'), log);
+    await waitFor(() => httpOk(`http://${registryAddress}/v2/`), 10_000, 'the registry');
+    const pushed = await images;
+    writeFileSync(join(dirs.root, 'containerd.toml'), containerdConfig(dirs, { pause: pushed.pause! }));
+    supervise('containerd', join(node, 'containerd'), ['--config', join(dirs.root, 'containerd.toml'), '--log-level', 'warn']);
+    await waitFor(async () => existsSync(dirs.containerdSocket), 10_000, 'containerd');
+    supervise('kubelet', join(kube, 'kubelet'), [
+      `--config=${join(dirs.root, 'kubelet.yaml')}`,
+      `--kubeconfig=${join(dirs.root, 'kubelet.kubeconfig')}`,
+      `--root-dir=${dirs.kubeletRoot}`,
+      `--cert-dir=${join(dirs.kubeletRoot, 'pki')}`,
+      `--hostname-override=${nodeName}`,
+      `--node-ip=${nodeIp}`,
+      '--v=1',
+    ]);
+    supervise('kube-scheduler', join(kube, 'kube-scheduler'), [
+      `--kubeconfig=${join(dirs.root, 'scheduler.kubeconfig')}`,
+      '--leader-elect=false',
+      '--bind-address=127.0.0.1',
+      '--secure-port=20259',
+      '--v=1',
+    ]);
+    supervise('kube-proxy', join(kube, 'kube-proxy'), [`--config=${join(dirs.root, 'kube-proxy.yaml')}`, '--v=1']);
+    const kc = adminKubeConfig(options.dataDir, options.server);
+    for (const object of [storageClass(), ...clusterDnsObjects(pushed.coredns!, options.forwardDns)]) await applyObject(kc, object as never, fieldManager);
+    const timeout = options.readyTimeoutMs ?? 120_000;
+    await waitFor(() => nodeReady(kc), timeout, `node ${nodeName} Ready (see ${dirs.logs}/kubelet.log)`);
+    log(`node ${nodeName} Ready`);
+    await waitFor(() => clusterDnsAnswers(), timeout, `cluster DNS at ${dnsServiceIp} (see kubectl -n kube-system get pods)`);
+    log('cluster DNS answers');
+    return { registry: registryAddress, images: pushed, dirs, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** Undoes what the node did to the host, once its processes and the control plane have stopped. */
+export async function releaseNodeHost(dataDir: string, kubeBin: string): Promise<void> {
+  const state = readHostState();
+  if (!state || state.pid !== process.pid) return;
+  await cleanupHost(state, { kubeProxy: join(kubeBin, 'kube-proxy'), containerdSocket: nodeDirs(dataDir).containerdSocket });
+}
+
+function writeNodeFiles(dirs: NodeDirs, server: string): void {
+  for (const dir of [dirs.root, dirs.cniConfDir, dirs.cniIpamDir, dirs.kubeletRoot, dirs.podLogs, dirs.registryStorage, dirs.logs]) {
+    mkdirSync(dir, { recursive: true });
+  }
+  // containerd looks registries up by host:port, with ':' kept on Linux.
+  mkdirSync(join(dirs.certsDir, registryAddress), { recursive: true });
+  writeFileSync(join(dirs.certsDir, registryAddress, 'hosts.toml'), registryHostsToml());
+  writeFileSync(join(dirs.cniConfDir, '10-berth.conflist'), cniConfig(dirs, podCidr));
+  writeFileSync(join(dirs.root, 'kubelet.yaml'), kubeletConfig(dirs));
+  writeFileSync(join(dirs.root, 'registry.yaml'), registryConfig(dirs));
+  const pki = readPki(dirs.pki);
+  writeFileSync(join(dirs.root, 'kubelet.kubeconfig'), kubeconfig(server, pki, { cert: pki.kubeletClientCert, key: pki.kubeletClientKey }), { mode: 0o600 });
+  writeFileSync(join(dirs.root, 'scheduler.kubeconfig'), kubeconfig(server, pki, { cert: pki.schedulerCert, key: pki.schedulerKey }), { mode: 0o600 });
+  writeFileSync(join(dirs.root, 'kube-proxy.kubeconfig'), kubeconfig(server, pki, { cert: pki.proxyCert, key: pki.proxyKey }), { mode: 0o600 });
+  // kube-proxy exits when its configuration file changes: written once, before it starts.
+  writeFileSync(join(dirs.root, 'kube-proxy.yaml'), kubeProxyConfig(join(dirs.root, 'kube-proxy.kubeconfig')));
+}
+
+/** Builds (or finds cached) and pushes the node's system images; resolves with their pinned references. */
+async function startImagePushes(crane: string, coredns: string, log: (m: string) => void): Promise<Record<string, string>> {
+  const [pause, dns] = await Promise.all([buildImage('pause', {}, log), buildImage('coredns', { files: [coredns], env: { COREDNS_BIN: coredns } }, log)]);
+  await waitFor(() => httpOk(`http://${registryAddress}/v2/`), 10_000, 'the registry');
+  const [pauseRef, dnsRef] = await Promise.all([
+    pushImage(crane, pause, `${registryAddress}/berth/pause:${pauseTag}`),
+    pushImage(crane, dns, `${registryAddress}/berth/coredns:latest`),
+  ]);
+  return { pause: pauseRef, coredns: dnsRef };
+}
+
+function adminKubeConfig(dataDir: string, server: string): KubeConfig {
+  const kc = new KubeConfig();
+  kc.loadFromString(kubeconfig(server, readPki(nodeDirs(dataDir).pki)));
+  return kc;
+}
+
+async function nodeReady(kc: KubeConfig): Promise<boolean> {
+  const found = await kubeRequest<{ status?: { conditions?: { type: string; status: string }[] } }>(kc, { method: 'GET', path: `/api/v1/nodes/${nodeName}` }).catch(() => undefined);
+  return found?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+async function clusterDnsAnswers(): Promise<boolean> {
+  const resolver = new Resolver({ timeout: 1000, tries: 1 });
+  resolver.setServers([dnsServiceIp]);
+  const addresses = await resolver.resolve4('kubernetes.default.svc.cluster.local').catch((): string[] => []);
+  return addresses.includes(apiServiceIp);
+}
+
+function httpOk(url: string): Promise<boolean> {
+  return new Promise((resolveOk) => {
+    const req = request(url, { timeout: 1000 }, (res) => {
+      res.resume();
+      resolveOk(res.statusCode === 200);
+    });
+    req.on('error', () => resolveOk(false));
+    req.on('timeout', () => req.destroy());
+    req.end();
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}

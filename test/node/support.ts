@@ -1,0 +1,118 @@
+// What node tests share: images pushed to the node's registry, objects applied with kubectl, pods
+// waited for by their status, and HTTP requests that are always bounded in time.
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { inject } from 'vitest';
+import { eventually, kubectl } from '../support/cluster.ts';
+import { pushExampleApp } from '../../src/dev/node/example-app.ts';
+import { buildImage, pushImage, type ImageName } from '../../src/dev/node/images.ts';
+
+export const crane = () => join(inject('nodeBin'), 'crane');
+
+const pushed = new Map<string, Promise<string>>();
+
+/** The example app answering `version`, pushed once per test file: <registry>/berth-example@sha256:... */
+export function exampleImage(version: string): Promise<string> {
+  const key = `example:${version}`;
+  if (!pushed.has(key)) pushed.set(key, pushExampleApp(crane(), inject('registry'), version));
+  return pushed.get(key)!;
+}
+
+/** One of the node's service images (postgres, redis), pushed once per test file. */
+export function serviceImage(name: Extract<ImageName, 'postgres' | 'redis'>): Promise<string> {
+  if (!pushed.has(name)) {
+    pushed.set(name, buildImage(name).then((image) => pushImage(crane(), image, `${inject('registry')}/berth/${name}:latest`)));
+  }
+  return pushed.get(name)!;
+}
+
+/** kubectl that fails the test with kubectl's own message. */
+export async function kubectlOk(args: string[], input?: string): Promise<string> {
+  const result = await kubectl(args, input);
+  if (result.code !== 0) throw new Error(`kubectl ${args.join(' ')}: ${result.stderr.trim()}`);
+  return result.stdout;
+}
+
+export async function apply(namespace: string, ...objects: object[]): Promise<void> {
+  await kubectlOk(['apply', '--server-side', '-n', namespace, '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
+}
+
+export interface PodStatus {
+  phase?: string;
+  podIP?: string;
+  conditions?: { type: string; status: string }[];
+  containerStatuses?: {
+    name: string;
+    ready: boolean;
+    restartCount: number;
+    state?: { waiting?: { reason?: string; message?: string }; running?: object; terminated?: { reason?: string; exitCode?: number } };
+  }[];
+}
+
+export async function podStatus(namespace: string, name: string): Promise<PodStatus> {
+  return (JSON.parse(await kubectlOk(['get', 'pod', '-n', namespace, name, '-o', 'json'])) as { status: PodStatus }).status;
+}
+
+/** The pod's Ready condition. */
+export function isReady(status: PodStatus): boolean {
+  return status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+/** Waits until the pod's first container is waiting for one of these reasons; returns the reason. */
+export async function waitingReason(namespace: string, name: string, reasons: string[], timeoutMs = 60_000): Promise<string> {
+  return eventually(
+    async () => {
+      const reason = (await podStatus(namespace, name)).containerStatuses?.[0]?.state?.waiting?.reason;
+      return reason && reasons.includes(reason) ? reason : undefined;
+    },
+    timeoutMs,
+    `pod ${name} waiting with ${reasons.join(' or ')}`,
+  );
+}
+
+export async function waitForReadyPod(namespace: string, name: string, timeoutMs = 60_000): Promise<PodStatus> {
+  return eventually(async () => {
+    const status = await podStatus(namespace, name);
+    return isReady(status) ? status : undefined;
+  }, timeoutMs, `pod ${name} Ready`);
+}
+
+/** GET with a 3 s bound: never a request that could wait on a route off this machine. */
+export function httpGet(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { timeout: 3000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within 3 s`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** A pod running one container of the example app. */
+export function examplePod(name: string, image: string, extra: { args?: string[]; readinessPath?: string; labels?: Record<string, string> } = {}): object {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, labels: { app: name, ...extra.labels } },
+    spec: {
+      terminationGracePeriodSeconds: 1,
+      containers: [
+        {
+          name: 'app',
+          image,
+          ...(extra.args ? { args: extra.args } : {}),
+          ports: [{ containerPort: 8000 }],
+          ...(extra.readinessPath ? { readinessProbe: { httpGet: { path: extra.readinessPath, port: 8000 }, periodSeconds: 1 } } : {}),
+        },
+      ],
+    },
+  };
+}
+
+export function service(name: string, selector: Record<string, string>, port: number): object {
+  return { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { selector, ports: [{ port, targetPort: port }] } };
+}
