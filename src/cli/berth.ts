@@ -36,14 +36,22 @@ process.once('SIGINT', () => void stop('SIGINT'));
 process.once('SIGTERM', () => void stop('SIGTERM'));
 
 try {
-  const dev =
+  const devStart =
     options.command === 'dev'
-      ? await startDevCluster({ dataDir: options.dataDir, crdsDir: resolve(import.meta.dirname, '../../crds'), operatorNamespace: options.namespace, logger })
+      ? startDevCluster({
+          dataDir: options.dataDir,
+          crdsDir: resolve(import.meta.dirname, '../../crds'),
+          operatorNamespace: options.namespace,
+          node: options.node,
+          logger,
+        })
       : undefined;
-  if (dev?.controlPlane) stopping.push(() => dev.controlPlane!.stop());
+  // A stop during start-up (Ctrl-C while the node comes up) waits for the start, then undoes it.
+  if (devStart) stopping.push(async () => (await devStart.catch(() => undefined))?.cluster?.stop());
+  const dev = await devStart;
   const kubeConfig = dev?.kubeConfig ?? findConfiguredCluster()?.kubeConfig;
   if (!kubeConfig) throw new Error('no cluster configured: set KUBECONFIG, run in a cluster, or use `berth dev`');
-  const berth = await startBerth(kubeConfig, options, logger);
+  const berth = await startBerth(kubeConfig, options, logger, dev?.node ?? {});
   stopping.push(() => berth.stop());
 
   if (dev?.kubeconfigPath && dev.local) {
@@ -51,9 +59,18 @@ try {
     process.stdout.write(
       [
         '',
-        'Berth is running against an embedded control plane.',
+        dev.node ? 'Berth is running against an embedded cluster with a real node.' : 'Berth is running against an embedded control plane (no node: Pods will not run).',
         `  kubeconfig:   ${dev.kubeconfigPath}`,
-        `  try:          kubectl --kubeconfig ${dev.kubeconfigPath} apply -f examples/deployment-external-docker.yaml`,
+        ...(dev.node
+          ? [
+              `  registry:     ${dev.node.registry}  (plain HTTP; npm run example:push builds and pushes the example app)`,
+              `  try:          kubectl --kubeconfig ${dev.kubeconfigPath} apply --server-side -f examples/hello.yaml  (see the README)`,
+              "                an app answers on its Service: curl http://$(kubectl get service hello -o jsonpath='{.spec.clusterIP}')/",
+            ]
+          : [
+              `  node:         ${dev.cluster?.withoutNode ?? 'none'}`,
+              `  try:          kubectl --kubeconfig ${dev.kubeconfigPath} apply -f examples/deployment-external-docker.yaml`,
+            ]),
         `                kubectl --kubeconfig ${dev.kubeconfigPath} get berth`,
         ...(facade
           ? [

@@ -1,13 +1,16 @@
 // `berth dev`: runs Berth against the configured cluster, or, when none is configured, against an
-// embedded control plane whose data lives in .berth/dev so a restart keeps its objects. On the embedded
-// plane it also makes the `default` namespace a local organization and keeps one API key for it, so
-// the HTTP API can be called at once.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+// embedded local cluster whose data lives in .berth/dev so a restart keeps its objects: the control
+// plane, and a real node where the machine allows one (its registry address is written to
+// .berth/dev/registry, and Deployments' Postgres and Redis use images built here). It also makes the
+// `default` namespace a local organization and keeps one API key for it, so the HTTP API can be called
+// at once.
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Logger } from 'pino';
-import { startControlPlane, type ControlPlane } from '../dev/controlplane.ts';
 import { installCrds } from '../dev/install-crds.ts';
+import { startLocalCluster, type LocalCluster } from '../dev/local-cluster.ts';
+import { nodeBinaries, pushServiceImages } from '../dev/node/node.ts';
 import { mintApiKey } from '../facade/api-keys.ts';
 import { ensureDevAccess } from '../facade/dev-access.ts';
 import { findConfiguredCluster } from './cluster-config.ts';
@@ -17,13 +20,16 @@ export interface DevOptions {
   crdsDir: string;
   /** The operator's namespace, where the local API key is stored. */
   operatorNamespace: string;
+  node: 'auto' | 'required' | 'off';
   logger: Logger;
 }
 
 export interface DevCluster {
   kubeConfig: KubeConfig;
   kubeconfigPath?: string;
-  controlPlane?: ControlPlane;
+  cluster?: LocalCluster;
+  /** The node's registry and the images built for it, when the embedded cluster has a node. */
+  node?: { registry: string; postgresImage: string; redisImage: string };
   /** Only on the embedded control plane: a key for the local organization. */
   local?: { organizationNamespace: string; organizationId: string; apiKey: string };
 }
@@ -37,24 +43,44 @@ export async function startDevCluster(options: DevOptions): Promise<DevCluster> 
     return { kubeConfig: configured.kubeConfig };
   }
   const dataDir = resolve(options.dataDir);
-  const controlPlane = await startControlPlane({ dataDir, log: (message) => options.logger.info(message) });
-  const kubeConfig = new KubeConfig();
-  kubeConfig.loadFromFile(controlPlane.kubeconfigPath);
-  const crds = await installCrds(kubeConfig, options.crdsDir);
-  options.logger.info({ crds }, 'CRDs installed');
-  // The key is kept in the data dir (the API server keeps only its hash); the organization id derives
-  // from the namespace's name, so both survive a restart.
+  const log = (message: string) => options.logger.info(message);
+  const cluster = await startLocalCluster({ dataDir, node: options.node === 'off' ? 'none' : options.node, forwardDns: true, log });
+  try {
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromFile(cluster.controlPlane.kubeconfigPath);
+    const crds = await installCrds(kubeConfig, options.crdsDir);
+    options.logger.info({ crds }, 'CRDs installed');
+    const access = await localAccess(kubeConfig, dataDir, options.operatorNamespace);
+    const node = await nodeDefaults(cluster, dataDir, log);
+    return { kubeConfig, kubeconfigPath: cluster.controlPlane.kubeconfigPath, cluster, node, local: access };
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+}
+
+/** The key is kept in the data dir (the API server keeps only its hash); the organization id derives
+ * from the namespace's name, so both survive a restart. */
+async function localAccess(kubeConfig: KubeConfig, dataDir: string, operatorNamespace: string): Promise<NonNullable<DevCluster['local']>> {
   const access = await ensureDevAccess(kubeConfig, {
-    operatorNamespace: options.operatorNamespace,
+    operatorNamespace,
     namespace: localOrganizationNamespace,
     key: keptValue(join(dataDir, 'api-key'), mintApiKey),
   });
-  return {
-    kubeConfig,
-    kubeconfigPath: controlPlane.kubeconfigPath,
-    controlPlane,
-    local: { organizationNamespace: access.namespace, organizationId: access.organizationId, apiKey: access.key },
-  };
+  return { organizationNamespace: access.namespace, organizationId: access.organizationId, apiKey: access.key };
+}
+
+/** With a node: its registry address for users and scripts (.berth/dev/registry), and the Postgres and
+ * Redis images built here for Deployments that ask for them. */
+async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: string) => void): Promise<DevCluster['node']> {
+  const registryFile = join(dataDir, 'registry');
+  if (!cluster.node) {
+    rmSync(registryFile, { force: true });
+    return undefined;
+  }
+  writeFileSync(registryFile, `${cluster.node.registry}\n`);
+  const images = await pushServiceImages(nodeBinaries(), log);
+  return { registry: cluster.node.registry, postgresImage: images.postgres, redisImage: images.redis };
 }
 
 /** A value made once and kept in the data dir (readable by its owner only), so restarts reuse it. */

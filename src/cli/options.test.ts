@@ -36,6 +36,16 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('leaves the registry and service images unset unless given, and starts a node where possible by default', () => {
+    expect(options(['dev'])).toMatchObject({ node: 'auto', registry: undefined, postgresImage: undefined, redisImage: undefined });
+    expect(options(['dev', '--node', 'off', '--postgres-image', 'pg:1'], { BERTH_REDIS_IMAGE: 'r:1', BERTH_REGISTRY: 'reg:5000' })).toMatchObject({
+      node: 'off',
+      postgresImage: 'pg:1',
+      redisImage: 'r:1',
+      registry: 'reg:5000',
+    });
+  });
+
   it('accepts bracketed IPv6 addresses', () => {
     expect(options(['run', '--probe-address', '[::1]:9000']).probeAddress).toEqual({ host: '::1', port: 9000 });
   });
@@ -48,6 +58,7 @@ describe('parseCommandLine', () => {
     [['run', '--probe-address', ':70000'], /--probe-address: port out of range/],
     [['run', '--namespace', 'Not_A_Name'], /--namespace/],
     [['run', '--leader-elect', 'maybe'], /--leader-elect/],
+    [['dev', '--node', 'sometimes'], /--node/],
     [['run', 'extra'], /unexpected arguments: extra/],
     [['run', '--no-such-flag'], /no-such-flag/],
   ])('refuses %j with a message naming the flag', (argv, message) => {

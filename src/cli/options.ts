@@ -7,8 +7,9 @@ export const usage = `usage: berth <command> [options]
 
 commands:
   run     run Berth against the configured cluster (in-cluster service account or KUBECONFIG)
-  dev     like run, but with no cluster configured it starts an embedded local control plane
-          (data in --data-dir) and mints an API key for a local organization
+  dev     like run, but with no cluster configured it starts an embedded local cluster (data in
+          --data-dir): the control plane, and a real node (kubelet, containerd, registry, DNS)
+          where the machine allows one; it mints an API key for a local organization
 
 options (each also read from the environment variable in brackets):
   --components <list>          controller,facade or one of them           [BERTH_COMPONENTS]
@@ -22,8 +23,16 @@ options (each also read from the environment variable in brackets):
   --leader-elect <bool>        elect a leader before reconciling (default true for run,
                                false for dev)                             [BERTH_LEADER_ELECT]
   --builder-image <image>      image of the build Job for codehost revisions [BERTH_BUILDER_IMAGE]
-  --registry <host/path>       where built images are pushed              [BERTH_REGISTRY]
-  --data-dir <dir>             the embedded control plane's data (dev; default .berth/dev)
+  --registry <host/path>       where built images are pushed (default registry.berth-system.svc:5000;
+                               dev with a node: the node's registry)     [BERTH_REGISTRY]
+  --postgres-image <image>     the database of Deployments that ask for one (default
+                               postgres:16-alpine; dev with a node: one built here) [BERTH_POSTGRES_IMAGE]
+  --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine;
+                               dev with a node: one built here)           [BERTH_REDIS_IMAGE]
+  --data-dir <dir>             the embedded cluster's data (dev; default .berth/dev)
+  --node <auto|required|off>   dev without a cluster: start a real node where the machine allows
+                               (auto, the default), insist on one, or run the control plane only
+                                                                          [BERTH_NODE]
   -h, --help                   this text
 `;
 
@@ -54,8 +63,11 @@ const optionsSchema = z.object({
   watchNamespaces: list,
   leaderElect: bool,
   builderImage: z.string().min(1),
-  registry: z.string().min(1),
+  registry: z.string().min(1).optional(),
+  postgresImage: z.string().min(1).optional(),
+  redisImage: z.string().min(1).optional(),
   dataDir: z.string().min(1),
+  node: z.enum(['auto', 'required', 'off']),
 });
 
 export type Options = z.output<typeof optionsSchema>;
@@ -78,7 +90,10 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'leader-elect': { type: 'string' },
       'builder-image': { type: 'string' },
       registry: { type: 'string' },
+      'postgres-image': { type: 'string' },
+      'redis-image': { type: 'string' },
       'data-dir': { type: 'string' },
+      node: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -95,8 +110,12 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     watchNamespaces: values['watch-namespaces'] ?? env.BERTH_WATCH_NAMESPACES ?? '',
     leaderElect: values['leader-elect'] ?? env.BERTH_LEADER_ELECT ?? (dev ? 'false' : 'true'),
     builderImage: values['builder-image'] ?? env.BERTH_BUILDER_IMAGE ?? 'gcr.io/kaniko-project/executor:v1.23.2',
-    registry: values['registry'] ?? env.BERTH_REGISTRY ?? 'registry.berth-system.svc:5000',
+    // Unset means the default of where Berth runs: see imagesFor in run.ts.
+    registry: values['registry'] ?? env.BERTH_REGISTRY,
+    postgresImage: values['postgres-image'] ?? env.BERTH_POSTGRES_IMAGE,
+    redisImage: values['redis-image'] ?? env.BERTH_REDIS_IMAGE,
     dataDir: values['data-dir'] ?? '.berth/dev',
+    node: values.node ?? env.BERTH_NODE ?? 'auto',
   };
   const parsed = optionsSchema.safeParse(raw);
   if (!parsed.success) {

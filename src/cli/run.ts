@@ -9,6 +9,27 @@ import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { Manager, type Logger } from '../runtime/index.ts';
 import type { Options } from './options.ts';
 
+/** What the cluster Berth runs against offers: the embedded node's registry and images in `berth dev`. */
+export interface ClusterDefaults {
+  registry?: string;
+  postgresImage?: string;
+  redisImage?: string;
+}
+
+/** Flags first, then what the cluster offers, then the defaults of an installation. */
+export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
+  const defaults = defaultDeploymentControllerOptions;
+  return {
+    registry: options.registry ?? cluster.registry ?? 'registry.berth-system.svc:5000',
+    images: {
+      ...defaults.images,
+      builder: options.builderImage,
+      postgres: options.postgresImage ?? cluster.postgresImage ?? defaults.images.postgres,
+      redis: options.redisImage ?? cluster.redisImage ?? defaults.images.redis,
+    },
+  };
+}
+
 export interface RunningBerth {
   manager: Manager;
   facade?: RunningFacade;
@@ -16,7 +37,7 @@ export interface RunningBerth {
   stop(): Promise<void>;
 }
 
-export async function startBerth(kubeConfig: KubeConfig, options: Options, logger: Logger): Promise<RunningBerth> {
+export async function startBerth(kubeConfig: KubeConfig, options: Options, logger: Logger, cluster: ClusterDefaults = {}): Promise<RunningBerth> {
   // Every informer, controller's and facade's alike, watches the same namespaces (all when none given).
   const scope = options.watchNamespaces.length > 0 ? { namespaces: options.watchNamespaces } : {};
   const manager = new Manager({
@@ -28,11 +49,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
   });
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
-    registerDeploymentControllers(manager, {
-      registry: options.registry,
-      images: { ...defaultDeploymentControllerOptions.images, builder: options.builderImage },
-      ...scope,
-    });
+    registerDeploymentControllers(manager, { ...imagesFor(options, cluster), ...scope });
     registerOAuthProviderController(manager, scope);
     codeHost = registerCodeHostIntegrationController(manager, scope);
   }

@@ -8,8 +8,9 @@ import { nodeBinaries, NodePrerequisitesError, prepareNodeHost, releaseNodeHost,
 export interface LocalClusterOptions {
   dataDir: string;
   ephemeral?: boolean;
-  /** `required`: fail when the machine cannot run a node; `auto`: run without one and say why. */
-  node: 'required' | 'auto';
+  /** `required`: fail when the machine cannot run a node; `auto`: run without one and say why;
+   * `none`: the control plane only. */
+  node: 'required' | 'auto' | 'none';
   /** Cluster DNS forwards other names to the host's resolver (`berth dev`); tests keep every query local. */
   forwardDns: boolean;
   log?: (message: string) => void;
@@ -26,8 +27,12 @@ export interface LocalCluster {
 export async function startLocalCluster(options: LocalClusterOptions): Promise<LocalCluster> {
   const log = options.log ?? (() => {});
   const kubeBin = controlPlaneBinaries(log);
+  if (options.node === 'none') {
+    const controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, log });
+    return { controlPlane, withoutNode: 'no node asked for', stop: () => controlPlane.stop() };
+  }
   try {
-    await prepareNodeHost(options.dataDir, { masquerade: options.forwardDns, kubeBin, log });
+    await prepareNodeHost(options.dataDir, { masquerade: options.forwardDns, keepVolumes: !options.ephemeral, kubeBin, log });
   } catch (error) {
     if (options.node === 'auto' && error instanceof NodePrerequisitesError) {
       log(`${error.message}; running the control plane only (Pods will not run)`);

@@ -3,7 +3,7 @@
 // mounts, network namespaces and cgroups. Everything the node changes is recorded in a state file
 // before it is changed, so a stop, or the next start after a crash, restores the host exactly.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { clusterCidr, nodeInterface, nodeIp, serviceCidr } from './network.ts';
@@ -36,6 +36,11 @@ const guardRoutesDelete = [
 /** The masquerade rule for pod traffic that leaves the machine (`berth dev` only). */
 const masqueradeRule = ['-s', clusterCidr, '!', '-d', clusterCidr, '-m', 'comment', '--comment', 'berth-node', '-j', 'MASQUERADE'];
 
+/** Host paths the kubelet, containerd, the CNI plugins and the hostpath provisioner fix: those the node
+ * makes are removed on stop; in those that were there, only the node's own entries are. */
+const fixedHostPaths = ['/var/lib/kubelet', '/var/log/containers', '/var/lib/cni', '/run/containerd', '/var/run/netns'];
+const hostpathVolumes = '/tmp/hostpath_pv';
+
 export interface HostState {
   pid: number;
   dataDir: string;
@@ -43,6 +48,10 @@ export interface HostState {
   /** Mount points that were private before the node made / recursively shared. */
   privateMounts: string[];
   masquerade: boolean;
+  /** Fixed host paths that did not exist before the node: removed on stop. */
+  createdPaths: string[];
+  /** nftables tables that did not exist before (iptables-nft makes them): removed on stop when empty. */
+  previousTables: string[];
 }
 
 async function sh(command: string, args: string[]): Promise<string> {
@@ -115,12 +124,21 @@ function unescapeMount(path: string): string {
   return path.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
 }
 
-/** Records the host's state, then changes it for a node. Call only after cleanupHost. */
-export async function prepareHost(dataDir: string, options: { masquerade: boolean }): Promise<void> {
+async function nftTables(): Promise<string[]> {
+  const listed = await sh('nft', ['list', 'tables']).catch(() => '');
+  return listed.split('\n').filter((line) => line.startsWith('table ')).map((line) => line.slice('table '.length).trim());
+}
+
+/** Records the host's state, then changes it for a node. Call only after cleanupHost. `keepVolumes`
+ * leaves the provisioner's volumes in place on stop (`berth dev` keeps its data across restarts). */
+export async function prepareHost(dataDir: string, options: { masquerade: boolean; keepVolumes: boolean }): Promise<void> {
   const sysctls: Record<string, string> = {};
   for (const name of [...Object.keys(sysctlsSet), ...sysctlsTouchedByKubelet]) sysctls[name] = await readSysctl(name);
   const privateMounts = mountPropagation().filter((m) => !m.shared).map((m) => m.mountPoint);
-  writeHostState({ pid: process.pid, dataDir, sysctls, privateMounts, masquerade: options.masquerade });
+  const candidates = options.keepVolumes ? fixedHostPaths : [...fixedHostPaths, hostpathVolumes];
+  const createdPaths = candidates.filter((path) => !existsSync(path));
+  const previousTables = await nftTables();
+  writeHostState({ pid: process.pid, dataDir, sysctls, privateMounts, masquerade: options.masquerade, createdPaths, previousTables });
 
   for (const [name, value] of Object.entries(sysctlsSet)) await sh('sysctl', ['-q', '-w', `${name}=${value}`]);
   // Volumes the kubelet mounts must propagate into containers.
@@ -137,6 +155,7 @@ export async function prepareHost(dataDir: string, options: { masquerade: boolea
  * of its pods, unmounts, removes its network setup and restores sysctls and mount propagation. Safe
  * to run twice. `kubeProxy` runs `kube-proxy --cleanup` when given. */
 export async function cleanupHost(state: HostState, options: { kubeProxy?: string; containerdSocket?: string }): Promise<void> {
+  await killProcessesOf(state.dataDir);
   await killPodProcesses(options.containerdSocket);
   await unmountUnder(state.dataDir);
   await deleteCniNetworkNamespaces();
@@ -150,7 +169,79 @@ export async function cleanupHost(state: HostState, options: { kubeProxy?: strin
   const nowShared = new Set(mountPropagation().filter((m) => m.shared).map((m) => m.mountPoint));
   for (const mountPoint of state.privateMounts) if (nowShared.has(mountPoint)) await quietly('mount', ['--make-private', mountPoint]);
   removeEmptyCgroups('kubepods');
+  await deleteNewEmptyTables(state.previousTables);
+  removeNodeEntries(state);
   rmSync(stateFile, { force: true });
+}
+
+/** iptables-nft makes the tables it needs (ip6 nat, ip mangle, ...); those the node's run made are
+ * deleted once nothing but empty chains is left in them. */
+async function deleteNewEmptyTables(previous: string[]): Promise<void> {
+  for (const table of await nftTables()) {
+    if (previous.includes(table)) continue;
+    const listing = await sh('nft', ['list', 'table', ...table.split(' ')]).catch(() => '');
+    const hasRules = listing.split('\n').some((line) => {
+      const text = line.trim();
+      return text !== '' && text !== '}' && !text.startsWith('table ') && !text.startsWith('chain ') && !text.startsWith('type ');
+    });
+    if (!hasRules) await quietly('nft', ['delete', 'table', ...table.split(' ')]);
+  }
+}
+
+/** Removes the fixed host paths the node made, and the node's log links from those that were there. */
+function removeNodeEntries(state: HostState): void {
+  for (const path of state.createdPaths) rmSync(path, { recursive: true, force: true });
+  if (!state.createdPaths.includes('/var/log/containers') && existsSync('/var/log/containers')) {
+    for (const entry of readdirSync('/var/log/containers')) {
+      const link = join('/var/log/containers', entry);
+      const target = readLinkSafely(link);
+      if (target?.startsWith(`${state.dataDir}/`)) rmSync(link, { force: true });
+    }
+  }
+}
+
+function readLinkSafely(path: string): string | undefined {
+  try {
+    return readlinkSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The node's and control plane's own processes of a run that died: each names its data dir in its
+ * arguments. Their watchdogs stop them once the owner is gone, but not before the next start begins. */
+async function killProcessesOf(dataDir: string): Promise<void> {
+  const pids = new Set<number>();
+  const ancestors = ancestorsOfThisProcess();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || ancestors.has(Number(entry))) continue;
+    if (readSafely(`/proc/${entry}/cmdline`).split('\0').some((arg) => arg.includes(`${dataDir}/`) || arg.endsWith(dataDir))) pids.add(Number(entry));
+  }
+  await killAndWait(pids);
+}
+
+/** This process and those that started it (a wrapper may name the data dir too). */
+function ancestorsOfThisProcess(): Set<number> {
+  const found = new Set<number>();
+  for (let pid = process.pid; pid > 1 && !found.has(pid); ) {
+    found.add(pid);
+    // /proc/<pid>/stat: pid (comm) state ppid ...; comm may hold spaces, so read after the last ')'.
+    const stat = readSafely(`/proc/${pid}/stat`);
+    pid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  }
+  return found;
+}
+
+async function killAndWait(pids: Set<number>): Promise<void> {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+  const deadline = Date.now() + 5000;
+  while ([...pids].some(processAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }
 
 /** Every process in the pods' cgroups, and the containerd shims serving this node's socket. */
@@ -164,15 +255,7 @@ async function killPodProcesses(containerdSocket: string | undefined): Promise<v
     const cmdline = readSafely(`/proc/${entry}/cmdline`).split('\0');
     if (cmdline[0]?.endsWith('containerd-shim-runc-v2') && (!containerdSocket || cmdline.includes(containerdSocket))) pids.add(Number(entry));
   }
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
-  const deadline = Date.now() + 5000;
-  while ([...pids].some(processAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await killAndWait(pids);
 }
 
 function readSafely(file: string): string {

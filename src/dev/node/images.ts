@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { berthCacheDir } from '../cache-dir.ts';
 
 const run = promisify(execFile);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -50,8 +51,7 @@ export interface BuildInputs {
 }
 
 export function imageCacheDir(): string {
-  const root = process.env.BERTH_CACHE_DIR ?? join(process.env.XDG_CACHE_HOME ?? join(process.env.HOME ?? '/root', '.cache'), 'berth');
-  return join(root, 'images');
+  return join(berthCacheDir(), 'images');
 }
 
 async function packageVersions(packages: string[]): Promise<string> {

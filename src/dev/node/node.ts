@@ -53,7 +53,7 @@ export function nodeDirs(dataDir: string): NodeDirs {
     certsDir: join(root, 'containerd/certs.d'),
     kubeletRoot: join(root, 'kubelet'),
     podLogs: join(root, 'pod-logs'),
-    registryStorage: join(resolve(dataDir), 'registry'),
+    registryStorage: join(resolve(dataDir), 'registry-data'),
     pki: join(resolve(dataDir), 'pki'),
     logs: join(resolve(dataDir), 'logs'),
   };
@@ -64,7 +64,7 @@ export function nodeDirs(dataDir: string): NodeDirs {
  * node's address): refuses when another node runs, cleans up after one that died, then records and
  * changes the host. Throws with the missing prerequisites when the machine cannot run a node.
  */
-export async function prepareNodeHost(dataDir: string, options: { masquerade: boolean; kubeBin: string; log: (m: string) => void }): Promise<void> {
+export async function prepareNodeHost(dataDir: string, options: { masquerade: boolean; keepVolumes: boolean; kubeBin: string; log: (m: string) => void }): Promise<void> {
   const missing = missingPrerequisites();
   if (missing.length > 0) throw new NodePrerequisitesError(missing);
   const previous = readHostState();
@@ -75,7 +75,7 @@ export async function prepareNodeHost(dataDir: string, options: { masquerade: bo
     options.log(`cleaning up after a node that did not stop (data in ${previous.dataDir})`);
     await cleanupHost(previous, { kubeProxy: join(options.kubeBin, 'kube-proxy'), containerdSocket: nodeDirs(previous.dataDir).containerdSocket });
   }
-  await prepareHost(resolve(dataDir), { masquerade: options.masquerade });
+  await prepareHost(resolve(dataDir), { masquerade: options.masquerade, keepVolumes: options.keepVolumes });
 }
 
 export class NodePrerequisitesError extends Error {
@@ -153,7 +153,7 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
     const timeout = options.readyTimeoutMs ?? 120_000;
     await waitFor(() => nodeReady(kc), timeout, `node ${nodeName} Ready (see ${dirs.logs}/kubelet.log)`);
     log(`node ${nodeName} Ready`);
-    await waitFor(() => clusterDnsAnswers(), timeout, `cluster DNS at ${dnsServiceIp} (see kubectl -n kube-system get pods)`);
+    await waitFor(() => clusterDnsAnswers(), timeout, `cluster DNS at ${dnsServiceIp}`, () => dnsPods(kc));
     log('cluster DNS answers');
     return { registry: registryAddress, images: pushed, dirs, stop };
   } catch (error) {
@@ -198,6 +198,16 @@ async function startImagePushes(crane: string, coredns: string, log: (m: string)
   return { pause: pauseRef, coredns: dnsRef };
 }
 
+/** The Postgres and Redis images built from Debian's packages, pushed to the node's registry (cached). */
+export async function pushServiceImages(nodeBin: string, log: (m: string) => void = () => {}): Promise<{ postgres: string; redis: string }> {
+  const crane = join(nodeBin, 'crane');
+  const [postgres, redis] = await Promise.all([buildImage('postgres', {}, log), buildImage('redis', {}, log)]);
+  return {
+    postgres: await pushImage(crane, postgres, `${registryAddress}/berth/postgres:15`),
+    redis: await pushImage(crane, redis, `${registryAddress}/berth/redis:7`),
+  };
+}
+
 function adminKubeConfig(dataDir: string, server: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromString(kubeconfig(server, readPki(nodeDirs(dataDir).pki)));
@@ -228,10 +238,22 @@ function httpOk(url: string): Promise<boolean> {
   });
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+/** The cluster DNS pods' state, for an error message. */
+async function dnsPods(kc: KubeConfig): Promise<string> {
+  type Pod = { metadata: { name: string }; status?: { phase?: string; containerStatuses?: { ready: boolean; restartCount: number; state?: Record<string, { reason?: string }> }[] } };
+  const list = await kubeRequest<{ items: Pod[] }>(kc, { method: 'GET', path: '/api/v1/namespaces/kube-system/pods', query: { labelSelector: 'k8s-app=kube-dns' } }).catch(() => ({ items: [] }));
+  const pods = list.items.map((pod) => {
+    const container = pod.status?.containerStatuses?.[0];
+    const state = container?.state ? Object.entries(container.state).map(([k, v]) => `${k}${v.reason ? ` (${v.reason})` : ''}`).join(',') : 'no container status';
+    return `${pod.metadata.name}: ${pod.status?.phase ?? 'unknown'}, ${state}, ready ${container?.ready ?? false}, restarts ${container?.restartCount ?? 0}`;
+  });
+  return pods.length > 0 ? pods.join('; ') : 'no CoreDNS pod';
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string, explain?: () => Promise<string>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${explain ? `: ${await explain()}` : ''}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
