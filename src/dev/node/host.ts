@@ -33,6 +33,12 @@ const guardRoutesDelete = [
   ['route', 'del', 'unreachable', clusterCidr],
 ];
 
+/** Pod traffic is forwarded whatever the FORWARD chain's policy (a Docker engine sets it to DROP). */
+const forwardRules = [
+  ['-s', clusterCidr, '-m', 'comment', '--comment', 'berth-node', '-j', 'ACCEPT'],
+  ['-d', clusterCidr, '-m', 'comment', '--comment', 'berth-node', '-j', 'ACCEPT'],
+];
+
 /** The masquerade rule for pod traffic that leaves the machine (`berth dev` only). */
 const masqueradeRule = ['-s', clusterCidr, '!', '-d', clusterCidr, '-m', 'comment', '--comment', 'berth-node', '-j', 'MASQUERADE'];
 
@@ -148,6 +154,7 @@ export async function prepareHost(dataDir: string, options: { masquerade: boolea
   await sh('ip', ['addr', 'replace', `${nodeIp}/32`, 'dev', nodeInterface]);
   await sh('ip', ['link', 'set', nodeInterface, 'up']);
   for (const args of guardRoutes) await sh('ip', args);
+  for (const rule of forwardRules) await sh('iptables', ['-I', 'FORWARD', ...rule]);
   if (options.masquerade) await sh('iptables', ['-t', 'nat', '-A', 'POSTROUTING', ...masqueradeRule]);
 }
 
@@ -162,6 +169,7 @@ export async function cleanupHost(state: HostState, options: { kubeProxy?: strin
   if (options.kubeProxy) await quietly(options.kubeProxy, ['--cleanup']);
   await deleteKubeChains();
   if (state.masquerade) await quietly('iptables', ['-t', 'nat', '-D', 'POSTROUTING', ...masqueradeRule]);
+  for (const rule of forwardRules) await quietly('iptables', ['-D', 'FORWARD', ...rule]);
   await quietly('ip', ['link', 'del', 'berth-cni0']);
   for (const args of guardRoutesDelete) await quietly('ip', args);
   await quietly('ip', ['link', 'del', nodeInterface]);

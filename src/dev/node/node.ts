@@ -65,7 +65,17 @@ export function nodeDirs(dataDir: string): NodeDirs {
  * changes the host. Throws with the missing prerequisites when the machine cannot run a node.
  */
 export async function prepareNodeHost(dataDir: string, options: { masquerade: boolean; keepVolumes: boolean; kubeBin: string; log: (m: string) => void }): Promise<void> {
-  const missing = missingPrerequisites();
+  let missing = missingPrerequisites();
+  if (missing.length > 0 && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
+    // Debian's packages the node takes as they are: installed once, by the same script CI runs.
+    options.log('installing the Debian packages a node needs (scripts/install-node-packages.sh)');
+    try {
+      execFileSync('bash', [join(repoRoot, 'scripts/install-node-packages.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
+    } catch {
+      options.log('could not install them; the message above says why');
+    }
+    missing = missingPrerequisites();
+  }
   if (missing.length > 0) throw new NodePrerequisitesError(missing);
   const previous = readHostState();
   if (previous && previous.pid !== process.pid && processAlive(previous.pid)) {
