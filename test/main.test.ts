@@ -130,7 +130,8 @@ describe('berth dev with no cluster configured', () => {
         .split('\n')
         .filter((line) => line.includes(dataDir) && !line.startsWith('/bin/sh'));
     try {
-      const berth = startBerth(['dev', '--data-dir', dataDir, '--facade-address', '127.0.0.1:0', '--probe-address', '127.0.0.1:0'], env);
+      // The control plane alone: the node's `berth dev` is the node suite's (test/node-lifecycle).
+      const berth = startBerth(['dev', '--data-dir', dataDir, '--node', 'off', '--facade-address', '127.0.0.1:0', '--probe-address', '127.0.0.1:0'], env);
       const printed = () => berth.lines.map((line) => (typeof line.text === 'string' ? line.text : '')).join('\n');
       const key = await eventually(async () => /API key:\s+(\S+)/.exec(printed())?.[1], 150_000, 'the printed API key');
       const url = /HTTP API:\s+(\S+)/.exec(printed())![1]!;
