@@ -1,8 +1,12 @@
 // The real node: pods pulled from the local registry run, answer, log, fail with the kubelet's reasons,
 // keep data on volumes, find each other by DNS; Postgres and Redis images built here serve clients.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually, useNamespace } from '../support/cluster.ts';
 import { nodeName, registryAddress } from '../../src/dev/node/network.ts';
+import { prepareNodeHost } from '../../src/dev/node/node.ts';
 import { apply, examplePod, exampleImage, httpGet, isReady, kubectlOk, podStatus, service, serviceImage, waitForReadyPod, waitingReason } from './support.ts';
 
 let namespace: string;
@@ -27,6 +31,18 @@ function clientPod(name: string, image: string): object {
 }
 
 describe('the node', () => {
+  it('is the only one on this machine: a second start is refused before it changes anything', async () => {
+    const other = mkdtempSync(join(tmpdir(), 'berth-second-node-'));
+    try {
+      await expect(prepareNodeHost(other, { masquerade: false, keepVolumes: false, kubeBin: inject('controlPlaneBin'), log: () => {} })).rejects.toThrow(
+        /a node already runs on this machine \(process \d+, data in .*\): one node per machine/,
+      );
+      expect(readdirSync(other)).toEqual([]);
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   it('is Ready', async () => {
     const node = JSON.parse(await kubectlOk(['get', 'node', nodeName, '-o', 'json'])) as { status: { conditions: { type: string; status: string }[] } };
     expect(node.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
