@@ -23,10 +23,11 @@ export interface SupervisedProcess {
   stop(): Promise<number | null>;
 }
 
-export function startSupervised(name: string, binary: string, args: string[], logFile: string): SupervisedProcess {
+export function startSupervised(name: string, binary: string, args: string[], logFile: string, env: NodeJS.ProcessEnv = process.env): SupervisedProcess {
   const log = openSync(logFile, 'a');
   const child: ChildProcess = spawn('/bin/sh', ['-c', watchdog, binary, ...args], {
     stdio: ['pipe', log, log],
+    env,
   });
   closeSync(log);
   // The pipe must not keep our event loop alive, nor crash us when the shell is gone.

@@ -10,13 +10,13 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeFlags, processEnvironment } from '../../src/cli/node-flags.ts';
 import { berthCacheDir } from '../../src/dev/cache-dir.ts';
 import { controlPlaneBinaries } from '../../src/dev/controlplane.ts';
 import { pushExampleApp } from '../../src/dev/node/example-app.ts';
 import { registryAddress } from '../../src/dev/node/network.ts';
-import { nodeBinaries } from '../../src/dev/node/node.ts';
+import { cleanUpAfterDeadNode, nodeBinaries } from '../../src/dev/node/node.ts';
 import { eventually } from '../support/cluster.ts';
 import { httpGet } from '../node/support.ts';
 import { hostSnapshot } from './host-snapshot.ts';
@@ -78,6 +78,10 @@ async function helloAnswers(): Promise<string> {
 }
 
 describe('berth dev with a real node', () => {
+  // A run that died before this one left its node behind: what any start does first, so that the
+  // host is compared with itself as it was before any node.
+  beforeAll(() => cleanUpAfterDeadNode(controlPlaneBinaries()));
+
   it('serves a pushed image applied as a Deployment, recovers from SIGKILL, and restores the host on Ctrl-C', async () => {
     const before = await hostSnapshot();
 

@@ -123,7 +123,8 @@ describe('the node', () => {
     expect(await waitingReason(namespace, 'crashing', ['CrashLoopBackOff'], 90_000)).toBe('CrashLoopBackOff');
     const container = (await podStatus(namespace, 'crashing')).containerStatuses?.[0];
     expect(container?.restartCount).toBeGreaterThan(0);
-    expect(await kubectlOk(['logs', '-n', namespace, 'crashing', '--previous'])).toContain('failing on purpose');
+    // The previous container's log, once the kubelet has settled which container is the previous one.
+    await eventually(async () => (await kubectlOk(['logs', '-n', namespace, 'crashing', '--previous'])).includes('failing on purpose'), 30_000, "the crashed container's log");
   });
 });
 

@@ -77,15 +77,20 @@ export async function prepareNodeHost(dataDir: string, options: { masquerade: bo
     missing = missingPrerequisites();
   }
   if (missing.length > 0) throw new NodePrerequisitesError(missing);
+  await cleanUpAfterDeadNode(options.kubeBin, options.log);
+  await prepareHost(resolve(dataDir), { masquerade: options.masquerade, keepVolumes: options.keepVolumes });
+}
+
+/** Undoes what a node that died left on the host (pods, mounts, routes, rules, sysctls); refuses when
+ * a live process still owns a node. */
+export async function cleanUpAfterDeadNode(kubeBin: string, log: (m: string) => void = () => {}): Promise<void> {
   const previous = readHostState();
-  if (previous && previous.pid !== process.pid && processAlive(previous.pid)) {
+  if (!previous) return;
+  if (previous.pid !== process.pid && processAlive(previous.pid)) {
     throw new Error(`a node already runs on this machine (process ${previous.pid}, data in ${previous.dataDir}): one node per machine`);
   }
-  if (previous) {
-    options.log(`cleaning up after a node that did not stop (data in ${previous.dataDir})`);
-    await cleanupHost(previous, { kubeProxy: join(options.kubeBin, 'kube-proxy'), containerdSocket: nodeDirs(previous.dataDir).containerdSocket });
-  }
-  await prepareHost(resolve(dataDir), { masquerade: options.masquerade, keepVolumes: options.keepVolumes });
+  log(`cleaning up after a node that did not stop (data in ${previous.dataDir})`);
+  await cleanupHost(previous, { kubeProxy: join(kubeBin, 'kube-proxy'), containerdSocket: nodeDirs(previous.dataDir).containerdSocket });
 }
 
 export class NodePrerequisitesError extends Error {
@@ -125,8 +130,8 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
   const { kube, node } = options.binaries;
   writeNodeFiles(dirs, options.server);
   const processes: SupervisedProcess[] = [];
-  const supervise = (name: string, binary: string, args: string[]) => {
-    const started = startSupervised(name, binary, args, join(dirs.logs, `${name}.log`));
+  const supervise = (name: string, binary: string, args: string[], env?: NodeJS.ProcessEnv) => {
+    const started = startSupervised(name, binary, args, join(dirs.logs, `${name}.log`), env);
     processes.push(started);
     return started;
   };
@@ -139,7 +144,11 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
     await waitFor(() => httpOk(`http://${registryAddress}/v2/`), 10_000, 'the registry');
     const pushed = await images;
     writeFileSync(join(dirs.root, 'containerd.toml'), containerdConfig(dirs, { pause: pushed.pause! }));
-    supervise('containerd', join(node, 'containerd'), ['--config', join(dirs.root, 'containerd.toml'), '--log-level', 'warn']);
+    // containerd finds its shim on PATH: ours first, never another containerd's (Docker's is older).
+    supervise('containerd', join(node, 'containerd'), ['--config', join(dirs.root, 'containerd.toml'), '--log-level', 'warn'], {
+      ...process.env,
+      PATH: `${node}:${process.env.PATH ?? '/usr/sbin:/usr/bin:/sbin:/bin'}`,
+    });
     await waitFor(async () => existsSync(dirs.containerdSocket), 10_000, 'containerd');
     supervise('kubelet', join(kube, 'kubelet'), [
       `--config=${join(dirs.root, 'kubelet.yaml')}`,
