@@ -187,7 +187,11 @@ build_postgres() {
   done < <(find "$rootfs$pg" -type f -print0)
   add_libs "${elf_files[@]}"
 
-  install_busybox sh cat chmod id mkdir
+  install_busybox sh cat chmod chown find id mkdir
+  # gosu (Debian's, a static binary) drops root as the official image does: started as root, the
+  # entrypoint first hands the data directory (a fresh volume belongs to root) to postgres.
+  [[ -x /usr/sbin/gosu ]] || die "/usr/sbin/gosu is missing: apt-get install gosu"
+  copy_with_libs /usr/sbin/gosu /usr/local/bin/gosu
   write_accounts postgres:999:/var/lib/postgresql
   install -d -o 999 -g 999 -m 0755 "$rootfs/var/lib/postgresql"
   install -d -o 999 -g 999 -m 2775 "$rootfs/var/run/postgresql"
@@ -204,7 +208,9 @@ build_postgres() {
 # against a server that listens only on its unix socket. Options are the server's:
 #   docker-entrypoint.sh [postgres] -p 5433 -c shared_buffers=256MB
 # any other command runs as given, so the image is a client image too (psql, pg_dump, ...).
-# It runs as the image's user, postgres (999:999), and never needs root.
+# Started as root (the image's default, as the official image's), it makes PGDATA and the socket
+# directory postgres's (a new volume belongs to root), then runs itself again as postgres (999:999);
+# started as postgres, it needs no root at all.
 set -eu
 
 case ${1:-} in
@@ -214,8 +220,15 @@ case ${1:-} in
 esac
 
 if [ "$(id -u)" = 0 ]; then
-  echo "error: PostgreSQL does not run as root: run this image as its user, postgres (uid 999)" >&2
-  exit 1
+  : "${PGDATA:=/var/lib/postgresql/data}"
+  mkdir -p "$PGDATA" /var/run/postgresql
+  find "$PGDATA" /var/run/postgresql \! -user postgres -exec chown postgres:postgres '{}' +
+  chmod 0700 "$PGDATA"
+  # PGDATA in a directory of a volume (PGDATA=/var/lib/postgresql/data/pgdata): the volume, made
+  # by root with no access for others, must let postgres through as well.
+  parent=${PGDATA%/*}
+  if [ -n "$parent" ] && [ "$parent" != / ]; then chown postgres:postgres "$parent"; fi
+  exec gosu postgres "$0" "$@"
 fi
 
 : "${POSTGRES_USER:=postgres}"
@@ -289,7 +302,7 @@ exec postgres -c listen_addresses='*' -c jit=off "$@"
 ENTRYPOINT
 
   entrypoint=(/usr/local/bin/docker-entrypoint.sh)
-  user=999:999
+  user=0:0
   env=("PATH=$pg/bin:/usr/local/bin:/usr/bin:/bin" PGDATA=/var/lib/postgresql/data LANG=C)
   exposed_ports=(5432/tcp)
 }

@@ -129,7 +129,7 @@ describe('the node', () => {
 });
 
 describe('the images built from packages', () => {
-  it('Postgres starts on a volume and accepts a password connection from another pod', async () => {
+  it('Postgres starts on a new volume and accepts a password connection from another pod', async () => {
     const image = await serviceImage('postgres');
     await apply(
       namespace,
@@ -140,8 +140,7 @@ describe('the images built from packages', () => {
         metadata: { name: 'pg', labels: { role: 'pg' } },
         spec: {
           terminationGracePeriodSeconds: 2,
-          // Host-path volumes belong to root: hand the data dir to the postgres user first.
-          initContainers: [{ name: 'own', image, command: ['/bin/busybox', 'chown', '999:999', '/var/lib/postgresql/data'], securityContext: { runAsUser: 0 }, volumeMounts: [{ name: 'data', mountPath: '/var/lib/postgresql/data' }] }],
+          // The volume belongs to root, as a new host-path volume does: the image hands it to postgres.
           containers: [
             {
               name: 'postgres',

@@ -21,7 +21,7 @@ export type ImageName = 'pause' | 'coredns' | 'postgres' | 'redis' | 'example-ap
 const packagesOf: Record<ImageName, string[]> = {
   pause: ['gcc', 'libc6-dev'],
   coredns: [],
-  postgres: ['postgresql-15', 'postgresql-client-15', 'busybox-static', 'libc6'],
+  postgres: ['postgresql-15', 'postgresql-client-15', 'gosu', 'busybox-static', 'libc6'],
   redis: ['redis-server', 'redis-tools', 'busybox-static', 'libc6'],
   'example-app': [],
 };

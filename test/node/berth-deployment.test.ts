@@ -1,0 +1,63 @@
+// Berth on the real node: a Deployment of the example app that asks for a database and a cache becomes
+// pods that run. The app answers through its Service; Postgres (the image built here, on a volume from
+// the default StorageClass, as Berth renders it) and Redis run and answer.
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { eventually, useNamespace } from '../support/cluster.ts';
+import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
+import { apply, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
+
+let namespace: string;
+let berth: BerthProcess;
+
+beforeAll(async () => {
+  namespace = await useNamespace('berth-node');
+  const operatorNamespace = await useNamespace('berth-system');
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace], components: 'controller' }),
+    '--postgres-image', await serviceImage('postgres'),
+    '--redis-image', await serviceImage('redis'),
+  ]);
+  await waitReady(berth);
+});
+
+afterAll(async () => {
+  await berth?.stop();
+});
+
+/** The first pod of a component of the Deployment `name`, once Ready. */
+async function readyPod(name: string, component: string): Promise<string> {
+  return eventually(async () => {
+    const pods = JSON.parse(await kubectlOk(['get', 'pods', '-n', namespace, '-l', `berth.dev/deployment=${name},app.kubernetes.io/component=${component}`, '-o', 'json'])) as {
+      items: { metadata: { name: string }; status: { conditions?: { type: string; status: string }[] } }[];
+    };
+    return pods.items.find((pod) => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))?.metadata.name;
+  }, 120_000, `a Ready ${component} pod of ${name}`);
+}
+
+describe('a Berth Deployment on the real node', () => {
+  it('runs the app, its Postgres on a volume and its Redis, and the app answers through its Service', async () => {
+    const image = await exampleImage('berth-v1');
+    await apply(namespace, {
+      apiVersion: 'berth.dev/v1alpha1',
+      kind: 'Deployment',
+      metadata: { name: 'shop' },
+      spec: {
+        source: 'external_docker',
+        sourceConfig: { resourceSpec: { minScale: 1, maxScale: 1, cpu: 0.1, memoryMb: 64, dbStorageGi: 1, dbCpu: 0.1, dbMemoryMb: 128, redisMemoryMb: 64 } },
+        sourceRevisionConfig: { imageUri: image },
+      },
+    });
+    await readyPod('shop', 'application');
+    const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, 'shop', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+    expect(await eventually(async () => (await httpGet(`http://${clusterIp}/`)).body, 20_000, 'the app through its Service')).toBe('berth-example berth-v1\n');
+
+    const postgres = await readyPod('shop', 'postgres');
+    expect((await kubectlOk(['exec', '-n', namespace, postgres, '--', 'psql', '-U', 'postgres', '-tAc', 'select 1'])).trim()).toBe('1');
+    expect((await kubectlOk(['get', 'pvc', '-n', namespace, '-o', 'jsonpath={.items[*].status.phase}'])).trim()).toBe('Bound');
+
+    const redis = await readyPod('shop', 'redis');
+    expect((await kubectlOk(['exec', '-n', namespace, redis, '--', 'redis-cli', 'ping'])).trim()).toBe('PONG');
+
+    await eventually(async () => (await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'shop', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) === 'True', 60_000, 'the Berth Deployment Ready');
+  });
+});
