@@ -32,7 +32,7 @@ export interface NodeDirs {
   logs: string;
 }
 
-export interface NodeImages {
+interface NodeImages {
   /** The pod sandbox image, pinned in containerd so it is never garbage collected. */
   pause: string;
 }

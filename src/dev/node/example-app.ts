@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { buildImage, pushImage } from './images.ts';
 
 const appDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../examples/app');
-export const exampleRepository = 'berth-example';
+const exampleRepository = 'berth-example';
 
 /** Builds the example app answering `version` and pushes it; returns <registry>/berth-example@sha256:... */
 export async function pushExampleApp(crane: string, registry: string, version: string): Promise<string> {

@@ -6,12 +6,12 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { clusterCidr, nodeInterface, nodeIp, serviceCidr } from './network.ts';
+import { bridgeName, clusterCidr, nodeInterface, nodeIp, serviceCidr } from './network.ts';
 
 const run = promisify(execFile);
 
 /** One node per machine: the kubelet and containerd have fixed host paths. */
-export const hostStateDir = '/run/berth-node';
+const hostStateDir = '/run/berth-node';
 const stateFile = join(hostStateDir, 'state.json');
 
 /** Sysctls the node sets, and those the kubelet sets itself: all restored on stop. */
@@ -47,7 +47,7 @@ const masqueradeRule = ['-s', clusterCidr, '!', '-d', clusterCidr, '-m', 'commen
 const fixedHostPaths = ['/var/lib/kubelet', '/var/log/containers', '/var/lib/cni', '/run/containerd', '/var/run/netns'];
 const hostpathVolumes = '/tmp/hostpath_pv';
 
-export interface HostState {
+interface HostState {
   pid: number;
   dataDir: string;
   sysctls: Record<string, string>;
@@ -170,7 +170,7 @@ export async function cleanupHost(state: HostState, options: { kubeProxy?: strin
   await deleteKubeChains();
   if (state.masquerade) await quietly('iptables', ['-t', 'nat', '-D', 'POSTROUTING', ...masqueradeRule]);
   for (const rule of forwardRules) await quietly('iptables', ['-D', 'FORWARD', ...rule]);
-  await quietly('ip', ['link', 'del', 'berth-cni0']);
+  await quietly('ip', ['link', 'del', bridgeName]);
   for (const args of guardRoutesDelete) await quietly('ip', args);
   await quietly('ip', ['link', 'del', nodeInterface]);
   for (const [name, value] of Object.entries(state.sysctls)) await quietly('sysctl', ['-q', '-w', `${name}=${value}`]);
@@ -349,6 +349,6 @@ async function deleteKubeChains(): Promise<void> {
 }
 
 /** Splits an iptables-save rule into arguments, keeping quoted comments whole. */
-export function splitRule(rule: string): string[] {
+function splitRule(rule: string): string[] {
   return [...rule.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\"/g, '"') : (m[2] as string)));
 }

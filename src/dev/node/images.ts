@@ -26,7 +26,7 @@ const packagesOf: Record<ImageName, string[]> = {
   'example-app': [],
 };
 
-export interface ImageConfig {
+interface ImageConfig {
   entrypoint?: string[];
   cmd?: string[];
   user?: string;
@@ -43,14 +43,14 @@ export interface BuiltImage {
   key: string;
 }
 
-export interface BuildInputs {
+interface BuildInputs {
   /** Files whose content goes into the image besides the build script (binaries, sources). */
   files?: string[];
   /** Environment for the build script (COREDNS_BIN, APP_VERSION, ...): part of the key. */
   env?: Record<string, string>;
 }
 
-export function imageCacheDir(): string {
+function imageCacheDir(): string {
   return join(berthCacheDir(), 'images');
 }
 

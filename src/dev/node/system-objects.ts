@@ -8,7 +8,7 @@ const dnsLabels = { 'k8s-app': 'kube-dns' };
 
 /** The Corefile. `forward` sends names outside the cluster to the node's resolver: what a user of
  * `berth dev` expects of a cluster. The tests leave it out, so no query ever leaves this machine. */
-export function corefile(forwardToHost: boolean): string {
+function corefile(forwardToHost: boolean): string {
   return [
     '.:53 {',
     '    errors',
