@@ -22,6 +22,10 @@ export interface WorkloadInput {
 }
 
 export const applicationDefaults = { cpu: 0.5, memoryMb: 512 };
+
+/** A pod serves once its app accepts connections on the app port: until then the Service sends it
+ * nothing and the rollout waits. No liveness probe: a slow starter is never killed for it. */
+export const applicationReadiness = { tcpSocket: { port: 'http' }, periodSeconds: 2, failureThreshold: 3 };
 export const queueWorkerDefaults = { cpu: 0.5, memoryMb: 512 };
 
 /** Where the secrets live: an explicit secretKeyRef, or key `<name>` of the `<deployment>-secrets` Secret. */
@@ -61,7 +65,7 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
     image: serving.image,
     env,
     resources: resourceRequirements(sizing, defaults),
-    ...(role === 'api' ? { ports: [{ name: 'http', containerPort: input.port }] } : {}),
+    ...(role === 'api' ? { ports: [{ name: 'http', containerPort: input.port }], readinessProbe: applicationReadiness } : {}),
     ...(resources.volumeMounts?.length ? { volumeMounts: asVolumeMounts(resources.volumeMounts) } : {}),
   };
   const annotations = resources.annotations ?? {};

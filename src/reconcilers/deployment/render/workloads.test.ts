@@ -1,3 +1,4 @@
+import type { V1Deployment } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { DeploymentSpecInput } from './spec.ts';
 import { renderWorkloads } from './workloads.ts';
@@ -33,6 +34,18 @@ describe('renderWorkloads', () => {
     ],
   ])('%s', (_, spec, withServing, expected) => {
     expect(kinds(spec as DeploymentSpecInput, withServing)).toEqual(expected);
+  });
+
+  it('gates the app on a readiness probe on its port, kills no slow starter, and probes no queue worker', () => {
+    const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } };
+    const containerOf = (name: string) => {
+      const deployment = renderWorkloads({ owner, spec, settings, serving }).find((o) => o.kind === 'Deployment' && o.metadata?.name === name) as V1Deployment;
+      return deployment.spec!.template.spec!.containers[0]!;
+    };
+    expect(containerOf('shop').readinessProbe).toEqual({ tcpSocket: { port: 'http' }, periodSeconds: 2, failureThreshold: 3 });
+    expect(containerOf('shop').ports).toEqual([{ name: 'http', containerPort: 8000 }]);
+    expect(containerOf('shop').livenessProbe).toBeUndefined();
+    expect(containerOf('shop-queue').readinessProbe).toBeUndefined();
   });
 
   it('renders the same manifests for the same input', () => {
