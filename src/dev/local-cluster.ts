@@ -46,13 +46,13 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   const stop = async () => {
     await node?.stop();
     await controlPlane?.stop();
-    await releaseNodeHost(options.dataDir, kubeBin);
+    await releaseNodeHost(kubeBin);
   };
   try {
     log('locating the node binaries (built once, then cached)');
     const binaries = { kube: kubeBin, node: nodeBinaries() };
     controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, forNode: true, log });
-    node = await startNode({ dataDir: options.dataDir, server: controlPlane.server, binaries, forwardDns: options.forwardDns, log });
+    node = await startNode({ dataDir: options.dataDir, controlPlane, binaries, forwardDns: options.forwardDns, log });
     return { controlPlane, node, stop };
   } catch (error) {
     await stop();

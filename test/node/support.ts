@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { eventually, kubectl } from '../support/cluster.ts';
 import { pushExampleApp } from '../../src/dev/node/example-app.ts';
-import { buildImage, pushImage, type ImageName } from '../../src/dev/node/images.ts';
+import { pushServiceImages } from '../../src/dev/node/node.ts';
 
 export const crane = () => join(inject('nodeBin'), 'crane');
 
@@ -18,12 +18,12 @@ export function exampleImage(version: string): Promise<string> {
   return pushed.get(key)!;
 }
 
-/** One of the node's service images (postgres, redis), pushed once per test file. */
-export function serviceImage(name: Extract<ImageName, 'postgres' | 'redis'>): Promise<string> {
-  if (!pushed.has(name)) {
-    pushed.set(name, buildImage(name).then((image) => pushImage(crane(), image, `${inject('registry')}/berth/${name}:latest`)));
-  }
-  return pushed.get(name)!;
+let serviceImages: ReturnType<typeof pushServiceImages> | undefined;
+
+/** One of the node's service images (postgres, redis), pushed once per test file as `berth dev` pushes them. */
+export async function serviceImage(name: 'postgres' | 'redis'): Promise<string> {
+  serviceImages ??= pushServiceImages(inject('nodeBin'));
+  return (await serviceImages)[name];
 }
 
 /** kubectl that fails the test with kubectl's own message. */

@@ -28,7 +28,6 @@ export interface NodeDirs {
   kubeletRoot: string;
   podLogs: string;
   registryStorage: string;
-  pki: string;
   logs: string;
 }
 
@@ -104,7 +103,8 @@ export function cniConfig(dirs: NodeDirs, podCidr: string): string {
   );
 }
 
-export function kubeletConfig(dirs: NodeDirs): string {
+/** `pkiDir` holds the control plane's certificates (src/dev/pki.ts), the kubelet's among them. */
+export function kubeletConfig(dirs: NodeDirs, pkiDir: string): string {
   return stringify({
     apiVersion: 'kubelet.config.k8s.io/v1beta1',
     kind: 'KubeletConfiguration',
@@ -118,12 +118,12 @@ export function kubeletConfig(dirs: NodeDirs): string {
     readOnlyPort: 0,
     healthzBindAddress: '127.0.0.1',
     healthzPort: kubeletHealthzPort,
-    tlsCertFile: `${dirs.pki}/kubeletServingCert.pem`,
-    tlsPrivateKeyFile: `${dirs.pki}/kubeletServingKey.pem`,
+    tlsCertFile: `${pkiDir}/kubeletServingCert.pem`,
+    tlsPrivateKeyFile: `${pkiDir}/kubeletServingKey.pem`,
     authentication: {
       anonymous: { enabled: false },
       webhook: { enabled: true },
-      x509: { clientCAFile: `${dirs.pki}/caCert.pem` },
+      x509: { clientCAFile: `${pkiDir}/caCert.pem` },
     },
     authorization: { mode: 'Webhook' },
     clusterDNS: [dnsServiceIp],

@@ -25,12 +25,8 @@ const sysctlsTouchedByKubelet = ['vm.overcommit_memory', 'kernel.panic', 'kernel
  * are delivered locally unless kube-proxy rewrites them, unused pod addresses are unreachable (the
  * node's /24 on the bridge is more specific). */
 const guardRoutes = [
-  ['route', 'replace', 'local', serviceCidr, 'dev', 'lo', 'table', 'local'],
-  ['route', 'replace', 'unreachable', clusterCidr],
-];
-const guardRoutesDelete = [
-  ['route', 'del', 'local', serviceCidr, 'dev', 'lo', 'table', 'local'],
-  ['route', 'del', 'unreachable', clusterCidr],
+  ['local', serviceCidr, 'dev', 'lo', 'table', 'local'],
+  ['unreachable', clusterCidr],
 ];
 
 /** Pod traffic is forwarded whatever the FORWARD chain's policy (a Docker engine sets it to DROP). */
@@ -47,7 +43,7 @@ const masqueradeRule = ['-s', clusterCidr, '!', '-d', clusterCidr, '-m', 'commen
 const fixedHostPaths = ['/var/lib/kubelet', '/var/log/containers', '/var/lib/cni', '/run/containerd', '/var/run/netns'];
 const hostpathVolumes = '/tmp/hostpath_pv';
 
-interface HostState {
+export interface HostState {
   pid: number;
   dataDir: string;
   sysctls: Record<string, string>;
@@ -153,7 +149,7 @@ export async function prepareHost(dataDir: string, options: { masquerade: boolea
   await quietly('ip', ['link', 'add', nodeInterface, 'type', 'bridge']);
   await sh('ip', ['addr', 'replace', `${nodeIp}/32`, 'dev', nodeInterface]);
   await sh('ip', ['link', 'set', nodeInterface, 'up']);
-  for (const args of guardRoutes) await sh('ip', args);
+  for (const route of guardRoutes) await sh('ip', ['route', 'replace', ...route]);
   for (const rule of forwardRules) await sh('iptables', ['-I', 'FORWARD', ...rule]);
   if (options.masquerade) await sh('iptables', ['-t', 'nat', '-A', 'POSTROUTING', ...masqueradeRule]);
 }
@@ -171,7 +167,7 @@ export async function cleanupHost(state: HostState, options: { kubeProxy?: strin
   if (state.masquerade) await quietly('iptables', ['-t', 'nat', '-D', 'POSTROUTING', ...masqueradeRule]);
   for (const rule of forwardRules) await quietly('iptables', ['-D', 'FORWARD', ...rule]);
   await quietly('ip', ['link', 'del', bridgeName]);
-  for (const args of guardRoutesDelete) await quietly('ip', args);
+  for (const route of guardRoutes) await quietly('ip', ['route', 'del', ...route]);
   await quietly('ip', ['link', 'del', nodeInterface]);
   for (const [name, value] of Object.entries(state.sysctls)) await quietly('sysctl', ['-q', '-w', `${name}=${value}`]);
   const nowShared = new Set(mountPropagation().filter((m) => m.shared).map((m) => m.mountPoint));

@@ -13,10 +13,10 @@ import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { fieldManager } from '../../api/group.ts';
 import { applyObject } from '../../runtime/apply.ts';
 import { kubeRequest } from '../../runtime/kube-request.ts';
-import { kubeconfig, readPki } from '../controlplane.ts';
+import { kubeconfig, readPki, type ControlPlane } from '../controlplane.ts';
 import { startSupervised, type SupervisedProcess } from '../supervised-process.ts';
 import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, registryConfig, registryHostsToml, type NodeDirs } from './configs.ts';
-import { cleanupHost, missingPrerequisites, prepareHost, processAlive, readHostState } from './host.ts';
+import { cleanupHost, missingPrerequisites, prepareHost, processAlive, readHostState, type HostState } from './host.ts';
 import { buildImage, pushImage } from './images.ts';
 import { apiServiceIp, dnsServiceIp, nodeIp, nodeName, podCidr, registryAddress } from './network.ts';
 import { clusterDnsObjects, storageClass } from './system-objects.ts';
@@ -54,7 +54,6 @@ export function nodeDirs(dataDir: string): NodeDirs {
     kubeletRoot: join(root, 'kubelet'),
     podLogs: join(root, 'pod-logs'),
     registryStorage: join(resolve(dataDir), 'registry-data'),
-    pki: join(resolve(dataDir), 'pki'),
     logs: join(resolve(dataDir), 'logs'),
   };
 }
@@ -90,7 +89,11 @@ export async function cleanUpAfterDeadNode(kubeBin: string, log: (m: string) => 
     throw new Error(`a node already runs on this machine (process ${previous.pid}, data in ${previous.dataDir}): one node per machine`);
   }
   log(`cleaning up after a node that did not stop (data in ${previous.dataDir})`);
-  await cleanupHost(previous, { kubeProxy: join(kubeBin, 'kube-proxy'), containerdSocket: nodeDirs(previous.dataDir).containerdSocket });
+  await undoHostChanges(previous, kubeBin);
+}
+
+function undoHostChanges(state: HostState, kubeBin: string): Promise<void> {
+  return cleanupHost(state, { kubeProxy: join(kubeBin, 'kube-proxy'), containerdSocket: nodeDirs(state.dataDir).containerdSocket });
 }
 
 export class NodePrerequisitesError extends Error {
@@ -103,8 +106,8 @@ export class NodePrerequisitesError extends Error {
 
 export interface NodeOptions {
   dataDir: string;
-  /** The API server's URL (on the node's address). */
-  server: string;
+  /** The control plane, started for a node: its API server's URL, admin kubeconfig and certificates. */
+  controlPlane: Pick<ControlPlane, 'server' | 'kubeconfigPath' | 'pkiDir'>;
   binaries: NodeBinaries;
   /** CoreDNS forwards names outside the cluster to the host's resolver (`berth dev`), or answers only the cluster's. */
   forwardDns: boolean;
@@ -115,9 +118,6 @@ export interface NodeOptions {
 export interface LocalNode {
   /** host:port of the node's registry, reachable from the host and from pods. */
   readonly registry: string;
-  /** Pinned references of the images the node made, by name. */
-  readonly images: Readonly<Record<string, string>>;
-  readonly dirs: NodeDirs;
   /** Stops the node's processes; releaseNodeHost then undoes the host changes. */
   stop(): Promise<void>;
 }
@@ -128,7 +128,7 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
   const log = options.log ?? (() => {});
   const dirs = nodeDirs(options.dataDir);
   const { kube, node } = options.binaries;
-  writeNodeFiles(dirs, options.server);
+  writeNodeFiles(dirs, options.controlPlane);
   const processes: SupervisedProcess[] = [];
   const supervise = (name: string, binary: string, args: string[], env?: NodeJS.ProcessEnv) => {
     const started = startSupervised(name, binary, args, join(dirs.logs, `${name}.log`), env);
@@ -140,9 +140,7 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
   };
   try {
     supervise('registry', '/usr/bin/docker-registry', ['serve', join(dirs.root, 'registry.yaml')]);
-    const images = startImagePushes(join(node, 'crane'), join(node, 'coredns'), log);
-    await waitFor(() => httpOk(`http://${registryAddress}/v2/`), 10_000, 'the registry');
-    const pushed = await images;
+    const pushed = await pushSystemImages(join(node, 'crane'), join(node, 'coredns'), log);
     writeFileSync(join(dirs.root, 'containerd.toml'), containerdConfig(dirs, { pause: pushed.pause! }));
     // containerd finds its shim on PATH: ours first, never another containerd's (Docker's is older).
     supervise('containerd', join(node, 'containerd'), ['--config', join(dirs.root, 'containerd.toml'), '--log-level', 'warn'], {
@@ -167,14 +165,15 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
       '--v=1',
     ]);
     supervise('kube-proxy', join(kube, 'kube-proxy'), [`--config=${join(dirs.root, 'kube-proxy.yaml')}`, '--v=1']);
-    const kc = adminKubeConfig(options.dataDir, options.server);
+    const kc = new KubeConfig();
+    kc.loadFromFile(options.controlPlane.kubeconfigPath);
     for (const object of [storageClass(), ...clusterDnsObjects(pushed.coredns!, options.forwardDns)]) await applyObject(kc, object as never, fieldManager);
     const timeout = options.readyTimeoutMs ?? 120_000;
     await waitFor(() => nodeReady(kc), timeout, `node ${nodeName} Ready (see ${dirs.logs}/kubelet.log)`);
     log(`node ${nodeName} Ready`);
     await waitFor(() => clusterDnsAnswers(), timeout, `cluster DNS at ${dnsServiceIp}`, () => dnsPods(kc));
     log('cluster DNS answers');
-    return { registry: registryAddress, images: pushed, dirs, stop };
+    return { registry: registryAddress, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -182,13 +181,12 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
 }
 
 /** Undoes what the node did to the host, once its processes and the control plane have stopped. */
-export async function releaseNodeHost(dataDir: string, kubeBin: string): Promise<void> {
+export async function releaseNodeHost(kubeBin: string): Promise<void> {
   const state = readHostState();
-  if (!state || state.pid !== process.pid) return;
-  await cleanupHost(state, { kubeProxy: join(kubeBin, 'kube-proxy'), containerdSocket: nodeDirs(dataDir).containerdSocket });
+  if (state?.pid === process.pid) await undoHostChanges(state, kubeBin);
 }
 
-function writeNodeFiles(dirs: NodeDirs, server: string): void {
+function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane']): void {
   for (const dir of [dirs.root, dirs.cniConfDir, dirs.cniIpamDir, dirs.kubeletRoot, dirs.podLogs, dirs.registryStorage, dirs.logs]) {
     mkdirSync(dir, { recursive: true });
   }
@@ -196,9 +194,10 @@ function writeNodeFiles(dirs: NodeDirs, server: string): void {
   mkdirSync(join(dirs.certsDir, registryAddress), { recursive: true });
   writeFileSync(join(dirs.certsDir, registryAddress, 'hosts.toml'), registryHostsToml());
   writeFileSync(join(dirs.cniConfDir, '10-berth.conflist'), cniConfig(dirs, podCidr));
-  writeFileSync(join(dirs.root, 'kubelet.yaml'), kubeletConfig(dirs));
+  writeFileSync(join(dirs.root, 'kubelet.yaml'), kubeletConfig(dirs, controlPlane.pkiDir));
   writeFileSync(join(dirs.root, 'registry.yaml'), registryConfig(dirs));
-  const pki = readPki(dirs.pki);
+  const { server } = controlPlane;
+  const pki = readPki(controlPlane.pkiDir);
   writeFileSync(join(dirs.root, 'kubelet.kubeconfig'), kubeconfig(server, pki, { cert: pki.kubeletClientCert, key: pki.kubeletClientKey }), { mode: 0o600 });
   writeFileSync(join(dirs.root, 'scheduler.kubeconfig'), kubeconfig(server, pki, { cert: pki.schedulerCert, key: pki.schedulerKey }), { mode: 0o600 });
   writeFileSync(join(dirs.root, 'kube-proxy.kubeconfig'), kubeconfig(server, pki, { cert: pki.proxyCert, key: pki.proxyKey }), { mode: 0o600 });
@@ -206,8 +205,9 @@ function writeNodeFiles(dirs: NodeDirs, server: string): void {
   writeFileSync(join(dirs.root, 'kube-proxy.yaml'), kubeProxyConfig(join(dirs.root, 'kube-proxy.kubeconfig')));
 }
 
-/** Builds (or finds cached) and pushes the node's system images; resolves with their pinned references. */
-async function startImagePushes(crane: string, coredns: string, log: (m: string) => void): Promise<Record<string, string>> {
+/** Builds (or finds cached) the node's system images while the registry starts, then pushes them;
+ * resolves with their pinned references. */
+async function pushSystemImages(crane: string, coredns: string, log: (m: string) => void): Promise<Record<string, string>> {
   const [pause, dns] = await Promise.all([buildImage('pause', {}, log), buildImage('coredns', { files: [coredns], env: { COREDNS_BIN: coredns } }, log)]);
   await waitFor(() => httpOk(`http://${registryAddress}/v2/`), 10_000, 'the registry');
   const [pauseRef, dnsRef] = await Promise.all([
@@ -225,12 +225,6 @@ export async function pushServiceImages(nodeBin: string, log: (m: string) => voi
     postgres: await pushImage(crane, postgres, `${registryAddress}/berth/postgres:15`),
     redis: await pushImage(crane, redis, `${registryAddress}/berth/redis:7`),
   };
-}
-
-function adminKubeConfig(dataDir: string, server: string): KubeConfig {
-  const kc = new KubeConfig();
-  kc.loadFromString(kubeconfig(server, readPki(nodeDirs(dataDir).pki)));
-  return kc;
 }
 
 async function nodeReady(kc: KubeConfig): Promise<boolean> {
