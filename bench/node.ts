@@ -2,7 +2,12 @@
 // baseline measured in the same run:
 // - warm start: zero to node Ready and cluster DNS answering, against the control plane alone;
 // - a pod of a cached image: created to Running (target 3 s), against the same pod's create-to-scheduled;
-// - Berth's Deployment to a Ready pod, against a plain apps/v1 Deployment of the same image, alternated.
+// - Berth's Deployment to a Ready pod, against a plain apps/v1 Deployment of the same image, alternated;
+// - an image change until only the new image serves (Berth: the revision DEPLOYED and its pods alone
+//   answering), against the same change on a plain apps/v1 Deployment with the same strategy and probe
+//   (target ratio <= 1.1, median and p90);
+// - a bad image: from the kubelet's first pull error to the revision DEPLOY_FAILED (target <= 30 s).
+// `--only a,b` runs some of: starts, pods, deployments, rollouts, failures.
 // Needs root and the cached binaries and images (the node suite or `npm start` builds them).
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,12 +31,16 @@ const { values } = parseArgs({
     starts: { type: 'string', default: '3' },
     pods: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '10' },
+    rollouts: { type: 'string', default: '20' },
+    failures: { type: 'string', default: '5' },
+    only: { type: 'string', default: 'starts,pods,deployments,rollouts,failures' },
     out: { type: 'string', default: 'bench/results/node.json' },
   },
 });
 const starts = Number(values.starts);
 const podCount = Number(values.pods);
 const rounds = Number(values.rounds);
+const only = new Set(values.only.split(','));
 const log = (message: string) => process.stderr.write(`[bench:node ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
@@ -132,11 +141,8 @@ async function timeToReadyPod(kc: KubeConfig, namespace: string, object: object,
 }
 
 async function deploymentRounds(kc: KubeConfig, namespace: string, image: string): Promise<{ berth: number[]; plain: number[] }> {
-  const options = parseCommandLine(['run', '--components', 'controller', '--leader-elect', 'false', '--probe-address', '127.0.0.1:0', '--watch-namespaces', namespace]);
-  if (options.help) throw new Error('unexpected help');
-  const berth = await startBerth(kc as never, options.options, createLogger({ level: 'warn' }));
   const times = { berth: [] as number[], plain: [] as number[] };
-  try {
+  await withBerth(kc, namespace, async () => {
     for (let i = 0; i < rounds; i++) {
       // Alternate which goes first, so a change of load falls on both.
       const order = i % 2 === 0 ? (['plain', 'berth'] as const) : (['berth', 'plain'] as const);
@@ -148,43 +154,153 @@ async function deploymentRounds(kc: KubeConfig, namespace: string, image: string
       }
       log(`round ${i + 1}/${rounds}: plain ${seconds(times.plain.at(-1)!)}, Berth ${seconds(times.berth.at(-1)!)}`);
     }
+  });
+  return times;
+}
+
+type PodList = { items: (Pod & { metadata: { deletionTimestamp?: string; labels?: Record<string, string> }; spec: { containers: { image: string }[] }; status: { containerStatuses?: { state?: { waiting?: { reason?: string } } }[] } })[] };
+
+const surge = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } };
+const readiness = { tcpSocket: { port: 'http' }, periodSeconds: 2, timeoutSeconds: 1, failureThreshold: 3 };
+
+/** True once every pod of the selector runs `image` and is Ready, and no other pod is left, terminating or not. */
+async function onlyImageServes(kc: KubeConfig, namespace: string, selector: string, image: string): Promise<true | undefined> {
+  const list = await kubeRequest<PodList>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
+  if (list.items.length === 0) return undefined;
+  const serving = list.items.every((pod) => !pod.metadata.deletionTimestamp && pod.spec.containers[0]?.image === image && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+  return serving ? true : undefined;
+}
+
+async function revisionPhase(kc: KubeConfig, namespace: string, deployment: string): Promise<string | undefined> {
+  const object = await kubeRequest<{ status?: { latestRevisionName?: string } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${deployment}` });
+  const latest = object.status?.latestRevisionName;
+  if (!latest) return undefined;
+  return (await kubeRequest<{ status?: { status?: string } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${latest}` })).status?.status;
+}
+
+const mergePatch = (kc: KubeConfig, path: string, body: object) => kubeRequest(kc, { method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
+
+async function withBerth<T>(kc: KubeConfig, namespace: string, work: () => Promise<T>): Promise<T> {
+  const options = parseCommandLine(['run', '--components', 'controller', '--leader-elect', 'false', '--probe-address', '127.0.0.1:0', '--watch-namespaces', namespace]);
+  if (options.help) throw new Error('unexpected help');
+  const berth = await startBerth(kc as never, options.options, createLogger({ level: 'warn' }));
+  try {
+    return await work();
   } finally {
     await berth.stop();
   }
+}
+
+/** Image changes until only the new image serves, Berth against apps/v1, alternated. */
+async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string, string]): Promise<{ berth: number[]; plain: number[]; berthDeployed: number[] }> {
+  const times = { berth: [] as number[], plain: [] as number[], berthDeployed: [] as number[] };
+  const plain = plainDeployment('swap-plain', images[0]) as { spec: { strategy?: object; template: { spec: { containers: { readinessProbe?: object }[] } } } };
+  plain.spec.strategy = surge;
+  plain.spec.template.spec.containers[0]!.readinessProbe = readiness;
+  await withBerth(kc, namespace, async () => {
+    await timeToReadyPod(kc, namespace, plain, 'app=swap-plain');
+    await timeToReadyPod(kc, namespace, berthDeployment('swap', images[0]), 'berth.dev/deployment=swap,app.kubernetes.io/component=application');
+    await until(async () => ((await revisionPhase(kc, namespace, 'swap')) === 'DEPLOYED' ? true : undefined));
+    for (let i = 0; i < Number(values.rollouts); i++) {
+      const image = images[(i + 1) % 2]!;
+      const order = i % 2 === 0 ? (['plain', 'berth'] as const) : (['berth', 'plain'] as const);
+      for (const kind of order) {
+        const began = performance.now();
+        if (kind === 'plain') {
+          await mergePatch(kc, `/apis/apps/v1/namespaces/${namespace}/deployments/swap-plain`, { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } });
+          await until(() => onlyImageServes(kc, namespace, 'app=swap-plain', image));
+          times.plain.push(performance.now() - began);
+        } else {
+          await mergePatch(kc, `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/swap`, { spec: { sourceRevisionConfig: { imageUri: image } } });
+          await until(() => onlyImageServes(kc, namespace, 'berth.dev/deployment=swap,app.kubernetes.io/component=application', image));
+          times.berth.push(performance.now() - began);
+          await until(async () => ((await revisionPhase(kc, namespace, 'swap')) === 'DEPLOYED' ? true : undefined));
+          times.berthDeployed.push(performance.now() - began);
+        }
+      }
+      log(`rollout ${i + 1}/${values.rollouts}: plain ${seconds(times.plain.at(-1)!)}, Berth ${seconds(times.berth.at(-1)!)} (DEPLOYED at ${seconds(times.berthDeployed.at(-1)!)})`);
+    }
+  });
+  return times;
+}
+
+/** A bad image: from the first pull error a pod shows to the revision DEPLOY_FAILED. */
+async function failureRounds(kc: KubeConfig, namespace: string, good: string, registry: string): Promise<number[]> {
+  const times: number[] = [];
+  const selector = 'berth.dev/deployment=broken,app.kubernetes.io/component=application';
+  const path = `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/broken`;
+  await withBerth(kc, namespace, async () => {
+    await timeToReadyPod(kc, namespace, berthDeployment('broken', good), selector);
+    for (let i = 0; i < Number(values.failures); i++) {
+      await mergePatch(kc, path, { spec: { sourceRevisionConfig: { imageUri: `${registry}/berth/missing:${Date.now()}` } } });
+      const pullError = await until(async () => {
+        const list = await kubeRequest<PodList>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
+        const failing = list.items.some((pod) => ['ErrImagePull', 'ImagePullBackOff'].includes(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? ''));
+        return failing ? performance.now() : undefined;
+      });
+      await until(async () => ((await revisionPhase(kc, namespace, 'broken')) === 'DEPLOY_FAILED' ? true : undefined));
+      times.push(performance.now() - pullError);
+      log(`failure ${i + 1}/${values.failures}: DEPLOY_FAILED ${seconds(times.at(-1)!)} after the first pull error`);
+      await mergePatch(kc, path, { spec: { sourceRevisionConfig: { imageUri: good } } });
+      await until(() => onlyImageServes(kc, namespace, selector, good));
+    }
+  });
   return times;
 }
 
 let cluster: LocalCluster | undefined;
 const dataDir = mkdtempSync(join(tmpdir(), 'berth-bench-node-'));
 try {
-  const startTimes = await warmStarts();
+  const startTimes = only.has('starts') ? await warmStarts() : undefined;
   cluster = await startLocalCluster({ dataDir, ephemeral: true, node: 'required', forwardDns: false });
   const kc = new KubeConfig();
   kc.loadFromFile(cluster.controlPlane.kubeconfigPath);
   await installCrds(kc, join(import.meta.dirname, '../crds'));
   const namespace = `bench-node-${Date.now()}`;
   await kubeRequest(kc, { method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: namespace } } });
-  const image = await pushExampleApp(join(nodeBinaries(), 'crane'), cluster.node!.registry, 'bench');
-  // The first pull puts the image in containerd's store: every measured pod uses a cached image.
+  const crane = join(nodeBinaries(), 'crane');
+  const image = await pushExampleApp(crane, cluster.node!.registry, 'bench');
+  const other = await pushExampleApp(crane, cluster.node!.registry, 'bench-b');
+  // The first pull puts the images in containerd's store: every measured pod uses a cached image.
   await podsToRunning(kc, namespace, image).catch(() => undefined);
-  const pods = await podsToRunning(kc, namespace, image);
-  const deployments = await deploymentRounds(kc, namespace, image);
+  await podsToRunning(kc, namespace, other).catch(() => undefined);
+  const pods = only.has('pods') ? await podsToRunning(kc, namespace, image) : undefined;
+  const deployments = only.has('deployments') ? await deploymentRounds(kc, namespace, image) : undefined;
+  const rollouts = only.has('rollouts') ? await rolloutRounds(kc, namespace, [image, other]) : undefined;
+  const failures = only.has('failures') ? await failureRounds(kc, namespace, image, cluster.node!.registry) : undefined;
   const results = {
     machine: { cpus: (await import('node:os')).cpus().length },
-    warmStart: { nodeMs: startTimes.node, controlPlaneMs: startTimes.controlPlane, medianNodeMs: median(startTimes.node), ratioToControlPlane: median(startTimes.node) / median(startTimes.controlPlane) },
-    podToRunning: { runningMs: pods.running, scheduledMs: pods.scheduled, medianMs: median(pods.running), p90Ms: p90(pods.running) },
-    deploymentToReadyPod: { berthMs: deployments.berth, plainMs: deployments.plain, ratioMedian: median(deployments.berth) / median(deployments.plain), ratioP90: p90(deployments.berth) / p90(deployments.plain) },
+    ...(startTimes ? { warmStart: { nodeMs: startTimes.node, controlPlaneMs: startTimes.controlPlane, medianNodeMs: median(startTimes.node), ratioToControlPlane: median(startTimes.node) / median(startTimes.controlPlane) } } : {}),
+    ...(pods ? { podToRunning: { runningMs: pods.running, scheduledMs: pods.scheduled, medianMs: median(pods.running), p90Ms: p90(pods.running) } } : {}),
+    ...(deployments
+      ? { deploymentToReadyPod: { berthMs: deployments.berth, plainMs: deployments.plain, ratioMedian: median(deployments.berth) / median(deployments.plain), ratioP90: p90(deployments.berth) / p90(deployments.plain) } }
+      : {}),
+    ...(rollouts
+      ? {
+          imageChangeServing: {
+            berthMs: rollouts.berth,
+            plainMs: rollouts.plain,
+            berthDeployedMs: rollouts.berthDeployed,
+            ratioMedian: median(rollouts.berth) / median(rollouts.plain),
+            ratioP90: p90(rollouts.berth) / p90(rollouts.plain),
+          },
+        }
+      : {}),
+    ...(failures ? { badImageToDeployFailed: { ms: failures, medianMs: median(failures), p90Ms: p90(failures), maxMs: Math.max(...failures) } } : {}),
   };
   writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);
-  process.stdout.write(
-    [
-      `warm start to node Ready + DNS: median ${seconds(results.warmStart.medianNodeMs)} (target <= 20 s); ${results.warmStart.ratioToControlPlane.toFixed(2)}x the control plane alone`,
-      `pod of a cached image, created to Running: median ${seconds(results.podToRunning.medianMs)}, p90 ${seconds(results.podToRunning.p90Ms)} (target <= 3 s); scheduled at median ${seconds(median(pods.scheduled))}`,
-      `Berth Deployment to a Ready pod vs apps/v1 Deployment: median ratio ${results.deploymentToReadyPod.ratioMedian.toFixed(2)}, p90 ratio ${results.deploymentToReadyPod.ratioP90.toFixed(2)} (Berth median ${seconds(median(deployments.berth))}, plain ${seconds(median(deployments.plain))})`,
-      `raw figures: ${values.out}`,
-      '',
-    ].join('\n'),
-  );
+  const lines = [
+    startTimes && `warm start to node Ready + DNS: median ${seconds(median(startTimes.node))} (target <= 20 s); ${(median(startTimes.node) / median(startTimes.controlPlane)).toFixed(2)}x the control plane alone`,
+    pods && `pod of a cached image, created to Running: median ${seconds(median(pods.running))}, p90 ${seconds(p90(pods.running))} (target <= 3 s); scheduled at median ${seconds(median(pods.scheduled))}`,
+    deployments &&
+      `Berth Deployment to a Ready pod vs apps/v1 Deployment: median ratio ${(median(deployments.berth) / median(deployments.plain)).toFixed(2)}, p90 ratio ${(p90(deployments.berth) / p90(deployments.plain)).toFixed(2)} (Berth median ${seconds(median(deployments.berth))}, plain ${seconds(median(deployments.plain))})`,
+    rollouts &&
+      `image change until only the new image serves, Berth vs apps/v1: median ratio ${(median(rollouts.berth) / median(rollouts.plain)).toFixed(2)}, p90 ratio ${(p90(rollouts.berth) / p90(rollouts.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(rollouts.berth))}, plain ${seconds(median(rollouts.plain))}, Berth's revision DEPLOYED at median ${seconds(median(rollouts.berthDeployed))})`,
+    failures && `bad image, first pull error to DEPLOY_FAILED: median ${seconds(median(failures))}, p90 ${seconds(p90(failures))}, max ${seconds(Math.max(...failures))} (target <= 30 s)`,
+    `raw figures: ${values.out}`,
+    '',
+  ];
+  process.stdout.write(lines.filter(Boolean).join('\n'));
 } finally {
   await cluster?.stop();
   rmSync(dataDir, { recursive: true, force: true });

@@ -118,6 +118,7 @@ const everyFieldBody = {
     },
     listener_id: '0b7e7c1e-2d7a-4e55-9a36-5b8d8f0c1a2b',
     listener_config: { k8s_namespace: 'apps' },
+    health_check: { path: '/healthz', period_seconds: 5, timeout_seconds: 2, failure_threshold: 4 },
     install_command: 'pip install .',
     build_command: 'make',
   },

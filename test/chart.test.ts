@@ -196,7 +196,9 @@ const needed: Omit<V1ResourceAttributes, 'namespace'>[] = [
   ...['secrets', 'services'].flatMap((resource) => manage.map((verb) => ({ group: '', resource, verb }))),
   ...[['apps', 'deployments'], ['apps', 'statefulsets'], ['batch', 'jobs'], ['autoscaling', 'horizontalpodautoscalers'], ['networking.k8s.io', 'ingresses']]
     .flatMap(([group, resource]) => manage.map((verb) => ({ group, resource, verb }))),
-  ...['get', 'list', 'watch'].map((verb) => ({ group: '', resource: 'persistentvolumeclaims', verb })),
+  ...['get', 'list', 'watch', 'delete'].map((verb) => ({ group: '', resource: 'persistentvolumeclaims', verb })),
+  ...['get', 'list', 'watch'].map((verb) => ({ group: '', resource: 'pods', verb })),
+  { group: '', resource: 'pods', subresource: 'log', verb: 'get' },
   ...['', 'events.k8s.io'].flatMap((group) => ['create', 'patch'].map((verb) => ({ group, resource: 'events', verb }))),
 ];
 const neededInOperatorNamespace: Omit<V1ResourceAttributes, 'namespace'>[] = [
@@ -211,10 +213,11 @@ const forbidden: V1ResourceAttributes[] = [
   { group: '', resource: 'namespaces', verb: 'create' },
   { group: '', resource: 'namespaces', verb: 'update' },
   { group: '', resource: 'pods', verb: 'create' },
-  { group: '', resource: 'pods', verb: 'get' },
+  { group: '', resource: 'pods', verb: 'delete' },
+  { group: '', resource: 'pods', subresource: 'exec', verb: 'create' },
   { group: '', resource: 'configmaps', verb: 'get' },
   { group: '', resource: 'serviceaccounts', verb: 'create' },
-  { group: '', resource: 'persistentvolumeclaims', verb: 'delete' },
+  { group: '', resource: 'persistentvolumeclaims', verb: 'create' },
   { group: '', resource: 'nodes', verb: 'list' },
   { group: 'apps', resource: 'daemonsets', verb: 'create' },
   { group: 'rbac.authorization.k8s.io', resource: 'roles', verb: 'create' },

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { CoreV1Api, CustomObjectsApi, type CoreV1Event, type V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { group, oauthProviderKind, oauthProviderObjectName, version, type OAuthProvider, type OAuthProviderSpec } from '../src/api/index.ts';
+import { fieldManager, group, oauthProviderKind, oauthProviderObjectName, version, type OAuthProvider, type OAuthProviderSpec } from '../src/api/index.ts';
 import { registerOAuthProviderController } from '../src/reconcilers/oauth-provider/controller.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import { Manager } from '../src/runtime/manager.ts';
@@ -219,6 +219,9 @@ describe('an OAuthProvider for an MCP server', () => {
     expect(secret.metadata?.ownerReferences).toEqual([
       expect.objectContaining({ kind: 'OAuthProvider', name, uid: ready.metadata.uid, controller: true }),
     ]);
+    // Berth's one field manager owns what it wrote: the Secret, and the provider's status.
+    expect(secret.metadata?.managedFields?.map((entry) => entry.manager)).toEqual([fieldManager]);
+    expect(ready.metadata.managedFields?.filter((entry) => entry.subresource === 'status').map((entry) => entry.manager)).toEqual([fieldManager]);
     const clientId = secretValue(secret, 'clientId');
     const clientSecret = secretValue(secret, 'clientSecret');
     dynamicClientSecrets.push(clientSecret, secretValue(secret, 'registrationAccessToken'));

@@ -2,9 +2,14 @@
 // can tell which image is serving. It listens on $PORT (default 8000, Berth's application port) and
 // exits at once on SIGTERM, so a rollout or a delete never waits out the grace period.
 //
-// The image holds nothing but this binary, so it also answers three commands (for `kubectl exec` and
-// for a container that must fail): `app version` prints the version, `app get URL` prints what URL
-// answers (a client with the cluster's DNS, bounded to 3 s), `app fail` exits with status 1.
+// The image holds nothing but this binary, so it also answers four commands (for `kubectl exec` and
+// for a container that must fail): `app version` prints the version, `app env NAME` prints an
+// environment variable, `app get URL` prints what URL answers (a client with the cluster's DNS,
+// bounded to 3 s), `app fail` exits with status 1.
+//
+// At start it logs the value of $BERTH_EXAMPLE_LOG when set (a line for log tests: Berth must mask it
+// when it is a secret), and a warning when $BERTH_EXAMPLE_WARN is set. With $BERTH_EXAMPLE_EXIT set
+// it exits at once with that status: a container that crashes on a configuration change.
 package main
 
 import (
@@ -15,6 +20,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -28,6 +34,13 @@ func main() {
 		case "version":
 			fmt.Println(version)
 			return
+		case "env":
+			if len(os.Args) != 3 {
+				fmt.Fprintln(os.Stderr, "usage: app env NAME")
+				os.Exit(2)
+			}
+			fmt.Println(os.Getenv(os.Args[2]))
+			return
 		case "get":
 			if len(os.Args) != 3 {
 				fmt.Fprintln(os.Stderr, "usage: app get URL")
@@ -38,7 +51,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "berth-example: failing on purpose")
 			os.Exit(1)
 		default:
-			fmt.Fprintf(os.Stderr, "usage: %s [version|get URL|fail]\n", os.Args[0])
+			fmt.Fprintf(os.Stderr, "usage: %s [version|env NAME|get URL|fail]\n", os.Args[0])
 			os.Exit(2)
 		}
 	}
@@ -63,6 +76,20 @@ func main() {
 		defer cancel()
 		_ = server.Shutdown(shutdown)
 	}()
+	if value := os.Getenv("BERTH_EXAMPLE_LOG"); value != "" {
+		log.Printf("BERTH_EXAMPLE_LOG is %s", value)
+	}
+	if value := os.Getenv("BERTH_EXAMPLE_WARN"); value != "" {
+		log.Printf("WARNING %s", value)
+	}
+	if value := os.Getenv("BERTH_EXAMPLE_EXIT"); value != "" {
+		code, err := strconv.Atoi(value)
+		if err != nil {
+			code = 1
+		}
+		log.Printf("exiting with status %d, as BERTH_EXAMPLE_EXIT asks", code)
+		os.Exit(code)
+	}
 	log.Printf("berth-example %s listening on :%s", version, port)
 	if err := server.ListenAndServe(); err != nil && err != http.ErrServerClosed {
 		log.Fatal(err)

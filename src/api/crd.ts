@@ -37,6 +37,7 @@ export const crdSources: CrdSource[] = [
       { name: 'Latest', type: 'string', jsonPath: '.status.latestRevisionName', description: 'Newest Revision.' },
       { name: 'Active', type: 'string', jsonPath: '.status.activeRevisionName', description: 'Revision being served.' },
       { name: 'Source', type: 'string', jsonPath: '.spec.source', description: 'Where the application comes from.' },
+      { name: 'URL', type: 'string', jsonPath: '.status.url', description: 'Where the application answers.' },
       ready,
       age,
     ],

@@ -130,6 +130,27 @@ export const listenerConfigSchema = z
   })
   .describe('Settings of the listener that runs a self-hosted deployment.');
 
+const seconds = (description: string, max: number) => z.number().int().min(1).max(max).optional().describe(description);
+
+export const healthCheckSchema = z
+  .object({
+    path: z
+      .string()
+      .min(1)
+      .max(1024)
+      .regex(/^\//, { message: 'must start with /' })
+      .optional()
+      .describe('HTTP path on the app port that answers 2xx or 3xx once the app can serve. Absent: a TCP connection to the app port is the check.'),
+    periodSeconds: seconds('Seconds between checks. Default 2.', 300),
+    timeoutSeconds: seconds('Seconds a check may take. Default 1.', 60),
+    failureThreshold: seconds('Failed checks in a row that take a pod out of the Service. Default 3.', 100),
+  })
+  .describe(
+    'How Berth tells that a pod of the application serves: it receives traffic, and a rollout moves on, only once the check passes. ' +
+      'A failing check never restarts the container, so a slow starter is not killed.',
+  );
+export type HealthCheck = z.infer<typeof healthCheckSchema>;
+
 /** An immutable-once-set field of sourceConfig: it may be set later, never changed or removed. */
 function immutableOnceSet(path: string): CelRule {
   const parts = path.split('.');
@@ -151,6 +172,7 @@ export const sourceConfigSchema = z
       .describe('Tier of the deployment: dev_free, dev or prod. Immutable once set.'),
     buildOnPush: z.boolean().optional().describe('Build and deploy a new revision when the branch moves. Not allowed with a tag as repoRef.'),
     customUrl: httpUrl('URL the deployment is also served at (an Ingress is made for it).').optional(),
+    healthCheck: healthCheckSchema.optional(),
     resourceSpec: resourceSpecSchema.optional(),
     listenerId: uuid('ID of the listener that runs a self-hosted deployment. Immutable once set.').optional(),
     listenerConfig: listenerConfigSchema.optional(),
@@ -308,6 +330,11 @@ export const deploymentStatusSchema = z
     activeRevisionName: z.string().max(253).optional().describe('Name of the Revision being served.'),
     activeRevisionId: z.string().max(64).optional().describe('metadata.uid of the Revision being served; moves only when a Revision reaches DEPLOYED.'),
     imageVersion: z.string().max(1024).optional().describe('Image version of the deployment.'),
+    url: z
+      .string()
+      .max(2048)
+      .optional()
+      .describe("Where the application answers: its customUrl when set, otherwise its Service's cluster address (reachable from the host under berth dev)."),
     observedGeneration: observedGenerationSchema.optional(),
     updatedAt: updatedAtSchema.optional(),
     conditions: conditionsSchema.optional(),

@@ -54,6 +54,11 @@ export const revisionStatusSchema = z
     imageUri: z.string().max(1024).optional().describe('Image this revision runs (built, or taken from the spec).'),
     repoCommitSha: z.string().max(64).optional().describe('Commit this revision was built from.'),
     message: z.string().max(32768).optional().describe('Details of the current state, e.g. why a build failed.'),
+    reason: z
+      .string()
+      .max(256)
+      .optional()
+      .describe('Why the revision failed, in the words of the part that said so: ImagePullBackOff, CrashLoopBackOff, CreateContainerConfigError, Unschedulable, ProgressDeadlineExceeded, ...'),
     observedGeneration: observedGenerationSchema.optional(),
     conditions: conditionsSchema.optional(),
   })

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import { openApiDocument } from './openapi.ts';
 import type { FacadeDependencies } from './ports.ts';
 import { registerDeploymentRoutes } from './routes/deployments.ts';
+import { registerLogRoutes } from './routes/logs.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRepositoryRoutes } from './routes/repositories.ts';
 import { createServer, type FacadeServer } from './server.ts';
@@ -19,6 +20,7 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
   app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(document));
   registerProviderRoutes(app, deps);
   registerDeploymentRoutes(app, deps);
+  registerLogRoutes(app, deps);
   registerRepositoryRoutes(app, deps);
   return app;
 }

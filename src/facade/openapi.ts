@@ -1,7 +1,9 @@
 // The OpenAPI 3.1 document of the facade, generated from the same zod schemas that validate requests
 // and describe responses (JSON Schema 2020-12 is OpenAPI 3.1's schema dialect). Served at /openapi.json.
 import { z } from 'zod';
+import { logFilterSchema, logPageSchema } from './logs.ts';
 import { pageQuerySchema } from './pagination.ts';
+import { logQuerySchema } from './routes/logs.ts';
 import {
   deploymentCreateSchema,
   deploymentPatchSchema,
@@ -40,12 +42,14 @@ function pathParam(name: string, description: string, uuid = true) {
   return { name, in: 'path', required: true, description, schema: uuid ? { type: 'string', format: 'uuid' } : { type: 'string' } };
 }
 
-const pageParams = Object.entries((jsonSchema(pageQuerySchema, 'input').properties ?? {}) as Record<string, JsonObject>).map(([name, schema]) => ({
-  name,
-  in: 'query',
-  required: false,
-  schema,
-}));
+const queryParams = (schema: z.ZodType) =>
+  Object.entries((jsonSchema(schema, 'input').properties ?? {}) as Record<string, JsonObject>).map(([name, property]) => ({
+    name,
+    in: 'query',
+    required: false,
+    schema: property,
+  }));
+const pageParams = queryParams(pageQuerySchema);
 
 function operation(summary: string, success: { status: string; description: string; schema?: JsonObject }, extra: JsonObject = {}) {
   const parameters = [{ $ref: '#/components/parameters/tenantId' }, ...((extra.parameters as unknown[] | undefined) ?? [])];
@@ -64,6 +68,9 @@ export function openApiDocument(): JsonObject {
   const deploymentId = pathParam('deployment_id', 'ID of the deployment.');
   const providerId = pathParam('provider_id', 'The OAuth provider identifier.', false);
   const revisionId = pathParam('revision_id', 'ID of the revision.');
+  const projectId = pathParam('project_id', 'ID of the deployment (the older API calls it a project).');
+  const logPage = { status: '200', description: 'One page of log lines.', schema: ref('LogPage') };
+  const logBody = { requestBody: { required: false, ...json(ref('LogFilter')) } };
   return {
     openapi: '3.1.0',
     info: { title: 'Berth', version: 'v2', description: 'Deployments, their revisions, OAuth providers and code-host repositories.' },
@@ -90,6 +97,8 @@ export function openApiDocument(): JsonObject {
         Revision: jsonSchema(revisionResponseSchema, 'output'),
         Repository: jsonSchema(repositoryResponseSchema, 'output'),
         Error: jsonSchema(errorResponseSchema, 'output'),
+        LogFilter: jsonSchema(logFilterSchema, 'input'),
+        LogPage: jsonSchema(logPageSchema, 'output'),
       },
     },
     security: [{ apiKey: [] }],
@@ -151,6 +160,22 @@ export function openApiDocument(): JsonObject {
       '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy': {
         parameters: [deploymentId, revisionId],
         post: operation('Serve this revision again (a rollback)', { status: '200', description: 'The deployment.', schema: ref('Deployment') }),
+      },
+      '/v2/deployments/{deployment_id}/revisions/{revision_id}/logs': {
+        parameters: [deploymentId, revisionId],
+        get: operation("Read a revision's deploy or build logs", logPage, { parameters: queryParams(logQuerySchema) }),
+      },
+      '/v1/projects/{project_id}/revisions/{revision_id}/build_logs': {
+        parameters: [projectId, revisionId],
+        post: operation("Read a revision's build logs (older form)", logPage, logBody),
+      },
+      '/v1/projects/{project_id}/revisions/{revision_id}/deploy_logs': {
+        parameters: [projectId, revisionId],
+        post: operation("Read a revision's deploy logs (older form)", logPage, logBody),
+      },
+      '/v1/projects/{project_id}/deploy_logs': {
+        parameters: [projectId],
+        post: operation("Read the deploy logs of every revision of a deployment (older form)", logPage, logBody),
       },
     },
   };

@@ -1,7 +1,7 @@
 // What the routes depend on, as small interfaces: a reader of the informer caches, a writer to the API
 // server, the code-host's repository lister and a clock to wait on. `startFacade` adapts the real ones;
 // anything with the same shape (an Informer, a stub lister in a test) fits.
-import type { V1Namespace } from '@kubernetes/client-node';
+import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
 import type { CodeHostIntegration, Deployment, OAuthProvider, Revision } from '../api/index.ts';
 import type { Repository } from '../codehost/repository.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
@@ -26,6 +26,13 @@ export interface FacadeCache {
   deployments: CacheReader<Deployment>;
   revisions: CacheReader<Revision>;
   codeHostIntegrations: CacheReader<CodeHostIntegration>;
+  /** Pods that carry a revision label, indexed by it (the log routes find a revision's pods here). */
+  pods: CacheReader<V1Pod>;
+}
+
+/** Reads one container's log from the API server (the kubelet's, with timestamps). */
+export interface PodLogReader {
+  read(namespace: string, pod: string, container: string, options: { previous: boolean }): Promise<string>;
 }
 
 /** Lists what an integration's credentials reach; failures are the code host's typed errors. */
@@ -37,6 +44,7 @@ export interface FacadeDependencies {
   cache: FacadeCache;
   writer: ObjectWriter;
   repositories: RepositoryLister;
+  podLogs: PodLogReader;
   /** How long a write waits for the controller to observe it before answering with the current state. */
   observeTimeoutMs: number;
 }

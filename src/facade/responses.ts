@@ -70,6 +70,7 @@ export function deploymentResponse(deployment: DeepReadonly<Deployment>, latestR
     latest_revision_id: status?.latestRevisionId ?? null,
     active_revision_id: status?.activeRevisionId ?? null,
     image_version: status?.imageVersion ?? null,
+    url: status?.url ?? null,
   };
 }
 

@@ -20,6 +20,8 @@ import type { KubeObject, ResourceKind } from '../runtime/types.ts';
 import { apiKeyLabel, apiKeyRecordFromSecret, type ApiKeyRecord } from './api-keys.ts';
 import { buildFacadeApp } from './app.ts';
 import { kubeObjectWriter } from './kube-writer.ts';
+import { kubePodLogReader } from './pod-logs.ts';
+import { revisionPods } from '../reconcilers/deployment/informers.ts';
 import { instrumentFacade } from './metrics.ts';
 import { secretResource } from './owned-secrets.ts';
 import { byUid, type FacadeCache, type FacadeDependencies, type RepositoryLister } from './ports.ts';
@@ -79,8 +81,9 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     deployments: source.informer<Deployment>(deploymentKind, findableById),
     revisions: source.informer<Revision>(revisionKind, findableById),
     codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, findableById),
+    pods: revisionPods(source, options.namespaces && options.namespaces.length > 0 ? options.namespaces : undefined),
   };
-  const informers = [namespaces, apiKeySecrets, cache.oauthProviders, cache.deployments, cache.revisions, cache.codeHostIntegrations] as Informer<KubeObject>[];
+  const informers = [namespaces, apiKeySecrets, cache.oauthProviders, cache.deployments, cache.revisions, cache.codeHostIntegrations, cache.pods] as Informer<KubeObject>[];
   for (const informer of informers) informer.start();
   await waitForSync(informers, options.syncTimeoutMs ?? 60_000, options.logger);
 
@@ -89,6 +92,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     cache,
     writer,
     repositories: options.repositories ?? registryLister(new CodeHostRegistry({ log: options.logger }), (namespace, name) => writer.read<V1Secret>(secretResource, namespace, name)),
+    podLogs: kubePodLogReader(options.kubeConfig),
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
   };
   const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });

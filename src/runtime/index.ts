@@ -60,7 +60,7 @@ export {
 } from './controller.ts';
 export { createEventRecorder, type EventRecorder, type EventType } from './events.ts';
 export { createInformer, type AddHandler, type DeleteHandler, type Informer, type InformerOptions, type UpdateHandler } from './informer.ts';
-export { closeKubeConnections, isKubeApiError, KubeApiError, kubeRequest, type KubeRequest } from './kube-request.ts';
+export { closeKubeConnections, isKubeApiError, KubeApiError, kubeRequest, kubeText, type KubeRequest } from './kube-request.ts';
 export { LeaderElector, type LeaderElectionConfig } from './leader-election.ts';
 export { createLogger, redactPaths, type Logger } from './logger.ts';
 export { Manager, type ManagerOptions } from './manager.ts';

@@ -110,11 +110,17 @@ async function readBody(response: IncomingMessage): Promise<string> {
 
 /** Sends one request and returns the parsed JSON answer; non-2xx answers throw KubeApiError. */
 export async function kubeRequest<T = unknown>(kc: KubeConfig, req: KubeRequest): Promise<T> {
+  const text = await kubeText(kc, req);
+  return (text ? JSON.parse(text) : undefined) as T;
+}
+
+/** Sends one request and returns the answer as text (pod logs); non-2xx answers throw KubeApiError. */
+export async function kubeText(kc: KubeConfig, req: KubeRequest): Promise<string> {
   const { response } = await openKubeRequest(kc, req);
   const text = await readBody(response);
   const status = response.statusCode ?? 0;
   if (status < 200 || status >= 300) throw errorFromStatus(status, text);
-  return (text ? JSON.parse(text) : undefined) as T;
+  return text;
 }
 
 export function errorFromStatus(code: number, text: string): KubeApiError {

@@ -72,9 +72,11 @@ async function applyHello(image: string): Promise<void> {
   await new Promise<void>((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`kubectl apply exited ${code}`)))));
 }
 
+/** What answers at the url the Deployment's status gives, as the README's quick start asks it. */
 async function helloAnswers(): Promise<string> {
-  const clusterIp = (await kubectl('get', 'service', 'hello', '-o', 'jsonpath={.spec.clusterIP}')).trim();
-  return (await httpGet(`http://${clusterIp}/`)).body;
+  const url = (await kubectl('get', 'deployments.berth.dev', 'hello', '-o', 'jsonpath={.status.url}')).trim();
+  if (!url) throw new Error('hello has no url yet');
+  return (await httpGet(`${url}/`)).body;
 }
 
 describe('berth dev with a real node', () => {

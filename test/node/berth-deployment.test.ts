@@ -47,6 +47,16 @@ describe('a Berth Deployment on the real node', () => {
         sourceRevisionConfig: { imageUri: image },
       },
     });
+    // Every status the Deployment shows on its way: AWAITING_DATABASE while Postgres does not accept connections yet.
+    const statuses: string[] = [];
+    const deadline = Date.now() + 120_000;
+    const watching = (async () => {
+      while (statuses.at(-1) !== 'READY' && Date.now() < deadline) {
+        const status = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'shop', '-o', 'jsonpath={.status.status}']);
+        if (status && statuses.at(-1) !== status) statuses.push(status);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    })();
     await readyPod('shop', 'application');
     const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, 'shop', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
     expect(await eventually(async () => (await httpGet(`http://${clusterIp}/`)).body, 20_000, 'the app through its Service')).toBe('berth-example berth-v1\n');
@@ -59,5 +69,15 @@ describe('a Berth Deployment on the real node', () => {
     expect((await kubectlOk(['exec', '-n', namespace, redis, '--', 'redis-cli', 'ping'])).trim()).toBe('PONG');
 
     await eventually(async () => (await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'shop', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) === 'True', 60_000, 'the Berth Deployment Ready');
+    expect(await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'shop', '-o', 'jsonpath={.status.url}'])).toBe(`http://${clusterIp}`);
+    await watching;
+    expect(statuses).toContain('AWAITING_DATABASE');
+    expect(statuses.at(-1)).toBe('READY');
+  });
+
+  it('takes the app, its database and its volume down on delete', async () => {
+    await kubectlOk(['delete', 'deployments.berth.dev', '-n', namespace, 'shop', '--wait=true', '--timeout=120s']);
+    await eventually(async () => (await kubectlOk(['get', 'pvc', '-n', namespace, '-o', 'name'])).trim() === '', 60_000, 'the database volume claim gone');
+    await eventually(async () => (await kubectlOk(['get', 'pods', '-n', namespace, '-l', 'berth.dev/deployment=shop', '-o', 'name'])).trim() === '', 60_000, 'no pod of shop left');
   });
 });

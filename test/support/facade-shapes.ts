@@ -35,6 +35,7 @@ export const deploymentTable: Record<string, FieldType> = {
   latest_revision_id: 'uuid | null',
   active_revision_id: 'uuid | null',
   image_version: 'string | null',
+  url: 'string | null',
 };
 
 export const repositoryTable: Record<string, FieldType> = {

@@ -6,8 +6,8 @@ from (rbac.yaml). Each rule has a scope:
             when watchNamespaces is empty, otherwise a Role in each watched namespace.
   leader-election  the release namespace only: the Lease and the Events recorded about it.
   api-keys         the release namespace only: the Secrets holding API-key hashes (read only).
-Nothing here deletes namespaces, touches RBAC, Pods, ConfigMaps or CRDs, or reads Secrets outside the
-watched namespaces and the release namespace.
+Nothing here deletes namespaces, touches RBAC, ConfigMaps or CRDs, writes Pods, or reads Secrets outside
+the watched namespaces and the release namespace.
 */}}
 {{- define "berth.permissions" -}}
 - scope: cluster
@@ -31,10 +31,22 @@ watched namespaces and the release namespace.
   apiGroups: [""]
   resources: [secrets, services]
   verbs: [get, list, watch, create, update, patch, delete]
+# delete: a Deployment's database volume goes with it (the finalizer deletes the claim, wherever no
+# StatefulSet controller applies the retention policy).
 - scope: watched
   apiGroups: [""]
   resources: [persistentvolumeclaims]
+  verbs: [get, list, watch, delete]
+# Read only: a revision's pods say why it cannot serve (pull errors, crashes) in seconds, and their logs
+# are the deploy and build logs of the HTTP API.
+- scope: watched
+  apiGroups: [""]
+  resources: [pods]
   verbs: [get, list, watch]
+- scope: watched
+  apiGroups: [""]
+  resources: [pods/log]
+  verbs: [get]
 - scope: watched
   apiGroups: [apps]
   resources: [deployments, statefulsets]

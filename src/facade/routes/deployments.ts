@@ -12,7 +12,7 @@ import { createKeyedSerializer } from '../keyed-serializer.ts';
 import { waitForCache, waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
-import { byUid, type FacadeDependencies } from '../ports.ts';
+import { byUid, type FacadeCache, type FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import { deploymentResponse, revisionResponse } from '../responses.ts';
 import { deploymentCreateSchema, deploymentPatchSchema, type DeploymentCreate, type DeploymentPatch } from '../wire-schemas.ts';
@@ -36,16 +36,26 @@ export function revisionsOf(deployment: DeepReadonly<Deployment>, revisions: rea
     .sort((a, b) => generation(b) - generation(a) || byCreation(b, a));
 }
 
+/** The tenant's deployment with this id; another organization's is not found, as a missing one. */
+export function deploymentById(cache: Pick<FacadeCache, 'deployments'>, namespace: string, id: string): DeepReadonly<Deployment> {
+  const deployment = cache.deployments.byIndex(byUid, id).find((candidate) => candidate.metadata.namespace === namespace);
+  if (!deployment) throw notFound(deploymentNotFound(id));
+  return deployment;
+}
+
+/** The deployment's revision with this id. */
+export function revisionById(cache: Pick<FacadeCache, 'revisions'>, namespace: string, deployment: DeepReadonly<Deployment>, id: string): DeepReadonly<Revision> {
+  const revision = revisionsOf(deployment, cache.revisions.byIndex(byUid, id)).find((candidate) => candidate.metadata.namespace === namespace);
+  if (!revision) throw notFound(`Revision ID ${id} not found.`);
+  return revision;
+}
+
 export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const oneWriteAtATime = createKeyedSerializer();
   const { cache, writer } = deps;
   const deployments = cache.deployments;
 
-  const findDeployment = (namespace: string, id: string) => {
-    const deployment = deployments.byIndex(byUid, id).find((candidate) => candidate.metadata.namespace === namespace);
-    if (!deployment) throw notFound(deploymentNotFound(id));
-    return deployment;
-  };
+  const findDeployment = (namespace: string, id: string) => deploymentById(cache, namespace, id);
 
   const respond = (deployment: DeepReadonly<Deployment>) => {
     const latestName = deployment.status?.latestRevisionName;
@@ -147,11 +157,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     return paginate(revisions, query, (revision) => revisionResponse(revision, deployment.metadata.uid!));
   });
 
-  const findRevision = (namespace: string, deployment: DeepReadonly<Deployment>, revisionId: string) => {
-    const revision = revisionsOf(deployment, cache.revisions.byIndex(byUid, revisionId)).find((candidate) => candidate.metadata.namespace === namespace);
-    if (!revision) throw notFound(`Revision ID ${revisionId} not found.`);
-    return revision;
-  };
+  const findRevision = (namespace: string, deployment: DeepReadonly<Deployment>, revisionId: string) => revisionById(cache, namespace, deployment, revisionId);
 
   app.get<RevisionParams>('/v2/deployments/:deployment_id/revisions/:revision_id', async (request) => {
     const tenant = tenantOf(request, cache);

@@ -12,13 +12,14 @@
 //   compare.ts                whether a cached child already matches its rendering
 //   workloads.ts, writer.ts   the writes: apply what differs, prune what is no longer rendered
 //   reconcile.ts, finalize.ts the loop and the deletion finalizer
-import type { V1Secret } from '@kubernetes/client-node';
+import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { deploymentKind, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
 import { ownerKeys, type Controller, type DeepReadonly, type Informer, type KubeObject, type Manager, type ObjectKey } from '../../runtime/index.ts';
 import { registerTracingProjectController } from '../tracing-project/index.ts';
 import { deploymentInformers, secretReaderIndex, type DeploymentInformers } from './informers.ts';
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
+import { revisionLabel } from './render/common.ts';
 import { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
 
 export { cleanupFinalizer } from './finalize.ts';
@@ -86,6 +87,15 @@ export function registerDeploymentControllers(
           deploymentsInNamespace((object as DeepReadonly<CodeHostIntegration>).metadata.namespace)
             .filter((d) => d.spec.source === 'codehost')
             .map(keyOf),
+      },
+      {
+        // A pod of a revision that turns Ready, fails to pull or crashes moves that revision's phase.
+        informer: untyped(informers.pods),
+        map: (object: DeepReadonly<KubeObject>) => {
+          const pod = object as DeepReadonly<V1Pod>;
+          const revision = informers.revisions.get(pod.metadata?.namespace ?? '', pod.metadata?.labels?.[revisionLabel] ?? '');
+          return revision ? [{ namespace: revision.metadata.namespace ?? '', name: revision.spec.deploymentName }] : [];
+        },
       },
     ],
     reconcile,

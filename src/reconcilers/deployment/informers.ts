@@ -1,6 +1,6 @@
 // The caches the Deployment controller reads: its own kinds and every kind it writes, one shared
 // informer per resource (the Manager hands out the same one to whoever asks).
-import type { V1Deployment, V1Ingress, V1Job, V1Secret, V1Service, V1StatefulSet, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
+import type { V1Deployment, V1Ingress, V1Job, V1Pod, V1Secret, V1Service, V1StatefulSet, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import {
   codeHostIntegrationKind,
   fieldManager,
@@ -14,6 +14,8 @@ import {
 } from '../../api/index.ts';
 import { ownedFieldsView, type DeepReadonly, type IndexFunction, type Informer, type Manager, type ResourceKind } from '../../runtime/index.ts';
 import { referencedSecretNames } from './inputs.ts';
+import { podView } from './pods.ts';
+import { revisionLabel } from './render/common.ts';
 import type { SecretEntryInput } from './render/spec.ts';
 
 export const childKinds = {
@@ -25,6 +27,7 @@ export const childKinds = {
   job: { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs' },
   secret: { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
   persistentVolumeClaim: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims' },
+  pod: { apiVersion: 'v1', kind: 'Pod', plural: 'pods' },
 } as const satisfies Record<string, ResourceKind>;
 
 export interface DeploymentInformers {
@@ -39,6 +42,8 @@ export interface DeploymentInformers {
   ingresses: Informer<V1Ingress>;
   jobs: Informer<V1Job>;
   secrets: Informer<V1Secret>;
+  /** Pods of revisions (application, queue worker, build): read for failures and logs, never written. */
+  pods: Informer<V1Pod>;
 }
 
 /** Deployments by the Secrets they read (`<namespace>/<secret>`): a Secret event finds its readers without a scan. */
@@ -60,7 +65,8 @@ const appliedView = {
   appsDeployment: ownedFieldsView(fieldManager, ['spec.replicas', 'status']),
   statefulSet: ownedFieldsView(fieldManager, ['status']),
   job: ownedFieldsView(fieldManager, ['status']),
-  service: ownedFieldsView(fieldManager),
+  // The cluster IP is the API server's choice, and the Deployment's url.
+  service: ownedFieldsView(fieldManager, ['spec.clusterIP']),
   autoscaler: ownedFieldsView(fieldManager),
   ingress: ownedFieldsView(fieldManager),
 };
@@ -80,10 +86,24 @@ export function deploymentInformers(manager: Manager, namespaces?: string[]): De
     ingresses: manager.informer<V1Ingress>(childKinds.ingress, { ...scope, transform: appliedView.ingress }),
     jobs: manager.informer<V1Job>(childKinds.job, { ...scope, transform: appliedView.job }),
     secrets: manager.informer<V1Secret>(childKinds.secret, scope),
+    pods: revisionPods(manager, namespaces),
   };
 }
 
 /** The informers of the workload kinds Berth applies for a Deployment (and prunes when no longer rendered). */
 export function workloadInformers(informers: DeploymentInformers): Informer[] {
   return [informers.appsDeployments, informers.statefulSets, informers.services, informers.autoscalers, informers.ingresses] as unknown as Informer[];
+}
+
+/**
+ * The pods that carry a revision label (the application's, the queue worker's, a build's), indexed by
+ * it. The facade's log routes share this cache.
+ */
+export function revisionPods(manager: Pick<Manager, 'informer'>, namespaces?: string[]): Informer<V1Pod> {
+  return manager.informer<V1Pod>(childKinds.pod, {
+    ...(namespaces ? { namespaces } : {}),
+    labelSelector: revisionLabel,
+    labelIndexes: [revisionLabel],
+    transform: podView,
+  });
 }

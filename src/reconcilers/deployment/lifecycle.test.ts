@@ -32,7 +32,17 @@ describe('rolloutOf', () => {
     ['no Deployment', undefined, { complete: false }],
     ['a template not observed yet', deployment('r1', 2, { observedGeneration: 1, updatedReplicas: 1, availableReplicas: 1 }), { revision: 'r1', complete: false }],
     ['updated but not available', deployment('r1', 2, { observedGeneration: 2, updatedReplicas: 1, availableReplicas: 0 }), { revision: 'r1', complete: false }],
-    ['rolled out', deployment('r1', 2, { observedGeneration: 2, updatedReplicas: 1, availableReplicas: 1 }), { revision: 'r1', complete: true }],
+    ['rolled out', deployment('r1', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1 }), { revision: 'r1', complete: true }],
+    [
+      'new pods available, an old one still running',
+      deployment('r1', 2, { observedGeneration: 2, replicas: 2, updatedReplicas: 1, availableReplicas: 2 }),
+      { revision: 'r1', complete: false },
+    ],
+    [
+      'new pods available, an old one terminating',
+      deployment('r1', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1, terminatingReplicas: 1 }),
+      { revision: 'r1', complete: false },
+    ],
     ['scaled to zero and observed', deployment('r1', 3, { observedGeneration: 3 }, 0), { revision: 'r1', complete: true }],
     [
       'past its progress deadline',
@@ -61,6 +71,18 @@ describe('targetPhase', () => {
     ['an image revision rolled out', { ...image, rollout: { revision: 'r1', complete: true } }, 'DEPLOYED', 'nginx:1'],
     ['a deployed revision whose pods roll again', { ...image, recordedPhase: 'DEPLOYED', rollout: { revision: 'r1', complete: false } }, 'DEPLOYED', 'nginx:1'],
     ['a rollout past its deadline', { ...image, rollout: { revision: 'r1', complete: false, failed: 'slow' } }, 'DEPLOY_FAILED', 'nginx:1'],
+    [
+      'a rollout whose pod cannot pull',
+      { ...image, rollout: { revision: 'r1', complete: false }, podProblem: { reason: 'ImagePullBackOff', message: 'pod p, container app: ImagePullBackOff' } },
+      'DEPLOY_FAILED',
+      'nginx:1',
+    ],
+    [
+      'a rolled-out revision with a crashing extra pod',
+      { ...image, rollout: { revision: 'r1', complete: true }, podProblem: { reason: 'CrashLoopBackOff', message: 'm' } },
+      'DEPLOYED',
+      'nginx:1',
+    ],
     ['a codehost revision without a Job', codehost, 'AWAITING_BUILD', undefined],
     ['a codehost revision with a queued Job', { ...codehost, build: { state: 'queued' } }, 'QUEUED', undefined],
     ['a codehost revision building', { ...codehost, build: { state: 'running' } }, 'BUILDING', undefined],
@@ -72,6 +94,11 @@ describe('targetPhase', () => {
     const result = targetPhase(observation as TargetObservation);
     expect(result.phase).toBe(phase);
     expect(result.image).toBe(expectedImage);
+  });
+
+  it("gives the kubelet's reason for a pod that cannot serve", () => {
+    const result = targetPhase({ ...image, rollout: { revision: 'r1', complete: false }, podProblem: { reason: 'CrashLoopBackOff', message: 'pod p, container app: CrashLoopBackOff' } });
+    expect(result).toMatchObject({ phase: 'DEPLOY_FAILED', reason: 'CrashLoopBackOff', message: 'The revision cannot serve: pod p, container app: CrashLoopBackOff' });
   });
 
   it('says why a build failed', () => {

@@ -3,6 +3,7 @@
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
 import type { RevisionPhase } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
+import type { PodProblem } from './pods.ts';
 import { revisionLabel } from './render/common.ts';
 
 /** Phases a revision leaves only through a spec change: they are kept when it stops being the target. */
@@ -24,7 +25,10 @@ export function buildState(job: DeepReadonly<V1Job> | V1Job | undefined): BuildS
 export interface Rollout {
   /** The revision the Deployment's pod template runs (its revision label), if the Deployment exists. */
   revision?: string;
-  /** The controller has seen the current template and every wanted replica is updated and available. */
+  /**
+   * The controller has seen the current template, every wanted replica is updated and available, and
+   * no pod of an older template is left (running or terminating): what answers is this revision only.
+   */
   complete: boolean;
   /** The rollout passed its progress deadline. */
   failed?: string;
@@ -36,7 +40,9 @@ export function rolloutOf(deployment: DeepReadonly<V1Deployment> | V1Deployment 
   const status = deployment.status ?? {};
   const wanted = deployment.spec?.replicas ?? 1;
   const observed = (status.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 1);
-  const complete = observed && (status.updatedReplicas ?? 0) >= wanted && (status.availableReplicas ?? 0) >= wanted;
+  const updated = status.updatedReplicas ?? 0;
+  const olderLeft = (status.replicas ?? 0) > updated || (status.terminatingReplicas ?? 0) > 0;
+  const complete = observed && updated >= wanted && (status.availableReplicas ?? 0) >= wanted && !olderLeft;
   const progressing = status.conditions?.find((c) => c.type === 'Progressing');
   const failed = observed && progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded' ? progressing.message ?? 'the rollout passed its progress deadline' : undefined;
   return { ...(revision ? { revision } : {}), complete, ...(failed ? { failed } : {}) };
@@ -52,12 +58,16 @@ export interface TargetObservation {
   recordedPhase?: string;
   build: BuildState;
   rollout: Rollout;
+  /** Why a pod of this revision will not serve, as the kubelet or the scheduler said it. */
+  podProblem?: PodProblem;
 }
 
 export interface TargetPhase {
   phase: RevisionPhase;
   message: string;
   image?: string;
+  /** Why it failed, in the words of whoever said so (ImagePullBackOff, CrashLoopBackOff, ...). */
+  reason?: string;
 }
 
 /** The phase of the revision the Deployment wants to serve. */
@@ -82,7 +92,9 @@ export function targetPhase(o: TargetObservation): TargetPhase {
   // Once deployed, a revision stays deployed while it is served: scaling or a sourceConfig change that
   // rolls the pods again is not a new deployment of it.
   if (o.rollout.complete || o.recordedPhase === 'DEPLOYED') return { phase: 'DEPLOYED', message: 'The revision is serving.', image };
-  if (o.rollout.failed) return { phase: 'DEPLOY_FAILED', message: `The rollout failed: ${o.rollout.failed}`, image };
+  // The kubelet says so in seconds; the progress deadline only after minutes.
+  if (o.podProblem) return { phase: 'DEPLOY_FAILED', message: `The revision cannot serve: ${o.podProblem.message}`, image, reason: o.podProblem.reason };
+  if (o.rollout.failed) return { phase: 'DEPLOY_FAILED', message: `The rollout failed: ${o.rollout.failed}`, image, reason: 'ProgressDeadlineExceeded' };
   return { phase: 'DEPLOYING', message: 'The workloads are rolling out.', image };
 }
 

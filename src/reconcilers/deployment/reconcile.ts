@@ -4,7 +4,7 @@
 //   target ──build Job (codehost)──▶ image ──render/──▶ workloads (applied when they differ)
 //   rollout of the workloads ──▶ target DEPLOYED ──▶ activeRevision, status, conditions
 import { randomBytes } from 'node:crypto';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { deploymentKind, findCondition, labels, revisionKind, type Deployment, type Revision } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
@@ -15,10 +15,11 @@ import { awaitedProblem, facadeSecretGraceMs, fingerprintSecrets, resolveIntegra
 import { buildState, bypassedPhase, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
 import { buildJobName, childNames } from './names.ts';
 import type { DeploymentControllerOptions } from './options.ts';
-import type { ServingRevision } from './render/application.ts';
 import { backingServices, scaling } from './render/backing.ts';
 import { builtImage, renderBuildJob } from './render/build-job.ts';
-import type { OwnerDeployment } from './render/common.ts';
+import { componentLabel, revisionLabel, type OwnerDeployment } from './render/common.ts';
+import { applicationUrl, type ServingRevision } from './render/application.ts';
+import { revisionPodsProblem } from './pods.ts';
 import { renderPostgresCredentials } from './render/postgres.ts';
 import { renderRevision } from './render/revision.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
@@ -31,6 +32,11 @@ import { syncWorkloads, workloadKey, type CurrentWorkloads } from './workloads.t
 import type { DeploymentWriter } from './writer.ts';
 
 type CachedRevision = DeepReadonly<Revision>;
+interface StatusFacts {
+  latest?: RevisionRecord;
+  active?: RevisionRecord;
+  url?: string;
+}
 interface RevisionRecord extends RevisionSummary {
   object: CachedRevision;
 }
@@ -61,7 +67,7 @@ function imageOf(revision: CachedRevision): string | undefined {
 export function createDeploymentReconciler(deps: DeploymentReconcilerDependencies) {
   const { informers, writer, options } = deps;
 
-  async function writeStatus(deployment: DeepReadonly<Deployment>, observation: StatusObservation, facts: { latest?: RevisionRecord; active?: RevisionRecord }, context: ReconcileContext): Promise<void> {
+  async function writeStatus(deployment: DeepReadonly<Deployment>, observation: StatusObservation, facts: StatusFacts, context: ReconcileContext): Promise<void> {
     const generation = deployment.metadata.generation ?? 0;
     const verdict = conditionVerdict(observation);
     const previous = deployment.status as Deployment['status'];
@@ -73,6 +79,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
         generation,
         ...(facts.latest ? { latest: { name: facts.latest.name, uid: facts.latest.uid } } : {}),
         ...(facts.active ? { active: { name: facts.active.name, uid: facts.active.uid, image: imageOf(facts.active.object) } } : {}),
+        ...(facts.url ? { url: facts.url } : {}),
       },
       options.now(),
     );
@@ -88,8 +95,10 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     }
   }
 
-  async function stall(deployment: DeepReadonly<Deployment>, problem: Problem, facts: { latest?: RevisionRecord; active?: RevisionRecord }, context: ReconcileContext): Promise<void> {
+  async function stall(deployment: DeepReadonly<Deployment>, problem: Problem, facts: StatusFacts, context: ReconcileContext): Promise<void> {
     const status = deployment.status;
+    // Where the app answers does not change while a new spec cannot be acted on.
+    const url = facts.url ?? status?.url;
     await writeStatus(
       deployment,
       {
@@ -101,7 +110,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
         workloadsRolledOut: false,
         targetIsActive: false,
       },
-      facts,
+      { ...facts, ...(url ? { url } : {}) },
       context,
     );
   }
@@ -146,7 +155,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     if (!upToDate(cached, desired)) await writer.apply(desired);
   }
 
-  async function recordRevisionPhase(revision: RevisionRecord, update: { phase: TargetPhase['phase']; message: string; image?: string }): Promise<void> {
+  async function recordRevisionPhase(revision: RevisionRecord, update: { phase: TargetPhase['phase']; message: string; reason?: string; image?: string }): Promise<void> {
     const previous = revision.object.status as Revision['status'];
     const next = nextRevisionStatus(
       previous,
@@ -260,6 +269,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       ...(target.object.status?.status ? { recordedPhase: target.object.status.status } : {}),
       build,
       rollout: rolloutOf(application),
+      ...optional('podProblem', revisionPodsProblem(workloadPods(informers, owner.namespace, target.name))),
     });
     await recordRevisionPhase(target, phase);
     for (const revision of all) {
@@ -296,8 +306,22 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
         target: phase,
         targetIsActive: active?.name === target.name,
       },
-      { latest, ...(active ? { active } : {}) },
+      { latest, ...(active ? { active } : {}), ...optional('url', applicationUrl(spec, informers.services.get(owner.namespace, names.application))) },
       context,
     );
   };
 }
+
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
+}
+
+/** The application's and the queue worker's pods of a revision (not its build's). */
+function workloadPods(informers: DeploymentInformers, namespace: string, revision: string): DeepReadonly<V1Pod>[] {
+  return informers.pods
+    .byIndex(revisionLabel, revision)
+    .filter((pod) => pod.metadata?.namespace === namespace && workloadComponents.has(pod.metadata?.labels?.[componentLabel] ?? ''));
+}
+
+const workloadComponents: ReadonlySet<string> = new Set(['application', 'queue-worker']);
+

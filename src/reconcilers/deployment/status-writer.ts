@@ -34,6 +34,8 @@ export interface DeploymentFacts {
   generation: number;
   latest?: { name: string; uid: string };
   active?: { name: string; uid: string; image?: string };
+  /** Where the application answers. */
+  url?: string;
 }
 
 export function nextDeploymentStatus(previous: DeploymentStatus | undefined, facts: DeploymentFacts, now: Date): DeploymentStatus {
@@ -42,6 +44,7 @@ export function nextDeploymentStatus(previous: DeploymentStatus | undefined, fac
     ...(facts.latest ? { latestRevisionName: facts.latest.name, latestRevisionId: facts.latest.uid } : {}),
     ...(facts.active ? { activeRevisionName: facts.active.name, activeRevisionId: facts.active.uid } : {}),
     ...(facts.active?.image ? { imageVersion: facts.active.image } : {}),
+    ...(facts.url ? { url: facts.url } : {}),
     observedGeneration: facts.generation,
     conditions: applyVerdict(previous?.conditions, facts.verdict, facts.generation, now),
   };
@@ -68,7 +71,7 @@ export function phaseReason(phase: string): string {
 
 export function nextRevisionStatus(
   previous: RevisionStatus | undefined,
-  update: { phase: TargetPhase['phase']; message: string; image?: string; repoCommitSha?: string; generation: number },
+  update: { phase: TargetPhase['phase']; message: string; reason?: string; image?: string; repoCommitSha?: string; generation: number },
   now: Date,
 ): RevisionStatus {
   const verdict = revisionVerdict(update.phase, update.message);
@@ -84,6 +87,7 @@ export function nextRevisionStatus(
   const next: RevisionStatus = {
     status: update.phase,
     message: update.message,
+    ...(update.reason ? { reason: update.reason } : {}),
     ...(update.image ?? previous?.imageUri ? { imageUri: update.image ?? previous?.imageUri } : {}),
     ...(update.repoCommitSha ? { repoCommitSha: update.repoCommitSha } : {}),
     observedGeneration: update.generation,

@@ -1,7 +1,8 @@
 // The OAuthProvider reconciler's writes and direct reads, over the runtime's API client. Secrets are
 // read from the API server rather than a cache so that a registration stored a moment ago is seen.
+// Every write names Berth's one field manager, so GitOps tools see one owner of what Berth sets.
 import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
-import { oauthProviderKind, type OAuthProvider, type OAuthProviderStatus } from '../../api/index.ts';
+import { fieldManager, oauthProviderKind, type OAuthProvider, type OAuthProviderStatus } from '../../api/index.ts';
 import { isKubeApiError, kubeRequest } from '../../runtime/kube-request.ts';
 import { collectionPath, objectPath, type ResourceKind } from '../../runtime/types.ts';
 import type { SecretStore } from './reconcile.ts';
@@ -19,11 +20,11 @@ export function kubeSecretStore(kc: KubeConfig): SecretStore {
       }
     },
     async create(secret) {
-      await kubeRequest(kc, { method: 'POST', path: collectionPath(secretKind, secret.metadata!.namespace!), body: secret });
+      await kubeRequest(kc, { method: 'POST', path: collectionPath(secretKind, secret.metadata!.namespace!), query: { fieldManager }, body: secret });
     },
     async replace(secret) {
       const key = { namespace: secret.metadata!.namespace!, name: secret.metadata!.name! };
-      await kubeRequest(kc, { method: 'PUT', path: objectPath(secretKind, key), body: secret });
+      await kubeRequest(kc, { method: 'PUT', path: objectPath(secretKind, key), query: { fieldManager }, body: secret });
     },
   };
 }
@@ -35,6 +36,7 @@ export async function writeOAuthProviderStatus(kc: KubeConfig, provider: OAuthPr
     await kubeRequest(kc, {
       method: 'PUT',
       path: `${objectPath(oauthProviderKind, key)}/status`,
+      query: { fieldManager },
       body: { ...provider, apiVersion: oauthProviderKind.apiVersion, kind: oauthProviderKind.kind, status },
     });
     return 'written';

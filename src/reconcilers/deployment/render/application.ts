@@ -1,6 +1,7 @@
 // The application: an apps/v1 Deployment running the serving revision's image, its Service, and the
 // queue worker that runs the same image in queue mode. Pure: spec in, manifests out.
-import type { V1Deployment, V1EnvVar, V1PodTemplateSpec, V1Service } from '@kubernetes/client-node';
+import type { V1Deployment, V1DeploymentStrategy, V1EnvVar, V1PodTemplateSpec, V1Probe, V1Service } from '@kubernetes/client-node';
+import type { DeepReadonly } from '../../../runtime/index.ts';
 import { childNames } from '../names.ts';
 import { type BackingServices, type Scaling, scaling } from './backing.ts';
 import { type Component, type OwnerDeployment, childMetadata, resourceRequirements, revisionLabel, selectorLabels, type Sizing } from './common.ts';
@@ -23,9 +24,40 @@ export interface WorkloadInput {
 
 export const applicationDefaults = { cpu: 0.5, memoryMb: 512 };
 
-/** A pod serves once its app accepts connections on the app port: until then the Service sends it
- * nothing and the rollout waits. No liveness probe: a slow starter is never killed for it. */
-export const applicationReadiness = { tcpSocket: { port: 'http' }, periodSeconds: 2, failureThreshold: 3 };
+/** The health check's timings when the spec leaves them out. */
+export const healthCheckDefaults = { periodSeconds: 2, timeoutSeconds: 1, failureThreshold: 3 };
+
+/**
+ * A pod serves once its health check passes (an HTTP path when the spec names one, else a TCP
+ * connection to the app port): until then the Service sends it nothing and the rollout waits. No
+ * liveness probe: a slow starter is never killed for it.
+ */
+export function applicationReadiness(spec: DeploymentSpecInput): V1Probe {
+  const check = spec.sourceConfig?.healthCheck ?? {};
+  return {
+    ...(check.path ? { httpGet: { path: check.path, port: 'http' } } : { tcpSocket: { port: 'http' } }),
+    periodSeconds: check.periodSeconds ?? healthCheckDefaults.periodSeconds,
+    timeoutSeconds: check.timeoutSeconds ?? healthCheckDefaults.timeoutSeconds,
+    failureThreshold: check.failureThreshold ?? healthCheckDefaults.failureThreshold,
+  };
+}
+
+/**
+ * A new revision's pods come up beside the old ones, which stay until the new ones are Ready: a
+ * revision that cannot serve (a bad image, a crash) never takes the working one down.
+ */
+export const surgeStrategy: V1DeploymentStrategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } };
+
+/**
+ * Where the application answers: its custom URL, or its Service's cluster address (reachable from
+ * the node's host, as under berth dev). Undefined until the Service has an address.
+ */
+export function applicationUrl(spec: DeploymentSpecInput, service: DeepReadonly<V1Service> | undefined): string | undefined {
+  if (spec.sourceConfig?.customUrl) return spec.sourceConfig.customUrl;
+  const ip = service?.spec?.clusterIP;
+  if (!ip || ip === 'None') return undefined;
+  return `http://${ip.includes(':') ? `[${ip}]` : ip}`;
+}
 export const queueWorkerDefaults = { cpu: 0.5, memoryMb: 512 };
 
 /** Where the secrets live: an explicit secretKeyRef, or key `<name>` of the `<deployment>-secrets` Secret. */
@@ -65,7 +97,7 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
     image: serving.image,
     env,
     resources: resourceRequirements(sizing, defaults),
-    ...(role === 'api' ? { ports: [{ name: 'http', containerPort: input.port }], readinessProbe: applicationReadiness } : {}),
+    ...(role === 'api' ? { ports: [{ name: 'http', containerPort: input.port }], readinessProbe: applicationReadiness(spec) } : {}),
     ...(resources.volumeMounts?.length ? { volumeMounts: asVolumeMounts(resources.volumeMounts) } : {}),
   };
   const annotations = resources.annotations ?? {};
@@ -99,6 +131,7 @@ export function renderApplication(input: WorkloadInput): V1Deployment {
     metadata: childMetadata(input.owner, name, 'application', resources.labels ?? {}),
     spec: {
       ...replicasFor(scaling(resources.minScale, resources.maxScale)),
+      strategy: surgeStrategy,
       selector: { matchLabels: selectorLabels(input.owner, 'application') },
       template: podTemplate(input, 'application', 'api', resources, applicationDefaults),
     },
@@ -132,6 +165,7 @@ export function renderQueueWorker(input: WorkloadInput): V1Deployment {
     metadata: childMetadata(input.owner, childNames(input.owner.name).queueWorker, 'queue-worker', resources.labels ?? {}),
     spec: {
       ...replicasFor(scaling(resources.queueMinScale, resources.queueMaxScale)),
+      strategy: surgeStrategy,
       selector: { matchLabels: selectorLabels(input.owner, 'queue-worker') },
       template: podTemplate(input, 'queue-worker', 'queue', sizing, queueWorkerDefaults),
     },

@@ -45,6 +45,7 @@ export interface DeploymentSpecInput {
   sourceConfig?: Maybe<{
     repoUrl?: Maybe<string>;
     customUrl?: Maybe<string>;
+    healthCheck?: Maybe<{ path?: Maybe<string>; periodSeconds?: Maybe<number>; timeoutSeconds?: Maybe<number>; failureThreshold?: Maybe<number> }>;
     installCommand?: Maybe<string>;
     buildCommand?: Maybe<string>;
     resourceSpec?: Maybe<ResourceSpecInput>;

@@ -42,10 +42,25 @@ describe('renderWorkloads', () => {
       const deployment = renderWorkloads({ owner, spec, settings, serving }).find((o) => o.kind === 'Deployment' && o.metadata?.name === name) as V1Deployment;
       return deployment.spec!.template.spec!.containers[0]!;
     };
-    expect(containerOf('shop').readinessProbe).toEqual({ tcpSocket: { port: 'http' }, periodSeconds: 2, failureThreshold: 3 });
+    expect(containerOf('shop').readinessProbe).toEqual({ tcpSocket: { port: 'http' }, periodSeconds: 2, timeoutSeconds: 1, failureThreshold: 3 });
     expect(containerOf('shop').ports).toEqual([{ name: 'http', containerPort: 8000 }]);
     expect(containerOf('shop').livenessProbe).toBeUndefined();
     expect(containerOf('shop-queue').readinessProbe).toBeUndefined();
+  });
+
+  it('checks the health path and timings the spec sets', () => {
+    const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { healthCheck: { path: '/ok', periodSeconds: 5, failureThreshold: 6 } } };
+    const app = renderWorkloads({ owner, spec, settings, serving }).find((o) => o.kind === 'Deployment') as V1Deployment;
+    expect(app.spec!.template.spec!.containers[0]!.readinessProbe).toEqual({ httpGet: { path: '/ok', port: 'http' }, periodSeconds: 5, timeoutSeconds: 1, failureThreshold: 6 });
+  });
+
+  it('rolls out by surge: old pods stay until new ones are Ready', () => {
+    const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } };
+    const rolled = renderWorkloads({ owner, spec, settings, serving }).filter((o) => o.kind === 'Deployment' && ['shop', 'shop-queue'].includes(o.metadata?.name ?? ''));
+    expect(rolled).toHaveLength(2);
+    for (const deployment of rolled as V1Deployment[]) {
+      expect(deployment.spec!.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
+    }
   });
 
   it('renders the same manifests for the same input', () => {

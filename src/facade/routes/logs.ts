@@ -1,0 +1,101 @@
+// Logs of a deployment's pods: deploy logs (the application's and queue worker's containers of a
+// revision) and build logs (the revision's build Job pod), in the reference control plane's shape.
+//   GET  /v2/deployments/{deployment_id}/revisions/{revision_id}/logs?type=deploy|build&...
+//   POST /v1/projects/{project_id}/revisions/{revision_id}/build_logs    (project id = deployment id)
+//   POST /v1/projects/{project_id}/revisions/{revision_id}/deploy_logs
+//   POST /v1/projects/{project_id}/deploy_logs                          (every revision's pods)
+// The POST forms take the same filters in the body; members they do not know are ignored, as older
+// clients send more. Every secret value of the deployment is masked in every line.
+import type { V1Pod } from '@kubernetes/client-node';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Deployment, Revision } from '../../api/index.ts';
+import { childNames } from '../../reconcilers/deployment/names.ts';
+import { componentLabel, revisionLabel } from '../../reconcilers/deployment/render/common.ts';
+import type { DeepReadonly } from '../../runtime/types.ts';
+import { invalidField } from '../errors.ts';
+import { decodeCursor, logFilterSchema, logPage, logTypes, type ContainerLog, type LogFilter, type LogPage, type LogType } from '../logs.ts';
+import { readSecretValues } from '../owned-secrets.ts';
+import { byUid, type FacadeDependencies } from '../ports.ts';
+import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
+import { deploymentById, revisionById, revisionsOf } from './deployments.ts';
+
+export const logQuerySchema = logFilterSchema.extend({
+  type: z.enum(logTypes).default('deploy').describe('deploy: the revision\'s application and queue worker; build: its build Job.'),
+});
+
+type Params = { Params: { deployment_id?: string; project_id?: string; revision_id?: string } };
+
+const workloadComponents: ReadonlySet<string> = new Set(['application', 'queue-worker']);
+const isBuildPod = (pod: DeepReadonly<V1Pod>) => Boolean(pod.metadata?.labels?.['batch.kubernetes.io/job-name'] ?? pod.metadata?.labels?.['job-name']);
+const isWorkloadPod = (pod: DeepReadonly<V1Pod>) => workloadComponents.has(pod.metadata?.labels?.[componentLabel] ?? '');
+
+export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
+  const { cache } = deps;
+
+  const podsOf = (namespace: string, revisions: readonly DeepReadonly<Revision>[], type: LogType) =>
+    revisions.flatMap((revision) =>
+      cache.pods
+        .byIndex(revisionLabel, revision.metadata.name ?? '')
+        .filter((pod) => pod.metadata?.namespace === namespace && (type === 'build' ? isBuildPod(pod) : isWorkloadPod(pod))),
+    );
+
+  /** Each container's current log, and the previous run's of a container that restarted (why it crashed). */
+  const containerLogs = async (namespace: string, pods: readonly DeepReadonly<V1Pod>[]): Promise<ContainerLog[]> => {
+    const reads = pods.flatMap((pod) => {
+      const name = pod.metadata?.name ?? '';
+      const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+      const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => c.name);
+      return containers.flatMap((container) => {
+        const restarted = (statuses.find((s) => s.name === container)?.restartCount ?? 0) > 0;
+        const read = (previous: boolean) => deps.podLogs.read(namespace, name, container, { previous }).then((text) => ({ pod: name, container, text }));
+        return restarted ? [read(true), read(false)] : [read(false)];
+      });
+    });
+    return Promise.all(reads);
+  };
+
+  /** The values a log line must never show: the deployment's secrets, its database password, the build's credentials. */
+  const secretValues = async (namespace: string, deployment: DeepReadonly<Deployment>, type: LogType): Promise<string[]> => {
+    const names = childNames(deployment.metadata.name ?? '');
+    const sources = [names.secrets, names.postgresCredentials, ...(deployment.spec.secrets ?? []).flatMap((s) => (s.valueFrom ? [s.valueFrom.secretKeyRef.name] : []))];
+    if (type === 'build') {
+      const integration = cache.codeHostIntegrations.byIndex(byUid, deployment.spec.sourceConfig?.integrationId ?? '').find((i) => i.metadata.namespace === namespace);
+      if (integration) sources.push(integration.spec.credentialsSecretRef.name);
+    }
+    const values = await Promise.all([...new Set(sources)].map((name) => readSecretValues(deps.writer, namespace, name)));
+    return values.flatMap((record) => Object.values(record));
+  };
+
+  const answer = async (namespace: string, deployment: DeepReadonly<Deployment>, revisions: readonly DeepReadonly<Revision>[], type: LogType, filter: LogFilter, where: 'query' | 'body'): Promise<LogPage> => {
+    const cursor = filter.offset ? decodeCursor(filter.offset) : undefined;
+    if (filter.offset && !cursor) throw invalidField([where, 'offset'], 'Input should be a next_offset this API returned', 'value_error');
+    const [logs, secrets] = await Promise.all([containerLogs(namespace, podsOf(namespace, revisions, type)), secretValues(namespace, deployment, type)]);
+    return logPage(logs, filter, secrets, cursor);
+  };
+
+  /** The deployment and the revisions whose logs are asked for: the one in the path, or all of them. */
+  const target = (request: FastifyRequest<Params>, deploymentParam: 'deployment_id' | 'project_id', namespace: string) => {
+    const deployment = deploymentById(cache, namespace, uuidPathParam(request, deploymentParam));
+    const revision = request.params.revision_id !== undefined ? revisionById(cache, namespace, deployment, uuidPathParam(request, 'revision_id')) : undefined;
+    return { deployment, revisions: revision ? [revision] : revisionsOf(deployment, cache.revisions.byIndex('owner', deployment.metadata.uid ?? '')) };
+  };
+
+  app.get<Params>('/v2/deployments/:deployment_id/revisions/:revision_id/logs', async (request) => {
+    const tenant = tenantOf(request, cache);
+    const { deployment, revisions } = target(request, 'deployment_id', tenant.namespace);
+    const query = parseRequestPart('query', logQuerySchema, request.query);
+    return answer(tenant.namespace, deployment, revisions, query.type, query, 'query');
+  });
+
+  const v1 = (path: string, type: LogType) =>
+    app.post<Params>(path, async (request) => {
+      const tenant = tenantOf(request, cache);
+      const { deployment, revisions } = target(request, 'project_id', tenant.namespace);
+      const body = parseRequestPart('body', logFilterSchema, request.body ?? {});
+      return answer(tenant.namespace, deployment, revisions, type, body, 'body');
+    });
+  v1('/v1/projects/:project_id/revisions/:revision_id/build_logs', 'build');
+  v1('/v1/projects/:project_id/revisions/:revision_id/deploy_logs', 'deploy');
+  v1('/v1/projects/:project_id/deploy_logs', 'deploy');
+}

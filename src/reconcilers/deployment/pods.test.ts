@@ -1,0 +1,71 @@
+import type { V1Pod } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { podProblem, podView, revisionPodsProblem } from './pods.ts';
+
+const pod = (name: string, status: V1Pod['status'], deleting = false): V1Pod => ({
+  metadata: { name, ...(deleting ? { deletionTimestamp: new Date(0) } : {}) },
+  status,
+});
+const waiting = (reason: string, message?: string, extra: object = {}) => ({
+  phase: 'Pending',
+  containerStatuses: [{ name: 'app', ready: false, restartCount: 0, image: 'i', imageID: '', state: { waiting: { reason, ...(message ? { message } : {}) } }, ...extra }],
+});
+
+describe('podProblem', () => {
+  it.each([
+    ['a pull error', waiting('ErrImagePull', 'not found'), 'ErrImagePull', 'pod p, container app: ErrImagePull: not found'],
+    ['a pull back-off', waiting('ImagePullBackOff', 'Back-off pulling image "x"'), 'ImagePullBackOff', 'pod p, container app: ImagePullBackOff: Back-off pulling image "x"'],
+    ['a missing Secret key', waiting('CreateContainerConfigError', 'couldn\'t find key K in Secret ns/s'), 'CreateContainerConfigError', "pod p, container app: CreateContainerConfigError: couldn't find key K in Secret ns/s"],
+    [
+      'a crash loop',
+      waiting('CrashLoopBackOff', 'back-off 10s', { lastState: { terminated: { exitCode: 1, reason: 'Error' } } }),
+      'CrashLoopBackOff',
+      'pod p, container app: CrashLoopBackOff (last exit code 1, Error): back-off 10s',
+    ],
+    [
+      'no node that fits',
+      { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 Insufficient cpu.' }] },
+      'Unschedulable',
+      'pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.',
+    ],
+  ])('%s', (_, status, reason, message) => {
+    expect(podProblem(pod('p', status as V1Pod['status']))).toEqual({ reason, message });
+  });
+
+  it.each([
+    ['a container being created', waiting('ContainerCreating')],
+    ['a pod not scheduled yet', { phase: 'Pending' }],
+    ['a running pod', { phase: 'Running', containerStatuses: [{ name: 'app', ready: true, restartCount: 0, image: 'i', imageID: '', state: { running: {} } }] }],
+  ])('%s is no problem', (_, status) => {
+    expect(podProblem(pod('p', status as V1Pod['status']))).toBeUndefined();
+  });
+
+  it('reads init containers too', () => {
+    expect(podProblem(pod('p', { initContainerStatuses: waiting('ErrImagePull').containerStatuses } as V1Pod['status']))?.reason).toBe('ErrImagePull');
+  });
+});
+
+describe('revisionPodsProblem', () => {
+  it('reports the first failing live pod by name, ignoring pods on their way out', () => {
+    const pods = [pod('c', waiting('CrashLoopBackOff')), pod('a', waiting('ErrImagePull'), true), pod('b', waiting('ImagePullBackOff'))];
+    expect(revisionPodsProblem(pods)?.message).toMatch(/^pod b,/);
+    expect(revisionPodsProblem([])).toBeUndefined();
+  });
+});
+
+describe('podView', () => {
+  it('keeps identity, labels and the container states; drops the spec but for container names', () => {
+    const full = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', namespace: 'ns', uid: 'u', labels: { a: 'b' }, managedFields: [{}], annotations: { big: 'x'.repeat(100) } },
+      spec: { containers: [{ name: 'app', image: 'i', env: [{ name: 'A', value: 'secret' }] }] },
+      status: { phase: 'Running', podIP: '10.0.0.1', containerStatuses: [{ name: 'app', ready: true, restartCount: 0, image: 'i', imageID: 'd', state: { running: {} }, lastState: {} }] },
+    };
+    const view = podView(structuredClone(full)) as V1Pod;
+    expect(view.metadata).toEqual({ name: 'p', namespace: 'ns', uid: 'u', labels: { a: 'b' }, creationTimestamp: undefined, resourceVersion: undefined });
+    expect(view.spec).toEqual({ containers: [{ name: 'app' }] });
+    expect(JSON.stringify(view)).not.toContain('secret');
+    expect(view.status?.containerStatuses?.[0]?.state).toEqual({ running: {} });
+  });
+});

@@ -1,0 +1,224 @@
+// Deployments that really serve, through Berth's HTTP API on the real node: DEPLOYED means the
+// revision's pods answer at the Deployment's url; an image PATCH changes what answers; a bad image or
+// a crashing configuration turns the revision DEPLOY_FAILED in seconds with the kubelet's reason while
+// the previous revision keeps serving; a rollback brings the older image back; secrets reach the app;
+// sourceConfig changes reach the pods without a revision; logs come back masked and paged.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { registryAddress } from '../../src/dev/node/network.ts';
+import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
+import { exampleImage, httpGet, kubectlOk } from './support.ts';
+
+let berth: BerthProcess;
+let api: string;
+let key: string;
+let otherKey: string;
+let namespace: string;
+const images: Record<string, string> = {};
+
+beforeAll(async () => {
+  const kc = testKubeConfig();
+  const operatorNamespace = await useNamespace('berth-serving-op');
+  namespace = await useNamespace('serving');
+  const otherNamespace = await useNamespace('serving-other');
+  const [org, other] = [randomUUID(), randomUUID()];
+  await ensureOrganizationNamespace(kc, namespace, org);
+  await ensureOrganizationNamespace(kc, otherNamespace, other);
+  key = (await ensureApiKey(kc, operatorNamespace, [org])).key;
+  otherKey = (await ensureApiKey(kc, operatorNamespace, [other])).key;
+  berth = spawnBerth(inject('kubeconfigPath'), runArgs({ operatorNamespace, watchNamespaces: [namespace, otherNamespace, operatorNamespace] }));
+  await waitReady(berth);
+  api = `http://127.0.0.1:${await berth.facadePort()}`;
+  images.v1 = await exampleImage('serving-v1');
+  images.v2 = await exampleImage('serving-v2');
+});
+
+afterAll(async () => {
+  await berth?.stop();
+});
+
+// Response bodies are checked member by member.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+async function call(method: string, path: string, body?: unknown, apiKey = key): Promise<{ status: number; body: any }> {
+  const response = await fetch(`${api}${path}`, {
+    method,
+    headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(15_000),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? JSON.parse(text) : undefined };
+}
+
+async function ok(method: string, path: string, body?: unknown) {
+  const response = await call(method, path, body);
+  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+/** Polls the revision until its status is one of `statuses`, recording every status it passed through. */
+async function revisionReaches(deploymentId: string, revisionId: string, statuses: string[], seen: string[] = [], timeoutMs = 90_000) {
+  return eventually(async () => {
+    const revision = await ok('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
+    if (seen.at(-1) !== revision.status) seen.push(revision.status);
+    return statuses.includes(revision.status) ? revision : undefined;
+  }, timeoutMs, `revision ${revisionId} ${statuses.join(' or ')}`);
+}
+
+/** What the app at `url` answers, retried while kube-proxy programs the Service. */
+async function answerAt(url: string, expected: string) {
+  return eventually(async () => (await httpGet(`${url}/`)).body === expected, 20_000, `${url} answering ${JSON.stringify(expected)}`);
+}
+
+async function podsOf(name: string) {
+  const list = JSON.parse(await kubectlOk(['get', 'pods', '-n', namespace, '-l', `berth.dev/deployment=${name},app.kubernetes.io/component=application`, '-o', 'json'])) as {
+    items: { metadata: { name: string; labels: Record<string, string>; deletionTimestamp?: string }; spec: { containers: { resources: { requests: Record<string, string> } }[] } }[];
+  };
+  return list.items.filter((pod) => !pod.metadata.deletionTimestamp);
+}
+
+describe('a Deployment created through the HTTP API on the real node', () => {
+  const secret = 's3cr3t-value-for-the-log';
+  let id: string;
+  let first: string;
+  let second: string;
+  let url: string;
+
+  it('is DEPLOYED once its pods answer at its url, with its secret in the environment and not in the spec', async () => {
+    const created = await ok('POST', '/v2/deployments', {
+      name: 'web',
+      source: 'external_docker',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 }, health_check: { path: '/ok', period_seconds: 1 } },
+      source_revision_config: { image_uri: images.v1 },
+      secrets: [{ name: 'BERTH_EXAMPLE_LOG', value: secret }],
+    });
+    id = created.id;
+    first = created.latest_revision_id;
+    const revision = await revisionReaches(id, first, ['DEPLOYED']);
+    expect(revision.image_uri).toBe(images.v1);
+    const deployment = await ok('GET', `/v2/deployments/${id}`);
+    expect(deployment.active_revision_id).toBe(first);
+    expect(deployment.url).toMatch(/^http:\/\/10\.96\.\d+\.\d+$/);
+    url = deployment.url;
+    await answerAt(url, 'berth-example serving-v1\n');
+
+    const [pod] = await podsOf('web');
+    expect((await kubectlOk(['exec', '-n', namespace, pod!.metadata.name, '--', '/app', 'env', 'BERTH_EXAMPLE_LOG'])).trim()).toBe(secret);
+    expect(await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'web', '-o', 'json'])).not.toContain(secret);
+    expect(await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'web', '-o', 'jsonpath={.status.url}'])).toBe(url);
+  });
+
+  it('serves a new image after an image PATCH, through DEPLOYING, with no pod of the old one left', async () => {
+    const patched = await ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: images.v2 } });
+    second = patched.latest_revision_id;
+    expect(second).not.toBe(first);
+    expect(patched.active_revision_id).toBe(first);
+    const seen: string[] = [];
+    await revisionReaches(id, second, ['DEPLOYED'], seen);
+    expect(seen).toContain('DEPLOYING');
+    expect((await ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(second);
+    // DEPLOYED means only the new image answers: every request, at once.
+    for (let i = 0; i < 5; i++) expect((await httpGet(`${url}/`)).body).toBe('berth-example serving-v2\n');
+    expect((await podsOf('web')).map((pod) => pod.metadata.labels['berth.dev/revision'])).toEqual([(await ok('GET', `/v2/deployments/${id}/revisions/${second}`)).name]);
+  });
+
+  it('turns an image that cannot be pulled DEPLOY_FAILED with the reason, a Stalled condition and an Event, while the working revision serves', async () => {
+    const patched = await ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: `${registryAddress}/berth/does-not-exist:1` } });
+    const bad = patched.latest_revision_id;
+    const failed = await revisionReaches(id, bad, ['DEPLOY_FAILED'], [], 60_000);
+    expect(failed.status_message).toMatch(/ErrImagePull|ImagePullBackOff/);
+    const revisionObject = JSON.parse(await kubectlOk(['get', 'revisions.berth.dev', '-n', namespace, failed.name, '-o', 'json'])) as { status: { reason: string } };
+    expect(['ErrImagePull', 'ImagePullBackOff']).toContain(revisionObject.status.reason);
+
+    const deployment = await ok('GET', `/v2/deployments/${id}`);
+    expect(deployment.active_revision_id).toBe(second);
+    expect(deployment.status).toBe('READY');
+    const stalled = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'web', '-o', 'jsonpath={.status.conditions[?(@.type=="Stalled")]}']);
+    expect(JSON.parse(stalled)).toMatchObject({ status: 'True', reason: 'DeployFailed' });
+    await eventually(
+      async () => (await kubectlOk(['get', 'events', '-n', namespace, '--field-selector', 'reason=DeployFailed', '-o', 'name'])).trim() !== '',
+      10_000,
+      'a DeployFailed Event',
+    );
+    for (let i = 0; i < 5; i++) expect((await httpGet(`${url}/`)).body).toBe('berth-example serving-v2\n');
+  });
+
+  it('turns a secret change that makes the app crash DEPLOY_FAILED with CrashLoopBackOff', async () => {
+    // Back to the working image, plus a secret that makes it exit: a new revision either way.
+    await ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: images.v2 } });
+    const patched = await ok('PATCH', `/v2/deployments/${id}`, {
+      secrets: [
+        { name: 'BERTH_EXAMPLE_LOG', value: '********' },
+        { name: 'BERTH_EXAMPLE_EXIT', value: '3' },
+      ],
+    });
+    const crashing = patched.latest_revision_id;
+    expect([first, second]).not.toContain(crashing);
+    const failed = await revisionReaches(id, crashing, ['DEPLOY_FAILED'], [], 90_000);
+    expect(failed.status_message).toContain('CrashLoopBackOff');
+    expect(failed.status_message).toContain('last exit code 3');
+    for (let i = 0; i < 3; i++) expect((await httpGet(`${url}/`)).body).toBe('berth-example serving-v2\n');
+  });
+
+  it('brings the first image back on redeploy, verified by what answers', async () => {
+    // The crashing secret goes first, so the rollback is of the image alone.
+    await ok('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'BERTH_EXAMPLE_LOG', value: '********' }] });
+    await ok('POST', `/v2/deployments/${id}/revisions/${first}/redeploy`);
+    await revisionReaches(id, first, ['DEPLOYED']);
+    await eventually(async () => (await ok('GET', `/v2/deployments/${id}`)).active_revision_id === first, 30_000, 'the first revision active');
+    await answerAt(url, 'berth-example serving-v1\n');
+    for (let i = 0; i < 5; i++) expect((await httpGet(`${url}/`)).body).toBe('berth-example serving-v1\n');
+  });
+
+  it('applies a sourceConfig change to the running pods without a new revision', async () => {
+    const before = await ok('GET', `/v2/deployments/${id}`);
+    const patched = await ok('PATCH', `/v2/deployments/${id}`, { source_config: { resource_spec: { cpu: 0.2 } } });
+    expect(patched.latest_revision_id).toBe(before.latest_revision_id);
+    await eventually(async () => {
+      const pods = await podsOf('web');
+      return pods.length === 1 && pods[0]!.spec.containers[0]!.resources.requests.cpu === '200m';
+    }, 60_000, 'the pod running with 200m of CPU');
+    expect((await ok('GET', `/v2/deployments/${id}`)).latest_revision_id).toBe(before.latest_revision_id);
+    await answerAt(url, 'berth-example serving-v1\n');
+  });
+
+  it('reads deploy logs through the v2 and the v1 routes, masked, filtered and paged; another organization gets 404', async () => {
+    const path = `/v2/deployments/${id}/revisions/${first}/logs`;
+    const all = await eventually(async () => {
+      const page = await ok('GET', `${path}?type=deploy&order=asc&limit=1000`);
+      return page.logs.some((line: { message: string }) => line.message.includes('listening')) ? page : undefined;
+    }, 30_000, 'the listening line in the deploy logs');
+    const messages = all.logs.map((line: { message: string }) => line.message);
+    expect(messages.join('\n')).not.toContain(secret);
+    expect(messages.some((m: string) => m.endsWith('BERTH_EXAMPLE_LOG is ********'))).toBe(true);
+    expect(all.logs[0]).toMatchObject({ level: 'info', container_name: 'app' });
+    expect(all.logs[0].pod_name).toMatch(/^web-/);
+    expect(all.next_offset).toBeNull();
+
+    const firstPage = await ok('GET', `${path}?order=asc&limit=1`);
+    expect(firstPage.logs).toHaveLength(1);
+    expect(firstPage.next_offset).toEqual(expect.any(String));
+    const secondPage = await ok('GET', `${path}?order=asc&limit=1&offset=${encodeURIComponent(firstPage.next_offset)}`);
+    expect(secondPage.logs[0].offset).not.toBe(firstPage.logs[0].offset);
+    expect(secondPage.logs[0].timestamp >= firstPage.logs[0].timestamp).toBe(true);
+
+    const filtered = await ok('POST', `/v1/projects/${id}/revisions/${first}/deploy_logs`, { query: 'LISTENING', limit: 10 });
+    expect(filtered.logs.length).toBeGreaterThan(0);
+    for (const line of filtered.logs) expect(line.message.toLowerCase()).toContain('listening');
+    const project = await ok('POST', `/v1/projects/${id}/deploy_logs`, {});
+    expect(project.logs.length).toBeGreaterThan(0);
+    expect((await ok('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, {})).logs).toEqual([]);
+
+    expect((await call('GET', `${path}?type=deploy`, undefined, otherKey)).status).toBe(404);
+    expect((await call('GET', `${path}?offset=not-a-cursor`)).status).toBe(422);
+    expect((await call('GET', `${path}?limit=1001`)).status).toBe(422);
+  });
+
+  it('takes the app down on delete', async () => {
+    expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
+    await eventually(async () => (await podsOf('web')).length === 0, 60_000, 'no pod of web left');
+    await eventually(async () => (await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, '-o', 'name'])).trim() === '', 30_000, 'the Deployment gone');
+  });
+});
