@@ -7,6 +7,9 @@
 // environment variable, `app get URL` prints what URL answers (a client with the cluster's DNS,
 // bounded to 3 s), `app fail` exits with status 1.
 //
+// GET /db and GET /cache check the database and the cache through $DATABASE_URI and $REDIS_URI, the
+// connection settings Berth gives the app (backing.go).
+//
 // At start it logs the value of $BERTH_EXAMPLE_LOG when set (a line for log tests: Berth must mask it
 // when it is a secret), and a warning when $BERTH_EXAMPLE_WARN is set. With $BERTH_EXAMPLE_EXIT set
 // it exits at once with that status: a container that crashes on a configuration change.
@@ -66,6 +69,8 @@ func main() {
 	mux.HandleFunc("GET /ok", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
+	mux.HandleFunc("GET /db", backingCheck("db", "DATABASE_URI", checkDatabase))
+	mux.HandleFunc("GET /cache", backingCheck("cache", "REDIS_URI", checkCache))
 	server := &http.Server{Addr: ":" + port, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
@@ -95,6 +100,24 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("berth-example %s stopped", version)
+}
+
+// backingCheck answers "<name> <result>" from a check of the service the environment variable names,
+// or 503 with the error (never the URI: it holds a password).
+func backingCheck(name, variable string, check func(string) (string, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		uri := os.Getenv(variable)
+		if uri == "" {
+			http.Error(w, variable+" is not set", http.StatusServiceUnavailable)
+			return
+		}
+		result, err := check(uri)
+		if err != nil {
+			http.Error(w, fmt.Sprintf("%s: %v", name, err), http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintf(w, "%s %s\n", name, result)
+	}
 }
 
 func get(url string) int {

@@ -67,6 +67,14 @@ async function revisionReaches(deploymentId: string, revisionId: string, statuse
   }, timeoutMs, `revision ${revisionId} ${statuses.join(' or ')}`);
 }
 
+/** The deployment once its active revision is `revisionId`: the status follows the revision's DEPLOYED in the same reconcile. */
+async function activeIs(deploymentId: string, revisionId: string) {
+  return eventually(async () => {
+    const deployment = await ok('GET', `/v2/deployments/${deploymentId}`);
+    return deployment.active_revision_id === revisionId ? deployment : undefined;
+  }, 10_000, `revision ${revisionId} active`);
+}
+
 /** What the app at `url` answers, retried while kube-proxy programs the Service. */
 async function answerAt(url: string, expected: string) {
   return eventually(async () => (await httpGet(`${url}/`)).body === expected, 20_000, `${url} answering ${JSON.stringify(expected)}`);
@@ -98,8 +106,7 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     first = created.latest_revision_id;
     const revision = await revisionReaches(id, first, ['DEPLOYED']);
     expect(revision.image_uri).toBe(images.v1);
-    const deployment = await ok('GET', `/v2/deployments/${id}`);
-    expect(deployment.active_revision_id).toBe(first);
+    const deployment = await activeIs(id, first);
     expect(deployment.url).toMatch(/^http:\/\/10\.96\.\d+\.\d+$/);
     url = deployment.url;
     await answerAt(url, 'berth-example serving-v1\n');
@@ -118,7 +125,7 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     const seen: string[] = [];
     await revisionReaches(id, second, ['DEPLOYED'], seen);
     expect(seen).toContain('DEPLOYING');
-    expect((await ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(second);
+    await activeIs(id, second);
     // DEPLOYED means only the new image answers: every request, at once.
     for (let i = 0; i < 5; i++) expect((await httpGet(`${url}/`)).body).toBe('berth-example serving-v2\n');
     expect((await podsOf('web')).map((pod) => pod.metadata.labels['berth.dev/revision'])).toEqual([(await ok('GET', `/v2/deployments/${id}/revisions/${second}`)).name]);
@@ -166,8 +173,8 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     // The crashing secret goes first, so the rollback is of the image alone.
     await ok('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'BERTH_EXAMPLE_LOG', value: '********' }] });
     await ok('POST', `/v2/deployments/${id}/revisions/${first}/redeploy`);
-    await revisionReaches(id, first, ['DEPLOYED']);
-    await eventually(async () => (await ok('GET', `/v2/deployments/${id}`)).active_revision_id === first, 30_000, 'the first revision active');
+    await eventually(async () => (await ok('GET', `/v2/deployments/${id}`)).active_revision_id === first, 60_000, 'the first revision active');
+    expect((await ok('GET', `/v2/deployments/${id}/revisions/${first}`)).status).toBe('DEPLOYED');
     await answerAt(url, 'berth-example serving-v1\n');
     for (let i = 0; i < 5; i++) expect((await httpGet(`${url}/`)).body).toBe('berth-example serving-v1\n');
   });

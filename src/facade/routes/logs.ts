@@ -58,7 +58,7 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
   /** The values a log line must never show: the deployment's secrets, its database password, the build's credentials. */
   const secretValues = async (namespace: string, deployment: DeepReadonly<Deployment>, type: LogType): Promise<string[]> => {
     const names = childNames(deployment.metadata.name ?? '');
-    const sources = [names.secrets, names.postgresCredentials, ...(deployment.spec.secrets ?? []).flatMap((s) => (s.valueFrom ? [s.valueFrom.secretKeyRef.name] : []))];
+    const sources = [names.secrets, names.postgresCredentials, names.redisCredentials, ...(deployment.spec.secrets ?? []).flatMap((s) => (s.valueFrom ? [s.valueFrom.secretKeyRef.name] : []))];
     if (type === 'build') {
       const integration = cache.codeHostIntegrations.byIndex(byUid, deployment.spec.sourceConfig?.integrationId ?? '').find((i) => i.metadata.namespace === namespace);
       if (integration) sources.push(integration.spec.credentialsSecretRef.name);

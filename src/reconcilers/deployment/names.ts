@@ -55,6 +55,7 @@ export function childNames(deploymentName: string) {
     postgres: boundedName(base, '-postgres', statefulSetNameLimit),
     postgresCredentials: boundedName(base, '-postgres'),
     redis: boundedName(base, '-redis', statefulSetNameLimit),
+    redisCredentials: boundedName(base, '-redis'),
     ingress: boundedName(base, ''),
     /** Written by the HTTP facade: the values of `spec.secrets` entries without a `valueFrom`. */
     secrets: `${deploymentName}-secrets`,

@@ -17,10 +17,9 @@ import { buildJobName, childNames } from './names.ts';
 import type { DeploymentControllerOptions } from './options.ts';
 import { backingServices, scaling } from './render/backing.ts';
 import { builtImage, renderBuildJob } from './render/build-job.ts';
-import { componentLabel, revisionLabel, type OwnerDeployment } from './render/common.ts';
+import { componentLabel, renderPasswordSecret, revisionLabel, type OwnerDeployment } from './render/common.ts';
 import { applicationUrl, type ServingRevision } from './render/application.ts';
 import { revisionPodsProblem } from './pods.ts';
-import { renderPostgresCredentials } from './render/postgres.ts';
 import { renderRevision } from './render/revision.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
 import { renderTracingProject } from './render/tracing-project.ts';
@@ -134,17 +133,11 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     return summarize(object as CachedRevision);
   }
 
-  async function ensureDatabaseCredentials(owner: OwnerDeployment): Promise<void> {
-    const name = childNames(owner.name).postgresCredentials;
-    if (informers.secrets.get(owner.namespace, name)) return;
-    await writer.createOrGet(renderPostgresCredentials(owner, randomBytes(24).toString('base64url')));
-  }
-
-  /** The password goes with the database: a Deployment that stops needing one loses both. */
-  async function removeDatabaseCredentials(owner: OwnerDeployment): Promise<void> {
-    const name = childNames(owner.name).postgresCredentials;
+  /** A backing service's password: made once, kept while the service is wanted, gone with it. */
+  async function syncCredentials(owner: OwnerDeployment, name: string, component: 'postgres' | 'redis', wanted: boolean): Promise<void> {
     const secret = informers.secrets.get(owner.namespace, name);
-    if (secret?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid)) await writer.delete(childKinds.secret, owner.namespace, name);
+    if (wanted && !secret) await writer.createOrGet(renderPasswordSecret(owner, name, component, randomBytes(24).toString('base64url')));
+    if (!wanted && secret?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid)) await writer.delete(childKinds.secret, owner.namespace, name);
   }
 
   async function ensureTracingProject(owner: OwnerDeployment): Promise<void> {
@@ -240,7 +233,8 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
 
     // 4. Workloads: applied only where the cache differs from the rendering.
     const backing = backingServices(spec);
-    await (backing.database ? ensureDatabaseCredentials(owner) : removeDatabaseCredentials(owner));
+    await syncCredentials(owner, names.postgresCredentials, 'postgres', backing.database);
+    await syncCredentials(owner, names.redisCredentials, 'redis', backing.redis);
     const existingDatabaseStorage = informers.statefulSets.get(owner.namespace, names.postgres)?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
     let current: CurrentWorkloads;
     try {

@@ -79,7 +79,12 @@ export function backingEnv(owner: OwnerDeployment, backing: BackingServices): V1
       { name: 'DATABASE_URI', value: `postgres://postgres:$(POSTGRES_PASSWORD)@${names.postgres}:5432/postgres?sslmode=disable` },
     );
   }
-  if (backing.redis) env.push({ name: 'REDIS_URI', value: `redis://${names.redis}:6379` });
+  if (backing.redis) {
+    env.push(
+      { name: 'REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: names.redisCredentials, key: 'password' } } },
+      { name: 'REDIS_URI', value: `redis://:$(REDIS_PASSWORD)@${names.redis}:6379` },
+    );
+  }
   return env;
 }
 

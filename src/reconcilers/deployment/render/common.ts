@@ -1,7 +1,7 @@
 // What every rendered child shares: the labels that tie it to its Deployment, the ownerReference, and
 // the quantities in the canonical form the API server stores (so a re-render compares equal to what
 // was stored and a reconcile that finds nothing to change issues no write).
-import type { V1OwnerReference, V1ResourceRequirements, V1Service } from '@kubernetes/client-node';
+import type { V1OwnerReference, V1ResourceRequirements, V1Secret, V1Service } from '@kubernetes/client-node';
 import { apiVersion, labels as berthLabels } from '../../../api/group.ts';
 import { deploymentLabelValue } from '../names.ts';
 
@@ -93,5 +93,19 @@ export function renderHeadlessService(owner: OwnerDeployment, name: string, comp
       selector: selectorLabels(owner, component),
       ports: [{ name: component, port, targetPort: component }],
     },
+  };
+}
+
+/**
+ * A backing service's password (key `password`). Created once (never re-applied: the password is
+ * random) and owned by the Deployment; the caller supplies the randomness so this stays pure.
+ */
+export function renderPasswordSecret(owner: OwnerDeployment, name: string, component: Component, password: string): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: childMetadata(owner, name, component),
+    type: 'Opaque',
+    stringData: { password },
   };
 }

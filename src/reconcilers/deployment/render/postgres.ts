@@ -1,7 +1,7 @@
 // The Deployment's Postgres: a single-replica StatefulSet with its volume claim, and the headless
 // Service that gives it a stable DNS name. Headless because a database needs no virtual IP, and
 // cluster IP ranges are small.
-import type { V1Secret, V1Service, V1StatefulSet } from '@kubernetes/client-node';
+import type { V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { childNames } from '../names.ts';
 import { type OwnerDeployment, childMetadata, renderHeadlessService, memoryQuantity, resourceRequirements, selectorLabels } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
@@ -71,18 +71,4 @@ export function renderPostgres(input: PostgresInput): V1StatefulSet {
 
 export function renderPostgresService(owner: OwnerDeployment): V1Service {
   return renderHeadlessService(owner, childNames(owner.name).postgres, 'postgres', 5432);
-}
-
-/**
- * The database password. Created once (never re-applied: the password is random) and owned by the
- * Deployment; the caller supplies the randomness so this stays pure.
- */
-export function renderPostgresCredentials(owner: OwnerDeployment, password: string): V1Secret {
-  return {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: childMetadata(owner, childNames(owner.name).postgresCredentials, 'postgres'),
-    type: 'Opaque',
-    stringData: { password },
-  };
 }

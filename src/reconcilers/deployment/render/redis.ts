@@ -1,4 +1,5 @@
-// The Deployment's Redis: a cache and queue broker, so no persistence; sized by redisMemoryMb.
+// The Deployment's Redis: a cache and queue broker, so no persistence; sized by redisMemoryMb. It
+// requires the password of its credentials Secret (the app receives it in REDIS_URI).
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import { childNames } from '../names.ts';
 import { type OwnerDeployment, childMetadata, renderHeadlessService, cpuQuantity, memoryQuantity, selectorLabels } from './common.ts';
@@ -24,8 +25,14 @@ export function renderRedis(owner: OwnerDeployment, spec: DeploymentSpecInput, i
               name: 'redis',
               image,
               // Redis evicts before the kernel kills it: maxmemory sits below the container's limit.
-              args: ['--maxmemory', `${Math.max(Math.floor(memoryMb * 0.9), 1)}mb`, '--maxmemory-policy', 'allkeys-lru', '--save', '', '--appendonly', 'no'],
+              // The password reaches the server as an argument expanded by the kubelet: $(VAR), never a value in the spec.
+              args: [
+                '--maxmemory', `${Math.max(Math.floor(memoryMb * 0.9), 1)}mb`, '--maxmemory-policy', 'allkeys-lru', '--save', '', '--appendonly', 'no',
+                '--requirepass', '$(BERTH_REDIS_PASSWORD)',
+              ],
+              env: [{ name: 'BERTH_REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: childNames(owner.name).redisCredentials, key: 'password' } } }],
               ports: [{ name: 'redis', containerPort: 6379 }],
+              readinessProbe: { tcpSocket: { port: 'redis' }, periodSeconds: 2 },
               resources: { requests: { cpu: cpuQuantity(redisDefaults.cpu), memory }, limits: { memory } },
             },
           ],

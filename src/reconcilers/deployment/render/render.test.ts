@@ -143,7 +143,12 @@ describe('renderApplication', () => {
   it('connects to the backing services it has', () => {
     const env = renderApplication(input({ source: 'codehost', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } })).spec!.template.spec!.containers[0]!.env!;
     expect(env.find((e) => e.name === 'DATABASE_URI')?.value).toBe('postgres://postgres:$(POSTGRES_PASSWORD)@shop-postgres:5432/postgres?sslmode=disable');
-    expect(env.find((e) => e.name === 'REDIS_URI')?.value).toBe('redis://shop-redis:6379');
+    expect(env.find((e) => e.name === 'REDIS_URI')?.value).toBe('redis://:$(REDIS_PASSWORD)@shop-redis:6379');
+    // Passwords come from Secrets, declared before the URIs that expand them.
+    const names = env.map((e) => e.name);
+    expect(names.indexOf('POSTGRES_PASSWORD')).toBeLessThan(names.indexOf('DATABASE_URI'));
+    expect(names.indexOf('REDIS_PASSWORD')).toBeLessThan(names.indexOf('REDIS_URI'));
+    expect(env.find((e) => e.name === 'REDIS_PASSWORD')?.valueFrom).toEqual({ secretKeyRef: { name: 'shop-redis', key: 'password' } });
     expect(app.env!.some((e) => e.name === 'DATABASE_URI')).toBe(false);
   });
 
@@ -215,6 +220,12 @@ describe('postgres and redis', () => {
     const container = renderRedis(owner, spec, 'redis:7').spec!.template.spec!.containers[0]!;
     expect(container.resources).toEqual({ requests: { cpu: '100m', memory: '100Mi' }, limits: { memory: '100Mi' } });
     expect(container.args).toContain('90mb');
+  });
+
+  it('makes redis require the password of its Secret, never spelled in the spec', () => {
+    const container = renderRedis(owner, spec, 'redis:7').spec!.template.spec!.containers[0]!;
+    expect(container.args!.slice(-2)).toEqual(['--requirepass', '$(BERTH_REDIS_PASSWORD)']);
+    expect(container.env).toEqual([{ name: 'BERTH_REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: 'shop-redis', key: 'password' } } }]);
   });
 });
 
