@@ -9,9 +9,9 @@
 // - a bad image: from the kubelet's first pull error to the revision DEPLOY_FAILED (target <= 30 s).
 // `--only a,b` runs some of: starts, pods, deployments, rollouts, failures.
 // Needs root and the cached binaries and images (the node suite or `npm start` builds them).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { parseCommandLine } from '../src/cli/options.ts';
@@ -25,6 +25,7 @@ import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import { fieldManager } from '../src/api/group.ts';
+import { applicationReadiness, surgeStrategy } from '../src/reconcilers/deployment/render/application.ts';
 
 const { values } = parseArgs({
   options: {
@@ -160,22 +161,33 @@ async function deploymentRounds(kc: KubeConfig, namespace: string, image: string
 
 type PodList = { items: (Pod & { metadata: { deletionTimestamp?: string; labels?: Record<string, string> }; spec: { containers: { image: string }[] }; status: { containerStatuses?: { state?: { waiting?: { reason?: string } } }[] } })[] };
 
-const surge = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } };
-const readiness = { tcpSocket: { port: 'http' }, periodSeconds: 2, timeoutSeconds: 1, failureThreshold: 3 };
+// The plain Deployment gets Berth's rollout strategy and default health check: the same rollout, by another controller.
+const surge = surgeStrategy;
+const readiness = applicationReadiness({ source: 'external_docker' });
 
-/** True once every pod of the selector runs `image` and is Ready, and no other pod is left, terminating or not. */
+/**
+ * True once only `image` can get traffic: every pod of the selector not on its way out runs it and is
+ * Ready (a pod being deleted is out of the Service's endpoints already; when the kubelet removes its
+ * object afterwards depends on its housekeeping period, the same for both).
+ */
 async function onlyImageServes(kc: KubeConfig, namespace: string, selector: string, image: string): Promise<true | undefined> {
   const list = await kubeRequest<PodList>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
-  if (list.items.length === 0) return undefined;
-  const serving = list.items.every((pod) => !pod.metadata.deletionTimestamp && pod.spec.containers[0]?.image === image && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+  const live = list.items.filter((pod) => !pod.metadata.deletionTimestamp);
+  if (live.length === 0) return undefined;
+  const serving = live.every((pod) => pod.spec.containers[0]?.image === image && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
   return serving ? true : undefined;
 }
 
-async function revisionPhase(kc: KubeConfig, namespace: string, deployment: string): Promise<string | undefined> {
+/** The phase of the Deployment's latest revision, once that is the revision of `image`. */
+async function revisionPhase(kc: KubeConfig, namespace: string, deployment: string, image: string): Promise<string | undefined> {
   const object = await kubeRequest<{ status?: { latestRevisionName?: string } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${deployment}` });
   const latest = object.status?.latestRevisionName;
   if (!latest) return undefined;
-  return (await kubeRequest<{ status?: { status?: string } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${latest}` })).status?.status;
+  const revision = await kubeRequest<{ spec: { sourceRevisionConfig: { imageUri?: string } }; status?: { status?: string } }>(kc, {
+    method: 'GET',
+    path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${latest}`,
+  });
+  return revision.spec.sourceRevisionConfig.imageUri === image ? revision.status?.status : undefined;
 }
 
 const mergePatch = (kc: KubeConfig, path: string, body: object) => kubeRequest(kc, { method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
@@ -194,13 +206,18 @@ async function withBerth<T>(kc: KubeConfig, namespace: string, work: () => Promi
 /** Image changes until only the new image serves, Berth against apps/v1, alternated. */
 async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string, string]): Promise<{ berth: number[]; plain: number[]; berthDeployed: number[] }> {
   const times = { berth: [] as number[], plain: [] as number[], berthDeployed: [] as number[] };
-  const plain = plainDeployment('swap-plain', images[0]) as { spec: { strategy?: object; template: { spec: { containers: { readinessProbe?: object }[] } } } };
+  // The same pod as Berth renders where it matters to a rollout: surge strategy, readiness probe, and the
+  // default termination grace (the old pod must be gone for either to count as done).
+  const plain = plainDeployment('swap-plain', images[0]) as {
+    spec: { strategy?: object; template: { spec: { terminationGracePeriodSeconds?: number; containers: { readinessProbe?: object }[] } } };
+  };
   plain.spec.strategy = surge;
+  delete plain.spec.template.spec.terminationGracePeriodSeconds;
   plain.spec.template.spec.containers[0]!.readinessProbe = readiness;
   await withBerth(kc, namespace, async () => {
     await timeToReadyPod(kc, namespace, plain, 'app=swap-plain');
     await timeToReadyPod(kc, namespace, berthDeployment('swap', images[0]), 'berth.dev/deployment=swap,app.kubernetes.io/component=application');
-    await until(async () => ((await revisionPhase(kc, namespace, 'swap')) === 'DEPLOYED' ? true : undefined));
+    await until(async () => ((await revisionPhase(kc, namespace, 'swap', images[0])) === 'DEPLOYED' ? true : undefined));
     for (let i = 0; i < Number(values.rollouts); i++) {
       const image = images[(i + 1) % 2]!;
       const order = i % 2 === 0 ? (['plain', 'berth'] as const) : (['berth', 'plain'] as const);
@@ -212,10 +229,12 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
           times.plain.push(performance.now() - began);
         } else {
           await mergePatch(kc, `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/swap`, { spec: { sourceRevisionConfig: { imageUri: image } } });
-          await until(() => onlyImageServes(kc, namespace, 'berth.dev/deployment=swap,app.kubernetes.io/component=application', image));
-          times.berth.push(performance.now() - began);
-          await until(async () => ((await revisionPhase(kc, namespace, 'swap')) === 'DEPLOYED' ? true : undefined));
-          times.berthDeployed.push(performance.now() - began);
+          // Both from the same start: serving is what the users see, DEPLOYED what Berth reports.
+          const serving = until(() => onlyImageServes(kc, namespace, 'berth.dev/deployment=swap,app.kubernetes.io/component=application', image)).then(() => performance.now() - began);
+          const deployed = until(async () => ((await revisionPhase(kc, namespace, 'swap', image)) === 'DEPLOYED' ? true : undefined)).then(() => performance.now() - began);
+          const [servingMs, deployedMs] = await Promise.all([serving, deployed]);
+          times.berth.push(servingMs);
+          times.berthDeployed.push(deployedMs);
         }
       }
       log(`rollout ${i + 1}/${values.rollouts}: plain ${seconds(times.plain.at(-1)!)}, Berth ${seconds(times.berth.at(-1)!)} (DEPLOYED at ${seconds(times.berthDeployed.at(-1)!)})`);
@@ -232,13 +251,14 @@ async function failureRounds(kc: KubeConfig, namespace: string, good: string, re
   await withBerth(kc, namespace, async () => {
     await timeToReadyPod(kc, namespace, berthDeployment('broken', good), selector);
     for (let i = 0; i < Number(values.failures); i++) {
-      await mergePatch(kc, path, { spec: { sourceRevisionConfig: { imageUri: `${registry}/berth/missing:${Date.now()}` } } });
+      const missing = `${registry}/berth/missing:${Date.now()}`;
+      await mergePatch(kc, path, { spec: { sourceRevisionConfig: { imageUri: missing } } });
       const pullError = await until(async () => {
         const list = await kubeRequest<PodList>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
         const failing = list.items.some((pod) => ['ErrImagePull', 'ImagePullBackOff'].includes(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? ''));
         return failing ? performance.now() : undefined;
       });
-      await until(async () => ((await revisionPhase(kc, namespace, 'broken')) === 'DEPLOY_FAILED' ? true : undefined));
+      await until(async () => ((await revisionPhase(kc, namespace, 'broken', missing)) === 'DEPLOY_FAILED' ? true : undefined));
       times.push(performance.now() - pullError);
       log(`failure ${i + 1}/${values.failures}: DEPLOY_FAILED ${seconds(times.at(-1)!)} after the first pull error`);
       await mergePatch(kc, path, { spec: { sourceRevisionConfig: { imageUri: good } } });
@@ -288,6 +308,7 @@ try {
       : {}),
     ...(failures ? { badImageToDeployFailed: { ms: failures, medianMs: median(failures), p90Ms: p90(failures), maxMs: Math.max(...failures) } } : {}),
   };
+  mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);
   const lines = [
     startTimes && `warm start to node Ready + DNS: median ${seconds(median(startTimes.node))} (target <= 20 s); ${(median(startTimes.node) / median(startTimes.controlPlane)).toFixed(2)}x the control plane alone`,

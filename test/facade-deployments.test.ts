@@ -204,6 +204,31 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
     expect((await t.call('GET', `/v2/deployments/${created.id}`, { key: t.otherOrg.key })).status).toBe(404);
   });
 
+  it('filters the list by name, name_contains and status, and ignores filters it does not know', async () => {
+    const alpha = await create('filter-alpha');
+    const beta = await create('filter-beta');
+    const ids = async (query: string) => ((await t.call('GET', `/v2/deployments?limit=100&${query}`)).body.resources as { id: string }[]).map((d) => d.id);
+    expect(await ids('name=filter-alpha')).toEqual([alpha.id]);
+    expect(await ids('name=filter')).toEqual([]);
+    expect(await ids('name_contains=filter-')).toEqual([alpha.id, beta.id]);
+    expect(await ids('name_contains=beta&unknown_filter=1')).toEqual([beta.id]);
+    expect(await ids('name_contains=filter-&status=AWAITING_DELETE')).toEqual([]);
+    expect((await t.call('GET', '/v2/deployments?status=RUNNING')).status).toBe(422);
+    expect((await t.call('GET', '/v2/deployments?name=filter-alpha', { key: t.otherOrg.key })).body.resources).toEqual([]);
+  });
+
+  it('names its organization as tenant_id, and answers the same under the self-hosted prefix /api-host', async () => {
+    const created = await create('prefixed');
+    expect(created.tenant_id).toBe(t.org.id);
+    const direct = await t.call('GET', `/v2/deployments/${created.id}`);
+    const prefixed = await t.call('GET', `/api-host/v2/deployments/${created.id}`);
+    expect(prefixed.status).toBe(200);
+    expect(prefixed.body).toEqual(direct.body);
+    expect((await t.call('GET', `/api-host/v2/deployments/${created.id}`, { key: t.otherOrg.key })).status).toBe(404);
+    expect((await t.call('GET', '/api-host/openapi.json', { key: null })).body.servers.map((server: { url: string }) => server.url)).toEqual(['/', '/api-host']);
+    expect((await t.call('GET', '/api-host/v2/nothing-here')).status).toBe(404);
+  });
+
   it('lists and reads revisions, newest first, and redeploys an earlier one', async () => {
     const created = await create('history');
     const second = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_revision_config: { image_uri: 'nginx:9' } } });

@@ -141,7 +141,7 @@ export const healthCheckSchema = z
       .regex(/^\//, { message: 'must start with /' })
       .optional()
       .describe('HTTP path on the app port that answers 2xx or 3xx once the app can serve. Absent: a TCP connection to the app port is the check.'),
-    periodSeconds: seconds('Seconds between checks. Default 2.', 300),
+    periodSeconds: seconds('Seconds between checks. Default 1: a new pod gets traffic within a second of listening.', 300),
     timeoutSeconds: seconds('Seconds a check may take. Default 1.', 60),
     failureThreshold: seconds('Failed checks in a row that take a pod out of the Service. Default 3.', 100),
   })

@@ -1,5 +1,6 @@
 // The facade as a Fastify instance: the server's error model plus every route. No I/O of its own
 // beyond what its dependencies do, so a test can build one over any cache and writer.
+import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { openApiDocument } from './openapi.ts';
 import type { FacadeDependencies } from './ports.ts';
@@ -7,7 +8,7 @@ import { registerDeploymentRoutes } from './routes/deployments.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRepositoryRoutes } from './routes/repositories.ts';
-import { createServer, type FacadeServer } from './server.ts';
+import { createServer, selfHostedPrefix, type FacadeServer } from './server.ts';
 
 export interface FacadeAppOptions {
   logger: Logger;
@@ -17,10 +18,15 @@ export interface FacadeAppOptions {
 export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptions): FacadeServer {
   const app = createServer(options);
   const document = JSON.stringify(openApiDocument());
-  app.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(document));
-  registerProviderRoutes(app, deps);
-  registerDeploymentRoutes(app, deps);
-  registerLogRoutes(app, deps);
-  registerRepositoryRoutes(app, deps);
+  // One route table, mounted at the root and under the self-hosted prefix.
+  const routes = async (scope: FastifyInstance) => {
+    scope.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(document));
+    registerProviderRoutes(scope, deps);
+    registerDeploymentRoutes(scope, deps);
+    registerLogRoutes(scope, deps);
+    registerRepositoryRoutes(scope, deps);
+  };
+  void app.register(routes);
+  void app.register(routes, { prefix: selfHostedPrefix });
   return app;
 }

@@ -3,7 +3,9 @@
 import { z } from 'zod';
 import { logFilterSchema, logPageSchema } from './logs.ts';
 import { pageQuerySchema } from './pagination.ts';
+import { deploymentListQuerySchema } from './routes/deployments.ts';
 import { logQuerySchema } from './routes/logs.ts';
+import { selfHostedPrefix } from './server.ts';
 import {
   deploymentCreateSchema,
   deploymentPatchSchema,
@@ -101,6 +103,10 @@ export function openApiDocument(): JsonObject {
         LogPage: jsonSchema(logPageSchema, 'output'),
       },
     },
+    servers: [
+      { url: '/', description: 'Berth' },
+      { url: selfHostedPrefix, description: "The same routes under the reference control plane's self-hosted prefix." },
+    ],
     security: [{ apiKey: [] }],
     paths: {
       '/v2/auth/providers': {
@@ -132,7 +138,7 @@ export function openApiDocument(): JsonObject {
           requestBody: { required: true, ...json(ref('DeploymentCreate')) },
         }),
         get: operation('List deployments', { status: '200', description: 'One page of deployments.', schema: jsonSchema(pageSchema(deploymentResponseSchema), 'output') }, {
-          parameters: pageParams,
+          parameters: queryParams(deploymentListQuerySchema),
         }),
       },
       '/v2/deployments/{deployment_id}': {

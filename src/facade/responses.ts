@@ -52,7 +52,7 @@ export function providerResponse(provider: DeepReadonly<OAuthProvider>, organiza
  * `latestRevision` supplies the commit the latest revision resolved to (repo_commit_sha appears in
  * responses only).
  */
-export function deploymentResponse(deployment: DeepReadonly<Deployment>, latestRevision?: DeepReadonly<Revision>): DeploymentResponse {
+export function deploymentResponse(deployment: DeepReadonly<Deployment>, organizationId: string, latestRevision?: DeepReadonly<Revision>): DeploymentResponse {
   const { spec, metadata, status } = deployment;
   const createdAt = timestampText(metadata.creationTimestamp) ?? '';
   const repoCommitSha = latestRevision?.status?.repoCommitSha ?? latestRevision?.spec.sourceRevisionConfig?.repoCommitSha;
@@ -71,6 +71,7 @@ export function deploymentResponse(deployment: DeepReadonly<Deployment>, latestR
     active_revision_id: status?.activeRevisionId ?? null,
     image_version: status?.imageVersion ?? null,
     url: status?.url ?? null,
+    tenant_id: organizationId,
   };
 }
 

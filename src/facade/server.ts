@@ -14,6 +14,9 @@ export interface ServerOptions {
 
 export const defaultBodyLimit = 1024 * 1024;
 
+/** The reference control plane's self-hosted installations serve every route under this prefix too. */
+export const selfHostedPrefix = '/api-host';
+
 export type FacadeServer = FastifyInstance;
 
 export function createServer(options: ServerOptions): FacadeServer {

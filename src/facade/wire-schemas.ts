@@ -147,6 +147,7 @@ export const deploymentResponseSchema = z
     latest_revision_id: uuidString('ID of the newest revision.').nullable(),
     active_revision_id: uuidString('ID of the revision being served.').nullable(),
     image_version: z.string().nullable(),
+    tenant_id: uuidString('Organization that owns the deployment (the X-Tenant-Id that reaches it).'),
     url: z.string().nullable().describe("Where the application answers: its custom_url when set, otherwise its Service's cluster address. Null until known."),
   })
   .describe('A deployment.');

@@ -36,6 +36,7 @@ export const deploymentTable: Record<string, FieldType> = {
   active_revision_id: 'uuid | null',
   image_version: 'string | null',
   url: 'string | null',
+  tenant_id: 'uuid',
 };
 
 export const repositoryTable: Record<string, FieldType> = {

@@ -3,7 +3,8 @@
 // generation the write produced), bounded by observeTimeoutMs, so a PATCH that makes a revision
 // answers with the new latest_revision_id.
 import type { FastifyInstance } from 'fastify';
-import { deploymentKind, labels, type Deployment, type Revision } from '../../api/index.ts';
+import { z } from 'zod';
+import { deploymentKind, deploymentPhases, labels, type Deployment, type Revision } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { conflict, notFound } from '../errors.ts';
 import { deploymentSecretName, planDeploymentCreate, planDeploymentPatch, renderDeployment, type DeploymentPlan } from '../deployment-plan.ts';
@@ -14,6 +15,7 @@ import { readSecretValues, renderOwnedSecret, writeOwnedSecret } from '../owned-
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import { byUid, type FacadeCache, type FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
+import type { Tenant } from '../tenancy.ts';
 import { deploymentResponse, revisionResponse } from '../responses.ts';
 import { deploymentCreateSchema, deploymentPatchSchema, type DeploymentCreate, type DeploymentPatch } from '../wire-schemas.ts';
 
@@ -57,10 +59,10 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
 
   const findDeployment = (namespace: string, id: string) => deploymentById(cache, namespace, id);
 
-  const respond = (deployment: DeepReadonly<Deployment>) => {
+  const respond = (deployment: DeepReadonly<Deployment>, tenant: Tenant) => {
     const latestName = deployment.status?.latestRevisionName;
     const latest = latestName ? cache.revisions.get(deployment.metadata.namespace ?? '', latestName) : undefined;
-    return deploymentResponse(deployment, latest);
+    return deploymentResponse(deployment, tenant.organizationId, latest);
   };
 
   /**
@@ -98,18 +100,19 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
       await writer.delete(deploymentKind, tenant.namespace, body.name).catch(() => {});
       throw error;
     }
-    return reply.code(201).send(respond(await observed(created)));
+    return reply.code(201).send(respond(await observed(created), tenant));
   });
 
   app.get('/v2/deployments', async (request) => {
     const tenant = tenantOf(request, cache);
-    const query = parseRequestPart('query', pageQuerySchema, request.query);
-    return paginate([...deployments.list(tenant.namespace)].sort(byCreation), query, respond);
+    const query = parseRequestPart('query', deploymentListQuerySchema, request.query);
+    const matching = deployments.list(tenant.namespace).filter((deployment) => listFilter(query)(deployment));
+    return paginate(matching.sort(byCreation), query, (deployment) => respond(deployment, tenant));
   });
 
   app.get<DeploymentParams>('/v2/deployments/:deployment_id', async (request) => {
     const tenant = tenantOf(request, cache);
-    return respond(findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id')));
+    return respond(findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id')), tenant);
   });
 
   app.patch<DeploymentParams>('/v2/deployments/:deployment_id', async (request) => {
@@ -138,7 +141,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     })).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
     // New values under the same names move no generation, yet they are a new revision (the digest
     // covers the values): wait for the latest revision to move instead.
-    return respond(await observed(written, secretValuesChanged ? previousLatestRevisionId : undefined));
+    return respond(await observed(written, secretValuesChanged ? previousLatestRevisionId : undefined), tenant);
   });
 
   app.delete<DeploymentParams>('/v2/deployments/:deployment_id', async (request, reply) => {
@@ -177,8 +180,26 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
         spec: { revisionName: revision.metadata.name },
       })
       .catch((error: unknown) => clientErrorFromKube(error, { notFound: deploymentNotFound(id) }));
-    return respond(await observed(written));
+    return respond(await observed(written), tenant);
   });
+}
+
+/** List filters the reference's clients send; others they send are ignored, as the reference ignores them. */
+export const deploymentListQuerySchema = pageQuerySchema.extend({
+  name: z.string().max(253).optional().describe('Only the deployment of this name.'),
+  name_contains: z.string().max(253).optional().describe('Only deployments whose name contains this text.'),
+  status: z.enum(deploymentPhases).optional().describe('Only deployments in this state.'),
+});
+type DeploymentListQuery = z.infer<typeof deploymentListQuerySchema>;
+
+function listFilter(query: DeploymentListQuery): (deployment: DeepReadonly<Deployment>) => boolean {
+  return (deployment) => {
+    const name = deployment.metadata.name ?? '';
+    if (query.name !== undefined && name !== query.name) return false;
+    if (query.name_contains !== undefined && !name.includes(query.name_contains)) return false;
+    if (query.status !== undefined && (deployment.status?.status ?? 'UNKNOWN') !== query.status) return false;
+    return true;
+  };
 }
 
 function sameValues(a: Record<string, string>, b: Record<string, string>): boolean {

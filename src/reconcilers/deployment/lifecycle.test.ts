@@ -69,7 +69,8 @@ describe('targetPhase', () => {
     ['an image revision not applied yet', image, 'AWAITING_DEPLOY', 'nginx:1'],
     ['an image revision rolling out', { ...image, rollout: { revision: 'r1', complete: false } }, 'DEPLOYING', 'nginx:1'],
     ['an image revision rolled out', { ...image, rollout: { revision: 'r1', complete: true } }, 'DEPLOYED', 'nginx:1'],
-    ['a deployed revision whose pods roll again', { ...image, recordedPhase: 'DEPLOYED', rollout: { revision: 'r1', complete: false } }, 'DEPLOYED', 'nginx:1'],
+    ['a deployed revision whose pods roll again', { ...image, recordedPhase: 'DEPLOYED', serving: true, rollout: { revision: 'r1', complete: false } }, 'DEPLOYED', 'nginx:1'],
+    ['a deployed revision back after another served', { ...image, recordedPhase: 'DEPLOYED', serving: false, rollout: { revision: 'r1', complete: false } }, 'DEPLOYING', 'nginx:1'],
     ['a rollout past its deadline', { ...image, rollout: { revision: 'r1', complete: false, failed: 'slow' } }, 'DEPLOY_FAILED', 'nginx:1'],
     [
       'a rollout whose pod cannot pull',

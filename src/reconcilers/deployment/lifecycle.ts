@@ -56,6 +56,8 @@ export interface TargetObservation {
   /** The image a successful build produces. */
   buildImage: string;
   recordedPhase?: string;
+  /** The revision is the one serving now (the Deployment's active revision). */
+  serving?: boolean;
   build: BuildState;
   rollout: Rollout;
   /** Why a pod of this revision will not serve, as the kubelet or the scheduler said it. */
@@ -90,8 +92,9 @@ export function targetPhase(o: TargetObservation): TargetPhase {
   if (!image) return { phase: 'CREATE_FAILED', message: 'The revision names no image to deploy (sourceRevisionConfig.imageUri).' };
   if (o.rollout.revision !== o.revisionName) return { phase: 'AWAITING_DEPLOY', message: 'Waiting for the workloads to be updated.', image };
   // Once deployed, a revision stays deployed while it is served: scaling or a sourceConfig change that
-  // rolls the pods again is not a new deployment of it.
-  if (o.rollout.complete || o.recordedPhase === 'DEPLOYED') return { phase: 'DEPLOYED', message: 'The revision is serving.', image };
+  // rolls the pods again is not a new deployment of it. One that comes back after another served (a
+  // rollback, a config changed back) is deployed anew.
+  if (o.rollout.complete || (o.recordedPhase === 'DEPLOYED' && o.serving)) return { phase: 'DEPLOYED', message: 'The revision is serving.', image };
   // The kubelet says so in seconds; the progress deadline only after minutes.
   if (o.podProblem) return { phase: 'DEPLOY_FAILED', message: `The revision cannot serve: ${o.podProblem.message}`, image, reason: o.podProblem.reason };
   if (o.rollout.failed) return { phase: 'DEPLOY_FAILED', message: `The rollout failed: ${o.rollout.failed}`, image, reason: 'ProgressDeadlineExceeded' };

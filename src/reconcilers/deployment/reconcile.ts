@@ -261,6 +261,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       ...(knownImage ? { knownImage } : {}),
       buildImage,
       ...(target.object.status?.status ? { recordedPhase: target.object.status.status } : {}),
+      serving: previousActive?.name === target.name,
       build,
       rollout: rolloutOf(application),
       ...optional('podProblem', revisionPodsProblem(workloadPods(informers, owner.namespace, target.name))),

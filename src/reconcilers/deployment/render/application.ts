@@ -25,7 +25,7 @@ export interface WorkloadInput {
 export const applicationDefaults = { cpu: 0.5, memoryMb: 512 };
 
 /** The health check's timings when the spec leaves them out. */
-export const healthCheckDefaults = { periodSeconds: 2, timeoutSeconds: 1, failureThreshold: 3 };
+export const healthCheckDefaults = { periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 3 };
 
 /**
  * A pod serves once its health check passes (an HTTP path when the spec names one, else a TCP

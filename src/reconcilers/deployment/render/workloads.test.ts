@@ -42,7 +42,7 @@ describe('renderWorkloads', () => {
       const deployment = renderWorkloads({ owner, spec, settings, serving }).find((o) => o.kind === 'Deployment' && o.metadata?.name === name) as V1Deployment;
       return deployment.spec!.template.spec!.containers[0]!;
     };
-    expect(containerOf('shop').readinessProbe).toEqual({ tcpSocket: { port: 'http' }, periodSeconds: 2, timeoutSeconds: 1, failureThreshold: 3 });
+    expect(containerOf('shop').readinessProbe).toEqual({ tcpSocket: { port: 'http' }, periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 3 });
     expect(containerOf('shop').ports).toEqual([{ name: 'http', containerPort: 8000 }]);
     expect(containerOf('shop').livenessProbe).toBeUndefined();
     expect(containerOf('shop-queue').readinessProbe).toBeUndefined();
