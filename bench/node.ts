@@ -14,8 +14,6 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { parseCommandLine } from '../src/cli/options.ts';
-import { startBerth } from '../src/cli/run.ts';
 import { startControlPlane } from '../src/dev/controlplane.ts';
 import { installCrds } from '../src/dev/install-crds.ts';
 import { startLocalCluster, type LocalCluster } from '../src/dev/local-cluster.ts';
@@ -23,9 +21,9 @@ import { pushExampleApp } from '../src/dev/node/example-app.ts';
 import { nodeBinaries } from '../src/dev/node/node.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
-import { createLogger } from '../src/runtime/logger.ts';
 import { fieldManager } from '../src/api/group.ts';
 import { applicationReadiness, surgeStrategy } from '../src/reconcilers/deployment/render/application.ts';
+import { startBerthProcess } from './berth-process.ts';
 
 const { values } = parseArgs({
   options: {
@@ -143,7 +141,7 @@ async function timeToReadyPod(kc: KubeConfig, namespace: string, object: object,
 
 async function deploymentRounds(kc: KubeConfig, namespace: string, image: string): Promise<{ berth: number[]; plain: number[] }> {
   const times = { berth: [] as number[], plain: [] as number[] };
-  await withBerth(kc, namespace, async () => {
+  await withBerth(namespace, async () => {
     for (let i = 0; i < rounds; i++) {
       // Alternate which goes first, so a change of load falls on both.
       const order = i % 2 === 0 ? (['plain', 'berth'] as const) : (['berth', 'plain'] as const);
@@ -192,10 +190,15 @@ async function revisionPhase(kc: KubeConfig, namespace: string, deployment: stri
 
 const mergePatch = (kc: KubeConfig, path: string, body: object) => kubeRequest(kc, { method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
 
-async function withBerth<T>(kc: KubeConfig, namespace: string, work: () => Promise<T>): Promise<T> {
-  const options = parseCommandLine(['run', '--components', 'controller', '--leader-elect', 'false', '--probe-address', '127.0.0.1:0', '--watch-namespaces', namespace]);
-  if (options.help) throw new Error('unexpected help');
-  const berth = await startBerth(kc as never, options.options, createLogger({ level: 'warn' }));
+/** Berth as users run it, in its own process (the compiled dist/, as bench/run.ts runs it): the bench's polling never shares its event loop. */
+async function withBerth<T>(namespace: string, work: () => Promise<T>): Promise<T> {
+  const berth = await startBerthProcess({
+    kubeconfigPath: cluster!.controlPlane.kubeconfigPath,
+    operatorNamespace: namespace,
+    watchNamespaces: [namespace],
+    components: ['controller'],
+    logFile: join(dataDir, `berth-${Date.now()}.log`),
+  });
   try {
     return await work();
   } finally {
@@ -214,7 +217,7 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
   plain.spec.strategy = surge;
   delete plain.spec.template.spec.terminationGracePeriodSeconds;
   plain.spec.template.spec.containers[0]!.readinessProbe = readiness;
-  await withBerth(kc, namespace, async () => {
+  await withBerth(namespace, async () => {
     await timeToReadyPod(kc, namespace, plain, 'app=swap-plain');
     await timeToReadyPod(kc, namespace, berthDeployment('swap', images[0]), 'berth.dev/deployment=swap,app.kubernetes.io/component=application');
     await until(async () => ((await revisionPhase(kc, namespace, 'swap', images[0])) === 'DEPLOYED' ? true : undefined));
@@ -248,7 +251,7 @@ async function failureRounds(kc: KubeConfig, namespace: string, good: string, re
   const times: number[] = [];
   const selector = 'berth.dev/deployment=broken,app.kubernetes.io/component=application';
   const path = `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/broken`;
-  await withBerth(kc, namespace, async () => {
+  await withBerth(namespace, async () => {
     await timeToReadyPod(kc, namespace, berthDeployment('broken', good), selector);
     for (let i = 0; i < Number(values.failures); i++) {
       const missing = `${registry}/berth/missing:${Date.now()}`;
