@@ -9,7 +9,7 @@ import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-
 import { registryAddress } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
-import { exampleImage, httpGet, kubectlOk } from './support.ts';
+import { apply, exampleImage, httpGet, kubectlOk } from './support.ts';
 
 let berth: BerthProcess;
 let api: string;
@@ -89,6 +89,7 @@ async function podsOf(name: string) {
 
 describe('a Deployment created through the HTTP API on the real node', () => {
   const secret = 's3cr3t-value-for-the-log';
+  const rotated = 'rotated-value-for-the-log';
   let id: string;
   let first: string;
   let second: string;
@@ -126,7 +127,9 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     await revisionReaches(id, second, ['DEPLOYED'], seen);
     expect(seen).toContain('DEPLOYING');
     await activeIs(id, second);
-    // DEPLOYED means only the new image answers: every request, at once.
+    // DEPLOYED means only the new image's pods are left: once kube-proxy has programmed the change (up to a
+    // second on its sync period), every request answers from the new image.
+    await answerAt(url, 'berth-example serving-v2\n');
     for (let i = 0; i < 5; i++) expect((await httpGet(`${url}/`)).body).toBe('berth-example serving-v2\n');
     expect((await podsOf('web')).map((pod) => pod.metadata.labels['berth.dev/revision'])).toEqual([(await ok('GET', `/v2/deployments/${id}/revisions/${second}`)).name]);
   });
@@ -169,9 +172,18 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     for (let i = 0; i < 3; i++) expect((await httpGet(`${url}/`)).body).toBe('berth-example serving-v2\n');
   });
 
+  it('makes a revision of a changed secret value, whose new pods see the new value', async () => {
+    const patched = await ok('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'BERTH_EXAMPLE_LOG', value: rotated }] });
+    const revision = patched.latest_revision_id;
+    expect([first, second]).not.toContain(revision);
+    await revisionReaches(id, revision, ['DEPLOYED']);
+    await activeIs(id, revision);
+    const [pod] = await podsOf('web');
+    expect((await kubectlOk(['exec', '-n', namespace, pod!.metadata.name, '--', '/app', 'env', 'BERTH_EXAMPLE_LOG'])).trim()).toBe(rotated);
+    expect(await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'web', '-o', 'json'])).not.toContain(rotated);
+  });
+
   it('brings the first image back on redeploy, verified by what answers', async () => {
-    // The crashing secret goes first, so the rollback is of the image alone.
-    await ok('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'BERTH_EXAMPLE_LOG', value: '********' }] });
     await ok('POST', `/v2/deployments/${id}/revisions/${first}/redeploy`);
     await eventually(async () => (await ok('GET', `/v2/deployments/${id}`)).active_revision_id === first, 60_000, 'the first revision active');
     expect((await ok('GET', `/v2/deployments/${id}/revisions/${first}`)).status).toBe('DEPLOYED');
@@ -217,6 +229,28 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     const project = await ok('POST', `/v1/projects/${id}/deploy_logs`, {});
     expect(project.logs.length).toBeGreaterThan(0);
     expect((await ok('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, {})).logs).toEqual([]);
+
+    // A Job's pod labelled with the revision is its build: its log comes back as build logs, masked too.
+    const revisionName = (await ok('GET', `/v2/deployments/${id}/revisions/${first}`)).name;
+    await apply(namespace, {
+      apiVersion: 'batch/v1',
+      kind: 'Job',
+      metadata: { name: 'build-like' },
+      spec: {
+        backoffLimit: 0,
+        template: {
+          metadata: { labels: { 'berth.dev/revision': revisionName } },
+          spec: { restartPolicy: 'Never', terminationGracePeriodSeconds: 0, containers: [{ name: 'build', image: images.v1, args: ['env', 'TOKEN'], env: [{ name: 'TOKEN', value: `token ${rotated}` }] }] },
+        },
+      },
+    });
+    const build = await eventually(async () => {
+      const page = await ok('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, {});
+      return page.logs.length > 0 ? page : undefined;
+    }, 60_000, 'the build-like Job\'s log');
+    expect(build.logs.map((line: { message: string; container_name: string }) => [line.container_name, line.message])).toEqual([['build', 'token ********']]);
+    expect((await ok('GET', `${path}?type=build`)).logs.map((line: { message: string }) => line.message)).toEqual(['token ********']);
+    expect((await ok('GET', `${path}?type=deploy&limit=1000`)).logs.map((line: { message: string }) => line.message)).not.toContain('token ********');
 
     expect((await call('GET', `${path}?type=deploy`, undefined, otherKey)).status).toBe(404);
     expect((await call('GET', `${path}?offset=not-a-cursor`)).status).toBe(422);
