@@ -90,7 +90,6 @@ const invalidOnCreate: [string, Manifest, string][] = [
   ['codehost without repoRef', deployment(codehost({}, { repoRef: undefined })), 'spec.sourceRevisionConfig.repoRef'],
   ['codehost with imageUri', deployment(codehost({}, { imageUri: 'nginx:1' })), 'spec.sourceRevisionConfig.imageUri'],
   ['external_docker without imageUri', deployment(docker({}, { imageUri: undefined })), 'spec.sourceRevisionConfig.imageUri'],
-  ['internal_docker without imageUri', deployment({ ...docker({}, { imageUri: undefined }), source: 'internal_docker' }), 'spec.sourceRevisionConfig.imageUri'],
   ['external_docker with graphConfigPath', deployment(docker({}, { graphConfigPath: 'app.json' })), 'spec.sourceRevisionConfig.graphConfigPath'],
   ['tag repoRef with buildOnPush', deployment(codehost({ buildOnPush: true }, { repoRef: 'refs/tags/v1.0.0' })), 'spec.sourceConfig.buildOnPush'],
   ['repoUrl that is not a URL', deployment(codehost({ repoUrl: 'github.com/example-org/app' })), 'spec.sourceConfig.repoUrl'],
@@ -201,6 +200,8 @@ describe('CRD validation in the API server', () => {
       deployment(codehost({ buildOnPush: false }, { repoRef: 'refs/tags/v1.0.0' })),
       deployment(docker({ customUrl: 'https://app.example.com', resourceSpec: { minScale: 2, maxScale: 2, cpu: 1, cpuLimit: 1.5, memoryMb: 1, memoryLimitMb: 1 } })),
       deployment({ ...docker(), source: 'internal_docker' }),
+      // Waiting for its first image.
+      deployment({ ...docker({}, { imageUri: undefined }), source: 'internal_docker' }),
       provider(providerSpec({ codeChallengeMethod: 'plain', mcpServerUrl: 'http://127.0.0.1:8080/mcp' })),
       integration({ baseUrl: 'http://127.0.0.1:3000/api/v3', credentialsSecretRef: { name: 's' } }),
       revision(revisionSpec()),

@@ -105,6 +105,23 @@ describe('POST /v2/deployments', () => {
     expect(repoForDocker.status).toBe(422);
     expect(repoForDocker.body.detail[0].loc).toEqual(['body', 'source_revision_config', 'repo_ref']);
   });
+
+  it('creates an internal_docker deployment that waits for its first image, and makes its first revision when a PATCH brings one', async () => {
+    const waiting = await t.call('POST', '/v2/deployments', { body: { name: 'awaits-image', source: 'internal_docker', source_revision_config: {} } });
+    expect(waiting.status, waiting.text).toBe(201);
+    expect(waiting.body).toMatchObject({ latest_revision_id: null, active_revision_id: null, status: 'UNKNOWN' });
+    const stored = await eventually(async () => {
+      const d = await readDeployment(t.org.namespace, 'awaits-image');
+      return d.status?.conditions?.find((c) => c.type === 'Reconciling' && c.reason === 'AwaitingImage') ? d : undefined;
+    }, 10_000, 'Reconciling AwaitingImage');
+    expect(stored.status?.conditions?.find((c) => c.type === 'Stalled')?.status).toBe('False');
+    expect((await listRevisions(t.org.namespace)).filter((r) => r.spec.deploymentName === 'awaits-image')).toEqual([]);
+
+    const patched = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, { body: { source_revision_config: { image_uri: 'registry.example/awaits-image@sha256:' + 'a'.repeat(64) } } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.latest_revision_id).toEqual(expect.any(String));
+    expect((await listRevisions(t.org.namespace)).filter((r) => r.spec.deploymentName === 'awaits-image')).toHaveLength(1);
+  });
 });
 
 describe('PATCH /v2/deployments/{id}', () => {

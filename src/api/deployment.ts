@@ -210,7 +210,9 @@ export const sourceRevisionConfigSchema = z
       .min(1)
       .max(1024)
       .optional()
-      .describe('Container image address. Required for external_docker and internal_docker; not allowed for codehost (the build makes the image).'),
+      .describe(
+        'Container image address. Required for external_docker; for internal_docker the deployment waits for it (no revision until it is set); not allowed for codehost (the build makes the image).',
+      ),
   })
   .describe('Settings of the revision: changing them makes a new Revision.');
 export type SourceRevisionConfig = z.infer<typeof sourceRevisionConfigSchema>;
@@ -287,8 +289,9 @@ export const deploymentSpecSchema = z
         reason: 'FieldValueRequired',
       },
       {
-        rule: "self.source == 'codehost' || has(self.sourceRevisionConfig.imageUri)",
-        message: `${revisionConfig}.imageUri is required when source is external_docker or internal_docker`,
+        // An internal_docker deployment may wait for its first image (pushed to Berth's registry, then set).
+        rule: "self.source != 'external_docker' || has(self.sourceRevisionConfig.imageUri)",
+        message: `${revisionConfig}.imageUri is required when source is external_docker`,
         fieldPath: '.sourceRevisionConfig.imageUri',
         reason: 'FieldValueRequired',
       },

@@ -113,8 +113,9 @@ function requiredProblems(spec: DeploymentSpec): ValidationProblem[] {
     required(spec.sourceConfig.integrationId, ['body', 'source_config', 'integration_id'], 'when source is codehost');
     required(spec.sourceConfig.repoUrl, ['body', 'source_config', 'repo_url'], 'when source is codehost');
     required(spec.sourceRevisionConfig.repoRef, ['body', 'source_revision_config', 'repo_ref'], 'when source is codehost');
-  } else {
-    required(spec.sourceRevisionConfig.imageUri, ['body', 'source_revision_config', 'image_uri'], `when source is ${spec.source}`);
+  } else if (spec.source === 'external_docker') {
+    // internal_docker may wait for its first image: no revision until a PATCH brings one.
+    required(spec.sourceRevisionConfig.imageUri, ['body', 'source_revision_config', 'image_uri'], 'when source is external_docker');
   }
   const ref = spec.sourceRevisionConfig.repoRef;
   if (ref?.startsWith('refs/tags/') && spec.sourceConfig.buildOnPush) {

@@ -194,7 +194,11 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
     if ('problem' in integration) return stall(deployment, integration.problem, known, context);
 
-    // 2. The revision the spec describes, and the one to serve.
+    // 2. The revision the spec describes, and the one to serve. An internal_docker deployment created
+    // before its image was pushed has none yet: it waits, Reconciling, until a change sets the image.
+    if (spec.source === 'internal_docker' && !spec.sourceRevisionConfig?.imageUri) {
+      return stall(deployment, { reason: 'AwaitingImage', message: awaitingImageMessage, awaited: true }, known, context);
+    }
     const latest = await latestRevision(deployment, owner, revisionDigest(spec.sourceRevisionConfig, secrets.fingerprints), revisions, context);
     if (!('uid' in latest)) return stall(deployment, latest, known, context);
     const all = revisions.some((r) => r.name === latest.name) ? revisions : [...revisions, latest];
@@ -306,6 +310,8 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     );
   };
 }
+
+export const awaitingImageMessage = 'Waiting for the first image: push it to the deployment\'s repository and set sourceRevisionConfig.imageUri (PATCH image_uri).';
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
