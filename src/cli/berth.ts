@@ -65,7 +65,7 @@ try {
           ? [
               `  registry:     ${dev.node.registry}  (plain HTTP; npm run example:push builds and pushes the example app)`,
               `  try:          kubectl --kubeconfig ${dev.kubeconfigPath} apply --server-side -f examples/hello.yaml  (see the README)`,
-              "                an app answers on its Service: curl http://$(kubectl get service hello -o jsonpath='{.spec.clusterIP}')/",
+              "                an app answers at its url: curl $(kubectl get bdeploy hello -o jsonpath='{.status.url}')/",
             ]
           : [
               `  node:         ${dev.cluster?.withoutNode ?? 'none'}`,
