@@ -22,7 +22,8 @@ import { nodeBinaries } from '../src/dev/node/node.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { fieldManager } from '../src/api/group.ts';
-import { applicationReadiness, surgeStrategy } from '../src/reconcilers/deployment/render/application.ts';
+import { applicationDefaults, applicationReadiness, surgeStrategy } from '../src/reconcilers/deployment/render/application.ts';
+import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
 import { startBerthProcess } from './berth-process.ts';
 
 const { values } = parseArgs({
@@ -119,12 +120,15 @@ function plainDeployment(name: string, image: string): object {
   };
 }
 
+/** The size of every Berth Deployment the benchmark makes. */
+const benchSizing = { cpu: 0.1, memoryMb: 64 };
+
 function berthDeployment(name: string, image: string): object {
   return {
     apiVersion: 'berth.dev/v1alpha1',
     kind: 'Deployment',
     metadata: { name },
-    spec: { source: 'external_docker', sourceConfig: { resourceSpec: { minScale: 1, maxScale: 1, cpu: 0.1, memoryMb: 64 } }, sourceRevisionConfig: { imageUri: image } },
+    spec: { source: 'external_docker', sourceConfig: { resourceSpec: { minScale: 1, maxScale: 1, ...benchSizing } }, sourceRevisionConfig: { imageUri: image } },
   };
 }
 
@@ -209,14 +213,15 @@ async function withBerth<T>(namespace: string, work: () => Promise<T>): Promise<
 /** Image changes until only the new image serves, Berth against apps/v1, alternated. */
 async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string, string]): Promise<{ berth: number[]; plain: number[]; berthDeployed: number[] }> {
   const times = { berth: [] as number[], plain: [] as number[], berthDeployed: [] as number[] };
-  // The same pod as Berth renders where it matters to a rollout: surge strategy, readiness probe, and the
-  // default termination grace (the old pod must be gone for either to count as done).
+  // The same pod as Berth renders where it matters to a rollout: surge strategy, readiness probe, resource
+  // requests (the pod's QoS class and cgroups) and the default termination grace.
   const plain = plainDeployment('swap-plain', images[0]) as {
-    spec: { strategy?: object; template: { spec: { terminationGracePeriodSeconds?: number; containers: { readinessProbe?: object }[] } } };
+    spec: { strategy?: object; template: { spec: { terminationGracePeriodSeconds?: number; containers: { readinessProbe?: object; resources?: object }[] } } };
   };
   plain.spec.strategy = surge;
   delete plain.spec.template.spec.terminationGracePeriodSeconds;
   plain.spec.template.spec.containers[0]!.readinessProbe = readiness;
+  plain.spec.template.spec.containers[0]!.resources = resourceRequirements(benchSizing, applicationDefaults);
   await withBerth(namespace, async () => {
     await timeToReadyPod(kc, namespace, plain, 'app=swap-plain');
     await timeToReadyPod(kc, namespace, berthDeployment('swap', images[0]), 'berth.dev/deployment=swap,app.kubernetes.io/component=application');

@@ -425,6 +425,17 @@ describe('a Deployment built from a code-host repository', () => {
 });
 
 describe('restarts and deletion', () => {
+  it('never writes a status decided from an object older than the stored one', async () => {
+    const name = 'stale-view';
+    await createDeployment(name, { source: 'external_docker', sourceRevisionConfig: { imageUri: 'nginx:1.27' } });
+    const seen = await waitForDeployment(name, (d) => d.status?.latestRevisionName !== undefined, 'a first status');
+    // Someone (here: the test) changes the object after the view the status would be decided from.
+    await custom.patchNamespacedCustomObject({ group, version, namespace, plural: 'deployments', name, body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] });
+    const writer = createDeploymentWriter(testKubeConfig());
+    await expect(writer.status<Deployment>(seen as never, { ...seen.status!, status: 'UNUSED' })).rejects.toThrow(/changed since resourceVersion/);
+    expect((await getDeployment(name)).status?.status).not.toBe('UNUSED');
+  });
+
   it('keeps one Revision when the controller dies between creating it and writing status', async () => {
     const name = 'crashy';
     await manager.stop();

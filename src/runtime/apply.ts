@@ -71,6 +71,7 @@ export async function applyStatusIfChanged<T extends KubeObject & { status?: unk
   current: DeepReadonly<T> | T,
   status: NonNullable<T['status']>,
   fieldManager: string,
+  options: { unlessChangedSince?: string } = {},
 ): Promise<T | undefined> {
   if (isDeepStrictEqual(stripUndefined(current.status), stripUndefined(status))) return undefined;
   const key = nameOf(current as KubeObject);
@@ -80,7 +81,14 @@ export async function applyStatusIfChanged<T extends KubeObject & { status?: unk
     path: `${objectPath(resource, key)}/status`,
     query: { fieldManager, force: 'true' },
     contentType: 'application/apply-patch+yaml',
-    body: { apiVersion: current.apiVersion, kind: current.kind, metadata: { name: key.name, namespace: key.namespace || undefined }, status },
+    // With unlessChangedSince (the resourceVersion the status was decided from), an object that changed
+    // since answers 409 instead of taking a status decided from a stale cache.
+    body: {
+      apiVersion: current.apiVersion,
+      kind: current.kind,
+      metadata: { name: key.name, namespace: key.namespace || undefined, ...(options.unlessChangedSince ? { resourceVersion: options.unlessChangedSince } : {}) },
+      status,
+    },
   });
 }
 

@@ -28,7 +28,7 @@ import { chooseTarget, findByDigest, revisionsToPrune, type RevisionSummary } fr
 import { conditionVerdict, deploymentPhase, type Problem, type StatusObservation } from './status.ts';
 import { nextDeploymentStatus, nextRevisionStatus } from './status-writer.ts';
 import { syncWorkloads, workloadKey, type CurrentWorkloads } from './workloads.ts';
-import type { DeploymentWriter } from './writer.ts';
+import { StaleObjectError, type DeploymentWriter } from './writer.ts';
 
 type CachedRevision = DeepReadonly<Revision>;
 interface StatusFacts {
@@ -158,8 +158,31 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     if (next !== previous) await writer.status<Revision>(revision.object, next);
   }
 
-  return async function reconcileDeployment(key: { namespace: string; name: string }, context: ReconcileContext): Promise<ReconcileResult | void> {
-    const deployment = informers.deployments.get(key.namespace, key.name);
+  /** The workloads for a spec and the revision they serve: credentials first, then what differs from the cache. */
+  async function applyWorkloads(owner: OwnerDeployment, spec: DeploymentSpecInput, serving: ServingRevision | undefined): Promise<{ current: CurrentWorkloads } | { problem: Problem }> {
+    const names = childNames(owner.name);
+    const backing = backingServices(spec);
+    await syncCredentials(owner, names.postgresCredentials, 'postgres', backing.database);
+    await syncCredentials(owner, names.redisCredentials, 'redis', backing.redis);
+    const existingDatabaseStorage = informers.statefulSets.get(owner.namespace, names.postgres)?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
+    try {
+      const desired = renderWorkloads({
+        owner,
+        spec,
+        ...(serving ? { serving } : {}),
+        settings: options,
+        ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
+      });
+      return { current: await syncWorkloads(informers, writer, owner, desired) };
+    } catch (error) {
+      // The API server refused a workload (422): retrying the same rendering cannot succeed.
+      if (!isKubeApiError(error, 422)) throw error;
+      return { problem: { reason: 'WorkloadRejected', message: error.message } };
+    }
+  }
+
+  async function reconcileOnce(key: { namespace: string; name: string }, context: ReconcileContext): Promise<ReconcileResult | void> {
+    let deployment = informers.deployments.get(key.namespace, key.name);
     if (!deployment) return;
     const owner: OwnerDeployment = { name: key.name, namespace: key.namespace, uid: deployment.metadata.uid ?? '' };
     const finalizers = deployment.metadata.finalizers ?? [];
@@ -169,7 +192,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     if (!finalizers.includes(cleanupFinalizer)) {
       // Before any child exists, so that no child can outlive a deletion the finalizer did not see. The
       // reconcile goes on: its status write gives the object its first conditions in this same pass.
-      await writer.finalizers(deploymentKind, deployment, [...finalizers, cleanupFinalizer]);
+      deployment = (await writer.finalizers(deploymentKind, deployment, [...finalizers, cleanupFinalizer])) as DeepReadonly<Deployment>;
     }
     const spec = deployment.spec as DeploymentSpecInput & Deployment['spec'];
     const names = childNames(owner.name);
@@ -237,24 +260,9 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
 
     // 4. Workloads: applied only where the cache differs from the rendering.
     const backing = backingServices(spec);
-    await syncCredentials(owner, names.postgresCredentials, 'postgres', backing.database);
-    await syncCredentials(owner, names.redisCredentials, 'redis', backing.redis);
-    const existingDatabaseStorage = informers.statefulSets.get(owner.namespace, names.postgres)?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
-    let current: CurrentWorkloads;
-    try {
-      const desired = renderWorkloads({
-        owner,
-        spec,
-        ...(serving ? { serving } : {}),
-        settings: options,
-        ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
-      });
-      current = await syncWorkloads(informers, writer, owner, desired);
-    } catch (error) {
-      // The API server refused a workload (422): retrying the same rendering cannot succeed.
-      if (!isKubeApiError(error, 422)) throw error;
-      return stall(deployment, { reason: 'WorkloadRejected', message: error.message }, { latest, active: previousActive }, context);
-    }
+    const applied = await applyWorkloads(owner, spec, serving);
+    if ('problem' in applied) return stall(deployment, applied.problem, { latest, active: previousActive }, context);
+    const current = applied.current;
 
     // 5. Where the target stands, and what serves.
     const application = current.get(workloadKey('Deployment', names.application)) as V1Deployment | undefined;
@@ -308,8 +316,25 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       { latest, ...(active ? { active } : {}), ...optional('url', applicationUrl(spec, informers.services.get(owner.namespace, names.application))) },
       context,
     );
+  }
+
+  /**
+   * One pass; a status decided from a cache older than the object (the controller's own last write not
+   * seen yet) is not written: the pass runs again once the cache has caught up (its event enqueues it too).
+   */
+  return async function reconcileDeployment(key: { namespace: string; name: string }, context: ReconcileContext): Promise<ReconcileResult | void> {
+    try {
+      return await reconcileOnce(key, context);
+    } catch (error) {
+      if (!(error instanceof StaleObjectError)) throw error;
+      context.logger.debug({ err: error.message }, 'the cache lags the object: deciding again');
+      return { requeueAfter: staleRetryMs };
+    }
   };
 }
+
+/** How soon a pass that met a stale cache runs again, if the cache's own event has not enqueued it first. */
+const staleRetryMs = 100;
 
 export const awaitingImageMessage = 'Waiting for the first image: push it to the deployment\'s repository and set sourceRevisionConfig.imageUri (PATCH image_uri).';
 
