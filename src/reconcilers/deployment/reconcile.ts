@@ -278,25 +278,11 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       rollout: rolloutOf(application),
       ...optional('podProblem', revisionPodsProblem(workloadPods(informers, owner.namespace, target.name))),
     });
-    await recordRevisionPhase(target, phase);
-    for (const revision of all) {
-      if (revision.name === target.name) continue;
-      const skippedByPin = choice.pinned && revision.name === latest.name;
-      const bypassed = bypassedPhase(revision.object.status?.status, skippedByPin);
-      if (!bypassed) continue;
-      const message = skippedByPin ? `spec.revisionName pins Revision ${target.name}.` : `Revision ${target.name} was chosen before this one was deployed.`;
-      await recordRevisionPhase(revision, { phase: bypassed, message });
-    }
     const active = phase.phase === 'DEPLOYED' ? target : previousActive;
 
-    // 6. Old revisions beyond the retention count go; never the active, latest or pinned one.
-    const prunable = revisionsToPrune(all, options.revisionRetention, new Set([latest.name, target.name, ...(active ? [active.name] : [])]));
-    for (const revision of prunable) {
-      await writer.delete(revisionKind, owner.namespace, revision.name);
-      if (informers.jobs.get(owner.namespace, buildJobName(revision.name))) await writer.delete(childKinds.job, owner.namespace, buildJobName(revision.name));
-    }
-
-    // 7. Status.
+    // 6. Status, then the revisions' phases: the Deployment records a revision active before that revision
+    // says DEPLOYED, so a failed or refused status write never leaves a DEPLOYED revision nobody serves
+    // from (the next pass decides both again), and a client that sees DEPLOYED sees it active too.
     const postgres = backing.database ? informers.statefulSets.get(owner.namespace, names.postgres) : undefined;
     const resources = spec.sourceConfig?.resourceSpec ?? {};
     const queueScaledToZero = scaling(resources.queueMinScale, resources.queueMaxScale).kind === 'scaledToZero';
@@ -316,6 +302,22 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       { latest, ...(active ? { active } : {}), ...optional('url', applicationUrl(spec, informers.services.get(owner.namespace, names.application))) },
       context,
     );
+    await recordRevisionPhase(target, phase);
+    for (const revision of all) {
+      if (revision.name === target.name) continue;
+      const skippedByPin = choice.pinned && revision.name === latest.name;
+      const bypassed = bypassedPhase(revision.object.status?.status, skippedByPin);
+      if (!bypassed) continue;
+      const message = skippedByPin ? `spec.revisionName pins Revision ${target.name}.` : `Revision ${target.name} was chosen before this one was deployed.`;
+      await recordRevisionPhase(revision, { phase: bypassed, message });
+    }
+
+    // 7. Old revisions beyond the retention count go; never the active, latest or pinned one.
+    const prunable = revisionsToPrune(all, options.revisionRetention, new Set([latest.name, target.name, ...(active ? [active.name] : [])]));
+    for (const revision of prunable) {
+      await writer.delete(revisionKind, owner.namespace, revision.name);
+      if (informers.jobs.get(owner.namespace, buildJobName(revision.name))) await writer.delete(childKinds.job, owner.namespace, buildJobName(revision.name));
+    }
   }
 
   /**
