@@ -163,9 +163,6 @@ async function deploymentRounds(kc: KubeConfig, namespace: string, image: string
 
 type PodList = { items: (Pod & { metadata: { deletionTimestamp?: string; labels?: Record<string, string> }; spec: { containers: { image: string }[] }; status: { containerStatuses?: { state?: { waiting?: { reason?: string } } }[] } })[] };
 
-// The plain Deployment gets Berth's rollout strategy and default health check: the same rollout, by another controller.
-const surge = surgeStrategy;
-const readiness = applicationReadiness({ source: 'external_docker' });
 
 /**
  * True once only `image` can get traffic: every pod of the selector not on its way out runs it and is
@@ -218,9 +215,9 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
   const plain = plainDeployment('swap-plain', images[0]) as {
     spec: { strategy?: object; template: { spec: { terminationGracePeriodSeconds?: number; containers: { readinessProbe?: object; resources?: object }[] } } };
   };
-  plain.spec.strategy = surge;
+  plain.spec.strategy = surgeStrategy;
   delete plain.spec.template.spec.terminationGracePeriodSeconds;
-  plain.spec.template.spec.containers[0]!.readinessProbe = readiness;
+  plain.spec.template.spec.containers[0]!.readinessProbe = applicationReadiness({ source: 'external_docker' });
   plain.spec.template.spec.containers[0]!.resources = resourceRequirements(benchSizing, applicationDefaults);
   await withBerth(namespace, async () => {
     await timeToReadyPod(kc, namespace, plain, 'app=swap-plain');

@@ -25,25 +25,31 @@ import (
 
 const backingTimeout = 3 * time.Second
 
-func dial(u *url.URL, defaultPort string) (net.Conn, error) {
+// dial parses a connection URI and connects to its host (defaultPort when it names none), with the
+// whole exchange bounded by backingTimeout.
+func dial(uri, defaultPort string) (*url.URL, net.Conn, error) {
+	u, err := url.Parse(uri)
+	if err != nil {
+		return nil, nil, err
+	}
 	host := u.Host
 	if u.Port() == "" {
 		host = net.JoinHostPort(u.Hostname(), defaultPort)
 	}
 	conn, err := net.DialTimeout("tcp", host, backingTimeout)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return conn, conn.SetDeadline(time.Now().Add(backingTimeout))
+	if err := conn.SetDeadline(time.Now().Add(backingTimeout)); err != nil {
+		conn.Close()
+		return nil, nil, err
+	}
+	return u, conn, nil
 }
 
 // checkCache authenticates to Redis with the URI's password and answers what PING answers.
 func checkCache(uri string) (string, error) {
-	u, err := url.Parse(uri)
-	if err != nil {
-		return "", err
-	}
-	conn, err := dial(u, "6379")
+	u, conn, err := dial(uri, "6379")
 	if err != nil {
 		return "", err
 	}
@@ -123,11 +129,7 @@ func cstrings(values ...string) []byte {
 
 // checkDatabase logs in with the URI's user and password and returns the answer to `select 40 + 2`.
 func checkDatabase(uri string) (string, error) {
-	u, err := url.Parse(uri)
-	if err != nil {
-		return "", err
-	}
-	conn, err := dial(u, "5432")
+	u, conn, err := dial(uri, "5432")
 	if err != nil {
 		return "", err
 	}

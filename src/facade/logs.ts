@@ -1,9 +1,10 @@
 // Log lines as the HTTP API answers them: the kubelet's timestamped lines of a revision's pods, parsed,
-// redacted, filtered and paged by an opaque cursor. Pure: log-source.ts reads the pods' logs.
+// redacted, filtered and paged by an opaque cursor. Pure: pod-logs.ts reads the pods' logs.
 //
-// A page is ordered by (timestamp, pod, container, line number). The cursor names the last line a page
-// returned, so the next page starts right after it, whatever arrived meanwhile: a build log read while
-// the build runs is followed by asking again with the last next_offset.
+// A page is ordered by (timestamp, pod, container, line number). A cursor names one line, so the next
+// page starts right after it, whatever arrived meanwhile: next_offset names the last line of a page that
+// has more after it, and each line carries its own, so a build log read while the build runs is
+// followed by asking again with the last line's offset.
 import { z } from 'zod';
 
 export const logTypes = ['deploy', 'build'] as const;

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Deployment, Revision } from '../../api/index.ts';
 import { childNames } from '../../reconcilers/deployment/names.ts';
-import { componentLabel, revisionLabel } from '../../reconcilers/deployment/render/common.ts';
+import { podsOfRevision } from '../../reconcilers/deployment/pods.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { invalidField } from '../errors.ts';
 import { decodeCursor, logFilterSchema, logPage, logTypes, type ContainerLog, type LogFilter, type LogPage, type LogType } from '../logs.ts';
@@ -26,19 +26,11 @@ export const logQuerySchema = logFilterSchema.extend({
 
 type Params = { Params: { deployment_id?: string; project_id?: string; revision_id?: string } };
 
-const workloadComponents: ReadonlySet<string> = new Set(['application', 'queue-worker']);
-const isBuildPod = (pod: DeepReadonly<V1Pod>) => Boolean(pod.metadata?.labels?.['batch.kubernetes.io/job-name'] ?? pod.metadata?.labels?.['job-name']);
-const isWorkloadPod = (pod: DeepReadonly<V1Pod>) => workloadComponents.has(pod.metadata?.labels?.[componentLabel] ?? '');
-
 export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const { cache } = deps;
 
   const podsOf = (namespace: string, revisions: readonly DeepReadonly<Revision>[], type: LogType) =>
-    revisions.flatMap((revision) =>
-      cache.pods
-        .byIndex(revisionLabel, revision.metadata.name ?? '')
-        .filter((pod) => pod.metadata?.namespace === namespace && (type === 'build' ? isBuildPod(pod) : isWorkloadPod(pod))),
-    );
+    revisions.flatMap((revision) => podsOfRevision(cache.pods, namespace, revision.metadata.name ?? '', type === 'build' ? 'build' : 'workload'));
 
   /** Each container's current log, and the previous run's of a container that restarted (why it crashed). */
   const containerLogs = async (namespace: string, pods: readonly DeepReadonly<V1Pod>[]): Promise<ContainerLog[]> => {

@@ -4,6 +4,29 @@
 // instead of after the apps/v1 progress deadline. Pure, but for the cache view.
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { CacheTransform, DeepReadonly, KubeObject } from '../../runtime/index.ts';
+import { componentLabel, revisionLabel } from './render/common.ts';
+
+/** Whose pods: the application's and the queue worker's ('workload'), or the build Job's ('build'). */
+export type PodRole = 'workload' | 'build';
+
+const workloadComponents: ReadonlySet<string> = new Set(['application', 'queue-worker']);
+
+function hasRole(pod: DeepReadonly<V1Pod>, role: PodRole): boolean {
+  const labels = pod.metadata?.labels ?? {};
+  // The Job controller labels its pods with the Job's name; Berth labels the workloads' by component.
+  if (role === 'build') return Boolean(labels['batch.kubernetes.io/job-name'] ?? labels['job-name']);
+  return workloadComponents.has(labels[componentLabel] ?? '');
+}
+
+/** The pods of one revision in one role, from a cache indexed by the revision label (informers.ts). */
+export function podsOfRevision(
+  pods: { byIndex(index: string, value: string): DeepReadonly<V1Pod>[] },
+  namespace: string,
+  revision: string,
+  role: PodRole,
+): DeepReadonly<V1Pod>[] {
+  return pods.byIndex(revisionLabel, revision).filter((pod) => pod.metadata?.namespace === namespace && hasRole(pod, role));
+}
 
 /** Waiting reasons that do not resolve by themselves: the pod needs a new image, config or code. */
 const failedWaitingReasons: ReadonlySet<string> = new Set([

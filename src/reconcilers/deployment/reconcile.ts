@@ -4,7 +4,7 @@
 //   target ──build Job (codehost)──▶ image ──render/──▶ workloads (applied when they differ)
 //   rollout of the workloads ──▶ target DEPLOYED ──▶ activeRevision, status, conditions
 import { randomBytes } from 'node:crypto';
-import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { deploymentKind, findCondition, labels, revisionKind, type Deployment, type Revision } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
@@ -17,9 +17,9 @@ import { buildJobName, childNames } from './names.ts';
 import type { DeploymentControllerOptions } from './options.ts';
 import { backingServices, scaling } from './render/backing.ts';
 import { builtImage, renderBuildJob } from './render/build-job.ts';
-import { componentLabel, renderPasswordSecret, revisionLabel, type OwnerDeployment } from './render/common.ts';
+import { renderPasswordSecret, type OwnerDeployment } from './render/common.ts';
 import { applicationUrl, type ServingRevision } from './render/application.ts';
-import { revisionPodsProblem } from './pods.ts';
+import { podsOfRevision, revisionPodsProblem } from './pods.ts';
 import { renderRevision } from './render/revision.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
 import { renderTracingProject } from './render/tracing-project.ts';
@@ -276,7 +276,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       serving: previousActive?.name === target.name,
       build,
       rollout: rolloutOf(application),
-      ...optional('podProblem', revisionPodsProblem(workloadPods(informers, owner.namespace, target.name))),
+      ...optional('podProblem', revisionPodsProblem(podsOfRevision(informers.pods, owner.namespace, target.name, 'workload'))),
     });
     const active = phase.phase === 'DEPLOYED' ? target : previousActive;
 
@@ -343,13 +343,4 @@ export const awaitingImageMessage = 'Waiting for the first image: push it to the
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
   return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
 }
-
-/** The application's and the queue worker's pods of a revision (not its build's). */
-function workloadPods(informers: DeploymentInformers, namespace: string, revision: string): DeepReadonly<V1Pod>[] {
-  return informers.pods
-    .byIndex(revisionLabel, revision)
-    .filter((pod) => pod.metadata?.namespace === namespace && workloadComponents.has(pod.metadata?.labels?.[componentLabel] ?? ''));
-}
-
-const workloadComponents: ReadonlySet<string> = new Set(['application', 'queue-worker']);
 
