@@ -58,6 +58,7 @@ export class LeaderElector {
   #deadline: NodeJS.Timeout | undefined;
   #observedRecord = '';
   #observedAt = 0;
+  #observedExpiresAt = 0;
 
   constructor(kc: KubeConfig, config: LeaderElectionConfig, callbacks: LeaderCallbacks, logger: Logger) {
     this.#kc = kc;
@@ -112,8 +113,16 @@ export class LeaderElector {
         this.#stepDown('the lease is held by another replica');
       }
       const period = this.#config.retryPeriodMs;
-      await sleep(this.#leading ? period : withJitter(period * 1.2), signal);
+      await sleep(this.#leading ? period : Math.min(withJitter(period * 1.2), this.#untilObservedExpiry()), signal);
     }
+  }
+
+  /** A follower tries again the moment the lease it saw another replica hold expires, not up to a
+   * retry period later: a dead leader's successor takes over leaseDuration after the last renewal it
+   * observed. */
+  #untilObservedExpiry(): number {
+    if (!this.#heldByOther()) return Infinity;
+    return Math.max(0, this.#observedExpiresAt - Date.now()) + 10;
   }
 
   #heldByOther(): boolean {
@@ -181,6 +190,7 @@ export class LeaderElector {
     const holder = spec.holderIdentity ?? '';
     const ours = holder === this.#config.identity;
     const expiresAt = this.#observedAt + (spec.leaseDurationSeconds ?? durationSeconds) * 1000;
+    this.#observedExpiresAt = expiresAt;
     if (holder && !ours && expiresAt > Date.now()) return false;
     const next: LeaseSpec = {
       holderIdentity: this.#config.identity,
