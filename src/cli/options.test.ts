@@ -46,6 +46,14 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('drains for no time unless asked, and takes whole seconds from a flag or the environment', () => {
+    expect(options(['run']).drainSeconds).toBe(0);
+    expect(options(['run'], { BERTH_DRAIN_SECONDS: '5' }).drainSeconds).toBe(5);
+    expect(options(['run', '--drain-seconds', '7'], { BERTH_DRAIN_SECONDS: '5' }).drainSeconds).toBe(7);
+    expect(() => options(['run', '--drain-seconds', '1.5'])).toThrow(/--drain-seconds: expected whole seconds/);
+    expect(() => options(['run', '--drain-seconds', '-1'])).toThrow(/--drain-seconds/);
+  });
+
   it('accepts bracketed IPv6 addresses', () => {
     expect(options(['run', '--probe-address', '[::1]:9000']).probeAddress).toEqual({ host: '::1', port: 9000 });
   });

@@ -29,6 +29,9 @@ options (each also read from the environment variable in brackets):
                                postgres:16-alpine; dev with a node: one built here) [BERTH_POSTGRES_IMAGE]
   --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine;
                                dev with a node: one built here)           [BERTH_REDIS_IMAGE]
+  --drain-seconds <n>          on SIGTERM, keep answering the HTTP API this long, closing each
+                               connection after its response, before stopping: clients move to
+                               another replica and none loses a request (default 0) [BERTH_DRAIN_SECONDS]
   --data-dir <dir>             the embedded cluster's data (dev; default .berth/dev)
   --node <auto|required|off>   dev without a cluster: start a real node where the machine allows
                                (auto, the default), insist on one, or run the control plane only
@@ -66,6 +69,7 @@ const optionsSchema = z.object({
   registry: z.string().min(1).optional(),
   postgresImage: z.string().min(1).optional(),
   redisImage: z.string().min(1).optional(),
+  drainSeconds: z.coerce.number().int('expected whole seconds').min(0).max(300),
   dataDir: z.string().min(1),
   node: z.enum(['auto', 'required', 'off']),
 });
@@ -92,6 +96,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       registry: { type: 'string' },
       'postgres-image': { type: 'string' },
       'redis-image': { type: 'string' },
+      'drain-seconds': { type: 'string' },
       'data-dir': { type: 'string' },
       node: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
@@ -114,6 +119,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     registry: values['registry'] ?? env.BERTH_REGISTRY,
     postgresImage: values['postgres-image'] ?? env.BERTH_POSTGRES_IMAGE,
     redisImage: values['redis-image'] ?? env.BERTH_REDIS_IMAGE,
+    drainSeconds: values['drain-seconds'] ?? env.BERTH_DRAIN_SECONDS ?? '0',
     dataDir: values['data-dir'] ?? '.berth/dev',
     node: values.node ?? env.BERTH_NODE ?? 'auto',
   };

@@ -33,7 +33,8 @@ export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
 export interface RunningBerth {
   manager: Manager;
   facade?: RunningFacade;
-  /** Graceful stop: the facade stops taking requests, then the manager drains and releases its lease. */
+  /** Graceful stop: the facade drains (options.drainSeconds) and stops taking requests, then the
+   * manager drains and releases its lease. */
   stop(): Promise<void>;
 }
 
@@ -73,7 +74,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
     manager,
     facade,
     async stop() {
-      await facade?.close();
+      await facade?.close({ drainMs: options.drainSeconds * 1000 });
       await manager.stop();
     },
   };

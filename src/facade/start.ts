@@ -54,7 +54,8 @@ export interface FacadeOptions {
 export interface RunningFacade {
   url: string;
   port: number;
-  close(): Promise<void>;
+  /** Stops serving; with `drainMs`, first answers that long with every connection closed after its response. */
+  close(options?: { drainMs?: number }): Promise<void>;
 }
 
 const namespaceKind: ResourceKind = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
@@ -96,6 +97,12 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
   };
   const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
+  // While draining, every response closes its connection: a client's next request opens a new one,
+  // which the Service sends to a replica that is not stopping.
+  let draining = false;
+  app.addHook('onSend', async (_request, reply) => {
+    if (draining) reply.header('connection', 'close');
+  });
   if (options.manager?.metrics) instrumentFacade(app, options.manager.metrics.registry);
   await app.listen({ port: options.port, host: options.host ?? '0.0.0.0' });
   const address = app.server.address();
@@ -105,7 +112,13 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
-    async close() {
+    async close({ drainMs = 0 } = {}) {
+      if (drainMs > 0) {
+        draining = true;
+        options.logger.info({ drainMs }, 'draining the HTTP API before stopping');
+        app.server.closeIdleConnections();
+        await new Promise((resolve) => setTimeout(resolve, drainMs));
+      }
       await app.close();
       await Promise.all(ownInformers.map((informer) => informer.stop()));
     },
