@@ -90,11 +90,13 @@ export class FakeGitHub {
     });
   }
 
-  /** Starts the server on a random loopback port. `htmlBaseUrl` is the web host repos' html_url points at. */
-  static async start(options: { htmlBaseUrl?: string } = {}): Promise<FakeGitHub> {
+  /** Starts the server on a random port of `host` (default loopback; a node's address lets pods reach
+   * it). `htmlBaseUrl` is the web host repos' html_url points at. */
+  static async start(options: { htmlBaseUrl?: string; host?: string } = {}): Promise<FakeGitHub> {
     const fake = new FakeGitHub(options.htmlBaseUrl ?? 'https://github.com');
-    await new Promise<void>((resolve) => fake.#server.listen(0, '127.0.0.1', resolve));
-    fake.#url = `http://127.0.0.1:${(fake.#server.address() as AddressInfo).port}`;
+    const host = options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve) => fake.#server.listen(0, host, resolve));
+    fake.#url = `http://${host}:${(fake.#server.address() as AddressInfo).port}`;
     return fake;
   }
 

@@ -1,0 +1,272 @@
+// Berth in the cluster it manages: `helm install` of charts/berth onto the real node, with the image the
+// Dockerfile builds (pushed to the node's registry) and otherwise default values. Berth runs as two
+// pods under the chart's ServiceAccount and RBAC, with in-cluster credentials and the chart's CRDs; its
+// HTTP API answers through the chart's Service; every reconcile path runs without one `forbidden`; the
+// leader's pod can die; an upgrade loses no request; uninstall keeps what users made and a reinstall
+// adopts it without a write. The steps run in order, on one release.
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
+import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { nodeIp } from '../../src/dev/node/network.ts';
+import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { FakeGitHub } from '../support/fake-github.ts';
+import { exampleImage, httpGet, kubectlOk, serviceImage } from '../node/support.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { chart, crane, forbiddenEvents, forbiddenInLogs, helm, httpApi, leader, readLease, releasePods, revisionReaches, type Api } from './support.ts';
+
+const release = 'berth';
+let namespace: string;
+let apps: string;
+let api: Api;
+let github: FakeGitHub;
+const key = `berth_${randomBytes(16).toString('hex')}`;
+const organization = randomUUID();
+const images: Record<string, string> = {};
+/** Every value the release is installed with but the image. */
+let values: string[];
+
+function imageValues(reference: string): string[] {
+  const [repository, digest] = reference.split('@');
+  return ['--set', `image.repository=${repository}`, '--set', `image.digest=${digest}`];
+}
+
+async function install(): Promise<void> {
+  await helm(['install', release, chart, '--namespace', namespace, ...imageValues(inject('berthImage')), ...values, '--wait', '--timeout', '5m']);
+}
+
+beforeAll(async () => {
+  namespace = await useNamespace('berth-system');
+  apps = await useNamespace('apps');
+  await ensureOrganizationNamespace(testKubeConfig(), apps, organization);
+  github = await FakeGitHub.start({ host: nodeIp });
+  values = [
+    '--set', `apiKey.sha256=${createHash('sha256').update(key).digest('hex')}`,
+    '--set', `apiKey.organizations[0]=${organization}`,
+    '--set', `services.postgres.image=${await serviceImage('postgres')}`,
+    '--set', `services.redis.image=${await serviceImage('redis')}`,
+  ];
+  images.v1 = await exampleImage('helm-v1');
+  images.v2 = await exampleImage('helm-v2');
+});
+
+afterAll(async () => {
+  await helm(['uninstall', release, '--namespace', namespace, '--wait']).catch(() => {});
+  await github?.stop();
+});
+
+/** Waits until `apps` holds none of these kinds; a timeout names what is left. */
+async function nothingLeft(kinds: string[]): Promise<void> {
+  await eventually(async () => {
+    const left = (await kubectlOk(['get', kinds.join(','), '-n', apps, '-o', 'name'])).trim();
+    if (left) throw new Error(`left: ${left.split('\n').join(', ')}`);
+    return true;
+  }, 60_000, `no ${kinds.join(', ')} left`);
+}
+
+/** On a failure, what Berth's pods said last. */
+function printBerthLogs(): void {
+  onTestFailed(async () => {
+    for (const pod of await releasePods(namespace)) {
+      console.error(`--- ${pod.name}\n${(await kubectlOk(['logs', '-n', namespace, pod.name, '--tail', '40']).catch(() => '')).trim()}`);
+    }
+  });
+}
+
+describe('helm install onto the real node', () => {
+  it('brings Berth up as two Ready pods of the built image, one leading, with the CRDs from the chart', async () => {
+    printBerthLogs();
+    await install();
+    const pods = await releasePods(namespace);
+    expect(pods).toHaveLength(2);
+    expect(pods.every((pod) => pod.ready && pod.image === inject('berthImage'))).toBe(true);
+    expect(pods.map((pod) => pod.name)).toContain(await eventually(() => leader(namespace), 30_000, 'a leader'));
+    const crd = JSON.parse(await kubectlOk(['get', 'crd', 'deployments.berth.dev', '-o', 'json'])) as { metadata: { annotations: Record<string, string> } };
+    expect(crd.metadata.annotations['meta.helm.sh/release-name']).toBe(release);
+    expect(crd.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
+    const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, release, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+    api = httpApi(`http://${clusterIp}`, key);
+    await eventually(async () => (await api.call('GET', '/v2/deployments')).status === 200, 20_000, 'the HTTP API through the chart Service');
+  });
+
+  it('serves a Deployment created through the chart Service, with Postgres, Redis, a queue worker and an Ingress, and deletes it with its volume', async () => {
+    printBerthLogs();
+    const created = await api.ok('POST', '/v2/deployments', {
+      name: 'shop',
+      source: 'external_docker',
+      source_config: {
+        custom_url: 'http://shop.example.test',
+        resource_spec: {
+          min_scale: 1, max_scale: 2, cpu: 0.1, memory_mb: 64,
+          queue_min_scale: 1, queue_max_scale: 1, queue_cpu: 0.05, queue_memory_mb: 32,
+          db_storage_gi: 1, db_cpu: 0.1, db_memory_mb: 128, redis_memory_mb: 64,
+        },
+      },
+      source_revision_config: { image_uri: images.v1 },
+      secrets: [{ name: 'GREETING', value: 'hello' }],
+    });
+    await revisionReaches(api, created.id, created.latest_revision_id, ['DEPLOYED'], 180_000);
+    await eventually(async () => (await api.ok('GET', `/v2/deployments/${created.id}`)).status === 'READY', 120_000, 'the deployment READY (its database accepting connections)');
+    const clusterIp = (await kubectlOk(['get', 'service', '-n', apps, 'shop', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+    expect(await eventually(async () => (await httpGet(`http://${clusterIp}/`)).body, 20_000, 'the app')).toBe('berth-example helm-v1\n');
+    expect(await eventually(async () => (await httpGet(`http://${clusterIp}/db`)).body, 30_000, 'the app reaching its database')).toBe('db 42\n');
+    expect(await kubectlOk(['get', 'ingress,hpa,statefulset,pvc', '-n', apps, '-o', 'name'])).toMatch(/ingress[^\n]*\/shop/);
+
+    expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
+    await eventually(async () => (await api.call('GET', `/v2/deployments/${created.id}`)).status === 404, 60_000, 'the deployment gone');
+    await nothingLeft(['pvc', 'statefulsets', 'deployments.apps']);
+  });
+
+  it('runs every other reconcile path under the chart RBAC without one forbidden: update, scale, rollback, providers, integrations, builds', async () => {
+    printBerthLogs();
+    const created = await api.ok('POST', '/v2/deployments', {
+      name: 'web',
+      source: 'external_docker',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 } },
+      source_revision_config: { image_uri: images.v1 },
+    });
+    const first = created.latest_revision_id;
+    await revisionReaches(api, created.id, first, ['DEPLOYED']);
+    const updated = await api.ok('PATCH', `/v2/deployments/${created.id}`, { source_revision_config: { image_uri: images.v2 } });
+    await revisionReaches(api, created.id, updated.latest_revision_id, ['DEPLOYED']);
+    await api.ok('PATCH', `/v2/deployments/${created.id}`, { source_config: { resource_spec: { min_scale: 2, max_scale: 2 } } });
+    await eventually(async () => (await kubectlOk(['get', 'deployments.apps', '-n', apps, 'web', '-o', 'jsonpath={.status.readyReplicas}'])) === '2', 60_000, 'two Ready replicas');
+    await api.ok('POST', `/v2/deployments/${created.id}/revisions/${first}/redeploy`);
+    await eventually(async () => (await api.ok('GET', `/v2/deployments/${created.id}`)).active_revision_id === first, 90_000, 'the first revision serving again');
+
+    // An OAuth provider through the API; a code-host integration whose code host the pods reach.
+    const provider = await api.ok('POST', '/v2/auth/providers', { provider_id: 'helm-idp', name: 'IdP', client_id: 'c', client_secret: 'helm-client-secret', auth_url: 'https://idp.example.test/authorize', token_url: 'https://idp.example.test/token' });
+    expect((await api.ok('GET', '/v2/auth/providers/helm-idp')).id).toBe(provider.id);
+    const owner = github.account('helm-user');
+    github.addRepositories(owner, 3);
+    await kubectlOk(['create', 'secret', 'generic', '-n', apps, 'github-token', `--from-literal=token=${github.issuePersonalToken(owner)}`]);
+    await kubectlOk(['apply', '-n', apps, '-f', '-'], JSON.stringify({ apiVersion: 'berth.dev/v1alpha1', kind: 'CodeHostIntegration', metadata: { name: 'github' }, spec: { baseUrl: github.url, credentialsSecretRef: { name: 'github-token' } } }));
+    await eventually(async () => (await kubectlOk(['get', 'codehost', '-n', apps, 'github', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) === 'True', 60_000, 'the integration Ready');
+    const integrationId = (await kubectlOk(['get', 'codehost', '-n', apps, 'github', '-o', 'jsonpath={.metadata.uid}'])).trim();
+    expect(await api.ok('GET', `/v1/integrations/codehost/${integrationId}/repos`)).toHaveLength(3);
+
+    // A codehost deployment: its revision is built by a Job (whose builder cannot run here: no image).
+    const built = await api.ok('POST', '/v2/deployments', {
+      name: 'from-source',
+      source: 'codehost',
+      source_config: { integration_id: integrationId, repo_url: `${github.url}/helm-user/repo-1`, resource_spec: { min_scale: 1, max_scale: 1 } },
+      source_revision_config: { repo_ref: 'main' },
+    });
+    await eventually(async () => (await kubectlOk(['get', 'jobs', '-n', apps, '-o', 'name'])).trim() !== '', 60_000, 'a build Job');
+    for (const id of [created.id, built.id]) expect((await api.call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
+    expect((await api.call('DELETE', '/v2/auth/providers/helm-idp')).status).toBe(204);
+    await nothingLeft(['deployments.berth.dev', 'jobs']);
+
+    expect(await forbiddenInLogs(namespace)).toEqual([]);
+    expect(await forbiddenEvents()).toEqual([]);
+  });
+
+  let steady: string;
+
+  it('survives its leader pod dying at once: the other replica takes the Lease within its duration plus a retry, and no Revision is made twice', async () => {
+    printBerthLogs();
+    const created = await api.ok('POST', '/v2/deployments', {
+      name: 'steady',
+      source: 'external_docker',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 2, cpu: 0.1, memory_mb: 64 } },
+      source_revision_config: { image_uri: images.v1 },
+    });
+    steady = created.id;
+    await revisionReaches(api, steady, created.latest_revision_id, ['DEPLOYED']);
+
+    const old = (await leader(namespace))!;
+    const started = Date.now();
+    // No grace: the pod cannot release its Lease, the other replica waits for it to expire.
+    await kubectlOk(['delete', 'pod', '-n', namespace, old, '--grace-period=0', '--force', '--wait=false']);
+    // The gap is from the dead leader's last renewal to its successor's acquisition, both on the Lease.
+    let lastRenewal = '';
+    const lease = await eventually(async () => {
+      const current = await readLease(namespace);
+      if (current.holderIdentity?.startsWith(`${old}_`)) lastRenewal = current.renewTime ?? lastRenewal;
+      return current.holderIdentity && !current.holderIdentity.startsWith(`${old}_`) ? current : undefined;
+    }, 60_000, 'another replica leading');
+    const gapSeconds = (Date.parse(lease.acquireTime!) - Date.parse(lastRenewal)) / 1000;
+    console.error(
+      `[helm] leader ${old} killed; ${lease.holderIdentity} leads ${((Date.now() - started) / 1000).toFixed(1)} s later, ` +
+        `${gapSeconds.toFixed(1)} s after the last renewal (lease ${lease.leaseDurationSeconds} s + retry period 2 s)`,
+    );
+
+    const patched = await api.ok('PATCH', `/v2/deployments/${steady}`, { source_revision_config: { image_uri: images.v2 } });
+    await revisionReaches(api, steady, patched.latest_revision_id, ['DEPLOYED']);
+    const revisions = (await kubectlOk(['get', 'brev', '-n', apps, '-l', 'berth.dev/deployment=steady', '-o', 'name'])).trim().split('\n');
+    expect(revisions).toHaveLength(2);
+    await eventually(async () => {
+      const pods = await releasePods(namespace);
+      return pods.length === 2 && pods.every((pod) => pod.ready && !pod.terminating);
+    }, 120_000, 'two Ready replicas again');
+  });
+
+  let upgradedImage: string;
+
+  it('upgrades to a new image with no failed request and no lost write while a client reads and PATCHes', async () => {
+    printBerthLogs();
+    // The same build under a new digest: what a release pipeline's next image is to the Deployment.
+    const reference = `${inject('registry')}/berth/berth:upgrade`;
+    await crane(['mutate', '--insecure', inject('berthImage'), '--label', 'dev.berth.test/upgrade=1', '-t', reference]);
+    upgradedImage = `${reference.replace(/:[^:/]+$/, '')}@${(await crane(['digest', '--insecure', reference])).trim()}`;
+
+    const failures: string[] = [];
+    let requests = 0;
+    let acknowledged: number | undefined;
+    let stopping = false;
+    const attempt = async (what: string, send: () => Promise<{ status: number; body: unknown }>, ok: () => void) => {
+      try {
+        const response = await send();
+        requests++;
+        if (response.status === 200) ok();
+        else failures.push(`${what}: ${response.status} ${JSON.stringify(response.body)}`);
+      } catch (error) {
+        failures.push(`${what}: ${String(error)}`);
+      }
+    };
+    const reads = (async () => {
+      while (!stopping) {
+        await attempt('GET', () => api.call('GET', `/v2/deployments/${steady}`), () => {});
+        await sleep(20);
+      }
+    })();
+    const writes = (async () => {
+      for (let n = 0; !stopping; n++) {
+        const maxScale = 2 + (n % 8);
+        const body = { source_config: { resource_spec: { min_scale: 1, max_scale: maxScale, cpu: 0.1, memory_mb: 64 } } };
+        await attempt('PATCH', () => api.call('PATCH', `/v2/deployments/${steady}`, body), () => (acknowledged = maxScale));
+        await sleep(100);
+      }
+    })();
+    const started = Date.now();
+    await helm(['upgrade', release, chart, '--namespace', namespace, ...imageValues(upgradedImage), ...values, '--wait', '--timeout', '5m']);
+    await eventually(async () => {
+      const pods = await releasePods(namespace);
+      return pods.length === 2 && pods.every((pod) => pod.ready && !pod.terminating && pod.image === upgradedImage);
+    }, 120_000, 'two Ready replicas of the new image, the old ones gone');
+    await sleep(3000);
+    stopping = true;
+    await Promise.all([reads, writes]);
+    console.error(`[helm] upgrade in ${((Date.now() - started) / 1000).toFixed(0)} s: ${requests} requests answered, ${failures.length} failed`);
+    expect(failures).toEqual([]);
+    expect(requests).toBeGreaterThan(100);
+    expect((await api.ok('GET', `/v2/deployments/${steady}`)).source_config.resource_spec.max_scale).toBe(acknowledged);
+    await eventually(async () => Number(await kubectlOk(['get', 'hpa', '-n', apps, 'steady', '-o', 'jsonpath={.spec.maxReplicas}'])) === acknowledged, 30_000, 'the last write on the autoscaler');
+  });
+
+  it('uninstall keeps the CRDs and what users made; a reinstall adopts it with no new Revision and no write at rest', async () => {
+    printBerthLogs();
+    const snapshot = () => kubectlOk(['get', 'deployments.berth.dev,brev,deployments.apps,services,hpa,tproj', '-n', apps, '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}={.metadata.resourceVersion}{"\\n"}{end}']);
+    await helm(['uninstall', release, '--namespace', namespace, '--wait']);
+    await eventually(async () => (await releasePods(namespace)).length === 0, 60_000, "the release's pods gone");
+    expect(await kubectlOk(['get', 'crd', '-o', 'name'])).toContain('deployments.berth.dev');
+    const before = await snapshot();
+    expect(before).toContain('Deployment/steady=');
+
+    await helm(['install', release, chart, '--namespace', namespace, ...imageValues(upgradedImage), ...values, '--wait', '--timeout', '5m']);
+    await eventually(() => leader(namespace), 30_000, 'a leader');
+    // The new leader reconciles every Deployment once at start; give it time to (not) write.
+    await sleep(10_000);
+    expect(await snapshot()).toBe(before);
+    expect(await forbiddenInLogs(namespace)).toEqual([]);
+  });
+});
