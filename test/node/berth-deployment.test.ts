@@ -1,7 +1,8 @@
 // Berth on the real node: a Deployment of the example app that asks for a database and a cache becomes
 // pods that run. The app answers through its Service; Postgres (the image built here, on a volume from
 // the default StorageClass, as Berth renders it) and Redis run, and the app reaches both with the
-// connection settings Berth gives it (passwords from Secrets). Delete takes the volume too.
+// connection settings Berth gives it (passwords from Secrets), from its first moment: its containers
+// wait for both to answer. Delete takes the volume too.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
@@ -61,6 +62,9 @@ describe('a Berth Deployment on the real node', () => {
     await readyPod('shop', 'application');
     const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, 'shop', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
     expect(await eventually(async () => (await httpGet(`http://${clusterIp}/`)).body, 20_000, 'the app through its Service')).toBe('berth-example berth-v1\n');
+    // The app's containers start only once its database and cache answer: the first try reaches both.
+    expect((await httpGet(`http://${clusterIp}/db`)).body).toBe('db 42\n');
+    expect((await httpGet(`http://${clusterIp}/cache`)).body).toBe('cache PONG\n');
 
     const postgres = await readyPod('shop', 'postgres');
     expect((await kubectlOk(['exec', '-n', namespace, postgres, '--', 'psql', '-U', 'postgres', '-tAc', 'select 1'])).trim()).toBe('1');
@@ -69,8 +73,6 @@ describe('a Berth Deployment on the real node', () => {
     const redis = await readyPod('shop', 'redis');
     // Redis wants the password of its Secret; the app has it, in REDIS_URI, as it has DATABASE_URI's.
     expect((await kubectlOk(['exec', '-n', namespace, redis, '--', 'redis-cli', 'ping'])).trim()).toMatch(/NOAUTH/);
-    expect(await eventually(async () => (await httpGet(`http://${clusterIp}/cache`)).body, 20_000, 'the app reaching its cache')).toBe('cache PONG\n');
-    expect(await eventually(async () => (await httpGet(`http://${clusterIp}/db`)).body, 20_000, 'the app reaching its database')).toBe('db 42\n');
 
     await eventually(async () => (await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'shop', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) === 'True', 60_000, 'the Berth Deployment Ready');
     expect(await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'shop', '-o', 'jsonpath={.status.url}'])).toBe(`http://${clusterIp}`);

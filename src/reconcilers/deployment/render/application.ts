@@ -1,6 +1,6 @@
 // The application: an apps/v1 Deployment running the serving revision's image, its Service, and the
 // queue worker that runs the same image in queue mode. Pure: spec in, manifests out.
-import type { V1Deployment, V1DeploymentStrategy, V1EnvVar, V1PodTemplateSpec, V1Probe, V1Service } from '@kubernetes/client-node';
+import type { V1Container, V1Deployment, V1DeploymentStrategy, V1EnvVar, V1PodTemplateSpec, V1Probe, V1Service } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { childNames } from '../names.ts';
 import { type BackingServices, type Scaling, scaling } from './backing.ts';
@@ -20,6 +20,8 @@ export interface WorkloadInput {
   backing: BackingServices;
   /** The port the application listens on (the container's PORT). */
   port: number;
+  /** The images of the backing services: each one's client waits for it (backingServiceWaits). */
+  images: { postgres: string; redis: string };
 }
 
 export const applicationDefaults = { cpu: 0.5, memoryMb: 512 };
@@ -88,6 +90,42 @@ export function backingEnv(owner: OwnerDeployment, backing: BackingServices): V1
   return env;
 }
 
+/** What a wait needs: a few millicores and megabytes, whatever the app asks for. */
+const waitResources = { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } };
+
+/**
+ * Init containers that hold the app's containers until its database and cache accept connections, so
+ * an app that connects at start never starts before them (and is never counted as crashing for it).
+ * Each runs its service's own image, which has the client it asks with; host names and the password
+ * reach the shell as environment variables, never spliced into the script.
+ */
+export function backingServiceWaits(owner: OwnerDeployment, backing: BackingServices, images: WorkloadInput['images']): V1Container[] {
+  const names = childNames(owner.name);
+  const waits: V1Container[] = [];
+  if (backing.database) {
+    waits.push({
+      name: 'wait-for-postgres',
+      image: images.postgres,
+      command: ['sh', '-c', 'until pg_isready -q -h "$POSTGRES_HOST" -p 5432 -U postgres -t 2; do sleep 1; done'],
+      env: [{ name: 'POSTGRES_HOST', value: names.postgres }],
+      resources: waitResources,
+    });
+  }
+  if (backing.redis) {
+    waits.push({
+      name: 'wait-for-redis',
+      image: images.redis,
+      command: ['sh', '-c', 'until [ "$(redis-cli -h "$REDIS_HOST" ping 2>/dev/null)" = PONG ]; do sleep 1; done'],
+      env: [
+        { name: 'REDIS_HOST', value: names.redis },
+        { name: 'REDISCLI_AUTH', valueFrom: { secretKeyRef: { name: names.redisCredentials, key: 'password' } } },
+      ],
+      resources: waitResources,
+    });
+  }
+  return waits;
+}
+
 function podTemplate(input: WorkloadInput, component: Component, role: 'api' | 'queue', sizing: Sizing, defaults: typeof applicationDefaults): V1PodTemplateSpec {
   const { owner, spec, serving } = input;
   const resources = spec.sourceConfig?.resourceSpec ?? {};
@@ -115,11 +153,15 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
     spec: {
       ...(resources.serviceAccountName ? { serviceAccountName: resources.serviceAccountName } : {}),
       ...(resources.imagePullSecrets?.length ? { imagePullSecrets: resources.imagePullSecrets.map((s) => ({ name: s.name })) } : {}),
-      ...(resources.initContainers?.length ? { initContainers: asContainers(resources.initContainers) } : {}),
+      ...initContainers([...backingServiceWaits(owner, input.backing, input.images), ...asContainers(resources.initContainers)]),
       containers: [main, ...asContainers(resources.sidecars)],
       ...(resources.volumes?.length ? { volumes: asVolumes(resources.volumes) } : {}),
     },
   };
+}
+
+function initContainers(containers: V1Container[]): { initContainers?: V1Container[] } {
+  return containers.length > 0 ? { initContainers: containers } : {};
 }
 
 function replicasFor(scale: Scaling): { replicas?: number } {

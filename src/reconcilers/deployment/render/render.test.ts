@@ -42,6 +42,7 @@ const input = (spec: DeploymentSpecInput = imageSpec): WorkloadInput => ({
   owner,
   spec,
   serving: { name: 'shop-abcdef0123', image: 'shop:1' },
+  images: { postgres: 'postgres:16', redis: 'redis:7' },
   backing: backingServices(spec),
   port: 8000,
 });
@@ -150,6 +151,20 @@ describe('renderApplication', () => {
     expect(names.indexOf('REDIS_PASSWORD')).toBeLessThan(names.indexOf('REDIS_URI'));
     expect(env.find((e) => e.name === 'REDIS_PASSWORD')?.valueFrom).toEqual({ secretKeyRef: { name: 'shop-redis', key: 'password' } });
     expect(app.env!.some((e) => e.name === 'DATABASE_URI')).toBe(false);
+  });
+
+  it("holds the app's and the queue worker's containers until the database and the cache answer, before the user's init containers", () => {
+    const spec: DeploymentSpecInput = { source: 'codehost', sourceConfig: { resourceSpec: { queueMaxScale: 1, initContainers: [{ name: 'migrate', image: 'shop:1' }] } } };
+    for (const workload of [renderApplication(input(spec)), renderQueueWorker(input(spec))]) {
+      const init = workload.spec!.template.spec!.initContainers!;
+      expect(init.map((c) => [c.name, c.image])).toEqual([['wait-for-postgres', 'postgres:16'], ['wait-for-redis', 'redis:7'], ['migrate', 'shop:1']]);
+      expect(init[0]!.env).toEqual([{ name: 'POSTGRES_HOST', value: 'shop-postgres' }]);
+      // The password stays in its Secret: redis-cli reads REDISCLI_AUTH, nothing is on a command line.
+      expect(init[1]!.env).toContainEqual({ name: 'REDISCLI_AUTH', valueFrom: { secretKeyRef: { name: 'shop-redis', key: 'password' } } });
+      expect(JSON.stringify(init[1]!.command)).not.toMatch(/-a |password/i);
+    }
+    const databaseOnly = renderApplication(input({ source: 'external_docker', sourceConfig: { resourceSpec: { dbStorageGi: 1 } } }));
+    expect(databaseOnly.spec!.template.spec!.initContainers!.map((c) => c.name)).toEqual(['wait-for-postgres']);
   });
 
   it('omits what resourceSpec does not set', () => {

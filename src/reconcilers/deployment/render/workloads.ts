@@ -31,7 +31,7 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   const backing = backingServices(spec);
   const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
   if (serving) {
-    const workload = { owner, spec, serving, backing, port: settings.applicationPort };
+    const workload = { owner, spec, serving, backing, port: settings.applicationPort, images: settings.images };
     desired.push(renderApplication(workload));
     const autoscaler = renderApplicationAutoscaler(owner, spec);
     if (autoscaler) desired.push(autoscaler);
