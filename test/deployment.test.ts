@@ -283,6 +283,23 @@ describe('a Deployment from an external image', () => {
     const unused = await waitForDeployment(name, (d) => d.status?.status === 'UNUSED', 'UNUSED');
     expect(condition(unused, 'Ready')).toMatchObject({ status: 'True', reason: 'ScaledToZero' });
   });
+
+  it('runs a dev_zero Deployment as dev, with one replica kept, and says why in a ScaleToZero condition', async () => {
+    await createDeployment('tier-zero', {
+      source: 'external_docker',
+      sourceConfig: { deploymentType: 'dev_zero', resourceSpec: { minScale: 0, maxScale: 2 } },
+      sourceRevisionConfig: { imageUri: 'registry.example.com/shop:1' },
+    });
+    const zero = await waitForDeployment('tier-zero', (d) => condition(d, 'ScaleToZero') !== undefined, 'a ScaleToZero condition');
+    expect(condition(zero, 'ScaleToZero')).toMatchObject({ status: 'False', reason: 'NoActivator' });
+    expect(condition(zero, 'ScaleToZero')?.message).toMatch(/runs as dev/);
+    const hpa = await eventually(
+      () => kubeRequest<{ spec: { minReplicas: number } }>(kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/tier-zero` }).catch(() => undefined),
+      30_000,
+      'the autoscaler',
+    );
+    expect(hpa.spec.minReplicas).toBe(1);
+  });
 });
 
 describe('a spec that cannot be served', () => {

@@ -95,6 +95,19 @@ describe('POST /v2/deployments', () => {
     expect(again.body.detail).toBe('Deployment taken already exists.');
   });
 
+  it("accepts every tier of the reference, dev_zero (the scale-to-zero tier tools send by default) among them, and refuses others", async () => {
+    const zero = await t.call('POST', '/v2/deployments', {
+      body: { name: 'tier-zero', source: 'external_docker', source_config: { deployment_type: 'dev_zero' }, source_revision_config: { image_uri: 'nginx:1' } },
+    });
+    expect(zero.status, zero.text).toBe(201);
+    expect(zero.body.source_config.deployment_type).toBe('dev_zero');
+    const unknown = await t.call('POST', '/v2/deployments', {
+      body: { name: 'tier-bad', source: 'external_docker', source_config: { deployment_type: 'huge' }, source_revision_config: { image_uri: 'nginx:1' } },
+    });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.detail[0].loc).toEqual(['body', 'source_config', 'deployment_type']);
+  });
+
   it('checks members against the source', async () => {
     const missingImage = await t.call('POST', '/v2/deployments', { body: { name: 'no-image', source: 'external_docker' } });
     expect(missingImage.status).toBe(422);

@@ -16,7 +16,7 @@ export const deploymentSourceSchema = z
   );
 export type DeploymentSource = z.infer<typeof deploymentSourceSchema>;
 
-export const deploymentTypes = ['dev_free', 'dev', 'prod'] as const;
+export const deploymentTypes = ['dev_free', 'dev', 'dev_zero', 'prod'] as const;
 
 const scale = (description: string) => z.number().int().min(0).max(10000).optional().describe(description);
 const cpu = (description: string) => z.number().min(0).max(1024).optional().describe(`${description}, in CPU cores (0.5 is half a core).`);
@@ -169,7 +169,10 @@ export const sourceConfigSchema = z
     deploymentType: z
       .enum(deploymentTypes)
       .optional()
-      .describe('Tier of the deployment: dev_free, dev or prod. Immutable once set.'),
+      .describe(
+        'Tier of the deployment: dev_free, dev, dev_zero or prod. dev_zero scales to zero when idle where the cluster has a request-driven activator; ' +
+          'where it has none it runs as dev and the ScaleToZero condition says so. Immutable once set.',
+      ),
     buildOnPush: z.boolean().optional().describe('Build and deploy a new revision when the branch moves. Not allowed with a tag as repoRef.'),
     customUrl: httpUrl('URL the deployment is also served at (an Ingress is made for it).').optional(),
     healthCheck: healthCheckSchema.optional(),

@@ -27,6 +27,7 @@ import { renderWorkloads } from './render/workloads.ts';
 import { chooseTarget, findByDigest, revisionsToPrune, type RevisionSummary } from './revisions.ts';
 import { conditionVerdict, deploymentPhase, type Problem, type StatusObservation } from './status.ts';
 import { nextDeploymentStatus, nextRevisionStatus } from './status-writer.ts';
+import { tierCondition, type TierCondition } from './tier.ts';
 import { syncWorkloads, workloadKey, type CurrentWorkloads } from './workloads.ts';
 import { StaleObjectError, type DeploymentWriter } from './writer.ts';
 
@@ -63,6 +64,11 @@ function imageOf(revision: CachedRevision): string | undefined {
   return revision.spec.source === 'codehost' ? undefined : revision.spec.sourceRevisionConfig.imageUri;
 }
 
+function tierFact(deployment: DeepReadonly<Deployment>): { tier?: TierCondition } {
+  const tier = tierCondition(deployment.spec.sourceConfig?.deploymentType);
+  return tier ? { tier } : {};
+}
+
 export function createDeploymentReconciler(deps: DeploymentReconcilerDependencies) {
   const { informers, writer, options } = deps;
 
@@ -79,6 +85,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
         ...(facts.latest ? { latest: { name: facts.latest.name, uid: facts.latest.uid } } : {}),
         ...(facts.active ? { active: { name: facts.active.name, uid: facts.active.uid, image: imageOf(facts.active.object) } } : {}),
         ...(facts.url ? { url: facts.url } : {}),
+        ...tierFact(deployment),
       },
       options.now(),
     );

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextDeploymentStatus, nextRevisionStatus, phaseReason } from './status-writer.ts';
+import { tierCondition } from './tier.ts';
 
 const t0 = new Date('2026-01-01T00:00:00.123Z');
 const t1 = new Date('2026-01-01T00:05:00Z');
@@ -30,6 +31,14 @@ describe('nextDeploymentStatus', () => {
       ['Reconciling', 'False', 3],
       ['Stalled', 'False', 3],
     ]);
+  });
+
+  it('says a dev_zero Deployment runs as dev here in a ScaleToZero condition, and drops it when the tier has none', () => {
+    const zero = nextDeploymentStatus(first, { ...facts, tier: tierCondition('dev_zero') }, t1);
+    expect(zero.conditions?.find((c) => c.type === 'ScaleToZero')).toMatchObject({ status: 'False', reason: 'NoActivator', observedGeneration: 3 });
+    expect(nextDeploymentStatus(zero, { ...facts, tier: tierCondition('dev_zero') }, t1)).toBe(zero);
+    expect(nextDeploymentStatus(zero, facts, t1).conditions?.map((c) => c.type)).toEqual(['Ready', 'Reconciling', 'Stalled']);
+    for (const tier of ['dev_free', 'dev', 'prod', undefined]) expect(tierCondition(tier)).toBeUndefined();
   });
 
   it('returns the stored status itself when only time has passed', () => {

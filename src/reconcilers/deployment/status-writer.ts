@@ -4,6 +4,7 @@ import { conditionsEqual, markReady, markReconciling, markStalled, setCondition,
 import { canonicalJson } from './digest.ts';
 import type { TargetPhase } from './lifecycle.ts';
 import type { ConditionVerdict, DeploymentPhase } from './status.ts';
+import { scaleToZeroCondition, type TierCondition } from './tier.ts';
 
 export function timestamp(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
@@ -36,6 +37,13 @@ export interface DeploymentFacts {
   active?: { name: string; uid: string; image?: string };
   /** Where the application answers. */
   url?: string;
+  /** What the tier says about this cluster (tier.ts); its absence removes an earlier one. */
+  tier?: TierCondition;
+}
+
+function withTier(conditions: Condition[], tier: TierCondition | undefined, generation: number, now: Date): Condition[] {
+  if (tier) return setCondition(conditions, { ...tier, observedGeneration: generation }, now);
+  return conditions.filter((c) => c.type !== scaleToZeroCondition);
 }
 
 export function nextDeploymentStatus(previous: DeploymentStatus | undefined, facts: DeploymentFacts, now: Date): DeploymentStatus {
@@ -46,7 +54,7 @@ export function nextDeploymentStatus(previous: DeploymentStatus | undefined, fac
     ...(facts.active?.image ? { imageVersion: facts.active.image } : {}),
     ...(facts.url ? { url: facts.url } : {}),
     observedGeneration: facts.generation,
-    conditions: applyVerdict(previous?.conditions, facts.verdict, facts.generation, now),
+    conditions: withTier(applyVerdict(previous?.conditions, facts.verdict, facts.generation, now), facts.tier, facts.generation, now),
   };
   if (previous && equivalent(previous, next)) return previous;
   return { ...next, updatedAt: timestamp(now) };
