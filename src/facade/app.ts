@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { openApiDocument } from './openapi.ts';
 import type { FacadeDependencies } from './ports.ts';
 import { registerDeploymentRoutes } from './routes/deployments.ts';
+import { registerListenerRoutes } from './routes/listeners.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRepositoryRoutes } from './routes/repositories.ts';
@@ -25,6 +26,7 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
     registerDeploymentRoutes(scope, deps);
     registerLogRoutes(scope, deps);
     registerRepositoryRoutes(scope, deps);
+    registerListenerRoutes(scope, deps);
   };
   void app.register(routes);
   void app.register(routes, { prefix: selfHostedPrefix });

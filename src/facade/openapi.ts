@@ -11,6 +11,7 @@ import {
   deploymentPatchSchema,
   deploymentResponseSchema,
   errorResponseSchema,
+  listenerResponseSchema,
   pageSchema,
   providerCreateSchema,
   providerResponseSchema,
@@ -98,6 +99,7 @@ export function openApiDocument(): JsonObject {
         Deployment: jsonSchema(deploymentResponseSchema, 'output'),
         Revision: jsonSchema(revisionResponseSchema, 'output'),
         Repository: jsonSchema(repositoryResponseSchema, 'output'),
+        Listener: jsonSchema(listenerResponseSchema, 'output'),
         Error: jsonSchema(errorResponseSchema, 'output'),
         LogFilter: jsonSchema(logFilterSchema, 'input'),
         LogPage: jsonSchema(logPageSchema, 'output'),
@@ -132,6 +134,15 @@ export function openApiDocument(): JsonObject {
           description: 'Every repository the integration reaches.',
           schema: { type: 'array', items: ref('Repository') },
         }),
+      },
+      '/v2/listeners': {
+        get: operation('List listeners', { status: '200', description: "The organization's one listener: the cluster Berth runs in.", schema: jsonSchema(pageSchema(listenerResponseSchema), 'output') }, {
+          parameters: pageParams,
+        }),
+      },
+      '/v2/listeners/{listener_id}': {
+        parameters: [pathParam('listener_id', 'ID of the listener.')],
+        get: operation('Read a listener', { status: '200', description: 'The listener.', schema: ref('Listener') }),
       },
       '/v2/deployments': {
         post: operation('Create a deployment', { status: '201', description: 'The deployment.', schema: ref('Deployment') }, {

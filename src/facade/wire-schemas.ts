@@ -153,6 +153,22 @@ export const deploymentResponseSchema = z
   .describe('A deployment.');
 export type DeploymentResponse = z.infer<typeof deploymentResponseSchema>;
 
+// --- Listeners ---------------------------------------------------------------------------------
+
+export const listenerResponseSchema = z
+  .object({
+    id: uuidString("ID of the listener: the metadata.uid of the organization's namespace."),
+    tenant_id: uuidString('Organization the listener deploys for.'),
+    compute_type: z.literal('k8s').describe('What the listener deploys to: the Kubernetes cluster Berth runs in.'),
+    compute_config: z
+      .object({ k8s_namespaces: z.array(z.string()).describe("Namespaces the organization's deployments run in.") })
+      .describe('Where the listener deploys.'),
+    created_at: dateTime('When the namespace was created.'),
+    updated_at: dateTime('When the namespace was created (a listener does not change).'),
+  })
+  .describe("The cluster Berth runs in, as one organization sees it: the namespace its deployments run in.");
+export type ListenerResponse = z.infer<typeof listenerResponseSchema>;
+
 export const revisionResponseSchema = z
   .object({
     id: uuidString('ID of the revision (metadata.uid).'),

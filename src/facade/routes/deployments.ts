@@ -9,6 +9,7 @@ import type { DeepReadonly } from '../../runtime/types.ts';
 import { conflict, notFound } from '../errors.ts';
 import { deploymentSecretName, planDeploymentCreate, planDeploymentPatch, renderDeployment, type DeploymentPlan } from '../deployment-plan.ts';
 import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
+import { checkListenerChoice } from './listeners.ts';
 import { createKeyedSerializer } from '../keyed-serializer.ts';
 import { waitForCache, waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
@@ -88,6 +89,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
   app.post('/v2/deployments', async (request, reply) => {
     const tenant = tenantOf(request, cache);
     const body = parseRequestPart('body', deploymentCreateSchema, request.body) as DeploymentCreate;
+    checkListenerChoice(cache, tenant, body.source_config);
     const alreadyExists = `Deployment ${body.name} already exists.`;
     if (deployments.get(tenant.namespace, body.name)) throw conflict(alreadyExists);
     const plan = planDeploymentCreate(body);
@@ -120,6 +122,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     const id = uuidPathParam(request, 'deployment_id');
     const name = findDeployment(tenant.namespace, id).metadata.name!;
     const patch = parseRequestPart('body', deploymentPatchSchema, request.body) as DeploymentPatch;
+    checkListenerChoice(cache, tenant, patch.source_config);
     const missing = deploymentNotFound(id);
 
     const { written, secretValuesChanged, previousLatestRevisionId } = await oneWriteAtATime(`${tenant.namespace}/${name}`, () => retryOnConflict(async () => {

@@ -1,0 +1,71 @@
+// GET /v2/listeners[/{listener_id}]: the cluster Berth runs in is the one listener of an installation,
+// seen by each organization as the namespace its deployments run in (the listener's id is that
+// namespace's uid, so it is stable and names nothing of another organization). A deployment's
+// source_config.listener_id and listener_config.k8s_namespace are checked against it.
+import type { V1Namespace } from '@kubernetes/client-node';
+import type { FastifyInstance } from 'fastify';
+import { notFound, unprocessable, type ValidationProblem } from '../errors.ts';
+import { paginate, pageQuerySchema } from '../pagination.ts';
+import type { FacadeCache, FacadeDependencies } from '../ports.ts';
+import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
+import type { Tenant } from '../tenancy.ts';
+import type { DeepReadonly } from '../../runtime/types.ts';
+import type { ListenerResponse } from '../wire-schemas.ts';
+
+/** The organization's namespace, from the cache tenancy reads too. */
+function namespaceOf(cache: FacadeCache, tenant: Tenant): DeepReadonly<V1Namespace> | undefined {
+  return cache.namespaces.list().find((namespace) => namespace.metadata?.name === tenant.namespace);
+}
+
+export function listenerOf(cache: FacadeCache, tenant: Tenant): ListenerResponse | undefined {
+  const namespace = namespaceOf(cache, tenant);
+  if (!namespace?.metadata?.uid) return undefined;
+  const created = namespace.metadata.creationTimestamp ? new Date(namespace.metadata.creationTimestamp as unknown as string).toISOString() : new Date(0).toISOString();
+  return {
+    id: namespace.metadata.uid,
+    tenant_id: tenant.organizationId,
+    compute_type: 'k8s',
+    compute_config: { k8s_namespaces: [tenant.namespace] },
+    created_at: created,
+    updated_at: created,
+  };
+}
+
+interface ListenerChoice {
+  listener_id?: string | null;
+  listener_config?: { k8s_namespace?: string | null } | null;
+}
+
+/** 422 when a deployment names a listener or a namespace other than the organization's own.
+ * `wireSourceConfig` is a parsed body's source_config, in the wire's spelling. */
+export function checkListenerChoice(cache: FacadeCache, tenant: Tenant, wireSourceConfig: unknown): void {
+  const sourceConfig = wireSourceConfig as ListenerChoice | null | undefined;
+  const problems: ValidationProblem[] = [];
+  const listener = listenerOf(cache, tenant);
+  const listenerId = sourceConfig?.listener_id;
+  if (listenerId && listenerId.toLowerCase() !== listener?.id) {
+    problems.push({ loc: ['body', 'source_config', 'listener_id'], msg: `Unknown listener ${listenerId}: this organization's one listener is ${listener?.id ?? 'not known yet'} (GET /v2/listeners).`, type: 'value_error' });
+  }
+  const namespace = sourceConfig?.listener_config?.k8s_namespace;
+  if (namespace && namespace !== tenant.namespace) {
+    problems.push({ loc: ['body', 'source_config', 'listener_config', 'k8s_namespace'], msg: `This organization's deployments run in namespace ${tenant.namespace}.`, type: 'value_error' });
+  }
+  if (problems.length > 0) throw unprocessable(problems);
+}
+
+export function registerListenerRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
+  app.get('/v2/listeners', async (request) => {
+    const tenant = tenantOf(request, deps.cache);
+    const query = parseRequestPart('query', pageQuerySchema, request.query);
+    const listener = listenerOf(deps.cache, tenant);
+    return paginate(listener ? [listener] : [], query, (item) => item);
+  });
+
+  app.get<{ Params: { listener_id: string } }>('/v2/listeners/:listener_id', async (request) => {
+    const tenant = tenantOf(request, deps.cache);
+    const id = uuidPathParam(request, 'listener_id');
+    const listener = listenerOf(deps.cache, tenant);
+    if (listener?.id !== id) throw notFound(`Listener ID ${id} not found.`);
+    return listener;
+  });
+}
