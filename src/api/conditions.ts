@@ -34,8 +34,9 @@ export const conditionTypes = { ready: 'Ready', reconciling: 'Reconciling', stal
 /** What a caller says about a condition; the helper stamps the transition time. */
 export type ConditionUpdate = Omit<Condition, 'lastTransitionTime'>;
 
-function timestamp(now: Date): string {
-  // Kubernetes metav1.Time has second precision; a finer one would make every write look like a change.
+/** RFC 3339 at second precision, as Kubernetes stores metav1.Time: a finer one would make every
+ * write of a status look like a change. */
+export function timestamp(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 

@@ -5,7 +5,7 @@ export const apiVersion = `${group}/${version}` as const;
 
 /**
  * The one field manager Berth's controllers write under (server-side apply, status, finalizers), so
- * an object's managedFields name one writer for all Berth sets (design.md section 8). The HTTP API
+ * an object's managedFields name one writer for all Berth sets (GitOps tools then see one owner). The HTTP API
  * writes as its own manager (facade/kube-writer.ts).
  */
 export const fieldManager = 'berth';

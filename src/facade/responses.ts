@@ -4,6 +4,7 @@
 import {
   revisionSourceConfigSchema,
   sourceConfigSchema,
+  timestamp,
   toWire,
   type Deployment,
   type OAuthProvider,
@@ -23,7 +24,7 @@ type Timestamp = Date | string | undefined | DeepReadonly<Date>;
 export function timestampText(value: Timestamp): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value === 'string') return value;
-  return new Date((value as Date).getTime()).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return timestamp(new Date((value as Date).getTime()));
 }
 
 export function providerResponse(provider: DeepReadonly<OAuthProvider>, organizationId: string): ProviderResponse {

@@ -16,7 +16,7 @@ import {
 import { CodeHostRegistry } from '../codehost/registry.ts';
 import { createInformer, type Informer, type InformerOptions } from '../runtime/informer.ts';
 import { uidIndex } from '../runtime/object-store.ts';
-import type { KubeObject, ResourceKind } from '../runtime/types.ts';
+import { secretKind, type KubeObject, type ResourceKind } from '../runtime/types.ts';
 import { apiKeyLabel, apiKeyRecordFromSecret, type ApiKeyRecord } from './api-keys.ts';
 import { buildFacadeApp } from './app.ts';
 import { kubeObjectWriter } from './kube-writer.ts';
@@ -59,7 +59,6 @@ export interface RunningFacade {
 }
 
 const namespaceKind: ResourceKind = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
-const secretKind: ResourceKind = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' };
 
 export async function startFacade(options: FacadeOptions): Promise<RunningFacade> {
   const ownInformers: Informer<KubeObject>[] = [];

@@ -1,5 +1,6 @@
-// Writes every controller needs, whatever the kind: server-side apply (always forced, one field
-// manager, as design.md section 8 asks) and a status write that is skipped when nothing changed,
+// Writes every controller needs, whatever the kind: server-side apply (always forced, under one field
+// manager: a controller owns what it sets, and sends all of it every time, so a field it stops sending
+// is removed) and a status write that is skipped when nothing changed,
 // so a reconcile that finds nothing to do issues no write.
 import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';

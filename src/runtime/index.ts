@@ -72,6 +72,7 @@ export {
   objectKey,
   objectPath,
   parseKeyString,
+  secretKind,
   type DeepReadonly,
   type KubeObject,
   type ObjectKey,

@@ -17,6 +17,9 @@ export interface ResourceKind {
   namespaced?: boolean;
 }
 
+/** Secrets: the one core kind every part of Berth reads (credentials, API keys, the children it owns). */
+export const secretKind: ResourceKind = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' };
+
 export interface ObjectKey {
   namespace: string;
   name: string;

@@ -6,11 +6,10 @@ import { CodeHostRegistry, type SecretLike } from '../../codehost/index.ts';
 import { applyStatusIfChanged } from '../../runtime/apply.ts';
 import type { Controller } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import { objectKey, type DeepReadonly, type KubeObject, type ResourceKind } from '../../runtime/types.ts';
+import { objectKey, secretKind, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
 import { createCodeHostIntegrationReconciler } from './reconcile.ts';
 import { defaultTiming } from './status.ts';
 
-export const secretKind: ResourceKind = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' };
 
 /** Index of integrations by the Secret their credentialsSecretRef names, as `namespace/name`. */
 export const integrationsByCredentialsSecret = 'codehostintegration-credentials-secret';

@@ -9,6 +9,7 @@ import {
   markReconciling,
   markStalled,
   setCondition,
+  timestamp,
   type CodeHostIntegrationStatus,
   type Condition,
 } from '../../api/index.ts';
@@ -87,9 +88,6 @@ function conditionsFor(previous: readonly Condition[] | undefined, verdict: Verd
   }
 }
 
-function timestamp(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function requeueAfter(verification: Verification, timing: Timing, now: Date): number | undefined {
   if (verification.ok) return timing.verifyIntervalMs;

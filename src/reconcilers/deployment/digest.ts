@@ -1,4 +1,4 @@
-// The revision rule (design.md section 3): what a Revision is, as a digest. Two specs with the same
+// The revision rule (the README's "What Berth gives you"): what a Revision is, as a digest. Two specs with the same
 // revision config and the same secret values get the same digest, whatever order their keys come in,
 // so the digest and not the generation decides whether a new Revision is due.
 import { createHash } from 'node:crypto';

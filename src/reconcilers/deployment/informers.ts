@@ -12,7 +12,7 @@ import {
   type Revision,
   type TracingProject,
 } from '../../api/index.ts';
-import { ownedFieldsView, type DeepReadonly, type IndexFunction, type Informer, type Manager, type ResourceKind } from '../../runtime/index.ts';
+import { ownedFieldsView, secretKind, type DeepReadonly, type IndexFunction, type Informer, type Manager, type ResourceKind } from '../../runtime/index.ts';
 import { referencedSecretNames } from './inputs.ts';
 import { podView } from './pods.ts';
 import { revisionLabel } from './render/common.ts';
@@ -25,7 +25,7 @@ export const childKinds = {
   autoscaler: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', plural: 'horizontalpodautoscalers' },
   ingress: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses' },
   job: { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs' },
-  secret: { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
+  secret: secretKind,
   persistentVolumeClaim: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims' },
   pod: { apiVersion: 'v1', kind: 'Pod', plural: 'pods' },
 } as const satisfies Record<string, ResourceKind>;

@@ -1,4 +1,5 @@
-// Where a revision stands in its lifecycle (design.md section 3), read from what the cluster shows: the
+// Where a revision stands in its lifecycle (CREATING ... DEPLOYED or *_FAILED, the reference control
+// plane's phases: src/api/revision.ts), read from what the cluster shows: the
 // build Job of a codehost revision and the rollout of the application Deployment. Pure.
 import type { V1Deployment, V1Job } from '@kubernetes/client-node';
 import type { RevisionPhase } from '../../api/index.ts';

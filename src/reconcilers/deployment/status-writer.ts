@@ -1,14 +1,10 @@
 // Turns a decision into the status object to store, keeping the stored one (timestamps and all) when
 // nothing but timestamps would change, so an unchanged world causes no status write. Pure.
-import { conditionsEqual, markReady, markReconciling, markStalled, setCondition, type Condition, type DeploymentStatus, type RevisionStatus } from '../../api/index.ts';
+import { conditionsEqual, markReady, markReconciling, markStalled, setCondition, timestamp, type Condition, type DeploymentStatus, type RevisionStatus } from '../../api/index.ts';
 import { canonicalJson } from './digest.ts';
 import type { TargetPhase } from './lifecycle.ts';
 import type { ConditionVerdict, DeploymentPhase } from './status.ts';
 import { scaleToZeroCondition, type TierCondition } from './tier.ts';
-
-export function timestamp(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 export function applyVerdict(conditions: readonly Condition[] | undefined, verdict: ConditionVerdict, observedGeneration: number, now: Date): Condition[] {
   const observation = { reason: verdict.reason, message: verdict.message, observedGeneration };

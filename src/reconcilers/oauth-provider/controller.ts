@@ -7,8 +7,8 @@ import { registerClient } from '../../oauth/registration.ts';
 import { endpointUnreachable } from '../../oauth/reachability.ts';
 import type { Controller } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import { objectKey, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
-import { kubeSecretStore, secretKind, writeOAuthProviderStatus } from './kube-io.ts';
+import { objectKey, secretKind, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
+import { kubeSecretStore, writeOAuthProviderStatus } from './kube-io.ts';
 import { createOAuthProviderReconciler, type OAuthProviderReconcilerOptions } from './reconcile.ts';
 
 export interface OAuthProviderControllerOptions extends OAuthProviderReconcilerOptions {

@@ -4,10 +4,8 @@
 import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import { fieldManager, oauthProviderKind, type OAuthProvider, type OAuthProviderStatus } from '../../api/index.ts';
 import { isKubeApiError, kubeRequest } from '../../runtime/kube-request.ts';
-import { collectionPath, objectPath, type ResourceKind } from '../../runtime/types.ts';
+import { collectionPath, objectPath, secretKind } from '../../runtime/types.ts';
 import type { SecretStore } from './reconcile.ts';
-
-export const secretKind: ResourceKind = { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' };
 
 export function kubeSecretStore(kc: KubeConfig): SecretStore {
   return {

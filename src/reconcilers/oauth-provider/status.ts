@@ -7,6 +7,7 @@ import {
   markReady,
   markReconciling,
   markStalled,
+  timestamp,
   type Condition,
   type OAuthProviderStatus,
 } from '../../api/index.ts';
@@ -31,10 +32,6 @@ const resolutionFields = [
   'dynamicClientId',
   'dynamicClientSecretRef',
 ] as const satisfies readonly (keyof Resolution)[];
-
-function timestamp(now: Date): string {
-  return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 function conditionsFor(previous: readonly Condition[] | undefined, verdict: Verdict, generation: number | undefined, now: Date): Condition[] {
   const observation = { reason: verdict.reason, message: verdict.message, ...(generation === undefined ? {} : { observedGeneration: generation }) };

@@ -5,7 +5,7 @@ import { type OwnerDeployment, ownerReference } from './common.ts';
 
 export interface RevisionInput {
   owner: OwnerDeployment;
-  /** The Deployment's metadata.generation now: orders revisions (design.md section 3). */
+  /** The Deployment's metadata.generation now: orders revisions (names come from the digest, so they cannot). */
   generation: number;
   source: string;
   sourceRevisionConfig: Record<string, unknown>;
