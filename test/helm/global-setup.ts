@@ -10,12 +10,9 @@ import { startLocalCluster } from '../../src/dev/local-cluster.ts';
 import { nodeBinaries } from '../../src/dev/node/node.ts';
 import { imageUnderTest, repoRoot } from '../image/docker.ts';
 
+// kubeconfigPath, controlPlaneBin, nodeBin and registry are declared with the node suite's setup.
 declare module 'vitest' {
   export interface ProvidedContext {
-    kubeconfigPath: string;
-    controlPlaneBin: string;
-    nodeBin: string;
-    registry: string;
     /** Berth's image in the node's registry, pinned by digest: <registry>/berth/berth@sha256:... */
     berthImage: string;
     helmBin: string;

@@ -54,6 +54,16 @@ afterAll(async () => {
   await github?.stop();
 });
 
+/** A create body for one small replica of the example app's first image, at most `maxScale`. */
+function smallDeployment(name: string, maxScale: number) {
+  return {
+    name,
+    source: 'external_docker',
+    source_config: { resource_spec: { min_scale: 1, max_scale: maxScale, cpu: 0.1, memory_mb: 64 } },
+    source_revision_config: { image_uri: images.v1 },
+  };
+}
+
 /** Waits until `apps` holds none of these kinds; a timeout names what is left. */
 async function nothingLeft(kinds: string[]): Promise<void> {
   await eventually(async () => {
@@ -118,12 +128,7 @@ describe('helm install onto the real node', () => {
 
   it('runs every other reconcile path under the chart RBAC without one forbidden: update, scale, rollback, providers, integrations, builds', async () => {
     printBerthLogs();
-    const created = await api.ok('POST', '/v2/deployments', {
-      name: 'web',
-      source: 'external_docker',
-      source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 } },
-      source_revision_config: { image_uri: images.v1 },
-    });
+    const created = await api.ok('POST', '/v2/deployments', smallDeployment('web', 1));
     const first = created.latest_revision_id;
     await revisionReaches(api, created.id, first, ['DEPLOYED']);
     const updated = await api.ok('PATCH', `/v2/deployments/${created.id}`, { source_revision_config: { image_uri: images.v2 } });
@@ -164,12 +169,7 @@ describe('helm install onto the real node', () => {
 
   it('survives its leader pod dying at once: the other replica takes the Lease within its duration plus a retry, and no Revision is made twice', async () => {
     printBerthLogs();
-    const created = await api.ok('POST', '/v2/deployments', {
-      name: 'steady',
-      source: 'external_docker',
-      source_config: { resource_spec: { min_scale: 1, max_scale: 2, cpu: 0.1, memory_mb: 64 } },
-      source_revision_config: { image_uri: images.v1 },
-    });
+    const created = await api.ok('POST', '/v2/deployments', smallDeployment('steady', 2));
     steady = created.id;
     await revisionReaches(api, steady, created.latest_revision_id, ['DEPLOYED']);
 
