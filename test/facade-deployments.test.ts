@@ -150,6 +150,17 @@ describe('PATCH /v2/deployments/{id}', () => {
     expect(stored.status?.observedGeneration).toBe(2);
   });
 
+  it("takes the reference's revision_source: the deployment's own source is accepted, anything else is a 422 that changes nothing", async () => {
+    const created = await create('with-revision-source');
+    const same = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { revision_source: 'external_docker', source_revision_config: { image_uri: 'nginx:1.29' } } });
+    expect(same.status, same.text).toBe(200);
+    expect(same.body.latest_revision_id).not.toBe(created.latest_revision_id);
+    const archive = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { revision_source: 'internal_source', source_revision_config: { image_uri: 'nginx:1.30' } } });
+    expect(archive.status).toBe(422);
+    expect(archive.body.detail[0]).toMatchObject({ loc: ['body', 'revision_source'], msg: expect.stringMatching(/not offered/) });
+    expect((await readDeployment(t.org.namespace, 'with-revision-source')).spec.sourceRevisionConfig?.imageUri).toBe('nginx:1.29');
+  });
+
   it('makes a new revision for source_revision_config and answers with its id', async () => {
     const created = await create('new-revision');
     const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_revision_config: { image_uri: 'nginx:1.28' } } });

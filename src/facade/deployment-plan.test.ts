@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Deployment } from '../api/index.ts';
 import { HttpError } from './errors.ts';
-import { planDeploymentCreate, planDeploymentPatch } from './deployment-plan.ts';
+import { planDeploymentCreate, planDeploymentPatch, revisionSourceMismatch } from './deployment-plan.ts';
 import type { DeploymentPatch } from './wire-schemas.ts';
 
 const codehost: Deployment = {
@@ -77,6 +77,32 @@ describe('planDeploymentPatch', () => {
     const plan = planDeploymentPatch(codehost, { secrets: [] }, {});
     expect(plan.spec.secrets).toBeUndefined();
     expect(plan.secretValues).toEqual({});
+  });
+});
+
+describe('revisionSourceMismatch', () => {
+  it("accepts the deployment's own source or none, and says why anything else cannot make its revision", () => {
+    for (const source of ['external_docker', 'internal_docker', 'codehost']) {
+      expect(revisionSourceMismatch(source, source)).toBeUndefined();
+      expect(revisionSourceMismatch(source, undefined)).toBeUndefined();
+      expect(revisionSourceMismatch(source, null)).toBeUndefined();
+    }
+    expect(revisionSourceMismatch('external_docker', 'internal_docker')).toBe('a external_docker deployment makes its revisions from external_docker images, not from internal_docker');
+    expect(revisionSourceMismatch('codehost', 'external_docker')).toBe('a codehost deployment makes its revisions from its repository, not from external_docker');
+    expect(revisionSourceMismatch('internal_docker', 'internal_source')).toMatch(/not offered by this installation/);
+  });
+
+  it('refuses a PATCH whose revision_source the deployment cannot use, with the member at fault', () => {
+    const refused = (() => {
+      try {
+        planDeploymentPatch(codehost, { revision_source: 'internal_docker' } as DeploymentPatch, {});
+      } catch (error) {
+        return error;
+      }
+    })() as HttpError;
+    expect(refused).toBeInstanceOf(HttpError);
+    expect(JSON.stringify(refused.detail)).toContain('"loc":["body","revision_source"]');
+    expect(() => planDeploymentPatch(codehost, { revision_source: 'codehost' } as unknown as DeploymentPatch, {})).not.toThrow();
   });
 });
 

@@ -177,6 +177,17 @@ export function renderDeployment(namespace: string, name: string, spec: Deployme
  * A PATCH applied to the current Deployment. `storedSecretValues` are the values in its Secret now (a
  * masked value in the request keeps the stored one).
  */
+/**
+ * Why a PATCH's revision_source cannot make this deployment's revision, if it cannot: an image
+ * deployment's revisions come from its own kind of image, a codehost one's from its repository, and
+ * builds from uploaded archives are not offered here.
+ */
+export function revisionSourceMismatch(source: string, revisionSource: string | null | undefined): string | undefined {
+  if (revisionSource == null || revisionSource === source) return undefined;
+  if (revisionSource === 'internal_source') return 'internal_source revisions (builds from an uploaded source archive) are not offered by this installation';
+  return `a ${source} deployment makes its revisions ${source === 'codehost' ? 'from its repository' : `from ${source} images`}, not from ${revisionSource}`;
+}
+
 export function planDeploymentPatch(
   current: DeepReadonly<Deployment>,
   patch: DeploymentPatch,
@@ -192,6 +203,8 @@ export function planDeploymentPatch(
   if (patch.source != null && patch.source !== current.spec.source) {
     problems.push({ loc: ['body', 'source'], msg: 'source cannot be changed after creation', type: 'immutable' });
   }
+  const revisionSourceProblem = revisionSourceMismatch(current.spec.source, patch.revision_source);
+  if (revisionSourceProblem) problems.push({ loc: ['body', 'revision_source'], msg: revisionSourceProblem, type: 'value_error' });
 
   const sourceConfigPatch = withoutNulls(patch.source_config as WireObject | null | undefined);
   const revisionConfigPatch = withoutNulls(patch.source_revision_config as WireObject | null | undefined);

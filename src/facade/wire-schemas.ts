@@ -106,10 +106,21 @@ export type DeploymentCreate = z.infer<typeof deploymentCreateSchema>;
 /** What reads answer in place of a secret's value. */
 export const maskedSecretValue = '********';
 
+/** What a PATCH may name as the way its revision is made (the reference control plane's revision_source). */
+export const revisionSources = ['external_docker', 'internal_docker', 'internal_source'] as const;
+
 export const deploymentPatchSchema = z
   .strictObject({
     name: z.string().optional().describe('Accepted only when equal to the current name: a name cannot change.'),
     source: z.string().optional().describe('Accepted only when equal to the current source: a source cannot change.'),
+    revision_source: z
+      .enum(revisionSources)
+      .nullable()
+      .optional()
+      .describe(
+        "How the new revision is made: from the image in source_revision_config (external_docker, internal_docker: the deployment's own source) " +
+          'or from an uploaded source archive (internal_source, not offered by this installation).',
+      ),
     source_config: patchForm(sourceConfigWire, ['resource_spec', 'listener_config'])
       .nullable()
       .optional()
