@@ -4,7 +4,7 @@
 //   target ──build Job (codehost)──▶ image ──render/──▶ workloads (applied when they differ)
 //   rollout of the workloads ──▶ target DEPLOYED ──▶ activeRevision, status, conditions
 import { randomBytes } from 'node:crypto';
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
 import { deploymentKind, findCondition, labels, revisionKind, type Deployment, type Revision } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
@@ -188,6 +188,55 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     }
   }
 
+  /** A codehost revision without an image is built by a Job: started once, then observed. */
+  async function ensureBuild(
+    deployment: DeepReadonly<Deployment>,
+    owner: OwnerDeployment,
+    target: RevisionRecord,
+    inputs: { knownImage: string | undefined; credentialsSecretName: string | undefined },
+    context: ReconcileContext,
+  ) {
+    const building = target.object.spec.source === 'codehost' && !inputs.knownImage;
+    const build = buildState(building ? informers.jobs.get(owner.namespace, buildJobName(target.name)) : undefined);
+    if (!building || build.state !== 'absent') return build;
+    const spec = deployment.spec;
+    const job = renderBuildJob({
+      owner,
+      revisionName: target.name,
+      repoUrl: spec.sourceConfig?.repoUrl ?? '',
+      repoRef: target.object.spec.sourceRevisionConfig.repoRef ?? '',
+      installCommand: spec.sourceConfig?.installCommand,
+      buildCommand: spec.sourceConfig?.buildCommand,
+      ...(inputs.credentialsSecretName ? { credentialsSecretName: inputs.credentialsSecretName } : {}),
+      images: { git: options.images.git, tools: options.images.buildTools, builder: options.images.builder },
+      registry: options.registry,
+      ...(options.buildServiceAccountName ? { serviceAccountName: options.buildServiceAccountName } : {}),
+    });
+    await writer.apply(withAppliedHash(job));
+    context.recorder.event(deployment, 'Normal', 'BuildStarted', `Building Revision ${target.name}.`);
+    return build;
+  }
+
+  /** Revisions the target went past are marked so (SKIPPED by a pin, INTERRUPTED by a newer choice). */
+  async function recordBypassed(all: RevisionRecord[], target: RevisionRecord, latest: RevisionRecord, pinned: boolean): Promise<void> {
+    for (const revision of all) {
+      if (revision.name === target.name) continue;
+      const skippedByPin = pinned && revision.name === latest.name;
+      const bypassed = bypassedPhase(revision.object.status?.status, skippedByPin);
+      if (!bypassed) continue;
+      const message = skippedByPin ? `spec.revisionName pins Revision ${target.name}.` : `Revision ${target.name} was chosen before this one was deployed.`;
+      await recordRevisionPhase(revision, { phase: bypassed, message });
+    }
+  }
+
+  /** Old revisions beyond the retention count go, with their build Jobs; never one in `keep`. */
+  async function pruneRevisions(owner: OwnerDeployment, all: RevisionRecord[], keep: string[]): Promise<void> {
+    for (const revision of revisionsToPrune(all, options.revisionRetention, new Set(keep))) {
+      await writer.delete(revisionKind, owner.namespace, revision.name);
+      if (informers.jobs.get(owner.namespace, buildJobName(revision.name))) await writer.delete(childKinds.job, owner.namespace, buildJobName(revision.name));
+    }
+  }
+
   async function reconcileOnce(key: { namespace: string; name: string }, context: ReconcileContext): Promise<ReconcileResult | void> {
     let deployment = informers.deployments.get(key.namespace, key.name);
     if (!deployment) return;
@@ -239,31 +288,9 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     // 3. The target's image: named by its config, or built by a Job.
     const knownImage = imageOf(target.object);
     const buildImage = builtImage(options.registry, owner.namespace, owner.name, target.name);
-    const building = target.object.spec.source === 'codehost' && !knownImage;
-    const build = buildState(building ? informers.jobs.get(owner.namespace, buildJobName(target.name)) : undefined);
-    if (building && build.state === 'absent') {
-      const job = renderBuildJob({
-        owner,
-        revisionName: target.name,
-        repoUrl: spec.sourceConfig?.repoUrl ?? '',
-        repoRef: target.object.spec.sourceRevisionConfig.repoRef ?? '',
-        installCommand: spec.sourceConfig?.installCommand,
-        buildCommand: spec.sourceConfig?.buildCommand,
-        ...('integration' in integration && integration.integration ? { credentialsSecretName: integration.integration.spec.credentialsSecretRef.name } : {}),
-        images: { git: options.images.git, tools: options.images.buildTools, builder: options.images.builder },
-        registry: options.registry,
-        ...(options.buildServiceAccountName ? { serviceAccountName: options.buildServiceAccountName } : {}),
-      });
-      await writer.apply(withAppliedHash(job));
-      context.recorder.event(deployment, 'Normal', 'BuildStarted', `Building Revision ${target.name}.`);
-    }
+    const build = await ensureBuild(deployment, owner, target, { knownImage, credentialsSecretName: credentialsSecretOf(integration) }, context);
     const targetImage = knownImage ?? (build.state === 'succeeded' ? buildImage : undefined);
-    const activeImage = previousActive ? imageOf(previousActive.object) : undefined;
-    const serving: ServingRevision | undefined = targetImage
-      ? { name: target.name, image: targetImage }
-      : previousActive && activeImage
-        ? { name: previousActive.name, image: activeImage }
-        : undefined;
+    const serving = servingRevision(target, targetImage, previousActive);
 
     // 4. Workloads: applied only where the cache differs from the rendering.
     const backing = backingServices(spec);
@@ -291,18 +318,11 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     // says DEPLOYED, so a failed or refused status write never leaves a DEPLOYED revision nobody serves
     // from (the next pass decides both again), and a client that sees DEPLOYED sees it active too.
     const postgres = backing.database ? informers.statefulSets.get(owner.namespace, names.postgres) : undefined;
-    const resources = spec.sourceConfig?.resourceSpec ?? {};
-    const queueScaledToZero = scaling(resources.queueMinScale, resources.queueMaxScale).kind === 'scaledToZero';
-    const available = (d: V1Deployment | undefined) => (d?.status?.availableReplicas ?? 0) >= 1;
-    const appRollout = rolloutOf(application);
     await writeStatus(
       deployment,
       {
+        ...workloadsObservation({ spec, hasDatabase: backing.database, postgres, application, queueWorker, targetName: target.name }),
         deleting: false,
-        database: !backing.database ? 'none' : (postgres?.status?.readyReplicas ?? 0) >= 1 ? 'ready' : 'notReady',
-        scaledToZero: scaling(resources.minScale, resources.maxScale).kind === 'scaledToZero',
-        workloadsAvailable: available(application) && (!queueWorker || queueScaledToZero || available(queueWorker)),
-        workloadsRolledOut: appRollout.complete && appRollout.revision === target.name && (!queueWorker || rolloutOf(queueWorker).complete),
         target: phase,
         targetIsActive: active?.name === target.name,
       },
@@ -310,21 +330,10 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       context,
     );
     await recordRevisionPhase(target, phase);
-    for (const revision of all) {
-      if (revision.name === target.name) continue;
-      const skippedByPin = choice.pinned && revision.name === latest.name;
-      const bypassed = bypassedPhase(revision.object.status?.status, skippedByPin);
-      if (!bypassed) continue;
-      const message = skippedByPin ? `spec.revisionName pins Revision ${target.name}.` : `Revision ${target.name} was chosen before this one was deployed.`;
-      await recordRevisionPhase(revision, { phase: bypassed, message });
-    }
+    await recordBypassed(all, target, latest, choice.pinned);
 
     // 7. Old revisions beyond the retention count go; never the active, latest or pinned one.
-    const prunable = revisionsToPrune(all, options.revisionRetention, new Set([latest.name, target.name, ...(active ? [active.name] : [])]));
-    for (const revision of prunable) {
-      await writer.delete(revisionKind, owner.namespace, revision.name);
-      if (informers.jobs.get(owner.namespace, buildJobName(revision.name))) await writer.delete(childKinds.job, owner.namespace, buildJobName(revision.name));
-    }
+    await pruneRevisions(owner, all, [latest.name, target.name, ...(active ? [active.name] : [])]);
   }
 
   /**
@@ -340,6 +349,40 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       return { requeueAfter: staleRetryMs };
     }
   };
+}
+
+/** The Secret a build clones with: the integration's credentials, when the source has an integration. */
+function credentialsSecretOf(integration: ReturnType<typeof resolveIntegration>): string | undefined {
+  return 'integration' in integration && integration.integration ? integration.integration.spec.credentialsSecretRef.name : undefined;
+}
+
+/** What the workloads say about the Deployment's status: its database, its scale, its rollout. */
+function workloadsObservation(input: {
+  spec: DeploymentSpecInput;
+  hasDatabase: boolean;
+  postgres: DeepReadonly<V1StatefulSet> | undefined;
+  application: V1Deployment | undefined;
+  queueWorker: V1Deployment | undefined;
+  targetName: string;
+}): Pick<StatusObservation, 'database' | 'scaledToZero' | 'workloadsAvailable' | 'workloadsRolledOut'> {
+  const { application, queueWorker } = input;
+  const resources = input.spec.sourceConfig?.resourceSpec ?? {};
+  const queueScaledToZero = scaling(resources.queueMinScale, resources.queueMaxScale).kind === 'scaledToZero';
+  const available = (d: V1Deployment | undefined) => (d?.status?.availableReplicas ?? 0) >= 1;
+  const appRollout = rolloutOf(application);
+  return {
+    database: !input.hasDatabase ? 'none' : (input.postgres?.status?.readyReplicas ?? 0) >= 1 ? 'ready' : 'notReady',
+    scaledToZero: scaling(resources.minScale, resources.maxScale).kind === 'scaledToZero',
+    workloadsAvailable: available(application) && (!queueWorker || queueScaledToZero || available(queueWorker)),
+    workloadsRolledOut: appRollout.complete && appRollout.revision === input.targetName && (!queueWorker || rolloutOf(queueWorker).complete),
+  };
+}
+
+/** What the workloads run: the target once its image exists, else the revision serving now (if any). */
+function servingRevision(target: RevisionRecord, targetImage: string | undefined, previousActive: RevisionRecord | undefined): ServingRevision | undefined {
+  if (targetImage) return { name: target.name, image: targetImage };
+  const activeImage = previousActive ? imageOf(previousActive.object) : undefined;
+  return previousActive && activeImage ? { name: previousActive.name, image: activeImage } : undefined;
 }
 
 /** How soon a pass that met a stale cache runs again, if the cache's own event has not enqueued it first. */
