@@ -88,6 +88,27 @@ describe('leader election', () => {
     expect((await leases.readNamespacedLease({ namespace, name: 'handover' })).spec?.holderIdentity).toBe(standby.manager.identity);
   });
 
+  it('hands the Lease over on stopLeading while its caches keep following the cluster (a draining HTTP API reads them)', async () => {
+    const namespace = await useNamespace('leader-drain');
+    const a = replica(namespace, 'replica-d', 'drain');
+    const b = replica(namespace, 'replica-e', 'drain');
+    running.push(a.manager, b.manager);
+    const caches = new Map([a, b].map((r) => [r, r.manager.informer<V1ConfigMap>(configMaps, { namespaces: [namespace] })]));
+    await Promise.all([a.manager.start(), b.manager.start()]);
+    await eventually(async () => a.manager.isLeader || b.manager.isLeader, 10_000, 'a leader');
+    const [leader, standby] = a.manager.isLeader ? [a, b] : [b, a];
+
+    await leader.manager.stopLeading();
+    expect(leader.manager.isLeader).toBe(false);
+    await eventually(async () => standby.manager.isLeader, timing.leaseDurationMs, 'the standby to lead');
+    expect((await fetch(`http://127.0.0.1:${leader.manager.healthPort}/readyz`)).status).toBe(503);
+    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'after-handover' } } });
+    await eventually(async () => caches.get(leader)!.get(namespace, 'after-handover') !== undefined, 10_000, "the stepped-down replica's cache to see a new object");
+    await eventually(async () => standby.reconciled.includes('after-handover'), 10_000, 'the new leader to reconcile it');
+    expect(leader.reconciled).not.toContain('after-handover');
+    await leader.manager.stop();
+  });
+
   it('stops reconciling at once when the lease is taken away', async () => {
     const namespace = await useNamespace('leader-lost');
     const lone = replica(namespace, 'replica-c', 'taken', (_name, signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())));

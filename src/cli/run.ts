@@ -33,8 +33,8 @@ export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
 export interface RunningBerth {
   manager: Manager;
   facade?: RunningFacade;
-  /** Graceful stop: the facade drains (options.drainSeconds) and stops taking requests, then the
-   * manager drains and releases its lease. */
+  /** Graceful stop: the manager releases its lease while the facade drains (options.drainSeconds) and
+   * stops taking requests; then the caches stop. */
   stop(): Promise<void>;
 }
 
@@ -74,7 +74,8 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
     manager,
     facade,
     async stop() {
-      await facade?.close({ drainMs: options.drainSeconds * 1000 });
+      // Another replica takes the Lease while this one's HTTP API drains from its still-current caches.
+      await Promise.all([manager.stopLeading(), facade?.close({ drainMs: options.drainSeconds * 1000 })]);
       await manager.stop();
     },
   };

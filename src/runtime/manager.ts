@@ -49,6 +49,8 @@ export class Manager {
   #server: HealthServer | undefined;
   #started = false;
   #stopping = false;
+  #stopped = false;
+  #stopLeading: Promise<void> | undefined;
   #leading = false;
   #leaderTerm = 0;
 
@@ -147,8 +149,16 @@ export class Manager {
    * Graceful stop: stops intake, lets reconciles in flight finish (bounded), releases the lease,
    * closes the watches and the health server.
    */
-  async stop(): Promise<void> {
-    if (this.#stopping) return;
+  /**
+   * The first half of stop: reconciles finish, no new one starts, and the Lease is released so another
+   * replica leads at once. The informer caches keep serving readers (an HTTP API draining meanwhile).
+   */
+  async stopLeading(): Promise<void> {
+    this.#stopLeading ??= this.#releaseLeadership();
+    return this.#stopLeading;
+  }
+
+  async #releaseLeadership(): Promise<void> {
     this.#stopping = true;
     this.#lifetime.abort();
     this.#leading = false;
@@ -157,6 +167,12 @@ export class Manager {
     await Promise.all(this.#controllers.map((controller) => withTimeout(controller.stop(), timeout)));
     await this.#elector?.stop();
     this.metrics.leader.set(0);
+  }
+
+  async stop(): Promise<void> {
+    if (this.#stopped) return;
+    this.#stopped = true;
+    await this.stopLeading();
     await Promise.all([...this.#informers.values()].map((informer) => informer.stop()));
     await withTimeout(this.recorder.flush(), 5_000);
     await this.#server?.close();
