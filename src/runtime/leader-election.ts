@@ -59,12 +59,19 @@ export class LeaderElector {
   #observedRecord = '';
   #observedAt = 0;
   #observedExpiresAt = 0;
+  /** When we last read (or wrote) the lease, on our clock. */
+  #lastReadAt = 0;
 
   constructor(kc: KubeConfig, config: LeaderElectionConfig, callbacks: LeaderCallbacks, logger: Logger) {
     this.#kc = kc;
     this.#config = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, ...config };
     if (this.#config.renewDeadlineMs >= this.#config.leaseDurationMs) throw new Error('leader election: renewDeadline must be shorter than leaseDuration');
     if (this.#config.retryPeriodMs >= this.#config.renewDeadlineMs) throw new Error('leader election: retryPeriod must be shorter than renewDeadline');
+    // A follower dates a change it sees to its previous read (see #observe): a leader must have
+    // stepped down (renewDeadline) before the lease can look expired that much early.
+    if (this.#config.renewDeadlineMs + this.#config.retryPeriodMs * 1.2 > this.#config.leaseDurationMs) {
+      throw new Error('leader election: renewDeadline plus a jittered retryPeriod must not exceed leaseDuration');
+    }
     this.#callbacks = callbacks;
     this.#logger = logger.child({ lease: `${config.namespace}/${config.leaseName}`, identity: config.identity });
   }
@@ -149,12 +156,23 @@ export class LeaderElector {
     return name ? `${base}/${encodeURIComponent(name)}` : base;
   }
 
+  /**
+   * Records what the lease says, dated on our own clock (never the holder's renewTime: clocks differ).
+   * A change is dated to our previous read, the earliest moment it can have happened, but never more
+   * than one jittered retry period back (after failed reads the previous one is older): a follower that
+   * reads every retry period would otherwise add up to a period to every takeover. Safe because the
+   * holder stops leading renewDeadline after its last renewal, which is less than leaseDuration minus
+   * that period (checked in the constructor).
+   */
   #observe(spec: LeaseSpec): void {
+    const now = Date.now();
     const record = JSON.stringify({ holderIdentity: spec.holderIdentity ?? '', renewTime: spec.renewTime ?? '', leaseTransitions: spec.leaseTransitions ?? 0 });
     if (record !== this.#observedRecord) {
+      const first = this.#observedRecord === '' || this.#lastReadAt === 0;
+      this.#observedAt = first ? now : Math.max(this.#lastReadAt, now - this.#config.retryPeriodMs * 1.2);
       this.#observedRecord = record;
-      this.#observedAt = Date.now();
     }
+    this.#lastReadAt = now;
   }
 
   async #tryAcquireOrRenew(): Promise<boolean> {

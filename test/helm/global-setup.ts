@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalCluster } from '../../src/dev/local-cluster.ts';
-import { nodeBinaries } from '../../src/dev/node/node.ts';
+import { nodeBinaries, nodeDirs } from '../../src/dev/node/node.ts';
 import { imageUnderTest, repoRoot } from '../image/docker.ts';
 
 // kubeconfigPath, controlPlaneBin, nodeBin and registry are declared with the node suite's setup.
@@ -16,6 +16,8 @@ declare module 'vitest' {
     /** Berth's image in the node's registry, pinned by digest: <registry>/berth/berth@sha256:... */
     berthImage: string;
     helmBin: string;
+    /** The node's containerd socket: a test kills a container there as a crash would. */
+    containerdSocket: string;
   }
 }
 
@@ -37,6 +39,7 @@ export default async function setup(project: TestProject) {
     project.provide('nodeBin', nodeBin);
     project.provide('registry', cluster.node!.registry);
     project.provide('helmBin', helmBin);
+    project.provide('containerdSocket', nodeDirs(dataDir).containerdSocket);
   } catch (error) {
     await cluster.stop();
     throw error;

@@ -5,14 +5,14 @@
 // leader's pod can die; an upgrade loses no request; uninstall keeps what users made and a reinstall
 // adopts it without a write. The steps run in order, on one release.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { nodeIp } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
 import { exampleImage, httpGet, kubectlOk, serviceImage } from '../node/support.ts';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { chart, crane, forbiddenEvents, forbiddenInLogs, helm, httpApi, leader, readLease, releasePods, revisionReaches, type Api } from './support.ts';
+import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, httpApi, leader, readLease, releasePods, revisionReaches, type Api } from './support.ts';
 
 const release = 'berth';
 let namespace: string;
@@ -167,26 +167,36 @@ describe('helm install onto the real node', () => {
 
   let steady: string;
 
-  it('survives its leader pod dying at once: the other replica takes the Lease within its duration plus a retry, and no Revision is made twice', async () => {
+  it('hands leadership over when the leader pod is deleted, and within the lease duration plus a retry when it crashes; no Revision is made twice', async () => {
     printBerthLogs();
     const created = await api.ok('POST', '/v2/deployments', smallDeployment('steady', 2));
     steady = created.id;
     await revisionReaches(api, steady, created.latest_revision_id, ['DEPLOYED']);
 
-    const old = (await leader(namespace))!;
-    const started = Date.now();
-    // No grace: the pod cannot release its Lease, the other replica waits for it to expire.
-    await kubectlOk(['delete', 'pod', '-n', namespace, old, '--grace-period=0', '--force', '--wait=false']);
-    // The gap is from the dead leader's last renewal to its successor's acquisition, both on the Lease.
+    // A deleted pod hands the Lease over on SIGTERM, before its HTTP API drains.
+    const deleted = (await leader(namespace))!;
+    const deletedAt = Date.now();
+    await kubectlOk(['delete', 'pod', '-n', namespace, deleted, '--wait=false']);
+    const successor = await eventually(async () => {
+      const holder = await leader(namespace);
+      return holder && holder !== deleted ? holder : undefined;
+    }, 60_000, 'another replica leading after the delete');
+    console.error(`[helm] leader ${deleted} deleted; ${successor} leads ${((Date.now() - deletedAt) / 1000).toFixed(1)} s later`);
+
+    // A crash releases nothing: the gap runs from the dead leader's last renewal to its successor's
+    // acquisition, both read on the Lease.
+    const crashed = successor;
+    const crashedAt = Date.now();
+    await crashContainer(namespace, crashed);
     let lastRenewal = '';
     const lease = await eventually(async () => {
       const current = await readLease(namespace);
-      if (current.holderIdentity?.startsWith(`${old}_`)) lastRenewal = current.renewTime ?? lastRenewal;
-      return current.holderIdentity && !current.holderIdentity.startsWith(`${old}_`) ? current : undefined;
-    }, 60_000, 'another replica leading');
+      if (current.holderIdentity?.startsWith(`${crashed}_`)) lastRenewal = current.renewTime ?? lastRenewal;
+      return current.holderIdentity && !current.holderIdentity.startsWith(`${crashed}_`) ? current : undefined;
+    }, 60_000, 'another replica leading after the crash');
     const gapSeconds = (Date.parse(lease.acquireTime!) - Date.parse(lastRenewal)) / 1000;
     console.error(
-      `[helm] leader ${old} killed; ${lease.holderIdentity} leads ${((Date.now() - started) / 1000).toFixed(1)} s later, ` +
+      `[helm] leader ${crashed} killed (SIGKILL); ${lease.holderIdentity} leads ${((Date.now() - crashedAt) / 1000).toFixed(1)} s later, ` +
         `${gapSeconds.toFixed(1)} s after the last renewal (lease ${lease.leaseDurationSeconds} s + retry period 2 s)`,
     );
 

@@ -9,6 +9,13 @@ import { kubectlOk } from '../node/support.ts';
 
 export const chart = join(import.meta.dirname, '../../charts/berth');
 
+/** Kills the pod's Berth container with SIGKILL through containerd, as a crash or an OOM kill would:
+ * no signal handler runs, so nothing is released. */
+export async function crashContainer(namespace: string, pod: string): Promise<void> {
+  const id = (await kubectlOk(['get', 'pod', '-n', namespace, pod, '-o', 'jsonpath={.status.containerStatuses[0].containerID}'])).replace(/^containerd:\/\//, '');
+  await promisify(execFile)(join(inject('nodeBin'), 'ctr'), ['--address', inject('containerdSocket'), '--namespace', 'k8s.io', 'task', 'kill', '--signal', 'SIGKILL', id]);
+}
+
 /** The node's crane; answers its stdout. */
 export async function crane(args: string[]): Promise<string> {
   return (await promisify(execFile)(join(inject('nodeBin'), 'crane'), args, { encoding: 'utf8' })).stdout;
