@@ -115,7 +115,8 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
       if (drainMs > 0) {
         draining = true;
         options.logger.info({ drainMs }, 'draining the HTTP API before stopping');
-        app.server.closeIdleConnections();
+        // Idle connections are not closed now: a client about to reuse one would see it reset. Each
+        // is closed after its next response; those left idle through the drain are closed at the end.
         await new Promise((resolve) => setTimeout(resolve, drainMs));
       }
       await app.close();

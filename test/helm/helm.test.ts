@@ -230,7 +230,8 @@ describe('helm install onto the real node', () => {
         if (response.status === 200) ok();
         else failures.push(`${what}: ${response.status} ${JSON.stringify(response.body)}`);
       } catch (error) {
-        failures.push(`${what}: ${String(error)}`);
+        const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+        failures.push(`${what}: ${String(error)}${cause ? ` (${cause.code ?? cause.message})` : ''}`);
       }
     };
     const reads = (async () => {
