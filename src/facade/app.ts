@@ -9,6 +9,7 @@ import { registerListenerRoutes } from './routes/listeners.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRepositoryRoutes } from './routes/repositories.ts';
+import { registerRevisionRoutes } from './routes/revisions.ts';
 import { createServer, selfHostedPrefix, type FacadeServer } from './server.ts';
 
 export interface FacadeAppOptions {
@@ -24,6 +25,7 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
     scope.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(document));
     registerProviderRoutes(scope, deps);
     registerDeploymentRoutes(scope, deps);
+    registerRevisionRoutes(scope, deps);
     registerLogRoutes(scope, deps);
     registerRepositoryRoutes(scope, deps);
     registerListenerRoutes(scope, deps);

@@ -1,85 +1,32 @@
-// Deployments and their revisions: /v2/deployments[/{deployment_id}[/revisions[/{revision_id}[/redeploy]]]].
-// A write answers once the controller has observed it (status.observedGeneration reaches the
-// generation the write produced), bounded by observeTimeoutMs, so a PATCH that makes a revision
-// answers with the new latest_revision_id.
+// Deployments: /v2/deployments[/{deployment_id}] (their revisions: revisions.ts). A write answers once
+// the controller has observed it (status.observedGeneration reaches the generation the write
+// produced), bounded by observeTimeoutMs, so a PATCH that makes a revision answers with the new
+// latest_revision_id.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { deploymentKind, deploymentPhases, labels, type Deployment, type Revision } from '../../api/index.ts';
+import { deploymentKind, deploymentPhases, type Deployment } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { conflict, notFound } from '../errors.ts';
 import { deploymentSecretName, planDeploymentCreate, planDeploymentPatch, renderDeployment, type DeploymentPlan } from '../deployment-plan.ts';
-import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
-import { checkListenerChoice } from './listeners.ts';
 import { createKeyedSerializer } from '../keyed-serializer.ts';
-import { waitForCache, waitForGone } from '../observe.ts';
+import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
+import { waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
-import { byUid, type FacadeCache, type FacadeDependencies } from '../ports.ts';
+import type { FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
-import type { Tenant } from '../tenancy.ts';
-import { deploymentResponse, revisionResponse } from '../responses.ts';
 import { deploymentCreateSchema, deploymentPatchSchema, type DeploymentCreate, type DeploymentPatch } from '../wire-schemas.ts';
+import { deploymentAnswers, deploymentNotFound } from './deployment-answers.ts';
+import { checkListenerChoice } from './listeners.ts';
 
 type DeploymentParams = { Params: { deployment_id: string } };
-type RevisionParams = { Params: { deployment_id: string; revision_id: string } };
-
-export function deploymentNotFound(id: string): string {
-  return `Deployment ID ${id} not found.`;
-}
-
-/** Revisions of a deployment, newest first (by the generation they were made at, then creation). */
-export function revisionsOf(deployment: DeepReadonly<Deployment>, revisions: readonly DeepReadonly<Revision>[]): DeepReadonly<Revision>[] {
-  const generation = (revision: DeepReadonly<Revision>) => Number(revision.metadata.labels?.[labels.deploymentGeneration] ?? 0);
-  return revisions
-    .filter(
-      (revision) =>
-        revision.metadata.labels?.[labels.deployment] === deployment.metadata.name &&
-        (revision.metadata.ownerReferences ?? []).some((owner) => owner.uid === deployment.metadata.uid),
-    )
-    .sort((a, b) => generation(b) - generation(a) || byCreation(b, a));
-}
-
-/** The tenant's deployment with this id; another organization's is not found, as a missing one. */
-export function deploymentById(cache: Pick<FacadeCache, 'deployments'>, namespace: string, id: string): DeepReadonly<Deployment> {
-  const deployment = cache.deployments.byIndex(byUid, id).find((candidate) => candidate.metadata.namespace === namespace);
-  if (!deployment) throw notFound(deploymentNotFound(id));
-  return deployment;
-}
-
-/** The deployment's revision with this id. */
-export function revisionById(cache: Pick<FacadeCache, 'revisions'>, namespace: string, deployment: DeepReadonly<Deployment>, id: string): DeepReadonly<Revision> {
-  const revision = revisionsOf(deployment, cache.revisions.byIndex(byUid, id)).find((candidate) => candidate.metadata.namespace === namespace);
-  if (!revision) throw notFound(`Revision ID ${id} not found.`);
-  return revision;
-}
 
 export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const oneWriteAtATime = createKeyedSerializer();
   const { cache, writer } = deps;
   const deployments = cache.deployments;
 
-  const findDeployment = (namespace: string, id: string) => deploymentById(cache, namespace, id);
-
-  const respond = (deployment: DeepReadonly<Deployment>, tenant: Tenant) => {
-    const latestName = deployment.status?.latestRevisionName;
-    const latest = latestName ? cache.revisions.get(deployment.metadata.namespace ?? '', latestName) : undefined;
-    return deploymentResponse(deployment, tenant.organizationId, latest);
-  };
-
-  /**
-   * The Deployment once the controller has acted on `written` (and, when only secret values changed,
-   * which moves no generation, once it has made or re-activated the revision they call for), or the
-   * newest the cache holds at the deadline.
-   */
-  const observed = async (written: Deployment, previousLatestRevisionId?: string): Promise<DeepReadonly<Deployment>> =>
-    (await waitForCache(
-      () => deployments.get(written.metadata.namespace ?? '', written.metadata.name ?? ''),
-      (cached) =>
-        cached.metadata.uid === written.metadata.uid &&
-        (cached.status?.observedGeneration ?? -1) >= (written.metadata.generation ?? 0) &&
-        (previousLatestRevisionId === undefined || cached.status?.latestRevisionId !== previousLatestRevisionId),
-      { timeoutMs: deps.observeTimeoutMs },
-    )) ?? written;
+  const { findDeployment, respond, observed } = deploymentAnswers(deps);
 
   const writeSecrets = async (namespace: string, owner: Deployment, plan: DeploymentPlan) => {
     if (plan.secretValues === undefined) return;
@@ -155,36 +102,6 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     return reply.code(204).send();
   });
 
-  app.get<DeploymentParams>('/v2/deployments/:deployment_id/revisions', async (request) => {
-    const tenant = tenantOf(request, cache);
-    const deployment = findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id'));
-    const query = parseRequestPart('query', pageQuerySchema, request.query);
-    const revisions = revisionsOf(deployment, cache.revisions.byIndex('owner', deployment.metadata.uid!));
-    return paginate(revisions, query, (revision) => revisionResponse(revision, deployment.metadata.uid!));
-  });
-
-  const findRevision = (namespace: string, deployment: DeepReadonly<Deployment>, revisionId: string) => revisionById(cache, namespace, deployment, revisionId);
-
-  app.get<RevisionParams>('/v2/deployments/:deployment_id/revisions/:revision_id', async (request) => {
-    const tenant = tenantOf(request, cache);
-    const deployment = findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id'));
-    const revision = findRevision(tenant.namespace, deployment, uuidPathParam(request, 'revision_id'));
-    return revisionResponse(revision, deployment.metadata.uid!);
-  });
-
-  app.post<RevisionParams>('/v2/deployments/:deployment_id/revisions/:revision_id/redeploy', async (request) => {
-    const tenant = tenantOf(request, cache);
-    const id = uuidPathParam(request, 'deployment_id');
-    const deployment = findDeployment(tenant.namespace, id);
-    const revision = findRevision(tenant.namespace, deployment, uuidPathParam(request, 'revision_id'));
-    const written = await writer
-      .patch<Deployment>(deploymentKind, tenant.namespace, deployment.metadata.name!, {
-        metadata: { uid: id },
-        spec: { revisionName: revision.metadata.name },
-      })
-      .catch((error: unknown) => clientErrorFromKube(error, { notFound: deploymentNotFound(id) }));
-    return respond(await observed(written), tenant);
-  });
 }
 
 /** List filters the reference's clients send; others they send are ignored, as the reference ignores them. */

@@ -18,7 +18,7 @@ import { decodeCursor, logFilterSchema, logPage, logTypes, type ContainerLog, ty
 import { readSecretValues } from '../owned-secrets.ts';
 import { byUid, type FacadeDependencies } from '../ports.ts';
 import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
-import { deploymentById, revisionById, revisionsOf } from './deployments.ts';
+import { deploymentById, revisionById, revisionsOf } from './deployment-answers.ts';
 
 export const logQuerySchema = logFilterSchema.extend({
   type: z.enum(logTypes).default('deploy').describe('deploy: the revision\'s application and queue worker; build: its build Job.'),

@@ -1,0 +1,72 @@
+// How the deployment routes find what a request names and answer with it: lookups by id among the
+// tenant's objects (another organization's answer 404, as missing ones do), the response of a
+// deployment with its latest revision, and the wait for the controller to observe a write.
+import { labels, type Deployment, type Revision } from '../../api/index.ts';
+import type { DeepReadonly } from '../../runtime/types.ts';
+import { notFound } from '../errors.ts';
+import { waitForCache } from '../observe.ts';
+import { byUid, type FacadeCache, type FacadeDependencies } from '../ports.ts';
+import { byCreation } from '../request.ts';
+import { deploymentResponse } from '../responses.ts';
+import type { Tenant } from '../tenancy.ts';
+
+export function deploymentNotFound(id: string): string {
+  return `Deployment ID ${id} not found.`;
+}
+
+/** Revisions of a deployment, newest first (by the generation they were made at, then creation). */
+export function revisionsOf(deployment: DeepReadonly<Deployment>, revisions: readonly DeepReadonly<Revision>[]): DeepReadonly<Revision>[] {
+  const generation = (revision: DeepReadonly<Revision>) => Number(revision.metadata.labels?.[labels.deploymentGeneration] ?? 0);
+  return revisions
+    .filter(
+      (revision) =>
+        revision.metadata.labels?.[labels.deployment] === deployment.metadata.name &&
+        (revision.metadata.ownerReferences ?? []).some((owner) => owner.uid === deployment.metadata.uid),
+    )
+    .sort((a, b) => generation(b) - generation(a) || byCreation(b, a));
+}
+
+/** The tenant's deployment with this id; another organization's is not found, as a missing one. */
+export function deploymentById(cache: Pick<FacadeCache, 'deployments'>, namespace: string, id: string): DeepReadonly<Deployment> {
+  const deployment = cache.deployments.byIndex(byUid, id).find((candidate) => candidate.metadata.namespace === namespace);
+  if (!deployment) throw notFound(deploymentNotFound(id));
+  return deployment;
+}
+
+/** The deployment's revision with this id. */
+export function revisionById(cache: Pick<FacadeCache, 'revisions'>, namespace: string, deployment: DeepReadonly<Deployment>, id: string): DeepReadonly<Revision> {
+  const revision = revisionsOf(deployment, cache.revisions.byIndex(byUid, id)).find((candidate) => candidate.metadata.namespace === namespace);
+  if (!revision) throw notFound(`Revision ID ${id} not found.`);
+  return revision;
+}
+
+/** The answers every deployment route gives, over the facade's cache. */
+export function deploymentAnswers(deps: Pick<FacadeDependencies, 'cache' | 'observeTimeoutMs'>) {
+  const { cache } = deps;
+  const deployments = cache.deployments;
+
+  const findDeployment = (namespace: string, id: string) => deploymentById(cache, namespace, id);
+
+  const respond = (deployment: DeepReadonly<Deployment>, tenant: Tenant) => {
+    const latestName = deployment.status?.latestRevisionName;
+    const latest = latestName ? cache.revisions.get(deployment.metadata.namespace ?? '', latestName) : undefined;
+    return deploymentResponse(deployment, tenant.organizationId, latest);
+  };
+
+  /**
+   * The Deployment once the controller has acted on `written` (and, when only secret values changed,
+   * which moves no generation, once it has made or re-activated the revision they call for), or the
+   * newest the cache holds at the deadline.
+   */
+  const observed = async (written: Deployment, previousLatestRevisionId?: string): Promise<DeepReadonly<Deployment>> =>
+    (await waitForCache(
+      () => deployments.get(written.metadata.namespace ?? '', written.metadata.name ?? ''),
+      (cached) =>
+        cached.metadata.uid === written.metadata.uid &&
+        (cached.status?.observedGeneration ?? -1) >= (written.metadata.generation ?? 0) &&
+        (previousLatestRevisionId === undefined || cached.status?.latestRevisionId !== previousLatestRevisionId),
+      { timeoutMs: deps.observeTimeoutMs },
+    )) ?? written;
+
+  return { findDeployment, respond, observed };
+}
