@@ -42,6 +42,42 @@ interface Tracked {
 
 const maxMessageLength = 1024;
 
+interface Occurrence {
+  namespace: string;
+  type: EventType;
+  reason: string;
+  message: string;
+  at: Date;
+}
+
+/** The core/v1 Event of an occurrence on `object`. Pure. */
+function eventBody(object: DeepReadonly<KubeObject> | KubeObject, name: string, occurrence: Occurrence, reporter: { component: string; instance: string }) {
+  const meta = object.metadata!;
+  const timestamp = occurrence.at.toISOString();
+  return {
+    apiVersion: 'v1',
+    kind: 'Event',
+    metadata: { name, namespace: occurrence.namespace },
+    involvedObject: {
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      name: meta.name,
+      namespace: meta.namespace,
+      uid: meta.uid,
+      resourceVersion: meta.resourceVersion,
+    },
+    type: occurrence.type,
+    reason: occurrence.reason,
+    message: occurrence.message,
+    count: 1,
+    firstTimestamp: timestamp,
+    lastTimestamp: timestamp,
+    source: { component: reporter.component },
+    reportingComponent: reporter.component,
+    reportingInstance: reporter.instance,
+  };
+}
+
 export function createEventRecorder(kc: KubeConfig, options: EventRecorderOptions): EventRecorder {
   const window = options.aggregateWindowMs ?? 60_000;
   const maxTracked = options.maxTracked ?? 4096;
@@ -79,84 +115,75 @@ export function createEventRecorder(kc: KubeConfig, options: EventRecorderOption
     }
   };
 
+  /** Another occurrence of a tracked event: its count grows, written at most once per window. */
+  const repeat = (key: string, entry: Tracked, now: Date) => {
+    entry.count += 1;
+    entry.lastTimestamp = now.toISOString();
+    // Most recently seen last: the oldest is the one forgotten when too many are tracked.
+    tracked.delete(key);
+    tracked.set(key, entry);
+    const wait = entry.lastWriteAt + window - Date.now();
+    if (wait <= 0) {
+      track(writeCount(entry));
+    } else if (!entry.timer) {
+      entry.timer = setTimeout(() => {
+        entry.timer = undefined;
+        track(writeCount(entry));
+      }, wait);
+      entry.timer.unref();
+    }
+  };
+
+  const remember = (key: string, entry: Tracked) => {
+    tracked.set(key, entry);
+    while (tracked.size > maxTracked) {
+      const oldest = tracked.keys().next().value as string;
+      clearTimeout(tracked.get(oldest)?.timer);
+      tracked.delete(oldest);
+    }
+  };
+
+  /** The first occurrence: a new Event, created in the background. */
+  const create = (key: string, object: DeepReadonly<KubeObject> | KubeObject, occurrence: Occurrence) => {
+    const entry: Tracked = {
+      namespace: occurrence.namespace,
+      name: `${object.metadata!.name}.${occurrence.at.getTime().toString(16)}${randomBytes(3).toString('hex')}`,
+      count: 1,
+      writtenCount: 1,
+      lastWriteAt: Date.now(),
+      lastTimestamp: occurrence.at.toISOString(),
+      created: Promise.resolve(),
+    };
+    remember(key, entry);
+    const created = kubeRequest(kc, {
+      method: 'POST',
+      path: `/api/v1/namespaces/${encodeURIComponent(occurrence.namespace)}/events`,
+      body: eventBody(object, entry.name, occurrence, { component: options.component, instance: options.instance ?? '' }),
+    });
+    entry.created = created.catch(() => {});
+    track(
+      created.then(
+        () => {},
+        (error: unknown) => {
+          // Not written (say, the namespace is going away): the next occurrence tries again.
+          if (tracked.get(key) === entry) tracked.delete(key);
+          throw error;
+        },
+      ),
+    );
+  };
+
   return {
     event(object, type, reason, message) {
       const meta = object.metadata;
       if (!meta?.name) return;
       const namespace = meta.namespace || 'default';
-      const now = new Date();
       const text = message.length > maxMessageLength ? `${message.slice(0, maxMessageLength - 3)}...` : message;
       const key = [meta.uid ?? `${namespace}/${meta.name}`, type, reason, text].join('\u0000');
       const existing = tracked.get(key);
-      if (existing) {
-        existing.count += 1;
-        existing.lastTimestamp = now.toISOString();
-        tracked.delete(key);
-        tracked.set(key, existing);
-        const wait = existing.lastWriteAt + window - Date.now();
-        if (wait <= 0) {
-          track(writeCount(existing));
-        } else if (!existing.timer) {
-          existing.timer = setTimeout(() => {
-            existing.timer = undefined;
-            track(writeCount(existing));
-          }, wait);
-          existing.timer.unref();
-        }
-        return;
-      }
-      const entry: Tracked = {
-        namespace,
-        name: `${meta.name}.${now.getTime().toString(16)}${randomBytes(3).toString('hex')}`,
-        count: 1,
-        writtenCount: 1,
-        lastWriteAt: Date.now(),
-        lastTimestamp: now.toISOString(),
-        created: Promise.resolve(),
-      };
-      tracked.set(key, entry);
-      while (tracked.size > maxTracked) {
-        const oldest = tracked.keys().next().value as string;
-        clearTimeout(tracked.get(oldest)?.timer);
-        tracked.delete(oldest);
-      }
-      const create = kubeRequest(kc, {
-        method: 'POST',
-        path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/events`,
-        body: {
-          apiVersion: 'v1',
-          kind: 'Event',
-          metadata: { name: entry.name, namespace },
-          involvedObject: {
-            apiVersion: object.apiVersion,
-            kind: object.kind,
-            name: meta.name,
-            namespace: meta.namespace,
-            uid: meta.uid,
-            resourceVersion: meta.resourceVersion,
-          },
-          type,
-          reason,
-          message: text,
-          count: 1,
-          firstTimestamp: entry.lastTimestamp,
-          lastTimestamp: entry.lastTimestamp,
-          source: { component: options.component },
-          reportingComponent: options.component,
-          reportingInstance: options.instance ?? '',
-        },
-      });
-      entry.created = create.catch(() => {});
-      track(
-        create.then(
-          () => {},
-          (error: unknown) => {
-            // Not written (say, the namespace is going away): the next occurrence tries again.
-            if (tracked.get(key) === entry) tracked.delete(key);
-            throw error;
-          },
-        ),
-      );
+      const now = new Date();
+      if (existing) repeat(key, existing, now);
+      else create(key, object, { namespace, type, reason, message: text, at: now });
     },
     async flush() {
       for (const entry of tracked.values()) {
