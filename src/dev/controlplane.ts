@@ -133,15 +133,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   mkdirSync(pkiDir, { recursive: true });
   mkdirSync(logDir, { recursive: true });
   const binDir = controlPlaneBinaries(log);
-
-  // A data dir from an older Berth may lack the node's certificates: make the whole set anew then.
-  if (!existsSync(join(pkiDir, 'pki.json')) || !('kubeletClientCert' in readPki(pkiDir))) {
-    const pki = await generatePki();
-    writeFileSync(join(pkiDir, 'pki.json'), JSON.stringify(pki), { mode: 0o600 });
-    for (const [name, pem] of Object.entries(pki)) writeFileSync(join(pkiDir, `${name}.pem`), pem, { mode: 0o600 });
-  }
-  const pki = readPki(pkiDir);
-  const pem = (name: keyof Pki) => join(pkiDir, `${name}.pem`);
+  const pki = await ensurePki(pkiDir);
   const ports = await choosePorts(join(dataDir, 'ports.json'));
   const forNode = options.forNode ?? false;
   const address = forNode ? nodeIp : '127.0.0.1';
@@ -149,82 +141,27 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const etcdUrl = `http://127.0.0.1:${ports.etcdClient}`;
   const kubeconfigPath = join(dataDir, 'kubeconfig');
   writeFileSync(kubeconfigPath, kubeconfig(server, pki), { mode: 0o600 });
+  const layout: Layout = { dataDir, pkiDir, etcdUrl, ports, address, forNode };
 
-  const startEtcd = () =>
-    startSupervised('etcd', join(binDir, 'etcd'), [
-      '--name=berth-local',
-      `--data-dir=${join(dataDir, 'etcd')}`,
-      `--listen-client-urls=${etcdUrl}`,
-      `--advertise-client-urls=${etcdUrl}`,
-      `--listen-peer-urls=http://127.0.0.1:${ports.etcdPeer}`,
-      `--initial-advertise-peer-urls=http://127.0.0.1:${ports.etcdPeer}`,
-      `--initial-cluster=berth-local=http://127.0.0.1:${ports.etcdPeer}`,
-      '--log-level=warn',
-      ...(options.ephemeral ? ['--unsafe-no-fsync'] : []),
-    ], join(logDir, 'etcd.log'));
-
-  const startApiserver = () =>
-    startSupervised('kube-apiserver', join(binDir, 'kube-apiserver'), [
-      `--etcd-servers=${etcdUrl}`,
-      `--bind-address=${address}`,
-      `--advertise-address=${address}`,
-      `--secure-port=${ports.apiserver}`,
-      `--cert-dir=${pkiDir}`,
-      `--tls-cert-file=${pem('servingCert')}`,
-      `--tls-private-key-file=${pem('servingKey')}`,
-      `--client-ca-file=${pem('caCert')}`,
-      '--authorization-mode=Node,RBAC',
-      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-      `--service-account-key-file=${pem('serviceAccountPub')}`,
-      `--service-account-signing-key-file=${pem('serviceAccountKey')}`,
-      // Room for tens of thousands of Services: the benchmarks and reliability suites make thousands.
-      `--service-cluster-ip-range=${serviceCidr}`,
-      ...(forNode ? nodeApiserverFlags(pem) : ['--endpoint-reconciler-type=none']),
-      '--allow-privileged=true',
-      '--profiling=false',
-      '--v=1',
-    ], join(logDir, 'kube-apiserver.log'));
-
+  const startEtcd = () => startSupervised('etcd', join(binDir, 'etcd'), etcdArgs(layout, options.ephemeral ?? false), join(logDir, 'etcd.log'));
+  const startApiserver = () => startSupervised('kube-apiserver', join(binDir, 'kube-apiserver'), apiserverArgs(layout), join(logDir, 'kube-apiserver.log'));
   const startControllerManager = () => {
     const kcmConfig = join(dataDir, 'controller-manager.kubeconfig');
     writeFileSync(kcmConfig, kubeconfig(server, pki), { mode: 0o600 });
-    return startSupervised('kube-controller-manager', join(binDir, 'kube-controller-manager'), [
-      `--kubeconfig=${kcmConfig}`,
-      ...(forNode ? nodeControllerManagerFlags() : apiOnlyControllerManagerFlags),
-      `--service-account-private-key-file=${pem('serviceAccountKey')}`,
-      `--root-ca-file=${pem('caCert')}`,
-      '--leader-elect=false',
-      '--secure-port=0',
-      '--v=1',
-    ], join(logDir, 'kube-controller-manager.log'));
+    return startSupervised('kube-controller-manager', join(binDir, 'kube-controller-manager'), controllerManagerArgs(layout, kcmConfig), join(logDir, 'kube-controller-manager.log'));
   };
-
-  let etcd: SupervisedProcess;
-  let apiserver: SupervisedProcess;
-  let controllerManager: SupervisedProcess | undefined;
-
-  const waitReady = async (what: SupervisedProcess[]) => {
-    const deadline = Date.now() + (options.readyTimeoutMs ?? 90_000);
-    let exited: string | undefined;
-    for (const p of what) void p.exited.then((code) => (exited ??= `${p.name} exited with code ${code}`));
-    while (Date.now() < deadline) {
-      if (exited) throw new Error(`${exited}; see ${logDir}`);
-      if (await readyz(server, pki)) return;
-      await new Promise((r) => setTimeout(r, 250));
-    }
-    throw new Error(`kube-apiserver not ready within ${options.readyTimeoutMs ?? 90_000} ms; see ${logDir}`);
-  };
+  const waitReady = (what: SupervisedProcess[]) => waitForApiserver(server, pki, what, options.readyTimeoutMs ?? 90_000, logDir);
 
   log(`starting etcd and kube-apiserver (data in ${dataDir})`);
-  etcd = startEtcd();
-  apiserver = startApiserver();
+  let etcd = startEtcd();
+  let apiserver = startApiserver();
   try {
     await waitReady([etcd, apiserver]);
   } catch (error) {
     await Promise.all([apiserver.stop(), etcd.stop()]);
     throw error;
   }
-  if (options.controllerManager ?? true) controllerManager = startControllerManager();
+  const controllerManager = (options.controllerManager ?? true) ? startControllerManager() : undefined;
   log(`kube-apiserver ready at ${server}`);
 
   return {
@@ -249,6 +186,94 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       await etcd.stop();
     },
   };
+}
+
+/** Where a control plane lives and listens: what its processes' flags are made of. */
+interface Layout {
+  dataDir: string;
+  pkiDir: string;
+  etcdUrl: string;
+  ports: Ports;
+  /** The API server's address: loopback, or the node's address when a node runs beside it. */
+  address: string;
+  forNode: boolean;
+}
+
+const pemPath = (layout: Layout) => (name: keyof Pki) => join(layout.pkiDir, `${name}.pem`);
+
+/** The certificates, made once per data dir. A data dir from an older Berth may lack the node's: the whole set is made anew then. */
+async function ensurePki(pkiDir: string): Promise<Pki> {
+  if (!existsSync(join(pkiDir, 'pki.json')) || !('kubeletClientCert' in readPki(pkiDir))) {
+    const pki = await generatePki();
+    writeFileSync(join(pkiDir, 'pki.json'), JSON.stringify(pki), { mode: 0o600 });
+    for (const [name, pem] of Object.entries(pki)) writeFileSync(join(pkiDir, `${name}.pem`), pem, { mode: 0o600 });
+  }
+  return readPki(pkiDir);
+}
+
+function etcdArgs(layout: Layout, ephemeral: boolean): string[] {
+  const peer = `http://127.0.0.1:${layout.ports.etcdPeer}`;
+  return [
+    '--name=berth-local',
+    `--data-dir=${join(layout.dataDir, 'etcd')}`,
+    `--listen-client-urls=${layout.etcdUrl}`,
+    `--advertise-client-urls=${layout.etcdUrl}`,
+    `--listen-peer-urls=${peer}`,
+    `--initial-advertise-peer-urls=${peer}`,
+    `--initial-cluster=berth-local=${peer}`,
+    '--log-level=warn',
+    ...(ephemeral ? ['--unsafe-no-fsync'] : []),
+  ];
+}
+
+function apiserverArgs(layout: Layout): string[] {
+  const pem = pemPath(layout);
+  return [
+    `--etcd-servers=${layout.etcdUrl}`,
+    `--bind-address=${layout.address}`,
+    `--advertise-address=${layout.address}`,
+    `--secure-port=${layout.ports.apiserver}`,
+    `--cert-dir=${layout.pkiDir}`,
+    `--tls-cert-file=${pem('servingCert')}`,
+    `--tls-private-key-file=${pem('servingKey')}`,
+    `--client-ca-file=${pem('caCert')}`,
+    '--authorization-mode=Node,RBAC',
+    '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+    `--service-account-key-file=${pem('serviceAccountPub')}`,
+    `--service-account-signing-key-file=${pem('serviceAccountKey')}`,
+    // Room for tens of thousands of Services: the benchmarks and reliability suites make thousands.
+    `--service-cluster-ip-range=${serviceCidr}`,
+    ...(layout.forNode ? nodeApiserverFlags(pem) : ['--endpoint-reconciler-type=none']),
+    '--allow-privileged=true',
+    '--profiling=false',
+    '--v=1',
+  ];
+}
+
+function controllerManagerArgs(layout: Layout, kubeconfigPath: string): string[] {
+  const pem = pemPath(layout);
+  return [
+    `--kubeconfig=${kubeconfigPath}`,
+    ...(layout.forNode ? nodeControllerManagerFlags() : apiOnlyControllerManagerFlags),
+    `--service-account-private-key-file=${pem('serviceAccountKey')}`,
+    `--root-ca-file=${pem('caCert')}`,
+    '--leader-elect=false',
+    '--secure-port=0',
+    '--v=1',
+  ];
+}
+
+/** Until kube-apiserver answers /readyz; fails at once when one of `processes` exits. */
+async function waitForApiserver(server: string, pki: Pki, processes: SupervisedProcess[], timeoutMs: number, logDir: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let exited: string | undefined;
+  for (const p of processes) void p.exited.then((code) => (exited ??= `${p.name} exited with code ${code}`));
+  while (Date.now() < deadline) {
+    if (exited) throw new Error(`${exited}; see ${logDir}`);
+    if (await readyz(server, pki)) return;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`kube-apiserver not ready within ${timeoutMs} ms; see ${logDir}`);
 }
 
 /** What the API server needs beside a node: an advertised address for the `kubernetes` Service's
