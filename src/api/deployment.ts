@@ -22,6 +22,9 @@ const scale = (description: string) => z.number().int().min(0).max(10000).option
 const cpu = (description: string) => z.number().min(0).max(1024).optional().describe(`${description}, in CPU cores (0.5 is half a core).`);
 const megabytes = (description: string) =>
   z.number().int().min(0).max(16_777_216).optional().describe(`${description}, in megabytes.`);
+/** Fields of the reference's distributed runtime, which Berth does not run: kept and shown back, never rendered. */
+const storedOnly = <T extends z.ZodType>(schema: T): T =>
+  schema.describe(`${schema.description ?? ''} Stored and returned as sent: Berth runs no orchestrator or executor workload, so nothing is sized by it.`);
 
 type CelRule = { rule: string; message: string; fieldPath?: string; reason?: string };
 
@@ -64,16 +67,16 @@ export const resourceSpecSchema = z
     queueCpuLimit: cpu('CPU limit of the queue worker'),
     queueMemoryMb: megabytes('Memory request of the queue worker'),
     queueMemoryLimitMb: megabytes('Memory limit of the queue worker'),
-    orchestratorCpu: cpu('CPU request of the orchestrator'),
-    orchestratorCpuLimit: cpu('CPU limit of the orchestrator'),
-    orchestratorMemoryMb: megabytes('Memory request of the orchestrator'),
-    orchestratorMemoryLimitMb: megabytes('Memory limit of the orchestrator'),
-    orchestratorMinScale: scale('Fewest replicas of the orchestrator.'),
-    orchestratorMaxScale: scale('Most replicas of the orchestrator.'),
-    executorCpu: cpu('CPU request of the executor'),
-    executorCpuLimit: cpu('CPU limit of the executor'),
-    executorMemoryMb: megabytes('Memory request of the executor'),
-    executorMemoryLimitMb: megabytes('Memory limit of the executor'),
+    orchestratorCpu: storedOnly(cpu('CPU request of the orchestrator')),
+    orchestratorCpuLimit: storedOnly(cpu('CPU limit of the orchestrator')),
+    orchestratorMemoryMb: storedOnly(megabytes('Memory request of the orchestrator')),
+    orchestratorMemoryLimitMb: storedOnly(megabytes('Memory limit of the orchestrator')),
+    orchestratorMinScale: storedOnly(scale('Fewest replicas of the orchestrator.')),
+    orchestratorMaxScale: storedOnly(scale('Most replicas of the orchestrator.')),
+    executorCpu: storedOnly(cpu('CPU request of the executor')),
+    executorCpuLimit: storedOnly(cpu('CPU limit of the executor')),
+    executorMemoryMb: storedOnly(megabytes('Memory request of the executor')),
+    executorMemoryLimitMb: storedOnly(megabytes('Memory limit of the executor')),
     redisMemoryMb: megabytes('Memory of the Redis cache'),
     dbCpu: cpu('CPU request of the Postgres database'),
     dbCpuLimit: cpu('CPU limit of the Postgres database'),
