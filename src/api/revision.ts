@@ -3,14 +3,12 @@
 import { z } from 'zod';
 import { conditionsSchema } from './conditions.ts';
 import { observedGenerationSchema, type KindObject } from './common.ts';
-import { deploymentSourceSchema } from './deployment.ts';
+import { deploymentSourceSchema, sourceRevisionConfigSchema } from './deployment.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
 
-export const revisionSourceConfigSchema = z
-  .object({
-    repoRef: z.string().min(1).max(255).optional().describe('Branch or reference of the repository this revision builds.'),
-    graphConfigPath: z.string().min(1).max(1024).optional().describe('Path of the application configuration file in the repository.'),
-    imageUri: z.string().min(1).max(1024).optional().describe('Container image address this revision deploys.'),
+/** The Deployment's revision settings (declared once, in deployment.ts) and the commit a build resolved. */
+export const revisionSourceConfigSchema = sourceRevisionConfigSchema
+  .extend({
     repoCommitSha: z.string().min(1).max(64).optional().describe('Commit of the repository this revision was built from.'),
   })
   .describe("The Deployment's sourceRevisionConfig when this revision was made, plus the commit it resolved to.");
