@@ -186,7 +186,8 @@ describe('a Deployment created through the HTTP API on the real node', () => {
   it('brings the first image back on redeploy, verified by what answers', async () => {
     await ok('POST', `/v2/deployments/${id}/revisions/${first}/redeploy`);
     await eventually(async () => (await ok('GET', `/v2/deployments/${id}`)).active_revision_id === first, 60_000, 'the first revision active');
-    expect((await ok('GET', `/v2/deployments/${id}/revisions/${first}`)).status).toBe('DEPLOYED');
+    // The Deployment records the revision active first; the revision's own DEPLOYED follows in the same pass.
+    await revisionReaches(id, first, ['DEPLOYED'], [], 10_000);
     await answerAt(url, 'berth-example serving-v1\n');
     for (let i = 0; i < 5; i++) expect((await httpGet(`${url}/`)).body).toBe('berth-example serving-v1\n');
   });

@@ -13,7 +13,7 @@ import {
   toWire,
   unwrap,
   wireSchema,
-} from '../src/api/index.ts';
+} from './index.ts';
 
 type AnySchema = z.core.$ZodType;
 

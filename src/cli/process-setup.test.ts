@@ -4,10 +4,10 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { nodeFlags, processEnvironment } from '../src/cli/node-flags.ts';
-import { configModule, standIns } from '../src/cli/without-api-clients.ts';
+import { nodeFlags, processEnvironment } from './node-flags.ts';
+import { configModule, standIns } from './without-api-clients.ts';
 
-const root = join(import.meta.dirname, '..');
+const root = join(import.meta.dirname, '../..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 describe('the Node flags and environment', () => {

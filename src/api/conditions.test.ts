@@ -1,7 +1,7 @@
 // The condition helpers every reconciler uses: a status that does not change keeps its transition time,
 // so observing the same state twice writes the same object.
 import { describe, expect, it } from 'vitest';
-import { conditionsEqual, markReady, markReconciling, markStalled, markUnknown, setCondition, type Condition } from '../src/api/index.ts';
+import { conditionsEqual, markReady, markReconciling, markStalled, markUnknown, setCondition, type Condition } from './index.ts';
 
 const t0 = new Date('2026-01-01T00:00:00.123Z');
 const t1 = new Date('2026-01-01T00:05:00Z');

@@ -1,7 +1,7 @@
 // zod -> Kubernetes structural schema: what the API server insists on, checked on small schemas.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { structuralSchema } from '../src/api/structural-schema.ts';
+import { structuralSchema } from './structural-schema.ts';
 
 describe('structuralSchema', () => {
   it('keeps types, descriptions, enums, defaults, bounds and CEL rules', () => {
