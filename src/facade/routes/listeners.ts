@@ -10,6 +10,7 @@ import type { FacadeCache, FacadeDependencies } from '../ports.ts';
 import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
+import { timestampText } from '../responses.ts';
 import type { ListenerResponse } from '../wire-schemas.ts';
 
 /** The organization's namespace, from the cache tenancy reads too. */
@@ -20,7 +21,8 @@ function namespaceOf(cache: FacadeCache, tenant: Tenant): DeepReadonly<V1Namespa
 export function listenerOf(cache: FacadeCache, tenant: Tenant): ListenerResponse | undefined {
   const namespace = namespaceOf(cache, tenant);
   if (!namespace?.metadata?.uid) return undefined;
-  const created = namespace.metadata.creationTimestamp ? new Date(namespace.metadata.creationTimestamp as unknown as string).toISOString() : new Date(0).toISOString();
+  // Second precision, as every other timestamp the API answers.
+  const created = timestampText(namespace.metadata.creationTimestamp as unknown as string | undefined) ?? timestampText(new Date(0))!;
   return {
     id: namespace.metadata.uid,
     tenant_id: tenant.organizationId,
