@@ -12,7 +12,8 @@ import { nodeIp } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
 import { exampleImage, httpGet, kubectlOk, serviceImage } from '../node/support.ts';
-import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, httpApi, leader, readLease, releasePods, revisionReaches, type Api } from './support.ts';
+import { httpApi, type Api } from '../support/http-api.ts';
+import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods, revisionReaches } from './support.ts';
 
 const release = 'berth';
 let namespace: string;
@@ -94,7 +95,7 @@ describe('helm install onto the real node', () => {
     expect(crd.metadata.annotations['meta.helm.sh/release-name']).toBe(release);
     expect(crd.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
     const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, release, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
-    api = httpApi(`http://${clusterIp}`, key);
+    api = httpApi(`http://${clusterIp}`, { 'x-api-key': key });
     await eventually(async () => (await api.call('GET', '/v2/deployments')).status === 200, 20_000, 'the HTTP API through the chart Service');
   });
 

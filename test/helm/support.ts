@@ -1,11 +1,12 @@
 // What the helm suite's steps share: helm and kubectl against the local cluster, the release's pods,
-// and Berth's HTTP API reached through the chart's Service (its cluster address, from the host).
+// and revisions polled through Berth's HTTP API (test/support/http-api.ts).
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
 import { eventually } from '../support/cluster.ts';
 import { kubectlOk } from '../node/support.ts';
+import type { Api } from '../support/http-api.ts';
 
 export const chart = join(import.meta.dirname, '../../charts/berth');
 
@@ -75,38 +76,6 @@ export async function readLease(namespace: string): Promise<LeaseSpec> {
 export async function leader(namespace: string): Promise<string | undefined> {
   const holder = await kubectlOk(['get', 'lease', '-n', namespace, 'berth-controller', '-o', 'jsonpath={.spec.holderIdentity}']).catch(() => '');
   return holder ? holder.replace(/_[^_]+$/, '') : undefined;
-}
-
-export interface Api {
-  url: string;
-  // Response bodies are checked member by member.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  ok(method: string, path: string, body?: unknown): Promise<any>;
-}
-
-/** Berth's HTTP API at `url` with an API key. */
-export function httpApi(url: string, key: string): Api {
-  const call: Api['call'] = async (method, path, body) => {
-    const response = await fetch(`${url}${path}`, {
-      method,
-      headers: { 'x-api-key': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(15_000),
-    });
-    const text = await response.text();
-    return { status: response.status, body: text ? (JSON.parse(text) as unknown) : undefined };
-  };
-  return {
-    url,
-    call,
-    async ok(method, path, body) {
-      const response = await call(method, path, body);
-      if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-      return response.body;
-    },
-  };
 }
 
 /** Polls a revision until its status is one of `statuses`. */

@@ -9,12 +9,13 @@ import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-
 import { registryAddress } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
+import { httpApi, type Api } from '../support/http-api.ts';
 import { apply, exampleImage, httpGet, kubectlOk } from './support.ts';
 
 let berth: BerthProcess;
-let api: string;
-let key: string;
-let otherKey: string;
+let api: Api;
+/** The same API with another organization's key. */
+let otherApi: Api;
 let namespace: string;
 const images: Record<string, string> = {};
 
@@ -26,11 +27,13 @@ beforeAll(async () => {
   const [org, other] = [randomUUID(), randomUUID()];
   await ensureOrganizationNamespace(kc, namespace, org);
   await ensureOrganizationNamespace(kc, otherNamespace, other);
-  key = (await ensureApiKey(kc, operatorNamespace, [org])).key;
-  otherKey = (await ensureApiKey(kc, operatorNamespace, [other])).key;
+  const key = (await ensureApiKey(kc, operatorNamespace, [org])).key;
+  const otherKey = (await ensureApiKey(kc, operatorNamespace, [other])).key;
   berth = spawnBerth(inject('kubeconfigPath'), runArgs({ operatorNamespace, watchNamespaces: [namespace, otherNamespace, operatorNamespace] }));
   await waitReady(berth);
-  api = `http://127.0.0.1:${await berth.facadePort()}`;
+  const url = `http://127.0.0.1:${await berth.facadePort()}`;
+  api = httpApi(url, { 'x-api-key': key });
+  otherApi = httpApi(url, { 'x-api-key': otherKey });
   images.v1 = await exampleImage('serving-v1');
   images.v2 = await exampleImage('serving-v2');
 });
@@ -39,29 +42,10 @@ afterAll(async () => {
   await berth?.stop();
 });
 
-// Response bodies are checked member by member.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function call(method: string, path: string, body?: unknown, apiKey = key): Promise<{ status: number; body: any }> {
-  const response = await fetch(`${api}${path}`, {
-    method,
-    headers: { 'x-api-key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.timeout(15_000),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text ? JSON.parse(text) : undefined };
-}
-
-async function ok(method: string, path: string, body?: unknown) {
-  const response = await call(method, path, body);
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
-  return response.body;
-}
-
 /** Polls the revision until its status is one of `statuses`, recording every status it passed through. */
 async function revisionReaches(deploymentId: string, revisionId: string, statuses: string[], seen: string[] = [], timeoutMs = 90_000) {
   return eventually(async () => {
-    const revision = await ok('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
+    const revision = await api.ok('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
     if (seen.at(-1) !== revision.status) seen.push(revision.status);
     return statuses.includes(revision.status) ? revision : undefined;
   }, timeoutMs, `revision ${revisionId} ${statuses.join(' or ')}`);
@@ -70,7 +54,7 @@ async function revisionReaches(deploymentId: string, revisionId: string, statuse
 /** The deployment once its active revision is `revisionId`: the status follows the revision's DEPLOYED in the same reconcile. */
 async function activeIs(deploymentId: string, revisionId: string) {
   return eventually(async () => {
-    const deployment = await ok('GET', `/v2/deployments/${deploymentId}`);
+    const deployment = await api.ok('GET', `/v2/deployments/${deploymentId}`);
     return deployment.active_revision_id === revisionId ? deployment : undefined;
   }, 10_000, `revision ${revisionId} active`);
 }
@@ -96,7 +80,7 @@ describe('a Deployment created through the HTTP API on the real node', () => {
   let url: string;
 
   it('is DEPLOYED once its pods answer at its url, with its secret in the environment and not in the spec', async () => {
-    const created = await ok('POST', '/v2/deployments', {
+    const created = await api.ok('POST', '/v2/deployments', {
       name: 'web',
       source: 'external_docker',
       source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 }, health_check: { path: '/ok', period_seconds: 1 } },
@@ -119,7 +103,7 @@ describe('a Deployment created through the HTTP API on the real node', () => {
   });
 
   it('serves a new image after an image PATCH, through DEPLOYING, with no pod of the old one left', async () => {
-    const patched = await ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: images.v2 } });
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: images.v2 } });
     second = patched.latest_revision_id;
     expect(second).not.toBe(first);
     expect(patched.active_revision_id).toBe(first);
@@ -131,18 +115,18 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     // second on its sync period), every request answers from the new image.
     await answerAt(url, 'berth-example serving-v2\n');
     for (let i = 0; i < 5; i++) expect((await httpGet(`${url}/`)).body).toBe('berth-example serving-v2\n');
-    expect((await podsOf('web')).map((pod) => pod.metadata.labels['berth.dev/revision'])).toEqual([(await ok('GET', `/v2/deployments/${id}/revisions/${second}`)).name]);
+    expect((await podsOf('web')).map((pod) => pod.metadata.labels['berth.dev/revision'])).toEqual([(await api.ok('GET', `/v2/deployments/${id}/revisions/${second}`)).name]);
   });
 
   it('turns an image that cannot be pulled DEPLOY_FAILED with the reason, a Stalled condition and an Event, while the working revision serves', async () => {
-    const patched = await ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: `${registryAddress}/berth/does-not-exist:1` } });
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: `${registryAddress}/berth/does-not-exist:1` } });
     const bad = patched.latest_revision_id;
     const failed = await revisionReaches(id, bad, ['DEPLOY_FAILED'], [], 60_000);
     expect(failed.status_message).toMatch(/ErrImagePull|ImagePullBackOff/);
     const revisionObject = JSON.parse(await kubectlOk(['get', 'revisions.berth.dev', '-n', namespace, failed.name, '-o', 'json'])) as { status: { reason: string } };
     expect(['ErrImagePull', 'ImagePullBackOff']).toContain(revisionObject.status.reason);
 
-    const deployment = await ok('GET', `/v2/deployments/${id}`);
+    const deployment = await api.ok('GET', `/v2/deployments/${id}`);
     expect(deployment.active_revision_id).toBe(second);
     expect(deployment.status).toBe('READY');
     const stalled = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'web', '-o', 'jsonpath={.status.conditions[?(@.type=="Stalled")]}']);
@@ -157,8 +141,8 @@ describe('a Deployment created through the HTTP API on the real node', () => {
 
   it('turns a secret change that makes the app crash DEPLOY_FAILED with CrashLoopBackOff', async () => {
     // Back to the working image, plus a secret that makes it exit: a new revision either way.
-    await ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: images.v2 } });
-    const patched = await ok('PATCH', `/v2/deployments/${id}`, {
+    await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: images.v2 } });
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, {
       secrets: [
         { name: 'BERTH_EXAMPLE_LOG', value: '********' },
         { name: 'BERTH_EXAMPLE_EXIT', value: '3' },
@@ -173,7 +157,7 @@ describe('a Deployment created through the HTTP API on the real node', () => {
   });
 
   it('makes a revision of a changed secret value, whose new pods see the new value', async () => {
-    const patched = await ok('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'BERTH_EXAMPLE_LOG', value: rotated }] });
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'BERTH_EXAMPLE_LOG', value: rotated }] });
     const revision = patched.latest_revision_id;
     expect([first, second]).not.toContain(revision);
     await revisionReaches(id, revision, ['DEPLOYED']);
@@ -184,8 +168,8 @@ describe('a Deployment created through the HTTP API on the real node', () => {
   });
 
   it('brings the first image back on redeploy, verified by what answers', async () => {
-    await ok('POST', `/v2/deployments/${id}/revisions/${first}/redeploy`);
-    await eventually(async () => (await ok('GET', `/v2/deployments/${id}`)).active_revision_id === first, 60_000, 'the first revision active');
+    await api.ok('POST', `/v2/deployments/${id}/revisions/${first}/redeploy`);
+    await eventually(async () => (await api.ok('GET', `/v2/deployments/${id}`)).active_revision_id === first, 60_000, 'the first revision active');
     // The Deployment records the revision active first; the revision's own DEPLOYED follows in the same pass.
     await revisionReaches(id, first, ['DEPLOYED'], [], 10_000);
     await answerAt(url, 'berth-example serving-v1\n');
@@ -193,21 +177,21 @@ describe('a Deployment created through the HTTP API on the real node', () => {
   });
 
   it('applies a sourceConfig change to the running pods without a new revision', async () => {
-    const before = await ok('GET', `/v2/deployments/${id}`);
-    const patched = await ok('PATCH', `/v2/deployments/${id}`, { source_config: { resource_spec: { cpu: 0.2 } } });
+    const before = await api.ok('GET', `/v2/deployments/${id}`);
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_config: { resource_spec: { cpu: 0.2 } } });
     expect(patched.latest_revision_id).toBe(before.latest_revision_id);
     await eventually(async () => {
       const pods = await podsOf('web');
       return pods.length === 1 && pods[0]!.spec.containers[0]!.resources.requests.cpu === '200m';
     }, 60_000, 'the pod running with 200m of CPU');
-    expect((await ok('GET', `/v2/deployments/${id}`)).latest_revision_id).toBe(before.latest_revision_id);
+    expect((await api.ok('GET', `/v2/deployments/${id}`)).latest_revision_id).toBe(before.latest_revision_id);
     await answerAt(url, 'berth-example serving-v1\n');
   });
 
   it('reads deploy logs through the v2 and the v1 routes, masked, filtered and paged; another organization gets 404', async () => {
     const path = `/v2/deployments/${id}/revisions/${first}/logs`;
     const all = await eventually(async () => {
-      const page = await ok('GET', `${path}?type=deploy&order=asc&limit=1000`);
+      const page = await api.ok('GET', `${path}?type=deploy&order=asc&limit=1000`);
       return page.logs.some((line: { message: string }) => line.message.includes('listening')) ? page : undefined;
     }, 30_000, 'the listening line in the deploy logs');
     const messages = all.logs.map((line: { message: string }) => line.message);
@@ -217,22 +201,22 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     expect(all.logs[0].pod_name).toMatch(/^web-/);
     expect(all.next_offset).toBeNull();
 
-    const firstPage = await ok('GET', `${path}?order=asc&limit=1`);
+    const firstPage = await api.ok('GET', `${path}?order=asc&limit=1`);
     expect(firstPage.logs).toHaveLength(1);
     expect(firstPage.next_offset).toEqual(expect.any(String));
-    const secondPage = await ok('GET', `${path}?order=asc&limit=1&offset=${encodeURIComponent(firstPage.next_offset)}`);
+    const secondPage = await api.ok('GET', `${path}?order=asc&limit=1&offset=${encodeURIComponent(firstPage.next_offset)}`);
     expect(secondPage.logs[0].offset).not.toBe(firstPage.logs[0].offset);
     expect(secondPage.logs[0].timestamp >= firstPage.logs[0].timestamp).toBe(true);
 
-    const filtered = await ok('POST', `/v1/projects/${id}/revisions/${first}/deploy_logs`, { query: 'LISTENING', limit: 10 });
+    const filtered = await api.ok('POST', `/v1/projects/${id}/revisions/${first}/deploy_logs`, { query: 'LISTENING', limit: 10 });
     expect(filtered.logs.length).toBeGreaterThan(0);
     for (const line of filtered.logs) expect(line.message.toLowerCase()).toContain('listening');
-    const project = await ok('POST', `/v1/projects/${id}/deploy_logs`, {});
+    const project = await api.ok('POST', `/v1/projects/${id}/deploy_logs`, {});
     expect(project.logs.length).toBeGreaterThan(0);
-    expect((await ok('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, {})).logs).toEqual([]);
+    expect((await api.ok('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, {})).logs).toEqual([]);
 
     // A Job's pod labelled with the revision is its build: its log comes back as build logs, masked too.
-    const revisionName = (await ok('GET', `/v2/deployments/${id}/revisions/${first}`)).name;
+    const revisionName = (await api.ok('GET', `/v2/deployments/${id}/revisions/${first}`)).name;
     await apply(namespace, {
       apiVersion: 'batch/v1',
       kind: 'Job',
@@ -246,20 +230,20 @@ describe('a Deployment created through the HTTP API on the real node', () => {
       },
     });
     const build = await eventually(async () => {
-      const page = await ok('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, {});
+      const page = await api.ok('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, {});
       return page.logs.length > 0 ? page : undefined;
     }, 60_000, 'the build-like Job\'s log');
     expect(build.logs.map((line: { message: string; container_name: string }) => [line.container_name, line.message])).toEqual([['build', 'token ********']]);
-    expect((await ok('GET', `${path}?type=build`)).logs.map((line: { message: string }) => line.message)).toEqual(['token ********']);
-    expect((await ok('GET', `${path}?type=deploy&limit=1000`)).logs.map((line: { message: string }) => line.message)).not.toContain('token ********');
+    expect((await api.ok('GET', `${path}?type=build`)).logs.map((line: { message: string }) => line.message)).toEqual(['token ********']);
+    expect((await api.ok('GET', `${path}?type=deploy&limit=1000`)).logs.map((line: { message: string }) => line.message)).not.toContain('token ********');
 
-    expect((await call('GET', `${path}?type=deploy`, undefined, otherKey)).status).toBe(404);
-    expect((await call('GET', `${path}?offset=not-a-cursor`)).status).toBe(422);
-    expect((await call('GET', `${path}?limit=1001`)).status).toBe(422);
+    expect((await otherApi.call('GET', `${path}?type=deploy`)).status).toBe(404);
+    expect((await api.call('GET', `${path}?offset=not-a-cursor`)).status).toBe(422);
+    expect((await api.call('GET', `${path}?limit=1001`)).status).toBe(422);
   });
 
   it('takes the app down on delete', async () => {
-    expect((await call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
+    expect((await api.call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
     await eventually(async () => (await podsOf('web')).length === 0, 60_000, 'no pod of web left');
     await eventually(async () => (await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, '-o', 'name'])).trim() === '', 30_000, 'the Deployment gone');
   });
