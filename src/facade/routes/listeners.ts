@@ -43,8 +43,9 @@ interface ListenerChoice {
 export function checkListenerChoice(cache: FacadeCache, tenant: Tenant, wireSourceConfig: unknown): void {
   const sourceConfig = wireSourceConfig as ListenerChoice | null | undefined;
   const problems: ValidationProblem[] = [];
-  const listener = listenerOf(cache, tenant);
   const listenerId = sourceConfig?.listener_id;
+  // The listener is looked up only for a body that names one: most creates and PATCHes do not.
+  const listener = listenerId ? listenerOf(cache, tenant) : undefined;
   if (listenerId && listenerId.toLowerCase() !== listener?.id) {
     problems.push({ loc: ['body', 'source_config', 'listener_id'], msg: `Unknown listener ${listenerId}: this organization's one listener is ${listener?.id ?? 'not known yet'} (GET /v2/listeners).`, type: 'value_error' });
   }
