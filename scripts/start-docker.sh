@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Makes a Docker engine reachable for the image suite: installs Debian's docker.io (and debootstrap,
 # which scripts/build-base-image.sh needs) when missing, starts dockerd as root when no engine answers,
-# and waits until it does. Safe to run again: it changes nothing when the engine is already up.
+# and waits until it does. Safe to run again: it changes nothing when the engine is already up. The
+# engine it starts reaches the node's registries (10.243.0.1:5000, and :5001 for pushed images) over plain
+# HTTP (daemon.json's insecure-registries), as `docker pull` and `docker push` of the node tests need.
 set -euo pipefail
 
 log_dir="${BERTH_DOCKER_LOG_DIR:-${TMPDIR:-/tmp}/berth-docker}"
@@ -18,10 +20,39 @@ if (( ${#missing[@]} )); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
+# The node's registries in daemon.json's insecure-registries (kept with whatever else the file says):
+# an engine reads them at start and again on SIGHUP.
+registries=(10.243.0.1:5000 10.243.0.1:5001)
+reaches_registries() {
+  local configs registry
+  configs=$(docker info --format '{{json .RegistryConfig.IndexConfigs}}' 2>/dev/null) || return 1
+  for registry in "${registries[@]}"; do [[ $configs == *"\"$registry\""* ]] || return 1; done
+}
+add_insecure_registries() {
+  [[ $(id -u) == 0 ]] || { echo "need root to add ${registries[*]} to /etc/docker/daemon.json" >&2; return 1; }
+  mkdir -p /etc/docker
+  python3 -c '
+import json, os, sys
+path = "/etc/docker/daemon.json"
+config = json.load(open(path)) if os.path.exists(path) and os.path.getsize(path) > 0 else {}
+known = config.setdefault("insecure-registries", [])
+known.extend(r for r in sys.argv[1:] if r not in known)
+json.dump(config, open(path, "w"), indent=2)
+' "${registries[@]}"
+}
+
 if docker info >/dev/null 2>&1; then
+  if ! reaches_registries; then
+    echo "docker engine running: adding ${registries[*]} to its insecure registries (SIGHUP)" >&2
+    add_insecure_registries
+    pkill -HUP -x dockerd
+    for _ in $(seq 1 10); do reaches_registries && break; sleep 1; done
+    reaches_registries || echo "the running engine did not take ${registries[*]}: restart it to push to the node's registries" >&2
+  fi
   echo "docker engine already running" >&2
   exit 0
 fi
+add_insecure_registries
 
 [[ $(id -u) == 0 ]] || { echo "need root to start dockerd" >&2; exit 1; }
 echo "starting dockerd (log: $log_dir/dockerd.log)" >&2

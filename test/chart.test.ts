@@ -169,6 +169,22 @@ describe('the chart', () => {
     }
   });
 
+  it('lets Berth create Secrets in its namespace (the registry signing key) only with builder.pushRegistry, and passes the registry on', async () => {
+    const secretCreate = (manifests: Manifest[]) =>
+      manifests
+        .filter((m) => m.kind === 'Role' && m.metadata.name.endsWith('-api-keys'))
+        .flatMap((m) => (m as unknown as { rules: { resources: string[]; verbs: string[] }[] }).rules)
+        .some((rule) => rule.resources.includes('secrets') && rule.verbs.includes('create'));
+    const env = (manifests: Manifest[]) =>
+      (manifests.find((m) => m.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } } }).spec.template.spec.containers[0]!.env;
+    const plain = await render('berth-system');
+    expect(secretCreate(plain)).toBe(false);
+    expect(env(plain).find((e) => e.name === 'BERTH_PUSH_REGISTRY')).toBeUndefined();
+    const withRegistry = await render('berth-system', ['--set', 'builder.pushRegistry=registry.example:5000']);
+    expect(secretCreate(withRegistry)).toBe(true);
+    expect(env(withRegistry)).toContainEqual({ name: 'BERTH_PUSH_REGISTRY', value: 'registry.example:5000' });
+  });
+
   it('runs the container hardened: non-root, read-only root filesystem, no capabilities, RuntimeDefault seccomp', async () => {
     const deployment = (await render('berth-system')).find((m) => m.kind === 'Deployment') as unknown as V1Deployment;
     const pod = deployment.spec!.template.spec!;

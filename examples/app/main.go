@@ -28,10 +28,15 @@ import (
 	"time"
 )
 
-// version is stamped at build time: go build -ldflags "-X main.version=V".
+// version is stamped at build time: go build -ldflags "-X main.version=V". $APP_VERSION, when set,
+// replaces it: an image built FROM this one with `ENV APP_VERSION=...` (a Dockerfile in a repository
+// that Berth builds) answers its own version.
 var version = "dev"
 
 func main() {
+	if v := os.Getenv("APP_VERSION"); v != "" {
+		version = v
+	}
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
 		case "version":

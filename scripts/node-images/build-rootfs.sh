@@ -14,6 +14,13 @@
 #              (redis-server, redis-tools, busybox-static)
 #   coredns    /coredns, a copy of the binary that $COREDNS_BIN names (scripts/build-node.sh)
 #   example-app  /app, examples/app ($APP_DIR) built with Go as one static binary answering $APP_VERSION
+#   git        git with its HTTP(S) transport and the system's CA certificates, busybox sh (the clone step
+#              of a build Job) (git, ca-certificates, busybox-static)
+#   build-tools  busybox with all its applets (the install and build commands of a build Job)
+#              (busybox-static)
+#   builder    BuildKit's buildkitd, buildctl and buildctl-daemonless.sh from $BUILDKIT_BIN
+#              (scripts/build-buildkit.sh), Debian's runc for RUN steps, busybox; buildkitd.toml reaches
+#              $INSECURE_REGISTRY over plain HTTP (the node's registry) (runc, busybox-static)
 # Images hold no package manager and no shell beyond busybox: every shared library that `ldd` lists
 # for a binary is copied under the path ldd prints. Needs root (files in the image are owned by
 # 999:999 where the image's user must write). src/dev/node/images.ts runs this and pushes the result.
@@ -76,7 +83,7 @@ install_busybox() {
   copy_file "$busybox"
   applets=$("$busybox" --list)
   for applet in "$@"; do
-    grep -qx "$applet" <<<"$applets" || die "busybox has no applet $applet"
+    grep -qxF -- "$applet" <<<"$applets" || die "busybox has no applet $applet"
     ln -s busybox "$rootfs/bin/$applet"
   done
 }
@@ -359,14 +366,64 @@ build_example_app() {
   exposed_ports=(8000/tcp)
 }
 
+build_git() {
+  [[ -x /usr/bin/git && -x /usr/lib/git-core/git-remote-http ]] || die "git is missing: apt-get install git"
+  [[ -f /etc/ssl/certs/ca-certificates.crt ]] || die "CA certificates are missing: apt-get install ca-certificates"
+  base_dirs
+  copy_with_libs /usr/bin/git
+  copy_with_libs /usr/lib/git-core/git-remote-http
+  # git runs its own subcommands (index-pack, fetch-pack) from its exec path.
+  ln -s ../../bin/git "$rootfs/usr/lib/git-core/git"
+  ln -s git-remote-http "$rootfs/usr/lib/git-core/git-remote-https"
+  mkdir -p "$rootfs/usr/share"
+  cp -a /usr/share/git-core "$rootfs/usr/share/"
+  copy_file /etc/ssl/certs/ca-certificates.crt
+  install_busybox sh base64 cat printf tr
+  write_accounts git:65532:/tmp
+  entrypoint=(/usr/bin/git)
+  user=65532:65532
+  env=("PATH=/usr/bin:/bin" HOME=/tmp)
+}
+
+build_build_tools() {
+  base_dirs
+  install_busybox $(/bin/busybox --list | grep -vx busybox)
+  write_accounts build:65532:/tmp
+  entrypoint=(/bin/sh)
+  user=65532:65532
+  env=("PATH=/bin" HOME=/tmp)
+}
+
+build_builder() {
+  [[ -n ${BUILDKIT_BIN:-} ]] || die "set BUILDKIT_BIN to BuildKit's bin directory (scripts/build-buildkit.sh builds it)"
+  [[ -n ${INSECURE_REGISTRY:-} ]] || die "set INSECURE_REGISTRY to the registry reached over plain HTTP"
+  [[ -x /usr/sbin/runc ]] || die "/usr/sbin/runc is missing: apt-get install runc"
+  base_dirs
+  local tool
+  for tool in buildkitd buildctl buildctl-daemonless.sh; do
+    copy_file "$BUILDKIT_BIN/$tool" "/usr/bin/$tool"
+  done
+  copy_with_libs /usr/sbin/runc /usr/bin/runc
+  install_busybox sh awk cat expr id kill mkdir mktemp rm sleep
+  mkdir -p "$rootfs/etc/buildkit" "$rootfs/run" "$rootfs/var/lib/buildkit"
+  cat >"$rootfs/etc/buildkit/buildkitd.toml" <<TOML
+# The node's registry answers plain HTTP: base images come from it and builds push to it.
+[registry."$INSECURE_REGISTRY"]
+  http = true
+TOML
+  write_accounts
+  entrypoint=(/usr/bin/buildctl-daemonless.sh)
+  user=0:0
+  env=("PATH=/usr/bin:/bin")
+}
+
 # --- main ------------------------------------------------------------------------------------------
 
-(($# == 2)) || die "usage: $0 pause|postgres|redis|coredns|example-app OUTDIR"
+images="pause postgres redis coredns example-app git build-tools builder"
+(($# == 2)) || die "usage: $0 ${images// /|} OUTDIR"
 name=$1
-case $name in
-  pause | postgres | redis | coredns | example-app) ;;
-  *) die "unknown image $name (pause, postgres, redis, coredns or example-app)" ;;
-esac
+[[ " $images " == *" $name "* ]] || die "unknown image $name ($images)"
+
 [[ $(id -u) == 0 ]] || die "needs root: files in the image are owned by the image's user"
 mkdir -p "$2"
 outdir=$(cd "$2" && pwd)
@@ -379,7 +436,7 @@ mkdir "$rootfs"
 log "building the $name image"
 "build_${name//-/_}"
 
-if [[ $name == pause || $name == coredns || $name == example-app ]]; then
+if [[ $name != postgres && $name != redis ]]; then
   write_tar "$staging/rootfs.tar" --owner=0 --group=0 # every file is root's
 else
   write_tar "$staging/rootfs.tar"

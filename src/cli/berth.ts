@@ -2,7 +2,7 @@
 // src/main.ts once the process is set up.
 import { resolve } from 'node:path';
 import { findConfiguredCluster } from './cluster-config.ts';
-import { startDevCluster } from './dev.ts';
+import { startDevCluster, startDevPushRegistry } from './dev.ts';
 import { parseCommandLine, usage, type Options } from './options.ts';
 import { startBerth } from './run.ts';
 import { createLogger } from '../runtime/index.ts';
@@ -53,6 +53,8 @@ try {
   if (!kubeConfig) throw new Error('no cluster configured: set KUBECONFIG, run in a cluster, or use `berth dev`');
   const berth = await startBerth(kubeConfig, options, logger, dev?.node ?? {});
   stopping.push(() => berth.stop());
+  const pushRegistry = dev && berth.facade ? await startDevPushRegistry(dev, options.dataDir, berth.facade.url, options.namespace) : undefined;
+  if (pushRegistry) stopping.push(() => pushRegistry.stop());
 
   if (dev?.kubeconfigPath && dev.local) {
     const facade = berth.facade?.url;
@@ -64,6 +66,7 @@ try {
         ...(dev.node
           ? [
               `  registry:     ${dev.node.registry}  (plain HTTP; npm run example:push builds and pushes the example app)`,
+              `  pushes:       ${dev.node.pushRegistry}  (plain HTTP; docker login with POST /v2/deployments/{id}/push-token)`,
               `  try:          kubectl --kubeconfig ${dev.kubeconfigPath} apply --server-side -f examples/hello.yaml  (see the README)`,
               "                an app answers at its url: curl $(kubectl get bdeploy hello -o jsonpath='{.status.url}')/",
             ]

@@ -10,7 +10,9 @@ import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Logger } from 'pino';
 import { installCrds } from '../dev/install-crds.ts';
 import { startLocalCluster, type LocalCluster } from '../dev/local-cluster.ts';
-import { nodeBinaries, pushServiceImages } from '../dev/node/node.ts';
+import { nodeBinaries, pushBuildImages, pushServiceImages } from '../dev/node/node.ts';
+import { pushRegistryAddress } from '../dev/node/network.ts';
+import { startPushRegistry, type PushRegistry } from '../dev/node/push-registry.ts';
 import { mintApiKey } from '../facade/api-keys.ts';
 import { ensureDevAccess } from '../facade/dev-access.ts';
 import { findConfiguredCluster } from './cluster-config.ts';
@@ -29,7 +31,7 @@ export interface DevCluster {
   kubeconfigPath?: string;
   cluster?: LocalCluster;
   /** The node's registry and the images built for it, when the embedded cluster has a node. */
-  node?: { registry: string; postgresImage: string; redisImage: string };
+  node?: { registry: string; pushRegistry: string; postgresImage: string; redisImage: string; builderImage: string; gitImage: string; buildToolsImage: string };
   /** Only on the embedded control plane: a key for the local organization. */
   local?: { organizationNamespace: string; organizationId: string; apiKey: string };
 }
@@ -70,8 +72,8 @@ async function localAccess(kubeConfig: KubeConfig, dataDir: string, operatorName
   return { organizationNamespace: access.namespace, organizationId: access.organizationId, apiKey: access.key };
 }
 
-/** With a node: its registry address for users and scripts (.berth/dev/registry), and the Postgres and
- * Redis images built here for Deployments that ask for them. */
+/** With a node: its registry address for users and scripts (.berth/dev/registry), the Postgres and
+ * Redis images built here for Deployments that ask for them, and the images of codehost builds. */
 async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: string) => void): Promise<DevCluster['node']> {
   const registryFile = join(dataDir, 'registry');
   if (!cluster.node) {
@@ -79,8 +81,17 @@ async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: str
     return undefined;
   }
   writeFileSync(registryFile, `${cluster.node.registry}\n`);
-  const images = await pushServiceImages(nodeBinaries(), log);
-  return { registry: cluster.node.registry, postgresImage: images.postgres, redisImage: images.redis };
+  const [services, builds] = await Promise.all([pushServiceImages(nodeBinaries(), log), pushBuildImages(nodeBinaries(), log)]);
+  return {
+    registry: cluster.node.registry,
+    // Started once Berth answers (its realm): startDevPushRegistry.
+    pushRegistry: pushRegistryAddress,
+    postgresImage: services.postgres,
+    redisImage: services.redis,
+    builderImage: builds.builder,
+    gitImage: builds.git,
+    buildToolsImage: builds.buildTools,
+  };
 }
 
 /** A value made once and kept in the data dir (readable by its owner only), so restarts reuse it. */
@@ -89,4 +100,10 @@ function keptValue(file: string, make: () => string): string {
   const value = make();
   writeFileSync(file, `${value}\n`, { mode: 0o600 });
   return value;
+}
+
+/** With a node: the registry for pushed images, whose tokens the running Berth issues (its data under the data dir). */
+export async function startDevPushRegistry(dev: DevCluster, dataDir: string, berthUrl: string, operatorNamespace: string): Promise<PushRegistry | undefined> {
+  if (!dev.node) return undefined;
+  return startPushRegistry({ dir: join(dataDir, 'push-registry'), kubeConfig: dev.kubeConfig, operatorNamespace, berthUrl });
 }

@@ -46,6 +46,19 @@ describe('parseCommandLine', () => {
     });
   });
 
+  it('leaves the build images to where Berth runs unless given; builds run privileged and branches are read each minute by default', () => {
+    expect(options(['run'])).toMatchObject({ builderImage: undefined, gitImage: undefined, buildToolsImage: undefined, buildPrivileged: true, sourcePollSeconds: 60 });
+    const env = { BERTH_GIT_IMAGE: 'git:1', BERTH_BUILD_PRIVILEGED: 'false', BERTH_SOURCE_POLL_SECONDS: '30' };
+    expect(options(['run', '--builder-image', 'bk:1', '--build-tools-image', 'tools:1'], env)).toMatchObject({
+      builderImage: 'bk:1',
+      gitImage: 'git:1',
+      buildToolsImage: 'tools:1',
+      buildPrivileged: false,
+      sourcePollSeconds: 30,
+    });
+    expect(() => options(['run', '--source-poll-seconds', '0'])).toThrow(/--source-poll-seconds/);
+  });
+
   it('drains for no time unless asked, and takes whole seconds from a flag or the environment', () => {
     expect(options(['run']).drainSeconds).toBe(0);
     expect(options(['run'], { BERTH_DRAIN_SECONDS: '5' }).drainSeconds).toBe(5);

@@ -22,9 +22,22 @@ options (each also read from the environment variable in brackets):
   --watch-namespaces <list>    only these namespaces (default: all)       [BERTH_WATCH_NAMESPACES]
   --leader-elect <bool>        elect a leader before reconciling (default true for run,
                                false for dev)                             [BERTH_LEADER_ELECT]
-  --builder-image <image>      image of the build Job for codehost revisions [BERTH_BUILDER_IMAGE]
+  --builder-image <image>      the image step of codehost builds: BuildKit (default
+                               moby/buildkit:v0.34.2; dev with a node: one built here) [BERTH_BUILDER_IMAGE]
+  --git-image <image>          the clone step of codehost builds (default alpine/git:2.47.2;
+                               dev with a node: one built here)           [BERTH_GIT_IMAGE]
+  --build-tools-image <image>  runs a build's install and build commands (default node:24-bookworm;
+                               dev with a node: busybox, built here)      [BERTH_BUILD_TOOLS_IMAGE]
+  --build-privileged <bool>    run the image step privileged, as BuildKit needs for RUN steps
+                               without user namespaces (default true)     [BERTH_BUILD_PRIVILEGED]
+  --source-poll-seconds <n>    how often a build-on-push Deployment's branch is read for a new
+                               commit (default 60)                        [BERTH_SOURCE_POLL_SECONDS]
   --registry <host/path>       where built images are pushed (default registry.berth-system.svc:5000;
                                dev with a node: the node's registry)     [BERTH_REGISTRY]
+  --push-registry <host:port> Berth's registry for pushed images (internal_docker): push credentials
+                               (POST /v2/deployments/{id}/push-token) and its token endpoint
+                               (GET /v2/registry/token); the registry trusts Berth's certificate
+                               (Secret berth-registry-signing). Default: none [BERTH_PUSH_REGISTRY]
   --postgres-image <image>     the database of Deployments that ask for one (default
                                postgres:16-alpine; dev with a node: one built here) [BERTH_POSTGRES_IMAGE]
   --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine;
@@ -65,8 +78,13 @@ const optionsSchema = z.object({
   namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a namespace name').max(63),
   watchNamespaces: list,
   leaderElect: bool,
-  builderImage: z.string().min(1),
+  builderImage: z.string().min(1).optional(),
+  gitImage: z.string().min(1).optional(),
+  buildToolsImage: z.string().min(1).optional(),
+  buildPrivileged: bool,
+  sourcePollSeconds: z.coerce.number().int('expected whole seconds').min(1).max(86_400),
   registry: z.string().min(1).optional(),
+  pushRegistry: z.string().regex(/^[^\s/]+$/, 'expected host[:port]').optional(),
   postgresImage: z.string().min(1).optional(),
   redisImage: z.string().min(1).optional(),
   drainSeconds: z.coerce.number().int('expected whole seconds').min(0).max(300),
@@ -93,7 +111,12 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'watch-namespaces': { type: 'string' },
       'leader-elect': { type: 'string' },
       'builder-image': { type: 'string' },
+      'git-image': { type: 'string' },
+      'build-tools-image': { type: 'string' },
+      'build-privileged': { type: 'string' },
+      'source-poll-seconds': { type: 'string' },
       registry: { type: 'string' },
+      'push-registry': { type: 'string' },
       'postgres-image': { type: 'string' },
       'redis-image': { type: 'string' },
       'drain-seconds': { type: 'string' },
@@ -114,9 +137,14 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     namespace: values.namespace ?? env.POD_NAMESPACE ?? 'berth-system',
     watchNamespaces: values['watch-namespaces'] ?? env.BERTH_WATCH_NAMESPACES ?? '',
     leaderElect: values['leader-elect'] ?? env.BERTH_LEADER_ELECT ?? (dev ? 'false' : 'true'),
-    builderImage: values['builder-image'] ?? env.BERTH_BUILDER_IMAGE ?? 'gcr.io/kaniko-project/executor:v1.23.2',
     // Unset means the default of where Berth runs: see imagesFor in run.ts.
+    builderImage: values['builder-image'] ?? env.BERTH_BUILDER_IMAGE,
+    gitImage: values['git-image'] ?? env.BERTH_GIT_IMAGE,
+    buildToolsImage: values['build-tools-image'] ?? env.BERTH_BUILD_TOOLS_IMAGE,
+    buildPrivileged: values['build-privileged'] ?? env.BERTH_BUILD_PRIVILEGED ?? 'true',
+    sourcePollSeconds: values['source-poll-seconds'] ?? env.BERTH_SOURCE_POLL_SECONDS ?? '60',
     registry: values['registry'] ?? env.BERTH_REGISTRY,
+    pushRegistry: values['push-registry'] ?? env.BERTH_PUSH_REGISTRY,
     postgresImage: values['postgres-image'] ?? env.BERTH_POSTGRES_IMAGE,
     redisImage: values['redis-image'] ?? env.BERTH_REDIS_IMAGE,
     drainSeconds: values['drain-seconds'] ?? env.BERTH_DRAIN_SECONDS ?? '0',

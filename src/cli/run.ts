@@ -7,6 +7,9 @@ import { defaultDeploymentControllerOptions } from '../reconcilers/deployment/op
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/controller.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { Manager, type Logger } from '../runtime/index.ts';
+import { ensureRegistrySigning } from '../registry/signing.ts';
+import type { RegistryAccess } from '../facade/routes/registry.ts';
+import { registryIssuer, registryService } from '../registry/tokens.ts';
 import type { Options } from './options.ts';
 
 /** What the cluster Berth runs against offers: the embedded node's registry and images in `berth dev`. */
@@ -14,6 +17,11 @@ export interface ClusterDefaults {
   registry?: string;
   postgresImage?: string;
   redisImage?: string;
+  builderImage?: string;
+  gitImage?: string;
+  buildToolsImage?: string;
+  /** The registry for pushed images (`berth dev` starts one once Berth answers). */
+  pushRegistry?: string;
 }
 
 /** Flags first, then what the cluster offers, then the defaults of an installation. */
@@ -23,7 +31,9 @@ export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
     registry: options.registry ?? cluster.registry ?? 'registry.berth-system.svc:5000',
     images: {
       ...defaults.images,
-      builder: options.builderImage,
+      builder: options.builderImage ?? cluster.builderImage ?? defaults.images.builder,
+      git: options.gitImage ?? cluster.gitImage ?? defaults.images.git,
+      buildTools: options.buildToolsImage ?? cluster.buildToolsImage ?? defaults.images.buildTools,
       postgres: options.postgresImage ?? cluster.postgresImage ?? defaults.images.postgres,
       redis: options.redisImage ?? cluster.redisImage ?? defaults.images.redis,
     },
@@ -50,13 +60,14 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
   });
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
-    registerDeploymentControllers(manager, { ...imagesFor(options, cluster), ...scope });
+    registerDeploymentControllers(manager, { ...imagesFor(options, cluster), buildPrivileged: options.buildPrivileged, sourcePollIntervalMs: options.sourcePollSeconds * 1000, ...scope });
     registerOAuthProviderController(manager, scope);
     codeHost = registerCodeHostIntegrationController(manager, scope);
   }
   await manager.start();
 
   let facade: RunningFacade | undefined;
+  const pushRegistry = options.pushRegistry ?? cluster.pushRegistry;
   if (options.components.includes('facade')) {
     facade = await startFacade({
       kubeConfig,
@@ -66,6 +77,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       port: options.facadeAddress.port,
       host: options.facadeAddress.host,
       logger,
+      ...(pushRegistry ? { registry: await pushRegistryAccess(kubeConfig, options.namespace, pushRegistry) } : {}),
       // One code-host client (and one App installation token) per integration for both halves.
       ...(codeHost ? { repositories: { listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret) } } : {}),
     });
@@ -79,4 +91,9 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       await manager.stop();
     },
   };
+}
+
+/** The registry for pushed images, with the signing material every replica shares (one Secret). */
+async function pushRegistryAccess(kubeConfig: KubeConfig, namespace: string, host: string): Promise<RegistryAccess> {
+  return { host, service: registryService, issuer: registryIssuer, signing: await ensureRegistrySigning(kubeConfig, namespace) };
 }

@@ -9,6 +9,7 @@ import { registerListenerRoutes } from './routes/listeners.ts';
 import { registerLogRoutes } from './routes/logs.ts';
 import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRepositoryRoutes } from './routes/repositories.ts';
+import { registerRegistryRoutes } from './routes/registry.ts';
 import { registerRevisionRoutes } from './routes/revisions.ts';
 import { createServer, selfHostedPrefix, type FacadeServer } from './server.ts';
 
@@ -29,6 +30,7 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
     registerLogRoutes(scope, deps);
     registerRepositoryRoutes(scope, deps);
     registerListenerRoutes(scope, deps);
+    registerRegistryRoutes(scope, deps);
   };
   void app.register(routes);
   void app.register(routes, { prefix: selfHostedPrefix });

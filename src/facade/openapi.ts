@@ -144,6 +144,39 @@ export function openApiDocument(): JsonObject {
         parameters: [pathParam('listener_id', 'ID of the listener.')],
         get: operation('Read a listener', { status: '200', description: 'The listener.', schema: ref('Listener') }),
       },
+      '/v2/deployments/{deployment_id}/push-token': {
+        parameters: [deploymentId],
+        post: operation('Issue a push credential', {
+          status: '200',
+          description: "A short-lived credential that can push only this internal_docker deployment's repository in Berth's registry (docker login, then docker push). 400 for other sources.",
+          schema: {
+            type: 'object',
+            required: ['registry_url', 'repository_url', 'username', 'token', 'expires_at'],
+            properties: {
+              registry_url: { type: 'string' },
+              repository_url: { type: 'string' },
+              username: { type: 'string' },
+              token: { type: 'string' },
+              expires_at: { type: 'string', format: 'date-time' },
+            },
+          },
+        }),
+      },
+      '/v2/registry/token': {
+        get: {
+          summary: "The registry's token endpoint",
+          description: "The realm of the registry's token authentication: Basic credentials from a push credential (or none, for pull) in, a bearer token for the granted scopes out. Called by docker and containerd, not by API clients.",
+          security: [],
+          parameters: [
+            { name: 'service', in: 'query', required: false, schema: { type: 'string' } },
+            { name: 'scope', in: 'query', required: false, schema: { type: 'string' }, description: 'repository:<name>:pull,push; repeatable.' },
+          ],
+          responses: {
+            '200': { description: 'A bearer token.', ...json({ type: 'object', required: ['token', 'expires_in'], properties: { token: { type: 'string' }, access_token: { type: 'string' }, expires_in: { type: 'integer' }, issued_at: { type: 'string' } } }) },
+            ...errors,
+          },
+        },
+      },
       '/v2/deployments': {
         post: operation('Create a deployment', { status: '201', description: 'The deployment.', schema: ref('Deployment') }, {
           requestBody: { required: true, ...json(ref('DeploymentCreate')) },

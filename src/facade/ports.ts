@@ -7,6 +7,7 @@ import type { Repository } from '../codehost/repository.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import type { ApiKeyRecord } from './api-keys.ts';
 import type { ObjectWriter } from './kube-writer.ts';
+import type { RegistryAccess } from './routes/registry.ts';
 
 /** The read side of an informer cache: the same shape as the runtime's Informer. */
 export interface CacheReader<T> {
@@ -47,4 +48,6 @@ export interface FacadeDependencies {
   podLogs: PodLogReader;
   /** How long a write waits for the controller to observe it before answering with the current state. */
   observeTimeoutMs: number;
+  /** Berth's registry for pushed images, when the installation has one (routes/registry.ts). */
+  registry?: RegistryAccess;
 }

@@ -24,6 +24,7 @@ import { kubePodLogReader } from './pod-logs.ts';
 import { revisionPods } from '../reconcilers/deployment/informers.ts';
 import { instrumentFacade } from './metrics.ts';
 import { secretResource } from './owned-secrets.ts';
+import type { RegistryAccess } from './routes/registry.ts';
 import { byUid, type FacadeCache, type FacadeDependencies, type RepositoryLister } from './ports.ts';
 
 /** Where informers come from: the runtime's Manager fits (and lends its metrics registry). */
@@ -49,6 +50,8 @@ export interface FacadeOptions {
   repositories?: RepositoryLister;
   /** Serve only these namespaces' objects (as the controllers watch them). Default: all. */
   namespaces?: string[];
+  /** Berth's registry for pushed images: push credentials and the registry's token endpoint. */
+  registry?: RegistryAccess;
 }
 
 export interface RunningFacade {
@@ -94,6 +97,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     repositories: options.repositories ?? registryLister(new CodeHostRegistry({ log: options.logger }), (namespace, name) => writer.read<V1Secret>(secretResource, namespace, name)),
     podLogs: kubePodLogReader(options.kubeConfig),
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
+    ...(options.registry ? { registry: options.registry } : {}),
   };
   const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
   // While draining, every response closes its connection: a client's next request opens a new one,

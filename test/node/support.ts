@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { eventually, kubectl } from '../support/cluster.ts';
 import { pushExampleApp } from '../../src/dev/node/example-app.ts';
-import { pushServiceImages } from '../../src/dev/node/node.ts';
+import { pushBuildImages, pushServiceImages, type BuildImages } from '../../src/dev/node/node.ts';
 
 export const crane = () => join(inject('nodeBin'), 'crane');
 
@@ -24,6 +24,16 @@ let serviceImages: ReturnType<typeof pushServiceImages> | undefined;
 export async function serviceImage(name: 'postgres' | 'redis'): Promise<string> {
   serviceImages ??= pushServiceImages(inject('nodeBin'));
   return (await serviceImages)[name];
+}
+
+let buildImages: Promise<BuildImages> | undefined;
+
+/** The images of a codehost build (BuildKit, git, busybox), built and pushed as `berth dev` pushes them:
+ * as Berth's flags. */
+export async function buildImageFlags(): Promise<string[]> {
+  buildImages ??= pushBuildImages(inject('nodeBin'));
+  const images = await buildImages;
+  return ['--builder-image', images.builder, '--git-image', images.git, '--build-tools-image', images.buildTools];
 }
 
 /** kubectl that fails the test with kubectl's own message. */

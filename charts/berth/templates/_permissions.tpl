@@ -5,7 +5,8 @@ from (rbac.yaml). Each rule has a scope:
   watched   what the controller and the facade manage in the namespaces they watch: one ClusterRole
             when watchNamespaces is empty, otherwise a Role in each watched namespace.
   leader-election  the release namespace only: the Lease and the Events recorded about it.
-  api-keys         the release namespace only: the Secrets holding API-key hashes (read only).
+  api-keys         the release namespace only: the Secrets holding API-key hashes (read only), and
+                   with builder.pushRegistry the one Secret of the registry's signing key, made once.
 Nothing here deletes namespaces, touches RBAC, ConfigMaps or CRDs, writes Pods, or reads Secrets outside
 the watched namespaces and the release namespace.
 */}}
@@ -80,6 +81,14 @@ the watched namespaces and the release namespace.
   apiGroups: [""]
   resources: [secrets]
   verbs: [get, list, watch]
+{{- if .Values.builder.pushRegistry }}
+# create: Secret berth-registry-signing, the key pushed-image tokens are signed with (made by the first
+# replica that finds it missing; a create cannot be limited to a name).
+- scope: api-keys
+  apiGroups: [""]
+  resources: [secrets]
+  verbs: [create]
+{{- end }}
 {{- end }}
 
 {{/* The rules of one scope, without the scope key, as a YAML list. */}}

@@ -12,6 +12,7 @@ import {
   kubeletPort,
   nodeIp,
   nodeName,
+  pushRegistryAddress,
   registryAddress,
 } from './network.ts';
 
@@ -64,11 +65,12 @@ disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.snapshotter.v1.er
 `;
 }
 
-/** containerd's hosts.toml for the node's registry: plain HTTP, pull and resolve. */
-export function registryHostsToml(): string {
-  return `server = "http://${registryAddress}"
+/** containerd's hosts.toml for a registry on the node's address (the node's own, or the one for
+ * pushed images): plain HTTP, pull and resolve. */
+export function registryHostsToml(address = registryAddress): string {
+  return `server = "http://${address}"
 
-[host."http://${registryAddress}"]
+[host."http://${address}"]
   capabilities = ["pull", "resolve"]
 `;
 }
@@ -174,5 +176,17 @@ export function registryConfig(dirs: NodeDirs): string {
     log: { level: 'warn', accesslog: { disabled: true } },
     storage: { filesystem: { rootdirectory: dirs.registryStorage }, delete: { enabled: true } },
     http: { addr: registryAddress, headers: { 'X-Content-Type-Options': ['nosniff'] } },
+  });
+}
+
+/** The registry for pushed images: CNCF distribution with token authentication, Berth the token issuer
+ * (`realm` its /v2/registry/token, `rootCertBundle` the certificate of Berth's Secret berth-registry-signing). */
+export function pushRegistryConfig(input: { storage: string; realm: string; service: string; issuer: string; rootCertBundle: string }): string {
+  return stringify({
+    version: 0.1,
+    log: { level: 'warn', accesslog: { disabled: true } },
+    storage: { filesystem: { rootdirectory: input.storage }, delete: { enabled: true } },
+    http: { addr: pushRegistryAddress, headers: { 'X-Content-Type-Options': ['nosniff'] } },
+    auth: { token: { realm: input.realm, service: input.service, issuer: input.issuer, rootcertbundle: input.rootCertBundle } },
   });
 }

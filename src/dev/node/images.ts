@@ -15,7 +15,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const buildScript = join(repoRoot, 'scripts/node-images/build-rootfs.sh');
 
 /** The images a node needs, and the example app. */
-export type ImageName = 'pause' | 'coredns' | 'postgres' | 'redis' | 'example-app';
+export type ImageName = 'pause' | 'coredns' | 'postgres' | 'redis' | 'example-app' | 'git' | 'build-tools' | 'builder';
 
 /** The Debian packages an image is made of: a new package version makes a new image. */
 const packagesOf: Record<ImageName, string[]> = {
@@ -24,6 +24,9 @@ const packagesOf: Record<ImageName, string[]> = {
   postgres: ['postgresql-15', 'postgresql-client-15', 'gosu', 'busybox-static', 'libc6'],
   redis: ['redis-server', 'redis-tools', 'busybox-static', 'libc6'],
   'example-app': [],
+  git: ['git', 'libcurl3-gnutls', 'ca-certificates', 'busybox-static'],
+  'build-tools': ['busybox-static'],
+  builder: ['runc', 'libseccomp2', 'busybox-static'],
 };
 
 interface ImageConfig {
@@ -93,7 +96,8 @@ export async function buildImage(name: ImageName, inputs: BuildInputs = {}, log:
 }
 
 function mutateFlags(config: ImageConfig): string[] {
-  const flags: string[] = [];
+  // Every image is built on this machine for it; a builder needs the platform of a base image.
+  const flags: string[] = [`--set-platform=linux/${process.arch === 'x64' ? 'amd64' : process.arch}`];
   if (config.entrypoint) flags.push(`--entrypoint=${config.entrypoint.join(',')}`);
   if (config.cmd) flags.push(`--cmd=${config.cmd.join(',')}`);
   if (config.user) flags.push(`--user=${config.user}`);
@@ -109,7 +113,9 @@ export async function pushImage(crane: string, image: BuiltImage, reference: str
   const repository = reference.replace(/:[^:/]+$/, '');
   const pushedFile = join(dirname(image.rootfsTar), 'pushed.json');
   const pushed = existsSync(pushedFile) ? (JSON.parse(readFileSync(pushedFile, 'utf8')) as Record<string, string>) : {};
-  const known = pushed[reference];
+  // What was pushed depends on the image config too: a change to it pushes again.
+  const pushKey = `${reference} ${mutateFlags(image.config).join(' ')}`;
+  const known = pushed[pushKey];
   if (known) {
     const current = await run(crane, ['digest', '--insecure', reference], { encoding: 'utf8' }).then((r) => r.stdout.trim(), () => '');
     if (current === known) return `${repository}@${known}`;
@@ -118,6 +124,6 @@ export async function pushImage(crane: string, image: BuiltImage, reference: str
   await run(crane, ['append', '--insecure', '--oci-empty-base', '-f', image.rootfsTar, '-t', staging]);
   const { stdout } = await run(crane, ['mutate', '--insecure', staging, ...mutateFlags(image.config), '-t', reference], { encoding: 'utf8' });
   const digest = /sha256:[0-9a-f]{64}/.exec(stdout)?.[0] ?? (await run(crane, ['digest', '--insecure', reference], { encoding: 'utf8' })).stdout.trim();
-  writeFileSync(pushedFile, JSON.stringify({ ...pushed, [reference]: digest }));
+  writeFileSync(pushedFile, JSON.stringify({ ...pushed, [pushKey]: digest }));
   return `${repository}@${digest}`;
 }

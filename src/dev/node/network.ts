@@ -16,5 +16,7 @@ export const bridgeName = 'berth-cni0';
 export const cniNetworkName = 'berth';
 export const registryPort = 5000;
 export const registryAddress = `${nodeIp}:${registryPort}`;
+/** Where a registry for pushed images (token authentication, Berth the issuer) listens beside it. */
+export const pushRegistryAddress = `${nodeIp}:${registryPort + 1}`;
 export const kubeletPort = 20250;
 export const kubeletHealthzPort = 20248;

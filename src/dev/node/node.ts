@@ -18,7 +18,7 @@ import { startSupervised, type SupervisedProcess } from '../supervised-process.t
 import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, registryConfig, registryHostsToml, type NodeDirs } from './configs.ts';
 import { cleanupHost, missingPrerequisites, prepareHost, processAlive, readHostState, type HostState } from './host.ts';
 import { buildImage, pushImage } from './images.ts';
-import { apiServiceIp, dnsServiceIp, nodeIp, nodeName, podCidr, registryAddress } from './network.ts';
+import { apiServiceIp, dnsServiceIp, nodeIp, nodeName, podCidr, pushRegistryAddress, registryAddress } from './network.ts';
 import { clusterDnsObjects, storageClass } from './system-objects.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -193,6 +193,8 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
   // containerd looks registries up by host:port, with ':' kept on Linux.
   mkdirSync(join(dirs.certsDir, registryAddress), { recursive: true });
   writeFileSync(join(dirs.certsDir, registryAddress, 'hosts.toml'), registryHostsToml());
+  mkdirSync(join(dirs.certsDir, pushRegistryAddress), { recursive: true });
+  writeFileSync(join(dirs.certsDir, pushRegistryAddress, 'hosts.toml'), registryHostsToml(pushRegistryAddress));
   writeFileSync(join(dirs.cniConfDir, '10-berth.conflist'), cniConfig(dirs, podCidr));
   writeFileSync(join(dirs.root, 'kubelet.yaml'), kubeletConfig(dirs, controlPlane.pkiDir));
   writeFileSync(join(dirs.root, 'registry.yaml'), registryConfig(dirs));
@@ -224,6 +226,37 @@ export async function pushServiceImages(nodeBin: string, log: (m: string) => voi
   return {
     postgres: await pushImage(crane, postgres, `${registryAddress}/berth/postgres:15`),
     redis: await pushImage(crane, redis, `${registryAddress}/berth/redis:7`),
+  };
+}
+
+/** BuildKit's binaries, built if they are not cached yet (scripts/build-buildkit.sh). */
+function buildkitBinaries(): string {
+  const out = execFileSync('bash', [join(repoRoot, 'scripts/build-buildkit.sh')], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const bin = out.trim().split('\n').pop();
+  if (!bin) throw new Error('scripts/build-buildkit.sh printed no bin directory');
+  return bin;
+}
+
+export interface BuildImages {
+  builder: string;
+  git: string;
+  buildTools: string;
+}
+
+/** The images of a codehost build (BuildKit with runc, git, busybox for the commands), built here and
+ * pushed to the node's registry (cached); the builder reaches that registry over plain HTTP. */
+export async function pushBuildImages(nodeBin: string, log: (m: string) => void = () => {}): Promise<BuildImages> {
+  const crane = join(nodeBin, 'crane');
+  const buildkit = buildkitBinaries();
+  const [builder, git, buildTools] = await Promise.all([
+    buildImage('builder', { env: { BUILDKIT_BIN: buildkit, INSECURE_REGISTRY: registryAddress } }, log),
+    buildImage('git', {}, log),
+    buildImage('build-tools', {}, log),
+  ]);
+  return {
+    builder: await pushImage(crane, builder, `${registryAddress}/berth/buildkit:latest`),
+    git: await pushImage(crane, git, `${registryAddress}/berth/git:latest`),
+    buildTools: await pushImage(crane, buildTools, `${registryAddress}/berth/build-tools:latest`),
   };
 }
 

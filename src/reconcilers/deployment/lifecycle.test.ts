@@ -1,25 +1,7 @@
-import type { V1Deployment, V1Job } from '@kubernetes/client-node';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { buildState, bypassedPhase, rolloutOf, targetPhase, type TargetObservation } from './lifecycle.ts';
+import { bypassedPhase, rolloutOf, targetPhase, type TargetObservation } from './lifecycle.ts';
 import { revisionLabel } from './render/common.ts';
-
-const job = (status: V1Job['status']): V1Job => ({ metadata: { name: 'j' }, status });
-
-describe('buildState', () => {
-  it.each([
-    ['no Job', undefined, { state: 'absent' }],
-    ['a Job not started', job({}), { state: 'queued' }],
-    ['an active Job', job({ active: 1 }), { state: 'running' }],
-    ['a complete Job', job({ conditions: [{ type: 'Complete', status: 'True' }] }), { state: 'succeeded' }],
-    [
-      'a failed Job',
-      job({ conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] }),
-      { state: 'failed', message: 'BackoffLimitExceeded: Job has reached the specified backoff limit' },
-    ],
-  ])('%s', (_, input, expected) => {
-    expect(buildState(input)).toEqual(expected);
-  });
-});
 
 const deployment = (revision: string, generation: number, status: V1Deployment['status'], replicas?: number): V1Deployment => ({
   metadata: { name: 'd', generation },
@@ -89,6 +71,12 @@ describe('targetPhase', () => {
     ['a codehost revision building', { ...codehost, build: { state: 'running' } }, 'BUILDING', undefined],
     ['a codehost revision whose build failed', { ...codehost, build: { state: 'failed', message: 'exit 1' } }, 'BUILD_FAILED', undefined],
     ['a codehost revision built', { ...codehost, build: { state: 'succeeded' } }, 'AWAITING_DEPLOY', 'registry/ns/app:r1'],
+    [
+      'a codehost revision built and pushed by digest',
+      { ...codehost, build: { state: 'succeeded', digest: `sha256:${'a'.repeat(64)}` } },
+      'AWAITING_DEPLOY',
+      `registry/ns/app:r1@sha256:${'a'.repeat(64)}`,
+    ],
     ['a codehost revision with a recorded image', { ...codehost, knownImage: 'registry/ns/app:r1' }, 'AWAITING_DEPLOY', 'registry/ns/app:r1'],
     ['an image revision without an image', { ...image, knownImage: undefined }, 'CREATE_FAILED', undefined],
   ] as const)('%s -> %s', (_, observation, phase, expectedImage) => {
@@ -104,6 +92,10 @@ describe('targetPhase', () => {
 
   it('says why a build failed', () => {
     expect(targetPhase({ ...codehost, build: { state: 'failed', message: 'BackoffLimitExceeded' } }).message).toContain('BackoffLimitExceeded');
+    expect(targetPhase({ ...codehost, build: { state: 'running', step: 'image', commit: 'c'.repeat(40) } })).toMatchObject({
+      message: 'The build is running: step "image".',
+      repoCommitSha: 'c'.repeat(40),
+    });
   });
 });
 

@@ -1,27 +1,15 @@
 // Where a revision stands in its lifecycle (CREATING ... DEPLOYED or *_FAILED, the reference control
 // plane's phases: src/api/revision.ts), read from what the cluster shows: the
 // build Job of a codehost revision and the rollout of the application Deployment. Pure.
-import type { V1Deployment, V1Job } from '@kubernetes/client-node';
+import type { V1Deployment } from '@kubernetes/client-node';
 import type { RevisionPhase } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
+import { builtImageReference, type BuildState } from './build-state.ts';
 import type { PodProblem } from './pods.ts';
 import { revisionLabel } from './render/common.ts';
 
 /** Phases a revision leaves only through a spec change: they are kept when it stops being the target. */
 const settledPhases: ReadonlySet<RevisionPhase> = new Set(['DEPLOYED', 'CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
-
-export type BuildState = { state: 'absent' } | { state: 'queued' } | { state: 'running' } | { state: 'succeeded' } | { state: 'failed'; message: string };
-
-export function buildState(job: DeepReadonly<V1Job> | V1Job | undefined): BuildState {
-  if (!job) return { state: 'absent' };
-  const conditions = job.status?.conditions ?? [];
-  const isTrue = (type: string) => conditions.find((c) => c.type === type && c.status === 'True');
-  if (isTrue('Complete')) return { state: 'succeeded' };
-  const failed = isTrue('Failed') ?? isTrue('FailureTarget');
-  if (failed) return { state: 'failed', message: [failed.reason, failed.message].filter(Boolean).join(': ') || 'the build Job failed' };
-  if ((job.status?.active ?? 0) > 0) return { state: 'running' };
-  return { state: 'queued' };
-}
 
 export interface Rollout {
   /** The revision the Deployment's pod template runs (its revision label), if the Deployment exists. */
@@ -71,25 +59,38 @@ export interface TargetPhase {
   image?: string;
   /** Why it failed, in the words of whoever said so (ImagePullBackOff, CrashLoopBackOff, ...). */
   reason?: string;
+  /** The commit a build checked out. */
+  repoCommitSha?: string;
 }
 
 /** The phase of the revision the Deployment wants to serve. */
 export function targetPhase(o: TargetObservation): TargetPhase {
-  let image = o.knownImage;
-  if (!image && o.source === 'codehost') {
-    switch (o.build.state) {
-      case 'absent':
-        return { phase: 'AWAITING_BUILD', message: 'The build Job is being created.' };
-      case 'queued':
-        return { phase: 'QUEUED', message: 'The build Job is waiting to start.' };
-      case 'running':
-        return { phase: 'BUILDING', message: 'The build Job is running.' };
-      case 'failed':
-        return { phase: 'BUILD_FAILED', message: `The build failed: ${o.build.message}` };
-      case 'succeeded':
-        image = o.buildImage;
-    }
+  if (!o.knownImage && o.source === 'codehost') {
+    const built = buildPhase(o.build, o.buildImage);
+    const commit = 'commit' in o.build && o.build.commit ? { repoCommitSha: o.build.commit } : {};
+    if ('phase' in built) return { ...built, ...commit };
+    return { ...rolloutPhase(o, built.image), ...commit };
   }
+  return rolloutPhase(o, o.knownImage);
+}
+
+/** A build's phase while it runs or when it failed, else the image it pushed. */
+function buildPhase(build: BuildState, buildImage: string): Omit<TargetPhase, 'repoCommitSha'> | { image: string } {
+  switch (build.state) {
+    case 'absent':
+      return { phase: 'AWAITING_BUILD', message: 'The build Job is being created.' };
+    case 'queued':
+      return { phase: 'QUEUED', message: 'The build Job is waiting to start.' };
+    case 'running':
+      return { phase: 'BUILDING', message: build.step ? `The build is running: step "${build.step}".` : 'The build Job is running.' };
+    case 'failed':
+      return { phase: 'BUILD_FAILED', message: `The build failed: ${build.message}`, reason: build.step ? 'BuildStepFailed' : 'BuildFailed' };
+    case 'succeeded':
+      return { image: builtImageReference(buildImage, build) };
+  }
+}
+
+function rolloutPhase(o: TargetObservation, image: string | undefined): TargetPhase {
   if (!image) return { phase: 'CREATE_FAILED', message: 'The revision names no image to deploy (sourceRevisionConfig.imageUri).' };
   if (o.rollout.revision !== o.revisionName) return { phase: 'AWAITING_DEPLOY', message: 'Waiting for the workloads to be updated.', image };
   // Once deployed, a revision stays deployed while it is served: scaling or a sourceConfig change that

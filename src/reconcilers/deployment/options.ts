@@ -7,7 +7,7 @@ export interface DeploymentControllerOptions {
   /** Where codehost builds push: `<registry>/<namespace>/<deployment>:<revision>`. */
   registry: string;
   images: {
-    /** Builds and pushes the image (a Kaniko-compatible executor). */
+    /** Builds and pushes the image: BuildKit's image layout (render/build-job.ts). */
     builder: string;
     /** Clones the repository. */
     git: string;
@@ -21,6 +21,11 @@ export interface DeploymentControllerOptions {
   ingressClassName?: string;
   /** Service account of build Jobs (e.g. with push credentials for the registry). */
   buildServiceAccountName?: string;
+  /** Run the image step privileged: BuildKit needs it for a Dockerfile's RUN steps unless the node
+   * lets it use user namespaces (a rootless builder image). Default true. */
+  buildPrivileged: boolean;
+  /** How often a build-on-push Deployment's branch is read for a new commit. Default 60 s. */
+  sourcePollIntervalMs: number;
   /** Keys reconciled in parallel. */
   concurrency: number;
   /** Watch only these namespaces. Default: all. */
@@ -32,13 +37,15 @@ export const defaultDeploymentControllerOptions: DeploymentControllerOptions = {
   revisionRetention: defaultRevisionRetention,
   registry: 'registry.berth.svc.cluster.local:5000',
   images: {
-    builder: 'gcr.io/kaniko-project/executor:v1.23.2',
+    builder: 'moby/buildkit:v0.34.2',
     git: 'alpine/git:2.47.2',
     buildTools: 'node:24-bookworm',
     postgres: 'postgres:16-alpine',
     redis: 'redis:7-alpine',
   },
   applicationPort: 8000,
+  buildPrivileged: true,
+  sourcePollIntervalMs: 60_000,
   concurrency: 4,
   now: () => new Date(),
 };

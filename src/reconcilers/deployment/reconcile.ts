@@ -4,7 +4,7 @@
 //   target ──build Job (codehost)──▶ image ──render/──▶ workloads (applied when they differ)
 //   rollout of the workloads ──▶ target DEPLOYED ──▶ activeRevision, status, conditions
 import { randomBytes } from 'node:crypto';
-import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
+import type { V1Deployment, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import { deploymentKind, findCondition, labels, revisionKind, type Deployment, type Revision } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
@@ -12,7 +12,11 @@ import { revisionDigest } from './digest.ts';
 import { cleanupFinalizer, finalizeDeployment } from './finalize.ts';
 import { childKinds, type DeploymentInformers } from './informers.ts';
 import { awaitedProblem, facadeSecretGraceMs, fingerprintSecrets, resolveIntegration, secretReferences } from './inputs.ts';
-import { buildState, bypassedPhase, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
+import { buildState, builtImageReference } from './build-state.ts';
+import { createSourceHeads, trackedBranch } from './source-head.ts';
+import { secretValues } from '../../codehost/credentials.ts';
+import { codeHostCredentialKeys } from '../../api/codehost-integration.ts';
+import { bypassedPhase, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
 import { buildJobName, childNames } from './names.ts';
 import type { DeploymentControllerOptions } from './options.ts';
 import { backingServices, scaling } from './render/backing.ts';
@@ -71,6 +75,7 @@ function tierFact(deployment: DeepReadonly<Deployment>): { tier?: TierCondition 
 
 export function createDeploymentReconciler(deps: DeploymentReconcilerDependencies) {
   const { informers, writer, options } = deps;
+  const heads = createSourceHeads({ intervalMs: options.sourcePollIntervalMs });
 
   async function writeStatus(deployment: DeepReadonly<Deployment>, observation: StatusObservation, facts: StatusFacts, context: ReconcileContext): Promise<void> {
     const generation = deployment.metadata.generation ?? 0;
@@ -122,7 +127,24 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
   }
 
   /** The Revision for this digest: from the cache, or created (AlreadyExists means someone made it first). */
-  async function latestRevision(deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, digest: string, revisions: RevisionRecord[], context: ReconcileContext): Promise<RevisionRecord | Problem> {
+  /** The branch head a build-on-push Deployment builds; when the repository does not answer, the commit
+   * of its latest revision (no new revision until it answers again). */
+  async function trackedCommit(deployment: DeepReadonly<Deployment>, integration: ReturnType<typeof resolveIntegration>, latestKnown: RevisionRecord | undefined, context: ReconcileContext): Promise<string | undefined> {
+    const branch = trackedBranch(deployment.spec);
+    if (!branch) return undefined;
+    const secretName = credentialsSecretOf(integration);
+    const secret = secretName ? informers.secrets.get(deployment.metadata.namespace ?? '', secretName) : undefined;
+    const token = secret ? secretValues(secret)[codeHostCredentialKeys.token]?.trim() : undefined;
+    try {
+      return await heads.head({ ...branch, ...optional('token', token || undefined) });
+    } catch (error) {
+      const message = `Cannot read branch ${branch.ref} of ${branch.repoUrl}: ${(error as Error).message}. A push is seen once it answers.`;
+      context.recorder.event(deployment, 'Warning', 'SourceHeadUnknown', message);
+      return latestKnown?.object.spec.sourceRevisionConfig.repoCommitSha;
+    }
+  }
+
+  async function latestRevision(deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, digest: string, revisions: RevisionRecord[], context: ReconcileContext, repoCommitSha?: string): Promise<RevisionRecord | Problem> {
     const cached = findByDigest(revisions, digest);
     if (cached) return cached;
     const manifest = renderRevision({
@@ -131,6 +153,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       source: deployment.spec.source,
       sourceRevisionConfig: structuredClone(deployment.spec.sourceRevisionConfig ?? {}) as Record<string, unknown>,
       digest,
+      ...optional('repoCommitSha', repoCommitSha),
     });
     const { object, created } = await writer.createOrGet(manifest as unknown as Revision);
     if (object.spec?.digest !== digest) {
@@ -155,11 +178,12 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     if (!upToDate(cached, desired)) await writer.apply(desired);
   }
 
-  async function recordRevisionPhase(revision: RevisionRecord, update: { phase: TargetPhase['phase']; message: string; reason?: string; image?: string }): Promise<void> {
+  async function recordRevisionPhase(revision: RevisionRecord, update: Omit<TargetPhase, 'phase'> & { phase: TargetPhase['phase'] }): Promise<void> {
     const previous = revision.object.status as Revision['status'];
+    const repoCommitSha = revision.object.spec.sourceRevisionConfig.repoCommitSha ?? update.repoCommitSha;
     const next = nextRevisionStatus(
       previous,
-      { ...update, generation: revision.object.metadata.generation ?? 1, repoCommitSha: revision.object.spec.sourceRevisionConfig.repoCommitSha },
+      { ...update, generation: revision.object.metadata.generation ?? 1, ...optional('repoCommitSha', repoCommitSha) },
       options.now(),
     );
     if (next !== previous) await writer.status<Revision>(revision.object, next);
@@ -197,20 +221,24 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     context: ReconcileContext,
   ) {
     const building = target.object.spec.source === 'codehost' && !inputs.knownImage;
-    const build = buildState(building ? informers.jobs.get(owner.namespace, buildJobName(target.name)) : undefined);
+    const existing = building ? informers.jobs.get(owner.namespace, buildJobName(target.name)) : undefined;
+    const pods = existing ? podsOfRevision(informers.pods, owner.namespace, target.name, 'build') : [];
+    const build = buildState(existing, pods, redactSecret(inputs.credentialsSecretName && informers.secrets.get(owner.namespace, inputs.credentialsSecretName)));
     if (!building || build.state !== 'absent') return build;
     const spec = deployment.spec;
     const job = renderBuildJob({
       owner,
       revisionName: target.name,
       repoUrl: spec.sourceConfig?.repoUrl ?? '',
-      repoRef: target.object.spec.sourceRevisionConfig.repoRef ?? '',
+      // The commit the revision records (a build-on-push head, a ref that is a commit), else the branch.
+      repoRef: target.object.spec.sourceRevisionConfig.repoCommitSha ?? target.object.spec.sourceRevisionConfig.repoRef ?? '',
       installCommand: spec.sourceConfig?.installCommand,
       buildCommand: spec.sourceConfig?.buildCommand,
       ...(inputs.credentialsSecretName ? { credentialsSecretName: inputs.credentialsSecretName } : {}),
       images: { git: options.images.git, tools: options.images.buildTools, builder: options.images.builder },
       registry: options.registry,
       ...(options.buildServiceAccountName ? { serviceAccountName: options.buildServiceAccountName } : {}),
+      privileged: options.buildPrivileged,
     });
     await writer.apply(withAppliedHash(job));
     context.recorder.event(deployment, 'Normal', 'BuildStarted', `Building Revision ${target.name}.`);
@@ -278,7 +306,9 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     if (spec.source === 'internal_docker' && !spec.sourceRevisionConfig?.imageUri) {
       return stall(deployment, { reason: 'AwaitingImage', message: awaitingImageMessage, awaited: true }, known, context);
     }
-    const latest = await latestRevision(deployment, owner, revisionDigest(spec.sourceRevisionConfig, secrets.fingerprints), revisions, context);
+    const tracked = await trackedCommit(deployment, integration, previousLatest, context);
+    const revisionConfig = tracked ? { ...spec.sourceRevisionConfig, repoCommitSha: tracked } : spec.sourceRevisionConfig;
+    const latest = await latestRevision(deployment, owner, revisionDigest(revisionConfig, secrets.fingerprints), revisions, context, tracked);
     if (!('uid' in latest)) return stall(deployment, latest, known, context);
     const all = revisions.some((r) => r.name === latest.name) ? revisions : [...revisions, latest];
     const choice = chooseTarget(all, latest, spec.revisionName);
@@ -289,7 +319,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     const knownImage = imageOf(target.object);
     const buildImage = builtImage(options.registry, owner.namespace, owner.name, target.name);
     const build = await ensureBuild(deployment, owner, target, { knownImage, credentialsSecretName: credentialsSecretOf(integration) }, context);
-    const targetImage = knownImage ?? (build.state === 'succeeded' ? buildImage : undefined);
+    const targetImage = knownImage ?? (build.state === 'succeeded' ? builtImageReference(buildImage, build) : undefined);
     const serving = servingRevision(target, targetImage, previousActive);
 
     // 4. Workloads: applied only where the cache differs from the rendering.
@@ -334,6 +364,8 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
 
     // 7. Old revisions beyond the retention count go; never the active, latest or pinned one.
     await pruneRevisions(owner, all, [latest.name, target.name, ...(active ? [active.name] : [])]);
+    // 8. A build-on-push Deployment looks at its branch again after the poll interval.
+    return trackedBranch(spec) ? { requeueAfter: options.sourcePollIntervalMs } : undefined;
   }
 
   /**
@@ -349,6 +381,13 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       return { requeueAfter: staleRetryMs };
     }
   };
+}
+
+/** Hides a credentials Secret's token in what a build said (its failed step's last log lines). */
+function redactSecret(secret: DeepReadonly<V1Secret> | undefined | '' | false): (text: string) => string {
+  const encoded = secret ? secret.data?.token : undefined;
+  const token = encoded ? Buffer.from(encoded, 'base64').toString('utf8') : '';
+  return token.length >= 4 ? (text) => text.replaceAll(token, '********') : (text) => text;
 }
 
 /** The Secret a build clones with: the integration's credentials, when the source has an integration. */

@@ -93,7 +93,7 @@ export function nextRevisionStatus(
     message: update.message,
     ...(update.reason ? { reason: update.reason } : {}),
     ...(update.image ?? previous?.imageUri ? { imageUri: update.image ?? previous?.imageUri } : {}),
-    ...(update.repoCommitSha ? { repoCommitSha: update.repoCommitSha } : {}),
+    ...(update.repoCommitSha ?? previous?.repoCommitSha ? { repoCommitSha: update.repoCommitSha ?? previous?.repoCommitSha } : {}),
     observedGeneration: update.generation,
     conditions,
   };

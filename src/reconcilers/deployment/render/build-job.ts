@@ -1,6 +1,9 @@
-// The in-cluster build of a codehost revision: a Job that clones the repository at the revision's ref,
-// runs the install and build commands, then builds and pushes `<registry>/<namespace>/<deployment>:<revision>`.
-// User input reaches the shell only through environment variables, never by splicing it into a script.
+// The in-cluster build of a codehost revision: a Job whose pod clones the repository at the revision's ref,
+// runs the install and build commands, then builds the checkout's Dockerfile with BuildKit and pushes
+// `<registry>/<namespace>/<deployment>:<revision>`. Each step says what it made in its termination message
+// (the commit checked out; BuildKit's metadata with the pushed digest), and a failed one leaves the last
+// lines of its log there (build-state.ts reads both). User input reaches the shell only through
+// environment variables, never by splicing it into a script.
 import type { V1EnvVar, V1Job } from '@kubernetes/client-node';
 import { buildJobName } from '../names.ts';
 import { type OwnerDeployment, childMetadata, revisionLabel } from './common.ts';
@@ -10,9 +13,13 @@ export interface BuildImages {
   git: string;
   /** Runs installCommand and buildCommand in the checkout: needs `sh` and the project's toolchain. */
   tools: string;
-  /** Builds and pushes the image from the checkout's Dockerfile (a Kaniko-compatible executor). */
+  /** Builds and pushes the image from the checkout's Dockerfile: BuildKit's image layout
+   * (`buildctl-daemonless.sh` and `buildkitd` on the PATH, as in moby/buildkit's images). */
   builder: string;
 }
+
+/** The build's steps, by container name, in the order they run. */
+export const buildSteps = { clone: 'clone', commands: 'commands', image: 'image' } as const;
 
 export interface BuildJobInput {
   owner: OwnerDeployment;
@@ -26,6 +33,9 @@ export interface BuildJobInput {
   images: BuildImages;
   registry: string;
   serviceAccountName?: string;
+  /** BuildKit runs a Dockerfile's RUN steps in containers of its own: without user namespaces that
+   * takes a privileged container. */
+  privileged: boolean;
 }
 
 export function builtImage(registry: string, namespace: string, deployment: string, revision: string): string {
@@ -42,6 +52,7 @@ const cloneScript = [
   'fi',
   'git fetch -q --depth 1 origin "$REPO_REF"',
   'git checkout -q FETCH_HEAD',
+  'git rev-parse HEAD >/dev/termination-log',
 ].join('\n');
 
 const commandsScript = [
@@ -51,23 +62,39 @@ const commandsScript = [
   'if [ -n "${BUILD_COMMAND:-}" ]; then sh -c "$BUILD_COMMAND"; fi',
 ].join('\n');
 
+/** `buildctl build` of the checkout's Dockerfile, pushed by tag. buildctl writes its metadata (with the
+ * digest) by renaming a file over it, which a mounted termination-log file refuses: it is copied there. */
+const builderScript = [
+  'set -eu',
+  'buildctl-daemonless.sh build --progress=plain --frontend=dockerfile.v0 \\',
+  '  --local=context=/workspace --local=dockerfile=/workspace \\',
+  '  --output="type=image,name=$IMAGE,push=true" --metadata-file=/tmp/build-metadata.json',
+  'cat /tmp/build-metadata.json >/dev/termination-log',
+].join('\n');
+
 export function renderBuildJob(input: BuildJobInput): V1Job {
   const { owner, revisionName } = input;
   const image = builtImage(input.registry, owner.namespace, owner.name, revisionName);
   const gitEnv: V1EnvVar[] = [
     { name: 'REPO_URL', value: input.repoUrl },
     { name: 'REPO_REF', value: input.repoRef },
+    // The workspace volume belongs to root, the clone step need not: git must trust it (command scope).
+    { name: 'GIT_CONFIG_COUNT', value: '1' },
+    { name: 'GIT_CONFIG_KEY_0', value: 'safe.directory' },
+    { name: 'GIT_CONFIG_VALUE_0', value: '/workspace' },
     ...(input.credentialsSecretName
       ? [{ name: 'GIT_TOKEN', valueFrom: { secretKeyRef: { name: input.credentialsSecretName, key: 'token', optional: true } } }]
       : []),
   ];
   const workspace = [{ name: 'workspace', mountPath: '/workspace' }];
+  const step = { terminationMessagePolicy: 'FallbackToLogsOnError' };
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
     metadata: childMetadata(owner, buildJobName(revisionName), 'build', { [revisionLabel]: revisionName }),
     spec: {
-      backoffLimit: 1,
+      // A build that failed fails again from the same commit: its reason is shown at once.
+      backoffLimit: 0,
       activeDeadlineSeconds: 3600,
       template: {
         metadata: { labels: { [revisionLabel]: revisionName } },
@@ -75,9 +102,9 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
           restartPolicy: 'Never',
           ...(input.serviceAccountName ? { serviceAccountName: input.serviceAccountName } : {}),
           initContainers: [
-            { name: 'clone', image: input.images.git, command: ['sh', '-c', cloneScript], env: gitEnv, volumeMounts: workspace },
+            { name: buildSteps.clone, image: input.images.git, command: ['sh', '-c', cloneScript], env: gitEnv, volumeMounts: workspace, ...step },
             {
-              name: 'commands',
+              name: buildSteps.commands,
               image: input.images.tools,
               command: ['sh', '-c', commandsScript],
               env: [
@@ -85,17 +112,24 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
                 { name: 'BUILD_COMMAND', value: input.buildCommand ?? '' },
               ],
               volumeMounts: workspace,
+              ...step,
             },
           ],
           containers: [
             {
-              name: 'image',
+              name: buildSteps.image,
               image: input.images.builder,
-              args: ['--context=dir:///workspace', `--destination=${image}`],
-              volumeMounts: workspace,
+              command: ['sh', '-c', builderScript],
+              env: [{ name: 'IMAGE', value: image }],
+              volumeMounts: [...workspace, { name: 'buildkit', mountPath: '/var/lib/buildkit' }],
+              ...(input.privileged ? { securityContext: { privileged: true } } : {}),
+              ...step,
             },
           ],
-          volumes: [{ name: 'workspace', emptyDir: {} }],
+          volumes: [
+            { name: 'workspace', emptyDir: {} },
+            { name: 'buildkit', emptyDir: {} },
+          ],
         },
       },
     },

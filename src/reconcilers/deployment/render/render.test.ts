@@ -273,14 +273,28 @@ describe('renderBuildJob', () => {
     installCommand: 'npm ci',
     buildCommand: 'npm run build',
     credentialsSecretName: 'github-token',
-    images: { git: 'alpine/git', tools: 'node:24', builder: 'kaniko' },
+    images: { git: 'alpine/git', tools: 'node:24', builder: 'moby/buildkit' },
     registry: 'registry.local:5000/',
+    privileged: true,
   });
   const pod = job.spec!.template.spec!;
 
   it('pushes <registry>/<namespace>/<deployment>:<revision>', () => {
     expect(builtImage('registry.local:5000/', 'team-a', 'shop', 'shop-abcdef0123')).toBe('registry.local:5000/team-a/shop:shop-abcdef0123');
-    expect(pod.containers[0]!.args).toContain('--destination=registry.local:5000/team-a/shop:shop-abcdef0123');
+    expect(pod.containers[0]!.env).toEqual([{ name: 'IMAGE', value: 'registry.local:5000/team-a/shop:shop-abcdef0123' }]);
+    expect(pod.containers[0]!.command!.join(' ')).toContain('--output="type=image,name=$IMAGE,push=true"');
+  });
+
+  it('runs clone, commands and image in order, each leaving its result or its last log lines as termination message', () => {
+    expect([...pod.initContainers!, ...pod.containers].map((c) => [c.name, c.terminationMessagePolicy])).toEqual([
+      ['clone', 'FallbackToLogsOnError'],
+      ['commands', 'FallbackToLogsOnError'],
+      ['image', 'FallbackToLogsOnError'],
+    ]);
+    expect(pod.initContainers![0]!.command!.join(' ')).toContain('git rev-parse HEAD >/dev/termination-log');
+    expect(pod.containers[0]!.command!.join(' ')).toContain('cat /tmp/build-metadata.json >/dev/termination-log');
+    expect(pod.containers[0]!.securityContext).toEqual({ privileged: true });
+    expect(job.spec!.backoffLimit).toBe(0);
   });
 
   it('passes user input as environment, never inside the script', () => {

@@ -1,0 +1,49 @@
+// The registry for pushed images beside the node's own: CNCF distribution (Debian's docker-registry)
+// with token authentication, Berth the issuer. Its realm is the running Berth's token endpoint and it
+// trusts the certificate in Berth's Secret berth-registry-signing, so it starts after Berth. It listens
+// on the node's address, where the kubelet pulls from it (anonymously: Berth grants pull to anyone)
+// as a cluster's nodes pull from an installation's registry. `berth dev` and the node tests run it.
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import { kubeRequest } from '../../runtime/index.ts';
+import { registrySigningSecretName } from '../../registry/signing.ts';
+import { registryIssuer, registryService } from '../../registry/tokens.ts';
+import { pushRegistryConfig } from './configs.ts';
+import { pushRegistryAddress } from './network.ts';
+
+export interface PushRegistry {
+  address: string;
+  stop(): Promise<void>;
+}
+
+export async function startPushRegistry(input: { dir: string; kubeConfig: KubeConfig; operatorNamespace: string; berthUrl: string }): Promise<PushRegistry> {
+  mkdirSync(join(input.dir, 'storage'), { recursive: true });
+  const secret = await kubeRequest<V1Secret>(input.kubeConfig, { method: 'GET', path: `/api/v1/namespaces/${input.operatorNamespace}/secrets/${registrySigningSecretName}` });
+  const bundle = join(input.dir, 'issuer.crt');
+  writeFileSync(bundle, Buffer.from(secret.data?.['tls.crt'] ?? '', 'base64'));
+  const config = join(input.dir, 'config.yml');
+  const realm = `${input.berthUrl}/v2/registry/token`;
+  writeFileSync(config, pushRegistryConfig({ storage: join(input.dir, 'storage'), realm, service: registryService, issuer: registryIssuer, rootCertBundle: bundle }));
+  const log = openSync(join(input.dir, 'registry.log'), 'a');
+  const child = spawn('/usr/bin/docker-registry', ['serve', config], { stdio: ['ignore', log, log] });
+  closeSync(log);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // distribution answers /v2/ with 401 and its realm once it listens.
+  const deadline = Date.now() + 15_000;
+  while ((await fetch(`http://${pushRegistryAddress}/v2/`).catch(() => undefined))?.status !== 401) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`the registry for pushed images did not start (log: ${join(input.dir, 'registry.log')})`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    address: pushRegistryAddress,
+    async stop() {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}

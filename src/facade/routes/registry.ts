@@ -1,0 +1,87 @@
+// Berth's image registry, as the HTTP API offers it: a push credential per internal_docker deployment
+// (POST /v2/deployments/{id}/push-token) and the token endpoint of the registry's token authentication
+// (GET /v2/registry/token, the `realm` distribution sends clients to: Basic credentials in, a bearer
+// token for what they may do out). `docker login` and `docker push` speak this protocol as they are.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { grantedAccess, mintPushToken, parseScopes, pushUsername, registryToken, verifyPushToken, type PushGrant } from '../../registry/tokens.ts';
+import type { RegistrySigning } from '../../registry/signing.ts';
+import { badRequest, HttpError, unauthorized } from '../errors.ts';
+import type { FacadeDependencies } from '../ports.ts';
+import { tenantOf, uuidPathParam } from '../request.ts';
+import { deploymentById } from './deployment-answers.ts';
+
+export interface RegistryAccess {
+  /** host[:port] of the registry whose `auth.token` realm is this API's /v2/registry/token. */
+  host: string;
+  /** Its `auth.token.service` and `auth.token.issuer`. */
+  service: string;
+  issuer: string;
+  signing: RegistrySigning;
+  /** Lifetime of a push credential (default 1 h) and of a bearer token (default 5 min). */
+  pushTokenTtlSeconds?: number;
+  bearerTtlSeconds?: number;
+  now?: () => number;
+}
+
+/** A deployment's repository in the registry: `<namespace>/<deployment>`, as builds push. */
+export function deploymentRepository(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+function basicCredentials(request: FastifyRequest): { username: string; password: string } | undefined {
+  const match = /^Basic\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+  if (!match) return undefined;
+  const decoded = Buffer.from(match[1]!, 'base64').toString('utf8');
+  const at = decoded.indexOf(':');
+  return at < 0 ? undefined : { username: decoded.slice(0, at), password: decoded.slice(at + 1) };
+}
+
+export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
+  const registry = deps.registry;
+  const nowSeconds = () => Math.floor((registry?.now?.() ?? Date.now()) / 1000);
+
+  app.post<{ Params: { deployment_id: string } }>('/v2/deployments/:deployment_id/push-token', async (request) => {
+    const tenant = tenantOf(request, deps.cache);
+    const deployment = deploymentById(deps.cache, tenant.namespace, uuidPathParam(request, 'deployment_id'));
+    if (deployment.spec.source !== 'internal_docker') {
+      throw badRequest(`Push tokens are only available for internal_docker deployments; this deployment's source is ${deployment.spec.source}.`);
+    }
+    if (!registry) throw new HttpError(503, 'This installation has no registry for pushed images (berth run --push-registry).');
+    const repository = deploymentRepository(tenant.namespace, deployment.metadata.name ?? '');
+    const expiresAt = nowSeconds() + (registry.pushTokenTtlSeconds ?? 3600);
+    return {
+      registry_url: registry.host,
+      repository_url: `${registry.host}/${repository}`,
+      username: pushUsername,
+      token: mintPushToken(registry.signing.pushKey, { repository, expiresAt }),
+      expires_at: new Date(expiresAt * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+    };
+  });
+
+  app.get<{ Querystring: { service?: string; scope?: string | string[] } }>('/v2/registry/token', async (request) => {
+    if (!registry) throw new HttpError(503, 'This installation has no registry for pushed images.');
+    const query = request.query;
+    if (query.service !== undefined && query.service !== registry.service) throw badRequest(`service must be ${registry.service}`);
+    const credentials = basicCredentials(request);
+    let push: PushGrant | undefined;
+    if (credentials) {
+      push = credentials.username === pushUsername ? verifyPushToken(registry.signing.pushKey, credentials.password, nowSeconds()) : undefined;
+      // Wrong credentials are refused outright, so `docker login` says so instead of logging in anonymously.
+      if (!push) throw unauthorized('The push credential is not valid or has expired: ask POST /v2/deployments/{id}/push-token for a new one.');
+    }
+    const scopes = query.scope === undefined ? [] : Array.isArray(query.scope) ? query.scope : [query.scope];
+    const ttl = registry.bearerTtlSeconds ?? 300;
+    const issuedAt = nowSeconds();
+    const token = registryToken({
+      issuer: registry.issuer,
+      service: registry.service,
+      subject: push ? `${pushUsername}:${push.repository}` : 'anonymous',
+      access: grantedAccess(parseScopes(scopes), push),
+      nowSeconds: issuedAt,
+      ttlSeconds: ttl,
+      key: registry.signing.key,
+      certificateDer: registry.signing.certificateDer,
+    });
+    return { token, access_token: token, expires_in: ttl, issued_at: new Date(issuedAt * 1000).toISOString() };
+  });
+}

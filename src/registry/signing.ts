@@ -1,0 +1,74 @@
+// Berth's registry signing material, kept in one Secret of the operator's namespace so every replica signs
+// and checks alike: an ES256 key with its self-signed certificate (the registry trusts the certificate:
+// `auth.token.rootcertbundle`) and the key of push tokens. Made once, by whichever replica comes first.
+import 'reflect-metadata';
+import { createPrivateKey, randomBytes, webcrypto, type KeyObject } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import { isKubeApiError, kubeRequest } from '../runtime/index.ts';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+
+export const registrySigningSecretName = 'berth-registry-signing';
+const keys = { key: 'tls.key', certificate: 'tls.crt', pushKey: 'push-token.key' } as const;
+
+export interface RegistrySigning {
+  key: KeyObject;
+  certificatePem: string;
+  certificateDer: Buffer;
+  pushKey: Buffer;
+}
+
+async function generate(): Promise<Record<string, string>> {
+  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
+  const pair = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
+  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: randomBytes(16).toString('hex').replace(/^[89a-f]/, '1'),
+    name: 'CN=berth-registry-token-issuer',
+    notBefore: new Date(Date.now() - 60_000),
+    notAfter: new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000),
+    keys: pair,
+    signingAlgorithm: algorithm,
+    extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
+  });
+  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', pair.privateKey);
+  return {
+    [keys.key]: x509.PemConverter.encode(pkcs8, 'PRIVATE KEY'),
+    [keys.certificate]: certificate.toString('pem'),
+    [keys.pushKey]: randomBytes(32).toString('base64'),
+  };
+}
+
+function material(secret: V1Secret): RegistrySigning {
+  const value = (key: string) => Buffer.from(secret.data?.[key] ?? '', 'base64').toString('utf8');
+  const certificatePem = value(keys.certificate);
+  return {
+    key: createPrivateKey(value(keys.key)),
+    certificatePem,
+    certificateDer: Buffer.from(new x509.X509Certificate(certificatePem).rawData),
+    pushKey: Buffer.from(value(keys.pushKey), 'base64'),
+  };
+}
+
+/** Reads the Secret, or makes it (a replica that loses the race reads the winner's). */
+export async function ensureRegistrySigning(kubeConfig: KubeConfig, namespace: string): Promise<RegistrySigning> {
+  const secrets = `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets`;
+  const read = () => kubeRequest<V1Secret>(kubeConfig, { method: 'GET', path: `${secrets}/${registrySigningSecretName}` });
+  try {
+    return material(await read());
+  } catch (error) {
+    if (!isKubeApiError(error, 404)) throw error;
+  }
+  const stringData = await generate();
+  const body: V1Secret = {
+    metadata: { name: registrySigningSecretName, namespace, labels: { 'app.kubernetes.io/managed-by': 'berth' } },
+    type: 'Opaque',
+    data: Object.fromEntries(Object.entries(stringData).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  };
+  try {
+    return material(await kubeRequest<V1Secret>(kubeConfig, { method: 'POST', path: secrets, body }));
+  } catch (error) {
+    if (!isKubeApiError(error, 409)) throw error;
+    return material(await read());
+  }
+}

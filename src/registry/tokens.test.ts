@@ -1,0 +1,61 @@
+import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { grantedAccess, mintPushToken, parseScopes, registryToken, verifyPushToken } from './tokens.ts';
+
+const key = Buffer.alloc(32, 7);
+const now = 1_800_000_000;
+
+describe('push tokens', () => {
+  it('carry their repository until they expire', () => {
+    const token = mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 });
+    expect(verifyPushToken(key, token, now)).toEqual({ repository: 'team-a/shop', expiresAt: now + 60 });
+    expect(verifyPushToken(key, token, now + 60)).toBeUndefined();
+  });
+
+  it('refuse another key, a changed payload and what is not one', () => {
+    const token = mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 });
+    expect(verifyPushToken(Buffer.alloc(32, 8), token, now)).toBeUndefined();
+    const [payload, mac] = token.slice(4).split('.');
+    const forged = Buffer.from(JSON.stringify({ r: 'team-b/other', e: now + 60 })).toString('base64url');
+    expect(payload).not.toBe(forged);
+    expect(verifyPushToken(key, `bpt_${forged}.${mac}`, now)).toBeUndefined();
+    for (const junk of ['', 'bpt_', 'bpt_x.y', 'not-a-token', `bpt_${payload}`]) expect(verifyPushToken(key, junk, now)).toBeUndefined();
+  });
+});
+
+describe('scopes and grants', () => {
+  it('parses repository scopes, names with slashes and ports, several per parameter', () => {
+    expect(parseScopes(['repository:team-a/shop:pull,push', 'repository:host:5000/x:pull registry:catalog:*'])).toEqual([
+      { type: 'repository', name: 'team-a/shop', actions: ['pull', 'push'] },
+      { type: 'repository', name: 'host:5000/x', actions: ['pull'] },
+      { type: 'registry', name: 'catalog', actions: ['*'] },
+    ]);
+    expect(parseScopes(['nonsense'])).toEqual([]);
+  });
+
+  it('grants pull to anyone and push only of the credential repository, nothing else', () => {
+    const asked = parseScopes(['repository:team-a/shop:pull,push', 'repository:team-a/other:push,pull', 'registry:catalog:*']);
+    expect(grantedAccess(asked, { repository: 'team-a/shop', expiresAt: now })).toEqual([
+      { type: 'repository', name: 'team-a/shop', actions: ['pull', 'push'] },
+      { type: 'repository', name: 'team-a/other', actions: ['pull'] },
+    ]);
+    expect(grantedAccess(asked, undefined)).toEqual([
+      { type: 'repository', name: 'team-a/shop', actions: ['pull'] },
+      { type: 'repository', name: 'team-a/other', actions: ['pull'] },
+    ]);
+  });
+});
+
+describe('registryToken', () => {
+  it('is an ES256 JWT with the certificate as x5c, one audience and the granted access, verifiable with the key', () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const der = Buffer.from('certificate');
+    const access = [{ type: 'repository', name: 'team-a/shop', actions: ['pull'] }];
+    const token = registryToken({ issuer: 'berth', service: 'berth-registry', subject: 'anonymous', access, nowSeconds: now, ttlSeconds: 300, key: privateKey, certificateDer: der });
+    const [header, claims, signature] = token.split('.') as [string, string, string];
+    expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toEqual({ typ: 'JWT', alg: 'ES256', x5c: [der.toString('base64')] });
+    expect(JSON.parse(Buffer.from(claims, 'base64url').toString())).toMatchObject({ iss: 'berth', aud: 'berth-registry', sub: 'anonymous', exp: now + 300, iat: now, access });
+    const ok = verify('sha256', Buffer.from(`${header}.${claims}`), { key: createPublicKey(publicKey.export({ format: 'pem', type: 'spki' })), dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+    expect(ok).toBe(true);
+  });
+});

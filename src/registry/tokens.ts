@@ -1,0 +1,112 @@
+// Credentials for Berth's image registry, pure: a push token that lets its holder push one deployment's
+// repository for a short time (HMAC-signed by Berth, so any replica checks it without storing it), and
+// the registry's bearer tokens of the Docker token-authentication protocol that distribution verifies
+// (a JWT signed with Berth's key, whose certificate is the registry's `auth.token.rootcertbundle`).
+import { createHmac, randomUUID, sign, timingSafeEqual, type KeyObject } from 'node:crypto';
+
+/** What a registry trusting Berth says in its config: `auth.token.service` and `auth.token.issuer`. */
+export const registryService = 'berth-registry';
+export const registryIssuer = 'berth';
+
+/** The user name of every push credential: the token says which repository it may push. */
+export const pushUsername = 'berth-push';
+const pushTokenPrefix = 'bpt_';
+
+export interface PushGrant {
+  repository: string;
+  /** Seconds since the epoch. */
+  expiresAt: number;
+}
+
+function base64url(data: Buffer | string): string {
+  return Buffer.from(data).toString('base64url');
+}
+
+function mac(key: Buffer, payload: string): Buffer {
+  return createHmac('sha256', key).update(payload).digest();
+}
+
+export function mintPushToken(key: Buffer, grant: PushGrant): string {
+  const payload = base64url(JSON.stringify({ r: grant.repository, e: grant.expiresAt }));
+  return `${pushTokenPrefix}${payload}.${base64url(mac(key, payload))}`;
+}
+
+/** The grant a push token carries, if Berth signed it and it has not expired. */
+export function verifyPushToken(key: Buffer, token: string, nowSeconds: number): PushGrant | undefined {
+  if (!token.startsWith(pushTokenPrefix)) return undefined;
+  const [payload, signature] = token.slice(pushTokenPrefix.length).split('.');
+  if (!payload || !signature) return undefined;
+  const expected = mac(key, payload);
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  try {
+    const { r, e } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { r?: unknown; e?: unknown };
+    if (typeof r !== 'string' || typeof e !== 'number' || e <= nowSeconds) return undefined;
+    return { repository: r, expiresAt: e };
+  } catch {
+    return undefined;
+  }
+}
+
+export interface Access {
+  type: string;
+  name: string;
+  actions: string[];
+}
+
+/** `repository:team-a/shop:pull,push` scopes, as the registry's clients ask for them. */
+export function parseScopes(scopes: readonly string[]): Access[] {
+  const access: Access[] = [];
+  for (const scope of scopes.flatMap((s) => s.split(' ')).filter(Boolean)) {
+    const first = scope.indexOf(':');
+    const last = scope.lastIndexOf(':');
+    if (first < 0 || last === first) continue;
+    access.push({ type: scope.slice(0, first), name: scope.slice(first + 1, last), actions: scope.slice(last + 1).split(',').filter(Boolean) });
+  }
+  return access;
+}
+
+/**
+ * What a request gets of what it asked: pull of any repository (the registry's pull side is as open as
+ * the network it listens on, as the cluster's nodes pull from it without credentials), push only of the
+ * repository the push credential names. Nothing else (no catalog).
+ */
+export function grantedAccess(requested: readonly Access[], push: PushGrant | undefined): Access[] {
+  const granted: Access[] = [];
+  for (const ask of requested) {
+    if (ask.type !== 'repository') continue;
+    const actions = ask.actions.filter((action) => action === 'pull' || (action === 'push' && push?.repository === ask.name));
+    if (actions.length > 0) granted.push({ type: ask.type, name: ask.name, actions });
+  }
+  return granted;
+}
+
+export interface RegistryTokenInput {
+  issuer: string;
+  service: string;
+  subject: string;
+  access: Access[];
+  nowSeconds: number;
+  ttlSeconds: number;
+  /** ES256 key and its certificate (DER), sent as the token's x5c chain. */
+  key: KeyObject;
+  certificateDer: Buffer;
+}
+
+/** The bearer token distribution's `auth: token` verifies: ES256 JWT, x5c header, single audience. */
+export function registryToken(input: RegistryTokenInput): string {
+  const header = { typ: 'JWT', alg: 'ES256', x5c: [input.certificateDer.toString('base64')] };
+  const claims = {
+    iss: input.issuer,
+    sub: input.subject,
+    aud: input.service,
+    exp: input.nowSeconds + input.ttlSeconds,
+    nbf: input.nowSeconds - 10,
+    iat: input.nowSeconds,
+    jti: randomUUID(),
+    access: input.access,
+  };
+  const signed = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
+  const signature = sign('sha256', Buffer.from(signed), { key: input.key, dsaEncoding: 'ieee-p1363' });
+  return `${signed}.${base64url(signature)}`;
+}

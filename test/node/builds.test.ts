@@ -1,0 +1,177 @@
+// Builds for real: a codehost Deployment's revision is cloned from a git server on the host (with the
+// integration's token: the repository is private), built by BuildKit from the repository's Dockerfile
+// in a Job on the node, pushed to the node's registry and pinned by digest, and then serves. A failed
+// build says which step failed and its last lines; the previous revision keeps serving; the token
+// never shows in a status, a log line or an Event.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { nodeIp } from '../../src/dev/node/network.ts';
+import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
+import { FakeGitHub } from '../support/fake-github.ts';
+import { GitServer } from '../support/git-server.ts';
+import { httpApi, type Api } from '../support/http-api.ts';
+import { buildImageFlags, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
+
+let berth: BerthProcess;
+let api: Api;
+let git: GitServer;
+let github: FakeGitHub;
+let namespace: string;
+let token: string;
+let base: string;
+const repository = 'acme/shop';
+
+/** A Dockerfile that builds on the example app's image and answers `version`; its RUN step runs in BuildKit's sandbox. */
+function dockerfile(version: string, run: string[] = ['/app', 'version']): string {
+  return [`FROM ${base}`, `ENV APP_VERSION=${version}`, `RUN ${JSON.stringify(run)}`, ''].join('\n');
+}
+
+beforeAll(async () => {
+  const kc = testKubeConfig();
+  const operatorNamespace = await useNamespace('berth-builds-op');
+  namespace = await useNamespace('builds');
+  const org = randomUUID();
+  await ensureOrganizationNamespace(kc, namespace, org);
+  const key = (await ensureApiKey(kc, operatorNamespace, [org])).key;
+  base = await exampleImage('build-base');
+
+  git = await GitServer.start(nodeIp);
+  github = await FakeGitHub.start({ host: nodeIp, htmlBaseUrl: git.url });
+  const owner = github.account('acme', 'Organization');
+  github.addRepository(owner, { name: 'shop', private: true });
+  token = github.issuePersonalToken(owner);
+  await git.createRepository(repository, { Dockerfile: dockerfile('built-1'), 'README.md': '# shop\n' }, { token });
+  await kubectlOk(['create', 'secret', 'generic', '-n', namespace, 'github-token', `--from-literal=token=${token}`]);
+  await kubectlOk(['apply', '-n', namespace, '-f', '-'], JSON.stringify({ apiVersion: 'berth.dev/v1alpha1', kind: 'CodeHostIntegration', metadata: { name: 'github' }, spec: { baseUrl: github.url, credentialsSecretRef: { name: 'github-token' } } }));
+
+  // As `berth dev` runs it: the node's registry, and the images built here.
+  const args = [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    '--registry', inject('registry'),
+    '--postgres-image', await serviceImage('postgres'),
+    '--redis-image', await serviceImage('redis'),
+    ...(await buildImageFlags()),
+    '--source-poll-seconds', '2',
+  ];
+  berth = spawnBerth(inject('kubeconfigPath'), args);
+  await waitReady(berth);
+  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': key });
+}, 600_000);
+
+afterAll(async () => {
+  await berth?.stop();
+  await github?.stop();
+  await git?.stop();
+});
+
+/** Polls the revision until its status is one of `statuses`, recording every status it passed through. */
+async function revisionReaches(deploymentId: string, revisionId: string, statuses: string[], seen: string[] = [], timeoutMs = 240_000) {
+  return eventually(async () => {
+    const revision = await api.ok('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
+    if (seen.at(-1) !== revision.status) seen.push(revision.status);
+    return statuses.includes(revision.status) ? revision : undefined;
+  }, timeoutMs, `revision ${revisionId} ${statuses.join(' or ')}`);
+}
+
+/** What the app at `url` answers, retried while kube-proxy programs the Service; then asked again, to be sure. */
+async function answerAt(url: string, expected: string): Promise<void> {
+  await eventually(async () => (await httpGet(url).catch(() => ({ body: '' }))).body.trim() === expected, 20_000, `${url} answering ${expected}`);
+  for (let i = 0; i < 3; i++) expect((await httpGet(url)).body.trim()).toBe(expected);
+}
+
+describe('a codehost Deployment on the real node', () => {
+  let id: string;
+  let first: string;
+  let url: string;
+
+  it('clones with the integration token, builds the Dockerfile with BuildKit, pushes by digest and serves what it built', async () => {
+    await eventually(async () => (await kubectlOk(['get', 'codehost', '-n', namespace, 'github', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) === 'True', 60_000, 'the integration Ready');
+    const integrationId = (await kubectlOk(['get', 'codehost', '-n', namespace, 'github', '-o', 'jsonpath={.metadata.uid}'])).trim();
+    const head = await git.head(repository);
+    const created = await api.ok('POST', '/v2/deployments', {
+      name: 'shop',
+      source: 'codehost',
+      source_config: { integration_id: integrationId, repo_url: `${git.url}/${repository}`, resource_spec: { min_scale: 1, max_scale: 1 } },
+      source_revision_config: { repo_ref: 'main' },
+    });
+    id = created.id;
+    first = created.latest_revision_id;
+    const seen: string[] = [];
+    const revision = await revisionReaches(id, first, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED'], seen);
+    expect(revision.status, revision.status_message).toBe('DEPLOYED');
+    expect(seen).toContain('BUILDING');
+    expect(seen.indexOf('BUILDING')).toBeLessThan(seen.indexOf('DEPLOYED'));
+    expect(revision.source_revision_config.repo_commit_sha).toBe(head);
+    expect(revision.image_uri).toMatch(new RegExp(`^${inject('registry')}/${namespace}/shop:${revision.name}@sha256:[0-9a-f]{64}$`));
+
+    const deployment = await api.ok('GET', `/v2/deployments/${id}`);
+    url = deployment.url;
+    await answerAt(url, 'berth-example built-1');
+    // The private repository was read with the token, and only with it.
+    expect(git.requests.some((r) => r.status === 200 && r.path.endsWith('/git-upload-pack'))).toBe(true);
+  });
+
+  it('shows the build log through the logs route: BuildKit ran the RUN step', async () => {
+    const page = await api.ok('GET', `/v2/deployments/${id}/revisions/${first}/logs?type=build&limit=1000`);
+    const messages: string[] = page.logs.map((line: { message: string }) => line.message);
+    expect(messages.some((m) => m.includes('RUN ["/app","version"]') || m.includes('RUN ["/app", "version"]'))).toBe(true);
+    expect(messages.some((m) => m.includes('pushing'))).toBe(true);
+  });
+
+  it('turns a failing build BUILD_FAILED with the step and its last lines, while the built revision keeps serving', async () => {
+    const bad = await git.commit(repository, { Dockerfile: dockerfile('built-bad', ['/app', 'fail']) }, 'a failing build step');
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { repo_ref: bad } });
+    const revisionId = patched.latest_revision_id;
+    expect(revisionId).not.toBe(first);
+    const revision = await revisionReaches(id, revisionId, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED']);
+    expect(revision.status).toBe('BUILD_FAILED');
+    expect(revision.status_message).toContain('step "image" exited with code 1');
+    expect(revision.status_message).toContain('failing on purpose');
+    expect((await api.ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(first);
+    await answerAt(url, 'berth-example built-1');
+  });
+
+  it('turns a ref that does not exist BUILD_FAILED at the clone step', async () => {
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { repo_ref: 'no-such-branch' } });
+    const revision = await revisionReaches(id, patched.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED']);
+    expect(revision.status).toBe('BUILD_FAILED');
+    expect(revision.status_message).toContain('step "clone" exited with code 128');
+    expect(revision.status_message).toContain('no-such-branch');
+  });
+
+  it('with build_on_push, builds the branch head, and a push to the branch makes one new revision that builds and serves', async () => {
+    const second = await git.commit(repository, { Dockerfile: dockerfile('built-2') }, 'a good build again');
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_config: { build_on_push: true }, source_revision_config: { repo_ref: 'main' } });
+    const onHead = await revisionReaches(id, patched.latest_revision_id, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED']);
+    expect(onHead.status, onHead.status_message).toBe('DEPLOYED');
+    expect(onHead.source_revision_config.repo_commit_sha).toBe(second);
+    await answerAt(url, 'berth-example built-2');
+
+    // Nothing pushed: polls of the branch make no revision.
+    const count = async () => (await api.ok('GET', `/v2/deployments/${id}/revisions`)).resources.length as number;
+    const before = await count();
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+    expect(await count()).toBe(before);
+
+    const pushed = await git.commit(repository, { Dockerfile: dockerfile('built-3') }, 'a push');
+    const next = await eventually(async () => {
+      const deployment = await api.ok('GET', `/v2/deployments/${id}`);
+      return deployment.latest_revision_id !== onHead.id ? deployment.latest_revision_id : undefined;
+    }, 30_000, 'a revision for the push');
+    const built = await revisionReaches(id, next, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED']);
+    expect(built.status, built.status_message).toBe('DEPLOYED');
+    expect(built.source_revision_config.repo_commit_sha).toBe(pushed);
+    await answerAt(url, 'berth-example built-3');
+    expect(await count()).toBe(before + 1);
+  });
+
+  it('never shows the code host token: not in statuses, build logs, Berth log lines or Events', async () => {
+    const statuses = await kubectlOk(['get', 'revisions.berth.dev,deployments.berth.dev', '-n', namespace, '-o', 'json']);
+    const events = await kubectlOk(['get', 'events', '-n', namespace, '-o', 'json']);
+    const revisions = (await api.ok('GET', `/v2/deployments/${id}/revisions`)).resources as { id: string }[];
+    const logs = await Promise.all(revisions.map((r) => api.ok('GET', `/v2/deployments/${id}/revisions/${r.id}/logs?type=build&limit=1000`)));
+    for (const text of [statuses, events, JSON.stringify(logs), berth.rawOutput.join("\n")]) expect(text).not.toContain(token);
+  });
+});

@@ -1,0 +1,145 @@
+// Pushed images: an internal_docker deployment waits for its first image; POST .../push-token gives a
+// short-lived credential for that deployment's repository in Berth's registry (CNCF distribution with
+// token authentication, Berth the issuer); `docker login` + `docker push` (crane, which speaks the same
+// protocol, where no Docker engine runs; CI always has one) push it, a push to another repository is
+// refused, and a PATCH with the pushed digest makes a revision that serves, pulled by the kubelet.
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { pushRegistryAddress } from '../../src/dev/node/network.ts';
+import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
+import { httpApi, type Api } from '../support/http-api.ts';
+import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
+import { crane, exampleImage, httpGet } from './support.ts';
+
+const run = promisify(execFile);
+let berth: BerthProcess;
+let api: Api;
+let registry: PushRegistry;
+let namespace: string;
+let berthUrl: string;
+let clientConfig: string;
+let source: string;
+
+/** docker when an engine answers that reaches the node's registries over HTTP (scripts/start-docker.sh
+ * starts one so; CI always runs it), else crane: both log in and push through the token endpoint. */
+const useDocker = await run('docker', ['info', '--format', '{{json .RegistryConfig.IndexConfigs}}'], { timeout: 10_000, encoding: 'utf8' }).then(
+  ({ stdout }) => stdout.includes(pushRegistryAddress),
+  () => false,
+);
+
+async function client(command: string, args: string[], input?: string): Promise<string> {
+  const env = { ...process.env, DOCKER_CONFIG: clientConfig };
+  const child = run(command, args, { env, encoding: 'utf8', timeout: 120_000 });
+  if (input !== undefined) child.child.stdin?.end(input);
+  return (await child).stdout;
+}
+
+async function login(username: string, password: string): Promise<void> {
+  if (useDocker) await client('docker', ['login', pushRegistryAddress, '--username', username, '--password-stdin'], password);
+  else await client(crane(), ['auth', 'login', pushRegistryAddress, '--username', username, '--password-stdin'], password);
+}
+
+/** Pushes the example image as `target` and returns the digest the registry gives it. */
+async function push(target: string): Promise<string> {
+  if (!useDocker) {
+    await client(crane(), ['copy', '--insecure', source, target]);
+    return (await client(crane(), ['digest', '--insecure', target])).trim();
+  }
+  await client('docker', ['pull', '--quiet', source]);
+  await client('docker', ['tag', source, target]);
+  const out = await client('docker', ['push', target]);
+  return /digest: (sha256:[0-9a-f]{64})/.exec(out)?.[1] ?? '';
+}
+
+beforeAll(async () => {
+  if (process.env.CI === 'true' && !useDocker) throw new Error(`CI runs this with a Docker engine that reaches ${pushRegistryAddress} (.ci/run starts one first with scripts/start-docker.sh)`);
+  const kc = testKubeConfig();
+  const operatorNamespace = await useNamespace('berth-push-op');
+  namespace = await useNamespace('push');
+  const org = randomUUID();
+  await ensureOrganizationNamespace(kc, namespace, org);
+  const { key } = await ensureApiKey(kc, operatorNamespace, [org]);
+  berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), '--push-registry', pushRegistryAddress]);
+  await waitReady(berth).catch((error: Error) => {
+    throw new Error(`${error.message}\n${berth.rawOutput.slice(-20).join('\n')}`);
+  });
+  berthUrl = `http://127.0.0.1:${await berth.facadePort()}`;
+  api = httpApi(berthUrl, { 'x-api-key': key });
+  clientConfig = mkdtempSync(join(tmpdir(), 'berth-docker-config-'));
+  registry = await startPushRegistry({ dir: join(clientConfig, 'registry'), kubeConfig: kc, operatorNamespace, berthUrl });
+  source = await exampleImage('push-v1');
+}, 300_000);
+
+afterAll(async () => {
+  await registry?.stop();
+  await berth?.stop();
+  if (clientConfig) rmSync(clientConfig, { recursive: true, force: true });
+});
+
+describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's registry, on the real node`, () => {
+  let id: string;
+  let credential: { registry_url: string; repository_url: string; username: string; token: string };
+
+  it('gives an internal_docker deployment that waits for its image a credential for its repository only', async () => {
+    const created = await api.ok('POST', '/v2/deployments', {
+      name: 'pushed',
+      source: 'internal_docker',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 } },
+      source_revision_config: {},
+    });
+    id = created.id;
+    expect(created.latest_revision_id).toBeNull();
+    credential = await api.ok('POST', `/v2/deployments/${id}/push-token`);
+    expect(credential).toMatchObject({ registry_url: pushRegistryAddress, repository_url: `${pushRegistryAddress}/${namespace}/pushed`, username: 'berth-push' });
+    expect(credential.token).toMatch(/^bpt_/);
+  });
+
+  it('refuses a wrong password at login, and a push to another repository with the right one', async () => {
+    await expect(login(credential.username, `${credential.token}x`)).rejects.toThrow(useDocker ? /401|unauthorized/i : /./);
+    // crane stores credentials without asking; the registry refuses them at the first push.
+    if (!useDocker) await expect(push(`${credential.repository_url}:refused`)).rejects.toThrow(/UNAUTHORIZED|DENIED|401/i);
+    await login(credential.username, credential.token);
+    await expect(push(`${pushRegistryAddress}/${namespace}/other:v1`)).rejects.toThrow(/denied|unauthorized|insufficient_scope|401|403/i);
+  });
+
+  it('pushes the image, and a PATCH with the pushed digest makes a revision the kubelet pulls and serves', async () => {
+    const digest = await push(`${credential.repository_url}:v1`);
+    expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
+    const image = `${credential.repository_url}@${digest}`;
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: image } });
+    const revision = await eventually(async () => {
+      const current = await api.ok('GET', `/v2/deployments/${id}/revisions/${patched.latest_revision_id}`);
+      return ['DEPLOYED', 'DEPLOY_FAILED'].includes(current.status) ? current : undefined;
+    }, 120_000, 'the pushed revision deployed');
+    expect(revision.status, revision.status_message).toBe('DEPLOYED');
+    expect(revision.image_uri).toBe(image);
+    const url = (await api.ok('GET', `/v2/deployments/${id}`)).url;
+    await eventually(async () => (await httpGet(url).catch(() => ({ body: '' }))).body.trim() === 'berth-example push-v1', 20_000, 'the pushed image answering');
+  });
+
+  it('answers 400 for a deployment of another source, and an expired or foreign credential gets no push', async () => {
+    const external = await api.ok('POST', '/v2/deployments', {
+      name: 'external',
+      source: 'external_docker',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 1 } },
+      source_revision_config: { image_uri: source },
+    });
+    const refused = await api.call('POST', `/v2/deployments/${external.id}/push-token`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toContain('only available for internal_docker deployments');
+    const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`berth-push:${password}`).toString('base64')}` });
+    const scope = `repository:${namespace}/pushed:push,pull`;
+    const denied = await fetch(`${berthUrl}/v2/registry/token?service=berth-registry&scope=${encodeURIComponent(scope)}`, { headers: basic('bpt_forged.token') });
+    expect(denied.status).toBe(401);
+    const anonymous = (await (await fetch(`${berthUrl}/v2/registry/token?service=berth-registry&scope=${encodeURIComponent(scope)}`)).json()) as { token: string };
+    const claims = JSON.parse(Buffer.from(anonymous.token.split('.')[1] ?? '', 'base64url').toString());
+    expect(claims.access).toEqual([{ type: 'repository', name: `${namespace}/pushed`, actions: ['pull'] }]);
+  });
+});
