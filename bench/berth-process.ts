@@ -19,6 +19,8 @@ export interface BerthProcessOptions {
   cpuProfileDir?: string;
   /** Runs bench/tuned-controller.ts with this many parallel reconciles instead of `berth run`. */
   reconcileConcurrency?: number;
+  /** More settings, as the BERTH_* variables every flag has. */
+  env?: Record<string, string>;
 }
 
 export interface BerthProcess {
@@ -58,6 +60,7 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
     ...process.env,
     ...processEnvironment,
     KUBECONFIG: options.kubeconfigPath,
+    ...options.env,
     ...(options.reconcileConcurrency ? { BENCH_RECONCILE_CONCURRENCY: String(options.reconcileConcurrency), BENCH_PROBE_PORT: String(probePort) } : {}),
   };
   const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -6,8 +6,11 @@
 // - an image change until only the new image serves (Berth: the revision DEPLOYED and its pods alone
 //   answering), against the same change on a plain apps/v1 Deployment with the same strategy and probe
 //   (target ratio <= 1.1, median and p90);
-// - a bad image: from the kubelet's first pull error to the revision DEPLOY_FAILED (target <= 30 s).
-// `--only a,b` runs some of: starts, pods, deployments, rollouts, failures.
+// - a bad image: from the kubelet's first pull error to the revision DEPLOY_FAILED (target <= 30 s);
+// - a push to a build-on-push branch until the built image serves, broken down (noticed, clone, commands,
+//   image build and push, rollout), against the same build Job run without Berth plus the same image
+//   change on a plain apps/v1 Deployment (target ratio <= 1.2).
+// `--only a,b` runs some of: starts, pods, deployments, rollouts, failures, builds.
 // Needs root and the cached binaries and images (the node suite or `npm start` builds them).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,7 +21,10 @@ import { startControlPlane } from '../src/dev/controlplane.ts';
 import { installCrds } from '../src/dev/install-crds.ts';
 import { startLocalCluster, type LocalCluster } from '../src/dev/local-cluster.ts';
 import { pushExampleApp } from '../src/dev/node/example-app.ts';
-import { nodeBinaries } from '../src/dev/node/node.ts';
+import { nodeBinaries, pushBuildImages } from '../src/dev/node/node.ts';
+import { nodeIp } from '../src/dev/node/network.ts';
+import { renderBuildJob } from '../src/reconcilers/deployment/render/build-job.ts';
+import { GitServer } from '../test/support/git-server.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { fieldManager } from '../src/api/group.ts';
@@ -33,7 +39,8 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '10' },
     rollouts: { type: 'string', default: '20' },
     failures: { type: 'string', default: '5' },
-    only: { type: 'string', default: 'starts,pods,deployments,rollouts,failures' },
+    builds: { type: 'string', default: '5' },
+    only: { type: 'string', default: 'starts,pods,deployments,rollouts,failures,builds' },
     out: { type: 'string', default: 'bench/results/node.json' },
   },
 });
@@ -192,13 +199,14 @@ async function revisionPhase(kc: KubeConfig, namespace: string, deployment: stri
 const mergePatch = (kc: KubeConfig, path: string, body: object) => kubeRequest(kc, { method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
 
 /** Berth as users run it, in its own process (the compiled dist/, as bench/run.ts runs it): the bench's polling never shares its event loop. */
-async function withBerth<T>(namespace: string, work: () => Promise<T>): Promise<T> {
+async function withBerth<T>(namespace: string, work: () => Promise<T>, env: Record<string, string> = {}): Promise<T> {
   const berth = await startBerthProcess({
     kubeconfigPath: cluster!.controlPlane.kubeconfigPath,
     operatorNamespace: namespace,
     watchNamespaces: [namespace],
     components: ['controller'],
     logFile: join(dataDir, `berth-${Date.now()}.log`),
+    env,
   });
   try {
     return await work();
@@ -273,6 +281,142 @@ async function failureRounds(kc: KubeConfig, namespace: string, good: string, re
   return times;
 }
 
+type BuildPod = { metadata: { creationTimestamp: string }; status?: { initContainerStatuses?: StepStatus[]; containerStatuses?: StepStatus[] } };
+type StepStatus = { name: string; state?: { terminated?: { startedAt?: string; finishedAt?: string; message?: string } } };
+
+/** Each step's duration in the build pod, from the kubelet's start and finish times. */
+function stepDurations(pod: BuildPod): Record<string, number> {
+  const steps: Record<string, number> = {};
+  for (const step of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
+    const { startedAt, finishedAt } = step.state?.terminated ?? {};
+    if (startedAt && finishedAt) steps[step.name] = Date.parse(finishedAt) - Date.parse(startedAt);
+  }
+  return steps;
+}
+
+async function buildPodOf(kc: KubeConfig, namespace: string, job: string): Promise<BuildPod> {
+  const list = await kubeRequest<{ items: BuildPod[] }>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: `batch.kubernetes.io/job-name=${job}` } });
+  return list.items[0]!;
+}
+
+interface BuildRound {
+  berthMs: number;
+  baselineMs: number;
+  /** Berth's time, broken down: push to Revision, Revision to build pod, the build's steps, built to serving. */
+  berth: { noticedMs: number; clone: number; commands: number; image: number; rolloutMs: number };
+  baseline: { jobMs: number; rolloutMs: number };
+}
+
+/**
+ * A push to a build-on-push branch until only the built image serves, against the same build Job
+ * created directly (the builder without Berth) followed by the same image change on a plain apps/v1
+ * Deployment. Alternated rounds; each pushes a new commit.
+ */
+async function buildRounds(kc: KubeConfig, namespace: string, base: string, registry: string): Promise<BuildRound[]> {
+  const images = await pushBuildImages(nodeBinaries());
+  const git = await GitServer.start(nodeIp);
+  const dockerfile = (version: string) => ({ Dockerfile: [`FROM ${base}`, `ENV APP_VERSION=${version}`, 'RUN ["/app", "version"]', ''].join('\n') });
+  await git.createRepository('bench/app', dockerfile('build-0'));
+  const rounds: BuildRound[] = [];
+  const env = {
+    BERTH_REGISTRY: registry,
+    BERTH_BUILDER_IMAGE: images.builder,
+    BERTH_GIT_IMAGE: images.git,
+    BERTH_BUILD_TOOLS_IMAGE: images.buildTools,
+    BERTH_SOURCE_POLL_SECONDS: '1',
+  };
+  try {
+    await withBerth(namespace, async () => {
+      await kubeRequest(kc, { method: 'POST', path: `/api/v1/namespaces/${namespace}/secrets`, body: { metadata: { name: 'bench-git' }, stringData: { token: 'unused' } } });
+      const integration = await applyObject(kc, { apiVersion: 'berth.dev/v1alpha1', kind: 'CodeHostIntegration', metadata: { name: 'bench', namespace }, spec: { baseUrl: git.url, credentialsSecretRef: { name: 'bench-git' } } } as never, fieldManager);
+      const integrationId = (integration as { metadata: { uid: string } }).metadata.uid;
+      const built = {
+        apiVersion: 'berth.dev/v1alpha1',
+        kind: 'Deployment',
+        metadata: { name: 'built', namespace },
+        spec: {
+          source: 'codehost',
+          sourceConfig: { integrationId, repoUrl: git.cloneUrl('bench/app'), buildOnPush: true, resourceSpec: { minScale: 1, maxScale: 1, ...benchSizing } },
+          sourceRevisionConfig: { repoRef: 'main' },
+        },
+      };
+      const selector = 'berth.dev/deployment=built,app.kubernetes.io/component=application';
+      const answers = async (version: string) => {
+        const object = await kubeRequest<{ status?: { url?: string } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/built` });
+        const body = object.status?.url ? await fetch(object.status.url, { signal: AbortSignal.timeout(2000) }).then((r) => r.text(), () => '') : '';
+        return body.trim() === `berth-example ${version}` ? true : undefined;
+      };
+      await applyObject(kc, built as never, fieldManager);
+      await until(() => answers('build-0'), 300_000);
+      // The baseline's apps/v1 Deployment, serving the first build's image.
+      const plain = plainDeployment('built-plain', base) as { spec: { strategy?: object; template: { spec: { containers: { readinessProbe?: object; resources?: object }[] } } } };
+      plain.spec.strategy = surgeStrategy;
+      plain.spec.template.spec.containers[0]!.readinessProbe = applicationReadiness({ source: 'codehost' });
+      plain.spec.template.spec.containers[0]!.resources = resourceRequirements(benchSizing, applicationDefaults);
+      await timeToReadyPod(kc, namespace, plain, 'app=built-plain');
+      for (let i = 1; i <= Number(values.builds); i++) {
+        const version = `build-${i}`;
+        // Berth: push, then wait until only the new build answers.
+        const pushed = performance.now();
+        const sha = await git.commit('bench/app', dockerfile(version), version);
+        const revision = await until(async () => {
+          const list = await kubeRequest<{ items: { metadata: { name: string }; spec: { sourceRevisionConfig: { repoCommitSha?: string } } }[] }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions` });
+          return list.items.find((r) => r.spec.sourceRevisionConfig.repoCommitSha === sha)?.metadata.name;
+        }, 60_000);
+        const noticedMs = performance.now() - pushed;
+        await until(() => answers(version), 300_000);
+        await until(async () => {
+          const list = await kubeRequest<PodList>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
+          const live = list.items.filter((pod) => !pod.metadata.deletionTimestamp);
+          return live.length > 0 && live.every((pod) => pod.metadata.labels?.['berth.dev/revision'] === revision) ? true : undefined;
+        });
+        const berthMs = performance.now() - pushed;
+        const pod = await buildPodOf(kc, namespace, `${revision}-build`);
+        const steps = stepDurations(pod);
+        const jobEnd = Math.max(...[...(pod.status?.containerStatuses ?? [])].map((s) => Date.parse(s.state?.terminated?.finishedAt ?? '')));
+        // Baseline: the same Job, created at once, then the built image on the plain Deployment.
+        const began = performance.now();
+        const job = renderBuildJob({
+          owner: { name: 'baseline', namespace, uid: '00000000-0000-4000-8000-000000000000' },
+          revisionName: `baseline-${i}`,
+          repoUrl: git.cloneUrl('bench/app'),
+          repoRef: sha,
+          images: { git: images.git, tools: images.buildTools, builder: images.builder },
+          registry,
+          privileged: true,
+        });
+        delete (job.metadata as { ownerReferences?: unknown }).ownerReferences;
+        await applyObject(kc, job as never, fieldManager);
+        const jobName = job.metadata!.name!;
+        await until(async () => {
+          const current = await kubeRequest<{ status?: { succeeded?: number; failed?: number } }>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}` });
+          if (current.status?.failed) throw new Error(`baseline build ${jobName} failed`);
+          return current.status?.succeeded ? true : undefined;
+        }, 300_000);
+        const jobMs = performance.now() - began;
+        const metadata = JSON.parse((await buildPodOf(kc, namespace, jobName)).status!.containerStatuses![0]!.state!.terminated!.message!) as Record<string, string>;
+        const image = `${registry}/${namespace}/baseline:baseline-${i}@${metadata['containerimage.digest']}`;
+        const switched = performance.now();
+        await mergePatch(kc, `/apis/apps/v1/namespaces/${namespace}/deployments/built-plain`, { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } });
+        await until(() => onlyImageServes(kc, namespace, 'app=built-plain', image));
+        const baselineRollout = performance.now() - switched;
+        const revisionObject = await kubeRequest<{ status?: { conditions?: { type: string; lastTransitionTime?: string }[] } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${revision}` });
+        const deployedAt = Date.parse(revisionObject.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? '');
+        rounds.push({
+          berthMs,
+          baselineMs: jobMs + baselineRollout,
+          berth: { noticedMs, clone: steps.clone ?? 0, commands: steps.commands ?? 0, image: steps.image ?? 0, rolloutMs: Number.isFinite(deployedAt - jobEnd) ? deployedAt - jobEnd : 0 },
+          baseline: { jobMs, rolloutMs: baselineRollout },
+        });
+        log(`build ${i}/${values.builds}: Berth ${seconds(berthMs)} (noticed ${seconds(noticedMs)}, clone ${seconds(steps.clone ?? 0)}, commands ${seconds(steps.commands ?? 0)}, image ${seconds(steps.image ?? 0)}), builder alone + apps/v1 ${seconds(jobMs + baselineRollout)}`);
+      }
+    }, env);
+  } finally {
+    await git.stop();
+  }
+  return rounds;
+}
+
 let cluster: LocalCluster | undefined;
 const dataDir = mkdtempSync(join(tmpdir(), 'berth-bench-node-'));
 try {
@@ -293,6 +437,7 @@ try {
   const deployments = only.has('deployments') ? await deploymentRounds(kc, namespace, image) : undefined;
   const rollouts = only.has('rollouts') ? await rolloutRounds(kc, namespace, [image, other]) : undefined;
   const failures = only.has('failures') ? await failureRounds(kc, namespace, image, cluster.node!.registry) : undefined;
+  const builds = only.has('builds') ? await buildRounds(kc, namespace, image, cluster.node!.registry) : undefined;
   const results = {
     machine: { cpus: (await import('node:os')).cpus().length },
     ...(startTimes ? { warmStart: { nodeMs: startTimes.node, controlPlaneMs: startTimes.controlPlane, medianNodeMs: median(startTimes.node), ratioToControlPlane: median(startTimes.node) / median(startTimes.controlPlane) } } : {}),
@@ -312,6 +457,15 @@ try {
         }
       : {}),
     ...(failures ? { badImageToDeployFailed: { ms: failures, medianMs: median(failures), p90Ms: p90(failures), maxMs: Math.max(...failures) } } : {}),
+    ...(builds
+      ? {
+          pushToServing: {
+            rounds: builds,
+            ratioMedian: median(builds.map((b) => b.berthMs)) / median(builds.map((b) => b.baselineMs)),
+            ratioP90: p90(builds.map((b) => b.berthMs)) / p90(builds.map((b) => b.baselineMs)),
+          },
+        }
+      : {}),
   };
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);
@@ -323,6 +477,8 @@ try {
     rollouts &&
       `image change until only the new image serves, Berth vs apps/v1: median ratio ${(median(rollouts.berth) / median(rollouts.plain)).toFixed(2)}, p90 ratio ${(p90(rollouts.berth) / p90(rollouts.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(rollouts.berth))}, plain ${seconds(median(rollouts.plain))}, Berth's revision DEPLOYED at median ${seconds(median(rollouts.berthDeployed))})`,
     failures && `bad image, first pull error to DEPLOY_FAILED: median ${seconds(median(failures))}, p90 ${seconds(p90(failures))}, max ${seconds(Math.max(...failures))} (target <= 30 s)`,
+    builds &&
+      `push to the built image serving, Berth vs the builder alone + apps/v1: median ratio ${(median(builds.map((b) => b.berthMs)) / median(builds.map((b) => b.baselineMs))).toFixed(2)}, p90 ratio ${(p90(builds.map((b) => b.berthMs)) / p90(builds.map((b) => b.baselineMs))).toFixed(2)} (target <= 1.2; Berth median ${seconds(median(builds.map((b) => b.berthMs)))}: noticed ${seconds(median(builds.map((b) => b.berth.noticedMs)))}, clone ${seconds(median(builds.map((b) => b.berth.clone)))}, commands ${seconds(median(builds.map((b) => b.berth.commands)))}, image ${seconds(median(builds.map((b) => b.berth.image)))}, built to DEPLOYED ${seconds(median(builds.map((b) => b.berth.rolloutMs)))}; baseline median ${seconds(median(builds.map((b) => b.baselineMs)))})`,
     `raw figures: ${values.out}`,
     '',
   ];

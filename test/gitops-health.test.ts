@@ -143,14 +143,21 @@ const cases: HealthCase[] = [
     flux: 'Terminating',
   },
   {
-    // kstatus calls an object with no conditions at all Current; Argo CD's check is stricter. Berth
-    // writes status the first time it sees an object, so the window is one reconcile long.
+    // kstatus calls an object with no conditions at all Current; Argo CD's check is stricter. The API
+    // server never shows Berth's objects so: their CRDs default status.observedGeneration to 0 (next case).
     name: 'no status yet',
     object: deployment(1),
     argo: { status: 'Progressing', message: 'Waiting for Berth to report the status' },
     flux: 'Current',
   },
 ];
+
+cases.push({
+  name: 'not reconciled yet, as the API server shows it (status defaulted by the CRD)',
+  object: deployment(1, { observedGeneration: 0 }),
+  argo: { status: 'Progressing', message: 'Waiting for Berth to report the status' },
+  flux: 'InProgress',
+});
 
 describe('Argo CD health check (Lua)', () => {
   for (const interpreter of interpreters) {
@@ -255,6 +262,12 @@ describe('health of objects read back from the API server', () => {
     const namespace = await useNamespace('gitops-health');
     const { name, generation } = await exampleDeployment(namespace);
     const read = () => custom.getNamespacedCustomObject({ group: 'berth.dev', version: 'v1alpha1', namespace, plural: 'deployments', name });
+
+    // Before Berth's first status write (no controller runs here): the CRD's status default reads as in progress.
+    const unobserved = (await read()) as { status?: unknown };
+    expect(unobserved.status).toEqual({ observedGeneration: 0 });
+    expect(argoHealth('lua5.4', [unobserved])[0]!.status).toBe('Progressing');
+    expect(fluxHealth([unobserved])[0]!.status).toBe('InProgress');
 
     await writeStatus(namespace, name, { observedGeneration: generation, conditions: markReconciling(undefined, at(generation, 'Deploying', 'rolling out'), now) });
     const reconciling = await read();

@@ -18,6 +18,9 @@
 #              of a build Job) (git, ca-certificates, busybox-static)
 #   build-tools  busybox with all its applets (the install and build commands of a build Job)
 #              (busybox-static)
+#   source-controller, kustomize-controller  a Flux controller: the binary $CONTROLLER_BIN
+#              (scripts/build-flux.sh) and the CA certificates, run as nobody as Flux's images do
+#              (ca-certificates)
 #   builder    BuildKit's buildkitd, buildctl and buildctl-daemonless.sh from $BUILDKIT_BIN
 #              (scripts/build-buildkit.sh), Debian's runc for RUN steps, busybox; buildkitd.toml reaches
 #              $INSECURE_REGISTRY over plain HTTP (the node's registry) (runc, busybox-static)
@@ -417,9 +420,23 @@ TOML
   env=("PATH=/usr/bin:/bin")
 }
 
+build_flux_controller() {
+  [[ -n ${CONTROLLER_BIN:-} && -x ${CONTROLLER_BIN:-} ]] || die "set CONTROLLER_BIN to the controller's binary (scripts/build-flux.sh builds it)"
+  base_dirs
+  copy_with_libs "$CONTROLLER_BIN" "/usr/local/bin/$name"
+  copy_file /etc/ssl/certs/ca-certificates.crt
+  write_accounts
+  entrypoint=("/usr/local/bin/$name")
+  user=65534:65534
+  env=("PATH=/usr/local/bin")
+}
+
+build_source_controller() { build_flux_controller; }
+build_kustomize_controller() { build_flux_controller; }
+
 # --- main ------------------------------------------------------------------------------------------
 
-images="pause postgres redis coredns example-app git build-tools builder"
+images="pause postgres redis coredns example-app git build-tools builder source-controller kustomize-controller"
 (($# == 2)) || die "usage: $0 ${images// /|} OUTDIR"
 name=$1
 [[ " $images " == *" $name "* ]] || die "unknown image $name ($images)"

@@ -92,6 +92,15 @@ export function crdFileName(descriptor: KindDescriptor): string {
   return `${group}_${descriptor.plural}.yaml`;
 }
 
+/**
+ * An object Berth has not reconciled yet reads `status.observedGeneration: 0` (the API server defaults a
+ * missing status on every read), so kstatus, Flux and Argo CD see it in progress, never Current, in the
+ * moment between an apply and Berth's first status write.
+ */
+function unobservedByDefault(status: Record<string, unknown>): Record<string, unknown> {
+  return { ...status, default: { observedGeneration: 0 } };
+}
+
 export function renderCrd(source: CrdSource): V1CustomResourceDefinition {
   const { descriptor } = source;
   return {
@@ -126,7 +135,7 @@ export function renderCrd(source: CrdSource): V1CustomResourceDefinition {
                 kind: { type: 'string', description: 'REST resource this object represents.' },
                 metadata: { type: 'object' },
                 spec: structuralSchema(source.spec),
-                status: structuralSchema(source.status),
+                status: unobservedByDefault(structuralSchema(source.status)),
               },
             },
           },

@@ -80,6 +80,11 @@ export class GitServer {
     return (await git(['--git-dir', this.#bare(fullName), 'rev-parse', `refs/heads/${branch}`])).trim();
   }
 
+  /** Every commit of every branch with its patch: all the repository ever held. */
+  async history(fullName: string): Promise<string> {
+    return git(['--git-dir', this.#bare(fullName), 'log', '-p', '--all']);
+  }
+
   async stop(): Promise<void> {
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
     rmSync(this.#root, { recursive: true, force: true });

@@ -15,7 +15,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const buildScript = join(repoRoot, 'scripts/node-images/build-rootfs.sh');
 
 /** The images a node needs, and the example app. */
-export type ImageName = 'pause' | 'coredns' | 'postgres' | 'redis' | 'example-app' | 'git' | 'build-tools' | 'builder';
+export type ImageName = 'pause' | 'coredns' | 'postgres' | 'redis' | 'example-app' | 'git' | 'build-tools' | 'builder' | 'source-controller' | 'kustomize-controller';
 
 /** The Debian packages an image is made of: a new package version makes a new image. */
 const packagesOf: Record<ImageName, string[]> = {
@@ -27,6 +27,8 @@ const packagesOf: Record<ImageName, string[]> = {
   git: ['git', 'libcurl3-gnutls', 'ca-certificates', 'busybox-static'],
   'build-tools': ['busybox-static'],
   builder: ['runc', 'libseccomp2', 'busybox-static'],
+  'source-controller': ['ca-certificates'],
+  'kustomize-controller': ['ca-certificates'],
 };
 
 interface ImageConfig {
