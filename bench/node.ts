@@ -21,7 +21,7 @@ import { startControlPlane } from '../src/dev/controlplane.ts';
 import { installCrds } from '../src/dev/install-crds.ts';
 import { startLocalCluster, type LocalCluster } from '../src/dev/local-cluster.ts';
 import { pushExampleApp } from '../src/dev/node/example-app.ts';
-import { nodeBinaries, pushBuildImages } from '../src/dev/node/node.ts';
+import { nodeBinaries, pushBuildImages, pushServiceImages } from '../src/dev/node/node.ts';
 import { nodeIp } from '../src/dev/node/network.ts';
 import { renderBuildJob } from '../src/reconcilers/deployment/render/build-job.ts';
 import { GitServer } from '../test/support/git-server.ts';
@@ -303,7 +303,7 @@ interface BuildRound {
   berthMs: number;
   baselineMs: number;
   /** Berth's time, broken down: push to Revision, Revision to build pod, the build's steps, built to serving. */
-  berth: { noticedMs: number; clone: number; commands: number; image: number; rolloutMs: number };
+  berth: { noticedMs: number; jobMs: number; clone: number; commands: number; image: number; rolloutMs: number };
   baseline: { jobMs: number; rolloutMs: number };
 }
 
@@ -313,7 +313,7 @@ interface BuildRound {
  * Deployment. Alternated rounds; each pushes a new commit.
  */
 async function buildRounds(kc: KubeConfig, namespace: string, base: string, registry: string): Promise<BuildRound[]> {
-  const images = await pushBuildImages(nodeBinaries());
+  const [images, services] = await Promise.all([pushBuildImages(nodeBinaries()), pushServiceImages(nodeBinaries())]);
   const git = await GitServer.start(nodeIp);
   const dockerfile = (version: string) => ({ Dockerfile: [`FROM ${base}`, `ENV APP_VERSION=${version}`, 'RUN ["/app", "version"]', ''].join('\n') });
   await git.createRepository('bench/app', dockerfile('build-0'));
@@ -324,6 +324,9 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
     BERTH_GIT_IMAGE: images.git,
     BERTH_BUILD_TOOLS_IMAGE: images.buildTools,
     BERTH_SOURCE_POLL_SECONDS: '1',
+    // A codehost Deployment comes with its database, as `berth dev` runs it.
+    BERTH_POSTGRES_IMAGE: services.postgres,
+    BERTH_REDIS_IMAGE: services.redis,
   };
   try {
     await withBerth(namespace, async () => {
@@ -348,11 +351,15 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
       };
       await applyObject(kc, built as never, fieldManager);
       await until(() => answers('build-0'), 300_000);
-      // The baseline's apps/v1 Deployment, serving the first build's image.
-      const plain = plainDeployment('built-plain', base) as { spec: { strategy?: object; template: { spec: { containers: { readinessProbe?: object; resources?: object }[] } } } };
-      plain.spec.strategy = surgeStrategy;
-      plain.spec.template.spec.containers[0]!.readinessProbe = applicationReadiness({ source: 'codehost' });
-      plain.spec.template.spec.containers[0]!.resources = resourceRequirements(benchSizing, applicationDefaults);
+      // The baseline's apps/v1 Deployment: the very pod Berth renders (its database wait, probe, resources,
+      // strategy), under its own labels, serving the first build's image.
+      const rendered = await kubeRequest<{ spec: { strategy: object; template: { spec: object } } }>(kc, { method: 'GET', path: `/apis/apps/v1/namespaces/${namespace}/deployments/built` });
+      const plain = {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'built-plain' },
+        spec: { replicas: 1, strategy: rendered.spec.strategy, selector: { matchLabels: { app: 'built-plain' } }, template: { metadata: { labels: { app: 'built-plain' } }, spec: rendered.spec.template.spec } },
+      };
       await timeToReadyPod(kc, namespace, plain, 'app=built-plain');
       for (let i = 1; i <= Number(values.builds); i++) {
         const version = `build-${i}`;
@@ -364,14 +371,19 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
           return list.items.find((r) => r.spec.sourceRevisionConfig.repoCommitSha === sha)?.metadata.name;
         }, 60_000);
         const noticedMs = performance.now() - pushed;
-        await until(() => answers(version), 300_000);
+        // The same end as the baseline's: every live pod is of the new revision and Ready (the Service
+        // follows on kube-proxy's period for both); then, untimed, the new build answers through it.
         await until(async () => {
           const list = await kubeRequest<PodList>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
           const live = list.items.filter((pod) => !pod.metadata.deletionTimestamp);
-          return live.length > 0 && live.every((pod) => pod.metadata.labels?.['berth.dev/revision'] === revision) ? true : undefined;
-        });
+          const ready = (pod: PodList['items'][number]) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+          return live.length > 0 && live.every((pod) => pod.metadata.labels?.['berth.dev/revision'] === revision && ready(pod)) ? true : undefined;
+        }, 300_000);
         const berthMs = performance.now() - pushed;
+        await until(() => answers(version), 30_000);
         const pod = await buildPodOf(kc, namespace, `${revision}-build`);
+        const berthJob = await kubeRequest<{ metadata: { creationTimestamp: string }; status?: { completionTime?: string } }>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${revision}-build` });
+        const berthJobMs = Date.parse(berthJob.status?.completionTime ?? '') - Date.parse(berthJob.metadata.creationTimestamp);
         const steps = stepDurations(pod);
         const jobEnd = Math.max(...[...(pod.status?.containerStatuses ?? [])].map((s) => Date.parse(s.state?.terminated?.finishedAt ?? '')));
         // Baseline: the same Job, created at once, then the built image on the plain Deployment.
@@ -405,10 +417,10 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
         rounds.push({
           berthMs,
           baselineMs: jobMs + baselineRollout,
-          berth: { noticedMs, clone: steps.clone ?? 0, commands: steps.commands ?? 0, image: steps.image ?? 0, rolloutMs: Number.isFinite(deployedAt - jobEnd) ? deployedAt - jobEnd : 0 },
+          berth: { noticedMs, jobMs: berthJobMs, clone: steps.clone ?? 0, commands: steps.commands ?? 0, image: steps.image ?? 0, rolloutMs: Number.isFinite(deployedAt - jobEnd) ? deployedAt - jobEnd : 0 },
           baseline: { jobMs, rolloutMs: baselineRollout },
         });
-        log(`build ${i}/${values.builds}: Berth ${seconds(berthMs)} (noticed ${seconds(noticedMs)}, clone ${seconds(steps.clone ?? 0)}, commands ${seconds(steps.commands ?? 0)}, image ${seconds(steps.image ?? 0)}), builder alone + apps/v1 ${seconds(jobMs + baselineRollout)}`);
+        log(`build ${i}/${values.builds}: Berth ${seconds(berthMs)} (noticed ${seconds(noticedMs)}, Job ${seconds(berthJobMs)}, clone ${seconds(steps.clone ?? 0)}, commands ${seconds(steps.commands ?? 0)}, image ${seconds(steps.image ?? 0)}), builder alone + apps/v1 ${seconds(jobMs + baselineRollout)} (Job ${seconds(jobMs)}, rollout ${seconds(baselineRollout)})`);
       }
     }, env);
   } finally {
