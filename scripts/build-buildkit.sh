@@ -9,27 +9,9 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 module="$root/scripts/node-images/buildkit"
-cache_root="${BERTH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/berth}"
+source "$root/scripts/lib/cached-build.sh"
 key=$(cat "$module/go.mod" "$module/go.sum" "$module/tools.go" <(go env GOVERSION GOOS GOARCH) | sha256sum | cut -c1-16)
-bin="$cache_root/buildkit/$key/bin"
-
-if [[ -f "$bin/.complete" ]]; then
-  echo "BuildKit cached in $bin" >&2
-  echo "$bin"
-  exit 0
-fi
-
-mkdir -p "$cache_root/buildkit"
-exec 9>"$cache_root/buildkit/.build.lock"
-flock 9
-if [[ -f "$bin/.complete" ]]; then
-  echo "$bin"
-  exit 0
-fi
-
-tmp="$bin.partial.$$"
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
+cached_build buildkit "$key"
 cd "$module"
 version=$(GOFLAGS=-mod=mod go list -m -f '{{.Version}}' github.com/moby/buildkit)
 echo "building BuildKit $version into $bin (first time: ~2 min on 2 cores)" >&2
@@ -40,8 +22,4 @@ GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/"
 source_dir=$(GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' github.com/moby/buildkit)
 install -m 0755 "$source_dir/examples/buildctl-daemonless/buildctl-daemonless.sh" "$tmp/"
 echo "  built in $((SECONDS - start))s" >&2
-mkdir -p "$(dirname "$bin")"
-rm -rf "$bin"
-mv "$tmp" "$bin"
-touch "$bin/.complete"
-echo "$bin"
+finish_cached_build

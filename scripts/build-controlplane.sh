@@ -8,9 +8,8 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 module="$root/test/controlplane"
-cache_root="${BERTH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/berth}"
+source "$root/scripts/lib/cached-build.sh"
 key=$(cat "$module/go.mod" "$module/go.sum" <(go env GOVERSION GOOS GOARCH) | sha256sum | cut -c1-16)
-bin="$cache_root/controlplane/$key/bin"
 tools=(kube-apiserver:k8s.io/kubernetes/cmd/kube-apiserver
        kube-controller-manager:k8s.io/kubernetes/cmd/kube-controller-manager
        kubectl:k8s.io/kubernetes/cmd/kubectl
@@ -19,25 +18,9 @@ tools=(kube-apiserver:k8s.io/kubernetes/cmd/kube-apiserver
        kube-scheduler:k8s.io/kubernetes/cmd/kube-scheduler
        kube-proxy:k8s.io/kubernetes/cmd/kube-proxy)
 
-if [[ -f "$bin/.complete" ]]; then
-  echo "control plane binaries cached in $bin" >&2
-  echo "$bin"
-  exit 0
-fi
-
 # One build at a time: a second caller (a parallel test run, `berth dev`) waits for the first and
 # then finds the binaries cached instead of compiling Kubernetes again beside it.
-mkdir -p "$cache_root/controlplane"
-exec 9>"$cache_root/controlplane/.build.lock"
-if ! flock -n 9; then
-  echo "another build of the control plane is running; waiting for it" >&2
-  flock 9
-fi
-if [[ -f "$bin/.complete" ]]; then
-  echo "control plane binaries cached in $bin" >&2
-  echo "$bin"
-  exit 0
-fi
+cached_build controlplane "$key"
 
 k8s_version=$(cd "$module" && go list -m -f '{{.Version}}' k8s.io/kubernetes)
 major=${k8s_version#v}; major=${major%%.*}
@@ -48,9 +31,6 @@ for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
   ldflags+=" -X $pkg.gitTreeState=clean -X $pkg.buildDate=1970-01-01T00:00:00Z"
 done
 
-tmp="$bin.partial.$$"
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
 echo "building the Kubernetes $k8s_version control plane into $bin (first time: ~15-20 min on 2 cores)" >&2
 cd "$module"
 echo "  downloading modules..." >&2
@@ -62,8 +42,4 @@ for tool in "${tools[@]}"; do
   GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/$out" "$pkg" >&2
   echo "  built $out in $((SECONDS - start))s" >&2
 done
-mkdir -p "$(dirname "$bin")"
-rm -rf "$bin"
-mv "$tmp" "$bin"
-touch "$bin/.complete"
-echo "$bin"
+finish_cached_build

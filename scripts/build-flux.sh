@@ -8,27 +8,9 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-cache_root="${BERTH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/berth}"
+source "$root/scripts/lib/cached-build.sh"
 key=$(cat "$root"/test/flux/*/go.mod "$root"/test/flux/*/go.sum <(go env GOVERSION GOOS GOARCH) | sha256sum | cut -c1-16)
-bin="$cache_root/flux/$key/bin"
-
-if [[ -f "$bin/.complete" ]]; then
-  echo "Flux controllers cached in $bin" >&2
-  echo "$bin"
-  exit 0
-fi
-
-mkdir -p "$cache_root/flux"
-exec 9>"$cache_root/flux/.build.lock"
-flock 9
-if [[ -f "$bin/.complete" ]]; then
-  echo "$bin"
-  exit 0
-fi
-
-tmp="$bin.partial.$$"
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
+cached_build flux "$key"
 for controller in source-controller kustomize-controller; do
   cd "$root/test/flux/$controller"
   version=$(GOFLAGS=-mod=mod go list -m -f '{{.Version}}' "github.com/fluxcd/$controller")
@@ -40,8 +22,4 @@ for controller in source-controller kustomize-controller; do
   cp "$(GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' "github.com/fluxcd/$controller")"/config/crd/bases/*.yaml "$tmp/crds/"
   echo "  built in $((SECONDS - start))s" >&2
 done
-mkdir -p "$(dirname "$bin")"
-rm -rf "$bin"
-mv "$tmp" "$bin"
-touch "$bin/.complete"
-echo "$bin"
+finish_cached_build

@@ -14,30 +14,9 @@ containerd_version=v2.4.2
 coredns_version=v1.14.7
 crane_version=v0.22.1
 
-cache_root="${BERTH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/berth}"
+source "$(dirname "$0")/lib/cached-build.sh"
 key=$(sed -n '/^containerd_version=/,/^crane_version=/p' "$0" | cat - <(go env GOVERSION GOOS GOARCH) | sha256sum | cut -c1-16)
-bin="$cache_root/node/$key/bin"
-
-if [[ -f "$bin/.complete" ]]; then
-  echo "node binaries cached in $bin" >&2
-  echo "$bin"
-  exit 0
-fi
-
-mkdir -p "$cache_root/node"
-exec 9>"$cache_root/node/.build.lock"
-if ! flock -n 9; then
-  echo "another build of the node binaries is running; waiting for it" >&2
-  flock 9
-fi
-if [[ -f "$bin/.complete" ]]; then
-  echo "$bin"
-  exit 0
-fi
-
-tmp="$bin.partial.$$"
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
+cached_build node "$key"
 echo "building containerd $containerd_version, CoreDNS $coredns_version and crane $crane_version into $bin (first time: ~4 min on 2 cores)" >&2
 # `go install pkg@version` builds each module with its own go.mod, outside any other module.
 cd "$tmp"
@@ -54,8 +33,4 @@ for cmd in containerd containerd-shim-runc-v2 ctr; do
 done
 install -ldflags "-s -w" "github.com/coredns/coredns@$coredns_version"
 install -ldflags "-s -w" "github.com/google/go-containerregistry/cmd/crane@$crane_version"
-mkdir -p "$(dirname "$bin")"
-rm -rf "$bin"
-mv "$tmp" "$bin"
-touch "$bin/.complete"
-echo "$bin"
+finish_cached_build

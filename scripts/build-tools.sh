@@ -9,32 +9,15 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 module="$root/test/tools"
-cache_root="${BERTH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/berth}"
+source "$root/scripts/lib/cached-build.sh"
 key=$(cat "$module/go.mod" "$module/go.sum" "$module"/kstatus/*.go <(go env GOVERSION GOOS GOARCH) | sha256sum | cut -c1-16)
-bin="$cache_root/tools/$key/bin"
-
-if [[ -f "$bin/.complete" ]]; then
-  echo "tools cached in $bin" >&2
-  echo "$bin"
-  exit 0
-fi
-
 # Test files ask for the tools in parallel: one builds, the others wait for it and reuse its build.
-mkdir -p "$cache_root/tools"
-exec 9>"$cache_root/tools/.build.lock"
-flock 9
-if [[ -f "$bin/.complete" ]]; then
-  echo "$bin"
-  exit 0
-fi
+cached_build tools "$key"
 
 helm_version=$(cd "$module" && go list -m -f '{{.Version}}' helm.sh/helm/v4)
 # helm reports the version it was stamped with; without this it would call itself "v4.3".
 ldflags="-s -w -X helm.sh/helm/v4/internal/version.version=$helm_version -X helm.sh/helm/v4/internal/version.gitTreeState=clean"
 
-tmp="$bin.partial.$$"
-mkdir -p "$tmp"
-trap 'rm -rf "$tmp"' EXIT
 echo "building helm $helm_version and kstatus into $bin (first time: a few minutes on 2 cores)" >&2
 cd "$module"
 GOFLAGS=-mod=mod go mod download >&2
@@ -42,8 +25,4 @@ start=$SECONDS
 GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/helm" helm.sh/helm/v4/cmd/helm >&2
 echo "  built helm in $((SECONDS - start))s" >&2
 GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/kstatus" ./kstatus >&2
-mkdir -p "$(dirname "$bin")"
-rm -rf "$bin"
-mv "$tmp" "$bin"
-touch "$bin/.complete"
-echo "$bin"
+finish_cached_build

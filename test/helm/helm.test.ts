@@ -12,8 +12,8 @@ import { nodeIp } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
 import { exampleImage, httpGet, kubectlOk, serviceImage } from '../node/support.ts';
-import { httpApi, type Api } from '../support/http-api.ts';
-import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods, revisionReaches } from './support.ts';
+import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
+import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods } from './support.ts';
 
 const release = 'berth';
 let namespace: string;
@@ -115,7 +115,7 @@ describe('helm install onto the real node', () => {
       source_revision_config: { image_uri: images.v1 },
       secrets: [{ name: 'GREETING', value: 'hello' }],
     });
-    await revisionReaches(api, created.id, created.latest_revision_id, ['DEPLOYED'], 180_000);
+    await revisionReaches(api, created.id, created.latest_revision_id, ['DEPLOYED'], { timeoutMs: 180_000 });
     const clusterIp = (await kubectlOk(['get', 'service', '-n', apps, 'shop', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
     expect(await eventually(async () => (await httpGet(`http://${clusterIp}/`)).body, 20_000, 'the app')).toBe('berth-example helm-v1\n');
     // DEPLOYED means its pods run, and they start only once the database answers.

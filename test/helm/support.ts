@@ -4,9 +4,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { inject } from 'vitest';
-import { eventually } from '../support/cluster.ts';
 import { kubectlOk } from '../node/support.ts';
-import type { Api } from '../support/http-api.ts';
 
 export const chart = join(import.meta.dirname, '../../charts/berth');
 
@@ -76,14 +74,6 @@ export async function readLease(namespace: string): Promise<LeaseSpec> {
 export async function leader(namespace: string): Promise<string | undefined> {
   const holder = await kubectlOk(['get', 'lease', '-n', namespace, 'berth-controller', '-o', 'jsonpath={.spec.holderIdentity}']).catch(() => '');
   return holder ? holder.replace(/_[^_]+$/, '') : undefined;
-}
-
-/** Polls a revision until its status is one of `statuses`. */
-export function revisionReaches(api: Api, deploymentId: string, revisionId: string, statuses: string[], timeoutMs = 120_000) {
-  return eventually(async () => {
-    const revision = await api.ok('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
-    return statuses.includes(revision.status) ? revision : undefined;
-  }, timeoutMs, `revision ${revisionId} ${statuses.join(' or ')}`);
 }
 
 /** Lines mentioning `forbidden` in the logs of every container of the release's pods (previous ones too). */

@@ -11,7 +11,7 @@ import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts'
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
 import { GitServer } from '../support/git-server.ts';
-import { httpApi, type Api } from '../support/http-api.ts';
+import { httpApi, revisionReaches as revisionStatus, type Api } from '../support/http-api.ts';
 import { buildImageFlags, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
 
 let berth: BerthProcess;
@@ -66,13 +66,9 @@ afterAll(async () => {
   await git?.stop();
 });
 
-/** Polls the revision until its status is one of `statuses`, recording every status it passed through. */
-async function revisionReaches(deploymentId: string, revisionId: string, statuses: string[], seen: string[] = [], timeoutMs = 240_000) {
-  return eventually(async () => {
-    const revision = await api.ok('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
-    if (seen.at(-1) !== revision.status) seen.push(revision.status);
-    return statuses.includes(revision.status) ? revision : undefined;
-  }, timeoutMs, `revision ${revisionId} ${statuses.join(' or ')}`);
+/** The revision once its status is one of `statuses`; `seen` collects the statuses it passed through. */
+function revisionReaches(deploymentId: string, revisionId: string, statuses: string[], seen: string[] = [], timeoutMs = 240_000) {
+  return revisionStatus(api, deploymentId, revisionId, statuses, { seen, timeoutMs });
 }
 
 /** What the app at `url` answers, retried while kube-proxy programs the Service; then asked again, to be sure. */

@@ -9,7 +9,7 @@ import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-
 import { registryAddress } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
-import { httpApi, type Api } from '../support/http-api.ts';
+import { httpApi, revisionReaches as revisionStatus, type Api } from '../support/http-api.ts';
 import { apply, exampleImage, httpGet, kubectlOk } from './support.ts';
 
 let berth: BerthProcess;
@@ -42,13 +42,9 @@ afterAll(async () => {
   await berth?.stop();
 });
 
-/** Polls the revision until its status is one of `statuses`, recording every status it passed through. */
-async function revisionReaches(deploymentId: string, revisionId: string, statuses: string[], seen: string[] = [], timeoutMs = 90_000) {
-  return eventually(async () => {
-    const revision = await api.ok('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
-    if (seen.at(-1) !== revision.status) seen.push(revision.status);
-    return statuses.includes(revision.status) ? revision : undefined;
-  }, timeoutMs, `revision ${revisionId} ${statuses.join(' or ')}`);
+/** The revision once its status is one of `statuses`; `seen` collects the statuses it passed through. */
+function revisionReaches(deploymentId: string, revisionId: string, statuses: string[], seen: string[] = [], timeoutMs = 90_000) {
+  return revisionStatus(api, deploymentId, revisionId, statuses, { seen, timeoutMs });
 }
 
 /** The deployment once its active revision is `revisionId`: the status follows the revision's DEPLOYED in the same reconcile. */

@@ -1,5 +1,6 @@
 // Berth's HTTP API as the node and helm suites call it: JSON in and out over a real socket, every request
 // bounded in time, with the headers a client sends (an API key, a tenant).
+import { eventually } from './cluster.ts';
 export interface Api {
   url: string;
   // Response bodies are checked member by member.
@@ -31,4 +32,17 @@ export function httpApi(url: string, headers: Record<string, string>): Api {
       return response.body;
     },
   };
+}
+
+/**
+ * Polls a revision through the API until its status is one of `statuses`; `seen` collects every status
+ * it passed through (for checks of the order of phases).
+ */
+export function revisionReaches(api: Api, deploymentId: string, revisionId: string, statuses: string[], options: { seen?: string[]; timeoutMs?: number } = {}) {
+  const seen = options.seen ?? [];
+  return eventually(async () => {
+    const revision = await api.ok('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
+    if (seen.at(-1) !== revision.status) seen.push(revision.status);
+    return statuses.includes(revision.status) ? revision : undefined;
+  }, options.timeoutMs ?? 120_000, `revision ${revisionId} ${statuses.join(' or ')}`);
 }
