@@ -73,9 +73,16 @@ describe('security', () => {
     expect(rotated.status).toBe(200);
     await eventually(async () => ((await call('GET', `/v2/deployments/${deploymentId}/revisions`, orgB.key)).json?.resources as unknown[] | undefined)?.length === 2, 60_000, 'a revision for the rotated value');
 
-    // 1. Without a valid key, every documented operation answers 401; only the probes answer.
+    // 1. Without a valid key, every documented operation answers 401; only the probes answer, and the
+    // operations documented as public (the registry's token endpoint, which docker calls with its own
+    // credentials) answer without a key, and never with a server error.
     const document = (await (await fetch(`${facade}/openapi.json`)).json()) as OpenApiDocument;
-    const operations = operationsOf(document);
+    const operations = operationsOf(document).filter((operation) => !operation.public);
+    const publicOperations = operationsOf(document).filter((operation) => operation.public);
+    expect(publicOperations.map((operation) => `${operation.method} ${operation.path}`)).toEqual(['GET /v2/registry/token']);
+    for (const operation of publicOperations) {
+      for (const key of [undefined, orgB.key]) expect((await call(operation.method, operation.path, key)).status).toBeLessThan(500);
+    }
     const unauthenticated: string[] = [];
     for (const operation of operations) {
       const path = operation.path.replace(/\{[^}]+\}/g, (param) => (param === '{deployment_id}' ? deploymentId : param === '{provider_id}' ? 'github-login' : crypto.randomUUID()));

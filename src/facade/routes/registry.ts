@@ -5,7 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { grantedAccess, mintPushToken, parseScopes, pushUsername, registryToken, verifyPushToken, type PushGrant } from '../../registry/tokens.ts';
 import type { RegistrySigning } from '../../registry/signing.ts';
-import { badRequest, HttpError, unauthorized } from '../errors.ts';
+import { badRequest, notFound, unauthorized } from '../errors.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
 import { deploymentById } from './deployment-answers.ts';
@@ -46,7 +46,7 @@ export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDepende
     if (deployment.spec.source !== 'internal_docker') {
       throw badRequest(`Push tokens are only available for internal_docker deployments; this deployment's source is ${deployment.spec.source}.`);
     }
-    if (!registry) throw new HttpError(503, 'This installation has no registry for pushed images (berth run --push-registry).');
+    if (!registry) throw badRequest('This installation has no registry for pushed images (berth run --push-registry): push an image elsewhere and PATCH its image_uri.');
     const repository = deploymentRepository(tenant.namespace, deployment.metadata.name ?? '');
     const expiresAt = nowSeconds() + (registry.pushTokenTtlSeconds ?? 3600);
     return {
@@ -59,7 +59,7 @@ export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDepende
   });
 
   app.get<{ Querystring: { service?: string; scope?: string | string[] } }>('/v2/registry/token', async (request) => {
-    if (!registry) throw new HttpError(503, 'This installation has no registry for pushed images.');
+    if (!registry) throw notFound('This installation has no registry for pushed images (berth run --push-registry).');
     const query = request.query;
     if (query.service !== undefined && query.service !== registry.service) throw badRequest(`service must be ${registry.service}`);
     const credentials = basicCredentials(request);

@@ -20,6 +20,8 @@ export interface Operation {
   parameters: Parameter[];
   bodySchema?: JsonSchema;
   responses: Record<string, { content?: Record<string, { schema?: JsonSchema }> }>;
+  /** Declared `security: []`: served without an API key (the registry's token endpoint). */
+  public: boolean;
 }
 
 export interface FuzzRequest {
@@ -48,13 +50,14 @@ export function operationsOf(document: OpenApiDocument): Operation[] {
     const shared = ((item.parameters as JsonSchema[] | undefined) ?? []).map((p) => resolve(document, p) as unknown as Parameter);
     for (const [method, raw] of Object.entries(item)) {
       if (!methods.has(method)) continue;
-      const op = raw as { parameters?: JsonSchema[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> }; responses: Operation['responses'] };
+      const op = raw as { parameters?: JsonSchema[]; requestBody?: { content?: Record<string, { schema?: JsonSchema }> }; responses: Operation['responses']; security?: unknown[] };
       operations.push({
         method: method.toUpperCase(),
         path,
         parameters: [...shared, ...(op.parameters ?? []).map((p) => resolve(document, p) as unknown as Parameter)],
         ...(op.requestBody?.content?.['application/json']?.schema ? { bodySchema: op.requestBody.content['application/json'].schema } : {}),
         responses: op.responses,
+        public: Array.isArray(op.security) && op.security.length === 0,
       });
     }
   }
