@@ -1,8 +1,8 @@
 // Builds for real: a codehost Deployment's revision is cloned from a git server on the host (with the
 // integration's token: the repository is private), built by BuildKit from the repository's Dockerfile
 // in a Job on the node, pushed to the node's registry and pinned by digest, and then serves. A failed
-// build says which step failed and its last lines; the previous revision keeps serving; the token
-// never shows in a status, a log line or an Event.
+// build (a RUN step, a build command, a missing ref) says which step failed and its last lines; the
+// previous revision keeps serving; the token never shows in a status, a log line or an Event.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
@@ -127,6 +127,20 @@ describe('a codehost Deployment on the real node', () => {
     expect(revision.status_message).toContain('failing on purpose');
     expect((await api.ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(first);
     await answerAt(url, 'berth-example built-1');
+  });
+
+  it('turns a failing build command BUILD_FAILED at the commands step, with its output', async () => {
+    const commit = await git.commit(repository, { 'VERSION.txt': 'x\n' }, 'a commit to build with a broken command');
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, {
+      source_config: { build_command: 'echo "make: *** [all] Error 3" >&2; exit 3' },
+      source_revision_config: { repo_ref: commit },
+    });
+    const revision = await revisionReaches(id, patched.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED']);
+    expect(revision.status).toBe('BUILD_FAILED');
+    expect(revision.status_message).toContain('step "commands" exited with code 3');
+    expect(revision.status_message).toContain('make: *** [all] Error 3');
+    await answerAt(url, 'berth-example built-1');
+    await api.ok('PATCH', `/v2/deployments/${id}`, { source_config: { build_command: 'true' } });
   });
 
   it('turns a ref that does not exist BUILD_FAILED at the clone step', async () => {
