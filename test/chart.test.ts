@@ -4,7 +4,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -24,6 +24,7 @@ import { compareChartCrds, renderChartCrd } from '../scripts/chart-crds.ts';
 import { currentChartCrds, expectedChartCrds } from '../scripts/sync-chart-crds.ts';
 import { readCrds } from '../src/dev/install-crds.ts';
 import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { cachedBuild } from '../src/dev/cache-dir.ts';
 
 const root = join(import.meta.dirname, '..');
 const chart = join(root, 'charts/berth');
@@ -31,8 +32,7 @@ const kc = testKubeConfig();
 let helmBin = '';
 
 beforeAll(() => {
-  const out = execFileSync('bash', [join(root, 'scripts/build-tools.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  helmBin = join(out.trim().split('\n').pop()!, 'helm');
+  helmBin = join(cachedBuild('tools'), 'helm');
 }, 900_000);
 
 interface Run {

@@ -13,6 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { markReady, markReconciling, markStalled, markUnknown, type Condition } from '../src/api/conditions.ts';
 import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { cachedBuild } from '../src/dev/cache-dir.ts';
 
 const root = join(import.meta.dirname, '..');
 const healthLua = readFileSync(join(root, 'docs/gitops/argocd/health.lua'), 'utf8');
@@ -26,8 +27,7 @@ beforeAll(() => {
 }, 900_000);
 
 function buildTools(): string {
-  const out = execFileSync('bash', [join(root, 'scripts/build-tools.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  return out.trim().split('\n').pop()!;
+  return cachedBuild('tools');
 }
 
 type ArgoHealth = 'Healthy' | 'Progressing' | 'Degraded';

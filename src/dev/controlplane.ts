@@ -5,18 +5,15 @@
 // - For a real node (`forNode`): the API server on the node's address (pods reach it through the
 //   `kubernetes` Service) with what the kubelet needs, and every controller of the controller-manager,
 //   node CIDRs and a hostpath provisioner. src/dev/node starts the node itself.
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Agent, request } from 'node:https';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
+import { cachedBuild } from './cache-dir.ts';
 import { clusterCidr, nodeIp, serviceCidr } from './node/network.ts';
 import { generatePki, type Pki } from './pki.ts';
 import { startSupervised, type SupervisedProcess } from './supervised-process.ts';
-
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 export interface ControlPlaneOptions {
   /** Where etcd data, certificates, logs and the kubeconfig live. Reused when it already holds them. */
@@ -54,13 +51,7 @@ interface Ports {
 export function controlPlaneBinaries(log: (message: string) => void = () => {}): string {
   if (process.env.BERTH_CONTROLPLANE_BIN) return process.env.BERTH_CONTROLPLANE_BIN;
   log('locating the control plane binaries (built once, then cached)');
-  const out = execFileSync('bash', [join(repoRoot, 'scripts/build-controlplane.sh')], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    encoding: 'utf8',
-  });
-  const bin = out.trim().split('\n').pop();
-  if (!bin) throw new Error('scripts/build-controlplane.sh printed no bin directory');
-  return bin;
+  return cachedBuild('controlplane');
 }
 
 export async function freePort(): Promise<number> {

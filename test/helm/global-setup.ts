@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { startLocalCluster } from '../../src/dev/local-cluster.ts';
 import { nodeBinaries, nodeDirs } from '../../src/dev/node/node.ts';
-import { imageUnderTest, repoRoot } from '../image/docker.ts';
+import { imageUnderTest } from '../image/docker.ts';
+import { cachedBuild } from '../../src/dev/cache-dir.ts';
 
 // kubeconfigPath, controlPlaneBin, nodeBin and registry are declared with the node suite's setup.
 declare module 'vitest' {
@@ -27,7 +28,7 @@ export default async function setup(project: TestProject) {
   process.env.TESTCONTAINERS_RYUK_DISABLED = 'true';
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-helm-'));
   const log = (message: string) => console.error(`[helm] ${message}`);
-  const helmBin = join(execFileSync('bash', [join(repoRoot, 'scripts/build-tools.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!, 'helm');
+  const helmBin = join(cachedBuild('tools'), 'helm');
   const image = await imageUnderTest();
   log(`image ${image.tag} from ${image.base}: ${(image.sizeBytes / 1e6).toFixed(0)} MB`);
   const cluster = await startLocalCluster({ dataDir, ephemeral: true, node: 'required', forwardDns: false, log });

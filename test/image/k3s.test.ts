@@ -12,6 +12,7 @@ import { getContainerRuntimeClient, ImageName } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually } from '../support/cluster.ts';
 import { dockerUnavailable, imageUnderTest, repoRoot, type BuiltImage } from './docker.ts';
+import { cachedBuild } from '../../src/dev/cache-dir.ts';
 
 const k3sImage = process.env.BERTH_K3S_IMAGE ?? 'rancher/k3s:v1.33.1-k3s1';
 
@@ -46,8 +47,7 @@ describe.skipIf(skipReason !== undefined)('the chart on k3s', () => {
   const kubectl = (args: string[], input?: string) => run(join(inject('controlPlaneBin'), 'kubectl'), args, input);
 
   beforeAll(async () => {
-    const tools = execFileSync('bash', [join(repoRoot, 'scripts/build-tools.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    helm = join(tools.trim().split('\n').pop()!, 'helm');
+    helm = join(cachedBuild('tools'), 'helm');
     image = await imageUnderTest();
     k3s = await new K3sContainer(k3sImage).start();
     writeFileSync(kubeconfig, k3s.getKubeConfig());

@@ -2,10 +2,10 @@
 // flux-system namespace, source-controller (with its artifact Service) and kustomize-controller, each
 // with its ServiceAccount bound to cluster-admin as Flux's cluster-reconciler binding does. The
 // controllers are built from the Go module proxy (scripts/build-flux.sh) into images made here.
-import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { inject } from 'vitest';
+import { cachedBuild } from '../../src/dev/cache-dir.ts';
 import { buildImage, pushImage } from '../../src/dev/node/images.ts';
 import { eventually } from '../support/cluster.ts';
 import { crane, kubectlOk } from './support.ts';
@@ -13,14 +13,6 @@ import { crane, kubectlOk } from './support.ts';
 export const fluxNamespace = 'flux-system';
 const controllers = ['source-controller', 'kustomize-controller'] as const;
 type Controller = (typeof controllers)[number];
-
-/** Builds the controllers if they are not cached yet; returns their bin directory (with crds/). */
-function fluxBinaries(): string {
-  const script = resolve(import.meta.dirname, '../../scripts/build-flux.sh');
-  const bin = execFileSync('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' }).trim().split('\n').pop();
-  if (!bin) throw new Error('scripts/build-flux.sh printed no bin directory');
-  return bin;
-}
 
 function controllerDeployment(name: Controller, image: string): object[] {
   const labels = { app: name };
@@ -96,7 +88,8 @@ let installed: Promise<void> | undefined;
 /** Installs Flux once per test file: CRDs, then the controllers, Ready. */
 export function installFlux(): Promise<void> {
   installed ??= (async () => {
-    const bin = fluxBinaries();
+    // The controllers and their CRDs (crds/), built if they are not cached yet.
+    const bin = cachedBuild('flux');
     const images = {} as Record<Controller, string>;
     for (const name of controllers) {
       const image = await buildImage(name, { env: { CONTROLLER_BIN: join(bin, name) } });

@@ -15,6 +15,7 @@ import { runArgs, spawnBerth, waitReady } from '../support/berth-process.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { operationsOf, type OpenApiDocument } from './support/openapi-fuzz.ts';
 import { recordFigures } from './support/figures.ts';
+import { cachedBuild } from '../../src/dev/cache-dir.ts';
 
 const root = join(import.meta.dirname, '../..');
 
@@ -156,7 +157,7 @@ describe('security', () => {
   });
 
   it('the chart runs the pod as non-root, read-only, with every capability dropped', () => {
-    const toolsBin = execFileSync('bash', [join(root, 'scripts/build-tools.sh')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop()!;
+    const toolsBin = cachedBuild('tools');
     const rendered = execFileSync(join(toolsBin, 'helm'), ['template', 'berth', join(root, 'charts/berth'), '--namespace', 'berth-system'], { encoding: 'utf8' });
     type PodSpec = { securityContext?: Record<string, unknown>; containers: Array<{ name: string; securityContext?: { runAsNonRoot?: boolean; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; privileged?: boolean; capabilities?: { drop?: string[]; add?: string[] } } }>; initContainers?: unknown[] };
     const workloads = parseAllDocuments(rendered)

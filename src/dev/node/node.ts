@@ -20,6 +20,7 @@ import { cleanupHost, missingPrerequisites, prepareHost, processAlive, readHostS
 import { buildImage, pushImage } from './images.ts';
 import { apiServiceIp, dnsServiceIp, nodeIp, nodeName, podCidr, pushRegistryAddress, registryAddress } from './network.ts';
 import { clusterDnsObjects, storageClass } from './system-objects.ts';
+import { cachedBuild } from '../cache-dir.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const pauseTag = '3.10.2';
@@ -34,10 +35,7 @@ export interface NodeBinaries {
 /** Builds the node's binaries if they are not cached yet (scripts/build-node.sh). */
 export function nodeBinaries(): string {
   if (process.env.BERTH_NODE_BIN) return process.env.BERTH_NODE_BIN;
-  const out = execFileSync('bash', [join(repoRoot, 'scripts/build-node.sh')], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  const bin = out.trim().split('\n').pop();
-  if (!bin) throw new Error('scripts/build-node.sh printed no bin directory');
-  return bin;
+  return cachedBuild('node');
 }
 
 export function nodeDirs(dataDir: string): NodeDirs {
@@ -229,14 +227,6 @@ export async function pushServiceImages(nodeBin: string, log: (m: string) => voi
   };
 }
 
-/** BuildKit's binaries, built if they are not cached yet (scripts/build-buildkit.sh). */
-function buildkitBinaries(): string {
-  const out = execFileSync('bash', [join(repoRoot, 'scripts/build-buildkit.sh')], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  const bin = out.trim().split('\n').pop();
-  if (!bin) throw new Error('scripts/build-buildkit.sh printed no bin directory');
-  return bin;
-}
-
 export interface BuildImages {
   builder: string;
   git: string;
@@ -247,7 +237,7 @@ export interface BuildImages {
  * pushed to the node's registry (cached); the builder reaches that registry over plain HTTP. */
 export async function pushBuildImages(nodeBin: string, log: (m: string) => void = () => {}): Promise<BuildImages> {
   const crane = join(nodeBin, 'crane');
-  const buildkit = buildkitBinaries();
+  const buildkit = cachedBuild('buildkit');
   const [builder, git, buildTools] = await Promise.all([
     buildImage('builder', { env: { BUILDKIT_BIN: buildkit, INSECURE_REGISTRY: registryAddress } }, log),
     buildImage('git', {}, log),
