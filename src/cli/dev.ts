@@ -81,7 +81,8 @@ async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: str
     return undefined;
   }
   writeFileSync(registryFile, `${cluster.node.registry}\n`);
-  const [services, builds] = await Promise.all([pushServiceImages(nodeBinaries(), log), pushBuildImages(nodeBinaries(), log)]);
+  const nodeBin = nodeBinaries();
+  const [services, builds] = await Promise.all([pushServiceImages(nodeBin, log), pushBuildImages(nodeBin, log)]);
   return {
     registry: cluster.node.registry,
     // Started once Berth answers (its realm): startDevPushRegistry.

@@ -4,7 +4,7 @@
 //   target ──build Job (codehost)──▶ image ──render/──▶ workloads (applied when they differ)
 //   rollout of the workloads ──▶ target DEPLOYED ──▶ activeRevision, status, conditions
 import { randomBytes } from 'node:crypto';
-import type { V1Deployment, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
+import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
 import { deploymentKind, findCondition, labels, revisionKind, type Deployment, type Revision } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
@@ -126,17 +126,20 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     );
   }
 
-  /** The Revision for this digest: from the cache, or created (AlreadyExists means someone made it first). */
+  /** The code host token a build clones with and a branch head is read with: the integration's Secret's `token`. */
+  function integrationToken(namespace: string, integration: ReturnType<typeof resolveIntegration>): string | undefined {
+    const secretName = credentialsSecretOf(integration);
+    const secret = secretName ? informers.secrets.get(namespace, secretName) : undefined;
+    return (secret ? secretValues(secret)[codeHostCredentialKeys.token]?.trim() : undefined) || undefined;
+  }
+
   /** The branch head a build-on-push Deployment builds; when the repository does not answer, the commit
    * of its latest revision (no new revision until it answers again). */
-  async function trackedCommit(deployment: DeepReadonly<Deployment>, integration: ReturnType<typeof resolveIntegration>, latestKnown: RevisionRecord | undefined, context: ReconcileContext): Promise<string | undefined> {
+  async function trackedCommit(deployment: DeepReadonly<Deployment>, token: string | undefined, latestKnown: RevisionRecord | undefined, context: ReconcileContext): Promise<string | undefined> {
     const branch = trackedBranch(deployment.spec);
     if (!branch) return undefined;
-    const secretName = credentialsSecretOf(integration);
-    const secret = secretName ? informers.secrets.get(deployment.metadata.namespace ?? '', secretName) : undefined;
-    const token = secret ? secretValues(secret)[codeHostCredentialKeys.token]?.trim() : undefined;
     try {
-      return await heads.head({ ...branch, ...optional('token', token || undefined) });
+      return await heads.head({ ...branch, ...optional('token', token) });
     } catch (error) {
       const message = `Cannot read branch ${branch.ref} of ${branch.repoUrl}: ${(error as Error).message}. A push is seen once it answers.`;
       context.recorder.event(deployment, 'Warning', 'SourceHeadUnknown', message);
@@ -144,6 +147,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     }
   }
 
+  /** The Revision for this digest: from the cache, or created (AlreadyExists means someone made it first). */
   async function latestRevision(deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, digest: string, revisions: RevisionRecord[], context: ReconcileContext, repoCommitSha?: string): Promise<RevisionRecord | Problem> {
     const cached = findByDigest(revisions, digest);
     if (cached) return cached;
@@ -217,13 +221,13 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     deployment: DeepReadonly<Deployment>,
     owner: OwnerDeployment,
     target: RevisionRecord,
-    inputs: { knownImage: string | undefined; credentialsSecretName: string | undefined },
+    inputs: { knownImage: string | undefined; credentialsSecretName: string | undefined; token: string | undefined },
     context: ReconcileContext,
   ) {
     const building = target.object.spec.source === 'codehost' && !inputs.knownImage;
     const existing = building ? informers.jobs.get(owner.namespace, buildJobName(target.name)) : undefined;
     const pods = existing ? podsOfRevision(informers.pods, owner.namespace, target.name, 'build') : [];
-    const build = buildState(existing, pods, redactSecret(inputs.credentialsSecretName && informers.secrets.get(owner.namespace, inputs.credentialsSecretName)));
+    const build = buildState(existing, pods, redactToken(inputs.token));
     if (!building || build.state !== 'absent') return build;
     const spec = deployment.spec;
     const job = renderBuildJob({
@@ -306,7 +310,8 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     if (spec.source === 'internal_docker' && !spec.sourceRevisionConfig?.imageUri) {
       return stall(deployment, { reason: 'AwaitingImage', message: awaitingImageMessage, awaited: true }, known, context);
     }
-    const tracked = await trackedCommit(deployment, integration, previousLatest, context);
+    const token = integrationToken(owner.namespace, integration);
+    const tracked = await trackedCommit(deployment, token, previousLatest, context);
     const revisionConfig = tracked ? { ...spec.sourceRevisionConfig, repoCommitSha: tracked } : spec.sourceRevisionConfig;
     const latest = await latestRevision(deployment, owner, revisionDigest(revisionConfig, secrets.fingerprints), revisions, context, tracked);
     if (!('uid' in latest)) return stall(deployment, latest, known, context);
@@ -318,7 +323,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     // 3. The target's image: named by its config, or built by a Job.
     const knownImage = imageOf(target.object);
     const buildImage = builtImage(options.registry, owner.namespace, owner.name, target.name);
-    const build = await ensureBuild(deployment, owner, target, { knownImage, credentialsSecretName: credentialsSecretOf(integration) }, context);
+    const build = await ensureBuild(deployment, owner, target, { knownImage, credentialsSecretName: credentialsSecretOf(integration), token }, context);
     const targetImage = knownImage ?? (build.state === 'succeeded' ? builtImageReference(buildImage, build) : undefined);
     const serving = servingRevision(target, targetImage, previousActive);
 
@@ -383,11 +388,9 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
   };
 }
 
-/** Hides a credentials Secret's token in what a build said (its failed step's last log lines). */
-function redactSecret(secret: DeepReadonly<V1Secret> | undefined | '' | false): (text: string) => string {
-  const encoded = secret ? secret.data?.token : undefined;
-  const token = encoded ? Buffer.from(encoded, 'base64').toString('utf8') : '';
-  return token.length >= 4 ? (text) => text.replaceAll(token, '********') : (text) => text;
+/** Hides the code host token in what a build said (its failed step's last log lines). */
+function redactToken(token: string | undefined): (text: string) => string {
+  return token && token.length >= 4 ? (text) => text.replaceAll(token, '********') : (text) => text;
 }
 
 /** The Secret a build clones with: the integration's credentials, when the source has an integration. */
