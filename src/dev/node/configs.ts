@@ -67,7 +67,7 @@ disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.snapshotter.v1.er
 
 /** containerd's hosts.toml for a registry on the node's address (the node's own, or the one for
  * pushed images): plain HTTP, pull and resolve. */
-export function registryHostsToml(address = registryAddress): string {
+export function registryHostsToml(address: string): string {
   return `server = "http://${address}"
 
 [host."http://${address}"]
@@ -169,24 +169,26 @@ export function kubeProxyConfig(kubeconfigPath: string): string {
   });
 }
 
-/** CNCF distribution's registry: filesystem storage, plain HTTP on the node's address. */
-export function registryConfig(dirs: NodeDirs): string {
+/** CNCF distribution's config: filesystem storage at `storage`, plain HTTP at `address`, and more (auth). */
+function distributionConfig(storage: string, address: string, more: Record<string, unknown> = {}): string {
   return stringify({
     version: 0.1,
     log: { level: 'warn', accesslog: { disabled: true } },
-    storage: { filesystem: { rootdirectory: dirs.registryStorage }, delete: { enabled: true } },
-    http: { addr: registryAddress, headers: { 'X-Content-Type-Options': ['nosniff'] } },
+    storage: { filesystem: { rootdirectory: storage }, delete: { enabled: true } },
+    http: { addr: address, headers: { 'X-Content-Type-Options': ['nosniff'] } },
+    ...more,
   });
+}
+
+/** The node's registry: open, on the node's address. */
+export function registryConfig(dirs: NodeDirs): string {
+  return distributionConfig(dirs.registryStorage, registryAddress);
 }
 
 /** The registry for pushed images: CNCF distribution with token authentication, Berth the token issuer
  * (`realm` its /v2/registry/token, `rootCertBundle` the certificate of Berth's Secret berth-registry-signing). */
 export function pushRegistryConfig(input: { storage: string; realm: string; service: string; issuer: string; rootCertBundle: string }): string {
-  return stringify({
-    version: 0.1,
-    log: { level: 'warn', accesslog: { disabled: true } },
-    storage: { filesystem: { rootdirectory: input.storage }, delete: { enabled: true } },
-    http: { addr: pushRegistryAddress, headers: { 'X-Content-Type-Options': ['nosniff'] } },
+  return distributionConfig(input.storage, pushRegistryAddress, {
     auth: { token: { realm: input.realm, service: input.service, issuer: input.issuer, rootcertbundle: input.rootCertBundle } },
   });
 }

@@ -115,8 +115,9 @@ export async function pushImage(crane: string, image: BuiltImage, reference: str
   const repository = reference.replace(/:[^:/]+$/, '');
   const pushedFile = join(dirname(image.rootfsTar), 'pushed.json');
   const pushed = existsSync(pushedFile) ? (JSON.parse(readFileSync(pushedFile, 'utf8')) as Record<string, string>) : {};
+  const flags = mutateFlags(image.config);
   // What was pushed depends on the image config too: a change to it pushes again.
-  const pushKey = `${reference} ${mutateFlags(image.config).join(' ')}`;
+  const pushKey = `${reference} ${flags.join(' ')}`;
   const known = pushed[pushKey];
   if (known) {
     const current = await run(crane, ['digest', '--insecure', reference], { encoding: 'utf8' }).then((r) => r.stdout.trim(), () => '');
@@ -124,7 +125,7 @@ export async function pushImage(crane: string, image: BuiltImage, reference: str
   }
   const staging = `${reference}-layer`;
   await run(crane, ['append', '--insecure', '--oci-empty-base', '-f', image.rootfsTar, '-t', staging]);
-  const { stdout } = await run(crane, ['mutate', '--insecure', staging, ...mutateFlags(image.config), '-t', reference], { encoding: 'utf8' });
+  const { stdout } = await run(crane, ['mutate', '--insecure', staging, ...flags, '-t', reference], { encoding: 'utf8' });
   const digest = /sha256:[0-9a-f]{64}/.exec(stdout)?.[0] ?? (await run(crane, ['digest', '--insecure', reference], { encoding: 'utf8' })).stdout.trim();
   writeFileSync(pushedFile, JSON.stringify({ ...pushed, [pushKey]: digest }));
   return `${repository}@${digest}`;

@@ -189,10 +189,10 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
     mkdirSync(dir, { recursive: true });
   }
   // containerd looks registries up by host:port, with ':' kept on Linux.
-  mkdirSync(join(dirs.certsDir, registryAddress), { recursive: true });
-  writeFileSync(join(dirs.certsDir, registryAddress, 'hosts.toml'), registryHostsToml());
-  mkdirSync(join(dirs.certsDir, pushRegistryAddress), { recursive: true });
-  writeFileSync(join(dirs.certsDir, pushRegistryAddress, 'hosts.toml'), registryHostsToml(pushRegistryAddress));
+  for (const address of [registryAddress, pushRegistryAddress]) {
+    mkdirSync(join(dirs.certsDir, address), { recursive: true });
+    writeFileSync(join(dirs.certsDir, address, 'hosts.toml'), registryHostsToml(address));
+  }
   writeFileSync(join(dirs.cniConfDir, '10-berth.conflist'), cniConfig(dirs, podCidr));
   writeFileSync(join(dirs.root, 'kubelet.yaml'), kubeletConfig(dirs, controlPlane.pkiDir));
   writeFileSync(join(dirs.root, 'registry.yaml'), registryConfig(dirs));
