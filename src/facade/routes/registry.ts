@@ -3,6 +3,7 @@
 // (GET /v2/registry/token, the `realm` distribution sends clients to: Basic credentials in, a bearer
 // token for what they may do out). `docker login` and `docker push` speak this protocol as they are.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { timestamp } from '../../api/index.ts';
 import { grantedAccess, mintPushToken, parseScopes, pushUsername, registryToken, verifyPushToken, type PushGrant } from '../../registry/tokens.ts';
 import type { RegistrySigning } from '../../registry/signing.ts';
 import { badRequest, notFound, unauthorized } from '../errors.ts';
@@ -54,7 +55,7 @@ export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDepende
       repository_url: `${registry.host}/${repository}`,
       username: pushUsername,
       token: mintPushToken(registry.signing.pushKey, { repository, expiresAt }),
-      expires_at: new Date(expiresAt * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      expires_at: timestamp(new Date(expiresAt * 1000)),
     };
   });
 
@@ -82,6 +83,6 @@ export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDepende
       key: registry.signing.key,
       certificateDer: registry.signing.certificateDer,
     });
-    return { token, access_token: token, expires_in: ttl, issued_at: new Date(issuedAt * 1000).toISOString() };
+    return { token, access_token: token, expires_in: ttl, issued_at: timestamp(new Date(issuedAt * 1000)) };
   });
 }
