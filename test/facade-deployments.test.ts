@@ -95,12 +95,19 @@ describe('POST /v2/deployments', () => {
     expect(again.body.detail).toBe('Deployment taken already exists.');
   });
 
-  it("accepts every tier of the reference, dev_zero (the scale-to-zero tier tools send by default) among them, and refuses others", async () => {
+  it("accepts every tier of the reference, dev_zero (the scale-to-zero tier tools send by default) among them, in the older spellings too, and refuses others", async () => {
     const zero = await t.call('POST', '/v2/deployments', {
       body: { name: 'tier-zero', source: 'external_docker', source_config: { deployment_type: 'dev_zero' }, source_revision_config: { image_uri: 'nginx:1' } },
     });
     expect(zero.status, zero.text).toBe(201);
     expect(zero.body.source_config.deployment_type).toBe('dev_zero');
+    for (const [spelled, tier] of [['DEV', 'dev'], ['dev-zero', 'dev_zero'], ['Production', 'prod'], ['development', 'dev']] as const) {
+      const legacy = await t.call('POST', '/v2/deployments', {
+        body: { name: `tier-${spelled.toLowerCase()}`, source: 'external_docker', source_config: { deployment_type: spelled }, source_revision_config: { image_uri: 'nginx:1' } },
+      });
+      expect(legacy.status, legacy.text).toBe(201);
+      expect(legacy.body.source_config.deployment_type).toBe(tier);
+    }
     const unknown = await t.call('POST', '/v2/deployments', {
       body: { name: 'tier-bad', source: 'external_docker', source_config: { deployment_type: 'huge' }, source_revision_config: { image_uri: 'nginx:1' } },
     });
@@ -135,6 +142,36 @@ describe('POST /v2/deployments', () => {
     expect(patched.body.latest_revision_id).toEqual(expect.any(String));
     expect((await listRevisions(t.org.namespace)).filter((r) => r.spec.deploymentName === 'awaits-image')).toHaveLength(1);
   });
+
+  it('creates an internal_source deployment that waits for its sources, and keeps each member to the sources it belongs to', async () => {
+    const waiting = await t.call('POST', '/v2/deployments', {
+      body: { name: 'awaits-source', source: 'internal_source', source_config: { deployment_type: 'dev_zero', install_command: 'npm ci' }, source_revision_config: { graph_config_path: 'app.json' } },
+    });
+    expect(waiting.status, waiting.text).toBe(201);
+    expect(waiting.body).toMatchObject({ latest_revision_id: null, source: 'internal_source' });
+    await eventually(async () => {
+      const d = await readDeployment(t.org.namespace, 'awaits-source');
+      return d.status?.conditions?.find((c) => c.type === 'Reconciling' && c.reason === 'AwaitingSource') ? d : undefined;
+    }, 10_000, 'Reconciling AwaitingSource');
+    expect((await listRevisions(t.org.namespace)).filter((r) => r.spec.deploymentName === 'awaits-source')).toEqual([]);
+
+    const imageForSource = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, { body: { revision_source: 'internal_docker', source_revision_config: { image_uri: 'nginx:1' } } });
+    expect(imageForSource.status).toBe(422);
+    expect(imageForSource.body.detail.map((p: { loc: string[] }) => p.loc.join('.'))).toEqual(['body.revision_source', 'body.source_revision_config.image_uri']);
+    const archiveForDocker = await t.call('POST', '/v2/deployments', {
+      body: { name: 'docker-archive', source: 'external_docker', source_revision_config: { image_uri: 'nginx:1', source_tarball_path: `sources/${'a'.repeat(32)}.tar.gz` } },
+    });
+    expect(archiveForDocker.status).toBe(422);
+    expect(archiveForDocker.body.detail[0].loc).toEqual(['body', 'source_revision_config', 'source_tarball_path']);
+    const notAPath = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, { body: { source_revision_config: { source_tarball_path: '../etc/passwd' } } });
+    expect(notAPath.status).toBe(422);
+    // This installation takes no uploads (no registry for pushed images): it says so, for either source.
+    expect((await t.call('POST', `/v2/deployments/${waiting.body.id}/upload-url`)).body.detail).toMatch(/takes no source uploads/);
+    const docker = await t.call('POST', '/v2/deployments', { body: { name: 'no-upload', source: 'external_docker', source_revision_config: { image_uri: 'nginx:1' } } });
+    const refused = await t.call('POST', `/v2/deployments/${docker.body.id}/upload-url`);
+    expect(refused.status).toBe(400);
+    expect(refused.body.detail).toMatch(/only available for internal_source deployments/);
+  });
 });
 
 describe('PATCH /v2/deployments/{id}', () => {
@@ -157,7 +194,7 @@ describe('PATCH /v2/deployments/{id}', () => {
     expect(same.body.latest_revision_id).not.toBe(created.latest_revision_id);
     const archive = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { revision_source: 'internal_source', source_revision_config: { image_uri: 'nginx:1.30' } } });
     expect(archive.status).toBe(422);
-    expect(archive.body.detail[0]).toMatchObject({ loc: ['body', 'revision_source'], msg: expect.stringMatching(/not offered/) });
+    expect(archive.body.detail[0]).toMatchObject({ loc: ['body', 'revision_source'], msg: expect.stringMatching(/an external_docker deployment makes its revisions from external_docker images, not from internal_source/) });
     expect((await readDeployment(t.org.namespace, 'with-revision-source')).spec.sourceRevisionConfig?.imageUri).toBe('nginx:1.29');
   });
 

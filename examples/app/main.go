@@ -58,8 +58,11 @@ func main() {
 		case "fail":
 			fmt.Fprintln(os.Stderr, "berth-example: failing on purpose")
 			os.Exit(1)
+		case "worker":
+			work()
+			return
 		default:
-			fmt.Fprintf(os.Stderr, "usage: %s [version|env NAME|get URL|fail]\n", os.Args[0])
+			fmt.Fprintf(os.Stderr, "usage: %s [version|env NAME|get URL|fail|worker]\n", os.Args[0])
 			os.Exit(2)
 		}
 	}
@@ -105,6 +108,28 @@ func main() {
 		log.Fatal(err)
 	}
 	log.Printf("berth-example %s stopped", version)
+}
+
+// work is the queue worker's loop: it asks its broker (REDIS_URI) every second and logs the answer,
+// with its role and version, until it is told to stop.
+func work() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	log.Printf("berth-example %s worker started (BERTH_ROLE=%s, N_JOBS=%s)", version, os.Getenv("BERTH_ROLE"), os.Getenv("N_JOBS"))
+	for {
+		result, err := checkCache(os.Getenv("REDIS_URI"))
+		if err != nil {
+			log.Printf("worker: broker not answering: %v", err)
+		} else {
+			log.Printf("worker: broker %s", result)
+		}
+		select {
+		case <-ctx.Done():
+			log.Printf("berth-example %s worker stopped", version)
+			return
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // backingCheck answers "<name> <result>" from a check of the service the environment variable names,

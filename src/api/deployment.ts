@@ -5,18 +5,45 @@ import { z } from 'zod';
 import { conditionsSchema } from './conditions.ts';
 import { httpUrl, observedGenerationSchema, secretKeySelectorSchema, updatedAtSchema, uuid, type KindObject } from './common.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
-import { containerSchema, volumeMountSchema, volumeSchema } from './workload.ts';
+import { containerSchema, envVarSchema, volumeMountSchema, volumeSchema } from './workload.ts';
 
-export const deploymentSources = ['codehost', 'external_docker', 'internal_docker'] as const;
+export const deploymentSources = ['codehost', 'external_docker', 'internal_docker', 'internal_source'] as const;
 export const deploymentSourceSchema = z
   .enum(deploymentSources)
   .describe(
-    'Where the application comes from: codehost (built from a repository; cloud-hosted only), external_docker ' +
-      '(an external container image; self-hosted only) or internal_docker (an image built by the platform). Immutable.',
+    'Where the application comes from: codehost (built from a repository), external_docker (an external container image), ' +
+      "internal_docker (an image pushed to the installation's registry) or internal_source (built from a source archive uploaded " +
+      'through the HTTP API). Immutable.',
   );
 export type DeploymentSource = z.infer<typeof deploymentSourceSchema>;
 
+/** The sources whose revisions Berth builds (a build Job makes the image) rather than take an image. */
+export const builtSources: readonly DeploymentSource[] = ['codehost', 'internal_source'];
+export function isBuiltSource(source: string): boolean {
+  return (builtSources as readonly string[]).includes(source);
+}
+
+/** Where an uploaded source archive is, relative to its deployment (POST /v2/deployments/{id}/upload-url). */
+export const sourceArchivePathPattern = /^sources\/[a-z0-9]{32}\.tar\.gz$/;
+
+/** What tools record of the packages a revision was built with: `name:version` each. */
+export const trackedPackagesSchema = z
+  .array(z.string().min(1).max(256).describe('A package and its version, name:version.'))
+  .max(256)
+  .describe('Packages the revision was made with, as the deploy tool reported them (name:version). Stored and shown back.');
+
 export const deploymentTypes = ['dev_free', 'dev', 'dev_zero', 'prod'] as const;
+
+/** Older spellings of the tiers that clients still send: the long names, and any case or dashes. */
+const deploymentTypeAliases: Record<string, (typeof deploymentTypes)[number]> = { development: 'dev', production: 'prod' };
+
+/** The tier a client's spelling means, or the value as it came (validation then names the accepted ones). */
+export function canonicalDeploymentType(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const spelled = value.trim().toLowerCase().replaceAll('-', '_');
+  if ((deploymentTypes as readonly string[]).includes(spelled)) return spelled;
+  return deploymentTypeAliases[spelled] ?? value;
+}
 
 const scale = (description: string) => z.number().int().min(0).max(10000).optional().describe(description);
 const cpu = (description: string) => z.number().min(0).max(1024).optional().describe(`${description}, in CPU cores (0.5 is half a core).`);
@@ -154,6 +181,27 @@ export const healthCheckSchema = z
   );
 export type HealthCheck = z.infer<typeof healthCheckSchema>;
 
+export const queueWorkerSchema = z
+  .object({
+    command: z
+      .array(z.string().max(4096))
+      .min(1)
+      .max(64)
+      .optional()
+      .describe("Entrypoint of the queue worker's container, replacing the image's. Absent: the image's own entrypoint, which tells the roles apart by BERTH_ROLE."),
+    args: z.array(z.string().max(4096)).max(256).optional().describe("Arguments of the queue worker's container, replacing the image's."),
+    env: z
+      .array(envVarSchema)
+      .max(128)
+      .optional()
+      .describe("Environment of the queue worker only, on top of what the application's containers get (BERTH_ROLE=queue, PORT, the backing services, the secrets): a name given here wins.")
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+  })
+  .describe(
+    'How the queue worker starts: it runs the application\'s image (the same revision) with this command and environment, and scales by the queue* fields of resourceSpec. ' +
+      'Applied in place (no new revision).',
+  );
+
 /** An immutable-once-set field of sourceConfig: it may be set later, never changed or removed. */
 function immutableOnceSet(path: string): CelRule {
   const parts = path.split('.');
@@ -179,11 +227,12 @@ export const sourceConfigSchema = z
     buildOnPush: z.boolean().optional().describe('Build and deploy a new revision when the branch moves. Not allowed with a tag as repoRef.'),
     customUrl: httpUrl('URL the deployment is also served at (an Ingress is made for it).').optional(),
     healthCheck: healthCheckSchema.optional(),
+    queueWorker: queueWorkerSchema.optional(),
     resourceSpec: resourceSpecSchema.optional(),
     listenerId: uuid('ID of the listener that runs a self-hosted deployment. Immutable once set.').optional(),
     listenerConfig: listenerConfigSchema.optional(),
-    installCommand: z.string().max(4096).optional().describe('Command that installs dependencies when building from the repository.'),
-    buildCommand: z.string().max(4096).optional().describe('Command that builds the application when building from the repository.'),
+    installCommand: z.string().max(4096).optional().describe('Command that installs dependencies before the image is built (codehost and internal_source).'),
+    buildCommand: z.string().max(4096).optional().describe('Command that builds the application before the image is built (codehost and internal_source).'),
   })
   .describe('Settings applied to the running workloads in place: changing them makes no new revision. Some are immutable once set.')
   .meta({
@@ -210,14 +259,23 @@ export const sourceRevisionConfigSchema = z
       .min(1)
       .max(1024)
       .optional()
-      .describe('Path of the application configuration file in the repository. Only for codehost: an image carries its own.'),
+      .describe('Path of the application configuration file in the sources. Only for codehost and internal_source: an image carries its own.'),
     imageUri: z
       .string()
       .min(1)
       .max(1024)
       .optional()
       .describe(
-        'Container image address. Required for external_docker; for internal_docker the deployment waits for it (no revision until it is set); not allowed for codehost (the build makes the image).',
+        'Container image address. Required for external_docker; for internal_docker the deployment waits for it (no revision until it is set); ' +
+          'not allowed for codehost and internal_source (the build makes the image).',
+      ),
+    sourceTarballPath: z
+      .string()
+      .regex(sourceArchivePathPattern, { message: 'must be an object_path answered by POST /v2/deployments/{id}/upload-url (sources/<id>.tar.gz)' })
+      .optional()
+      .describe(
+        'The uploaded source archive to build (the object_path of the upload URL, sources/<id>.tar.gz). Only for internal_source, ' +
+          'whose deployment waits for it (no revision until it is set).',
       ),
   })
   .describe('Settings of the revision: changing them makes a new Revision.');
@@ -272,6 +330,9 @@ export const deploymentSpecSchema = z
       .max(253)
       .optional()
       .describe('Pins the Revision to serve (a rollback). Absent: the latest Revision is served.'),
+    trackedPackages: trackedPackagesSchema
+      .optional()
+      .describe('Packages the next revision is made with, as the deploy tool reported them (name:version): copied to each new Revision. A change alone makes no revision.'),
   })
   .describe('Desired state of the Deployment.')
   .meta({
@@ -302,15 +363,21 @@ export const deploymentSpecSchema = z
         reason: 'FieldValueRequired',
       },
       {
-        rule: "self.source != 'codehost' || !has(self.sourceRevisionConfig.imageUri)",
-        message: `${revisionConfig}.imageUri is not allowed when source is codehost: the build makes the image`,
+        rule: "!(self.source in ['codehost', 'internal_source']) || !has(self.sourceRevisionConfig.imageUri)",
+        message: `${revisionConfig}.imageUri is not allowed when source is codehost or internal_source: the build makes the image`,
         fieldPath: '.sourceRevisionConfig.imageUri',
         reason: 'FieldValueForbidden',
       },
       {
-        rule: "self.source == 'codehost' || !has(self.sourceRevisionConfig.graphConfigPath)",
-        message: `${revisionConfig}.graphConfigPath applies only when source is codehost: an image carries its own configuration`,
+        rule: "self.source in ['codehost', 'internal_source'] || !has(self.sourceRevisionConfig.graphConfigPath)",
+        message: `${revisionConfig}.graphConfigPath applies only when source is codehost or internal_source: an image carries its own configuration`,
         fieldPath: '.sourceRevisionConfig.graphConfigPath',
+        reason: 'FieldValueForbidden',
+      },
+      {
+        rule: "self.source == 'internal_source' || !has(self.sourceRevisionConfig.sourceTarballPath)",
+        message: `${revisionConfig}.sourceTarballPath applies only when source is internal_source`,
+        fieldPath: '.sourceRevisionConfig.sourceTarballPath',
         reason: 'FieldValueForbidden',
       },
       {

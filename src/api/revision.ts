@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { conditionsSchema } from './conditions.ts';
 import { observedGenerationSchema, type KindObject } from './common.ts';
-import { deploymentSourceSchema, sourceRevisionConfigSchema } from './deployment.ts';
+import { deploymentSourceSchema, sourceRevisionConfigSchema, trackedPackagesSchema } from './deployment.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
 
 /** The Deployment's revision settings (declared once, in deployment.ts) and the commit a build resolved. */
@@ -24,6 +24,7 @@ export const revisionSpecSchema = z
       .min(1)
       .max(128)
       .describe('Digest of the canonical revision config and secrets: equal digests mean the same revision.'),
+    trackedPackages: trackedPackagesSchema.optional(),
   })
   .describe('What this revision is. Immutable: a changed config makes a new Revision.')
   .meta({ 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable: a Revision never changes, a new one is made' }] });

@@ -121,10 +121,17 @@ const everyFieldBody = {
     health_check: { path: '/healthz', period_seconds: 5, timeout_seconds: 2, failure_threshold: 4 },
     install_command: 'pip install .',
     build_command: 'make',
+    queue_worker: { command: ['/app'], args: ['worker'], env: [{ name: 'N_JOBS', value: '4' }, { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] },
   },
-  source_revision_config: { repo_ref: 'main', graph_config_path: 'app.json', image_uri: 'registry.example/app:1' },
+  source_revision_config: {
+    repo_ref: 'main',
+    graph_config_path: 'app.json',
+    image_uri: 'registry.example/app:1',
+    source_tarball_path: `sources/${'0'.repeat(32)}.tar.gz`,
+  },
   secrets: [{ name: 'TOKEN' }, { name: 'DB_PASSWORD', value_from: { secret_key_ref: { name: 'db', key: 'password' } } }],
   revision_name: 'app-0123456789',
+  tracked_packages: ['fastapi:0.115.0'],
 };
 
 describe('wire conversion', () => {

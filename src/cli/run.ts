@@ -8,6 +8,7 @@ import { registerOAuthProviderController } from '../reconcilers/oauth-provider/c
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { Manager, type Logger } from '../runtime/index.ts';
 import { ensureRegistrySigning } from '../registry/signing.ts';
+import { registrySourceArchives } from '../registry/source-archives.ts';
 import type { RegistryAccess } from '../facade/routes/registry.ts';
 import { registryIssuer, registryService } from '../registry/tokens.ts';
 import type { Options } from './options.ts';
@@ -69,6 +70,8 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
   let facade: RunningFacade | undefined;
   const pushRegistry = options.pushRegistry ?? cluster.pushRegistry;
   if (options.components.includes('facade')) {
+    // Source uploads are signed with the push credentials' key and kept in the registry builds push to.
+    const registry = pushRegistry ? await pushRegistryAccess(kubeConfig, options.namespace, pushRegistry) : undefined;
     facade = await startFacade({
       kubeConfig,
       manager,
@@ -77,7 +80,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       port: options.facadeAddress.port,
       host: options.facadeAddress.host,
       logger,
-      ...(pushRegistry ? { registry: await pushRegistryAccess(kubeConfig, options.namespace, pushRegistry) } : {}),
+      ...(registry ? { registry, uploads: { key: registry.signing.pushKey, store: registrySourceArchives(imagesFor(options, cluster).registry) } } : {}),
       // One code-host client (and one App installation token) per integration for both halves.
       ...(codeHost ? { repositories: { listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret) } } : {}),
     });

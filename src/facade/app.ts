@@ -11,6 +11,7 @@ import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRepositoryRoutes } from './routes/repositories.ts';
 import { registerRegistryRoutes } from './routes/registry.ts';
 import { registerRevisionRoutes } from './routes/revisions.ts';
+import { registerUploadRoutes } from './routes/uploads.ts';
 import { createServer, selfHostedPrefix, type FacadeServer } from './server.ts';
 
 export interface FacadeAppOptions {
@@ -31,6 +32,7 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
     registerRepositoryRoutes(scope, deps);
     registerListenerRoutes(scope, deps);
     registerRegistryRoutes(scope, deps);
+    registerUploadRoutes(scope, deps);
   };
   void app.register(routes);
   void app.register(routes, { prefix: selfHostedPrefix });

@@ -87,9 +87,11 @@ describe('revisionSourceMismatch', () => {
       expect(revisionSourceMismatch(source, undefined)).toBeUndefined();
       expect(revisionSourceMismatch(source, null)).toBeUndefined();
     }
-    expect(revisionSourceMismatch('external_docker', 'internal_docker')).toBe('a external_docker deployment makes its revisions from external_docker images, not from internal_docker');
+    expect(revisionSourceMismatch('external_docker', 'internal_docker')).toBe('an external_docker deployment makes its revisions from external_docker images, not from internal_docker');
     expect(revisionSourceMismatch('codehost', 'external_docker')).toBe('a codehost deployment makes its revisions from its repository, not from external_docker');
-    expect(revisionSourceMismatch('internal_docker', 'internal_source')).toMatch(/not offered by this installation/);
+    expect(revisionSourceMismatch('internal_docker', 'internal_source')).toMatch(/^an internal_docker deployment makes its revisions from internal_docker images, not from internal_source$/);
+    expect(revisionSourceMismatch('internal_source', 'internal_source')).toBeUndefined();
+    expect(revisionSourceMismatch('internal_source', 'internal_docker')).toMatch(/from uploaded source archives/);
   });
 
   it('refuses a PATCH whose revision_source the deployment cannot use, with the member at fault', () => {

@@ -3,6 +3,7 @@
 // naming the offending member in the interface's spelling.
 import {
   apiVersion,
+  builtSources,
   fromWire,
   sourceConfigSchema,
   sourceRevisionConfigSchema,
@@ -21,9 +22,18 @@ export function deploymentSecretName(deploymentName: string): string {
   return `${deploymentName}-secrets`;
 }
 
-/** Members that only a deployment built from a repository has. */
-const codehostOnlySourceConfig = ['integration_id', 'repo_url', 'build_on_push', 'install_command', 'build_command'] as const;
-const codehostOnlyRevisionConfig = ['repo_ref', 'graph_config_path'] as const;
+/** Which sources each source-specific member belongs to (the CRD's CEL rules say the same of the spec). */
+const membersBySource: { part: 'source_config' | 'source_revision_config'; key: string; sources: readonly DeploymentSource[]; why?: string }[] = [
+  { part: 'source_config', key: 'integration_id', sources: ['codehost'] },
+  { part: 'source_config', key: 'repo_url', sources: ['codehost'] },
+  { part: 'source_config', key: 'build_on_push', sources: ['codehost'] },
+  { part: 'source_config', key: 'install_command', sources: builtSources },
+  { part: 'source_config', key: 'build_command', sources: builtSources },
+  { part: 'source_revision_config', key: 'repo_ref', sources: ['codehost'] },
+  { part: 'source_revision_config', key: 'graph_config_path', sources: builtSources },
+  { part: 'source_revision_config', key: 'source_tarball_path', sources: ['internal_source'] },
+  { part: 'source_revision_config', key: 'image_uri', sources: ['external_docker', 'internal_docker'], why: 'the build makes the image' },
+];
 /** Members that may be set once and never changed (the CRD's CEL rules say the same). */
 const immutableOnceSet = ['integration_id', 'repo_url', 'deployment_type', 'listener_id'] as const;
 
@@ -31,27 +41,14 @@ type WireObject = Record<string, unknown>;
 
 /** The members given for the deployment's source that do not belong to it. */
 export function sourceProblems(source: DeploymentSource, sourceConfig: WireObject | null | undefined, revisionConfig: WireObject | null | undefined): ValidationProblem[] {
-  const problems: ValidationProblem[] = [];
-  const given = (object: WireObject | null | undefined, key: string) => object != null && object[key] != null;
-  if (source !== 'codehost') {
-    for (const key of codehostOnlySourceConfig) {
-      if (given(sourceConfig, key)) problems.push(notForSource(['body', 'source_config', key], source));
-    }
-    for (const key of codehostOnlyRevisionConfig) {
-      if (given(revisionConfig, key)) problems.push(notForSource(['body', 'source_revision_config', key], source));
-    }
-  } else if (given(revisionConfig, 'image_uri')) {
-    problems.push({
-      loc: ['body', 'source_revision_config', 'image_uri'],
-      msg: 'image_uri is not allowed when source is codehost: the build makes the image',
+  const parts = { source_config: sourceConfig, source_revision_config: revisionConfig };
+  return membersBySource
+    .filter(({ part, key, sources }) => parts[part]?.[key] != null && !sources.includes(source))
+    .map(({ part, key, sources, why }) => ({
+      loc: ['body', part, key],
+      msg: why ? `${key} is not allowed when source is ${source}: ${why}` : `${key} applies only when source is ${sources.join(' or ')}, not ${source}`,
       type: 'value_error',
-    });
-  }
-  return problems;
-}
-
-function notForSource(loc: string[], source: DeploymentSource): ValidationProblem {
-  return { loc, msg: `${loc.at(-1)} applies only when source is codehost, not ${source}`, type: 'value_error' };
+    }));
 }
 
 /** Pairs where the first may not exceed the second: scale bounds, and requests against limits. */
@@ -174,20 +171,20 @@ export function renderDeployment(namespace: string, name: string, spec: Deployme
 }
 
 /**
- * A PATCH applied to the current Deployment. `storedSecretValues` are the values in its Secret now (a
- * masked value in the request keeps the stored one).
- */
-/**
- * Why a PATCH's revision_source cannot make this deployment's revision, if it cannot: an image
- * deployment's revisions come from its own kind of image, a codehost one's from its repository, and
- * builds from uploaded archives are not offered here.
+ * Why a PATCH's revision_source cannot make this deployment's revision, if it cannot: each source makes
+ * its revisions its own way (a codehost one from its repository, internal_source from uploaded archives,
+ * the image sources from their kind of image).
  */
 export function revisionSourceMismatch(source: string, revisionSource: string | null | undefined): string | undefined {
   if (revisionSource == null || revisionSource === source) return undefined;
-  if (revisionSource === 'internal_source') return 'internal_source revisions (builds from an uploaded source archive) are not offered by this installation';
-  return `a ${source} deployment makes its revisions ${source === 'codehost' ? 'from its repository' : `from ${source} images`}, not from ${revisionSource}`;
+  const how: Record<string, string> = { codehost: 'from its repository', internal_source: 'from uploaded source archives' };
+  return `${/^[aeiou]/.test(source) ? 'an' : 'a'} ${source} deployment makes its revisions ${how[source] ?? `from ${source} images`}, not from ${revisionSource}`;
 }
 
+/**
+ * A PATCH applied to the current Deployment. `storedSecretValues` are the values in its Secret now (a
+ * masked value in the request keeps the stored one).
+ */
 export function planDeploymentPatch(
   current: DeepReadonly<Deployment>,
   patch: DeploymentPatch,
@@ -262,6 +259,8 @@ export function planDeploymentPatch(
     if (entries.length > 0) spec.secrets = entries;
     else delete spec.secrets;
   }
+
+  if (patch.tracked_packages != null) spec.trackedPackages = [...patch.tracked_packages];
 
   problems.push(...requiredProblems(spec));
   if (problems.length > 0) throw unprocessable(dedupe(problems));

@@ -162,6 +162,43 @@ export function openApiDocument(): JsonObject {
           },
         }),
       },
+      '/v2/deployments/{deployment_id}/upload-url': {
+        parameters: [deploymentId],
+        post: operation('Issue a source upload URL', {
+          status: '200',
+          description:
+            'A short-lived, single-use URL to PUT a source archive (.tar.gz) for this internal_source deployment, and the object_path to PATCH as ' +
+            'source_revision_config.source_tarball_path (with revision_source internal_source) to build it. 400 for other sources.',
+          schema: {
+            type: 'object',
+            required: ['upload_url', 'object_path', 'upload_headers', 'expires_at'],
+            properties: {
+              upload_url: { type: 'string' },
+              object_path: { type: 'string' },
+              upload_headers: { type: 'object', additionalProperties: { type: 'string' } },
+              expires_at: { type: 'string', format: 'date-time' },
+            },
+          },
+        }),
+      },
+      '/v2/uploads/{upload_token}': {
+        put: {
+          summary: 'Upload a source archive',
+          description:
+            'The upload_url of POST /v2/deployments/{deployment_id}/upload-url: the signed token in the path authorizes one archive (gzip, at most 200 MiB) ' +
+            'for one deployment, once, until it expires. 403 for a token that is not valid, 409 once used, 413 too large, 400 not gzip.',
+          security: [],
+          parameters: [{ name: 'upload_token', in: 'path', required: true, schema: { type: 'string' } }],
+          requestBody: { required: true, content: { 'application/gzip': { schema: { type: 'string', format: 'binary' } } } },
+          responses: {
+            '200': {
+              description: 'The archive is stored.',
+              ...json({ type: 'object', required: ['object_path', 'digest', 'size'], properties: { object_path: { type: 'string' }, digest: { type: 'string' }, size: { type: 'integer' } } }),
+            },
+            ...errors,
+          },
+        },
+      },
       '/v2/registry/token': {
         get: {
           summary: "The registry's token endpoint",

@@ -8,6 +8,7 @@ import type { DeepReadonly } from '../runtime/types.ts';
 import type { ApiKeyRecord } from './api-keys.ts';
 import type { ObjectWriter } from './kube-writer.ts';
 import type { RegistryAccess } from './routes/registry.ts';
+import type { SourceUploads } from './routes/uploads.ts';
 
 /** The read side of an informer cache: the same shape as the runtime's Informer. */
 export interface CacheReader<T> {
@@ -50,4 +51,6 @@ export interface FacadeDependencies {
   observeTimeoutMs: number;
   /** Berth's registry for pushed images, when the installation has one (routes/registry.ts). */
   registry?: RegistryAccess;
+  /** Source uploads of internal_source deployments, when the installation takes them (routes/uploads.ts). */
+  uploads?: SourceUploads;
 }

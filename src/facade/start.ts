@@ -25,6 +25,7 @@ import { revisionPods } from '../reconcilers/deployment/informers.ts';
 import { instrumentFacade } from './metrics.ts';
 import { secretResource } from './owned-secrets.ts';
 import type { RegistryAccess } from './routes/registry.ts';
+import type { SourceUploads } from './routes/uploads.ts';
 import { byUid, type FacadeCache, type FacadeDependencies, type RepositoryLister } from './ports.ts';
 
 /** Where informers come from: the runtime's Manager fits (and lends its metrics registry). */
@@ -52,6 +53,8 @@ export interface FacadeOptions {
   namespaces?: string[];
   /** Berth's registry for pushed images: push credentials and the registry's token endpoint. */
   registry?: RegistryAccess;
+  /** Source uploads of internal_source deployments (needs the registry's signing key). */
+  uploads?: SourceUploads;
 }
 
 export interface RunningFacade {
@@ -98,6 +101,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     podLogs: kubePodLogReader(options.kubeConfig),
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
     ...(options.registry ? { registry: options.registry } : {}),
+    ...(options.uploads ? { uploads: options.uploads } : {}),
   };
   const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
   // While draining, every response closes its connection: a client's next request opens a new one,

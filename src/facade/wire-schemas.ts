@@ -12,6 +12,7 @@ import {
   secretValueSchema,
   sourceConfigSchema,
   sourceRevisionConfigSchema,
+  trackedPackagesSchema,
   wireSchema,
   type OAuthProviderSpec,
 } from '../api/index.ts';
@@ -119,8 +120,12 @@ export const deploymentPatchSchema = z
       .optional()
       .describe(
         "How the new revision is made: from the image in source_revision_config (external_docker, internal_docker: the deployment's own source) " +
-          'or from an uploaded source archive (internal_source, not offered by this installation).',
+          'or from an uploaded source archive (internal_source: source_revision_config.source_tarball_path names the upload).',
       ),
+    tracked_packages: trackedPackagesSchema
+      .nullable()
+      .optional()
+      .describe('Packages the new revision is made with (name:version), as the deploy tool reports them: stored on the revisions made from now on and shown back.'),
     source_config: patchForm(sourceConfigWire, ['resource_spec', 'listener_config'])
       .nullable()
       .optional()
@@ -190,6 +195,7 @@ export const revisionResponseSchema = z
     status: z.enum(revisionPhases),
     status_message: z.string().nullable(),
     image_uri: z.string().nullable(),
+    tracked_packages: z.array(z.string()).describe('Packages the revision was made with (name:version), as the deploy tool reported them.'),
     created_at: dateTime('When the revision was made.'),
     updated_at: dateTime('When the revision last changed state.'),
   })

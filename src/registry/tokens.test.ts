@@ -1,6 +1,6 @@
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { grantedAccess, mintPushToken, parseScopes, registryToken, verifyPushToken } from './tokens.ts';
+import { grantedAccess, mintPushToken, mintUploadToken, parseScopes, registryToken, verifyPushToken, verifyUploadToken } from './tokens.ts';
 
 const key = Buffer.alloc(32, 7);
 const now = 1_800_000_000;
@@ -20,6 +20,24 @@ describe('push tokens', () => {
     expect(payload).not.toBe(forged);
     expect(verifyPushToken(key, `bpt_${forged}.${mac}`, now)).toBeUndefined();
     for (const junk of ['', 'bpt_', 'bpt_x.y', 'not-a-token', `bpt_${payload}`]) expect(verifyPushToken(key, junk, now)).toBeUndefined();
+  });
+});
+
+describe('upload tokens', () => {
+  const grant = { namespace: 'team-a', deployment: 'shop', deploymentUid: '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b', uploadId: 'ab'.repeat(16), expiresAt: now + 60 };
+
+  it('carry their deployment and upload until they expire', () => {
+    const token = mintUploadToken(key, grant);
+    expect(verifyUploadToken(key, token, now)).toEqual(grant);
+    expect(verifyUploadToken(key, token, now + 60)).toBeUndefined();
+    expect(verifyUploadToken(Buffer.alloc(32, 8), token, now)).toBeUndefined();
+  });
+
+  it('never verify as a push token, nor a push token as one (the kind is signed too)', () => {
+    const upload = mintUploadToken(key, grant);
+    const push = mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 });
+    expect(verifyPushToken(key, `bpt_${upload.slice(4)}`, now)).toBeUndefined();
+    expect(verifyUploadToken(key, `bsu_${push.slice(4)}`, now)).toBeUndefined();
   });
 });
 

@@ -1,5 +1,6 @@
 // Credentials for Berth's image registry, pure: a push token that lets its holder push one deployment's
-// repository for a short time (HMAC-signed by Berth, so any replica checks it without storing it), and
+// repository for a short time, and an upload token that lets its holder put one source archive (both
+// HMAC-signed by Berth, so any replica checks them without storing them), and
 // the registry's bearer tokens of the Docker token-authentication protocol that distribution verifies
 // (a JWT signed with Berth's key, whose certificate is the registry's `auth.token.rootcertbundle`).
 import { createHmac, randomUUID, sign, timingSafeEqual, type KeyObject } from 'node:crypto';
@@ -22,30 +23,67 @@ function base64url(data: Buffer | string): string {
   return Buffer.from(data).toString('base64url');
 }
 
-function mac(key: Buffer, payload: string): Buffer {
-  return createHmac('sha256', key).update(payload).digest();
+function mac(key: Buffer, prefix: string, payload: string): Buffer {
+  // The prefix is signed too: a token of one kind never verifies as another.
+  return createHmac('sha256', key).update(`${prefix}${payload}`).digest();
+}
+
+/** `<prefix><claims, base64url JSON>.<HMAC>`: checked by any replica holding the key, stored nowhere. */
+function signClaims(key: Buffer, prefix: string, claims: Record<string, string | number>): string {
+  const payload = base64url(JSON.stringify(claims));
+  return `${prefix}${payload}.${base64url(mac(key, prefix, payload))}`;
+}
+
+/** The claims of a token Berth signed with this prefix, unless it expired (claim `e`, seconds). */
+function verifiedClaims(key: Buffer, prefix: string, token: string, nowSeconds: number): Record<string, unknown> | undefined {
+  if (!token.startsWith(prefix)) return undefined;
+  const [payload, signature] = token.slice(prefix.length).split('.');
+  if (!payload || !signature) return undefined;
+  const expected = mac(key, prefix, payload);
+  const given = Buffer.from(signature, 'base64url');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+  try {
+    const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
+    return typeof claims['e'] === 'number' && claims['e'] > nowSeconds ? claims : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function mintPushToken(key: Buffer, grant: PushGrant): string {
-  const payload = base64url(JSON.stringify({ r: grant.repository, e: grant.expiresAt }));
-  return `${pushTokenPrefix}${payload}.${base64url(mac(key, payload))}`;
+  return signClaims(key, pushTokenPrefix, { r: grant.repository, e: grant.expiresAt });
 }
 
 /** The grant a push token carries, if Berth signed it and it has not expired. */
 export function verifyPushToken(key: Buffer, token: string, nowSeconds: number): PushGrant | undefined {
-  if (!token.startsWith(pushTokenPrefix)) return undefined;
-  const [payload, signature] = token.slice(pushTokenPrefix.length).split('.');
-  if (!payload || !signature) return undefined;
-  const expected = mac(key, payload);
-  const given = Buffer.from(signature, 'base64url');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
-  try {
-    const { r, e } = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { r?: unknown; e?: unknown };
-    if (typeof r !== 'string' || typeof e !== 'number' || e <= nowSeconds) return undefined;
-    return { repository: r, expiresAt: e };
-  } catch {
-    return undefined;
-  }
+  const claims = verifiedClaims(key, pushTokenPrefix, token, nowSeconds);
+  const repository = claims?.['r'];
+  return typeof repository === 'string' ? { repository, expiresAt: claims!['e'] as number } : undefined;
+}
+
+/** What an upload URL lets its holder do: put one source archive for one deployment, once, for a while. */
+export interface UploadGrant {
+  namespace: string;
+  deployment: string;
+  /** The deployment's metadata.uid: a deployment deleted and made again under the name gets none of its uploads. */
+  deploymentUid: string;
+  uploadId: string;
+  /** Seconds since the epoch. */
+  expiresAt: number;
+}
+
+const uploadTokenPrefix = 'bsu_';
+
+export function mintUploadToken(key: Buffer, grant: UploadGrant): string {
+  return signClaims(key, uploadTokenPrefix, { n: grant.namespace, d: grant.deployment, u: grant.deploymentUid, i: grant.uploadId, e: grant.expiresAt });
+}
+
+export function verifyUploadToken(key: Buffer, token: string, nowSeconds: number): UploadGrant | undefined {
+  const claims = verifiedClaims(key, uploadTokenPrefix, token, nowSeconds);
+  if (!claims) return undefined;
+  const { n, d, u, i, e } = claims;
+  if (typeof n !== 'string' || typeof d !== 'string' || typeof u !== 'string' || typeof i !== 'string') return undefined;
+  return { namespace: n, deployment: d, deploymentUid: u, uploadId: i, expiresAt: e as number };
 }
 
 export interface Access {

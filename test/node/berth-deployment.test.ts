@@ -81,6 +81,31 @@ describe('a Berth Deployment on the real node', () => {
     expect(statuses.at(-1)).toBe('READY');
   });
 
+  it('runs the queue worker from the same image with its own command and environment, changed in place with no new revision', async () => {
+    const revisions = async () => (await kubectlOk(['get', 'revisions.berth.dev', '-n', namespace, '-o', 'name'])).trim().split('\n').filter(Boolean);
+    const before = await revisions();
+    const queueWorker = (jobs: string) => ({
+      spec: {
+        sourceConfig: {
+          resourceSpec: { queueMinScale: 1, queueMaxScale: 1, queueCpu: 0.05, queueMemoryMb: 32 },
+          queueWorker: { command: ['/app'], args: ['worker'], env: [{ name: 'N_JOBS', value: jobs }] },
+        },
+      },
+    });
+    await kubectlOk(['patch', 'deployments.berth.dev', '-n', namespace, 'shop', '--type', 'merge', '-p', JSON.stringify(queueWorker('4'))]);
+    const workerLog = (expected: string) =>
+      eventually(async () => {
+        const pod = await readyPod('shop', 'queue-worker');
+        const log = await kubectlOk(['logs', '-n', namespace, pod, '-c', 'queue']);
+        return log.includes(expected) && log.includes('worker: broker PONG') ? log : undefined;
+      }, 120_000, `the queue worker logging ${expected} and reaching its broker`);
+    const log = await workerLog('worker started (BERTH_ROLE=queue, N_JOBS=4)');
+    expect(log).toContain('berth-example berth-v1 worker started');
+    await kubectlOk(['patch', 'deployments.berth.dev', '-n', namespace, 'shop', '--type', 'merge', '-p', JSON.stringify(queueWorker('8'))]);
+    await workerLog('worker started (BERTH_ROLE=queue, N_JOBS=8)');
+    expect(await revisions()).toEqual(before);
+  });
+
   it('takes the app, its database and its volume down on delete', async () => {
     await kubectlOk(['delete', 'deployments.berth.dev', '-n', namespace, 'shop', '--wait=true', '--timeout=120s']);
     await eventually(async () => (await kubectlOk(['get', 'pvc', '-n', namespace, '-o', 'name'])).trim() === '', 60_000, 'the database volume claim gone');

@@ -4,7 +4,7 @@
 // latest_revision_id.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { deploymentKind, deploymentPhases, type Deployment } from '../../api/index.ts';
+import { canonicalDeploymentType, deploymentKind, deploymentPhases, type Deployment } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { conflict, notFound } from '../errors.ts';
 import { deploymentSecretName, planDeploymentCreate, planDeploymentPatch, renderDeployment, type DeploymentPlan } from '../deployment-plan.ts';
@@ -18,6 +18,7 @@ import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../reques
 import { deploymentCreateSchema, deploymentPatchSchema, type DeploymentCreate, type DeploymentPatch } from '../wire-schemas.ts';
 import { deploymentAnswers, deploymentNotFound } from './deployment-answers.ts';
 import { checkListenerChoice } from './listeners.ts';
+import { checkUploaded } from './uploads.ts';
 
 type DeploymentParams = { Params: { deployment_id: string } };
 
@@ -35,11 +36,12 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
 
   app.post('/v2/deployments', async (request, reply) => {
     const tenant = tenantOf(request, cache);
-    const body = parseRequestPart('body', deploymentCreateSchema, request.body) as DeploymentCreate;
+    const body = parseRequestPart('body', deploymentCreateSchema, withCanonicalTier(request.body)) as DeploymentCreate;
     checkListenerChoice(cache, tenant, body.source_config);
     const alreadyExists = `Deployment ${body.name} already exists.`;
     if (deployments.get(tenant.namespace, body.name)) throw conflict(alreadyExists);
     const plan = planDeploymentCreate(body);
+    await checkUploaded(deps, tenant.namespace, body.name, archivePathOf(body.source_revision_config));
     const created = await writer
       .create(deploymentKind, tenant.namespace, renderDeployment(tenant.namespace, body.name, plan.spec))
       .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
@@ -68,9 +70,13 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     const tenant = tenantOf(request, cache);
     const id = uuidPathParam(request, 'deployment_id');
     const name = findDeployment(tenant.namespace, id).metadata.name!;
-    const patch = parseRequestPart('body', deploymentPatchSchema, request.body) as DeploymentPatch;
+    const patch = parseRequestPart('body', deploymentPatchSchema, withCanonicalTier(request.body)) as DeploymentPatch;
     checkListenerChoice(cache, tenant, patch.source_config);
     const missing = deploymentNotFound(id);
+    const newArchive = archivePathOf(patch.source_revision_config);
+    if (newArchive != null && newArchive !== findDeployment(tenant.namespace, id).spec.sourceRevisionConfig?.sourceTarballPath) {
+      await checkUploaded(deps, tenant.namespace, name, newArchive);
+    }
 
     const { written, secretValuesChanged, previousLatestRevisionId } = await oneWriteAtATime(`${tenant.namespace}/${name}`, () => retryOnConflict(async () => {
       const current = await writer.read<Deployment>(deploymentKind, tenant.namespace, name);
@@ -120,6 +126,19 @@ function listFilter(query: DeploymentListQuery): (deployment: DeepReadonly<Deplo
     if (query.status !== undefined && (deployment.status?.status ?? 'UNKNOWN') !== query.status) return false;
     return true;
   };
+}
+
+/** A body whose source_config.deployment_type is spelled as the tier's canonical name, when it is one. */
+function withCanonicalTier(body: unknown): unknown {
+  const sourceConfig = (body as { source_config?: unknown } | null)?.source_config;
+  if (sourceConfig === null || typeof sourceConfig !== 'object' || !('deployment_type' in sourceConfig)) return body;
+  return { ...(body as object), source_config: { ...sourceConfig, deployment_type: canonicalDeploymentType(sourceConfig.deployment_type) } };
+}
+
+/** The source_tarball_path a body's source_revision_config names (the wire types are the schema's, unspelled). */
+function archivePathOf(revisionConfig: unknown): string | undefined {
+  const path = (revisionConfig as Record<string, unknown> | null | undefined)?.['source_tarball_path'];
+  return typeof path === 'string' ? path : undefined;
 }
 
 function sameValues(a: Record<string, string>, b: Record<string, string>): boolean {

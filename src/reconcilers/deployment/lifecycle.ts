@@ -2,7 +2,7 @@
 // plane's phases: src/api/revision.ts), read from what the cluster shows: the
 // build Job of a codehost revision and the rollout of the application Deployment. Pure.
 import type { V1Deployment } from '@kubernetes/client-node';
-import type { RevisionPhase } from '../../api/index.ts';
+import { isBuiltSource, type RevisionPhase } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { builtImageReference, type BuildState } from './build-state.ts';
 import type { PodProblem } from './pods.ts';
@@ -65,7 +65,7 @@ export interface TargetPhase {
 
 /** The phase of the revision the Deployment wants to serve. */
 export function targetPhase(o: TargetObservation): TargetPhase {
-  if (!o.knownImage && o.source === 'codehost') {
+  if (!o.knownImage && isBuiltSource(o.source)) {
     const built = buildPhase(o.build, o.buildImage);
     const commit = 'commit' in o.build && o.build.commit ? { repoCommitSha: o.build.commit } : {};
     if ('phase' in built) return { ...built, ...commit };

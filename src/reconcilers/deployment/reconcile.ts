@@ -5,7 +5,7 @@
 //   rollout of the workloads ──▶ target DEPLOYED ──▶ activeRevision, status, conditions
 import { randomBytes } from 'node:crypto';
 import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
-import { deploymentKind, findCondition, labels, revisionKind, type Deployment, type Revision } from '../../api/index.ts';
+import { deploymentKind, findCondition, isBuiltSource, labels, revisionKind, type Deployment, type Revision } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
 import { revisionDigest } from './digest.ts';
@@ -20,7 +20,8 @@ import { bypassedPhase, rolloutOf, targetPhase, type TargetPhase } from './lifec
 import { buildJobName, childNames } from './names.ts';
 import type { DeploymentControllerOptions } from './options.ts';
 import { backingServices, scaling } from './render/backing.ts';
-import { builtImage, renderBuildJob } from './render/build-job.ts';
+import { builtImage, renderBuildJob, type BuildSources } from './render/build-job.ts';
+import { sourceArchiveUrls, uploadIdOf } from '../../registry/source-archives.ts';
 import { renderPasswordSecret, type OwnerDeployment } from './render/common.ts';
 import { applicationUrl, type ServingRevision } from './render/application.ts';
 import { podsOfRevision, revisionPodsProblem } from './pods.ts';
@@ -65,7 +66,7 @@ function summarize(revision: CachedRevision): RevisionRecord {
 /** The image a revision runs: recorded once built, or named by its config for image sources. */
 function imageOf(revision: CachedRevision): string | undefined {
   if (revision.status?.imageUri) return revision.status.imageUri;
-  return revision.spec.source === 'codehost' ? undefined : revision.spec.sourceRevisionConfig.imageUri;
+  return isBuiltSource(revision.spec.source) ? undefined : revision.spec.sourceRevisionConfig.imageUri;
 }
 
 function tierFact(deployment: DeepReadonly<Deployment>): { tier?: TierCondition } {
@@ -158,6 +159,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       sourceRevisionConfig: structuredClone(deployment.spec.sourceRevisionConfig ?? {}) as Record<string, unknown>,
       digest,
       ...optional('repoCommitSha', repoCommitSha),
+      ...optional('trackedPackages', deployment.spec.trackedPackages as string[] | undefined),
     });
     const { object, created } = await writer.createOrGet(manifest as unknown as Revision);
     if (object.spec?.digest !== digest) {
@@ -216,7 +218,22 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     }
   }
 
-  /** A codehost revision without an image is built by a Job: started once, then observed. */
+  /** Where a revision's build gets its sources: the Deployment's repository, or the revision's uploaded archive. */
+  function buildSources(deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, target: RevisionRecord, credentialsSecretName: string | undefined): BuildSources {
+    const config = target.object.spec.sourceRevisionConfig;
+    if (target.object.spec.source === 'internal_source') {
+      return { kind: 'archive', ...sourceArchiveUrls(options.registry, owner.namespace, owner.name, uploadIdOf(config.sourceTarballPath ?? '') ?? '') };
+    }
+    return {
+      kind: 'repository',
+      repoUrl: deployment.spec.sourceConfig?.repoUrl ?? '',
+      // The commit the revision records (a build-on-push head, a ref that is a commit), else the branch.
+      repoRef: config.repoCommitSha ?? config.repoRef ?? '',
+      ...optional('credentialsSecretName', credentialsSecretName),
+    };
+  }
+
+  /** A revision of a built source without an image is built by a Job: started once, then observed. */
   async function ensureBuild(
     deployment: DeepReadonly<Deployment>,
     owner: OwnerDeployment,
@@ -224,7 +241,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     inputs: { knownImage: string | undefined; credentialsSecretName: string | undefined; token: string | undefined },
     context: ReconcileContext,
   ) {
-    const building = target.object.spec.source === 'codehost' && !inputs.knownImage;
+    const building = isBuiltSource(target.object.spec.source) && !inputs.knownImage;
     const existing = building ? informers.jobs.get(owner.namespace, buildJobName(target.name)) : undefined;
     const pods = existing ? podsOfRevision(informers.pods, owner.namespace, target.name, 'build') : [];
     const build = buildState(existing, pods, redactToken(inputs.token));
@@ -233,12 +250,9 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     const job = renderBuildJob({
       owner,
       revisionName: target.name,
-      repoUrl: spec.sourceConfig?.repoUrl ?? '',
-      // The commit the revision records (a build-on-push head, a ref that is a commit), else the branch.
-      repoRef: target.object.spec.sourceRevisionConfig.repoCommitSha ?? target.object.spec.sourceRevisionConfig.repoRef ?? '',
+      sources: buildSources(deployment, owner, target, inputs.credentialsSecretName),
       installCommand: spec.sourceConfig?.installCommand,
       buildCommand: spec.sourceConfig?.buildCommand,
-      ...(inputs.credentialsSecretName ? { credentialsSecretName: inputs.credentialsSecretName } : {}),
       images: { git: options.images.git, tools: options.images.buildTools, builder: options.images.builder },
       registry: options.registry,
       ...(options.buildServiceAccountName ? { serviceAccountName: options.buildServiceAccountName } : {}),
@@ -309,6 +323,9 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     // before its image was pushed has none yet: it waits, Reconciling, until a change sets the image.
     if (spec.source === 'internal_docker' && !spec.sourceRevisionConfig?.imageUri) {
       return stall(deployment, { reason: 'AwaitingImage', message: awaitingImageMessage, awaited: true }, known, context);
+    }
+    if (spec.source === 'internal_source' && !spec.sourceRevisionConfig?.sourceTarballPath) {
+      return stall(deployment, { reason: 'AwaitingSource', message: awaitingSourceMessage, awaited: true }, known, context);
     }
     const token = integrationToken(owner.namespace, integration);
     const tracked = await trackedCommit(deployment, token, previousLatest, context);
@@ -430,6 +447,8 @@ function servingRevision(target: RevisionRecord, targetImage: string | undefined
 /** How soon a pass that met a stale cache runs again, if the cache's own event has not enqueued it first. */
 const staleRetryMs = 100;
 
+export const awaitingSourceMessage =
+  'Waiting for the first source archive: ask POST /v2/deployments/{id}/upload-url, PUT the .tar.gz there, then PATCH source_tarball_path (sourceRevisionConfig.sourceTarballPath).';
 export const awaitingImageMessage = 'Waiting for the first image: push it to the deployment\'s repository and set sourceRevisionConfig.imageUri (PATCH image_uri).';
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

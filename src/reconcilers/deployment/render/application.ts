@@ -1,11 +1,11 @@
 // The application: an apps/v1 Deployment running the serving revision's image, its Service, and the
-// queue worker that runs the same image in queue mode. Pure: spec in, manifests out.
+// queue worker that runs the same image with its own command and environment. Pure: spec in, manifests out.
 import type { V1Container, V1Deployment, V1DeploymentStrategy, V1EnvVar, V1PodTemplateSpec, V1Probe, V1Service } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { childNames } from '../names.ts';
 import { type BackingServices, type Scaling, scaling } from './backing.ts';
 import { type Component, type OwnerDeployment, childMetadata, resourceRequirements, revisionLabel, selectorLabels, type Sizing } from './common.ts';
-import { asContainers, asVolumeMounts, asVolumes, type DeploymentSpecInput } from './spec.ts';
+import { asContainers, asEnv, asVolumeMounts, asVolumes, type DeploymentSpecInput } from './spec.ts';
 
 export interface ServingRevision {
   name: string;
@@ -126,6 +126,18 @@ export function backingServiceWaits(owner: OwnerDeployment, backing: BackingServ
   return waits;
 }
 
+/** The queue worker's own command and environment (sourceConfig.queueWorker): its env wins by name. */
+export function queueWorkerStart(spec: DeploymentSpecInput, env: V1EnvVar[]): Pick<V1Container, 'command' | 'args' | 'env'> {
+  const own = spec.sourceConfig?.queueWorker ?? {};
+  const extra = asEnv(own.env);
+  const overridden = new Set(extra.map((entry) => entry.name));
+  return {
+    ...(own.command?.length ? { command: [...own.command] } : {}),
+    ...(own.args ? { args: [...own.args] } : {}),
+    env: [...env.filter((entry) => !overridden.has(entry.name)), ...extra],
+  };
+}
+
 function podTemplate(input: WorkloadInput, component: Component, role: 'api' | 'queue', sizing: Sizing, defaults: typeof applicationDefaults): V1PodTemplateSpec {
   const { owner, spec, serving } = input;
   const resources = spec.sourceConfig?.resourceSpec ?? {};
@@ -138,7 +150,7 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
   const main = {
     name: role === 'api' ? 'app' : 'queue',
     image: serving.image,
-    env,
+    ...(role === 'queue' ? queueWorkerStart(spec, env) : { env }),
     resources: resourceRequirements(sizing, defaults),
     ...(role === 'api' ? { ports: [{ name: 'http', containerPort: input.port }], readinessProbe: applicationReadiness(spec) } : {}),
     ...(resources.volumeMounts?.length ? { volumeMounts: asVolumeMounts(resources.volumeMounts) } : {}),

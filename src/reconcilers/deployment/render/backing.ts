@@ -1,9 +1,10 @@
 // Which backing services a Deployment gets. The rule, decided once here:
-// - Postgres when the Deployment is built from a code-host repository (a full application, which the
-//   reference control plane always gives a database) or when any db* sizing field is set (an image
-//   deployment opts in by sizing its database).
+// - Postgres when the Deployment is built from sources, a repository or an uploaded archive (a full
+//   application, which the reference control plane always gives a database) or when any db* sizing
+//   field is set (an image deployment opts in by sizing its database).
 // - A queue worker when any queue* field is set.
 // - Redis when redisMemoryMb is set or a queue worker runs (the queue needs a broker).
+import { isBuiltSource } from '../../../api/index.ts';
 import type { DeploymentSpecInput, ResourceSpecInput } from './spec.ts';
 
 const databaseFields = ['dbCpu', 'dbCpuLimit', 'dbMemoryMb', 'dbMemoryLimitMb', 'dbStorageGi', 'dbMaxConnections'] as const;
@@ -21,7 +22,7 @@ function anySet(resources: ResourceSpecInput, fields: readonly (keyof ResourceSp
 
 export function backingServices(spec: DeploymentSpecInput): BackingServices {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
-  const database = spec.source === 'codehost' || anySet(resources, databaseFields);
+  const database = isBuiltSource(spec.source) || anySet(resources, databaseFields);
   const queueWorker = anySet(resources, queueFields);
   const redis = resources.redisMemoryMb != null || queueWorker;
   return { database, queueWorker, redis };

@@ -73,6 +73,7 @@ describe('backing services', () => {
   it.each([
     ['an image without db or queue fields', { source: 'external_docker' }, { database: false, queueWorker: false, redis: false }],
     ['a codehost application', { source: 'codehost' }, { database: true, queueWorker: false, redis: false }],
+    ['an application built from uploaded sources', { source: 'internal_source' }, { database: true, queueWorker: false, redis: false }],
     ['an image that sizes its database', { source: 'external_docker', sourceConfig: { resourceSpec: { dbStorageGi: 5 } } }, { database: true, queueWorker: false, redis: false }],
     ['an image with a queue', { source: 'internal_docker', sourceConfig: { resourceSpec: { queueMaxScale: 3 } } }, { database: false, queueWorker: true, redis: true }],
     ['an image with a cache', { source: 'external_docker', sourceConfig: { resourceSpec: { redisMemoryMb: 128 } } }, { database: false, queueWorker: false, redis: true }],
@@ -188,6 +189,29 @@ describe('renderApplicationService and renderQueueWorker', () => {
     expect(worker.metadata!.name).toBe('shop-queue');
     expect(worker.spec!.template.spec!.containers[0]).toMatchObject({ name: 'queue', image: 'shop:1', resources: { requests: { cpu: '1', memory: '2Gi' } } });
   });
+
+  it("starts the queue worker with its own command, arguments and environment, the image's entrypoint and BERTH_ROLE otherwise", () => {
+    const plain = renderQueueWorker(input({ source: 'external_docker', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } })).spec!.template.spec!.containers[0]!;
+    expect(plain.command).toBeUndefined();
+    expect(plain.args).toBeUndefined();
+    expect(plain.env).toContainEqual({ name: 'BERTH_ROLE', value: 'queue' });
+    const own = renderQueueWorker(
+      input({
+        source: 'external_docker',
+        sourceConfig: {
+          resourceSpec: { queueMaxScale: 1 },
+          queueWorker: { command: ['/app'], args: ['worker'], env: [{ name: 'BERTH_ROLE', value: 'jobs' }, { name: 'N_JOBS', value: '4' }] },
+        },
+      }),
+    ).spec!.template.spec!.containers[0]!;
+    expect(own).toMatchObject({ command: ['/app'], args: ['worker'] });
+    expect(own.env!.filter((e) => e.name === 'BERTH_ROLE')).toEqual([{ name: 'BERTH_ROLE', value: 'jobs' }]);
+    expect(own.env).toContainEqual({ name: 'N_JOBS', value: '4' });
+    expect(own.env).toContainEqual(expect.objectContaining({ name: 'REDIS_URI' }));
+    // The application's container is not touched by it.
+    const app = renderApplication(input({ source: 'external_docker', sourceConfig: { queueWorker: { command: ['/app'], args: ['worker'] } } })).spec!.template.spec!.containers[0]!;
+    expect(app.command).toBeUndefined();
+  });
 });
 
 describe('autoscalers', () => {
@@ -268,11 +292,9 @@ describe('renderBuildJob', () => {
   const job = renderBuildJob({
     owner,
     revisionName: 'shop-abcdef0123',
-    repoUrl: 'https://github.com/acme/shop',
-    repoRef: 'main; rm -rf /',
+    sources: { kind: 'repository', repoUrl: 'https://github.com/acme/shop', repoRef: 'main; rm -rf /', credentialsSecretName: 'github-token' },
     installCommand: 'npm ci',
     buildCommand: 'npm run build',
-    credentialsSecretName: 'github-token',
     images: { git: 'alpine/git', tools: 'node:24', builder: 'moby/buildkit' },
     registry: 'registry.local:5000/',
     privileged: true,
@@ -316,6 +338,26 @@ describe('renderBuildJob', () => {
   it('is named and labelled after the revision', () => {
     expect(job.metadata).toMatchObject({ name: 'shop-abcdef0123-build', labels: { [revisionLabel]: 'shop-abcdef0123' }, ownerReferences: [ownerRef] });
     expect(pod.restartPolicy).toBe('Never');
+  });
+
+  it('fetches an uploaded archive with the tools image instead of cloning, its addresses as environment', () => {
+    const archive = renderBuildJob({
+      owner,
+      revisionName: 'shop-abcdef0123',
+      sources: { kind: 'archive', manifestUrl: 'http://registry.local:5000/v2/team-a/shop/sources/manifests/abc', blobsUrl: 'http://registry.local:5000/v2/team-a/shop/sources/blobs' },
+      images: { git: 'alpine/git', tools: 'busybox', builder: 'moby/buildkit' },
+      registry: 'registry.local:5000',
+      privileged: false,
+    }).spec!.template.spec!;
+    const fetch = archive.initContainers![0]!;
+    expect([...archive.initContainers!, ...archive.containers].map((c) => c.name)).toEqual(['fetch', 'commands', 'image']);
+    expect(fetch.image).toBe('busybox');
+    expect(fetch.env).toEqual([
+      { name: 'MANIFEST_URL', value: 'http://registry.local:5000/v2/team-a/shop/sources/manifests/abc' },
+      { name: 'BLOBS_URL', value: 'http://registry.local:5000/v2/team-a/shop/sources/blobs' },
+    ]);
+    expect(fetch.command!.join(' ')).toContain('tar -xzf /tmp/sources.tar.gz');
+    expect(archive.containers[0]!.securityContext).toBeUndefined();
   });
 });
 

@@ -11,6 +11,8 @@ export interface RevisionInput {
   sourceRevisionConfig: Record<string, unknown>;
   digest: string;
   repoCommitSha?: string;
+  /** The Deployment's trackedPackages when the revision is made: kept with it, not part of its digest. */
+  trackedPackages?: readonly string[];
 }
 
 export interface RevisionManifest {
@@ -27,6 +29,7 @@ export interface RevisionManifest {
     source: string;
     sourceRevisionConfig: Record<string, unknown>;
     digest: string;
+    trackedPackages?: string[];
   };
 }
 
@@ -56,6 +59,7 @@ export function renderRevision(input: RevisionInput): RevisionManifest {
       source: input.source,
       sourceRevisionConfig: { ...input.sourceRevisionConfig, ...(sha ? { repoCommitSha: sha } : {}) },
       digest: input.digest,
+      ...(input.trackedPackages?.length ? { trackedPackages: [...input.trackedPackages] } : {}),
     },
   };
 }

@@ -1,7 +1,7 @@
 // The parts of a Deployment's spec the renderers read, spelled as the CRD spells them (src/api declares
 // them; these structural types only say which members rendering depends on, so a renderer can be
 // table-tested with a literal).
-import type { V1Container, V1LocalObjectReference, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1LocalObjectReference, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 
 type Maybe<T> = T | null | undefined;
 
@@ -49,6 +49,7 @@ export interface DeploymentSpecInput {
     installCommand?: Maybe<string>;
     buildCommand?: Maybe<string>;
     resourceSpec?: Maybe<ResourceSpecInput>;
+    queueWorker?: Maybe<{ command?: Maybe<readonly string[]>; args?: Maybe<readonly string[]>; env?: Maybe<readonly unknown[]> }>;
   }>;
   sourceRevisionConfig?: Maybe<{ repoRef?: Maybe<string>; graphConfigPath?: Maybe<string>; imageUri?: Maybe<string> }>;
   secrets?: Maybe<readonly SecretEntryInput[]>;
@@ -57,6 +58,10 @@ export interface DeploymentSpecInput {
 /** The free-form members of resourceSpec are Kubernetes shapes the interface spells in camelCase. */
 export function asContainers(list: Maybe<readonly unknown[]>): V1Container[] {
   return (list ?? []) as V1Container[];
+}
+
+export function asEnv(list: Maybe<readonly unknown[]>): V1EnvVar[] {
+  return (list ?? []) as V1EnvVar[];
 }
 
 export function asVolumes(list: Maybe<readonly unknown[]>): V1Volume[] {

@@ -1,0 +1,106 @@
+// Source uploads for internal_source deployments, as the reference's deploy tool makes them: it asks
+// POST /v2/deployments/{id}/upload-url for a URL and an object path, PUTs the gzipped tar there, then
+// PATCHes the deployment with revision_source internal_source and source_tarball_path = object path.
+// The URL is this API's own: a short-lived, single-use, size-limited PUT, authorized by the signed
+// token in its path (no API key: the tool sends none there), that streams the archive to the registry
+// builds push to (src/registry/source-archives.ts).
+import { randomBytes } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { timestamp } from '../../api/index.ts';
+import { mintUploadToken, verifyUploadToken } from '../../registry/tokens.ts';
+import { maxSourceArchiveBytes, SourceArchiveError, sourceArchivePath, uploadIdOf, type SourceArchiveStore } from '../../registry/source-archives.ts';
+import { badRequest, conflict, HttpError, invalidField, notFound } from '../errors.ts';
+import type { FacadeDependencies } from '../ports.ts';
+import { tenantOf, uuidPathParam } from '../request.ts';
+import { selfHostedPrefix } from '../server.ts';
+import { deploymentById } from './deployment-answers.ts';
+
+export interface SourceUploads {
+  /** Signs upload URLs (the key of push credentials: every replica holds it). */
+  key: Buffer;
+  store: SourceArchiveStore;
+  /** How long an upload URL may be used. Default 15 min. */
+  ttlSeconds?: number;
+  /** Largest archive. Default maxSourceArchiveBytes. */
+  maxBytes?: number;
+  now?: () => number;
+}
+
+/** The headers the PUT must carry, as the response tells the client. */
+export const uploadHeaders = { 'Content-Type': 'application/gzip' };
+
+const uploadPath = '/v2/uploads/';
+
+/** Where this request reached the API: the URL the client can reach the upload at, under the same prefix. */
+function uploadUrl(request: FastifyRequest, token: string): string {
+  const prefix = request.url.startsWith(`${selfHostedPrefix}/`) ? selfHostedPrefix : '';
+  return `${request.protocol}://${request.host}${prefix}${uploadPath}${token}`;
+}
+
+/**
+ * A source_tarball_path a create or PATCH names must be an archive uploaded for this deployment: else
+ * the request is refused (422) and changes nothing, instead of a revision whose build cannot fetch it.
+ */
+export async function checkUploaded(deps: Pick<FacadeDependencies, 'uploads'>, namespace: string, deployment: string, objectPath: string | null | undefined): Promise<void> {
+  if (objectPath == null) return;
+  const loc = ['body', 'source_revision_config', 'source_tarball_path'];
+  if (!deps.uploads) throw invalidField(loc, 'this installation takes no source uploads (berth run --push-registry)');
+  const uploadId = uploadIdOf(objectPath);
+  const uploaded = uploadId !== undefined && (await deps.uploads.store.exists(namespace, deployment, uploadId).catch((error: unknown) => {
+    throw error instanceof SourceArchiveError ? new HttpError(error.statusCode, error.message) : error;
+  }));
+  if (!uploaded) throw invalidField(loc, `nothing was uploaded to ${objectPath} for this deployment: PUT the archive to the upload_url first`);
+}
+
+export function registerUploadRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
+  const uploads = deps.uploads;
+  const nowSeconds = () => Math.floor((uploads?.now?.() ?? Date.now()) / 1000);
+
+  app.post<{ Params: { deployment_id: string } }>('/v2/deployments/:deployment_id/upload-url', async (request) => {
+    const tenant = tenantOf(request, deps.cache);
+    const deployment = deploymentById(deps.cache, tenant.namespace, uuidPathParam(request, 'deployment_id'));
+    if (deployment.spec.source !== 'internal_source') {
+      throw badRequest(`Upload URLs are only available for internal_source deployments; this deployment's source is ${deployment.spec.source}.`);
+    }
+    if (!uploads) throw badRequest('This installation takes no source uploads (berth run --push-registry): build the image elsewhere and use an internal_docker deployment.');
+    const uploadId = randomBytes(16).toString('hex');
+    const expiresAt = nowSeconds() + (uploads.ttlSeconds ?? 900);
+    const token = mintUploadToken(uploads.key, {
+      namespace: tenant.namespace,
+      deployment: deployment.metadata.name ?? '',
+      deploymentUid: deployment.metadata.uid ?? '',
+      uploadId,
+      expiresAt,
+    });
+    return { upload_url: uploadUrl(request, token), object_path: sourceArchivePath(uploadId), upload_headers: uploadHeaders, expires_at: timestamp(new Date(expiresAt * 1000)) };
+  });
+
+  // The archive is read as a stream, not parsed: whatever its content type says.
+  void app.register(async (scope) => {
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
+    scope.put<{ Params: { upload_token: string } }>(`${uploadPath}:upload_token`, async (request) => {
+      if (!uploads) throw notFound('This installation takes no source uploads.');
+      const grant = verifyUploadToken(uploads.key, request.params.upload_token, nowSeconds());
+      if (!grant) throw new HttpError(403, 'The upload URL is not valid or has expired: ask POST /v2/deployments/{id}/upload-url for a new one.');
+      const deployment = deps.cache.deployments.get(grant.namespace, grant.deployment);
+      if (deployment?.metadata.uid !== grant.deploymentUid) throw notFound('The deployment this upload URL was made for no longer exists.');
+      const limit = uploads.maxBytes ?? maxSourceArchiveBytes;
+      const declared = Number(request.headers['content-length'] ?? 0);
+      if (declared > limit) throw new HttpError(413, `The archive is larger than ${limit} bytes.`);
+      const body = request.body as Readable | undefined;
+      if (!body || typeof body.pipe !== 'function') throw badRequest('The upload has no body: PUT the archive (a .tar.gz of the sources).');
+      try {
+        if (await uploads.store.exists(grant.namespace, grant.deployment, grant.uploadId)) throw conflict('This upload URL was used already: ask for a new one.');
+        const stored = await uploads.store.store(grant.namespace, grant.deployment, grant.uploadId, body);
+        return { object_path: sourceArchivePath(grant.uploadId), digest: stored.digest, size: stored.size };
+      } catch (error) {
+        if (error instanceof SourceArchiveError) throw new HttpError(error.statusCode, error.message);
+        throw error;
+      } finally {
+        // What a refused upload still sends is read and dropped, so the connection stays usable.
+        if (!body.readableEnded) body.unpipe().resume();
+      }
+    });
+  });
+}

@@ -1,0 +1,31 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { archiveLayerSed } from '../reconcilers/deployment/render/build-job.ts';
+import { archiveConfig, archiveManifest, sourceArchivePath, sourceArchiveUrls, uploadIdOf } from './source-archives.ts';
+
+const id = '0123456789abcdef0123456789abcdef';
+
+describe('source archives', () => {
+  it('name an upload by a path relative to its deployment, and read the id back only from such a path', () => {
+    expect(sourceArchivePath(id)).toBe(`sources/${id}.tar.gz`);
+    expect(uploadIdOf(sourceArchivePath(id))).toBe(id);
+    for (const path of ['sources/../x.tar.gz', `other/${id}.tar.gz`, `sources/${id}.tgz`, `sources/${id.toUpperCase()}.tar.gz`]) expect(uploadIdOf(path)).toBeUndefined();
+  });
+
+  it("live in the build registry's <namespace>/<deployment>/sources repository, under its path prefix", () => {
+    expect(sourceArchiveUrls('10.243.0.1:5000', 'team-a', 'shop', id)).toEqual({
+      manifestUrl: `http://10.243.0.1:5000/v2/team-a/shop/sources/manifests/${id}`,
+      blobsUrl: 'http://10.243.0.1:5000/v2/team-a/shop/sources/blobs',
+    });
+    expect(sourceArchiveUrls('registry.local/builds/', 'team-a', 'shop', id).manifestUrl).toBe(`http://registry.local/v2/builds/team-a/shop/sources/manifests/${id}`);
+  });
+
+  it('are one-layer OCI images whose layer digest the build step finds with sed', () => {
+    const layer = `sha256:${'d'.repeat(64)}`;
+    const manifest = archiveManifest({ digest: `sha256:${'c'.repeat(64)}`, size: 2 }, { digest: layer, size: 10 });
+    expect(JSON.parse(manifest)).toMatchObject({ schemaVersion: 2, layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: layer, size: 10 }] });
+    expect(JSON.parse(archiveConfig(`sha256:${'e'.repeat(64)}`)).rootfs).toEqual({ type: 'layers', diff_ids: [`sha256:${'e'.repeat(64)}`] });
+    const found = execFileSync('sed', ['-n', archiveLayerSed], { input: manifest, encoding: 'utf8' });
+    expect(found.trim()).toBe(layer);
+  });
+});

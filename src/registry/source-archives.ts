@@ -1,0 +1,187 @@
+// Uploaded source archives (internal_source deployments), kept in the registry builds push to as one-layer
+// OCI images: repository `<namespace>/<deployment>/sources`, tagged by upload id. The layer is the archive
+// as uploaded (a gzipped tar); the config names its uncompressed digest, so any OCI tool reads it back.
+// Storing streams the upload through to the registry (nothing on disk, nothing whole in memory), checks
+// on the way that it is gzip and within the size limit, and commits only then: a refused upload leaves
+// no manifest. The build Job's fetch step reads the manifest and the layer over the same HTTP API.
+import { createHash } from 'node:crypto';
+import { Transform, type Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+import { sourceArchivePathPattern } from '../api/index.ts';
+
+/** Largest archive an upload may carry: what the reference's deploy tool says it sends at most. */
+export const maxSourceArchiveBytes = 200 * 1024 * 1024;
+
+const manifestType = 'application/vnd.oci.image.manifest.v1+json';
+const configType = 'application/vnd.oci.image.config.v1+json';
+const layerType = 'application/vnd.oci.image.layer.v1.tar+gzip';
+
+export function sourceArchivePath(uploadId: string): string {
+  return `sources/${uploadId}.tar.gz`;
+}
+
+/** The upload id an object path names, if it is one an upload URL answered. */
+export function uploadIdOf(objectPath: string): string | undefined {
+  return sourceArchivePathPattern.test(objectPath) ? objectPath.slice('sources/'.length, -'.tar.gz'.length) : undefined;
+}
+
+interface Location {
+  /** `http://host[:port]`: the registry's API root. */
+  base: string;
+  repository: string;
+}
+
+/** `registry` is host[:port][/prefix], as builds push to it (`<registry>/<namespace>/<deployment>:<tag>`). */
+function locate(registry: string, namespace: string, deployment: string): Location {
+  const [host, ...prefix] = registry.replace(/\/+$/, '').split('/');
+  return { base: `http://${host}`, repository: [...prefix, namespace, deployment, 'sources'].join('/') };
+}
+
+/** Where the build Job reads an archive: its manifest, and the blobs its layer digest is found among. */
+export function sourceArchiveUrls(registry: string, namespace: string, deployment: string, uploadId: string): { manifestUrl: string; blobsUrl: string } {
+  const { base, repository } = locate(registry, namespace, deployment);
+  return { manifestUrl: `${base}/v2/${repository}/manifests/${uploadId}`, blobsUrl: `${base}/v2/${repository}/blobs` };
+}
+
+interface Descriptor {
+  digest: string;
+  size: number;
+}
+
+/** The manifest, compact, `layers` holding one descriptor that starts with its mediaType and digest (the fetch step reads it so). */
+export function archiveManifest(config: Descriptor, layer: Descriptor): string {
+  return JSON.stringify({
+    schemaVersion: 2,
+    mediaType: manifestType,
+    config: { mediaType: configType, digest: config.digest, size: config.size },
+    layers: [{ mediaType: layerType, digest: layer.digest, size: layer.size }],
+    annotations: { 'org.opencontainers.image.title': 'sources.tar.gz' },
+  });
+}
+
+export function archiveConfig(uncompressedDigest: string): string {
+  return JSON.stringify({ architecture: 'amd64', os: 'linux', rootfs: { type: 'layers', diff_ids: [uncompressedDigest] }, config: {} });
+}
+
+/** An upload the store refused: the HTTP status to answer and why. */
+export class SourceArchiveError extends Error {
+  readonly statusCode: 400 | 413 | 502;
+
+  constructor(statusCode: 400 | 413 | 502, message: string) {
+    super(message);
+    this.statusCode = statusCode;
+  }
+}
+
+export interface StoredArchive {
+  digest: string;
+  size: number;
+}
+
+export interface SourceArchiveStore {
+  exists(namespace: string, deployment: string, uploadId: string): Promise<boolean>;
+  store(namespace: string, deployment: string, uploadId: string, body: Readable): Promise<StoredArchive>;
+}
+
+const sha256 = (data: Buffer | string) => `sha256:${createHash('sha256').update(data).digest('hex')}`;
+
+export function registrySourceArchives(registry: string, limitBytes = maxSourceArchiveBytes): SourceArchiveStore {
+  const unavailable = (what: string, detail: string) => new SourceArchiveError(502, `The registry ${registry} did not take the archive (${what}: ${detail}).`);
+
+  async function call(url: string, init: RequestInit & { duplex?: 'half' }, expected: number, what: string): Promise<Response> {
+    const response = await fetch(url, init).catch((error: unknown) => {
+      throw unavailable(what, (error as Error).message);
+    });
+    if (response.status !== expected) throw unavailable(what, `HTTP ${response.status}`);
+    return response;
+  }
+
+  const nextLocation = (response: Response, base: string) => new URL(response.headers.get('location') ?? '', base).toString();
+  const withDigest = (location: string, digest: string) => `${location}${location.includes('?') ? '&' : '?'}digest=${encodeURIComponent(digest)}`;
+
+  /** A blob in one request (small: the config). */
+  async function putBlob(at: Location, data: string): Promise<Descriptor> {
+    const started = await call(`${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
+    const digest = sha256(data);
+    await call(withDigest(nextLocation(started, at.base), digest), { method: 'PUT', body: data, headers: { 'Content-Type': 'application/octet-stream' } }, 201, 'config');
+    return { digest, size: Buffer.byteLength(data) };
+  }
+
+  /** The archive, streamed as one chunk of a chunked upload, committed only once it checked out. */
+  async function putArchive(at: Location, body: Readable): Promise<{ layer: Descriptor; uncompressed: string }> {
+    const started = await call(`${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
+    const session = nextLocation(started, at.base);
+    const check = archiveCheck(limitBytes);
+    body.on('error', (error) => check.stream.destroy(error));
+    body.pipe(check.stream);
+    try {
+      const sent = await fetch(session, { method: 'PATCH', body: check.stream, duplex: 'half', headers: { 'Content-Type': 'application/octet-stream' } } as RequestInit);
+      const outcome = await check.done;
+      if (sent.status !== 202) throw unavailable('archive', `HTTP ${sent.status}`);
+      await call(withDigest(nextLocation(sent, at.base), outcome.layer.digest), { method: 'PUT' }, 201, 'commit');
+      return outcome;
+    } catch (error) {
+      await fetch(session, { method: 'DELETE' }).catch(() => undefined);
+      throw check.failure() ?? (error instanceof SourceArchiveError ? error : unavailable('archive', (error as Error).message));
+    }
+  }
+
+  return {
+    async exists(namespace, deployment, uploadId) {
+      const at = locate(registry, namespace, deployment);
+      const response = await fetch(`${at.base}/v2/${at.repository}/manifests/${uploadId}`, { method: 'HEAD', headers: { Accept: manifestType } }).catch((error: unknown) => {
+        throw unavailable('lookup', (error as Error).message);
+      });
+      if (response.status === 200) return true;
+      if (response.status === 404) return false;
+      throw unavailable('lookup', `HTTP ${response.status}`);
+    },
+
+    async store(namespace, deployment, uploadId, body) {
+      const at = locate(registry, namespace, deployment);
+      const { layer, uncompressed } = await putArchive(at, body);
+      const config = await putBlob(at, archiveConfig(uncompressed));
+      await call(`${at.base}/v2/${at.repository}/manifests/${uploadId}`, { method: 'PUT', body: archiveManifest(config, layer), headers: { 'Content-Type': manifestType } }, 201, 'manifest');
+      return layer;
+    },
+  };
+}
+
+/**
+ * A pass-through that counts, hashes, and gunzips on the side: `done` resolves with the archive's
+ * digest, size and uncompressed digest once all of it arrived and it was whole gzip, and rejects (the
+ * stream with it) as soon as it is too large or not gzip.
+ */
+function archiveCheck(limitBytes: number) {
+  const compressed = createHash('sha256');
+  const uncompressed = createHash('sha256');
+  const gunzip = createGunzip();
+  let size = 0;
+  let failure: SourceArchiveError | undefined;
+  const stream = new Transform({
+    transform(chunk: Buffer, _encoding, callback) {
+      size += chunk.length;
+      if (size > limitBytes) return callback(fail(new SourceArchiveError(413, `The archive is larger than ${limitBytes} bytes.`)));
+      compressed.update(chunk);
+      gunzip.write(chunk);
+      callback(null, chunk);
+    },
+    flush(callback) {
+      gunzip.end();
+      callback();
+    },
+  });
+  function fail(error: SourceArchiveError): SourceArchiveError {
+    failure ??= error;
+    stream.destroy(failure);
+    return failure;
+  }
+  gunzip.on('data', (chunk: Buffer) => uncompressed.update(chunk));
+  const done = new Promise<{ layer: Descriptor; uncompressed: string }>((resolve, reject) => {
+    gunzip.once('error', () => reject(fail(new SourceArchiveError(400, 'The upload is not a gzip-compressed archive (a .tar.gz of the sources).'))));
+    gunzip.once('end', () => resolve({ layer: { digest: `sha256:${compressed.digest('hex')}`, size }, uncompressed: `sha256:${uncompressed.digest('hex')}` }));
+    stream.once('error', (error) => reject(failure ?? error));
+  });
+  done.catch(() => undefined);
+  return { stream, done, failure: () => failure };
+}
