@@ -157,7 +157,10 @@ describe('POST /v2/deployments', () => {
 
     const imageForSource = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, { body: { revision_source: 'internal_docker', source_revision_config: { image_uri: 'nginx:1' } } });
     expect(imageForSource.status).toBe(422);
-    expect(imageForSource.body.detail.map((p: { loc: string[] }) => p.loc.join('.'))).toEqual(['body.revision_source', 'body.source_revision_config.image_uri']);
+    expect(imageForSource.body.detail.map((p: { loc: string[] }) => p.loc.join('.'))).toEqual(['body.revision_source']);
+    const imageOnly = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, { body: { source_revision_config: { image_uri: 'nginx:1' } } });
+    expect(imageOnly.status).toBe(422);
+    expect(imageOnly.body.detail.map((p: { loc: string[] }) => p.loc.join('.'))).toEqual(['body.source_revision_config.image_uri']);
     const archiveForDocker = await t.call('POST', '/v2/deployments', {
       body: { name: 'docker-archive', source: 'external_docker', source_revision_config: { image_uri: 'nginx:1', source_tarball_path: `sources/${'a'.repeat(32)}.tar.gz` } },
     });
@@ -196,6 +199,39 @@ describe('PATCH /v2/deployments/{id}', () => {
     expect(archive.status).toBe(422);
     expect(archive.body.detail[0]).toMatchObject({ loc: ['body', 'revision_source'], msg: expect.stringMatching(/an external_docker deployment makes its revisions from external_docker images, not from internal_source/) });
     expect((await readDeployment(t.org.namespace, 'with-revision-source')).spec.sourceRevisionConfig?.imageUri).toBe('nginx:1.29');
+  });
+
+  it("refuses what the CRD's rules refuse, named as on the wire, and changes nothing", async () => {
+    const created = await t.call('POST', '/v2/deployments', {
+      body: {
+        name: 'ruled',
+        source: 'codehost',
+        source_config: { integration_id: '8d2fd73c-8889-4291-9e85-f89284bf3c8f', repo_url: 'https://github.com/a/b', resource_spec: { min_scale: 1, max_scale: 3 }, listener_config: { k8s_namespace: t.org.namespace } },
+        source_revision_config: { repo_ref: 'main' },
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    const before = await readDeployment(t.org.namespace, 'ruled');
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ source_config: { integration_id: '00000000-0000-4000-8000-000000000000' } }, 'body.source_config.integration_id', /^source_config\.integration_id is immutable once set$/],
+      [{ source_revision_config: { image_uri: 'x' } }, 'body.source_revision_config.image_uri', /applies only when source is external_docker or internal_docker: the build makes the image/],
+      [{ source_config: { resource_spec: { min_scale: 9 } } }, 'body.source_config.resource_spec.min_scale', /^source_config\.resource_spec\.min_scale must be less than or equal to max_scale$/],
+      [{ source_config: { build_on_push: true }, source_revision_config: { repo_ref: 'refs/tags/v1' } }, 'body.source_config.build_on_push', /a tag never moves/],
+    ];
+    for (const [body, loc, msg] of cases) {
+      const refused = await t.call('PATCH', `/v2/deployments/${created.body.id}`, { body });
+      expect(refused.status, JSON.stringify(body)).toBe(422);
+      expect(refused.body.detail.map((p: { loc: (string | number)[] }) => p.loc.join('.')), JSON.stringify(body)).toEqual([loc]);
+      expect(refused.body.detail[0].msg).toMatch(msg);
+    }
+    expect((await readDeployment(t.org.namespace, 'ruled')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    const bare = await t.call('POST', '/v2/deployments', { body: { name: 'bare', source: 'codehost' } });
+    expect(bare.status).toBe(422);
+    expect(bare.body.detail).toEqual([
+      { loc: ['body', 'source_config', 'integration_id'], msg: 'source_config.integration_id is required when source is codehost', type: 'missing' },
+      { loc: ['body', 'source_config', 'repo_url'], msg: 'source_config.repo_url is required when source is codehost', type: 'missing' },
+      { loc: ['body', 'source_revision_config', 'repo_ref'], msg: 'source_revision_config.repo_ref is required when source is codehost', type: 'missing' },
+    ]);
   });
 
   it('makes a new revision for source_revision_config and answers with its id', async () => {

@@ -33,8 +33,8 @@ const anyValue = fc.oneof(fc.string(), fc.integer(), fc.double(), fc.boolean(), 
 const member = <K extends string>(names: K[]) => fc.dictionary(fc.constantFrom(...names), anyValue, { maxKeys: 4 });
 
 const resourceMembers = ['min_scale', 'max_scale', 'cpu', 'cpu_limit', 'memory_mb', 'labels', 'annotations', 'volumes', 'sidecars', 'image_pull_secrets', 'db_storage_gi'];
-const sourceConfigMembers = ['integration_id', 'repo_url', 'deployment_type', 'build_on_push', 'custom_url', 'listener_id', 'install_command'];
-const revisionMembers = ['repo_ref', 'graph_config_path', 'image_uri'];
+const sourceConfigMembers = ['integration_id', 'repo_url', 'deployment_type', 'build_on_push', 'custom_url', 'listener_id', 'install_command', 'queue_worker', 'health_check'];
+const revisionMembers = ['repo_ref', 'graph_config_path', 'image_uri', 'source_tarball_path'];
 
 const patchBody = fc.record(
   {
@@ -44,6 +44,8 @@ const patchBody = fc.record(
     ),
     source_revision_config: fc.oneof(fc.constant(null), member(revisionMembers)),
     secrets: fc.oneof(fc.constant(null), fc.array(fc.record({ name: fc.string(), value: fc.string() }), { maxLength: 3 }), anyValue),
+    revision_source: fc.oneof(fc.constant(null), fc.constantFrom('external_docker', 'internal_docker', 'internal_source', 'codehost'), anyValue),
+    tracked_packages: fc.oneof(fc.constant(null), fc.array(fc.string(), { maxLength: 3 }), anyValue),
   },
   { requiredKeys: [] },
 );

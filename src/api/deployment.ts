@@ -184,12 +184,12 @@ export type HealthCheck = z.infer<typeof healthCheckSchema>;
 export const queueWorkerSchema = z
   .object({
     command: z
-      .array(z.string().max(4096))
+      .array(z.string().max(4096).describe('A word of the command.'))
       .min(1)
       .max(64)
       .optional()
       .describe("Entrypoint of the queue worker's container, replacing the image's. Absent: the image's own entrypoint, which tells the roles apart by BERTH_ROLE."),
-    args: z.array(z.string().max(4096)).max(256).optional().describe("Arguments of the queue worker's container, replacing the image's."),
+    args: z.array(z.string().max(4096).describe('An argument.')).max(256).optional().describe("Arguments of the queue worker's container, replacing the image's."),
     env: z
       .array(envVarSchema)
       .max(128)
@@ -308,6 +308,28 @@ export const secretValueSchema = z
   .describe('A secret and its value.');
 export type SecretValue = z.infer<typeof secretValueSchema>;
 
+/** Members that belong to some sources only: a Deployment of another source that sets one is refused. */
+const sourceOnlyMembers: { path: string; sources: readonly DeploymentSource[]; why?: string }[] = [
+  { path: 'sourceConfig.integrationId', sources: ['codehost'] },
+  { path: 'sourceConfig.repoUrl', sources: ['codehost'] },
+  { path: 'sourceConfig.buildOnPush', sources: ['codehost'] },
+  { path: 'sourceConfig.installCommand', sources: builtSources },
+  { path: 'sourceConfig.buildCommand', sources: builtSources },
+  { path: 'sourceRevisionConfig.repoRef', sources: ['codehost'] },
+  { path: 'sourceRevisionConfig.graphConfigPath', sources: builtSources, why: 'an image carries its own configuration' },
+  { path: 'sourceRevisionConfig.sourceTarballPath', sources: ['internal_source'] },
+  { path: 'sourceRevisionConfig.imageUri', sources: ['external_docker', 'internal_docker'], why: 'the build makes the image' },
+];
+
+function sourceOnlyRule({ path, sources, why }: (typeof sourceOnlyMembers)[number]): CelRule {
+  return {
+    rule: `self.source in [${sources.map((source) => `'${source}'`).join(', ')}] || !has(self.${path})`,
+    message: `spec.${path} applies only when source is ${sources.join(' or ')}${why ? `: ${why}` : ''}`,
+    fieldPath: `.${path}`,
+    reason: 'FieldValueForbidden',
+  };
+}
+
 const revisionConfig = 'spec.sourceRevisionConfig';
 const sourceConfig = 'spec.sourceConfig';
 
@@ -362,24 +384,7 @@ export const deploymentSpecSchema = z
         fieldPath: '.sourceRevisionConfig.imageUri',
         reason: 'FieldValueRequired',
       },
-      {
-        rule: "!(self.source in ['codehost', 'internal_source']) || !has(self.sourceRevisionConfig.imageUri)",
-        message: `${revisionConfig}.imageUri is not allowed when source is codehost or internal_source: the build makes the image`,
-        fieldPath: '.sourceRevisionConfig.imageUri',
-        reason: 'FieldValueForbidden',
-      },
-      {
-        rule: "self.source in ['codehost', 'internal_source'] || !has(self.sourceRevisionConfig.graphConfigPath)",
-        message: `${revisionConfig}.graphConfigPath applies only when source is codehost or internal_source: an image carries its own configuration`,
-        fieldPath: '.sourceRevisionConfig.graphConfigPath',
-        reason: 'FieldValueForbidden',
-      },
-      {
-        rule: "self.source == 'internal_source' || !has(self.sourceRevisionConfig.sourceTarballPath)",
-        message: `${revisionConfig}.sourceTarballPath applies only when source is internal_source`,
-        fieldPath: '.sourceRevisionConfig.sourceTarballPath',
-        reason: 'FieldValueForbidden',
-      },
+      ...sourceOnlyMembers.map(sourceOnlyRule),
       {
         rule:
           "!has(self.sourceRevisionConfig.repoRef) || !self.sourceRevisionConfig.repoRef.startsWith('refs/tags/') || " +

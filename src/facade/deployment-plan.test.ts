@@ -48,11 +48,7 @@ describe('planDeploymentPatch', () => {
   it.each<[string, DeploymentPatch, string[]]>([
     ['a new name', { name: 'other' }, ['body.name']],
     ['a new source', { source: 'external_docker' }, ['body.source']],
-    ['another integration', { source_config: { integration_id: '00000000-0000-4000-8000-000000000000' } } as DeploymentPatch, ['body.source_config.integration_id']],
-    ['another listener namespace', { source_config: { listener_config: { k8s_namespace: 'other' } } } as DeploymentPatch, ['body.source_config.listener_config.k8s_namespace']],
-    ['an image for codehost', { source_revision_config: { image_uri: 'x' } } as DeploymentPatch, ['body.source_revision_config.image_uri']],
-    ['min above max', { source_config: { resource_spec: { min_scale: 9 } } } as DeploymentPatch, ['body.source_config.resource_spec.min_scale']],
-    ['a tag with build_on_push', { source_config: { build_on_push: true }, source_revision_config: { repo_ref: 'refs/tags/v1' } } as DeploymentPatch, ['body.source_config.build_on_push']],
+    // The spec's own rules (CEL: immutable members, sources, bounds) are the API server's: test/facade-deployments.test.ts.
     ['duplicate secret names', { secrets: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }, ['body.secrets.1.name']],
   ])('refuses %s', (_what, patch, locs) => {
     expect(problems(() => planDeploymentPatch(codehost, patch, {}))).toEqual(locs);
@@ -124,13 +120,5 @@ describe('planDeploymentCreate', () => {
       secrets: [{ name: 'A' }],
     });
     expect(plan.secretValues).toEqual({ A: 'secret-a' });
-  });
-
-  it('requires what the source needs', () => {
-    expect(problems(() => planDeploymentCreate({ name: 'x', source: 'codehost' } as never))).toEqual([
-      'body.source_config.integration_id',
-      'body.source_config.repo_url',
-      'body.source_revision_config.repo_ref',
-    ]);
   });
 });

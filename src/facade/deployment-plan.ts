@@ -1,15 +1,15 @@
 // What a create or a PATCH of a deployment asks of the API server, decided without touching it: the
-// Deployment's spec, and the values for its `<deployment>-secrets` Secret. Every refusal is a 422
-// naming the offending member in the interface's spelling.
+// Deployment's spec, and the values for its `<deployment>-secrets` Secret. The rules of the spec are the
+// CRD's (its schema and CEL rules): the API server applies them to the write (a PATCH's dry run first) and
+// kube-errors.ts words its refusal in the interface's spelling. Here are only the rules of the request
+// itself: a name or source that cannot change, a revision_source, secrets and their masked values.
 import {
   apiVersion,
-  builtSources,
   fromWire,
   sourceConfigSchema,
   sourceRevisionConfigSchema,
   type Deployment,
   type DeploymentSecret,
-  type DeploymentSource,
   type DeploymentSpec,
   type SourceConfig,
   type SourceRevisionConfig,
@@ -22,108 +22,7 @@ export function deploymentSecretName(deploymentName: string): string {
   return `${deploymentName}-secrets`;
 }
 
-/** Which sources each source-specific member belongs to (the CRD's CEL rules say the same of the spec). */
-const membersBySource: { part: 'source_config' | 'source_revision_config'; key: string; sources: readonly DeploymentSource[]; why?: string }[] = [
-  { part: 'source_config', key: 'integration_id', sources: ['codehost'] },
-  { part: 'source_config', key: 'repo_url', sources: ['codehost'] },
-  { part: 'source_config', key: 'build_on_push', sources: ['codehost'] },
-  { part: 'source_config', key: 'install_command', sources: builtSources },
-  { part: 'source_config', key: 'build_command', sources: builtSources },
-  { part: 'source_revision_config', key: 'repo_ref', sources: ['codehost'] },
-  { part: 'source_revision_config', key: 'graph_config_path', sources: builtSources },
-  { part: 'source_revision_config', key: 'source_tarball_path', sources: ['internal_source'] },
-  { part: 'source_revision_config', key: 'image_uri', sources: ['external_docker', 'internal_docker'], why: 'the build makes the image' },
-];
-/** Members that may be set once and never changed (the CRD's CEL rules say the same). */
-const immutableOnceSet = ['integration_id', 'repo_url', 'deployment_type', 'listener_id'] as const;
-
 type WireObject = Record<string, unknown>;
-
-/** The members given for the deployment's source that do not belong to it. */
-export function sourceProblems(source: DeploymentSource, sourceConfig: WireObject | null | undefined, revisionConfig: WireObject | null | undefined): ValidationProblem[] {
-  const parts = { source_config: sourceConfig, source_revision_config: revisionConfig };
-  return membersBySource
-    .filter(({ part, key, sources }) => parts[part]?.[key] != null && !sources.includes(source))
-    .map(({ part, key, sources, why }) => ({
-      loc: ['body', part, key],
-      msg: why ? `${key} is not allowed when source is ${source}: ${why}` : `${key} applies only when source is ${sources.join(' or ')}, not ${source}`,
-      type: 'value_error',
-    }));
-}
-
-/** Pairs where the first may not exceed the second: scale bounds, and requests against limits. */
-const orderedPairs: [low: string, high: string, offending: string][] = [
-  ['minScale', 'maxScale', 'minScale'],
-  ['queueMinScale', 'queueMaxScale', 'queueMinScale'],
-  ['orchestratorMinScale', 'orchestratorMaxScale', 'orchestratorMinScale'],
-  ...['', 'queue', 'orchestrator', 'executor', 'db'].flatMap((prefix): [string, string, string][] => {
-    const name = (field: string) => (prefix ? `${prefix}${field[0]!.toUpperCase()}${field.slice(1)}` : field);
-    return [
-      [name('cpu'), name('cpuLimit'), name('cpuLimit')],
-      [name('memoryMb'), name('memoryLimitMb'), name('memoryLimitMb')],
-    ];
-  }),
-];
-
-const snake = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-
-/**
- * The cross-field rules of the merged spec (the CRD says the same in CEL): checked here too so the
- * answer names members in the interface's spelling, and so no write is even tried.
- */
-function consistencyProblems(spec: DeploymentSpec): ValidationProblem[] {
-  const problems: ValidationProblem[] = [];
-  const resources = (spec.sourceConfig.resourceSpec ?? {}) as Record<string, unknown>;
-  for (const [low, high, offending] of orderedPairs) {
-    const a = resources[low];
-    const b = resources[high];
-    if (typeof a === 'number' && typeof b === 'number' && a > b) {
-      const [first, second] = offending === low ? [low, high] : [high, low];
-      const relation = offending === low ? 'less than or equal to' : 'greater than or equal to';
-      problems.push({
-        loc: ['body', 'source_config', 'resource_spec', snake(first)],
-        msg: `${snake(first)} must be ${relation} ${snake(second)}`,
-        type: 'value_error',
-      });
-    }
-  }
-  (spec.sourceConfig.resourceSpec?.volumes ?? []).forEach((volume, index) => {
-    const sources = Object.keys(volume).filter((key) => key !== 'name');
-    if (sources.length > 1) {
-      problems.push({
-        loc: ['body', 'source_config', 'resource_spec', 'volumes', index],
-        msg: `a volume has at most one source, got ${sources.join(', ')}`,
-        type: 'value_error',
-      });
-    }
-  });
-  return problems;
-}
-
-/** What a complete deployment of this source must have. */
-function requiredProblems(spec: DeploymentSpec): ValidationProblem[] {
-  const problems: ValidationProblem[] = [...consistencyProblems(spec)];
-  const required = (present: unknown, loc: string[], why: string) => {
-    if (present === undefined) problems.push({ loc, msg: `Field required ${why}`, type: 'missing' });
-  };
-  if (spec.source === 'codehost') {
-    required(spec.sourceConfig.integrationId, ['body', 'source_config', 'integration_id'], 'when source is codehost');
-    required(spec.sourceConfig.repoUrl, ['body', 'source_config', 'repo_url'], 'when source is codehost');
-    required(spec.sourceRevisionConfig.repoRef, ['body', 'source_revision_config', 'repo_ref'], 'when source is codehost');
-  } else if (spec.source === 'external_docker') {
-    // internal_docker may wait for its first image: no revision until a PATCH brings one.
-    required(spec.sourceRevisionConfig.imageUri, ['body', 'source_revision_config', 'image_uri'], 'when source is external_docker');
-  }
-  const ref = spec.sourceRevisionConfig.repoRef;
-  if (ref?.startsWith('refs/tags/') && spec.sourceConfig.buildOnPush) {
-    problems.push({
-      loc: ['body', 'source_config', 'build_on_push'],
-      msg: 'build_on_push must be false when repo_ref is a tag (refs/tags/...): a tag never moves',
-      type: 'value_error',
-    });
-  }
-  return problems;
-}
 
 function secretsProblems(secrets: { name: string }[]): ValidationProblem[] {
   const seen = new Set<string>();
@@ -157,11 +56,7 @@ export function planDeploymentCreate(body: DeploymentCreate): DeploymentPlan {
     sourceRevisionConfig,
     ...(secrets.length > 0 ? { secrets: secrets.map((secret) => ({ name: secret.name })) } : {}),
   };
-  const problems = [
-    ...sourceProblems(body.source, body.source_config as WireObject, body.source_revision_config as WireObject),
-    ...requiredProblems(spec),
-    ...secretsProblems(secrets),
-  ];
+  const problems = secretsProblems(secrets);
   if (problems.length > 0) throw unprocessable(problems);
   return { spec, ...(secrets.length > 0 ? { secretValues: Object.fromEntries(secrets.map((s) => [s.name, s.value])) } : {}) };
 }
@@ -205,21 +100,6 @@ export function planDeploymentPatch(
 
   const sourceConfigPatch = withoutNulls(patch.source_config as WireObject | null | undefined);
   const revisionConfigPatch = withoutNulls(patch.source_revision_config as WireObject | null | undefined);
-  problems.push(...sourceProblems(spec.source, sourceConfigPatch, revisionConfigPatch));
-
-  const currentWire = { ...(current.spec.sourceConfig ?? {}) } as Record<string, unknown>;
-  for (const key of immutableOnceSet) {
-    const next = sourceConfigPatch[key];
-    const camel = key.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
-    if (next !== undefined && currentWire[camel] !== undefined && currentWire[camel] !== next) {
-      problems.push({ loc: ['body', 'source_config', key], msg: `${key} cannot be changed once set`, type: 'immutable' });
-    }
-  }
-  const nextNamespace = withoutNulls(sourceConfigPatch.listener_config as WireObject | undefined).k8s_namespace;
-  const currentNamespace = current.spec.sourceConfig?.listenerConfig?.k8sNamespace;
-  if (nextNamespace !== undefined && currentNamespace !== undefined && nextNamespace !== currentNamespace) {
-    problems.push({ loc: ['body', 'source_config', 'listener_config', 'k8s_namespace'], msg: 'k8s_namespace cannot be changed once set', type: 'immutable' });
-  }
 
   // Nested groups merge member by member: a PATCH of one resource field keeps the others.
   const { resource_spec: resourceSpecPatch, listener_config: listenerConfigPatch, ...flatSourceConfig } = sourceConfigPatch;
@@ -262,17 +142,6 @@ export function planDeploymentPatch(
 
   if (patch.tracked_packages != null) spec.trackedPackages = [...patch.tracked_packages];
 
-  problems.push(...requiredProblems(spec));
-  if (problems.length > 0) throw unprocessable(dedupe(problems));
+  if (problems.length > 0) throw unprocessable(problems);
   return { spec, ...(secretValues ? { secretValues } : {}) };
-}
-
-function dedupe(problems: ValidationProblem[]): ValidationProblem[] {
-  const seen = new Set<string>();
-  return problems.filter((problem) => {
-    const key = JSON.stringify(problem.loc) + problem.msg;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }

@@ -24,14 +24,24 @@ export interface KubeRequest {
 }
 
 /** A non-2xx answer from the API server, carrying its Status code and reason. */
+/** One field the API server refused, and why (a Status's details.causes entry). */
+export interface KubeStatusCause {
+  reason?: string;
+  message?: string;
+  /** The field's path, e.g. spec.sourceConfig.resourceSpec.minScale or spec.secrets[0].name. */
+  field?: string;
+}
+
 export class KubeApiError extends Error {
   readonly code: number;
   readonly reason: string;
-  constructor(code: number, reason: string, message: string) {
+  readonly causes: KubeStatusCause[];
+  constructor(code: number, reason: string, message: string, causes: KubeStatusCause[] = []) {
     super(message);
     this.name = 'KubeApiError';
     this.code = code;
     this.reason = reason;
+    this.causes = causes;
   }
 }
 
@@ -125,8 +135,8 @@ export async function kubeText(kc: KubeConfig, req: KubeRequest): Promise<string
 
 export function errorFromStatus(code: number, text: string): KubeApiError {
   try {
-    const status = JSON.parse(text) as { reason?: string; message?: string; code?: number };
-    return new KubeApiError(status.code ?? code, status.reason ?? '', status.message ?? `HTTP ${code}`);
+    const status = JSON.parse(text) as { reason?: string; message?: string; code?: number; details?: { causes?: KubeStatusCause[] } };
+    return new KubeApiError(status.code ?? code, status.reason ?? '', status.message ?? `HTTP ${code}`, status.details?.causes ?? []);
   } catch {
     return new KubeApiError(code, '', `HTTP ${code}: ${text.slice(0, 200)}`);
   }
