@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { openApiDocument } from './openapi.ts';
 import type { FacadeDependencies } from './ports.ts';
+import { specOf, type RouteSpec } from './route-spec.ts';
 import { registerDeploymentRoutes } from './routes/deployments.ts';
 import { registerListenerRoutes } from './routes/listeners.ts';
 import { registerLogRoutes } from './routes/logs.ts';
@@ -21,7 +22,17 @@ export interface FacadeAppOptions {
 
 export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptions): FacadeServer {
   const app = createServer(options);
-  const document = JSON.stringify(openApiDocument());
+  // The document says what the served routes declare: collected as they are registered, made once.
+  const declared: RouteSpec[] = [];
+  app.addHook('onRoute', (route) => {
+    const spec = specOf(route.config);
+    // Fastify adds a HEAD route beside each GET, with its config: the GET stands for both.
+    if (spec && route.method !== 'HEAD' && !route.url.startsWith(`${selfHostedPrefix}/`)) declared.push(spec);
+  });
+  let document = '';
+  app.addHook('onReady', async () => {
+    document = JSON.stringify(openApiDocument(declared));
+  });
   // One route table, mounted at the root and under the self-hosted prefix.
   const routes = async (scope: FastifyInstance) => {
     scope.get('/openapi.json', async (_request, reply) => reply.type('application/json').send(document));

@@ -227,3 +227,37 @@ export const errorResponseSchema = z
   })
   .describe('What went wrong: a sentence, or one entry per invalid member.');
 
+
+// --- Registry and uploads -----------------------------------------------------------------------
+
+export const pushTokenResponseSchema = z
+  .object({
+    registry_url: z.string().describe("host[:port] of Berth's registry for pushed images."),
+    repository_url: z.string().describe('The one repository the credential pushes: <registry_url>/<namespace>/<deployment>.'),
+    username: z.string(),
+    token: z.string().describe('The password of docker login.'),
+    expires_at: dateTime('When the credential stops working.'),
+  })
+  .describe('A push credential for one internal_docker deployment.');
+
+export const registryTokenQuerySchema = z.object({
+  service: z.string().optional().describe("The registry's auth.token.service."),
+  scope: z.union([z.string(), z.array(z.string())]).optional().describe('repository:<name>:pull,push; repeatable.'),
+});
+
+export const registryTokenResponseSchema = z
+  .object({ token: z.string(), access_token: z.string(), expires_in: z.number().int(), issued_at: dateTime('When the token was issued.') })
+  .describe('A bearer token for the granted scopes.');
+
+export const uploadUrlResponseSchema = z
+  .object({
+    upload_url: z.string().describe('Where to PUT the archive: this API, a signed single-use path.'),
+    object_path: z.string().describe('What to PATCH as source_revision_config.source_tarball_path once uploaded.'),
+    upload_headers: z.record(z.string(), z.string()).describe('Headers the PUT sends.'),
+    expires_at: dateTime('When the upload URL stops working.'),
+  })
+  .describe('An upload URL for one source archive.');
+
+export const uploadResponseSchema = z
+  .object({ object_path: z.string(), digest: z.string().describe('sha256 of the archive as stored.'), size: z.number().int().describe('Bytes stored.') })
+  .describe('The stored archive.');

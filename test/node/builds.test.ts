@@ -3,11 +3,10 @@
 // in a Job on the node, pushed to the node's registry and pinned by digest, and then serves. A failed
 // build (a RUN step, a build command, a missing ref) says which step failed and its last lines; the
 // previous revision keeps serving; the token never shows in a status, a log line or an Event.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { nodeIp } from '../../src/dev/node/network.ts';
-import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../support/cluster.ts';
+import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
 import { GitServer } from '../support/git-server.ts';
@@ -29,12 +28,8 @@ function dockerfile(version: string, run: string[] = ['/app', 'version']): strin
 }
 
 beforeAll(async () => {
-  const kc = testKubeConfig();
-  const operatorNamespace = await useNamespace('berth-builds-op');
-  namespace = await useNamespace('builds');
-  const org = randomUUID();
-  await ensureOrganizationNamespace(kc, namespace, org);
-  const key = (await ensureApiKey(kc, operatorNamespace, [org])).key;
+  const { operatorNamespace, key, ...org } = await useOrganization('builds');
+  namespace = org.namespace;
   base = await exampleImage('build-base');
 
   git = await GitServer.start(nodeIp);

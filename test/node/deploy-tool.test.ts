@@ -3,10 +3,9 @@
 // key and X-Tenant-Id; look the deployment up by name, create it (internal_docker, dev_zero, no image
 // yet) when there is none, PATCH the pushed image, poll the newest revision until DEPLOYED, read its
 // deploy logs; a second run finds the deployment by name and ships the next image the same way.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../support/cluster.ts';
+import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
 import { exampleImage, httpGet } from './support.ts';
@@ -16,12 +15,8 @@ let tool: Api;
 let organization: string;
 
 beforeAll(async () => {
-  const kc = testKubeConfig();
-  const operatorNamespace = await useNamespace('berth-tool-op');
-  const namespace = await useNamespace('tool');
-  organization = randomUUID();
-  await ensureOrganizationNamespace(kc, namespace, organization);
-  const { key } = await ensureApiKey(kc, operatorNamespace, [organization]);
+  const { operatorNamespace, namespace, key, id } = await useOrganization('tool');
+  organization = id;
   berth = spawnBerth(inject('kubeconfigPath'), runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }));
   await waitReady(berth);
   tool = httpApi(`http://127.0.0.1:${await berth.facadePort()}/api-host`, { 'x-api-key': key, 'X-Tenant-ID': organization });

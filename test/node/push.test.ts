@@ -4,15 +4,14 @@
 // protocol, where no Docker engine runs; CI always has one) push it, a push to another repository is
 // refused, and a PATCH with the pushed digest makes a revision that serves, pulled by the kubelet.
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { pushRegistryAddress } from '../../src/dev/node/network.ts';
-import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually, testKubeConfig } from '../support/cluster.ts';
+import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
 import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
@@ -61,11 +60,8 @@ async function push(target: string): Promise<string> {
 beforeAll(async () => {
   if (process.env.CI === 'true' && !useDocker) throw new Error(`CI runs this with a Docker engine that reaches ${pushRegistryAddress} (.ci/run starts one first with scripts/start-docker.sh)`);
   const kc = testKubeConfig();
-  const operatorNamespace = await useNamespace('berth-push-op');
-  namespace = await useNamespace('push');
-  const org = randomUUID();
-  await ensureOrganizationNamespace(kc, namespace, org);
-  const { key } = await ensureApiKey(kc, operatorNamespace, [org]);
+  const { operatorNamespace, key, ...org } = await useOrganization('push');
+  namespace = org.namespace;
   berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), '--push-registry', pushRegistryAddress]);
   await waitReady(berth).catch((error: Error) => {
     throw new Error(`${error.message}\n${berth.rawOutput.slice(-20).join('\n')}`);

@@ -10,9 +10,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { pushRegistryAddress } from '../../src/dev/node/network.ts';
-import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../support/cluster.ts';
+import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { buildImageFlags, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
@@ -44,12 +44,8 @@ async function upload(url: string, body: Buffer | string): Promise<{ status: num
 }
 
 beforeAll(async () => {
-  const kc = testKubeConfig();
-  const operatorNamespace = await useNamespace('berth-uploads-op');
-  namespace = await useNamespace('uploads');
-  const organization = randomUUID();
-  await ensureOrganizationNamespace(kc, namespace, organization);
-  const { key } = await ensureApiKey(kc, operatorNamespace, [organization]);
+  const { operatorNamespace, key, id: organization, ...org } = await useOrganization('uploads');
+  namespace = org.namespace;
   base = await exampleImage('upload-base');
   workdir = mkdtempSync(join(tmpdir(), 'berth-uploads-'));
   const args = [

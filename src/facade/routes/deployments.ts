@@ -15,10 +15,36 @@ import { readSecretValues, renderOwnedSecret, writeOwnedSecret } from '../owned-
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
-import { deploymentCreateSchema, deploymentPatchSchema, type DeploymentCreate, type DeploymentPatch } from '../wire-schemas.ts';
+import { serve, type RouteSpec } from '../route-spec.ts';
+import { deploymentCreateSchema, deploymentPatchSchema, deploymentResponseSchema, pageSchema, type DeploymentCreate, type DeploymentPatch } from '../wire-schemas.ts';
 import { deploymentAnswers, deploymentNotFound } from './deployment-answers.ts';
 import { checkListenerChoice } from './listeners.ts';
 import { checkUploaded } from './uploads.ts';
+
+/** List filters the reference's clients send; others they send are ignored, as the reference ignores them. */
+export const deploymentListQuerySchema = pageQuerySchema.extend({
+  name: z.string().max(253).optional().describe('Only the deployment of this name.'),
+  name_contains: z.string().max(253).optional().describe('Only deployments whose name contains this text.'),
+  status: z.enum(deploymentPhases).optional().describe('Only deployments in this state.'),
+});
+type DeploymentListQuery = z.infer<typeof deploymentListQuerySchema>;
+
+const deploymentsUrl = '/v2/deployments';
+const deploymentUrl = '/v2/deployments/:deployment_id';
+
+export const deploymentRoutes = {
+  create: { method: 'POST', url: deploymentsUrl, summary: 'Create a deployment', body: { schema: 'DeploymentCreate', required: true }, success: { status: 201, description: 'The deployment.', schema: 'Deployment' } },
+  list: { method: 'GET', url: deploymentsUrl, summary: 'List deployments', query: deploymentListQuerySchema, success: { status: 200, description: 'One page of deployments.', schema: pageSchema(deploymentResponseSchema) } },
+  read: { method: 'GET', url: deploymentUrl, summary: 'Read a deployment', success: { status: 200, description: 'The deployment.', schema: 'Deployment' } },
+  patch: {
+    method: 'PATCH',
+    url: deploymentUrl,
+    summary: 'Patch a deployment',
+    body: { schema: 'DeploymentPatch', required: true },
+    success: { status: 200, description: 'The deployment once the controller has observed the patch.', schema: 'Deployment' },
+  },
+  remove: { method: 'DELETE', url: deploymentUrl, summary: 'Delete a deployment', success: { status: 204, description: 'Deleted.' } },
+} satisfies Record<string, RouteSpec>;
 
 type DeploymentParams = { Params: { deployment_id: string } };
 
@@ -34,7 +60,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     await writeOwnedSecret(writer, renderOwnedSecret(namespace, deploymentSecretName(owner.metadata.name!), owner, plan.secretValues));
   };
 
-  app.post('/v2/deployments', async (request, reply) => {
+  serve(app, deploymentRoutes.create, async (request, reply) => {
     const tenant = tenantOf(request, cache);
     const body = parseRequestPart('body', deploymentCreateSchema, withCanonicalTier(request.body)) as DeploymentCreate;
     checkListenerChoice(cache, tenant, body.source_config);
@@ -54,19 +80,19 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     return reply.code(201).send(respond(await observed(created), tenant));
   });
 
-  app.get('/v2/deployments', async (request) => {
+  serve(app, deploymentRoutes.list, async (request) => {
     const tenant = tenantOf(request, cache);
     const query = parseRequestPart('query', deploymentListQuerySchema, request.query);
     const matching = deployments.list(tenant.namespace).filter((deployment) => listFilter(query)(deployment));
     return paginate(matching.sort(byCreation), query, (deployment) => respond(deployment, tenant));
   });
 
-  app.get<DeploymentParams>('/v2/deployments/:deployment_id', async (request) => {
+  serve<DeploymentParams>(app, deploymentRoutes.read, async (request) => {
     const tenant = tenantOf(request, cache);
     return respond(findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id')), tenant);
   });
 
-  app.patch<DeploymentParams>('/v2/deployments/:deployment_id', async (request) => {
+  serve<DeploymentParams>(app, deploymentRoutes.patch, async (request) => {
     const tenant = tenantOf(request, cache);
     const id = uuidPathParam(request, 'deployment_id');
     const name = findDeployment(tenant.namespace, id).metadata.name!;
@@ -100,7 +126,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     return respond(await observed(written, secretValuesChanged ? previousLatestRevisionId : undefined), tenant);
   });
 
-  app.delete<DeploymentParams>('/v2/deployments/:deployment_id', async (request, reply) => {
+  serve<DeploymentParams>(app, deploymentRoutes.remove, async (request, reply) => {
     const tenant = tenantOf(request, cache);
     const deployment = findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id'));
     await writer.delete(deploymentKind, tenant.namespace, deployment.metadata.name!);
@@ -110,13 +136,6 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
 
 }
 
-/** List filters the reference's clients send; others they send are ignored, as the reference ignores them. */
-export const deploymentListQuerySchema = pageQuerySchema.extend({
-  name: z.string().max(253).optional().describe('Only the deployment of this name.'),
-  name_contains: z.string().max(253).optional().describe('Only deployments whose name contains this text.'),
-  status: z.enum(deploymentPhases).optional().describe('Only deployments in this state.'),
-});
-type DeploymentListQuery = z.infer<typeof deploymentListQuerySchema>;
 
 function listFilter(query: DeploymentListQuery): (deployment: DeepReadonly<Deployment>) => boolean {
   return (deployment) => {

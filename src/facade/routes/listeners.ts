@@ -11,7 +11,8 @@ import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { timestampText } from '../responses.ts';
-import type { ListenerResponse } from '../wire-schemas.ts';
+import { serve, type RouteSpec } from '../route-spec.ts';
+import { listenerResponseSchema, pageSchema, type ListenerResponse } from '../wire-schemas.ts';
 
 /** The organization's namespace, from the cache tenancy reads too. */
 function namespaceOf(cache: FacadeCache, tenant: Tenant): DeepReadonly<V1Namespace> | undefined {
@@ -56,15 +57,26 @@ export function checkListenerChoice(cache: FacadeCache, tenant: Tenant, wireSour
   if (problems.length > 0) throw unprocessable(problems);
 }
 
+export const listenerRoutes = {
+  list: {
+    method: 'GET',
+    url: '/v2/listeners',
+    summary: 'List listeners',
+    query: pageQuerySchema,
+    success: { status: 200, description: "The organization's one listener: the cluster Berth runs in.", schema: pageSchema(listenerResponseSchema) },
+  },
+  read: { method: 'GET', url: '/v2/listeners/:listener_id', summary: 'Read a listener', success: { status: 200, description: 'The listener.', schema: 'Listener' } },
+} satisfies Record<string, RouteSpec>;
+
 export function registerListenerRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
-  app.get('/v2/listeners', async (request) => {
+  serve(app, listenerRoutes.list, async (request) => {
     const tenant = tenantOf(request, deps.cache);
     const query = parseRequestPart('query', pageQuerySchema, request.query);
     const listener = listenerOf(deps.cache, tenant);
     return paginate(listener ? [listener] : [], query, (item) => item);
   });
 
-  app.get<{ Params: { listener_id: string } }>('/v2/listeners/:listener_id', async (request) => {
+  serve<{ Params: { listener_id: string } }>(app, listenerRoutes.read, async (request) => {
     const tenant = tenantOf(request, deps.cache);
     const id = uuidPathParam(request, 'listener_id');
     const listener = listenerOf(deps.cache, tenant);

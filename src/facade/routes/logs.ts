@@ -18,6 +18,7 @@ import { decodeCursor, logFilterSchema, logPage, logTypes, type ContainerLog, ty
 import { readSecretValues } from '../owned-secrets.ts';
 import { byUid, type FacadeDependencies } from '../ports.ts';
 import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
+import { serve, type RouteSpec } from '../route-spec.ts';
 import { deploymentById, revisionById, revisionsOf } from './deployment-answers.ts';
 
 export const logQuerySchema = logFilterSchema.extend({
@@ -25,6 +26,16 @@ export const logQuerySchema = logFilterSchema.extend({
 });
 
 type Params = { Params: { deployment_id?: string; project_id?: string; revision_id?: string } };
+
+const logPageAnswer = { status: 200, description: 'One page of log lines.', schema: 'LogPage' } as const;
+const logFilterBody = { schema: 'LogFilter', required: false } as const;
+
+export const logRoutes = {
+  revision: { method: 'GET', url: '/v2/deployments/:deployment_id/revisions/:revision_id/logs', summary: "Read a revision's deploy or build logs", query: logQuerySchema, success: logPageAnswer },
+  buildV1: { method: 'POST', url: '/v1/projects/:project_id/revisions/:revision_id/build_logs', summary: "Read a revision's build logs (older form)", body: logFilterBody, success: logPageAnswer },
+  deployV1: { method: 'POST', url: '/v1/projects/:project_id/revisions/:revision_id/deploy_logs', summary: "Read a revision's deploy logs (older form)", body: logFilterBody, success: logPageAnswer },
+  projectV1: { method: 'POST', url: '/v1/projects/:project_id/deploy_logs', summary: 'Read the deploy logs of every revision of a deployment (older form)', body: logFilterBody, success: logPageAnswer },
+} satisfies Record<string, RouteSpec>;
 
 export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const { cache } = deps;
@@ -73,21 +84,21 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
     return { deployment, revisions: revision ? [revision] : revisionsOf(deployment, cache.revisions.byIndex('owner', deployment.metadata.uid ?? '')) };
   };
 
-  app.get<Params>('/v2/deployments/:deployment_id/revisions/:revision_id/logs', async (request) => {
+  serve<Params>(app, logRoutes.revision, async (request) => {
     const tenant = tenantOf(request, cache);
     const { deployment, revisions } = target(request, 'deployment_id', tenant.namespace);
     const query = parseRequestPart('query', logQuerySchema, request.query);
     return answer(tenant.namespace, deployment, revisions, query.type, query, 'query');
   });
 
-  const v1 = (path: string, type: LogType) =>
-    app.post<Params>(path, async (request) => {
+  const v1 = (spec: RouteSpec, type: LogType) =>
+    serve<Params>(app, spec, async (request) => {
       const tenant = tenantOf(request, cache);
       const { deployment, revisions } = target(request, 'project_id', tenant.namespace);
       const body = parseRequestPart('body', logFilterSchema, request.body ?? {});
       return answer(tenant.namespace, deployment, revisions, type, body, 'body');
     });
-  v1('/v1/projects/:project_id/revisions/:revision_id/build_logs', 'build');
-  v1('/v1/projects/:project_id/revisions/:revision_id/deploy_logs', 'deploy');
-  v1('/v1/projects/:project_id/deploy_logs', 'deploy');
+  v1(logRoutes.buildV1, 'build');
+  v1(logRoutes.deployV1, 'deploy');
+  v1(logRoutes.projectV1, 'deploy');
 }

@@ -13,7 +13,8 @@ import { paginate, pageQuerySchema } from '../pagination.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf } from '../request.ts';
 import { providerResponse } from '../responses.ts';
-import { providerCreateSchema, providerUpdateSchema, type ProviderCreate, type ProviderUpdate } from '../wire-schemas.ts';
+import { serve, type RouteSpec } from '../route-spec.ts';
+import { pageSchema, providerCreateSchema, providerResponseSchema, providerUpdateSchema, type ProviderCreate, type ProviderUpdate } from '../wire-schemas.ts';
 
 export const clientSecretKey = 'clientSecret';
 
@@ -54,6 +55,25 @@ export function updatedProviderSpec(current: DeepReadonly<OAuthProviderSpec>, ob
   return spec;
 }
 
+type ProviderParams = { Params: { provider_id: string } };
+
+const providersUrl = '/v2/auth/providers';
+const providerUrl = '/v2/auth/providers/:provider_id';
+
+export const providerRoutes = {
+  create: {
+    method: 'POST',
+    url: providersUrl,
+    summary: 'Create an OAuth provider',
+    body: { schema: 'OAuthProviderCreate', required: true },
+    success: { status: 200, description: 'The provider (without its secret).', schema: 'OAuthProvider' },
+  },
+  list: { method: 'GET', url: providersUrl, summary: 'List OAuth providers', query: pageQuerySchema, success: { status: 200, description: 'One page of providers.', schema: pageSchema(providerResponseSchema) } },
+  read: { method: 'GET', url: providerUrl, summary: 'Read an OAuth provider', success: { status: 200, description: 'The provider.', schema: 'OAuthProvider' } },
+  update: { method: 'PATCH', url: providerUrl, summary: 'Update an OAuth provider', body: { schema: 'OAuthProviderUpdate', required: true }, success: { status: 200, description: 'The provider.', schema: 'OAuthProvider' } },
+  remove: { method: 'DELETE', url: providerUrl, summary: 'Delete an OAuth provider', success: { status: 204, description: 'Deleted.' } },
+} satisfies Record<string, RouteSpec>;
+
 export function registerProviderRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const oneWriteAtATime = createKeyedSerializer();
   const { cache, writer } = deps;
@@ -72,7 +92,7 @@ export function registerProviderRoutes(app: FastifyInstance, deps: FacadeDepende
       { timeoutMs: deps.observeTimeoutMs },
     )) ?? written;
 
-  app.post('/v2/auth/providers', async (request) => {
+  serve(app, providerRoutes.create, async (request) => {
     const tenant = tenantOf(request, cache);
     const body = parseRequestPart('body', providerCreateSchema, request.body) as ProviderCreate;
     const alreadyExists = `OAuth provider ${body.provider_id} already exists.`;
@@ -94,18 +114,18 @@ export function registerProviderRoutes(app: FastifyInstance, deps: FacadeDepende
     return providerResponse(await caughtUp(created), tenant.organizationId);
   });
 
-  app.get('/v2/auth/providers', async (request) => {
+  serve(app, providerRoutes.list, async (request) => {
     const tenant = tenantOf(request, cache);
     const query = parseRequestPart('query', pageQuerySchema, request.query);
     return paginate([...providers.list(tenant.namespace)].sort(byCreation), query, (provider) => providerResponse(provider, tenant.organizationId));
   });
 
-  app.get<{ Params: { provider_id: string } }>('/v2/auth/providers/:provider_id', async (request) => {
+  serve<ProviderParams>(app, providerRoutes.read, async (request) => {
     const tenant = tenantOf(request, cache);
     return providerResponse(findProvider(tenant.namespace, request.params.provider_id), tenant.organizationId);
   });
 
-  app.patch<{ Params: { provider_id: string } }>('/v2/auth/providers/:provider_id', async (request) => {
+  serve<ProviderParams>(app, providerRoutes.update, async (request) => {
     const tenant = tenantOf(request, cache);
     const providerId = request.params.provider_id;
     const cached = findProvider(tenant.namespace, providerId);
@@ -128,7 +148,7 @@ export function registerProviderRoutes(app: FastifyInstance, deps: FacadeDepende
     return providerResponse(await caughtUp(written), tenant.organizationId);
   });
 
-  app.delete<{ Params: { provider_id: string } }>('/v2/auth/providers/:provider_id', async (request, reply) => {
+  serve<ProviderParams>(app, providerRoutes.remove, async (request, reply) => {
     const tenant = tenantOf(request, cache);
     const provider = findProvider(tenant.namespace, request.params.provider_id);
     await writer.delete(oauthProviderKind, tenant.namespace, provider.metadata.name!);

@@ -10,6 +10,8 @@ import { badRequest, notFound, unauthorized } from '../errors.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
 import { deploymentById } from './deployment-answers.ts';
+import { serve, type RouteSpec } from '../route-spec.ts';
+import { pushTokenResponseSchema, registryTokenQuerySchema, registryTokenResponseSchema } from '../wire-schemas.ts';
 
 export interface RegistryAccess {
   /** host[:port] of the registry whose `auth.token` realm is this API's /v2/registry/token. */
@@ -37,11 +39,32 @@ function basicCredentials(request: FastifyRequest): { username: string; password
   return at < 0 ? undefined : { username: decoded.slice(0, at), password: decoded.slice(at + 1) };
 }
 
+export const registryRoutes = {
+  pushToken: {
+    method: 'POST',
+    url: '/v2/deployments/:deployment_id/push-token',
+    summary: 'Issue a push credential',
+    description: "A short-lived credential that can push only this internal_docker deployment's repository in Berth's registry (docker login, then docker push). 400 for other sources.",
+    success: { status: 200, description: 'The credential.', schema: pushTokenResponseSchema },
+  },
+  token: {
+    method: 'GET',
+    url: '/v2/registry/token',
+    summary: "The registry's token endpoint",
+    description:
+      "The realm of the registry's token authentication: Basic credentials from a push credential (or none, for pull) in, a bearer token for the granted scopes out. " +
+      'Called by docker and containerd, not by API clients.',
+    query: registryTokenQuerySchema,
+    success: { status: 200, description: 'A bearer token.', schema: registryTokenResponseSchema },
+    public: true,
+  },
+} satisfies Record<string, RouteSpec>;
+
 export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const registry = deps.registry;
   const nowSeconds = () => Math.floor((registry?.now?.() ?? Date.now()) / 1000);
 
-  app.post<{ Params: { deployment_id: string } }>('/v2/deployments/:deployment_id/push-token', async (request) => {
+  serve<{ Params: { deployment_id: string } }>(app, registryRoutes.pushToken, async (request) => {
     const tenant = tenantOf(request, deps.cache);
     const deployment = deploymentById(deps.cache, tenant.namespace, uuidPathParam(request, 'deployment_id'));
     if (deployment.spec.source !== 'internal_docker') {
@@ -59,7 +82,7 @@ export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDepende
     };
   });
 
-  app.get<{ Querystring: { service?: string; scope?: string | string[] } }>('/v2/registry/token', async (request) => {
+  serve<{ Querystring: { service?: string; scope?: string | string[] } }>(app, registryRoutes.token, async (request) => {
     if (!registry) throw notFound('This installation has no registry for pushed images (berth run --push-registry).');
     const query = request.query;
     if (query.service !== undefined && query.service !== registry.service) throw badRequest(`service must be ${registry.service}`);

@@ -6,6 +6,7 @@ import { CodeHostError } from '../../codehost/errors.ts';
 import { HttpError, badRequest, notFound } from '../errors.ts';
 import { byUid, type FacadeDependencies } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
+import { serve, type RouteSpec } from '../route-spec.ts';
 
 export function codeHostHttpError(error: CodeHostError): HttpError {
   switch (error.reason) {
@@ -21,8 +22,17 @@ export function codeHostHttpError(error: CodeHostError): HttpError {
   }
 }
 
+export const repositoryRoutes = {
+  list: {
+    method: 'GET',
+    url: '/v1/integrations/codehost/:integration_id/repos',
+    summary: 'List repositories of a code-host integration',
+    success: { status: 200, description: 'Every repository the integration reaches.', schema: { jsonSchema: { type: 'array', items: { $ref: '#/components/schemas/Repository' } } } },
+  },
+} satisfies Record<string, RouteSpec>;
+
 export function registerRepositoryRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
-  app.get<{ Params: { integration_id: string } }>('/v1/integrations/codehost/:integration_id/repos', async (request) => {
+  serve<{ Params: { integration_id: string } }>(app, repositoryRoutes.list, async (request) => {
     const tenant = tenantOf(request, deps.cache);
     const id = uuidPathParam(request, 'integration_id');
     const integration = deps.cache.codeHostIntegrations.byIndex(byUid, id).find((candidate) => candidate.metadata.namespace === tenant.namespace);

@@ -15,6 +15,8 @@ import type { FacadeDependencies } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
 import { selfHostedPrefix } from '../server.ts';
 import { deploymentById } from './deployment-answers.ts';
+import { serve, type RouteSpec } from '../route-spec.ts';
+import { uploadResponseSchema, uploadUrlResponseSchema } from '../wire-schemas.ts';
 
 export interface SourceUploads {
   /** Signs upload URLs (the key of push credentials: every replica holds it). */
@@ -30,12 +32,34 @@ export interface SourceUploads {
 /** The headers the PUT must carry, as the response tells the client. */
 export const uploadHeaders = { 'Content-Type': 'application/gzip' };
 
-const uploadPath = '/v2/uploads/';
+export const uploadRoutes = {
+  uploadUrl: {
+    method: 'POST',
+    url: '/v2/deployments/:deployment_id/upload-url',
+    summary: 'Issue a source upload URL',
+    description:
+      'A short-lived, single-use URL to PUT a source archive (.tar.gz) for this internal_source deployment, and the object_path to PATCH as ' +
+      'source_revision_config.source_tarball_path (with revision_source internal_source) to build it. 400 for other sources.',
+    success: { status: 200, description: 'The upload URL.', schema: uploadUrlResponseSchema },
+  },
+  upload: {
+    method: 'PUT',
+    url: '/v2/uploads/:upload_token',
+    summary: 'Upload a source archive',
+    description:
+      'The upload_url of POST /v2/deployments/{deployment_id}/upload-url: the signed token in the path authorizes one archive (gzip, at most 200 MiB) ' +
+      'for one deployment, once, until it expires. 403 for a token that is not valid, 409 once used, 413 too large, 400 not gzip.',
+    body: { schema: { jsonSchema: { type: 'string', format: 'binary' } }, required: true, contentType: 'application/gzip' },
+    success: { status: 200, description: 'The archive is stored.', schema: uploadResponseSchema },
+    public: true,
+  },
+} satisfies Record<string, RouteSpec>;
+
 
 /** Where this request reached the API: the URL the client can reach the upload at, under the same prefix. */
 function uploadUrl(request: FastifyRequest, token: string): string {
   const prefix = request.url.startsWith(`${selfHostedPrefix}/`) ? selfHostedPrefix : '';
-  return `${request.protocol}://${request.host}${prefix}${uploadPath}${token}`;
+  return `${request.protocol}://${request.host}${prefix}${uploadRoutes.upload.url.replace(':upload_token', token)}`;
 }
 
 /**
@@ -57,7 +81,7 @@ export function registerUploadRoutes(app: FastifyInstance, deps: FacadeDependenc
   const uploads = deps.uploads;
   const nowSeconds = () => Math.floor((uploads?.now?.() ?? Date.now()) / 1000);
 
-  app.post<{ Params: { deployment_id: string } }>('/v2/deployments/:deployment_id/upload-url', async (request) => {
+  serve<{ Params: { deployment_id: string } }>(app, uploadRoutes.uploadUrl, async (request) => {
     const tenant = tenantOf(request, deps.cache);
     const deployment = deploymentById(deps.cache, tenant.namespace, uuidPathParam(request, 'deployment_id'));
     if (deployment.spec.source !== 'internal_source') {
@@ -79,7 +103,7 @@ export function registerUploadRoutes(app: FastifyInstance, deps: FacadeDependenc
   // The archive is read as a stream, not parsed: whatever its content type says.
   void app.register(async (scope) => {
     scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-    scope.put<{ Params: { upload_token: string } }>(`${uploadPath}:upload_token`, async (request) => {
+    serve<{ Params: { upload_token: string } }>(scope, uploadRoutes.upload, async (request) => {
       if (!uploads) throw notFound('This installation takes no source uploads.');
       const grant = verifyUploadToken(uploads.key, request.params.upload_token, nowSeconds());
       if (!grant) throw new HttpError(403, 'The upload URL is not valid or has expired: ask POST /v2/deployments/{id}/upload-url for a new one.');
