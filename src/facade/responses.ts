@@ -2,6 +2,7 @@
 // organization_id the namespace's label, created_at the creationTimestamp, updated_at what the
 // controller recorded in status (the creationTimestamp until it has). Secret values never appear.
 import {
+  oauthProviderSpecSchema,
   revisionSourceConfigSchema,
   sourceConfigSchema,
   timestamp,
@@ -30,23 +31,18 @@ export function timestampText(value: Timestamp): string | undefined {
 export function providerResponse(provider: DeepReadonly<OAuthProvider>, organizationId: string): ProviderResponse {
   const { spec, metadata, status } = provider;
   const createdAt = timestampText(metadata.creationTimestamp) ?? '';
+  // The spec as the API server stored it (its defaults applied), spelled as on the wire; where the secret
+  // is stays inside.
+  const { client_secret_ref: _secretRef, ...members } = toWire(oauthProviderSpecSchema, spec) as Record<string, unknown>;
   return {
+    provider_type: null,
+    mcp_server_url: null,
+    ...members,
     id: metadata.uid ?? '',
     organization_id: organizationId,
-    provider_id: spec.providerId,
-    name: spec.name,
-    client_id: spec.clientId,
-    auth_url: spec.authUrl,
-    token_url: spec.tokenUrl,
-    uses_pkce: spec.usesPkce ?? false,
-    code_challenge_method: spec.codeChallengeMethod ?? 'S256',
     created_at: createdAt,
     updated_at: status?.updatedAt ?? createdAt,
-    provider_type: spec.providerType ?? null,
-    mcp_server_url: spec.mcpServerUrl ?? null,
-    token_endpoint_auth_method: spec.tokenEndpointAuthMethod ?? 'client_secret_post',
-    is_dynamic_client: spec.isDynamicClient ?? false,
-  };
+  } as ProviderResponse;
 }
 
 /**

@@ -56,26 +56,29 @@ export const providerUpdateSchema = patchForm((providerCreateSchema as z.ZodObje
   .describe('Members to change; absent or null members are left as they are. provider_id cannot change.');
 export type ProviderUpdate = { [K in keyof Omit<ProviderCreate, 'provider_id'>]?: ProviderCreate[K] | null };
 
-export const providerResponseSchema = z
-  .object({
+export const providerResponseSchema = (wireSchema(oauthProviderSpecSchema) as unknown as z.ZodObject<Record<string, z.ZodType>>)
+  .omit({ client_secret_ref: true })
+  .extend({
     id: uuidString('ID of the provider (metadata.uid of the OAuthProvider).'),
     organization_id: uuidString('Organization that owns the provider.'),
-    provider_id: z.string(),
-    name: z.string(),
-    client_id: z.string(),
-    auth_url: z.string(),
-    token_url: z.string(),
-    uses_pkce: z.boolean(),
     code_challenge_method: z.string().nullable(),
-    created_at: dateTime('When the provider was created.'),
-    updated_at: dateTime('When the provider last changed.'),
     provider_type: z.string().nullable(),
     mcp_server_url: z.string().nullable(),
-    token_endpoint_auth_method: z.string(),
-    is_dynamic_client: z.boolean(),
+    created_at: dateTime('When the provider was created.'),
+    updated_at: dateTime('When the provider last changed.'),
   })
   .describe('An OAuth provider. The client secret is never part of it.');
-export type ProviderResponse = z.infer<typeof providerResponseSchema>;
+/** The provider's spec members as the wire spells them, and what the response adds. */
+export type ProviderResponse = SnakeKeys<Omit<OAuthProviderSpec, 'clientSecretRef' | 'codeChallengeMethod' | 'providerType' | 'mcpServerUrl'>> & {
+  id: string;
+  organization_id: string;
+  code_challenge_method: string | null;
+  provider_type: string | null;
+  mcp_server_url: string | null;
+  created_at: string;
+  updated_at: string;
+};
+
 
 // --- Deployments -------------------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 // provider_id, so the API server itself refuses a duplicate; the client secret goes to a Secret owned
 // by the OAuthProvider and is never returned.
 import type { FastifyInstance } from 'fastify';
-import { apiVersion, oauthProviderKind, oauthProviderObjectName, type OAuthProvider, type OAuthProviderSpec } from '../../api/index.ts';
+import { apiVersion, fromWire, oauthProviderKind, oauthProviderObjectName, oauthProviderSpecSchema, type OAuthProvider, type OAuthProviderSpec } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { conflict, notFound } from '../errors.ts';
 import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
@@ -22,37 +22,27 @@ export function clientSecretName(objectName: string): string {
   return `${objectName}-client-secret`;
 }
 
+/** The spec members a create or update body sets: its present, non-null members, spelled as the spec spells them. */
+function specMembers(body: ProviderCreate | ProviderUpdate): Partial<OAuthProviderSpec> {
+  const { client_secret: _secret, ...members } = body;
+  const given = Object.fromEntries(Object.entries(members).filter(([, value]) => value != null));
+  return fromWire(oauthProviderSpecSchema, given) as Partial<OAuthProviderSpec>;
+}
+
+/** Where the client secret is, when the body brings one (the value goes to that Secret, never the spec). */
+function secretRef(body: ProviderCreate | ProviderUpdate, objectName: string): Pick<OAuthProviderSpec, 'clientSecretRef'> {
+  return body.client_secret != null ? { clientSecretRef: { name: clientSecretName(objectName), key: clientSecretKey } } : {};
+}
+
 export function renderProvider(namespace: string, body: ProviderCreate): OAuthProvider {
   const name = oauthProviderObjectName(body.provider_id);
-  const spec: OAuthProviderSpec = {
-    providerId: body.provider_id,
-    name: body.name,
-    clientId: body.client_id,
-    authUrl: body.auth_url,
-    tokenUrl: body.token_url,
-    usesPkce: body.uses_pkce,
-    codeChallengeMethod: body.code_challenge_method,
-    tokenEndpointAuthMethod: body.token_endpoint_auth_method,
-    isDynamicClient: false,
-    ...(body.provider_type ? { providerType: body.provider_type } : {}),
-    ...(body.client_secret ? { clientSecretRef: { name: clientSecretName(name), key: clientSecretKey } } : {}),
-  };
+  const spec = { ...specMembers(body), isDynamicClient: false, ...secretRef(body, name) } as OAuthProviderSpec;
   return { apiVersion, kind: 'OAuthProvider', metadata: { name, namespace }, spec };
 }
 
 /** The spec after an update: present, non-null members replace; the rest stays. */
 export function updatedProviderSpec(current: DeepReadonly<OAuthProviderSpec>, objectName: string, body: ProviderUpdate): OAuthProviderSpec {
-  const spec = structuredClone(current) as OAuthProviderSpec;
-  if (body.name != null) spec.name = body.name;
-  if (body.client_id != null) spec.clientId = body.client_id;
-  if (body.auth_url != null) spec.authUrl = body.auth_url;
-  if (body.token_url != null) spec.tokenUrl = body.token_url;
-  if (body.uses_pkce != null) spec.usesPkce = body.uses_pkce;
-  if (body.code_challenge_method != null) spec.codeChallengeMethod = body.code_challenge_method;
-  if (body.token_endpoint_auth_method != null) spec.tokenEndpointAuthMethod = body.token_endpoint_auth_method;
-  if (body.provider_type != null) spec.providerType = body.provider_type;
-  if (body.client_secret != null) spec.clientSecretRef = { name: clientSecretName(objectName), key: clientSecretKey };
-  return spec;
+  return { ...(structuredClone(current) as OAuthProviderSpec), ...specMembers(body), ...secretRef(body, objectName) };
 }
 
 type ProviderParams = { Params: { provider_id: string } };
