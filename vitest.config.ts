@@ -8,6 +8,11 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // The runtime's own lines (reconnects, lease hand-overs, retried reconciles) are expected here and
+    // would bury the runner's output: tests log nothing unless BERTH_TEST_LOG_LEVEL asks. Tests that
+    // check log lines give their logger a level and a sink of their own; Berth processes they start log
+    // at Berth's default level (test/support/berth-process.ts).
+    env: { BERTH_LOG_LEVEL: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' },
     projects: [
       { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts'] } },
       {

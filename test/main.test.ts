@@ -30,7 +30,8 @@ afterAll(() => {
 
 function startBerth(args: string[], env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: inject('kubeconfigPath') }): Running {
   const child = spawn(process.execPath, [...nodeFlags, main, ...args], {
-    env: { ...env, ...processEnvironment },
+    // Berth as users run it, at its default level (the test process itself logs nothing: vitest.config.ts).
+    env: { ...env, ...processEnvironment, BERTH_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];

@@ -31,7 +31,7 @@ function replica(
     healthPort: 0,
     healthHost: '127.0.0.1',
     leaderElection: { namespace, leaseName, identity, ...timing },
-    logger: createLogger({ level: 'warn' }),
+    logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }),
   });
   const reconciled: string[] = [];
   const aborted: string[] = [];

@@ -43,7 +43,7 @@ describe('Manager with a controller', () => {
 
   beforeAll(async () => {
     namespace = await useNamespace('manager');
-    manager = new Manager({ kubeConfig: kc, healthPort: 0, healthHost: '127.0.0.1', eventAggregateWindowMs: 300, logger: createLogger({ level: 'warn' }) });
+    manager = new Manager({ kubeConfig: kc, healthPort: 0, healthHost: '127.0.0.1', eventAggregateWindowMs: 300, logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }) });
     parents = manager.informer<V1ConfigMap>(configMaps, { namespaces: [namespace], labelSelector: 'role=parent' });
     const mirrors = manager.informer<V1ConfigMap>(configMaps, { namespaces: [namespace], labelSelector: 'role=mirror' });
     manager.addController({
@@ -193,7 +193,7 @@ describe('Manager readiness', () => {
 describe('Manager.stop', () => {
   it('lets the reconcile in flight finish, then closes its server', async () => {
     const namespace = await useNamespace('manager-stop');
-    const manager = new Manager({ kubeConfig: kc, healthPort: 0, healthHost: '127.0.0.1', logger: createLogger({ level: 'warn' }) });
+    const manager = new Manager({ kubeConfig: kc, healthPort: 0, healthHost: '127.0.0.1', logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }) });
     const informer = manager.informer<V1ConfigMap>(configMaps, { namespaces: [namespace] });
     let release!: () => void;
     const finished: string[] = [];

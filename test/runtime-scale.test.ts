@@ -27,7 +27,7 @@ describe('a controller over many objects', () => {
     }
     const requests: KubeApiRequestLabels[] = [];
     afterAll(onKubeApiRequest(kc.getCurrentCluster()!.server, (labels) => requests.push(labels)));
-    manager = new Manager({ kubeConfig: kc, healthPort: false, logger: createLogger({ level: 'warn' }) });
+    manager = new Manager({ kubeConfig: kc, healthPort: false, logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }) });
     const parents = manager.informer<V1ConfigMap>(configMaps, { namespaces: [namespace], labelSelector: 'role=parent' });
     const mirrors = manager.informer<V1ConfigMap>(configMaps, { namespaces: [namespace], labelSelector: 'role=mirror' });
     let reconciles = 0;

@@ -49,7 +49,8 @@ export const allBerthOutput: string[] = [];
 
 export function spawnBerth(kubeconfigPath: string, args: string[], env: Record<string, string> = {}): BerthProcess {
   const child = spawn(process.execPath, [...nodeFlags, main, ...args], {
-    env: { ...process.env, ...processEnvironment, KUBECONFIG: kubeconfigPath, ...env },
+    // At Berth's default level, whatever the test process logs at (vitest.config.ts quiets that one).
+    env: { ...process.env, ...processEnvironment, BERTH_LOG_LEVEL: 'info', KUBECONFIG: kubeconfigPath, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: Array<Record<string, unknown>> = [];
