@@ -45,6 +45,22 @@ interface StatusFacts {
 interface RevisionRecord extends RevisionSummary {
   object: CachedRevision;
 }
+interface RevisionHistory {
+  revisions: RevisionRecord[];
+  previousActive?: RevisionRecord | undefined;
+  previousLatest?: RevisionRecord | undefined;
+}
+/** The revisions a pass works with once its spec could be followed. */
+interface ChosenRevisions {
+  latest: RevisionRecord;
+  all: RevisionRecord[];
+  target: RevisionRecord;
+  pinned: boolean;
+  credentialsSecretName: string | undefined;
+  token: string | undefined;
+}
+/** A pass that ends early, with what to answer the work queue. */
+type Stop = { stop: ReconcileResult | void };
 
 export interface DeploymentReconcilerDependencies {
   informers: DeploymentInformers;
@@ -283,92 +299,102 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     }
   }
 
-  async function reconcileOnce(key: { namespace: string; name: string }, context: ReconcileContext): Promise<ReconcileResult | void> {
-    let deployment = informers.deployments.get(key.namespace, key.name);
-    if (!deployment) return;
-    const owner: OwnerDeployment = { name: key.name, namespace: key.namespace, uid: deployment.metadata.uid ?? '' };
+  /** A Deployment that is not being deleted carries the cleanup finalizer before any child exists. */
+  async function withFinalizer(deployment: DeepReadonly<Deployment>): Promise<DeepReadonly<Deployment>> {
     const finalizers = deployment.metadata.finalizers ?? [];
-    if (deployment.metadata.deletionTimestamp) {
-      return finalizeDeployment({ informers, writer, options }, deployment, owner, context);
-    }
-    if (!finalizers.includes(cleanupFinalizer)) {
-      // Before any child exists, so that no child can outlive a deletion the finalizer did not see. The
-      // reconcile goes on: its status write gives the object its first conditions in this same pass.
-      deployment = (await writer.finalizers(deploymentKind, deployment, [...finalizers, cleanupFinalizer])) as DeepReadonly<Deployment>;
-    }
-    const spec = deployment.spec as DeploymentSpecInput & Deployment['spec'];
-    const names = childNames(owner.name);
+    if (finalizers.includes(cleanupFinalizer)) return deployment;
+    // So that no child can outlive a deletion the finalizer did not see. The reconcile goes on: its
+    // status write gives the object its first conditions in this same pass.
+    return (await writer.finalizers(deploymentKind, deployment, [...finalizers, cleanupFinalizer])) as DeepReadonly<Deployment>;
+  }
+
+  /** The Deployment's revisions, and the latest and active ones its status names. */
+  function revisionHistory(deployment: DeepReadonly<Deployment>, owner: OwnerDeployment): RevisionHistory {
     const revisions = informers.revisions
       .byIndex('owner', owner.uid)
       .filter((r) => r.metadata.namespace === owner.namespace)
       .map(summarize);
     const previousActive = revisions.find((r) => r.name === deployment.status?.activeRevisionName);
-    // What the status said before: kept while a problem stops this pass before the revision is known.
     const previousLatest = revisions.find((r) => r.name === deployment.status?.latestRevisionName);
-    const known = { ...(previousLatest ? { latest: previousLatest } : {}), ...(previousActive ? { active: previousActive } : {}) };
-    await ensureTracingProject(owner);
+    return { revisions, previousActive, previousLatest };
+  }
 
-    // 1. What the spec refers to.
+  /**
+   * Steps 1 and 2: what the spec refers to (Secrets, the integration), then the Revision it describes
+   * (made once) and the one to serve (it, or the pinned one). A problem stalls the pass here.
+   */
+  async function chooseRevisions(deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, history: RevisionHistory, context: ReconcileContext): Promise<ChosenRevisions | Stop> {
+    const spec = deployment.spec;
+    const { revisions, previousActive, previousLatest } = history;
+    // What the status said before: kept while a problem stops this pass before the revision is known.
+    const known = { ...(previousLatest ? { latest: previousLatest } : {}), ...(previousActive ? { active: previousActive } : {}) };
     const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) => informers.secrets.get(ns, name));
     if ('problem' in secrets) {
       const problem = awaitedProblem(secrets, owner.name, deployment.metadata.creationTimestamp as unknown as string | undefined, options.now());
       await stall(deployment, problem, known, context);
       // The Secret's arrival enqueues the Deployment; this re-check turns the wait into Stalled if it never comes.
-      return problem.awaited ? { requeueAfter: facadeSecretGraceMs } : undefined;
+      return { stop: problem.awaited ? { requeueAfter: facadeSecretGraceMs } : undefined };
     }
     const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
-    if ('problem' in integration) return stall(deployment, integration.problem, known, context);
-
-    // 2. The revision the spec describes, and the one to serve. An internal_docker deployment created
-    // before its image was pushed has none yet: it waits, Reconciling, until a change sets the image.
-    if (spec.source === 'internal_docker' && !spec.sourceRevisionConfig?.imageUri) {
-      return stall(deployment, { reason: 'AwaitingImage', message: awaitingImageMessage, awaited: true }, known, context);
-    }
-    if (spec.source === 'internal_source' && !spec.sourceRevisionConfig?.sourceTarballPath) {
-      return stall(deployment, { reason: 'AwaitingSource', message: awaitingSourceMessage, awaited: true }, known, context);
-    }
+    if ('problem' in integration) return { stop: await stall(deployment, integration.problem, known, context) };
+    // A deployment created before its first image or source archive has no revision yet: it waits,
+    // Reconciling, until a change brings one.
+    const awaiting = awaitedInput(spec);
+    if (awaiting) return { stop: await stall(deployment, awaiting, known, context) };
     const token = integrationToken(owner.namespace, integration);
     const tracked = await trackedCommit(deployment, token, previousLatest, context);
     const revisionConfig = tracked ? { ...spec.sourceRevisionConfig, repoCommitSha: tracked } : spec.sourceRevisionConfig;
     const latest = await latestRevision(deployment, owner, revisionDigest(revisionConfig, secrets.fingerprints), revisions, context, tracked);
-    if (!('uid' in latest)) return stall(deployment, latest, known, context);
+    if (!('uid' in latest)) return { stop: await stall(deployment, latest, known, context) };
     const all = revisions.some((r) => r.name === latest.name) ? revisions : [...revisions, latest];
     const choice = chooseTarget(all, latest, spec.revisionName);
-    if ('problem' in choice) return stall(deployment, choice.problem, { latest, active: previousActive }, context);
-    const target = choice.revision;
+    if ('problem' in choice) return { stop: await stall(deployment, choice.problem, { latest, active: previousActive }, context) };
+    return { latest, all, target: choice.revision, pinned: choice.pinned, credentialsSecretName: credentialsSecretOf(integration), token };
+  }
 
-    // 3. The target's image: named by its config, or built by a Job.
+  /** Step 3: the target's image, named by its config or built by a Job, and the revision the workloads run. */
+  async function targetImage(deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, chosen: ChosenRevisions, previousActive: RevisionRecord | undefined, context: ReconcileContext) {
+    const { target } = chosen;
     const knownImage = imageOf(target.object);
     const buildImage = builtImage(options.registry, owner.namespace, owner.name, target.name);
-    const build = await ensureBuild(deployment, owner, target, { knownImage, credentialsSecretName: credentialsSecretOf(integration), token }, context);
-    const targetImage = knownImage ?? (build.state === 'succeeded' ? builtImageReference(buildImage, build) : undefined);
-    const serving = servingRevision(target, targetImage, previousActive);
+    const build = await ensureBuild(deployment, owner, target, { knownImage, credentialsSecretName: chosen.credentialsSecretName, token: chosen.token }, context);
+    const image = knownImage ?? (build.state === 'succeeded' ? builtImageReference(buildImage, build) : undefined);
+    return { knownImage, buildImage, build, serving: servingRevision(target, image, previousActive) };
+  }
 
-    // 4. Workloads: applied only where the cache differs from the rendering.
+  /**
+   * Steps 5 and 6: where the target stands, then the status and the revisions' phases. The Deployment
+   * records a revision active before that revision says DEPLOYED, so a failed or refused status write
+   * never leaves a DEPLOYED revision nobody serves from (the next pass decides both again), and a client
+   * that sees DEPLOYED sees it active too. Answers the revision that serves.
+   */
+  async function recordOutcome(
+    deployment: DeepReadonly<Deployment>,
+    owner: OwnerDeployment,
+    chosen: ChosenRevisions,
+    image: Awaited<ReturnType<typeof targetImage>>,
+    current: CurrentWorkloads,
+    previousActive: RevisionRecord | undefined,
+    context: ReconcileContext,
+  ): Promise<RevisionRecord | undefined> {
+    const spec = deployment.spec as DeploymentSpecInput & Deployment['spec'];
+    const { target, latest } = chosen;
+    const names = childNames(owner.name);
     const backing = backingServices(spec);
-    const applied = await applyWorkloads(owner, spec, serving);
-    if ('problem' in applied) return stall(deployment, applied.problem, { latest, active: previousActive }, context);
-    const current = applied.current;
-
-    // 5. Where the target stands, and what serves.
     const application = current.get(workloadKey('Deployment', names.application)) as V1Deployment | undefined;
     const queueWorker = current.get(workloadKey('Deployment', names.queueWorker)) as V1Deployment | undefined;
     const phase = targetPhase({
       revisionName: target.name,
       source: target.object.spec.source,
-      ...(knownImage ? { knownImage } : {}),
-      buildImage,
-      ...(target.object.status?.status ? { recordedPhase: target.object.status.status } : {}),
+      ...optional('knownImage', image.knownImage),
+      buildImage: image.buildImage,
+      ...optional('recordedPhase', target.object.status?.status),
       serving: previousActive?.name === target.name,
-      build,
+      build: image.build,
       rollout: rolloutOf(application),
       ...optional('podProblem', revisionPodsProblem(podsOfRevision(informers.pods, owner.namespace, target.name, 'workload'))),
     });
     const active = phase.phase === 'DEPLOYED' ? target : previousActive;
-
-    // 6. Status, then the revisions' phases: the Deployment records a revision active before that revision
-    // says DEPLOYED, so a failed or refused status write never leaves a DEPLOYED revision nobody serves
-    // from (the next pass decides both again), and a client that sees DEPLOYED sees it active too.
     const postgres = backing.database ? informers.statefulSets.get(owner.namespace, names.postgres) : undefined;
     await writeStatus(
       deployment,
@@ -382,10 +408,32 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
       context,
     );
     await recordRevisionPhase(target, phase);
-    await recordBypassed(all, target, latest, choice.pinned);
+    await recordBypassed(chosen.all, target, latest, chosen.pinned);
+    return active;
+  }
 
+  async function reconcileOnce(key: { namespace: string; name: string }, context: ReconcileContext): Promise<ReconcileResult | void> {
+    const found = informers.deployments.get(key.namespace, key.name);
+    if (!found) return;
+    const owner: OwnerDeployment = { name: key.name, namespace: key.namespace, uid: found.metadata.uid ?? '' };
+    if (found.metadata.deletionTimestamp) return finalizeDeployment({ informers, writer, options }, found, owner, context);
+    const deployment = await withFinalizer(found);
+    const spec = deployment.spec as DeploymentSpecInput & Deployment['spec'];
+    const history = revisionHistory(deployment, owner);
+    await ensureTracingProject(owner);
+
+    // 1, 2. The revision the spec describes, and the one to serve.
+    const chosen = await chooseRevisions(deployment, owner, history, context);
+    if ('stop' in chosen) return chosen.stop;
+    // 3. Its image.
+    const image = await targetImage(deployment, owner, chosen, history.previousActive, context);
+    // 4. Workloads: applied only where the cache differs from the rendering.
+    const applied = await applyWorkloads(owner, spec, image.serving);
+    if ('problem' in applied) return stall(deployment, applied.problem, { latest: chosen.latest, active: history.previousActive }, context);
+    // 5, 6. Where the target stands, the status, the revisions' phases.
+    const active = await recordOutcome(deployment, owner, chosen, image, applied.current, history.previousActive, context);
     // 7. Old revisions beyond the retention count go; never the active, latest or pinned one.
-    await pruneRevisions(owner, all, [latest.name, target.name, ...(active ? [active.name] : [])]);
+    await pruneRevisions(owner, chosen.all, [chosen.latest.name, chosen.target.name, ...(active ? [active.name] : [])]);
     // 8. A build-on-push Deployment looks at its branch again after the poll interval.
     return trackedBranch(spec) ? { requeueAfter: options.sourcePollIntervalMs } : undefined;
   }
@@ -438,6 +486,13 @@ function workloadsObservation(input: {
 }
 
 /** What the workloads run: the target once its image exists, else the revision serving now (if any). */
+/** What a spec that cannot make a revision yet waits for: its first image, or its first source archive. */
+function awaitedInput(spec: DeepReadonly<Deployment['spec']>): Problem | undefined {
+  if (spec.source === 'internal_docker' && !spec.sourceRevisionConfig?.imageUri) return { reason: 'AwaitingImage', message: awaitingImageMessage, awaited: true };
+  if (spec.source === 'internal_source' && !spec.sourceRevisionConfig?.sourceTarballPath) return { reason: 'AwaitingSource', message: awaitingSourceMessage, awaited: true };
+  return undefined;
+}
+
 function servingRevision(target: RevisionRecord, targetImage: string | undefined, previousActive: RevisionRecord | undefined): ServingRevision | undefined {
   if (targetImage) return { name: target.name, image: targetImage };
   const activeImage = previousActive ? imageOf(previousActive.object) : undefined;
