@@ -57,10 +57,6 @@ export function findCondition(conditions: readonly Condition[] | undefined, type
   return conditions?.find((c) => c.type === type);
 }
 
-export function isConditionTrue(conditions: readonly Condition[] | undefined, type: string): boolean {
-  return findCondition(conditions, type)?.status === 'True';
-}
-
 type Observation = { reason: string; message: string; observedGeneration?: number };
 
 /** The object reached its desired state: Ready=True, Reconciling=False, Stalled=False. */

@@ -145,6 +145,3 @@ export function renderCrd(source: CrdSource): V1CustomResourceDefinition {
   } as V1CustomResourceDefinition;
 }
 
-export function renderCrds(): V1CustomResourceDefinition[] {
-  return crdSources.map(renderCrd);
-}
