@@ -144,4 +144,3 @@ export function renderCrd(source: CrdSource): V1CustomResourceDefinition {
     },
   } as V1CustomResourceDefinition;
 }
-
