@@ -26,14 +26,20 @@ afterAll(async () => {
   await berth?.stop();
 });
 
-/** The first pod of a component of the Deployment `name`, once Ready. */
+/** The first pod of a component of the Deployment `name`, once Ready; if none comes, what the pods were doing. */
 async function readyPod(name: string, component: string): Promise<string> {
-  return eventually(async () => {
-    const pods = JSON.parse(await kubectlOk(['get', 'pods', '-n', namespace, '-l', `berth.dev/deployment=${name},app.kubernetes.io/component=${component}`, '-o', 'json'])) as {
-      items: { metadata: { name: string }; status: { conditions?: { type: string; status: string }[] } }[];
-    };
-    return pods.items.find((pod) => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))?.metadata.name;
-  }, 120_000, `a Ready ${component} pod of ${name}`);
+  try {
+    return await eventually(async () => {
+      const pods = JSON.parse(await kubectlOk(['get', 'pods', '-n', namespace, '-l', `berth.dev/deployment=${name},app.kubernetes.io/component=${component}`, '-o', 'json'])) as {
+        items: { metadata: { name: string }; status: { conditions?: { type: string; status: string }[] } }[];
+      };
+      return pods.items.find((pod) => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))?.metadata.name;
+    }, 240_000, `a Ready ${component} pod of ${name}`);
+  } catch (error) {
+    const pods = await kubectlOk(['get', 'pods', '-n', namespace, '-o', 'wide']).catch((e: Error) => e.message);
+    const events = await kubectlOk(['get', 'events', '-n', namespace, '--sort-by=.lastTimestamp']).catch((e: Error) => e.message);
+    throw new Error(`${(error as Error).message}\n${pods}\n${events.split('\n').slice(-25).join('\n')}`, { cause: error });
+  }
 }
 
 describe('a Berth Deployment on the real node', () => {
@@ -51,7 +57,7 @@ describe('a Berth Deployment on the real node', () => {
     });
     // Every status the Deployment shows on its way: AWAITING_DATABASE while Postgres does not accept connections yet.
     const statuses: string[] = [];
-    const deadline = Date.now() + 120_000;
+    const deadline = Date.now() + 240_000;
     const watching = (async () => {
       while (statuses.at(-1) !== 'READY' && Date.now() < deadline) {
         const status = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'shop', '-o', 'jsonpath={.status.status}']);
@@ -79,7 +85,8 @@ describe('a Berth Deployment on the real node', () => {
     await watching;
     expect(statuses).toContain('AWAITING_DATABASE');
     expect(statuses.at(-1)).toBe('READY');
-  });
+    // Postgres' first start (initdb) on a node the other files keep busy can take minutes.
+  }, 300_000);
 
   it('runs the queue worker from the same image with its own command and environment, changed in place with no new revision', async () => {
     const revisions = async () => (await kubectlOk(['get', 'revisions.berth.dev', '-n', namespace, '-o', 'name'])).trim().split('\n').filter(Boolean);
@@ -104,7 +111,7 @@ describe('a Berth Deployment on the real node', () => {
     await kubectlOk(['patch', 'deployments.berth.dev', '-n', namespace, 'shop', '--type', 'merge', '-p', JSON.stringify(queueWorker('8'))]);
     await workerLog('worker started (BERTH_ROLE=queue, N_JOBS=8)');
     expect(await revisions()).toEqual(before);
-  });
+  }, 300_000);
 
   it('takes the app, its database and its volume down on delete', async () => {
     await kubectlOk(['delete', 'deployments.berth.dev', '-n', namespace, 'shop', '--wait=true', '--timeout=120s']);
