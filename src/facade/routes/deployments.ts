@@ -14,6 +14,7 @@ import { waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import type { FacadeDependencies } from '../ports.ts';
+import type { ObjectWriter } from '../kube-writer.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { deploymentCreateSchema, deploymentPatchSchema, deploymentResponseSchema, pageSchema, type DeploymentCreate, type DeploymentPatch } from '../wire-schemas.ts';
@@ -55,11 +56,6 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
 
   const { findDeployment, respond, observed } = deploymentAnswers(deps);
 
-  const writeSecrets = async (namespace: string, owner: Deployment, plan: DeploymentPlan) => {
-    if (plan.secretValues === undefined) return;
-    await writeOwnedSecret(writer, renderOwnedSecret(namespace, deploymentSecretName(owner.metadata.name!), owner, plan.secretValues));
-  };
-
   serve(app, deploymentRoutes.create, async (request, reply) => {
     const tenant = tenantOf(request, cache);
     const body = parseRequestPart('body', deploymentCreateSchema, withCanonicalTier(request.body)) as DeploymentCreate;
@@ -72,7 +68,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
       .create(deploymentKind, tenant.namespace, renderDeployment(tenant.namespace, body.name, plan.spec))
       .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
     try {
-      await writeSecrets(tenant.namespace, created, plan);
+      await writeSecrets(writer, tenant.namespace, created, plan);
     } catch (error) {
       await writer.delete(deploymentKind, tenant.namespace, body.name).catch(() => {});
       throw error;
@@ -104,23 +100,9 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
       await checkUploaded(deps, tenant.namespace, name, newArchive);
     }
 
-    const { written, secretValuesChanged, previousLatestRevisionId } = await oneWriteAtATime(`${tenant.namespace}/${name}`, () => retryOnConflict(async () => {
-      const current = await writer.read<Deployment>(deploymentKind, tenant.namespace, name);
-      if (!current || current.metadata.uid !== id) throw notFound(missing);
-      const stored = patch.secrets != null ? await readSecretValues(writer, tenant.namespace, deploymentSecretName(name)) : {};
-      const plan = planDeploymentPatch(current, patch, stored);
-      const next: Deployment = { ...current, spec: plan.spec };
-      const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
-      // The API server validates (CEL rules included) before the Secret changes: a refusal changes nothing.
-      if (specChanged) await writer.replace(deploymentKind, tenant.namespace, next, { dryRun: true });
-      const valuesChanged = plan.secretValues !== undefined && !sameValues(plan.secretValues, stored);
-      if (valuesChanged) await writeSecrets(tenant.namespace, current, plan);
-      return {
-        written: specChanged ? await writer.replace(deploymentKind, tenant.namespace, next) : current,
-        secretValuesChanged: valuesChanged && !specChanged,
-        previousLatestRevisionId: current.status?.latestRevisionId,
-      };
-    })).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
+    const { written, secretValuesChanged, previousLatestRevisionId } = await oneWriteAtATime(`${tenant.namespace}/${name}`, () =>
+      retryOnConflict(() => writePatch(writer, tenant.namespace, name, id, patch)),
+    ).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
     // New values under the same names move no generation, yet they are a new revision (the digest
     // covers the values): wait for the latest revision to move instead.
     return respond(await observed(written, secretValuesChanged ? previousLatestRevisionId : undefined), tenant);
@@ -136,6 +118,33 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
 
 }
 
+
+/** The `<deployment>-secrets` Secret a plan asks for, if it asks for one. */
+async function writeSecrets(writer: ObjectWriter, namespace: string, owner: Deployment, plan: DeploymentPlan): Promise<void> {
+  if (plan.secretValues === undefined) return;
+  await writeOwnedSecret(writer, renderOwnedSecret(namespace, deploymentSecretName(owner.metadata.name!), owner, plan.secretValues));
+}
+
+/**
+ * One attempt at a PATCH from a fresh read: the API server validates the new spec (CEL rules included,
+ * a dry run) before the Secret changes, so a refusal changes nothing.
+ */
+async function writePatch(writer: ObjectWriter, namespace: string, name: string, id: string, patch: DeploymentPatch) {
+  const current = await writer.read<Deployment>(deploymentKind, namespace, name);
+  if (!current || current.metadata.uid !== id) throw notFound(deploymentNotFound(id));
+  const stored = patch.secrets != null ? await readSecretValues(writer, namespace, deploymentSecretName(name)) : {};
+  const plan = planDeploymentPatch(current, patch, stored);
+  const next: Deployment = { ...current, spec: plan.spec };
+  const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
+  if (specChanged) await writer.replace(deploymentKind, namespace, next, { dryRun: true });
+  const valuesChanged = plan.secretValues !== undefined && !sameValues(plan.secretValues, stored);
+  if (valuesChanged) await writeSecrets(writer, namespace, current, plan);
+  return {
+    written: specChanged ? await writer.replace(deploymentKind, namespace, next) : current,
+    secretValuesChanged: valuesChanged && !specChanged,
+    previousLatestRevisionId: current.status?.latestRevisionId,
+  };
+}
 
 function listFilter(query: DeploymentListQuery): (deployment: DeepReadonly<Deployment>) => boolean {
   return (deployment) => {
