@@ -84,7 +84,7 @@ describe('a codehost Deployment on the real node', () => {
     const created = await api.ok('POST', '/v2/deployments', {
       name: 'shop',
       source: 'codehost',
-      source_config: { integration_id: integrationId, repo_url: `${git.url}/${repository}`, resource_spec: { min_scale: 1, max_scale: 1 } },
+      source_config: { integration_id: integrationId, repo_url: `${git.url}/${repository}`, resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64, db_cpu: 0.1, db_memory_mb: 128 } },
       source_revision_config: { repo_ref: 'main' },
     });
     id = created.id;

@@ -124,7 +124,7 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
     const external = await api.ok('POST', '/v2/deployments', {
       name: 'external',
       source: 'external_docker',
-      source_config: { resource_spec: { min_scale: 1, max_scale: 1 } },
+      source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 } },
       source_revision_config: { image_uri: source },
     });
     const refused = await api.call('POST', `/v2/deployments/${external.id}/push-token`);

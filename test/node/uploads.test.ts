@@ -75,7 +75,8 @@ describe('a remote build of uploaded sources, on the real node', () => {
     const created = await tool.ok('POST', '/v2/deployments', {
       name: 'remote',
       source: 'internal_source',
-      source_config: { deployment_type: 'dev_zero', resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 } },
+      // Small requests: the node's two cores are shared by every file of the suite.
+      source_config: { deployment_type: 'dev_zero', resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64, db_cpu: 0.1, db_memory_mb: 128 } },
       source_revision_config: { graph_config_path: 'app.json' },
       secrets: [],
     });

@@ -13,13 +13,22 @@ export function testKubeConfig(): KubeConfig {
 }
 
 /** Creates a namespace for this test file (deleted after it) and returns its name. */
+/** The namespaces this test file made: deleted when it ends, with everything in them (pods included). */
+const namespacesOfThisFile = new Set<string>();
+
+// Registered when the file is collected: vitest ignores an afterAll registered inside another hook,
+// which is where most files call useNamespace (beforeAll). Registered first, it runs last, after the
+// file's own clean-up (Berth stopped, servers closed).
+afterAll(async () => {
+  const core = testKubeConfig().makeApiClient(CoreV1Api);
+  await Promise.all([...namespacesOfThisFile].map((name) => core.deleteNamespace({ name }).catch(() => {})));
+});
+
 export async function useNamespace(prefix = 'test', labels: Record<string, string> = {}): Promise<string> {
   const name = `${prefix}-${randomBytes(4).toString('hex')}`;
   const core = testKubeConfig().makeApiClient(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name, labels } } });
-  afterAll(async () => {
-    await core.deleteNamespace({ name }).catch(() => {});
-  });
+  namespacesOfThisFile.add(name);
   return name;
 }
 
