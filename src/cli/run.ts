@@ -59,9 +59,11 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
     healthHost: options.probeAddress.host,
     ...(options.leaderElect ? { leaderElection: { namespace: options.namespace } } : {}),
   });
+  // What the installation runs and where builds push: the controllers' and the uploads' one answer.
+  const images = imagesFor(options, cluster);
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
-    registerDeploymentControllers(manager, { ...imagesFor(options, cluster), buildPrivileged: options.buildPrivileged, sourcePollIntervalMs: options.sourcePollSeconds * 1000, ...scope });
+    registerDeploymentControllers(manager, { ...images, buildPrivileged: options.buildPrivileged, sourcePollIntervalMs: options.sourcePollSeconds * 1000, ...scope });
     registerOAuthProviderController(manager, scope);
     codeHost = registerCodeHostIntegrationController(manager, scope);
   }
@@ -80,7 +82,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       port: options.facadeAddress.port,
       host: options.facadeAddress.host,
       logger,
-      ...(registry ? { registry, uploads: { key: registry.signing.pushKey, store: registrySourceArchives(imagesFor(options, cluster).registry) } } : {}),
+      ...(registry ? { registry, uploads: { key: registry.signing.pushKey, store: registrySourceArchives(images.registry) } } : {}),
       // One code-host client (and one App installation token) per integration for both halves.
       ...(codeHost ? { repositories: { listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret) } } : {}),
     });

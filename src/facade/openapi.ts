@@ -49,15 +49,16 @@ function schemaOf(source: SchemaSource, io: 'input' | 'output'): JsonObject {
 
 const content = (schema: JsonObject, type = 'application/json') => ({ content: { [type]: { schema } } });
 
+const errorAnswer = content(schemaOf('Error', 'output'));
 const errors = {
-  '400': { description: 'The request cannot be served as sent, e.g. the code host refused the integration\'s credentials.', ...content(schemaOf('Error', 'output')) },
-  '401': { description: 'Missing or invalid API key, or an organization the key cannot reach.', ...content(schemaOf('Error', 'output')) },
-  '404': { description: 'No such object in the organization.', ...content(schemaOf('Error', 'output')) },
-  '409': { description: 'The object already exists, or changed while it was being written; try again.', ...content(schemaOf('Error', 'output')) },
-  '413': { description: 'The body is larger than the server accepts.', ...content(schemaOf('Error', 'output')) },
-  '415': { description: 'The body is not application/json.', ...content(schemaOf('Error', 'output')) },
-  '422': { description: 'The request is not valid: one entry per invalid member.', ...content(schemaOf('Error', 'output')) },
-  '503': { description: 'The Kubernetes API server is busy; try again.', ...content(schemaOf('Error', 'output')) },
+  '400': { description: 'The request cannot be served as sent, e.g. the code host refused the integration\'s credentials.', ...errorAnswer },
+  '401': { description: 'Missing or invalid API key, or an organization the key cannot reach.', ...errorAnswer },
+  '404': { description: 'No such object in the organization.', ...errorAnswer },
+  '409': { description: 'The object already exists, or changed while it was being written; try again.', ...errorAnswer },
+  '413': { description: 'The body is larger than the server accepts.', ...errorAnswer },
+  '415': { description: 'The body is not application/json.', ...errorAnswer },
+  '422': { description: 'The request is not valid: one entry per invalid member.', ...errorAnswer },
+  '503': { description: 'The Kubernetes API server is busy; try again.', ...errorAnswer },
 };
 
 /** `/v2/deployments/:deployment_id` as the document spells it: `/v2/deployments/{deployment_id}`. */

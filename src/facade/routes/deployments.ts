@@ -91,12 +91,13 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
   serve<DeploymentParams>(app, deploymentRoutes.patch, async (request) => {
     const tenant = tenantOf(request, cache);
     const id = uuidPathParam(request, 'deployment_id');
-    const name = findDeployment(tenant.namespace, id).metadata.name!;
+    const cached = findDeployment(tenant.namespace, id);
+    const name = cached.metadata.name!;
     const patch = parseRequestPart('body', deploymentPatchSchema, withCanonicalTier(request.body)) as DeploymentPatch;
     checkListenerChoice(cache, tenant, patch.source_config);
     const missing = deploymentNotFound(id);
     const newArchive = archivePathOf(patch.source_revision_config);
-    if (newArchive != null && newArchive !== findDeployment(tenant.namespace, id).spec.sourceRevisionConfig?.sourceTarballPath) {
+    if (newArchive != null && newArchive !== cached.spec.sourceRevisionConfig?.sourceTarballPath) {
       await checkUploaded(deps, tenant.namespace, name, newArchive);
     }
 

@@ -55,6 +55,10 @@ export const uploadRoutes = {
   },
 } satisfies Record<string, RouteSpec>;
 
+/** The store's refusals (too large, not gzip, registry unreachable) as the client's error; anything else as it is. */
+function asHttpError(error: unknown): unknown {
+  return error instanceof SourceArchiveError ? new HttpError(error.statusCode, error.message) : error;
+}
 
 /** Where this request reached the API: the URL the client can reach the upload at, under the same prefix. */
 function uploadUrl(request: FastifyRequest, token: string): string {
@@ -72,7 +76,7 @@ export async function checkUploaded(deps: Pick<FacadeDependencies, 'uploads'>, n
   if (!deps.uploads) throw invalidField(loc, 'this installation takes no source uploads (berth run --push-registry)');
   const uploadId = uploadIdOf(objectPath);
   const uploaded = uploadId !== undefined && (await deps.uploads.store.exists(namespace, deployment, uploadId).catch((error: unknown) => {
-    throw error instanceof SourceArchiveError ? new HttpError(error.statusCode, error.message) : error;
+    throw asHttpError(error);
   }));
   if (!uploaded) throw invalidField(loc, `nothing was uploaded to ${objectPath} for this deployment: PUT the archive to the upload_url first`);
 }
@@ -119,8 +123,7 @@ export function registerUploadRoutes(app: FastifyInstance, deps: FacadeDependenc
         const stored = await uploads.store.store(grant.namespace, grant.deployment, grant.uploadId, body);
         return { object_path: sourceArchivePath(grant.uploadId), digest: stored.digest, size: stored.size };
       } catch (error) {
-        if (error instanceof SourceArchiveError) throw new HttpError(error.statusCode, error.message);
-        throw error;
+        throw asHttpError(error);
       } finally {
         // What a refused upload still sends is read and dropped, so the connection stays usable.
         if (!body.readableEnded) body.unpipe().resume();
