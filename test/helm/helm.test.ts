@@ -185,16 +185,18 @@ describe('helm install onto the real node', () => {
     console.error(`[helm] leader ${deleted} deleted; ${successor} leads ${((Date.now() - deletedAt) / 1000).toFixed(1)} s later`);
 
     // A crash releases nothing: the gap runs from the dead leader's last renewal to its successor's
-    // acquisition, both read on the Lease.
-    const crashed = successor;
+    // acquisition, both read on the Lease. The successor may be the other pod or the crashed pod's
+    // restarted container: a new process, so a new identity.
+    const crashed = (await readLease(namespace)).holderIdentity!;
+    expect(crashed.startsWith(`${successor}_`)).toBe(true);
     const crashedAt = Date.now();
-    await crashContainer(namespace, crashed);
+    await crashContainer(namespace, successor);
     let lastRenewal = '';
     const lease = await eventually(async () => {
       const current = await readLease(namespace);
-      if (current.holderIdentity?.startsWith(`${crashed}_`)) lastRenewal = current.renewTime ?? lastRenewal;
-      return current.holderIdentity && !current.holderIdentity.startsWith(`${crashed}_`) ? current : undefined;
-    }, 60_000, 'another replica leading after the crash');
+      if (current.holderIdentity === crashed) lastRenewal = current.renewTime ?? lastRenewal;
+      return current.holderIdentity && current.holderIdentity !== crashed ? current : undefined;
+    }, 60_000, 'another process leading after the crash');
     const gapSeconds = (Date.parse(lease.acquireTime!) - Date.parse(lastRenewal)) / 1000;
     console.error(
       `[helm] leader ${crashed} killed (SIGKILL); ${lease.holderIdentity} leads ${((Date.now() - crashedAt) / 1000).toFixed(1)} s later, ` +
