@@ -10,6 +10,13 @@ export const apiVersion = `${group}/${version}` as const;
  */
 export const fieldManager = 'berth';
 
+/**
+ * The names earlier versions' writes were recorded under: the OAuthProvider controller wrote its status
+ * and Secrets with no field manager and no User-Agent, which the API server records as `unknown`. Berth adopts
+ * their entries into `fieldManager` (runtime/field-manager-adoption.ts).
+ */
+export const legacyFieldManagers: readonly string[] = ['unknown'];
+
 /** Every Berth kind is listed by `kubectl get berth`. */
 export const category = 'berth';
 

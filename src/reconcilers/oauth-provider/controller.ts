@@ -1,15 +1,18 @@
 // Wires the OAuthProvider reconciler into a Manager: the providers' informer, the Secrets it owns
 // (dynamic client credentials) and the Secrets it only references (clientSecretRef), which carry no
-// ownerReference and are mapped back to their providers through an index.
-import { oauthProviderKind, type OAuthProvider } from '../../api/index.ts';
+// ownerReference and are mapped back to their providers through an index. The first reconcile of each
+// provider in a process moves what earlier versions wrote under no field manager to Berth's.
+import { fieldManager, legacyFieldManagers, oauthProviderKind, type OAuthProvider } from '../../api/index.ts';
 import { discoverProvider } from '../../oauth/discovery.ts';
 import { registerClient } from '../../oauth/registration.ts';
 import { endpointUnreachable } from '../../oauth/reachability.ts';
 import type { Controller } from '../../runtime/controller.ts';
+import { adoptFieldManagers } from '../../runtime/field-manager-adoption.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { objectKey, secretKind, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
 import { kubeSecretStore, writeOAuthProviderStatus } from './kube-io.ts';
 import { createOAuthProviderReconciler, type OAuthProviderReconcilerOptions } from './reconcile.ts';
+import { dynamicClientSecretName } from './render/dynamic-client-secret.ts';
 
 export interface OAuthProviderControllerOptions extends OAuthProviderReconcilerOptions {
   /** Watch only these namespaces. Default: all. */
@@ -47,6 +50,7 @@ export function registerOAuthProviderController(manager: Manager, options: OAuth
     },
     options,
   );
+  const adopted = new Set<string>();
   return manager.addController<OAuthProvider>({
     name: 'oauthprovider',
     informer: providers,
@@ -57,7 +61,26 @@ export function registerOAuthProviderController(manager: Manager, options: OAuth
         map: (secret) => providers.byIndex(providersByClientSecret, `${secret.metadata?.namespace ?? ''}/${secret.metadata?.name ?? ''}`).map(objectKey),
       },
     ],
-    reconcile,
+    reconcile: async (key, context) => {
+      const uid = providers.get(key.namespace, key.name)?.metadata.uid;
+      if (uid && !adopted.has(uid)) {
+        await adoptEarlierWrites(manager, key, uid);
+        adopted.add(uid);
+      }
+      return reconcile(key, context);
+    },
     concurrency: options.concurrency,
   });
+}
+
+/**
+ * What earlier versions wrote under no field manager, taken over by Berth's: the provider's status (not
+ * its spec, which is the user's) and the dynamic client Secret the provider owns (not one it only names).
+ */
+async function adoptEarlierWrites(manager: Manager, key: { namespace: string; name: string }, uid: string): Promise<void> {
+  const kc = manager.kubeConfig;
+  const adoption = { legacy: legacyFieldManagers, manager: fieldManager };
+  await adoptFieldManagers(kc, oauthProviderKind, key, { ...adoption, subresource: 'status' });
+  const secret = { namespace: key.namespace, name: dynamicClientSecretName(key.name) };
+  await adoptFieldManagers(kc, secretKind, secret, adoption, (object) => Boolean(object.metadata?.ownerReferences?.some((owner) => owner.uid === uid)));
 }
