@@ -1,0 +1,127 @@
+// Steps 1 and 2 of a pass: what the spec refers to (Secrets, the integration, a tracked branch's head),
+// then the Revision it describes (made once, named by its digest) and the one to serve (it, or the
+// pinned one). A problem stalls the pass here, with the status it had.
+import { codeHostCredentialKeys } from '../../api/codehost-integration.ts';
+import type { Deployment, Revision } from '../../api/index.ts';
+import { secretValues } from '../../codehost/credentials.ts';
+import type { DeepReadonly, ReconcileResult } from '../../runtime/index.ts';
+import { revisionDigest } from './digest.ts';
+import { awaitedProblem, facadeSecretGraceMs, fingerprintSecrets, resolveIntegration, secretReferences } from './inputs.ts';
+import { optional, type Pass } from './pass.ts';
+import { stall } from './record-status.ts';
+import type { OwnerDeployment } from './render/common.ts';
+import { renderRevision } from './render/revision.ts';
+import { summarize, type RevisionHistory, type RevisionRecord } from './revision-records.ts';
+import { chooseTarget, findByDigest } from './revisions.ts';
+import { trackedBranch } from './source-head.ts';
+import type { Problem } from './status.ts';
+
+/** The revisions a pass works with once its spec could be followed. */
+export interface ChosenRevisions {
+  latest: RevisionRecord;
+  all: RevisionRecord[];
+  target: RevisionRecord;
+  pinned: boolean;
+  credentialsSecretName: string | undefined;
+  token: string | undefined;
+}
+
+/** A pass that ends early, with what to answer the work queue. */
+export type Stop = { stop: ReconcileResult | void };
+
+type Integration = ReturnType<typeof resolveIntegration>;
+
+const awaitingSourceMessage =
+  'Waiting for the first source archive: ask POST /v2/deployments/{id}/upload-url, PUT the .tar.gz there, then PATCH source_tarball_path (sourceRevisionConfig.sourceTarballPath).';
+const awaitingImageMessage = 'Waiting for the first image: push it to the deployment\'s repository and set sourceRevisionConfig.imageUri (PATCH image_uri).';
+
+export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, history: RevisionHistory): Promise<ChosenRevisions | Stop> {
+  const { informers, options } = pass;
+  const spec = deployment.spec;
+  const { revisions, previousActive, previousLatest } = history;
+  // What the status said before: kept while a problem stops this pass before the revision is known.
+  const known = { ...(previousLatest ? { latest: previousLatest } : {}), ...(previousActive ? { active: previousActive } : {}) };
+  const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) => informers.secrets.get(ns, name));
+  if ('problem' in secrets) {
+    const problem = awaitedProblem(secrets, owner.name, deployment.metadata.creationTimestamp as unknown as string | undefined, options.now());
+    await stall(pass, deployment, problem, known);
+    // The Secret's arrival enqueues the Deployment; this re-check turns the wait into Stalled if it never comes.
+    return { stop: problem.awaited ? { requeueAfter: facadeSecretGraceMs } : undefined };
+  }
+  const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
+  if ('problem' in integration) return { stop: await stall(pass, deployment, integration.problem, known) };
+  // A deployment created before its first image or source archive has no revision yet: it waits,
+  // Reconciling, until a change brings one.
+  const awaiting = awaitedInput(spec);
+  if (awaiting) return { stop: await stall(pass, deployment, awaiting, known) };
+  const token = integrationToken(pass, owner.namespace, integration);
+  const tracked = await trackedCommit(pass, deployment, token, previousLatest);
+  const revisionConfig = tracked ? { ...spec.sourceRevisionConfig, repoCommitSha: tracked } : spec.sourceRevisionConfig;
+  const latest = await latestRevision(pass, deployment, owner, revisionDigest(revisionConfig, secrets.fingerprints), revisions, tracked);
+  if (!('uid' in latest)) return { stop: await stall(pass, deployment, latest, known) };
+  const all = revisions.some((r) => r.name === latest.name) ? revisions : [...revisions, latest];
+  const choice = chooseTarget(all, latest, spec.revisionName);
+  if ('problem' in choice) return { stop: await stall(pass, deployment, choice.problem, { latest, active: previousActive }) };
+  return { latest, all, target: choice.revision, pinned: choice.pinned, credentialsSecretName: credentialsSecretOf(integration), token };
+}
+
+/** What a spec that cannot make a revision yet waits for: its first image, or its first source archive. */
+function awaitedInput(spec: DeepReadonly<Deployment['spec']>): Problem | undefined {
+  if (spec.source === 'internal_docker' && !spec.sourceRevisionConfig?.imageUri) return { reason: 'AwaitingImage', message: awaitingImageMessage, awaited: true };
+  if (spec.source === 'internal_source' && !spec.sourceRevisionConfig?.sourceTarballPath) return { reason: 'AwaitingSource', message: awaitingSourceMessage, awaited: true };
+  return undefined;
+}
+
+/** The Secret a build clones with: the integration's credentials, when the source has an integration. */
+function credentialsSecretOf(integration: Integration): string | undefined {
+  return 'integration' in integration && integration.integration ? integration.integration.spec.credentialsSecretRef.name : undefined;
+}
+
+/** The code host token a build clones with and a branch head is read with: the integration's Secret's `token`. */
+function integrationToken(pass: Pass, namespace: string, integration: Integration): string | undefined {
+  const secretName = credentialsSecretOf(integration);
+  const secret = secretName ? pass.informers.secrets.get(namespace, secretName) : undefined;
+  return (secret ? secretValues(secret)[codeHostCredentialKeys.token]?.trim() : undefined) || undefined;
+}
+
+/** The branch head a build-on-push Deployment builds; when the repository does not answer, the commit
+ * of its latest revision (no new revision until it answers again). */
+async function trackedCommit(pass: Pass, deployment: DeepReadonly<Deployment>, token: string | undefined, latestKnown: RevisionRecord | undefined): Promise<string | undefined> {
+  const branch = trackedBranch(deployment.spec);
+  if (!branch) return undefined;
+  try {
+    return await pass.heads.head({ ...branch, ...optional('token', token) });
+  } catch (error) {
+    const message = `Cannot read branch ${branch.ref} of ${branch.repoUrl}: ${(error as Error).message}. A push is seen once it answers.`;
+    pass.context.recorder.event(deployment, 'Warning', 'SourceHeadUnknown', message);
+    return latestKnown?.object.spec.sourceRevisionConfig.repoCommitSha;
+  }
+}
+
+/** The Revision for this digest: from the cache, or created (AlreadyExists means someone made it first). */
+async function latestRevision(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  owner: OwnerDeployment,
+  digest: string,
+  revisions: RevisionRecord[],
+  repoCommitSha: string | undefined,
+): Promise<RevisionRecord | Problem> {
+  const cached = findByDigest(revisions, digest);
+  if (cached) return cached;
+  const manifest = renderRevision({
+    owner,
+    generation: deployment.metadata.generation ?? 0,
+    source: deployment.spec.source,
+    sourceRevisionConfig: structuredClone(deployment.spec.sourceRevisionConfig ?? {}) as Record<string, unknown>,
+    digest,
+    ...optional('repoCommitSha', repoCommitSha),
+    ...optional('trackedPackages', deployment.spec.trackedPackages as string[] | undefined),
+  });
+  const { object, created } = await pass.writer.createOrGet(manifest as unknown as Revision);
+  if (object.spec?.digest !== digest) {
+    return { reason: 'RevisionNameConflict', message: `Revision ${manifest.metadata.name} exists with another digest.` };
+  }
+  if (created) pass.context.recorder.event(deployment, 'Normal', 'RevisionCreated', `Created Revision ${manifest.metadata.name}.`);
+  return summarize(object as DeepReadonly<Revision>);
+}

@@ -1,0 +1,178 @@
+// The end of a pass: the Deployment's status (with an Event for each new reason to be stuck and each
+// newly serving revision), and the phases of its Revisions. Writes only what differs.
+import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
+import { findCondition, type Deployment, type Revision } from '../../api/index.ts';
+import type { DeepReadonly } from '../../runtime/index.ts';
+import { bypassedPhase, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
+import { childNames } from './names.ts';
+import { optional, type Pass } from './pass.ts';
+import { podsOfRevision, revisionPodsProblem } from './pods.ts';
+import { backingServices, scaling } from './render/backing.ts';
+import { applicationUrl } from './render/application.ts';
+import type { OwnerDeployment } from './render/common.ts';
+import type { DeploymentSpecInput } from './render/spec.ts';
+import { imageOf, type RevisionRecord } from './revision-records.ts';
+import type { ChosenRevisions } from './choose-revisions.ts';
+import { conditionVerdict, deploymentPhase, type Problem, type StatusObservation } from './status.ts';
+import { nextDeploymentStatus, nextRevisionStatus } from './status-writer.ts';
+import type { TargetImage } from './target-image.ts';
+import { tierCondition, type TierCondition } from './tier.ts';
+import { workloadKey, type CurrentWorkloads } from './workloads.ts';
+
+/** The revisions and address the status names. */
+export interface StatusFacts {
+  latest?: RevisionRecord;
+  active?: RevisionRecord;
+  url?: string;
+}
+
+function tierFact(deployment: DeepReadonly<Deployment>): { tier?: TierCondition } {
+  const tier = tierCondition(deployment.spec.sourceConfig?.deploymentType);
+  return tier ? { tier } : {};
+}
+
+export async function writeStatus(pass: Pass, deployment: DeepReadonly<Deployment>, observation: StatusObservation, facts: StatusFacts): Promise<void> {
+  const generation = deployment.metadata.generation ?? 0;
+  const verdict = conditionVerdict(observation);
+  const previous = deployment.status as Deployment['status'];
+  const next = nextDeploymentStatus(
+    previous,
+    {
+      phase: deploymentPhase(observation),
+      verdict,
+      generation,
+      ...(facts.latest ? { latest: { name: facts.latest.name, uid: facts.latest.uid } } : {}),
+      ...(facts.active ? { active: { name: facts.active.name, uid: facts.active.uid, image: imageOf(facts.active.object) } } : {}),
+      ...(facts.url ? { url: facts.url } : {}),
+      ...tierFact(deployment),
+    },
+    pass.options.now(),
+  );
+  if (next === previous) return;
+  await pass.writer.status<Deployment>(deployment, next);
+  // An Event for each new reason to be stuck, not for each reconcile that sees the same one.
+  const wasStalled = findCondition(previous?.conditions, 'Stalled');
+  if (verdict.kind === 'stalled' && !(wasStalled?.status === 'True' && wasStalled.reason === verdict.reason)) {
+    pass.context.recorder.event(deployment, 'Warning', verdict.reason, verdict.message);
+  }
+  if (facts.active && facts.active.name !== previous?.activeRevisionName) {
+    pass.context.recorder.event(deployment, 'Normal', 'RevisionActive', `Revision ${facts.active.name} is now serving.`);
+  }
+}
+
+/** A pass that cannot act on the spec: the problem in the status, the workloads as they are. */
+export async function stall(pass: Pass, deployment: DeepReadonly<Deployment>, problem: Problem, facts: StatusFacts): Promise<void> {
+  const status = deployment.status;
+  // Where the app answers does not change while a new spec cannot be acted on.
+  const url = facts.url ?? status?.url;
+  await writeStatus(
+    pass,
+    deployment,
+    {
+      deleting: false,
+      problem,
+      database: 'none',
+      scaledToZero: false,
+      workloadsAvailable: status?.status === 'READY',
+      workloadsRolledOut: false,
+      targetIsActive: false,
+    },
+    { ...facts, ...(url ? { url } : {}) },
+  );
+}
+
+export async function recordRevisionPhase(pass: Pass, revision: RevisionRecord, update: TargetPhase): Promise<void> {
+  const previous = revision.object.status as Revision['status'];
+  const repoCommitSha = revision.object.spec.sourceRevisionConfig.repoCommitSha ?? update.repoCommitSha;
+  const next = nextRevisionStatus(
+    previous,
+    { ...update, generation: revision.object.metadata.generation ?? 1, ...optional('repoCommitSha', repoCommitSha) },
+    pass.options.now(),
+  );
+  if (next !== previous) await pass.writer.status<Revision>(revision.object, next);
+}
+
+/** Revisions the target went past are marked so (SKIPPED by a pin, INTERRUPTED by a newer choice). */
+async function recordBypassed(pass: Pass, chosen: ChosenRevisions): Promise<void> {
+  const { all, target, latest, pinned } = chosen;
+  for (const revision of all) {
+    if (revision.name === target.name) continue;
+    const skippedByPin = pinned && revision.name === latest.name;
+    const bypassed = bypassedPhase(revision.object.status?.status, skippedByPin);
+    if (!bypassed) continue;
+    const message = skippedByPin ? `spec.revisionName pins Revision ${target.name}.` : `Revision ${target.name} was chosen before this one was deployed.`;
+    await recordRevisionPhase(pass, revision, { phase: bypassed, message });
+  }
+}
+
+/**
+ * Where the target stands, then the status and the revisions' phases. The Deployment records a
+ * revision active before that revision says DEPLOYED, so a failed or refused status write never leaves
+ * a DEPLOYED revision nobody serves from (the next pass decides both again), and a client that sees
+ * DEPLOYED sees it active too. Answers the revision that serves.
+ */
+export async function recordOutcome(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  owner: OwnerDeployment,
+  chosen: ChosenRevisions,
+  image: TargetImage,
+  current: CurrentWorkloads,
+  previousActive: RevisionRecord | undefined,
+): Promise<RevisionRecord | undefined> {
+  const spec = deployment.spec as DeploymentSpecInput & Deployment['spec'];
+  const { target, latest } = chosen;
+  const names = childNames(owner.name);
+  const backing = backingServices(spec);
+  const application = current.get(workloadKey('Deployment', names.application)) as V1Deployment | undefined;
+  const queueWorker = current.get(workloadKey('Deployment', names.queueWorker)) as V1Deployment | undefined;
+  const phase = targetPhase({
+    revisionName: target.name,
+    source: target.object.spec.source,
+    ...optional('knownImage', image.knownImage),
+    buildImage: image.buildImage,
+    ...optional('recordedPhase', target.object.status?.status),
+    serving: previousActive?.name === target.name,
+    build: image.build,
+    rollout: rolloutOf(application),
+    ...optional('podProblem', revisionPodsProblem(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload'))),
+  });
+  const active = phase.phase === 'DEPLOYED' ? target : previousActive;
+  const postgres = backing.database ? pass.informers.statefulSets.get(owner.namespace, names.postgres) : undefined;
+  await writeStatus(
+    pass,
+    deployment,
+    {
+      ...workloadsObservation({ spec, hasDatabase: backing.database, postgres, application, queueWorker, targetName: target.name }),
+      deleting: false,
+      target: phase,
+      targetIsActive: active?.name === target.name,
+    },
+    { latest, ...(active ? { active } : {}), ...optional('url', applicationUrl(spec, pass.informers.services.get(owner.namespace, names.application))) },
+  );
+  await recordRevisionPhase(pass, target, phase);
+  await recordBypassed(pass, chosen);
+  return active;
+}
+
+/** What the workloads say about the Deployment's status: its database, its scale, its rollout. */
+function workloadsObservation(input: {
+  spec: DeploymentSpecInput;
+  hasDatabase: boolean;
+  postgres: DeepReadonly<V1StatefulSet> | undefined;
+  application: V1Deployment | undefined;
+  queueWorker: V1Deployment | undefined;
+  targetName: string;
+}): Pick<StatusObservation, 'database' | 'scaledToZero' | 'workloadsAvailable' | 'workloadsRolledOut'> {
+  const { application, queueWorker } = input;
+  const resources = input.spec.sourceConfig?.resourceSpec ?? {};
+  const queueScaledToZero = scaling(resources.queueMinScale, resources.queueMaxScale).kind === 'scaledToZero';
+  const available = (d: V1Deployment | undefined) => (d?.status?.availableReplicas ?? 0) >= 1;
+  const appRollout = rolloutOf(application);
+  return {
+    database: !input.hasDatabase ? 'none' : (input.postgres?.status?.readyReplicas ?? 0) >= 1 ? 'ready' : 'notReady',
+    scaledToZero: scaling(resources.minScale, resources.maxScale).kind === 'scaledToZero',
+    workloadsAvailable: available(application) && (!queueWorker || queueScaledToZero || available(queueWorker)),
+    workloadsRolledOut: appRollout.complete && appRollout.revision === input.targetName && (!queueWorker || rolloutOf(queueWorker).complete),
+  };
+}
