@@ -79,72 +79,51 @@ function eventBody(object: DeepReadonly<KubeObject> | KubeObject, name: string, 
 }
 
 export function createEventRecorder(kc: KubeConfig, options: EventRecorderOptions): EventRecorder {
-  const window = options.aggregateWindowMs ?? 60_000;
-  const maxTracked = options.maxTracked ?? 4096;
-  const tracked = new Map<string, Tracked>();
-  const inFlight = new Set<Promise<void>>();
+  return new AggregatingEventRecorder(kc, options);
+}
 
-  const track = (work: Promise<void>) => {
-    const settled = work.catch((error: unknown) => {
-      options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not write an event');
-    });
-    inFlight.add(settled);
-    void settled.finally(() => inFlight.delete(settled));
-  };
+/** Each distinct event is created once; its repeats grow its count, written at most once per window. */
+class AggregatingEventRecorder implements EventRecorder {
+  readonly #kc: KubeConfig;
+  readonly #options: EventRecorderOptions;
+  readonly #window: number;
+  readonly #maxTracked: number;
+  /** Most recently seen last: the oldest is the one forgotten when too many are tracked. */
+  readonly #tracked = new Map<string, Tracked>();
+  readonly #inFlight = new Set<Promise<void>>();
 
-  const writeCount = async (entry: Tracked) => {
-    await entry.created;
-    if (entry.count === entry.writtenCount) return;
-    const count = entry.count;
-    entry.lastWriteAt = Date.now();
-    try {
-      await kubeRequest(kc, {
-        method: 'PATCH',
-        path: `/api/v1/namespaces/${encodeURIComponent(entry.namespace)}/events/${encodeURIComponent(entry.name)}`,
-        contentType: 'application/merge-patch+json',
-        body: { count, lastTimestamp: entry.lastTimestamp },
-      });
-      entry.writtenCount = Math.max(entry.writtenCount, count);
-    } catch (error) {
-      // The API server expires Events (1 h by default): forget it, the next occurrence starts anew.
-      if (isKubeApiError(error, 404)) {
-        for (const [key, value] of tracked) if (value === entry) tracked.delete(key);
-        return;
-      }
-      throw error;
-    }
-  };
+  constructor(kc: KubeConfig, options: EventRecorderOptions) {
+    this.#kc = kc;
+    this.#options = options;
+    this.#window = options.aggregateWindowMs ?? 60_000;
+    this.#maxTracked = options.maxTracked ?? 4096;
+  }
 
-  /** Another occurrence of a tracked event: its count grows, written at most once per window. */
-  const repeat = (key: string, entry: Tracked, now: Date) => {
-    entry.count += 1;
-    entry.lastTimestamp = now.toISOString();
-    // Most recently seen last: the oldest is the one forgotten when too many are tracked.
-    tracked.delete(key);
-    tracked.set(key, entry);
-    const wait = entry.lastWriteAt + window - Date.now();
-    if (wait <= 0) {
-      track(writeCount(entry));
-    } else if (!entry.timer) {
-      entry.timer = setTimeout(() => {
+  event(object: DeepReadonly<KubeObject> | KubeObject, type: EventType, reason: string, message: string): void {
+    const meta = object.metadata;
+    if (!meta?.name) return;
+    const namespace = meta.namespace || 'default';
+    const text = message.length > maxMessageLength ? `${message.slice(0, maxMessageLength - 3)}...` : message;
+    const key = [meta.uid ?? `${namespace}/${meta.name}`, type, reason, text].join('\u0000');
+    const existing = this.#tracked.get(key);
+    const now = new Date();
+    if (existing) this.#repeat(key, existing, now);
+    else this.#create(key, object, { namespace, type, reason, message: text, at: now });
+  }
+
+  async flush(): Promise<void> {
+    for (const entry of this.#tracked.values()) {
+      if (entry.timer) {
+        clearTimeout(entry.timer);
         entry.timer = undefined;
-        track(writeCount(entry));
-      }, wait);
-      entry.timer.unref();
+        this.#track(this.#writeCount(entry));
+      }
     }
-  };
-
-  const remember = (key: string, entry: Tracked) => {
-    tracked.set(key, entry);
-    while (tracked.size > maxTracked) {
-      const oldest = tracked.keys().next().value as string;
-      clearTimeout(tracked.get(oldest)?.timer);
-      tracked.delete(oldest);
-    }
-  };
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
 
   /** The first occurrence: a new Event, created in the background. */
-  const create = (key: string, object: DeepReadonly<KubeObject> | KubeObject, occurrence: Occurrence) => {
+  #create(key: string, object: DeepReadonly<KubeObject> | KubeObject, occurrence: Occurrence): void {
     const entry: Tracked = {
       namespace: occurrence.namespace,
       name: `${object.metadata!.name}.${occurrence.at.getTime().toString(16)}${randomBytes(3).toString('hex')}`,
@@ -154,46 +133,78 @@ export function createEventRecorder(kc: KubeConfig, options: EventRecorderOption
       lastTimestamp: occurrence.at.toISOString(),
       created: Promise.resolve(),
     };
-    remember(key, entry);
-    const created = kubeRequest(kc, {
+    this.#remember(key, entry);
+    const created = kubeRequest(this.#kc, {
       method: 'POST',
       path: `/api/v1/namespaces/${encodeURIComponent(occurrence.namespace)}/events`,
-      body: eventBody(object, entry.name, occurrence, { component: options.component, instance: options.instance ?? '' }),
+      body: eventBody(object, entry.name, occurrence, { component: this.#options.component, instance: this.#options.instance ?? '' }),
     });
     entry.created = created.catch(() => {});
-    track(
+    this.#track(
       created.then(
         () => {},
         (error: unknown) => {
           // Not written (say, the namespace is going away): the next occurrence tries again.
-          if (tracked.get(key) === entry) tracked.delete(key);
+          if (this.#tracked.get(key) === entry) this.#tracked.delete(key);
           throw error;
         },
       ),
     );
-  };
+  }
 
-  return {
-    event(object, type, reason, message) {
-      const meta = object.metadata;
-      if (!meta?.name) return;
-      const namespace = meta.namespace || 'default';
-      const text = message.length > maxMessageLength ? `${message.slice(0, maxMessageLength - 3)}...` : message;
-      const key = [meta.uid ?? `${namespace}/${meta.name}`, type, reason, text].join('\u0000');
-      const existing = tracked.get(key);
-      const now = new Date();
-      if (existing) repeat(key, existing, now);
-      else create(key, object, { namespace, type, reason, message: text, at: now });
-    },
-    async flush() {
-      for (const entry of tracked.values()) {
-        if (entry.timer) {
-          clearTimeout(entry.timer);
-          entry.timer = undefined;
-          track(writeCount(entry));
-        }
-      }
-      while (inFlight.size > 0) await Promise.all([...inFlight]);
-    },
-  };
+  /** Another occurrence of a tracked event: its count grows, written at most once per window. */
+  #repeat(key: string, entry: Tracked, now: Date): void {
+    entry.count += 1;
+    entry.lastTimestamp = now.toISOString();
+    this.#tracked.delete(key);
+    this.#tracked.set(key, entry);
+    const wait = entry.lastWriteAt + this.#window - Date.now();
+    if (wait <= 0) {
+      this.#track(this.#writeCount(entry));
+    } else if (!entry.timer) {
+      entry.timer = setTimeout(() => {
+        entry.timer = undefined;
+        this.#track(this.#writeCount(entry));
+      }, wait);
+      entry.timer.unref();
+    }
+  }
+
+  #remember(key: string, entry: Tracked): void {
+    this.#tracked.set(key, entry);
+    while (this.#tracked.size > this.#maxTracked) {
+      const oldest = this.#tracked.keys().next().value as string;
+      clearTimeout(this.#tracked.get(oldest)?.timer);
+      this.#tracked.delete(oldest);
+    }
+  }
+
+  async #writeCount(entry: Tracked): Promise<void> {
+    await entry.created;
+    if (entry.count === entry.writtenCount) return;
+    const count = entry.count;
+    entry.lastWriteAt = Date.now();
+    try {
+      await kubeRequest(this.#kc, {
+        method: 'PATCH',
+        path: `/api/v1/namespaces/${encodeURIComponent(entry.namespace)}/events/${encodeURIComponent(entry.name)}`,
+        contentType: 'application/merge-patch+json',
+        body: { count, lastTimestamp: entry.lastTimestamp },
+      });
+      entry.writtenCount = Math.max(entry.writtenCount, count);
+    } catch (error) {
+      // The API server expires Events (1 h by default): forget it, the next occurrence starts anew.
+      if (!isKubeApiError(error, 404)) throw error;
+      for (const [key, value] of this.#tracked) if (value === entry) this.#tracked.delete(key);
+    }
+  }
+
+  /** A write in the background: its failure is logged, and flush() waits for it. */
+  #track(work: Promise<void>): void {
+    const settled = work.catch((error: unknown) => {
+      this.#options.logger.warn({ err: error instanceof Error ? error.message : String(error) }, 'could not write an event');
+    });
+    this.#inFlight.add(settled);
+    void settled.finally(() => this.#inFlight.delete(settled));
+  }
 }
