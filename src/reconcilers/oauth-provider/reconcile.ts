@@ -81,98 +81,130 @@ function previouslyDiscovered(status: OAuthProviderStatus | undefined): Resoluti
   return { authorizationEndpoint, tokenEndpoint, registrationEndpoint, issuer, dynamicClientId, dynamicClientSecretRef };
 }
 
-async function assess(
-  provider: OAuthProvider,
-  deps: OAuthProviderReconcilerDeps,
-  options: OAuthProviderReconcilerOptions,
-  signal: AbortSignal,
-): Promise<Assessment> {
+/** A verdict that ends the assessment before it is Ready. */
+type Ending = Omit<Assessment, 'notes'>;
+
+function stalled(reason: string, message: string, resolution: Resolution): Ending {
+  return { verdict: { state: 'stalled', reason, message }, resolution, retry: false };
+}
+
+function progressing(reason: string, message: string, resolution: Resolution, retry = true): Ending {
+  return { verdict: { state: 'progressing', reason, message }, resolution, retry };
+}
+
+const isEnding = (value: object): value is Ending => 'verdict' in value;
+
+/**
+ * The provider's verdict, in the order a reader checks it: the spec, the client's credentials, the
+ * authorization server behind an MCP server, the dynamic client, and (when asked) the endpoints.
+ */
+async function assess(provider: OAuthProvider, deps: OAuthProviderReconcilerDeps, options: OAuthProviderReconcilerOptions, signal: AbortSignal): Promise<Assessment> {
+  const { spec } = provider;
+  const staticEndpoints: Resolution = { authorizationEndpoint: spec.authUrl, tokenEndpoint: spec.tokenUrl };
+  const problems = specProblems(spec, options);
+  if (problems.length > 0) return { ...stalled(problems[0]!.reason, problems.map((p) => p.message).join('; '), staticEndpoints), notes: [] };
+  const credentials = await clientCredentials(provider, deps, staticEndpoints);
+  if (isEnding(credentials)) return { ...credentials, notes: [] };
+  const endpoints = await discoveredEndpoints(provider, deps, staticEndpoints, signal);
+  if (isEnding(endpoints)) return { ...endpoints, notes: [] };
+  let { resolution } = endpoints;
+  let readyMessage = credentials.readyMessage + endpoints.readySuffix;
+  const notes: Assessment['notes'] = [];
+  if (spec.isDynamicClient && endpoints.discovered) {
+    const client = await dynamicClient(provider, endpoints.discovered, resolution, deps, options, signal);
+    if (isEnding(client)) return { ...client, notes };
+    ({ resolution, readyMessage } = client);
+    if (client.note) notes.push(client.note);
+  }
+  const unreachable = options.probeEndpoints ? await firstUnreachable(resolution, deps, signal) : undefined;
+  if (unreachable) return { ...progressing('EndpointUnreachable', unreachable, resolution), notes };
+  return { verdict: { state: 'ready', reason: 'Ready', message: readyMessage }, resolution, retry: false, notes };
+}
+
+/** Where the client's secret is: a static client's Secret must hold it; public and dynamic clients need none here. */
+async function clientCredentials(provider: OAuthProvider, deps: OAuthProviderReconcilerDeps, staticEndpoints: Resolution): Promise<{ readyMessage: string } | Ending> {
   const { spec } = provider;
   const namespace = provider.metadata.namespace!;
   const method = spec.tokenEndpointAuthMethod ?? 'client_secret_post';
-  const staticEndpoints: Resolution = { authorizationEndpoint: spec.authUrl, tokenEndpoint: spec.tokenUrl };
-  const notes: Assessment['notes'] = [];
-  const stalled = (reason: string, message: string, resolution = staticEndpoints): Assessment => ({
-    verdict: { state: 'stalled', reason, message },
-    resolution,
-    retry: false,
-    notes,
-  });
-  const progressing = (reason: string, message: string, resolution: Resolution, retry = true): Assessment => ({
-    verdict: { state: 'progressing', reason, message },
-    resolution,
-    retry,
-    notes,
-  });
-
-  const problems = specProblems(spec, options);
-  if (problems.length > 0) return stalled(problems[0]!.reason, problems.map((p) => p.message).join('; '));
-
-  let readyMessage: string;
-  if (!spec.isDynamicClient && needsClientSecret(method)) {
-    const ref = spec.clientSecretRef!;
-    const secret = await deps.secrets.read(namespace, ref.name);
-    // Creating the Secret enqueues this provider (controller.ts watches Secrets): no retry needed.
-    if (!secret) return progressing('ClientSecretNotFound', `Secret "${ref.name}" not found in namespace "${namespace}"`, staticEndpoints, false);
-    if (!secret.data?.[ref.key] && !secret.stringData?.[ref.key]) {
-      return progressing('ClientSecretKeyMissing', `Secret "${ref.name}" has no value for key "${ref.key}"`, staticEndpoints, false);
-    }
-    readyMessage = `client secret found in Secret "${ref.name}" key "${ref.key}"`;
-  } else if (method === 'none') {
-    readyMessage = 'public client with PKCE';
-  } else {
-    readyMessage = 'dynamic client';
+  if (spec.isDynamicClient || !needsClientSecret(method)) return { readyMessage: method === 'none' ? 'public client with PKCE' : 'dynamic client' };
+  const ref = spec.clientSecretRef!;
+  const secret = await deps.secrets.read(namespace, ref.name);
+  // Creating the Secret enqueues this provider (controller.ts watches Secrets): no retry needed.
+  if (!secret) return progressing('ClientSecretNotFound', `Secret "${ref.name}" not found in namespace "${namespace}"`, staticEndpoints, false);
+  if (!secret.data?.[ref.key] && !secret.stringData?.[ref.key]) {
+    return progressing('ClientSecretKeyMissing', `Secret "${ref.name}" has no value for key "${ref.key}"`, staticEndpoints, false);
   }
+  return { readyMessage: `client secret found in Secret "${ref.name}" key "${ref.key}"` };
+}
 
-  let resolution = staticEndpoints;
-  let discovered: DiscoveredProvider | undefined;
-  if (spec.mcpServerUrl) {
-    try {
-      discovered = await deps.discover(spec.mcpServerUrl, signal);
-    } catch (error) {
-      if (!peerFailure(error)) throw error;
-      const kept = { ...staticEndpoints, ...withoutUndefined(previouslyDiscovered(provider.status)) };
-      return progressing('DiscoveryFailed', `discovery from ${describeUrl(spec.mcpServerUrl)} failed: ${error.message}`, kept);
-    }
-    const metadata = discovered.authorizationServer;
-    resolution = {
+/** The endpoints: the spec's, or those of the authorization server discovered behind the MCP server. */
+async function discoveredEndpoints(
+  provider: OAuthProvider,
+  deps: OAuthProviderReconcilerDeps,
+  staticEndpoints: Resolution,
+  signal: AbortSignal,
+): Promise<{ resolution: Resolution; discovered?: DiscoveredProvider; readySuffix: string } | Ending> {
+  const { spec } = provider;
+  if (!spec.mcpServerUrl) return { resolution: staticEndpoints, readySuffix: '' };
+  let discovered: DiscoveredProvider;
+  try {
+    discovered = await deps.discover(spec.mcpServerUrl, signal);
+  } catch (error) {
+    if (!peerFailure(error)) throw error;
+    const kept = { ...staticEndpoints, ...withoutUndefined(previouslyDiscovered(provider.status)) };
+    return progressing('DiscoveryFailed', `discovery from ${describeUrl(spec.mcpServerUrl)} failed: ${error.message}`, kept);
+  }
+  const metadata = discovered.authorizationServer;
+  return {
+    resolution: {
       authorizationEndpoint: metadata.authorization_endpoint ?? spec.authUrl,
       tokenEndpoint: metadata.token_endpoint,
       registrationEndpoint: metadata.registration_endpoint,
       issuer: metadata.issuer,
-    };
-    readyMessage += `; authorization server ${describeUrl(metadata.issuer)} discovered`;
-  }
+    },
+    discovered,
+    readySuffix: `; authorization server ${describeUrl(metadata.issuer)} discovered`,
+  };
+}
 
-  if (spec.isDynamicClient && discovered) {
-    const metadata = discovered.authorizationServer;
-    if (!metadata.registration_endpoint) {
-      return stalled('RegistrationUnsupported', `authorization server ${describeUrl(metadata.issuer)} publishes no registration_endpoint`, resolution);
-    }
-    const supported = metadata.token_endpoint_auth_methods_supported;
-    if (supported && !supported.includes(method)) {
-      return stalled('AuthMethodUnsupported', `authorization server ${describeUrl(metadata.issuer)} does not support tokenEndpointAuthMethod ${method}`, resolution);
-    }
-    const registration = await ensureRegistration(provider, metadata.registration_endpoint, deps, options, signal);
-    if ('problem' in registration) {
-      const { state, reason, message } = registration.problem;
-      return state === 'stalled' ? stalled(reason, message, resolution) : progressing(reason, message, resolution);
-    }
-    resolution = { ...resolution, dynamicClientId: registration.clientId, dynamicClientSecretRef: registration.secretRef };
-    if (registration.note) notes.push(registration.note);
-    readyMessage = `client "${registration.clientId}" registered at ${describeUrl(metadata.registration_endpoint)}${
-      registration.secretRef ? `; credentials in Secret "${registration.secretRef.name}"` : ''
-    }; authorization server ${describeUrl(metadata.issuer)} discovered`;
+/** The dynamic client at the discovered authorization server, when that server can register one as asked. */
+async function dynamicClient(
+  provider: OAuthProvider,
+  discovered: DiscoveredProvider,
+  resolution: Resolution,
+  deps: OAuthProviderReconcilerDeps,
+  options: OAuthProviderReconcilerOptions,
+  signal: AbortSignal,
+): Promise<{ resolution: Resolution; readyMessage: string; note?: Assessment['notes'][number] } | Ending> {
+  const metadata = discovered.authorizationServer;
+  const method = provider.spec.tokenEndpointAuthMethod ?? 'client_secret_post';
+  if (!metadata.registration_endpoint) {
+    return stalled('RegistrationUnsupported', `authorization server ${describeUrl(metadata.issuer)} publishes no registration_endpoint`, resolution);
   }
-
-  if (options.probeEndpoints) {
-    for (const url of [resolution.authorizationEndpoint, resolution.tokenEndpoint]) {
-      const unreachable = url === undefined ? undefined : await deps.endpointUnreachable(url, signal);
-      if (unreachable) return progressing('EndpointUnreachable', unreachable, resolution);
-    }
+  const supported = metadata.token_endpoint_auth_methods_supported;
+  if (supported && !supported.includes(method)) {
+    return stalled('AuthMethodUnsupported', `authorization server ${describeUrl(metadata.issuer)} does not support tokenEndpointAuthMethod ${method}`, resolution);
   }
+  const registration = await ensureRegistration(provider, metadata.registration_endpoint, deps, options, signal);
+  if ('problem' in registration) {
+    const { state, reason, message } = registration.problem;
+    return state === 'stalled' ? stalled(reason, message, resolution) : progressing(reason, message, resolution);
+  }
+  const credentials = registration.secretRef ? `; credentials in Secret "${registration.secretRef.name}"` : '';
+  return {
+    resolution: { ...resolution, dynamicClientId: registration.clientId, dynamicClientSecretRef: registration.secretRef },
+    readyMessage: `client "${registration.clientId}" registered at ${describeUrl(metadata.registration_endpoint)}${credentials}; authorization server ${describeUrl(metadata.issuer)} discovered`,
+    ...(registration.note ? { note: registration.note } : {}),
+  };
+}
 
-  return { verdict: { state: 'ready', reason: 'Ready', message: readyMessage }, resolution, retry: false, notes };
+/** Why the first of the authorization and token endpoints that does not answer does not. */
+async function firstUnreachable(resolution: Resolution, deps: OAuthProviderReconcilerDeps, signal: AbortSignal): Promise<string | undefined> {
+  for (const url of [resolution.authorizationEndpoint, resolution.tokenEndpoint]) {
+    const unreachable = url === undefined ? undefined : await deps.endpointUnreachable(url, signal);
+    if (unreachable) return unreachable;
+  }
+  return undefined;
 }
 
 type RegistrationOutcome =
