@@ -16,6 +16,7 @@ import { paginate, pageQuerySchema } from '../pagination.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import type { ObjectWriter } from '../kube-writer.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
+import type { Tenant } from '../tenancy.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { deploymentCreateSchema, deploymentPatchSchema, deploymentResponseSchema, pageSchema, type DeploymentCreate, type DeploymentPatch } from '../wire-schemas.ts';
 import { deploymentAnswers, deploymentNotFound } from './deployment-answers.ts';
@@ -60,20 +61,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     const tenant = tenantOf(request, cache);
     const body = parseRequestPart('body', deploymentCreateSchema, withCanonicalTier(request.body)) as DeploymentCreate;
     checkListenerChoice(cache, tenant, body.source_config);
-    const alreadyExists = `Deployment ${body.name} already exists.`;
-    if (deployments.get(tenant.namespace, body.name)) throw conflict(alreadyExists);
-    const plan = planDeploymentCreate(body);
-    await checkUploaded(deps, tenant.namespace, body.name, archivePathOf(body.source_revision_config));
-    const created = await writer
-      .create(deploymentKind, tenant.namespace, renderDeployment(tenant.namespace, body.name, plan.spec))
-      .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
-    try {
-      await writeSecrets(writer, tenant.namespace, created, plan);
-    } catch (error) {
-      await writer.delete(deploymentKind, tenant.namespace, body.name).catch(() => {});
-      throw error;
-    }
-    return reply.code(201).send(respond(await observed(created), tenant));
+    return reply.code(201).send(respond(await observed(await createDeployment(deps, tenant, body)), tenant));
   });
 
   serve(app, deploymentRoutes.list, async (request) => {
@@ -90,20 +78,11 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
 
   serve<DeploymentParams>(app, deploymentRoutes.patch, async (request) => {
     const tenant = tenantOf(request, cache);
-    const id = uuidPathParam(request, 'deployment_id');
-    const cached = findDeployment(tenant.namespace, id);
-    const name = cached.metadata.name!;
+    const cached = findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id'));
     const patch = parseRequestPart('body', deploymentPatchSchema, withCanonicalTier(request.body)) as DeploymentPatch;
     checkListenerChoice(cache, tenant, patch.source_config);
-    const missing = deploymentNotFound(id);
-    const newArchive = archivePathOf(patch.source_revision_config);
-    if (newArchive != null && newArchive !== cached.spec.sourceRevisionConfig?.sourceTarballPath) {
-      await checkUploaded(deps, tenant.namespace, name, newArchive);
-    }
-
-    const { written, secretValuesChanged, previousLatestRevisionId } = await oneWriteAtATime(`${tenant.namespace}/${name}`, () =>
-      retryOnConflict(() => writePatch(writer, tenant.namespace, name, id, patch)),
-    ).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
+    const key = `${tenant.namespace}/${cached.metadata.name!}`;
+    const { written, secretValuesChanged, previousLatestRevisionId } = await oneWriteAtATime(key, () => patchDeployment(deps, tenant, cached, patch));
     // New values under the same names move no generation, yet they are a new revision (the digest
     // covers the values): wait for the latest revision to move instead.
     return respond(await observed(written, secretValuesChanged ? previousLatestRevisionId : undefined), tenant);
@@ -116,7 +95,38 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     await waitForGone(() => deployments.get(tenant.namespace, deployment.metadata.name!), deps.observeTimeoutMs);
     return reply.code(204).send();
   });
+}
 
+/** The Deployment, then its secrets' Secret; a Deployment whose Secret could not be written is taken back. */
+async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: DeploymentCreate): Promise<Deployment> {
+  const { writer } = deps;
+  const alreadyExists = `Deployment ${body.name} already exists.`;
+  if (deps.cache.deployments.get(tenant.namespace, body.name)) throw conflict(alreadyExists);
+  const plan = planDeploymentCreate(body);
+  await checkUploaded(deps, tenant.namespace, body.name, archivePathOf(body.source_revision_config));
+  const created = await writer
+    .create(deploymentKind, tenant.namespace, renderDeployment(tenant.namespace, body.name, plan.spec))
+    .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
+  try {
+    await writeSecrets(writer, tenant.namespace, created, plan);
+  } catch (error) {
+    await writer.delete(deploymentKind, tenant.namespace, body.name).catch(() => {});
+    throw error;
+  }
+  return created;
+}
+
+/** A new archive must have been uploaded; then the patch, retried on a conflict, in the API's error shapes. */
+async function patchDeployment(deps: FacadeDependencies, tenant: Tenant, cached: DeepReadonly<Deployment>, patch: DeploymentPatch) {
+  const name = cached.metadata.name!;
+  const id = cached.metadata.uid!;
+  const newArchive = archivePathOf(patch.source_revision_config);
+  if (newArchive != null && newArchive !== cached.spec.sourceRevisionConfig?.sourceTarballPath) {
+    await checkUploaded(deps, tenant.namespace, name, newArchive);
+  }
+  return retryOnConflict(() => writePatch(deps.writer, tenant.namespace, name, id, patch)).catch((error: unknown) =>
+    clientErrorFromKube(error, { notFound: deploymentNotFound(id) }),
+  );
 }
 
 

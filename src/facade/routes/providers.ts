@@ -12,6 +12,7 @@ import { renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf } from '../request.ts';
+import type { Tenant } from '../tenancy.ts';
 import { providerResponse } from '../responses.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { pageSchema, providerCreateSchema, providerResponseSchema, providerUpdateSchema, type ProviderCreate, type ProviderUpdate } from '../wire-schemas.ts';
@@ -66,83 +67,94 @@ export const providerRoutes = {
 
 export function registerProviderRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const oneWriteAtATime = createKeyedSerializer();
-  const { cache, writer } = deps;
-  const providers = cache.oauthProviders;
-
-  const findProvider = (namespace: string, providerId: string) => {
-    const provider = providers.get(namespace, oauthProviderObjectName(providerId));
-    if (!provider || provider.spec.providerId !== providerId) throw notFound(`OAuth provider ${providerId} not found.`);
-    return provider;
-  };
-
-  const caughtUp = async (written: OAuthProvider) =>
-    (await waitForCache(
-      () => providers.get(written.metadata.namespace ?? '', written.metadata.name ?? ''),
-      (cached) => reflects(cached, written),
-      { timeoutMs: deps.observeTimeoutMs },
-    )) ?? written;
+  const { cache } = deps;
 
   serve(app, providerRoutes.create, async (request) => {
     const tenant = tenantOf(request, cache);
     const body = parseRequestPart('body', providerCreateSchema, request.body) as ProviderCreate;
-    const alreadyExists = `OAuth provider ${body.provider_id} already exists.`;
-    if (providers.get(tenant.namespace, oauthProviderObjectName(body.provider_id))) throw conflict(alreadyExists);
-
-    const created = await writer
-      .create(oauthProviderKind, tenant.namespace, renderProvider(tenant.namespace, body))
-      .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
-    if (body.client_secret) {
-      const secret = renderOwnedSecret(tenant.namespace, clientSecretName(created.metadata.name!), created, { [clientSecretKey]: body.client_secret });
-      try {
-        await writeOwnedSecret(writer, secret);
-      } catch (error) {
-        // No provider without its secret: take the half-made provider back before failing.
-        await writer.delete(oauthProviderKind, tenant.namespace, created.metadata.name!).catch(() => {});
-        throw error;
-      }
-    }
-    return providerResponse(await caughtUp(created), tenant.organizationId);
+    return providerResponse(await createProvider(deps, tenant, body), tenant.organizationId);
   });
 
   serve(app, providerRoutes.list, async (request) => {
     const tenant = tenantOf(request, cache);
     const query = parseRequestPart('query', pageQuerySchema, request.query);
-    return paginate([...providers.list(tenant.namespace)].sort(byCreation), query, (provider) => providerResponse(provider, tenant.organizationId));
+    return paginate([...cache.oauthProviders.list(tenant.namespace)].sort(byCreation), query, (provider) => providerResponse(provider, tenant.organizationId));
   });
 
   serve<ProviderParams>(app, providerRoutes.read, async (request) => {
     const tenant = tenantOf(request, cache);
-    return providerResponse(findProvider(tenant.namespace, request.params.provider_id), tenant.organizationId);
+    return providerResponse(findProvider(deps, tenant, request.params.provider_id), tenant.organizationId);
   });
 
   serve<ProviderParams>(app, providerRoutes.update, async (request) => {
     const tenant = tenantOf(request, cache);
-    const providerId = request.params.provider_id;
-    const cached = findProvider(tenant.namespace, providerId);
+    const cached = findProvider(deps, tenant, request.params.provider_id);
     const body = parseRequestPart('body', providerUpdateSchema, request.body) as ProviderUpdate;
-    const name = cached.metadata.name!;
-    const missing = `OAuth provider ${providerId} not found.`;
-
-    const written = await oneWriteAtATime(`${tenant.namespace}/${name}`, () => retryOnConflict(async () => {
-      const current = await writer.read<OAuthProvider>(oauthProviderKind, tenant.namespace, name);
-      if (!current || current.spec.providerId !== providerId) throw notFound(missing);
-      const spec = updatedProviderSpec(current.spec, name, body);
-      // Validated by the API server before the secret changes, so a refused update changes nothing.
-      const next = { ...current, spec };
-      await writer.replace(oauthProviderKind, tenant.namespace, next, { dryRun: true });
-      if (body.client_secret != null) {
-        await writeOwnedSecret(writer, renderOwnedSecret(tenant.namespace, clientSecretName(name), current, { [clientSecretKey]: body.client_secret }));
-      }
-      return writer.replace(oauthProviderKind, tenant.namespace, next);
-    })).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
-    return providerResponse(await caughtUp(written), tenant.organizationId);
+    const key = `${tenant.namespace}/${cached.metadata.name!}`;
+    const written = await oneWriteAtATime(key, () => updateProvider(deps, tenant, cached, body));
+    return providerResponse(await caughtUp(deps, written), tenant.organizationId);
   });
 
   serve<ProviderParams>(app, providerRoutes.remove, async (request, reply) => {
     const tenant = tenantOf(request, cache);
-    const provider = findProvider(tenant.namespace, request.params.provider_id);
-    await writer.delete(oauthProviderKind, tenant.namespace, provider.metadata.name!);
-    await waitForGone(() => providers.get(tenant.namespace, provider.metadata.name!), deps.observeTimeoutMs);
+    const provider = findProvider(deps, tenant, request.params.provider_id);
+    await deps.writer.delete(oauthProviderKind, tenant.namespace, provider.metadata.name!);
+    await waitForGone(() => cache.oauthProviders.get(tenant.namespace, provider.metadata.name!), deps.observeTimeoutMs);
     return reply.code(204).send();
   });
+}
+
+function findProvider(deps: FacadeDependencies, tenant: Tenant, providerId: string): DeepReadonly<OAuthProvider> {
+  const provider = deps.cache.oauthProviders.get(tenant.namespace, oauthProviderObjectName(providerId));
+  if (!provider || provider.spec.providerId !== providerId) throw notFound(`OAuth provider ${providerId} not found.`);
+  return provider;
+}
+
+/** The written provider as the cache holds it once the cache has seen the write (else as written). */
+async function caughtUp(deps: FacadeDependencies, written: OAuthProvider): Promise<DeepReadonly<OAuthProvider>> {
+  const cached = await waitForCache(
+    () => deps.cache.oauthProviders.get(written.metadata.namespace ?? '', written.metadata.name ?? ''),
+    (current) => reflects(current, written),
+    { timeoutMs: deps.observeTimeoutMs },
+  );
+  return cached ?? written;
+}
+
+/** The provider, then its client secret's Secret; a provider whose Secret could not be written is taken back. */
+async function createProvider(deps: FacadeDependencies, tenant: Tenant, body: ProviderCreate): Promise<DeepReadonly<OAuthProvider>> {
+  const { writer } = deps;
+  const alreadyExists = `OAuth provider ${body.provider_id} already exists.`;
+  if (deps.cache.oauthProviders.get(tenant.namespace, oauthProviderObjectName(body.provider_id))) throw conflict(alreadyExists);
+  const created = await writer
+    .create(oauthProviderKind, tenant.namespace, renderProvider(tenant.namespace, body))
+    .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
+  if (body.client_secret) {
+    const secret = renderOwnedSecret(tenant.namespace, clientSecretName(created.metadata.name!), created, { [clientSecretKey]: body.client_secret });
+    try {
+      await writeOwnedSecret(writer, secret);
+    } catch (error) {
+      // No provider without its secret: take the half-made provider back before failing.
+      await writer.delete(oauthProviderKind, tenant.namespace, created.metadata.name!).catch(() => {});
+      throw error;
+    }
+  }
+  return caughtUp(deps, created);
+}
+
+/** Read, validate by a dry run, then the secret, then the spec: a refused update changes nothing. */
+async function updateProvider(deps: FacadeDependencies, tenant: Tenant, cached: DeepReadonly<OAuthProvider>, body: ProviderUpdate): Promise<OAuthProvider> {
+  const { writer } = deps;
+  const name = cached.metadata.name!;
+  const providerId = cached.spec.providerId;
+  const missing = `OAuth provider ${providerId} not found.`;
+  return retryOnConflict(async () => {
+    const current = await writer.read<OAuthProvider>(oauthProviderKind, tenant.namespace, name);
+    if (!current || current.spec.providerId !== providerId) throw notFound(missing);
+    const next = { ...current, spec: updatedProviderSpec(current.spec, name, body) };
+    await writer.replace(oauthProviderKind, tenant.namespace, next, { dryRun: true });
+    if (body.client_secret != null) {
+      await writeOwnedSecret(writer, renderOwnedSecret(tenant.namespace, clientSecretName(name), current, { [clientSecretKey]: body.client_secret }));
+    }
+    return writer.replace(oauthProviderKind, tenant.namespace, next);
+  }).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));
 }
