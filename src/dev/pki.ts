@@ -55,93 +55,106 @@ function serial(): string {
   return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
 }
 
-export async function generatePki(): Promise<Pki> {
-  const notBefore = new Date(Date.now() - 60_000);
-  const notAfter = new Date(Date.now() + tenYears);
-  const caKeys = await keyPair();
-  const ca = await x509.X509CertificateGenerator.createSelfSigned({
+interface Validity {
+  notBefore: Date;
+  notAfter: Date;
+}
+
+interface Authority {
+  cert: x509.X509Certificate;
+  keys: CryptoKeyPair;
+  validity: Validity;
+}
+
+interface Issued {
+  cert: string;
+  key: string;
+}
+
+/** The self-signed CA every other certificate chains to. */
+async function createAuthority(validity: Validity): Promise<Authority> {
+  const keys = await keyPair();
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
     name: 'CN=berth-local-ca',
-    notBefore,
-    notAfter,
-    keys: caKeys,
+    ...validity,
+    keys,
     signingAlgorithm,
     extensions: [
       new x509.BasicConstraintsExtension(true, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyCertSign | x509.KeyUsageFlags.cRLSign, true),
-      await x509.SubjectKeyIdentifierExtension.create(caKeys.publicKey),
+      await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     ],
   });
+  return { cert, keys, validity };
+}
 
-  async function leaf(name: string, usage: string, san?: x509.SubjectAlternativeNameExtension) {
-    const keys = await keyPair();
-    const cert = await x509.X509CertificateGenerator.create({
-      serialNumber: serial(),
-      subject: name,
-      issuer: ca.subject,
-      notBefore,
-      notAfter,
-      publicKey: keys.publicKey,
-      signingKey: caKeys.privateKey,
-      signingAlgorithm,
-      extensions: [
-        new x509.BasicConstraintsExtension(false, undefined, true),
-        new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-        new x509.ExtendedKeyUsageExtension([usage]),
-        await x509.AuthorityKeyIdentifierExtension.create(ca),
-        ...(san ? [san] : []),
-      ],
-    });
-    return { cert: cert.toString('pem'), key: await privateKeyPem(keys.privateKey) };
-  }
+/** A leaf certificate and its new key, signed by `ca`, for one extended key usage. */
+async function issue(ca: Authority, subject: string, usage: string, san?: x509.SubjectAlternativeNameExtension): Promise<Issued> {
+  const keys = await keyPair();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: serial(),
+    subject,
+    issuer: ca.cert.subject,
+    ...ca.validity,
+    publicKey: keys.publicKey,
+    signingKey: ca.keys.privateKey,
+    signingAlgorithm,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
+      new x509.ExtendedKeyUsageExtension([usage]),
+      await x509.AuthorityKeyIdentifierExtension.create(ca.cert),
+      ...(san ? [san] : []),
+    ],
+  });
+  return { cert: cert.toString('pem'), key: await privateKeyPem(keys.privateKey) };
+}
 
-  const serving = await leaf(
-    'CN=kube-apiserver',
-    x509.ExtendedKeyUsage.serverAuth,
-    new x509.SubjectAlternativeNameExtension([
-      { type: 'dns', value: 'localhost' },
-      { type: 'dns', value: 'kubernetes' },
-      { type: 'dns', value: 'kubernetes.default' },
-      { type: 'dns', value: 'kubernetes.default.svc' },
-      { type: 'dns', value: `kubernetes.default.svc.${clusterDomain}` },
-      { type: 'ip', value: '127.0.0.1' },
-      { type: 'ip', value: nodeIp },
-      { type: 'ip', value: apiServiceIp },
-    ]),
-  );
-  const client = (name: string) => leaf(name, x509.ExtendedKeyUsage.clientAuth);
+/** Where the API server answers: loopback, the node's address, the `kubernetes` Service's names and IP. */
+const apiServerNames = new x509.SubjectAlternativeNameExtension([
+  { type: 'dns', value: 'localhost' },
+  { type: 'dns', value: 'kubernetes' },
+  { type: 'dns', value: 'kubernetes.default' },
+  { type: 'dns', value: 'kubernetes.default.svc' },
+  { type: 'dns', value: `kubernetes.default.svc.${clusterDomain}` },
+  { type: 'ip', value: '127.0.0.1' },
+  { type: 'ip', value: nodeIp },
+  { type: 'ip', value: apiServiceIp },
+]);
+
+const kubeletNames = new x509.SubjectAlternativeNameExtension([
+  { type: 'dns', value: nodeName },
+  { type: 'ip', value: nodeIp },
+  { type: 'ip', value: '127.0.0.1' },
+]);
+
+export async function generatePki(): Promise<Pki> {
+  const ca = await createAuthority({ notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + tenYears) });
+  const client = (subject: string) => issue(ca, subject, x509.ExtendedKeyUsage.clientAuth);
+  const serving = await issue(ca, 'CN=kube-apiserver', x509.ExtendedKeyUsage.serverAuth, apiServerNames);
   const admin = await client('CN=berth-admin, O=system:masters');
   const scheduler = await client('CN=system:kube-scheduler');
   const proxy = await client('CN=system:kube-proxy');
   const kubeletClient = await client(`CN=system:node:${nodeName}, O=system:nodes`);
   const apiserverKubeletClient = await client('CN=kube-apiserver-kubelet-client, O=system:masters');
-  const kubeletServing = await leaf(
-    `CN=${nodeName}`,
-    x509.ExtendedKeyUsage.serverAuth,
-    new x509.SubjectAlternativeNameExtension([
-      { type: 'dns', value: nodeName },
-      { type: 'ip', value: nodeIp },
-      { type: 'ip', value: '127.0.0.1' },
-    ]),
-  );
+  const kubeletServing = await issue(ca, `CN=${nodeName}`, x509.ExtendedKeyUsage.serverAuth, kubeletNames);
   const saKeys = await keyPair();
   return {
-    caCert: ca.toString('pem'),
-    servingCert: serving.cert,
-    servingKey: serving.key,
-    adminCert: admin.cert,
-    adminKey: admin.key,
+    caCert: ca.cert.toString('pem'),
+    ...pair('serving', serving),
+    ...pair('admin', admin),
     serviceAccountKey: await privateKeyPem(saKeys.privateKey),
     serviceAccountPub: await publicKeyPem(saKeys.publicKey),
-    schedulerCert: scheduler.cert,
-    schedulerKey: scheduler.key,
-    proxyCert: proxy.cert,
-    proxyKey: proxy.key,
-    kubeletClientCert: kubeletClient.cert,
-    kubeletClientKey: kubeletClient.key,
-    kubeletServingCert: kubeletServing.cert,
-    kubeletServingKey: kubeletServing.key,
-    apiserverKubeletClientCert: apiserverKubeletClient.cert,
-    apiserverKubeletClientKey: apiserverKubeletClient.key,
+    ...pair('scheduler', scheduler),
+    ...pair('proxy', proxy),
+    ...pair('kubeletClient', kubeletClient),
+    ...pair('kubeletServing', kubeletServing),
+    ...pair('apiserverKubeletClient', apiserverKubeletClient),
   };
+}
+
+/** `{ <name>Cert, <name>Key }` of an issued certificate. */
+function pair<N extends string>(name: N, issued: Issued): Record<`${N}Cert` | `${N}Key`, string> {
+  return { [`${name}Cert`]: issued.cert, [`${name}Key`]: issued.key } as Record<`${N}Cert` | `${N}Key`, string>;
 }
