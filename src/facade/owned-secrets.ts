@@ -1,12 +1,10 @@
 // Secret values a client sends (an OAuth client secret, a deployment's secrets) go to a Secret owned
 // by the object that uses them, so deleting the object deletes its values with it.
 import type { V1OwnerReference, V1Secret } from '@kubernetes/client-node';
-import type { DeepReadonly } from '../runtime/types.ts';
+import { secretKind, type DeepReadonly } from '../runtime/types.ts';
 import { isKubeApiError } from '../runtime/kube-request.ts';
-import type { ObjectWriter, ResourceRef } from './kube-writer.ts';
+import type { ObjectWriter } from './kube-writer.ts';
 import { retryOnConflict } from './kube-errors.ts';
-
-export const secretResource: ResourceRef = { apiVersion: 'v1', plural: 'secrets' };
 
 export interface Owner {
   apiVersion: string;
@@ -39,19 +37,19 @@ export function renderOwnedSecret(namespace: string, name: string, owner: Owner 
 export async function writeOwnedSecret(writer: ObjectWriter, secret: V1Secret): Promise<void> {
   const namespace = secret.metadata!.namespace!;
   try {
-    await writer.create(secretResource, namespace, secret);
+    await writer.create(secretKind, namespace, secret);
   } catch (error) {
     if (!isKubeApiError(error, 409)) throw error;
     await retryOnConflict(async () => {
-      const current = await writer.read<V1Secret>(secretResource, namespace, secret.metadata!.name!);
+      const current = await writer.read<V1Secret>(secretKind, namespace, secret.metadata!.name!);
       const next = { ...secret, metadata: { ...secret.metadata, resourceVersion: current?.metadata?.resourceVersion } };
-      await (current ? writer.replace(secretResource, namespace, next) : writer.create(secretResource, namespace, secret));
+      await (current ? writer.replace(secretKind, namespace, next) : writer.create(secretKind, namespace, secret));
     });
   }
 }
 
 /** The values of a Secret, decoded; empty when it does not exist. */
 export async function readSecretValues(writer: ObjectWriter, namespace: string, name: string): Promise<Record<string, string>> {
-  const secret = await writer.read<V1Secret>(secretResource, namespace, name);
+  const secret = await writer.read<V1Secret>(secretKind, namespace, name);
   return Object.fromEntries(Object.entries(secret?.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
 }

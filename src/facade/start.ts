@@ -23,7 +23,6 @@ import { kubeObjectWriter } from './kube-writer.ts';
 import { kubePodLogReader } from './pod-logs.ts';
 import { revisionPods } from '../reconcilers/deployment/informers.ts';
 import { instrumentFacade } from './metrics.ts';
-import { secretResource } from './owned-secrets.ts';
 import type { RegistryAccess } from './routes/registry.ts';
 import type { SourceUploads } from './routes/uploads.ts';
 import { byUid, type FacadeCache, type FacadeDependencies, type RepositoryLister } from './ports.ts';
@@ -97,7 +96,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
   const deps: FacadeDependencies = {
     cache,
     writer,
-    repositories: options.repositories ?? registryLister(new CodeHostRegistry({ log: options.logger }), (namespace, name) => writer.read<V1Secret>(secretResource, namespace, name)),
+    repositories: options.repositories ?? registryLister(new CodeHostRegistry({ log: options.logger }), (namespace, name) => writer.read<V1Secret>(secretKind, namespace, name)),
     podLogs: kubePodLogReader(options.kubeConfig),
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
     ...(options.registry ? { registry: options.registry } : {}),
