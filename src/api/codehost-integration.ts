@@ -5,7 +5,7 @@ import { conditionsSchema } from './conditions.ts';
 import { httpUrl, localObjectReferenceSchema, observedGenerationSchema, updatedAtSchema, type KindObject } from './common.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
 
-export const codeHostProviders = ['github', 'gitlab'] as const;
+const codeHostProviders = ['github', 'gitlab'] as const;
 
 /** Keys read from the credentials Secret. */
 export const codeHostCredentialKeys = { token: 'token', appId: 'appId', privateKey: 'privateKey', installationId: 'installationId' } as const;

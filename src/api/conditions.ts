@@ -2,9 +2,9 @@
 // set them, so that `kubectl wait --for=condition=Ready`, Flux and Argo CD read Berth objects alike.
 import { z } from 'zod';
 
-export const conditionStatusSchema = z.enum(['True', 'False', 'Unknown']).describe('Status of the condition: True, False or Unknown.');
+const conditionStatusSchema = z.enum(['True', 'False', 'Unknown']).describe('Status of the condition: True, False or Unknown.');
 
-export const conditionSchema = z
+const conditionSchema = z
   .object({
     type: z.string().min(1).max(316).describe('Type of the condition, in CamelCase: Ready, Reconciling or Stalled.'),
     status: conditionStatusSchema,

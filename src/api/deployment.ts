@@ -7,7 +7,7 @@ import { httpUrl, observedGenerationSchema, secretKeySelectorSchema, updatedAtSc
 import { apiVersion, type KindDescriptor } from './group.ts';
 import { containerSchema, envVarSchema, volumeMountSchema, volumeSchema } from './workload.ts';
 
-export const deploymentSources = ['codehost', 'external_docker', 'internal_docker', 'internal_source'] as const;
+const deploymentSources = ['codehost', 'external_docker', 'internal_docker', 'internal_source'] as const;
 export const deploymentSourceSchema = z
   .enum(deploymentSources)
   .describe(
@@ -18,7 +18,7 @@ export const deploymentSourceSchema = z
 export type DeploymentSource = z.infer<typeof deploymentSourceSchema>;
 
 /** The sources whose revisions Berth builds (a build Job makes the image) rather than take an image. */
-export const builtSources: readonly DeploymentSource[] = ['codehost', 'internal_source'];
+const builtSources: readonly DeploymentSource[] = ['codehost', 'internal_source'];
 export function isBuiltSource(source: string): boolean {
   return (builtSources as readonly string[]).includes(source);
 }
@@ -32,7 +32,7 @@ export const trackedPackagesSchema = z
   .max(256)
   .describe('Packages the revision was made with, as the deploy tool reported them (name:version). Stored and shown back.');
 
-export const deploymentTypes = ['dev_free', 'dev', 'dev_zero', 'prod'] as const;
+const deploymentTypes = ['dev_free', 'dev', 'dev_zero', 'prod'] as const;
 
 /** Older spellings of the tiers that clients still send: the long names, and any case or dashes. */
 const deploymentTypeAliases: Record<string, (typeof deploymentTypes)[number]> = { development: 'dev', production: 'prod' };
@@ -80,7 +80,7 @@ const limitRules = (prefix: string): CelRule[] => {
   ];
 };
 
-export const resourceSpecSchema = z
+const resourceSpecSchema = z
   .object({
     minScale: scale('Fewest replicas of the application server.'),
     maxScale: scale('Most replicas of the application server.'),
@@ -154,7 +154,7 @@ export const resourceSpecSchema = z
   });
 export type ResourceSpec = z.infer<typeof resourceSpecSchema>;
 
-export const listenerConfigSchema = z
+const listenerConfigSchema = z
   .object({
     k8sNamespace: z.string().min(1).max(63).optional().describe('Namespace the listener deploys into. Immutable once set.'),
   })
@@ -162,7 +162,7 @@ export const listenerConfigSchema = z
 
 const seconds = (description: string, max: number) => z.number().int().min(1).max(max).optional().describe(description);
 
-export const healthCheckSchema = z
+const healthCheckSchema = z
   .object({
     path: z
       .string()
@@ -181,7 +181,7 @@ export const healthCheckSchema = z
   );
 export type HealthCheck = z.infer<typeof healthCheckSchema>;
 
-export const queueWorkerSchema = z
+const queueWorkerSchema = z
   .object({
     command: z
       .array(z.string().max(4096).describe('A word of the command.'))
@@ -281,7 +281,7 @@ export const sourceRevisionConfigSchema = z
   .describe('Settings of the revision: changing them makes a new Revision.');
 export type SourceRevisionConfig = z.infer<typeof sourceRevisionConfigSchema>;
 
-export const deploymentSecretSchema = z
+const deploymentSecretSchema = z
   .object({
     name: z
       .string()

@@ -7,8 +7,8 @@ import { httpUrl, observedGenerationSchema, secretKeySelectorSchema, updatedAtSc
 import { apiVersion, type KindDescriptor } from './group.ts';
 
 export const providerTypes = ['vendor_a', 'vendor_b'] as const;
-export const tokenEndpointAuthMethods = ['none', 'client_secret_basic', 'client_secret_post'] as const;
-export const codeChallengeMethods = ['S256', 'plain'] as const;
+const tokenEndpointAuthMethods = ['none', 'client_secret_basic', 'client_secret_post'] as const;
+const codeChallengeMethods = ['S256', 'plain'] as const;
 
 export const oauthProviderSpecSchema = z
   .object({

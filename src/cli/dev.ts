@@ -36,7 +36,7 @@ export interface DevCluster {
   local?: { organizationNamespace: string; organizationId: string; apiKey: string };
 }
 
-export const localOrganizationNamespace = 'default';
+const localOrganizationNamespace = 'default';
 
 export async function startDevCluster(options: DevOptions): Promise<DevCluster> {
   const configured = findConfiguredCluster();

@@ -3,7 +3,7 @@
 // for any code host that serves git over HTTP(S), with the integration's token as GitHub and GitLab
 // take it (Basic `x-access-token:<token>`). No message quotes the token.
 
-export class BranchHeadError extends Error {
+class BranchHeadError extends Error {
   override name = 'BranchHeadError';
 }
 
@@ -17,7 +17,7 @@ export interface BranchHeadInput {
 }
 
 /** The ref a branch name stands for. */
-export function fullRef(ref: string): string {
+function fullRef(ref: string): string {
   return ref.startsWith('refs/') ? ref : `refs/heads/${ref}`;
 }
 

@@ -98,7 +98,7 @@ export function toRepository(integrationId: string, project: GitLabProject): Rep
 }
 
 /** GitLab answers {"message": "401 Unauthorized"} (or {"error": ...}); limits come with RateLimit-Reset / Retry-After. */
-export function gitLabError(
+function gitLabError(
   status: number,
   headers: Headers,
   body: unknown,

@@ -22,14 +22,14 @@ export function clientErrorFromKube(error: unknown, what: { notFound?: string; a
  * located and worded in the interface's spelling. The CRDs' schemas and CEL rules are the rules; the
  * facade only translates their answer.
  */
-export function refusedFields(error: Pick<KubeApiError, 'message' | 'causes'>): ValidationProblem[] {
+function refusedFields(error: Pick<KubeApiError, 'message' | 'causes'>): ValidationProblem[] {
   const causes = error.causes.filter((cause) => cause.field || cause.message);
   if (causes.length === 0) return [{ loc: ['body'], msg: error.message, type: 'value_error' }];
   return causes.map((cause) => ({ loc: ['body', ...wirePath(cause.field ?? '')], msg: wireMessage(cause), type: problemType(cause) }));
 }
 
 /** spec.sourceConfig.resourceSpec.minScale -> source_config, resource_spec, min_scale; [0] -> 0. */
-export function wirePath(field: string): (string | number)[] {
+function wirePath(field: string): (string | number)[] {
   const path = field.replace(/^spec\.?/, '');
   if (!path) return [];
   return path.split(/\.|(?=\[)/).map((part) => (/^\[\d+\]$/.test(part) ? Number(part.slice(1, -1)) : snakeCase(part.replace(/^\[|\]$/g, ''))));
@@ -51,7 +51,7 @@ function problemType(cause: KubeStatusCause): string {
   return 'value_error';
 }
 
-export function isConflict(error: unknown): boolean {
+function isConflict(error: unknown): boolean {
   return isKubeApiError(error, 409) && error.reason === 'Conflict';
 }
 

@@ -9,7 +9,7 @@ import { z } from 'zod';
 
 export const logTypes = ['deploy', 'build'] as const;
 export type LogType = (typeof logTypes)[number];
-export const logLevels = ['debug', 'info', 'warning', 'error', 'critical'] as const;
+const logLevels = ['debug', 'info', 'warning', 'error', 'critical'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
 /** The filters every log route takes, in the query (GET) or the body (POST). */
@@ -24,7 +24,7 @@ export const logFilterSchema = z.object({
 });
 export type LogFilter = z.output<typeof logFilterSchema>;
 
-export const logEntrySchema = z
+const logEntrySchema = z
   .object({
     timestamp: z.string().describe('When the container wrote the line (RFC 3339, nanoseconds).'),
     message: z.string().describe('The line, with every secret value Berth knows masked.'),

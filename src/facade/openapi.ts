@@ -62,7 +62,7 @@ const errors = {
 };
 
 /** `/v2/deployments/:deployment_id` as the document spells it: `/v2/deployments/{deployment_id}`. */
-export function documentPath(url: string): string {
+function documentPath(url: string): string {
   return url.replace(/:([a-z_]+)/g, '{$1}');
 }
 

@@ -5,7 +5,7 @@ import { isKubeApiError, kubeText } from '../runtime/kube-request.ts';
 import type { PodLogReader } from './ports.ts';
 
 /** The newest lines each container contributes to a request. */
-export const podLogTailLines = 5000;
+const podLogTailLines = 5000;
 const podLogLimitBytes = 4 * 1024 * 1024;
 
 export function kubePodLogReader(kc: KubeConfig): PodLogReader {

@@ -12,7 +12,7 @@ export interface ServerOptions {
   bodyLimit?: number;
 }
 
-export const defaultBodyLimit = 1024 * 1024;
+const defaultBodyLimit = 1024 * 1024;
 
 /** The reference control plane's self-hosted installations serve every route under this prefix too. */
 export const selfHostedPrefix = '/api-host';

@@ -132,12 +132,12 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
   };
 }
 
-export function apiKeyRecords(secrets: readonly V1Secret[]): ApiKeyRecord[] {
+function apiKeyRecords(secrets: readonly V1Secret[]): ApiKeyRecord[] {
   return secrets.map(apiKeyRecordFromSecret).filter((record): record is ApiKeyRecord => record !== undefined);
 }
 
 /** The code-host registry as the facade's RepositoryLister. */
-export function registryLister(
+function registryLister(
   registry: CodeHostRegistry,
   readSecret: (namespace: string, name: string) => Promise<V1Secret | undefined>,
 ): RepositoryLister {

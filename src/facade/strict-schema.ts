@@ -41,7 +41,7 @@ export function strictDeep<T extends AnySchema>(schema: T): T {
 }
 
 /** The object under optional/default wrappers. */
-export function objectShape(schema: AnySchema): Record<string, AnySchema> {
+function objectShape(schema: AnySchema): Record<string, AnySchema> {
   let current = schema;
   for (;;) {
     const def = defOf(current);

@@ -87,7 +87,7 @@ const sourceRevisionConfigWire = strictDeep(wireSchema(sourceRevisionConfigSchem
 const secretValueWire = strictDeep(wireSchema(secretValueSchema));
 
 /** Names of deployments become object names (Deployment, Service, TracingProject): a DNS-1035 label. */
-export const deploymentNameSchema = z
+const deploymentNameSchema = z
   .string()
   .min(1)
   .max(48)
@@ -111,7 +111,7 @@ export type DeploymentCreate = z.infer<typeof deploymentCreateSchema>;
 export const maskedSecretValue = '********';
 
 /** What a PATCH may name as the way its revision is made (the reference control plane's revision_source). */
-export const revisionSources = ['external_docker', 'internal_docker', 'internal_source'] as const;
+const revisionSources = ['external_docker', 'internal_docker', 'internal_source'] as const;
 
 export const deploymentPatchSchema = z
   .strictObject({

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { OAuthPeerError, describeOAuthErrorBody, describeUrl, insecureUrlProblem, requestJson, type PeerRequestOptions } from './http.ts';
 import { describeIssues } from './validation.ts';
 
-export const authorizationServerMetadataSchema = z.looseObject({
+const authorizationServerMetadataSchema = z.looseObject({
   issuer: z.string().min(1),
   authorization_endpoint: z.string().min(1).optional(),
   token_endpoint: z.string().min(1),

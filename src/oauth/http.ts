@@ -13,7 +13,7 @@ export interface PeerRequestOptions {
   signal?: AbortSignal;
 }
 
-export const defaultPeerRequestOptions = { timeoutMs: 10_000, maxBytes: 256 * 1024 } as const;
+const defaultPeerRequestOptions = { timeoutMs: 10_000, maxBytes: 256 * 1024 } as const;
 
 export type PeerErrorKind = 'unreachable' | 'timeout' | 'too_large' | 'http_status' | 'invalid_response' | 'rejected';
 
@@ -46,7 +46,7 @@ export function describeUrl(url: string | URL): string {
 }
 
 /** A peer-supplied string made safe for one line of a status message. */
-export function quotePeerText(text: unknown, max = 200): string | undefined {
+function quotePeerText(text: unknown, max = 200): string | undefined {
   if (typeof text !== 'string') return undefined;
   // eslint-disable-next-line no-control-regex
   const flat = text.replace(/[\u0000-\u001f\u007f]+/g, ' ').trim();
@@ -155,7 +155,7 @@ export async function requestJson(
 }
 
 /** Hosts where plain HTTP never leaves the machine. */
-export function isLoopbackHost(hostname: string): boolean {
+function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { OAuthPeerError, describeOAuthErrorBody, describeUrl, insecureUrlProblem, requestJson, type PeerRequestOptions } from './http.ts';
 import { describeIssues } from './validation.ts';
 
-export const protectedResourceMetadataSchema = z.looseObject({
+const protectedResourceMetadataSchema = z.looseObject({
   resource: z.string().min(1),
   authorization_servers: z.array(z.string().min(1)).min(1),
   scopes_supported: z.array(z.string()).optional(),

@@ -66,7 +66,7 @@ export function closeKubeConnections(kc: KubeConfig): void {
   agents.delete(kc);
 }
 
-export function kubeUrl(kc: KubeConfig, path: string, query: KubeRequest['query'] = {}): URL {
+function kubeUrl(kc: KubeConfig, path: string, query: KubeRequest['query'] = {}): URL {
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
   const url = new URL(cluster.server.replace(/\/$/, '') + path);

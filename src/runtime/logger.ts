@@ -26,7 +26,7 @@ const redacted = '[Redacted]';
  * serializes, which would break on the frozen or shared objects of an informer cache; this builds
  * redacted copies instead and leaves the caller's objects alone.
  */
-export function withoutSecretData(value: unknown, depth = 0): unknown {
+function withoutSecretData(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
     return value.some((item) => item !== withoutSecretData(item, depth + 1)) ? value.map((item) => withoutSecretData(item, depth + 1)) : value;

@@ -23,7 +23,7 @@ export interface WorkQueueOptions {
   onRetry?: (key: string, error: unknown, delayMs: number) => void;
 }
 
-export const defaultQueueBackoff: BackoffPolicy = { initialMs: 5, maxMs: 5 * 60_000 };
+const defaultQueueBackoff: BackoffPolicy = { initialMs: 5, maxMs: 5 * 60_000 };
 
 export class WorkQueue {
   readonly #options: WorkQueueOptions;

@@ -14,7 +14,7 @@ export const clusterCidr = '10.244.0.0/16';
 export const podCidr = '10.244.0.0/24';
 export const bridgeName = 'berth-cni0';
 export const cniNetworkName = 'berth';
-export const registryPort = 5000;
+const registryPort = 5000;
 export const registryAddress = `${nodeIp}:${registryPort}`;
 /** Where a registry for pushed images (token authentication, Berth the issuer) listens beside it. */
 export const pushRegistryAddress = `${nodeIp}:${registryPort + 1}`;

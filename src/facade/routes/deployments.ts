@@ -24,7 +24,7 @@ import { checkListenerChoice } from './listeners.ts';
 import { checkUploaded } from './uploads.ts';
 
 /** List filters the reference's clients send; others they send are ignored, as the reference ignores them. */
-export const deploymentListQuerySchema = pageQuerySchema.extend({
+const deploymentListQuerySchema = pageQuerySchema.extend({
   name: z.string().max(253).optional().describe('Only the deployment of this name.'),
   name_contains: z.string().max(253).optional().describe('Only deployments whose name contains this text.'),
   status: z.enum(deploymentPhases).optional().describe('Only deployments in this state.'),
@@ -34,7 +34,7 @@ type DeploymentListQuery = z.infer<typeof deploymentListQuerySchema>;
 const deploymentsUrl = '/v2/deployments';
 const deploymentUrl = '/v2/deployments/:deployment_id';
 
-export const deploymentRoutes = {
+const deploymentRoutes = {
   create: { method: 'POST', url: deploymentsUrl, summary: 'Create a deployment', body: { schema: 'DeploymentCreate', required: true }, success: { status: 201, description: 'The deployment.', schema: 'Deployment' } },
   list: { method: 'GET', url: deploymentsUrl, summary: 'List deployments', query: deploymentListQuerySchema, success: { status: 200, description: 'One page of deployments.', schema: pageSchema(deploymentResponseSchema) } },
   read: { method: 'GET', url: deploymentUrl, summary: 'Read a deployment', success: { status: 200, description: 'The deployment.', schema: 'Deployment' } },

@@ -19,7 +19,7 @@ function namespaceOf(cache: FacadeCache, tenant: Tenant): DeepReadonly<V1Namespa
   return cache.namespaces.list().find((namespace) => namespace.metadata?.name === tenant.namespace);
 }
 
-export function listenerOf(cache: FacadeCache, tenant: Tenant): ListenerResponse | undefined {
+function listenerOf(cache: FacadeCache, tenant: Tenant): ListenerResponse | undefined {
   const namespace = namespaceOf(cache, tenant);
   if (!namespace?.metadata?.uid) return undefined;
   // Second precision, as every other timestamp the API answers.
@@ -57,7 +57,7 @@ export function checkListenerChoice(cache: FacadeCache, tenant: Tenant, wireSour
   if (problems.length > 0) throw unprocessable(problems);
 }
 
-export const listenerRoutes = {
+const listenerRoutes = {
   list: {
     method: 'GET',
     url: '/v2/listeners',

@@ -21,7 +21,7 @@ import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { deploymentById, revisionById, revisionsOf } from './deployment-answers.ts';
 
-export const logQuerySchema = logFilterSchema.extend({
+const logQuerySchema = logFilterSchema.extend({
   type: z.enum(logTypes).default('deploy').describe('deploy: the revision\'s application and queue worker; build: its build Job.'),
 });
 
@@ -30,7 +30,7 @@ type Params = { Params: { deployment_id?: string; project_id?: string; revision_
 const logPageAnswer = { status: 200, description: 'One page of log lines.', schema: 'LogPage' } as const;
 const logFilterBody = { schema: 'LogFilter', required: false } as const;
 
-export const logRoutes = {
+const logRoutes = {
   revision: { method: 'GET', url: '/v2/deployments/:deployment_id/revisions/:revision_id/logs', summary: "Read a revision's deploy or build logs", query: logQuerySchema, success: logPageAnswer },
   buildV1: { method: 'POST', url: '/v1/projects/:project_id/revisions/:revision_id/build_logs', summary: "Read a revision's build logs (older form)", body: logFilterBody, success: logPageAnswer },
   deployV1: { method: 'POST', url: '/v1/projects/:project_id/revisions/:revision_id/deploy_logs', summary: "Read a revision's deploy logs (older form)", body: logFilterBody, success: logPageAnswer },

@@ -17,9 +17,9 @@ import { providerResponse } from '../responses.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { pageSchema, providerCreateSchema, providerResponseSchema, providerUpdateSchema, type ProviderCreate, type ProviderUpdate } from '../wire-schemas.ts';
 
-export const clientSecretKey = 'clientSecret';
+const clientSecretKey = 'clientSecret';
 
-export function clientSecretName(objectName: string): string {
+function clientSecretName(objectName: string): string {
   return `${objectName}-client-secret`;
 }
 
@@ -35,14 +35,14 @@ function secretRef(body: ProviderCreate | ProviderUpdate, objectName: string): P
   return body.client_secret != null ? { clientSecretRef: { name: clientSecretName(objectName), key: clientSecretKey } } : {};
 }
 
-export function renderProvider(namespace: string, body: ProviderCreate): OAuthProvider {
+function renderProvider(namespace: string, body: ProviderCreate): OAuthProvider {
   const name = oauthProviderObjectName(body.provider_id);
   const spec = { ...specMembers(body), isDynamicClient: false, ...secretRef(body, name) } as OAuthProviderSpec;
   return { apiVersion, kind: 'OAuthProvider', metadata: { name, namespace }, spec };
 }
 
 /** The spec after an update: present, non-null members replace; the rest stays. */
-export function updatedProviderSpec(current: DeepReadonly<OAuthProviderSpec>, objectName: string, body: ProviderUpdate): OAuthProviderSpec {
+function updatedProviderSpec(current: DeepReadonly<OAuthProviderSpec>, objectName: string, body: ProviderUpdate): OAuthProviderSpec {
   return { ...(structuredClone(current) as OAuthProviderSpec), ...specMembers(body), ...secretRef(body, objectName) };
 }
 
@@ -51,7 +51,7 @@ type ProviderParams = { Params: { provider_id: string } };
 const providersUrl = '/v2/auth/providers';
 const providerUrl = '/v2/auth/providers/:provider_id';
 
-export const providerRoutes = {
+const providerRoutes = {
   create: {
     method: 'POST',
     url: providersUrl,

@@ -27,7 +27,7 @@ export interface RegistryAccess {
 }
 
 /** A deployment's repository in the registry: `<namespace>/<deployment>`, as builds push. */
-export function deploymentRepository(namespace: string, name: string): string {
+function deploymentRepository(namespace: string, name: string): string {
   return `${namespace}/${name}`;
 }
 
@@ -39,7 +39,7 @@ function basicCredentials(request: FastifyRequest): { username: string; password
   return at < 0 ? undefined : { username: decoded.slice(0, at), password: decoded.slice(at + 1) };
 }
 
-export const registryRoutes = {
+const registryRoutes = {
   pushToken: {
     method: 'POST',
     url: '/v2/deployments/:deployment_id/push-token',

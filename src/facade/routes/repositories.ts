@@ -8,7 +8,7 @@ import { byUid, type FacadeDependencies } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 
-export function codeHostHttpError(error: CodeHostError): HttpError {
+function codeHostHttpError(error: CodeHostError): HttpError {
   switch (error.reason) {
     case 'InvalidCredentials':
     case 'Unauthorized':
@@ -22,7 +22,7 @@ export function codeHostHttpError(error: CodeHostError): HttpError {
   }
 }
 
-export const repositoryRoutes = {
+const repositoryRoutes = {
   list: {
     method: 'GET',
     url: '/v1/integrations/codehost/:integration_id/repos',

@@ -16,7 +16,7 @@ import { deploymentAnswers, deploymentNotFound, revisionById, revisionsOf } from
 type DeploymentParams = { Params: { deployment_id: string } };
 type RevisionParams = { Params: { deployment_id: string; revision_id: string } };
 
-export const revisionRoutes = {
+const revisionRoutes = {
   list: {
     method: 'GET',
     url: '/v2/deployments/:deployment_id/revisions',

@@ -30,9 +30,9 @@ export interface SourceUploads {
 }
 
 /** The headers the PUT must carry, as the response tells the client. */
-export const uploadHeaders = { 'Content-Type': 'application/gzip' };
+const uploadHeaders = { 'Content-Type': 'application/gzip' };
 
-export const uploadRoutes = {
+const uploadRoutes = {
   uploadUrl: {
     method: 'POST',
     url: '/v2/deployments/:deployment_id/upload-url',

@@ -18,7 +18,7 @@ type ReadonlyPod = DeepReadonly<V1Pod> | V1Pod;
 type ReadonlyContainerStatus = DeepReadonly<V1ContainerStatus> | V1ContainerStatus;
 
 /** Lines of a failed step's log kept in the revision's status. */
-export const failedLogLines = 10;
+const failedLogLines = 10;
 const maxFailedLogChars = 1500;
 
 export function buildState(job: ReadonlyJob | undefined, pods: readonly ReadonlyPod[] = [], redact: (text: string) => string = (t) => t): BuildState {

@@ -6,7 +6,7 @@
 //   defaults, status, other managers' fields) catches drift made by someone else.
 import { canonicalJson, sha256Hex } from './digest.ts';
 
-export const appliedHashAnnotation = 'berth.dev/applied-hash';
+const appliedHashAnnotation = 'berth.dev/applied-hash';
 
 interface Manifest {
   metadata?: object | undefined;
@@ -65,7 +65,7 @@ const suffixes: Record<string, number> = {
 };
 
 /** The amount a Kubernetes quantity string stands for, or undefined when it is not one. */
-export function quantityValue(text: string): number | undefined {
+function quantityValue(text: string): number | undefined {
   const match = quantityPattern.exec(text);
   if (!match) return undefined;
   const [, number, exponent, suffix] = match;

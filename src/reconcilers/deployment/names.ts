@@ -4,15 +4,15 @@
 import { createHash } from 'node:crypto';
 
 /** Kubernetes' limit for names that become DNS labels (Services, label values, Job and pod names). */
-export const dnsLabelLimit = 63;
+const dnsLabelLimit = 63;
 
 /**
  * StatefulSet names stay 11 characters short of a DNS label: the StatefulSet controller labels each pod
  * with `controller-revision-hash: <name>-<10 chars>`, which must itself fit in 63.
  */
-export const statefulSetNameLimit = 52;
+const statefulSetNameLimit = 52;
 
-export function shortHash(text: string, length = 8): string {
+function shortHash(text: string, length = 8): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length);
 }
 

@@ -81,7 +81,7 @@ export async function stall(pass: Pass, deployment: DeepReadonly<Deployment>, pr
   );
 }
 
-export async function recordRevisionPhase(pass: Pass, revision: RevisionRecord, update: TargetPhase): Promise<void> {
+async function recordRevisionPhase(pass: Pass, revision: RevisionRecord, update: TargetPhase): Promise<void> {
   const previous = revision.object.status as Revision['status'];
   const repoCommitSha = revision.object.spec.sourceRevisionConfig.repoCommitSha ?? update.repoCommitSha;
   const next = nextRevisionStatus(

@@ -6,7 +6,7 @@ import type { TargetPhase } from './lifecycle.ts';
 import type { ConditionVerdict, DeploymentPhase } from './status.ts';
 import { scaleToZeroCondition, type TierCondition } from './tier.ts';
 
-export function applyVerdict(conditions: readonly Condition[] | undefined, verdict: ConditionVerdict, observedGeneration: number, now: Date): Condition[] {
+function applyVerdict(conditions: readonly Condition[] | undefined, verdict: ConditionVerdict, observedGeneration: number, now: Date): Condition[] {
   const observation = { reason: verdict.reason, message: verdict.message, observedGeneration };
   switch (verdict.kind) {
     case 'ready':

@@ -23,7 +23,7 @@ export interface OAuthProviderControllerOptions extends OAuthProviderReconcilerO
 }
 
 /** Index of providers by the Secret their clientSecretRef names, as `namespace/name`. */
-export const providersByClientSecret = 'oauthprovider-client-secret';
+const providersByClientSecret = 'oauthprovider-client-secret';
 
 function clientSecretIndex(object: DeepReadonly<KubeObject>): string[] {
   const provider = object as DeepReadonly<OAuthProvider>;

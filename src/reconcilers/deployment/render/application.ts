@@ -27,7 +27,7 @@ export interface WorkloadInput {
 export const applicationDefaults = { cpu: 0.5, memoryMb: 512 };
 
 /** The health check's timings when the spec leaves them out. */
-export const healthCheckDefaults = { periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 3 };
+const healthCheckDefaults = { periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 3 };
 
 /**
  * A pod serves once its health check passes (an HTTP path when the spec names one, else a TCP
@@ -60,10 +60,10 @@ export function applicationUrl(spec: DeploymentSpecInput, service: DeepReadonly<
   if (!ip || ip === 'None') return undefined;
   return `http://${ip.includes(':') ? `[${ip}]` : ip}`;
 }
-export const queueWorkerDefaults = { cpu: 0.5, memoryMb: 512 };
+const queueWorkerDefaults = { cpu: 0.5, memoryMb: 512 };
 
 /** Where the secrets live: an explicit secretKeyRef, or key `<name>` of the `<deployment>-secrets` Secret. */
-export function secretEnv(owner: OwnerDeployment, spec: DeploymentSpecInput): V1EnvVar[] {
+function secretEnv(owner: OwnerDeployment, spec: DeploymentSpecInput): V1EnvVar[] {
   const facadeSecret = childNames(owner.name).secrets;
   return (spec.secrets ?? []).map((entry) => ({
     name: entry.name,
@@ -72,7 +72,7 @@ export function secretEnv(owner: OwnerDeployment, spec: DeploymentSpecInput): V1
 }
 
 /** Connection settings for the backing services; the password stays in its Secret ($(VAR) expansion). */
-export function backingEnv(owner: OwnerDeployment, backing: BackingServices): V1EnvVar[] {
+function backingEnv(owner: OwnerDeployment, backing: BackingServices): V1EnvVar[] {
   const names = childNames(owner.name);
   const env: V1EnvVar[] = [];
   if (backing.database) {
@@ -99,7 +99,7 @@ const waitResources = { requests: { cpu: '10m', memory: '16Mi' }, limits: { memo
  * Each runs its service's own image, which has the client it asks with; host names and the password
  * reach the shell as environment variables, never spliced into the script.
  */
-export function backingServiceWaits(owner: OwnerDeployment, backing: BackingServices, images: WorkloadInput['images']): V1Container[] {
+function backingServiceWaits(owner: OwnerDeployment, backing: BackingServices, images: WorkloadInput['images']): V1Container[] {
   const names = childNames(owner.name);
   const waits: V1Container[] = [];
   if (backing.database) {
@@ -127,7 +127,7 @@ export function backingServiceWaits(owner: OwnerDeployment, backing: BackingServ
 }
 
 /** The queue worker's own command and environment (sourceConfig.queueWorker): its env wins by name. */
-export function queueWorkerStart(spec: DeploymentSpecInput, env: V1EnvVar[]): Pick<V1Container, 'command' | 'args' | 'env'> {
+function queueWorkerStart(spec: DeploymentSpecInput, env: V1EnvVar[]): Pick<V1Container, 'command' | 'args' | 'env'> {
   const own = spec.sourceConfig?.queueWorker ?? {};
   const extra = asEnv(own.env);
   const overridden = new Set(extra.map((entry) => entry.name));

@@ -6,7 +6,7 @@ import { type Component, type OwnerDeployment, childMetadata } from './common.ts
 import type { DeploymentSpecInput } from './spec.ts';
 
 /** CPU utilisation the autoscaler holds the pods at, as a share of their CPU request. */
-export const targetCpuUtilization = 70;
+const targetCpuUtilization = 70;
 
 function renderAutoscaler(owner: OwnerDeployment, target: string, component: Component, minScale: number | null | undefined, maxScale: number | null | undefined): V2HorizontalPodAutoscaler | undefined {
   const scale = scaling(minScale, maxScale);

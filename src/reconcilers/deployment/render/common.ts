@@ -21,7 +21,7 @@ export function selectorLabels(owner: OwnerDeployment, component: Component): Re
   return { [berthLabels.deployment]: deploymentLabelValue(owner.name), [componentLabel]: component };
 }
 
-export function objectLabels(owner: OwnerDeployment, component: Component): Record<string, string> {
+function objectLabels(owner: OwnerDeployment, component: Component): Record<string, string> {
   return { ...selectorLabels(owner, component), 'app.kubernetes.io/managed-by': 'berth' };
 }
 

@@ -6,7 +6,7 @@ import { childNames } from '../names.ts';
 import { type OwnerDeployment, childMetadata, renderHeadlessService, memoryQuantity, resourceRequirements, selectorLabels } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
-export const postgresDefaults = { cpu: 0.25, memoryMb: 512, storageGi: 10, maxConnections: 100 };
+const postgresDefaults = { cpu: 0.25, memoryMb: 512, storageGi: 10, maxConnections: 100 };
 
 export interface PostgresInput {
   owner: OwnerDeployment;

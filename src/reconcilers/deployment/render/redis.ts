@@ -5,7 +5,7 @@ import { childNames } from '../names.ts';
 import { type OwnerDeployment, childMetadata, renderHeadlessService, cpuQuantity, memoryQuantity, selectorLabels } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
-export const redisDefaults = { memoryMb: 256, cpu: 0.1 };
+const redisDefaults = { memoryMb: 256, cpu: 0.1 };
 
 export function renderRedis(owner: OwnerDeployment, spec: DeploymentSpecInput, image: string): V1Deployment {
   const memoryMb = spec.sourceConfig?.resourceSpec?.redisMemoryMb ?? redisDefaults.memoryMb;

@@ -16,7 +16,7 @@ export const dynamicClientKeys = {
 } as const;
 
 /** Where the client was registered: not secret, so annotations that `kubectl describe` shows. */
-export const dynamicClientAnnotations = {
+const dynamicClientAnnotations = {
   registrationEndpoint: 'berth.dev/registration-endpoint',
   /** The method asked for, not the one assigned: the spec is compared with what Berth asked. */
   requestedAuthMethod: 'berth.dev/requested-token-endpoint-auth-method',
