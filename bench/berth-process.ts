@@ -5,6 +5,7 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { nodeFlags, processEnvironment } from '../src/cli/node-flags.ts';
 import { freePort } from '../src/dev/controlplane.ts';
+import { createMemoryCgroup } from './memory-cgroup.ts';
 import { parseMetrics, type Sample } from './metrics.ts';
 import { waitFor } from './pool.ts';
 
@@ -21,11 +22,15 @@ export interface BerthProcessOptions {
   reconcileConcurrency?: number;
   /** More settings, as the BERTH_* variables every flag has. */
   env?: Record<string, string>;
+  /** Runs the process in a memory cgroup of this limit (bench/memory-cgroup.ts), as a pod's limit would. */
+  memoryLimitBytes?: number;
 }
 
 export interface BerthProcess {
   pid: number;
   metricsUrl: string;
+  /** The memory limit the process runs under; undefined when it could not be set (no root, no controller). */
+  memoryLimitBytes?: number;
   facadeUrl?: string;
   metrics(): Promise<Sample[]>;
   /** Resident set size now and at its peak, in bytes (Linux /proc). */
@@ -63,7 +68,9 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
     ...options.env,
     ...(options.reconcileConcurrency ? { BENCH_RECONCILE_CONCURRENCY: String(options.reconcileConcurrency), BENCH_PROBE_PORT: String(probePort) } : {}),
   };
-  const child: ChildProcess = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const cgroup = options.memoryLimitBytes ? createMemoryCgroup(`berth-bench-${process.pid}-${probePort}`, options.memoryLimitBytes) : undefined;
+  const [command, ...argv] = cgroup ? cgroup.wrap([process.execPath, ...args]) : [process.execPath, ...args];
+  const child: ChildProcess = spawn(command!, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   // A benchmark that dies or is interrupted takes its Berth processes with it.
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
@@ -71,7 +78,12 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
   const log = createWriteStream(options.logFile);
   child.stderr!.pipe(log);
   let exited: number | null | undefined;
-  const exit = new Promise<number | null>((done) => child.once('exit', (code) => done((exited = code))));
+  const exit = new Promise<number | null>((done) =>
+    child.once('exit', (code) => {
+      cgroup?.remove();
+      done((exited = code));
+    }),
+  );
   child.stdout!.pipe(log);
   const wantsFacade = options.components.includes('facade');
   const answers = async (url: string) => {
@@ -85,6 +97,7 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
   return {
     pid: child.pid!,
     metricsUrl,
+    ...(cgroup ? { memoryLimitBytes: options.memoryLimitBytes } : {}),
     ...(wantsFacade ? { facadeUrl: `http://127.0.0.1:${facadePort}` } : {}),
     async metrics() {
       return parseMetrics(await (await fetch(metricsUrl)).text());

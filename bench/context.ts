@@ -15,7 +15,13 @@ export interface BenchContext {
 let processes = 0;
 
 /** Starts Berth watching `namespaces`, its log in the results directory. */
-export function startBerth(context: BenchContext, namespaces: string[], components: Array<'controller' | 'facade'> = ['controller'], label = 'berth'): Promise<BerthProcess> {
+export function startBerth(
+  context: BenchContext,
+  namespaces: string[],
+  components: Array<'controller' | 'facade'> = ['controller'],
+  label = 'berth',
+  limits: { memoryLimitBytes?: number } = {},
+): Promise<BerthProcess> {
   processes++;
   return startBerthProcess({
     kubeconfigPath: context.cluster.kubeconfigPath,
@@ -25,5 +31,6 @@ export function startBerth(context: BenchContext, namespaces: string[], componen
     logFile: join(context.options.outDir, `${label}-${processes}.log`),
     ...(context.options.cpuProfile ? { cpuProfileDir: context.options.outDir } : {}),
     ...(context.options.reconcileConcurrency && !components.includes('facade') ? { reconcileConcurrency: context.options.reconcileConcurrency } : {}),
+    ...limits,
   });
 }

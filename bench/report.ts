@@ -95,10 +95,18 @@ export function readsTable(results: readonly ReadResult[]): string {
 
 export function memoryTable(r: MemoryResult): string {
   const settled = r.settledRssBytes ?? r.rssBytes;
-  return table(
+  const main = table(
     ['Deployments', 'Revisions', `RSS settled, ${seconds(r.settleMs ?? 0)} s after idle (MiB)`, 'RSS when idle (MiB)', 'peak RSS (MiB)', 'empty RSS (MiB)', 'per 1000 Deployments (MiB)', 'target <= 200 MiB', 'start to idle (s)', 'load 1m'],
     [[String(r.deployments), String(r.revisions), mib(settled), mib(r.rssBytes), mib(r.peakRssBytes), mib(r.emptyRssBytes), mib(((settled - r.emptyRssBytes) / r.deployments) * 1000), verdict(settled <= 200 * 1024 * 1024), seconds(r.msUntilIdle), fixed(r.load, 1)]],
   );
+  const limit = r.memoryLimitBytes ? `Berth ran in a memory cgroup of the chart's limit, ${mib(r.memoryLimitBytes)} MiB, as in its pod.` : 'Berth ran without a memory limit (no cgroup could be made: not root, or no memory controller).';
+  if (!r.atPeak) return `${main}\n\n${limit}`;
+  const p = r.atPeak;
+  const breakdown = table(
+    ['at the highest RSS sampled', 'after start (s)', 'reconciles done', 'RSS (MiB)', 'V8 heap total (MiB)', 'V8 heap used (MiB)', 'external (MiB)', 'RSS outside the V8 heap (MiB)'],
+    [['', seconds(p.msSinceStart), String(p.reconciles), mib(p.rssBytes), mib(p.heapTotalBytes), mib(p.heapUsedBytes), mib(p.externalBytes), mib(p.rssBytes - p.heapTotalBytes)]],
+  );
+  return `${main}\n\n${breakdown}\n\n${limit}`;
 }
 
 export function renderReport(results: BenchResults): string {

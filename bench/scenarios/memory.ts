@@ -4,7 +4,10 @@
 // once it has settled (the target's figure: what a controller holding N objects keeps), and the peak
 // (VmHWM) over the whole start.
 import { sleep } from '../../src/runtime/index.ts';
+import type { BerthProcess } from '../berth-process.ts';
 import { startBerth, type BenchContext } from '../context.ts';
+import { chartMemoryLimit } from '../memory-cgroup.ts';
+import { sumOf } from '../metrics.ts';
 import { spawnFloor } from '../floor-process.ts';
 import { loadAverage } from '../stats.ts';
 import { waitUntilIdle } from './at-rest.ts';
@@ -22,12 +25,54 @@ export interface MemoryResult {
   msToFill: number;
   msUntilIdle: number;
   load: number;
+  /** What the process held at the highest RSS sampled (every 500 ms): which part of memory makes the peak. */
+  atPeak?: MemorySample;
+  /** The chart's memory limit, when the process ran under it (a memory cgroup); else undefined. */
+  memoryLimitBytes?: number;
+}
+
+/** One reading of the process's own metrics (prom-client's defaults and Berth's reconcile count). */
+export interface MemorySample {
+  msSinceStart: number;
+  rssBytes: number;
+  heapTotalBytes: number;
+  heapUsedBytes: number;
+  externalBytes: number;
+  reconciles: number;
+}
+
+/** Samples `berth` until the answered function is called; answers the sample of the highest RSS. */
+function sampleMemory(berth: BerthProcess, started: number): () => Promise<MemorySample | undefined> {
+  let highest: MemorySample | undefined;
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const samples = await berth.metrics().catch(() => undefined);
+      if (samples) {
+        const sample: MemorySample = {
+          msSinceStart: performance.now() - started,
+          rssBytes: sumOf(samples, 'process_resident_memory_bytes'),
+          heapTotalBytes: sumOf(samples, 'nodejs_heap_size_total_bytes'),
+          heapUsedBytes: sumOf(samples, 'nodejs_heap_size_used_bytes'),
+          externalBytes: sumOf(samples, 'nodejs_external_memory_bytes'),
+          reconciles: sumOf(samples, 'berth_reconcile_total'),
+        };
+        if (!highest || sample.rssBytes > highest.rssBytes) highest = sample;
+      }
+      await sleep(500);
+    }
+  })();
+  return async () => {
+    running = false;
+    await loop;
+    return highest;
+  };
 }
 
 const settleMs = 20_000;
 
 async function emptyRss(context: BenchContext): Promise<number> {
-  const berth = await startBerth(context, [await context.cluster.namespace('memory-empty')], ['controller'], 'memory-empty');
+  const berth = await startBerth(context, [await context.cluster.namespace('memory-empty')], ['controller'], 'memory-empty', { memoryLimitBytes: chartMemoryLimit() });
   try {
     await waitUntilIdle(berth, 0, 60_000);
     await sleep(settleMs);
@@ -49,14 +94,30 @@ export async function memory(context: BenchContext): Promise<MemoryResult> {
   const msToFill = performance.now() - filling;
   context.log(`memory: written in ${Math.round(msToFill)} ms; starting Berth over them`);
   const started = performance.now();
-  const berth = await startBerth(context, [namespace], ['controller'], `memory-${size}`);
+  // Under the chart's limit, as in the pod: Node sizes its heap from it.
+  const berth = await startBerth(context, [namespace], ['controller'], `memory-${size}`, { memoryLimitBytes: chartMemoryLimit() });
+  const highest = sampleMemory(berth, started);
   try {
     await waitUntilIdle(berth, size, 300_000 + size * 200);
     const msUntilIdle = performance.now() - started;
     const { rss } = berth.memory();
     await sleep(settleMs);
     const { rss: settledRss, peakRss } = berth.memory();
-    return { deployments: size, revisions: size, rssBytes: rss, settledRssBytes: settledRss, settleMs, peakRssBytes: peakRss, emptyRssBytes, msToFill, msUntilIdle, load: loadAverage() };
+    const atPeak = await highest();
+    return {
+      deployments: size,
+      revisions: size,
+      rssBytes: rss,
+      settledRssBytes: settledRss,
+      settleMs,
+      peakRssBytes: peakRss,
+      emptyRssBytes,
+      msToFill,
+      msUntilIdle,
+      load: loadAverage(),
+      ...(atPeak ? { atPeak } : {}),
+      ...(berth.memoryLimitBytes ? { memoryLimitBytes: berth.memoryLimitBytes } : {}),
+    };
   } finally {
     await berth.stop();
   }

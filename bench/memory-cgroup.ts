@@ -1,0 +1,46 @@
+// Berth under the memory limit the chart gives its pod: a memory cgroup of that limit, which the
+// process enters before Node starts, so Node sizes its heap from the limit as it does in the pod
+// (uv_get_constrained_memory). Needs root and a cgroup memory controller (v1 or v2); without them the
+// process runs unconstrained and the report says so.
+import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse } from 'yaml';
+
+const units: Record<string, number> = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, K: 1e3, M: 1e6, G: 1e9, '': 1 };
+
+/** `resources.limits.memory` of the chart's values, in bytes. */
+export function chartMemoryLimit(valuesPath = resolve(import.meta.dirname, '../charts/berth/values.yaml')): number {
+  const values = parse(readFileSync(valuesPath, 'utf8')) as { resources?: { limits?: { memory?: string } } };
+  const quantity = String(values.resources?.limits?.memory ?? '');
+  const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|K|M|G|)$/.exec(quantity);
+  if (!match) throw new Error(`the chart's resources.limits.memory is not a quantity: "${quantity}"`);
+  return Number(match[1]) * units[match[2]!]!;
+}
+
+export interface MemoryCgroup {
+  /** The command that runs `argv` inside the cgroup. */
+  wrap(argv: string[]): string[];
+  remove(): void;
+}
+
+/** A new memory cgroup limited to `limitBytes`, or undefined where none can be made. */
+export function createMemoryCgroup(name: string, limitBytes: number): MemoryCgroup | undefined {
+  const v2 = existsSync('/sys/fs/cgroup/cgroup.controllers');
+  const path = v2 ? join('/sys/fs/cgroup', name) : join('/sys/fs/cgroup/memory', name);
+  try {
+    mkdirSync(path);
+    writeFileSync(join(path, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(limitBytes));
+  } catch {
+    return undefined;
+  }
+  return {
+    wrap: (argv) => ['/bin/sh', '-c', `echo $$ > ${join(path, 'cgroup.procs')} && exec "$@"`, 'sh', ...argv],
+    remove: () => {
+      try {
+        rmdirSync(path);
+      } catch {
+        // Still has a process (a kill in flight): the kernel keeps it until the process is gone.
+      }
+    },
+  };
+}
