@@ -103,8 +103,8 @@ export function memoryTable(r: MemoryResult): string {
   if (!r.atPeak) return `${main}\n\n${limit}`;
   const p = r.atPeak;
   const breakdown = table(
-    ['at the highest RSS sampled', 'after start (s)', 'reconciles done', 'RSS (MiB)', 'V8 heap total (MiB)', 'V8 heap used (MiB)', 'external (MiB)', 'RSS outside the V8 heap (MiB)'],
-    [['', seconds(p.msSinceStart), String(p.reconciles), mib(p.rssBytes), mib(p.heapTotalBytes), mib(p.heapUsedBytes), mib(p.externalBytes), mib(p.rssBytes - p.heapTotalBytes)]],
+    ['at the highest RSS sampled', 'after start (s)', 'reconciles done', 'RSS (MiB)', 'V8 heap total (MiB)', 'V8 heap used (MiB)', 'external (MiB)', 'RSS outside the V8 heap (MiB)', 'peak (VmHWM) reached after (s)'],
+    [['', seconds(p.msSinceStart), String(p.reconciles), mib(p.rssBytes), mib(p.heapTotalBytes), mib(p.heapUsedBytes), mib(p.externalBytes), mib(p.rssBytes - p.heapTotalBytes), r.msToPeak === undefined ? '' : seconds(r.msToPeak)]],
   );
   return `${main}\n\n${breakdown}\n\n${limit}`;
 }

@@ -27,6 +27,8 @@ export interface MemoryResult {
   load: number;
   /** What the process held at the highest RSS sampled (every 500 ms): which part of memory makes the peak. */
   atPeak?: MemorySample;
+  /** When VmHWM last rose (sampled every 500 ms): the time the peak was reached, give or take a sample. */
+  msToPeak?: number;
   /** The chart's memory limit, when the process ran under it (a memory cgroup); else undefined. */
   memoryLimitBytes?: number;
 }
@@ -41,12 +43,16 @@ export interface MemorySample {
   reconciles: number;
 }
 
-/** Samples `berth` until the answered function is called; answers the sample of the highest RSS. */
-function sampleMemory(berth: BerthProcess, started: number): () => Promise<MemorySample | undefined> {
+/** Samples `berth` until the answered function is called; answers the sample of the highest RSS and when VmHWM last rose. */
+function sampleMemory(berth: BerthProcess, started: number): () => Promise<{ highest?: MemorySample; msToPeak?: number }> {
   let highest: MemorySample | undefined;
+  let peakRss = 0;
+  let msToPeak: number | undefined;
   let running = true;
   const loop = (async () => {
     while (running) {
+      const { peakRss: hwm } = berth.memory();
+      if (hwm > peakRss) [peakRss, msToPeak] = [hwm, performance.now() - started];
       const samples = await berth.metrics().catch(() => undefined);
       if (samples) {
         const sample: MemorySample = {
@@ -65,7 +71,7 @@ function sampleMemory(berth: BerthProcess, started: number): () => Promise<Memor
   return async () => {
     running = false;
     await loop;
-    return highest;
+    return { ...(highest ? { highest } : {}), ...(msToPeak !== undefined ? { msToPeak } : {}) };
   };
 }
 
@@ -103,7 +109,7 @@ export async function memory(context: BenchContext): Promise<MemoryResult> {
     const { rss } = berth.memory();
     await sleep(settleMs);
     const { rss: settledRss, peakRss } = berth.memory();
-    const atPeak = await highest();
+    const { highest: atPeak, msToPeak } = await highest();
     return {
       deployments: size,
       revisions: size,
@@ -116,6 +122,7 @@ export async function memory(context: BenchContext): Promise<MemoryResult> {
       msUntilIdle,
       load: loadAverage(),
       ...(atPeak ? { atPeak } : {}),
+      ...(msToPeak !== undefined ? { msToPeak } : {}),
       ...(berth.memoryLimitBytes ? { memoryLimitBytes: berth.memoryLimitBytes } : {}),
     };
   } finally {
