@@ -3,7 +3,7 @@
 import type { V1OwnerReference, V1Secret } from '@kubernetes/client-node';
 import { secretKind, type DeepReadonly } from '../runtime/types.ts';
 import { isKubeApiError } from '../runtime/kube-request.ts';
-import type { ObjectWriter } from './kube-writer.ts';
+import type { ObjectWriter, ResourceRef } from './kube-writer.ts';
 import { retryOnConflict } from './kube-errors.ts';
 
 export interface Owner {
@@ -45,6 +45,20 @@ export async function writeOwnedSecret(writer: ObjectWriter, secret: V1Secret): 
       const next = { ...secret, metadata: { ...secret.metadata, resourceVersion: current?.metadata?.resourceVersion } };
       await (current ? writer.replace(secretKind, namespace, next) : writer.create(secretKind, namespace, secret));
     });
+  }
+}
+
+/**
+ * The owned Secret of an object just created, when it has one: an object whose Secret cannot be written
+ * is taken back before the error goes on, so no object is left without its values.
+ */
+export async function writeOwnedSecretOrUndo(writer: ObjectWriter, created: { resource: ResourceRef; namespace: string; name: string }, secret: V1Secret | undefined): Promise<void> {
+  if (!secret) return;
+  try {
+    await writeOwnedSecret(writer, secret);
+  } catch (error) {
+    await writer.delete(created.resource, created.namespace, created.name).catch(() => {});
+    throw error;
   }
 }
 

@@ -2,6 +2,7 @@
 // the controller has observed it (status.observedGeneration reaches the generation the write
 // produced), bounded by observeTimeoutMs, so a PATCH that makes a revision answers with the new
 // latest_revision_id.
+import type { V1Secret } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { canonicalDeploymentType, deploymentKind, deploymentPhases, type Deployment } from '../../api/index.ts';
@@ -11,7 +12,7 @@ import { deploymentSecretName, planDeploymentCreate, planDeploymentPatch, render
 import { createKeyedSerializer } from '../keyed-serializer.ts';
 import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
 import { waitForGone } from '../observe.ts';
-import { readSecretValues, renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
+import { readSecretValues, renderOwnedSecret, writeOwnedSecret, writeOwnedSecretOrUndo } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import type { ObjectWriter } from '../kube-writer.ts';
@@ -67,7 +68,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
   serve(app, deploymentRoutes.list, async (request) => {
     const tenant = tenantOf(request, cache);
     const query = parseRequestPart('query', deploymentListQuerySchema, request.query);
-    const matching = deployments.list(tenant.namespace).filter((deployment) => listFilter(query)(deployment));
+    const matching = deployments.list(tenant.namespace).filter(listFilter(query));
     return paginate(matching.sort(byCreation), query, (deployment) => respond(deployment, tenant));
   });
 
@@ -97,7 +98,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
   });
 }
 
-/** The Deployment, then its secrets' Secret; a Deployment whose Secret could not be written is taken back. */
+/** The Deployment, then its secrets' Secret (writeOwnedSecretOrUndo). */
 async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: DeploymentCreate): Promise<Deployment> {
   const { writer } = deps;
   const alreadyExists = `Deployment ${body.name} already exists.`;
@@ -107,12 +108,7 @@ async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: 
   const created = await writer
     .create(deploymentKind, tenant.namespace, renderDeployment(tenant.namespace, body.name, plan.spec))
     .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
-  try {
-    await writeSecrets(writer, tenant.namespace, created, plan);
-  } catch (error) {
-    await writer.delete(deploymentKind, tenant.namespace, body.name).catch(() => {});
-    throw error;
-  }
+  await writeOwnedSecretOrUndo(writer, { resource: deploymentKind, namespace: tenant.namespace, name: body.name }, secretsOf(tenant.namespace, created, plan));
   return created;
 }
 
@@ -129,11 +125,9 @@ async function patchDeployment(deps: FacadeDependencies, tenant: Tenant, cached:
   );
 }
 
-
 /** The `<deployment>-secrets` Secret a plan asks for, if it asks for one. */
-async function writeSecrets(writer: ObjectWriter, namespace: string, owner: Deployment, plan: DeploymentPlan): Promise<void> {
-  if (plan.secretValues === undefined) return;
-  await writeOwnedSecret(writer, renderOwnedSecret(namespace, deploymentSecretName(owner.metadata.name!), owner, plan.secretValues));
+function secretsOf(namespace: string, owner: Deployment, plan: DeploymentPlan): V1Secret | undefined {
+  return plan.secretValues === undefined ? undefined : renderOwnedSecret(namespace, deploymentSecretName(owner.metadata.name!), owner, plan.secretValues);
 }
 
 /**
@@ -149,7 +143,7 @@ async function writePatch(writer: ObjectWriter, namespace: string, name: string,
   const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
   if (specChanged) await writer.replace(deploymentKind, namespace, next, { dryRun: true });
   const valuesChanged = plan.secretValues !== undefined && !sameValues(plan.secretValues, stored);
-  if (valuesChanged) await writeSecrets(writer, namespace, current, plan);
+  if (valuesChanged) await writeOwnedSecret(writer, secretsOf(namespace, current, plan)!);
   return {
     written: specChanged ? await writer.replace(deploymentKind, namespace, next) : current,
     secretValuesChanged: valuesChanged && !specChanged,

@@ -8,7 +8,7 @@ import { conflict, notFound } from '../errors.ts';
 import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
 import { createKeyedSerializer } from '../keyed-serializer.ts';
 import { reflects, waitForCache, waitForGone } from '../observe.ts';
-import { renderOwnedSecret, writeOwnedSecret } from '../owned-secrets.ts';
+import { renderOwnedSecret, writeOwnedSecret, writeOwnedSecretOrUndo } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf } from '../request.ts';
@@ -120,7 +120,7 @@ async function caughtUp(deps: FacadeDependencies, written: OAuthProvider): Promi
   return cached ?? written;
 }
 
-/** The provider, then its client secret's Secret; a provider whose Secret could not be written is taken back. */
+/** The provider, then its client secret's Secret (writeOwnedSecretOrUndo). */
 async function createProvider(deps: FacadeDependencies, tenant: Tenant, body: ProviderCreate): Promise<DeepReadonly<OAuthProvider>> {
   const { writer } = deps;
   const alreadyExists = `OAuth provider ${body.provider_id} already exists.`;
@@ -128,16 +128,9 @@ async function createProvider(deps: FacadeDependencies, tenant: Tenant, body: Pr
   const created = await writer
     .create(oauthProviderKind, tenant.namespace, renderProvider(tenant.namespace, body))
     .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
-  if (body.client_secret) {
-    const secret = renderOwnedSecret(tenant.namespace, clientSecretName(created.metadata.name!), created, { [clientSecretKey]: body.client_secret });
-    try {
-      await writeOwnedSecret(writer, secret);
-    } catch (error) {
-      // No provider without its secret: take the half-made provider back before failing.
-      await writer.delete(oauthProviderKind, tenant.namespace, created.metadata.name!).catch(() => {});
-      throw error;
-    }
-  }
+  const name = created.metadata.name!;
+  const secret = body.client_secret ? renderOwnedSecret(tenant.namespace, clientSecretName(name), created, { [clientSecretKey]: body.client_secret }) : undefined;
+  await writeOwnedSecretOrUndo(writer, { resource: oauthProviderKind, namespace: tenant.namespace, name }, secret);
   return caughtUp(deps, created);
 }
 
