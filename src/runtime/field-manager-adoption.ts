@@ -51,7 +51,7 @@ export function adoptedManagedFields(entries: readonly V1ManagedFieldsEntry[], a
 /**
  * Adopts the legacy managers' entries of one object. The write is a JSON patch guarded by the
  * resourceVersion read, so a concurrent change is never overwritten: that attempt is left to the next
- * call. Answers whether the object changed; a missing object is nothing to adopt.
+ * call. A missing object is nothing to adopt.
  */
 export async function adoptFieldManagers(
   kc: KubeConfig,
@@ -60,13 +60,13 @@ export async function adoptFieldManagers(
   adoption: Adoption,
   /** Only an object this accepts is touched (e.g. one Berth owns). */
   accept: (object: KubeObject) => boolean = () => true,
-): Promise<boolean> {
+): Promise<void> {
   const path = objectPath(resource, key);
   try {
     const object = await kubeRequest<KubeObject>(kc, { method: 'GET', path });
-    if (!accept(object)) return false;
+    if (!accept(object)) return;
     const adopted = adoptedManagedFields(object.metadata?.managedFields ?? [], adoption);
-    if (!adopted) return false;
+    if (!adopted) return;
     await kubeRequest(kc, {
       method: 'PATCH',
       path,
@@ -77,10 +77,8 @@ export async function adoptFieldManagers(
         { op: 'replace', path: '/metadata/managedFields', value: adopted },
       ],
     });
-    return true;
   } catch (error) {
     // Gone, or changed since it was read (a failed test is a 422 on a JSON patch; a conflict a 409).
-    if (isKubeApiError(error, 404) || isKubeApiError(error, 409) || isKubeApiError(error, 422)) return false;
-    throw error;
+    if (!isKubeApiError(error, 404) && !isKubeApiError(error, 409) && !isKubeApiError(error, 422)) throw error;
   }
 }

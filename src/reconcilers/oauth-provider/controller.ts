@@ -2,6 +2,7 @@
 // (dynamic client credentials) and the Secrets it only references (clientSecretRef), which carry no
 // ownerReference and are mapped back to their providers through an index. The first reconcile of each
 // provider in a process moves what earlier versions wrote under no field manager to Berth's.
+import type { KubeConfig } from '@kubernetes/client-node';
 import { fieldManager, legacyFieldManagers, oauthProviderKind, type OAuthProvider } from '../../api/index.ts';
 import { discoverProvider } from '../../oauth/discovery.ts';
 import { registerClient } from '../../oauth/registration.ts';
@@ -12,7 +13,6 @@ import type { Manager } from '../../runtime/manager.ts';
 import { objectKey, secretKind, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
 import { kubeSecretStore, writeOAuthProviderStatus } from './kube-io.ts';
 import { createOAuthProviderReconciler, type OAuthProviderReconcilerOptions } from './reconcile.ts';
-import { dynamicClientSecretName } from './render/dynamic-client-secret.ts';
 
 export interface OAuthProviderControllerOptions extends OAuthProviderReconcilerOptions {
   /** Watch only these namespaces. Default: all. */
@@ -50,7 +50,9 @@ export function registerOAuthProviderController(manager: Manager, options: OAuth
     },
     options,
   );
+  // Providers whose earlier writes were looked at in this process; a deleted one is forgotten.
   const adopted = new Set<string>();
+  providers.onDelete((provider) => adopted.delete(provider.metadata.uid ?? ''));
   return manager.addController<OAuthProvider>({
     name: 'oauthprovider',
     informer: providers,
@@ -62,9 +64,10 @@ export function registerOAuthProviderController(manager: Manager, options: OAuth
       },
     ],
     reconcile: async (key, context) => {
-      const uid = providers.get(key.namespace, key.name)?.metadata.uid;
-      if (uid && !adopted.has(uid)) {
-        await adoptEarlierWrites(manager, key, uid);
+      const provider = providers.get(key.namespace, key.name);
+      const uid = provider?.metadata.uid;
+      if (provider && uid && !adopted.has(uid)) {
+        await adoptEarlierWrites(kc, provider);
         adopted.add(uid);
       }
       return reconcile(key, context);
@@ -75,12 +78,16 @@ export function registerOAuthProviderController(manager: Manager, options: OAuth
 
 /**
  * What earlier versions wrote under no field manager, taken over by Berth's: the provider's status (not
- * its spec, which is the user's) and the dynamic client Secret the provider owns (not one it only names).
+ * its spec, which is the user's) and the dynamic client Secret that status names, when the provider
+ * owns it (not one it only names). A provider with no status has nothing written by anyone to adopt.
  */
-async function adoptEarlierWrites(manager: Manager, key: { namespace: string; name: string }, uid: string): Promise<void> {
-  const kc = manager.kubeConfig;
+async function adoptEarlierWrites(kc: KubeConfig, provider: DeepReadonly<OAuthProvider>): Promise<void> {
+  if (!provider.status) return;
+  const namespace = provider.metadata.namespace ?? '';
   const adoption = { legacy: legacyFieldManagers, manager: fieldManager };
-  await adoptFieldManagers(kc, oauthProviderKind, key, { ...adoption, subresource: 'status' });
-  const secret = { namespace: key.namespace, name: dynamicClientSecretName(key.name) };
-  await adoptFieldManagers(kc, secretKind, secret, adoption, (object) => Boolean(object.metadata?.ownerReferences?.some((owner) => owner.uid === uid)));
+  await adoptFieldManagers(kc, oauthProviderKind, { namespace, name: provider.metadata.name ?? '' }, { ...adoption, subresource: 'status' });
+  const secretName = provider.status.dynamicClientSecretRef?.name;
+  if (!secretName) return;
+  const ownedByProvider = (object: KubeObject) => Boolean(object.metadata?.ownerReferences?.some((owner) => owner.uid === provider.metadata.uid));
+  await adoptFieldManagers(kc, secretKind, { namespace, name: secretName }, adoption, ownedByProvider);
 }
