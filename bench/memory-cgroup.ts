@@ -27,20 +27,19 @@ export interface MemoryCgroup {
 export function createMemoryCgroup(name: string, limitBytes: number): MemoryCgroup | undefined {
   const v2 = existsSync('/sys/fs/cgroup/cgroup.controllers');
   const path = v2 ? join('/sys/fs/cgroup', name) : join('/sys/fs/cgroup/memory', name);
+  const remove = () => {
+    try {
+      rmdirSync(path);
+    } catch {
+      // Not made, or still has a process (a kill in flight): the kernel keeps it until the process is gone.
+    }
+  };
   try {
     mkdirSync(path);
     writeFileSync(join(path, v2 ? 'memory.max' : 'memory.limit_in_bytes'), String(limitBytes));
   } catch {
+    remove();
     return undefined;
   }
-  return {
-    wrap: (argv) => ['/bin/sh', '-c', `echo $$ > ${join(path, 'cgroup.procs')} && exec "$@"`, 'sh', ...argv],
-    remove: () => {
-      try {
-        rmdirSync(path);
-      } catch {
-        // Still has a process (a kill in flight): the kernel keeps it until the process is gone.
-      }
-    },
-  };
+  return { wrap: (argv) => ['/bin/sh', '-c', `echo $$ > ${join(path, 'cgroup.procs')} && exec "$@"`, 'sh', ...argv], remove };
 }
