@@ -242,12 +242,13 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
           times.plain.push(performance.now() - began);
         } else {
           await mergePatch(kc, `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/swap`, { spec: { sourceRevisionConfig: { imageUri: image } } });
-          // Both from the same start: serving is what the users see, DEPLOYED what Berth reports.
-          const serving = until(() => onlyImageServes(kc, namespace, 'berth.dev/deployment=swap,app.kubernetes.io/component=application', image)).then(() => performance.now() - began);
-          const deployed = until(async () => ((await revisionPhase(kc, namespace, 'swap', image)) === 'DEPLOYED' ? true : undefined)).then(() => performance.now() - began);
-          const [servingMs, deployedMs] = await Promise.all([serving, deployed]);
-          times.berth.push(servingMs);
-          times.berthDeployed.push(deployedMs);
+          // Both from the same start: serving is what the users see, DEPLOYED what Berth reports. They are
+          // polled one after the other, so the serving figure is polled as the plain one is (one request
+          // per 25 ms): DEPLOYED comes after serving (it waits for the old pods to be gone as well).
+          await until(() => onlyImageServes(kc, namespace, 'berth.dev/deployment=swap,app.kubernetes.io/component=application', image));
+          times.berth.push(performance.now() - began);
+          await until(async () => ((await revisionPhase(kc, namespace, 'swap', image)) === 'DEPLOYED' ? true : undefined));
+          times.berthDeployed.push(performance.now() - began);
         }
       }
       log(`rollout ${i + 1}/${values.rollouts}: plain ${seconds(times.plain.at(-1)!)}, Berth ${seconds(times.berth.at(-1)!)} (DEPLOYED at ${seconds(times.berthDeployed.at(-1)!)})`);

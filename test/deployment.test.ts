@@ -99,6 +99,28 @@ async function markDatabaseReady(statefulSet: string): Promise<void> {
   });
 }
 
+/**
+ * Every state the named objects go through from now, each with its resourceVersion: watches of one etcd,
+ * so ordering the states of both by it replays them in the order they were written.
+ */
+async function recordChanges(targets: { path: string; name: string }[]): Promise<{ changes(): { resourceVersion: number; object: object }[]; stop(): void }> {
+  const seen: { resourceVersion: number; object: object }[] = [];
+  const watches = await Promise.all(
+    targets.map(({ path, name }) =>
+      new Watch(kc).watch(
+        path,
+        { fieldSelector: `metadata.name=${name}` },
+        (_phase, object: { metadata: { resourceVersion: string } }) => seen.push({ resourceVersion: Number(object.metadata.resourceVersion), object }),
+        () => {},
+      ),
+    ),
+  );
+  return {
+    changes: () => [...seen].sort((a, b) => a.resourceVersion - b.resourceVersion),
+    stop: () => watches.forEach((watch) => watch.abort()),
+  };
+}
+
 const condition = (d: Deployment | Revision, type: string) => d.status?.conditions?.find((c) => c.type === type);
 
 async function waitForDeployment(name: string, check: (d: Deployment) => boolean, what: string): Promise<Deployment> {
@@ -228,13 +250,31 @@ describe('a Deployment from an external image', () => {
   });
 
   it('re-activates the earlier Revision when the earlier config comes back, without a new one', async () => {
-    await putSecret(`${name}-secrets`, { API_KEY: 'one' });
-    await patchDeployment(name, { spec: { sourceRevisionConfig: { imageUri: 'nginx:1.27' } } });
-    await waitForDeployment(name, (d) => d.status?.latestRevisionId === firstRevision.metadata.uid, 'the first revision latest again');
-    await eventually(async () => (await readAppsDeployment(name))?.spec?.template.spec?.containers[0]?.image === 'nginx:1.27', 30_000, 'the first image back');
-    await markRolledOut(name);
-    await waitForDeployment(name, (d) => d.status?.activeRevisionId === firstRevision.metadata.uid && condition(d, 'Ready')?.status === 'True', 'the first revision active again');
+    expect((await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'revisions', name: firstRevision.metadata.name! })).status.status).toBe('DEPLOYED');
+    const history = await recordChanges([
+      { path: `/apis/${group}/${version}/namespaces/${namespace}/deployments`, name },
+      { path: `/apis/${group}/${version}/namespaces/${namespace}/revisions`, name: firstRevision.metadata.name! },
+    ]);
+    try {
+      await putSecret(`${name}-secrets`, { API_KEY: 'one' });
+      await patchDeployment(name, { spec: { sourceRevisionConfig: { imageUri: 'nginx:1.27' } } });
+      await waitForDeployment(name, (d) => d.status?.latestRevisionId === firstRevision.metadata.uid, 'the first revision latest again');
+      await eventually(async () => (await readAppsDeployment(name))?.spec?.template.spec?.containers[0]?.image === 'nginx:1.27', 30_000, 'the first image back');
+      await markRolledOut(name);
+      await waitForDeployment(name, (d) => d.status?.activeRevisionId === firstRevision.metadata.uid && condition(d, 'Ready')?.status === 'True', 'the first revision active again');
+      const lastRevisionState = () => history.changes().findLast((c) => (c.object as Revision).kind === 'Revision')?.object as Revision | undefined;
+      await eventually(async () => lastRevisionState()?.status?.status === 'DEPLOYED', 30_000, 'the first revision DEPLOYED again');
+    } finally {
+      history.stop();
+    }
     expect(await revisionsOf(name)).toHaveLength(3);
+    // What a client following the Deployment's latest revision read along the way: the revision's phase
+    // when the Deployment first named it latest again was its new one, not the DEPLOYED of its last time.
+    const changes = history.changes();
+    const namedLatest = changes.findIndex((c) => (c.object as Deployment).kind === 'Deployment' && (c.object as Deployment).status?.latestRevisionId === firstRevision.metadata.uid);
+    expect(namedLatest).toBeGreaterThan(-1);
+    const revisionThen = changes.slice(0, namedLatest).findLast((c) => (c.object as Revision).kind === 'Revision')?.object as Revision;
+    expect(revisionThen.status?.status).not.toBe('DEPLOYED');
   });
 
   it('serves a pinned revision (rollback) and follows the spec again when unpinned', async () => {

@@ -106,10 +106,15 @@ async function recordBypassed(pass: Pass, chosen: ChosenRevisions): Promise<void
 }
 
 /**
- * Where the target stands, then the status and the revisions' phases. The Deployment records a
- * revision active before that revision says DEPLOYED, so a failed or refused status write never leaves
- * a DEPLOYED revision nobody serves from (the next pass decides both again), and a client that sees
- * DEPLOYED sees it active too. Answers the revision that serves.
+ * Where the target stands, then the status and the revisions' phases, in the order that never shows a
+ * reader an old phase as news:
+ * - a revision turning DEPLOYED is recorded active by the Deployment first, so a failed or refused
+ *   status write never leaves a DEPLOYED revision nobody serves from (the next pass decides both
+ *   again), and a client that sees DEPLOYED sees it active too;
+ * - any other phase is written on the revision first: one that comes back (a rollback, a config changed
+ *   back) still says DEPLOYED from its last time, and a client that follows the Deployment's latest
+ *   revision must not read that as the rollout it just asked for.
+ * Answers the revision that serves.
  */
 export async function recordOutcome(
   pass: Pass,
@@ -139,6 +144,8 @@ export async function recordOutcome(
   });
   const active = phase.phase === 'DEPLOYED' ? target : previousActive;
   const postgres = backing.database ? pass.informers.statefulSets.get(owner.namespace, names.postgres) : undefined;
+  const deploymentFirst = phase.phase === 'DEPLOYED';
+  if (!deploymentFirst) await recordRevisionPhase(pass, target, phase);
   await writeStatus(
     pass,
     deployment,
@@ -150,7 +157,7 @@ export async function recordOutcome(
     },
     { latest, ...(active ? { active } : {}), ...optional('url', applicationUrl(spec, pass.informers.services.get(owner.namespace, names.application))) },
   );
-  await recordRevisionPhase(pass, target, phase);
+  if (deploymentFirst) await recordRevisionPhase(pass, target, phase);
   await recordBypassed(pass, chosen);
   return active;
 }
