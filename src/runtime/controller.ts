@@ -26,18 +26,30 @@ export interface ReconcileContext {
  */
 export type Reconcile = (key: ObjectKey, context: ReconcileContext) => Promise<ReconcileResult | void>;
 
+/** Whether an update of a source's object can matter to the objects it maps to. Default: every update does. */
+export type UpdateFilter = (object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>) => boolean;
+
 export interface WatchSource {
   informer: Informer;
   /** Keys of primary objects to reconcile when this object changes. */
   map: (object: DeepReadonly<KubeObject>) => ObjectKey[];
+  changed?: UpdateFilter;
+}
+
+/** An owned informer whose updates are filtered (a plain informer: every update enqueues the owner). */
+export interface OwnedSource {
+  informer: Informer;
+  changed?: UpdateFilter;
 }
 
 export interface ControllerOptions<T extends KubeObject = KubeObject> {
   /** Names the controller in logs and metrics, e.g. `deployment`. */
   name: string;
   informer: Informer<T>;
+  /** Which updates of the primary objects enqueue them. Default: every update. */
+  changed?: UpdateFilter;
   /** Informers of child objects whose ownerReferences point to the primary kind. */
-  owns?: Informer[];
+  owns?: (Informer | OwnedSource)[];
   watches?: WatchSource[];
   reconcile: Reconcile;
   /** Keys reconciled in parallel. Default 2. */
@@ -64,6 +76,10 @@ export function ownerKeys(object: DeepReadonly<KubeObject>, owner: Pick<Resource
     .map((ref) => ({ namespace: object.metadata?.namespace ?? '', name: ref.name }));
 }
 
+function ownedSources(owns: ControllerOptions['owns']): OwnedSource[] {
+  return (owns ?? []).map((owned) => ('informer' in owned ? owned : { informer: owned }));
+}
+
 export class Controller<T extends KubeObject = KubeObject> {
   readonly name: string;
   readonly informer: Informer<T>;
@@ -82,13 +98,17 @@ export class Controller<T extends KubeObject = KubeObject> {
     // Handlers are registered once; they enqueue only while the controller runs.
     const enqueueObject = (object: DeepReadonly<KubeObject>) => this.enqueue(objectKey(object));
     options.informer.onAdd(enqueueObject);
-    options.informer.onUpdate(enqueueObject);
+    options.informer.onUpdate((object, previous) => {
+      if (options.changed && !options.changed(object, previous)) return;
+      enqueueObject(object);
+    });
     options.informer.onDelete(enqueueObject);
     const primary = options.informer.resource;
-    for (const owned of options.owns ?? []) {
+    for (const { informer: owned, changed } of ownedSources(options.owns)) {
       const enqueueOwners = (object: DeepReadonly<KubeObject>) => ownerKeys(object, primary).forEach((key) => this.enqueue(key));
       owned.onAdd(enqueueOwners);
       owned.onUpdate((object, previous) => {
+        if (changed && !changed(object, previous)) return;
         enqueueOwners(object);
         enqueueOwners(previous);
       });
@@ -98,6 +118,7 @@ export class Controller<T extends KubeObject = KubeObject> {
       const enqueueMapped = (object: DeepReadonly<KubeObject>) => source.map(object).forEach((key) => this.enqueue(key));
       source.informer.onAdd(enqueueMapped);
       source.informer.onUpdate((object, previous) => {
+        if (source.changed && !source.changed(object, previous)) return;
         enqueueMapped(object);
         enqueueMapped(previous);
       });
@@ -111,7 +132,7 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   /** The informers this controller reads, primary first. */
   get informers(): Informer[] {
-    return [this.#options.informer as unknown as Informer, ...(this.#options.owns ?? []), ...(this.#options.watches ?? []).map((w) => w.informer)];
+    return [this.#options.informer as unknown as Informer, ...ownedSources(this.#options.owns).map((o) => o.informer), ...(this.#options.watches ?? []).map((w) => w.informer)];
   }
 
   enqueue(key: ObjectKey): void {

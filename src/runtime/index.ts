@@ -55,9 +55,12 @@ export {
   type ControllerOptions,
   type Reconcile,
   type ReconcileContext,
+  type OwnedSource,
   type ReconcileResult,
+  type UpdateFilter,
   type WatchSource,
 } from './controller.ts';
+export { statusOnlyUpdate, unlessStatusOnly } from './status-only.ts';
 export { createEventRecorder, type EventRecorder, type EventType } from './events.ts';
 export { createInformer, type AddHandler, type DeleteHandler, type Informer, type InformerOptions, type UpdateHandler } from './informer.ts';
 export { closeKubeConnections, isKubeApiError, KubeApiError, kubeRequest, kubeText, type KubeRequest } from './kube-request.ts';

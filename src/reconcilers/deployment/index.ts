@@ -14,11 +14,12 @@
 //   reconcile.ts, finalize.ts the loop and the deletion finalizer
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { deploymentKind, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
-import { ownerKeys, type Controller, type DeepReadonly, type Informer, type KubeObject, type Manager, type ObjectKey } from '../../runtime/index.ts';
+import { ownerKeys, unlessStatusOnly, type Controller, type DeepReadonly, type Informer, type KubeObject, type Manager, type ObjectKey } from '../../runtime/index.ts';
 import { registerTracingProjectController } from '../tracing-project/index.ts';
 import { deploymentInformers, secretReaderIndex, type DeploymentInformers } from './informers.ts';
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
+import { podChangeMatters } from './pods.ts';
 import { revisionLabel } from './render/common.ts';
 import { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
 
@@ -53,8 +54,11 @@ export function registerDeploymentControllers(
   const deployment = manager.addController({
     name: 'deployment',
     informer: informers.deployments,
+    // Berth's own status writes (of the Deployment, its Revisions, its TracingProject) need no pass of
+    // their own: the pass that wrote them had decided from everything else (runtime/status-only.ts).
+    changed: unlessStatusOnly,
     owns: [
-      untyped(informers.revisions),
+      { informer: untyped(informers.revisions), changed: unlessStatusOnly },
       untyped(informers.appsDeployments),
       untyped(informers.statefulSets),
       untyped(informers.services),
@@ -79,6 +83,7 @@ export function registerDeploymentControllers(
           const project = object as DeepReadonly<TracingProject>;
           return [{ namespace: project.metadata.namespace ?? '', name: project.spec.deploymentName }];
         },
+        changed: unlessStatusOnly,
       },
       {
         // An integration that appears, changes or goes may unblock or block codehost Deployments.
@@ -96,6 +101,7 @@ export function registerDeploymentControllers(
           const revision = informers.revisions.get(pod.metadata?.namespace ?? '', pod.metadata?.labels?.[revisionLabel] ?? '');
           return revision ? [{ namespace: revision.metadata.namespace ?? '', name: revision.spec.deploymentName }] : [];
         },
+        changed: (object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>) => podChangeMatters(object as DeepReadonly<V1Pod>, previous as DeepReadonly<V1Pod>),
       },
     ],
     reconcile,

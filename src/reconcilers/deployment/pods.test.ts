@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { podProblem, podView, revisionPodsProblem } from './pods.ts';
+import { podChangeMatters, podProblem, podView, revisionPodsProblem } from './pods.ts';
 
 const pod = (name: string, status: V1Pod['status'], deleting = false): V1Pod => ({
   metadata: { name, ...(deleting ? { deletionTimestamp: new Date(0) } : {}) },
@@ -50,6 +50,31 @@ describe('revisionPodsProblem', () => {
     const pods = [pod('c', waiting('CrashLoopBackOff')), pod('a', waiting('ErrImagePull'), true), pod('b', waiting('ImagePullBackOff'))];
     expect(revisionPodsProblem(pods)?.message).toMatch(/^pod b,/);
     expect(revisionPodsProblem([])).toBeUndefined();
+  });
+});
+
+describe('podChangeMatters', () => {
+  const running = { phase: 'Running', containerStatuses: [{ name: 'app', ready: false, restartCount: 0, image: 'i', imageID: '', state: { running: {} } }] };
+  const ready = { ...running, containerStatuses: [{ ...running.containerStatuses[0]!, ready: true }] };
+  const workload = (status: object, deleting = false) => ({ ...pod('p', status as V1Pod['status'], deleting), metadata: { ...pod('p', {}, deleting).metadata, labels: { 'app.kubernetes.io/component': 'application' } } });
+  const build = (status: object) => ({ ...pod('p', status as V1Pod['status']), metadata: { name: 'p', labels: { 'batch.kubernetes.io/job-name': 'j' } } });
+
+  it('ignores a workload pod scheduled, started, turning Ready or going away without a problem', () => {
+    expect(podChangeMatters(workload(waiting('ContainerCreating')), workload({ phase: 'Pending' }))).toBe(false);
+    expect(podChangeMatters(workload(ready), workload(running))).toBe(false);
+    expect(podChangeMatters(workload(ready, true), workload(ready))).toBe(false);
+  });
+
+  it('follows a workload pod whose problem appears, changes, goes, or leaves with its pod', () => {
+    expect(podChangeMatters(workload(waiting('ErrImagePull', 'not found')), workload(waiting('ContainerCreating')))).toBe(true);
+    expect(podChangeMatters(workload(waiting('ImagePullBackOff', 'back-off')), workload(waiting('ErrImagePull', 'not found')))).toBe(true);
+    expect(podChangeMatters(workload(running), workload(waiting('ImagePullBackOff', 'back-off')))).toBe(true);
+    expect(podChangeMatters(workload(waiting('ImagePullBackOff', 'back-off'), true), workload(waiting('ImagePullBackOff', 'back-off')))).toBe(true);
+    expect(podChangeMatters(workload(waiting('ImagePullBackOff', 'back-off')), workload(waiting('ImagePullBackOff', 'back-off')))).toBe(false);
+  });
+
+  it('follows every update of a build pod: its steps are the build\'s progress', () => {
+    expect(podChangeMatters(build(ready), build(running))).toBe(true);
   });
 });
 

@@ -87,6 +87,24 @@ export function revisionPodsProblem(pods: readonly ReadonlyPod[]): PodProblem | 
   return undefined;
 }
 
+/** The problem a workload pod shows while it is live, as one comparable string. */
+function liveProblem(pod: ReadonlyPod): string | undefined {
+  if (pod.metadata?.deletionTimestamp) return undefined;
+  const problem = podProblem(pod);
+  return problem && `${problem.reason}\n${problem.message}`;
+}
+
+/**
+ * Whether a pod's update can change what a pass decides: every update of a build pod (its steps are
+ * the build's progress), but of an application or queue worker pod only one that changes the problem
+ * it shows (its rollout is read from its Deployment's status, not from its pods). A rollout's pods
+ * turn Ready, scheduled or terminating without a pass for each.
+ */
+export function podChangeMatters(pod: ReadonlyPod, previous: ReadonlyPod): boolean {
+  if (hasRole(pod, 'build')) return true;
+  return liveProblem(pod) !== liveProblem(previous);
+}
+
 /**
  * What the pod cache keeps: identity, labels, and the status members the decisions above and the log
  * routes read. Pod specs (env, volumes, probes) are most of a pod's JSON and nothing here reads them.

@@ -1,13 +1,15 @@
 // The TracingProject controller: a project exists as soon as its object does, so reconciling it means
 // recording that (Ready=True for the generation seen), written only when it changes.
 import { fieldManager, type TracingProject } from '../../api/index.ts';
-import { applyStatusIfChanged, type Controller, type Informer, type Manager } from '../../runtime/index.ts';
+import { applyStatusIfChanged, unlessStatusOnly, type Controller, type Informer, type Manager } from '../../runtime/index.ts';
 import { nextTracingProjectStatus } from './status.ts';
 
 export function registerTracingProjectController(manager: Manager, projects: Informer<TracingProject>, now: () => Date = () => new Date()): Controller {
   const controller = manager.addController({
     name: 'tracing-project',
     informer: projects,
+    // Its own status write comes back as an update that needs no pass.
+    changed: unlessStatusOnly,
     reconcile: async ({ namespace, name }) => {
       const project = projects.get(namespace, name);
       if (!project || project.metadata.deletionTimestamp) return;
