@@ -47,7 +47,9 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
   // Ports chosen here rather than read from log lines, which a quieter BERTH_LOG_LEVEL would hide.
   const probePort = await freePort();
   const facadePort = await freePort();
-  const nodeArgs = [...nodeFlags, ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [])];
+  // BENCH_BERTH_NODE_FLAGS: more V8 or Node flags for Berth's process alone, e.g. --trace-gc (its lines go to the log file).
+  const extraFlags = (process.env.BENCH_BERTH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+  const nodeArgs = [...nodeFlags, ...extraFlags, ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [])];
   const args = options.reconcileConcurrency
     ? [...nodeArgs, tunedScript, options.watchNamespaces.join(',')]
     : [

@@ -27,6 +27,9 @@ import { renderBuildJob } from '../src/reconcilers/deployment/render/build-job.t
 import { GitServer } from '../test/support/git-server.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
+import { createInformer } from '../src/runtime/informer.ts';
+import type { DeepReadonly } from '../src/runtime/types.ts';
+import type { V1Pod } from '@kubernetes/client-node';
 import { fieldManager } from '../src/api/group.ts';
 import { applicationDefaults, applicationReadiness, surgeStrategy } from '../src/reconcilers/deployment/render/application.ts';
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
@@ -215,6 +218,39 @@ async function withBerth<T>(namespace: string, work: () => Promise<T>, env: Reco
   }
 }
 
+/** When the pods of a rollout appeared, started and turned Ready (seen through a watch, so it adds no polling). */
+interface PodTimeline {
+  created?: number;
+  running?: number;
+  ready?: number;
+}
+
+function watchPodTimelines(kc: KubeConfig, namespace: string): { timeline(image: string, since: number): PodTimeline; stop(): Promise<void> } {
+  const seen = new Map<string, PodTimeline & { image: string }>();
+  const informer = createInformer<V1Pod>(kc, { apiVersion: 'v1', kind: 'Pod', plural: 'pods' }, { namespaces: [namespace] });
+  const record = (pod: DeepReadonly<V1Pod>) => {
+    const name = pod.metadata?.name ?? '';
+    const entry: PodTimeline & { image: string } = seen.get(name) ?? { image: pod.spec?.containers[0]?.image ?? '', created: performance.now() };
+    if (entry.running === undefined && pod.status?.containerStatuses?.[0]?.state?.running) entry.running = performance.now();
+    if (entry.ready === undefined && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) entry.ready = performance.now();
+    seen.set(name, entry);
+  };
+  informer.onAdd(record);
+  informer.onUpdate(record);
+  informer.start();
+  return {
+    /** The first pod of `image` created after `since`, its times relative to `since`. */
+    timeline(image, since) {
+      const entry = [...seen.values()].filter((e) => e.image === image && (e.created ?? 0) >= since).sort((a, b) => a.created! - b.created!)[0];
+      const after = (t: number | undefined) => (t === undefined ? undefined : t - since);
+      return entry ? { created: after(entry.created), running: after(entry.running), ready: after(entry.ready) } : {};
+    },
+    stop: () => informer.stop(),
+  };
+}
+
+const phases = (t: PodTimeline) => `pod ${seconds(t.created ?? NaN)}, running ${seconds(t.running ?? NaN)}, Ready ${seconds(t.ready ?? NaN)}`;
+
 /** Image changes until only the new image serves, Berth against apps/v1, alternated. */
 async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string, string]): Promise<{ berth: number[]; plain: number[]; berthDeployed: number[] }> {
   const times = { berth: [] as number[], plain: [] as number[], berthDeployed: [] as number[] };
@@ -227,13 +263,19 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
   delete plain.spec.template.spec.terminationGracePeriodSeconds;
   plain.spec.template.spec.containers[0]!.readinessProbe = applicationReadiness({ source: 'external_docker' });
   plain.spec.template.spec.containers[0]!.resources = resourceRequirements(benchSizing, applicationDefaults);
+  // And a Service in front of its pods, as Berth makes for its application: each new or ready pod
+  // changes the Service's endpoints for both, and kube-proxy's work on them falls on both.
+  const plainService = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'swap-plain', namespace }, spec: { selector: { app: 'swap-plain' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } };
+  const pods = watchPodTimelines(kc, namespace);
   await withBerth(namespace, async () => {
+    await applyObject(kc, plainService as never, fieldManager);
     await timeToReadyPod(kc, namespace, plain, 'app=swap-plain');
     await timeToReadyPod(kc, namespace, berthDeployment('swap', images[0]), 'berth.dev/deployment=swap,app.kubernetes.io/component=application');
     await until(async () => ((await revisionPhase(kc, namespace, 'swap', images[0])) === 'DEPLOYED' ? true : undefined));
     for (let i = 0; i < Number(values.rollouts); i++) {
       const image = images[(i + 1) % 2]!;
       const order = i % 2 === 0 ? (['plain', 'berth'] as const) : (['berth', 'plain'] as const);
+      const timelines: Record<string, PodTimeline> = {};
       for (const kind of order) {
         const began = performance.now();
         if (kind === 'plain') {
@@ -250,10 +292,11 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
           await until(async () => ((await revisionPhase(kc, namespace, 'swap', image)) === 'DEPLOYED' ? true : undefined));
           times.berthDeployed.push(performance.now() - began);
         }
+        timelines[kind] = pods.timeline(image, began);
       }
-      log(`rollout ${i + 1}/${values.rollouts}: plain ${seconds(times.plain.at(-1)!)}, Berth ${seconds(times.berth.at(-1)!)} (DEPLOYED at ${seconds(times.berthDeployed.at(-1)!)})`);
+      log(`rollout ${i + 1}/${values.rollouts}: plain ${seconds(times.plain.at(-1)!)} (${phases(timelines.plain!)}), Berth ${seconds(times.berth.at(-1)!)} (${phases(timelines.berth!)}; DEPLOYED at ${seconds(times.berthDeployed.at(-1)!)})`);
     }
-  });
+  }).finally(() => pods.stop());
   return times;
 }
 

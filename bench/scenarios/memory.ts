@@ -3,11 +3,12 @@
 // caches and reconciles every Deployment. RSS is read from /proc when its queues are empty, again
 // once it has settled (the target's figure: what a controller holding N objects keeps), and the peak
 // (VmHWM) over the whole start.
+import { appendFileSync } from 'node:fs';
 import { sleep } from '../../src/runtime/index.ts';
 import type { BerthProcess } from '../berth-process.ts';
 import { startBerth, type BenchContext } from '../context.ts';
 import { chartMemoryLimit } from '../memory-cgroup.ts';
-import { sumOf } from '../metrics.ts';
+import { sumOf, type Sample } from '../metrics.ts';
 import { spawnFloor } from '../floor-process.ts';
 import { loadAverage } from '../stats.ts';
 import { waitUntilIdle } from './at-rest.ts';
@@ -43,6 +44,24 @@ export interface MemorySample {
   reconciles: number;
 }
 
+// BENCH_MEMORY_TRACE=<file>: every sample as a JSON line, with the API requests made so far (by verb
+// and resource) and the work queues' depths, to see what the process was doing when its memory rose.
+const trace = process.env.BENCH_MEMORY_TRACE;
+
+function requestCounts(samples: readonly Sample[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const s of samples) {
+    if (s.name !== 'berth_kube_api_requests_total') continue;
+    const key = `${s.labels.verb} ${s.labels.resource}`;
+    counts[key] = (counts[key] ?? 0) + s.value;
+  }
+  return counts;
+}
+
+function queueDepths(samples: readonly Sample[]): Record<string, number> {
+  return Object.fromEntries(samples.filter((s) => s.name === 'berth_workqueue_depth').map((s) => [s.labels.name ?? '', s.value]));
+}
+
 /** Samples `berth` until the answered function is called; answers the sample of the highest RSS and when VmHWM last rose. */
 function sampleMemory(berth: BerthProcess, started: number): () => Promise<{ highest?: MemorySample; msToPeak?: number }> {
   let highest: MemorySample | undefined;
@@ -64,6 +83,7 @@ function sampleMemory(berth: BerthProcess, started: number): () => Promise<{ hig
           reconciles: sumOf(samples, 'berth_reconcile_total'),
         };
         if (!highest || sample.rssBytes > highest.rssBytes) highest = sample;
+        if (trace) appendFileSync(trace, `${JSON.stringify({ ...sample, requests: requestCounts(samples), queues: queueDepths(samples) })}\n`);
       }
       await sleep(500);
     }
