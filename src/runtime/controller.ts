@@ -1,6 +1,7 @@
 // A controller turns cache events into keys and keys into reconcile calls. Sources: the primary
 // informer (its objects' keys), owned informers (an owned object's event enqueues its owner when the
-// ownerReference names the primary kind), custom mappings, and a periodic resync of every key.
+// ownerReference names the primary kind), custom mappings, and a periodic resync of every key. Each
+// source may say which of its updates matter (an UpdateFilter); adds and deletes always do.
 import { performance } from 'node:perf_hooks';
 import type { BackoffPolicy } from './backoff.ts';
 import type { EventRecorder } from './events.ts';

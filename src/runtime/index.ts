@@ -34,7 +34,7 @@
 // Controller (manager.addController): primary informer, owned informers (an owned object's event
 //   enqueues its owner when the ownerReference's kind and group match the primary), custom `watches`
 //   mappings, resync of every key (default 10 min), reconcile(key, { logger, signal, recorder }).
-//   Throwing retries with backoff. Reconciles run only while this replica leads.
+//   Each source may filter its updates (`changed`, e.g. unlessStatusOnly). Throwing retries with backoff. Reconciles run only while this replica leads.
 // Manager: one KubeConfig, shared informers, controllers, optional Lease leader election, prom-client
 //   registry (manager.metrics.registry), /healthz /readyz /metrics (healthPort, 0 = any free port),
 //   event recorder (manager.recorder.event(object, 'Normal' | 'Warning', reason, message), aggregated),

@@ -30,14 +30,18 @@ import { targetImage } from './target-image.ts';
 import { syncWorkloads, type CurrentWorkloads } from './workloads.ts';
 import { StaleObjectError } from './writer.ts';
 
-/** How soon a pass that met a stale cache runs again, if the cache's own event has not enqueued it first. */
+/**
+ * How soon a pass that met a stale cache runs again. The lagging change is most often the controller's
+ * own status write, whose event enqueues nothing (a status-only update, index.ts): this retry is what
+ * brings the pass back, unless another event enqueues it first.
+ */
 const staleRetryMs = 100;
 
 export function createDeploymentReconciler(deps: DeploymentReconcilerDependencies) {
   const heads = createSourceHeads({ intervalMs: deps.options.sourcePollIntervalMs });
   /**
    * One pass; a status decided from a cache older than the object (the controller's own last write not
-   * seen yet) is not written: the pass runs again once the cache has caught up (its event enqueues it too).
+   * seen yet) is not written: the pass runs again after staleRetryMs, deciding from the caught-up cache.
    */
   return async function reconcileDeployment(key: { namespace: string; name: string }, context: ReconcileContext): Promise<ReconcileResult | void> {
     try {

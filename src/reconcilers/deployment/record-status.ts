@@ -142,10 +142,10 @@ export async function recordOutcome(
     rollout: rolloutOf(application),
     ...optional('podProblem', revisionPodsProblem(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload'))),
   });
-  const active = phase.phase === 'DEPLOYED' ? target : previousActive;
+  const deployed = phase.phase === 'DEPLOYED';
+  const active = deployed ? target : previousActive;
   const postgres = backing.database ? pass.informers.statefulSets.get(owner.namespace, names.postgres) : undefined;
-  const deploymentFirst = phase.phase === 'DEPLOYED';
-  if (!deploymentFirst) await recordRevisionPhase(pass, target, phase);
+  if (!deployed) await recordRevisionPhase(pass, target, phase);
   await writeStatus(
     pass,
     deployment,
@@ -157,7 +157,7 @@ export async function recordOutcome(
     },
     { latest, ...(active ? { active } : {}), ...optional('url', applicationUrl(spec, pass.informers.services.get(owner.namespace, names.application))) },
   );
-  if (deploymentFirst) await recordRevisionPhase(pass, target, phase);
+  if (deployed) await recordRevisionPhase(pass, target, phase);
   await recordBypassed(pass, chosen);
   return active;
 }
