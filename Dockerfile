@@ -49,6 +49,7 @@ FROM ${BASE_IMAGE}
 ENV NODE_ENV=production
 # glibc's malloc: see src/cli/node-flags.ts.
 ENV MALLOC_MMAP_THRESHOLD_=131072
+ENV MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=dependencies /app/node_modules ./node_modules
 COPY package.json ./

@@ -11,6 +11,11 @@ export const nodeFlags = ['--optimize-for-size'] as const;
 // raises that threshold (up to 32 MiB) each time such a block is freed; after the first list pages
 // every response buffer comes from the heap, which does not shrink. Fixing it at its initial 128 KiB
 // keeps large buffers returnable: 5-10 MiB less resident after a restart over 3000-10,000 Deployments.
-// Read by glibc when the process starts, so it is set in the environment (the Dockerfile's ENV), not
-// by Berth itself; other C libraries ignore it.
-export const processEnvironment = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
+//
+// MALLOC_ARENA_MAX: glibc gives each thread that allocates (Node's, V8's and libuv's workers) an arena
+// of its own, up to eight per core, and memory freed in one is not reused by another. With two, Berth
+// settles about 6 MiB smaller over 10,000 Deployments (BENCHMARKS.md, section 5).
+//
+// Both are read by glibc when the process starts, so they are set in the environment (the Dockerfile's
+// ENV), not by Berth itself; other C libraries ignore them.
+export const processEnvironment = { MALLOC_MMAP_THRESHOLD_: '131072', MALLOC_ARENA_MAX: '2' } as const;

@@ -3,6 +3,12 @@
 // copy of its own. The informers pass each object they store through one pool, so equal strings share
 // one copy. The pool is bounded: when full it starts over, which only means later copies are not
 // shared with earlier ones. resourceVersions are never pooled: each is unique and soon replaced.
+//
+// The bound is small on purpose. Most strings of a cache are unique (uids, hashes, cluster IPs), and a
+// pool that keeps them all costs more than it shares: at 10,000 Deployments it held 150,000 strings,
+// and with 20,000 entries Berth settled about 7 MiB smaller (BENCHMARKS.md, section 5). The repeated
+// strings come back into the pool right after it starts over, and most repeats are near each other
+// (objects of one list page).
 export interface StringPoolOptions {
   /** Entries before the pool starts over. */
   maxEntries?: number;
@@ -16,7 +22,7 @@ export class StringPool {
   readonly #maxLength: number;
 
   constructor(options: StringPoolOptions = {}) {
-    this.#maxEntries = options.maxEntries ?? 200_000;
+    this.#maxEntries = options.maxEntries ?? 20_000;
     this.#maxLength = options.maxLength ?? 256;
   }
 
