@@ -296,8 +296,21 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
       }
       log(`rollout ${i + 1}/${values.rollouts}: plain ${seconds(times.plain.at(-1)!)} (${phases(timelines.plain!)}), Berth ${seconds(times.berth.at(-1)!)} (${phases(timelines.berth!)}; DEPLOYED at ${seconds(times.berthDeployed.at(-1)!)})`);
     }
+    // A readiness check that missed for an app not yet listening leaves an Unhealthy event; a check the
+    // kubelet ran before its own status showed the container running leaves none (it waits a period).
+    const unhealthy = await failedReadinessChecks(kc, namespace);
+    log(`failed readiness checks (Unhealthy events) over the rounds: plain ${unhealthy.plain}, Berth ${unhealthy.berth}`);
   }).finally(() => pods.stop());
   return times;
+}
+
+/** Unhealthy events of the rollout's pods, by side. */
+async function failedReadinessChecks(kc: KubeConfig, namespace: string): Promise<{ plain: number; berth: number }> {
+  type Event = { reason?: string; count?: number; involvedObject?: { name?: string } };
+  const events = await kubeRequest<{ items: Event[] }>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/events` });
+  const counts = { plain: 0, berth: 0 };
+  for (const event of events.items.filter((e) => e.reason === 'Unhealthy')) counts[event.involvedObject?.name?.startsWith('swap-plain') ? 'plain' : 'berth'] += event.count ?? 1;
+  return counts;
 }
 
 /** A bad image: from the first pull error a pod shows to the revision DEPLOY_FAILED. */

@@ -2,7 +2,7 @@
 import type { AtRestResult } from './scenarios/at-rest.ts';
 import type { ConvergenceResult } from './scenarios/convergence.ts';
 import type { LatencyResult } from './scenarios/latency.ts';
-import type { MemoryResult } from './scenarios/memory.ts';
+import type { MemoryResult, StartMemory } from './scenarios/memory.ts';
 import type { ReadResult } from './scenarios/reads.ts';
 import { fixed, growthExponent } from './stats.ts';
 
@@ -95,18 +95,27 @@ export function readsTable(results: readonly ReadResult[]): string {
 
 export function memoryTable(r: MemoryResult): string {
   const settled = r.settledRssBytes ?? r.rssBytes;
+  const peak = Math.max(r.peakRssBytes, r.restart?.peakRssBytes ?? 0);
+  const row = (start: string, m: StartMemory) => [start, mib(m.settledRssBytes ?? m.rssBytes), mib(m.rssBytes), mib(m.peakRssBytes), seconds(m.msUntilIdle)];
   const main = table(
-    ['Deployments', 'Revisions', `RSS settled, ${seconds(r.settleMs ?? 0)} s after idle (MiB)`, 'RSS when idle (MiB)', 'peak RSS (MiB)', 'empty RSS (MiB)', 'per 1000 Deployments (MiB)', 'target <= 200 MiB', 'start to idle (s)', 'load 1m'],
-    [[String(r.deployments), String(r.revisions), mib(settled), mib(r.rssBytes), mib(r.peakRssBytes), mib(r.emptyRssBytes), mib(((settled - r.emptyRssBytes) / r.deployments) * 1000), verdict(settled <= 200 * 1024 * 1024), seconds(r.msUntilIdle), fixed(r.load, 1)]],
+    ['Deployments', 'Revisions', 'empty RSS (MiB)', 'per 1000 Deployments, settled (MiB)', 'target: peak <= 200 MiB', 'load 1m'],
+    [[String(r.deployments), String(r.revisions), mib(r.emptyRssBytes), mib(((settled - r.emptyRssBytes) / r.deployments) * 1000), `${verdict(peak <= 200 * 1024 * 1024)} (${mib(peak)})`, fixed(r.load, 1)]],
+  );
+  const starts = table(
+    ['start', `RSS settled, ${seconds(r.settleMs ?? 0)} s after idle (MiB)`, 'RSS when idle (MiB)', 'peak RSS (MiB)', 'start to idle (s)'],
+    [row('first, every status to write', r), ...(r.restart ? [row('again, over the converged objects', r.restart)] : [])],
   );
   const limit = r.memoryLimitBytes ? `Berth ran in a memory cgroup of the chart's limit, ${mib(r.memoryLimitBytes)} MiB, as in its pod.` : 'Berth ran without a memory limit (no cgroup could be made: not root, or no memory controller).';
-  if (!r.atPeak) return `${main}\n\n${limit}`;
-  const p = r.atPeak;
+  const peaks = [['first', r] as const, ...(r.restart ? [['again', r.restart] as const] : [])].filter(([, m]) => m.atPeak);
+  if (peaks.length === 0) return `${main}\n\n${starts}\n\n${limit}`;
   const breakdown = table(
     ['at the highest RSS sampled', 'after start (s)', 'reconciles done', 'RSS (MiB)', 'V8 heap total (MiB)', 'V8 heap used (MiB)', 'external (MiB)', 'RSS outside the V8 heap (MiB)', 'peak (VmHWM) reached after (s)'],
-    [['', seconds(p.msSinceStart), String(p.reconciles), mib(p.rssBytes), mib(p.heapTotalBytes), mib(p.heapUsedBytes), mib(p.externalBytes), mib(p.rssBytes - p.heapTotalBytes), r.msToPeak === undefined ? '' : seconds(r.msToPeak)]],
+    peaks.map(([start, m]) => {
+      const p = m.atPeak!;
+      return [start, seconds(p.msSinceStart), String(p.reconciles), mib(p.rssBytes), mib(p.heapTotalBytes), mib(p.heapUsedBytes), mib(p.externalBytes), mib(p.rssBytes - p.heapTotalBytes), m.msToPeak === undefined ? '' : seconds(m.msToPeak)];
+    }),
   );
-  return `${main}\n\n${breakdown}\n\n${limit}`;
+  return `${main}\n\n${starts}\n\n${breakdown}\n\n${limit}`;
 }
 
 export function renderReport(results: BenchResults): string {
