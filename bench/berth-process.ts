@@ -24,6 +24,8 @@ export interface BerthProcessOptions {
   env?: Record<string, string>;
   /** Runs the process in a memory cgroup of this limit (bench/memory-cgroup.ts), as a pod's limit would. */
   memoryLimitBytes?: number;
+  /** More Node or V8 flags, after Berth's own and BENCH_BERTH_NODE_FLAGS. */
+  nodeFlags?: string[];
 }
 
 export interface BerthProcess {
@@ -49,7 +51,7 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
   const facadePort = await freePort();
   // BENCH_BERTH_NODE_FLAGS: more V8 or Node flags for Berth's process alone, e.g. --trace-gc (its lines go to the log file).
   const extraFlags = (process.env.BENCH_BERTH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const nodeArgs = [...nodeFlags, ...extraFlags, ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [])];
+  const nodeArgs = [...nodeFlags, ...extraFlags, ...(options.nodeFlags ?? []), ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [])];
   const args = options.reconcileConcurrency
     ? [...nodeArgs, tunedScript, options.watchNamespaces.join(',')]
     : [

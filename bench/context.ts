@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import type { BenchCluster } from './cluster.ts';
 import type { BenchOptions } from './options.ts';
-import { startBerthProcess, type BerthProcess } from './berth-process.ts';
+import { startBerthProcess, type BerthProcess, type BerthProcessOptions } from './berth-process.ts';
 
 export interface BenchContext {
   cluster: BenchCluster;
@@ -20,7 +20,7 @@ export function startBerth(
   namespaces: string[],
   components: Array<'controller' | 'facade'> = ['controller'],
   label = 'berth',
-  limits: { memoryLimitBytes?: number } = {},
+  settings: Pick<BerthProcessOptions, 'memoryLimitBytes' | 'env' | 'nodeFlags'> = {},
 ): Promise<BerthProcess> {
   processes++;
   return startBerthProcess({
@@ -31,6 +31,6 @@ export function startBerth(
     logFile: join(context.options.outDir, `${label}-${processes}.log`),
     ...(context.options.cpuProfile ? { cpuProfileDir: context.options.outDir } : {}),
     ...(context.options.reconcileConcurrency && !components.includes('facade') ? { reconcileConcurrency: context.options.reconcileConcurrency } : {}),
-    ...limits,
+    ...settings,
   });
 }

@@ -15,11 +15,11 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { sleep } from '../src/runtime/index.ts';
-import { startBerthProcess } from './berth-process.ts';
 import { startBenchCluster } from './cluster.ts';
+import type { BenchContext } from './context.ts';
 import { spawnFloor } from './floor-process.ts';
-import { chartMemoryLimit } from './memory-cgroup.ts';
-import { waitUntilIdle } from './scenarios/at-rest.ts';
+import { parseBenchOptions, type BenchOptions } from './options.ts';
+import { measureStart } from './scenarios/memory.ts';
 
 type Variants = Record<string, { env?: Record<string, string>; flags?: string }>;
 interface Job {
@@ -47,28 +47,16 @@ const cluster = await startBenchCluster((message) => log(`[control plane] ${mess
 const operatorNamespace = await cluster.namespace('berth-system');
 const namespace = await cluster.namespace(`memory-${size}`);
 log(`writing ${size} Deployments with their Revisions and children`);
-const floor = spawnFloor(cluster.kubeconfigPath, namespace, size, 32);
+const options = parseBenchOptions(['--out', values.logs]) as BenchOptions;
+const context: BenchContext = { cluster, options, operatorNamespace, log };
+const floor = spawnFloor(cluster.kubeconfigPath, namespace, size, options.clientConcurrency);
 await floor.ready;
 await floor.go();
 
-let starts = 0;
 async function measure(name: string, variant: Variants[string]): Promise<void> {
-  process.env.BENCH_BERTH_NODE_FLAGS = variant.flags ?? '';
-  const berth = await startBerthProcess({
-    kubeconfigPath: cluster.kubeconfigPath,
-    operatorNamespace,
-    watchNamespaces: [namespace],
-    components: ['controller'],
-    logFile: join(values.logs, `memory-variant-${name}-${starts++}.log`),
-    memoryLimitBytes: chartMemoryLimit(),
-    ...(variant.env ? { env: variant.env } : {}),
-  });
-  await waitUntilIdle(berth, size, 600_000);
-  const idle = berth.memory().rss;
-  await sleep(20_000);
-  const { rss, peakRss } = berth.memory();
-  await berth.stop();
-  process.stdout.write(`${name}: peak ${mib(peakRss)}, when idle ${mib(idle)}, settled ${mib(rss)} MiB\n`);
+  const nodeFlags = (variant.flags ?? '').split(' ').filter(Boolean);
+  const start = await measureStart(context, namespace, size, `memory-variant-${name}`, { ...(variant.env ? { env: variant.env } : {}), nodeFlags });
+  process.stdout.write(`${name}: peak ${mib(start.peakRssBytes)}, when idle ${mib(start.rssBytes)}, settled ${mib(start.settledRssBytes)} MiB\n`);
 }
 
 async function run(job: Job): Promise<void> {
@@ -77,7 +65,7 @@ async function run(job: Job): Promise<void> {
 }
 
 try {
-  await measure('first start', {});
+  await measure('first', {});
   await run({ rounds: Number(values.rounds), variants: JSON.parse(values.variants) as Variants });
   const queue = values.queue;
   while (queue && !existsSync(join(queue, 'stop'))) {

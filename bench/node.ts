@@ -304,12 +304,20 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
   return times;
 }
 
-/** Unhealthy events of the rollout's pods, by side. */
+/**
+ * Unhealthy events of the rollout's pods, by side: apps/v1's are `swap-plain-*`, Berth's `swap-*` (its
+ * application Deployment is named after the Berth Deployment). Pods of other scenarios in the namespace
+ * are not counted.
+ */
 async function failedReadinessChecks(kc: KubeConfig, namespace: string): Promise<{ plain: number; berth: number }> {
   type Event = { reason?: string; count?: number; involvedObject?: { name?: string } };
   const events = await kubeRequest<{ items: Event[] }>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/events` });
   const counts = { plain: 0, berth: 0 };
-  for (const event of events.items.filter((e) => e.reason === 'Unhealthy')) counts[event.involvedObject?.name?.startsWith('swap-plain') ? 'plain' : 'berth'] += event.count ?? 1;
+  for (const event of events.items) {
+    const pod = event.involvedObject?.name ?? '';
+    if (event.reason !== 'Unhealthy' || !pod.startsWith('swap-')) continue;
+    counts[pod.startsWith('swap-plain-') ? 'plain' : 'berth'] += event.count ?? 1;
+  }
   return counts;
 }
 

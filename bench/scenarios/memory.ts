@@ -121,11 +121,17 @@ async function emptyRss(context: BenchContext): Promise<number> {
   }
 }
 
-/** Starts Berth over `namespace`, waits until its queues are empty, then `settleMs` more. */
-async function measureStart(context: BenchContext, namespace: string, size: number, label: string): Promise<StartMemory & { memoryLimitBytes?: number }> {
+/** Starts Berth over `namespace` (with `variant`'s environment and Node flags), waits until its queues are empty, then `settleMs` more. */
+export async function measureStart(
+  context: BenchContext,
+  namespace: string,
+  size: number,
+  label: string,
+  variant: { env?: Record<string, string>; nodeFlags?: string[] } = {},
+): Promise<StartMemory & { memoryLimitBytes?: number }> {
   const started = performance.now();
   // Under the chart's limit, as in the pod: Node sizes its heap from it.
-  const berth = await startBerth(context, [namespace], ['controller'], label, { memoryLimitBytes: chartMemoryLimit() });
+  const berth = await startBerth(context, [namespace], ['controller'], label, { ...variant, memoryLimitBytes: chartMemoryLimit() });
   const highest = sampleMemory(berth, started);
   try {
     await waitUntilIdle(berth, size, 300_000 + size * 200);
