@@ -19,6 +19,7 @@ import { registerTracingProjectController } from '../tracing-project/index.ts';
 import { deploymentInformers, secretReaderIndex, type DeploymentInformers } from './informers.ts';
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
+import { workloadChangeMatters } from './lifecycle.ts';
 import { podChangeMatters } from './pods.ts';
 import { revisionLabel } from './render/common.ts';
 import { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
@@ -59,7 +60,8 @@ export function registerDeploymentControllers(
     changed: unlessStatusOnly,
     owns: [
       { informer: untyped(informers.revisions), changed: unlessStatusOnly },
-      untyped(informers.appsDeployments),
+      // The application's and queue worker's status moves many times in a rollout; passes read little of it.
+      { informer: untyped(informers.appsDeployments), changed: workloadChangeMatters },
       untyped(informers.statefulSets),
       untyped(informers.services),
       untyped(informers.autoscalers),

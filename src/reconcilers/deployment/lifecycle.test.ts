@@ -1,6 +1,6 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { bypassedPhase, rolloutOf, targetPhase, type TargetObservation } from './lifecycle.ts';
+import { bypassedPhase, rolloutOf, targetPhase, workloadChangeMatters, type TargetObservation } from './lifecycle.ts';
 import { revisionLabel } from './render/common.ts';
 
 const deployment = (revision: string, generation: number, status: V1Deployment['status'], replicas?: number): V1Deployment => ({
@@ -33,6 +33,35 @@ describe('rolloutOf', () => {
     ],
   ])('%s', (_, input, expected) => {
     expect(rolloutOf(input)).toEqual(expected);
+  });
+});
+
+describe('workloadChangeMatters', () => {
+  // The steps of one rollout as the apps/v1 controller writes them (generation 2: the new template).
+  const observed = deployment('r2', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 0, availableReplicas: 1 });
+  const surged = deployment('r2', 2, { observedGeneration: 2, replicas: 2, updatedReplicas: 1, availableReplicas: 1 });
+  const newReady = deployment('r2', 2, { observedGeneration: 2, replicas: 2, updatedReplicas: 1, availableReplicas: 2 });
+  const oldTerminating = deployment('r2', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1, terminatingReplicas: 1 });
+  const rolledOut = deployment('r2', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1 });
+
+  it('lets through the status step that completes the rollout, not those before it', () => {
+    expect(workloadChangeMatters(surged, observed)).toBe(false);
+    expect(workloadChangeMatters(newReady, surged)).toBe(false);
+    expect(workloadChangeMatters(oldTerminating, newReady)).toBe(false);
+    expect(workloadChangeMatters(rolledOut, oldTerminating)).toBe(true);
+  });
+
+  it('lets through a status that changes whether any replica is available, or a failed rollout', () => {
+    const none = deployment('r2', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 0 });
+    expect(workloadChangeMatters(none, rolledOut)).toBe(true);
+    const failed = deployment('r2', 2, { ...surged.status, conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'too slow' }] });
+    expect(workloadChangeMatters(failed, surged)).toBe(true);
+  });
+
+  it('lets through every change that is not status only', () => {
+    expect(workloadChangeMatters(deployment('r3', 3, rolledOut.status), rolledOut)).toBe(true);
+    const relabelled = { ...rolledOut, metadata: { ...rolledOut.metadata, labels: { team: 'a' } } };
+    expect(workloadChangeMatters(relabelled, rolledOut)).toBe(true);
   });
 });
 

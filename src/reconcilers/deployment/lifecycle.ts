@@ -3,7 +3,7 @@
 // build Job of a codehost revision and the rollout of the application Deployment. Pure.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { isBuiltSource, type RevisionPhase } from '../../api/index.ts';
-import type { DeepReadonly } from '../../runtime/index.ts';
+import { statusOnlyUpdate, type DeepReadonly, type KubeObject } from '../../runtime/index.ts';
 import { builtImageReference, type BuildState } from './build-state.ts';
 import type { PodProblem } from './pods.ts';
 import { revisionLabel } from './render/common.ts';
@@ -35,6 +35,29 @@ export function rolloutOf(deployment: DeepReadonly<V1Deployment> | V1Deployment 
   const progressing = status.conditions?.find((c) => c.type === 'Progressing');
   const failed = observed && progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded' ? progressing.message ?? 'the rollout passed its progress deadline' : undefined;
   return { ...(revision ? { revision } : {}), complete, ...(failed ? { failed } : {}) };
+}
+
+/**
+ * Whether an update of an application or queue worker Deployment can change what a pass decides: any
+ * change but a status-only one, and a status-only one when it moves what passes read from that status
+ * (the rollout, and whether any replica is available). The apps/v1 controller writes its status
+ * several times in one rollout (the new template observed, the surge pod created, then Ready, the old
+ * one going); the passes for the steps between decided the same and wrote nothing.
+ */
+export function workloadChangeMatters(object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>): boolean {
+  if (!statusOnlyUpdate(object, previous)) return true;
+  return workloadReading(object as DeepReadonly<V1Deployment>) !== workloadReading(previous as DeepReadonly<V1Deployment>);
+}
+
+/** What passes read of a workload Deployment's status, as one comparable string. */
+function workloadReading(deployment: DeepReadonly<V1Deployment>): string {
+  const { revision, complete, failed } = rolloutOf(deployment);
+  return JSON.stringify([revision, complete, failed, hasAvailableReplica(deployment)]);
+}
+
+/** At least one of the workload's pods is available: it serves (or works, for a queue worker). */
+export function hasAvailableReplica(deployment: DeepReadonly<V1Deployment> | V1Deployment | undefined): boolean {
+  return (deployment?.status?.availableReplicas ?? 0) >= 1;
 }
 
 export interface TargetObservation {

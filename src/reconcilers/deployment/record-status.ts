@@ -3,7 +3,7 @@
 import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition, type Deployment, type Revision } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
-import { bypassedPhase, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
+import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
 import { childNames } from './names.ts';
 import { optional, type Pass } from './pass.ts';
 import { podsOfRevision, revisionPodsProblem } from './pods.ts';
@@ -174,12 +174,11 @@ function workloadsObservation(input: {
   const { application, queueWorker } = input;
   const resources = input.spec.sourceConfig?.resourceSpec ?? {};
   const queueScaledToZero = scaling(resources.queueMinScale, resources.queueMaxScale).kind === 'scaledToZero';
-  const available = (d: V1Deployment | undefined) => (d?.status?.availableReplicas ?? 0) >= 1;
   const appRollout = rolloutOf(application);
   return {
     database: !input.hasDatabase ? 'none' : (input.postgres?.status?.readyReplicas ?? 0) >= 1 ? 'ready' : 'notReady',
     scaledToZero: scaling(resources.minScale, resources.maxScale).kind === 'scaledToZero',
-    workloadsAvailable: available(application) && (!queueWorker || queueScaledToZero || available(queueWorker)),
+    workloadsAvailable: hasAvailableReplica(application) && (!queueWorker || queueScaledToZero || hasAvailableReplica(queueWorker)),
     workloadsRolledOut: appRollout.complete && appRollout.revision === input.targetName && (!queueWorker || rolloutOf(queueWorker).complete),
   };
 }
