@@ -22,16 +22,20 @@ export function parseMetrics(text: string): Sample[] {
 
 export const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
+/** Berth's API requests by `verb resource`, those `keep` accepts (all by default). */
+export function apiRequests(samples: readonly Sample[], keep: (labels: Record<string, string>) => boolean = () => true): Map<string, number> {
+  const requests = new Map<string, number>();
+  for (const s of samples) {
+    if (s.name !== 'berth_kube_api_requests_total' || !keep(s.labels)) continue;
+    const key = `${s.labels.verb} ${s.labels.resource}`;
+    requests.set(key, (requests.get(key) ?? 0) + s.value);
+  }
+  return requests;
+}
+
 /** API writes by `verb resource`, leaving out the Lease of leader election (not a write about any object). */
 export function apiWrites(samples: readonly Sample[]): Map<string, number> {
-  const writes = new Map<string, number>();
-  for (const s of samples) {
-    if (s.name !== 'berth_kube_api_requests_total' || !writeVerbs.has(s.labels.verb ?? '')) continue;
-    if (s.labels.resource?.startsWith('leases.')) continue;
-    const key = `${s.labels.verb} ${s.labels.resource}`;
-    writes.set(key, (writes.get(key) ?? 0) + s.value);
-  }
-  return writes;
+  return apiRequests(samples, (labels) => writeVerbs.has(labels.verb ?? '') && !labels.resource?.startsWith('leases.'));
 }
 
 export function total(values: Iterable<number>): number {

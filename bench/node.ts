@@ -29,11 +29,12 @@ import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { createInformer } from '../src/runtime/informer.ts';
 import type { DeepReadonly } from '../src/runtime/types.ts';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { fieldManager } from '../src/api/group.ts';
 import { applicationDefaults, applicationReadiness, surgeStrategy } from '../src/reconcilers/deployment/render/application.ts';
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
-import { startBerthProcess } from './berth-process.ts';
+import { startBerthProcess, type BerthProcess } from './berth-process.ts';
+import { roundCosts } from './round-costs.ts';
 
 const { values } = parseArgs({
   options: {
@@ -202,7 +203,7 @@ async function revisionPhase(kc: KubeConfig, namespace: string, deployment: stri
 const mergePatch = (kc: KubeConfig, path: string, body: object) => kubeRequest(kc, { method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
 
 /** Berth as users run it, in its own process (the compiled dist/, as bench/run.ts runs it): the bench's polling never shares its event loop. */
-async function withBerth<T>(namespace: string, work: () => Promise<T>, env: Record<string, string> = {}): Promise<T> {
+async function withBerth<T>(namespace: string, work: (berth: BerthProcess) => Promise<T>, env: Record<string, string> = {}): Promise<T> {
   const berth = await startBerthProcess({
     kubeconfigPath: cluster!.controlPlane.kubeconfigPath,
     operatorNamespace: namespace,
@@ -212,7 +213,7 @@ async function withBerth<T>(namespace: string, work: () => Promise<T>, env: Reco
     env,
   });
   try {
-    return await work();
+    return await work(berth);
   } finally {
     await berth.stop();
   }
@@ -220,6 +221,8 @@ async function withBerth<T>(namespace: string, work: () => Promise<T>, env: Reco
 
 /** When the pods of a rollout appeared, started and turned Ready (seen through a watch, so it adds no polling). */
 interface PodTimeline {
+  /** When an apps/v1 Deployment's pod template first named the image (the plain side's own patch; Berth's apply). */
+  applied?: number;
   created?: number;
   running?: number;
   ready?: number;
@@ -238,18 +241,35 @@ function watchPodTimelines(kc: KubeConfig, namespace: string): { timeline(image:
   informer.onAdd(record);
   informer.onUpdate(record);
   informer.start();
+  // When each image first reached a pod template, by image.
+  const applied: { image: string; at: number }[] = [];
+  const workloads = createInformer<V1Deployment>(kc, { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' }, { namespaces: [namespace] });
+  let templates = new Map<string, string>();
+  const recordTemplate = (deployment: DeepReadonly<V1Deployment>) => {
+    const image = deployment.spec?.template.spec?.containers[0]?.image ?? '';
+    const name = deployment.metadata?.name ?? '';
+    if (templates.get(name) !== image) applied.push({ image, at: performance.now() });
+    templates = new Map(templates).set(name, image);
+  };
+  workloads.onAdd(recordTemplate);
+  workloads.onUpdate(recordTemplate);
+  workloads.start();
   return {
     /** The first pod of `image` created after `since`, its times relative to `since`. */
     timeline(image, since) {
       const entry = [...seen.values()].filter((e) => e.image === image && (e.created ?? 0) >= since).sort((a, b) => a.created! - b.created!)[0];
       const after = (t: number | undefined) => (t === undefined ? undefined : t - since);
-      return entry ? { created: after(entry.created), running: after(entry.running), ready: after(entry.ready) } : {};
+      const template = applied.find((a) => a.image === image && a.at >= since);
+      return entry ? { applied: after(template?.at), created: after(entry.created), running: after(entry.running), ready: after(entry.ready) } : {};
     },
-    stop: () => informer.stop(),
+    stop: async () => {
+      await informer.stop();
+      await workloads.stop();
+    },
   };
 }
 
-const phases = (t: PodTimeline) => `pod ${seconds(t.created ?? NaN)}, running ${seconds(t.running ?? NaN)}, Ready ${seconds(t.ready ?? NaN)}`;
+const phases = (t: PodTimeline) => `template ${seconds(t.applied ?? NaN)}, pod ${seconds(t.created ?? NaN)}, running ${seconds(t.running ?? NaN)}, Ready ${seconds(t.ready ?? NaN)}`;
 
 /** Image changes until only the new image serves, Berth against apps/v1, alternated. */
 async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string, string]): Promise<{ berth: number[]; plain: number[]; berthDeployed: number[] }> {
@@ -267,7 +287,8 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
   // changes the Service's endpoints for both, and kube-proxy's work on them falls on both.
   const plainService = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'swap-plain', namespace }, spec: { selector: { app: 'swap-plain' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } };
   const pods = watchPodTimelines(kc, namespace);
-  await withBerth(namespace, async () => {
+  await withBerth(namespace, async (berth) => {
+    const costs = roundCosts(kc, berth);
     await applyObject(kc, plainService as never, fieldManager);
     await timeToReadyPod(kc, namespace, plain, 'app=swap-plain');
     await timeToReadyPod(kc, namespace, berthDeployment('swap', images[0]), 'berth.dev/deployment=swap,app.kubernetes.io/component=application');
@@ -277,6 +298,7 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
       const order = i % 2 === 0 ? (['plain', 'berth'] as const) : (['berth', 'plain'] as const);
       const timelines: Record<string, PodTimeline> = {};
       for (const kind of order) {
+        const reading = await costs.begin();
         const began = performance.now();
         if (kind === 'plain') {
           await mergePatch(kc, `/apis/apps/v1/namespaces/${namespace}/deployments/swap-plain`, { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } });
@@ -293,6 +315,7 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
           times.berthDeployed.push(performance.now() - began);
         }
         timelines[kind] = pods.timeline(image, began);
+        await costs.end(kind, reading);
       }
       log(`rollout ${i + 1}/${values.rollouts}: plain ${seconds(times.plain.at(-1)!)} (${phases(timelines.plain!)}), Berth ${seconds(times.berth.at(-1)!)} (${phases(timelines.berth!)}; DEPLOYED at ${seconds(times.berthDeployed.at(-1)!)})`);
     }
@@ -300,6 +323,9 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
     // kubelet ran before its own status showed the container running leaves none (it waits a period).
     const unhealthy = await failedReadinessChecks(kc, namespace);
     log(`failed readiness checks (Unhealthy events) over the rounds: plain ${unhealthy.plain}, Berth ${unhealthy.berth}`);
+    // A Berth round lasts until DEPLOYED, after its old pod is gone; a plain one ends once the new pod
+    // serves (its old pod goes during the next round, whichever side that is).
+    costs.report(log);
   }).finally(() => pods.stop());
   return times;
 }

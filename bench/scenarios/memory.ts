@@ -9,7 +9,7 @@ import { sleep } from '../../src/runtime/index.ts';
 import type { BerthProcess } from '../berth-process.ts';
 import { startBerth, type BenchContext } from '../context.ts';
 import { chartMemoryLimit } from '../memory-cgroup.ts';
-import { sumOf, type Sample } from '../metrics.ts';
+import { apiRequests, sumOf, type Sample } from '../metrics.ts';
 import { spawnFloor } from '../floor-process.ts';
 import { loadAverage } from '../stats.ts';
 import { waitUntilIdle } from './at-rest.ts';
@@ -61,16 +61,6 @@ export interface MemorySample {
 // and resource) and the work queues' depths, to see what the process was doing when its memory rose.
 const trace = process.env.BENCH_MEMORY_TRACE;
 
-function requestCounts(samples: readonly Sample[]): Record<string, number> {
-  const counts: Record<string, number> = {};
-  for (const s of samples) {
-    if (s.name !== 'berth_kube_api_requests_total') continue;
-    const key = `${s.labels.verb} ${s.labels.resource}`;
-    counts[key] = (counts[key] ?? 0) + s.value;
-  }
-  return counts;
-}
-
 function queueDepths(samples: readonly Sample[]): Record<string, number> {
   return Object.fromEntries(samples.filter((s) => s.name === 'berth_workqueue_depth').map((s) => [s.labels.name ?? '', s.value]));
 }
@@ -96,7 +86,7 @@ function sampleMemory(berth: BerthProcess, started: number): () => Promise<{ hig
           reconciles: sumOf(samples, 'berth_reconcile_total'),
         };
         if (!highest || sample.rssBytes > highest.rssBytes) highest = sample;
-        if (trace) appendFileSync(trace, `${JSON.stringify({ ...sample, requests: requestCounts(samples), queues: queueDepths(samples) })}\n`);
+        if (trace) appendFileSync(trace, `${JSON.stringify({ ...sample, requests: Object.fromEntries(apiRequests(samples)), queues: queueDepths(samples) })}\n`);
       }
       await sleep(500);
     }
