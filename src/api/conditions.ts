@@ -85,13 +85,21 @@ export function markUnknown(conditions: readonly Condition[] | undefined, o: Obs
   return setCondition(conditions, { type: conditionTypes.ready, status: 'Unknown', ...o }, now);
 }
 
-/** True when both lists say the same thing, ignoring lastTransitionTime and order. */
+/**
+ * True when both lists say the same thing, ignoring lastTransitionTime and order (a list holds one
+ * condition of each type). Every pass asks this of the status it would write: no copies, no sort.
+ */
 export function conditionsEqual(a: readonly Condition[] | undefined, b: readonly Condition[] | undefined): boolean {
-  const strip = (list: readonly Condition[] | undefined) =>
-    [...(list ?? [])]
-      .map((c) => JSON.stringify([c.type, c.status, c.reason, c.message, c.observedGeneration ?? null]))
-      .sort();
-  const left = strip(a);
-  const right = strip(b);
-  return left.length === right.length && left.every((value, i) => value === right[i]);
+  const left = a ?? [];
+  const right = b ?? [];
+  if (left.length !== right.length) return false;
+  for (const condition of left) {
+    const other = right.find((c) => c.type === condition.type);
+    if (!other || !sameObservation(condition, other)) return false;
+  }
+  return true;
+}
+
+function sameObservation(a: Condition, b: Condition): boolean {
+  return a.status === b.status && a.reason === b.reason && a.message === b.message && (a.observedGeneration ?? null) === (b.observedGeneration ?? null);
 }

@@ -2,7 +2,6 @@
 // manager: a controller owns what it sets, and sends all of it every time, so a field it stops sending
 // is removed) and a status write that is skipped when nothing changed,
 // so a reconcile that finds nothing to do issues no write.
-import { isDeepStrictEqual } from 'node:util';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeRequest } from './kube-request.ts';
 import { objectPath, type DeepReadonly, type KubeObject, type ResourceKind } from './types.ts';
@@ -74,7 +73,7 @@ export async function applyStatusIfChanged<T extends KubeObject & { status?: unk
   fieldManager: string,
   options: { unlessChangedSince?: string } = {},
 ): Promise<T | undefined> {
-  if (isDeepStrictEqual(stripUndefined(current.status), stripUndefined(status))) return undefined;
+  if (sameJson(current.status, status)) return undefined;
   const key = nameOf(current as KubeObject);
   const resource = await resolveResource(kc, current.apiVersion!, current.kind!);
   return kubeRequest<T>(kc, {
@@ -104,8 +103,28 @@ export async function deleteObject(kc: KubeConfig, resource: ResourceKind, key: 
   }
 }
 
-/** JSON drops undefined members; compare what would be sent, not what happens to be spelled out. */
-function stripUndefined(value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
+/**
+ * Whether two JSON values would be sent as the same JSON, member order aside: a member whose value is
+ * undefined is absent (JSON drops it), an undefined array element is null (JSON writes it so).
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i] ?? null, b[i] ?? null)) return false;
+    return true;
+  }
+  const x = a as Record<string, unknown>;
+  const y = b as Record<string, unknown>;
+  let members = 0;
+  for (const key in x) {
+    if (x[key] === undefined) continue;
+    if (!sameJson(x[key], y[key])) return false;
+    members++;
+  }
+  for (const key in y) if (y[key] !== undefined) members--;
+  return members === 0;
 }
+
 

@@ -183,16 +183,25 @@ export class Controller<T extends KubeObject = KubeObject> {
   async #reconcileKey(keyText: string, signal: AbortSignal): Promise<ReconcileResult | void> {
     const { metrics, recorder } = this.#deps;
     const key = parseKeyString(keyText);
-    const logger = this.#logger.child({ namespace: key.namespace || undefined, object: key.name });
+    // The logger with the object's bindings is made when a pass first logs: most passes never do.
+    let keyLogger: Logger | undefined;
+    const base = this.#logger;
+    const keyed = () => (keyLogger ??= base.child({ namespace: key.namespace || undefined, object: key.name }));
     const started = performance.now();
     try {
-      const result = await this.#options.reconcile(key, { logger, signal, recorder });
+      const result = await this.#options.reconcile(key, {
+        get logger() {
+          return keyed();
+        },
+        signal,
+        recorder,
+      });
       metrics.reconcileTotal.inc({ controller: this.name, result: result?.requeueAfter !== undefined ? 'requeue' : 'success' });
       return result;
     } catch (error) {
       metrics.reconcileTotal.inc({ controller: this.name, result: 'error' });
       metrics.reconcileErrors.inc({ controller: this.name });
-      logger.error({ err: error instanceof Error ? error.message : String(error) }, 'reconcile failed; retrying with backoff');
+      keyed().error({ err: error instanceof Error ? error.message : String(error) }, 'reconcile failed; retrying with backoff');
       throw error;
     } finally {
       metrics.reconcileDuration.observe({ controller: this.name }, (performance.now() - started) / 1000);

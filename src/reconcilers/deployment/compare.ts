@@ -30,16 +30,20 @@ export function withAppliedHash<T extends Manifest>(manifest: T): T {
  */
 export function contains(actual: unknown, desired: unknown): boolean {
   if (desired === undefined || desired === null) return true;
+  // Loops rather than every(): a pass runs this over each child it compares, and closures are garbage.
   if (Array.isArray(desired)) {
     if (actual === undefined || actual === null) return desired.length === 0;
     if (!Array.isArray(actual) || actual.length !== desired.length) return false;
-    return desired.every((item, i) => contains(actual[i], item));
+    for (let i = 0; i < desired.length; i++) if (!contains(actual[i], desired[i])) return false;
+    return true;
   }
   if (typeof desired === 'object') {
-    const members = Object.entries(desired as Record<string, unknown>);
-    if (actual === undefined || actual === null) return members.every(([, v]) => isEmpty(v));
+    const wanted = desired as Record<string, unknown>;
+    if (actual === undefined || actual === null) return isEmpty(wanted);
     if (typeof actual !== 'object' || Array.isArray(actual)) return false;
-    return members.every(([key, value]) => contains((actual as Record<string, unknown>)[key], value));
+    const held = actual as Record<string, unknown>;
+    for (const key in wanted) if (!contains(held[key], wanted[key])) return false;
+    return true;
   }
   if (actual === desired) return true;
   // The API server stores quantities in canonical form ("1000m" becomes "1"); a user's sidecar may

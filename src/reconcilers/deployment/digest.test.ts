@@ -1,5 +1,23 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, fingerprintSecret, revisionDigest } from './digest.ts';
+
+/** The text applied hashes were first computed from: JSON.stringify of a copy with sorted keys. */
+function sortedCopyJson(value: unknown): string {
+  const normalise = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(normalise);
+    if (v !== null && typeof v === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(v).sort()) {
+        const member = (v as Record<string, unknown>)[key];
+        if (member !== undefined && member !== null) out[key] = normalise(member);
+      }
+      return out;
+    }
+    return v;
+  };
+  return JSON.stringify(normalise(value));
+}
 
 describe('canonicalJson', () => {
   it.each([
@@ -7,8 +25,19 @@ describe('canonicalJson', () => {
     [{ a: { d: [3, { z: 1, y: 2 }], c: null } }, '{"a":{"d":[3,{"y":2,"z":1}]}}'],
     [{ a: undefined, b: 'x' }, '{"b":"x"}'],
     [[2, 1], '[2,1]'],
+    // As the sorted copy listed them: integer-like keys first, in numeric order.
+    [{ b: 3, '10': 1, '': 4, '9': 2 }, '{"9":2,"10":1,"":4,"b":3}'],
   ])('%j -> %s', (input, expected) => {
     expect(canonicalJson(input)).toBe(expected);
+  });
+
+  it('writes exactly the text stored hashes were computed from, so no object is applied again after an upgrade', () => {
+    const withHoles = fc.letrec((tie) => ({
+      value: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 2 }), fc.constant(undefined), tie('array'), tie('object')),
+      array: fc.array(tie('value'), { maxLength: 4 }),
+      object: fc.dictionary(fc.string({ maxLength: 6 }), tie('value'), { maxKeys: 5 }),
+    }));
+    fc.assert(fc.property(withHoles.object, (value) => canonicalJson(value) === sortedCopyJson(value)), { numRuns: 5000 });
   });
 });
 
