@@ -38,9 +38,10 @@ function normalise(value: unknown): unknown {
 }
 
 /**
- * The keys sorted, as Array.prototype.sort would, without its allocations (every pass writes this for
- * each child it compares): Object.keys lists integer-like keys first, in numeric order, and an object
- * lists them so whatever the insertion order; the rest are sorted in place, most often already in order.
+ * The keys in the order the sorted copy lists them, without sort()'s work arrays (every pass writes
+ * this text for each child it compares). An object lists integer-like keys first, in numeric order,
+ * however they were added, so Object.keys has them in place already; the rest are sorted in place by
+ * insertion, as they most often come nearly in order.
  */
 function sortedKeys(value: object): string[] {
   const keys = Object.keys(value);
