@@ -201,6 +201,20 @@ async function revisionPhase(kc: KubeConfig, namespace: string, deployment: stri
 }
 
 const mergePatch = (kc: KubeConfig, path: string, body: object) => kubeRequest(kc, { method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
+/**
+ * The image change of a baseline apps/v1 Deployment, as `kubectl set image` makes it: a strategic merge
+ * patch, which merges the container by name. A JSON merge patch would replace the containers list and
+ * drop the probe, ports, environment and requests the baseline was given to match Berth's pod.
+ */
+async function setImage(kc: KubeConfig, namespace: string, deployment: string, image: string): Promise<void> {
+  const patched = await kubeRequest<V1Deployment>(kc, {
+    method: 'PATCH',
+    path: `/apis/apps/v1/namespaces/${namespace}/deployments/${deployment}`,
+    body: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
+    contentType: 'application/strategic-merge-patch+json',
+  });
+  if (!patched.spec?.template.spec?.containers[0]?.readinessProbe) throw new Error(`the baseline ${deployment} lost its readiness probe`);
+}
 
 /** Berth as users run it, in its own process (the compiled dist/, as bench/run.ts runs it): the bench's polling never shares its event loop. */
 async function withBerth<T>(namespace: string, work: (berth: BerthProcess) => Promise<T>, env: Record<string, string> = {}): Promise<T> {
@@ -301,7 +315,7 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
         const reading = await costs.begin();
         const began = performance.now();
         if (kind === 'plain') {
-          await mergePatch(kc, `/apis/apps/v1/namespaces/${namespace}/deployments/swap-plain`, { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } });
+          await setImage(kc, namespace, 'swap-plain', image);
           await until(() => onlyImageServes(kc, namespace, 'app=swap-plain', image));
           times.plain.push(performance.now() - began);
         } else {
@@ -499,7 +513,7 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
         const metadata = JSON.parse((await buildPodOf(kc, namespace, jobName)).status!.containerStatuses![0]!.state!.terminated!.message!) as Record<string, string>;
         const image = `${registry}/${namespace}/baseline:baseline-${i}@${metadata['containerimage.digest']}`;
         const switched = performance.now();
-        await mergePatch(kc, `/apis/apps/v1/namespaces/${namespace}/deployments/built-plain`, { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } });
+        await setImage(kc, namespace, 'built-plain', image);
         await until(() => onlyImageServes(kc, namespace, 'app=built-plain', image));
         const baselineRollout = performance.now() - switched;
         const revisionObject = await kubeRequest<{ status?: { conditions?: { type: string; lastTransitionTime?: string }[] } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${revision}` });
