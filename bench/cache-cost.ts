@@ -9,7 +9,7 @@ import { writeHeapSnapshot } from 'node:v8';
 import { deploymentInformers } from '../src/reconcilers/deployment/informers.ts';
 import { createInformer, type Informer, type InformerOptions, type ResourceKind } from '../src/runtime/index.ts';
 import { startBenchCluster } from './cluster.ts';
-import { spawnFloor } from './floor-process.ts';
+import { fillWithFloor } from './floor-process.ts';
 
 const { values } = parseArgs({ options: { size: { type: 'string', default: '3000' }, show: { type: 'boolean', default: false }, snapshot: { type: 'string' } } });
 const size = Number(values.size);
@@ -25,10 +25,8 @@ const log = (message: string) => console.error(`[cache-cost] ${message}`);
 const cluster = await startBenchCluster(log);
 try {
   const namespace = await cluster.namespace('cache-cost');
-  const floor = spawnFloor(cluster.kubeconfigPath, namespace, size, 32);
-  await floor.ready;
   log(`writing ${size} Deployments with their Revisions and children`);
-  await floor.go();
+  await fillWithFloor(cluster.kubeconfigPath, namespace, size, 32);
 
   const made: { resource: ResourceKind; options: InformerOptions; name: string }[] = [];
   const recorder = {

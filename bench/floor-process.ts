@@ -45,6 +45,13 @@ export function spawnFloor(kubeconfigPath: string, namespace: string, count: num
   };
 }
 
+/** Writes `count` Deployments with their Revisions and children through a floor process, start to end: for a benchmark that needs them written, not timed. */
+export async function fillWithFloor(kubeconfigPath: string, namespace: string, count: number, concurrency: number): Promise<number> {
+  const floor = spawnFloor(kubeconfigPath, namespace, count, concurrency);
+  await floor.ready;
+  return floor.go();
+}
+
 if (import.meta.main) {
   const [kubeconfigPath, namespace, count, concurrency] = process.argv.slice(2);
   const kc = new KubeConfig();

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { sleep } from '../src/runtime/index.ts';
 import { startBenchCluster } from './cluster.ts';
 import type { BenchContext } from './context.ts';
-import { spawnFloor } from './floor-process.ts';
+import { fillWithFloor } from './floor-process.ts';
 import { parseBenchOptions, type BenchOptions } from './options.ts';
 import { measureStart } from './scenarios/memory.ts';
 
@@ -49,9 +49,7 @@ const namespace = await cluster.namespace(`memory-${size}`);
 log(`writing ${size} Deployments with their Revisions and children`);
 const options = parseBenchOptions(['--out', values.logs]) as BenchOptions;
 const context: BenchContext = { cluster, options, operatorNamespace, log };
-const floor = spawnFloor(cluster.kubeconfigPath, namespace, size, options.clientConcurrency);
-await floor.ready;
-await floor.go();
+await fillWithFloor(cluster.kubeconfigPath, namespace, size, options.clientConcurrency);
 
 async function measure(name: string, variant: Variants[string]): Promise<void> {
   const nodeFlags = (variant.flags ?? '').split(' ').filter(Boolean);

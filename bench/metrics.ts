@@ -22,15 +22,25 @@ export function parseMetrics(text: string): Sample[] {
 
 export const writeVerbs = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
 
-/** Berth's API requests by `verb resource`, those `keep` accepts (all by default). */
-export function apiRequests(samples: readonly Sample[], keep: (labels: Record<string, string>) => boolean = () => true): Map<string, number> {
-  const requests = new Map<string, number>();
+/** The sums of the series `name`, by the key `keyOf` makes of each sample's labels, of the samples `keep` accepts. */
+export function sumsBy(
+  samples: readonly Sample[],
+  name: string,
+  keyOf: (labels: Record<string, string>) => string,
+  keep: (labels: Record<string, string>) => boolean = () => true,
+): Map<string, number> {
+  const sums = new Map<string, number>();
   for (const s of samples) {
-    if (s.name !== 'berth_kube_api_requests_total' || !keep(s.labels)) continue;
-    const key = `${s.labels.verb} ${s.labels.resource}`;
-    requests.set(key, (requests.get(key) ?? 0) + s.value);
+    if (s.name !== name || !keep(s.labels)) continue;
+    const key = keyOf(s.labels);
+    sums.set(key, (sums.get(key) ?? 0) + s.value);
   }
-  return requests;
+  return sums;
+}
+
+/** Berth's API requests by `verb resource`, those `keep` accepts (all by default). */
+export function apiRequests(samples: readonly Sample[], keep?: (labels: Record<string, string>) => boolean): Map<string, number> {
+  return sumsBy(samples, 'berth_kube_api_requests_total', (labels) => `${labels.verb} ${labels.resource}`, keep);
 }
 
 /** API writes by `verb resource`, leaving out the Lease of leader election (not a write about any object). */

@@ -258,12 +258,12 @@ function watchPodTimelines(kc: KubeConfig, namespace: string): { timeline(image:
   // When each image first reached a pod template, by image.
   const applied: { image: string; at: number }[] = [];
   const workloads = createInformer<V1Deployment>(kc, { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' }, { namespaces: [namespace] });
-  let templates = new Map<string, string>();
+  const templates = new Map<string, string>();
   const recordTemplate = (deployment: DeepReadonly<V1Deployment>) => {
     const image = deployment.spec?.template.spec?.containers[0]?.image ?? '';
     const name = deployment.metadata?.name ?? '';
     if (templates.get(name) !== image) applied.push({ image, at: performance.now() });
-    templates = new Map(templates).set(name, image);
+    templates.set(name, image);
   };
   workloads.onAdd(recordTemplate);
   workloads.onUpdate(recordTemplate);

@@ -15,7 +15,7 @@ import { createDeploymentReconciler } from '../src/reconcilers/deployment/reconc
 import { createDeploymentWriter } from '../src/reconcilers/deployment/writer.ts';
 import { createInformer, createLogger, sleep, type EventRecorder, type Informer, type InformerOptions, type ResourceKind } from '../src/runtime/index.ts';
 import { startBenchCluster } from './cluster.ts';
-import { spawnFloor } from './floor-process.ts';
+import { fillWithFloor } from './floor-process.ts';
 
 const { values } = parseArgs({ options: { size: { type: 'string', default: '300' }, top: { type: 'string', default: '25' } } });
 const size = Number(values.size);
@@ -44,10 +44,8 @@ function bytesByFunction(root: SamplingNode): Map<string, number> {
 const cluster = await startBenchCluster(log);
 try {
   const namespace = await cluster.namespace('pass-allocations');
-  const floor = spawnFloor(cluster.kubeconfigPath, namespace, size, 32);
-  await floor.ready;
   log(`writing ${size} Deployments with their Revisions and children`);
-  await floor.go();
+  await fillWithFloor(cluster.kubeconfigPath, namespace, size, 32);
 
   const started: Informer[] = [];
   const manager = {

@@ -1,5 +1,5 @@
-// CPU time spent by the machine's processes between two moments, by command name (/proc/<pid>/stat):
-// what each part of the cluster, and Berth, worked during one round of a benchmark.
+// CPU time the machine's processes have spent, by command name (/proc/<pid>/stat): two readings'
+// difference is what each part of the cluster, and Berth, worked during one round of a benchmark.
 import { readdirSync, readFileSync } from 'node:fs';
 
 const ticksPerSecond = 100;
@@ -24,12 +24,4 @@ export function cpuByCommand(names: Map<number, string> = new Map()): Map<string
     totals.set(command, (totals.get(command) ?? 0) + ms);
   }
   return totals;
-}
-
-/** What each command spent between `before` and `after`, largest first, leaving out those under `minMs`. */
-export function cpuSpent(before: Map<string, number>, after: Map<string, number>, minMs = 10): [string, number][] {
-  return [...after]
-    .map(([command, ms]): [string, number] => [command, ms - (before.get(command) ?? 0)])
-    .filter(([, ms]) => ms >= minMs)
-    .sort((a, b) => b[1] - a[1]);
 }

@@ -5,8 +5,8 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { kubeText } from '../src/runtime/kube-request.ts';
 import type { BerthProcess } from './berth-process.ts';
-import { apiRequests, difference, parseMetrics, sumOf, type Sample } from './metrics.ts';
-import { cpuByCommand, cpuSpent } from './process-cpu.ts';
+import { apiRequests, difference, parseMetrics, sumOf, sumsBy, type Sample } from './metrics.ts';
+import { cpuByCommand } from './process-cpu.ts';
 
 interface Reading {
   cpu: Map<string, number>;
@@ -43,7 +43,8 @@ export function roundCosts(kc: KubeConfig, berth: BerthProcess): RoundCosts {
       const now = { ...(await counters()), cpu };
       const totals = sides.get(side) ?? { rounds: 0, cpu: new Map(), served: new Map(), berthRequests: new Map(), passes: 0 };
       totals.rounds++;
-      for (const [command, ms] of cpuSpent(from.cpu, now.cpu, 0)) add(totals.cpu, command, ms);
+      // A command whose processes exited between the readings can come out negative: it is left out.
+      for (const [command, ms] of difference(now.cpu, from.cpu)) if (ms > 0) add(totals.cpu, command, ms);
       for (const [request, count] of difference(now.served, from.served)) add(totals.served, request, count);
       for (const [request, count] of difference(apiRequests(now.berth), apiRequests(from.berth))) add(totals.berthRequests, request, count);
       totals.passes += passes(now.berth) - passes(from.berth);
@@ -78,11 +79,6 @@ function passes(samples: Sample[]): number {
 
 /** Requests the API server has served, by verb and resource (its own metrics). */
 async function apiServerRequests(kc: KubeConfig): Promise<Map<string, number>> {
-  const counts = new Map<string, number>();
-  for (const sample of parseMetrics(await kubeText(kc, { method: 'GET', path: '/metrics' }))) {
-    if (sample.name !== 'apiserver_request_total') continue;
-    const { verb, resource, subresource } = sample.labels;
-    add(counts, `${verb} ${resource}${subresource ? `/${subresource}` : ''}`, sample.value);
-  }
-  return counts;
+  const samples = parseMetrics(await kubeText(kc, { method: 'GET', path: '/metrics' }));
+  return sumsBy(samples, 'apiserver_request_total', ({ verb, resource, subresource }) => `${verb} ${resource}${subresource ? `/${subresource}` : ''}`);
 }

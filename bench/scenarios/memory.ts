@@ -10,7 +10,7 @@ import type { BerthProcess } from '../berth-process.ts';
 import { startBerth, type BenchContext } from '../context.ts';
 import { chartMemoryLimit } from '../memory-cgroup.ts';
 import { apiRequests, sumOf, type Sample } from '../metrics.ts';
-import { spawnFloor } from '../floor-process.ts';
+import { fillWithFloor } from '../floor-process.ts';
 import { loadAverage } from '../stats.ts';
 import { waitUntilIdle } from './at-rest.ts';
 
@@ -150,9 +150,7 @@ export async function memory(context: BenchContext): Promise<MemoryResult> {
   const namespace = await context.cluster.namespace(`memory-${size}`);
   context.log(`memory: writing ${size} Deployments with their Revisions and children`);
   const filling = performance.now();
-  const floor = spawnFloor(context.cluster.kubeconfigPath, namespace, size, context.options.clientConcurrency);
-  await floor.ready;
-  await floor.go();
+  await fillWithFloor(context.cluster.kubeconfigPath, namespace, size, context.options.clientConcurrency);
   const msToFill = performance.now() - filling;
   context.log(`memory: written in ${Math.round(msToFill)} ms; starting Berth over them`);
   const first = await measureStart(context, namespace, size, `memory-${size}`);

@@ -126,5 +126,3 @@ export function sameJson(a: unknown, b: unknown): boolean {
   for (const key in y) if (y[key] !== undefined) members--;
   return members === 0;
 }
-
-

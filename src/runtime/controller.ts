@@ -185,8 +185,7 @@ export class Controller<T extends KubeObject = KubeObject> {
     const key = parseKeyString(keyText);
     // The logger with the object's bindings is made when a pass first logs: most passes never do.
     let keyLogger: Logger | undefined;
-    const base = this.#logger;
-    const keyed = () => (keyLogger ??= base.child({ namespace: key.namespace || undefined, object: key.name }));
+    const keyed = () => (keyLogger ??= this.#logger.child({ namespace: key.namespace || undefined, object: key.name }));
     const started = performance.now();
     try {
       const result = await this.#options.reconcile(key, {
