@@ -97,6 +97,34 @@ describe('Informer', () => {
     }
   });
 
+  it('keeps one frozen copy of the parts that listed and watched objects have alike, and never shares their metadata', async () => {
+    const namespace = await useNamespace('informer-parts');
+    const body = (name: string, v: string) => ({ metadata: { name, labels: { app: 'same' } }, data: { v, shared: 'yes' } });
+    await core.createNamespacedConfigMap({ namespace, body: body('listed', '1') });
+    const informer = createInformer<V1ConfigMap>(kc, configMaps, { namespaces: [namespace] });
+    informer.start();
+    try {
+      await informer.waitForSync();
+      await core.createNamespacedConfigMap({ namespace, body: body('watched', '1') });
+      await core.createNamespacedConfigMap({ namespace, body: body('other', '2') });
+      await eventually(async () => informer.list().length === 3, 10_000, 'the watched objects');
+      const cached = (name: string) => informer.get(namespace, name)!;
+      const [listed, watched, other] = [cached('listed'), cached('watched'), cached('other')];
+      expect(watched.data).toBe(listed.data);
+      expect(watched.metadata?.labels).toBe(listed.metadata?.labels);
+      expect(other.data).toEqual({ v: '2', shared: 'yes' });
+      expect(other.data).not.toBe(listed.data);
+      expect(watched.metadata).not.toBe(listed.metadata);
+      expect(Object.isFrozen(listed.data)).toBe(true);
+      expect(() => {
+        (listed.data as Record<string, string>).v = 'changed';
+      }).toThrow(TypeError);
+      expect(informer.get(namespace, 'watched')?.data?.v).toBe('1');
+    } finally {
+      await informer.stop();
+    }
+  });
+
   it('resumes a watch that is quiet because nothing happens, without a warning, and still sees what comes later', async () => {
     const namespace = await useNamespace('informer-quiet');
     const lines: Array<{ level: number; msg: string }> = [];

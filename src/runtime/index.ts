@@ -28,7 +28,7 @@
 //   byIndex('namespace' | 'owner' (owner uid) | <label key from labelIndexes>, value), addIndex(),
 //   onAdd/onUpdate/onDelete (return an unsubscribe function), hasSynced(), waitForSync(), start(), stop().
 //   Cluster-scoped objects live under namespace ''. Objects are shared, typed DeepReadonly: copy before
-//   changing (structuredClone).
+//   changing (structuredClone). Equal parts of cached objects are one frozen copy (subtree-pool.ts).
 // WorkQueue: dedup, one run per key at a time (re-run once if added meanwhile), N keys in parallel,
 //   per-key backoff 5 ms doubling to 5 min (reset on success), requeueAfter, bounded drain on shutdown.
 // Controller (manager.addController): primary informer, owned informers (an owned object's event

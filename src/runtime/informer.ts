@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { backoffDelay, sleep, withJitter, type BackoffPolicy } from './backoff.ts';
 import { stripManagedFields, type CacheTransform } from './cache-view.ts';
-import { cacheStringPool } from './string-pool.ts';
+import { cacheSubtreePool } from './subtree-pool.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { errorFromStatus, isKubeApiError, kubeRequest, openKubeRequest } from './kube-request.ts';
 import { builtInIndexes, labelIndex, ObjectStore, type IndexFunction } from './object-store.ts';
@@ -44,7 +44,8 @@ export interface InformerOptions {
   pageSize?: number;
   /**
    * What the cache keeps of each listed or watched object (cache-view.ts); it may change the object,
-   * which is fresh from the wire. Default: everything but metadata.managedFields.
+   * which is fresh from the wire. Default: everything but metadata.managedFields. What it keeps then
+   * shares its strings and equal parts with the other cached objects (subtree-pool.ts).
    */
   transform?: CacheTransform;
   logger?: Logger;
@@ -107,7 +108,7 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
     this.resource = resource;
     this.#options = options;
     const transform = options.transform ?? stripManagedFields;
-    this.#transform = (object) => cacheStringPool.internAll(transform(object));
+    this.#transform = (object) => cacheSubtreePool.shareParts(transform(object));
     const indexers: Record<string, IndexFunction> = { ...builtInIndexes, ...options.indexes };
     for (const key of options.labelIndexes ?? []) indexers[key] = labelIndex(key);
     this.#store = new ObjectStore<T>(indexers);

@@ -1,8 +1,8 @@
 // Cached objects repeat the same strings thousands of times (namespace, apiVersion, label values,
 // condition reasons and messages, image names, timestamps), and JSON.parse gives every occurrence a
-// copy of its own. The informers pass each object they store through one pool, so equal strings share
-// one copy. The pool is bounded: when full it starts over, which only means later copies are not
-// shared with earlier ones. resourceVersions are never pooled: each is unique and soon replaced.
+// copy of its own. Each string of an object an informer stores goes through one pool (on the subtree
+// pool's walk, subtree-pool.ts), so equal strings share one copy. The pool is bounded: when full it
+// starts over, which only means later copies are not shared with earlier ones.
 //
 // The bound is small on purpose. Most strings of a cache are unique (uids, hashes, cluster IPs), and a
 // pool that keeps them all costs more than it shares: at 10,000 Deployments it held 150,000 strings,
@@ -17,7 +17,10 @@ export interface StringPoolOptions {
 }
 
 export class StringPool {
-  readonly #pool = new Map<string, string>();
+  readonly #ids = new Map<string, number>();
+  #strings: string[] = [];
+  /** The number of #strings[0]: numbers go on rising when the pool starts over, so none names two strings. */
+  #firstId = 0;
   readonly #maxEntries: number;
   readonly #maxLength: number;
 
@@ -27,36 +30,38 @@ export class StringPool {
   }
 
   get size(): number {
-    return this.#pool.size;
+    return this.#strings.length;
   }
 
+  /** The pooled copy of `value`. */
   intern(value: string): string {
-    if (value.length > this.#maxLength) return value;
-    const pooled = this.#pool.get(value);
-    if (pooled !== undefined) return pooled;
-    if (this.#pool.size >= this.#maxEntries) this.#pool.clear();
-    this.#pool.set(value, value);
-    return value;
+    const id = this.idOf(value);
+    return id === undefined ? value : this.pooled(id);
   }
 
-  /** Replaces, in place, every string in a JSON value (object members and array items) with its pooled copy. */
-  internAll<T>(value: T): T {
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) {
-        const item: unknown = value[i];
-        if (typeof item === 'string') value[i] = this.intern(item);
-        else if (item !== null && typeof item === 'object') this.internAll(item);
-      }
-    } else if (value !== null && typeof value === 'object') {
-      const object = value as Record<string, unknown>;
-      for (const key in object) {
-        const member = object[key];
-        if (typeof member === 'string') {
-          if (key !== 'resourceVersion') object[key] = this.intern(member);
-        } else if (member !== null && typeof member === 'object') this.internAll(member);
-      }
+  /**
+   * The number of `value`'s pooled copy (pooling it now when it is not yet): equal strings have one
+   * until the pool starts over, and a number never names another string, before or after. Undefined
+   * for a string too long to pool.
+   */
+  idOf(value: string): number | undefined {
+    if (value.length > this.#maxLength) return undefined;
+    let id = this.#ids.get(value);
+    if (id !== undefined) return id;
+    if (this.#strings.length >= this.#maxEntries) {
+      this.#firstId += this.#strings.length;
+      this.#ids.clear();
+      this.#strings = [];
     }
-    return value;
+    id = this.#firstId + this.#strings.length;
+    this.#ids.set(value, id);
+    this.#strings.push(value);
+    return id;
+  }
+
+  /** The pooled copy numbered `id` by idOf (in the pool since it last started over). */
+  pooled(id: number): string {
+    return this.#strings[id - this.#firstId]!;
   }
 }
 

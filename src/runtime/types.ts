@@ -27,7 +27,8 @@ export interface ObjectKey {
 
 /**
  * Objects in a cache are shared by every reader and never copied per read: the type forbids writes.
- * Copy (structuredClone) before building a changed object from one.
+ * Equal parts of different cached objects are one frozen copy (subtree-pool.ts), so a write that
+ * slipped past the type throws. Copy (structuredClone) before building a changed object from one.
  */
 export type DeepReadonly<T> = T extends (...args: never[]) => unknown
   ? T
