@@ -1,8 +1,8 @@
 // Berth as users run it: `node --optimize-for-size dist/main.js run` in its own process against the
 // benchmark's cluster, so its memory, CPU and API traffic are its own. Ports are read from its JSON log lines.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { nodeFlags, processEnvironment } from '../src/cli/node-flags.ts';
 import { freePort } from '../src/dev/controlplane.ts';
 import { createMemoryCgroup } from './memory-cgroup.ts';
@@ -79,6 +79,7 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   child.once('exit', () => process.removeListener('exit', killOnExit));
+  mkdirSync(dirname(options.logFile), { recursive: true });
   const log = createWriteStream(options.logFile);
   child.stderr!.pipe(log);
   let exited: number | null | undefined;

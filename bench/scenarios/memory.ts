@@ -1,5 +1,5 @@
-// 5. Memory: the controller's resident set once it caches N Deployments, N Revisions and their child
-// objects. The floor client writes them first (Berth is not running), then Berth starts, syncs its
+// 5. Memory: Berth's resident set, run as the chart's pod runs it (its components, under its memory
+// limit), once it caches N Deployments, N Revisions and their child objects. The floor client writes them first (Berth is not running), then Berth starts, syncs its
 // caches and reconciles every Deployment. RSS is read from /proc when its queues are empty, again
 // once it has settled (what a controller holding N objects keeps), and the peak (VmHWM) over the
 // whole start. Then Berth starts again over the same objects, now converged, as after an upgrade or
@@ -8,7 +8,7 @@ import { appendFileSync } from 'node:fs';
 import { sleep } from '../../src/runtime/index.ts';
 import type { BerthProcess } from '../berth-process.ts';
 import { startBerth, type BenchContext } from '../context.ts';
-import { chartMemoryLimit } from '../memory-cgroup.ts';
+import { chartComponents, chartMemoryLimit } from '../memory-cgroup.ts';
 import { apiRequests, sumOf, type Sample } from '../metrics.ts';
 import { fillWithFloor } from '../floor-process.ts';
 import { loadAverage } from '../stats.ts';
@@ -101,7 +101,7 @@ function sampleMemory(berth: BerthProcess, started: number): () => Promise<{ hig
 const settleMs = 20_000;
 
 async function emptyRss(context: BenchContext): Promise<number> {
-  const berth = await startBerth(context, [await context.cluster.namespace('memory-empty')], ['controller'], 'memory-empty', { memoryLimitBytes: chartMemoryLimit() });
+  const berth = await startBerth(context, [await context.cluster.namespace('memory-empty')], chartComponents(), 'memory-empty', { memoryLimitBytes: chartMemoryLimit() });
   try {
     await waitUntilIdle(berth, 0, 60_000);
     await sleep(settleMs);
@@ -120,8 +120,9 @@ export async function measureStart(
   variant: { env?: Record<string, string>; nodeFlags?: string[] } = {},
 ): Promise<StartMemory & { memoryLimitBytes?: number }> {
   const started = performance.now();
-  // Under the chart's limit, as in the pod: Node sizes its heap from it.
-  const berth = await startBerth(context, [namespace], ['controller'], label, { ...variant, memoryLimitBytes: chartMemoryLimit() });
+  // As the chart's pod runs: its components (the facade's caches and indexes too), under its memory
+  // limit, from which Node sizes its heap.
+  const berth = await startBerth(context, [namespace], chartComponents(), label, { ...variant, memoryLimitBytes: chartMemoryLimit() });
   const highest = sampleMemory(berth, started);
   try {
     await waitUntilIdle(berth, size, 300_000 + size * 200);
