@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { mountTable, propagationRestores } from './mount-propagation.ts';
 import { bridgeName, clusterCidr, nodeInterface, nodeIp, serviceCidr } from './network.ts';
 
 const run = promisify(execFile);
@@ -49,6 +50,8 @@ export interface HostState {
   sysctls: Record<string, string>;
   /** Mount points that were private before the node made / recursively shared. */
   privateMounts: string[];
+  /** The ids of those mounts (mount-propagation.ts): a covered mount has no path of its own. Absent in a state written by an earlier version. */
+  privateMountIds?: number[];
   masquerade: boolean;
   /** Fixed host paths that did not exist before the node: removed on stop. */
   createdPaths: string[];
@@ -111,19 +114,13 @@ async function readSysctl(name: string): Promise<string> {
   return (await sh('sysctl', ['-n', name])).trim();
 }
 
-function mountPropagation(): { mountPoint: string; shared: boolean }[] {
-  return readFileSync('/proc/self/mountinfo', 'utf8')
-    .trim()
-    .split('\n')
-    .map((line) => {
-      const fields = line.split(' ');
-      const separator = fields.indexOf('-');
-      return { mountPoint: unescapeMount(fields[4] ?? ''), shared: fields.slice(6, separator).some((f) => f.startsWith('shared:')) };
-    });
-}
-
-function unescapeMount(path: string): string {
-  return path.replace(/\\(\d{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8)));
+async function restorePropagation(state: HostState): Promise<void> {
+  if (state.privateMountIds) {
+    for (const args of propagationRestores(mountTable(), new Set(state.privateMountIds))) await quietly('mount', args);
+    return;
+  }
+  const nowShared = new Set(mountTable().filter((m) => m.shared).map((m) => m.mountPoint));
+  for (const mountPoint of state.privateMounts) if (nowShared.has(mountPoint)) await quietly('mount', ['--make-private', mountPoint]);
 }
 
 async function nftTables(): Promise<string[]> {
@@ -136,11 +133,12 @@ async function nftTables(): Promise<string[]> {
 export async function prepareHost(dataDir: string, options: { masquerade: boolean; keepVolumes: boolean }): Promise<void> {
   const sysctls: Record<string, string> = {};
   for (const name of [...Object.keys(sysctlsSet), ...sysctlsTouchedByKubelet]) sysctls[name] = await readSysctl(name);
-  const privateMounts = mountPropagation().filter((m) => !m.shared).map((m) => m.mountPoint);
+  const privateBefore = mountTable().filter((m) => !m.shared);
+  const [privateMounts, privateMountIds] = [privateBefore.map((m) => m.mountPoint), privateBefore.map((m) => m.id)];
   const candidates = options.keepVolumes ? fixedHostPaths : [...fixedHostPaths, hostpathVolumes];
   const createdPaths = candidates.filter((path) => !existsSync(path));
   const previousTables = await nftTables();
-  writeHostState({ pid: process.pid, dataDir, sysctls, privateMounts, masquerade: options.masquerade, createdPaths, previousTables });
+  writeHostState({ pid: process.pid, dataDir, sysctls, privateMounts, privateMountIds, masquerade: options.masquerade, createdPaths, previousTables });
 
   for (const [name, value] of Object.entries(sysctlsSet)) await sh('sysctl', ['-q', '-w', `${name}=${value}`]);
   // Volumes the kubelet mounts must propagate into containers.
@@ -170,8 +168,7 @@ export async function cleanupHost(state: HostState, options: { kubeProxy?: strin
   for (const route of guardRoutes) await quietly('ip', ['route', 'del', ...route]);
   await quietly('ip', ['link', 'del', nodeInterface]);
   for (const [name, value] of Object.entries(state.sysctls)) await quietly('sysctl', ['-q', '-w', `${name}=${value}`]);
-  const nowShared = new Set(mountPropagation().filter((m) => m.shared).map((m) => m.mountPoint));
-  for (const mountPoint of state.privateMounts) if (nowShared.has(mountPoint)) await quietly('mount', ['--make-private', mountPoint]);
+  await restorePropagation(state);
   removeEmptyCgroups('kubepods');
   await deleteNewEmptyTables(state.previousTables);
   removeNodeEntries(state);
@@ -302,7 +299,7 @@ function removeEmptyCgroups(name: string): void {
 /** Unmounts every mount under dir, deepest first; lazily when a mount is still busy. */
 async function unmountUnder(dir: string): Promise<void> {
   const prefix = dir.endsWith('/') ? dir : `${dir}/`;
-  const mounts = mountPropagation()
+  const mounts = mountTable()
     .map((m) => m.mountPoint)
     .filter((m) => m.startsWith(prefix))
     .sort((a, b) => b.length - a.length);
