@@ -8,24 +8,25 @@ import { parse } from 'yaml';
 
 const units: Record<string, number> = { Ki: 1024, Mi: 1024 ** 2, Gi: 1024 ** 3, K: 1e3, M: 1e6, G: 1e9, '': 1 };
 
-/** `resources.limits.memory` of the chart's values, in bytes. */
-const chartValuesPath = resolve(import.meta.dirname, '../charts/berth/values.yaml');
-
 interface ChartValues {
   components?: Array<'controller' | 'facade'>;
   resources?: { limits?: { memory?: string } };
 }
 
+function chartValues(valuesPath = resolve(import.meta.dirname, '../charts/berth/values.yaml')): ChartValues {
+  return parse(readFileSync(valuesPath, 'utf8')) as ChartValues;
+}
+
 /** What each of the chart's pods runs (its `components` value): the memory scenario runs the same. */
-export function chartComponents(valuesPath = chartValuesPath): Array<'controller' | 'facade'> {
-  const { components } = parse(readFileSync(valuesPath, 'utf8')) as ChartValues;
+export function chartComponents(valuesPath?: string): Array<'controller' | 'facade'> {
+  const { components } = chartValues(valuesPath);
   if (!components?.length) throw new Error('the chart sets no components');
   return components;
 }
 
-export function chartMemoryLimit(valuesPath = chartValuesPath): number {
-  const values = parse(readFileSync(valuesPath, 'utf8')) as ChartValues;
-  const quantity = String(values.resources?.limits?.memory ?? '');
+/** `resources.limits.memory` of the chart's values, in bytes. */
+export function chartMemoryLimit(valuesPath?: string): number {
+  const quantity = String(chartValues(valuesPath).resources?.limits?.memory ?? '');
   const match = /^(\d+(?:\.\d+)?)(Ki|Mi|Gi|K|M|G|)$/.exec(quantity);
   if (!match) throw new Error(`the chart's resources.limits.memory is not a quantity: "${quantity}"`);
   return Number(match[1]) * units[match[2]!]!;

@@ -1,9 +1,10 @@
 // 5. Memory: Berth's resident set, run as the chart's pod runs it (its components, under its memory
-// limit), once it caches N Deployments, N Revisions and their child objects. The floor client writes them first (Berth is not running), then Berth starts, syncs its
-// caches and reconciles every Deployment. RSS is read from /proc when its queues are empty, again
-// once it has settled (what a controller holding N objects keeps), and the peak (VmHWM) over the
-// whole start. Then Berth starts again over the same objects, now converged, as after an upgrade or
-// a failover: its lists are larger (every object has its status) and its passes write nothing.
+// limit), once it caches N Deployments, N Revisions and their child objects. The floor client writes
+// them first (Berth is not running), then Berth starts, syncs its caches and reconciles every
+// Deployment. RSS is read from /proc when its queues are empty, again once it has settled (what a
+// controller holding N objects keeps), and the peak (VmHWM) over the whole start. Then Berth starts
+// again over the same objects, now converged, as after an upgrade or a failover: its lists are larger
+// (every object has its status) and its passes write nothing.
 import { appendFileSync } from 'node:fs';
 import { sleep } from '../../src/runtime/index.ts';
 import type { BerthProcess } from '../berth-process.ts';

@@ -4,12 +4,12 @@ import { StringPool } from './string-pool.ts';
 describe('StringPool', () => {
   it('starts over when full and leaves long strings alone', () => {
     const pool = new StringPool({ maxEntries: 2, maxLength: 5 });
-    pool.intern('a');
-    pool.intern('b');
+    pool.idOf('a');
+    pool.idOf('b');
     expect(pool.size).toBe(2);
-    pool.intern('c');
+    pool.idOf('c');
     expect(pool.size).toBe(1);
-    expect(pool.intern('long string')).toBe('long string');
+    expect(pool.idOf('long string')).toBeUndefined();
     expect(pool.size).toBe(1);
   });
 

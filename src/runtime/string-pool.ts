@@ -33,12 +33,6 @@ export class StringPool {
     return this.#strings.length;
   }
 
-  /** The pooled copy of `value`. */
-  intern(value: string): string {
-    const id = this.idOf(value);
-    return id === undefined ? value : this.pooled(id);
-  }
-
   /**
    * The number of `value`'s pooled copy (pooling it now when it is not yet): equal strings have one
    * until the pool starts over, and a number never names another string, before or after. Undefined
