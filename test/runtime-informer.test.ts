@@ -97,6 +97,25 @@ describe('Informer', () => {
     }
   });
 
+  it('lists page by page, item by item, objects whose text is full of brackets, quotes and multi-byte characters', async () => {
+    const namespace = await useNamespace('informer-pages');
+    const data = (i: number) => ({ items: `{"items":[${i}]}`, quote: `a \\" } ] ${'{['.repeat(i)}`, unicode: `zürich 東京 🚢 ${'é'.repeat(5000 * i)}` });
+    for (let i = 0; i < 5; i++) await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `page-${i}` }, data: data(i) } });
+    const requests = countRequests(kc.getCurrentCluster()!.server);
+    const informer = createInformer<V1ConfigMap>(kc, configMaps, { namespaces: [namespace], pageSize: 2 });
+    informer.start();
+    try {
+      await informer.waitForSync();
+      const stored = await core.listNamespacedConfigMap({ namespace });
+      const described = (objects: readonly V1ConfigMap[]) => objects.map((o) => [o.metadata?.name, o.metadata?.resourceVersion, o.data]).sort();
+      expect(described(informer.list(namespace) as V1ConfigMap[])).toEqual(described(stored.items));
+      for (let i = 0; i < 5; i++) expect(informer.get(namespace, `page-${i}`)?.data).toEqual(data(i));
+      expect(lists(requests)).toBeGreaterThanOrEqual(3);
+    } finally {
+      await informer.stop();
+    }
+  });
+
   it('keeps one frozen copy of the parts that listed and watched objects have alike, and never shares their metadata', async () => {
     const namespace = await useNamespace('informer-parts');
     const body = (name: string, v: string) => ({ metadata: { name, labels: { app: 'same' } }, data: { v, shared: 'yes' } });

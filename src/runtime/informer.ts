@@ -14,15 +14,14 @@ import { backoffDelay, sleep, withJitter, type BackoffPolicy } from './backoff.t
 import { stripManagedFields, type CacheTransform } from './cache-view.ts';
 import { cacheSubtreePool } from './subtree-pool.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { errorFromStatus, isKubeApiError, kubeRequest, openKubeRequest } from './kube-request.ts';
+import { errorFromStatus, isKubeApiError, kubeList, openKubeRequest } from './kube-request.ts';
 import { builtInIndexes, labelIndex, ObjectStore, type IndexFunction } from './object-store.ts';
 import { collectionPath, keyString, type DeepReadonly, type KubeObject, type ResourceKind } from './types.ts';
 
 /**
- * Objects per list page. A page is read whole before its objects are trimmed for the cache; at 500,
- * the pages of every cache listing at once (a start over 10,000 Deployments) lifted the peak: restarts
- * over 10,000 peaked at a median 210 MiB with pages of 100 against 223 with 500, settled 184 against
- * 190 (BENCHMARKS.md, section 5), for 100 list requests per kind instead of 20.
+ * Objects per list page. When a page was parsed whole, pages of 500 lifted a start's peak (restarts
+ * over 10,000 Deployments: a median 223 MiB against 210 with 100; BENCHMARKS.md, section 5). Pages
+ * are now read item by item (list-items.ts); 100 is kept (pages of 10, 25 and 50 peaked no lower).
  */
 const defaultPageSize = 100;
 
@@ -72,11 +71,6 @@ export interface Informer<T extends KubeObject = KubeObject> {
   onAdd(handler: AddHandler<T>): () => void;
   onUpdate(handler: UpdateHandler<T>): () => void;
   onDelete(handler: DeleteHandler<T>): () => void;
-}
-
-interface ListResponse {
-  metadata?: { resourceVersion?: string; continue?: string };
-  items?: KubeObject[];
 }
 
 interface WatchEvent {
@@ -256,18 +250,13 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
     let continueToken: string | undefined;
     let resourceVersion = '';
     do {
-      const page = await kubeRequest<ListResponse>(this.#kc, {
-        method: 'GET',
-        path: collectionPath(this.resource, scope),
-        query: { limit: this.#options.pageSize ?? defaultPageSize, continue: continueToken, labelSelector: this.#options.labelSelector },
-        signal,
-      });
-      for (const item of page.items ?? []) {
+      const query = { limit: this.#options.pageSize ?? defaultPageSize, continue: continueToken, labelSelector: this.#options.labelSelector };
+      const page = await kubeList<KubeObject>(this.#kc, { method: 'GET', path: collectionPath(this.resource, scope), query, signal }, (item) => {
         // List items come without apiVersion and kind; watch events carry them. Readers expect them.
         item.apiVersion ??= this.resource.apiVersion;
         item.kind ??= this.resource.kind;
         items.push(this.#transform(item) as T);
-      }
+      });
       continueToken = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
     } while (continueToken);
