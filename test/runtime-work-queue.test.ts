@@ -32,6 +32,16 @@ describe('WorkQueue', () => {
     expect(runs).toEqual(['blocker', 'a', 'b']);
   });
 
+  it('lets the event loop turn between keys whose runs never wait on I/O', async () => {
+    const runs: string[] = [];
+    const queue = new WorkQueue({ concurrency: 2, process: async (key) => void runs.push(key) });
+    let runsWhenTheLoopTurned: number | undefined;
+    setImmediate(() => (runsWhenTheLoopTurned = runs.length));
+    for (let i = 0; i < 1000; i++) queue.add(`key-${i}`);
+    await eventually(async () => runs.length === 1000, 5_000, 'every key');
+    expect(runsWhenTheLoopTurned).toBeLessThan(10);
+  });
+
   it('never runs one key twice at once, and runs it once more when added while running', async () => {
     let running = 0;
     let maxRunning = 0;

@@ -40,6 +40,7 @@ export class WorkQueue {
   readonly #idleWaiters = new Set<() => void>();
   readonly #abort = new AbortController();
   #shuttingDown = false;
+  #pumpScheduled = false;
 
   constructor(options: WorkQueueOptions) {
     this.#options = options;
@@ -161,7 +162,21 @@ export class WorkQueue {
         for (const waiter of this.#idleWaiters) waiter();
         this.#idleWaiters.clear();
       }
-      this.#pump();
+      this.#pumpSoon();
     }
+  }
+
+  /**
+   * The next keys start on a later turn of the event loop, not on this run's microtask: passes that
+   * change nothing never wait on I/O, and a queue of thousands (every key after a start) would run as
+   * one task of seconds, starving probes, watches and V8's garbage collection tasks meanwhile.
+   */
+  #pumpSoon(): void {
+    if (this.#pumpScheduled) return;
+    this.#pumpScheduled = true;
+    setImmediate(() => {
+      this.#pumpScheduled = false;
+      this.#pump();
+    });
   }
 }
