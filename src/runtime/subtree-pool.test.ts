@@ -1,3 +1,4 @@
+import { getHeapSnapshot } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { StringPool } from './string-pool.ts';
 import { SubtreePool } from './subtree-pool.ts';
@@ -10,7 +11,41 @@ const pod = (name: string, uid: string) =>
     }),
   );
 
+/** How many strings in this process's heap hold exactly `value` (strings cannot be compared by identity). */
+async function copiesInHeap(value: string): Promise<number> {
+  let text = '';
+  for await (const chunk of getHeapSnapshot()) text += chunk;
+  const snapshot = JSON.parse(text) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
+  const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta;
+  const [typeAt, nameAt] = [fields.indexOf('type'), fields.indexOf('name')];
+  let copies = 0;
+  for (let i = 0; i < snapshot.nodes.length; i += fields.length) {
+    if (types[snapshot.nodes[i + typeAt]!] === 'string' && snapshot.strings[snapshot.nodes[i + nameAt]!] === value) copies++;
+  }
+  return copies;
+}
+
 describe('SubtreePool', () => {
+  it('leaves one copy of a string that many objects hold, in the parts it pools and the ones it cannot', async () => {
+    const pool = new SubtreePool(new StringPool());
+    const namespace = `team-${Math.random().toString(36).slice(2)}-namespace`;
+    const objects = Array.from({ length: 50 }, (_, i) => JSON.parse(JSON.stringify({ metadata: { name: `o${i}`, namespace, resourceVersion: `${i}` }, spec: { namespace } })));
+    expect(await copiesInHeap(namespace)).toBeGreaterThanOrEqual(100);
+    for (const object of objects) pool.shareParts(object);
+    // The pooled copy, and the test's own.
+    expect(await copiesInHeap(namespace)).toBe(2);
+    expect(objects.map((o) => o.metadata.namespace)).toEqual(Array(50).fill(namespace));
+  });
+
+  it('walks an object whose parts are already pooled again without a write to them', () => {
+    const pool = new SubtreePool(new StringPool());
+    const [a, b] = [pod('a', 'u1'), pod('a', 'u1')];
+    pool.shareParts(a);
+    pool.shareParts(b);
+    expect(() => pool.shareParts(b)).not.toThrow();
+    expect(b.spec).toBe(a.spec);
+  });
+
   it('gives equal parts of different objects one frozen copy, and leaves values and the objects themselves as they were', () => {
     const pool = new SubtreePool(new StringPool());
     const [a, b] = [pod('a', 'u1'), pod('b', 'u2')];

@@ -89,6 +89,8 @@ export class SubtreePool {
   /** Pools each member (strings and parts) in place; answers the part's hash, undefined when it cannot be pooled. */
   #shareMembers(part: object): number | undefined {
     const isArray = Array.isArray(part);
+    // A frozen part is already pooled (an object walked twice): its members are hashed, not replaced.
+    const writable = !Object.isFrozen(part);
     let hash: number | undefined = isArray ? Tag.Array : Tag.Object;
     const members = part as Record<string, unknown>;
     for (const name in members) {
@@ -102,13 +104,13 @@ export class SubtreePool {
         const id = this.#strings.idOf(member);
         if (id === undefined) hash = undefined;
         else {
-          const pooled = this.#strings.pooled(id);
-          if (pooled !== member) members[name] = pooled;
+          // Always written: `!==` compares strings by value, so it cannot tell the pooled copy from another.
+          if (writable) members[name] = this.#strings.pooled(id);
           if (hash !== undefined) hash = mix(mix(hash, Tag.String), id);
         }
       } else if (member !== null && typeof member === 'object') {
         const shared = this.#share(member);
-        if (shared !== member) members[name] = shared;
+        if (shared !== member && writable) members[name] = shared;
         const partHash = this.#sharedHash;
         if (hash !== undefined) hash = partHash === undefined ? undefined : mix(mix(hash, Tag.Part), partHash);
       } else if (hash !== undefined) hash = this.#mixPrimitive(hash, member);
