@@ -8,13 +8,12 @@
 // resumed), an inactivity timer of our own catches the silent ones, any failure reconnects with capped
 // backoff from the last resourceVersion seen, and a 410 Gone relists and replaces the cache, emitting
 // deletes for what vanished meanwhile.
-import type { IncomingMessage } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { backoffDelay, sleep, withJitter, type BackoffPolicy } from './backoff.ts';
 import { stripManagedFields, type CacheTransform } from './cache-view.ts';
 import { cacheSubtreePool } from './subtree-pool.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { errorFromStatus, isKubeApiError, kubeList, openKubeRequest } from './kube-request.ts';
+import { errorFromStatus, isKubeApiError, kubeList, openKubeRequest, readBody } from './kube-request.ts';
 import { builtInIndexes, labelIndex, ObjectStore, type IndexFunction } from './object-store.ts';
 import { collectionPath, keyString, type DeepReadonly, type KubeObject, type ResourceKind } from './types.ts';
 
@@ -310,7 +309,7 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
       timeoutMs: inactivityMs + 5_000,
       signal,
     });
-    if (response.statusCode !== 200) throw errorFromStatus(response.statusCode ?? 0, await readText(response));
+    if (response.statusCode !== 200) throw errorFromStatus(response.statusCode ?? 0, await readBody(response));
     return new Promise((resolve, reject) => {
       let settled = false;
       let pending = '';
@@ -361,13 +360,6 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
       request.once('error', (error) => settle(error));
     });
   }
-}
-
-async function readText(response: IncomingMessage): Promise<string> {
-  let text = '';
-  response.setEncoding('utf8');
-  for await (const chunk of response) text += chunk as string;
-  return text;
 }
 
 function describeError(error: unknown): string {

@@ -113,7 +113,8 @@ export async function openKubeRequest(kc: KubeConfig, req: KubeRequest): Promise
   });
 }
 
-async function readBody(response: IncomingMessage): Promise<string> {
+/** A response's whole body as text (an error's Status, a small answer). */
+export async function readBody(response: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of response) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
