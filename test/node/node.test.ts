@@ -106,6 +106,12 @@ describe('the node', () => {
   it('keeps a pod out of Ready while its readiness probe fails', async () => {
     await apply(namespace, examplePod('probe-ok', app, { readinessPath: '/ok' }), examplePod('probe-missing', app, { readinessPath: '/missing' }));
     await waitForReadyPod(namespace, 'probe-ok');
+    // The two pods start independently: wait for the kubelet to have probed the failing one and said so.
+    await eventually(
+      async () => (await kubectlOk(['get', 'events', '-n', namespace, '--field-selector', 'involvedObject.name=probe-missing,reason=Unhealthy', '-o', 'name'])) !== '',
+      60_000,
+      'a failed readiness probe on probe-missing',
+    );
     const status = await podStatus(namespace, 'probe-missing');
     expect(status.phase).toBe('Running');
     expect(status.containerStatuses?.[0]?.state?.running).toBeDefined();
