@@ -15,7 +15,7 @@ import { cacheSubtreePool } from './subtree-pool.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { errorFromStatus, isKubeApiError, kubeList, openKubeRequest, readBody } from './kube-request.ts';
 import { builtInIndexes, labelIndex, ObjectStore, type IndexFunction } from './object-store.ts';
-import { collectionPath, keyString, type DeepReadonly, type KubeObject, type ResourceKind } from './types.ts';
+import { collectionPath, type DeepReadonly, type KubeObject, type ResourceKind } from './types.ts';
 
 /**
  * Objects per list page. When a page was parsed whole, pages of 500 lifted a start's peak (restarts
@@ -151,12 +151,12 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
   }
 
   get(namespace: string, name: string): DeepReadonly<T> | undefined {
-    return this.#store.get(keyString({ namespace, name }));
+    return this.#store.get(namespace, name);
   }
 
   list(namespace?: string): DeepReadonly<T>[] {
     if (namespace === undefined || (namespace === '' && this.resource.namespaced === false)) return [...this.#store.values()];
-    return this.#store.byIndex('namespace', namespace);
+    return this.#store.inNamespace(namespace);
   }
 
   byIndex(indexName: string, value: string): DeepReadonly<T>[] {
@@ -265,18 +265,18 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
 
   /** Makes the cache of one scope equal to a fresh list, emitting what changed since the last one. */
   #replace(scope: string, items: T[]): void {
-    const listed = new Set<string>();
+    const listed = new Set<DeepReadonly<T>>();
     for (const item of items) {
       const object = item as DeepReadonly<T>;
-      const key = keyString({ namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' });
-      listed.add(key);
+      listed.add(object);
       const previous = this.#store.upsert(object);
       if (!previous) this.#emit(this.#addHandlers, object);
       else if (previous.metadata?.resourceVersion !== object.metadata?.resourceVersion) this.#emit(this.#updateHandlers, object, previous);
     }
-    const stale = [...this.#store.keys()].filter((key) => !listed.has(key) && (scope === '' || key.startsWith(`${scope}/`)));
-    for (const key of stale) {
-      const gone = this.#store.delete(key);
+    // What the store holds in this scope and the list did not bring: the listed objects replaced the rest.
+    const held = scope === '' ? [...this.#store.values()] : this.#store.inNamespace(scope);
+    for (const object of held.filter((candidate) => !listed.has(candidate))) {
+      const gone = this.#store.delete(object.metadata?.namespace ?? '', object.metadata?.name ?? '');
       if (gone) this.#emit(this.#deleteHandlers, gone);
     }
   }
@@ -284,7 +284,7 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
   #apply(event: WatchEvent): void {
     const object = this.#transform(event.object) as DeepReadonly<T>;
     if (event.type === 'DELETED') {
-      const gone = this.#store.delete(keyString({ namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' }));
+      const gone = this.#store.delete(object.metadata?.namespace ?? '', object.metadata?.name ?? '');
       this.#emit(this.#deleteHandlers, gone ?? object);
       return;
     }

@@ -1,12 +1,16 @@
-// The informer's cache: objects as received, keyed `namespace/name`, with secondary indexes.
+// The informer's cache: objects as received, by namespace then name, with secondary indexes.
+//
+// No key string is made per object: a `namespace/name` string for each of 60,000 cached objects
+// (10,000 Deployments) cost about 80 bytes apiece, a concatenated string and the flat copy hashing
+// made of it, about 5 MiB in all (BENCHMARKS.md, 2026-11-26). The namespace's map is the namespace index,
+// and the other indexes hold the objects themselves.
 import type { DeepReadonly, KubeObject } from './types.ts';
-import { keyString, objectKey } from './types.ts';
 
 /** Computes the values under which an object is indexed. */
 export type IndexFunction = (object: DeepReadonly<KubeObject>) => readonly string[];
 
+/** The index every store has besides 'namespace', which its layout answers. */
 export const builtInIndexes: Record<string, IndexFunction> = {
-  namespace: (object) => (object.metadata?.namespace ? [object.metadata.namespace] : []),
   owner: (object) => (object.metadata?.ownerReferences ?? []).map((ref) => ref.uid),
 };
 
@@ -20,99 +24,102 @@ export function labelIndex(labelKey: string): IndexFunction {
   };
 }
 
+const namespaceIndex = 'namespace';
+
 export class ObjectStore<T extends KubeObject> {
-  readonly #objects = new Map<string, DeepReadonly<T>>();
+  /** Namespace ('' for cluster-scoped objects) to name to object. */
+  readonly #namespaces = new Map<string, Map<string, DeepReadonly<T>>>();
+  #size = 0;
   readonly #indexers: Map<string, IndexFunction>;
-  /** Index value to the keys under it: one key as itself, more as a Set (most values have one: an owner's uid, say). */
-  readonly #indexes = new Map<string, Map<string, string | Set<string>>>();
+  /** Index value to the objects under it: one as itself, more as a Set (most values have one: an owner's uid, say). */
+  readonly #indexes = new Map<string, Map<string, DeepReadonly<T> | Set<DeepReadonly<T>>>>();
 
   constructor(indexers: Record<string, IndexFunction>) {
-    this.#indexers = new Map(Object.entries(indexers));
+    this.#indexers = new Map(Object.entries(indexers).filter(([name]) => name !== namespaceIndex));
     for (const name of this.#indexers.keys()) this.#indexes.set(name, new Map());
   }
 
   get size(): number {
-    return this.#objects.size;
+    return this.#size;
   }
 
-  get(key: string): DeepReadonly<T> | undefined {
-    return this.#objects.get(key);
+  get(namespace: string, name: string): DeepReadonly<T> | undefined {
+    return this.#namespaces.get(namespace)?.get(name);
   }
 
-  keys(): IterableIterator<string> {
-    return this.#objects.keys();
+  *values(): IterableIterator<DeepReadonly<T>> {
+    for (const objects of this.#namespaces.values()) yield* objects.values();
   }
 
-  values(): IterableIterator<DeepReadonly<T>> {
-    return this.#objects.values();
+  inNamespace(namespace: string): DeepReadonly<T>[] {
+    return [...(this.#namespaces.get(namespace)?.values() ?? [])];
   }
 
   /** Adds an index after the fact, indexing what is already stored. */
   addIndex(name: string, indexer: IndexFunction): void {
-    if (this.#indexers.has(name)) return;
+    if (this.hasIndex(name)) return;
     this.#indexers.set(name, indexer);
     this.#indexes.set(name, new Map());
-    for (const [key, object] of this.#objects) this.#indexOne(name, indexer, key, object);
+    for (const object of this.values()) this.#indexOne(name, indexer, object);
   }
 
   hasIndex(name: string): boolean {
-    return this.#indexes.has(name);
+    return name === namespaceIndex || this.#indexes.has(name);
   }
 
   byIndex(name: string, value: string): DeepReadonly<T>[] {
+    if (name === namespaceIndex) return this.inNamespace(value);
     const index = this.#indexes.get(name);
     if (!index) throw new Error(`no index named ${JSON.stringify(name)}; declare it when creating the informer`);
-    const keys = index.get(value);
-    if (keys === undefined) return [];
-    const found: DeepReadonly<T>[] = [];
-    for (const key of typeof keys === 'string' ? [keys] : keys) {
-      const object = this.#objects.get(key);
-      if (object) found.push(object);
-    }
-    return found;
+    const objects = index.get(value);
+    if (objects === undefined) return [];
+    return objects instanceof Set ? [...objects] : [objects];
   }
 
   /** Stores the object and returns the one it replaced. */
   upsert(object: DeepReadonly<T>): DeepReadonly<T> | undefined {
-    const key = keyString(objectKey(object));
-    const previous = this.#objects.get(key);
-    if (previous) this.#unindex(key, previous);
-    this.#objects.set(key, object);
-    this.#index(key, object);
+    const namespace = object.metadata?.namespace ?? '';
+    let objects = this.#namespaces.get(namespace);
+    if (!objects) this.#namespaces.set(namespace, (objects = new Map()));
+    const name = object.metadata?.name ?? '';
+    const previous = objects.get(name);
+    if (previous) this.#unindex(previous);
+    else this.#size++;
+    objects.set(name, object);
+    for (const [indexName, indexer] of this.#indexers) this.#indexOne(indexName, indexer, object);
     return previous;
   }
 
-  delete(key: string): DeepReadonly<T> | undefined {
-    const previous = this.#objects.get(key);
-    if (!previous) return undefined;
-    this.#unindex(key, previous);
-    this.#objects.delete(key);
+  delete(namespace: string, name: string): DeepReadonly<T> | undefined {
+    const objects = this.#namespaces.get(namespace);
+    const previous = objects?.get(name);
+    if (!objects || !previous) return undefined;
+    this.#unindex(previous);
+    objects.delete(name);
+    if (objects.size === 0) this.#namespaces.delete(namespace);
+    this.#size--;
     return previous;
   }
 
-  #index(key: string, object: DeepReadonly<T>): void {
-    for (const [name, indexer] of this.#indexers) this.#indexOne(name, indexer, key, object);
-  }
-
-  #indexOne(name: string, indexer: IndexFunction, key: string, object: DeepReadonly<T>): void {
+  #indexOne(name: string, indexer: IndexFunction, object: DeepReadonly<T>): void {
     const index = this.#indexes.get(name)!;
     for (const value of indexer(object)) {
-      const keys = index.get(value);
-      if (keys === undefined || keys === key) index.set(value, key);
-      else if (typeof keys === 'string') index.set(value, new Set([keys, key]));
-      else keys.add(key);
+      const held = index.get(value);
+      if (held === undefined || held === object) index.set(value, object);
+      else if (held instanceof Set) held.add(object);
+      else index.set(value, new Set([held, object]));
     }
   }
 
-  #unindex(key: string, object: DeepReadonly<T>): void {
+  #unindex(object: DeepReadonly<T>): void {
     for (const [name, indexer] of this.#indexers) {
       const index = this.#indexes.get(name)!;
       for (const value of indexer(object)) {
-        const keys = index.get(value);
-        if (keys === key) index.delete(value);
-        else if (typeof keys === 'object') {
-          keys.delete(key);
-          if (keys.size === 1) index.set(value, keys.values().next().value!);
+        const held = index.get(value);
+        if (held === object) index.delete(value);
+        else if (held instanceof Set) {
+          held.delete(object);
+          if (held.size === 1) index.set(value, held.values().next().value!);
         }
       }
     }

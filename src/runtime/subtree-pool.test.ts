@@ -1,7 +1,7 @@
-import { getHeapSnapshot } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { StringPool } from './string-pool.ts';
 import { SubtreePool } from './subtree-pool.ts';
+import { copiesInHeap } from '../../test/support/heap.ts';
 
 const pod = (name: string, uid: string) =>
   JSON.parse(
@@ -10,20 +10,6 @@ const pod = (name: string, uid: string) =>
       spec: { containers: [{ name: 'app', ports: [{ containerPort: 8080, protocol: 'TCP' }], probe: { path: '/', period: 1 } }] },
     }),
   );
-
-/** How many strings in this process's heap hold exactly `value` (strings cannot be compared by identity). */
-async function copiesInHeap(value: string): Promise<number> {
-  let text = '';
-  for await (const chunk of getHeapSnapshot()) text += chunk;
-  const snapshot = JSON.parse(text) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
-  const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta;
-  const [typeAt, nameAt] = [fields.indexOf('type'), fields.indexOf('name')];
-  let copies = 0;
-  for (let i = 0; i < snapshot.nodes.length; i += fields.length) {
-    if (types[snapshot.nodes[i + typeAt]!] === 'string' && snapshot.strings[snapshot.nodes[i + nameAt]!] === value) copies++;
-  }
-  return copies;
-}
 
 describe('SubtreePool', () => {
   it('leaves one copy of a string that many objects hold, in the parts it pools and the ones it cannot', async () => {
