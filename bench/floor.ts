@@ -83,7 +83,7 @@ export async function floorConverge(kc: KubeConfig, namespace: string, name: str
       fieldManager,
     ),
   );
-  await counted(applyStatusIfChanged<TracingProject>(kc, project as TracingProject, nextTracingProjectStatus(undefined, (project as TracingProject).metadata.generation ?? 1, name, now), fieldManager));
+  await counted(applyStatusIfChanged<TracingProject>(kc, project as TracingProject, nextTracingProjectStatus(undefined, (project as TracingProject).metadata.generation ?? 1, now), fieldManager));
   return writes;
 }
 

@@ -14,7 +14,7 @@ export function registerTracingProjectController(manager: Manager, projects: Inf
       const project = projects.get(namespace, name);
       if (!project || project.metadata.deletionTimestamp) return;
       const previous = project.status as TracingProject['status'];
-      const next = nextTracingProjectStatus(previous, project.metadata.generation ?? 0, project.spec.deploymentName, now());
+      const next = nextTracingProjectStatus(previous, project.metadata.generation ?? 0, now());
       if (next !== previous) await applyStatusIfChanged<TracingProject>(manager.kubeConfig, project, next, fieldManager);
     },
   });
