@@ -2,7 +2,6 @@
 // src/main.ts once the process is set up.
 import { resolve } from 'node:path';
 import { findConfiguredCluster } from './cluster-config.ts';
-import { startDevCluster, startDevPushRegistry } from './dev.ts';
 import { parseCommandLine, usage, type Options } from './options.ts';
 import { startBerth } from './run.ts';
 import { createLogger } from '../runtime/index.ts';
@@ -36,16 +35,16 @@ process.once('SIGINT', () => void stop('SIGINT'));
 process.once('SIGTERM', () => void stop('SIGTERM'));
 
 try {
-  const devStart =
-    options.command === 'dev'
-      ? startDevCluster({
-          dataDir: options.dataDir,
-          crdsDir: resolve(import.meta.dirname, '../../crds'),
-          operatorNamespace: options.namespace,
-          node: options.node,
-          logger,
-        })
-      : undefined;
+  // Only `berth dev` loads the local cluster's modules (its PKI, node and control plane): `berth run`,
+  // as the image runs it, keeps them out of its memory.
+  const devModule = options.command === 'dev' ? await import('./dev.ts') : undefined;
+  const devStart = devModule?.startDevCluster({
+    dataDir: options.dataDir,
+    crdsDir: resolve(import.meta.dirname, '../../crds'),
+    operatorNamespace: options.namespace,
+    node: options.node,
+    logger,
+  });
   // A stop during start-up (Ctrl-C while the node comes up) waits for the start, then undoes it.
   if (devStart) stopping.push(async () => (await devStart.catch(() => undefined))?.cluster?.stop());
   const dev = await devStart;
@@ -53,7 +52,7 @@ try {
   if (!kubeConfig) throw new Error('no cluster configured: set KUBECONFIG, run in a cluster, or use `berth dev`');
   const berth = await startBerth(kubeConfig, options, logger, dev?.node ?? {});
   stopping.push(() => berth.stop());
-  const pushRegistry = dev && berth.facade ? await startDevPushRegistry(dev, options.dataDir, berth.facade.url, options.namespace) : undefined;
+  const pushRegistry = devModule && dev && berth.facade ? await devModule.startDevPushRegistry(dev, options.dataDir, berth.facade.url, options.namespace) : undefined;
   if (pushRegistry) stopping.push(() => pushRegistry.stop());
 
   if (dev?.kubeconfigPath && dev.local) {

@@ -1,7 +1,9 @@
 // How the berth process is set up before its modules load (src/main.ts): the Node flags it runs with,
 // the same wherever it is started, and client-node's KubeConfig loaded without the API clients.
-import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeFlags, processEnvironment } from './node-flags.ts';
@@ -64,5 +66,62 @@ describe('KubeConfig without the API clients', () => {
   it('names imports that client-node still makes: an upgrade that moves them fails here, not in production memory', () => {
     const config = read(`node_modules${configModule}`);
     for (const specifier of Object.keys(standIns)) expect(config).toContain(`from '${specifier}'`);
+  });
+});
+
+describe('what berth run loads', () => {
+  // The entry point itself, run against a cluster that refuses connections: every module a start
+  // imports is loaded by the time its informers retry. A preload reports what was loaded.
+  const report = `
+    import { registerHooks } from 'node:module';
+    const loaded = new Set();
+    registerHooks({ load: (url, context, next) => { loaded.add(url); return next(url, context); } });
+    process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify({ modules: [...loaded], builtins: process.moduleLoadList }) + '\\n'));
+  `;
+
+  it("leaves out Node's undici, the local cluster's modules and the certificate library", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'berth-loads-'));
+    try {
+      const kubeconfig = join(dir, 'kubeconfig');
+      writeFileSync(
+        kubeconfig,
+        JSON.stringify({
+          apiVersion: 'v1',
+          kind: 'Config',
+          'current-context': 'c',
+          clusters: [{ name: 'k', cluster: { server: 'https://127.0.0.1:1' } }],
+          users: [{ name: 'u', user: { token: 't' } }],
+          contexts: [{ name: 'c', context: { cluster: 'k', user: 'u' } }],
+        }),
+      );
+      const preload = join(dir, 'report.mjs');
+      writeFileSync(preload, report);
+      const child = spawn(process.execPath, ['--import', preload, join(root, 'src/main.ts'), 'run', '--probe-address', '127.0.0.1:0', '--facade-address', '127.0.0.1:0'], {
+        env: { ...process.env, BERTH_LOG_LEVEL: 'info', KUBECONFIG: kubeconfig },
+      });
+      let stdout = '';
+      let stderr = '';
+      let interrupted = false;
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+      // Stopped once a cache has tried to list, so the start has imported all it imports.
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+        stdout += chunk;
+        // Once: a second SIGINT would end it before its exit handlers run.
+        if (stdout.includes('list/watch failed') && !interrupted) interrupted = child.kill('SIGINT');
+      });
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      await once(child, 'close');
+      clearTimeout(timer);
+      const line = stderr.split('\n').find((l) => l.startsWith('LOADED '));
+      expect(line, stderr.slice(-2000) + stdout.slice(-2000)).toBeDefined();
+      const { modules, builtins } = JSON.parse(line!.slice('LOADED '.length)) as { modules: string[]; builtins: string[] };
+      // It did start: the controllers' and the facade's modules are there.
+      expect(modules.some((url) => url.endsWith('/src/reconcilers/deployment/index.ts'))).toBe(true);
+      expect(modules.some((url) => url.includes('/node_modules/fastify/'))).toBe(true);
+      expect(builtins.filter((name) => name.includes('undici'))).toEqual([]);
+      expect(modules.filter((url) => url.includes('/src/dev/') || url.includes('/@peculiar/') || url.includes('/tsyringe/'))).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

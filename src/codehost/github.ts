@@ -2,8 +2,10 @@
 // can reach (GET /user/repos); a GitHub App exchanges a JWT signed with its private key for an
 // installation token (@octokit/auth-app, which also caches that token until shortly before it expires)
 // and lists what the installation was granted (GET /installation/repositories).
-import { createAppAuth } from '@octokit/auth-app';
-import { Octokit } from '@octokit/rest';
+//
+// Octokit loads with a client's first call, not with every Berth start: most installations have no
+// GitHub integration, and the two packages hold about 1.5 MiB of heap once loaded.
+import type { Octokit } from '@octokit/rest';
 import type { CodeHostCredentials } from './credentials.ts';
 import { secretsOf } from './credentials.ts';
 import {
@@ -46,7 +48,54 @@ export function createGitHubClient(options: GitHubClientOptions): CodeHostClient
   const secrets = secretsOf(options.credentials);
   const log = options.log ?? silentLog;
   const maxRepositories = options.maxRepositories ?? 10_000;
-  const octokit = new Octokit({
+  let client: Promise<Octokit> | undefined;
+  const octokit = () => (client ??= newOctokit(baseUrl, options, log, secrets));
+  const credentials = options.credentials;
+  const call = async <T>(work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } catch (error) {
+      throw gitHubError(error, baseUrl, secrets);
+    }
+  };
+
+  return {
+    listRepositories: () =>
+      call(async () => {
+        const pages =
+          credentials.kind === 'token'
+            ? (await octokit()).paginate.iterator('GET /user/repos', { per_page: 100 })
+            : (await octokit()).paginate.iterator('GET /installation/repositories', { per_page: 100 });
+        const repositories: Repository[] = [];
+        for await (const page of pages) {
+          for (const repository of page.data as GitHubRepository[]) repositories.push(toRepository(options.integrationId, repository));
+          if (repositories.length >= maxRepositories) {
+            log.warn(`GitHub listing stopped at ${maxRepositories} repositories`);
+            return repositories.slice(0, maxRepositories);
+          }
+        }
+        return repositories;
+      }),
+    verify: () =>
+      call(async (): Promise<CodeHostAccount> => {
+        if (credentials.kind === 'token') {
+          const { data } = await (await octokit()).request('GET /user');
+          return { login: data.login, kind: 'user' };
+        }
+        // The installation must exist for this App (asked with the App's JWT), and its installation token
+        // must be accepted: a cached token of a reinstalled App is revoked although it has not expired.
+        const github = await octokit();
+        const { data } = await github.request('GET /app/installations/{installation_id}', { installation_id: credentials.installationId });
+        await github.request('GET /installation/repositories', { per_page: 1 });
+        const account = data.account as { login?: string; slug?: string } | null;
+        return { login: account?.login ?? account?.slug ?? String(data.id), kind: 'installation' };
+      }),
+  };
+}
+
+async function newOctokit(baseUrl: string, options: GitHubClientOptions, log: CodeHostLog, secrets: string[]): Promise<Octokit> {
+  const [{ Octokit }, { createAppAuth }] = await Promise.all([import('@octokit/rest'), import('@octokit/auth-app')]);
+  return new Octokit({
     baseUrl,
     userAgent: 'berth',
     request: { fetch: fetchWithTimeout(options.requestTimeoutMs ?? 15_000) },
@@ -67,46 +116,6 @@ export function createGitHubClient(options: GitHubClientOptions): CodeHostClient
           },
         }),
   });
-  const credentials = options.credentials;
-  const call = async <T>(work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } catch (error) {
-      throw gitHubError(error, baseUrl, secrets);
-    }
-  };
-
-  return {
-    listRepositories: () =>
-      call(async () => {
-        const pages =
-          credentials.kind === 'token'
-            ? octokit.paginate.iterator('GET /user/repos', { per_page: 100 })
-            : octokit.paginate.iterator('GET /installation/repositories', { per_page: 100 });
-        const repositories: Repository[] = [];
-        for await (const page of pages) {
-          for (const repository of page.data as GitHubRepository[]) repositories.push(toRepository(options.integrationId, repository));
-          if (repositories.length >= maxRepositories) {
-            log.warn(`GitHub listing stopped at ${maxRepositories} repositories`);
-            return repositories.slice(0, maxRepositories);
-          }
-        }
-        return repositories;
-      }),
-    verify: () =>
-      call(async (): Promise<CodeHostAccount> => {
-        if (credentials.kind === 'token') {
-          const { data } = await octokit.request('GET /user');
-          return { login: data.login, kind: 'user' };
-        }
-        // The installation must exist for this App (asked with the App's JWT), and its installation token
-        // must be accepted: a cached token of a reinstalled App is revoked although it has not expired.
-        const { data } = await octokit.request('GET /app/installations/{installation_id}', { installation_id: credentials.installationId });
-        await octokit.request('GET /installation/repositories', { per_page: 1 });
-        const account = data.account as { login?: string; slug?: string } | null;
-        return { login: account?.login ?? account?.slug ?? String(data.id), kind: 'installation' };
-      }),
-  };
 }
 
 export function toRepository(integrationId: string, repository: GitHubRepository): Repository {
