@@ -23,6 +23,7 @@ export const {
   get,
   request,
   setMaxIdleHTTPParsers,
+  setGlobalProxyFromEnv,
   maxHeaderSize,
   globalAgent,
-} = http as typeof http & { _connectionListener: unknown };
+} = http as typeof http & { _connectionListener: unknown; setGlobalProxyFromEnv: unknown };

@@ -3,6 +3,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -66,6 +67,17 @@ describe('KubeConfig without the API clients', () => {
   it('names imports that client-node still makes: an upgrade that moves them fails here, not in production memory', () => {
     const config = read(`node_modules${configModule}`);
     for (const specifier of Object.keys(standIns)) expect(config).toContain(`from '${specifier}'`);
+  });
+});
+
+describe('node:http without its WebSocket exports', () => {
+  it("exports everything else node:http does, so that a Node upgrade's new export fails here and not at a start", async () => {
+    const http = createRequire(import.meta.url)('node:http') as Record<string, unknown>;
+    const facade = (await import('./http-without-websocket.ts')) as Record<string, unknown>;
+    const lazy = ['WebSocket', 'CloseEvent', 'MessageEvent'];
+    expect(Object.keys(facade).filter((name) => name !== 'default').sort()).toEqual(Object.keys(http).filter((name) => !lazy.includes(name)).sort());
+    expect(facade.default).toBe(http);
+    expect(facade.request).toBe(http.request);
   });
 });
 
