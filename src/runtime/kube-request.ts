@@ -131,21 +131,22 @@ export async function kubeRequest<T = unknown>(kc: KubeConfig, req: KubeRequest)
  * why); resolves with the rest of the list (its metadata). Non-2xx answers throw KubeApiError.
  */
 export async function kubeList<T>(kc: KubeConfig, req: KubeRequest, onItem: (item: T) => void): Promise<{ metadata?: { resourceVersion?: string; continue?: string } }> {
-  const { response } = await openKubeRequest(kc, req);
-  const status = response.statusCode ?? 0;
-  if (status < 200 || status >= 300) throw errorFromStatus(status, await readBody(response));
   const reader = new ListItemReader(onItem);
-  for await (const chunk of response) reader.push(chunk as Buffer);
+  for await (const chunk of await openSuccessful(kc, req)) reader.push(chunk as Buffer);
   return reader.end();
 }
 
 /** Sends one request and returns the answer as text (pod logs); non-2xx answers throw KubeApiError. */
 export async function kubeText(kc: KubeConfig, req: KubeRequest): Promise<string> {
+  return readBody(await openSuccessful(kc, req));
+}
+
+/** Sends one request and answers its response, unread; a non-2xx answer is read and thrown as KubeApiError. */
+async function openSuccessful(kc: KubeConfig, req: KubeRequest): Promise<IncomingMessage> {
   const { response } = await openKubeRequest(kc, req);
-  const text = await readBody(response);
   const status = response.statusCode ?? 0;
-  if (status < 200 || status >= 300) throw errorFromStatus(status, text);
-  return text;
+  if (status < 200 || status >= 300) throw errorFromStatus(status, await readBody(response));
+  return response;
 }
 
 export function errorFromStatus(code: number, text: string): KubeApiError {
