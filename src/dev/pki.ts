@@ -2,13 +2,9 @@
 // node's address and the `kubernetes` Service); client certificates for the admin (system:masters), the
 // scheduler, kube-proxy, the kubelet (system:node:<name>) and the API server's calls to the kubelet; the
 // kubelet's serving certificate; and the service-account key pair.
-// @peculiar/x509 resolves its ASN.1 codecs through tsyringe, which needs the reflect polyfill.
-import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
+import { x509 } from '../registry/x509.ts';
 import { apiServiceIp, clusterDomain, nodeIp, nodeName } from './node/network.ts';
-
-x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
 type CryptoKey = webcrypto.CryptoKey;
 type CryptoKeyPair = webcrypto.CryptoKeyPair;

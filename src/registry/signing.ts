@@ -6,17 +6,8 @@
 // is loaded then, not by every start. With its ASN.1 codecs and tsyringe it is about a hundred modules
 // whose sources a process would otherwise keep for its whole life.
 import { createPrivateKey, randomBytes, webcrypto, X509Certificate, type KeyObject } from 'node:crypto';
-import type * as X509 from '@peculiar/x509';
 import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import { isKubeApiError, kubeRequest } from '../runtime/index.ts';
-
-async function loadX509(): Promise<typeof X509> {
-  // @peculiar/x509 resolves its ASN.1 codecs through tsyringe, which needs the reflect polyfill first.
-  await import('reflect-metadata');
-  const x509 = await import('@peculiar/x509');
-  x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
-  return x509;
-}
 
 export const registrySigningSecretName = 'berth-registry-signing';
 const keys = { key: 'tls.key', certificate: 'tls.crt', pushKey: 'push-token.key' } as const;
@@ -29,7 +20,7 @@ export interface RegistrySigning {
 }
 
 async function generate(): Promise<Record<string, string>> {
-  const x509 = await loadX509();
+  const { x509 } = await import('./x509.ts');
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
   const pair = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({

@@ -1,0 +1,10 @@
+// @peculiar/x509, set up to make certificates with Node's WebCrypto: for the local cluster's PKI
+// (dev/pki.ts) and the registry's signing certificate (signing.ts, which loads this only to make one).
+// The library resolves its ASN.1 codecs through tsyringe, which needs the reflect polyfill first.
+import 'reflect-metadata';
+import { webcrypto } from 'node:crypto';
+import * as x509 from '@peculiar/x509';
+
+x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
+
+export { x509 };
