@@ -62,10 +62,11 @@ export function createGitHubClient(options: GitHubClientOptions): CodeHostClient
   return {
     listRepositories: () =>
       call(async () => {
+        const github = await octokit();
         const pages =
           credentials.kind === 'token'
-            ? (await octokit()).paginate.iterator('GET /user/repos', { per_page: 100 })
-            : (await octokit()).paginate.iterator('GET /installation/repositories', { per_page: 100 });
+            ? github.paginate.iterator('GET /user/repos', { per_page: 100 })
+            : github.paginate.iterator('GET /installation/repositories', { per_page: 100 });
         const repositories: Repository[] = [];
         for await (const page of pages) {
           for (const repository of page.data as GitHubRepository[]) repositories.push(toRepository(options.integrationId, repository));
@@ -78,13 +79,13 @@ export function createGitHubClient(options: GitHubClientOptions): CodeHostClient
       }),
     verify: () =>
       call(async (): Promise<CodeHostAccount> => {
+        const github = await octokit();
         if (credentials.kind === 'token') {
-          const { data } = await (await octokit()).request('GET /user');
+          const { data } = await github.request('GET /user');
           return { login: data.login, kind: 'user' };
         }
         // The installation must exist for this App (asked with the App's JWT), and its installation token
         // must be accepted: a cached token of a reinstalled App is revoked although it has not expired.
-        const github = await octokit();
         const { data } = await github.request('GET /app/installations/{installation_id}', { installation_id: credentials.installationId });
         await github.request('GET /installation/repositories', { per_page: 1 });
         const account = data.account as { login?: string; slug?: string } | null;
