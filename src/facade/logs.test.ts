@@ -52,7 +52,7 @@ describe('logPage', () => {
     const page = logPage([app, sidecar], filter(), ['abcd1234']);
     // One timestamp: by pod, container and line, reversed.
     expect(page.logs.map((l) => l.message)).toEqual(['token=******** ok', 'same second', 'continued without a stamp', 'ERROR db down', 'WARNING slow', 'starting']);
-    expect(page.next_offset).toBeNull();
+    expect(page.next_offset).toBe(page.logs.at(-1)!.offset);
   });
 
   it('filters by level, text and time', () => {
@@ -66,14 +66,54 @@ describe('logPage', () => {
   it('pages by cursor without losing or repeating a line, and each line carries its own cursor', () => {
     const seen: string[] = [];
     let cursor: string | null | undefined;
-    do {
+    for (;;) {
       const page = logPage([app, sidecar], filter({ order: 'asc', limit: 2 }), [], cursor ? decodeCursor(cursor) : undefined);
+      if (page.logs.length === 0) {
+        // The end, for now: the offset stays where it was, so a poller resumes there.
+        expect(page.next_offset).toBe(cursor);
+        break;
+      }
+      expect(page.next_offset).toBe(page.logs.at(-1)!.offset);
       seen.push(...page.logs.map((l) => l.message));
       cursor = page.next_offset;
-      if (cursor) expect(cursor).toBe(page.logs.at(-1)!.offset);
-    } while (cursor);
+    }
     expect(seen).toHaveLength(6);
     expect(new Set(seen).size).toBe(6);
+  });
+
+  it('answers next_offset on a partial page, so a poller that passes it back never reads a line twice', () => {
+    const first = logPage([sidecar], filter({ order: 'asc', limit: 50 }), []);
+    expect(first.logs).toHaveLength(2);
+    expect(first.next_offset).toBe(first.logs.at(-1)!.offset);
+    const grown = { ...sidecar, text: `${sidecar.text}2026-11-24T10:00:09Z new line\n` };
+    const next = logPage([grown], filter({ order: 'asc', limit: 50 }), [], decodeCursor(first.next_offset!));
+    expect(next.logs.map((l) => l.message)).toEqual(['new line']);
+    expect(logPage([], filter(), []).next_offset).toBeNull();
+  });
+
+  it('gives each line an id that stays the same as the tail window slides on', () => {
+    const ids = (log: ContainerLog) => new Map(logPage([log], filter({ order: 'asc', limit: 1000 }), []).logs.map((l) => [l.message, l.id]));
+    const whole = { pod: 'p', container: 'c', text: '2026-11-24T10:00:01Z a\n2026-11-24T10:00:02Z b\n2026-11-24T10:00:02Z c\n2026-11-24T10:00:03Z d\n' };
+    // The kubelet's tailLines dropped the oldest line.
+    const tail = { ...whole, text: whole.text.split('\n').slice(1).join('\n') };
+    const before = ids(whole);
+    const after = ids(tail);
+    expect(new Set(before.values()).size).toBe(4);
+    for (const message of ['b', 'c', 'd']) expect(after.get(message)).toBe(before.get(message));
+    // And the cursor of a line read before the slide still resumes right after it.
+    const cursorOfB = logPage([whole], filter({ order: 'asc', limit: 2 }), []).next_offset!;
+    expect(logPage([tail], filter({ order: 'asc' }), [], decodeCursor(cursorOfB)).logs.map((l) => l.message)).toEqual(['c', 'd']);
+  });
+
+  it('takes a level in upper case, as the reference client sends it', () => {
+    expect(filter({ level: 'WARNING' }).level).toBe('warning');
+    expect(logPage([app, sidecar], filter({ level: 'ERROR' }), []).logs.map((l) => l.message)).toEqual(['ERROR db down']);
+    expect(logFilterSchema.safeParse({ level: 'Loud' }).success).toBe(false);
+  });
+
+  it('takes a line\'s nanosecond timestamp back as start_time', () => {
+    const [line] = logPage([app], filter({ order: 'asc', limit: 1 }), []).logs;
+    expect(logFilterSchema.safeParse({ start_time: line!.timestamp }).success).toBe(true);
   });
 
   it('follows a growing log from the last line read', () => {

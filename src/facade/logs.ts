@@ -1,23 +1,30 @@
 // Log lines as the HTTP API answers them: the kubelet's timestamped lines of a revision's pods, parsed,
 // redacted, filtered and paged by an opaque cursor. Pure: pod-logs.ts reads the pods' logs.
 //
-// A page is ordered by (timestamp, pod, container, line number). A cursor names one line, so the next
-// page starts right after it, whatever arrived meanwhile: next_offset names the last line of a page that
-// has more after it, and each line carries its own, so a build log read while the build runs is
-// followed by asking again with the last line's offset.
+// A page is ordered by (timestamp, pod, container, rank among the container's lines of that timestamp).
+// A cursor names one line, so the next page starts right after it, whatever arrived meanwhile, and the
+// kubelet's tail window sliding on does not move it: next_offset names the last line of a page (or, for
+// an empty page, the offset asked with), so a poller that always passes it back never reads a line twice
+// and a build log read while the build runs is followed by asking again. Each line carries its offset
+// and a stable id (a client following by time de-duplicates by id).
+import { createHash } from 'node:crypto';
 import { z } from 'zod';
 
 export const logTypes = ['deploy', 'build'] as const;
 export type LogType = (typeof logTypes)[number];
 const logLevels = ['debug', 'info', 'warning', 'error', 'critical'] as const;
 export type LogLevel = (typeof logLevels)[number];
+/** The levels a filter accepts: the reference's client sends them upper-cased. */
+const levelFilterSchema = z
+  .enum([...logLevels, ...logLevels.map((level) => level.toUpperCase() as Uppercase<LogLevel>)])
+  .transform((level) => level.toLowerCase() as LogLevel);
 
 /** The filters every log route takes, in the query (GET) or the body (POST). */
 export const logFilterSchema = z.object({
   limit: z.coerce.number().int().min(1).max(1000).default(50).describe('Most lines to return (1-1000).'),
   offset: z.string().max(512).nullable().optional().describe('The next_offset of the previous page; absent for the first page.'),
   order: z.enum(['asc', 'desc']).default('desc').describe('asc: oldest first; desc: newest first.'),
-  level: z.enum(logLevels).nullable().optional().describe('Only lines of this level.'),
+  level: levelFilterSchema.nullable().optional().describe('Only lines of this level (lower or upper case).'),
   query: z.string().max(1024).nullable().optional().describe('Only lines that contain this text (case-insensitive).'),
   start_time: z.iso.datetime({ offset: true }).nullable().optional().describe('Only lines at or after this time (RFC 3339).'),
   end_time: z.iso.datetime({ offset: true }).nullable().optional().describe('Only lines before this time (RFC 3339).'),
@@ -32,6 +39,7 @@ const logEntrySchema = z
     pod_name: z.string(),
     container_name: z.string(),
     offset: z.string().describe('Cursor of this line: as offset, it asks for the lines after it (how a client follows a running build).'),
+    id: z.string().describe('Stable identity of the line: the same line has the same id in every answer.'),
   })
   .describe('One log line.');
 export type LogEntry = z.infer<typeof logEntrySchema>;
@@ -39,7 +47,10 @@ export type LogEntry = z.infer<typeof logEntrySchema>;
 export const logPageSchema = z
   .object({
     logs: z.array(logEntrySchema),
-    next_offset: z.string().nullable().describe('Pass as offset for the next page; null when there is no more now.'),
+    next_offset: z
+      .string()
+      .nullable()
+      .describe('Pass as offset for the lines after this page: its last line, or the offset asked with when no line came. Null only for an empty first page.'),
   })
   .describe('One page of log lines.');
 export type LogPage = z.infer<typeof logPageSchema>;
@@ -51,25 +62,27 @@ export interface ContainerLog {
   text: string;
 }
 
-interface Line extends Omit<LogEntry, 'offset'> {
-  /** Position in its container's log: orders lines of one timestamp. */
+interface Line extends Omit<LogEntry, 'offset' | 'id'> {
+  /** Rank among its container's lines of the same timestamp: orders them, and stays when older lines leave the tail. */
   seq: number;
 }
 
 /** `2026-11-24T18:00:00.123456789Z message` -> timestamp and message; a line without one keeps the previous time. */
 export function parseContainerLog(log: ContainerLog): Line[] {
   const lines: Line[] = [];
-  let last = '';
-  log.text.split('\n').forEach((raw, seq) => {
-    if (raw === '') return;
+  let last: string | undefined;
+  let seq = 0;
+  for (const raw of log.text.split('\n')) {
+    if (raw === '') continue;
     const space = raw.indexOf(' ');
     const stamp = space > 0 ? raw.slice(0, space) : '';
     const timed = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(stamp);
-    const timestamp = timed ? fixedWidth(stamp) : last;
+    const timestamp = timed ? fixedWidth(stamp) : (last ?? '');
     const message = timed ? raw.slice(space + 1) : raw;
+    seq = timestamp === last ? seq + 1 : 0;
     last = timestamp;
     lines.push({ timestamp, message, level: levelOf(message), pod_name: log.pod, container_name: log.container, seq });
-  });
+  }
   return lines;
 }
 
@@ -127,6 +140,11 @@ export function encodeCursor(position: Position): string {
   return Buffer.from(JSON.stringify(position)).toString('base64url');
 }
 
+/** A line's id: a digest of its position, shorter than its cursor and opaque. */
+function lineId(position: Position): string {
+  return createHash('sha256').update(JSON.stringify(position)).digest('hex').slice(0, 32);
+}
+
 /** The position a cursor names, or undefined when it is not one this API gave out. */
 export function decodeCursor(cursor: string): Position | undefined {
   try {
@@ -158,7 +176,10 @@ export function logPage(logs: readonly ContainerLog[], filter: LogFilter, secret
   const page = lines.slice(0, filter.limit);
   const last = page.at(-1);
   return {
-    logs: page.map(({ seq: _seq, ...entry }, index) => ({ ...entry, offset: encodeCursor(positionOf(page[index]!)) })),
-    next_offset: last && lines.length > page.length ? encodeCursor(positionOf(last)) : null,
+    logs: page.map(({ seq: _seq, ...entry }, index) => {
+      const position = positionOf(page[index]!);
+      return { ...entry, offset: encodeCursor(position), id: lineId(position) };
+    }),
+    next_offset: last ? encodeCursor(positionOf(last)) : cursor ? encodeCursor(cursor) : null,
   };
 }

@@ -195,7 +195,8 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     expect(messages.some((m: string) => m.endsWith('BERTH_EXAMPLE_LOG is ********'))).toBe(true);
     expect(all.logs[0]).toMatchObject({ level: 'info', container_name: 'app' });
     expect(all.logs[0].pod_name).toMatch(/^web-/);
-    expect(all.next_offset).toBeNull();
+    expect(all.next_offset).toBe(all.logs.at(-1).offset);
+    expect(new Set(all.logs.map((line: { id: string }) => line.id)).size).toBe(all.logs.length);
 
     const firstPage = await api.ok('GET', `${path}?order=asc&limit=1`);
     expect(firstPage.logs).toHaveLength(1);
