@@ -54,6 +54,18 @@ describe('planDeploymentPatch', () => {
     expect(problems(() => planDeploymentPatch(codehost, patch, {}))).toEqual(locs);
   });
 
+  it('takes langgraph_config_path, the reference tooling\'s name, as graph_config_path', () => {
+    const plan = planDeploymentPatch(codehost, { source_revision_config: { langgraph_config_path: 'agent/langgraph.json' } } as DeploymentPatch, {});
+    expect(plan.spec.sourceRevisionConfig).toEqual({ repoRef: 'main', graphConfigPath: 'agent/langgraph.json' });
+    const both = planDeploymentPatch(codehost, { source_revision_config: { langgraph_config_path: 'x.json', graph_config_path: 'x.json' } } as DeploymentPatch, {});
+    expect(both.spec.sourceRevisionConfig.graphConfigPath).toBe('x.json');
+    expect(problems(() => planDeploymentPatch(codehost, { source_revision_config: { langgraph_config_path: 'x.json', graph_config_path: 'y.json' } } as DeploymentPatch, {}))).toEqual([
+      'body.source_revision_config.langgraph_config_path',
+    ]);
+    const created = planDeploymentCreate({ name: 'a', source: 'internal_source', source_revision_config: { langgraph_config_path: 'langgraph.json' } });
+    expect(created.spec.sourceRevisionConfig).toEqual({ graphConfigPath: 'langgraph.json' });
+  });
+
   it('accepts the current name and source, and immutable members at their current value', () => {
     const plan = planDeploymentPatch(codehost, { name: 'app', source: 'codehost', source_config: { repo_url: 'https://github.com/a/b' } } as DeploymentPatch, {});
     expect(plan.spec).toEqual(codehost.spec);

@@ -16,7 +16,7 @@ import {
 } from '../api/index.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import { unprocessable, type ValidationProblem } from './errors.ts';
-import { maskedSecretValue, type DeploymentCreate, type DeploymentPatch } from './wire-schemas.ts';
+import { maskedSecretValue, revisionConfigAliases, type DeploymentCreate, type DeploymentPatch } from './wire-schemas.ts';
 
 export function deploymentSecretName(deploymentName: string): string {
   return `${deploymentName}-secrets`;
@@ -40,6 +40,24 @@ function withoutNulls(value: WireObject | null | undefined): WireObject {
   return Object.fromEntries(Object.entries(value ?? {}).filter(([, member]) => member !== null && member !== undefined));
 }
 
+/**
+ * A source_revision_config with each alias moved to the name it is stored under; sending both names with
+ * different values is a problem at the alias.
+ */
+function withoutAliases(config: WireObject, problems: ValidationProblem[]): WireObject {
+  const canonical = { ...config };
+  for (const [alias, name] of Object.entries(revisionConfigAliases)) {
+    const value = canonical[alias];
+    delete canonical[alias];
+    if (value == null) continue;
+    if (canonical[name] != null && canonical[name] !== value) {
+      problems.push({ loc: ['body', 'source_revision_config', alias], msg: `${alias} is another name for ${name}: send one, or the same value in both`, type: 'value_error' });
+    }
+    canonical[name] = value;
+  }
+  return canonical;
+}
+
 export interface DeploymentPlan {
   spec: DeploymentSpec;
   /** The whole content of the `<deployment>-secrets` Secret; undefined when it is not to be written. */
@@ -47,8 +65,10 @@ export interface DeploymentPlan {
 }
 
 export function planDeploymentCreate(body: DeploymentCreate): DeploymentPlan {
+  const problems: ValidationProblem[] = [];
   const sourceConfig = fromWire(sourceConfigSchema, body.source_config ?? {}) as SourceConfig;
-  const sourceRevisionConfig = fromWire(sourceRevisionConfigSchema, body.source_revision_config ?? {}) as SourceRevisionConfig;
+  const revisionConfig = withoutAliases(withoutNulls(body.source_revision_config as WireObject | undefined), problems);
+  const sourceRevisionConfig = fromWire(sourceRevisionConfigSchema, revisionConfig) as SourceRevisionConfig;
   const secrets = body.secrets ?? [];
   const spec: DeploymentSpec = {
     source: body.source,
@@ -56,7 +76,7 @@ export function planDeploymentCreate(body: DeploymentCreate): DeploymentPlan {
     sourceRevisionConfig,
     ...(secrets.length > 0 ? { secrets: secrets.map((secret) => ({ name: secret.name })) } : {}),
   };
-  const problems = secretsProblems(secrets);
+  problems.push(...secretsProblems(secrets));
   if (problems.length > 0) throw unprocessable(problems);
   return { spec, ...(secrets.length > 0 ? { secretValues: Object.fromEntries(secrets.map((s) => [s.name, s.value])) } : {}) };
 }
@@ -99,7 +119,7 @@ export function planDeploymentPatch(
   if (revisionSourceProblem) problems.push({ loc: ['body', 'revision_source'], msg: revisionSourceProblem, type: 'value_error' });
 
   const sourceConfigPatch = withoutNulls(patch.source_config as WireObject | null | undefined);
-  const revisionConfigPatch = withoutNulls(patch.source_revision_config as WireObject | null | undefined);
+  const revisionConfigPatch = withoutAliases(withoutNulls(patch.source_revision_config as WireObject | null | undefined), problems);
 
   // Nested groups merge member by member: a PATCH of one resource field keeps the others.
   const { resource_spec: resourceSpecPatch, listener_config: listenerConfigPatch, ...flatSourceConfig } = sourceConfigPatch;

@@ -83,7 +83,21 @@ export type ProviderResponse = SnakeKeys<Omit<OAuthProviderSpec, 'clientSecretRe
 // --- Deployments -------------------------------------------------------------------------------
 
 const sourceConfigWire = strictDeep(wireSchema(sourceConfigSchema));
-const sourceRevisionConfigWire = strictDeep(wireSchema(sourceRevisionConfigSchema));
+/**
+ * Members the wire takes under a second name, and the name each is stored under: the reference's deploy
+ * tooling sends the application configuration file's path as langgraph_config_path.
+ */
+export const revisionConfigAliases = { langgraph_config_path: 'graph_config_path' } as const;
+const aliasMembers = {
+  langgraph_config_path: z
+    .string()
+    .min(1)
+    .max(1024)
+    .nullable()
+    .optional()
+    .describe('The name the reference tooling gives graph_config_path: either may be sent (equal when both are), and it is stored as graph_config_path.'),
+};
+const sourceRevisionConfigWire = (strictDeep(wireSchema(sourceRevisionConfigSchema)) as unknown as z.ZodObject).extend(aliasMembers);
 const secretValueWire = strictDeep(wireSchema(secretValueSchema));
 
 /** Names of deployments become object names (Deployment, Service, TracingProject): a DNS-1035 label. */
