@@ -16,11 +16,13 @@ const custom = kc.makeApiClient(CustomObjectsApi);
 
 let t: TestFacade;
 let manager: Manager;
+const firstInputDeadlineMs = 30_000;
 
 beforeAll(async () => {
   manager = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: 'silent' }), processMetrics: false });
   t = await startTestFacade({ manager });
-  registerDeploymentControllers(manager, { namespaces: [t.org.namespace, t.otherOrg.namespace] });
+  // A first source or image is awaited for 30 s here (30 min by default).
+  registerDeploymentControllers(manager, { namespaces: [t.org.namespace, t.otherOrg.namespace], firstInputDeadlineMs: firstInputDeadlineMs });
   await manager.start();
 });
 
@@ -175,6 +177,21 @@ describe('POST /v2/deployments', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.detail).toMatch(/only available for internal_source deployments/);
   });
+
+  it('stalls a deployment whose sources never came once the deadline passes, and keeps the alias it was created with as graph_config_path', async () => {
+    const waiting = await t.call('POST', '/v2/deployments', { body: { name: 'never-sent', source: 'internal_source', source_revision_config: { langgraph_config_path: 'langgraph.json' } } });
+    expect(waiting.status, waiting.text).toBe(201);
+    const stalled = await eventually(async () => {
+      const d = await readDeployment(t.org.namespace, 'never-sent');
+      return d.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True') ? d : undefined;
+    }, firstInputDeadlineMs + 30_000, 'Stalled SourceNeverArrived');
+    const condition = stalled.status!.conditions!.find((c) => c.type === 'Stalled')!;
+    expect(condition.reason).toBe('SourceNeverArrived');
+    expect(condition.message).toMatch(/^No source archive came within 30 s of the deployment's creation/);
+    expect(stalled.spec.sourceRevisionConfig).toEqual({ graphConfigPath: 'langgraph.json' });
+    const read = await t.call('GET', `/v2/deployments/${waiting.body.id}`);
+    expect(read.body.source_revision_config.graph_config_path).toBe('langgraph.json');
+  });
 });
 
 describe('PATCH /v2/deployments/{id}', () => {
@@ -217,6 +234,11 @@ describe('PATCH /v2/deployments/{id}', () => {
       [{ source_revision_config: { image_uri: 'x' } }, 'body.source_revision_config.image_uri', /applies only when source is external_docker or internal_docker: the build makes the image/],
       [{ source_config: { resource_spec: { min_scale: 9 } } }, 'body.source_config.resource_spec.min_scale', /^source_config\.resource_spec\.min_scale must be less than or equal to max_scale$/],
       [{ source_config: { build_on_push: true }, source_revision_config: { repo_ref: 'refs/tags/v1' } }, 'body.source_config.build_on_push', /a tag never moves/],
+      [
+        { source_config: { resource_spec: { sidecars: [{ name: 'root', image: 'busybox', securityContext: { privileged: true } }] } } },
+        'body.source_config.resource_spec.sidecars.0.securityContext.privileged',
+        /privileged containers are not allowed: the Pod Security Standards baseline level forbids them/,
+      ],
     ];
     for (const [body, loc, msg] of cases) {
       const refused = await t.call('PATCH', `/v2/deployments/${created.body.id}`, { body });

@@ -47,7 +47,7 @@ describe('parseCommandLine', () => {
   });
 
   it('leaves the build images to where Berth runs unless given; builds run privileged and branches are read each minute by default', () => {
-    expect(options(['run'])).toMatchObject({ builderImage: undefined, gitImage: undefined, buildToolsImage: undefined, buildPrivileged: true, sourcePollSeconds: 60 });
+    expect(options(['run'])).toMatchObject({ builderImage: undefined, gitImage: undefined, buildToolsImage: undefined, buildPrivileged: true, sourcePollSeconds: 60, firstInputDeadlineSeconds: 1800 });
     const env = { BERTH_GIT_IMAGE: 'git:1', BERTH_BUILD_PRIVILEGED: 'false', BERTH_SOURCE_POLL_SECONDS: '30' };
     expect(options(['run', '--builder-image', 'bk:1', '--build-tools-image', 'tools:1'], env)).toMatchObject({
       builderImage: 'bk:1',

@@ -32,6 +32,10 @@ options (each also read from the environment variable in brackets):
                                without user namespaces (default true)     [BERTH_BUILD_PRIVILEGED]
   --source-poll-seconds <n>    how often a build-on-push Deployment's branch is read for a new
                                commit (default 60)                        [BERTH_SOURCE_POLL_SECONDS]
+  --first-input-deadline-seconds <n>
+                               how long an internal_source or internal_docker deployment waits for its
+                               first source archive or image before it is Stalled (default 1800)
+                                                                   [BERTH_FIRST_INPUT_DEADLINE_SECONDS]
   --registry <host/path>       where built images are pushed (default registry.berth-system.svc:5000;
                                dev with a node: the node's registry)     [BERTH_REGISTRY]
   --push-registry <host:port> Berth's registry for pushed images (internal_docker): push credentials
@@ -83,6 +87,7 @@ const optionsSchema = z.object({
   buildToolsImage: z.string().min(1).optional(),
   buildPrivileged: bool,
   sourcePollSeconds: z.coerce.number().int('expected whole seconds').min(1).max(86_400),
+  firstInputDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(1).max(604_800),
   registry: z.string().min(1).optional(),
   pushRegistry: z.string().regex(/^[^\s/]+$/, 'expected host[:port]').optional(),
   postgresImage: z.string().min(1).optional(),
@@ -115,6 +120,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'build-tools-image': { type: 'string' },
       'build-privileged': { type: 'string' },
       'source-poll-seconds': { type: 'string' },
+      'first-input-deadline-seconds': { type: 'string' },
       registry: { type: 'string' },
       'push-registry': { type: 'string' },
       'postgres-image': { type: 'string' },
@@ -143,6 +149,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     buildToolsImage: values['build-tools-image'] ?? env.BERTH_BUILD_TOOLS_IMAGE,
     buildPrivileged: values['build-privileged'] ?? env.BERTH_BUILD_PRIVILEGED ?? 'true',
     sourcePollSeconds: values['source-poll-seconds'] ?? env.BERTH_SOURCE_POLL_SECONDS ?? '60',
+    firstInputDeadlineSeconds: values['first-input-deadline-seconds'] ?? env.BERTH_FIRST_INPUT_DEADLINE_SECONDS ?? '1800',
     registry: values['registry'] ?? env.BERTH_REGISTRY,
     pushRegistry: values['push-registry'] ?? env.BERTH_PUSH_REGISTRY,
     postgresImage: values['postgres-image'] ?? env.BERTH_POSTGRES_IMAGE,

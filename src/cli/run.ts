@@ -63,7 +63,13 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
   const images = imagesFor(options, cluster);
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
-    registerDeploymentControllers(manager, { ...images, buildPrivileged: options.buildPrivileged, sourcePollIntervalMs: options.sourcePollSeconds * 1000, ...scope });
+    registerDeploymentControllers(manager, {
+      ...images,
+      buildPrivileged: options.buildPrivileged,
+      sourcePollIntervalMs: options.sourcePollSeconds * 1000,
+      firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
+      ...scope,
+    });
     registerOAuthProviderController(manager, scope);
     codeHost = registerCodeHostIntegrationController(manager, scope);
   }

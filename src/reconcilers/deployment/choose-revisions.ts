@@ -52,8 +52,11 @@ export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deplo
   if ('problem' in integration) return { stop: await stall(pass, deployment, integration.problem, known) };
   // A deployment created before its first image or source archive has no revision yet: it waits,
   // Reconciling, until a change brings one.
-  const awaiting = awaitedInput(spec);
-  if (awaiting) return { stop: await stall(pass, deployment, awaiting, known) };
+  const awaiting = awaitedInput(spec, createdAtOf(deployment), options.now(), options.firstInputDeadlineMs);
+  if (awaiting) {
+    await stall(pass, deployment, awaiting.problem, known);
+    return { stop: awaiting.recheckAfterMs === undefined ? undefined : { requeueAfter: awaiting.recheckAfterMs } };
+  }
   const token = integrationToken(pass, owner.namespace, integration);
   const tracked = await trackedCommit(pass, deployment, token, previousLatest);
   const revisionConfig = tracked ? { ...spec.sourceRevisionConfig, repoCommitSha: tracked } : spec.sourceRevisionConfig;
@@ -65,11 +68,38 @@ export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deplo
   return { latest, all, target: choice.revision, pinned: choice.pinned, credentialsSecretName: credentialsSecretOf(integration), token };
 }
 
-/** What a spec that cannot make a revision yet waits for: its first image, or its first source archive. */
-function awaitedInput(spec: DeepReadonly<Deployment['spec']>): Problem | undefined {
-  if (spec.source === 'internal_docker' && !spec.sourceRevisionConfig?.imageUri) return { reason: 'AwaitingImage', message: awaitingImageMessage, awaited: true };
-  if (spec.source === 'internal_source' && !spec.sourceRevisionConfig?.sourceTarballPath) return { reason: 'AwaitingSource', message: awaitingSourceMessage, awaited: true };
-  return undefined;
+function createdAtOf(deployment: DeepReadonly<Deployment>): string | undefined {
+  return deployment.metadata.creationTimestamp as unknown as string | undefined;
+}
+
+/**
+ * What a spec that cannot make a revision yet waits for: its first image, or its first source archive.
+ * Awaited (Reconciling) until `deadlineMs` after the Deployment's creation, then Stalled: a deploy that
+ * died between creating the deployment and sending its input shows that, not an endless wait. A later
+ * PATCH with the input still makes the revision. Pure.
+ */
+export function awaitedInput(
+  spec: DeepReadonly<Deployment['spec']>,
+  createdAt: string | undefined,
+  now: Date,
+  deadlineMs: number,
+): { problem: Problem; recheckAfterMs?: number } | undefined {
+  const awaited =
+    spec.source === 'internal_docker' && !spec.sourceRevisionConfig?.imageUri
+      ? { reason: 'AwaitingImage', lateReason: 'ImageNeverArrived', what: 'image', message: awaitingImageMessage }
+      : spec.source === 'internal_source' && !spec.sourceRevisionConfig?.sourceTarballPath
+        ? { reason: 'AwaitingSource', lateReason: 'SourceNeverArrived', what: 'source archive', message: awaitingSourceMessage }
+        : undefined;
+  if (!awaited) return undefined;
+  const age = createdAt === undefined ? 0 : now.getTime() - Date.parse(createdAt);
+  if (age < deadlineMs) return { problem: { reason: awaited.reason, message: awaited.message, awaited: true }, recheckAfterMs: deadlineMs - age };
+  const within = deadlineMs < 120_000 ? `${Math.round(deadlineMs / 1000)} s` : `${Math.round(deadlineMs / 60_000)} min`;
+  return {
+    problem: {
+      reason: awaited.lateReason,
+      message: `No ${awaited.what} came within ${within} of the deployment's creation: the deploy that created it stopped before sending one. ${awaited.message}`,
+    },
+  };
 }
 
 /** The Secret a build clones with: the integration's credentials, when the source has an integration. */

@@ -26,6 +26,9 @@ export interface DeploymentControllerOptions {
   buildPrivileged: boolean;
   /** How often a build-on-push Deployment's branch is read for a new commit. Default 60 s. */
   sourcePollIntervalMs: number;
+  /** How long an internal_source or internal_docker Deployment waits for its first source archive or image
+   * before it is Stalled (SourceNeverArrived, ImageNeverArrived). Default 30 min. */
+  firstInputDeadlineMs: number;
   /** Keys reconciled in parallel. */
   concurrency: number;
   /** Watch only these namespaces. Default: all. */
@@ -46,6 +49,7 @@ export const defaultDeploymentControllerOptions: DeploymentControllerOptions = {
   applicationPort: 8000,
   buildPrivileged: true,
   sourcePollIntervalMs: 60_000,
+  firstInputDeadlineMs: 30 * 60_000,
   concurrency: 4,
   now: () => new Date(),
 };
