@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GitServer } from '../../test/support/git-server.ts';
 import { advertisementUrl, branchHead, parseAdvertisement } from './branch-head.ts';
@@ -55,7 +56,40 @@ describe('parseAdvertisement', () => {
     expect(() => parseAdvertisement('<html>')).toThrow(/not a git ref advertisement/);
   });
 
-  it('builds the advertisement URL', () => {
+  it('refuses lengths that would not move the reader on, or run past the end', () => {
+    const a = 'a'.repeat(40);
+    for (const body of ['0004-004', '0003', '0001abc', `0100${a} refs/heads/main`, '00zz', '000']) {
+      expect(() => parseAdvertisement(body), body).toThrow(/not a git ref advertisement/);
+    }
+  });
+
+  it('ends on any input: each packet moves the reader forward', () => {
+    fc.assert(
+      fc.property(fc.string({ maxLength: 200 }), fc.array(fc.nat({ max: 0x30 }), { maxLength: 20 }), (text, lengths) => {
+        const body = lengths.map((n) => n.toString(16).padStart(4, '0')).join('') + text;
+        try {
+          parseAdvertisement(body);
+        } catch (error) {
+          expect(String(error)).toMatch(/not a git ref advertisement/);
+        }
+      }),
+    );
+  });
+
+  it('builds the advertisement URL, and only for the repository itself', () => {
     expect(advertisementUrl('https://github.com/acme/shop.git')).toBe('https://github.com/acme/shop.git/info/refs?service=git-upload-pack');
+    for (const url of ['https://evil.example/x#', 'https://github.com/acme/shop?x=1', 'https://user:pw@github.com/acme/shop', 'file:///etc/passwd', 'not a url']) {
+      expect(() => advertisementUrl(url), url).toThrow(/repository URL/);
+    }
+  });
+
+  it('reads no more than its bound of an answer, and follows no redirect', async () => {
+    const huge = new Response(new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(1 << 20).fill(0x30)) }));
+    await expect(branchHead({ repoUrl: 'https://example.test/a/b', ref: 'main', fetch: async () => huge })).rejects.toThrow(/over 8388608 bytes/);
+    const redirect: typeof fetch = async (_url, init) => {
+      expect(init?.redirect).toBe('manual');
+      return new Response(null, { status: 302, headers: { location: 'http://169.254.169.254/' } });
+    };
+    await expect(branchHead({ repoUrl: 'https://example.test/a/b', ref: 'main', token: 't0ken', fetch: redirect })).rejects.toThrow(/answered 302/);
   });
 });
