@@ -129,6 +129,24 @@ const invalidOnCreate: [string, Manifest, string][] = [
     'spec.sourceConfig.resourceSpec.volumes[0]',
   ],
   ['sidecar without image', deployment(resources({ sidecars: [{ name: 'proxy' }] })), 'spec.sourceConfig.resourceSpec.sidecars[0].image'],
+  ['repoUrl with a credential', deployment(codehost({ repoUrl: 'https://user:token@github.com/a/b' })), 'spec.sourceConfig.repoUrl'],
+  ['repoUrl with a fragment', deployment(codehost({ repoUrl: 'https://github.com/a/b#' })), 'spec.sourceConfig.repoUrl'],
+  // Pod Security baseline: what it forbids a container is refused before it reaches a pod.
+  [
+    'privileged sidecar',
+    deployment(resources({ sidecars: [{ name: 'root', image: 'busybox', securityContext: { privileged: true } }] })),
+    'spec.sourceConfig.resourceSpec.sidecars[0].securityContext.privileged',
+  ],
+  [
+    'init container adding SYS_ADMIN',
+    deployment(resources({ initContainers: [{ name: 'init', image: 'busybox', securityContext: { capabilities: { add: ['SYS_ADMIN'] } } }] })),
+    'spec.sourceConfig.resourceSpec.initContainers[0].securityContext.capabilities.add[0]',
+  ],
+  [
+    'Unconfined seccomp profile',
+    deployment(resources({ sidecars: [{ name: 's', image: 'busybox', securityContext: { seccompProfile: { type: 'Unconfined' } } }] })),
+    'spec.sourceConfig.resourceSpec.sidecars[0].securityContext.seccompProfile.type',
+  ],
   [
     'unknown imagePullPolicy',
     deployment(resources({ initContainers: [{ name: 'init', image: 'busybox', imagePullPolicy: 'Sometimes' }] })),

@@ -12,6 +12,18 @@ export function httpUrl(description: string) {
     .describe(description);
 }
 
+/**
+ * A repository's http(s) URL: no user information (a credential in a spec ends up in Events and logs),
+ * no query and no fragment (which would turn the paths Berth appends into something else).
+ */
+export function repositoryUrl(description: string) {
+  return z
+    .string()
+    .max(2048)
+    .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, { message: 'must be an http(s) URL without user information, query or fragment' })
+    .describe(description);
+}
+
 /** A UUID in any version (metadata.uid values are UUIDs). */
 export function uuid(description: string) {
   return z.guid().max(36).describe(description);

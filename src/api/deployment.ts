@@ -3,7 +3,7 @@
 // new Revision when they change. Rules the schema cannot say are CEL rules next to the field they guard.
 import { z } from 'zod';
 import { conditionsSchema } from './conditions.ts';
-import { httpUrl, observedGenerationSchema, secretKeySelectorSchema, updatedAtSchema, uuid, type KindObject } from './common.ts';
+import { httpUrl, observedGenerationSchema, repositoryUrl, secretKeySelectorSchema, updatedAtSchema, uuid, type KindObject } from './common.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
 import { containerSchema, envVarSchema, volumeMountSchema, volumeSchema } from './workload.ts';
 
@@ -216,7 +216,7 @@ function immutableOnceSet(path: string): CelRule {
 export const sourceConfigSchema = z
   .object({
     integrationId: uuid('ID of the CodeHostIntegration (its metadata.uid) that reaches the repository. Immutable once set.').optional(),
-    repoUrl: httpUrl('URL of the repository to build from. Immutable once set.').optional(),
+    repoUrl: repositoryUrl('URL of the repository to build from (no user information, query or fragment). Immutable once set.').optional(),
     deploymentType: z
       .enum(deploymentTypes)
       .optional()

@@ -55,7 +55,17 @@ const container = (name: string) => ({
   envFrom: [{ configMapRef: { name: 'settings' }, prefix: 'APP_' }],
   resources: { limits: { cpu: '1', 'nvidia.com/gpu': 1 }, requests: { memory: '256Mi' } },
   volumeMounts: [{ name: 'data', mountPath: '/data', subPath: 'x', mountPropagation: 'None', readOnly: true, subPathExpr: '$(POD_NAME)' }],
-  securityContext: { runAsNonRoot: true, capabilities: { drop: ['ALL'] } },
+  securityContext: {
+    privileged: false,
+    allowPrivilegeEscalation: false,
+    capabilities: { add: ['NET_BIND_SERVICE'], drop: ['ALL'] },
+    runAsUser: 1000,
+    runAsGroup: 1000,
+    runAsNonRoot: true,
+    readOnlyRootFilesystem: true,
+    seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/app.json' },
+    appArmorProfile: { type: 'RuntimeDefault', localhostProfile: 'unused' },
+  },
   restartPolicy: 'Always',
 });
 

@@ -101,6 +101,36 @@ function convert(schema: AnySchema, value: unknown, direction: Direction): unkno
   }
 }
 
+/**
+ * A field's path in a value of `schema`, as the API server names it (camelCase keys, numeric indexes),
+ * spelled as the HTTP interface spells it: keys renamed where the schema renames them, kept where it
+ * keeps them (free-form maps, keepKeys objects). Undefined when the schema does not declare the first key.
+ */
+export function wirePathOf(schema: AnySchema, path: readonly (string | number)[]): (string | number)[] | undefined {
+  const out: (string | number)[] = [];
+  let current: AnySchema | undefined = schema;
+  for (const part of path) {
+    const def: Def | undefined = current ? defOf(unwrap(current)) : undefined;
+    if (typeof part === 'number') {
+      out.push(part);
+      current = def?.type === 'array' ? def.element : undefined;
+    } else if (def?.type === 'object' && def.shape) {
+      const declared = keyMap(unwrap(current!), def.shape, 'toWire').get(part);
+      if (!declared && out.length === 0) return undefined;
+      out.push(declared ? declared[0] : snakeCase(part));
+      current = declared?.[1];
+    } else if (def?.type === 'record') {
+      out.push(part);
+      current = def.valueType;
+    } else {
+      if (out.length === 0) return undefined;
+      out.push(current ? part : snakeCase(part));
+      current = undefined;
+    }
+  }
+  return out;
+}
+
 /** camelCase value (as stored in a CR) -> snake_case value (as the HTTP interface speaks it). */
 export function toWire(schema: AnySchema, value: unknown): unknown {
   return convert(schema, value, 'toWire');

@@ -60,6 +60,72 @@ export const volumeSchema = keepKeys(
 );
 export type Volume = z.infer<typeof volumeSchema>;
 
+/**
+ * The capabilities a container may add under the Pod Security Standards' baseline level: the container
+ * runtime's defaults. Anything else (NET_ADMIN, SYS_ADMIN, ...) reaches the node.
+ */
+export const baselineCapabilities = [
+  'AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT',
+] as const;
+
+const profileSchema = (what: string) =>
+  keepKeys(
+    z
+      .object({
+        type: z.enum(['RuntimeDefault', 'Localhost']).describe(`Kind of ${what} profile: RuntimeDefault or Localhost (Unconfined is not allowed).`),
+        localhostProfile: z.string().max(4096).optional().describe('The profile on the node, for Localhost.'),
+      })
+      .describe(`The container's ${what} profile.`),
+  );
+
+/**
+ * A container's security options, within the Pod Security Standards' baseline level: what baseline forbids
+ * (privileged, added capabilities beyond the runtime's defaults, an Unconfined seccomp or AppArmor profile,
+ * an unmasked /proc, SELinux options) is not a member, or is refused by a rule, at `kubectl apply` and in
+ * the HTTP API alike.
+ */
+export const securityContextSchema = keepKeys(
+  z
+    .object({
+      privileged: z.boolean().optional().describe('Must be false or absent: a privileged container is root on the node.'),
+      allowPrivilegeEscalation: z.boolean().optional().describe('Whether a process may gain more privileges than its parent (no_new_privs unset).'),
+      capabilities: keepKeys(
+        z
+          .object({
+            add: z
+              .array(z.enum(baselineCapabilities).describe('A capability the container runtime grants by default.'))
+              .max(16)
+              .optional()
+              .describe(`Capabilities to add, among ${baselineCapabilities.join(', ')}.`),
+            drop: z
+              .array(z.string().max(64).describe('A capability, or ALL.'))
+              .max(64)
+              .optional()
+              .describe('Capabilities to drop (ALL for every one).'),
+          })
+          .describe('Linux capabilities to add or drop.'),
+      ).optional(),
+      runAsUser: z.number().int().min(0).optional().describe('User ID the container runs as.'),
+      runAsGroup: z.number().int().min(0).optional().describe('Group ID the container runs as.'),
+      runAsNonRoot: z.boolean().optional().describe('Refuse to start the container as root.'),
+      readOnlyRootFilesystem: z.boolean().optional().describe('Mount the root filesystem read-only.'),
+      seccompProfile: profileSchema('seccomp').optional(),
+      appArmorProfile: profileSchema('AppArmor').optional(),
+    })
+    .describe("Security options of the container (a Kubernetes SecurityContext within the Pod Security Standards' baseline level).")
+    .meta({
+      'x-kubernetes-validations': [
+        {
+          rule: '!has(self.privileged) || !self.privileged',
+          message: 'privileged containers are not allowed: the Pod Security Standards baseline level forbids them',
+          fieldPath: '.privileged',
+          reason: 'FieldValueForbidden',
+        },
+      ],
+    }),
+);
+export type SecurityContext = z.infer<typeof securityContextSchema>;
+
 export const containerSchema = keepKeys(
   z
     .object({
@@ -88,7 +154,7 @@ export const containerSchema = keepKeys(
           .describe('Compute resources of the container.'),
       ).optional(),
       volumeMounts: z.array(volumeMountSchema).max(64).optional().describe('Volumes mounted into the container.'),
-      securityContext: freeForm('Security options of the container (Kubernetes SecurityContext).').optional(),
+      securityContext: securityContextSchema.optional(),
       restartPolicy: z
         .string()
         .max(32)

@@ -33,6 +33,24 @@ describe('clientErrorFromKube', () => {
     expect(answer.detail).toEqual([{ loc: ['body'], msg: expect.stringContaining('spec.source is immutable'), type: 'value_error' }]);
   });
 
+  it('names each refused field as the wire does: renamed members snake_cased, Kubernetes-spelled ones kept', () => {
+    const cause = (field: string) => ({ field, message: 'Forbidden: no', reason: 'FieldValueForbidden' });
+    const answer = mapped(
+      new KubeApiError(422, 'Invalid', 'invalid', [
+        cause('spec.sourceConfig.resourceSpec.sidecars[0].securityContext.capabilities.add[1]'),
+        cause('spec.sourceConfig.resourceSpec.labels.someLabel'),
+        cause('spec.tokenEndpointAuthMethod'),
+        cause('spec.notDeclaredAnywhere.deeperMember'),
+      ]),
+    );
+    expect((answer.detail as { loc: unknown[] }[]).map((problem) => problem.loc)).toEqual([
+      ['body', 'source_config', 'resource_spec', 'sidecars', 0, 'securityContext', 'capabilities', 'add', 1],
+      ['body', 'source_config', 'resource_spec', 'labels', 'someLabel'],
+      ['body', 'token_endpoint_auth_method'],
+      ['body', 'not_declared_anywhere', 'deeper_member'],
+    ]);
+  });
+
   it('leaves other errors alone (they are 500s, logged)', () => {
     const boom = new Error('boom');
     expect(mapped(boom)).toBe(boom);

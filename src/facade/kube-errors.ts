@@ -1,6 +1,7 @@
 // What the API server's refusals mean to a facade client. The API server is the last validator (CEL
 // rules, immutability, uniqueness of names): its answer is passed on as a 4xx, never as a 500.
-import { snakeCase } from '../api/wire.ts';
+import { deploymentSpecSchema, oauthProviderSpecSchema } from '../api/index.ts';
+import { snakeCase, wirePathOf } from '../api/wire.ts';
 import { isKubeApiError, type KubeApiError, type KubeStatusCause } from '../runtime/kube-request.ts';
 import { HttpError, badRequest, conflict, notFound, type ValidationProblem } from './errors.ts';
 
@@ -28,11 +29,22 @@ function refusedFields(error: Pick<KubeApiError, 'message' | 'causes'>): Validat
   return causes.map((cause) => ({ loc: ['body', ...wirePath(cause.field ?? '')], msg: wireMessage(cause), type: problemType(cause) }));
 }
 
-/** spec.sourceConfig.resourceSpec.minScale -> source_config, resource_spec, min_scale; [0] -> 0. */
+/** The specs the facade writes: their top-level members differ, so a field's path names its kind. */
+const specSchemas = [deploymentSpecSchema, oauthProviderSpecSchema];
+
+/**
+ * spec.sourceConfig.resourceSpec.minScale -> source_config, resource_spec, min_scale; [0] -> 0; members
+ * the wire spells as Kubernetes does (a container's securityContext) keep their spelling.
+ */
 function wirePath(field: string): (string | number)[] {
   const path = field.replace(/^spec\.?/, '');
   if (!path) return [];
-  return path.split(/\.|(?=\[)/).map((part) => (/^\[\d+\]$/.test(part) ? Number(part.slice(1, -1)) : snakeCase(part.replace(/^\[|\]$/g, ''))));
+  const parts = path.split(/\.|(?=\[)/).map((part) => (/^\[\d+\]$/.test(part) ? Number(part.slice(1, -1)) : part.replace(/^\[|\]$/g, '')));
+  for (const schema of specSchemas) {
+    const wire = wirePathOf(schema, parts);
+    if (wire) return wire;
+  }
+  return parts.map((part) => (typeof part === 'number' ? part : snakeCase(part)));
 }
 
 /** The cause's message without the API server's prefix, its field names spelled as on the wire. */
