@@ -1,7 +1,10 @@
 import { execFileSync } from 'node:child_process';
+import { PassThrough, Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { archiveLayerSed } from '../reconcilers/deployment/render/build-job.ts';
-import { archiveConfig, archiveManifest, sourceArchivePath, sourceArchiveUrls, uploadIdOf } from './source-archives.ts';
+import { archiveCheck, archiveConfig, archiveManifest, sourceArchivePath, sourceArchiveUrls, uploadIdOf } from './source-archives.ts';
 
 const id = '0123456789abcdef0123456789abcdef';
 
@@ -27,5 +30,31 @@ describe('source archives', () => {
     expect(JSON.parse(archiveConfig(`sha256:${'e'.repeat(64)}`)).rootfs).toEqual({ type: 'layers', diff_ids: [`sha256:${'e'.repeat(64)}`] });
     const found = execFileSync('sed', ['-n', archiveLayerSed], { input: manifest, encoding: 'utf8' });
     expect(found.trim()).toBe(layer);
+  });
+});
+
+describe('archiveCheck', () => {
+  const limits = { bytes: 1024 * 1024, unpackedBytes: 16 * 1024 * 1024 };
+  const check = async (archive: Buffer) => {
+    const { stream, done } = archiveCheck(limits);
+    const sink = new PassThrough().resume();
+    await Promise.allSettled([pipeline(Readable.from([archive]), stream, sink)]);
+    return done;
+  };
+
+  it('passes a whole gzip through, with its digests', async () => {
+    const archive = gzipSync(Buffer.from('a small source tree'));
+    await expect(check(archive)).resolves.toMatchObject({ layer: { size: archive.length, digest: expect.stringMatching(/^sha256:/) } });
+  });
+
+  it('refuses an archive that unpacks to more than its bound, and stops inflating it (a gzip bomb)', async () => {
+    const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
+    expect(bomb.length).toBeLessThan(limits.bytes);
+    await expect(check(bomb)).rejects.toMatchObject({ statusCode: 413, message: `The archive unpacks to more than ${limits.unpackedBytes} bytes.` });
+  });
+
+  it('refuses what is not gzip, and what is larger than its bound', async () => {
+    await expect(check(Buffer.from('plain text'))).rejects.toMatchObject({ statusCode: 400 });
+    await expect(check(Buffer.alloc(limits.bytes + 1))).rejects.toMatchObject({ statusCode: 413 });
   });
 });

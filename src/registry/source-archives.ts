@@ -11,6 +11,14 @@ import { sourceArchivePathPattern } from '../api/index.ts';
 
 /** Largest archive an upload may carry: what the reference's deploy tool says it sends at most. */
 export const maxSourceArchiveBytes = 200 * 1024 * 1024;
+/** Largest size an archive may unpack to: a gzip of zeros inflates a thousandfold (a 200 MiB upload to 200 GiB). */
+export const maxSourceArchiveUnpackedBytes = 2 * 1024 * 1024 * 1024;
+
+/** What an archive may weigh, as uploaded and unpacked. */
+export interface ArchiveLimits {
+  bytes: number;
+  unpackedBytes: number;
+}
 
 const manifestType = 'application/vnd.oci.image.manifest.v1+json';
 const configType = 'application/vnd.oci.image.config.v1+json';
@@ -85,7 +93,10 @@ export interface SourceArchiveStore {
 
 const sha256 = (data: Buffer | string) => `sha256:${createHash('sha256').update(data).digest('hex')}`;
 
-export function registrySourceArchives(registry: string, limitBytes = maxSourceArchiveBytes): SourceArchiveStore {
+export function registrySourceArchives(
+  registry: string,
+  limits: ArchiveLimits = { bytes: maxSourceArchiveBytes, unpackedBytes: maxSourceArchiveUnpackedBytes },
+): SourceArchiveStore {
   const unavailable = (what: string, detail: string) => new SourceArchiveError(502, `The registry ${registry} did not take the archive (${what}: ${detail}).`);
 
   async function call(url: string, init: RequestInit & { duplex?: 'half' }, expected: number, what: string): Promise<Response> {
@@ -111,7 +122,7 @@ export function registrySourceArchives(registry: string, limitBytes = maxSourceA
   async function putArchive(at: Location, body: Readable): Promise<{ layer: Descriptor; uncompressed: string }> {
     const started = await call(`${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
     const session = nextLocation(started, at.base);
-    const check = archiveCheck(limitBytes);
+    const check = archiveCheck(limits);
     body.on('error', (error) => check.stream.destroy(error));
     body.pipe(check.stream);
     try {
@@ -150,18 +161,23 @@ export function registrySourceArchives(registry: string, limitBytes = maxSourceA
 /**
  * A pass-through that counts, hashes, and gunzips on the side: `done` resolves with the archive's
  * digest, size and uncompressed digest once all of it arrived and it was whole gzip, and rejects (the
- * stream with it) as soon as it is too large or not gzip.
+ * stream with it) as soon as it is too large, unpacks to too much, or is not gzip.
  */
-function archiveCheck(limitBytes: number) {
+export function archiveCheck(limits: ArchiveLimits) {
   const compressed = createHash('sha256');
   const uncompressed = createHash('sha256');
   const gunzip = createGunzip();
   let size = 0;
+  let unpacked = 0;
   let failure: SourceArchiveError | undefined;
+  let settle!: { resolve: (value: { layer: Descriptor; uncompressed: string }) => void; reject: (error: unknown) => void };
+  const done = new Promise<{ layer: Descriptor; uncompressed: string }>((resolve, reject) => (settle = { resolve, reject }));
+  done.catch(() => undefined);
   const stream = new Transform({
     transform(chunk: Buffer, _encoding, callback) {
       size += chunk.length;
-      if (size > limitBytes) return callback(fail(new SourceArchiveError(413, `The archive is larger than ${limitBytes} bytes.`)));
+      if (size > limits.bytes) return callback(fail(new SourceArchiveError(413, `The archive is larger than ${limits.bytes} bytes.`)));
+      if (failure) return callback(failure);
       compressed.update(chunk);
       gunzip.write(chunk);
       callback(null, chunk);
@@ -171,17 +187,22 @@ function archiveCheck(limitBytes: number) {
       callback();
     },
   });
+  /** The first failure ends the check, the stream (if still running) and the inflation. */
   function fail(error: SourceArchiveError): SourceArchiveError {
-    failure ??= error;
-    stream.destroy(failure);
-    return failure;
+    if (failure) return failure;
+    failure = error;
+    settle.reject(error);
+    stream.destroy(error);
+    gunzip.destroy();
+    return error;
   }
-  gunzip.on('data', (chunk: Buffer) => uncompressed.update(chunk));
-  const done = new Promise<{ layer: Descriptor; uncompressed: string }>((resolve, reject) => {
-    gunzip.once('error', () => reject(fail(new SourceArchiveError(400, 'The upload is not a gzip-compressed archive (a .tar.gz of the sources).'))));
-    gunzip.once('end', () => resolve({ layer: { digest: `sha256:${compressed.digest('hex')}`, size }, uncompressed: `sha256:${uncompressed.digest('hex')}` }));
-    stream.once('error', (error) => reject(failure ?? error));
+  gunzip.on('data', (chunk: Buffer) => {
+    unpacked += chunk.length;
+    if (unpacked > limits.unpackedBytes) fail(new SourceArchiveError(413, `The archive unpacks to more than ${limits.unpackedBytes} bytes.`));
+    else uncompressed.update(chunk);
   });
-  done.catch(() => undefined);
+  gunzip.once('error', () => fail(new SourceArchiveError(400, 'The upload is not a gzip-compressed archive (a .tar.gz of the sources).')));
+  gunzip.once('end', () => settle.resolve({ layer: { digest: `sha256:${compressed.digest('hex')}`, size }, uncompressed: `sha256:${uncompressed.digest('hex')}` }));
+  stream.once('error', (error) => settle.reject(failure ?? error));
   return { stream, done, failure: () => failure };
 }

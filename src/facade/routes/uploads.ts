@@ -47,7 +47,7 @@ const uploadRoutes = {
     url: '/v2/uploads/:upload_token',
     summary: 'Upload a source archive',
     description:
-      'The upload_url of POST /v2/deployments/{deployment_id}/upload-url: the signed token in the path authorizes one archive (gzip, at most 200 MiB) ' +
+      'The upload_url of POST /v2/deployments/{deployment_id}/upload-url: the signed token in the path authorizes one archive (gzip, at most 200 MiB, unpacking to at most 2 GiB) ' +
       'for one deployment, once, until it expires. 403 for a token that is not valid, 409 once used, 413 too large, 400 not gzip.',
     body: { schema: { jsonSchema: { type: 'string', format: 'binary' } }, required: true, contentType: 'application/gzip' },
     success: { status: 200, description: 'The archive is stored.', schema: uploadResponseSchema },
