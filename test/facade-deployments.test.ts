@@ -90,6 +90,18 @@ describe('POST /v2/deployments', () => {
     expect(t.logLines.join('\n')).not.toContain('hunter2');
   });
 
+  it('never takes over a Secret it did not make: a name whose <name>-secrets is another Secret is a 409 that leaves nothing', async () => {
+    await core.createNamespacedSecret({ namespace: t.org.namespace, body: { metadata: { name: 'github-app-secrets' }, stringData: { 'private-key': 'the-app-key' } } });
+    const taken = await t.call('POST', '/v2/deployments', {
+      body: { name: 'github-app', source: 'external_docker', source_revision_config: { image_uri: 'nginx:1' }, secrets: [{ name: 'private-key', value: '********' }] },
+    });
+    expect(taken.status, taken.text).toBe(409);
+    expect(taken.body.detail).toMatch(/^Secret github-app-secrets exists in the namespace and does not belong to this Deployment/);
+    const secret = await core.readNamespacedSecret({ namespace: t.org.namespace, name: 'github-app-secrets' });
+    expect(Buffer.from(secret.data!['private-key']!, 'base64').toString()).toBe('the-app-key');
+    await eventually(async () => !(await t.call('GET', '/v2/deployments?name=github-app')).body.resources.length, 10_000, 'the deployment taken back');
+  });
+
   it('answers 409 for a name already taken in the organization', async () => {
     await create('taken');
     const again = await t.call('POST', '/v2/deployments', { body: { name: 'taken', source: 'external_docker', source_revision_config: { image_uri: 'nginx:2' } } });

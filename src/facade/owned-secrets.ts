@@ -4,6 +4,7 @@ import type { V1OwnerReference, V1Secret } from '@kubernetes/client-node';
 import { secretKind, type DeepReadonly } from '../runtime/types.ts';
 import { isKubeApiError } from '../runtime/kube-request.ts';
 import type { ObjectWriter, ResourceRef } from './kube-writer.ts';
+import { conflict } from './errors.ts';
 import { retryOnConflict } from './kube-errors.ts';
 
 export interface Owner {
@@ -33,7 +34,21 @@ export function renderOwnedSecret(namespace: string, name: string, owner: Owner 
   };
 }
 
-/** Creates the Secret, or replaces the one already there (values and owner), with exactly these values. */
+/**
+ * Whether a Secret already there may be replaced by `secret`: it is controlled by an object of the same
+ * kind and name (this one, or an earlier one of that name whose Secret was not collected yet). Any other
+ * Secret (a code host's credentials, one made by hand) is never taken over, whatever its name.
+ */
+export function mayReplace(current: DeepReadonly<V1Secret>, secret: V1Secret): boolean {
+  const wanted = secret.metadata?.ownerReferences?.find((ref) => ref.controller);
+  const controller = current.metadata?.ownerReferences?.find((ref) => ref.controller);
+  return !!wanted && !!controller && controller.apiVersion === wanted.apiVersion && controller.kind === wanted.kind && controller.name === wanted.name;
+}
+
+/**
+ * Creates the Secret, or replaces the one already there (values and owner) with exactly these values
+ * when it belongs to the same object (mayReplace); another Secret of that name is a 409 that changes nothing.
+ */
 export async function writeOwnedSecret(writer: ObjectWriter, secret: V1Secret): Promise<void> {
   const namespace = secret.metadata!.namespace!;
   try {
@@ -42,6 +57,9 @@ export async function writeOwnedSecret(writer: ObjectWriter, secret: V1Secret): 
     if (!isKubeApiError(error, 409)) throw error;
     await retryOnConflict(async () => {
       const current = await writer.read<V1Secret>(secretKind, namespace, secret.metadata!.name!);
+      if (current && !mayReplace(current, secret)) {
+        throw conflict(`Secret ${secret.metadata!.name} exists in the namespace and does not belong to this ${secret.metadata!.ownerReferences?.[0]?.kind ?? 'object'}: choose another name.`);
+      }
       const next = { ...secret, metadata: { ...secret.metadata, resourceVersion: current?.metadata?.resourceVersion } };
       await (current ? writer.replace(secretKind, namespace, next) : writer.create(secretKind, namespace, secret));
     });
