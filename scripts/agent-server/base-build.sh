@@ -1,0 +1,26 @@
+#!/bin/sh
+# == the RUN steps of the proposed base image (run as root, /ctx = build context) ==
+set -eux
+cp -r /ctx/wheels /wheels
+# uv + uvx binaries at /usr/bin, taken from the uv wheel (generated Dockerfile ends with `rm /usr/bin/uv /usr/bin/uvx`)
+python3 -c '
+import glob, os, zipfile
+z = zipfile.ZipFile(glob.glob("/wheels/uv-*.whl")[0])
+for n in z.namelist():
+    if ".data/scripts/" in n:
+        d = "/usr/bin/" + os.path.basename(n)
+        open(d, "wb").write(z.read(n)); os.chmod(d, 0o755)
+'
+# PEP 668: the official python:3.x images carry no EXTERNALLY-MANAGED marker; drop Debian's.
+rm -f /usr/lib/python3*/EXTERNALLY-MANAGED
+ln -sf python3 /usr/bin/python
+# server + build tools into the system interpreter (Debian scheme -> /usr/local/lib/python3.11/dist-packages, /usr/local/bin)
+uv pip install --system --no-cache-dir pip setuptools wheel hatchling "langgraph-api==0.16.7" "langgraph-runtime-inmem==0.36.7"
+# /api = the langgraph-api project tree, installed editable (as in the published image)
+mkdir -p /api
+python3 -m zipfile -e /wheels/langgraph_api-0.16.7-py3-none-any.whl /api
+rm -rf /api/langgraph_api-0.16.7.dist-info /api/hatch_build.py
+cp /ctx/api/pyproject.toml /ctx/api/healthcheck.py /api/
+uv pip freeze --system --exclude-editable | grep -vi '^langgraph-api==' > /api/constraints.txt
+uv pip install --system --no-cache-dir --no-deps -e /api
+mkdir -p /storage && cp /ctx/storage/entrypoint.sh /storage/entrypoint.sh
