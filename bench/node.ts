@@ -497,7 +497,7 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
           owner: { name: 'baseline', namespace, uid: '00000000-0000-4000-8000-000000000000' },
           revisionName: `baseline-${i}`,
           sources: { kind: 'repository', repoUrl: git.cloneUrl('bench/app'), repoRef: sha },
-          images: { git: images.git, tools: images.buildTools, builder: images.builder },
+          images: { git: images.git, tools: images.buildTools, builder: images.builder, agentTools: images.agentTools },
           registry,
           privileged: true,
         });

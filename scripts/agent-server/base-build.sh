@@ -1,7 +1,7 @@
 #!/bin/sh
-# == the RUN steps of the proposed base image (run as root, /ctx = build context) ==
+# The base image's steps, run as root in its root filesystem with no network (build-rootfs.sh): the
+# wheels are in /wheels, the files to copy in /ctx.
 set -eux
-cp -r /ctx/wheels /wheels
 # uv + uvx binaries at /usr/bin, taken from the uv wheel (generated Dockerfile ends with `rm /usr/bin/uv /usr/bin/uvx`)
 python3 -c '
 import glob, os, zipfile

@@ -413,6 +413,10 @@ build_builder() {
 # The node's registry answers plain HTTP: base images come from it and builds push to it.
 [registry."$INSECURE_REGISTRY"]
   http = true
+# Images no one can pull here are looked for there first under their Docker Hub names (the agent
+# server's base image, langchain/langgraph-api), so Dockerfiles stay unchanged.
+[registry."docker.io"]
+  mirrors = ["$INSECURE_REGISTRY"]
 TOML
   write_accounts
   entrypoint=(/usr/bin/buildctl-daemonless.sh)

@@ -31,7 +31,7 @@ export interface DevCluster {
   kubeconfigPath?: string;
   cluster?: LocalCluster;
   /** The node's registry and the images built for it, when the embedded cluster has a node. */
-  node?: { registry: string; pushRegistry: string; postgresImage: string; redisImage: string; builderImage: string; gitImage: string; buildToolsImage: string };
+  node?: { registry: string; pushRegistry: string; postgresImage: string; redisImage: string; builderImage: string; gitImage: string; buildToolsImage: string; agentToolsImage: string };
   /** Only on the embedded control plane: a key for the local organization. */
   local?: { organizationNamespace: string; organizationId: string; apiKey: string };
 }
@@ -92,6 +92,7 @@ async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: str
     builderImage: builds.builder,
     gitImage: builds.git,
     buildToolsImage: builds.buildTools,
+    agentToolsImage: builds.agentTools,
   };
 }
 

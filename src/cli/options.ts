@@ -28,6 +28,10 @@ options (each also read from the environment variable in brackets):
                                dev with a node: one built here)           [BERTH_GIT_IMAGE]
   --build-tools-image <image>  runs a build's install and build commands (default node:24-bookworm;
                                dev with a node: busybox, built here)      [BERTH_BUILD_TOOLS_IMAGE]
+  --agent-tools-image <image>  makes a build's Dockerfile from its application configuration file when
+                               the sources have none: Python with langgraph-cli, or pip to install it
+                               (default python:3.11-slim; dev with a node: the agent server's base
+                               image, built here)                         [BERTH_AGENT_TOOLS_IMAGE]
   --build-privileged <bool>    run the image step privileged, as BuildKit needs for RUN steps
                                without user namespaces (default true)     [BERTH_BUILD_PRIVILEGED]
   --source-poll-seconds <n>    how often a build-on-push Deployment's branch is read for a new
@@ -85,6 +89,7 @@ const optionsSchema = z.object({
   builderImage: z.string().min(1).optional(),
   gitImage: z.string().min(1).optional(),
   buildToolsImage: z.string().min(1).optional(),
+  agentToolsImage: z.string().min(1).optional(),
   buildPrivileged: bool,
   sourcePollSeconds: z.coerce.number().int('expected whole seconds').min(1).max(86_400),
   firstInputDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(1).max(604_800),
@@ -118,6 +123,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'builder-image': { type: 'string' },
       'git-image': { type: 'string' },
       'build-tools-image': { type: 'string' },
+      'agent-tools-image': { type: 'string' },
       'build-privileged': { type: 'string' },
       'source-poll-seconds': { type: 'string' },
       'first-input-deadline-seconds': { type: 'string' },
@@ -147,6 +153,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     builderImage: values['builder-image'] ?? env.BERTH_BUILDER_IMAGE,
     gitImage: values['git-image'] ?? env.BERTH_GIT_IMAGE,
     buildToolsImage: values['build-tools-image'] ?? env.BERTH_BUILD_TOOLS_IMAGE,
+    agentToolsImage: values['agent-tools-image'] ?? env.BERTH_AGENT_TOOLS_IMAGE,
     buildPrivileged: values['build-privileged'] ?? env.BERTH_BUILD_PRIVILEGED ?? 'true',
     sourcePollSeconds: values['source-poll-seconds'] ?? env.BERTH_SOURCE_POLL_SECONDS ?? '60',
     firstInputDeadlineSeconds: values['first-input-deadline-seconds'] ?? env.BERTH_FIRST_INPUT_DEADLINE_SECONDS ?? '1800',

@@ -21,6 +21,7 @@ export interface ClusterDefaults {
   builderImage?: string;
   gitImage?: string;
   buildToolsImage?: string;
+  agentToolsImage?: string;
   /** The registry for pushed images (`berth dev` starts one once Berth answers). */
   pushRegistry?: string;
 }
@@ -35,6 +36,7 @@ export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
       builder: options.builderImage ?? cluster.builderImage ?? defaults.images.builder,
       git: options.gitImage ?? cluster.gitImage ?? defaults.images.git,
       buildTools: options.buildToolsImage ?? cluster.buildToolsImage ?? defaults.images.buildTools,
+      agentTools: options.agentToolsImage ?? cluster.agentToolsImage ?? defaults.images.agentTools,
       postgres: options.postgresImage ?? cluster.postgresImage ?? defaults.images.postgres,
       redis: options.redisImage ?? cluster.redisImage ?? defaults.images.redis,
     },

@@ -33,7 +33,7 @@ let buildImages: Promise<BuildImages> | undefined;
 export async function buildImageFlags(): Promise<string[]> {
   buildImages ??= pushBuildImages(inject('nodeBin'));
   const images = await buildImages;
-  return ['--builder-image', images.builder, '--git-image', images.git, '--build-tools-image', images.buildTools];
+  return ['--builder-image', images.builder, '--git-image', images.git, '--build-tools-image', images.buildTools, '--agent-tools-image', images.agentTools];
 }
 
 /** kubectl that fails the test with kubectl's own message. */

@@ -66,9 +66,9 @@ disabled_plugins = ["io.containerd.nri.v1.nri", "io.containerd.snapshotter.v1.er
 }
 
 /** containerd's hosts.toml for a registry on the node's address (the node's own, or the one for
- * pushed images): plain HTTP, pull and resolve. */
-export function registryHostsToml(address: string): string {
-  return `server = "http://${address}"
+ * pushed images): plain HTTP, pull and resolve; as a mirror of `server` when one is given. */
+export function registryHostsToml(address: string, server = `http://${address}`): string {
+  return `server = "${server}"
 
 [host."http://${address}"]
   capabilities = ["pull", "resolve"]

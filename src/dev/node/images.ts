@@ -13,9 +13,23 @@ import { berthCacheDir } from '../cache-dir.ts';
 const run = promisify(execFile);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const buildScript = join(repoRoot, 'scripts/node-images/build-rootfs.sh');
+/** The agent server's base image is a Debian root with PyPI's wheels, not a copy of host packages. */
+const agentServerDir = join(repoRoot, 'scripts/agent-server');
+const agentServerFiles = ['build-rootfs.sh', 'base-build.sh', 'requirements.txt', 'image.env', 'api-pyproject.toml', 'healthcheck.py', 'entrypoint.sh'].map((file) => join(agentServerDir, file));
 
 /** The images a node needs, and the example app. */
-export type ImageName = 'pause' | 'coredns' | 'postgres' | 'redis' | 'example-app' | 'git' | 'build-tools' | 'builder' | 'source-controller' | 'kustomize-controller';
+export type ImageName =
+  | 'pause'
+  | 'coredns'
+  | 'postgres'
+  | 'redis'
+  | 'example-app'
+  | 'git'
+  | 'build-tools'
+  | 'builder'
+  | 'source-controller'
+  | 'kustomize-controller'
+  | 'agent-server';
 
 /** The Debian packages an image is made of: a new package version makes a new image. */
 const packagesOf: Record<ImageName, string[]> = {
@@ -29,7 +43,13 @@ const packagesOf: Record<ImageName, string[]> = {
   builder: ['runc', 'libseccomp2', 'busybox-static'],
   'source-controller': ['ca-certificates'],
   'kustomize-controller': ['ca-certificates'],
+  'agent-server': [],
 };
+
+/** How an image's root filesystem is made: the script and its arguments, given the output folder. */
+function buildCommand(name: ImageName, outdir: string): string[] {
+  return name === 'agent-server' ? [agentServerFiles[0]!, outdir] : [buildScript, name, outdir];
+}
 
 interface ImageConfig {
   entrypoint?: string[];
@@ -67,7 +87,8 @@ async function packageVersions(packages: string[]): Promise<string> {
 
 async function contentKey(name: ImageName, inputs: BuildInputs): Promise<string> {
   const hash = createHash('sha256').update(name);
-  for (const file of [buildScript, join(repoRoot, 'scripts/node-images/pause.c'), ...(inputs.files ?? [])]) {
+  const scripts = name === 'agent-server' ? agentServerFiles : [buildScript, join(repoRoot, 'scripts/node-images/pause.c')];
+  for (const file of [...scripts, ...(inputs.files ?? [])]) {
     hash.update(file).update(existsSync(file) ? readFileSync(file) : '');
   }
   hash.update(JSON.stringify(inputs.env ?? {})).update(await packageVersions(packagesOf[name]));
@@ -84,7 +105,7 @@ export async function buildImage(name: ImageName, inputs: BuildInputs = {}, log:
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { recursive: true });
     try {
-      await run('bash', [buildScript, name, partial], { env: { ...process.env, ...inputs.env }, maxBuffer: 16 << 20 });
+      await run('bash', buildCommand(name, partial), { env: { ...process.env, ...inputs.env }, maxBuffer: 16 << 20 });
       writeFileSync(join(partial, '.complete'), '');
       rmSync(dir, { recursive: true, force: true });
       renameSync(partial, dir);

@@ -193,6 +193,9 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
     mkdirSync(join(dirs.certsDir, address), { recursive: true });
     writeFileSync(join(dirs.certsDir, address, 'hosts.toml'), registryHostsToml(address));
   }
+  // Docker Hub names resolve to the node's registry first (the agent server's base image, built here).
+  mkdirSync(join(dirs.certsDir, 'docker.io'), { recursive: true });
+  writeFileSync(join(dirs.certsDir, 'docker.io', 'hosts.toml'), registryHostsToml(registryAddress, 'https://registry-1.docker.io'));
   writeFileSync(join(dirs.cniConfDir, '10-berth.conflist'), cniConfig(dirs, podCidr));
   writeFileSync(join(dirs.root, 'kubelet.yaml'), kubeletConfig(dirs, controlPlane.pkiDir));
   writeFileSync(join(dirs.root, 'registry.yaml'), registryConfig(dirs));
@@ -231,19 +234,28 @@ export interface BuildImages {
   builder: string;
   git: string;
   buildTools: string;
+  /** The agent server's base image: it has the reference's tooling that makes Dockerfiles. */
+  agentTools: string;
 }
 
+/** Where the agent server's base image is pushed: the name Dockerfiles use, which BuildKit and
+ * containerd on the node look for in the node's registry first. */
+export const agentServerBaseReference = `${registryAddress}/langchain/langgraph-api:3.11`;
+
 /** The images of a codehost build (BuildKit with runc, git, busybox for the commands), built here and
- * pushed to the node's registry (cached); the builder reaches that registry over plain HTTP. */
+ * pushed to the node's registry (cached); the builder reaches that registry over plain HTTP. The agent
+ * server's base image goes there too, under its Docker Hub name. */
 export async function pushBuildImages(nodeBin: string, log: (m: string) => void = () => {}): Promise<BuildImages> {
   const crane = join(nodeBin, 'crane');
   const buildkit = cachedBuild('buildkit');
-  const [builder, git, buildTools] = await Promise.all([
+  const [builder, git, buildTools, agentServer] = await Promise.all([
     buildImage('builder', { env: { BUILDKIT_BIN: buildkit, INSECURE_REGISTRY: registryAddress } }, log),
     buildImage('git', {}, log),
     buildImage('build-tools', {}, log),
+    buildImage('agent-server', {}, log),
   ]);
   return {
+    agentTools: await pushImage(crane, agentServer, agentServerBaseReference),
     builder: await pushImage(crane, builder, `${registryAddress}/berth/buildkit:latest`),
     git: await pushImage(crane, git, `${registryAddress}/berth/git:latest`),
     buildTools: await pushImage(crane, buildTools, `${registryAddress}/berth/build-tools:latest`),

@@ -13,6 +13,8 @@ export interface DeploymentControllerOptions {
     git: string;
     /** Runs installCommand and buildCommand. */
     buildTools: string;
+    /** Makes the Dockerfile from the application configuration file when the sources have none. */
+    agentTools: string;
     postgres: string;
     redis: string;
   };
@@ -43,6 +45,7 @@ export const defaultDeploymentControllerOptions: DeploymentControllerOptions = {
     builder: 'moby/buildkit:v0.34.2',
     git: 'alpine/git:2.47.2',
     buildTools: 'node:24-bookworm',
+    agentTools: 'python:3.11-slim',
     postgres: 'postgres:16-alpine',
     redis: 'redis:7-alpine',
   },

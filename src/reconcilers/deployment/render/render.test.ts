@@ -1,8 +1,12 @@
-import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { renderApplication, renderApplicationService, renderQueueWorker, type WorkloadInput } from './application.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
 import { backingServices, scaling } from './backing.ts';
-import { builtImage, renderBuildJob } from './build-job.ts';
+import { builtImage, graphCheck, langgraphCliVersion, renderBuildJob } from './build-job.ts';
 import { cpuQuantity, memoryQuantity, resourceRequirements, revisionLabel } from './common.ts';
 import { parseCustomUrl, renderIngress } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
@@ -295,7 +299,8 @@ describe('renderBuildJob', () => {
     sources: { kind: 'repository', repoUrl: 'https://github.com/acme/shop', repoRef: 'main; rm -rf /', credentialsSecretName: 'github-token' },
     installCommand: 'npm ci',
     buildCommand: 'npm run build',
-    images: { git: 'alpine/git', tools: 'node:24', builder: 'moby/buildkit' },
+    images: { git: 'alpine/git', tools: 'node:24', builder: 'moby/buildkit', agentTools: 'python:3.11-slim' },
+    graphConfigPath: 'agents/langgraph.json',
     registry: 'registry.local:5000/',
     privileged: true,
   });
@@ -307,10 +312,11 @@ describe('renderBuildJob', () => {
     expect(pod.containers[0]!.command!.join(' ')).toContain('--output="type=image,name=$IMAGE,push=true"');
   });
 
-  it('runs clone, commands and image in order, each leaving its result or its last log lines as termination message', () => {
+  it('runs clone, commands, dockerfile and image in order, each leaving its result or its last log lines as termination message', () => {
     expect([...pod.initContainers!, ...pod.containers].map((c) => [c.name, c.terminationMessagePolicy])).toEqual([
       ['clone', 'FallbackToLogsOnError'],
       ['commands', 'FallbackToLogsOnError'],
+      ['dockerfile', 'FallbackToLogsOnError'],
       ['image', 'FallbackToLogsOnError'],
     ]);
     expect(pod.initContainers![0]!.command!.join(' ')).toContain('git rev-parse HEAD >/dev/termination-log');
@@ -329,6 +335,23 @@ describe('renderBuildJob', () => {
     ]);
   });
 
+  it('makes the Dockerfile from the configuration file in the agent tools image, and builds it from the file\'s directory', () => {
+    const step = pod.initContainers![2]!;
+    expect(step.image).toBe('python:3.11-slim');
+    expect(step.env).toEqual(
+      expect.arrayContaining([
+        { name: 'GRAPH_CONFIG_PATH', value: 'agents/langgraph.json' },
+        { name: 'LANGGRAPH_CLI_VERSION', value: langgraphCliVersion },
+      ]),
+    );
+    const script = step.command!.join(' ');
+    expect(script).toContain('if [ -f Dockerfile ]; then');
+    expect(script).toContain('langgraph dockerfile -c "$config" /generated/Dockerfile');
+    expect(script).not.toContain('agents/langgraph.json');
+    expect(pod.containers[0]!.command!.join(' ')).toContain('--local=context="$context" --local=dockerfile="$dockerfile"');
+    expect(pod.containers[0]!.volumeMounts).toEqual(expect.arrayContaining([{ name: 'generated', mountPath: '/generated' }]));
+  });
+
   it('reads the code host token from the integration Secret', () => {
     expect(pod.initContainers![0]!.env).toEqual(
       expect.arrayContaining([{ name: 'GIT_TOKEN', valueFrom: { secretKeyRef: { name: 'github-token', key: 'token', optional: true } } }]),
@@ -345,12 +368,12 @@ describe('renderBuildJob', () => {
       owner,
       revisionName: 'shop-abcdef0123',
       sources: { kind: 'archive', manifestUrl: 'http://registry.local:5000/v2/team-a/shop/sources/manifests/abc', blobsUrl: 'http://registry.local:5000/v2/team-a/shop/sources/blobs' },
-      images: { git: 'alpine/git', tools: 'busybox', builder: 'moby/buildkit' },
+      images: { git: 'alpine/git', tools: 'busybox', builder: 'moby/buildkit', agentTools: 'python:3.11-slim' },
       registry: 'registry.local:5000',
       privileged: false,
     }).spec!.template.spec!;
     const fetch = archive.initContainers![0]!;
-    expect([...archive.initContainers!, ...archive.containers].map((c) => c.name)).toEqual(['fetch', 'commands', 'image']);
+    expect([...archive.initContainers!, ...archive.containers].map((c) => c.name)).toEqual(['fetch', 'commands', 'dockerfile', 'image']);
     expect(fetch.image).toBe('busybox');
     expect(fetch.env).toEqual([
       { name: 'MANIFEST_URL', value: 'http://registry.local:5000/v2/team-a/shop/sources/manifests/abc' },
@@ -388,5 +411,29 @@ describe('renderRevision and renderTracingProject', () => {
       metadata: { name: 'shop', namespace: 'team-a', labels: { 'berth.dev/deployment': 'shop' } },
       spec: { deploymentName: 'shop' },
     });
+  });
+});
+
+describe('the graph check of a configuration file', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-graph-check-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  const check = (files: Record<string, string>, graphs: Record<string, string>) => {
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+    writeFileSync(join(dir, 'langgraph.json'), JSON.stringify({ dependencies: ['.'], graphs }));
+    const result = spawnSync('python3', ['-', join(dir, 'langgraph.json')], { input: graphCheck, encoding: 'utf8' });
+    return { status: result.status, stdout: result.stdout };
+  };
+
+  it('passes graphs whose file defines the name at top level, without running the file', () => {
+    const files = { 'agent.py': 'import sys\nsys.exit(3)\ngraph = build()\n', 'other.py': 'from lib import compiled as graph\n', 'fn.py': 'def make_graph():\n    pass\n' };
+    expect(check(files, { agent: './agent.py:graph', other: './other.py:graph', fn: './fn.py:make_graph', module: 'my_package.graphs:graph' })).toEqual({ status: 0, stdout: '' });
+  });
+
+  it('fails, naming the graph, the file and the error, for a missing file, a syntax error or a missing name', () => {
+    const result = check({ 'broken.py': 'graph = (\n', 'named.py': 'grph = 1\n' }, { a: './missing.py:graph', b: './broken.py:graph', c: './named.py:graph' });
+    expect(result.status).toBe(1);
+    expect(result.stdout).toMatch(/graph a \(\.\/missing\.py:graph\): \[Errno 2\] No such file or directory/);
+    expect(result.stdout).toMatch(/graph b \(\.\/broken\.py:graph\): .*line 1/);
+    expect(result.stdout).toMatch(/graph c \(\.\/named\.py:graph\): \.\/named\.py defines no graph at top level/);
   });
 });

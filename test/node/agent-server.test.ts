@@ -1,0 +1,132 @@
+// The reference's own workload on the real node: an agent server, a project with a configuration file
+// (langgraph.json), a graph of plain Python functions and no Dockerfile, deployed by the reference's own
+// client (the pinned langgraph-cli from PyPI) with its remote build, unchanged: it finds the deployment
+// by name, uploads the project, PATCHes langgraph_config_path and polls the revision until DEPLOYED.
+// The build Job makes the Dockerfile with the same tooling; the Dockerfile names the reference's base
+// image, langchain/langgraph-api:3.11, which the node resolves to the one built here from Debian's
+// Python and PyPI's wheels. The deployed server answers /ok and runs the graph; a configuration file
+// naming a graph that is not there fails the build with the step, the file and the error, while the
+// previous revision keeps serving.
+import { execFile } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { pushRegistryAddress } from '../../src/dev/node/network.ts';
+import { eventually } from '../support/cluster.ts';
+import { langgraphCli } from '../support/langgraph-cli.ts';
+import { useOrganization } from '../support/organization.ts';
+import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
+import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
+import { buildImageFlags, serviceImage } from './support.ts';
+
+const execFileAsync = promisify(execFile);
+
+let berth: BerthProcess;
+let tool: Api;
+let workdir: string;
+let project: string;
+let clientEnv: NodeJS.ProcessEnv;
+let id: string;
+let namespace: string;
+
+beforeAll(async () => {
+  const { operatorNamespace, key, id: organization, ...org } = await useOrganization('agents');
+  namespace = org.namespace;
+  workdir = mkdtempSync(join(tmpdir(), 'berth-agents-'));
+  project = join(workdir, 'agent-project');
+  cpSync(join(import.meta.dirname, 'fixtures', 'agent-project'), project, { recursive: true });
+  const args = [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    '--registry', inject('registry'),
+    '--push-registry', pushRegistryAddress,
+    '--postgres-image', await serviceImage('postgres'),
+    '--redis-image', await serviceImage('redis'),
+    ...(await buildImageFlags()),
+  ];
+  berth = spawnBerth(inject('kubeconfigPath'), args);
+  await waitReady(berth);
+  const api = `http://127.0.0.1:${await berth.facadePort()}/api-host`;
+  tool = httpApi(api, { 'x-api-key': key, 'X-Tenant-ID': organization });
+  // What a user of the client sets: the control plane's address, the API key and the organization.
+  clientEnv = { PATH: process.env.PATH, HOME: workdir, LANGGRAPH_HOST_URL: api, LANGGRAPH_HOST_API_KEY: key, LANGSMITH_TENANT_ID: organization };
+  // The platform team sized the deployment for the node's two cores; the client finds it by its name.
+  const created = await tool.ok('POST', '/v2/deployments', {
+    name: 'agent',
+    source: 'internal_source',
+    source_config: { deployment_type: 'dev', resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 } },
+    source_revision_config: {},
+  });
+  id = created.id;
+}, 900_000);
+
+afterAll(async () => {
+  await berth?.stop();
+  if (workdir) rmSync(workdir, { recursive: true, force: true });
+});
+
+/** The reference client, run in the project as a user runs it; its output, or its failure with the output. */
+async function client(args: string[]): Promise<string> {
+  const { stdout, stderr } = await execFileAsync(await langgraphCli(), args, { cwd: project, env: clientEnv, timeout: 900_000, maxBuffer: 16 << 20 }).catch(
+    (error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(`langgraph ${args.join(' ')} failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+    },
+  );
+  return `${stdout}${stderr}`;
+}
+
+/** A POST with a JSON body to the deployed server, bounded in time. */
+async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
+  const response = await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' }, signal: AbortSignal.timeout(30_000) });
+  return { status: response.status, body: await response.json() };
+}
+
+describe('an agent server deployed by the reference client', () => {
+  let url: string;
+
+  it('deploys with the remote build, the Dockerfile made from langgraph.json, and serves the graph', async () => {
+    await client(['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
+    const deployment = await tool.ok('GET', `/v2/deployments/${id}`);
+    expect(deployment.source_revision_config.graph_config_path).toBe('langgraph.json');
+    const revision = await tool.ok('GET', `/v2/deployments/${id}/revisions/${deployment.latest_revision_id}`);
+    expect(revision.status, revision.status_message).toBe('DEPLOYED');
+    url = deployment.url;
+    const ok = await eventually(async () => {
+      const answer = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
+      return answer?.status === 200 ? ((await answer.json()) as { ok: boolean }) : undefined;
+    }, 120_000, 'the agent server answering /ok');
+    expect(ok.ok).toBe(true);
+    expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'hello from berth' } })).toEqual({ status: 200, body: { text: 'HELLO FROM BERTH!' } });
+  });
+
+  it('reads the build logs with the client, the level in upper case as it sends it', async () => {
+    const logs = await client(['deploy', 'logs', '--name', 'agent', '--type', 'build', '--level', 'info', '--limit', '500']);
+    expect(logs).toContain('making the Dockerfile from langgraph.json');
+    expect(logs).toContain('langchain/langgraph-api:3.11');
+  });
+
+  it('fails a build whose configuration file names a graph that is not there, saying where, while the server keeps serving', async () => {
+    writeFileSync(join(project, 'langgraph.json'), JSON.stringify({ python_version: '3.11', dependencies: ['.'], graphs: { agent: './agent.py:graph', typo: './agent.py:grpah' } }));
+    await expect(client(['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json'])).rejects.toThrow();
+    const deployment = await tool.ok('GET', `/v2/deployments/${id}`);
+    const revision = await revisionReaches(tool, id, deployment.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED'], { timeoutMs: 60_000 });
+    expect(revision.status).toBe('BUILD_FAILED');
+    expect(revision.status_message).toMatch(/^The build failed: step "dockerfile" exited with code 1:\nmaking the Dockerfile from langgraph.json with LangGraph CLI, version 0\.4\.40\n/);
+    expect(revision.status_message).toContain('graph typo (./agent.py:grpah): ./agent.py defines no grpah at top level');
+    expect(revision.status_message).toContain('langgraph.json names graphs that are not there');
+    expect(deployment.active_revision_id).not.toBe(deployment.latest_revision_id);
+    expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'still here' } })).toEqual({ status: 200, body: { text: 'STILL HERE!' } });
+  });
+
+  it('lists deployments, revisions and listeners with the client, and deletes the deployment', async () => {
+    expect(JSON.parse(await client(['deploy', 'list', '--json']))).toContainEqual({ id, name: 'agent' });
+    const revisions = await client(['deploy', 'revisions', 'list', id]);
+    expect(revisions).toContain('DEPLOYED');
+    expect(revisions).toContain('BUILD_FAILED');
+    const listeners = JSON.parse(await client(['deploy', 'listeners', 'list', '--json'])) as { compute_config: { k8s_namespaces: string[] } }[];
+    expect(listeners.flatMap((listener) => listener.compute_config.k8s_namespaces)).toContain(namespace);
+    await client(['deploy', 'delete', id, '--force']);
+    await eventually(async () => (await tool.call('GET', `/v2/deployments/${id}`)).status === 404, 60_000, 'the deployment gone');
+  });
+});
