@@ -13,13 +13,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pushRegistryAddress } from '../../src/dev/node/network.ts';
 import { eventually } from '../support/cluster.ts';
 import { langgraphCli } from '../support/langgraph-cli.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { buildImageFlags, serviceImage } from './support.ts';
+import { sourceBuildFlags } from './support.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -37,15 +36,7 @@ beforeAll(async () => {
   workdir = mkdtempSync(join(tmpdir(), 'berth-agents-'));
   project = join(workdir, 'agent-project');
   cpSync(join(import.meta.dirname, 'fixtures', 'agent-project'), project, { recursive: true });
-  const args = [
-    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
-    '--registry', inject('registry'),
-    '--push-registry', pushRegistryAddress,
-    '--postgres-image', await serviceImage('postgres'),
-    '--redis-image', await serviceImage('redis'),
-    ...(await buildImageFlags()),
-  ];
-  berth = spawnBerth(inject('kubeconfigPath'), args);
+  berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), ...(await sourceBuildFlags())]);
   await waitReady(berth);
   const api = `http://127.0.0.1:${await berth.facadePort()}/api-host`;
   tool = httpApi(api, { 'x-api-key': key, 'X-Tenant-ID': organization });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { eventually, kubectl } from '../support/cluster.ts';
 import { pushExampleApp } from '../../src/dev/node/example-app.ts';
+import { pushRegistryAddress } from '../../src/dev/node/network.ts';
 import { pushBuildImages, pushServiceImages, type BuildImages } from '../../src/dev/node/node.ts';
 
 export const crane = () => join(inject('nodeBin'), 'crane');
@@ -34,6 +35,21 @@ export async function buildImageFlags(): Promise<string[]> {
   buildImages ??= pushBuildImages(inject('nodeBin'));
   const images = await buildImages;
   return ['--builder-image', images.builder, '--git-image', images.git, '--build-tools-image', images.buildTools, '--agent-tools-image', images.agentTools];
+}
+
+/**
+ * Flags of a Berth that builds from uploaded sources on the node: the node's registry for builds, the
+ * push registry (whose key signs upload URLs), the service images (a built app gets its Postgres, as a
+ * codehost one does) and the build images.
+ */
+export async function sourceBuildFlags(): Promise<string[]> {
+  return [
+    '--registry', inject('registry'),
+    '--push-registry', pushRegistryAddress,
+    '--postgres-image', await serviceImage('postgres'),
+    '--redis-image', await serviceImage('redis'),
+    ...(await buildImageFlags()),
+  ];
 }
 
 /** kubectl that fails the test with kubectl's own message. */

@@ -10,12 +10,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pushRegistryAddress } from '../../src/dev/node/network.ts';
 import { eventually } from '../support/cluster.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { buildImageFlags, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
+import { exampleImage, httpGet, kubectlOk, sourceBuildFlags } from './support.ts';
 
 let berth: BerthProcess;
 let tool: Api;
@@ -48,17 +47,7 @@ beforeAll(async () => {
   namespace = org.namespace;
   base = await exampleImage('upload-base');
   workdir = mkdtempSync(join(tmpdir(), 'berth-uploads-'));
-  const args = [
-    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
-    '--registry', inject('registry'),
-    // Upload URLs are signed with the push credentials' key, which an installation with a push registry has.
-    '--push-registry', pushRegistryAddress,
-    // Built from sources, the app gets its Postgres, as a codehost one does.
-    '--postgres-image', await serviceImage('postgres'),
-    '--redis-image', await serviceImage('redis'),
-    ...(await buildImageFlags()),
-  ];
-  berth = spawnBerth(inject('kubeconfigPath'), args);
+  berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), ...(await sourceBuildFlags())]);
   await waitReady(berth);
   tool = httpApi(`http://127.0.0.1:${await berth.facadePort()}/api-host`, { 'x-api-key': key, 'X-Tenant-ID': organization });
 }, 600_000);
