@@ -10,9 +10,16 @@ export interface ServerOptions {
   logger: Logger;
   /** Largest request body accepted, in bytes; larger ones answer 413. */
   bodyLimit?: number;
+  /** Longest a request may take to arrive whole, headers and body; then 408 and the connection closes. */
+  requestTimeoutMs?: number;
+  /** Longest a connection may stay silent (no byte either way); then it is closed. */
+  idleTimeoutMs?: number;
 }
 
 const defaultBodyLimit = 1024 * 1024;
+/** The reference's deploy client gives an archive upload 300 s: a request gets a little more. */
+const defaultRequestTimeoutMs = 330_000;
+const defaultIdleTimeoutMs = 60_000;
 
 /** The reference control plane's self-hosted installations serve every route under this prefix too. */
 export const selfHostedPrefix = '/api-host';
@@ -31,6 +38,10 @@ export function createServer(options: ServerOptions): FacadeServer {
     // A provider_id may be 253 characters, more once percent-encoded; Fastify's default is 100.
     routerOptions: { maxParamLength: 1024 },
     forceCloseConnections: 'idle',
+    // A client that sends slowly, or stops, holds a connection and its buffers: each request has a
+    // deadline (Fastify has none by default) and a silent connection is closed.
+    requestTimeout: options.requestTimeoutMs ?? defaultRequestTimeoutMs,
+    connectionTimeout: options.idleTimeoutMs ?? defaultIdleTimeoutMs,
   });
 
   app.removeAllContentTypeParsers();
