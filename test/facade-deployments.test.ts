@@ -17,12 +17,13 @@ const custom = kc.makeApiClient(CustomObjectsApi);
 let t: TestFacade;
 let manager: Manager;
 const firstInputDeadlineMs = 30_000;
+const hostPolicy = { allowedDomains: ['apps.example.com'], reservedHosts: ['api.apps.example.com'] };
 
 beforeAll(async () => {
   manager = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: 'silent' }), processMetrics: false });
-  t = await startTestFacade({ manager });
+  t = await startTestFacade({ manager, hostPolicy });
   // A first source or image is awaited for 30 s here (30 min by default).
-  registerDeploymentControllers(manager, { namespaces: [t.org.namespace, t.otherOrg.namespace], firstInputDeadlineMs: firstInputDeadlineMs });
+  registerDeploymentControllers(manager, { namespaces: [t.org.namespace, t.otherOrg.namespace], firstInputDeadlineMs, hostPolicy });
   await manager.start();
 });
 
@@ -441,5 +442,54 @@ describe('kubectl and the facade see the same deployments', () => {
     const got = await kubectl(['get', 'deployments.berth.dev', 'for-kubectl', '-n', t.org.namespace, '-o', 'json']);
     expect(got.code).toBe(0);
     expect(JSON.parse(got.stdout).spec.sourceRevisionConfig).toEqual({ imageUri: 'nginx:1.27' });
+  });
+});
+
+describe('custom_url hosts, claimed once across the installation', () => {
+  const stalledReason = async (namespace: string, name: string) => (await readDeployment(namespace, name)).status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True')?.reason;
+
+  it('refuses a second claim of a host from any organization (409, the claimant unnamed), a reserved host and one outside the allowed domains (422)', async () => {
+    await create('shop', { source_config: { custom_url: 'https://shop.apps.example.com/store' } });
+    const second = await t.call('POST', '/v2/deployments', {
+      body: { name: 'thief', source: 'external_docker', source_config: { custom_url: 'https://SHOP.apps.example.com/' }, source_revision_config: { image_uri: 'nginx:1' } },
+      key: t.otherOrg.key,
+    });
+    expect(second.status).toBe(409);
+    expect(second.body.detail).toBe('custom_url host shop.apps.example.com is claimed by another deployment.');
+    expect(second.text).not.toContain(t.org.namespace);
+    expect((await t.call('GET', '/v2/deployments?name=thief', { key: t.otherOrg.key })).body.resources).toEqual([]);
+
+    const other = await create('other-host');
+    const cases: [string, string][] = [
+      ['https://api.apps.example.com/v2', 'custom_url host api.apps.example.com is reserved by this installation'],
+      ['https://victim.example.org', 'custom_url host victim.example.org is outside the domains this installation allows: apps.example.com'],
+      ['https://shop.apps.example.com/other', 'custom_url host shop.apps.example.com is claimed by another deployment.'],
+    ];
+    for (const [url, message] of cases) {
+      const refused = await t.call('PATCH', `/v2/deployments/${other.id}`, { body: { source_config: { custom_url: url } } });
+      expect(refused.body.detail, url).toEqual(url.includes('shop.') ? message : [{ loc: ['body', 'source_config', 'custom_url'], msg: message, type: 'value_error' }]);
+    }
+    expect((await readDeployment(t.org.namespace, 'other-host')).spec.sourceConfig?.customUrl).toBeUndefined();
+  });
+
+  it('stalls a claim applied with kubectl, makes no Ingress for it, and takes it up once the earlier claim is gone', async () => {
+    await create('first-claim', { source_config: { custom_url: 'https://taken.apps.example.com' } });
+    const manifest = {
+      apiVersion: `${group}/${version}`,
+      kind: 'Deployment',
+      metadata: { name: 'second-claim', namespace: t.otherOrg.namespace },
+      spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'busybox:1' }, sourceConfig: { customUrl: 'https://taken.apps.example.com/' } },
+    };
+    const applied = await kubectl(['apply', '-f', '-'], JSON.stringify(manifest));
+    expect(applied.code, applied.stderr).toBe(0);
+    await eventually(async () => (await stalledReason(t.otherOrg.namespace, 'second-claim')) === 'HostClaimed', 15_000, 'Stalled HostClaimed');
+    const ingresses = await kubectl(['get', 'ingresses', '-n', t.otherOrg.namespace, '-o', 'name']);
+    expect(ingresses.stdout).not.toContain('second-claim');
+
+    const first = await readDeployment(t.org.namespace, 'first-claim');
+    expect((await t.call('DELETE', `/v2/deployments/${first.metadata.uid}`)).status).toBe(204);
+    // Any change looks again at once (without one, the controller looks again each minute).
+    await kubectl(['annotate', 'deployments.berth.dev', 'second-claim', '-n', t.otherOrg.namespace, 'touched=1']);
+    await eventually(async () => (await stalledReason(t.otherOrg.namespace, 'second-claim')) !== 'HostClaimed', 15_000, 'the claim taken up');
   });
 });

@@ -9,3 +9,4 @@ export * from './revision.ts';
 export * from './oauth-provider.ts';
 export * from './codehost-integration.ts';
 export * from './tracing-project.ts';
+export * from './custom-hosts.ts';

@@ -20,6 +20,10 @@ options (each also read from the environment variable in brackets):
   --namespace <name>           the operator's namespace: API keys, leader-election Lease
                                (default berth-system)                     [POD_NAMESPACE]
   --watch-namespaces <list>    only these namespaces (default: all)       [BERTH_WATCH_NAMESPACES]
+  --custom-url-domains <list>  domains a deployment's custom_url host must be in (default: any)
+                                                                   [BERTH_CUSTOM_URL_DOMAINS]
+  --reserved-hosts <list>      hosts no deployment may claim, such as Berth's own API's
+                               (default: none)                            [BERTH_RESERVED_HOSTS]
   --leader-elect <bool>        elect a leader before reconciling (default true for run,
                                false for dev)                             [BERTH_LEADER_ELECT]
   --builder-image <image>      the image step of codehost builds: BuildKit (default
@@ -85,6 +89,8 @@ const optionsSchema = z.object({
   probeAddress: address,
   namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a namespace name').max(63),
   watchNamespaces: list,
+  customUrlDomains: list,
+  reservedHosts: list,
   leaderElect: bool,
   builderImage: z.string().min(1).optional(),
   gitImage: z.string().min(1).optional(),
@@ -119,6 +125,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'probe-address': { type: 'string' },
       namespace: { type: 'string' },
       'watch-namespaces': { type: 'string' },
+      'custom-url-domains': { type: 'string' },
+      'reserved-hosts': { type: 'string' },
       'leader-elect': { type: 'string' },
       'builder-image': { type: 'string' },
       'git-image': { type: 'string' },
@@ -148,6 +156,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     probeAddress: values['probe-address'] ?? env.BERTH_PROBE_ADDRESS ?? (dev ? '127.0.0.1:9090' : '0.0.0.0:9090'),
     namespace: values.namespace ?? env.POD_NAMESPACE ?? 'berth-system',
     watchNamespaces: values['watch-namespaces'] ?? env.BERTH_WATCH_NAMESPACES ?? '',
+    customUrlDomains: values['custom-url-domains'] ?? env.BERTH_CUSTOM_URL_DOMAINS ?? '',
+    reservedHosts: values['reserved-hosts'] ?? env.BERTH_RESERVED_HOSTS ?? '',
     leaderElect: values['leader-elect'] ?? env.BERTH_LEADER_ELECT ?? (dev ? 'false' : 'true'),
     // Unset means the default of where Berth runs: see imagesFor in run.ts.
     builderImage: values['builder-image'] ?? env.BERTH_BUILDER_IMAGE,

@@ -63,6 +63,8 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
   });
   // What the installation runs and where builds push: the controllers' and the uploads' one answer.
   const images = imagesFor(options, cluster);
+  // One rule for custom URL hosts, held by the facade before a write and by the controller after one.
+  const hostPolicy = { allowedDomains: options.customUrlDomains, reservedHosts: options.reservedHosts };
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
     registerDeploymentControllers(manager, {
@@ -70,6 +72,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       buildPrivileged: options.buildPrivileged,
       sourcePollIntervalMs: options.sourcePollSeconds * 1000,
       firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
+      hostPolicy,
       ...scope,
     });
     registerOAuthProviderController(manager, scope);
@@ -90,6 +93,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       port: options.facadeAddress.port,
       host: options.facadeAddress.host,
       logger,
+      hostPolicy,
       ...(registry ? { registry, uploads: { key: registry.signing.pushKey, store: registrySourceArchives(images.registry) } } : {}),
       // One code-host client (and one App installation token) per integration for both halves.
       ...(codeHost ? { repositories: { listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret) } } : {}),

@@ -2,7 +2,7 @@
 // server, the code-host's repository lister and a clock to wait on. `startFacade` adapts the real ones;
 // anything with the same shape (an Informer, a stub lister in a test) fits.
 import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
-import type { CodeHostIntegration, Deployment, OAuthProvider, Revision } from '../api/index.ts';
+import type { CodeHostIntegration, Deployment, HostPolicy, OAuthProvider, Revision } from '../api/index.ts';
 import type { Repository } from '../codehost/repository.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import type { ApiKeyRecord } from './api-keys.ts';
@@ -53,4 +53,6 @@ export interface FacadeDependencies {
   registry?: RegistryAccess;
   /** Source uploads of internal_source deployments, when the installation takes them (routes/uploads.ts). */
   uploads?: SourceUploads;
+  /** The custom URL hosts deployments may claim. Default: any, none reserved. */
+  hostPolicy?: HostPolicy;
 }

@@ -5,11 +5,14 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
   codeHostIntegrationKind,
+  customHostIndex,
   deploymentKind,
+  indexCustomHost,
   oauthProviderKind,
   revisionKind,
   type CodeHostIntegration,
   type Deployment,
+  type HostPolicy,
   type OAuthProvider,
   type Revision,
 } from '../api/index.ts';
@@ -54,6 +57,8 @@ export interface FacadeOptions {
   registry?: RegistryAccess;
   /** Source uploads of internal_source deployments (needs the registry's signing key). */
   uploads?: SourceUploads;
+  /** The custom URL hosts deployments may claim. Default: any, none reserved. */
+  hostPolicy?: HostPolicy;
 }
 
 export interface RunningFacade {
@@ -83,7 +88,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     namespaces,
     apiKeys: { list: () => apiKeyRecords(apiKeySecrets.list(options.operatorNamespace) as V1Secret[]) },
     oauthProviders: source.informer<OAuthProvider>(oauthProviderKind, scope),
-    deployments: source.informer<Deployment>(deploymentKind, findableById),
+    deployments: source.informer<Deployment>(deploymentKind, { ...scope, indexes: { [byUid]: uidIndex, [customHostIndex]: indexCustomHost } }),
     revisions: source.informer<Revision>(revisionKind, findableById),
     codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, findableById),
     pods: revisionPods(source, options.namespaces && options.namespaces.length > 0 ? options.namespaces : undefined),
@@ -101,6 +106,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
     ...(options.registry ? { registry: options.registry } : {}),
     ...(options.uploads ? { uploads: options.uploads } : {}),
+    ...(options.hostPolicy ? { hostPolicy: options.hostPolicy } : {}),
   };
   const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
   // While draining, every response closes its connection: a client's next request opens a new one,

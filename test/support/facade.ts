@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterAll } from 'vitest';
-import { labels } from '../../src/api/index.ts';
+import { labels, type HostPolicy } from '../../src/api/index.ts';
 import { ensureApiKey } from '../../src/facade/api-keys.ts';
 import type { RepositoryLister } from '../../src/facade/ports.ts';
 import { startFacade, type InformerSource, type RunningFacade } from '../../src/facade/start.ts';
@@ -48,7 +48,9 @@ export interface CallResult {
   headers: Headers;
 }
 
-export async function startTestFacade(options: { observeTimeoutMs?: number; repositories?: RepositoryLister; manager?: InformerSource } = {}): Promise<TestFacade> {
+export async function startTestFacade(
+  options: { observeTimeoutMs?: number; repositories?: RepositoryLister; manager?: InformerSource; hostPolicy?: HostPolicy } = {},
+): Promise<TestFacade> {
   const kubeConfig = testKubeConfig();
   const operatorNamespace = await useNamespace('berth-op');
   const organization = async (): Promise<Organization> => {
@@ -77,6 +79,7 @@ export async function startTestFacade(options: { observeTimeoutMs?: number; repo
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
     ...(options.repositories ? { repositories: options.repositories } : {}),
     ...(options.manager ? { manager: options.manager } : {}),
+    ...(options.hostPolicy ? { hostPolicy: options.hostPolicy } : {}),
   });
   afterAll(() => facade.close());
 

@@ -53,3 +53,12 @@ app.kubernetes.io/part-of: berth
 {{- define "berth.runsFacade" -}}
 {{- if has "facade" .Values.components }}true{{ end }}
 {{- end }}
+
+{{- /* Hosts no deployment's custom_url may claim: Berth's own API's (facade.ingress) and customUrls.reservedHosts. */}}
+{{- define "berth.reservedHosts" -}}
+{{- $hosts := list }}
+{{- if .Values.facade.ingress.enabled }}
+{{- range .Values.facade.ingress.hosts }}{{ $hosts = append $hosts .host }}{{ end }}
+{{- end }}
+{{- join "," (concat $hosts .Values.customUrls.reservedHosts | uniq) }}
+{{- end }}

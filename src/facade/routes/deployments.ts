@@ -5,9 +5,19 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { canonicalDeploymentType, deploymentKind, deploymentPhases, type Deployment } from '../../api/index.ts';
+import {
+  canonicalDeploymentType,
+  customHostIndex,
+  customHostOf,
+  deploymentKind,
+  deploymentPhases,
+  hostRefusal,
+  openHostPolicy,
+  type Deployment,
+  type HostClaim,
+} from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
-import { conflict, notFound } from '../errors.ts';
+import { conflict, invalidField, notFound } from '../errors.ts';
 import { deploymentSecretName, planDeploymentCreate, planDeploymentPatch, renderDeployment, type DeploymentPlan } from '../deployment-plan.ts';
 import { createKeyedSerializer } from '../keyed-serializer.ts';
 import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
@@ -15,7 +25,6 @@ import { waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret, writeOwnedSecretOrUndo } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import type { FacadeDependencies } from '../ports.ts';
-import type { ObjectWriter } from '../kube-writer.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
@@ -104,6 +113,7 @@ async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: 
   const alreadyExists = `Deployment ${body.name} already exists.`;
   if (deps.cache.deployments.get(tenant.namespace, body.name)) throw conflict(alreadyExists);
   const plan = planDeploymentCreate(body);
+  checkCustomHost(deps, { metadata: {}, spec: plan.spec });
   await checkUploaded(deps, tenant.namespace, body.name, archivePathOf(body.source_revision_config));
   const created = await writer
     .create(deploymentKind, tenant.namespace, renderDeployment(tenant.namespace, body.name, plan.spec))
@@ -120,9 +130,23 @@ async function patchDeployment(deps: FacadeDependencies, tenant: Tenant, cached:
   if (newArchive != null && newArchive !== cached.spec.sourceRevisionConfig?.sourceTarballPath) {
     await checkUploaded(deps, tenant.namespace, name, newArchive);
   }
-  return retryOnConflict(() => writePatch(deps.writer, tenant.namespace, name, id, patch)).catch((error: unknown) =>
+  return retryOnConflict(() => writePatch(deps, tenant.namespace, name, id, patch)).catch((error: unknown) =>
     clientErrorFromKube(error, { notFound: deploymentNotFound(id) }),
   );
+}
+
+/**
+ * The host a deployment's custom_url claims, checked across the installation before anything is written:
+ * 409 when another deployment claimed it first (never named: it may be another organization's), 422
+ * when the installation keeps it or does not allow its domain. The controller holds the same rule for
+ * what reaches it another way.
+ */
+function checkCustomHost(deps: FacadeDependencies, deployment: HostClaim): void {
+  const host = customHostOf(deployment);
+  if (!host) return;
+  const refused = hostRefusal(deployment, deps.cache.deployments.byIndex(customHostIndex, host), deps.hostPolicy ?? openHostPolicy);
+  if (refused?.reason === 'HostClaimed') throw conflict(`${refused.message}.`);
+  if (refused) throw invalidField(['body', 'source_config', 'custom_url'], refused.message);
 }
 
 /** The `<deployment>-secrets` Secret a plan asks for, if it asks for one. */
@@ -134,12 +158,14 @@ function secretsOf(namespace: string, owner: Deployment, plan: DeploymentPlan): 
  * One attempt at a PATCH from a fresh read: the API server validates the new spec (CEL rules included,
  * a dry run) before the Secret changes, so a refusal changes nothing.
  */
-async function writePatch(writer: ObjectWriter, namespace: string, name: string, id: string, patch: DeploymentPatch) {
+async function writePatch(deps: FacadeDependencies, namespace: string, name: string, id: string, patch: DeploymentPatch) {
+  const { writer } = deps;
   const current = await writer.read<Deployment>(deploymentKind, namespace, name);
   if (!current || current.metadata.uid !== id) throw notFound(deploymentNotFound(id));
   const stored = patch.secrets != null ? await readSecretValues(writer, namespace, deploymentSecretName(name)) : {};
   const plan = planDeploymentPatch(current, patch, stored);
   const next: Deployment = { ...current, spec: plan.spec };
+  if (customHostOf(next) !== customHostOf(current)) checkCustomHost(deps, next);
   const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
   if (specChanged) await writer.replace(deploymentKind, namespace, next, { dryRun: true });
   const valuesChanged = plan.secretValues !== undefined && !sameValues(plan.secretValues, stored);

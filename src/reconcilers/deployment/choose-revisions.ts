@@ -2,7 +2,7 @@
 // then the Revision it describes (made once, named by its digest) and the one to serve (it, or the
 // pinned one). A problem stalls the pass here, with the status it had.
 import { codeHostCredentialKeys } from '../../api/codehost-integration.ts';
-import type { Deployment, Revision } from '../../api/index.ts';
+import { customHostIndex, customHostOf, hostRefusal, type Deployment, type Revision } from '../../api/index.ts';
 import { secretValues } from '../../codehost/credentials.ts';
 import type { DeepReadonly, ReconcileResult } from '../../runtime/index.ts';
 import { revisionDigest } from './digest.ts';
@@ -31,6 +31,9 @@ export type Stop = { stop: ReconcileResult | void };
 
 type Integration = ReturnType<typeof resolveIntegration>;
 
+/** How often a Deployment whose host is refused looks again (the claim before it may have gone). */
+const hostRecheckMs = 60_000;
+
 const awaitingSourceMessage =
   'Waiting for the first source archive: ask POST /v2/deployments/{id}/upload-url, PUT the .tar.gz there, then PATCH source_tarball_path (sourceRevisionConfig.sourceTarballPath).';
 const awaitingImageMessage = 'Waiting for the first image: push it to the deployment\'s repository and set sourceRevisionConfig.imageUri (PATCH image_uri).';
@@ -41,6 +44,14 @@ export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deplo
   const { revisions, previousActive, previousLatest } = history;
   // What the status said before: kept while a problem stops this pass before the revision is known.
   const known = { ...(previousLatest ? { latest: previousLatest } : {}), ...(previousActive ? { active: previousActive } : {}) };
+  // A host claimed by an earlier Deployment, reserved or outside the allowed domains (kubectl's way in:
+  // the HTTP API refuses it before writing). Looked at again each minute: the claim may be released.
+  const host = customHostOf(deployment);
+  const refused = host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined;
+  if (refused) {
+    await stall(pass, deployment, refused, known);
+    return { stop: { requeueAfter: hostRecheckMs } };
+  }
   const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) => informers.secrets.get(ns, name));
   if ('problem' in secrets) {
     const problem = awaitedProblem(secrets, owner.name, deployment.metadata.creationTimestamp as unknown as string | undefined, options.now());

@@ -3,6 +3,8 @@
 import type { V1Deployment, V1Ingress, V1Job, V1Pod, V1Secret, V1Service, V1StatefulSet, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import {
   codeHostIntegrationKind,
+  customHostIndex,
+  indexCustomHost,
   fieldManager,
   deploymentKind,
   revisionKind,
@@ -75,7 +77,7 @@ const appliedView = {
 export function deploymentInformers(manager: Manager, namespaces?: string[]): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
   return {
-    deployments: manager.informer<Deployment>(deploymentKind, { ...scope, indexes: { [secretReaderIndex]: indexSecretReaders } }),
+    deployments: manager.informer<Deployment>(deploymentKind, { ...scope, indexes: { [secretReaderIndex]: indexSecretReaders, [customHostIndex]: indexCustomHost } }),
     revisions: manager.informer<Revision>(revisionKind, scope),
     tracingProjects: manager.informer<TracingProject>(tracingProjectKind, scope),
     integrations: manager.informer<CodeHostIntegration>(codeHostIntegrationKind, scope),

@@ -1,4 +1,5 @@
 // What an installation chooses about Deployments: images, the registry builds push to, revision retention.
+import { openHostPolicy, type HostPolicy } from '../../api/index.ts';
 import { defaultRevisionRetention } from './revisions.ts';
 
 export interface DeploymentControllerOptions {
@@ -31,6 +32,8 @@ export interface DeploymentControllerOptions {
   /** How long an internal_source or internal_docker Deployment waits for its first source archive or image
    * before it is Stalled (SourceNeverArrived, ImageNeverArrived). Default 30 min. */
   firstInputDeadlineMs: number;
+  /** The custom URL hosts Deployments may claim (src/api/custom-hosts.ts). Default: any, none reserved. */
+  hostPolicy: HostPolicy;
   /** Keys reconciled in parallel. */
   concurrency: number;
   /** Watch only these namespaces. Default: all. */
@@ -53,6 +56,7 @@ export const defaultDeploymentControllerOptions: DeploymentControllerOptions = {
   buildPrivileged: true,
   sourcePollIntervalMs: 60_000,
   firstInputDeadlineMs: 30 * 60_000,
+  hostPolicy: openHostPolicy,
   concurrency: 4,
   now: () => new Date(),
 };

@@ -8,7 +8,8 @@ import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './auto
 import { backingServices, scaling } from './backing.ts';
 import { builtImage, graphCheck, langgraphCliVersion, renderBuildJob } from './build-job.ts';
 import { cpuQuantity, memoryQuantity, resourceRequirements, revisionLabel } from './common.ts';
-import { parseCustomUrl, renderIngress } from './ingress.ts';
+import { parseCustomUrl } from '../../../api/index.ts';
+import { renderIngress } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
 import { renderRedis } from './redis.ts';
 import { renderRevision } from './revision.ts';

@@ -1,11 +1,12 @@
 // Everything a Deployment runs, rendered in one call: the set of workload manifests for a spec and the
 // revision being served. Pure; the reconciler applies what differs from the cache and prunes the rest.
+import { parseCustomUrl } from '../../../api/index.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
 import { renderApplication, renderApplicationService, renderQueueWorker, type ServingRevision } from './application.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
 import { backingServices } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
-import { parseCustomUrl, renderIngress } from './ingress.ts';
+import { renderIngress } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
 import { renderRedis, renderRedisService } from './redis.ts';
 import type { DeploymentSpecInput } from './spec.ts';

@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { hostRefusal, openHostPolicy, parseCustomUrl, type HostClaim } from './custom-hosts.ts';
+
+const claim = (uid: string | undefined, createdAt: string, customUrl?: string): HostClaim => ({
+  metadata: { ...(uid ? { uid } : {}), creationTimestamp: createdAt },
+  spec: { sourceConfig: customUrl ? { customUrl } : {} },
+});
+
+describe('hostRefusal', () => {
+  const earlier = claim('b-uid', '2026-11-26T10:00:00Z', 'https://shop.example.com');
+  const later = claim('a-uid', '2026-11-26T11:00:00Z', 'shop.EXAMPLE.com/store');
+
+  it('lets the earliest claim of a host keep it, by creation time and then uid', () => {
+    expect(hostRefusal(earlier, [earlier, later], openHostPolicy)).toBeUndefined();
+    expect(hostRefusal(later, [earlier, later], openHostPolicy)).toEqual({ reason: 'HostClaimed', message: 'custom_url host shop.example.com is claimed by another deployment' });
+    const twin = claim('c-uid', '2026-11-26T10:00:00Z', 'https://shop.example.com');
+    expect(hostRefusal(twin, [earlier, twin], openHostPolicy)?.reason).toBe('HostClaimed');
+    expect(hostRefusal(earlier, [earlier, twin], openHostPolicy)).toBeUndefined();
+  });
+
+  it('refuses any claim of a claimed host for a deployment not yet created', () => {
+    expect(hostRefusal(claim(undefined, '', 'https://shop.example.com'), [earlier], openHostPolicy)?.reason).toBe('HostClaimed');
+    expect(hostRefusal(claim(undefined, '', 'https://free.example.com'), [], openHostPolicy)).toBeUndefined();
+  });
+
+  it('keeps reserved hosts and the allowed domains', () => {
+    const policy = { allowedDomains: ['apps.example.com'], reservedHosts: ['API.apps.example.com'] };
+    expect(hostRefusal(claim('x', '', 'https://api.apps.example.com/v2'), [], policy)?.reason).toBe('HostReserved');
+    expect(hostRefusal(claim('x', '', 'https://evil.com'), [], policy)?.reason).toBe('HostNotAllowed');
+    expect(hostRefusal(claim('x', '', 'https://xapps.example.com'), [], policy)?.reason).toBe('HostNotAllowed');
+    expect(hostRefusal(claim('x', '', 'https://a.b.apps.example.com'), [], policy)).toBeUndefined();
+    expect(hostRefusal(claim('x', '', 'https://apps.example.com'), [], policy)).toBeUndefined();
+    expect(hostRefusal(claim('x', ''), [], policy)).toBeUndefined();
+  });
+
+  it('reads the host as the Ingress does', () => {
+    expect(parseCustomUrl('https://API.example.com/app')).toEqual({ host: 'api.example.com', path: '/app' });
+    expect(parseCustomUrl('https://10.0.0.1/')).toBeUndefined();
+  });
+});
