@@ -466,6 +466,15 @@ describe('a Deployment built from a code-host repository', () => {
     expect(deployed.status).toMatchObject({ status: 'DEPLOYED', imageUri: `${registry}/${namespace}/${name}:${revision.metadata.name}` });
   });
 
+  it('stalls a repository away from its integration\'s host: no revision, no build, the token sent nowhere', async () => {
+    const name = 'foreign-host';
+    const spec = codehostSpec('main');
+    await createDeployment(name, { ...spec, sourceConfig: { ...spec.sourceConfig, repoUrl: 'https://collector.example/acme/app' } });
+    const stalled = await waitForDeployment(name, (d) => condition(d, 'Stalled')?.reason === 'RepositoryHostMismatch', 'Stalled RepositoryHostMismatch');
+    expect(condition(stalled, 'Stalled')?.message).toBe("spec.sourceConfig.repoUrl must be on the integration's host github.com: its credentials go nowhere else");
+    expect(await revisionsOf(name)).toEqual([]);
+  });
+
   it('reports BUILD_FAILED and Stalled when the build Job fails', async () => {
     const name = 'broken-build';
     await createDeployment(name, codehostSpec('refs/heads/broken'));

@@ -18,7 +18,8 @@ let github: FakeGitHub;
 let token: string;
 
 beforeAll(async () => {
-  github = await FakeGitHub.start();
+  // A GitHub Enterprise: repositories on the API's host, where the integration's token may go.
+  github = await FakeGitHub.start({ htmlBaseUrl: 'http://127.0.0.1' });
   // No Deployment controller here: a create answers after a short wait for an observation that never comes.
   t = await startTestFacade({ observeTimeoutMs: 300 });
   const alice = github.account('alice');
@@ -59,7 +60,7 @@ describe('GET /v1/integrations/codehost/{integration_id}/repos', () => {
     expect(response.body).toHaveLength(130);
     for (const repository of response.body) expectTable(repository, repositoryTable);
     expect(response.body[0]).toMatchObject({ host_integration_id: id, owner: 'alice', default_branch: 'main' });
-    expect(response.body[0].url).toMatch(/^https:\/\/github\.com\/alice\/repo-/);
+    expect(response.body[0].url).toMatch(/^http:\/\/127\.0\.0\.1\/alice\/repo-/);
   });
 
   it('lists fields a deployment-creation body takes as they are', async () => {

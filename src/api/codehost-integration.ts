@@ -33,6 +33,28 @@ export type CodeHostIntegrationStatus = z.infer<typeof codeHostIntegrationStatus
 
 export type CodeHostIntegration = KindObject<'CodeHostIntegration', CodeHostIntegrationSpec, CodeHostIntegrationStatus>;
 
+/** The public services' hosts of repositories, when an integration names no base URL. */
+const publicRepositoryHosts: Record<(typeof codeHostProviders)[number], string> = { github: 'github.com', gitlab: 'gitlab.com' };
+
+/**
+ * The host an integration's credentials belong to: its base URL's host (GitHub Enterprise and a
+ * self-managed GitLab serve repositories and API on one host), or the public service's.
+ */
+export function repositoryHostOf(spec: { readonly provider?: string; readonly baseUrl?: string }): string {
+  if (spec.baseUrl && URL.canParse(spec.baseUrl)) return new URL(spec.baseUrl).hostname.toLowerCase();
+  return publicRepositoryHosts[(spec.provider ?? 'github') as keyof typeof publicRepositoryHosts] ?? publicRepositoryHosts.github;
+}
+
+/**
+ * Why an integration's credentials must not go to `repoUrl`, or undefined: its host is not the
+ * integration's. The token is then sent nowhere: not to read the branch, not to the clone step. Pure.
+ */
+export function repositoryHostRefusal(repoUrl: string, spec: { readonly provider?: string; readonly baseUrl?: string }): string | undefined {
+  const host = URL.canParse(repoUrl) ? new URL(repoUrl).hostname.toLowerCase() : undefined;
+  const expected = repositoryHostOf(spec);
+  return host === expected ? undefined : `repo_url must be on the integration's host ${expected}: its credentials go nowhere else`;
+}
+
 export const codeHostIntegrationKind = {
   kind: 'CodeHostIntegration',
   plural: 'codehostintegrations',

@@ -13,6 +13,7 @@ import {
   deploymentPhases,
   hostRefusal,
   openHostPolicy,
+  repositoryHostRefusal,
   type Deployment,
   type HostClaim,
 } from '../../api/index.ts';
@@ -24,7 +25,7 @@ import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
 import { waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret, writeOwnedSecretOrUndo } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
-import type { FacadeDependencies } from '../ports.ts';
+import { byUid, type FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
@@ -114,6 +115,7 @@ async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: 
   if (deps.cache.deployments.get(tenant.namespace, body.name)) throw conflict(alreadyExists);
   const plan = planDeploymentCreate(body);
   checkCustomHost(deps, { metadata: {}, spec: plan.spec });
+  checkRepositoryHost(deps, tenant.namespace, plan.spec);
   await checkUploaded(deps, tenant.namespace, body.name, archivePathOf(body.source_revision_config));
   const created = await writer
     .create(deploymentKind, tenant.namespace, renderDeployment(tenant.namespace, body.name, plan.spec))
@@ -144,9 +146,20 @@ async function patchDeployment(deps: FacadeDependencies, tenant: Tenant, cached:
 function checkCustomHost(deps: FacadeDependencies, deployment: HostClaim): void {
   const host = customHostOf(deployment);
   if (!host) return;
-  const refused = hostRefusal(deployment, deps.cache.deployments.byIndex(customHostIndex, host), deps.hostPolicy ?? openHostPolicy);
+  // A new claim: any other claimant refuses it, however old (the controller settles claims by age).
+  const others = deps.cache.deployments.byIndex(customHostIndex, host).filter((other) => other.metadata.uid !== deployment.metadata.uid);
+  const refused = hostRefusal({ metadata: {}, ...(deployment.spec ? { spec: deployment.spec } : {}) }, others, deps.hostPolicy ?? openHostPolicy);
   if (refused?.reason === 'HostClaimed') throw conflict(`${refused.message}.`);
   if (refused) throw invalidField(['body', 'source_config', 'custom_url'], refused.message);
+}
+
+/** A 422 for a repo_url away from its integration's host (a missing integration is the controller's to say). */
+function checkRepositoryHost(deps: FacadeDependencies, namespace: string, spec: Deployment['spec']): void {
+  const { integrationId, repoUrl } = spec.sourceConfig ?? {};
+  if (spec.source !== 'codehost' || !integrationId || !repoUrl) return;
+  const integration = deps.cache.codeHostIntegrations.byIndex(byUid, integrationId).find((candidate) => candidate.metadata.namespace === namespace);
+  const refused = integration ? repositoryHostRefusal(repoUrl, integration.spec) : undefined;
+  if (refused) throw invalidField(['body', 'source_config', 'repo_url'], refused);
 }
 
 /** The `<deployment>-secrets` Secret a plan asks for, if it asks for one. */
@@ -166,6 +179,7 @@ async function writePatch(deps: FacadeDependencies, namespace: string, name: str
   const plan = planDeploymentPatch(current, patch, stored);
   const next: Deployment = { ...current, spec: plan.spec };
   if (customHostOf(next) !== customHostOf(current)) checkCustomHost(deps, next);
+  checkRepositoryHost(deps, namespace, next.spec);
   const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
   if (specChanged) await writer.replace(deploymentKind, namespace, next, { dryRun: true });
   const valuesChanged = plan.secretValues !== undefined && !sameValues(plan.secretValues, stored);

@@ -2,7 +2,7 @@
 // then the Revision it describes (made once, named by its digest) and the one to serve (it, or the
 // pinned one). A problem stalls the pass here, with the status it had.
 import { codeHostCredentialKeys } from '../../api/codehost-integration.ts';
-import { customHostIndex, customHostOf, hostRefusal, type Deployment, type Revision } from '../../api/index.ts';
+import { customHostIndex, customHostOf, hostRefusal, repositoryHostRefusal, type Deployment, type Revision } from '../../api/index.ts';
 import { secretValues } from '../../codehost/credentials.ts';
 import type { DeepReadonly, ReconcileResult } from '../../runtime/index.ts';
 import { revisionDigest } from './digest.ts';
@@ -61,6 +61,8 @@ export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deplo
   }
   const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
   if ('problem' in integration) return { stop: await stall(pass, deployment, integration.problem, known) };
+  const foreignHost = integration.integration && repositoryHostRefusal(spec.sourceConfig?.repoUrl ?? '', integration.integration.spec);
+  if (foreignHost) return { stop: await stall(pass, deployment, { reason: 'RepositoryHostMismatch', message: foreignHost.replace('repo_url', 'spec.sourceConfig.repoUrl') }, known) };
   // A deployment created before its first image or source archive has no revision yet: it waits,
   // Reconciling, until a change brings one.
   const awaiting = awaitedInput(spec, createdAtOf(deployment), options.now(), options.firstInputDeadlineMs);
