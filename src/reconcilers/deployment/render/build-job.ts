@@ -66,15 +66,18 @@ export function builtImage(registry: string, namespace: string, deployment: stri
   return `${registry.replace(/\/+$/, '')}/${namespace}/${deployment}:${revision}`;
 }
 
+/** The token reaches git for the one fetch, on its command line: nothing in the workspace (.git/config)
+ * keeps it for the build commands, or for an image that copies the checkout. */
 const cloneScript = [
   'set -eu',
   'cd /workspace',
   'git init -q .',
   'git remote add origin "$REPO_URL"',
   'if [ -n "${GIT_TOKEN:-}" ]; then',
-  '  git config http.extraHeader "Authorization: Basic $(printf "x-access-token:%s" "$GIT_TOKEN" | base64 | tr -d "\\n")"',
+  '  git -c "http.extraHeader=Authorization: Basic $(printf "x-access-token:%s" "$GIT_TOKEN" | base64 | tr -d "\\n")" fetch -q --depth 1 origin "$REPO_REF"',
+  'else',
+  '  git fetch -q --depth 1 origin "$REPO_REF"',
   'fi',
-  'git fetch -q --depth 1 origin "$REPO_REF"',
   'git checkout -q FETCH_HEAD',
   'git rev-parse HEAD >/dev/termination-log',
 ].join('\n');

@@ -353,6 +353,12 @@ describe('renderBuildJob', () => {
     expect(pod.containers[0]!.volumeMounts).toEqual(expect.arrayContaining([{ name: 'generated', mountPath: '/generated' }]));
   });
 
+  it('gives the token to git for the fetch only, never into the workspace\'s git config', () => {
+    const script = pod.initContainers![0]!.command!.join(' ');
+    expect(script).toContain('git -c "http.extraHeader=Authorization: Basic');
+    expect(script).not.toMatch(/git config /);
+  });
+
   it('reads the code host token from the integration Secret', () => {
     expect(pod.initContainers![0]!.env).toEqual(
       expect.arrayContaining([{ name: 'GIT_TOKEN', valueFrom: { secretKeyRef: { name: 'github-token', key: 'token', optional: true } } }]),
