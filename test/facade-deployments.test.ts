@@ -474,6 +474,9 @@ describe('custom_url hosts, claimed once across the installation', () => {
 
   it('stalls a claim applied with kubectl, makes no Ingress for it, and takes it up once the earlier claim is gone', async () => {
     await create('first-claim', { source_config: { custom_url: 'https://taken.apps.example.com' } });
+    // Claims made in one second are ordered by uid: the second claim is made in a later second.
+    const firstCreated = Date.parse(String((await readDeployment(t.org.namespace, 'first-claim')).metadata.creationTimestamp));
+    await eventually(async () => Date.now() >= firstCreated + 1_000, 5_000, 'a later second');
     const manifest = {
       apiVersion: `${group}/${version}`,
       kind: 'Deployment',
