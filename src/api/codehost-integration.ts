@@ -47,12 +47,13 @@ export function repositoryHostOf(spec: { readonly provider?: string; readonly ba
 
 /**
  * Why an integration's credentials must not go to `repoUrl`, or undefined: its host is not the
- * integration's. The token is then sent nowhere: not to read the branch, not to the clone step. Pure.
+ * integration's. The token is then sent nowhere: not to read the branch, not to the clone step. `field`
+ * names repoUrl as the reader spells it. Pure.
  */
-export function repositoryHostRefusal(repoUrl: string, spec: { readonly provider?: string; readonly baseUrl?: string }): string | undefined {
+export function repositoryHostRefusal(repoUrl: string, spec: { readonly provider?: string; readonly baseUrl?: string }, field = 'repo_url'): string | undefined {
   const host = URL.canParse(repoUrl) ? new URL(repoUrl).hostname.toLowerCase() : undefined;
   const expected = repositoryHostOf(spec);
-  return host === expected ? undefined : `repo_url must be on the integration's host ${expected}: its credentials go nowhere else`;
+  return host === expected ? undefined : `${field} must be on the integration's host ${expected}: its credentials go nowhere else`;
 }
 
 export const codeHostIntegrationKind = {

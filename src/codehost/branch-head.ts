@@ -29,7 +29,8 @@ function fullRef(ref: string): string {
 export function advertisementUrl(repoUrl: string): string {
   const url = URL.canParse(repoUrl) ? new URL(repoUrl) : undefined;
   if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new BranchHeadError('the repository URL is not an http(s) URL');
-  if (url.search || url.hash || repoUrl.includes('#') || repoUrl.includes('?') || url.username || url.password) {
+  // The text, not the parsed URL: an empty query or fragment ('x?', 'x#') parses to none.
+  if (repoUrl.includes('#') || repoUrl.includes('?') || url.username || url.password) {
     throw new BranchHeadError('the repository URL has a query, a fragment or user information');
   }
   const base = `${url.origin}${url.pathname}`.replace(/\/+$/, '').replace(/\.git$/, '');

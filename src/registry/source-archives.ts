@@ -170,8 +170,7 @@ export function archiveCheck(limits: ArchiveLimits) {
   let size = 0;
   let unpacked = 0;
   let failure: SourceArchiveError | undefined;
-  let settle!: { resolve: (value: { layer: Descriptor; uncompressed: string }) => void; reject: (error: unknown) => void };
-  const done = new Promise<{ layer: Descriptor; uncompressed: string }>((resolve, reject) => (settle = { resolve, reject }));
+  const { promise: done, ...settle } = Promise.withResolvers<{ layer: Descriptor; uncompressed: string }>();
   done.catch(() => undefined);
   const stream = new Transform({
     transform(chunk: Buffer, _encoding, callback) {

@@ -13,9 +13,6 @@ import { berthCacheDir } from '../cache-dir.ts';
 const run = promisify(execFile);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const buildScript = join(repoRoot, 'scripts/node-images/build-rootfs.sh');
-/** The agent server's base image is a Debian root with PyPI's wheels, not a copy of host packages. */
-const agentServerDir = join(repoRoot, 'scripts/agent-server');
-const agentServerFiles = ['build-rootfs.sh', 'base-build.sh', 'requirements.txt', 'image.env', 'api-pyproject.toml', 'healthcheck.py', 'entrypoint.sh'].map((file) => join(agentServerDir, file));
 
 /** The images a node needs, and the example app. */
 export type ImageName =
@@ -46,9 +43,19 @@ const packagesOf: Record<ImageName, string[]> = {
   'agent-server': [],
 };
 
-/** How an image's root filesystem is made: the script and its arguments, given the output folder. */
-function buildCommand(name: ImageName, outdir: string): string[] {
-  return name === 'agent-server' ? [agentServerFiles[0]!, outdir] : [buildScript, name, outdir];
+/**
+ * How an image's root filesystem is made: the script and its arguments, given the output folder, and the
+ * files whose content makes the image. The agent server's base image is a Debian root with PyPI's wheels
+ * (scripts/agent-server), not a copy of host packages.
+ */
+function recipeOf(name: ImageName): { command: (outdir: string) => string[]; files: string[] } {
+  if (name === 'agent-server') {
+    const dir = join(repoRoot, 'scripts/agent-server');
+    const script = join(dir, 'build-rootfs.sh');
+    const inputs = ['base-build.sh', 'requirements.txt', 'image.env', 'api-pyproject.toml', 'healthcheck.py', 'entrypoint.sh'].map((file) => join(dir, file));
+    return { command: (outdir) => [script, outdir], files: [script, ...inputs] };
+  }
+  return { command: (outdir) => [buildScript, name, outdir], files: [buildScript, join(repoRoot, 'scripts/node-images/pause.c')] };
 }
 
 interface ImageConfig {
@@ -87,8 +94,7 @@ async function packageVersions(packages: string[]): Promise<string> {
 
 async function contentKey(name: ImageName, inputs: BuildInputs): Promise<string> {
   const hash = createHash('sha256').update(name);
-  const scripts = name === 'agent-server' ? agentServerFiles : [buildScript, join(repoRoot, 'scripts/node-images/pause.c')];
-  for (const file of [...scripts, ...(inputs.files ?? [])]) {
+  for (const file of [...recipeOf(name).files, ...(inputs.files ?? [])]) {
     hash.update(file).update(existsSync(file) ? readFileSync(file) : '');
   }
   hash.update(JSON.stringify(inputs.env ?? {})).update(await packageVersions(packagesOf[name]));
@@ -105,7 +111,7 @@ export async function buildImage(name: ImageName, inputs: BuildInputs = {}, log:
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { recursive: true });
     try {
-      await run('bash', buildCommand(name, partial), { env: { ...process.env, ...inputs.env }, maxBuffer: 16 << 20 });
+      await run('bash', recipeOf(name).command(partial), { env: { ...process.env, ...inputs.env }, maxBuffer: 16 << 20 });
       writeFileSync(join(partial, '.complete'), '');
       rmSync(dir, { recursive: true, force: true });
       renameSync(partial, dir);

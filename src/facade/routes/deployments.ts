@@ -15,7 +15,6 @@ import {
   openHostPolicy,
   repositoryHostRefusal,
   type Deployment,
-  type HostClaim,
 } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { conflict, invalidField, notFound } from '../errors.ts';
@@ -114,7 +113,7 @@ async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: 
   const alreadyExists = `Deployment ${body.name} already exists.`;
   if (deps.cache.deployments.get(tenant.namespace, body.name)) throw conflict(alreadyExists);
   const plan = planDeploymentCreate(body);
-  checkCustomHost(deps, { metadata: {}, spec: plan.spec });
+  checkCustomHost(deps, plan.spec);
   checkRepositoryHost(deps, tenant.namespace, plan.spec);
   await checkUploaded(deps, tenant.namespace, body.name, archivePathOf(body.source_revision_config));
   const created = await writer
@@ -143,12 +142,14 @@ async function patchDeployment(deps: FacadeDependencies, tenant: Tenant, cached:
  * when the installation keeps it or does not allow its domain. The controller holds the same rule for
  * what reaches it another way.
  */
-function checkCustomHost(deps: FacadeDependencies, deployment: HostClaim): void {
-  const host = customHostOf(deployment);
+function checkCustomHost(deps: FacadeDependencies, spec: Deployment['spec'], uid?: string): void {
+  // A new claim (no uid, no age): any other claimant refuses it, however old; the controller settles
+  // stored claims by age.
+  const claim = { metadata: {}, spec };
+  const host = customHostOf(claim);
   if (!host) return;
-  // A new claim: any other claimant refuses it, however old (the controller settles claims by age).
-  const others = deps.cache.deployments.byIndex(customHostIndex, host).filter((other) => other.metadata.uid !== deployment.metadata.uid);
-  const refused = hostRefusal({ metadata: {}, ...(deployment.spec ? { spec: deployment.spec } : {}) }, others, deps.hostPolicy ?? openHostPolicy);
+  const others = deps.cache.deployments.byIndex(customHostIndex, host).filter((other) => other.metadata.uid !== uid);
+  const refused = hostRefusal(claim, others, deps.hostPolicy ?? openHostPolicy);
   if (refused?.reason === 'HostClaimed') throw conflict(`${refused.message}.`);
   if (refused) throw invalidField(['body', 'source_config', 'custom_url'], refused.message);
 }
@@ -178,7 +179,7 @@ async function writePatch(deps: FacadeDependencies, namespace: string, name: str
   const stored = patch.secrets != null ? await readSecretValues(writer, namespace, deploymentSecretName(name)) : {};
   const plan = planDeploymentPatch(current, patch, stored);
   const next: Deployment = { ...current, spec: plan.spec };
-  if (customHostOf(next) !== customHostOf(current)) checkCustomHost(deps, next);
+  if (customHostOf(next) !== customHostOf(current)) checkCustomHost(deps, next.spec, id);
   checkRepositoryHost(deps, namespace, next.spec);
   const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
   if (specChanged) await writer.replace(deploymentKind, namespace, next, { dryRun: true });

@@ -54,15 +54,15 @@ export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deplo
   }
   const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) => informers.secrets.get(ns, name));
   if ('problem' in secrets) {
-    const problem = awaitedProblem(secrets, owner.name, deployment.metadata.creationTimestamp as unknown as string | undefined, options.now());
+    const problem = awaitedProblem(secrets, owner.name, createdAtOf(deployment), options.now());
     await stall(pass, deployment, problem, known);
     // The Secret's arrival enqueues the Deployment; this re-check turns the wait into Stalled if it never comes.
     return { stop: problem.awaited ? { requeueAfter: facadeSecretGraceMs } : undefined };
   }
   const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
   if ('problem' in integration) return { stop: await stall(pass, deployment, integration.problem, known) };
-  const foreignHost = integration.integration && repositoryHostRefusal(spec.sourceConfig?.repoUrl ?? '', integration.integration.spec);
-  if (foreignHost) return { stop: await stall(pass, deployment, { reason: 'RepositoryHostMismatch', message: foreignHost.replace('repo_url', 'spec.sourceConfig.repoUrl') }, known) };
+  const foreignHost = integration.integration && repositoryHostRefusal(spec.sourceConfig?.repoUrl ?? '', integration.integration.spec, 'spec.sourceConfig.repoUrl');
+  if (foreignHost) return { stop: await stall(pass, deployment, { reason: 'RepositoryHostMismatch', message: foreignHost }, known) };
   // A deployment created before its first image or source archive has no revision yet: it waits,
   // Reconciling, until a change brings one.
   const awaiting = awaitedInput(spec, createdAtOf(deployment), options.now(), options.firstInputDeadlineMs);
