@@ -3,7 +3,10 @@
 # which scripts/build-base-image.sh needs) when missing, starts dockerd as root when no engine answers,
 # and waits until it does. Safe to run again: it changes nothing when the engine is already up. The
 # engine it starts reaches the node's registries (10.243.0.1:5000, and :5001 for pushed images) over plain
-# HTTP (daemon.json's insecure-registries), as `docker pull` and `docker push` of the node tests need.
+# HTTP (daemon.json's insecure-registries), as `docker pull` and `docker push` of the node tests need, and
+# takes the node's registry as its mirror of Docker Hub (registry-mirrors): no image can be pulled from
+# Docker Hub here, and the agent server's base image, langchain/langgraph-api, is built on the node and
+# kept in its registry under that name, as the reference's client pulls it before a local build.
 set -euo pipefail
 
 log_dir="${BERTH_DOCKER_LOG_DIR:-${TMPDIR:-/tmp}/berth-docker}"
@@ -20,13 +23,15 @@ if (( ${#missing[@]} )); then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
 fi
 
-# The node's registries in daemon.json's insecure-registries (kept with whatever else the file says):
-# an engine reads them at start and again on SIGHUP.
+# The node's registries in daemon.json's insecure-registries, and the first as a Docker Hub mirror (kept
+# with whatever else the file says): an engine reads both at start and again on SIGHUP.
 registries=(10.243.0.1:5000 10.243.0.1:5001)
+mirror=http://10.243.0.1:5000
 reaches_registries() {
   local configs registry
-  configs=$(docker info --format '{{json .RegistryConfig.IndexConfigs}}' 2>/dev/null) || return 1
+  configs=$(docker info --format '{{json .RegistryConfig}}' 2>/dev/null) || return 1
   for registry in "${registries[@]}"; do [[ $configs == *"\"$registry\""* ]] || return 1; done
+  [[ $configs == *"\"$mirror/\""* || $configs == *"\"$mirror\""* ]]
 }
 add_insecure_registries() {
   [[ $(id -u) == 0 ]] || { echo "need root to add ${registries[*]} to /etc/docker/daemon.json" >&2; return 1; }
@@ -35,10 +40,13 @@ add_insecure_registries() {
 import json, os, sys
 path = "/etc/docker/daemon.json"
 config = json.load(open(path)) if os.path.exists(path) and os.path.getsize(path) > 0 else {}
-known = config.setdefault("insecure-registries", [])
-known.extend(r for r in sys.argv[1:] if r not in known)
+def add(key, values):
+    known = config.setdefault(key, [])
+    known.extend(v for v in values if v not in known)
+add("insecure-registries", sys.argv[2:])
+add("registry-mirrors", sys.argv[1:2])
 json.dump(config, open(path, "w"), indent=2)
-' "${registries[@]}"
+' "$mirror" "${registries[@]}"
 }
 
 if docker info >/dev/null 2>&1; then

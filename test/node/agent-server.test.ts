@@ -6,14 +6,18 @@
 // image, langchain/langgraph-api:3.11, which the node resolves to the one built here from Debian's
 // Python and PyPI's wheels. The deployed server answers /ok and runs the graph; a configuration file
 // naming a graph that is not there fails the build with the step, the file and the error, while the
-// previous revision keeps serving.
+// previous revision keeps serving. The client's other paths, unchanged too: its default with a Docker
+// engine (it pulls the base image, which the engine's Docker Hub mirror, the node's registry, has; builds
+// locally; pushes with the deployment's push token; PATCHes the digest), and --image-uri.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually } from '../support/cluster.ts';
+import { pushRegistryAddress } from '../../src/dev/node/network.ts';
+import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
+import { eventually, testKubeConfig } from '../support/cluster.ts';
 import { langgraphCli } from '../support/langgraph-cli.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
@@ -22,7 +26,15 @@ import { sourceBuildFlags } from './support.ts';
 
 const execFileAsync = promisify(execFile);
 
+/** A Docker engine that takes the node's registry as its Docker Hub mirror (scripts/start-docker.sh
+ * starts one so; CI always runs it): what the client's default path, a local build, needs. */
+const useDocker = await execFileAsync('docker', ['info', '--format', '{{json .RegistryConfig.Mirrors}}'], { timeout: 10_000, encoding: 'utf8' }).then(
+  ({ stdout }) => stdout.includes('10.243.0.1:5000'),
+  () => false,
+);
+
 let berth: BerthProcess;
+let registry: PushRegistry | undefined;
 let tool: Api;
 let workdir: string;
 let project: string;
@@ -31,6 +43,7 @@ let id: string;
 let namespace: string;
 
 beforeAll(async () => {
+  if (process.env.CI === 'true' && !useDocker) throw new Error('CI runs this with a Docker engine whose Docker Hub mirror is the node registry (.ci/run starts one first with scripts/start-docker.sh)');
   const { operatorNamespace, key, id: organization, ...org } = await useOrganization('agents');
   namespace = org.namespace;
   workdir = mkdtempSync(join(tmpdir(), 'berth-agents-'));
@@ -38,7 +51,9 @@ beforeAll(async () => {
   cpSync(join(import.meta.dirname, 'fixtures', 'agent-project'), project, { recursive: true });
   berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), ...(await sourceBuildFlags())]);
   await waitReady(berth);
-  const api = `http://127.0.0.1:${await berth.facadePort()}/api-host`;
+  const berthUrl = `http://127.0.0.1:${await berth.facadePort()}`;
+  const api = `${berthUrl}/api-host`;
+  if (useDocker) registry = await startPushRegistry({ dir: join(workdir, 'registry'), kubeConfig: testKubeConfig(), operatorNamespace, berthUrl });
   tool = httpApi(api, { 'x-api-key': key, 'X-Tenant-ID': organization });
   // What a user of the client sets: the control plane's address, the API key and the organization.
   clientEnv = { PATH: process.env.PATH, HOME: workdir, LANGGRAPH_HOST_URL: api, LANGGRAPH_HOST_API_KEY: key, LANGSMITH_TENANT_ID: organization };
@@ -53,6 +68,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
+  await registry?.stop();
   await berth?.stop();
   if (workdir) rmSync(workdir, { recursive: true, force: true });
 });
@@ -76,8 +92,10 @@ async function postJson(url: string, body: unknown): Promise<{ status: number; b
 describe('an agent server deployed by the reference client', () => {
   let url: string;
 
-  it('deploys with the remote build, the Dockerfile made from langgraph.json, and serves the graph', async () => {
-    await client(['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
+  it('deploys with the remote build, the Dockerfile made from langgraph.json, streaming its build log once, and serves the graph', async () => {
+    const output = await client(['deploy', '--remote', '--verbose', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
+    // --verbose polls the build log by its offsets: each line printed once, in order.
+    expect(output.split('\n').filter((line) => line.includes('making the Dockerfile from langgraph.json'))).toHaveLength(1);
     const deployment = await tool.ok('GET', `/v2/deployments/${id}`);
     expect(deployment.source_revision_config.graph_config_path).toBe('langgraph.json');
     const revision = await tool.ok('GET', `/v2/deployments/${id}/revisions/${deployment.latest_revision_id}`);
@@ -98,8 +116,11 @@ describe('an agent server deployed by the reference client', () => {
   });
 
   it('fails a build whose configuration file names a graph that is not there, saying where, while the server keeps serving', async () => {
-    writeFileSync(join(project, 'langgraph.json'), JSON.stringify({ python_version: '3.11', dependencies: ['.'], graphs: { agent: './agent.py:graph', typo: './agent.py:grpah' } }));
+    const config = join(project, 'langgraph.json');
+    const good = readFileSync(config, 'utf8');
+    writeFileSync(config, JSON.stringify({ python_version: '3.11', dependencies: ['.'], graphs: { agent: './agent.py:graph', typo: './agent.py:grpah' } }));
     await expect(client(['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json'])).rejects.toThrow();
+    writeFileSync(config, good);
     const deployment = await tool.ok('GET', `/v2/deployments/${id}`);
     const revision = await revisionReaches(tool, id, deployment.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED'], { timeoutMs: 60_000 });
     expect(revision.status).toBe('BUILD_FAILED');
@@ -110,14 +131,41 @@ describe('an agent server deployed by the reference client', () => {
     expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'still here' } })).toEqual({ status: 200, body: { text: 'STILL HERE!' } });
   });
 
-  it('lists deployments, revisions and listeners with the client, and deletes the deployment', async () => {
+  let pushed: string;
+
+  it.runIf(useDocker)('deploys by its default path with a Docker engine: builds locally on the base image, pushes with the push token, PATCHes the digest', async () => {
+    const output = await client(['deploy', '--name', 'agent-local', '--no-input', '-c', 'langgraph.json']);
+    const localId = /Deployment ID: (\S+)/.exec(output)?.[1] ?? '';
+    const deployment = await tool.ok('GET', `/v2/deployments/${localId}`);
+    expect(deployment.source).toBe('internal_docker');
+    pushed = deployment.source_revision_config.image_uri;
+    expect(pushed).toMatch(new RegExp(`^${pushRegistryAddress}/${namespace}/agent-local@sha256:[0-9a-f]{64}$`));
+    const revision = await tool.ok('GET', `/v2/deployments/${localId}/revisions/${deployment.latest_revision_id}`);
+    expect(revision.status, revision.status_message).toBe('DEPLOYED');
+    await eventually(async () => (await fetch(`${deployment.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200, 120_000, 'the local build answering /ok');
+    expect(await postJson(`${deployment.url}/runs/wait`, { assistant_id: 'agent', input: { text: 'built here' } })).toEqual({ status: 200, body: { text: 'BUILT HERE!' } });
+  });
+
+  it.runIf(useDocker)('deploys a published image with --image-uri as an external_docker deployment', async () => {
+    const output = await client(['deploy', '--image-uri', pushed, '--name', 'agent-image', '--no-input']);
+    const imageId = /Deployment ID: (\S+)/.exec(output)?.[1] ?? '';
+    const deployment = await tool.ok('GET', `/v2/deployments/${imageId}`);
+    expect(deployment).toMatchObject({ source: 'external_docker', source_revision_config: { image_uri: pushed } });
+    const revision = await tool.ok('GET', `/v2/deployments/${imageId}/revisions/${deployment.latest_revision_id}`);
+    expect(revision.status, revision.status_message).toBe('DEPLOYED');
+    await eventually(async () => (await fetch(`${deployment.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200, 120_000, 'the published image answering /ok');
+    expect(await postJson(`${deployment.url}/runs/wait`, { assistant_id: 'agent', input: { text: 'by uri' } })).toEqual({ status: 200, body: { text: 'BY URI!' } });
+  });
+
+  it('lists deployments, revisions and listeners with the client, and deletes the deployments', async () => {
     expect(JSON.parse(await client(['deploy', 'list', '--json']))).toContainEqual({ id, name: 'agent' });
     const revisions = await client(['deploy', 'revisions', 'list', id]);
     expect(revisions).toContain('DEPLOYED');
     expect(revisions).toContain('BUILD_FAILED');
     const listeners = JSON.parse(await client(['deploy', 'listeners', 'list', '--json'])) as { compute_config: { k8s_namespaces: string[] } }[];
     expect(listeners.flatMap((listener) => listener.compute_config.k8s_namespaces)).toContain(namespace);
-    await client(['deploy', 'delete', id, '--force']);
-    await eventually(async () => (await tool.call('GET', `/v2/deployments/${id}`)).status === 404, 60_000, 'the deployment gone');
+    const all = JSON.parse(await client(['deploy', 'list', '--json'])) as { id: string; name: string }[];
+    for (const deployment of all) await client(['deploy', 'delete', deployment.id, '--force']);
+    for (const deployment of all) await eventually(async () => (await tool.call('GET', `/v2/deployments/${deployment.id}`)).status === 404, 60_000, `${deployment.name} gone`);
   });
 });
