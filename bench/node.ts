@@ -35,6 +35,7 @@ import { applicationDefaults, applicationReadiness, surgeStrategy } from '../src
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
 import { startBerthProcess, type BerthProcess } from './berth-process.ts';
 import { roundCosts } from './round-costs.ts';
+import { buildPodOf, onlyImageServes, setImage, stepDurations, until, type Pod, type PodList } from './node-steps.ts';
 
 const { values } = parseArgs({
   options: {
@@ -57,17 +58,7 @@ const log = (message: string) => process.stderr.write(`[bench:node ${new Date().
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)]!;
 const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.9) - 1)]!;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(25);
-  }
-}
 
 async function warmStarts(): Promise<{ node: number[]; controlPlane: number[] }> {
   const node: number[] = [];
@@ -91,7 +82,6 @@ async function warmStarts(): Promise<{ node: number[]; controlPlane: number[] }>
   return { node, controlPlane };
 }
 
-type Pod = { metadata?: { creationTimestamp?: string }; spec?: { nodeName?: string }; status?: { phase?: string; conditions?: { type: string; status: string }[] } };
 
 async function podsToRunning(kc: KubeConfig, namespace: string, image: string): Promise<{ running: number[]; scheduled: number[] }> {
   const running: number[] = [];
@@ -172,21 +162,8 @@ async function deploymentRounds(kc: KubeConfig, namespace: string, image: string
   return times;
 }
 
-type PodList = { items: (Pod & { metadata: { deletionTimestamp?: string; labels?: Record<string, string> }; spec: { containers: { image: string }[] }; status: { containerStatuses?: { state?: { waiting?: { reason?: string } } }[] } })[] };
 
 
-/**
- * True once only `image` can get traffic: every pod of the selector not on its way out runs it and is
- * Ready (a pod being deleted is out of the Service's endpoints already; when the kubelet removes its
- * object afterwards depends on its housekeeping period, the same for both).
- */
-async function onlyImageServes(kc: KubeConfig, namespace: string, selector: string, image: string): Promise<true | undefined> {
-  const list = await kubeRequest<PodList>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
-  const live = list.items.filter((pod) => !pod.metadata.deletionTimestamp);
-  if (live.length === 0) return undefined;
-  const serving = live.every((pod) => pod.spec.containers[0]?.image === image && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
-  return serving ? true : undefined;
-}
 
 /** The phase of the Deployment's latest revision, once that is the revision of `image`. */
 async function revisionPhase(kc: KubeConfig, namespace: string, deployment: string, image: string): Promise<string | undefined> {
@@ -201,20 +178,6 @@ async function revisionPhase(kc: KubeConfig, namespace: string, deployment: stri
 }
 
 const mergePatch = (kc: KubeConfig, path: string, body: object) => kubeRequest(kc, { method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
-/**
- * The image change of a baseline apps/v1 Deployment, as `kubectl set image` makes it: a strategic merge
- * patch, which merges the container by name. A JSON merge patch would replace the containers list and
- * drop the probe, ports, environment and requests the baseline was given to match Berth's pod.
- */
-async function setImage(kc: KubeConfig, namespace: string, deployment: string, image: string): Promise<void> {
-  const patched = await kubeRequest<V1Deployment>(kc, {
-    method: 'PATCH',
-    path: `/apis/apps/v1/namespaces/${namespace}/deployments/${deployment}`,
-    body: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
-    contentType: 'application/strategic-merge-patch+json',
-  });
-  if (!patched.spec?.template.spec?.containers[0]?.readinessProbe) throw new Error(`the baseline ${deployment} lost its readiness probe`);
-}
 
 /** Berth as users run it, in its own process (the compiled dist/, as bench/run.ts runs it): the bench's polling never shares its event loop. */
 async function withBerth<T>(namespace: string, work: (berth: BerthProcess) => Promise<T>, env: Record<string, string> = {}): Promise<T> {
@@ -384,24 +347,6 @@ async function failureRounds(kc: KubeConfig, namespace: string, good: string, re
     }
   });
   return times;
-}
-
-type BuildPod = { metadata: { creationTimestamp: string }; status?: { initContainerStatuses?: StepStatus[]; containerStatuses?: StepStatus[] } };
-type StepStatus = { name: string; state?: { terminated?: { startedAt?: string; finishedAt?: string; message?: string } } };
-
-/** Each step's duration in the build pod, from the kubelet's start and finish times. */
-function stepDurations(pod: BuildPod): Record<string, number> {
-  const steps: Record<string, number> = {};
-  for (const step of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
-    const { startedAt, finishedAt } = step.state?.terminated ?? {};
-    if (startedAt && finishedAt) steps[step.name] = Date.parse(finishedAt) - Date.parse(startedAt);
-  }
-  return steps;
-}
-
-async function buildPodOf(kc: KubeConfig, namespace: string, job: string): Promise<BuildPod> {
-  const list = await kubeRequest<{ items: BuildPod[] }>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: `batch.kubernetes.io/job-name=${job}` } });
-  return list.items[0]!;
 }
 
 interface BuildRound {

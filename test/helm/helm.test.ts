@@ -6,13 +6,17 @@
 // adopts it without a write. The steps run in order, on one release.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { nodeIp } from '../../src/dev/node/network.ts';
+import { nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
-import { exampleImage, httpGet, kubectlOk, serviceImage } from '../node/support.ts';
+import { exampleImage, httpGet, kubectlOk, nodeBuildImages, serviceImage } from '../node/support.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
+import { runLanggraph } from '../support/langgraph-cli.ts';
 import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods } from './support.ts';
 
 const release = 'berth';
@@ -46,6 +50,16 @@ beforeAll(async () => {
     '--set', `services.postgres.image=${await serviceImage('postgres')}`,
     '--set', `services.redis.image=${await serviceImage('redis')}`,
   ];
+  // Builds as on a cluster whose registry holds the build images: the node's, which also keeps uploads.
+  const builds = await nodeBuildImages();
+  values.push(
+    '--set', `builder.image=${builds.builder}`,
+    '--set', `builder.gitImage=${builds.git}`,
+    '--set', `builder.toolsImage=${builds.buildTools}`,
+    '--set', `builder.agentToolsImage=${builds.agentTools}`,
+    '--set', `builder.registry=${inject('registry')}`,
+    '--set', `builder.pushRegistry=${pushRegistryAddress}`,
+  );
   images.v1 = await exampleImage('helm-v1');
   images.v2 = await exampleImage('helm-v2');
 });
@@ -164,6 +178,33 @@ describe('helm install onto the real node', () => {
 
     expect(await forbiddenInLogs(namespace)).toEqual([]);
     expect(await forbiddenEvents()).toEqual([]);
+  });
+
+  it('builds and serves an agent server deployed by the reference client through the chart Service, the Dockerfile made from langgraph.json', async () => {
+    printBerthLogs();
+    const created = await api.ok('POST', '/v2/deployments', {
+      name: 'agent',
+      source: 'internal_source',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 } },
+      source_revision_config: {},
+    });
+    const home = mkdtempSync(join(tmpdir(), 'berth-helm-agent-'));
+    try {
+      const project = join(home, 'agent-project');
+      cpSync(join(import.meta.dirname, '..', 'node', 'fixtures', 'agent-project'), project, { recursive: true });
+      await runLanggraph({ api: `${api.url}/api-host`, key, organization, home }, project, ['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+    const deployment = await api.ok('GET', `/v2/deployments/${created.id}`);
+    const revision = await api.ok('GET', `/v2/deployments/${created.id}/revisions/${deployment.latest_revision_id}`);
+    expect(revision.status, revision.status_message).toBe('DEPLOYED');
+    await eventually(async () => (await httpGet(`${deployment.url}/ok`)).status === 200, 120_000, 'the agent server answering /ok');
+    const run = await fetch(`${deployment.url}/runs/wait`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assistant_id: 'agent', input: { text: 'under the chart' } }), signal: AbortSignal.timeout(30_000) });
+    expect(await run.json()).toEqual({ text: 'UNDER THE CHART!' });
+    expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
+    await nothingLeft(['deployments.berth.dev', 'jobs']);
+    expect(await forbiddenInLogs(namespace)).toEqual([]);
   });
 
   let steady: string;

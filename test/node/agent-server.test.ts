@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pushRegistryAddress } from '../../src/dev/node/network.ts';
 import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
 import { eventually, testKubeConfig } from '../support/cluster.ts';
-import { langgraphCli } from '../support/langgraph-cli.ts';
+import { runLanggraph, startLanggraph, type ClientUser } from '../support/langgraph-cli.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
@@ -38,7 +38,7 @@ let registry: PushRegistry | undefined;
 let tool: Api;
 let workdir: string;
 let project: string;
-let clientEnv: NodeJS.ProcessEnv;
+let user: ClientUser;
 let id: string;
 let namespace: string;
 
@@ -55,8 +55,7 @@ beforeAll(async () => {
   const api = `${berthUrl}/api-host`;
   if (useDocker) registry = await startPushRegistry({ dir: join(workdir, 'registry'), kubeConfig: testKubeConfig(), operatorNamespace, berthUrl });
   tool = httpApi(api, { 'x-api-key': key, 'X-Tenant-ID': organization });
-  // What a user of the client sets: the control plane's address, the API key and the organization.
-  clientEnv = { PATH: process.env.PATH, HOME: workdir, LANGGRAPH_HOST_URL: api, LANGGRAPH_HOST_API_KEY: key, LANGSMITH_TENANT_ID: organization };
+  user = { api, key, organization, home: workdir };
   // The platform team sized the deployment for the node's two cores; the client finds it by its name.
   const created = await tool.ok('POST', '/v2/deployments', {
     name: 'agent',
@@ -73,15 +72,8 @@ afterAll(async () => {
   if (workdir) rmSync(workdir, { recursive: true, force: true });
 });
 
-/** The reference client, run in the project as a user runs it; its output, or its failure with the output. */
-async function client(args: string[]): Promise<string> {
-  const { stdout, stderr } = await execFileAsync(await langgraphCli(), args, { cwd: project, env: clientEnv, timeout: 900_000, maxBuffer: 16 << 20 }).catch(
-    (error: { stdout?: string; stderr?: string; message: string }) => {
-      throw new Error(`langgraph ${args.join(' ')} failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
-    },
-  );
-  return `${stdout}${stderr}`;
-}
+/** The reference client, run in the project as its user. */
+const client = (args: string[]) => runLanggraph(user, project, args);
 
 /** A POST with a JSON body to the deployed server, bounded in time. */
 async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
@@ -129,6 +121,22 @@ describe('an agent server deployed by the reference client', () => {
     expect(revision.status_message).toContain('langgraph.json names graphs that are not there');
     expect(deployment.active_revision_id).not.toBe(deployment.latest_revision_id);
     expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'still here' } })).toEqual({ status: 200, body: { text: 'STILL HERE!' } });
+  });
+
+  it('follows the server log with the client: a new run shows up, and no line is printed twice', async () => {
+    const follower = await startLanggraph(user, project, ['deploy', 'logs', '--name', 'agent', '--follow']);
+    try {
+      await eventually(async () => follower.output().includes('\n') || undefined, 30_000, 'the first page of the log');
+      const before = follower.output().length;
+      expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'followed' } })).toEqual({ status: 200, body: { text: 'FOLLOWED!' } });
+      await eventually(async () => follower.output().slice(before).includes('/runs/wait') || undefined, 60_000, 'the new run in the followed log');
+      // Three more polls of the client (one every 2 s), each of which would print a line it saw again.
+      await new Promise((resolve) => setTimeout(resolve, 7_000));
+    } finally {
+      await follower.stop();
+    }
+    const lines = follower.output().split('\n').filter((line) => line.startsWith('['));
+    expect(lines.filter((line, index) => lines.indexOf(line) !== index)).toEqual([]);
   });
 
   let pushed: string;

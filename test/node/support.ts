@@ -29,11 +29,16 @@ export async function serviceImage(name: 'postgres' | 'redis'): Promise<string> 
 
 let buildImages: Promise<BuildImages> | undefined;
 
-/** The images of a codehost build (BuildKit, git, busybox), built and pushed as `berth dev` pushes them:
- * as Berth's flags. */
-export async function buildImageFlags(): Promise<string[]> {
+/** The images of a build (BuildKit, git, the tools, the agent tools), built and pushed once per test
+ * file as `berth dev` pushes them. */
+export function nodeBuildImages(): Promise<BuildImages> {
   buildImages ??= pushBuildImages(inject('nodeBin'));
-  const images = await buildImages;
+  return buildImages;
+}
+
+/** The images of a build as Berth's flags. */
+export async function buildImageFlags(): Promise<string[]> {
+  const images = await nodeBuildImages();
   return ['--builder-image', images.builder, '--git-image', images.git, '--build-tools-image', images.buildTools, '--agent-tools-image', images.agentTools];
 }
 

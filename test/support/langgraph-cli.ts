@@ -1,6 +1,6 @@
 // The reference's deploy client, langgraph-cli, as a user installs it: from PyPI, at a pinned version,
 // in a virtual environment kept in Berth's cache (made once per version, then reused).
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -24,4 +24,45 @@ export async function langgraphCli(): Promise<string> {
   await run(join(dir, 'bin', 'pip'), ['install', '--quiet', `langgraph-cli==${langgraphCliVersion}`], { maxBuffer: 16 << 20 });
   writeFileSync(join(dir, '.complete'), '');
   return command;
+}
+
+/** What a user of the client sets: the control plane's address (Berth's API under /api-host), the API
+ * key and the organization; HOME is the user's own, so no setting of this machine's user leaks in. */
+export interface ClientUser {
+  api: string;
+  key: string;
+  organization: string;
+  home: string;
+}
+
+function clientEnv(user: ClientUser): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: user.home, LANGGRAPH_HOST_URL: user.api, LANGGRAPH_HOST_API_KEY: user.key, LANGSMITH_TENANT_ID: user.organization };
+}
+
+/** The reference client, run in `project` as a user runs it: its output, or its failure with the output. */
+export async function runLanggraph(user: ClientUser, project: string, args: string[]): Promise<string> {
+  const env = clientEnv(user);
+  const { stdout, stderr } = await run(await langgraphCli(), args, { cwd: project, env, timeout: 900_000, maxBuffer: 16 << 20 }).catch(
+    (error: { stdout?: string; stderr?: string; message: string }) => {
+      throw new Error(`langgraph ${args.join(' ')} failed: ${error.message}\n${error.stdout ?? ''}\n${error.stderr ?? ''}`);
+    },
+  );
+  return `${stdout}${stderr}`;
+}
+
+/** A client command that runs until stopped (`deploy logs --follow`): what it printed so far, and a stop
+ * as a user's Ctrl-C. */
+export async function startLanggraph(user: ClientUser, project: string, args: string[]): Promise<{ output(): string; stop(): Promise<void> }> {
+  const child = spawn(await langgraphCli(), args, { cwd: project, env: clientEnv(user), stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    output: () => output,
+    async stop() {
+      child.kill('SIGINT');
+      await exited;
+    },
+  };
 }

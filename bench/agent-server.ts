@@ -1,0 +1,203 @@
+// `npm run bench:agents [-- --rounds N]`: an agent server from its sources to serving, by the reference's
+// own client (`langgraph deploy --remote`: upload, PATCH, remote build from langgraph.json, rollout),
+// against the same image built and run directly on the node: the build Job Berth renders, created at once
+// from the same uploaded archive, then the same image change on a plain apps/v1 Deployment of Berth's own
+// pod template. Each round changes the graph's answer; the ratio is Berth's median and p90 over the
+// baseline's. Berth's time is broken down (upload and PATCH, Job queued, each build step, built to
+// DEPLOYED, DEPLOYED to the client's return) so the note can say where it goes.
+// Needs root and the cached binaries and images (the node suite or `npm start` builds them).
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { randomUUID } from 'node:crypto';
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { installCrds } from '../src/dev/install-crds.ts';
+import { startLocalCluster, type LocalCluster } from '../src/dev/local-cluster.ts';
+import { nodeBinaries, pushBuildImages, pushServiceImages } from '../src/dev/node/node.ts';
+import { pushRegistryAddress } from '../src/dev/node/network.ts';
+import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
+import { buildSteps, renderBuildJob } from '../src/reconcilers/deployment/render/build-job.ts';
+import { applyObject } from '../src/runtime/apply.ts';
+import { kubeRequest } from '../src/runtime/kube-request.ts';
+import { fieldManager } from '../src/api/group.ts';
+import { runLanggraph, type ClientUser } from '../test/support/langgraph-cli.ts';
+import { startBerthProcess } from './berth-process.ts';
+import { buildPodOf, onlyImageServes, setImage, stepDurations, until } from './node-steps.ts';
+import { percentile } from './stats.ts';
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, out: { type: 'string', default: 'bench/results/agent-server.json' } } });
+const rounds = Number(values.rounds);
+const log = (message: string) => process.stderr.write(`[bench:agents ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const median = (xs: number[]) => percentile(xs, 50);
+const p90 = (xs: number[]) => percentile(xs, 90);
+
+interface Round {
+  berthMs: number;
+  baselineMs: number;
+  /** Berth's time: the client's upload and PATCH (to the Revision), the Job's wait for its pod, each
+   * build step, the built image to DEPLOYED, and DEPLOYED to the client's return (its poll). */
+  berth: { uploadMs: number; queuedMs: number; steps: Record<string, number>; rolloutMs: number; clientPollMs: number };
+  baseline: { jobMs: number; steps: Record<string, number>; rolloutMs: number };
+}
+
+type Job = { metadata: { creationTimestamp: string }; spec: { template: { spec: { initContainers?: { name: string; env?: { name: string; value?: string }[] }[] } } }; status?: { succeeded?: number; failed?: number; completionTime?: string } };
+type Revision = { metadata: { name: string; creationTimestamp: string }; status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[] } };
+
+/** The graph answers with `suffix` after the upper-cased input: each round's sources differ. */
+function writeGraph(project: string, suffix: string): void {
+  const file = join(project, 'agent.py');
+  writeFileSync(file, readFileSync(file, 'utf8').replace(/\.upper\(\) \+ "[^"]*"/, `.upper() + "${suffix}"`));
+}
+
+/** True once the server at `url` runs the graph of this round. */
+async function answers(url: string, suffix: string): Promise<true | undefined> {
+  const response = await fetch(`${url}/runs/wait`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assistant_id: 'agent', input: { text: 'x' } }), signal: AbortSignal.timeout(5_000) });
+  return ((await response.json()) as { text?: string }).text === `X${suffix}` ? true : undefined;
+}
+
+let cluster: LocalCluster | undefined;
+const dataDir = mkdtempSync(join(tmpdir(), 'berth-bench-agents-'));
+try {
+  cluster = await startLocalCluster({ dataDir, ephemeral: true, node: 'required', forwardDns: false });
+  const kc = new KubeConfig();
+  kc.loadFromFile(cluster.controlPlane.kubeconfigPath);
+  await installCrds(kc, join(import.meta.dirname, '../crds'));
+  const operatorNamespace = `bench-agents-op-${Date.now()}`;
+  const namespace = `bench-agents-${Date.now()}`;
+  await kubeRequest(kc, { method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: operatorNamespace } } });
+  const organization = randomUUID();
+  await ensureOrganizationNamespace(kc, namespace, organization);
+  const { key } = await ensureApiKey(kc, operatorNamespace, [organization]);
+  const registry = cluster.node!.registry;
+  const [images, services] = await Promise.all([pushBuildImages(nodeBinaries()), pushServiceImages(nodeBinaries())]);
+  const berth = await startBerthProcess({
+    kubeconfigPath: cluster.controlPlane.kubeconfigPath,
+    operatorNamespace,
+    watchNamespaces: [operatorNamespace, namespace],
+    components: ['controller', 'facade'],
+    logFile: join(dataDir, 'berth.log'),
+    env: {
+      BERTH_REGISTRY: registry,
+      BERTH_PUSH_REGISTRY: pushRegistryAddress,
+      BERTH_BUILDER_IMAGE: images.builder,
+      BERTH_GIT_IMAGE: images.git,
+      BERTH_BUILD_TOOLS_IMAGE: images.buildTools,
+      BERTH_AGENT_TOOLS_IMAGE: images.agentTools,
+      BERTH_POSTGRES_IMAGE: services.postgres,
+      BERTH_REDIS_IMAGE: services.redis,
+    },
+  });
+  try {
+    const api = `${berth.facadeUrl!}/api-host`;
+    const user: ClientUser = { api, key, organization, home: dataDir };
+    const project = join(dataDir, 'agent-project');
+    cpSync(join(import.meta.dirname, '../test/node/fixtures/agent-project'), project, { recursive: true });
+    const headers = { 'x-api-key': key, 'x-tenant-id': organization, 'content-type': 'application/json' };
+    const created = (await (await fetch(`${api}/v2/deployments`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ name: 'agent', source: 'internal_source', source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 } }, source_revision_config: {} }),
+    })).json()) as { id: string; url: string };
+    const deploy = () => runLanggraph(user, project, ['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
+    const latestRevision = async () => {
+      const object = await kubeRequest<{ status?: { latestRevisionName?: string } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/agent` });
+      return kubeRequest<Revision>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${object.status!.latestRevisionName!}` });
+    };
+    const getJob = (name: string) => kubeRequest<Job>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${name}` });
+
+    // Round 0, untimed: the first build (the node caches the base image) and the baseline's Deployment,
+    // Berth's own pod template under its own labels.
+    writeGraph(project, '!0');
+    await deploy();
+    await until(() => answers(created.url, '!0'), 120_000);
+    const rendered = await kubeRequest<{ spec: { strategy: object; template: { spec: object } } }>(kc, { method: 'GET', path: `/apis/apps/v1/namespaces/${namespace}/deployments/agent` });
+    await applyObject(kc, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'agent-plain', namespace },
+      spec: { replicas: 1, strategy: rendered.spec.strategy, selector: { matchLabels: { app: 'agent-plain' } }, template: { metadata: { labels: { app: 'agent-plain' } }, spec: rendered.spec.template.spec } },
+    } as never, fieldManager);
+    await until(() => onlyImageServes(kc, namespace, 'app=agent-plain', (rendered.spec.template.spec as { containers: { image: string }[] }).containers[0]!.image), 180_000);
+
+    const results: Round[] = [];
+    for (let i = 1; i <= rounds; i++) {
+      const suffix = `!${i}`;
+      writeGraph(project, suffix);
+      // Berth: the client from its start until it returns; serving once the new graph answers.
+      const began = performance.now();
+      const startedAt = Date.now();
+      await deploy();
+      const clientDone = Date.now();
+      await until(() => answers(created.url, suffix), 120_000);
+      const berthMs = performance.now() - began;
+      const revision = await latestRevision();
+      const job = await getJob(`${revision.metadata.name}-build`);
+      const pod = await buildPodOf(kc, namespace, `${revision.metadata.name}-build`);
+      const steps = stepDurations(pod);
+      const deployedAt = Date.parse(revision.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? '');
+      const jobDone = Date.parse(job.status?.completionTime ?? '');
+      const firstStep = pod.status?.initContainerStatuses?.[0]?.state?.terminated?.startedAt;
+      const berthRound = {
+        uploadMs: Date.parse(revision.metadata.creationTimestamp) - startedAt,
+        queuedMs: firstStep ? Date.parse(firstStep) - Date.parse(job.metadata.creationTimestamp) : 0,
+        steps,
+        rolloutMs: deployedAt - jobDone,
+        clientPollMs: clientDone - deployedAt,
+      };
+
+      // Baseline: the same build Job from the same archive, created at once; then the plain Deployment.
+      const fetchEnv = job.spec.template.spec.initContainers?.find((c) => c.name === buildSteps.fetch)?.env ?? [];
+      const envOf = (name: string) => fetchEnv.find((e) => e.name === name)?.value ?? '';
+      const baselineBegan = performance.now();
+      const baselineJob = renderBuildJob({
+        owner: { name: 'baseline', namespace, uid: '00000000-0000-4000-8000-000000000000' },
+        revisionName: `baseline-${i}`,
+        sources: { kind: 'archive', manifestUrl: envOf('MANIFEST_URL'), blobsUrl: envOf('BLOBS_URL') },
+        graphConfigPath: 'langgraph.json',
+        images: { git: images.git, tools: images.buildTools, builder: images.builder, agentTools: images.agentTools },
+        registry,
+        privileged: true,
+      });
+      delete (baselineJob.metadata as { ownerReferences?: unknown }).ownerReferences;
+      await applyObject(kc, baselineJob as never, fieldManager);
+      const jobName = baselineJob.metadata!.name!;
+      await until(async () => {
+        const current = await getJob(jobName);
+        if (current.status?.failed) throw new Error(`baseline build ${jobName} failed`);
+        return current.status?.succeeded ? true : undefined;
+      }, 300_000);
+      const jobMs = performance.now() - baselineBegan;
+      const baselinePod = await buildPodOf(kc, namespace, jobName);
+      const metadata = JSON.parse(baselinePod.status!.containerStatuses![0]!.state!.terminated!.message!) as Record<string, string>;
+      const image = `${registry}/${namespace}/baseline:baseline-${i}@${metadata['containerimage.digest']}`;
+      const switched = performance.now();
+      await setImage(kc, namespace, 'agent-plain', image);
+      await until(() => onlyImageServes(kc, namespace, 'app=agent-plain', image), 180_000);
+      const baselineRollout = performance.now() - switched;
+      results.push({ berthMs, baselineMs: jobMs + baselineRollout, berth: berthRound, baseline: { jobMs, steps: stepDurations(baselinePod), rolloutMs: baselineRollout } });
+      const stepText = (s: Record<string, number>) => Object.entries(s).map(([name, ms]) => `${name} ${seconds(ms)}`).join(', ');
+      log(
+        `round ${i}/${rounds}: Berth ${seconds(berthMs)} (upload+PATCH ${seconds(berthRound.uploadMs)}, queued ${seconds(berthRound.queuedMs)}, ${stepText(steps)}, built to DEPLOYED ${seconds(berthRound.rolloutMs)}, client poll ${seconds(berthRound.clientPollMs)}); ` +
+          `built directly + apps/v1 ${seconds(jobMs + baselineRollout)} (Job ${seconds(jobMs)}: ${stepText(stepDurations(baselinePod))}; rollout ${seconds(baselineRollout)})`,
+      );
+    }
+    const berthTimes = results.map((r) => r.berthMs);
+    const baselineTimes = results.map((r) => r.baselineMs);
+    const summary = {
+      machine: { cpus: (await import('node:os')).cpus().length },
+      rounds: results,
+      ratioMedian: median(berthTimes) / median(baselineTimes),
+      ratioP90: p90(berthTimes) / p90(baselineTimes),
+    };
+    mkdirSync(dirname(values.out), { recursive: true });
+    writeFileSync(values.out, `${JSON.stringify(summary, null, 2)}\n`);
+    log(`sources to serving, the client's remote build vs the same build Job + apps/v1: median ratio ${summary.ratioMedian.toFixed(2)}, p90 ratio ${summary.ratioP90.toFixed(2)} (Berth median ${seconds(median(berthTimes))}, baseline median ${seconds(median(baselineTimes))})`);
+  } finally {
+    await berth.stop();
+  }
+} finally {
+  await cluster?.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+}

@@ -1,0 +1,69 @@
+// Steps the node benchmarks share: waiting on the API server, reading a build pod's steps, and the
+// image change and serving check of a baseline apps/v1 Deployment.
+import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import type { V1Deployment } from '@kubernetes/client-node';
+import { kubeRequest } from '../src/runtime/kube-request.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The check's first defined answer, polled every 25 ms; a failed check counts as no answer yet. */
+export async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error('timed out');
+    await sleep(25);
+  }
+}
+
+export type Pod = { metadata?: { creationTimestamp?: string }; spec?: { nodeName?: string }; status?: { phase?: string; conditions?: { type: string; status: string }[] } };
+
+export type PodList = { items: (Pod & { metadata: { deletionTimestamp?: string; labels?: Record<string, string> }; spec: { containers: { image: string }[] }; status: { containerStatuses?: { state?: { waiting?: { reason?: string } } }[] } })[] };
+
+/**
+ * True once only `image` can get traffic: every pod of the selector not on its way out runs it and is
+ * Ready (a pod being deleted is out of the Service's endpoints already; when the kubelet removes its
+ * object afterwards depends on its housekeeping period, the same for both).
+ */
+export async function onlyImageServes(kc: KubeConfig, namespace: string, selector: string, image: string): Promise<true | undefined> {
+  const list = await kubeRequest<PodList>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
+  const live = list.items.filter((pod) => !pod.metadata.deletionTimestamp);
+  if (live.length === 0) return undefined;
+  const serving = live.every((pod) => pod.spec.containers[0]?.image === image && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+  return serving ? true : undefined;
+}
+
+/**
+ * The image change of a baseline apps/v1 Deployment, as `kubectl set image` makes it: a strategic merge
+ * patch, which merges the container by name. A JSON merge patch would replace the containers list and
+ * drop the probe, ports, environment and requests the baseline was given to match Berth's pod.
+ */
+export async function setImage(kc: KubeConfig, namespace: string, deployment: string, image: string): Promise<void> {
+  const patched = await kubeRequest<V1Deployment>(kc, {
+    method: 'PATCH',
+    path: `/apis/apps/v1/namespaces/${namespace}/deployments/${deployment}`,
+    body: { spec: { template: { spec: { containers: [{ name: 'app', image }] } } } },
+    contentType: 'application/strategic-merge-patch+json',
+  });
+  if (!patched.spec?.template.spec?.containers[0]?.readinessProbe) throw new Error(`the baseline ${deployment} lost its readiness probe`);
+}
+
+export type BuildPod = { metadata: { creationTimestamp: string }; status?: { initContainerStatuses?: StepStatus[]; containerStatuses?: StepStatus[] } };
+type StepStatus = { name: string; state?: { terminated?: { startedAt?: string; finishedAt?: string; message?: string } } };
+
+/** Each step's duration in the build pod, from the kubelet's start and finish times. */
+export function stepDurations(pod: BuildPod): Record<string, number> {
+  const steps: Record<string, number> = {};
+  for (const step of [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])]) {
+    const { startedAt, finishedAt } = step.state?.terminated ?? {};
+    if (startedAt && finishedAt) steps[step.name] = Date.parse(finishedAt) - Date.parse(startedAt);
+  }
+  return steps;
+}
+
+/** The pod of a build Job. */
+export async function buildPodOf(kc: KubeConfig, namespace: string, job: string): Promise<BuildPod> {
+  const list = await kubeRequest<{ items: BuildPod[] }>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: `batch.kubernetes.io/job-name=${job}` } });
+  return list.items[0]!;
+}
