@@ -45,6 +45,19 @@ describe('redact', () => {
   it('masks every occurrence of a known value, not values too short to tell apart', () => {
     expect(redact('a abcd1234 b abcd1234', ['abcd1234', 'ab'])).toBe('a ******** b ********');
   });
+
+  it('masks a value in base64 too, whatever precedes it, in both alphabets', () => {
+    const token = 'ghp_0123456789abcdefghij~~~?>>';
+    for (const prefix of ['', 'x', 'x-', 'x-access-token:', 'user:']) {
+      for (const encoding of ['base64', 'base64url'] as const) {
+        const header = `Authorization: Basic ${Buffer.from(`${prefix}${token}`).toString(encoding)}`;
+        const masked = redact(header, [token]);
+        expect(masked).toContain('********');
+        const decoded = Buffer.from(masked.replace('Authorization: Basic ', '').replaceAll('*', ''), encoding).toString('latin1');
+        expect(decoded).not.toContain(token.slice(2, -2));
+      }
+    }
+  });
 });
 
 describe('logPage', () => {

@@ -118,10 +118,32 @@ export function levelOf(message: string): LogLevel {
   return 'info';
 }
 
-/** Every occurrence of a known secret value masked. Values shorter than 4 characters are too common to mask. */
+/**
+ * The characters of any base64 text that holds `value`, whatever precedes it (`x-access-token:` in an
+ * HTTP Basic header, say): for each of the three byte alignments, the characters that depend on the
+ * value's bits alone, in the standard and the URL-safe alphabet.
+ */
+export function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value);
+  const forms = new Set<string>();
+  for (let shift = 0; shift < 3; shift++) {
+    const encoded = Buffer.concat([Buffer.alloc(shift), bytes]).toString('base64');
+    const form = encoded.slice(Math.ceil((8 * shift) / 6), Math.floor((8 * (shift + bytes.length)) / 6));
+    forms.add(form);
+    forms.add(form.replaceAll('+', '-').replaceAll('/', '_'));
+  }
+  return [...forms];
+}
+
+/** Shorter values, and base64 forms, are too common to mask without masking ordinary words. */
+const maskable = (text: string, least: number) => text.length >= least;
+
+/** Every occurrence of a known secret value masked, as it is and in base64. */
 export function redact(message: string, secretValues: readonly string[]): string {
   let result = message;
-  for (const value of secretValues) if (value.length >= 4) result = result.split(value).join('********');
+  for (const value of secretValues.filter((v) => maskable(v, 4))) {
+    for (const form of [value, ...base64Forms(value).filter((f) => maskable(f, 6))]) result = result.split(form).join('********');
+  }
   return result;
 }
 
