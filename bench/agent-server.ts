@@ -37,7 +37,8 @@ interface Round {
   berthMs: number;
   baselineMs: number;
   /** Berth's time: the client's upload and PATCH (to the Revision), the Job's wait for its pod, each
-   * build step, the built image to DEPLOYED, and DEPLOYED to the client's return (its poll). */
+   * build step, the built image to DEPLOYED, and DEPLOYED to the client's return (its poll). The
+   * kubelet's and the API server's timestamps have whole seconds: the parts are read to a second. */
   berth: { uploadMs: number; queuedMs: number; steps: Record<string, number>; rolloutMs: number; clientPollMs: number };
   baseline: { jobMs: number; steps: Record<string, number>; rolloutMs: number };
 }
@@ -59,6 +60,16 @@ async function answers(url: string, suffix: string): Promise<true | undefined> {
 
 let cluster: LocalCluster | undefined;
 const dataDir = mkdtempSync(join(tmpdir(), 'berth-bench-agents-'));
+// Ctrl-C stops the node too: no pod, mount or process is left behind.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the cluster`);
+    void (cluster?.stop() ?? Promise.resolve()).finally(() => {
+      rmSync(dataDir, { recursive: true, force: true });
+      process.exit(130);
+    });
+  });
+}
 try {
   cluster = await startLocalCluster({ dataDir, ephemeral: true, node: 'required', forwardDns: false });
   const kc = new KubeConfig();
@@ -99,7 +110,8 @@ try {
       method: 'POST',
       headers,
       body: JSON.stringify({ name: 'agent', source: 'internal_source', source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 } }, source_revision_config: {} }),
-    })).json()) as { id: string; url: string };
+    })).json()) as { id: string };
+    const deploymentUrl = async () => ((await (await fetch(`${api}/v2/deployments/${created.id}`, { headers })).json()) as { url: string }).url;
     const deploy = () => runLanggraph(user, project, ['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
     const latestRevision = async () => {
       const object = await kubeRequest<{ status?: { latestRevisionName?: string } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/agent` });
@@ -111,7 +123,8 @@ try {
     // Berth's own pod template under its own labels.
     writeGraph(project, '!0');
     await deploy();
-    await until(() => answers(created.url, '!0'), 120_000);
+    const url = await deploymentUrl();
+    await until(() => answers(url, '!0'), 120_000);
     const rendered = await kubeRequest<{ spec: { strategy: object; template: { spec: object } } }>(kc, { method: 'GET', path: `/apis/apps/v1/namespaces/${namespace}/deployments/agent` });
     await applyObject(kc, {
       apiVersion: 'apps/v1',
@@ -127,10 +140,14 @@ try {
       writeGraph(project, suffix);
       // Berth: the client from its start until it returns; serving once the new graph answers.
       const began = performance.now();
-      const startedAt = Date.now();
+      // The Revision's creationTimestamp has whole seconds: its arrival is watched for instead.
+      const previous = (await latestRevision()).metadata.name;
+      let revisionSeenMs = Number.NaN;
+      const watching = until(async () => ((await latestRevision()).metadata.name !== previous ? (revisionSeenMs = performance.now() - began) : undefined), 300_000);
       await deploy();
+      await watching;
       const clientDone = Date.now();
-      await until(() => answers(created.url, suffix), 120_000);
+      await until(() => answers(url, suffix), 120_000);
       const berthMs = performance.now() - began;
       const revision = await latestRevision();
       const job = await getJob(`${revision.metadata.name}-build`);
@@ -140,7 +157,7 @@ try {
       const jobDone = Date.parse(job.status?.completionTime ?? '');
       const firstStep = pod.status?.initContainerStatuses?.[0]?.state?.terminated?.startedAt;
       const berthRound = {
-        uploadMs: Date.parse(revision.metadata.creationTimestamp) - startedAt,
+        uploadMs: revisionSeenMs,
         queuedMs: firstStep ? Date.parse(firstStep) - Date.parse(job.metadata.creationTimestamp) : 0,
         steps,
         rolloutMs: deployedAt - jobDone,

@@ -4,7 +4,7 @@
 import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
 import type { Deployment, Revision } from '../src/api/index.ts';
 import { createInformer, type DeepReadonly, type Informer } from '../src/runtime/index.ts';
-import { childNames } from '../src/reconcilers/deployment/names.ts';
+import { childNames } from '../src/api/child-names.ts';
 import { appsDeploymentResource, deploymentResource, revisionResource } from './fixtures.ts';
 
 export interface ConvergenceWatch {

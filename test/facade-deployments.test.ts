@@ -496,3 +496,38 @@ describe('custom_url hosts, claimed once across the installation', () => {
     await eventually(async () => (await stalledReason(t.otherOrg.namespace, 'second-claim')) !== 'HostClaimed', 15_000, 'the claim taken up');
   });
 });
+
+describe('child names, claimed once in a namespace', () => {
+  const stalled = async (name: string) => (await readDeployment(t.org.namespace, name)).status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True');
+
+  it('refuses a deployment named as another one\'s queue worker with a 409 that says which, and creates nothing', async () => {
+    await create('till');
+    const refused = await t.call('POST', '/v2/deployments', { body: { name: 'till-queue', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'nginx:1' } } });
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toBe('the name till-queue would give its objects the name till-queue, which deployment till already uses; choose another name.');
+    expect((await t.call('GET', '/v2/deployments?name=till-queue')).body.resources).toEqual([]);
+  });
+
+  it('stalls a dotted name applied with kubectl whose objects would be a dashed one\'s, and leaves the first one\'s objects alone', async () => {
+    await create('a-b');
+    const owner = await readDeployment(t.org.namespace, 'a-b');
+    const ownedByFirst = async () => {
+      const got = await kubectl(['get', 'deployments.apps', 'a-b', '-n', t.org.namespace, '-o', 'jsonpath={.metadata.ownerReferences[0].uid}']);
+      return got.code === 0 && got.stdout === owner.metadata.uid;
+    };
+    await eventually(ownedByFirst, 15_000, 'the first deployment\'s workload');
+    await eventually(async () => Date.now() >= Date.parse(String(owner.metadata.creationTimestamp)) + 1_000, 5_000, 'a later second');
+    const manifest = { apiVersion: `${group}/${version}`, kind: 'Deployment', metadata: { name: 'a.b', namespace: t.org.namespace }, spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'busybox:1' } } };
+    const applied = await kubectl(['apply', '-f', '-'], JSON.stringify(manifest));
+    expect(applied.code, applied.stderr).toBe(0);
+    const condition = await eventually(async () => {
+      const found = await stalled('a.b');
+      return found?.reason === 'NameTaken' ? found : undefined;
+    }, 15_000, 'Stalled NameTaken');
+    expect(condition.message).toBe('the name a.b would give its objects the name a-b, a-b-queue, a-b-postgres, a-b-redis, which deployment a-b already uses; choose another name');
+    expect(await ownedByFirst()).toBe(true);
+    // Deleting the refused one takes nothing of the first one's with it.
+    expect((await kubectl(['delete', 'deployments.berth.dev', 'a.b', '-n', t.org.namespace, '--wait=true'])).code).toBe(0);
+    expect(await ownedByFirst()).toBe(true);
+  });
+});

@@ -55,9 +55,9 @@ function within(host: string, domain: string): boolean {
   return host === bare || host.endsWith(`.${bare}`);
 }
 
-/** The earlier of two claims keeps the host: by creation time, then by uid, so every replica agrees. */
-function claimedBefore(a: HostClaim, b: HostClaim): boolean {
-  const at = (d: HostClaim) => String(d.metadata.creationTimestamp ?? '');
+/** The earlier of two claims keeps what both claim: by creation time, then by uid, so every replica agrees. */
+export function claimedBefore(a: Pick<HostClaim, 'metadata'>, b: Pick<HostClaim, 'metadata'>): boolean {
+  const at = (d: Pick<HostClaim, 'metadata'>) => String(d.metadata.creationTimestamp ?? '');
   return at(a) < at(b) || (at(a) === at(b) && (a.metadata.uid ?? '') < (b.metadata.uid ?? ''));
 }
 

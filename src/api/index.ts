@@ -10,3 +10,5 @@ export * from './oauth-provider.ts';
 export * from './codehost-integration.ts';
 export * from './tracing-project.ts';
 export * from './custom-hosts.ts';
+export * from './child-names.ts';
+export * from './name-claims.ts';

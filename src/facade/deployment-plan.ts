@@ -18,10 +18,6 @@ import type { DeepReadonly } from '../runtime/types.ts';
 import { unprocessable, type ValidationProblem } from './errors.ts';
 import { maskedSecretValue, revisionConfigAliases, type DeploymentCreate, type DeploymentPatch } from './wire-schemas.ts';
 
-export function deploymentSecretName(deploymentName: string): string {
-  return `${deploymentName}-secrets`;
-}
-
 type WireObject = Record<string, unknown>;
 
 function secretsProblems(secrets: { name: string }[]): ValidationProblem[] {

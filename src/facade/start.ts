@@ -5,7 +5,9 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
   codeHostIntegrationKind,
+  childNameIndex,
   customHostIndex,
+  indexChildNames,
   deploymentKind,
   indexCustomHost,
   oauthProviderKind,
@@ -88,7 +90,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     namespaces,
     apiKeys: { list: () => apiKeyRecords(apiKeySecrets.list(options.operatorNamespace) as V1Secret[]) },
     oauthProviders: source.informer<OAuthProvider>(oauthProviderKind, scope),
-    deployments: source.informer<Deployment>(deploymentKind, { ...scope, indexes: { [byUid]: uidIndex, [customHostIndex]: indexCustomHost } }),
+    deployments: source.informer<Deployment>(deploymentKind, { ...scope, indexes: { [byUid]: uidIndex, [customHostIndex]: indexCustomHost, [childNameIndex]: indexChildNames } }),
     revisions: source.informer<Revision>(revisionKind, findableById),
     codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, findableById),
     pods: revisionPods(source, options.namespaces && options.namespaces.length > 0 ? options.namespaces : undefined),

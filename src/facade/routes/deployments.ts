@@ -7,7 +7,10 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import {
   canonicalDeploymentType,
+  childNameIndex,
   customHostIndex,
+  nameClaimants,
+  nameRefusal,
   customHostOf,
   deploymentKind,
   deploymentPhases,
@@ -18,7 +21,8 @@ import {
 } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { conflict, invalidField, notFound } from '../errors.ts';
-import { deploymentSecretName, planDeploymentCreate, planDeploymentPatch, renderDeployment, type DeploymentPlan } from '../deployment-plan.ts';
+import { childNames } from '../../api/child-names.ts';
+import { planDeploymentCreate, planDeploymentPatch, renderDeployment, type DeploymentPlan } from '../deployment-plan.ts';
 import { createKeyedSerializer } from '../keyed-serializer.ts';
 import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
 import { waitForGone } from '../observe.ts';
@@ -113,6 +117,7 @@ async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: 
   const alreadyExists = `Deployment ${body.name} already exists.`;
   if (deps.cache.deployments.get(tenant.namespace, body.name)) throw conflict(alreadyExists);
   const plan = planDeploymentCreate(body);
+  checkChildNames(deps, tenant.namespace, body.name);
   checkCustomHost(deps, plan.spec);
   checkRepositoryHost(deps, tenant.namespace, plan.spec);
   await checkUploaded(deps, tenant.namespace, body.name, archivePathOf(body.source_revision_config));
@@ -154,6 +159,13 @@ function checkCustomHost(deps: FacadeDependencies, spec: Deployment['spec'], uid
   if (refused) throw invalidField(['body', 'source_config', 'custom_url'], refused.message);
 }
 
+/** A 409 when the new deployment's children would take names another deployment of the namespace uses. */
+function checkChildNames(deps: FacadeDependencies, namespace: string, name: string): void {
+  const claim = { metadata: { name, namespace } };
+  const refused = nameRefusal(claim, nameClaimants(namespace, name, (key) => deps.cache.deployments.byIndex(childNameIndex, key)));
+  if (refused) throw conflict(`${refused.message}.`);
+}
+
 /** A 422 for a repo_url away from its integration's host (a missing integration is the controller's to say). */
 function checkRepositoryHost(deps: FacadeDependencies, namespace: string, spec: Deployment['spec']): void {
   const { integrationId, repoUrl } = spec.sourceConfig ?? {};
@@ -165,7 +177,7 @@ function checkRepositoryHost(deps: FacadeDependencies, namespace: string, spec: 
 
 /** The `<deployment>-secrets` Secret a plan asks for, if it asks for one. */
 function secretsOf(namespace: string, owner: Deployment, plan: DeploymentPlan): V1Secret | undefined {
-  return plan.secretValues === undefined ? undefined : renderOwnedSecret(namespace, deploymentSecretName(owner.metadata.name!), owner, plan.secretValues);
+  return plan.secretValues === undefined ? undefined : renderOwnedSecret(namespace, childNames(owner.metadata.name!).secrets, owner, plan.secretValues);
 }
 
 /**
@@ -176,7 +188,7 @@ async function writePatch(deps: FacadeDependencies, namespace: string, name: str
   const { writer } = deps;
   const current = await writer.read<Deployment>(deploymentKind, namespace, name);
   if (!current || current.metadata.uid !== id) throw notFound(deploymentNotFound(id));
-  const stored = patch.secrets != null ? await readSecretValues(writer, namespace, deploymentSecretName(name)) : {};
+  const stored = patch.secrets != null ? await readSecretValues(writer, namespace, childNames(name).secrets) : {};
   const plan = planDeploymentPatch(current, patch, stored);
   const next: Deployment = { ...current, spec: plan.spec };
   if (customHostOf(next) !== customHostOf(current)) checkCustomHost(deps, next.spec, id);

@@ -10,7 +10,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Deployment, Revision } from '../../api/index.ts';
-import { childNames } from '../../reconcilers/deployment/names.ts';
+import { childNames } from '../../api/child-names.ts';
 import { podsOfRevision } from '../../reconcilers/deployment/pods.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { invalidField } from '../errors.ts';

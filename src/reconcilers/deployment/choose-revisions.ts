@@ -2,7 +2,7 @@
 // then the Revision it describes (made once, named by its digest) and the one to serve (it, or the
 // pinned one). A problem stalls the pass here, with the status it had.
 import { codeHostCredentialKeys } from '../../api/codehost-integration.ts';
-import { customHostIndex, customHostOf, hostRefusal, repositoryHostRefusal, type Deployment, type Revision } from '../../api/index.ts';
+import { childNameIndex, customHostIndex, customHostOf, hostRefusal, nameClaimants, nameRefusal, repositoryHostRefusal, type Deployment, type Revision } from '../../api/index.ts';
 import { secretValues } from '../../codehost/credentials.ts';
 import type { DeepReadonly, ReconcileResult } from '../../runtime/index.ts';
 import { revisionDigest } from './digest.ts';
@@ -44,10 +44,14 @@ export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deplo
   const { revisions, previousActive, previousLatest } = history;
   // What the status said before: kept while a problem stops this pass before the revision is known.
   const known = { ...(previousLatest ? { latest: previousLatest } : {}), ...(previousActive ? { active: previousActive } : {}) };
-  // A host claimed by an earlier Deployment, reserved or outside the allowed domains (kubectl's way in:
-  // the HTTP API refuses it before writing). Looked at again each minute: the claim may be released.
+  // Names or a host claimed by an earlier Deployment; a host reserved or outside the allowed domains
+  // (kubectl's way in: the HTTP API refuses them before writing). Looked at again each minute: the
+  // claim may be released.
+  // Child names another Deployment of the namespace took first: nothing is written under them.
   const host = customHostOf(deployment);
-  const refused = host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined;
+  const refused =
+    nameRefusal(deployment, nameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(childNameIndex, key))) ??
+    (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined);
   if (refused) {
     await stall(pass, deployment, refused, known);
     return { stop: { requeueAfter: hostRecheckMs } };

@@ -4,7 +4,7 @@
 import { deploymentKind, type Deployment } from '../../api/index.ts';
 import type { DeepReadonly, Informer, ReconcileContext, ReconcileResult } from '../../runtime/index.ts';
 import { childKinds, workloadInformers, type DeploymentInformers } from './informers.ts';
-import { childNames } from './names.ts';
+import { childNames } from '../../api/child-names.ts';
 import type { DeploymentControllerOptions } from './options.ts';
 import type { OwnerDeployment } from './render/common.ts';
 import { conditionVerdict, deploymentPhase, type StatusObservation } from './status.ts';
@@ -63,9 +63,11 @@ export async function finalizeDeployment(
     }
   }
   const postgres = childNames(owner.name).postgres;
-  if (informers.statefulSets.get(owner.namespace, postgres)) {
+  const database = informers.statefulSets.get(owner.namespace, postgres);
+  if (database?.metadata?.ownerReferences?.some((reference) => reference.uid === owner.uid)) {
     // The StatefulSet controller would delete the claim (retention policy Delete); say it here too, so the
-    // data goes with the Deployment wherever that controller is not running.
+    // data goes with the Deployment wherever that controller is not running. Only this Deployment's own:
+    // one refused its names (NameTaken) must not take another's data with it.
     await writer.delete(childKinds.persistentVolumeClaim, owner.namespace, `data-${postgres}-0`);
   }
   if (remaining > 0) return { requeueAfter: recheckAfterMs };

@@ -3,7 +3,9 @@
 import type { V1Deployment, V1Ingress, V1Job, V1Pod, V1Secret, V1Service, V1StatefulSet, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
 import {
   codeHostIntegrationKind,
+  childNameIndex,
   customHostIndex,
+  indexChildNames,
   indexCustomHost,
   fieldManager,
   deploymentKind,
@@ -77,7 +79,7 @@ const appliedView = {
 export function deploymentInformers(manager: Manager, namespaces?: string[]): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
   return {
-    deployments: manager.informer<Deployment>(deploymentKind, { ...scope, indexes: { [secretReaderIndex]: indexSecretReaders, [customHostIndex]: indexCustomHost } }),
+    deployments: manager.informer<Deployment>(deploymentKind, { ...scope, indexes: { [secretReaderIndex]: indexSecretReaders, [customHostIndex]: indexCustomHost, [childNameIndex]: indexChildNames } }),
     revisions: manager.informer<Revision>(revisionKind, scope),
     tracingProjects: manager.informer<TracingProject>(tracingProjectKind, scope),
     integrations: manager.informer<CodeHostIntegration>(codeHostIntegrationKind, scope),

@@ -5,7 +5,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import type { CodeHostIntegration } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { fingerprintSecret, type SecretFingerprint } from './digest.ts';
-import { childNames } from './names.ts';
+import { childNames } from '../../api/child-names.ts';
 import type { SecretEntryInput } from './render/spec.ts';
 import type { Problem } from './status.ts';
 

@@ -13,7 +13,7 @@ import { chooseRevisions } from './choose-revisions.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
 import { cleanupFinalizer, finalizeDeployment } from './finalize.ts';
 import { childKinds } from './informers.ts';
-import { buildJobName, childNames } from './names.ts';
+import { buildJobName, childNames } from '../../api/child-names.ts';
 import type { DeploymentReconcilerDependencies, Pass } from './pass.ts';
 import { recordOutcome, stall } from './record-status.ts';
 import type { ServingRevision } from './render/application.ts';

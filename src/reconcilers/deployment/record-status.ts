@@ -4,7 +4,7 @@ import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition, type Deployment, type Revision } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
-import { childNames } from './names.ts';
+import { childNames } from '../../api/child-names.ts';
 import { optional, type Pass } from './pass.ts';
 import { podsOfRevision, revisionPodsProblem } from './pods.ts';
 import { backingServices, scaling } from './render/backing.ts';

@@ -6,7 +6,7 @@ import { sourceArchiveUrls, uploadIdOf } from '../../registry/source-archives.ts
 import { buildState, builtImageReference } from './build-state.ts';
 import { withAppliedHash } from './compare.ts';
 import type { ChosenRevisions } from './choose-revisions.ts';
-import { buildJobName } from './names.ts';
+import { buildJobName } from '../../api/child-names.ts';
 import { optional, type Pass } from './pass.ts';
 import { podsOfRevision } from './pods.ts';
 import type { ServingRevision } from './render/application.ts';

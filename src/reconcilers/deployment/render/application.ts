@@ -2,7 +2,7 @@
 // queue worker that runs the same image with its own command and environment. Pure: spec in, manifests out.
 import type { V1Container, V1Deployment, V1DeploymentStrategy, V1EnvVar, V1PodTemplateSpec, V1Probe, V1Service } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
-import { childNames } from '../names.ts';
+import { childNames } from '../../../api/child-names.ts';
 import { type BackingServices, type Scaling, scaling } from './backing.ts';
 import { type Component, type OwnerDeployment, childMetadata, resourceRequirements, revisionLabel, selectorLabels, type Sizing } from './common.ts';
 import { asContainers, asEnv, asVolumeMounts, asVolumes, type DeploymentSpecInput } from './spec.ts';

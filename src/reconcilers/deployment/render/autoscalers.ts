@@ -1,6 +1,6 @@
 // HorizontalPodAutoscalers (autoscaling/v2) for the application and the queue worker, from min/max scale.
 import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
-import { childNames } from '../names.ts';
+import { childNames } from '../../../api/child-names.ts';
 import { scaling } from './backing.ts';
 import { type Component, type OwnerDeployment, childMetadata } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';

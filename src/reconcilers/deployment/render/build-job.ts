@@ -7,7 +7,7 @@
 // lines of its log there (build-state.ts reads both). User input reaches the shell only through
 // environment variables, never by splicing it into a script.
 import type { V1Container, V1EnvVar, V1Job } from '@kubernetes/client-node';
-import { buildJobName } from '../names.ts';
+import { buildJobName } from '../../../api/child-names.ts';
 import { type OwnerDeployment, childMetadata, revisionLabel } from './common.ts';
 
 export interface BuildImages {

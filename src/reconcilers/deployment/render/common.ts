@@ -3,7 +3,7 @@
 // was stored and a reconcile that finds nothing to change issues no write).
 import type { V1OwnerReference, V1ResourceRequirements, V1Secret, V1Service } from '@kubernetes/client-node';
 import { apiVersion, labels as berthLabels } from '../../../api/group.ts';
-import { deploymentLabelValue } from '../names.ts';
+import { deploymentLabelValue } from '../../../api/child-names.ts';
 
 export interface OwnerDeployment {
   name: string;

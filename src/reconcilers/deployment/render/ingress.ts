@@ -1,7 +1,7 @@
 // An Ingress for sourceConfig.customUrl, routing the URL's host (and path) to the application Service.
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { CustomUrlRoute } from '../../../api/index.ts';
-import { childNames } from '../names.ts';
+import { childNames } from '../../../api/child-names.ts';
 import { type OwnerDeployment, childMetadata } from './common.ts';
 
 export function renderIngress(owner: OwnerDeployment, route: CustomUrlRoute, ingressClassName?: string): V1Ingress {

@@ -2,7 +2,7 @@
 // Service that gives it a stable DNS name. Headless because a database needs no virtual IP, and
 // cluster IP ranges are small.
 import type { V1Service, V1StatefulSet } from '@kubernetes/client-node';
-import { childNames } from '../names.ts';
+import { childNames } from '../../../api/child-names.ts';
 import { type OwnerDeployment, childMetadata, renderHeadlessService, memoryQuantity, resourceRequirements, selectorLabels } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 

@@ -1,7 +1,7 @@
 // The Deployment's Redis: a cache and queue broker, so no persistence; sized by redisMemoryMb. It
 // requires the password of its credentials Secret (the app receives it in REDIS_URI).
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
-import { childNames } from '../names.ts';
+import { childNames } from '../../../api/child-names.ts';
 import { type OwnerDeployment, childMetadata, renderHeadlessService, cpuQuantity, memoryQuantity, selectorLabels } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 

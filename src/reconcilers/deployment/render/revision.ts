@@ -1,6 +1,6 @@
 // A Revision: the immutable snapshot of a Deployment's revision config, named and labelled by its digest.
 import { apiVersion, labels } from '../../../api/group.ts';
-import { deploymentLabelValue, revisionName } from '../names.ts';
+import { deploymentLabelValue, revisionName } from '../../../api/child-names.ts';
 import { type OwnerDeployment, ownerReference } from './common.ts';
 
 export interface RevisionInput {

@@ -2,7 +2,7 @@
 // ownerReference on purpose: traces outlive the Deployment that produced them, so deleting the
 // Deployment (or garbage collection) must leave the project in place.
 import { apiVersion, labels } from '../../../api/group.ts';
-import { childNames, deploymentLabelValue } from '../names.ts';
+import { childNames, deploymentLabelValue } from '../../../api/child-names.ts';
 import type { OwnerDeployment } from './common.ts';
 
 export interface TracingProjectManifest {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { boundedName, buildJobName, childNames, dnsLabelBase, revisionName } from './names.ts';
+import { boundedName, buildJobName, childNames, dnsLabelBase, revisionName } from './child-names.ts';
 
 const digest = 'abcdef0123456789'.repeat(4);
 
