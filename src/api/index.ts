@@ -12,3 +12,4 @@ export * from './tracing-project.ts';
 export * from './custom-hosts.ts';
 export * from './child-names.ts';
 export * from './name-claims.ts';
+export * from './organization-policy.ts';

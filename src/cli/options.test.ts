@@ -8,6 +8,17 @@ function options(argv: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 describe('parseCommandLine', () => {
+  it('reads an organization policy as JSON and says where a part of it is wrong', () => {
+    expect(options([]).organizationPolicy).toBeUndefined();
+    const policy = { resourceQuota: { 'requests.cpu': '4', pods: '40' }, networkPolicy: { blockedCidrs: ['169.254.169.254/32'] } };
+    expect(options([], { BERTH_ORGANIZATION_POLICY: JSON.stringify(policy) }).organizationPolicy).toEqual({ ...policy, networkPolicy: { ...policy.networkPolicy, ingressFromNamespaces: [] } });
+    // As a chart's `--set organizations.resourceQuota.pods=40` renders it.
+    expect(options(['--organization-policy', '{"resourceQuota":{"pods":40}}']).organizationPolicy).toEqual({ resourceQuota: { pods: '40' } });
+    expect(() => options(['--organization-policy', '{not json'])).toThrow('--organization-policy: expected a JSON object');
+    expect(() => options(['--organization-policy', '{"resourceQuota": {"cpu": "lots"}}'])).toThrow('--organization-policy: resourceQuota.cpu: expected a quantity such as 500m, 2 or 1Gi');
+    expect(() => options(['--organization-policy', '{"quota": {}}'])).toThrow('--organization-policy: ');
+  });
+
   it('defaults dev to loopback addresses without leader election', () => {
     expect(options([])).toMatchObject({
       command: 'dev',

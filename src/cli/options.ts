@@ -2,6 +2,7 @@
 // environment variable so the same image is configured by a chart's `env:` or by `args:`.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { organizationPolicySchema } from '../api/organization-policy.ts';
 
 export const usage = `usage: berth <command> [options]
 
@@ -54,6 +55,9 @@ options (each also read from the environment variable in brackets):
                                postgres:16-alpine; dev with a node: one built here) [BERTH_POSTGRES_IMAGE]
   --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine;
                                dev with a node: one built here)           [BERTH_REDIS_IMAGE]
+  --organization-policy <json> what every organization namespace gets: a ResourceQuota, a LimitRange
+                               and a NetworkPolicy (src/api/organization-policy.ts; default: none)
+                                                                   [BERTH_ORGANIZATION_POLICY]
   --drain-seconds <n>          on SIGTERM, keep answering the HTTP API this long, closing each
                                connection after its response, before stopping: clients move to
                                another replica and none loses a request (default 0) [BERTH_DRAIN_SECONDS]
@@ -103,6 +107,19 @@ const optionsSchema = z.object({
   pushRegistry: z.string().regex(/^[^\s/]+$/, 'expected host[:port]').optional(),
   postgresImage: z.string().min(1).optional(),
   redisImage: z.string().min(1).optional(),
+  organizationPolicy: z
+    .string()
+    .optional()
+    .transform((text, context) => {
+      if (!text) return undefined;
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: 'expected a JSON object' });
+        return z.NEVER;
+      }
+    })
+    .pipe(organizationPolicySchema.optional()),
   drainSeconds: z.coerce.number().int('expected whole seconds').min(0).max(300),
   dataDir: z.string().min(1),
   node: z.enum(['auto', 'required', 'off']),
@@ -139,6 +156,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'push-registry': { type: 'string' },
       'postgres-image': { type: 'string' },
       'redis-image': { type: 'string' },
+      'organization-policy': { type: 'string' },
       'drain-seconds': { type: 'string' },
       'data-dir': { type: 'string' },
       node: { type: 'string' },
@@ -171,13 +189,14 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     pushRegistry: values['push-registry'] ?? env.BERTH_PUSH_REGISTRY,
     postgresImage: values['postgres-image'] ?? env.BERTH_POSTGRES_IMAGE,
     redisImage: values['redis-image'] ?? env.BERTH_REDIS_IMAGE,
+    organizationPolicy: values['organization-policy'] ?? env.BERTH_ORGANIZATION_POLICY,
     drainSeconds: values['drain-seconds'] ?? env.BERTH_DRAIN_SECONDS ?? '0',
     dataDir: values['data-dir'] ?? '.berth/dev',
     node: values.node ?? env.BERTH_NODE ?? 'auto',
   };
   const parsed = optionsSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${flagOf(issue.path)}: ${issue.message}`);
+    const problems = parsed.error.issues.map((issue) => `${flagOf(issue.path)}: ${issue.path.length > 1 ? `${issue.path.slice(1).join('.')}: ` : ''}${issue.message}`);
     throw new Error(problems.join('\n'));
   }
   return { help: false, options: parsed.data };

@@ -5,6 +5,7 @@ import { registerCodeHostIntegrationController } from '../reconcilers/codehost-i
 import { registerDeploymentControllers } from '../reconcilers/deployment/index.ts';
 import { defaultDeploymentControllerOptions } from '../reconcilers/deployment/options.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/controller.ts';
+import { registerOrganizationPolicyController } from '../reconcilers/organization/index.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { Manager, type Logger } from '../runtime/index.ts';
 import { ensureRegistrySigning } from '../registry/signing.ts';
@@ -76,6 +77,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       ...scope,
     });
     registerOAuthProviderController(manager, scope);
+    if (options.organizationPolicy) registerOrganizationPolicyController(manager, { policy: options.organizationPolicy, ...scope });
     codeHost = registerCodeHostIntegrationController(manager, scope);
   }
   await manager.start();

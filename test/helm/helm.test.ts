@@ -49,6 +49,10 @@ beforeAll(async () => {
     '--set', `apiKey.organizations[0]=${organization}`,
     '--set', `services.postgres.image=${await serviceImage('postgres')}`,
     '--set', `services.redis.image=${await serviceImage('redis')}`,
+    // The organization policy under the chart's RBAC: a quota too large to get in the way, and the
+    // network policy (the node does not enforce it: the objects are what is checked).
+    '--set', 'organizations.resourceQuota.pods=100',
+    '--set', 'organizations.networkPolicy.enabled=true',
   ];
   // Builds as on a cluster whose registry holds the build images: the node's, which also keeps uploads.
   const builds = await nodeBuildImages();
@@ -111,6 +115,8 @@ describe('helm install onto the real node', () => {
     const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, release, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
     api = httpApi(`http://${clusterIp}`, { 'x-api-key': key });
     await eventually(async () => (await api.call('GET', '/v2/deployments')).status === 200, 20_000, 'the HTTP API through the chart Service');
+    const policyObjects = async () => (await kubectlOk(['get', 'resourcequota,limitrange,networkpolicy', '-n', apps, '-o', 'name'])).trim().split('\n').sort();
+    expect(await eventually(async () => ((await policyObjects()).length === 2 ? policyObjects() : undefined), 20_000, 'the organization policy in apps')).toEqual(['networkpolicy.networking.k8s.io/berth-organization', 'resourcequota/berth-organization']);
   });
 
   it('serves a Deployment created through the chart Service, with Postgres, Redis, a queue worker and an Ingress, and deletes it with its volume', async () => {

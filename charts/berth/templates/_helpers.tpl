@@ -62,3 +62,14 @@ app.kubernetes.io/part-of: berth
 {{- end }}
 {{- join "," (concat $hosts .Values.customUrls.reservedHosts | uniq) }}
 {{- end }}
+
+{{/* BERTH_ORGANIZATION_POLICY: the parts of .Values.organizations that are set, as JSON; empty when none is. */}}
+{{- define "berth.organizationPolicy" -}}
+{{- $policy := dict }}
+{{- with .Values.organizations.resourceQuota }}{{ $_ := set $policy "resourceQuota" . }}{{ end }}
+{{- with .Values.organizations.limitRange }}{{ $_ := set $policy "limitRange" . }}{{ end }}
+{{- if .Values.organizations.networkPolicy.enabled }}
+{{- $_ := set $policy "networkPolicy" (dict "blockedCidrs" .Values.organizations.networkPolicy.blockedCidrs "ingressFromNamespaces" .Values.organizations.networkPolicy.ingressFromNamespaces) }}
+{{- end }}
+{{- if $policy }}{{ toJson $policy }}{{ end }}
+{{- end }}

@@ -68,6 +68,16 @@ the watched namespaces and the release namespace.
   apiGroups: ["", events.k8s.io]
   resources: [events]
   verbs: [create, patch]
+# The organization policy's objects (organizations.*): read always, so that Berth removes what it made
+# once a part is unset.
+- scope: watched
+  apiGroups: [""]
+  resources: [resourcequotas, limitranges]
+  verbs: [get, list, watch, create, update, patch, delete]
+- scope: watched
+  apiGroups: [networking.k8s.io]
+  resources: [networkpolicies]
+  verbs: [get, list, watch, create, update, patch, delete]
 
 - scope: leader-election
   apiGroups: [coordination.k8s.io]

@@ -1,0 +1,51 @@
+// What an installation imposes on every organization namespace (chart values `organizations`, flag
+// --organization-policy): a ResourceQuota, a LimitRange for containers, and a NetworkPolicy that keeps
+// an organization's pods to themselves, their own databases, cluster DNS and the outside. Each part is
+// optional; an absent part means Berth keeps no such object (and removes the one it made before).
+import { z } from 'zod';
+
+/** A Kubernetes resource quantity: `500m`, `2`, `1Gi`, `1e3`. */
+const quantity = z.preprocess(
+  // A chart's `--set pods=10` arrives as a number.
+  (value) => (typeof value === 'number' ? String(value) : value),
+  z.string().regex(/^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$/, 'expected a quantity such as 500m, 2 or 1Gi'),
+);
+
+/** Quantities by resource name (`cpu`, `memory`, `requests.cpu`, `pods`, ...). */
+const quantities = z.record(z.string().min(1).max(253), quantity);
+
+/** An IPv4 or IPv6 network in CIDR notation. */
+const cidr = z.string().regex(/^([0-9]{1,3}(\.[0-9]{1,3}){3}\/[0-9]{1,2}|[0-9a-fA-F:]+\/[0-9]{1,3})$/, 'expected a network in CIDR notation such as 169.254.169.254/32');
+
+export const organizationPolicySchema = z
+  .object({
+    resourceQuota: quantities.optional().describe('spec.hard of ResourceQuota berth-organization in each organization namespace, e.g. {"requests.cpu": "4", "pods": "40"}.'),
+    limitRange: z
+      .object({
+        default: quantities.optional().describe('Limits of a container that sets none.'),
+        defaultRequest: quantities.optional().describe('Requests of a container that sets none.'),
+        max: quantities.optional().describe('The most a container may ask for.'),
+        min: quantities.optional().describe('The least a container may ask for.'),
+      })
+      .strict()
+      .optional()
+      .describe('The Container limits of LimitRange berth-organization in each organization namespace.'),
+    networkPolicy: z
+      .object({
+        blockedCidrs: z.array(cidr).max(64).describe('Networks pods may not reach even though they are outside the namespace: the cluster\'s pod and node networks, cloud metadata addresses.'),
+        ingressFromNamespaces: z
+          .array(z.record(z.string().min(1).max(317), z.string().max(63)))
+          .max(16)
+          .default([])
+          .describe('Label sets of namespaces whose pods may reach an organization\'s pods besides its own (an ingress controller\'s, a Gateway\'s).'),
+      })
+      .strict()
+      .optional()
+      .describe('NetworkPolicy berth-organization in each organization namespace: pods reach their own namespace, cluster DNS and any address outside blockedCidrs; only their own namespace and ingressFromNamespaces reach them.'),
+  })
+  .strict();
+
+export type OrganizationPolicy = z.output<typeof organizationPolicySchema>;
+
+/** The name of every object the policy makes in an organization namespace. */
+export const organizationPolicyObjectName = 'berth-organization';

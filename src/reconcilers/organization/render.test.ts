@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { organizationPolicySchema } from '../../api/index.ts';
+import { appliedHashOf } from '../deployment/compare.ts';
+import { renderOrganizationPolicy } from './render.ts';
+
+const namespace = { name: 'org-a', uid: '0f0c1a52-7a47-4c36-9d36-4a8d2c6f7b10' };
+
+describe('renderOrganizationPolicy', () => {
+  it('renders nothing for an empty policy', () => {
+    expect(renderOrganizationPolicy(namespace, organizationPolicySchema.parse({}))).toEqual({ resourceQuota: undefined, limitRange: undefined, networkPolicy: undefined });
+  });
+
+  it('renders the quota and the container limits as given, owned by the namespace', () => {
+    const { resourceQuota, limitRange } = renderOrganizationPolicy(namespace, organizationPolicySchema.parse({ resourceQuota: { pods: '10' }, limitRange: { defaultRequest: { cpu: '50m' }, max: { memory: '2Gi' } } }));
+    expect(resourceQuota?.spec).toEqual({ hard: { pods: '10' } });
+    expect(resourceQuota?.metadata?.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Namespace', name: 'org-a', uid: namespace.uid }]);
+    expect(limitRange?.spec).toEqual({ limits: [{ type: 'Container', defaultRequest: { cpu: '50m' }, max: { memory: '2Gi' } }] });
+    expect(appliedHashOf(resourceQuota)).toMatch(/^[0-9a-f]{16}$/);
+  });
+
+  it('keeps pods to their namespace, cluster DNS and the outside but the blocked networks, per address family', () => {
+    const { networkPolicy } = renderOrganizationPolicy(
+      namespace,
+      organizationPolicySchema.parse({ networkPolicy: { blockedCidrs: ['10.244.0.0/16', '169.254.169.254/32', 'fd00::/8'], ingressFromNamespaces: [{ 'kubernetes.io/metadata.name': 'gateway' }] } }),
+    );
+    expect(networkPolicy?.spec).toEqual({
+      podSelector: {},
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ from: [{ podSelector: {} }, { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'gateway' } } }] }],
+      egress: [
+        { to: [{ podSelector: {} }] },
+        { to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }], ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
+        { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.244.0.0/16', '169.254.169.254/32'] } }, { ipBlock: { cidr: '::/0', except: ['fd00::/8'] } }] },
+      ],
+    });
+  });
+});

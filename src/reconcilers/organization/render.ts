@@ -1,0 +1,78 @@
+// The objects an organization policy makes in one organization namespace: a ResourceQuota, a LimitRange
+// and a NetworkPolicy, each named berth-organization and labelled as Berth's, owned by the Namespace
+// (they go with it). A part the policy leaves out renders nothing. Pure.
+import type { V1LimitRange, V1ObjectMeta, V1ResourceQuota } from '@kubernetes/client-node';
+import { organizationPolicyObjectName, type OrganizationPolicy } from '../../api/index.ts';
+import { withAppliedHash } from '../deployment/compare.ts';
+
+/** The label that marks what Berth made, and what its informers of these kinds select. */
+export const policyObjectLabels = { 'app.kubernetes.io/managed-by': 'berth', 'app.kubernetes.io/component': 'organization-policy' } as const;
+export const policyObjectSelector = Object.entries(policyObjectLabels).map(([key, value]) => `${key}=${value}`).join(',');
+
+/** A NetworkPolicy as the API server reads it (client-node's type spells `from` as `_from`). */
+export interface NetworkPolicyManifest {
+  apiVersion: 'networking.k8s.io/v1';
+  kind: 'NetworkPolicy';
+  metadata: V1ObjectMeta;
+  spec: object;
+}
+
+export interface OwnerNamespace {
+  name: string;
+  uid: string;
+}
+
+function metadata(namespace: OwnerNamespace) {
+  return {
+    name: organizationPolicyObjectName,
+    namespace: namespace.name,
+    labels: { ...policyObjectLabels },
+    ownerReferences: [{ apiVersion: 'v1', kind: 'Namespace', name: namespace.name, uid: namespace.uid }],
+  };
+}
+
+export function renderResourceQuota(namespace: OwnerNamespace, policy: OrganizationPolicy): V1ResourceQuota | undefined {
+  if (!policy.resourceQuota) return undefined;
+  return withAppliedHash({ apiVersion: 'v1', kind: 'ResourceQuota', metadata: metadata(namespace), spec: { hard: policy.resourceQuota } });
+}
+
+export function renderLimitRange(namespace: OwnerNamespace, policy: OrganizationPolicy): V1LimitRange | undefined {
+  if (!policy.limitRange) return undefined;
+  return withAppliedHash({ apiVersion: 'v1', kind: 'LimitRange', metadata: metadata(namespace), spec: { limits: [{ type: 'Container', ...policy.limitRange }] } });
+}
+
+/** Cluster DNS, which every pod needs whatever else it may reach. */
+const clusterDns = {
+  to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+  ports: [
+    { protocol: 'UDP', port: 53 },
+    { protocol: 'TCP', port: 53 },
+  ],
+};
+
+/** Every address of one family but the blocked networks. */
+function outside(cidr: string, except: string[]) {
+  return { ipBlock: { cidr, ...(except.length > 0 ? { except } : {}) } };
+}
+
+export function renderNetworkPolicy(namespace: OwnerNamespace, policy: OrganizationPolicy): NetworkPolicyManifest | undefined {
+  const network = policy.networkPolicy;
+  if (!network) return undefined;
+  const sameNamespace = { podSelector: {} };
+  return withAppliedHash({
+    apiVersion: 'networking.k8s.io/v1' as const,
+    kind: 'NetworkPolicy' as const,
+    metadata: metadata(namespace),
+    spec: {
+      podSelector: {},
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [{ from: [sameNamespace, ...network.ingressFromNamespaces.map((matchLabels) => ({ namespaceSelector: { matchLabels } }))] }],
+      egress: [{ to: [sameNamespace] }, clusterDns, { to: [outside('0.0.0.0/0', network.blockedCidrs.filter((c) => !c.includes(':'))), outside('::/0', network.blockedCidrs.filter((c) => c.includes(':')))] }],
+    },
+  });
+}
+
+/** Every object of the policy for one namespace, by kind; undefined where the policy has no such part. */
+export function renderOrganizationPolicy(namespace: OwnerNamespace, policy: OrganizationPolicy) {
+  return { resourceQuota: renderResourceQuota(namespace, policy), limitRange: renderLimitRange(namespace, policy), networkPolicy: renderNetworkPolicy(namespace, policy) };
+}
