@@ -19,6 +19,13 @@ describe('parseCommandLine', () => {
     expect(() => options(['--organization-policy', '{"quota": {}}'])).toThrow('--organization-policy: ');
   });
 
+  it('asks a quarter of the requests in dev and all of them in run; rollouts wait 600 s for progress by default', () => {
+    expect(options([])).toMatchObject({ requestScale: 0.25, progressDeadlineSeconds: 600 });
+    expect(options(['run'])).toMatchObject({ requestScale: 1, progressDeadlineSeconds: 600 });
+    expect(options(['run', '--request-scale', '0.5', '--progress-deadline-seconds', '120'])).toMatchObject({ requestScale: 0.5, progressDeadlineSeconds: 120 });
+    expect(() => options(['--request-scale', '2'])).toThrow('--request-scale: expected a factor of at most 1');
+  });
+
   it('defaults dev to loopback addresses without leader election', () => {
     expect(options([])).toMatchObject({
       command: 'dev',

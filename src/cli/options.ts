@@ -55,6 +55,13 @@ options (each also read from the environment variable in brackets):
                                postgres:16-alpine; dev with a node: one built here) [BERTH_POSTGRES_IMAGE]
   --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine;
                                dev with a node: one built here)           [BERTH_REDIS_IMAGE]
+  --progress-deadline-seconds <n>
+                               how long a rollout may wait (for room on a node, for its pods to turn
+                               Ready) before its revision is DEPLOY_FAILED (default 600)
+                                                                   [BERTH_PROGRESS_DEADLINE_SECONDS]
+  --request-scale <factor>     multiplies the CPU and memory requests of what deployments run, limits
+                               unchanged, so that a laptop fits several apps (default 1 for run, 0.25
+                               for dev)                                   [BERTH_REQUEST_SCALE]
   --organization-policy <json> what every organization namespace gets: a ResourceQuota, a LimitRange
                                and a NetworkPolicy (src/api/organization-policy.ts; default: none)
                                                                    [BERTH_ORGANIZATION_POLICY]
@@ -107,6 +114,8 @@ const optionsSchema = z.object({
   pushRegistry: z.string().regex(/^[^\s/]+$/, 'expected host[:port]').optional(),
   postgresImage: z.string().min(1).optional(),
   redisImage: z.string().min(1).optional(),
+  progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
+  requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
   organizationPolicy: z
     .string()
     .optional()
@@ -156,6 +165,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'push-registry': { type: 'string' },
       'postgres-image': { type: 'string' },
       'redis-image': { type: 'string' },
+      'progress-deadline-seconds': { type: 'string' },
+      'request-scale': { type: 'string' },
       'organization-policy': { type: 'string' },
       'drain-seconds': { type: 'string' },
       'data-dir': { type: 'string' },
@@ -189,6 +200,9 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     pushRegistry: values['push-registry'] ?? env.BERTH_PUSH_REGISTRY,
     postgresImage: values['postgres-image'] ?? env.BERTH_POSTGRES_IMAGE,
     redisImage: values['redis-image'] ?? env.BERTH_REDIS_IMAGE,
+    progressDeadlineSeconds: values['progress-deadline-seconds'] ?? env.BERTH_PROGRESS_DEADLINE_SECONDS ?? '600',
+    // A laptop is not a cluster: `berth dev` asks a quarter of the requests, so several apps fit.
+    requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? (dev ? '0.25' : '1'),
     organizationPolicy: values['organization-policy'] ?? env.BERTH_ORGANIZATION_POLICY,
     drainSeconds: values['drain-seconds'] ?? env.BERTH_DRAIN_SECONDS ?? '0',
     dataDir: values['data-dir'] ?? '.berth/dev',

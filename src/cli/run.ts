@@ -73,6 +73,8 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       buildPrivileged: options.buildPrivileged,
       sourcePollIntervalMs: options.sourcePollSeconds * 1000,
       firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
+      progressDeadlineSeconds: options.progressDeadlineSeconds,
+      requestScale: options.requestScale,
       hostPolicy,
       ...scope,
     });

@@ -123,6 +123,23 @@ describe('an agent server deployed by the reference client', () => {
     expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'still here' } })).toEqual({ status: 200, body: { text: 'STILL HERE!' } });
   });
 
+  it('fails a build whose configuration file is missing or not one, with the step, the file and the error', async () => {
+    const deployment = await tool.ok('GET', `/v2/deployments/${id}`);
+    const sources = deployment.source_revision_config.source_tarball_path;
+    const cases: [string, string][] = [
+      ['missing.json', 'the sources have no Dockerfile and no configuration file at missing.json (graph_config_path)'],
+      ['pyproject.toml', 'pyproject.toml: not a configuration file langgraph-cli accepts'],
+    ];
+    for (const [config, message] of cases) {
+      const patched = await tool.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { source_tarball_path: sources, graph_config_path: config } });
+      const revision = await revisionReaches(tool, id, patched.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED'], { timeoutMs: 60_000 });
+      expect(revision.status, config).toBe('BUILD_FAILED');
+      expect(revision.status_message, config).toMatch(/^The build failed: step "dockerfile" exited with code 1:\n/);
+      expect(revision.status_message, config).toContain(message);
+    }
+    expect((await tool.ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(deployment.active_revision_id);
+  });
+
   it('follows the server log with the client: a new run shows up, and no line is printed twice', async () => {
     const follower = await startLanggraph(user, project, ['deploy', 'logs', '--name', 'agent', '--follow']);
     try {

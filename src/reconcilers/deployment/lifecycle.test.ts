@@ -119,6 +119,20 @@ describe('targetPhase', () => {
     expect(result).toMatchObject({ phase: 'DEPLOY_FAILED', reason: 'CrashLoopBackOff', message: 'The revision cannot serve: pod p, container app: CrashLoopBackOff' });
   });
 
+  it('waits for capacity while no node fits, saying why, and fails with the scheduler\'s words at the deadline', () => {
+    const wait = { reason: 'Unschedulable', message: 'pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.' };
+    expect(targetPhase({ ...image, rollout: { revision: 'r1', complete: false }, podWait: wait })).toMatchObject({
+      phase: 'DEPLOYING',
+      reason: 'WaitingForCapacity',
+      message: 'Waiting for capacity: pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.',
+    });
+    expect(targetPhase({ ...image, rollout: { revision: 'r1', complete: false, failed: 'ReplicaSet "web-1" has timed out progressing.' }, podWait: wait })).toMatchObject({
+      phase: 'DEPLOY_FAILED',
+      reason: 'ProgressDeadlineExceeded',
+      message: 'The rollout failed: ReplicaSet "web-1" has timed out progressing.; pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.',
+    });
+  });
+
   it('says why a build failed', () => {
     expect(targetPhase({ ...codehost, build: { state: 'failed', message: 'BackoffLimitExceeded' } }).message).toContain('BackoffLimitExceeded');
     expect(targetPhase({ ...codehost, build: { state: 'running', step: 'image', commit: 'c'.repeat(40) } })).toMatchObject({

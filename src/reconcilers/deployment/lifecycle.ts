@@ -72,8 +72,10 @@ export interface TargetObservation {
   serving?: boolean;
   build: BuildState;
   rollout: Rollout;
-  /** Why a pod of this revision will not serve, as the kubelet or the scheduler said it. */
+  /** Why a pod of this revision will not serve, as the kubelet said it. */
   podProblem?: PodProblem;
+  /** Why a pod of this revision waits for a node, as the scheduler said it. */
+  podWait?: PodProblem;
 }
 
 export interface TargetPhase {
@@ -85,6 +87,9 @@ export interface TargetPhase {
   /** The commit a build checked out. */
   repoCommitSha?: string;
 }
+
+/** The reason of a rollout whose pods wait for a node. */
+export const waitingForCapacity = 'WaitingForCapacity';
 
 /** The phase of the revision the Deployment wants to serve. */
 export function targetPhase(o: TargetObservation): TargetPhase {
@@ -122,7 +127,10 @@ function rolloutPhase(o: TargetObservation, image: string | undefined): TargetPh
   if (o.rollout.complete || (o.recordedPhase === 'DEPLOYED' && o.serving)) return { phase: 'DEPLOYED', message: 'The revision is serving.', image };
   // The kubelet says so in seconds; the progress deadline only after minutes.
   if (o.podProblem) return { phase: 'DEPLOY_FAILED', message: `The revision cannot serve: ${o.podProblem.message}`, image, reason: o.podProblem.reason };
-  if (o.rollout.failed) return { phase: 'DEPLOY_FAILED', message: `The rollout failed: ${o.rollout.failed}`, image, reason: 'ProgressDeadlineExceeded' };
+  const waiting = o.podWait ? `; ${o.podWait.message}` : '';
+  if (o.rollout.failed) return { phase: 'DEPLOY_FAILED', message: `The rollout failed: ${o.rollout.failed}${waiting}`, image, reason: 'ProgressDeadlineExceeded' };
+  // No node fits yet: the previous revision keeps serving while room is waited for, until the deadline.
+  if (o.podWait) return { phase: 'DEPLOYING', message: `Waiting for capacity: ${o.podWait.message}`, image, reason: waitingForCapacity };
   return { phase: 'DEPLOYING', message: 'The workloads are rolling out.', image };
 }
 

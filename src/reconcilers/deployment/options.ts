@@ -32,6 +32,12 @@ export interface DeploymentControllerOptions {
   /** How long an internal_source or internal_docker Deployment waits for its first source archive or image
    * before it is Stalled (SourceNeverArrived, ImageNeverArrived). Default 30 min. */
   firstInputDeadlineMs: number;
+  /** Scales the CPU and memory requests of everything a Deployment runs (limits unchanged): 1 on a
+   * cluster; `berth dev` asks less of a laptop. */
+  requestScale: number;
+  /** How long a rollout may wait (for room on a node, for pods to turn Ready) before its revision is
+   * DEPLOY_FAILED: the apps/v1 progress deadline. Default 600 s. */
+  progressDeadlineSeconds: number;
   /** The custom URL hosts Deployments may claim (src/api/custom-hosts.ts). Default: any, none reserved. */
   hostPolicy: HostPolicy;
   /** Keys reconciled in parallel. */
@@ -56,6 +62,8 @@ export const defaultDeploymentControllerOptions: DeploymentControllerOptions = {
   buildPrivileged: true,
   sourcePollIntervalMs: 60_000,
   firstInputDeadlineMs: 30 * 60_000,
+  requestScale: 1,
+  progressDeadlineSeconds: 600,
   hostPolicy: openHostPolicy,
   concurrency: 4,
   now: () => new Date(),

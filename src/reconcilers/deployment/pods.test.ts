@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { podChangeMatters, podProblem, podView, revisionPodsProblem } from './pods.ts';
+import { podChangeMatters, podProblem, podView, podWait, revisionPodsProblem } from './pods.ts';
 
 const pod = (name: string, status: V1Pod['status'], deleting = false): V1Pod => ({
   metadata: { name, ...(deleting ? { deletionTimestamp: new Date(0) } : {}) },
@@ -22,14 +22,15 @@ describe('podProblem', () => {
       'CrashLoopBackOff',
       'pod p, container app: CrashLoopBackOff (last exit code 1, Error): back-off 10s',
     ],
-    [
-      'no node that fits',
-      { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 Insufficient cpu.' }] },
-      'Unschedulable',
-      'pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.',
-    ],
   ])('%s', (_, status, reason, message) => {
     expect(podProblem(pod('p', status as V1Pod['status']))).toEqual({ reason, message });
+  });
+
+  it('is no problem but a wait when no node fits: room may appear', () => {
+    const unschedulable = pod('p', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 Insufficient cpu.' }] });
+    expect(podProblem(unschedulable)).toBeUndefined();
+    expect(podWait(unschedulable)).toEqual({ reason: 'Unschedulable', message: 'pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.' });
+    expect(podWait(pod('q', { phase: 'Pending' }))).toBeUndefined();
   });
 
   it.each([

@@ -1,7 +1,7 @@
-// What the pods of a revision say about it: the kubelet's and the scheduler's reasons for a pod that
-// will not serve (an image that cannot be pulled, a container that keeps crashing, a missing Secret
-// key, no node that fits), read from the pod cache so a rollout fails in seconds with the reason
-// instead of after the apps/v1 progress deadline. Pure, but for the cache view.
+// What the pods of a revision say about it: the kubelet's reasons for a pod that will not serve (an
+// image that cannot be pulled, a container that keeps crashing, a missing Secret key), read from the
+// pod cache so a rollout fails in seconds with the reason instead of after the apps/v1 progress
+// deadline; and the scheduler's, for a pod that waits for a node that fits. Pure, but for the cache view.
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { CacheTransform, DeepReadonly, KubeObject } from '../../runtime/index.ts';
 import { componentLabel, revisionLabel } from './render/common.ts';
@@ -61,7 +61,7 @@ function containerProblem(pod: string, status: ReadonlyContainerStatus): PodProb
   return { reason: waiting.reason, message: `pod ${pod}, container ${status.name}: ${waiting.reason}${exit}${said}` };
 }
 
-/** Why this pod will not serve without a change, if the kubelet or the scheduler has said so. */
+/** Why this pod will not serve without a change, if the kubelet has said so. */
 export function podProblem(pod: ReadonlyPod): PodProblem | undefined {
   const name = pod.metadata?.name ?? '';
   const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
@@ -69,28 +69,41 @@ export function podProblem(pod: ReadonlyPod): PodProblem | undefined {
     const problem = containerProblem(name, status);
     if (problem) return problem;
   }
-  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
-  if (scheduled?.status === 'False' && scheduled.reason === 'Unschedulable') {
-    return { reason: 'Unschedulable', message: `pod ${name}: Unschedulable${scheduled.message ? `: ${scheduled.message}` : ''}` };
-  }
   return undefined;
 }
 
-/** The first problem among the pods (by name, so the message is stable across reconciles). */
-export function revisionPodsProblem(pods: readonly ReadonlyPod[]): PodProblem | undefined {
+/**
+ * Why this pod waits for a node, if the scheduler has said so. Not a failure: on a cluster whose nodes
+ * come and go (an autoscaler, another app scaling in) room appears by itself, so the rollout waits for
+ * it until its progress deadline, saying why, as apps/v1 and Knative do.
+ */
+export function podWait(pod: ReadonlyPod): PodProblem | undefined {
+  const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+  if (scheduled?.status !== 'False' || scheduled.reason !== 'Unschedulable') return undefined;
+  return { reason: 'Unschedulable', message: `pod ${pod.metadata?.name ?? ''}: Unschedulable${scheduled.message ? `: ${scheduled.message}` : ''}` };
+}
+
+/** The first of what `read` finds among the live pods (by name, so the message is stable across reconciles). */
+function firstAmong(pods: readonly ReadonlyPod[], read: (pod: ReadonlyPod) => PodProblem | undefined): PodProblem | undefined {
   const live = pods.filter((pod) => !pod.metadata?.deletionTimestamp);
   const sorted = [...live].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   for (const pod of sorted) {
-    const problem = podProblem(pod);
-    if (problem) return problem;
+    const found = read(pod);
+    if (found) return found;
   }
   return undefined;
 }
 
-/** The problem a workload pod shows while it is live, as one comparable string. */
+/** The first problem among the pods. */
+export const revisionPodsProblem = (pods: readonly ReadonlyPod[]) => firstAmong(pods, podProblem);
+
+/** The first pod that waits for a node. */
+export const revisionPodsWait = (pods: readonly ReadonlyPod[]) => firstAmong(pods, podWait);
+
+/** The problem or the wait a workload pod shows while it is live, as one comparable string. */
 function liveProblem(pod: ReadonlyPod): string | undefined {
   if (pod.metadata?.deletionTimestamp) return undefined;
-  const problem = podProblem(pod);
+  const problem = podProblem(pod) ?? podWait(pod);
   return problem && `${problem.reason}\n${problem.message}`;
 }
 

@@ -22,6 +22,10 @@ export interface WorkloadInput {
   port: number;
   /** The images of the backing services: each one's client waits for it (backingServiceWaits). */
   images: { postgres: string; redis: string };
+  /** Scales CPU and memory requests (limits unchanged): --request-scale. */
+  requestScale: number;
+  /** How long a rollout may make no progress before apps/v1 calls it failed: --progress-deadline-seconds. */
+  progressDeadlineSeconds: number;
 }
 
 export const applicationDefaults = { cpu: 0.5, memoryMb: 512 };
@@ -151,7 +155,7 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
     name: role === 'api' ? 'app' : 'queue',
     image: serving.image,
     ...(role === 'queue' ? queueWorkerStart(spec, env) : { env }),
-    resources: resourceRequirements(sizing, defaults),
+    resources: resourceRequirements(sizing, defaults, input.requestScale),
     ...(role === 'api' ? { ports: [{ name: 'http', containerPort: input.port }], readinessProbe: applicationReadiness(spec) } : {}),
     ...(resources.volumeMounts?.length ? { volumeMounts: asVolumeMounts(resources.volumeMounts) } : {}),
   };
@@ -191,6 +195,7 @@ export function renderApplication(input: WorkloadInput): V1Deployment {
     spec: {
       ...replicasFor(scaling(resources.minScale, resources.maxScale)),
       strategy: surgeStrategy,
+      progressDeadlineSeconds: input.progressDeadlineSeconds,
       selector: { matchLabels: selectorLabels(input.owner, 'application') },
       template: podTemplate(input, 'application', 'api', resources, applicationDefaults),
     },
@@ -225,6 +230,7 @@ export function renderQueueWorker(input: WorkloadInput): V1Deployment {
     spec: {
       ...replicasFor(scaling(resources.queueMinScale, resources.queueMaxScale)),
       strategy: surgeStrategy,
+      progressDeadlineSeconds: input.progressDeadlineSeconds,
       selector: { matchLabels: selectorLabels(input.owner, 'queue-worker') },
       template: podTemplate(input, 'queue-worker', 'queue', sizing, queueWorkerDefaults),
     },

@@ -67,16 +67,25 @@ export interface Sizing {
   memoryLimitMb?: number | null;
 }
 
-/** Requests from the sizing (or the defaults); limits only where the spec sets one. */
-export function resourceRequirements(sizing: Sizing, defaults: { cpu: number; memoryMb: number }): V1ResourceRequirements {
-  const requests = {
-    cpu: cpuQuantity(sizing.cpu ?? defaults.cpu),
-    memory: memoryQuantity(sizing.memoryMb ?? defaults.memoryMb),
-  };
+/** Requests from the sizing (or the defaults), times the installation's request scale (at least 1m
+ * and 1Mi); limits only where the spec sets one, never scaled. */
+export function resourceRequirements(sizing: Sizing, defaults: { cpu: number; memoryMb: number }, requestScale = 1): V1ResourceRequirements {
+  const requests = scaledRequests(sizing.cpu ?? defaults.cpu, sizing.memoryMb ?? defaults.memoryMb, requestScale);
   const limits: Record<string, string> = {};
   if (sizing.cpuLimit != null) limits.cpu = cpuQuantity(sizing.cpuLimit);
   if (sizing.memoryLimitMb != null) limits.memory = memoryQuantity(sizing.memoryLimitMb);
   return Object.keys(limits).length > 0 ? { requests, limits } : { requests };
+}
+
+/**
+ * CPU and memory requests scaled by `requestScale` (`berth dev` asks less of a laptop than a cluster:
+ * --request-scale), never below what the API server can express.
+ */
+export function scaledRequests(cores: number, mebibytes: number, requestScale: number): { cpu: string; memory: string } {
+  return {
+    cpu: cpuQuantity(Math.max(cores * requestScale, cores > 0 ? 0.001 : 0)),
+    memory: memoryQuantity(Math.max(mebibytes * requestScale, mebibytes > 0 ? 1 : 0)),
+  };
 }
 
 /**

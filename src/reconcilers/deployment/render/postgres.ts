@@ -12,6 +12,8 @@ export interface PostgresInput {
   owner: OwnerDeployment;
   spec: DeploymentSpecInput;
   image: string;
+  /** Scales the CPU and memory requests (limits unchanged): --request-scale. Default 1. */
+  requestScale?: number;
   /**
    * The claim size of an existing StatefulSet: volumeClaimTemplates are immutable, so a changed
    * dbStorageGi is not applied to a database that already exists (growing a volume is a PVC resize).
@@ -52,6 +54,7 @@ export function renderPostgres(input: PostgresInput): V1StatefulSet {
               resources: resourceRequirements(
                 { cpu: resources.dbCpu, cpuLimit: resources.dbCpuLimit, memoryMb: resources.dbMemoryMb, memoryLimitMb: resources.dbMemoryLimitMb },
                 postgresDefaults,
+                input.requestScale,
               ),
               readinessProbe: { exec: { command: ['pg_isready', '-U', 'postgres'] } },
               volumeMounts: [{ name: 'data', mountPath: '/var/lib/postgresql/data' }],

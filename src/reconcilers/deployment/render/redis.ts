@@ -2,12 +2,12 @@
 // requires the password of its credentials Secret (the app receives it in REDIS_URI).
 import type { V1Deployment, V1Service } from '@kubernetes/client-node';
 import { childNames } from '../../../api/child-names.ts';
-import { type OwnerDeployment, childMetadata, renderHeadlessService, cpuQuantity, memoryQuantity, selectorLabels } from './common.ts';
+import { type OwnerDeployment, childMetadata, renderHeadlessService, memoryQuantity, scaledRequests, selectorLabels } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
 const redisDefaults = { memoryMb: 256, cpu: 0.1 };
 
-export function renderRedis(owner: OwnerDeployment, spec: DeploymentSpecInput, image: string): V1Deployment {
+export function renderRedis(owner: OwnerDeployment, spec: DeploymentSpecInput, image: string, requestScale = 1): V1Deployment {
   const memoryMb = spec.sourceConfig?.resourceSpec?.redisMemoryMb ?? redisDefaults.memoryMb;
   const memory = memoryQuantity(memoryMb);
   return {
@@ -33,7 +33,7 @@ export function renderRedis(owner: OwnerDeployment, spec: DeploymentSpecInput, i
               env: [{ name: 'BERTH_REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: childNames(owner.name).redisCredentials, key: 'password' } } }],
               ports: [{ name: 'redis', containerPort: 6379 }],
               readinessProbe: { tcpSocket: { port: 'redis' }, periodSeconds: 2 },
-              resources: { requests: { cpu: cpuQuantity(redisDefaults.cpu), memory }, limits: { memory } },
+              resources: { requests: scaledRequests(redisDefaults.cpu, memoryMb, requestScale), limits: { memory } },
             },
           ],
         },

@@ -48,6 +48,8 @@ const input = (spec: DeploymentSpecInput = imageSpec): WorkloadInput => ({
   spec,
   serving: { name: 'shop-abcdef0123', image: 'shop:1' },
   images: { postgres: 'postgres:16', redis: 'redis:7' },
+  requestScale: 1,
+  progressDeadlineSeconds: 600,
   backing: backingServices(spec),
   port: 8000,
 });
@@ -118,6 +120,13 @@ describe('renderApplication', () => {
 
   it('sizes the container from resourceSpec', () => {
     expect(app.resources).toEqual({ requests: { cpu: '500m', memory: '1Gi' }, limits: { cpu: '2', memory: '1536Mi' } });
+  });
+
+  it('scales the requests by the request scale, never the limits, and gives apps/v1 the progress deadline', () => {
+    const scaled = renderApplication({ ...input(), requestScale: 0.25, progressDeadlineSeconds: 90 });
+    expect(scaled.spec?.template.spec?.containers[0]?.resources).toEqual({ requests: { cpu: '125m', memory: '256Mi' }, limits: { cpu: '2', memory: '1536Mi' } });
+    expect(scaled.spec?.progressDeadlineSeconds).toBe(90);
+    expect(resourceRequirements({ cpu: 0.001, memoryMb: 1 }, { cpu: 0.5, memoryMb: 512 }, 0.1)).toEqual({ requests: { cpu: '1m', memory: '1Mi' } });
   });
 
   it('reads secrets from Secrets, never from values', () => {

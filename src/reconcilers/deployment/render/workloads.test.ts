@@ -4,7 +4,7 @@ import type { DeploymentSpecInput } from './spec.ts';
 import { renderWorkloads } from './workloads.ts';
 
 const owner = { name: 'shop', namespace: 'ns', uid: 'uid-1' };
-const settings = { applicationPort: 8000, images: { postgres: 'postgres:16', redis: 'redis:7' } };
+const settings = { applicationPort: 8000, images: { postgres: 'postgres:16', redis: 'redis:7' }, requestScale: 1, progressDeadlineSeconds: 600 };
 const serving = { name: 'shop-aaaaaaaaaa', image: 'nginx:1' };
 
 const kinds = (spec: DeploymentSpecInput, withServing = true) =>

@@ -14,6 +14,8 @@ import type { DeploymentSpecInput } from './spec.ts';
 export interface WorkloadSettings {
   applicationPort: number;
   images: { postgres: string; redis: string };
+  requestScale: number;
+  progressDeadlineSeconds: number;
   ingressClassName?: string;
 }
 
@@ -32,7 +34,7 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   const backing = backingServices(spec);
   const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
   if (serving) {
-    const workload = { owner, spec, serving, backing, port: settings.applicationPort, images: settings.images };
+    const workload = { owner, spec, serving, backing, port: settings.applicationPort, images: settings.images, requestScale: settings.requestScale, progressDeadlineSeconds: settings.progressDeadlineSeconds };
     desired.push(renderApplication(workload));
     const autoscaler = renderApplicationAutoscaler(owner, spec);
     if (autoscaler) desired.push(autoscaler);
@@ -44,11 +46,11 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   }
   if (backing.database) {
     desired.push(
-      renderPostgres({ owner, spec, image: settings.images.postgres, ...(input.existingDatabaseStorage ? { existingStorage: input.existingDatabaseStorage } : {}) }),
+      renderPostgres({ owner, spec, image: settings.images.postgres, requestScale: settings.requestScale, ...(input.existingDatabaseStorage ? { existingStorage: input.existingDatabaseStorage } : {}) }),
       renderPostgresService(owner),
     );
   }
-  if (backing.redis) desired.push(renderRedis(owner, spec, settings.images.redis), renderRedisService(owner));
+  if (backing.redis) desired.push(renderRedis(owner, spec, settings.images.redis, settings.requestScale), renderRedisService(owner));
   // The CRD admits only absolute http(s) URLs; one without a usable host name gets no Ingress.
   const route = spec.sourceConfig?.customUrl ? parseCustomUrl(spec.sourceConfig.customUrl) : undefined;
   if (route) desired.push(renderIngress(owner, route, settings.ingressClassName));
