@@ -478,6 +478,11 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
   return rounds;
 }
 
+/** How long after only the new image served each round's revision was DEPLOYED. */
+function deployedLag(rollouts: { berth: number[]; berthDeployed: number[] }): number[] {
+  return rollouts.berthDeployed.map((deployed, i) => deployed - rollouts.berth[i]!);
+}
+
 let cluster: LocalCluster | undefined;
 const dataDir = mkdtempSync(join(tmpdir(), 'berth-bench-node-'));
 try {
@@ -512,6 +517,8 @@ try {
             berthMs: rollouts.berth,
             plainMs: rollouts.plain,
             berthDeployedMs: rollouts.berthDeployed,
+            deployedLagMedianMs: median(deployedLag(rollouts)),
+            deployedLagP90Ms: p90(deployedLag(rollouts)),
             ratioMedian: median(rollouts.berth) / median(rollouts.plain),
             ratioP90: p90(rollouts.berth) / p90(rollouts.plain),
           },
@@ -536,7 +543,7 @@ try {
     deployments &&
       `Berth Deployment to a Ready pod vs apps/v1 Deployment: median ratio ${(median(deployments.berth) / median(deployments.plain)).toFixed(2)}, p90 ratio ${(p90(deployments.berth) / p90(deployments.plain)).toFixed(2)} (Berth median ${seconds(median(deployments.berth))}, plain ${seconds(median(deployments.plain))})`,
     rollouts &&
-      `image change until only the new image serves, Berth vs apps/v1: median ratio ${(median(rollouts.berth) / median(rollouts.plain)).toFixed(2)}, p90 ratio ${(p90(rollouts.berth) / p90(rollouts.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(rollouts.berth))}, plain ${seconds(median(rollouts.plain))}, Berth's revision DEPLOYED at median ${seconds(median(rollouts.berthDeployed))})`,
+      `image change until only the new image serves, Berth vs apps/v1: median ratio ${(median(rollouts.berth) / median(rollouts.plain)).toFixed(2)}, p90 ratio ${(p90(rollouts.berth) / p90(rollouts.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(rollouts.berth))}, plain ${seconds(median(rollouts.plain))}, Berth's revision DEPLOYED at median ${seconds(median(rollouts.berthDeployed))}, ${seconds(median(deployedLag(rollouts)))} after serving, p90 ${seconds(p90(deployedLag(rollouts)))} (target <= 0.2 s))`,
     failures && `bad image, first pull error to DEPLOY_FAILED: median ${seconds(median(failures))}, p90 ${seconds(p90(failures))}, max ${seconds(Math.max(...failures))} (target <= 30 s)`,
     builds &&
       `push to the built image serving, Berth vs the builder alone + apps/v1: median ratio ${(median(builds.map((b) => b.berthMs)) / median(builds.map((b) => b.baselineMs))).toFixed(2)}, p90 ratio ${(p90(builds.map((b) => b.berthMs)) / p90(builds.map((b) => b.baselineMs))).toFixed(2)} (target <= 1.2; Berth median ${seconds(median(builds.map((b) => b.berthMs)))}: noticed ${seconds(median(builds.map((b) => b.berth.noticedMs)))}, clone ${seconds(median(builds.map((b) => b.berth.clone)))}, commands ${seconds(median(builds.map((b) => b.berth.commands)))}, image ${seconds(median(builds.map((b) => b.berth.image)))}, built to DEPLOYED ${seconds(median(builds.map((b) => b.berth.rolloutMs)))}; baseline median ${seconds(median(builds.map((b) => b.baselineMs)))})`,

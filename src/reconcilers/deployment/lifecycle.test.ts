@@ -21,9 +21,9 @@ describe('rolloutOf', () => {
       { revision: 'r1', complete: false },
     ],
     [
-      'new pods available, an old one terminating',
+      'new pods available, an old one terminating (out of the Service already)',
       deployment('r1', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1, terminatingReplicas: 1 }),
-      { revision: 'r1', complete: false },
+      { revision: 'r1', complete: true },
     ],
     ['scaled to zero and observed', deployment('r1', 3, { observedGeneration: 3 }, 0), { revision: 'r1', complete: true }],
     [
@@ -44,11 +44,11 @@ describe('workloadChangeMatters', () => {
   const oldTerminating = deployment('r2', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1, terminatingReplicas: 1 });
   const rolledOut = deployment('r2', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1 });
 
-  it('lets through the status step that completes the rollout, not those before it', () => {
+  it('lets through the status step that completes the rollout (the old pod terminating), not those before or after it', () => {
     expect(workloadChangeMatters(surged, observed)).toBe(false);
     expect(workloadChangeMatters(newReady, surged)).toBe(false);
-    expect(workloadChangeMatters(oldTerminating, newReady)).toBe(false);
-    expect(workloadChangeMatters(rolledOut, oldTerminating)).toBe(true);
+    expect(workloadChangeMatters(oldTerminating, newReady)).toBe(true);
+    expect(workloadChangeMatters(rolledOut, oldTerminating)).toBe(false);
   });
 
   it('lets through a status that changes whether any replica is available, or a failed rollout', () => {

@@ -16,7 +16,9 @@ export interface Rollout {
   revision?: string;
   /**
    * The controller has seen the current template, every wanted replica is updated and available, and
-   * no pod of an older template is left (running or terminating): what answers is this revision only.
+   * no pod of an older template is left but terminating ones: a terminating pod is out of the Service's
+   * endpoints from its deletion on, so what answers is this revision only. (Waiting for it to be gone
+   * too put DEPLOYED up to its shutdown time after the moment it became true.)
    */
   complete: boolean;
   /** The rollout passed its progress deadline. */
@@ -30,7 +32,7 @@ export function rolloutOf(deployment: DeepReadonly<V1Deployment> | V1Deployment 
   const wanted = deployment.spec?.replicas ?? 1;
   const observed = (status.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 1);
   const updated = status.updatedReplicas ?? 0;
-  const olderLeft = (status.replicas ?? 0) > updated || (status.terminatingReplicas ?? 0) > 0;
+  const olderLeft = (status.replicas ?? 0) > updated;
   const complete = observed && updated >= wanted && (status.availableReplicas ?? 0) >= wanted && !olderLeft;
   const progressing = status.conditions?.find((c) => c.type === 'Progressing');
   const failed = observed && progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded' ? progressing.message ?? 'the rollout passed its progress deadline' : undefined;
