@@ -5,11 +5,13 @@
 // a namespace that stops being an organization's loses them, and one never an organization's has none.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
+import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
+import { httpApi, type Api } from './support/http-api.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/berth-process.ts';
 
 const policy = {
+  maxReplicas: 5,
   resourceQuota: { pods: '2' },
   limitRange: { defaultRequest: { cpu: '50m', memory: '32Mi' }, default: { cpu: '200m', memory: '128Mi' } },
   networkPolicy: { blockedCidrs: ['10.244.0.0/16', '169.254.169.254/32'] },
@@ -19,14 +21,18 @@ let berth: BerthProcess;
 let operatorNamespace: string;
 let organization: string;
 let bystander: string;
+let api: Api;
 
 beforeAll(async () => {
   operatorNamespace = await useNamespace('berth-policy-op');
   organization = await useNamespace('policy-org');
   bystander = await useNamespace('policy-other');
-  await ensureOrganizationNamespace(testKubeConfig(), organization, randomUUID());
+  const organizationId = randomUUID();
+  await ensureOrganizationNamespace(testKubeConfig(), organization, organizationId);
+  const { key } = await ensureApiKey(testKubeConfig(), operatorNamespace, [organizationId]);
   berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, organization, bystander] }), '--organization-policy', JSON.stringify(policy)]);
   await waitReady(berth);
+  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': key });
 });
 
 afterAll(async () => {
@@ -72,6 +78,29 @@ describe('the organization policy', () => {
     expect((await kubectl(['annotate', 'namespace', organization, 'touched=1'])).code).toBe(0);
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     expect(await versions()).toBe(before);
+  });
+
+  it('caps one deployment\'s replicas: a 422 naming the field from the API, Stalled from kubectl', async () => {
+    const body = (resourceSpec: object) => ({ name: 'many', source: 'external_docker', source_config: { resource_spec: resourceSpec }, source_revision_config: { image_uri: 'nginx:1' } });
+    const refused = await api.call('POST', '/v2/deployments', body({ min_scale: 1, max_scale: 6 }));
+    expect(refused.status).toBe(422);
+    expect((refused.body as { detail: unknown }).detail).toEqual([
+      { loc: ['body', 'source_config', 'resource_spec', 'max_scale'], msg: "must be at most 5: this installation's cap on one deployment's replicas", type: 'value_error' },
+    ]);
+    const created = await api.ok('POST', '/v2/deployments', body({ min_scale: 1, max_scale: 5 }));
+    const patch = await api.call('PATCH', `/v2/deployments/${created.id}`, { source_config: { resource_spec: { queue_max_scale: 9, queue_min_scale: 1 } } });
+    expect(patch.status).toBe(422);
+    expect(JSON.stringify(patch.body)).toContain('"queue_max_scale"');
+
+    const manifest = { apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', metadata: { name: 'swarm', namespace: organization }, spec: { source: 'external_docker', sourceConfig: { resourceSpec: { maxScale: 50 } }, sourceRevisionConfig: { imageUri: 'busybox:1' } } };
+    expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
+    const stalled = await eventually(async () => {
+      const got = await kubectl(['get', 'deployments.berth.dev', 'swarm', '-n', organization, '-o', 'jsonpath={.status.conditions[?(@.type=="Stalled")]}']);
+      const condition = got.stdout ? (JSON.parse(got.stdout) as { status: string; reason: string; message: string }) : undefined;
+      return condition?.reason === 'ReplicaCapExceeded' ? condition : undefined;
+    }, 20_000, 'Stalled ReplicaCapExceeded');
+    expect(stalled.message).toBe("spec.sourceConfig.resourceSpec.maxScale 50 must be at most 5: this installation's cap on one deployment's replicas");
+    expect((await kubectl(['get', 'deployments.apps', 'swarm', '-n', organization])).code).not.toBe(0);
   });
 
   it('removes them from a namespace that stops being an organization\'s', async () => {

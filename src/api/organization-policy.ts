@@ -1,7 +1,8 @@
 // What an installation imposes on every organization namespace (chart values `organizations`, flag
-// --organization-policy): a ResourceQuota, a LimitRange for containers, and a NetworkPolicy that keeps
-// an organization's pods to themselves, their own databases, cluster DNS and the outside. Each part is
-// optional; an absent part means Berth keeps no such object (and removes the one it made before).
+// --organization-policy): a cap on one deployment's replicas, a ResourceQuota, a LimitRange for
+// containers, and a NetworkPolicy that keeps an organization's pods to themselves, their own databases,
+// cluster DNS and the outside. Each part is optional; an absent object part means Berth keeps no such
+// object (and removes the one it made before).
 import { z } from 'zod';
 
 /** A Kubernetes resource quantity: `500m`, `2`, `1Gi`, `1e3`. */
@@ -19,6 +20,13 @@ const cidr = z.string().regex(/^([0-9]{1,3}(\.[0-9]{1,3}){3}\/[0-9]{1,2}|[0-9a-f
 
 export const organizationPolicySchema = z
   .object({
+    maxReplicas: z
+      .number()
+      .int()
+      .min(1)
+      .max(10_000)
+      .optional()
+      .describe('The most replicas one deployment may ask for, for its application and for its queue worker (min and max scale): a deployment asking more is refused with a 422, or Stalled (ReplicaCapExceeded) when applied with kubectl.'),
     resourceQuota: quantities.optional().describe('spec.hard of ResourceQuota berth-organization in each organization namespace, e.g. {"requests.cpu": "4", "pods": "40"}.'),
     limitRange: z
       .object({
@@ -49,3 +57,20 @@ export type OrganizationPolicy = z.output<typeof organizationPolicySchema>;
 
 /** The name of every object the policy makes in an organization namespace. */
 export const organizationPolicyObjectName = 'berth-organization';
+
+/** The scale fields a replica cap bounds, in the CRD's spelling. */
+const cappedScaleFields = ['minScale', 'maxScale', 'queueMinScale', 'queueMaxScale'] as const;
+export type CappedScaleField = (typeof cappedScaleFields)[number];
+
+/** The first scale field above the installation's cap, or undefined (no cap, or none above it). Pure. */
+export function replicaCapExcess(
+  resourceSpec: Partial<Record<CappedScaleField, number | null>> | null | undefined,
+  maxReplicas: number | undefined,
+): { field: CappedScaleField; value: number; message: string } | undefined {
+  if (maxReplicas === undefined || !resourceSpec) return undefined;
+  for (const field of cappedScaleFields) {
+    const value = resourceSpec[field];
+    if (value != null && value > maxReplicas) return { field, value, message: `must be at most ${maxReplicas}: this installation's cap on one deployment's replicas` };
+  }
+  return undefined;
+}

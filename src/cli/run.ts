@@ -74,6 +74,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       sourcePollIntervalMs: options.sourcePollSeconds * 1000,
       firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
       progressDeadlineSeconds: options.progressDeadlineSeconds,
+      ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
       requestScale: options.requestScale,
       hostPolicy,
       ...scope,
@@ -98,6 +99,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       host: options.facadeAddress.host,
       logger,
       hostPolicy,
+      ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
       ...(registry ? { registry, uploads: { key: registry.signing.pushKey, store: registrySourceArchives(images.registry) } } : {}),
       // One code-host client (and one App installation token) per integration for both halves.
       ...(codeHost ? { repositories: { listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret) } } : {}),

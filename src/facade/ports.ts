@@ -55,4 +55,6 @@ export interface FacadeDependencies {
   uploads?: SourceUploads;
   /** The custom URL hosts deployments may claim. Default: any, none reserved. */
   hostPolicy?: HostPolicy;
+  /** The most replicas one deployment may ask for (the organization policy's maxReplicas). Default: no cap. */
+  maxReplicas?: number;
 }

@@ -61,6 +61,8 @@ export interface FacadeOptions {
   uploads?: SourceUploads;
   /** The custom URL hosts deployments may claim. Default: any, none reserved. */
   hostPolicy?: HostPolicy;
+  /** The most replicas one deployment may ask for. Default: no cap. */
+  maxReplicas?: number;
 }
 
 export interface RunningFacade {
@@ -109,6 +111,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     ...(options.registry ? { registry: options.registry } : {}),
     ...(options.uploads ? { uploads: options.uploads } : {}),
     ...(options.hostPolicy ? { hostPolicy: options.hostPolicy } : {}),
+    ...(options.maxReplicas !== undefined ? { maxReplicas: options.maxReplicas } : {}),
   };
   const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
   // While draining, every response closes its connection: a client's next request opens a new one,

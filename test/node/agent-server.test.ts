@@ -22,7 +22,7 @@ import { runLanggraph, startLanggraph, type ClientUser } from '../support/langgr
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { sourceBuildFlags } from './support.ts';
+import { kubectlOk, sourceBuildFlags } from './support.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -56,11 +56,12 @@ beforeAll(async () => {
   if (useDocker) registry = await startPushRegistry({ dir: join(workdir, 'registry'), kubeConfig: testKubeConfig(), operatorNamespace, berthUrl });
   tool = httpApi(api, { 'x-api-key': key, 'X-Tenant-ID': organization });
   user = { api, key, organization, home: workdir };
-  // The platform team sized the deployment for the node's two cores; the client finds it by its name.
+  // The platform team sized the deployment for the node's two cores, in the production tier with its
+  // database and cache; the client finds it by its name.
   const created = await tool.ok('POST', '/v2/deployments', {
     name: 'agent',
     source: 'internal_source',
-    source_config: { deployment_type: 'dev', resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 } },
+    source_config: { deployment_type: 'prod', resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128, redis_memory_mb: 64 } },
     source_revision_config: {},
   });
   id = created.id;
@@ -99,6 +100,9 @@ describe('an agent server deployed by the reference client', () => {
     }, 120_000, 'the agent server answering /ok');
     expect(ok.ok).toBe(true);
     expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'hello from berth' } })).toEqual({ status: 200, body: { text: 'HELLO FROM BERTH!' } });
+    // The production tier's server gets its database and cache as the reference's image reads them.
+    const env = (await kubectlOk(['get', 'deployments.apps', 'agent', '-n', namespace, '-o', 'jsonpath={.spec.template.spec.containers[0].env[*].name}'])).split(' ');
+    expect(env).toEqual(expect.arrayContaining(['DATABASE_URI', 'REDIS_URI']));
   });
 
   it('reads the build logs with the client, the level in upper case as it sends it', async () => {

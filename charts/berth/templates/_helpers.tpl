@@ -66,6 +66,7 @@ app.kubernetes.io/part-of: berth
 {{/* BERTH_ORGANIZATION_POLICY: the parts of .Values.organizations that are set, as JSON; empty when none is. */}}
 {{- define "berth.organizationPolicy" -}}
 {{- $policy := dict }}
+{{- with .Values.organizations.maxReplicas }}{{ $_ := set $policy "maxReplicas" (int .) }}{{ end }}
 {{- with .Values.organizations.resourceQuota }}{{ $_ := set $policy "resourceQuota" . }}{{ end }}
 {{- with .Values.organizations.limitRange }}{{ $_ := set $policy "limitRange" . }}{{ end }}
 {{- if .Values.organizations.networkPolicy.enabled }}

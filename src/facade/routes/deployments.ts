@@ -10,6 +10,8 @@ import {
   childNameIndex,
   customHostIndex,
   nameClaimants,
+  replicaCapExcess,
+  snakeCase,
   nameRefusal,
   customHostOf,
   deploymentKind,
@@ -118,6 +120,7 @@ async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: 
   if (deps.cache.deployments.get(tenant.namespace, body.name)) throw conflict(alreadyExists);
   const plan = planDeploymentCreate(body);
   checkChildNames(deps, tenant.namespace, body.name);
+  checkReplicaCap(deps, plan.spec);
   checkCustomHost(deps, plan.spec);
   checkRepositoryHost(deps, tenant.namespace, plan.spec);
   await checkUploaded(deps, tenant.namespace, body.name, archivePathOf(body.source_revision_config));
@@ -159,6 +162,12 @@ function checkCustomHost(deps: FacadeDependencies, spec: Deployment['spec'], uid
   if (refused) throw invalidField(['body', 'source_config', 'custom_url'], refused.message);
 }
 
+/** A 422 naming the scale field above the installation's replica cap. */
+function checkReplicaCap(deps: FacadeDependencies, spec: Deployment['spec']): void {
+  const excess = replicaCapExcess(spec.sourceConfig?.resourceSpec, deps.maxReplicas);
+  if (excess) throw invalidField(['body', 'source_config', 'resource_spec', snakeCase(excess.field)], excess.message);
+}
+
 /** A 409 when the new deployment's children would take names another deployment of the namespace uses. */
 function checkChildNames(deps: FacadeDependencies, namespace: string, name: string): void {
   const claim = { metadata: { name, namespace } };
@@ -191,6 +200,7 @@ async function writePatch(deps: FacadeDependencies, namespace: string, name: str
   const stored = patch.secrets != null ? await readSecretValues(writer, namespace, childNames(name).secrets) : {};
   const plan = planDeploymentPatch(current, patch, stored);
   const next: Deployment = { ...current, spec: plan.spec };
+  checkReplicaCap(deps, next.spec);
   if (customHostOf(next) !== customHostOf(current)) checkCustomHost(deps, next.spec, id);
   checkRepositoryHost(deps, namespace, next.spec);
   const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);

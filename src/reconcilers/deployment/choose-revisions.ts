@@ -1,14 +1,14 @@
 // Steps 1 and 2 of a pass: what the spec refers to (Secrets, the integration, a tracked branch's head),
 // then the Revision it describes (made once, named by its digest) and the one to serve (it, or the
-// pinned one). A problem stalls the pass here, with the status it had.
+// pinned one). A problem halts the pass here: what it returns is the status the loop writes (reconcile.ts),
+// the one place a halted pass's status is written.
 import { codeHostCredentialKeys } from '../../api/codehost-integration.ts';
-import { childNameIndex, customHostIndex, customHostOf, hostRefusal, nameClaimants, nameRefusal, repositoryHostRefusal, type Deployment, type Revision } from '../../api/index.ts';
+import { childNameIndex, customHostIndex, customHostOf, hostRefusal, nameClaimants, nameRefusal, replicaCapExcess, repositoryHostRefusal, type Deployment, type Revision } from '../../api/index.ts';
 import { secretValues } from '../../codehost/credentials.ts';
-import type { DeepReadonly, ReconcileResult } from '../../runtime/index.ts';
+import type { DeepReadonly } from '../../runtime/index.ts';
 import { revisionDigest } from './digest.ts';
 import { awaitedProblem, facadeSecretGraceMs, fingerprintSecrets, resolveIntegration, secretReferences } from './inputs.ts';
 import { optional, type Pass } from './pass.ts';
-import { stall } from './record-status.ts';
 import type { OwnerDeployment } from './render/common.ts';
 import { renderRevision } from './render/revision.ts';
 import { summarize, type RevisionHistory, type RevisionRecord } from './revision-records.ts';
@@ -26,8 +26,13 @@ export interface ChosenRevisions {
   token: string | undefined;
 }
 
-/** A pass that ends early, with what to answer the work queue. */
-export type Stop = { stop: ReconcileResult | void };
+/** A pass that cannot go on: the problem its status shows, the revisions it keeps showing, and when
+ * to look again (undefined: when something it watches changes). */
+export interface Halt {
+  problem: Problem;
+  known: { latest?: RevisionRecord; active?: RevisionRecord };
+  requeueAfterMs?: number;
+}
 
 type Integration = ReturnType<typeof resolveIntegration>;
 
@@ -38,7 +43,7 @@ const awaitingSourceMessage =
   'Waiting for the first source archive: ask POST /v2/deployments/{id}/upload-url, PUT the .tar.gz there, then PATCH source_tarball_path (sourceRevisionConfig.sourceTarballPath).';
 const awaitingImageMessage = 'Waiting for the first image: push it to the deployment\'s repository and set sourceRevisionConfig.imageUri (PATCH image_uri).';
 
-export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, history: RevisionHistory): Promise<ChosenRevisions | Stop> {
+export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, history: RevisionHistory): Promise<ChosenRevisions | Halt> {
   const { informers, options } = pass;
   const spec = deployment.spec;
   const { revisions, previousActive, previousLatest } = history;
@@ -47,41 +52,40 @@ export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deplo
   // Names or a host claimed by an earlier Deployment; a host reserved or outside the allowed domains
   // (kubectl's way in: the HTTP API refuses them before writing). Looked at again each minute: the
   // claim may be released.
+  // More replicas than the installation allows one deployment (kubectl's way in: the API refuses it).
+  const excess = replicaCapExcess(spec.sourceConfig?.resourceSpec, options.maxReplicas);
+  if (excess) {
+    const message = `spec.sourceConfig.resourceSpec.${excess.field} ${excess.value} ${excess.message}`;
+    return { problem: { reason: 'ReplicaCapExceeded', message }, known };
+  }
   // Child names another Deployment of the namespace took first: nothing is written under them.
   const host = customHostOf(deployment);
   const refused =
     nameRefusal(deployment, nameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(childNameIndex, key))) ??
     (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined);
-  if (refused) {
-    await stall(pass, deployment, refused, known);
-    return { stop: { requeueAfter: hostRecheckMs } };
-  }
+  if (refused) return { problem: refused, known, requeueAfterMs: hostRecheckMs };
   const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) => informers.secrets.get(ns, name));
   if ('problem' in secrets) {
     const problem = awaitedProblem(secrets, owner.name, createdAtOf(deployment), options.now());
-    await stall(pass, deployment, problem, known);
     // The Secret's arrival enqueues the Deployment; this re-check turns the wait into Stalled if it never comes.
-    return { stop: problem.awaited ? { requeueAfter: facadeSecretGraceMs } : undefined };
+    return { problem, known, ...(problem.awaited ? { requeueAfterMs: facadeSecretGraceMs } : {}) };
   }
   const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
-  if ('problem' in integration) return { stop: await stall(pass, deployment, integration.problem, known) };
+  if ('problem' in integration) return { problem: integration.problem, known };
   const foreignHost = integration.integration && repositoryHostRefusal(spec.sourceConfig?.repoUrl ?? '', integration.integration.spec, 'spec.sourceConfig.repoUrl');
-  if (foreignHost) return { stop: await stall(pass, deployment, { reason: 'RepositoryHostMismatch', message: foreignHost }, known) };
+  if (foreignHost) return { problem: { reason: 'RepositoryHostMismatch', message: foreignHost }, known };
   // A deployment created before its first image or source archive has no revision yet: it waits,
   // Reconciling, until a change brings one.
   const awaiting = awaitedInput(spec, createdAtOf(deployment), options.now(), options.firstInputDeadlineMs);
-  if (awaiting) {
-    await stall(pass, deployment, awaiting.problem, known);
-    return { stop: awaiting.recheckAfterMs === undefined ? undefined : { requeueAfter: awaiting.recheckAfterMs } };
-  }
+  if (awaiting) return { problem: awaiting.problem, known, ...optional('requeueAfterMs', awaiting.recheckAfterMs) };
   const token = integrationToken(pass, owner.namespace, integration);
   const tracked = await trackedCommit(pass, deployment, token, previousLatest);
   const revisionConfig = tracked ? { ...spec.sourceRevisionConfig, repoCommitSha: tracked } : spec.sourceRevisionConfig;
   const latest = await latestRevision(pass, deployment, owner, revisionDigest(revisionConfig, secrets.fingerprints), revisions, tracked);
-  if (!('uid' in latest)) return { stop: await stall(pass, deployment, latest, known) };
+  if (!('uid' in latest)) return { problem: latest, known };
   const all = revisions.some((r) => r.name === latest.name) ? revisions : [...revisions, latest];
   const choice = chooseTarget(all, latest, spec.revisionName);
-  if ('problem' in choice) return { stop: await stall(pass, deployment, choice.problem, { latest, active: previousActive }) };
+  if ('problem' in choice) return { problem: choice.problem, known: { latest, ...optional('active', previousActive) } };
   return { latest, all, target: choice.revision, pinned: choice.pinned, credentialsSecretName: credentialsSecretOf(integration), token };
 }
 

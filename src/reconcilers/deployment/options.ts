@@ -38,6 +38,8 @@ export interface DeploymentControllerOptions {
   /** How long a rollout may wait (for room on a node, for pods to turn Ready) before its revision is
    * DEPLOY_FAILED: the apps/v1 progress deadline. Default 600 s. */
   progressDeadlineSeconds: number;
+  /** The most replicas one Deployment may ask for (the organization policy's maxReplicas). Default: no cap. */
+  maxReplicas?: number;
   /** The custom URL hosts Deployments may claim (src/api/custom-hosts.ts). Default: any, none reserved. */
   hostPolicy: HostPolicy;
   /** Keys reconciled in parallel. */

@@ -9,12 +9,12 @@
 import { randomBytes } from 'node:crypto';
 import { deploymentKind, revisionKind, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
-import { chooseRevisions } from './choose-revisions.ts';
+import { chooseRevisions, type Halt } from './choose-revisions.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
 import { cleanupFinalizer, finalizeDeployment } from './finalize.ts';
 import { childKinds } from './informers.ts';
 import { buildJobName, childNames } from '../../api/child-names.ts';
-import type { DeploymentReconcilerDependencies, Pass } from './pass.ts';
+import { optional, type DeploymentReconcilerDependencies, type Pass } from './pass.ts';
 import { recordOutcome, stall } from './record-status.ts';
 import type { ServingRevision } from './render/application.ts';
 import { backingServices } from './render/backing.ts';
@@ -54,6 +54,12 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
   };
 }
 
+/** The one place a pass that cannot go on writes its status: the problem, and what it still shows. */
+async function halt(pass: Pass, deployment: DeepReadonly<Deployment>, halted: Halt): Promise<ReconcileResult | void> {
+  await stall(pass, deployment, halted.problem, halted.known);
+  return halted.requeueAfterMs === undefined ? undefined : { requeueAfter: halted.requeueAfterMs };
+}
+
 async function reconcileOnce(pass: Pass, key: { namespace: string; name: string }): Promise<ReconcileResult | void> {
   const { informers, options } = pass;
   const found = informers.deployments.get(key.namespace, key.name);
@@ -67,12 +73,12 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
 
   // 1, 2. The revision the spec describes, and the one to serve.
   const chosen = await chooseRevisions(pass, deployment, owner, history);
-  if ('stop' in chosen) return chosen.stop;
+  if ('problem' in chosen) return halt(pass, deployment, chosen);
   // 3. Its image.
   const image = await targetImage(pass, deployment, owner, chosen, history.previousActive);
   // 4. Workloads: applied only where the cache differs from the rendering.
   const applied = await applyWorkloads(pass, owner, spec, image.serving);
-  if ('problem' in applied) return stall(pass, deployment, applied.problem, { latest: chosen.latest, active: history.previousActive });
+  if ('problem' in applied) return halt(pass, deployment, { problem: applied.problem, known: { latest: chosen.latest, ...optional('active', history.previousActive) } });
   // 5, 6. Where the target stands, the status, the revisions' phases.
   const active = await recordOutcome(pass, deployment, owner, chosen, image, applied.current, history.previousActive);
   // 7. Old revisions beyond the retention count go; never the active, latest or pinned one.
