@@ -2,20 +2,23 @@
 // kubelet's timestamps, bounded in lines, bytes and time so a chatty app cannot stall a request.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { isKubeApiError, kubeText } from '../runtime/kube-request.ts';
+import { logReadLimits } from './log-reads.ts';
 import type { PodLogReader } from './ports.ts';
 
-/** The newest lines each container contributes to a request. */
+/** The newest lines a container contributes to a request when it may take the most bytes one read
+ * may (log-reads.ts); fewer, in proportion, when its share is smaller. The API server applies the byte
+ * limit to the tail it cut, from its start: lines in proportion keep the tail the newest lines. */
 const podLogTailLines = 5000;
-const podLogLimitBytes = 4 * 1024 * 1024;
+const tailLinesFor = (limitBytes: number) => Math.max(100, Math.round((podLogTailLines * limitBytes) / logReadLimits.maxReadBytes));
 
 export function kubePodLogReader(kc: KubeConfig): PodLogReader {
   return {
-    async read(namespace, pod, container, { previous }) {
+    async read(namespace, pod, container, { previous, limitBytes }) {
       try {
         return await kubeText(kc, {
           method: 'GET',
           path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`,
-          query: { container, timestamps: true, tailLines: podLogTailLines, limitBytes: podLogLimitBytes, ...(previous ? { previous: true } : {}) },
+          query: { container, timestamps: true, tailLines: tailLinesFor(limitBytes), limitBytes, ...(previous ? { previous: true } : {}) },
           timeoutMs: 10_000,
         });
       } catch (error) {

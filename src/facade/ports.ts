@@ -34,7 +34,8 @@ export interface FacadeCache {
 
 /** Reads one container's log from the API server (the kubelet's, with timestamps). */
 export interface PodLogReader {
-  read(namespace: string, pod: string, container: string, options: { previous: boolean }): Promise<string>;
+  /** The newest lines of one container's log, at most `limitBytes` of them. */
+  read(namespace: string, pod: string, container: string, options: { previous: boolean; limitBytes: number }): Promise<string>;
 }
 
 /** Lists what an integration's credentials reach; failures are the code host's typed errors. */

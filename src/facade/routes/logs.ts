@@ -14,6 +14,7 @@ import { childNames } from '../../api/child-names.ts';
 import { podsOfRevision } from '../../reconcilers/deployment/pods.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { invalidField } from '../errors.ts';
+import { inTurns, Limiter, logReadLimits, perReadBytes } from '../log-reads.ts';
 import { decodeCursor, logFilterSchema, logPage, logTypes, type ContainerLog, type LogFilter, type LogPage, type LogType } from '../logs.ts';
 import { readSecretValues } from '../owned-secrets.ts';
 import { byUid, type FacadeDependencies } from '../ports.ts';
@@ -43,19 +44,29 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
   const podsOf = (namespace: string, revisions: readonly DeepReadonly<Revision>[], type: LogType) =>
     revisions.flatMap((revision) => podsOfRevision(cache.pods, namespace, revision.metadata.name ?? '', type === 'build' ? 'build' : 'workload'));
 
-  /** Each container's current log, and the previous run's of a container that restarted (why it crashed). */
+  /** One replica's log reads in flight at once, whatever the number of requests (log-reads.ts). */
+  const requests = new Limiter(logReadLimits.concurrentRequests, logReadLimits.queuedRequests);
+
+  /**
+   * Each container's current log, and the previous run's of a container that restarted (why it
+   * crashed): the newest pods' first, within the request's bounds.
+   */
   const containerLogs = async (namespace: string, pods: readonly DeepReadonly<V1Pod>[]): Promise<ContainerLog[]> => {
-    const reads = pods.flatMap((pod) => {
-      const name = pod.metadata?.name ?? '';
-      const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-      const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => c.name);
-      return containers.flatMap((container) => {
-        const restarted = (statuses.find((s) => s.name === container)?.restartCount ?? 0) > 0;
-        const read = (previous: boolean) => deps.podLogs.read(namespace, name, container, { previous }).then((text) => ({ pod: name, container, text }));
-        return restarted ? [read(true), read(false)] : [read(false)];
-      });
-    });
-    return Promise.all(reads);
+    const newestFirst = [...pods].sort((a, b) => String(b.metadata?.creationTimestamp ?? '').localeCompare(String(a.metadata?.creationTimestamp ?? '')));
+    const reads = newestFirst
+      .flatMap((pod) => {
+        const name = pod.metadata?.name ?? '';
+        const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+        const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => c.name);
+        return containers.flatMap((container) => {
+          const restarted = (statuses.find((s) => s.name === container)?.restartCount ?? 0) > 0;
+          return restarted ? [{ pod: name, container, previous: true }, { pod: name, container, previous: false }] : [{ pod: name, container, previous: false }];
+        });
+      })
+      .slice(0, logReadLimits.maxReads);
+    const limitBytes = perReadBytes(reads.length);
+    const works = reads.map(({ pod, container, previous }) => () => deps.podLogs.read(namespace, pod, container, { previous, limitBytes }).then((text) => ({ pod, container, text })));
+    return requests.run(() => inTurns(works, logReadLimits.concurrentReads));
   };
 
   /** The values a log line must never show: the deployment's secrets, its database password, the build's credentials. */
