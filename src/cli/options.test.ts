@@ -26,6 +26,13 @@ describe('parseCommandLine', () => {
     expect(() => options(['--request-scale', '2'])).toThrow('--request-scale: expected a factor of at most 1');
   });
 
+  it('takes a public URL without its trailing slash, and refuses one with a credential or a query', () => {
+    expect(options([]).publicUrl).toBeUndefined();
+    expect(options([], { BERTH_PUBLIC_URL: '' }).publicUrl).toBeUndefined();
+    expect(options(['--public-url', 'https://berth.example.com/']).publicUrl).toBe('https://berth.example.com');
+    expect(() => options(['--public-url', 'https://user:pw@berth.example.com'])).toThrow('--public-url: expected an http(s) URL without user information, query or fragment');
+  });
+
   it('defaults dev to loopback addresses without leader election', () => {
     expect(options([])).toMatchObject({
       command: 'dev',

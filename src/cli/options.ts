@@ -55,6 +55,9 @@ options (each also read from the environment variable in brackets):
                                postgres:16-alpine; dev with a node: one built here) [BERTH_POSTGRES_IMAGE]
   --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine;
                                dev with a node: one built here)           [BERTH_REDIS_IMAGE]
+  --public-url <url>           where clients reach the HTTP API, e.g. https://berth.example.com: the base
+                               of the upload URLs it hands out (default: each request's Host header)
+                                                                   [BERTH_PUBLIC_URL]
   --progress-deadline-seconds <n>
                                how long a rollout may wait (for room on a node, for its pods to turn
                                Ready) before its revision is DEPLOY_FAILED (default 600)
@@ -114,6 +117,11 @@ const optionsSchema = z.object({
   pushRegistry: z.string().regex(/^[^\s/]+$/, 'expected host[:port]').optional(),
   postgresImage: z.string().min(1).optional(),
   redisImage: z.string().min(1).optional(),
+  publicUrl: z
+    .string()
+    .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'expected an http(s) URL without user information, query or fragment')
+    .transform((url) => url.replace(/\/+$/, ''))
+    .optional(),
   progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
   requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
   organizationPolicy: z
@@ -165,6 +173,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'push-registry': { type: 'string' },
       'postgres-image': { type: 'string' },
       'redis-image': { type: 'string' },
+      'public-url': { type: 'string' },
       'progress-deadline-seconds': { type: 'string' },
       'request-scale': { type: 'string' },
       'organization-policy': { type: 'string' },
@@ -200,6 +209,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     pushRegistry: values['push-registry'] ?? env.BERTH_PUSH_REGISTRY,
     postgresImage: values['postgres-image'] ?? env.BERTH_POSTGRES_IMAGE,
     redisImage: values['redis-image'] ?? env.BERTH_REDIS_IMAGE,
+    publicUrl: values['public-url'] ?? (env.BERTH_PUBLIC_URL || undefined),
     progressDeadlineSeconds: values['progress-deadline-seconds'] ?? env.BERTH_PROGRESS_DEADLINE_SECONDS ?? '600',
     // A laptop is not a cluster: `berth dev` asks a quarter of the requests, so several apps fit.
     requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? (dev ? '0.25' : '1'),

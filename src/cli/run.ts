@@ -100,6 +100,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       logger,
       hostPolicy,
       ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
+      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       ...(registry ? { registry, uploads: { key: registry.signing.pushKey, store: registrySourceArchives(images.registry) } } : {}),
       // One code-host client (and one App installation token) per integration for both halves.
       ...(codeHost ? { repositories: { listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret) } } : {}),

@@ -56,6 +56,8 @@ export interface FacadeDependencies {
   uploads?: SourceUploads;
   /** The custom URL hosts deployments may claim. Default: any, none reserved. */
   hostPolicy?: HostPolicy;
+  /** Where clients reach this API (--public-url): the base of the URLs it hands out. Default: each request's Host. */
+  publicUrl?: string;
   /** The most replicas one deployment may ask for (the organization policy's maxReplicas). Default: no cap. */
   maxReplicas?: number;
 }

@@ -63,6 +63,8 @@ export interface FacadeOptions {
   hostPolicy?: HostPolicy;
   /** The most replicas one deployment may ask for. Default: no cap. */
   maxReplicas?: number;
+  /** Where clients reach this API. Default: each request's Host. */
+  publicUrl?: string;
 }
 
 export interface RunningFacade {
@@ -112,6 +114,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     ...(options.uploads ? { uploads: options.uploads } : {}),
     ...(options.hostPolicy ? { hostPolicy: options.hostPolicy } : {}),
     ...(options.maxReplicas !== undefined ? { maxReplicas: options.maxReplicas } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
   };
   const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
   // While draining, every response closes its connection: a client's next request opens a new one,

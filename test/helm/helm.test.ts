@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { startPushRegistry } from '../../src/dev/node/push-registry.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
 import { exampleImage, httpGet, kubectlOk, nodeBuildImages, serviceImage } from '../node/support.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
@@ -210,6 +211,41 @@ describe('helm install onto the real node', () => {
     expect(await run.json()).toEqual({ text: 'UNDER THE CHART!' });
     expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
     await nothingLeft(['deployments.berth.dev', 'jobs']);
+    expect(await forbiddenInLogs(namespace)).toEqual([]);
+  });
+
+  it('deploys agent servers by the client\'s default path (a local build, pushed with the push token) and by --image-uri through the chart Service', async () => {
+    printBerthLogs();
+    const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, release, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+    const home = mkdtempSync(join(tmpdir(), 'berth-helm-local-'));
+    // The registry for pushed images, trusting the release's signing key, its realm the chart's Service.
+    const registry = await startPushRegistry({ dir: join(home, 'registry'), kubeConfig: testKubeConfig(), operatorNamespace: namespace, berthUrl: `http://${clusterIp}` });
+    try {
+      const project = join(home, 'agent-project');
+      cpSync(join(import.meta.dirname, '..', 'node', 'fixtures', 'agent-project'), project, { recursive: true });
+      const user = { api: `${api.url}/api-host`, key, organization, home };
+      const serves = async (id: string, text: string) => {
+        const deployment = await api.ok('GET', `/v2/deployments/${id}`);
+        const revision = await api.ok('GET', `/v2/deployments/${id}/revisions/${deployment.latest_revision_id}`);
+        expect(revision.status, revision.status_message).toBe('DEPLOYED');
+        await eventually(async () => (await httpGet(`${deployment.url}/ok`)).status === 200, 120_000, `${deployment.name} answering /ok`);
+        const run = await fetch(`${deployment.url}/runs/wait`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assistant_id: 'agent', input: { text } }), signal: AbortSignal.timeout(30_000) });
+        expect(await run.json()).toEqual({ text: `${text.toUpperCase()}!` });
+        return deployment;
+      };
+      const local = /Deployment ID: (\S+)/.exec(await runLanggraph(user, project, ['deploy', '--name', 'agent-local', '--no-input', '-c', 'langgraph.json']))?.[1] ?? '';
+      const built = await serves(local, 'built locally');
+      expect(built.source_revision_config.image_uri).toMatch(new RegExp(`^${pushRegistryAddress}/${apps}/agent-local@sha256:`));
+      // One at a time on the node's two cores.
+      await runLanggraph(user, project, ['deploy', 'delete', local, '--force']);
+      const published = /Deployment ID: (\S+)/.exec(await runLanggraph(user, project, ['deploy', '--image-uri', built.source_revision_config.image_uri, '--name', 'agent-image', '--no-input']))?.[1] ?? '';
+      expect((await serves(published, 'by uri')).source).toBe('external_docker');
+      await runLanggraph(user, project, ['deploy', 'delete', published, '--force']);
+    } finally {
+      await registry.stop();
+      rmSync(home, { recursive: true, force: true });
+    }
+    await nothingLeft(['deployments.berth.dev']);
     expect(await forbiddenInLogs(namespace)).toEqual([]);
   });
 

@@ -63,6 +63,14 @@ app.kubernetes.io/part-of: berth
 {{- join "," (concat $hosts .Values.customUrls.reservedHosts | uniq) }}
 {{- end }}
 
+{{/* BERTH_PUBLIC_URL: facade.publicUrl, else the first ingress host (https when the ingress has TLS). */}}
+{{- define "berth.publicUrl" -}}
+{{- if .Values.facade.publicUrl }}{{ .Values.facade.publicUrl }}
+{{- else if and .Values.facade.ingress.enabled .Values.facade.ingress.hosts }}
+{{- printf "%s://%s" (ternary "https" "http" (not (empty .Values.facade.ingress.tls))) (first .Values.facade.ingress.hosts).host }}
+{{- end }}
+{{- end }}
+
 {{/* BERTH_ORGANIZATION_POLICY: the parts of .Values.organizations that are set, as JSON; empty when none is. */}}
 {{- define "berth.organizationPolicy" -}}
 {{- $policy := dict }}

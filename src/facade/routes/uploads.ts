@@ -60,10 +60,15 @@ function asHttpError(error: unknown): unknown {
   return error instanceof SourceArchiveError ? new HttpError(error.statusCode, error.message) : error;
 }
 
-/** Where this request reached the API: the URL the client can reach the upload at, under the same prefix. */
-function uploadUrl(request: FastifyRequest, token: string): string {
+/**
+ * The URL the client PUTs the archive to, under the prefix it called: the installation's public URL
+ * when it has one (--public-url), else where this request reached the API (its Host header, which the
+ * caller chose and which a proxy in between may have too). Pure.
+ */
+export function uploadUrl(request: Pick<FastifyRequest, 'url' | 'protocol' | 'host'>, token: string, publicUrl?: string): string {
   const prefix = request.url.startsWith(`${selfHostedPrefix}/`) ? selfHostedPrefix : '';
-  return `${request.protocol}://${request.host}${prefix}${uploadRoutes.upload.url.replace(':upload_token', token)}`;
+  const base = publicUrl ?? `${request.protocol}://${request.host}`;
+  return `${base}${prefix}${uploadRoutes.upload.url.replace(':upload_token', token)}`;
 }
 
 /**
@@ -101,7 +106,7 @@ export function registerUploadRoutes(app: FastifyInstance, deps: FacadeDependenc
       uploadId,
       expiresAt,
     });
-    return { upload_url: uploadUrl(request, token), object_path: sourceArchivePath(uploadId), upload_headers: uploadHeaders, expires_at: timestamp(new Date(expiresAt * 1000)) };
+    return { upload_url: uploadUrl(request, token, deps.publicUrl), object_path: sourceArchivePath(uploadId), upload_headers: uploadHeaders, expires_at: timestamp(new Date(expiresAt * 1000)) };
   });
 
   // The archive is read as a stream, not parsed: whatever its content type says.
