@@ -88,9 +88,9 @@ describe('parseBenchOptions', () => {
 
 describe('ownerOf', () => {
   it('groups profile frames by package or source folder', () => {
-    expect(ownerOf('file:///work/main/node_modules/@kubernetes/client-node/dist/x.js')).toBe('@kubernetes/client-node');
-    expect(ownerOf('file:///work/main/node_modules/pino/lib/tools.js')).toBe('pino');
-    expect(ownerOf('file:///work/main/src/runtime/informer.ts')).toBe('src/runtime');
+    expect(ownerOf('file:///home/dev/berth/node_modules/@kubernetes/client-node/dist/x.js')).toBe('@kubernetes/client-node');
+    expect(ownerOf('file:///home/dev/berth/node_modules/pino/lib/tools.js')).toBe('pino');
+    expect(ownerOf('file:///home/dev/berth/src/runtime/informer.ts')).toBe('src/runtime');
     expect(ownerOf('node:internal/url')).toBe('node:internal/url');
     expect(ownerOf('')).toBe('(native / idle / gc)');
   });

@@ -1,16 +1,20 @@
 // Wiring of the Deployment controller into a Manager: its informers, what enqueues a Deployment, and
 // the reconcile loop. src/cli/run.ts calls registerDeploymentControllers(manager, options).
 //
-// The modules, each with one job:
-//   digest.ts, names.ts       the revision rule: canonical digest, names derived from it
+// The modules, each with one job (a child's name comes from src/api/child-names.ts):
+//   informers.ts, pass.ts     the caches a pass reads, and what one pass carries
+//   digest.ts                 the revision rule: the canonical digest of a revision config
 //   inputs.ts                 the Secrets and integration a spec refers to (problems, never throws)
-//   revisions.ts              which Revision the spec describes, which one to serve, which to prune
-//   lifecycle.ts              where the target revision stands (build Job, rollout)
-//   status.ts                 the Deployment's phase and kstatus verdict; status-writer.ts turns them
-//                             into the stored status, returning the old one when only time moved
+//   source-head.ts            a tracked branch's head commit (build on push)
+//   choose-revisions.ts       steps 1-2: the Revision the spec describes and the one to serve, or a Halt
+//   revision-records.ts       the Revisions of a Deployment, summarized; revisions.ts: choose and prune
+//   target-image.ts           step 3: the target's image (a build Job's state: build-state.ts)
+//   workloads.ts, writer.ts   step 4: apply what differs (compare.ts), prune what is no longer rendered
+//   lifecycle.ts, pods.ts     where the target stands: its rollout, what its pods' kubelet and scheduler say
+//   record-status.ts          steps 5-6: the Deployment's and the revisions' status, written when they change
+//   status.ts, status-writer.ts  the phase and kstatus verdict, and the stored status they make
+//   tier.ts                   what a tier means here (dev_zero's condition)
 //   render/                   pure renderers: spec in, manifests out (workloads.ts: the whole set)
-//   compare.ts                whether a cached child already matches its rendering
-//   workloads.ts, writer.ts   the writes: apply what differs, prune what is no longer rendered
 //   reconcile.ts, finalize.ts the loop and the deletion finalizer
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { deploymentKind, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
