@@ -1,8 +1,8 @@
 // An embedded Kubernetes control plane: etcd, kube-apiserver and kube-controller-manager. The tests and
 // `berth dev` both use it. Two shapes:
 // - API only (the default): on loopback, the controller-manager limited to the controllers that keep a
-//   cluster tidy (garbage collection, namespace deletion, quota usage, service accounts). No node: Pods
-//   never run.
+//   cluster tidy (garbage collection, namespace deletion, quota usage, service accounts, aggregated
+//   roles). No node: Pods never run.
 // - For a real node (`forNode`): the API server on the node's address (pods reach it through the
 //   `kubernetes` Service) with what the kubelet needs, and every controller of the controller-manager,
 //   node CIDRs and a hostpath provisioner. src/dev/node starts the node itself.
@@ -282,7 +282,7 @@ function nodeApiserverFlags(pem: (name: keyof Pki) => string): string[] {
 
 /** Only the controllers that tidy up; the workload controllers would overwrite the status that tests
  * set on child objects to stand in for the kubelet. */
-const apiOnlyControllerManagerFlags = ['--controllers=garbagecollector,namespace,resourcequota,serviceaccount,serviceaccount-token'];
+const apiOnlyControllerManagerFlags = ['--controllers=clusterrole-aggregation,garbagecollector,namespace,resourcequota,serviceaccount,serviceaccount-token'];
 
 /** Every controller, a pod CIDR for the node, and PersistentVolumes provisioned as host paths (the
  * upstream provisioner keeps them under /tmp/hostpath_pv, a path it hard-codes). */

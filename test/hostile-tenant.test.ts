@@ -1,0 +1,165 @@
+// A hostile tenant against a real API server and Berth as users run it. The attacker holds an API key of
+// its own organization and, through kubectl, a ServiceAccount with the `admin` role in its own namespace
+// only (what a platform team hands a team). Every attack is tried both ways it can be, and each must be
+// refused or contained; the victim's secret must appear in nothing the attacker gets back. The count
+// of attacks tried, refused and of secrets leaked is printed.
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { cachedBuild } from '../src/dev/cache-dir.ts';
+import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
+import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/berth-process.ts';
+import { httpApi, type Api } from './support/http-api.ts';
+
+const victimSecret = `victim-${randomUUID()}`;
+/** The release name the chart's aggregated roles are rendered under (cluster-wide names, unique to this file). */
+const aggregateRelease = 'hostile';
+let berth: BerthProcess;
+let attacker: Api;
+let attackerKey: string;
+let victim: Api;
+let attackerNamespace: string;
+let victimNamespace: string;
+let victimOrganization: string;
+let victimDeploymentId: string;
+/** Everything the attacker got back: no victim secret may be in it. */
+const seen: string[] = [];
+const tally = { tried: 0, refused: 0 };
+
+beforeAll(async () => {
+  const kc = testKubeConfig();
+  const operatorNamespace = await useNamespace('berth-hostile-op');
+  attackerNamespace = await useNamespace('attacker');
+  victimNamespace = await useNamespace('victim');
+  const attackerOrganization = randomUUID();
+  victimOrganization = randomUUID();
+  await ensureOrganizationNamespace(kc, attackerNamespace, attackerOrganization);
+  await ensureOrganizationNamespace(kc, victimNamespace, victimOrganization);
+  attackerKey = (await ensureApiKey(kc, operatorNamespace, [attackerOrganization])).key;
+  const victimKey = (await ensureApiKey(kc, operatorNamespace, [victimOrganization])).key;
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, attackerNamespace, victimNamespace] }),
+    '--custom-url-domains', 'apps.example.com',
+    '--reserved-hosts', 'api.apps.example.com',
+    '--organization-policy', JSON.stringify({ maxReplicas: 5, resourceQuota: { pods: '20' } }),
+  ]);
+  await waitReady(berth);
+  const url = `http://127.0.0.1:${await berth.facadePort()}`;
+  attacker = httpApi(url, { 'x-api-key': attackerKey });
+  victim = httpApi(url, { 'x-api-key': victimKey });
+  // The chart's additions to Kubernetes' admin, edit and view roles, as a release would install them.
+  const roles = await promisify(execFile)(join(cachedBuild('tools'), 'helm'), ['template', aggregateRelease, join(import.meta.dirname, '../charts/berth'), '--show-only', 'templates/aggregate-roles.yaml']);
+  expect((await kubectl(['apply', '-f', '-'], roles.stdout)).code).toBe(0);
+  // The tenant's kubectl identity: the `admin` role in its own namespace, nothing elsewhere.
+  const setup = [
+    ['create', 'serviceaccount', 'tenant', '-n', attackerNamespace],
+    ['create', 'rolebinding', 'tenant-admin', '-n', attackerNamespace, '--clusterrole=admin', `--serviceaccount=${attackerNamespace}:tenant`],
+  ];
+  for (const args of setup) expect((await kubectl(args)).code).toBe(0);
+  await eventually(async () => (await kubectl(['auth', 'can-i', 'create', 'deployments.berth.dev', '-n', attackerNamespace, `--as=system:serviceaccount:${attackerNamespace}:tenant`])).stdout.trim() === 'yes', 20_000, 'admin aggregating Berth\'s kinds');
+  const created = await victim.ok('POST', '/v2/deployments', {
+    name: 'bank',
+    source: 'external_docker',
+    source_config: { custom_url: 'https://bank.apps.example.com' },
+    source_revision_config: { image_uri: 'nginx:1' },
+    secrets: [{ name: 'BANK_TOKEN', value: victimSecret }],
+  });
+  victimDeploymentId = created.id;
+});
+
+afterAll(async () => {
+  await berth?.stop();
+  await kubectl(['delete', 'clusterrole', `${aggregateRelease}-berth-aggregate-to-edit`, `${aggregateRelease}-berth-aggregate-to-view`, '--ignore-not-found']);
+  console.error(`[hostile tenant] ${tally.tried} attacks tried, ${tally.refused} refused or contained, ${seen.filter((text) => text.includes(victimSecret)).length} answers with the victim's secret`);
+});
+
+/** An attack through the HTTP API with the attacker's key: its answer's status must be one of `refusals`. */
+async function throughApi(method: string, path: string, body: unknown, refusals: number[], headers: Record<string, string> = {}): Promise<number> {
+  tally.tried += 1;
+  const response = await fetch(`${attacker.url}${path}`, {
+    method,
+    headers: { 'x-api-key': attackerKey, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  seen.push(await response.text());
+  expect(refusals, `${method} ${path}`).toContain(response.status);
+  tally.refused += 1;
+  return response.status;
+}
+
+/** An attack through kubectl as the tenant: it must fail, with a message matching `why`. */
+async function throughKubectl(args: string[], why: RegExp, input?: string): Promise<void> {
+  tally.tried += 1;
+  const result = await kubectl([...args, `--as=system:serviceaccount:${attackerNamespace}:tenant`], input);
+  seen.push(result.stdout, result.stderr);
+  expect(result.code, `kubectl ${args.join(' ')}`).not.toBe(0);
+  expect(result.stderr).toMatch(why);
+  tally.refused += 1;
+}
+
+const deployment = (name: string, spec: object) => JSON.stringify({ apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', metadata: { name }, spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'busybox:1' }, ...spec } });
+
+describe('a hostile tenant', () => {
+  it('cannot reach another organization through the HTTP API', async () => {
+    await throughApi('GET', `/v2/deployments/${victimDeploymentId}`, undefined, [404]);
+    await throughApi('PATCH', `/v2/deployments/${victimDeploymentId}`, { source_revision_config: { image_uri: 'evil:1' } }, [404]);
+    await throughApi('DELETE', `/v2/deployments/${victimDeploymentId}`, undefined, [404]);
+    await throughApi('GET', `/v2/deployments/${victimDeploymentId}/revisions`, undefined, [404]);
+    await throughApi('POST', `/v2/deployments/${victimDeploymentId}/push-token`, undefined, [404]);
+    await throughApi('GET', '/v2/deployments', undefined, [401], { 'x-tenant-id': victimOrganization });
+    const list = await attacker.ok('GET', '/v2/deployments');
+    expect(list.resources).toEqual([]);
+  });
+
+  it('cannot ask for privileges, another\'s host, Berth\'s host, a credentialed repository or a swarm', async () => {
+    const create = (name: string, sourceConfig: object) => ({ name, source: 'external_docker', source_config: sourceConfig, source_revision_config: { image_uri: 'busybox:1' } });
+    await throughApi('POST', '/v2/deployments', create('root', { resource_spec: { sidecars: [{ name: 'root', image: 'busybox', securityContext: { privileged: true } }] } }), [422]);
+    await throughApi('POST', '/v2/deployments', create('caps', { resource_spec: { init_containers: [{ name: 'caps', image: 'busybox', securityContext: { capabilities: { add: ['SYS_ADMIN'] } } }] } }), [422]);
+    await throughApi('POST', '/v2/deployments', create('phish', { custom_url: 'https://bank.apps.example.com/login' }), [409]);
+    await throughApi('POST', '/v2/deployments', create('mitm', { custom_url: 'https://api.apps.example.com/v2' }), [422]);
+    await throughApi('POST', '/v2/deployments', create('elsewhere', { custom_url: 'https://victim.example.org' }), [422]);
+    await throughApi('POST', '/v2/deployments', create('swarm', { resource_spec: { min_scale: 1, max_scale: 10_000 } }), [422]);
+    await throughApi('POST', '/v2/deployments', { name: 'leak', source: 'codehost', source_config: { integration_id: randomUUID(), repo_url: 'https://user:token@github.com/a/b' }, source_revision_config: { repo_ref: 'main' } }, [422]);
+    await throughApi('POST', '/v2/deployments', { name: 'ssrf', source: 'codehost', source_config: { integration_id: randomUUID(), repo_url: 'https://github.com/a/b#@169.254.169.254/' }, source_revision_config: { repo_ref: 'main' } }, [422]);
+    expect((await attacker.ok('GET', '/v2/deployments')).resources).toEqual([]);
+  });
+
+  it('cannot do through kubectl what the API refuses, nor leave its own namespace', async () => {
+    await throughKubectl(['apply', '-n', attackerNamespace, '-f', '-'], /privileged containers are not allowed/, deployment('root', { sourceConfig: { resourceSpec: { sidecars: [{ name: 'root', image: 'busybox', securityContext: { privileged: true } }] } } }));
+    await throughKubectl(['apply', '-n', victimNamespace, '-f', '-'], /forbidden/, deployment('squat', {}));
+    await throughKubectl(['get', 'secrets', '-n', victimNamespace], /forbidden/);
+    await throughKubectl(['get', 'deployments.berth.dev', '-n', victimNamespace], /forbidden/);
+    await throughKubectl(['delete', 'resourcequota', 'berth-organization', '-n', attackerNamespace], /forbidden/);
+    await throughKubectl(['get', 'secrets', '-n', (await berthNamespace())], /forbidden/);
+  });
+
+  it('is contained when what it applies passes the schema: a swarm and a name that shadows its own are Stalled, writing nothing', async () => {
+    tally.tried += 2;
+    const applied = await kubectl(['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`], deployment('swarm', { sourceConfig: { resourceSpec: { maxScale: 500 } } }));
+    expect(applied.code, applied.stderr).toBe(0);
+    const reason = async (name: string) => (await kubectl(['get', 'deployments.berth.dev', name, '-n', attackerNamespace, '-o', 'jsonpath={.status.conditions[?(@.type=="Stalled")].reason}'])).stdout;
+    await eventually(async () => (await reason('swarm')) === 'ReplicaCapExceeded', 20_000, 'the swarm Stalled');
+    expect((await kubectl(['get', 'deployments.apps', 'swarm', '-n', attackerNamespace])).code).not.toBe(0);
+    tally.refused += 1;
+    await attacker.ok('POST', '/v2/deployments', { name: 'app', source: 'external_docker', source_revision_config: { image_uri: 'busybox:1' } });
+    const shadow = await kubectl(['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`], deployment('app-queue', {}));
+    expect(shadow.code, shadow.stderr).toBe(0);
+    await eventually(async () => (await reason('app-queue')) === 'NameTaken', 20_000, 'the shadowing name Stalled');
+    tally.refused += 1;
+  });
+
+  it('never sees the victim\'s secret', async () => {
+    // The victim itself reads its secret's name back, never its value.
+    expect(JSON.stringify(await victim.ok('GET', `/v2/deployments/${victimDeploymentId}`))).not.toContain(victimSecret);
+    expect(seen.filter((text) => text.includes(victimSecret))).toEqual([]);
+    expect(tally.refused).toBe(tally.tried);
+  });
+});
+
+/** The namespace Berth keeps its API keys in. */
+async function berthNamespace(): Promise<string> {
+  return (await kubectl(['get', 'namespaces', '-o', 'jsonpath={.items[*].metadata.name}'])).stdout.split(' ').find((name) => name.startsWith('berth-hostile-op'))!;
+}
