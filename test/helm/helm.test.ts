@@ -199,7 +199,10 @@ describe('helm install onto the real node', () => {
     try {
       const project = join(home, 'agent-project');
       cpSync(join(import.meta.dirname, '..', 'node', 'fixtures', 'agent-project'), project, { recursive: true });
-      await runLanggraph({ api: `${api.url}/api-host`, key, organization, home }, project, ['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
+      const user = { api: `${api.url}/api-host`, key, organization, home };
+      await runLanggraph(user, project, ['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
+      // The build log, read by the client as it reads it (the level upper-cased), from either replica.
+      expect(await runLanggraph(user, project, ['deploy', 'logs', '--name', 'agent', '--type', 'build', '--level', 'info', '--limit', '500'])).toContain('making the Dockerfile from langgraph.json');
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -236,6 +239,10 @@ describe('helm install onto the real node', () => {
       const local = /Deployment ID: (\S+)/.exec(await runLanggraph(user, project, ['deploy', '--name', 'agent-local', '--no-input', '-c', 'langgraph.json']))?.[1] ?? '';
       const built = await serves(local, 'built locally');
       expect(built.source_revision_config.image_uri).toMatch(new RegExp(`^${pushRegistryAddress}/${apps}/agent-local@sha256:`));
+      expect(JSON.parse(await runLanggraph(user, project, ['deploy', 'list', '--json']))).toContainEqual({ id: local, name: 'agent-local' });
+      expect(await runLanggraph(user, project, ['deploy', 'revisions', 'list', local])).toContain('DEPLOYED');
+      const listeners = JSON.parse(await runLanggraph(user, project, ['deploy', 'listeners', 'list', '--json'])) as { compute_config: { k8s_namespaces: string[] } }[];
+      expect(listeners.flatMap((listener) => listener.compute_config.k8s_namespaces)).toContain(apps);
       // One at a time on the node's two cores.
       await runLanggraph(user, project, ['deploy', 'delete', local, '--force']);
       const published = /Deployment ID: (\S+)/.exec(await runLanggraph(user, project, ['deploy', '--image-uri', built.source_revision_config.image_uri, '--name', 'agent-image', '--no-input']))?.[1] ?? '';
