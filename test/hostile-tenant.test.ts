@@ -145,6 +145,10 @@ describe('a hostile tenant', () => {
     expect((await kubectl(['get', 'deployments.apps', 'swarm', '-n', attackerNamespace])).code).not.toBe(0);
     tally.refused += 1;
     await attacker.ok('POST', '/v2/deployments', { name: 'app', source: 'external_docker', source_revision_config: { image_uri: 'busybox:1' } });
+    // Claims made in one second are ordered by uid (creation times have whole seconds): the shadowing
+    // name comes in a later second, as it would from an attacker reacting to the first.
+    const created = Date.parse((await kubectl(['get', 'deployments.berth.dev', 'app', '-n', attackerNamespace, '-o', 'jsonpath={.metadata.creationTimestamp}'])).stdout);
+    await eventually(async () => Date.now() >= created + 1_000, 5_000, 'a later second');
     const shadow = await kubectl(['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`], deployment('app-queue', {}));
     expect(shadow.code, shadow.stderr).toBe(0);
     await eventually(async () => (await reason('app-queue')) === 'NameTaken', 20_000, 'the shadowing name Stalled');
