@@ -373,6 +373,7 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
     BERTH_BUILDER_IMAGE: images.builder,
     BERTH_GIT_IMAGE: images.git,
     BERTH_BUILD_TOOLS_IMAGE: images.buildTools,
+    BERTH_AGENT_TOOLS_IMAGE: images.agentTools,
     BERTH_SOURCE_POLL_SECONDS: '1',
     // A codehost Deployment comes with its database, as `berth dev` runs it.
     BERTH_POSTGRES_IMAGE: services.postgres,
