@@ -17,13 +17,13 @@ import { startLocalCluster, type LocalCluster } from '../src/dev/local-cluster.t
 import { nodeBinaries, pushBuildImages, pushServiceImages } from '../src/dev/node/node.ts';
 import { pushRegistryAddress } from '../src/dev/node/network.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
-import { buildSteps, renderBuildJob } from '../src/reconcilers/deployment/render/build-job.ts';
+import { buildSteps } from '../src/reconcilers/deployment/render/build-job.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { fieldManager } from '../src/api/group.ts';
 import { runLanggraph, type ClientUser } from '../test/support/langgraph-cli.ts';
 import { startBerthProcess } from './berth-process.ts';
-import { buildPodOf, onlyImageServes, setImage, stepDurations, until } from './node-steps.ts';
+import { baselineBuild, buildPodOf, onlyImageServes, setImage, stepDurations, until } from './node-steps.ts';
 import { percentile } from './stats.ts';
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, out: { type: 'string', default: 'bench/results/agent-server.json' } } });
@@ -43,7 +43,7 @@ interface Round {
   baseline: { jobMs: number; steps: Record<string, number>; rolloutMs: number };
 }
 
-type Job = { metadata: { creationTimestamp: string }; spec: { template: { spec: { initContainers?: { name: string; env?: { name: string; value?: string }[] }[] } } }; status?: { succeeded?: number; failed?: number; completionTime?: string } };
+type Job = { metadata: { creationTimestamp: string }; spec: { template: { spec: { initContainers?: { name: string; env?: { name: string; value?: string }[] }[] } } }; status?: { completionTime?: string } };
 type Revision = { metadata: { name: string; creationTimestamp: string }; status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[] } };
 
 /** The graph answers with `suffix` after the upper-cased input: each round's sources differ. */
@@ -167,37 +167,24 @@ try {
       // Baseline: the same build Job from the same archive, created at once; then the plain Deployment.
       const fetchEnv = job.spec.template.spec.initContainers?.find((c) => c.name === buildSteps.fetch)?.env ?? [];
       const envOf = (name: string) => fetchEnv.find((e) => e.name === name)?.value ?? '';
-      const baselineBegan = performance.now();
-      const baselineJob = renderBuildJob({
-        owner: { name: 'baseline', namespace, uid: '00000000-0000-4000-8000-000000000000' },
-        revisionName: `baseline-${i}`,
+      const { jobMs, pod: baselinePod, image } = await baselineBuild(kc, {
+        namespace,
+        round: i,
         sources: { kind: 'archive', manifestUrl: envOf('MANIFEST_URL'), blobsUrl: envOf('BLOBS_URL') },
         graphConfigPath: 'langgraph.json',
-        images: { git: images.git, tools: images.buildTools, builder: images.builder, agentTools: images.agentTools },
+        images,
         registry,
-        privileged: true,
       });
-      delete (baselineJob.metadata as { ownerReferences?: unknown }).ownerReferences;
-      await applyObject(kc, baselineJob as never, fieldManager);
-      const jobName = baselineJob.metadata!.name!;
-      await until(async () => {
-        const current = await getJob(jobName);
-        if (current.status?.failed) throw new Error(`baseline build ${jobName} failed`);
-        return current.status?.succeeded ? true : undefined;
-      }, 300_000);
-      const jobMs = performance.now() - baselineBegan;
-      const baselinePod = await buildPodOf(kc, namespace, jobName);
-      const metadata = JSON.parse(baselinePod.status!.containerStatuses![0]!.state!.terminated!.message!) as Record<string, string>;
-      const image = `${registry}/${namespace}/baseline:baseline-${i}@${metadata['containerimage.digest']}`;
       const switched = performance.now();
       await setImage(kc, namespace, 'agent-plain', image);
       await until(() => onlyImageServes(kc, namespace, 'app=agent-plain', image), 180_000);
       const baselineRollout = performance.now() - switched;
-      results.push({ berthMs, baselineMs: jobMs + baselineRollout, berth: berthRound, baseline: { jobMs, steps: stepDurations(baselinePod), rolloutMs: baselineRollout } });
+      const baselineSteps = stepDurations(baselinePod);
+      results.push({ berthMs, baselineMs: jobMs + baselineRollout, berth: berthRound, baseline: { jobMs, steps: baselineSteps, rolloutMs: baselineRollout } });
       const stepText = (s: Record<string, number>) => Object.entries(s).map(([name, ms]) => `${name} ${seconds(ms)}`).join(', ');
       log(
         `round ${i}/${rounds}: Berth ${seconds(berthMs)} (upload+PATCH ${seconds(berthRound.uploadMs)}, queued ${seconds(berthRound.queuedMs)}, ${stepText(steps)}, built to DEPLOYED ${seconds(berthRound.rolloutMs)}, client poll ${seconds(berthRound.clientPollMs)}); ` +
-          `built directly + apps/v1 ${seconds(jobMs + baselineRollout)} (Job ${seconds(jobMs)}: ${stepText(stepDurations(baselinePod))}; rollout ${seconds(baselineRollout)})`,
+          `built directly + apps/v1 ${seconds(jobMs + baselineRollout)} (Job ${seconds(jobMs)}: ${stepText(baselineSteps)}; rollout ${seconds(baselineRollout)})`,
       );
     }
     const berthTimes = results.map((r) => r.berthMs);

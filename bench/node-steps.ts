@@ -1,7 +1,11 @@
-// Steps the node benchmarks share: waiting on the API server, reading a build pod's steps, and the
-// image change and serving check of a baseline apps/v1 Deployment.
+// Steps the node benchmarks share: waiting on the API server, reading a build pod's steps, a build run
+// without Berth, and the image change and serving check of a baseline apps/v1 Deployment.
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { V1Deployment } from '@kubernetes/client-node';
+import { fieldManager } from '../src/api/group.ts';
+import type { BuildImages } from '../src/dev/node/node.ts';
+import { renderBuildJob, type BuildSources } from '../src/reconcilers/deployment/render/build-job.ts';
+import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -66,4 +70,37 @@ export function stepDurations(pod: BuildPod): Record<string, number> {
 export async function buildPodOf(kc: KubeConfig, namespace: string, job: string): Promise<BuildPod> {
   const list = await kubeRequest<{ items: BuildPod[] }>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: `batch.kubernetes.io/job-name=${job}` } });
   return list.items[0]!;
+}
+
+/**
+ * The builder without Berth: the build Job Berth renders for `sources`, created at once with no owner,
+ * until it succeeds. What it took, its pod (for its steps), and the image it pushed, pinned by digest.
+ */
+export async function baselineBuild(
+  kc: KubeConfig,
+  input: { namespace: string; round: number; sources: BuildSources; graphConfigPath?: string; images: BuildImages; registry: string },
+): Promise<{ jobMs: number; pod: BuildPod; image: string }> {
+  const { namespace, round, images, registry } = input;
+  const began = performance.now();
+  const job = renderBuildJob({
+    owner: { name: 'baseline', namespace, uid: '00000000-0000-4000-8000-000000000000' },
+    revisionName: `baseline-${round}`,
+    sources: input.sources,
+    ...(input.graphConfigPath ? { graphConfigPath: input.graphConfigPath } : {}),
+    images: { git: images.git, tools: images.buildTools, builder: images.builder, agentTools: images.agentTools },
+    registry,
+    privileged: true,
+  });
+  delete (job.metadata as { ownerReferences?: unknown }).ownerReferences;
+  await applyObject(kc, job as never, fieldManager);
+  const jobName = job.metadata!.name!;
+  await until(async () => {
+    const current = await kubeRequest<{ status?: { succeeded?: number; failed?: number } }>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}` });
+    if (current.status?.failed) throw new Error(`baseline build ${jobName} failed`);
+    return current.status?.succeeded ? true : undefined;
+  }, 300_000);
+  const jobMs = performance.now() - began;
+  const pod = await buildPodOf(kc, namespace, jobName);
+  const metadata = JSON.parse(pod.status!.containerStatuses![0]!.state!.terminated!.message!) as Record<string, string>;
+  return { jobMs, pod, image: `${registry}/${namespace}/baseline:baseline-${round}@${metadata['containerimage.digest']}` };
 }

@@ -23,7 +23,6 @@ import { startLocalCluster, type LocalCluster } from '../src/dev/local-cluster.t
 import { pushExampleApp } from '../src/dev/node/example-app.ts';
 import { nodeBinaries, pushBuildImages, pushServiceImages } from '../src/dev/node/node.ts';
 import { nodeIp } from '../src/dev/node/network.ts';
-import { renderBuildJob } from '../src/reconcilers/deployment/render/build-job.ts';
 import { GitServer } from '../test/support/git-server.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
@@ -35,7 +34,7 @@ import { applicationDefaults, applicationReadiness, surgeStrategy } from '../src
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
 import { startBerthProcess, type BerthProcess } from './berth-process.ts';
 import { roundCosts } from './round-costs.ts';
-import { buildPodOf, onlyImageServes, setImage, stepDurations, until, type Pod, type PodList } from './node-steps.ts';
+import { baselineBuild, buildPodOf, onlyImageServes, setImage, stepDurations, until, type Pod, type PodList } from './node-steps.ts';
 
 const { values } = parseArgs({
   options: {
@@ -438,26 +437,7 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
         const steps = stepDurations(pod);
         const jobEnd = Math.max(...[...(pod.status?.containerStatuses ?? [])].map((s) => Date.parse(s.state?.terminated?.finishedAt ?? '')));
         // Baseline: the same Job, created at once, then the built image on the plain Deployment.
-        const began = performance.now();
-        const job = renderBuildJob({
-          owner: { name: 'baseline', namespace, uid: '00000000-0000-4000-8000-000000000000' },
-          revisionName: `baseline-${i}`,
-          sources: { kind: 'repository', repoUrl: git.cloneUrl('bench/app'), repoRef: sha },
-          images: { git: images.git, tools: images.buildTools, builder: images.builder, agentTools: images.agentTools },
-          registry,
-          privileged: true,
-        });
-        delete (job.metadata as { ownerReferences?: unknown }).ownerReferences;
-        await applyObject(kc, job as never, fieldManager);
-        const jobName = job.metadata!.name!;
-        await until(async () => {
-          const current = await kubeRequest<{ status?: { succeeded?: number; failed?: number } }>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}` });
-          if (current.status?.failed) throw new Error(`baseline build ${jobName} failed`);
-          return current.status?.succeeded ? true : undefined;
-        }, 300_000);
-        const jobMs = performance.now() - began;
-        const metadata = JSON.parse((await buildPodOf(kc, namespace, jobName)).status!.containerStatuses![0]!.state!.terminated!.message!) as Record<string, string>;
-        const image = `${registry}/${namespace}/baseline:baseline-${i}@${metadata['containerimage.digest']}`;
+        const { jobMs, image } = await baselineBuild(kc, { namespace, round: i, sources: { kind: 'repository', repoUrl: git.cloneUrl('bench/app'), repoRef: sha }, images, registry });
         const switched = performance.now();
         await setImage(kc, namespace, 'built-plain', image);
         await until(() => onlyImageServes(kc, namespace, 'app=built-plain', image));
