@@ -1,6 +1,6 @@
 import type { V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { podChangeMatters, podProblem, podView, podWait, revisionPodsProblem } from './pods.ts';
+import { podChangeMatters, podProblem, podView, podWait, revisionPodsProblem, revisionPodsSay } from './pods.ts';
 
 const pod = (name: string, status: V1Pod['status'], deleting = false): V1Pod => ({
   metadata: { name, ...(deleting ? { deletionTimestamp: new Date(0) } : {}) },
@@ -51,6 +51,15 @@ describe('revisionPodsProblem', () => {
     const pods = [pod('c', waiting('CrashLoopBackOff')), pod('a', waiting('ErrImagePull'), true), pod('b', waiting('ImagePullBackOff'))];
     expect(revisionPodsProblem(pods)?.message).toMatch(/^pod b,/);
     expect(revisionPodsProblem([])).toBeUndefined();
+  });
+});
+
+describe('revisionPodsSay', () => {
+  const unschedulable = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: 'no room' }] } as V1Pod['status'];
+  it("gives the kubelet's problem over the scheduler's wait, the wait alone, or nothing", () => {
+    expect(revisionPodsSay([pod('a', unschedulable), pod('b', waiting('ImagePullBackOff'))])).toEqual({ podProblem: expect.objectContaining({ reason: 'ImagePullBackOff' }) });
+    expect(revisionPodsSay([pod('b', unschedulable), pod('a', unschedulable, true)])).toEqual({ podWait: { reason: 'Unschedulable', message: 'pod b: Unschedulable: no room' } });
+    expect(revisionPodsSay([pod('a', { phase: 'Running' })])).toEqual({});
   });
 });
 

@@ -83,11 +83,13 @@ export function podWait(pod: ReadonlyPod): PodProblem | undefined {
   return { reason: 'Unschedulable', message: `pod ${pod.metadata?.name ?? ''}: Unschedulable${scheduled.message ? `: ${scheduled.message}` : ''}` };
 }
 
-/** The first of what `read` finds among the live pods (by name, so the message is stable across reconciles). */
-function firstAmong(pods: readonly ReadonlyPod[], read: (pod: ReadonlyPod) => PodProblem | undefined): PodProblem | undefined {
-  const live = pods.filter((pod) => !pod.metadata?.deletionTimestamp);
-  const sorted = [...live].sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
-  for (const pod of sorted) {
+/** The live pods by name, so a message is stable across reconciles. */
+function liveByName(pods: readonly ReadonlyPod[]): ReadonlyPod[] {
+  return pods.filter((pod) => !pod.metadata?.deletionTimestamp).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+}
+
+function firstOf(pods: readonly ReadonlyPod[], read: (pod: ReadonlyPod) => PodProblem | undefined): PodProblem | undefined {
+  for (const pod of pods) {
     const found = read(pod);
     if (found) return found;
   }
@@ -95,10 +97,16 @@ function firstAmong(pods: readonly ReadonlyPod[], read: (pod: ReadonlyPod) => Po
 }
 
 /** The first problem among the pods. */
-export const revisionPodsProblem = (pods: readonly ReadonlyPod[]) => firstAmong(pods, podProblem);
+export const revisionPodsProblem = (pods: readonly ReadonlyPod[]) => firstOf(liveByName(pods), podProblem);
 
-/** The first pod that waits for a node. */
-export const revisionPodsWait = (pods: readonly ReadonlyPod[]) => firstAmong(pods, podWait);
+/** What a revision's pods say: the kubelet's first problem, else the scheduler's first wait, else nothing. */
+export function revisionPodsSay(pods: readonly ReadonlyPod[]): { podProblem?: PodProblem; podWait?: PodProblem } {
+  const live = liveByName(pods);
+  const problem = firstOf(live, podProblem);
+  if (problem) return { podProblem: problem };
+  const wait = firstOf(live, podWait);
+  return wait ? { podWait: wait } : {};
+}
 
 /** The problem or the wait a workload pod shows while it is live, as one comparable string. */
 function liveProblem(pod: ReadonlyPod): string | undefined {

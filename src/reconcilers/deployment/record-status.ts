@@ -3,10 +3,10 @@
 import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
 import { findCondition, type Deployment, type Revision } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
-import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, type TargetObservation, type TargetPhase } from './lifecycle.ts';
+import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
 import { childNames } from '../../api/child-names.ts';
 import { optional, type Pass } from './pass.ts';
-import { podsOfRevision, revisionPodsProblem, revisionPodsWait } from './pods.ts';
+import { podsOfRevision, revisionPodsSay } from './pods.ts';
 import { backingServices, scaling } from './render/backing.ts';
 import { applicationUrl } from './render/application.ts';
 import type { OwnerDeployment } from './render/common.ts';
@@ -140,7 +140,7 @@ export async function recordOutcome(
     serving: previousActive?.name === target.name,
     build: image.build,
     rollout: rolloutOf(application),
-    ...podsSay(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload')),
+    ...revisionPodsSay(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload')),
   });
   const deployed = phase.phase === 'DEPLOYED';
   const active = deployed ? target : previousActive;
@@ -160,12 +160,6 @@ export async function recordOutcome(
   if (deployed) await recordRevisionPhase(pass, target, phase);
   await recordBypassed(pass, chosen);
   return active;
-}
-
-/** What a revision's pods say: the kubelet's problem, else the scheduler's wait. */
-function podsSay(pods: Parameters<typeof revisionPodsProblem>[0]): Pick<TargetObservation, 'podProblem' | 'podWait'> {
-  const problem = revisionPodsProblem(pods);
-  return problem ? { podProblem: problem } : optional('podWait', revisionPodsWait(pods));
 }
 
 /** What the workloads say about the Deployment's status: its database, its scale, its rollout. */
