@@ -3,11 +3,10 @@
 // whatever the tenant creates (a pod past the quota is refused; a pod without requests gets the
 // defaults). A tenant who deletes one sees it back; a pass that finds them as rendered writes nothing;
 // a namespace that stops being an organization's loses them, and one never an organization's has none.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
 import { httpApi, type Api } from './support/http-api.ts';
-import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually, kubectl, useNamespace } from './support/cluster.ts';
+import { useOrganization } from './support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/berth-process.ts';
 
 const policy = {
@@ -24,15 +23,12 @@ let bystander: string;
 let api: Api;
 
 beforeAll(async () => {
-  operatorNamespace = await useNamespace('berth-policy-op');
-  organization = await useNamespace('policy-org');
+  const created = await useOrganization('policy-org');
+  ({ operatorNamespace, namespace: organization } = created);
   bystander = await useNamespace('policy-other');
-  const organizationId = randomUUID();
-  await ensureOrganizationNamespace(testKubeConfig(), organization, organizationId);
-  const { key } = await ensureApiKey(testKubeConfig(), operatorNamespace, [organizationId]);
   berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, organization, bystander] }), '--organization-policy', JSON.stringify(policy)]);
   await waitReady(berth);
-  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': key });
+  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': created.key });
 });
 
 afterAll(async () => {

@@ -3,11 +3,10 @@
 // WaitingForCapacity and the scheduler's words, and the previous revision keeps serving. When room
 // appears (the other workload goes), it deploys. One that waits past the progress deadline (short here:
 // --progress-deadline-seconds) is DEPLOY_FAILED with the scheduler's words, the previous one still serving.
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { cpuQuantity } from '../../src/reconcilers/deployment/render/common.ts';
-import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../support/cluster.ts';
+import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { apply, exampleImage, httpGet, kubectlOk } from './support.ts';
@@ -19,12 +18,8 @@ let namespace: string;
 const images: Record<string, string> = {};
 
 beforeAll(async () => {
-  const kc = testKubeConfig();
-  const operatorNamespace = await useNamespace('berth-capacity-op');
-  namespace = await useNamespace('capacity');
-  const organization = randomUUID();
-  await ensureOrganizationNamespace(kc, namespace, organization);
-  const key = (await ensureApiKey(kc, operatorNamespace, [organization])).key;
+  const { operatorNamespace, key, ...organization } = await useOrganization('capacity');
+  namespace = organization.namespace;
   berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), '--progress-deadline-seconds', String(deadlineSeconds)]);
   await waitReady(berth);
   api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': key });
