@@ -15,7 +15,9 @@ import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { installCrds } from '../src/dev/install-crds.ts';
 import { startLocalCluster, type LocalCluster } from '../src/dev/local-cluster.ts';
 import { nodeBinaries, pushBuildImages, pushServiceImages } from '../src/dev/node/node.ts';
-import { pushRegistryAddress } from '../src/dev/node/network.ts';
+import { nodeIp, pushRegistryAddress } from '../src/dev/node/network.ts';
+import { startPushRegistry } from '../src/dev/node/push-registry.ts';
+import { freePort } from '../src/dev/controlplane.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
 import { buildSteps } from '../src/reconcilers/deployment/render/build-job.ts';
 import { applyObject } from '../src/runtime/apply.ts';
@@ -83,6 +85,8 @@ try {
   const { key } = await ensureApiKey(kc, operatorNamespace, [organization]);
   const registry = cluster.node!.registry;
   const [images, services] = await Promise.all([pushBuildImages(nodeBinaries()), pushServiceImages(nodeBinaries())]);
+  // The HTTP API on the node's address too: the registry's realm, for the kubelet and build pods.
+  const nodeFacade = `${nodeIp}:${await freePort()}`;
   const berth = await startBerthProcess({
     kubeconfigPath: cluster.controlPlane.kubeconfigPath,
     operatorNamespace,
@@ -92,6 +96,7 @@ try {
     env: {
       BERTH_REGISTRY: registry,
       BERTH_PUSH_REGISTRY: pushRegistryAddress,
+      BERTH_FACADE_NODE_ADDRESS: nodeFacade,
       BERTH_BUILDER_IMAGE: images.builder,
       BERTH_GIT_IMAGE: images.git,
       BERTH_BUILD_TOOLS_IMAGE: images.buildTools,
@@ -100,6 +105,7 @@ try {
       BERTH_REDIS_IMAGE: services.redis,
     },
   });
+  const organizationRegistry = await startPushRegistry({ dir: join(dataDir, 'push-registry'), kubeConfig: kc, operatorNamespace, berthUrl: `http://${nodeFacade}` });
   try {
     const api = `${berth.facadeUrl!}/api-host`;
     const user: ClientUser = { api, key, organization, home: dataDir };
@@ -199,6 +205,7 @@ try {
     writeFileSync(values.out, `${JSON.stringify(summary, null, 2)}\n`);
     log(`sources to serving, the client's remote build vs the same build Job + apps/v1: median ratio ${summary.ratioMedian.toFixed(2)}, p90 ratio ${summary.ratioP90.toFixed(2)} (Berth median ${seconds(median(berthTimes))}, baseline median ${seconds(median(baselineTimes))})`);
   } finally {
+    await organizationRegistry.stop();
     await berth.stop();
   }
 } finally {

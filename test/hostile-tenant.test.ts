@@ -15,6 +15,7 @@ import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/ber
 import { httpApi, type Api } from './support/http-api.ts';
 
 const victimSecret = `victim-${randomUUID()}`;
+const registryHost = 'registry.berth.invalid:5000';
 /** The release name the chart's aggregated roles are rendered under (cluster-wide names, unique to this file). */
 const aggregateRelease = 'hostile';
 let berth: BerthProcess;
@@ -45,6 +46,8 @@ beforeAll(async () => {
     '--custom-url-domains', 'apps.example.com',
     '--reserved-hosts', 'api.apps.example.com',
     '--organization-policy', JSON.stringify({ maxReplicas: 5, resourceQuota: { pods: '20' } }),
+    // The registry's token endpoint decides who reads and writes which repository: no registry need run.
+    '--push-registry', registryHost,
   ]);
   await waitReady(berth);
   const url = `http://127.0.0.1:${await berth.facadePort()}`;
@@ -136,6 +139,37 @@ describe('a hostile tenant', () => {
     await throughKubectl(['get', 'secrets', '-n', (await berthNamespace())], /forbidden/);
   });
 
+  it("gets no access to another organization's sources and images in the registry, with its credential, a forged one or none", async () => {
+    const ownSecret = await eventually(async () => {
+      const got = await kubectl(['get', 'secret', 'berth-organization', '-n', attackerNamespace, '-o', 'jsonpath={.data.\\.dockerconfigjson}', `--as=system:serviceaccount:${attackerNamespace}:tenant`]);
+      return got.code === 0 && got.stdout ? got.stdout : undefined;
+    }, 20_000, "the attacker's registry credential");
+    const own = JSON.parse(Buffer.from(ownSecret, 'base64').toString()).auths[registryHost] as { username: string; password: string };
+    const basic = (username: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
+    /** What the token endpoint grants for every action on a repository; `[]` is no access. */
+    const granted = async (repository: string, headers: Record<string, string>) => {
+      const response = await fetch(`${attacker.url}/v2/registry/token?service=berth-registry&scope=${encodeURIComponent(`repository:${repository}:pull,push`)}`, { headers });
+      const body = await response.text();
+      seen.push(body);
+      return response.status === 200 ? JSON.parse(Buffer.from((JSON.parse(body) as { token: string }).token.split('.')[1] ?? '', 'base64url').toString()).access : response.status;
+    };
+    expect(await granted(`${attackerNamespace}/app`, basic(own.username, own.password))).toEqual([{ type: 'repository', name: `${attackerNamespace}/app`, actions: ['pull', 'push'] }]);
+    const attacks: [string, Record<string, string>, unknown][] = [
+      [`${victimNamespace}/bank/sources`, basic(own.username, own.password), []],
+      [`${victimNamespace}/bank`, basic(own.username, own.password), []],
+      [`${victimNamespace}/bank`, {}, []],
+      // The attacker's own credential with the victim's namespace spliced in: the signature no longer holds.
+      [`${victimNamespace}/bank`, basic(own.username, spliced(own.password, victimNamespace)), 401],
+      [`${victimNamespace}/bank`, basic('berth-push', 'bpt_forged.token'), 401],
+    ];
+    for (const [repository, headers, expected] of attacks) {
+      tally.tried += 1;
+      expect(await granted(repository, headers), repository).toEqual(expected);
+      tally.refused += 1;
+    }
+    await throughKubectl(['get', 'secret', 'berth-organization', '-n', victimNamespace], /forbidden/);
+  });
+
   it('is contained when what it applies passes the schema: a swarm and a name that shadows its own are Stalled, writing nothing', async () => {
     tally.tried += 2;
     const applied = await kubectl(['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`], deployment('swarm', { sourceConfig: { resourceSpec: { maxScale: 500 } } }));
@@ -162,6 +196,13 @@ describe('a hostile tenant', () => {
     expect(tally.refused).toBe(tally.tried);
   });
 });
+
+/** An organization credential (`bor_<claims>.<mac>`) whose claims name another namespace, its MAC kept. */
+function spliced(token: string, namespace: string): string {
+  const [payload, mac] = token.slice('bor_'.length).split('.');
+  const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as Record<string, unknown>;
+  return `bor_${Buffer.from(JSON.stringify({ ...claims, n: namespace })).toString('base64url')}.${mac}`;
+}
 
 /** The namespace Berth keeps its API keys in. */
 async function berthNamespace(): Promise<string> {

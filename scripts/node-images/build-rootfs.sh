@@ -418,6 +418,11 @@ build_builder() {
 [registry."docker.io"]
   mirrors = ["$INSECURE_REGISTRY"]
 TOML
+  # The registry for organizations' sources and images (token authentication, Berth the issuer) answers
+  # plain HTTP too: builds push there with their organization's credential.
+  if [[ -n ${PUSH_REGISTRY:-} ]]; then
+    printf '[registry."%s"]\n  http = true\n' "$PUSH_REGISTRY" >>"$rootfs/etc/buildkit/buildkitd.toml"
+  fi
   write_accounts
   entrypoint=(/usr/bin/buildctl-daemonless.sh)
   user=0:0

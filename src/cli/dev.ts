@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { installCrds } from '../dev/install-crds.ts';
 import { startLocalCluster, type LocalCluster } from '../dev/local-cluster.ts';
 import { nodeBinaries, pushBuildImages, pushServiceImages } from '../dev/node/node.ts';
-import { pushRegistryAddress } from '../dev/node/network.ts';
+import { nodeIp, pushRegistryAddress } from '../dev/node/network.ts';
 import { startPushRegistry, type PushRegistry } from '../dev/node/push-registry.ts';
 import { mintApiKey } from '../facade/api-keys.ts';
 import { ensureDevAccess } from '../facade/dev-access.ts';
@@ -31,7 +31,7 @@ export interface DevCluster {
   kubeconfigPath?: string;
   cluster?: LocalCluster;
   /** The node's registry and the images built for it, when the embedded cluster has a node. */
-  node?: { registry: string; pushRegistry: string; postgresImage: string; redisImage: string; builderImage: string; gitImage: string; buildToolsImage: string; agentToolsImage: string };
+  node?: { registry: string; pushRegistry: string; nodeHost: string; postgresImage: string; redisImage: string; builderImage: string; gitImage: string; buildToolsImage: string; agentToolsImage: string };
   /** Only on the embedded control plane: a key for the local organization. */
   local?: { organizationNamespace: string; organizationId: string; apiKey: string };
 }
@@ -87,6 +87,8 @@ async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: str
     registry: cluster.node.registry,
     // Started once Berth answers (its realm): startDevPushRegistry.
     pushRegistry: pushRegistryAddress,
+    // The HTTP API listens there too: the kubelet and build pods reach the registry's realm on it.
+    nodeHost: nodeIp,
     postgresImage: services.postgres,
     redisImage: services.redis,
     builderImage: builds.builder,

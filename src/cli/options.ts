@@ -16,6 +16,11 @@ options (each also read from the environment variable in brackets):
   --components <list>          controller,facade or one of them           [BERTH_COMPONENTS]
   --facade-address <host:port> where the HTTP API listens (default 127.0.0.1:8080 for dev,
                                0.0.0.0:8080 for run)                      [BERTH_FACADE_ADDRESS]
+  --facade-node-address <host:port>
+                               where the HTTP API also listens for the node and its pods when
+                               Berth runs outside the cluster: the realm of the registry's token
+                               authentication (berth dev: the node's address, the facade's
+                               port)                                 [BERTH_FACADE_NODE_ADDRESS]
   --probe-address <host:port>  /healthz, /readyz and /metrics (default 127.0.0.1:9090 for dev,
                                0.0.0.0:9090 for run)                      [BERTH_PROBE_ADDRESS]
   --namespace <name>           the operator's namespace: API keys, leader-election Lease
@@ -100,6 +105,7 @@ const optionsSchema = z.object({
   command: z.enum(['run', 'dev']),
   components: list.pipe(z.array(component).min(1, 'name at least one component')),
   facadeAddress: address,
+  facadeNodeAddress: address.optional(),
   probeAddress: address,
   namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a namespace name').max(63),
   watchNamespaces: list,
@@ -156,6 +162,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     options: {
       components: { type: 'string' },
       'facade-address': { type: 'string' },
+      'facade-node-address': { type: 'string' },
       'probe-address': { type: 'string' },
       namespace: { type: 'string' },
       'watch-namespaces': { type: 'string' },
@@ -191,6 +198,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     command,
     components: values.components ?? env.BERTH_COMPONENTS ?? 'controller,facade',
     facadeAddress: values['facade-address'] ?? env.BERTH_FACADE_ADDRESS ?? (dev ? '127.0.0.1:8080' : '0.0.0.0:8080'),
+    facadeNodeAddress: values['facade-node-address'] ?? env.BERTH_FACADE_NODE_ADDRESS,
     probeAddress: values['probe-address'] ?? env.BERTH_PROBE_ADDRESS ?? (dev ? '127.0.0.1:9090' : '0.0.0.0:9090'),
     namespace: values.namespace ?? env.POD_NAMESPACE ?? 'berth-system',
     watchNamespaces: values['watch-namespaces'] ?? env.BERTH_WATCH_NAMESPACES ?? '',

@@ -5,13 +5,14 @@ import { registerCodeHostIntegrationController } from '../reconcilers/codehost-i
 import { registerDeploymentControllers } from '../reconcilers/deployment/index.ts';
 import { defaultDeploymentControllerOptions } from '../reconcilers/deployment/options.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/controller.ts';
-import { registerOrganizationPolicyController } from '../reconcilers/organization/index.ts';
+import { registerOrganizationController } from '../reconcilers/organization/index.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { Manager, type Logger } from '../runtime/index.ts';
-import { ensureRegistrySigning } from '../registry/signing.ts';
+import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing.ts';
 import { registrySourceArchives } from '../registry/source-archives.ts';
 import type { RegistryAccess } from '../facade/routes/registry.ts';
-import { registryIssuer, registryService } from '../registry/tokens.ts';
+import { registryIssuer, registryService, registryToken } from '../registry/tokens.ts';
+import { organizationPolicyObjectName } from '../api/index.ts';
 import type { Options } from './options.ts';
 
 /** What the cluster Berth runs against offers: the embedded node's registry and images in `berth dev`. */
@@ -25,13 +26,19 @@ export interface ClusterDefaults {
   agentToolsImage?: string;
   /** The registry for pushed images (`berth dev` starts one once Berth answers). */
   pushRegistry?: string;
+  /** The node's address, where the HTTP API also listens for the node and its pods (the registry's realm). */
+  nodeHost?: string;
 }
 
-/** Flags first, then what the cluster offers, then the defaults of an installation. */
+/** Flags first, then what the cluster offers, then the defaults of an installation. With a registry
+ * whose tokens Berth issues, organizations' sources and built images are kept there, each
+ * organization's reachable only with its own credential (Secret berth-organization in its namespace). */
 export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
   const defaults = defaultDeploymentControllerOptions;
+  const pushRegistry = options.pushRegistry ?? cluster.pushRegistry;
   return {
-    registry: options.registry ?? cluster.registry ?? 'registry.berth-system.svc:5000',
+    registry: pushRegistry ?? options.registry ?? cluster.registry ?? 'registry.berth-system.svc:5000',
+    ...(pushRegistry ? { registryCredentials: organizationPolicyObjectName } : {}),
     images: {
       ...defaults.images,
       builder: options.builderImage ?? cluster.builderImage ?? defaults.images.builder,
@@ -64,6 +71,8 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
   });
   // What the installation runs and where builds push: the controllers' and the uploads' one answer.
   const images = imagesFor(options, cluster);
+  const pushRegistry = options.pushRegistry ?? cluster.pushRegistry;
+  const signing = pushRegistry ? await ensureRegistrySigning(kubeConfig, options.namespace) : undefined;
   // One rule for custom URL hosts, held by the facade before a write and by the controller after one.
   const hostPolicy = { allowedDomains: options.customUrlDomains, reservedHosts: options.reservedHosts };
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
@@ -80,16 +89,18 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       ...scope,
     });
     registerOAuthProviderController(manager, scope);
-    if (options.organizationPolicy) registerOrganizationPolicyController(manager, { policy: options.organizationPolicy, ...scope });
+    if (options.organizationPolicy || (pushRegistry && signing)) {
+      const registry = pushRegistry && signing ? { registry: { host: pushRegistry, key: signing.pushKey } } : {};
+      registerOrganizationController(manager, { policy: options.organizationPolicy ?? {}, ...registry, ...scope });
+    }
     codeHost = registerCodeHostIntegrationController(manager, scope);
   }
   await manager.start();
 
   let facade: RunningFacade | undefined;
-  const pushRegistry = options.pushRegistry ?? cluster.pushRegistry;
   if (options.components.includes('facade')) {
     // Source uploads are signed with the push credentials' key and kept in the registry builds push to.
-    const registry = pushRegistry ? await pushRegistryAccess(kubeConfig, options.namespace, pushRegistry) : undefined;
+    const registry = pushRegistry && signing ? pushRegistryAccess(pushRegistry, signing) : undefined;
     facade = await startFacade({
       kubeConfig,
       manager,
@@ -97,11 +108,12 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       ...scope,
       port: options.facadeAddress.port,
       host: options.facadeAddress.host,
+      ...nodeAddress(options, cluster),
       logger,
       hostPolicy,
       ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-      ...(registry ? { registry, uploads: { key: registry.signing.pushKey, store: registrySourceArchives(images.registry) } } : {}),
+      ...(registry ? { registry, uploads: { key: registry.signing.pushKey, store: registrySourceArchives(images.registry, undefined, (repository) => ownToken(registry, repository)) } } : {}),
       // One code-host client (and one App installation token) per integration for both halves.
       ...(codeHost ? { repositories: { listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret) } } : {}),
     });
@@ -117,7 +129,28 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
   };
 }
 
+/** Where the HTTP API listens besides, for the node and its pods: --facade-node-address, else (berth dev)
+ * the node's address at the facade's port. */
+function nodeAddress(options: Options, cluster: ClusterDefaults): { nodeAddress?: { host: string; port: number } } {
+  const address = options.facadeNodeAddress ?? (cluster.nodeHost ? { host: cluster.nodeHost, port: options.facadeAddress.port } : undefined);
+  return address ? { nodeAddress: address } : {};
+}
+
 /** The registry for pushed images, with the signing material every replica shares (one Secret). */
-async function pushRegistryAccess(kubeConfig: KubeConfig, namespace: string, host: string): Promise<RegistryAccess> {
-  return { host, service: registryService, issuer: registryIssuer, signing: await ensureRegistrySigning(kubeConfig, namespace) };
+function pushRegistryAccess(host: string, signing: RegistrySigning): RegistryAccess {
+  return { host, service: registryService, issuer: registryIssuer, signing };
+}
+
+/** Berth's own bearer token for one repository (it keeps uploaded sources there): long enough for the largest upload. */
+function ownToken(registry: RegistryAccess, repository: string): string {
+  return registryToken({
+    issuer: registry.issuer,
+    service: registry.service,
+    subject: 'berth',
+    access: [{ type: 'repository', name: repository, actions: ['pull', 'push'] }],
+    nowSeconds: Math.floor(Date.now() / 1000),
+    ttlSeconds: 900,
+    key: registry.signing.key,
+    certificateDer: registry.signing.certificateDer,
+  });
 }

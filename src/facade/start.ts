@@ -1,5 +1,7 @@
 // startFacade: the facade as src/main.ts runs it. It shares the manager's informers when given one
 // (one cache per resource for controllers and facade), waits for them to sync, and listens.
+import { createServer } from 'node:http';
+import type { FastifyInstance } from 'fastify';
 import type { KubeConfig, V1Namespace, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -46,6 +48,8 @@ export interface FacadeOptions {
   operatorNamespace: string;
   port: number;
   host?: string;
+  /** A second address to serve the same API on: the node's, for the kubelet and pods (berth dev). */
+  nodeAddress?: { host: string; port: number };
   logger: Logger;
   bodyLimit?: number;
   /** How long a write waits for the controller to observe it. Default 10 s. */
@@ -70,6 +74,8 @@ export interface FacadeOptions {
 export interface RunningFacade {
   url: string;
   port: number;
+  /** The API at the node address, when it listens there too. */
+  nodeUrl?: string;
   /** Stops serving; with `drainMs`, first answers that long with every connection closed after its response. */
   close(options?: { drainMs?: number }): Promise<void>;
 }
@@ -128,10 +134,12 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   const host = options.host && options.host !== '0.0.0.0' ? options.host : '127.0.0.1';
-  options.logger.info({ port }, 'serving the HTTP API');
+  const nodeServer = options.nodeAddress ? await listenAlso(app, options.nodeAddress) : undefined;
+  options.logger.info({ port, ...(nodeServer ? { nodeUrl: nodeServer.url } : {}) }, 'serving the HTTP API');
   return {
-    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    url: urlOf(host, port),
     port,
+    ...(nodeServer ? { nodeUrl: nodeServer.url } : {}),
     async close({ drainMs = 0 } = {}) {
       if (drainMs > 0) {
         draining = true;
@@ -140,9 +148,29 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
         // is closed after its next response; those left idle through the drain are closed at the end.
         await new Promise((resolve) => setTimeout(resolve, drainMs));
       }
+      await nodeServer?.close();
       await app.close();
       await Promise.all(ownInformers.map((informer) => informer.stop()));
     },
+  };
+}
+
+function urlOf(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** The same app on one more address (fastify's `routing` is the request handler it gives its own server). */
+async function listenAlso(app: FastifyInstance, address: { host: string; port: number }): Promise<{ url: string; close(): Promise<void> }> {
+  const server = createServer((request, response) => app.routing(request, response));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(address.port, address.host, () => resolve()));
+  const bound = server.address();
+  return {
+    url: urlOf(address.host, typeof bound === 'object' && bound ? bound.port : address.port),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

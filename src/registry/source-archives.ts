@@ -37,12 +37,14 @@ interface Location {
   /** `http://host[:port]`: the registry's API root. */
   base: string;
   repository: string;
+  /** Berth's own credential for the repository, when the registry wants one. */
+  headers: Record<string, string>;
 }
 
 /** `registry` is host[:port][/prefix], as builds push to it (`<registry>/<namespace>/<deployment>:<tag>`). */
 function locate(registry: string, namespace: string, deployment: string): Location {
   const [host, ...prefix] = registry.replace(/\/+$/, '').split('/');
-  return { base: `http://${host}`, repository: [...prefix, namespace, deployment, 'sources'].join('/') };
+  return { base: `http://${host}`, repository: [...prefix, namespace, deployment, 'sources'].join('/'), headers: {} };
 }
 
 /** Where the build Job reads an archive: its manifest, and the blobs its layer digest is found among. */
@@ -93,14 +95,23 @@ export interface SourceArchiveStore {
 
 const sha256 = (data: Buffer | string) => `sha256:${createHash('sha256').update(data).digest('hex')}`;
 
+/** A bearer token for pull and push of one repository, which Berth signs for itself. */
+export type RepositoryAuthorizer = (repository: string) => string;
+
 export function registrySourceArchives(
   registry: string,
   limits: ArchiveLimits = { bytes: maxSourceArchiveBytes, unpackedBytes: maxSourceArchiveUnpackedBytes },
+  authorize?: RepositoryAuthorizer,
 ): SourceArchiveStore {
+  const where = (namespace: string, deployment: string): Location => {
+    const at = locate(registry, namespace, deployment);
+    return authorize ? { ...at, headers: { Authorization: `Bearer ${authorize(at.repository)}` } } : at;
+  };
+
   const unavailable = (what: string, detail: string) => new SourceArchiveError(502, `The registry ${registry} did not take the archive (${what}: ${detail}).`);
 
-  async function call(url: string, init: RequestInit & { duplex?: 'half' }, expected: number, what: string): Promise<Response> {
-    const response = await fetch(url, init).catch((error: unknown) => {
+  async function call(at: Location, url: string, init: RequestInit & { duplex?: 'half'; headers?: Record<string, string> }, expected: number, what: string): Promise<Response> {
+    const response = await fetch(url, { ...init, headers: { ...init.headers, ...at.headers } }).catch((error: unknown) => {
       throw unavailable(what, (error as Error).message);
     });
     if (response.status !== expected) throw unavailable(what, `HTTP ${response.status}`);
@@ -112,35 +123,35 @@ export function registrySourceArchives(
 
   /** A blob in one request (small: the config). */
   async function putBlob(at: Location, data: string): Promise<Descriptor> {
-    const started = await call(`${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
+    const started = await call(at, `${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
     const digest = sha256(data);
-    await call(withDigest(nextLocation(started, at.base), digest), { method: 'PUT', body: data, headers: { 'Content-Type': 'application/octet-stream' } }, 201, 'config');
+    await call(at, withDigest(nextLocation(started, at.base), digest), { method: 'PUT', body: data, headers: { 'Content-Type': 'application/octet-stream' } }, 201, 'config');
     return { digest, size: Buffer.byteLength(data) };
   }
 
   /** The archive, streamed as one chunk of a chunked upload, committed only once it checked out. */
   async function putArchive(at: Location, body: Readable): Promise<{ layer: Descriptor; uncompressed: string }> {
-    const started = await call(`${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
+    const started = await call(at, `${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
     const session = nextLocation(started, at.base);
     const check = archiveCheck(limits);
     body.on('error', (error) => check.stream.destroy(error));
     body.pipe(check.stream);
     try {
-      const sent = await fetch(session, { method: 'PATCH', body: check.stream, duplex: 'half', headers: { 'Content-Type': 'application/octet-stream' } } as RequestInit);
+      const sent = await fetch(session, { method: 'PATCH', body: check.stream, duplex: 'half', headers: { 'Content-Type': 'application/octet-stream', ...at.headers } } as RequestInit);
       const outcome = await check.done;
       if (sent.status !== 202) throw unavailable('archive', `HTTP ${sent.status}`);
-      await call(withDigest(nextLocation(sent, at.base), outcome.layer.digest), { method: 'PUT' }, 201, 'commit');
+      await call(at, withDigest(nextLocation(sent, at.base), outcome.layer.digest), { method: 'PUT' }, 201, 'commit');
       return outcome;
     } catch (error) {
-      await fetch(session, { method: 'DELETE' }).catch(() => undefined);
+      await fetch(session, { method: 'DELETE', headers: at.headers }).catch(() => undefined);
       throw check.failure() ?? (error instanceof SourceArchiveError ? error : unavailable('archive', (error as Error).message));
     }
   }
 
   return {
     async exists(namespace, deployment, uploadId) {
-      const at = locate(registry, namespace, deployment);
-      const response = await fetch(`${at.base}/v2/${at.repository}/manifests/${uploadId}`, { method: 'HEAD', headers: { Accept: manifestType } }).catch((error: unknown) => {
+      const at = where(namespace, deployment);
+      const response = await fetch(`${at.base}/v2/${at.repository}/manifests/${uploadId}`, { method: 'HEAD', headers: { Accept: manifestType, ...at.headers } }).catch((error: unknown) => {
         throw unavailable('lookup', (error as Error).message);
       });
       if (response.status === 200) return true;
@@ -149,10 +160,10 @@ export function registrySourceArchives(
     },
 
     async store(namespace, deployment, uploadId, body) {
-      const at = locate(registry, namespace, deployment);
+      const at = where(namespace, deployment);
       const { layer, uncompressed } = await putArchive(at, body);
       const config = await putBlob(at, archiveConfig(uncompressed));
-      await call(`${at.base}/v2/${at.repository}/manifests/${uploadId}`, { method: 'PUT', body: archiveManifest(config, layer), headers: { 'Content-Type': manifestType } }, 201, 'manifest');
+      await call(at, `${at.base}/v2/${at.repository}/manifests/${uploadId}`, { method: 'PUT', body: archiveManifest(config, layer), headers: { 'Content-Type': manifestType } }, 201, 'manifest');
       return layer;
     },
   };

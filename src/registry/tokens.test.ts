@@ -1,6 +1,6 @@
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { grantedAccess, mintPushToken, mintUploadToken, parseScopes, registryToken, verifyPushToken, verifyUploadToken } from './tokens.ts';
+import { grantedAccess, mintOrganizationToken, mintPushToken, mintUploadToken, parseScopes, registryToken, verifyOrganizationToken, verifyPushToken, verifyUploadToken } from './tokens.ts';
 
 const key = Buffer.alloc(32, 7);
 const now = 1_800_000_000;
@@ -51,16 +51,25 @@ describe('scopes and grants', () => {
     expect(parseScopes(['nonsense'])).toEqual([]);
   });
 
-  it('grants pull to anyone and push only of the credential repository, nothing else', () => {
-    const asked = parseScopes(['repository:team-a/shop:pull,push', 'repository:team-a/other:push,pull', 'registry:catalog:*']);
-    expect(grantedAccess(asked, { repository: 'team-a/shop', expiresAt: now })).toEqual([
+  it('grants a push credential its repository, an organization its own repositories, and nobody anything else', () => {
+    const asked = parseScopes(['repository:team-a/shop:pull,push', 'repository:team-a/shop/sources:pull', 'repository:team-ab/x:pull', 'repository:team-b/shop:pull,push', 'registry:catalog:*']);
+    expect(grantedAccess(asked, { kind: 'push', grant: { repository: 'team-a/shop', expiresAt: now } })).toEqual([{ type: 'repository', name: 'team-a/shop', actions: ['pull', 'push'] }]);
+    expect(grantedAccess(asked, { kind: 'organization', grant: { namespace: 'team-a', namespaceUid: 'u' } })).toEqual([
       { type: 'repository', name: 'team-a/shop', actions: ['pull', 'push'] },
-      { type: 'repository', name: 'team-a/other', actions: ['pull'] },
+      { type: 'repository', name: 'team-a/shop/sources', actions: ['pull'] },
     ]);
-    expect(grantedAccess(asked, undefined)).toEqual([
-      { type: 'repository', name: 'team-a/shop', actions: ['pull'] },
-      { type: 'repository', name: 'team-a/other', actions: ['pull'] },
-    ]);
+    expect(grantedAccess(asked, undefined)).toEqual([]);
+  });
+});
+
+describe('organization tokens', () => {
+  it('carry their namespace and its uid, and never verify as another kind', () => {
+    const token = mintOrganizationToken(key, { namespace: 'team-a', namespaceUid: 'uid-1' });
+    expect(verifyOrganizationToken(key, token, now)).toEqual({ namespace: 'team-a', namespaceUid: 'uid-1' });
+    expect(mintOrganizationToken(key, { namespace: 'team-a', namespaceUid: 'uid-1' })).toBe(token);
+    expect(verifyOrganizationToken(Buffer.alloc(32, 8), token, now)).toBeUndefined();
+    expect(verifyPushToken(key, `bpt_${token.slice(4)}`, now)).toBeUndefined();
+    expect(verifyOrganizationToken(key, `bor_${mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 }).slice(4)}`, now)).toBeUndefined();
   });
 });
 

@@ -1,6 +1,8 @@
 // Credentials for Berth's image registry, pure: a push token that lets its holder push one deployment's
-// repository for a short time, and an upload token that lets its holder put one source archive (both
-// HMAC-signed by Berth, so any replica checks them without storing them), and
+// repository for a short time, an organization token that lets its holder (the kubelet, the
+// organization's builds) pull and push that organization's repositories, and an upload token that lets
+// its holder put one source archive (all HMAC-signed by Berth, so any replica checks them without
+// storing them), and
 // the registry's bearer tokens of the Docker token-authentication protocol that distribution verifies
 // (a JWT signed with Berth's key, whose certificate is the registry's `auth.token.rootcertbundle`).
 import { createHmac, randomUUID, sign, timingSafeEqual, type KeyObject } from 'node:crypto';
@@ -48,6 +50,37 @@ function verifiedClaims(key: Buffer, prefix: string, token: string, nowSeconds: 
   } catch {
     return undefined;
   }
+}
+
+/** The user name of an organization's credential (Secret berth-organization in its namespace). */
+export const organizationUsername = 'berth-organization';
+const organizationTokenPrefix = 'bor_';
+
+/** What an organization credential names: its namespace, and that namespace's uid (a namespace
+ * deleted and made again under the name gets none of the old credentials' rights). */
+export interface OrganizationGrant {
+  namespace: string;
+  namespaceUid: string;
+}
+
+/** No expiry: the credential lives in the organization's namespace as its pull secret, checked against
+ * the namespace at every use, and revoked with it (or all at once, by a new signing key). */
+export function mintOrganizationToken(key: Buffer, grant: OrganizationGrant): string {
+  return signClaims(key, organizationTokenPrefix, { n: grant.namespace, u: grant.namespaceUid, e: Number.MAX_SAFE_INTEGER });
+}
+
+export function verifyOrganizationToken(key: Buffer, token: string, nowSeconds: number): OrganizationGrant | undefined {
+  const claims = verifiedClaims(key, organizationTokenPrefix, token, nowSeconds);
+  const { n, u } = claims ?? {};
+  return typeof n === 'string' && typeof u === 'string' ? { namespace: n, namespaceUid: u } : undefined;
+}
+
+/** Who asks the token endpoint: a deployment's push credential, an organization's, or nobody. */
+export type RegistryCredential = { kind: 'push'; grant: PushGrant } | { kind: 'organization'; grant: OrganizationGrant } | undefined;
+
+/** The repositories of an organization: `<namespace>/...` (a namespace name has no slash). */
+export function isOrganizationRepository(namespace: string, repository: string): boolean {
+  return repository.startsWith(`${namespace}/`);
 }
 
 export function mintPushToken(key: Buffer, grant: PushGrant): string {
@@ -105,15 +138,17 @@ export function parseScopes(scopes: readonly string[]): Access[] {
 }
 
 /**
- * What a request gets of what it asked: pull of any repository (the registry's pull side is as open as
- * the network it listens on, as the cluster's nodes pull from it without credentials), push only of the
- * repository the push credential names. Nothing else (no catalog).
+ * What a request gets of what it asked: with a push credential, pull and push of the repository it
+ * names; with an organization credential, pull and push of the organization's repositories; without
+ * credentials, nothing. Nothing else (no catalog): no tenant reads or writes another's sources or images.
  */
-export function grantedAccess(requested: readonly Access[], push: PushGrant | undefined): Access[] {
+export function grantedAccess(requested: readonly Access[], credential: RegistryCredential): Access[] {
+  const mayUse = (repository: string): boolean =>
+    credential?.kind === 'push' ? credential.grant.repository === repository : credential?.kind === 'organization' && isOrganizationRepository(credential.grant.namespace, repository);
   const granted: Access[] = [];
   for (const ask of requested) {
-    if (ask.type !== 'repository') continue;
-    const actions = ask.actions.filter((action) => action === 'pull' || (action === 'push' && push?.repository === ask.name));
+    if (ask.type !== 'repository' || !mayUse(ask.name)) continue;
+    const actions = ask.actions.filter((action) => action === 'pull' || action === 'push');
     if (actions.length > 0) granted.push({ type: ask.type, name: ask.name, actions });
   }
   return granted;

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
-import { startPushRegistry } from '../../src/dev/node/push-registry.ts';
+import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
 import { exampleImage, httpGet, kubectlOk, nodeBuildImages, serviceImage } from '../node/support.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
@@ -30,6 +30,16 @@ const organization = randomUUID();
 const images: Record<string, string> = {};
 /** Every value the release is installed with but the image. */
 let values: string[];
+let registry: (PushRegistry & { dir: string }) | undefined;
+
+/** The registry for organizations' sources and images (builder.pushRegistry), trusting the release's
+ * signing key, its realm the chart's Service: started once the release made that key. */
+async function organizationRegistry(): Promise<void> {
+  if (registry) return;
+  const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, release, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+  const dir = mkdtempSync(join(tmpdir(), 'berth-helm-registry-'));
+  registry = { ...(await startPushRegistry({ dir, kubeConfig: testKubeConfig(), operatorNamespace: namespace, berthUrl: `http://${clusterIp}` })), dir };
+}
 
 function imageValues(reference: string): string[] {
   const [repository, digest] = reference.split('@');
@@ -55,7 +65,8 @@ beforeAll(async () => {
     '--set', 'organizations.resourceQuota.pods=100',
     '--set', 'organizations.networkPolicy.enabled=true',
   ];
-  // Builds as on a cluster whose registry holds the build images: the node's, which also keeps uploads.
+  // Builds as on a cluster whose registry holds the build images (the node's); organizations' sources
+  // and images go to the registry whose tokens Berth issues.
   const builds = await nodeBuildImages();
   values.push(
     '--set', `builder.image=${builds.builder}`,
@@ -71,6 +82,8 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await helm(['uninstall', release, '--namespace', namespace, '--wait']).catch(() => {});
+  await registry?.stop();
+  if (registry) rmSync(registry.dir, { recursive: true, force: true });
   await github?.stop();
 });
 
@@ -150,6 +163,7 @@ describe('helm install onto the real node', () => {
 
   it('runs every other reconcile path under the chart RBAC without one forbidden: update, scale, rollback, providers, integrations, builds', async () => {
     printBerthLogs();
+    await organizationRegistry();
     const created = await api.ok('POST', '/v2/deployments', smallDeployment('web', 1));
     const first = created.latest_revision_id;
     await revisionReaches(api, created.id, first, ['DEPLOYED']);
@@ -189,6 +203,7 @@ describe('helm install onto the real node', () => {
 
   it('builds and serves an agent server deployed by the reference client through the chart Service, the Dockerfile made from langgraph.json', async () => {
     printBerthLogs();
+    await organizationRegistry();
     const created = await api.ok('POST', '/v2/deployments', {
       name: 'agent',
       source: 'internal_source',
@@ -219,10 +234,8 @@ describe('helm install onto the real node', () => {
 
   it('deploys agent servers by the client\'s default path (a local build, pushed with the push token) and by --image-uri through the chart Service', async () => {
     printBerthLogs();
-    const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, release, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+    await organizationRegistry();
     const home = mkdtempSync(join(tmpdir(), 'berth-helm-local-'));
-    // The registry for pushed images, trusting the release's signing key, its realm the chart's Service.
-    const registry = await startPushRegistry({ dir: join(home, 'registry'), kubeConfig: testKubeConfig(), operatorNamespace: namespace, berthUrl: `http://${clusterIp}` });
     try {
       const project = join(home, 'agent-project');
       cpSync(join(import.meta.dirname, '..', 'node', 'fixtures', 'agent-project'), project, { recursive: true });
@@ -249,7 +262,6 @@ describe('helm install onto the real node', () => {
       expect((await serves(published, 'by uri')).source).toBe('external_docker');
       await runLanggraph(user, project, ['deploy', 'delete', published, '--force']);
     } finally {
-      await registry.stop();
       rmSync(home, { recursive: true, force: true });
     }
     await nothingLeft(['deployments.berth.dev']);

@@ -16,13 +16,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pushRegistryAddress } from '../../src/dev/node/network.ts';
-import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
-import { eventually, testKubeConfig } from '../support/cluster.ts';
+import type { PushRegistry } from '../../src/dev/node/push-registry.ts';
+import { eventually } from '../support/cluster.ts';
 import { runLanggraph, startLanggraph, type ClientUser } from '../support/langgraph-cli.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { kubectlOk, sourceBuildFlags } from './support.ts';
+import { kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -53,7 +53,7 @@ beforeAll(async () => {
   await waitReady(berth);
   const berthUrl = `http://127.0.0.1:${await berth.facadePort()}`;
   const api = `${berthUrl}/api-host`;
-  if (useDocker) registry = await startPushRegistry({ dir: join(workdir, 'registry'), kubeConfig: testKubeConfig(), operatorNamespace, berthUrl });
+  registry = await startOrganizationRegistry(berth, operatorNamespace, join(workdir, 'registry'));
   tool = httpApi(api, { 'x-api-key': key, 'X-Tenant-ID': organization });
   user = { api, key, organization, home: workdir };
   // The platform team sized the deployment for the node's two cores, in the production tier with its

@@ -1,19 +1,26 @@
 // Builds for real: a codehost Deployment's revision is cloned from a git server on the host (with the
 // integration's token: the repository is private), built by BuildKit from the repository's Dockerfile
-// in a Job on the node, pushed to the node's registry and pinned by digest, and then serves. A failed
+// in a Job on the node, pushed with the organization's credential to the registry Berth issues tokens
+// for, pinned by digest, and then pulled with its pull secret and served. A failed
 // build (a RUN step, a build command, a missing ref) says which step failed and its last lines; the
 // previous revision keeps serving; the token never shows in a status, a log line or an Event.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { nodeIp } from '../../src/dev/node/network.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
+import type { PushRegistry } from '../../src/dev/node/push-registry.ts';
 import { eventually } from '../support/cluster.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
 import { GitServer } from '../support/git-server.ts';
 import { httpApi, revisionReaches as revisionStatus, type Api } from '../support/http-api.ts';
-import { buildImageFlags, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
+import { exampleImage, httpGet, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
 
 let berth: BerthProcess;
+let registry: PushRegistry | undefined;
+let workdir: string;
 let api: Api;
 let git: GitServer;
 let github: FakeGitHub;
@@ -41,22 +48,19 @@ beforeAll(async () => {
   await kubectlOk(['create', 'secret', 'generic', '-n', namespace, 'github-token', `--from-literal=token=${token}`]);
   await kubectlOk(['apply', '-n', namespace, '-f', '-'], JSON.stringify({ apiVersion: 'berth.dev/v1alpha1', kind: 'CodeHostIntegration', metadata: { name: 'github' }, spec: { baseUrl: github.url, credentialsSecretRef: { name: 'github-token' } } }));
 
-  // As `berth dev` runs it: the node's registry, and the images built here.
-  const args = [
-    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
-    '--registry', inject('registry'),
-    '--postgres-image', await serviceImage('postgres'),
-    '--redis-image', await serviceImage('redis'),
-    ...(await buildImageFlags()),
-    '--source-poll-seconds', '2',
-  ];
+  // As `berth dev` runs it: the registry whose tokens Berth issues, and the images built here.
+  const args = [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), ...(await sourceBuildFlags()), '--source-poll-seconds', '2'];
   berth = spawnBerth(inject('kubeconfigPath'), args);
   await waitReady(berth);
+  workdir = mkdtempSync(join(tmpdir(), 'berth-builds-'));
+  registry = await startOrganizationRegistry(berth, operatorNamespace, join(workdir, 'registry'));
   api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': key });
 }, 600_000);
 
 afterAll(async () => {
+  await registry?.stop();
   await berth?.stop();
+  if (workdir) rmSync(workdir, { recursive: true, force: true });
   await github?.stop();
   await git?.stop();
 });
@@ -95,7 +99,7 @@ describe('a codehost Deployment on the real node', () => {
     expect(seen).toContain('BUILDING');
     expect(seen.indexOf('BUILDING')).toBeLessThan(seen.indexOf('DEPLOYED'));
     expect(revision.source_revision_config.repo_commit_sha).toBe(head);
-    expect(revision.image_uri).toMatch(new RegExp(`^${inject('registry')}/${namespace}/shop:${revision.name}@sha256:[0-9a-f]{64}$`));
+    expect(revision.image_uri).toMatch(new RegExp(`^${pushRegistryAddress}/${namespace}/shop:${revision.name}@sha256:[0-9a-f]{64}$`));
 
     const deployment = await api.ok('GET', `/v2/deployments/${id}`);
     url = deployment.url;

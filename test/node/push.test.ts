@@ -2,7 +2,9 @@
 // short-lived credential for that deployment's repository in Berth's registry (CNCF distribution with
 // token authentication, Berth the issuer); `docker login` + `docker push` (crane, which speaks the same
 // protocol, where no Docker engine runs; CI always has one) push it, a push to another repository is
-// refused, and a PATCH with the pushed digest makes a revision that serves, pulled by the kubelet.
+// refused, and a PATCH with the pushed digest makes a revision that serves, pulled by the kubelet with
+// the organization's pull secret (Secret berth-organization). Anonymous clients get nothing, nor does
+// one organization's credential get another's repositories.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,7 +17,7 @@ import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
 import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
-import { crane, exampleImage, httpGet } from './support.ts';
+import { crane, exampleImage, httpGet, kubectlOk } from './support.ts';
 
 const run = promisify(execFile);
 let berth: BerthProcess;
@@ -120,7 +122,7 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
     await eventually(async () => (await httpGet(url).catch(() => ({ body: '' }))).body.trim() === 'berth-example push-v1', 20_000, 'the pushed image answering');
   });
 
-  it('answers 400 for a deployment of another source, and an expired or foreign credential gets no push', async () => {
+  it('answers 400 for a deployment of another source, and a forged credential gets no token', async () => {
     const external = await api.ok('POST', '/v2/deployments', {
       name: 'external',
       source: 'external_docker',
@@ -134,8 +136,35 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
     const scope = `repository:${namespace}/pushed:push,pull`;
     const denied = await fetch(`${berthUrl}/v2/registry/token?service=berth-registry&scope=${encodeURIComponent(scope)}`, { headers: basic('bpt_forged.token') });
     expect(denied.status).toBe(401);
-    const anonymous = (await (await fetch(`${berthUrl}/v2/registry/token?service=berth-registry&scope=${encodeURIComponent(scope)}`)).json()) as { token: string };
-    const claims = JSON.parse(Buffer.from(anonymous.token.split('.')[1] ?? '', 'base64url').toString());
-    expect(claims.access).toEqual([{ type: 'repository', name: `${namespace}/pushed`, actions: ['pull'] }]);
+  });
+
+  it("keeps an organization's images to itself: nothing for anonymous clients, its own repositories for its credential, not another's", async () => {
+    const secret = JSON.parse(await kubectlOk(['get', 'secret', '-n', namespace, 'berth-organization', '-o', 'json']));
+    expect(secret.type).toBe('kubernetes.io/dockerconfigjson');
+    const auth = JSON.parse(Buffer.from(secret.data['.dockerconfigjson'], 'base64').toString()).auths[pushRegistryAddress];
+    expect(auth.username).toBe('berth-organization');
+    const organization = { authorization: `Basic ${auth.auth}` };
+    const tokenFor = async (repository: string, headers: Record<string, string> = {}) => {
+      const scope = `repository:${repository}:pull,push`;
+      const answer = await fetch(`${berthUrl}/v2/registry/token?service=berth-registry&scope=${encodeURIComponent(scope)}`, { headers });
+      const { token } = (await answer.json()) as { token: string };
+      return { token, access: JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()).access };
+    };
+    const manifest = async (repository: string, token: string) =>
+      (await fetch(`http://${pushRegistryAddress}/v2/${repository}/manifests/v1`, { headers: { authorization: `Bearer ${token}`, accept: manifestTypes } })).status;
+    const anonymous = await tokenFor(`${namespace}/pushed`);
+    expect(anonymous.access).toEqual([]);
+    expect(await manifest(`${namespace}/pushed`, anonymous.token)).toBe(401);
+    const own = await tokenFor(`${namespace}/pushed`, organization);
+    expect(own.access).toEqual([{ type: 'repository', name: `${namespace}/pushed`, actions: ['pull', 'push'] }]);
+    expect(await manifest(`${namespace}/pushed`, own.token)).toBe(200);
+    // Another organization's repository, and a name that merely starts like this one's.
+    for (const foreign of ['victim-org/pushed', `${namespace}x/pushed`]) {
+      const asked = await tokenFor(foreign, organization);
+      expect(asked.access).toEqual([]);
+      expect(await manifest(foreign, asked.token)).toBe(401);
+    }
   });
 });
+
+const manifestTypes = ['application/vnd.docker.distribution.manifest.v2+json', 'application/vnd.oci.image.manifest.v1+json', 'application/vnd.oci.image.index.v1+json'].join(', ');

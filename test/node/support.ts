@@ -3,9 +3,11 @@
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { eventually, kubectl } from '../support/cluster.ts';
+import { eventually, kubectl, testKubeConfig } from '../support/cluster.ts';
+import type { BerthProcess } from '../support/berth-process.ts';
 import { pushExampleApp } from '../../src/dev/node/example-app.ts';
-import { pushRegistryAddress } from '../../src/dev/node/network.ts';
+import { nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
+import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
 import { pushBuildImages, pushServiceImages, type BuildImages } from '../../src/dev/node/node.ts';
 
 export const crane = () => join(inject('nodeBin'), 'crane');
@@ -43,18 +45,27 @@ export async function buildImageFlags(): Promise<string[]> {
 }
 
 /**
- * Flags of a Berth that builds from uploaded sources on the node: the node's registry for builds, the
- * push registry (whose key signs upload URLs), the service images (a built app gets its Postgres, as a
- * codehost one does) and the build images.
+ * Flags of a Berth that builds on the node as `berth dev` runs it: organizations' sources and images in
+ * the registry whose tokens Berth issues (each organization's only with its own credential), the HTTP
+ * API also on the node's address (where the kubelet and build pods reach the registry's realm), the
+ * service images (a built app gets its Postgres) and the build images. Start the registry once Berth
+ * answers: startOrganizationRegistry.
  */
 export async function sourceBuildFlags(): Promise<string[]> {
   return [
-    '--registry', inject('registry'),
     '--push-registry', pushRegistryAddress,
+    '--facade-node-address', `${nodeIp}:0`,
     '--postgres-image', await serviceImage('postgres'),
     '--redis-image', await serviceImage('redis'),
     ...(await buildImageFlags()),
   ];
+}
+
+/** The registry for organizations' sources and images, its realm the running Berth at the node's address. */
+export async function startOrganizationRegistry(berth: BerthProcess, operatorNamespace: string, dir: string): Promise<PushRegistry> {
+  const nodeUrl = (await berth.logged('serving the HTTP API')).nodeUrl;
+  if (typeof nodeUrl !== 'string') throw new Error('Berth serves no HTTP API on the node address (--facade-node-address)');
+  return startPushRegistry({ dir, kubeConfig: testKubeConfig(), operatorNamespace, berthUrl: nodeUrl });
 }
 
 /** kubectl that fails the test with kubectl's own message. */

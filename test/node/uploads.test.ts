@@ -1,8 +1,8 @@
 // Builds from uploaded sources (internal_source), as the reference's deploy tool runs a remote build:
 // create the deployment with no sources yet, ask for an upload URL, PUT the .tar.gz there, PATCH
 // revision_source internal_source with the object path, then poll the newest revision until DEPLOYED
-// while reading its build logs. The archive goes to the node's registry as an OCI image; the build Job
-// fetches it, runs the install command on it, builds its Dockerfile with BuildKit, and the app serves
+// while reading its build logs. The archive goes to the organization's repository of the registry Berth
+// issues tokens for, as an OCI image; the build Job fetches it with the organization's credential, runs the install command on it, builds its Dockerfile with BuildKit, and the app serves
 // what was built. A bad upload (not gzip, used twice, a path never uploaded) is refused and changes nothing.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -14,9 +14,12 @@ import { eventually } from '../support/cluster.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { exampleImage, httpGet, kubectlOk, sourceBuildFlags } from './support.ts';
+import { exampleImage, httpGet, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
+import { pushRegistryAddress } from '../../src/dev/node/network.ts';
+import type { PushRegistry } from '../../src/dev/node/push-registry.ts';
 
 let berth: BerthProcess;
+let registry: PushRegistry | undefined;
 let tool: Api;
 let namespace: string;
 let workdir: string;
@@ -49,10 +52,12 @@ beforeAll(async () => {
   workdir = mkdtempSync(join(tmpdir(), 'berth-uploads-'));
   berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), ...(await sourceBuildFlags())]);
   await waitReady(berth);
+  registry = await startOrganizationRegistry(berth, operatorNamespace, join(workdir, 'registry'));
   tool = httpApi(`http://127.0.0.1:${await berth.facadePort()}/api-host`, { 'x-api-key': key, 'X-Tenant-ID': organization });
 }, 600_000);
 
 afterAll(async () => {
+  await registry?.stop();
   await berth?.stop();
   if (workdir) rmSync(workdir, { recursive: true, force: true });
 });
@@ -123,7 +128,7 @@ describe('a remote build of uploaded sources, on the real node', () => {
     expect(seen).toContain('BUILDING');
     expect(revision.source_revision_config.source_tarball_path).toBe(grant.object_path);
     expect(revision.tracked_packages).toEqual(['example-sdk:1.2.3']);
-    expect(revision.image_uri).toMatch(new RegExp(`^${inject('registry')}/${namespace}/remote:${revision.name}@sha256:[0-9a-f]{64}$`));
+    expect(revision.image_uri).toMatch(new RegExp(`^${pushRegistryAddress}/${namespace}/remote:${revision.name}@sha256:[0-9a-f]{64}$`));
 
     const logs = await tool.ok('GET', `/v2/deployments/${id}/revisions/${revision.id}/logs?type=build&order=asc&limit=1000`);
     expect(logs.logs.some((line: { message: string }) => line.message.includes('RUN ["/app", "version"]'))).toBe(true);

@@ -249,7 +249,7 @@ export async function pushBuildImages(nodeBin: string, log: (m: string) => void 
   const crane = join(nodeBin, 'crane');
   const buildkit = cachedBuild('buildkit');
   const [builder, git, buildTools, agentServer] = await Promise.all([
-    buildImage('builder', { env: { BUILDKIT_BIN: buildkit, INSECURE_REGISTRY: registryAddress } }, log),
+    buildImage('builder', { env: { BUILDKIT_BIN: buildkit, INSECURE_REGISTRY: registryAddress, PUSH_REGISTRY: pushRegistryAddress } }, log),
     buildImage('git', {}, log),
     buildImage('build-tools', {}, log),
     buildImage('agent-server', {}, log),

@@ -1,10 +1,22 @@
 // Berth's image registry, as the HTTP API offers it: a push credential per internal_docker deployment
 // (POST /v2/deployments/{id}/push-token) and the token endpoint of the registry's token authentication
 // (GET /v2/registry/token, the `realm` distribution sends clients to: Basic credentials in, a bearer
-// token for what they may do out). `docker login` and `docker push` speak this protocol as they are.
+// token for what they may do out). `docker login` and `docker push` speak this protocol as they are, as
+// do the kubelet (with an organization's pull secret) and BuildKit. Without credentials, nothing.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { timestamp } from '../../api/index.ts';
-import { grantedAccess, mintPushToken, parseScopes, pushUsername, registryToken, verifyPushToken, type PushGrant } from '../../registry/tokens.ts';
+import { labels } from '../../api/index.ts';
+import {
+  grantedAccess,
+  mintPushToken,
+  organizationUsername,
+  parseScopes,
+  pushUsername,
+  registryToken,
+  verifyOrganizationToken,
+  verifyPushToken,
+  type RegistryCredential,
+} from '../../registry/tokens.ts';
 import type { RegistrySigning } from '../../registry/signing.ts';
 import { badRequest, notFound, unauthorized } from '../errors.ts';
 import type { FacadeDependencies } from '../ports.ts';
@@ -39,6 +51,33 @@ function basicCredentials(request: FastifyRequest): { username: string; password
   return at < 0 ? undefined : { username: decoded.slice(0, at), password: decoded.slice(at + 1) };
 }
 
+/**
+ * Whose credentials a token request carries. Wrong ones are refused outright, so `docker login` says so
+ * instead of logging in anonymously; an organization's must name a namespace that is still that
+ * organization's (same uid, still labelled).
+ */
+function registryCredential(registry: RegistryAccess, deps: FacadeDependencies, credentials: { username: string; password: string } | undefined, now: number): RegistryCredential {
+  if (!credentials) return undefined;
+  if (credentials.username === pushUsername) {
+    const grant = verifyPushToken(registry.signing.pushKey, credentials.password, now);
+    if (grant) return { kind: 'push', grant };
+    throw unauthorized('The push credential is not valid or has expired: ask POST /v2/deployments/{id}/push-token for a new one.');
+  }
+  if (credentials.username === organizationUsername) {
+    const grant = verifyOrganizationToken(registry.signing.pushKey, credentials.password, now);
+    const namespace = grant && deps.cache.namespaces.list().find((candidate) => candidate.metadata?.name === grant.namespace);
+    const current = namespace?.metadata?.uid === grant?.namespaceUid && namespace?.metadata?.labels?.[labels.organizationId] && !namespace?.metadata?.deletionTimestamp;
+    if (grant && current) return { kind: 'organization', grant };
+  }
+  throw unauthorized('The registry credential is not valid.');
+}
+
+function subjectOf(credential: RegistryCredential): string {
+  if (credential?.kind === 'push') return `${pushUsername}:${credential.grant.repository}`;
+  if (credential?.kind === 'organization') return `${organizationUsername}:${credential.grant.namespace}`;
+  return 'anonymous';
+}
+
 const registryRoutes = {
   pushToken: {
     method: 'POST',
@@ -52,7 +91,7 @@ const registryRoutes = {
     url: '/v2/registry/token',
     summary: "The registry's token endpoint",
     description:
-      "The realm of the registry's token authentication: Basic credentials from a push credential (or none, for pull) in, a bearer token for the granted scopes out. " +
+      "The realm of the registry's token authentication: Basic credentials (a deployment's push credential, or an organization's from Secret berth-organization) in, a bearer token for the granted scopes out. " +
       'Called by docker and containerd, not by API clients.',
     query: registryTokenQuerySchema,
     success: { status: 200, description: 'A bearer token.', schema: registryTokenResponseSchema },
@@ -86,21 +125,15 @@ export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDepende
     if (!registry) throw notFound('This installation has no registry for pushed images (berth run --push-registry).');
     const query = request.query;
     if (query.service !== undefined && query.service !== registry.service) throw badRequest(`service must be ${registry.service}`);
-    const credentials = basicCredentials(request);
-    let push: PushGrant | undefined;
-    if (credentials) {
-      push = credentials.username === pushUsername ? verifyPushToken(registry.signing.pushKey, credentials.password, nowSeconds()) : undefined;
-      // Wrong credentials are refused outright, so `docker login` says so instead of logging in anonymously.
-      if (!push) throw unauthorized('The push credential is not valid or has expired: ask POST /v2/deployments/{id}/push-token for a new one.');
-    }
+    const credential = registryCredential(registry, deps, basicCredentials(request), nowSeconds());
     const scopes = query.scope === undefined ? [] : Array.isArray(query.scope) ? query.scope : [query.scope];
     const ttl = registry.bearerTtlSeconds ?? 300;
     const issuedAt = nowSeconds();
     const token = registryToken({
       issuer: registry.issuer,
       service: registry.service,
-      subject: push ? `${pushUsername}:${push.repository}` : 'anonymous',
-      access: grantedAccess(parseScopes(scopes), push),
+      subject: subjectOf(credential),
+      access: grantedAccess(parseScopes(scopes), credential),
       nowSeconds: issuedAt,
       ttlSeconds: ttl,
       key: registry.signing.key,

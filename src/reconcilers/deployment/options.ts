@@ -5,8 +5,11 @@ import { defaultRevisionRetention } from './revisions.ts';
 export interface DeploymentControllerOptions {
   /** Revisions kept per Deployment besides the active, latest and pinned ones. Default 10. */
   revisionRetention: number;
-  /** Where codehost builds push: `<registry>/<namespace>/<deployment>:<revision>`. */
+  /** Where builds push (`<registry>/<namespace>/<deployment>:<revision>`) and uploaded sources are kept. */
   registry: string;
+  /** The Secret (dockerconfigjson) in each organization namespace holding its credential for that
+   * registry: builds push with it, pods pull with it. Unset: the registry takes anonymous access. */
+  registryCredentials?: string;
   images: {
     /** Builds and pushes the image: BuildKit's image layout (render/build-job.ts). */
     builder: string;

@@ -54,6 +54,7 @@ async function ensureBuild(pass: Pass, deployment: DeepReadonly<Deployment>, own
     registry: options.registry,
     ...optional('serviceAccountName', options.buildServiceAccountName || undefined),
     privileged: options.buildPrivileged,
+    ...optional('registryCredentials', options.registryCredentials),
   });
   await pass.writer.apply(withAppliedHash(job));
   pass.context.recorder.event(deployment, 'Normal', 'BuildStarted', `Building Revision ${target.name}.`);

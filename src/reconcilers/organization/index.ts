@@ -1,23 +1,28 @@
-// The organization policy controller: every organization namespace (labelled berth.dev/organization-id)
-// in Berth's scope gets the installation's ResourceQuota, LimitRange and NetworkPolicy
-// (src/api/organization-policy.ts); an object Berth made for a part the policy no longer has, or in a
-// namespace that is no longer an organization's, is deleted. Objects are compared by the hash of what
+// The organization controller: every organization namespace (labelled berth.dev/organization-id) in
+// Berth's scope gets the installation's ResourceQuota, LimitRange and NetworkPolicy
+// (src/api/organization-policy.ts) and, with a registry, the organization's registry credential; an
+// object Berth made for a part the installation no longer has, or in a namespace that is no longer an
+// organization's, is deleted. Objects are compared by the hash of what
 // was applied, so a pass that finds them as rendered writes nothing; a deleted one comes back at once.
 import type { V1Namespace } from '@kubernetes/client-node';
+import { mintOrganizationToken, organizationUsername } from '../../registry/tokens.ts';
 import { fieldManager, labels as apiLabels, organizationPolicyObjectName, type OrganizationPolicy } from '../../api/index.ts';
 import { applyObject, deleteObject, type Controller, type DeepReadonly, type Informer, type KubeObject, type Manager, type ResourceKind } from '../../runtime/index.ts';
 import { appliedHashOf } from '../deployment/compare.ts';
-import { policyObjectSelector, renderOrganizationPolicy } from './render.ts';
+import { policyObjectSelector, renderOrganization } from './render.ts';
 
 const namespaceKind: ResourceKind = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
 const policyKinds = {
   resourceQuota: { apiVersion: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas' },
   limitRange: { apiVersion: 'v1', kind: 'LimitRange', plural: 'limitranges' },
   networkPolicy: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', plural: 'networkpolicies' },
+  registryCredentials: { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
 } satisfies Record<string, ResourceKind>;
 
-export interface OrganizationPolicyControllerOptions {
+export interface OrganizationControllerOptions {
   policy: OrganizationPolicy;
+  /** Berth's registry for organizations' sources and images: its host and the key its credentials are signed with. */
+  registry?: { host: string; key: Buffer };
   /** Only these namespaces (Berth's --watch-namespaces). Default: all. */
   namespaces?: string[];
 }
@@ -27,8 +32,11 @@ function isOrganization(namespace: DeepReadonly<V1Namespace> | undefined, scope:
   return Boolean(namespace && !namespace.metadata?.deletionTimestamp && namespace.metadata?.labels?.[apiLabels.organizationId] && (!scope || scope.includes(name)));
 }
 
-export function registerOrganizationPolicyController(manager: Manager, options: OrganizationPolicyControllerOptions): Controller {
+export function registerOrganizationController(manager: Manager, options: OrganizationControllerOptions): Controller {
   const scope = options.namespaces ? { namespaces: options.namespaces } : {};
+  const registry = options.registry;
+  const registryFor = (namespace: { name: string; uid: string }) =>
+    registry && { host: registry.host, username: organizationUsername, password: mintOrganizationToken(registry.key, { namespace: namespace.name, namespaceUid: namespace.uid }) };
   // The facade's namespace cache, shared: organizations are few, and one list serves both.
   const namespaces = manager.informer<V1Namespace>(namespaceKind);
   const children = Object.fromEntries(
@@ -36,12 +44,13 @@ export function registerOrganizationPolicyController(manager: Manager, options: 
   ) as Record<keyof typeof policyKinds, Informer<KubeObject>>;
   const toNamespace = (object: DeepReadonly<KubeObject>) => [{ namespace: '', name: object.metadata?.namespace ?? '' }];
   const controller = manager.addController({
-    name: 'organization-policy',
+    name: 'organization',
     informer: namespaces,
     watches: Object.values(children).map((informer) => ({ informer: informer as unknown as Informer, map: toNamespace })),
     reconcile: async ({ name }) => {
       const namespace = namespaces.get('', name);
-      const desired = isOrganization(namespace, options.namespaces) ? renderOrganizationPolicy({ name, uid: namespace.metadata!.uid! }, options.policy) : {};
+      const owner = isOrganization(namespace, options.namespaces) ? { name, uid: namespace.metadata!.uid! } : undefined;
+      const desired = owner ? renderOrganization(owner, options.policy, registryFor(owner)) : {};
       for (const part of Object.keys(policyKinds) as (keyof typeof policyKinds)[]) {
         const wanted = desired[part as keyof typeof desired];
         const current = children[part].get(name, organizationPolicyObjectName);

@@ -1,7 +1,8 @@
-// The objects an organization policy makes in one organization namespace: a ResourceQuota, a LimitRange
-// and a NetworkPolicy, each named berth-organization and labelled as Berth's, owned by the Namespace
-// (they go with it). A part the policy leaves out renders nothing. Pure.
-import type { V1LimitRange, V1ObjectMeta, V1ResourceQuota } from '@kubernetes/client-node';
+// The objects Berth keeps in one organization namespace: a ResourceQuota, a LimitRange and a
+// NetworkPolicy from the organization policy, and the organization's registry credential (a pull secret
+// the kubelet and the organization's builds use), each named berth-organization and labelled as
+// Berth's, owned by the Namespace (they go with it). A part the installation leaves out renders nothing. Pure.
+import type { V1LimitRange, V1ObjectMeta, V1ResourceQuota, V1Secret } from '@kubernetes/client-node';
 import { organizationPolicyObjectName, type OrganizationPolicy } from '../../api/index.ts';
 import { withAppliedHash } from '../deployment/compare.ts';
 
@@ -72,7 +73,34 @@ export function renderNetworkPolicy(namespace: OwnerNamespace, policy: Organizat
   });
 }
 
-/** Every object of the policy for one namespace, by kind; undefined where the policy has no such part. */
-export function renderOrganizationPolicy(namespace: OwnerNamespace, policy: OrganizationPolicy) {
-  return { resourceQuota: renderResourceQuota(namespace, policy), limitRange: renderLimitRange(namespace, policy), networkPolicy: renderNetworkPolicy(namespace, policy) };
+/** The organization's registry: its host, and the credential its token endpoint knows the organization by. */
+export interface OrganizationRegistry {
+  host: string;
+  username: string;
+  password: string;
+}
+
+/** A kubernetes.io/dockerconfigjson Secret: the kubelet pulls with it (imagePullSecrets), and a build
+ * mounts it as its Docker config (BuildKit pushes with it, the fetch step reads sources with it). */
+export function renderRegistryCredentials(namespace: OwnerNamespace, registry: OrganizationRegistry | undefined): V1Secret | undefined {
+  if (!registry) return undefined;
+  const auth = Buffer.from(`${registry.username}:${registry.password}`).toString('base64');
+  const config = { auths: { [registry.host]: { username: registry.username, password: registry.password, auth } } };
+  return withAppliedHash({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'kubernetes.io/dockerconfigjson',
+    metadata: metadata(namespace),
+    data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
+  });
+}
+
+/** Every object Berth keeps in one organization namespace, by kind; undefined where the installation has no such part. */
+export function renderOrganization(namespace: OwnerNamespace, policy: OrganizationPolicy, registry?: OrganizationRegistry) {
+  return {
+    resourceQuota: renderResourceQuota(namespace, policy),
+    limitRange: renderLimitRange(namespace, policy),
+    networkPolicy: renderNetworkPolicy(namespace, policy),
+    registryCredentials: renderRegistryCredentials(namespace, registry),
+  };
 }

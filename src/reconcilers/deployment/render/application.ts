@@ -26,6 +26,8 @@ export interface WorkloadInput {
   requestScale: number;
   /** How long a rollout may make no progress before apps/v1 calls it failed: --progress-deadline-seconds. */
   progressDeadlineSeconds: number;
+  /** The organization's pull secret for Berth's registry, where its built and pushed images are. */
+  registryCredentials?: string;
 }
 
 export const applicationDefaults = { cpu: 0.5, memoryMb: 512 };
@@ -168,12 +170,17 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
     },
     spec: {
       ...(resources.serviceAccountName ? { serviceAccountName: resources.serviceAccountName } : {}),
-      ...(resources.imagePullSecrets?.length ? { imagePullSecrets: resources.imagePullSecrets.map((s) => ({ name: s.name })) } : {}),
+      ...imagePullSecrets([...(resources.imagePullSecrets ?? []).map((secret) => secret.name), input.registryCredentials]),
       ...initContainers([...backingServiceWaits(owner, input.backing, input.images), ...asContainers(resources.initContainers)]),
       containers: [main, ...asContainers(resources.sidecars)],
       ...(resources.volumes?.length ? { volumes: asVolumes(resources.volumes) } : {}),
     },
   };
+}
+
+function imagePullSecrets(names: (string | undefined)[]): { imagePullSecrets?: { name: string }[] } {
+  const unique = [...new Set(names.filter((name): name is string => Boolean(name)))];
+  return unique.length > 0 ? { imagePullSecrets: unique.map((name) => ({ name })) } : {};
 }
 
 function initContainers(containers: V1Container[]): { initContainers?: V1Container[] } {

@@ -13,14 +13,13 @@ import { type OwnerDeployment, childMetadata, revisionLabel } from './common.ts'
 export interface BuildImages {
   /** Clones the repository: needs `git` and `sh`. */
   git: string;
-  /** Runs installCommand and buildCommand in the checkout (needs `sh` and the project's toolchain) and
-   * fetches an uploaded archive (needs `wget`, `sed` and `tar`, as busybox has them). */
+  /** Runs installCommand and buildCommand in the checkout (needs `sh` and the project's toolchain). */
   tools: string;
   /** Builds and pushes the image from the checkout's Dockerfile: BuildKit's image layout
    * (`buildctl-daemonless.sh` and `buildkitd` on the PATH, as in moby/buildkit's images). */
   builder: string;
   /** Makes a Dockerfile from the application configuration file: Python with `langgraph` (langgraph-cli)
-   * on the PATH, or pip to install the pinned version. */
+   * on the PATH, or pip to install the pinned version. Also fetches an uploaded archive (Python). */
   agentTools: string;
 }
 
@@ -60,6 +59,9 @@ export interface BuildJobInput {
   /** BuildKit runs a Dockerfile's RUN steps in containers of its own: without user namespaces that
    * takes a privileged container. */
   privileged: boolean;
+  /** The organization's credential for the registry (a dockerconfigjson Secret): the fetch step reads
+   * the sources with it and BuildKit pushes with it. Only those two steps mount it. */
+  registryCredentials?: string;
 }
 
 export function builtImage(registry: string, namespace: string, deployment: string, revision: string): string {
@@ -82,25 +84,60 @@ const cloneScript = [
   'git rev-parse HEAD >/dev/termination-log',
 ].join('\n');
 
-/** The sed program that prints the layer digest of an archive's manifest, as archiveManifest writes it. */
-export const archiveLayerSed = 's/.*"layers":\\[{[^]]*"digest":"\\(sha256:[0-9a-f]\\{64\\}\\)".*/\\1/p';
+/** Where the registry credential is mounted, as a Docker config (`config.json`). */
+const registryConfigDir = '/registry-auth';
 
-/** The archive's one layer, named in its manifest (as Berth writes it), is the gzipped tar of the sources. */
-const fetchScript = [
-  'set -eu',
-  'cd /workspace',
-  'wget -q -O /tmp/manifest.json --header "Accept: application/vnd.oci.image.manifest.v1+json" "$MANIFEST_URL" ||',
-  '  { echo "no source archive at $MANIFEST_URL"; exit 1; }',
-  `layer=$(sed -n '${archiveLayerSed}' /tmp/manifest.json)`,
-  '[ -n "$layer" ] || { echo "the manifest at $MANIFEST_URL names no archive layer"; exit 1; }',
-  'wget -q -O /tmp/sources.tar.gz "$BLOBS_URL/$layer"',
-  'tar -xzf /tmp/sources.tar.gz',
-  'echo "$layer" >/dev/termination-log',
+/** Where the fetch step leaves the archive for the commands step, which unpacks it as its own user. */
+const archiveFile = '/sources/sources.tar.gz';
+
+/**
+ * The fetch step (python3 - , with MANIFEST_URL and BLOBS_URL): the archive's one layer, named in its
+ * manifest, is the gzipped tar of the sources, kept once its digest checks out. With a registry
+ * credential it first asks the realm of the registry's challenge for a bearer token (Basic
+ * credentials from the Docker config), as any registry client does.
+ */
+export const fetchProgram = [
+  'import hashlib, json, os, re, sys, urllib.error, urllib.parse, urllib.request',
+  'manifest_url, blobs_url = os.environ["MANIFEST_URL"], os.environ["BLOBS_URL"]',
+  'accept = {"Accept": "application/vnd.oci.image.manifest.v1+json"}',
+  'headers = {}',
+  'def get(url, extra={}):',
+  '    return urllib.request.urlopen(urllib.request.Request(url, headers={**headers, **extra}), timeout=60)',
+  'def fail(message):',
+  '    print(message); sys.exit(1)',
+  `config = "${registryConfigDir}/config.json"`,
+  'if os.path.exists(config):',
+  '    host = urllib.parse.urlsplit(manifest_url).netloc',
+  '    basic = json.load(open(config))["auths"].get(host, {}).get("auth", "")',
+  '    try:',
+  '        get(manifest_url, accept).close(); challenge = ""',
+  '    except urllib.error.HTTPError as error:',
+  '        challenge = error.headers.get("WWW-Authenticate", "")',
+  '    params = dict(re.findall(r\'(\\w+)="([^"]*)"\', challenge))',
+  '    if "realm" in params:',
+  '        query = urllib.parse.urlencode({k: v for k, v in params.items() if k in ("service", "scope")})',
+  '        try:',
+  '            token = json.load(get(params["realm"] + "?" + query, {"Authorization": "Basic " + basic}))["token"]',
+  '        except (urllib.error.URLError, KeyError, ValueError) as error:',
+  '            fail(f"the registry\'s realm refused the organization\'s credential: {error}")',
+  '        headers["Authorization"] = "Bearer " + token',
+  'try:',
+  '    layer = json.load(get(manifest_url, accept))["layers"][0]["digest"]',
+  'except (urllib.error.URLError, KeyError, IndexError, ValueError) as error:',
+  '    fail(f"no source archive at {manifest_url}: {error}")',
+  'digest = hashlib.sha256()',
+  `with get(f"{blobs_url}/{layer}") as blob, open("${archiveFile}", "wb") as out:`,
+  '    for chunk in iter(lambda: blob.read(1 << 20), b""):',
+  '        digest.update(chunk); out.write(chunk)',
+  'if f"sha256:{digest.hexdigest()}" != layer:',
+  '    fail(f"the archive read from the registry is not {layer}")',
+  'open("/dev/termination-log", "w").write(layer)',
 ].join('\n');
 
 const commandsScript = [
   'set -eu',
   'cd /workspace',
+  `if [ -f ${archiveFile} ]; then tar -xzf ${archiveFile}; fi`,
   'if [ -n "${INSTALL_COMMAND:-}" ]; then sh -c "$INSTALL_COMMAND"; fi',
   'if [ -n "${BUILD_COMMAND:-}" ]; then sh -c "$BUILD_COMMAND"; fi',
 ].join('\n');
@@ -168,17 +205,23 @@ const builderScript = [
 ].join('\n');
 
 const workspace = [{ name: 'workspace', mountPath: '/workspace' }];
+const sourcesVolume = { name: 'sources', mountPath: '/sources' };
 const generated = { name: 'generated', mountPath: '/generated' };
 const step = { terminationMessagePolicy: 'FallbackToLogsOnError' } as const;
 
+/** The registry credential as a Docker config, for the steps that talk to the registry. */
+const registryAuth = { name: 'registry-auth', mountPath: registryConfigDir, readOnly: true };
+
 /** The first step: the sources into /workspace, and what they are (the commit, or the archive's digest). */
-function sourcesStep(sources: BuildSources, images: BuildImages): V1Container {
+function sourcesStep(sources: BuildSources, images: BuildImages, credentials: boolean): V1Container {
   if (sources.kind === 'archive') {
     const env = [
       { name: 'MANIFEST_URL', value: sources.manifestUrl },
       { name: 'BLOBS_URL', value: sources.blobsUrl },
+      { name: 'FETCH', value: fetchProgram },
     ];
-    return { name: buildSteps.fetch, image: images.tools, command: ['sh', '-c', fetchScript], env, volumeMounts: workspace, ...step };
+    const volumeMounts = [sourcesVolume, ...(credentials ? [registryAuth] : [])];
+    return { name: buildSteps.fetch, image: images.agentTools, command: ['sh', '-c', 'printf %s "$FETCH" | python3 -'], env, volumeMounts, ...step };
   }
   const env: V1EnvVar[] = [
     { name: 'REPO_URL', value: sources.repoUrl },
@@ -197,6 +240,7 @@ function sourcesStep(sources: BuildSources, images: BuildImages): V1Container {
 export function renderBuildJob(input: BuildJobInput): V1Job {
   const { owner, revisionName } = input;
   const image = builtImage(input.registry, owner.namespace, owner.name, revisionName);
+  const archive = input.sources.kind === 'archive';
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -211,7 +255,7 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
           restartPolicy: 'Never',
           ...(input.serviceAccountName ? { serviceAccountName: input.serviceAccountName } : {}),
           initContainers: [
-            sourcesStep(input.sources, input.images),
+            sourcesStep(input.sources, input.images, Boolean(input.registryCredentials)),
             {
               name: buildSteps.commands,
               image: input.images.tools,
@@ -220,7 +264,7 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
                 { name: 'INSTALL_COMMAND', value: input.installCommand ?? '' },
                 { name: 'BUILD_COMMAND', value: input.buildCommand ?? '' },
               ],
-              volumeMounts: workspace,
+              volumeMounts: archive ? [...workspace, { ...sourcesVolume, readOnly: true }] : workspace,
               ...step,
             },
             {
@@ -241,8 +285,8 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
               name: buildSteps.image,
               image: input.images.builder,
               command: ['sh', '-c', builderScript],
-              env: [{ name: 'IMAGE', value: image }],
-              volumeMounts: [...workspace, generated, { name: 'buildkit', mountPath: '/var/lib/buildkit' }],
+              env: [{ name: 'IMAGE', value: image }, ...(input.registryCredentials ? [{ name: 'DOCKER_CONFIG', value: registryConfigDir }] : [])],
+              volumeMounts: [...workspace, generated, { name: 'buildkit', mountPath: '/var/lib/buildkit' }, ...(input.registryCredentials ? [registryAuth] : [])],
               ...(input.privileged ? { securityContext: { privileged: true } } : {}),
               ...step,
             },
@@ -250,7 +294,11 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
           volumes: [
             { name: 'workspace', emptyDir: {} },
             { name: 'generated', emptyDir: {} },
+            ...(archive ? [{ name: sourcesVolume.name, emptyDir: {} }] : []),
             { name: 'buildkit', emptyDir: {} },
+            ...(input.registryCredentials
+              ? [{ name: registryAuth.name, secret: { secretName: input.registryCredentials, items: [{ key: '.dockerconfigjson', path: 'config.json' }] } }]
+              : []),
           ],
         },
       },

@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { renderApplication, renderApplicationService, renderQueueWorker, type WorkloadInput } from './application.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
 import { backingServices, scaling } from './backing.ts';
-import { builtImage, graphCheck, langgraphCliVersion, renderBuildJob } from './build-job.ts';
+import { builtImage, fetchProgram, graphCheck, langgraphCliVersion, renderBuildJob } from './build-job.ts';
 import { cpuQuantity, memoryQuantity, resourceRequirements, revisionLabel } from './common.ts';
 import { parseCustomUrl } from '../../../api/index.ts';
 import { renderIngress } from './ingress.ts';
@@ -148,6 +148,13 @@ describe('renderApplication', () => {
     });
     expect(pod.spec!.containers.map((c) => c.name)).toEqual(['app', 'proxy']);
     expect(app.volumeMounts).toEqual([{ name: 'cache', mountPath: '/cache' }]);
+  });
+
+  it("adds the organization's registry credential to the pull secrets, once", () => {
+    const withRegistry = renderApplication({ ...input(), registryCredentials: 'berth-organization' });
+    expect(withRegistry.spec!.template.spec!.imagePullSecrets).toEqual([{ name: 'regcred' }, { name: 'berth-organization' }]);
+    const named = renderApplication({ ...input(), registryCredentials: 'regcred' });
+    expect(named.spec!.template.spec!.imagePullSecrets).toEqual([{ name: 'regcred' }]);
   });
 
   it('leaves the replica count to the autoscaler, except at zero', () => {
@@ -379,7 +386,7 @@ describe('renderBuildJob', () => {
     expect(pod.restartPolicy).toBe('Never');
   });
 
-  it('fetches an uploaded archive with the tools image instead of cloning, its addresses as environment', () => {
+  it('fetches an uploaded archive with Python instead of cloning, its addresses as environment; the commands step unpacks it', () => {
     const archive = renderBuildJob({
       owner,
       revisionName: 'shop-abcdef0123',
@@ -388,15 +395,34 @@ describe('renderBuildJob', () => {
       registry: 'registry.local:5000',
       privileged: false,
     }).spec!.template.spec!;
-    const fetch = archive.initContainers![0]!;
+    const [fetch, commands] = archive.initContainers!;
     expect([...archive.initContainers!, ...archive.containers].map((c) => c.name)).toEqual(['fetch', 'commands', 'dockerfile', 'image']);
-    expect(fetch.image).toBe('busybox');
-    expect(fetch.env).toEqual([
+    expect(fetch!.image).toBe('python:3.11-slim');
+    expect(fetch!.env).toEqual([
       { name: 'MANIFEST_URL', value: 'http://registry.local:5000/v2/team-a/shop/sources/manifests/abc' },
       { name: 'BLOBS_URL', value: 'http://registry.local:5000/v2/team-a/shop/sources/blobs' },
+      { name: 'FETCH', value: fetchProgram },
     ]);
-    expect(fetch.command!.join(' ')).toContain('tar -xzf /tmp/sources.tar.gz');
+    expect(fetch!.volumeMounts).toEqual([{ name: 'sources', mountPath: '/sources' }]);
+    expect(commands!.command!.join(' ')).toContain('tar -xzf /sources/sources.tar.gz');
+    expect(commands!.volumeMounts).toContainEqual({ name: 'sources', mountPath: '/sources', readOnly: true });
     expect(archive.containers[0]!.securityContext).toBeUndefined();
+  });
+
+  it("with a registry credential, mounts it only into the fetch and image steps, as a Docker config", () => {
+    const credentialed = renderBuildJob({
+      owner,
+      revisionName: 'shop-abcdef0123',
+      sources: { kind: 'archive', manifestUrl: 'http://registry.local/v2/team-a/shop/sources/manifests/abc', blobsUrl: 'http://registry.local/v2/team-a/shop/sources/blobs' },
+      images: { git: 'alpine/git', tools: 'busybox', builder: 'moby/buildkit', agentTools: 'python:3.11-slim' },
+      registry: 'registry.local',
+      privileged: false,
+      registryCredentials: 'berth-organization',
+    }).spec!.template.spec!;
+    const mounting = [...credentialed.initContainers!, ...credentialed.containers].filter((c) => c.volumeMounts?.some((m) => m.name === 'registry-auth')).map((c) => c.name);
+    expect(mounting).toEqual(['fetch', 'image']);
+    expect(credentialed.volumes).toContainEqual({ name: 'registry-auth', secret: { secretName: 'berth-organization', items: [{ key: '.dockerconfigjson', path: 'config.json' }] } });
+    expect(credentialed.containers[0]!.env).toContainEqual({ name: 'DOCKER_CONFIG', value: '/registry-auth' });
   });
 });
 

@@ -17,6 +17,8 @@ export interface WorkloadSettings {
   requestScale: number;
   progressDeadlineSeconds: number;
   ingressClassName?: string;
+  /** The organization's pull secret for Berth's registry (Secret berth-organization), when it has one. */
+  registryCredentials?: string;
 }
 
 export interface WorkloadsInput {
@@ -35,6 +37,7 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
   if (serving) {
     const workload = { owner, spec, serving, backing, port: settings.applicationPort, images: settings.images, requestScale: settings.requestScale, progressDeadlineSeconds: settings.progressDeadlineSeconds };
+    if (settings.registryCredentials) Object.assign(workload, { registryCredentials: settings.registryCredentials });
     desired.push(renderApplication(workload));
     const autoscaler = renderApplicationAutoscaler(owner, spec);
     if (autoscaler) desired.push(autoscaler);
