@@ -142,6 +142,22 @@ describe('a codehost Deployment on the real node', () => {
     await api.ok('PATCH', `/v2/deployments/${id}`, { source_config: { build_command: 'true' } });
   });
 
+  it("lets a build read the node's registry but never write it: no build replaces a base image", async () => {
+    const commit = await git.commit(repository, { 'VERSION.txt': 'y\n' }, 'a build that tries to write the base images');
+    const registry = `http://${inject('registry')}`;
+    const hostile = [
+      `wget -q -O /dev/null ${registry}/v2/ && echo "READ"`,
+      `if wget -q -O /dev/null --post-data= ${registry}/v2/berth/pause/blobs/uploads/; then echo "WROTE"; exit 4; fi`,
+      'echo "REFUSED"; exit 5',
+    ].join('; ');
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_config: { build_command: hostile }, source_revision_config: { repo_ref: commit } });
+    const revision = await revisionReaches(id, patched.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED']);
+    expect(revision.status_message).toContain('step "commands" exited with code 5');
+    expect(revision.status_message).toMatch(/READ[\s\S]*REFUSED/);
+    await answerAt(url, 'berth-example built-1');
+    await api.ok('PATCH', `/v2/deployments/${id}`, { source_config: { build_command: 'true' } });
+  });
+
   it('turns a ref that does not exist BUILD_FAILED at the clone step', async () => {
     const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { repo_ref: 'no-such-branch' } });
     const revision = await revisionReaches(id, patched.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED']);

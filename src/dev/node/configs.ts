@@ -14,6 +14,7 @@ import {
   nodeName,
   pushRegistryAddress,
   registryAddress,
+  registryReaderPort,
 } from './network.ts';
 
 /** Where one node keeps its state: everything under one directory, so a stop can remove it whole. */
@@ -170,19 +171,24 @@ export function kubeProxyConfig(kubeconfigPath: string): string {
 }
 
 /** CNCF distribution's config: filesystem storage at `storage`, plain HTTP at `address`, and more (auth). */
-function distributionConfig(storage: string, address: string, more: Record<string, unknown> = {}): string {
+function distributionConfig(storage: string, address: string, more: Record<string, unknown> = {}, readOnly = false): string {
   return stringify({
     version: 0.1,
     log: { level: 'warn', accesslog: { disabled: true } },
-    storage: { filesystem: { rootdirectory: storage }, delete: { enabled: true } },
+    storage: { filesystem: { rootdirectory: storage }, delete: { enabled: true }, ...(readOnly ? { maintenance: { readonly: { enabled: true } } } : {}) },
     http: { addr: address, headers: { 'X-Content-Type-Options': ['nosniff'] } },
     ...more,
   });
 }
 
-/** The node's registry: open, on the node's address. */
+/** The node's registry: open, on the node's address, for the host (which pushes the system images). */
 export function registryConfig(dirs: NodeDirs): string {
   return distributionConfig(dirs.registryStorage, registryAddress);
+}
+
+/** The same storage, read-only: what pods reach at the registry's address (host.ts, registryReaderRule). */
+export function registryReaderConfig(dirs: NodeDirs): string {
+  return distributionConfig(dirs.registryStorage, `${nodeIp}:${registryReaderPort}`, {}, true);
 }
 
 /** The registry for pushed images: CNCF distribution with token authentication, Berth the token issuer

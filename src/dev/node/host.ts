@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSy
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { mountTable, propagationRestores } from './mount-propagation.ts';
-import { bridgeName, clusterCidr, nodeInterface, nodeIp, serviceCidr } from './network.ts';
+import { bridgeName, clusterCidr, nodeInterface, nodeIp, registryAddress, registryReaderPort, serviceCidr } from './network.ts';
 
 const run = promisify(execFile);
 
@@ -35,6 +35,10 @@ const forwardRules = [
   ['-s', clusterCidr, '-m', 'comment', '--comment', 'berth-node', '-j', 'ACCEPT'],
   ['-d', clusterCidr, '-m', 'comment', '--comment', 'berth-node', '-j', 'ACCEPT'],
 ];
+
+/** Pods that reach the node's registry reach its read-only twin: the host pushes system images, no pod
+ * (a build's RUN step) replaces one. */
+const registryReaderRule = ['-s', clusterCidr, '-d', `${nodeIp}/32`, '-p', 'tcp', '--dport', registryAddress.split(':')[1]!, '-m', 'comment', '--comment', 'berth-node', '-j', 'DNAT', '--to-destination', `${nodeIp}:${registryReaderPort}`];
 
 /** The masquerade rule for pod traffic that leaves the machine (`berth dev` only). */
 const masqueradeRule = ['-s', clusterCidr, '!', '-d', clusterCidr, '-m', 'comment', '--comment', 'berth-node', '-j', 'MASQUERADE'];
@@ -150,6 +154,7 @@ export async function prepareHost(dataDir: string, options: { masquerade: boolea
   for (const route of guardRoutes) await sh('ip', ['route', 'replace', ...route]);
   for (const rule of forwardRules) await sh('iptables', ['-I', 'FORWARD', ...rule]);
   if (options.masquerade) await sh('iptables', ['-t', 'nat', '-A', 'POSTROUTING', ...masqueradeRule]);
+  await sh('iptables', ['-t', 'nat', '-A', 'PREROUTING', ...registryReaderRule]);
 }
 
 /** Undoes everything a node did to the host, whether it stopped cleanly or died: kills what is left
@@ -163,6 +168,7 @@ export async function cleanupHost(state: HostState, options: { kubeProxy?: strin
   if (options.kubeProxy) await quietly(options.kubeProxy, ['--cleanup']);
   await deleteKubeChains();
   if (state.masquerade) await quietly('iptables', ['-t', 'nat', '-D', 'POSTROUTING', ...masqueradeRule]);
+  await quietly('iptables', ['-t', 'nat', '-D', 'PREROUTING', ...registryReaderRule]);
   for (const rule of forwardRules) await quietly('iptables', ['-D', 'FORWARD', ...rule]);
   await quietly('ip', ['link', 'del', bridgeName]);
   for (const route of guardRoutes) await quietly('ip', ['route', 'del', ...route]);

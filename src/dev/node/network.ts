@@ -18,5 +18,8 @@ const registryPort = 5000;
 export const registryAddress = `${nodeIp}:${registryPort}`;
 /** Where a registry for pushed images (token authentication, Berth the issuer) listens beside it. */
 export const pushRegistryAddress = `${nodeIp}:${registryPort + 1}`;
+/** The node's registry, read-only, on the same storage: pods that ask registryAddress get this one
+ * (a DNAT rule for the pod network), so no build can replace a base image; the host writes. */
+export const registryReaderPort = registryPort + 3;
 export const kubeletPort = 20250;
 export const kubeletHealthzPort = 20248;

@@ -15,7 +15,7 @@ import { applyObject } from '../../runtime/apply.ts';
 import { kubeRequest } from '../../runtime/kube-request.ts';
 import { kubeconfig, readPki, type ControlPlane } from '../controlplane.ts';
 import { startSupervised, type SupervisedProcess } from '../supervised-process.ts';
-import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, registryConfig, registryHostsToml, type NodeDirs } from './configs.ts';
+import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, registryConfig, registryHostsToml, registryReaderConfig, type NodeDirs } from './configs.ts';
 import { cleanupHost, missingPrerequisites, prepareHost, processAlive, readHostState, type HostState } from './host.ts';
 import { buildImage, pushImage } from './images.ts';
 import { apiServiceIp, dnsServiceIp, nodeIp, nodeName, podCidr, pushRegistryAddress, registryAddress } from './network.ts';
@@ -138,6 +138,7 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
   };
   try {
     supervise('registry', '/usr/bin/docker-registry', ['serve', join(dirs.root, 'registry.yaml')]);
+    supervise('registry-reader', '/usr/bin/docker-registry', ['serve', join(dirs.root, 'registry-reader.yaml')]);
     const pushed = await pushSystemImages(join(node, 'crane'), join(node, 'coredns'), log);
     writeFileSync(join(dirs.root, 'containerd.toml'), containerdConfig(dirs, { pause: pushed.pause! }));
     // containerd finds its shim on PATH: ours first, never another containerd's (Docker's is older).
@@ -199,6 +200,7 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
   writeFileSync(join(dirs.cniConfDir, '10-berth.conflist'), cniConfig(dirs, podCidr));
   writeFileSync(join(dirs.root, 'kubelet.yaml'), kubeletConfig(dirs, controlPlane.pkiDir));
   writeFileSync(join(dirs.root, 'registry.yaml'), registryConfig(dirs));
+  writeFileSync(join(dirs.root, 'registry-reader.yaml'), registryReaderConfig(dirs));
   const { server } = controlPlane;
   const pki = readPki(controlPlane.pkiDir);
   writeFileSync(join(dirs.root, 'kubelet.kubeconfig'), kubeconfig(server, pki, { cert: pki.kubeletClientCert, key: pki.kubeletClientKey }), { mode: 0o600 });
