@@ -3,6 +3,7 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { fieldManager } from '../src/api/group.ts';
+import { defaultBuildResources } from '../src/api/build-resources.ts';
 import type { BuildImages } from '../src/dev/node/node.ts';
 import { renderBuildJob, type BuildSources } from '../src/reconcilers/deployment/render/build-job.ts';
 import { applyObject } from '../src/runtime/apply.ts';
@@ -90,6 +91,9 @@ export async function baselineBuild(
     images: { git: images.git, tools: images.buildTools, builder: images.builder, agentTools: images.agentTools },
     registry,
     privileged: true,
+    // As Berth sizes its builds (bench Berths run with --request-scale 1).
+    resources: defaultBuildResources,
+    requestScale: 1,
   });
   delete (job.metadata as { ownerReferences?: unknown }).ownerReferences;
   await applyObject(kc, job as never, fieldManager);

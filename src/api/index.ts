@@ -13,3 +13,4 @@ export * from './custom-hosts.ts';
 export * from './child-names.ts';
 export * from './name-claims.ts';
 export * from './organization-policy.ts';
+export * from './build-resources.ts';

@@ -19,6 +19,13 @@ describe('parseCommandLine', () => {
     expect(() => options(['--organization-policy', '{"quota": {}}'])).toThrow('--organization-policy: ');
   });
 
+  it('reads what builds may use as JSON, keeping the defaults of the keys left out, and refuses a request above its limit', () => {
+    expect(options([]).buildResources).toBeUndefined();
+    expect(options([], { BERTH_BUILD_RESOURCES: '{"memoryLimitMb":8192,"diskLimitGi":50}' }).buildResources).toEqual({ cpu: 0.5, memoryMb: 1024, cpuLimit: 2, memoryLimitMb: 8192, diskLimitGi: 50 });
+    expect(() => options(['--build-resources', '{"cpu":4}'])).toThrow('--build-resources: a request above its limit');
+    expect(() => options(['--build-resources', '{"gpus":1}'])).toThrow('--build-resources: ');
+  });
+
   it('asks a quarter of the requests in dev and all of them in run; rollouts wait 600 s for progress by default', () => {
     expect(options([])).toMatchObject({ requestScale: 0.25, progressDeadlineSeconds: 600 });
     expect(options(['run'])).toMatchObject({ requestScale: 1, progressDeadlineSeconds: 600 });

@@ -2,6 +2,7 @@
 // environment variable so the same image is configured by a chart's `env:` or by `args:`.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { buildResourcesSchema } from '../api/build-resources.ts';
 import { organizationPolicySchema } from '../api/organization-policy.ts';
 
 export const usage = `usage: berth <command> [options]
@@ -44,6 +45,10 @@ options (each also read from the environment variable in brackets):
                                image, built here)                         [BERTH_AGENT_TOOLS_IMAGE]
   --build-privileged <bool>    run the image step privileged, as BuildKit needs for RUN steps
                                without user namespaces (default true)     [BERTH_BUILD_PRIVILEGED]
+  --build-resources <json>     what each build step asks for and may use: {"cpu", "memoryMb",
+                               "cpuLimit", "memoryLimitMb", "diskLimitGi"} (default 0.5 core,
+                               1024 MiB; at most 2 cores, 4096 MiB, 20 GiB)
+                                                                     [BERTH_BUILD_RESOURCES]
   --source-poll-seconds <n>    how often a build-on-push Deployment's branch is read for a new
                                commit (default 60)                        [BERTH_SOURCE_POLL_SECONDS]
   --first-input-deadline-seconds <n>
@@ -101,6 +106,20 @@ const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => [
 
 const component = z.enum(['controller', 'facade']);
 
+/** A JSON object given as text (a flag, an environment variable); unset stays unset. */
+const jsonText = z
+  .string()
+  .optional()
+  .transform((text, context) => {
+    if (!text) return undefined;
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      context.addIssue({ code: 'custom', message: 'expected a JSON object' });
+      return z.NEVER;
+    }
+  });
+
 const optionsSchema = z.object({
   command: z.enum(['run', 'dev']),
   components: list.pipe(z.array(component).min(1, 'name at least one component')),
@@ -130,19 +149,8 @@ const optionsSchema = z.object({
     .optional(),
   progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
   requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
-  organizationPolicy: z
-    .string()
-    .optional()
-    .transform((text, context) => {
-      if (!text) return undefined;
-      try {
-        return JSON.parse(text) as unknown;
-      } catch {
-        context.addIssue({ code: 'custom', message: 'expected a JSON object' });
-        return z.NEVER;
-      }
-    })
-    .pipe(organizationPolicySchema.optional()),
+  organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),
+  buildResources: jsonText.pipe(buildResourcesSchema.optional()),
   drainSeconds: z.coerce.number().int('expected whole seconds').min(0).max(300),
   dataDir: z.string().min(1),
   node: z.enum(['auto', 'required', 'off']),
@@ -174,6 +182,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'build-tools-image': { type: 'string' },
       'agent-tools-image': { type: 'string' },
       'build-privileged': { type: 'string' },
+      'build-resources': { type: 'string' },
       'source-poll-seconds': { type: 'string' },
       'first-input-deadline-seconds': { type: 'string' },
       registry: { type: 'string' },
@@ -222,6 +231,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     // A laptop is not a cluster: `berth dev` asks a quarter of the requests, so several apps fit.
     requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? (dev ? '0.25' : '1'),
     organizationPolicy: values['organization-policy'] ?? env.BERTH_ORGANIZATION_POLICY,
+    buildResources: values['build-resources'] ?? env.BERTH_BUILD_RESOURCES,
     drainSeconds: values['drain-seconds'] ?? env.BERTH_DRAIN_SECONDS ?? '0',
     dataDir: values['data-dir'] ?? '.berth/dev',
     node: values.node ?? env.BERTH_NODE ?? 'auto',

@@ -80,6 +80,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
     registerDeploymentControllers(manager, {
       ...images,
       buildPrivileged: options.buildPrivileged,
+      ...(options.buildResources ? { buildResources: options.buildResources } : {}),
       sourcePollIntervalMs: options.sourcePollSeconds * 1000,
       firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
       progressDeadlineSeconds: options.progressDeadlineSeconds,

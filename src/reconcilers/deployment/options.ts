@@ -1,5 +1,5 @@
 // What an installation chooses about Deployments: images, the registry builds push to, revision retention.
-import { openHostPolicy, type HostPolicy } from '../../api/index.ts';
+import { defaultBuildResources, openHostPolicy, type BuildResources, type HostPolicy } from '../../api/index.ts';
 import { defaultRevisionRetention } from './revisions.ts';
 
 export interface DeploymentControllerOptions {
@@ -30,6 +30,8 @@ export interface DeploymentControllerOptions {
   /** Run the image step privileged: BuildKit needs it for a Dockerfile's RUN steps unless the node
    * lets it use user namespaces (a rootless builder image). Default true. */
   buildPrivileged: boolean;
+  /** What each build step asks for and may use (CPU, memory, node disk). */
+  buildResources: BuildResources;
   /** How often a build-on-push Deployment's branch is read for a new commit. Default 60 s. */
   sourcePollIntervalMs: number;
   /** How long an internal_source or internal_docker Deployment waits for its first source archive or image
@@ -65,6 +67,7 @@ export const defaultDeploymentControllerOptions: DeploymentControllerOptions = {
   },
   applicationPort: 8000,
   buildPrivileged: true,
+  buildResources: defaultBuildResources,
   sourcePollIntervalMs: 60_000,
   firstInputDeadlineMs: 30 * 60_000,
   requestScale: 1,

@@ -54,6 +54,8 @@ async function ensureBuild(pass: Pass, deployment: DeepReadonly<Deployment>, own
     registry: options.registry,
     ...optional('serviceAccountName', options.buildServiceAccountName || undefined),
     privileged: options.buildPrivileged,
+    resources: options.buildResources,
+    requestScale: options.requestScale,
     ...optional('registryCredentials', options.registryCredentials),
   });
   await pass.writer.apply(withAppliedHash(job));

@@ -6,9 +6,10 @@
 // (the commit checked out; BuildKit's metadata with the pushed digest), and a failed one leaves the last
 // lines of its log there (build-state.ts reads both). User input reaches the shell only through
 // environment variables, never by splicing it into a script.
-import type { V1Container, V1EnvVar, V1Job } from '@kubernetes/client-node';
+import type { V1Container, V1EnvVar, V1Job, V1Volume } from '@kubernetes/client-node';
 import { buildJobName } from '../../../api/child-names.ts';
-import { type OwnerDeployment, childMetadata, revisionLabel } from './common.ts';
+import type { BuildResources } from '../../../api/build-resources.ts';
+import { type OwnerDeployment, childMetadata, cpuQuantity, memoryQuantity, revisionLabel, scaledRequests } from './common.ts';
 
 export interface BuildImages {
   /** Clones the repository: needs `git` and `sh`. */
@@ -59,6 +60,9 @@ export interface BuildJobInput {
   /** BuildKit runs a Dockerfile's RUN steps in containers of its own: without user namespaces that
    * takes a privileged container. */
   privileged: boolean;
+  /** What each step asks for and may use: its requests scaled by `requestScale`. */
+  resources: BuildResources;
+  requestScale: number;
   /** The organization's credential for the registry (a dockerconfigjson Secret): the fetch step reads
    * the sources with it and BuildKit pushes with it. Only those two steps mount it. */
   registryCredentials?: string;
@@ -204,6 +208,15 @@ const builderScript = [
   'cat /tmp/build-metadata.json >/dev/termination-log',
 ].join('\n');
 
+/** Each step's requests (scaled) and limits; the disk limit bounds what the step writes to the node
+ * (its layer, the pod's emptyDirs), so the kubelet evicts a build that would fill the disk. */
+export function buildStepResources(sizing: BuildResources, requestScale: number) {
+  return {
+    requests: scaledRequests(sizing.cpu, sizing.memoryMb, requestScale),
+    limits: { cpu: cpuQuantity(sizing.cpuLimit), memory: memoryQuantity(sizing.memoryLimitMb), 'ephemeral-storage': `${sizing.diskLimitGi}Gi` },
+  };
+}
+
 const workspace = [{ name: 'workspace', mountPath: '/workspace' }];
 const sourcesVolume = { name: 'sources', mountPath: '/sources' };
 const generated = { name: 'generated', mountPath: '/generated' };
@@ -237,10 +250,66 @@ function sourcesStep(sources: BuildSources, images: BuildImages, credentials: bo
   return { name: buildSteps.clone, image: images.git, command: ['sh', '-c', cloneScript], env, volumeMounts: workspace, ...step };
 }
 
+function commandsStep(input: BuildJobInput): V1Container {
+  const archive = input.sources.kind === 'archive';
+  return {
+    name: buildSteps.commands,
+    image: input.images.tools,
+    command: ['sh', '-c', commandsScript],
+    env: [
+      { name: 'INSTALL_COMMAND', value: input.installCommand ?? '' },
+      { name: 'BUILD_COMMAND', value: input.buildCommand ?? '' },
+    ],
+    volumeMounts: archive ? [...workspace, { ...sourcesVolume, readOnly: true }] : workspace,
+    ...step,
+  };
+}
+
+function dockerfileStep(input: BuildJobInput): V1Container {
+  return {
+    name: buildSteps.dockerfile,
+    image: input.images.agentTools,
+    command: ['sh', '-c', dockerfileScript],
+    env: [
+      { name: 'GRAPH_CONFIG_PATH', value: input.graphConfigPath ?? '' },
+      { name: 'LANGGRAPH_CLI_VERSION', value: langgraphCliVersion },
+      { name: 'GRAPH_CHECK', value: graphCheck },
+    ],
+    volumeMounts: [...workspace, generated],
+    ...step,
+  };
+}
+
+function imageStep(input: BuildJobInput, image: string): V1Container {
+  const credentials = Boolean(input.registryCredentials);
+  return {
+    name: buildSteps.image,
+    image: input.images.builder,
+    command: ['sh', '-c', builderScript],
+    env: [{ name: 'IMAGE', value: image }, ...(credentials ? [{ name: 'DOCKER_CONFIG', value: registryConfigDir }] : [])],
+    volumeMounts: [...workspace, generated, { name: 'buildkit', mountPath: '/var/lib/buildkit' }, ...(credentials ? [registryAuth] : [])],
+    ...(input.privileged ? { securityContext: { privileged: true } } : {}),
+    ...step,
+  };
+}
+
+function buildVolumes(input: BuildJobInput): V1Volume[] {
+  return [
+    { name: 'workspace', emptyDir: {} },
+    { name: 'generated', emptyDir: {} },
+    ...(input.sources.kind === 'archive' ? [{ name: sourcesVolume.name, emptyDir: {} }] : []),
+    { name: 'buildkit', emptyDir: {} },
+    ...(input.registryCredentials
+      ? [{ name: registryAuth.name, secret: { secretName: input.registryCredentials, items: [{ key: '.dockerconfigjson', path: 'config.json' }] } }]
+      : []),
+  ];
+}
+
 export function renderBuildJob(input: BuildJobInput): V1Job {
   const { owner, revisionName } = input;
   const image = builtImage(input.registry, owner.namespace, owner.name, revisionName);
-  const archive = input.sources.kind === 'archive';
+  const resources = buildStepResources(input.resources, input.requestScale);
+  const sized = (container: V1Container): V1Container => ({ ...container, resources });
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
@@ -254,52 +323,9 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
         spec: {
           restartPolicy: 'Never',
           ...(input.serviceAccountName ? { serviceAccountName: input.serviceAccountName } : {}),
-          initContainers: [
-            sourcesStep(input.sources, input.images, Boolean(input.registryCredentials)),
-            {
-              name: buildSteps.commands,
-              image: input.images.tools,
-              command: ['sh', '-c', commandsScript],
-              env: [
-                { name: 'INSTALL_COMMAND', value: input.installCommand ?? '' },
-                { name: 'BUILD_COMMAND', value: input.buildCommand ?? '' },
-              ],
-              volumeMounts: archive ? [...workspace, { ...sourcesVolume, readOnly: true }] : workspace,
-              ...step,
-            },
-            {
-              name: buildSteps.dockerfile,
-              image: input.images.agentTools,
-              command: ['sh', '-c', dockerfileScript],
-              env: [
-                { name: 'GRAPH_CONFIG_PATH', value: input.graphConfigPath ?? '' },
-                { name: 'LANGGRAPH_CLI_VERSION', value: langgraphCliVersion },
-                { name: 'GRAPH_CHECK', value: graphCheck },
-              ],
-              volumeMounts: [...workspace, generated],
-              ...step,
-            },
-          ],
-          containers: [
-            {
-              name: buildSteps.image,
-              image: input.images.builder,
-              command: ['sh', '-c', builderScript],
-              env: [{ name: 'IMAGE', value: image }, ...(input.registryCredentials ? [{ name: 'DOCKER_CONFIG', value: registryConfigDir }] : [])],
-              volumeMounts: [...workspace, generated, { name: 'buildkit', mountPath: '/var/lib/buildkit' }, ...(input.registryCredentials ? [registryAuth] : [])],
-              ...(input.privileged ? { securityContext: { privileged: true } } : {}),
-              ...step,
-            },
-          ],
-          volumes: [
-            { name: 'workspace', emptyDir: {} },
-            { name: 'generated', emptyDir: {} },
-            ...(archive ? [{ name: sourcesVolume.name, emptyDir: {} }] : []),
-            { name: 'buildkit', emptyDir: {} },
-            ...(input.registryCredentials
-              ? [{ name: registryAuth.name, secret: { secretName: input.registryCredentials, items: [{ key: '.dockerconfigjson', path: 'config.json' }] } }]
-              : []),
-          ],
+          initContainers: [sourcesStep(input.sources, input.images, Boolean(input.registryCredentials)), commandsStep(input), dockerfileStep(input)].map(sized),
+          containers: [imageStep(input, image)].map(sized),
+          volumes: buildVolumes(input),
         },
       },
     },

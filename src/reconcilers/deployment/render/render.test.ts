@@ -8,7 +8,7 @@ import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './auto
 import { backingServices, scaling } from './backing.ts';
 import { builtImage, fetchProgram, graphCheck, langgraphCliVersion, renderBuildJob } from './build-job.ts';
 import { cpuQuantity, memoryQuantity, resourceRequirements, revisionLabel } from './common.ts';
-import { parseCustomUrl } from '../../../api/index.ts';
+import { defaultBuildResources, parseCustomUrl } from '../../../api/index.ts';
 import { renderIngress } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
 import { renderRedis } from './redis.ts';
@@ -320,8 +320,16 @@ describe('renderBuildJob', () => {
     graphConfigPath: 'agents/langgraph.json',
     registry: 'registry.local:5000/',
     privileged: true,
+    resources: defaultBuildResources,
+    requestScale: 0.5,
   });
   const pod = job.spec!.template.spec!;
+
+  it('gives every step its requests, scaled, and the limits of CPU, memory and node disk', () => {
+    for (const step of [...pod.initContainers!, ...pod.containers]) {
+      expect(step.resources, step.name).toEqual({ requests: { cpu: '250m', memory: '512Mi' }, limits: { cpu: '2', memory: '4Gi', 'ephemeral-storage': '20Gi' } });
+    }
+  });
 
   it('pushes <registry>/<namespace>/<deployment>:<revision>', () => {
     expect(builtImage('registry.local:5000/', 'team-a', 'shop', 'shop-abcdef0123')).toBe('registry.local:5000/team-a/shop:shop-abcdef0123');
@@ -394,6 +402,8 @@ describe('renderBuildJob', () => {
       images: { git: 'alpine/git', tools: 'busybox', builder: 'moby/buildkit', agentTools: 'python:3.11-slim' },
       registry: 'registry.local:5000',
       privileged: false,
+      resources: defaultBuildResources,
+      requestScale: 1,
     }).spec!.template.spec!;
     const [fetch, commands] = archive.initContainers!;
     expect([...archive.initContainers!, ...archive.containers].map((c) => c.name)).toEqual(['fetch', 'commands', 'dockerfile', 'image']);
@@ -417,6 +427,8 @@ describe('renderBuildJob', () => {
       images: { git: 'alpine/git', tools: 'busybox', builder: 'moby/buildkit', agentTools: 'python:3.11-slim' },
       registry: 'registry.local',
       privileged: false,
+      resources: defaultBuildResources,
+      requestScale: 1,
       registryCredentials: 'berth-organization',
     }).spec!.template.spec!;
     const mounting = [...credentialed.initContainers!, ...credentialed.containers].filter((c) => c.volumeMounts?.some((m) => m.name === 'registry-auth')).map((c) => c.name);
