@@ -3,7 +3,7 @@
 // the API server, Events, and the HTTP answers of /healthz, /readyz and /metrics.
 import { CoreV1Api, type CoreV1Event, type V1ConfigMap, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyObject, Manager, deleteObject, type DeepReadonly, type Informer } from '../src/runtime/index.ts';
+import { applyObject, createEventRecorder, Manager, deleteObject, onKubeApiRequest, type DeepReadonly, type Informer } from '../src/runtime/index.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
 
@@ -234,5 +234,30 @@ describe('Manager.stop', () => {
     expect(finished).toEqual(['slow']);
     expect((await core.readNamespacedConfigMap({ namespace, name: 'slow' })).data).toEqual({ done: 'yes' });
     await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+  });
+});
+
+// Alone, with no manager running: every request on Events is the recorder's.
+describe('EventRecorder', () => {
+  it('writes each count once when repeats outlast the aggregation window (a loop slowed down by a loaded machine)', async () => {
+    const namespace = await useNamespace('events');
+    const object = await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'slow-loop' } } });
+    // Every request on Events, as the process makes it: identical PATCHes change nothing the watch would show.
+    const requests: string[] = [];
+    const stop = onKubeApiRequest(kc.getCurrentCluster()!.server, (labels) => {
+      if (labels.resource === 'events' && labels.verb !== 'watch' && labels.verb !== 'list') requests.push(labels.verb);
+    });
+    // A window of 0: every repeat finds the window passed, as each does when the loop takes longer than it.
+    const recorder = createEventRecorder(kc, { component: 'test', aggregateWindowMs: 0, logger: createLogger({ level: 'silent' }) });
+    try {
+      for (let i = 0; i < 50; i++) recorder.event(object, 'Warning', 'SlowLoop', 'again, slowly');
+      await recorder.flush();
+      const list = await core.listNamespacedEvent({ namespace, fieldSelector: 'involvedObject.name=slow-loop' });
+      expect(list.items.map((event) => event.count)).toEqual([50]);
+      // The create, then one write of the count the repeats reached while it was in flight.
+      expect(requests).toEqual(['create', 'patch']);
+    } finally {
+      stop();
+    }
   });
 });

@@ -38,6 +38,10 @@ interface Tracked {
   /** Settles when the Event has been created: count updates wait for it. */
   created: Promise<unknown>;
   timer?: NodeJS.Timeout;
+  /** The count write in flight: one at a time, so repeats never write the same count twice. */
+  writing?: Promise<void>;
+  /** Dropped from the tracked set (expired by the API server, or too many tracked): never written again. */
+  forgotten?: boolean;
 }
 
 const maxMessageLength = 1024;
@@ -112,14 +116,16 @@ class AggregatingEventRecorder implements EventRecorder {
   }
 
   async flush(): Promise<void> {
-    for (const entry of this.#tracked.values()) {
-      if (entry.timer) {
-        clearTimeout(entry.timer);
-        entry.timer = undefined;
-        this.#track(this.#writeCount(entry));
+    do {
+      for (const entry of this.#tracked.values()) {
+        if (entry.timer) {
+          clearTimeout(entry.timer);
+          entry.timer = undefined;
+          this.#startWrite(entry);
+        }
       }
-    }
-    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+      await Promise.all([...this.#inFlight]);
+    } while (this.#inFlight.size > 0 || [...this.#tracked.values()].some((entry) => entry.timer));
   }
 
   /** The first occurrence: a new Event, created in the background. */
@@ -145,6 +151,7 @@ class AggregatingEventRecorder implements EventRecorder {
         () => {},
         (error: unknown) => {
           // Not written (say, the namespace is going away): the next occurrence tries again.
+          entry.forgotten = true;
           if (this.#tracked.get(key) === entry) this.#tracked.delete(key);
           throw error;
         },
@@ -158,23 +165,48 @@ class AggregatingEventRecorder implements EventRecorder {
     entry.lastTimestamp = now.toISOString();
     this.#tracked.delete(key);
     this.#tracked.set(key, entry);
+    this.#schedule(entry);
+  }
+
+  /** The next count write: now if the window has passed, else when it does. A write already in flight
+   * or waiting reads the newest count when it runs; one that read it too early schedules another. */
+  #schedule(entry: Tracked): void {
+    if (entry.timer || entry.writing || entry.forgotten) return;
     const wait = entry.lastWriteAt + this.#window - Date.now();
     if (wait <= 0) {
-      this.#track(this.#writeCount(entry));
-    } else if (!entry.timer) {
-      entry.timer = setTimeout(() => {
-        entry.timer = undefined;
-        this.#track(this.#writeCount(entry));
-      }, wait);
-      entry.timer.unref();
+      this.#startWrite(entry);
+      return;
     }
+    entry.timer = setTimeout(() => {
+      entry.timer = undefined;
+      this.#startWrite(entry);
+    }, wait);
+    entry.timer.unref();
+  }
+
+  #startWrite(entry: Tracked): void {
+    // A failed write is not retried on its own: the next occurrence schedules one.
+    const writing = this.#writeCount(entry).then(
+      () => {
+        entry.writing = undefined;
+        if (entry.count > entry.writtenCount) this.#schedule(entry);
+      },
+      (error: unknown) => {
+        entry.writing = undefined;
+        throw error;
+      },
+    );
+    entry.writing = writing;
+    this.#track(writing);
   }
 
   #remember(key: string, entry: Tracked): void {
     this.#tracked.set(key, entry);
     while (this.#tracked.size > this.#maxTracked) {
       const oldest = this.#tracked.keys().next().value as string;
-      clearTimeout(this.#tracked.get(oldest)?.timer);
+      const forgotten = this.#tracked.get(oldest)!;
+      clearTimeout(forgotten.timer);
+      forgotten.forgotten = true;
       this.#tracked.delete(oldest);
     }
   }
@@ -195,6 +227,7 @@ class AggregatingEventRecorder implements EventRecorder {
     } catch (error) {
       // The API server expires Events (1 h by default): forget it, the next occurrence starts anew.
       if (!isKubeApiError(error, 404)) throw error;
+      entry.forgotten = true;
       for (const [key, value] of this.#tracked) if (value === entry) this.#tracked.delete(key);
     }
   }
