@@ -28,7 +28,7 @@ import { apiKeyLabel, apiKeyRecordFromSecret, type ApiKeyRecord } from './api-ke
 import { buildFacadeApp } from './app.ts';
 import { kubeObjectWriter } from './kube-writer.ts';
 import { kubePodLogReader } from './pod-logs.ts';
-import { revisionPods } from '../reconcilers/deployment/informers.ts';
+import { revisionPods } from '../workloads/revision-pods.ts';
 import { instrumentFacade } from './metrics.ts';
 import type { RegistryAccess } from './routes/registry.ts';
 import type { SourceUploads } from './routes/uploads.ts';

@@ -11,7 +11,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Deployment, Revision } from '../../api/index.ts';
 import { childNames } from '../../api/child-names.ts';
-import { podsOfRevision } from '../../reconcilers/deployment/pods.ts';
+import { podsOfRevision } from '../../workloads/revision-pods.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { invalidField } from '../errors.ts';
 import { inTurns, Limiter, logReadLimits, perReadBytes } from '../log-reads.ts';

@@ -2,7 +2,8 @@
 // the reconcile loop. src/cli/run.ts calls registerDeploymentControllers(manager, options).
 //
 // The modules, each with one job (a child's name comes from src/api/child-names.ts):
-//   informers.ts, pass.ts     the caches a pass reads, and what one pass carries
+//   informers.ts, pass.ts     the caches a pass reads (the pods' cache is src/workloads/, the HTTP API's too),
+//                             and what one pass carries
 //   digest.ts                 the revision rule: the canonical digest of a revision config
 //   inputs.ts                 the Secrets and integration a spec refers to (problems, never throws)
 //   source-head.ts            a tracked branch's head commit (build on push)

@@ -18,8 +18,7 @@ import {
 } from '../../api/index.ts';
 import { ownedFieldsView, secretKind, type DeepReadonly, type IndexFunction, type Informer, type Manager, type ResourceKind } from '../../runtime/index.ts';
 import { referencedSecretNames } from './inputs.ts';
-import { podView } from './pods.ts';
-import { revisionLabel } from './render/common.ts';
+import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
 import type { SecretEntryInput } from './render/spec.ts';
 
 export const childKinds = {
@@ -31,7 +30,7 @@ export const childKinds = {
   job: { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs' },
   secret: secretKind,
   persistentVolumeClaim: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims' },
-  pod: { apiVersion: 'v1', kind: 'Pod', plural: 'pods' },
+  pod: podKind,
 } as const satisfies Record<string, ResourceKind>;
 
 export interface DeploymentInformers {
@@ -97,17 +96,4 @@ export function deploymentInformers(manager: Manager, namespaces?: string[]): De
 /** The informers of the workload kinds Berth applies for a Deployment (and prunes when no longer rendered). */
 export function workloadInformers(informers: DeploymentInformers): Informer[] {
   return [informers.appsDeployments, informers.statefulSets, informers.services, informers.autoscalers, informers.ingresses] as unknown as Informer[];
-}
-
-/**
- * The pods that carry a revision label (the application's, the queue worker's, a build's), indexed by
- * it. The facade's log routes share this cache.
- */
-export function revisionPods(manager: Pick<Manager, 'informer'>, namespaces?: string[]): Informer<V1Pod> {
-  return manager.informer<V1Pod>(childKinds.pod, {
-    ...(namespaces ? { namespaces } : {}),
-    labelSelector: revisionLabel,
-    labelIndexes: [revisionLabel],
-    transform: podView,
-  });
 }

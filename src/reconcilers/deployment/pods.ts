@@ -3,30 +3,8 @@
 // pod cache so a rollout fails in seconds with the reason instead of after the apps/v1 progress
 // deadline; and the scheduler's, for a pod that waits for a node that fits. Pure, but for the cache view.
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
-import type { CacheTransform, DeepReadonly, KubeObject } from '../../runtime/index.ts';
-import { componentLabel, revisionLabel } from './render/common.ts';
-
-/** Whose pods: the application's and the queue worker's ('workload'), or the build Job's ('build'). */
-export type PodRole = 'workload' | 'build';
-
-const workloadComponents: ReadonlySet<string> = new Set(['application', 'queue-worker']);
-
-function hasRole(pod: DeepReadonly<V1Pod>, role: PodRole): boolean {
-  const labels = pod.metadata?.labels ?? {};
-  // The Job controller labels its pods with the Job's name; Berth labels the workloads' by component.
-  if (role === 'build') return Boolean(labels['batch.kubernetes.io/job-name'] ?? labels['job-name']);
-  return workloadComponents.has(labels[componentLabel] ?? '');
-}
-
-/** The pods of one revision in one role, from a cache indexed by the revision label (informers.ts). */
-export function podsOfRevision(
-  pods: { byIndex(index: string, value: string): DeepReadonly<V1Pod>[] },
-  namespace: string,
-  revision: string,
-  role: PodRole,
-): DeepReadonly<V1Pod>[] {
-  return pods.byIndex(revisionLabel, revision).filter((pod) => pod.metadata?.namespace === namespace && hasRole(pod, role));
-}
+import type { DeepReadonly } from '../../runtime/index.ts';
+import { hasRole } from '../../workloads/revision-pods.ts';
 
 /** Waiting reasons that do not resolve by themselves: the pod needs a new image, config or code. */
 const failedWaitingReasons: ReadonlySet<string> = new Set([
@@ -125,37 +103,3 @@ export function podChangeMatters(pod: ReadonlyPod, previous: ReadonlyPod): boole
   if (hasRole(pod, 'build')) return true;
   return liveProblem(pod) !== liveProblem(previous);
 }
-
-/**
- * What the pod cache keeps: identity, labels, and the status members the decisions above and the log
- * routes read. Pod specs (env, volumes, probes) are most of a pod's JSON and nothing here reads them.
- */
-export const podView: CacheTransform = (object: KubeObject) => {
-  const pod = object as V1Pod;
-  const { name, namespace, uid, labels, creationTimestamp, deletionTimestamp, resourceVersion } = pod.metadata ?? {};
-  const container = (s: V1ContainerStatus): V1ContainerStatus => ({
-    name: s.name,
-    ready: s.ready,
-    restartCount: s.restartCount,
-    image: s.image,
-    imageID: s.imageID,
-    ...(s.state ? { state: s.state } : {}),
-    ...(s.lastState?.terminated ? { lastState: { terminated: s.lastState.terminated } } : {}),
-  });
-  const status = pod.status ?? {};
-  return {
-    apiVersion: 'v1',
-    kind: 'Pod',
-    metadata: { name, namespace, uid, labels, creationTimestamp, resourceVersion, ...(deletionTimestamp ? { deletionTimestamp } : {}) },
-    spec: {
-      containers: (pod.spec?.containers ?? []).map((c) => ({ name: c.name })),
-      ...(pod.spec?.initContainers?.length ? { initContainers: pod.spec.initContainers.map((c) => ({ name: c.name })) } : {}),
-    },
-    status: {
-      phase: status.phase,
-      ...(status.conditions ? { conditions: status.conditions.map(({ type, status: s, reason, message }) => ({ type, status: s, reason, message })) } : {}),
-      ...(status.initContainerStatuses ? { initContainerStatuses: status.initContainerStatuses.map(container) } : {}),
-      ...(status.containerStatuses ? { containerStatuses: status.containerStatuses.map(container) } : {}),
-    },
-  } as KubeObject;
-};

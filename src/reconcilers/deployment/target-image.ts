@@ -8,7 +8,7 @@ import { withAppliedHash } from './compare.ts';
 import type { ChosenRevisions } from './choose-revisions.ts';
 import { buildJobName } from '../../api/child-names.ts';
 import { optional, type Pass } from './pass.ts';
-import { podsOfRevision } from './pods.ts';
+import { podsOfRevision } from '../../workloads/revision-pods.ts';
 import type { ServingRevision } from './render/application.ts';
 import { builtImage, renderBuildJob, type BuildSources } from './render/build-job.ts';
 import type { OwnerDeployment } from './render/common.ts';

@@ -4,6 +4,7 @@
 import type { V1OwnerReference, V1ResourceRequirements, V1Secret, V1Service } from '@kubernetes/client-node';
 import { apiVersion, labels as berthLabels } from '../../../api/group.ts';
 import { deploymentLabelValue } from '../../../api/child-names.ts';
+import { componentLabel, revisionLabel } from '../../../workloads/revision-pods.ts';
 
 export interface OwnerDeployment {
   name: string;
@@ -11,8 +12,8 @@ export interface OwnerDeployment {
   uid: string;
 }
 
-export const componentLabel = 'app.kubernetes.io/component';
-export const revisionLabel = 'berth.dev/revision';
+// Declared with the revision pods' cache, which both the controller and the HTTP API read.
+export { componentLabel, revisionLabel };
 
 export type Component = 'application' | 'queue-worker' | 'postgres' | 'redis' | 'build';
 
