@@ -5,6 +5,7 @@ import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
+import { registerTracingProjectController } from '../src/reconcilers/tracing-project/index.ts';
 import { createLogger, kubeRequest, Manager, onKubeApiRequest, type KubeApiRequestLabels } from '../src/runtime/index.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
 
@@ -27,6 +28,7 @@ let manager: Manager | undefined;
 function startManager(): Promise<Manager> {
   const m = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }), processMetrics: false });
   registerDeploymentControllers(m, { namespaces: [namespace] });
+  registerTracingProjectController(m, { namespaces: [namespace] });
   return m.start().then(() => m);
 }
 

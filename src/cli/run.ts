@@ -5,6 +5,7 @@ import { registerCodeHostIntegrationController } from '../reconcilers/codehost-i
 import { registerDeploymentControllers } from '../reconcilers/deployment/index.ts';
 import { defaultDeploymentControllerOptions } from '../reconcilers/deployment/options.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/controller.ts';
+import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { Manager, type Logger } from '../runtime/index.ts';
@@ -89,6 +90,7 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       hostPolicy,
       ...scope,
     });
+    registerTracingProjectController(manager, scope);
     registerOAuthProviderController(manager, scope);
     if (options.organizationPolicy || (pushRegistry && signing)) {
       const registry = pushRegistry && signing ? { registry: { host: pushRegistry, key: signing.pushKey } } : {};

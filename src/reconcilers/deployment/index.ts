@@ -20,7 +20,6 @@
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { deploymentKind, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
 import { ownerKeys, unlessStatusOnly, type Controller, type DeepReadonly, type Informer, type KubeObject, type Manager, type ObjectKey } from '../../runtime/index.ts';
-import { registerTracingProjectController } from '../tracing-project/index.ts';
 import { deploymentInformers, secretReaderIndex, type DeploymentInformers } from './informers.ts';
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
@@ -40,7 +39,6 @@ function untyped<T extends KubeObject>(informer: Informer<T>): Informer {
 
 export interface DeploymentControllers {
   deployment: Controller;
-  tracingProject: Controller;
   informers: DeploymentInformers;
 }
 
@@ -115,6 +113,5 @@ export function registerDeploymentControllers(
     concurrency: options.concurrency,
   });
 
-  const tracingProject = registerTracingProjectController(manager, informers.tracingProjects, options.now);
-  return { deployment: deployment as unknown as Controller, tracingProject, informers };
+  return { deployment: deployment as unknown as Controller, informers };
 }

@@ -1,10 +1,13 @@
 // The TracingProject controller: a project exists as soon as its object does, so reconciling it means
 // recording that (Ready=True for the generation seen), written only when it changes.
-import { fieldManager, type TracingProject } from '../../api/index.ts';
-import { applyStatusIfChanged, unlessStatusOnly, type Controller, type Informer, type Manager } from '../../runtime/index.ts';
+import { fieldManager, tracingProjectKind, type TracingProject } from '../../api/index.ts';
+import { applyStatusIfChanged, unlessStatusOnly, type Controller, type Manager } from '../../runtime/index.ts';
 import { nextTracingProjectStatus } from './status.ts';
 
-export function registerTracingProjectController(manager: Manager, projects: Informer<TracingProject>, now: () => Date = () => new Date()): Controller {
+/** `namespaces` as the Deployment controller's: the cache of TracingProjects is the one it shares. */
+export function registerTracingProjectController(manager: Manager, options: { namespaces?: string[]; now?: () => Date } = {}): Controller {
+  const projects = manager.informer<TracingProject>(tracingProjectKind, options.namespaces ? { namespaces: options.namespaces } : {});
+  const now = options.now ?? (() => new Date());
   const controller = manager.addController({
     name: 'tracing-project',
     informer: projects,
