@@ -45,7 +45,9 @@ beforeAll(async () => {
     ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, attackerNamespace, victimNamespace] }),
     '--custom-url-domains', 'apps.example.com',
     '--reserved-hosts', 'api.apps.example.com',
-    '--organization-policy', JSON.stringify({ maxReplicas: 5, resourceQuota: { pods: '20' } }),
+    '--organization-policy', JSON.stringify({ maxReplicas: 5, resourceQuota: { pods: '20' }, podSecurity: 'baseline' }),
+    // Pod Security baseline in organization namespaces needs builds that are not privileged.
+    '--build-privileged', 'false',
     // The registry's token endpoint decides who reads and writes which repository: no registry need run.
     '--push-registry', registryHost,
   ]);
@@ -168,6 +170,24 @@ describe('a hostile tenant', () => {
       tally.refused += 1;
     }
     await throughKubectl(['get', 'secret', 'berth-organization', '-n', victimNamespace], /forbidden/);
+  });
+
+  it("cannot run a privileged or host-sharing pod of its own: its namespace enforces Pod Security baseline, which Berth's own pods meet", async () => {
+    await eventually(async () => (await kubectl(['get', 'namespace', attackerNamespace, '-o', 'jsonpath={.metadata.labels.pod-security\\.kubernetes\\.io/enforce}'])).stdout === 'baseline', 20_000, 'the namespace enforcing baseline');
+    const pod = (name: string, spec: object) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox:1', ...spec }] } });
+    await throughKubectl(['apply', '-n', attackerNamespace, '-f', '-'], /violates PodSecurity "baseline/, pod('root', { securityContext: { privileged: true } }));
+    await throughKubectl(['apply', '-n', attackerNamespace, '-f', '-'], /violates PodSecurity "baseline/, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'host' }, spec: { hostPID: true, containers: [{ name: 'c', image: 'busybox:1' }] } }));
+    await throughKubectl(['label', 'namespace', attackerNamespace, 'pod-security.kubernetes.io/enforce=privileged', '--overwrite'], /forbidden/);
+    // What Berth renders for a deployment is admitted there (the API server's dry run of its pod).
+    const app = await attacker.ok('POST', '/v2/deployments', { name: 'compliant', source: 'external_docker', source_config: { resource_spec: { min_scale: 1, max_scale: 1 } }, source_revision_config: { image_uri: 'busybox:1' } });
+    const template = await eventually(async () => {
+      const got = await kubectl(['get', 'deployments.apps', 'compliant', '-n', attackerNamespace, '-o', 'jsonpath={.spec.template}']);
+      return got.code === 0 && got.stdout ? JSON.parse(got.stdout) : undefined;
+    }, 20_000, "the deployment's workload");
+    const admitted = await kubectl(['create', '--dry-run=server', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`], JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'compliant-pod', labels: template.metadata.labels }, spec: template.spec }));
+    expect(admitted.code, admitted.stderr).toBe(0);
+    expect(admitted.stderr).not.toMatch(/PodSecurity/);
+    expect((await attacker.call('DELETE', `/v2/deployments/${app.id}`)).status).toBe(204);
   });
 
   it('is contained when what it applies passes the schema: a swarm and a name that shadows its own are Stalled, writing nothing', async () => {

@@ -1,7 +1,7 @@
 // What an installation imposes on every organization namespace (chart values `organizations`, flag
 // --organization-policy): a cap on one deployment's replicas, a ResourceQuota, a LimitRange for
-// containers, and a NetworkPolicy that keeps an organization's pods to themselves, their own databases,
-// cluster DNS and the outside. Each part is optional; an absent object part means Berth keeps no such
+// containers, a NetworkPolicy that keeps an organization's pods to themselves, their own databases,
+// cluster DNS and the outside, and the Pod Security level the API server enforces there. Each part is optional; an absent object part means Berth keeps no such
 // object (and removes the one it made before).
 import { z } from 'zod';
 
@@ -50,6 +50,12 @@ export const organizationPolicySchema = z
       .strict()
       .optional()
       .describe('NetworkPolicy berth-organization in each organization namespace: pods reach their own namespace, cluster DNS and any address outside blockedCidrs; only their own namespace and ingressFromNamespaces reach them.'),
+    podSecurity: z
+      .literal('baseline', { error: 'expected baseline: the pods Berth renders do not meet restricted yet' })
+      .optional()
+      .describe(
+        "The Pod Security Standard the API server enforces in each organization namespace (labels pod-security.kubernetes.io/enforce, warn and audit): a tenant's own pods, privileged or sharing the node's namespaces, are refused. Builds run privileged unless --build-privileged is false, so this needs builds that are not.",
+      ),
   })
   .strict();
 
@@ -73,4 +79,14 @@ export function replicaCapExcess(
     if (value != null && value > maxReplicas) return { field, value, message: `must be at most ${maxReplicas}: this installation's cap on one deployment's replicas` };
   }
   return undefined;
+}
+
+/** The namespace labels that make the API server's Pod Security admission enforce a level. */
+export function podSecurityLabels(level: 'baseline'): Record<string, string> {
+  return {
+    'pod-security.kubernetes.io/enforce': level,
+    'pod-security.kubernetes.io/enforce-version': 'latest',
+    'pod-security.kubernetes.io/warn': level,
+    'pod-security.kubernetes.io/audit': level,
+  };
 }

@@ -26,6 +26,12 @@ describe('parseCommandLine', () => {
     expect(() => options(['--build-resources', '{"gpus":1}'])).toThrow('--build-resources: ');
   });
 
+  it('refuses Pod Security baseline for organization namespaces while builds run privileged', () => {
+    expect(() => options(['--organization-policy', '{"podSecurity":"baseline"}'])).toThrow('--organization-policy: podSecurity: baseline refuses the privileged image step of builds');
+    expect(options(['--organization-policy', '{"podSecurity":"baseline"}', '--build-privileged', 'false']).organizationPolicy).toEqual({ podSecurity: 'baseline' });
+    expect(() => options(['--organization-policy', '{"podSecurity":"restricted"}', '--build-privileged', 'false'])).toThrow('expected baseline');
+  });
+
   it('asks a quarter of the requests in dev and all of them in run; rollouts wait 600 s for progress by default', () => {
     expect(options([])).toMatchObject({ requestScale: 0.25, progressDeadlineSeconds: 600 });
     expect(options(['run'])).toMatchObject({ requestScale: 1, progressDeadlineSeconds: 600 });

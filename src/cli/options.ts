@@ -154,7 +154,12 @@ const optionsSchema = z.object({
   drainSeconds: z.coerce.number().int('expected whole seconds').min(0).max(300),
   dataDir: z.string().min(1),
   node: z.enum(['auto', 'required', 'off']),
-});
+})
+  // Builds run in the organization's namespace: a Pod Security level there must admit them.
+  .refine((options) => !(options.organizationPolicy?.podSecurity && options.buildPrivileged), {
+    path: ['organizationPolicy', 'podSecurity'],
+    message: 'baseline refuses the privileged image step of builds: set --build-privileged false (a builder that needs no privileges), or leave podSecurity out',
+  });
 
 export type Options = z.output<typeof optionsSchema>;
 export type Component = z.output<typeof component>;

@@ -77,6 +77,7 @@ app.kubernetes.io/part-of: berth
 {{- with .Values.organizations.maxReplicas }}{{ $_ := set $policy "maxReplicas" (int .) }}{{ end }}
 {{- with .Values.organizations.resourceQuota }}{{ $_ := set $policy "resourceQuota" . }}{{ end }}
 {{- with .Values.organizations.limitRange }}{{ $_ := set $policy "limitRange" . }}{{ end }}
+{{- with .Values.organizations.podSecurity }}{{ $_ := set $policy "podSecurity" . }}{{ end }}
 {{- if .Values.organizations.networkPolicy.enabled }}
 {{- $_ := set $policy "networkPolicy" (dict "blockedCidrs" .Values.organizations.networkPolicy.blockedCidrs "ingressFromNamespaces" .Values.organizations.networkPolicy.ingressFromNamespaces) }}
 {{- end }}

@@ -15,6 +15,14 @@ the watched namespaces and the release namespace.
   apiGroups: [""]
   resources: [namespaces]
   verbs: [get, list, watch]
+{{- if .Values.organizations.podSecurity }}
+# organizations.podSecurity: Berth labels organization namespaces with the level (server-side apply of
+# the labels alone, under a field manager of its own).
+- scope: cluster
+  apiGroups: [""]
+  resources: [namespaces]
+  verbs: [patch]
+{{- end }}
 
 - scope: watched
   apiGroups: [berth.dev]

@@ -6,7 +6,7 @@
 // was applied, so a pass that finds them as rendered writes nothing; a deleted one comes back at once.
 import type { V1Namespace } from '@kubernetes/client-node';
 import { mintOrganizationToken, organizationUsername } from '../../registry/tokens.ts';
-import { fieldManager, labels as apiLabels, organizationPolicyObjectName, type OrganizationPolicy } from '../../api/index.ts';
+import { fieldManager, labels as apiLabels, organizationPolicyObjectName, podSecurityLabels, type OrganizationPolicy } from '../../api/index.ts';
 import { applyObject, deleteObject, type Controller, type DeepReadonly, type Informer, type KubeObject, type Manager, type ResourceKind } from '../../runtime/index.ts';
 import { appliedHashOf } from '../deployment/compare.ts';
 import { policyObjectSelector, renderOrganization } from './render.ts';
@@ -51,6 +51,7 @@ export function registerOrganizationController(manager: Manager, options: Organi
       const namespace = namespaces.get('', name);
       const owner = isOrganization(namespace, options.namespaces) ? { name, uid: namespace.metadata!.uid! } : undefined;
       const desired = owner ? renderOrganization(owner, options.policy, registryFor(owner)) : {};
+      if (owner && options.policy.podSecurity) await enforcePodSecurity(manager, namespace!, podSecurityLabels(options.policy.podSecurity));
       for (const part of Object.keys(policyKinds) as (keyof typeof policyKinds)[]) {
         const wanted = desired[part as keyof typeof desired];
         const current = children[part].get(name, organizationPolicyObjectName);
@@ -60,4 +61,15 @@ export function registerOrganizationController(manager: Manager, options: Organi
     },
   });
   return controller as unknown as Controller;
+}
+
+/** Its own field manager: the namespace's other labels (the organization's id) are not this one's to keep. */
+const podSecurityManager = `${fieldManager}-pod-security`;
+
+/** The namespace's Pod Security labels as the policy says, written only when one differs. Leaving
+ * podSecurity out of the policy later leaves the labels in place (the platform team's to remove). */
+async function enforcePodSecurity(manager: Manager, namespace: DeepReadonly<V1Namespace>, wanted: Record<string, string>): Promise<void> {
+  const current = namespace.metadata?.labels ?? {};
+  if (Object.entries(wanted).every(([key, value]) => current[key] === value)) return;
+  await applyObject(manager.kubeConfig, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace.metadata!.name!, labels: wanted } } as KubeObject, podSecurityManager);
 }
