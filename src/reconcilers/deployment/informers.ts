@@ -19,7 +19,6 @@ import {
 import { ownedFieldsView, secretKind, type DeepReadonly, type IndexFunction, type Informer, type Manager, type ResourceKind } from '../../runtime/index.ts';
 import { referencedSecretNames } from './inputs.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
-import type { SecretEntryInput } from './render/spec.ts';
 
 export const childKinds = {
   appsDeployment: { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },
@@ -55,7 +54,7 @@ export const secretReaderIndex = 'berth.dev/reads-secret';
 const indexSecretReaders: IndexFunction = (object) => {
   const deployment = object as DeepReadonly<Deployment>;
   const namespace = deployment.metadata?.namespace ?? '';
-  return [...referencedSecretNames(deployment.metadata?.name ?? '', deployment.spec?.secrets as SecretEntryInput[] | undefined)].map((name) => `${namespace}/${name}`);
+  return [...referencedSecretNames(deployment.metadata?.name ?? '', deployment.spec?.secrets)].map((name) => `${namespace}/${name}`);
 };
 
 /**

@@ -67,7 +67,7 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   const owner: OwnerDeployment = { name: key.name, namespace: key.namespace, uid: found.metadata.uid ?? '' };
   if (found.metadata.deletionTimestamp) return finalizeDeployment(pass, found, owner, pass.context);
   const deployment = await withFinalizer(pass, found);
-  const spec = deployment.spec as DeploymentSpecInput & Deployment['spec'];
+  const spec: DeploymentSpecInput = deployment.spec;
   const history = revisionHistory(informers, deployment, owner);
   await ensureTracingProject(pass, owner);
 

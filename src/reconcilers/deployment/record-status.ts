@@ -126,7 +126,7 @@ export async function recordOutcome(
   current: CurrentWorkloads,
   previousActive: RevisionRecord | undefined,
 ): Promise<RevisionRecord | undefined> {
-  const spec = deployment.spec as DeploymentSpecInput & Deployment['spec'];
+  const spec: DeploymentSpecInput = deployment.spec;
   const { target, latest } = chosen;
   const names = childNames(owner.name);
   const backing = backingServices(spec);

@@ -1,58 +1,58 @@
-// The parts of a Deployment's spec the renderers read, spelled as the CRD spells them (src/api declares
-// them; these structural types only say which members rendering depends on, so a renderer can be
-// table-tested with a literal).
-import type { V1Container, V1EnvVar, V1LocalObjectReference, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+// The parts of a Deployment's spec the renderers read, picked from the API's own types (src/api): these
+// say only which members rendering depends on, so a renderer can be table-tested with a literal, and a
+// member renamed or retyped in the API fails to compile here.
+import type { V1Container, V1EnvVar, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type { DeploymentSecret, DeploymentSpec, HealthCheck, ResourceSpec, SourceConfig, SourceRevisionConfig } from '../../../api/index.ts';
+import type { DeepReadonly } from '../../../runtime/index.ts';
 
 type Maybe<T> = T | null | undefined;
 
-export interface ResourceSpecInput {
-  minScale?: Maybe<number>;
-  maxScale?: Maybe<number>;
-  cpu?: Maybe<number>;
-  cpuLimit?: Maybe<number>;
-  memoryMb?: Maybe<number>;
-  memoryLimitMb?: Maybe<number>;
-  queueMinScale?: Maybe<number>;
-  queueMaxScale?: Maybe<number>;
-  queueCpu?: Maybe<number>;
-  queueCpuLimit?: Maybe<number>;
-  queueMemoryMb?: Maybe<number>;
-  queueMemoryLimitMb?: Maybe<number>;
-  redisMemoryMb?: Maybe<number>;
-  dbCpu?: Maybe<number>;
-  dbCpuLimit?: Maybe<number>;
-  dbMemoryMb?: Maybe<number>;
-  dbMemoryLimitMb?: Maybe<number>;
-  dbStorageGi?: Maybe<number>;
-  dbMaxConnections?: Maybe<number>;
-  labels?: Maybe<Record<string, string>>;
-  annotations?: Maybe<Record<string, string>>;
-  serviceAccountName?: Maybe<string>;
-  imagePullSecrets?: Maybe<readonly V1LocalObjectReference[]>;
-  volumes?: Maybe<readonly unknown[]>;
-  volumeMounts?: Maybe<readonly unknown[]>;
-  initContainers?: Maybe<readonly unknown[]>;
-  sidecars?: Maybe<readonly unknown[]>;
-}
+/** Members `K` of the API type `T`, each optional and readonly: what a renderer reads of it. */
+type Reads<T, K extends keyof T> = { readonly [P in K]?: Maybe<DeepReadonly<NonNullable<T[P]>>> };
 
-export interface SecretEntryInput {
-  name: string;
-  valueFrom?: Maybe<{ secretKeyRef: { name: string; key: string } }>;
-}
+export type ResourceSpecInput = Reads<
+  ResourceSpec,
+  | 'minScale'
+  | 'maxScale'
+  | 'cpu'
+  | 'cpuLimit'
+  | 'memoryMb'
+  | 'memoryLimitMb'
+  | 'queueMinScale'
+  | 'queueMaxScale'
+  | 'queueCpu'
+  | 'queueCpuLimit'
+  | 'queueMemoryMb'
+  | 'queueMemoryLimitMb'
+  | 'redisMemoryMb'
+  | 'dbCpu'
+  | 'dbCpuLimit'
+  | 'dbMemoryMb'
+  | 'dbMemoryLimitMb'
+  | 'dbStorageGi'
+  | 'dbMaxConnections'
+  | 'labels'
+  | 'annotations'
+  | 'serviceAccountName'
+  | 'imagePullSecrets'
+  | 'volumes'
+  | 'volumeMounts'
+  | 'initContainers'
+  | 'sidecars'
+>;
+
+export type SecretEntryInput = Pick<DeploymentSecret, 'name'> & Reads<DeploymentSecret, 'valueFrom'>;
+
+type SourceConfigInput = Reads<SourceConfig, 'repoUrl' | 'customUrl' | 'installCommand' | 'buildCommand' | 'queueWorker'> & {
+  readonly healthCheck?: Maybe<Reads<HealthCheck, 'path' | 'periodSeconds' | 'timeoutSeconds' | 'failureThreshold'>>;
+  readonly resourceSpec?: Maybe<ResourceSpecInput>;
+};
 
 export interface DeploymentSpecInput {
-  source: string;
-  sourceConfig?: Maybe<{
-    repoUrl?: Maybe<string>;
-    customUrl?: Maybe<string>;
-    healthCheck?: Maybe<{ path?: Maybe<string>; periodSeconds?: Maybe<number>; timeoutSeconds?: Maybe<number>; failureThreshold?: Maybe<number> }>;
-    installCommand?: Maybe<string>;
-    buildCommand?: Maybe<string>;
-    resourceSpec?: Maybe<ResourceSpecInput>;
-    queueWorker?: Maybe<{ command?: Maybe<readonly string[]>; args?: Maybe<readonly string[]>; env?: Maybe<readonly unknown[]> }>;
-  }>;
-  sourceRevisionConfig?: Maybe<{ repoRef?: Maybe<string>; graphConfigPath?: Maybe<string>; imageUri?: Maybe<string> }>;
-  secrets?: Maybe<readonly SecretEntryInput[]>;
+  readonly source: DeploymentSpec['source'];
+  readonly sourceConfig?: Maybe<SourceConfigInput>;
+  readonly sourceRevisionConfig?: Maybe<Reads<SourceRevisionConfig, 'repoRef' | 'graphConfigPath' | 'imageUri'>>;
+  readonly secrets?: Maybe<readonly SecretEntryInput[]>;
 }
 
 /** The free-form members of resourceSpec are Kubernetes shapes the interface spells in camelCase. */
