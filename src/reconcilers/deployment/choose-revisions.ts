@@ -164,12 +164,12 @@ async function latestRevision(
     owner,
     generation: deployment.metadata.generation ?? 0,
     source: deployment.spec.source,
-    sourceRevisionConfig: structuredClone(deployment.spec.sourceRevisionConfig ?? {}) as Record<string, unknown>,
+    sourceRevisionConfig: deployment.spec.sourceRevisionConfig ?? {},
     digest,
     ...optional('repoCommitSha', repoCommitSha),
-    ...optional('trackedPackages', deployment.spec.trackedPackages as string[] | undefined),
+    ...optional('trackedPackages', deployment.spec.trackedPackages),
   });
-  const { object, created } = await pass.writer.createOrGet(manifest as unknown as Revision);
+  const { object, created } = await pass.writer.createOrGet(manifest);
   if (object.spec?.digest !== digest) {
     return { reason: 'RevisionNameConflict', message: `Revision ${manifest.metadata.name} exists with another digest.` };
   }

@@ -1,36 +1,20 @@
 // A Revision: the immutable snapshot of a Deployment's revision config, named and labelled by its digest.
 import { apiVersion, labels } from '../../../api/group.ts';
 import { deploymentLabelValue, revisionName } from '../../../api/child-names.ts';
+import type { Revision, RevisionSpec, SourceRevisionConfig } from '../../../api/index.ts';
+import type { DeepReadonly } from '../../../runtime/index.ts';
 import { type OwnerDeployment, ownerReference } from './common.ts';
 
 export interface RevisionInput {
   owner: OwnerDeployment;
   /** The Deployment's metadata.generation now: orders revisions (names come from the digest, so they cannot). */
   generation: number;
-  source: string;
-  sourceRevisionConfig: Record<string, unknown>;
+  source: RevisionSpec['source'];
+  sourceRevisionConfig: DeepReadonly<SourceRevisionConfig>;
   digest: string;
   repoCommitSha?: string;
   /** The Deployment's trackedPackages when the revision is made: kept with it, not part of its digest. */
   trackedPackages?: readonly string[];
-}
-
-export interface RevisionManifest {
-  apiVersion: typeof apiVersion;
-  kind: 'Revision';
-  metadata: {
-    name: string;
-    namespace: string;
-    labels: Record<string, string>;
-    ownerReferences: ReturnType<typeof ownerReference>[];
-  };
-  spec: {
-    deploymentName: string;
-    source: string;
-    sourceRevisionConfig: Record<string, unknown>;
-    digest: string;
-    trackedPackages?: string[];
-  };
 }
 
 /** A ref that is already a full commit id is the commit; a branch or tag is resolved by the build. */
@@ -38,7 +22,7 @@ export function commitShaOf(repoRef: unknown): string | undefined {
   return typeof repoRef === 'string' && /^[0-9a-f]{40}$/.test(repoRef) ? repoRef : undefined;
 }
 
-export function renderRevision(input: RevisionInput): RevisionManifest {
+export function renderRevision(input: RevisionInput): Revision {
   const { owner } = input;
   const sha = input.repoCommitSha ?? commitShaOf(input.sourceRevisionConfig.repoRef);
   return {
@@ -57,7 +41,7 @@ export function renderRevision(input: RevisionInput): RevisionManifest {
     spec: {
       deploymentName: owner.name,
       source: input.source,
-      sourceRevisionConfig: { ...input.sourceRevisionConfig, ...(sha ? { repoCommitSha: sha } : {}) },
+      sourceRevisionConfig: { ...structuredClone(input.sourceRevisionConfig as SourceRevisionConfig), ...(sha ? { repoCommitSha: sha } : {}) },
       digest: input.digest,
       ...(input.trackedPackages?.length ? { trackedPackages: [...input.trackedPackages] } : {}),
     },
