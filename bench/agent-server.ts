@@ -23,6 +23,7 @@ import { buildSteps } from '../src/reconcilers/deployment/render/build-job.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { fieldManager } from '../src/api/group.ts';
+import { organizationPolicyObjectName } from '../src/api/organization-policy.ts';
 import { runLanggraph, type ClientUser } from '../test/support/langgraph-cli.ts';
 import { startBerthProcess } from './berth-process.ts';
 import { baselineBuild, buildPodOf, onlyImageServes, setImage, stepDurations, until } from './node-steps.ts';
@@ -83,7 +84,6 @@ try {
   const organization = randomUUID();
   await ensureOrganizationNamespace(kc, namespace, organization);
   const { key } = await ensureApiKey(kc, operatorNamespace, [organization]);
-  const registry = cluster.node!.registry;
   const [images, services] = await Promise.all([pushBuildImages(nodeBinaries()), pushServiceImages(nodeBinaries())]);
   // The HTTP API on the node's address too: the registry's realm, for the kubelet and build pods.
   const nodeFacade = `${nodeIp}:${await freePort()}`;
@@ -94,7 +94,6 @@ try {
     components: ['controller', 'facade'],
     logFile: join(dataDir, 'berth.log'),
     env: {
-      BERTH_REGISTRY: registry,
       BERTH_PUSH_REGISTRY: pushRegistryAddress,
       BERTH_FACADE_NODE_ADDRESS: nodeFacade,
       BERTH_BUILDER_IMAGE: images.builder,
@@ -179,7 +178,9 @@ try {
         sources: { kind: 'archive', manifestUrl: envOf('MANIFEST_URL'), blobsUrl: envOf('BLOBS_URL') },
         graphConfigPath: 'langgraph.json',
         images,
-        registry,
+        // Where Berth's build reads the archive and pushes: the organization's registry, with its credential.
+        registry: pushRegistryAddress,
+        registryCredentials: organizationPolicyObjectName,
       });
       const switched = performance.now();
       await setImage(kc, namespace, 'agent-plain', image);

@@ -79,7 +79,7 @@ export async function buildPodOf(kc: KubeConfig, namespace: string, job: string)
  */
 export async function baselineBuild(
   kc: KubeConfig,
-  input: { namespace: string; round: number; sources: BuildSources; graphConfigPath?: string; images: BuildImages; registry: string },
+  input: { namespace: string; round: number; sources: BuildSources; graphConfigPath?: string; images: BuildImages; registry: string; registryCredentials?: string },
 ): Promise<{ jobMs: number; pod: BuildPod; image: string }> {
   const { namespace, round, images, registry } = input;
   const began = performance.now();
@@ -94,6 +94,7 @@ export async function baselineBuild(
     // As Berth sizes its builds (bench Berths run with --request-scale 1).
     resources: defaultBuildResources,
     requestScale: 1,
+    ...(input.registryCredentials ? { registryCredentials: input.registryCredentials } : {}),
   });
   delete (job.metadata as { ownerReferences?: unknown }).ownerReferences;
   await applyObject(kc, job as never, fieldManager);

@@ -1,8 +1,9 @@
 // The Deployment's status, decided from observations. Pure: the reconciler observes, this decides, the
 // reconciler writes (and only when the result differs from what is stored, ignoring timestamps).
+import type { DeploymentPhase } from '../../api/index.ts';
 import type { TargetPhase } from './lifecycle.ts';
 
-export type DeploymentPhase = 'AWAITING_DATABASE' | 'READY' | 'UNUSED' | 'AWAITING_DELETE' | 'UNKNOWN';
+export type { DeploymentPhase };
 
 /** A spec the CRD accepted but that cannot be served until someone changes something. */
 export interface Problem {
