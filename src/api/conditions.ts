@@ -1,6 +1,7 @@
 // kstatus-style conditions (Ready, Reconciling, Stalled) and the pure helpers every reconciler uses to
 // set them, so that `kubectl wait --for=condition=Ready`, Flux and Argo CD read Berth objects alike.
 import { z } from 'zod';
+import { canonicalJson } from './canonical-json.ts';
 
 const conditionStatusSchema = z.enum(['True', 'False', 'Unknown']).describe('Status of the condition: True, False or Unknown.');
 
@@ -102,4 +103,15 @@ export function conditionsEqual(a: readonly Condition[] | undefined, b: readonly
 
 function sameObservation(a: Condition, b: Condition): boolean {
   return a.status === b.status && a.reason === b.reason && a.message === b.message && (a.observedGeneration ?? null) === (b.observedGeneration ?? null);
+}
+
+/**
+ * True when two statuses say the same: their conditions as conditionsEqual compares them, every other
+ * member by value (in any key order, absent and null alike), and `updatedAt`, which a write stamps,
+ * left out. What every controller asks before it writes a status.
+ */
+export function statusesEqual<T extends { conditions?: readonly Condition[]; updatedAt?: string }>(a: T | undefined, b: T | undefined): boolean {
+  if (!a || !b) return a === b;
+  const rest = (status: T) => canonicalJson({ ...status, conditions: undefined, updatedAt: undefined });
+  return rest(a) === rest(b) && conditionsEqual(a.conditions, b.conditions);
 }

@@ -5,4 +5,4 @@ export {
   type CodeHostIntegrationControllerOptions,
 } from './controller.ts';
 export { createCodeHostIntegrationReconciler, type CodeHostIntegrationDependencies } from './reconcile.ts';
-export { decide, reasons, sameStatus, type Decision, type Timing, type Verification } from './status.ts';
+export { decide, reasons, type Decision, type Timing, type Verification } from './status.ts';

@@ -3,7 +3,7 @@
 // writes; this decides.
 import {
   conditionTypes,
-  conditionsEqual,
+  statusesEqual,
   findCondition,
   markReady,
   markReconciling,
@@ -106,15 +106,6 @@ function requeueAfter(verification: Verification, timing: Timing, now: Date): nu
   }
 }
 
-/** True when both say the same, ignoring updatedAt and the conditions' transition times. */
-export function sameStatus(a: CodeHostIntegrationStatus | undefined, b: CodeHostIntegrationStatus | undefined): boolean {
-  return (
-    (a?.observedGeneration ?? null) === (b?.observedGeneration ?? null) &&
-    (a?.account ?? null) === (b?.account ?? null) &&
-    conditionsEqual(a?.conditions, b?.conditions)
-  );
-}
-
 export function decide(
   current: CodeHostIntegrationStatus | undefined,
   input: { generation: number | undefined; providerName: string; verification: Verification; now: Date; timing?: Timing },
@@ -129,7 +120,7 @@ export function decide(
     conditions: conditionsFor(current?.conditions, verdict, generation, now),
     ...(account === undefined ? {} : { account }),
   };
-  const changed = !sameStatus(current, candidate);
+  const changed = !statusesEqual(current, candidate);
   const status = changed ? { ...candidate, updatedAt: timestamp(now) } : (current ?? candidate);
   return { status, changed, requeueAfterMs: requeueAfter(verification, input.timing ?? defaultTiming, now), event: eventFor(current, verdict) };
 }

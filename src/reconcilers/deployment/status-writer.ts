@@ -1,7 +1,6 @@
 // Turns a decision into the status object to store, keeping the stored one (timestamps and all) when
 // nothing but timestamps would change, so an unchanged world causes no status write. Pure.
-import { conditionsEqual, markReady, markReconciling, markStalled, setCondition, timestamp, type Condition, type DeploymentStatus, type RevisionStatus } from '../../api/index.ts';
-import { canonicalJson } from './digest.ts';
+import { statusesEqual, markReady, markReconciling, markStalled, setCondition, timestamp, type Condition, type DeploymentStatus, type RevisionStatus } from '../../api/index.ts';
 import type { TargetPhase } from './lifecycle.ts';
 import type { ConditionVerdict, DeploymentPhase } from './status.ts';
 import { scaleToZeroCondition, type TierCondition } from './tier.ts';
@@ -18,12 +17,6 @@ function applyVerdict(conditions: readonly Condition[] | undefined, verdict: Con
   }
 }
 
-/** Same content, ignoring updatedAt and the conditions' transition times. */
-function equivalent<T extends { conditions?: readonly Condition[]; updatedAt?: string }>(a: T | undefined, b: T): boolean {
-  if (!a) return false;
-  const rest = (s: T) => canonicalJson({ ...s, conditions: undefined, updatedAt: undefined });
-  return rest(a) === rest(b) && conditionsEqual(a.conditions, b.conditions);
-}
 
 export interface DeploymentFacts {
   phase: DeploymentPhase;
@@ -52,7 +45,7 @@ export function nextDeploymentStatus(previous: DeploymentStatus | undefined, fac
     observedGeneration: facts.generation,
     conditions: withTier(applyVerdict(previous?.conditions, facts.verdict, facts.generation, now), facts.tier, facts.generation, now),
   };
-  if (previous && equivalent(previous, next)) return previous;
+  if (previous && statusesEqual(previous, next)) return previous;
   return { ...next, updatedAt: timestamp(now) };
 }
 
@@ -97,5 +90,5 @@ export function nextRevisionStatus(
     observedGeneration: update.generation,
     conditions,
   };
-  return previous && equivalent(previous, next) ? previous : next;
+  return previous && statusesEqual(previous, next) ? previous : next;
 }

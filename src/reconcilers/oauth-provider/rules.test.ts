@@ -9,7 +9,8 @@ import {
   renderDynamicClientSecret,
 } from './render/dynamic-client-secret.ts';
 import { specProblems } from './spec-problems.ts';
-import { nextStatus, readyTransition, retryDelay, sameStatus } from './status.ts';
+import { statusesEqual } from '../../api/index.ts';
+import { nextStatus, readyTransition, retryDelay } from './status.ts';
 
 const spec: OAuthProviderSpec = {
   providerId: 'acme',
@@ -87,7 +88,7 @@ describe('nextStatus', () => {
     ]) {
       const next = nextStatus(first, { ...input, now: t1 });
       expect(next.updatedAt).toBe('2026-01-01T00:05:00Z');
-      expect(sameStatus(first, next)).toBe(false);
+      expect(statusesEqual(first, next)).toBe(false);
     }
   });
 

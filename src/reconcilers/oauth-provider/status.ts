@@ -2,7 +2,7 @@
 // decides whether it is worth a write: updatedAt moves only when something else did.
 import {
   conditionTypes,
-  conditionsEqual,
+  statusesEqual,
   findCondition,
   markReady,
   markReconciling,
@@ -40,20 +40,6 @@ function conditionsFor(previous: readonly Condition[] | undefined, verdict: Verd
   return markReconciling(previous, observation, now);
 }
 
-/** JSON with object keys sorted: the API server hands back objects with keys in its own order. */
-function canonical(value: unknown): string {
-  return JSON.stringify(value ?? null, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
-  );
-}
-
-/** True when `a` and `b` say the same, ignoring updatedAt and condition transition times. */
-export function sameStatus(a: OAuthProviderStatus | undefined, b: OAuthProviderStatus | undefined): boolean {
-  if ((a?.observedGeneration ?? null) !== (b?.observedGeneration ?? null)) return false;
-  if (!conditionsEqual(a?.conditions, b?.conditions)) return false;
-  return resolutionFields.every((field) => canonical(a?.[field]) === canonical(b?.[field]));
-}
-
 /** The status to hold after this reconcile; the current one, untouched, when nothing changed. */
 export function nextStatus(
   current: OAuthProviderStatus | undefined,
@@ -67,7 +53,7 @@ export function nextStatus(
     const value = input.resolution[field];
     if (value !== undefined) Object.assign(candidate, { [field]: value });
   }
-  if (current && sameStatus(current, candidate)) return current;
+  if (current && statusesEqual(current, candidate)) return current;
   return { ...candidate, updatedAt: timestamp(input.now) };
 }
 

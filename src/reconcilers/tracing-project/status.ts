@@ -4,13 +4,12 @@
 // The message names no Deployment (spec.deploymentName does): one message for every project lets the
 // cache keep one copy of equal conditions instead of three per project (BENCHMARKS.md, 2026-11-26).
 export const tracingProjectReadyMessage = "The tracing project receives its Deployment's traces.";
-import { conditionsEqual, markReady, type TracingProjectStatus } from '../../api/index.ts';
+import { markReady, statusesEqual, type TracingProjectStatus } from '../../api/index.ts';
 
 export function nextTracingProjectStatus(previous: TracingProjectStatus | undefined, generation: number, now: Date): TracingProjectStatus {
   const next: TracingProjectStatus = {
     observedGeneration: generation,
     conditions: markReady(previous?.conditions, { reason: 'Created', message: tracingProjectReadyMessage, observedGeneration: generation }, now),
   };
-  const same = previous?.observedGeneration === next.observedGeneration && conditionsEqual(previous?.conditions, next.conditions);
-  return same && previous ? previous : next;
+  return previous && statusesEqual(previous, next) ? previous : next;
 }
