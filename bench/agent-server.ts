@@ -29,7 +29,9 @@ import { startBerthProcess } from './berth-process.ts';
 import { baselineBuild, buildPodOf, onlyImageServes, setImage, stepDurations, until } from './node-steps.ts';
 import { percentile } from './stats.ts';
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '3' }, out: { type: 'string', default: 'bench/results/agent-server.json' } } });
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '3' }, out: { type: 'string', default: 'bench/results/agent-server.json' } },
+});
 const rounds = Number(values.rounds);
 const log = (message: string) => process.stderr.write(`[bench:agents ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
@@ -46,8 +48,15 @@ interface Round {
   baseline: { jobMs: number; steps: Record<string, number>; rolloutMs: number };
 }
 
-type Job = { metadata: { creationTimestamp: string }; spec: { template: { spec: { initContainers?: { name: string; env?: { name: string; value?: string }[] }[] } } }; status?: { completionTime?: string } };
-type Revision = { metadata: { name: string; creationTimestamp: string }; status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[] } };
+type Job = {
+  metadata: { creationTimestamp: string };
+  spec: { template: { spec: { initContainers?: { name: string; env?: { name: string; value?: string }[] }[] } } };
+  status?: { completionTime?: string };
+};
+type Revision = {
+  metadata: { name: string; creationTimestamp: string };
+  status?: { conditions?: { type: string; status: string; lastTransitionTime?: string }[] };
+};
 
 /** The graph answers with `suffix` after the upper-cased input: each round's sources differ. */
 function writeGraph(project: string, suffix: string): void {
@@ -57,7 +66,12 @@ function writeGraph(project: string, suffix: string): void {
 
 /** True once the server at `url` runs the graph of this round. */
 async function answers(url: string, suffix: string): Promise<true | undefined> {
-  const response = await fetch(`${url}/runs/wait`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assistant_id: 'agent', input: { text: 'x' } }), signal: AbortSignal.timeout(5_000) });
+  const response = await fetch(`${url}/runs/wait`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ assistant_id: 'agent', input: { text: 'x' } }),
+    signal: AbortSignal.timeout(5_000),
+  });
   return ((await response.json()) as { text?: string }).text === `X${suffix}` ? true : undefined;
 }
 
@@ -104,23 +118,44 @@ try {
       BERTH_REDIS_IMAGE: services.redis,
     },
   });
-  const organizationRegistry = await startPushRegistry({ dir: join(dataDir, 'push-registry'), kubeConfig: kc, operatorNamespace, berthUrl: `http://${nodeFacade}` });
+  const organizationRegistry = await startPushRegistry({
+    dir: join(dataDir, 'push-registry'),
+    kubeConfig: kc,
+    operatorNamespace,
+    berthUrl: `http://${nodeFacade}`,
+  });
   try {
     const api = `${berth.facadeUrl!}/api-host`;
     const user: ClientUser = { api, key, organization, home: dataDir };
     const project = join(dataDir, 'agent-project');
     cpSync(join(import.meta.dirname, '../test/node/fixtures/agent-project'), project, { recursive: true });
     const headers = { 'x-api-key': key, 'x-tenant-id': organization, 'content-type': 'application/json' };
-    const created = (await (await fetch(`${api}/v2/deployments`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ name: 'agent', source: 'internal_source', source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 } }, source_revision_config: {} }),
-    })).json()) as { id: string };
-    const deploymentUrl = async () => ((await (await fetch(`${api}/v2/deployments/${created.id}`, { headers })).json()) as { url: string }).url;
+    const created = (await (
+      await fetch(`${api}/v2/deployments`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          name: 'agent',
+          source: 'internal_source',
+          source_config: {
+            resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
+          },
+          source_revision_config: {},
+        }),
+      })
+    ).json()) as { id: string };
+    const deploymentUrl = async () =>
+      ((await (await fetch(`${api}/v2/deployments/${created.id}`, { headers })).json()) as { url: string }).url;
     const deploy = () => runLanggraph(user, project, ['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
     const latestRevision = async () => {
-      const object = await kubeRequest<{ status?: { latestRevisionName?: string } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/agent` });
-      return kubeRequest<Revision>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${object.status!.latestRevisionName!}` });
+      const object = await kubeRequest<{ status?: { latestRevisionName?: string } }>(kc, {
+        method: 'GET',
+        path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/agent`,
+      });
+      return kubeRequest<Revision>(kc, {
+        method: 'GET',
+        path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${object.status!.latestRevisionName!}`,
+      });
     };
     const getJob = (name: string) => kubeRequest<Job>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${name}` });
 
@@ -130,14 +165,35 @@ try {
     await deploy();
     const url = await deploymentUrl();
     await until(() => answers(url, '!0'), 120_000);
-    const rendered = await kubeRequest<{ spec: { strategy: object; template: { spec: object } } }>(kc, { method: 'GET', path: `/apis/apps/v1/namespaces/${namespace}/deployments/agent` });
-    await applyObject(kc, {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'agent-plain', namespace },
-      spec: { replicas: 1, strategy: rendered.spec.strategy, selector: { matchLabels: { app: 'agent-plain' } }, template: { metadata: { labels: { app: 'agent-plain' } }, spec: rendered.spec.template.spec } },
-    } as never, fieldManager);
-    await until(() => onlyImageServes(kc, namespace, 'app=agent-plain', (rendered.spec.template.spec as { containers: { image: string }[] }).containers[0]!.image), 180_000);
+    const rendered = await kubeRequest<{ spec: { strategy: object; template: { spec: object } } }>(kc, {
+      method: 'GET',
+      path: `/apis/apps/v1/namespaces/${namespace}/deployments/agent`,
+    });
+    await applyObject(
+      kc,
+      {
+        apiVersion: 'apps/v1',
+        kind: 'Deployment',
+        metadata: { name: 'agent-plain', namespace },
+        spec: {
+          replicas: 1,
+          strategy: rendered.spec.strategy,
+          selector: { matchLabels: { app: 'agent-plain' } },
+          template: { metadata: { labels: { app: 'agent-plain' } }, spec: rendered.spec.template.spec },
+        },
+      } as never,
+      fieldManager,
+    );
+    await until(
+      () =>
+        onlyImageServes(
+          kc,
+          namespace,
+          'app=agent-plain',
+          (rendered.spec.template.spec as { containers: { image: string }[] }).containers[0]!.image,
+        ),
+      180_000,
+    );
 
     const results: Round[] = [];
     for (let i = 1; i <= rounds; i++) {
@@ -148,7 +204,10 @@ try {
       // The Revision's creationTimestamp has whole seconds: its arrival is watched for instead.
       const previous = (await latestRevision()).metadata.name;
       let revisionSeenMs = Number.NaN;
-      const watching = until(async () => ((await latestRevision()).metadata.name !== previous ? (revisionSeenMs = performance.now() - began) : undefined), 300_000);
+      const watching = until(
+        async () => ((await latestRevision()).metadata.name !== previous ? (revisionSeenMs = performance.now() - began) : undefined),
+        300_000,
+      );
       await deploy();
       await watching;
       const clientDone = Date.now();
@@ -172,7 +231,11 @@ try {
       // Baseline: the same build Job from the same archive, created at once; then the plain Deployment.
       const fetchEnv = job.spec.template.spec.initContainers?.find((c) => c.name === buildSteps.fetch)?.env ?? [];
       const envOf = (name: string) => fetchEnv.find((e) => e.name === name)?.value ?? '';
-      const { jobMs, pod: baselinePod, image } = await baselineBuild(kc, {
+      const {
+        jobMs,
+        pod: baselinePod,
+        image,
+      } = await baselineBuild(kc, {
         namespace,
         round: i,
         sources: { kind: 'archive', manifestUrl: envOf('MANIFEST_URL'), blobsUrl: envOf('BLOBS_URL') },
@@ -187,8 +250,16 @@ try {
       await until(() => onlyImageServes(kc, namespace, 'app=agent-plain', image), 180_000);
       const baselineRollout = performance.now() - switched;
       const baselineSteps = stepDurations(baselinePod);
-      results.push({ berthMs, baselineMs: jobMs + baselineRollout, berth: berthRound, baseline: { jobMs, steps: baselineSteps, rolloutMs: baselineRollout } });
-      const stepText = (s: Record<string, number>) => Object.entries(s).map(([name, ms]) => `${name} ${seconds(ms)}`).join(', ');
+      results.push({
+        berthMs,
+        baselineMs: jobMs + baselineRollout,
+        berth: berthRound,
+        baseline: { jobMs, steps: baselineSteps, rolloutMs: baselineRollout },
+      });
+      const stepText = (s: Record<string, number>) =>
+        Object.entries(s)
+          .map(([name, ms]) => `${name} ${seconds(ms)}`)
+          .join(', ');
       log(
         `round ${i}/${rounds}: Berth ${seconds(berthMs)} (upload+PATCH ${seconds(berthRound.uploadMs)}, queued ${seconds(berthRound.queuedMs)}, ${stepText(steps)}, built to DEPLOYED ${seconds(berthRound.rolloutMs)}, client poll ${seconds(berthRound.clientPollMs)}); ` +
           `built directly + apps/v1 ${seconds(jobMs + baselineRollout)} (Job ${seconds(jobMs)}: ${stepText(baselineSteps)}; rollout ${seconds(baselineRollout)})`,
@@ -204,7 +275,9 @@ try {
     };
     mkdirSync(dirname(values.out), { recursive: true });
     writeFileSync(values.out, `${JSON.stringify(summary, null, 2)}\n`);
-    log(`sources to serving, the client's remote build vs the same build Job + apps/v1: median ratio ${summary.ratioMedian.toFixed(2)}, p90 ratio ${summary.ratioP90.toFixed(2)} (Berth median ${seconds(median(berthTimes))}, baseline median ${seconds(median(baselineTimes))})`);
+    log(
+      `sources to serving, the client's remote build vs the same build Job + apps/v1: median ratio ${summary.ratioMedian.toFixed(2)}, p90 ratio ${summary.ratioP90.toFixed(2)} (Berth median ${seconds(median(berthTimes))}, baseline median ${seconds(median(baselineTimes))})`,
+    );
   } finally {
     await organizationRegistry.stop();
     await berth.stop();

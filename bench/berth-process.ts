@@ -51,28 +51,43 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
   const facadePort = await freePort();
   // BENCH_BERTH_NODE_FLAGS: more V8 or Node flags for Berth's process alone, e.g. --trace-gc (its lines go to the log file).
   const extraFlags = (process.env.BENCH_BERTH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const nodeArgs = [...nodeFlags, ...extraFlags, ...(options.nodeFlags ?? []), ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [])];
+  const nodeArgs = [
+    ...nodeFlags,
+    ...extraFlags,
+    ...(options.nodeFlags ?? []),
+    ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
+  ];
   const args = options.reconcileConcurrency
     ? [...nodeArgs, tunedScript, options.watchNamespaces.join(',')]
     : [
-      ...nodeArgs,
-      mainScript,
-      'run',
-      '--namespace', options.operatorNamespace,
-      '--watch-namespaces', options.watchNamespaces.join(','),
-      '--components', options.components.join(','),
-      '--leader-elect', 'false',
-      '--facade-address', `127.0.0.1:${facadePort}`,
-      '--probe-address', `127.0.0.1:${probePort}`,
-    ];
+        ...nodeArgs,
+        mainScript,
+        'run',
+        '--namespace',
+        options.operatorNamespace,
+        '--watch-namespaces',
+        options.watchNamespaces.join(','),
+        '--components',
+        options.components.join(','),
+        '--leader-elect',
+        'false',
+        '--facade-address',
+        `127.0.0.1:${facadePort}`,
+        '--probe-address',
+        `127.0.0.1:${probePort}`,
+      ];
   const env = {
     ...process.env,
     ...processEnvironment,
     KUBECONFIG: options.kubeconfigPath,
     ...options.env,
-    ...(options.reconcileConcurrency ? { BENCH_RECONCILE_CONCURRENCY: String(options.reconcileConcurrency), BENCH_PROBE_PORT: String(probePort) } : {}),
+    ...(options.reconcileConcurrency
+      ? { BENCH_RECONCILE_CONCURRENCY: String(options.reconcileConcurrency), BENCH_PROBE_PORT: String(probePort) }
+      : {}),
   };
-  const cgroup = options.memoryLimitBytes ? createMemoryCgroup(`berth-bench-${process.pid}-${probePort}`, options.memoryLimitBytes) : undefined;
+  const cgroup = options.memoryLimitBytes
+    ? createMemoryCgroup(`berth-bench-${process.pid}-${probePort}`, options.memoryLimitBytes)
+    : undefined;
   const [command, ...argv] = cgroup ? cgroup.wrap([process.execPath, ...args]) : [process.execPath, ...args];
   const child: ChildProcess = spawn(command!, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   // A benchmark that dies or is interrupted takes its Berth processes with it.

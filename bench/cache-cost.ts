@@ -11,7 +11,9 @@ import { createInformer, type Informer, type InformerOptions, type ResourceKind 
 import { startBenchCluster } from './cluster.ts';
 import { fillWithFloor } from './floor-process.ts';
 
-const { values } = parseArgs({ options: { size: { type: 'string', default: '3000' }, show: { type: 'boolean', default: false }, snapshot: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { size: { type: 'string', default: '3000' }, show: { type: 'boolean', default: false }, snapshot: { type: 'string' } },
+});
 const size = Number(values.size);
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with node --expose-gc');
@@ -49,7 +51,9 @@ try {
     const after = heapUsed();
     const count = informer.list().length;
     if (values.show && count) console.error(JSON.stringify(informer.list()[0]));
-    rows.push(`| ${resource.apiVersion} ${resource.kind} | ${count} | ${((after - before) / 2 ** 20).toFixed(1)} | ${count ? Math.round((after - before) / count) : '-'} |`);
+    rows.push(
+      `| ${resource.apiVersion} ${resource.kind} | ${count} | ${((after - before) / 2 ** 20).toFixed(1)} | ${count ? Math.round((after - before) / count) : '-'} |`,
+    );
     before = after;
   }
   rows.push(`| all | ${kept.reduce((n, i) => n + i.list().length, 0)} | ${((before - baseline) / 2 ** 20).toFixed(1)} | |`);

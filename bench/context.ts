@@ -30,7 +30,9 @@ export function startBerth(
     components,
     logFile: join(context.options.outDir, `${label}-${processes}.log`),
     ...(context.options.cpuProfile ? { cpuProfileDir: context.options.outDir } : {}),
-    ...(context.options.reconcileConcurrency && !components.includes('facade') ? { reconcileConcurrency: context.options.reconcileConcurrency } : {}),
+    ...(context.options.reconcileConcurrency && !components.includes('facade')
+      ? { reconcileConcurrency: context.options.reconcileConcurrency }
+      : {}),
     ...settings,
   });
 }

@@ -18,7 +18,11 @@ export interface ConvergenceWatch {
   stop(): Promise<void>;
 }
 
-export function isConverged(deployment: DeepReadonly<Deployment>, revisionExists: (name: string) => boolean, applicationExists: boolean): boolean {
+export function isConverged(
+  deployment: DeepReadonly<Deployment>,
+  revisionExists: (name: string) => boolean,
+  applicationExists: boolean,
+): boolean {
   const status = deployment.status;
   if (!status?.latestRevisionName) return false;
   return status.observedGeneration === deployment.metadata.generation && revisionExists(status.latestRevisionName) && applicationExists;
@@ -36,7 +40,11 @@ export async function watchConvergence(kc: KubeConfig, namespace: string): Promi
     const deployment = deployments.get(namespace, name);
     const ok =
       deployment !== undefined &&
-      isConverged(deployment, (revision) => revisions.get(namespace, revision) !== undefined, applications.get(namespace, childNames(name).application) !== undefined);
+      isConverged(
+        deployment,
+        (revision) => revisions.get(namespace, revision) !== undefined,
+        applications.get(namespace, childNames(name).application) !== undefined,
+      );
     if (ok) converged.add(name);
     else converged.delete(name);
     for (const waiter of waiters) waiter();
@@ -74,7 +82,8 @@ export async function watchConvergence(kc: KubeConfig, namespace: string): Promi
     deployments,
     revisions,
     convergedCount: () => converged.size,
-    waitForConverged: (count, timeoutMs) => waitUntil(() => converged.size >= count, timeoutMs, `${count} converged Deployments (have ${converged.size})`),
+    waitForConverged: (count, timeoutMs) =>
+      waitUntil(() => converged.size >= count, timeoutMs, `${count} converged Deployments (have ${converged.size})`),
     async nextRevision(deployment, known, timeoutMs) {
       let seenAt = 0;
       await waitUntil(

@@ -16,14 +16,18 @@ export interface FloorRun {
 }
 
 export function spawnFloor(kubeconfigPath: string, namespace: string, count: number, concurrency: number): FloorRun {
-  const child = spawn(process.execPath, [import.meta.filename, kubeconfigPath, namespace, String(count), String(concurrency)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [import.meta.filename, kubeconfigPath, namespace, String(count), String(concurrency)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const killOnExit = () => child.kill('SIGKILL');
   process.once('exit', killOnExit);
   const lines = createInterface({ input: child.stdout });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    process.removeListener('exit', killOnExit);
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      process.removeListener('exit', killOnExit);
+      resolve(code);
+    }),
+  );
   const next = () =>
     new Promise<string>((resolve, reject) => {
       lines.once('line', resolve);

@@ -30,7 +30,9 @@ export async function floorConverge(kc: KubeConfig, namespace: string, name: str
     return request;
   };
   const manifest = benchDeployment(namespace, name);
-  const created = await counted(kubeRequest<Deployment>(kc, { method: 'POST', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments`, body: manifest }));
+  const created = await counted(
+    kubeRequest<Deployment>(kc, { method: 'POST', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments`, body: manifest }),
+  );
   const owner = { name, namespace, uid: created.metadata.uid! };
   const generation = created.metadata.generation ?? 1;
   const now = new Date();
@@ -45,8 +47,20 @@ export async function floorConverge(kc: KubeConfig, namespace: string, name: str
   const project = await counted(applyObject(kc, withAppliedHash(renderTracingProject(owner)), fieldManager));
   const spec = created.spec as DeploymentSpecInput & Deployment['spec'];
   const digest = revisionDigest(spec.sourceRevisionConfig, []);
-  const revisionManifest = renderRevision({ owner, generation, source: spec.source, sourceRevisionConfig: { ...spec.sourceRevisionConfig }, digest });
-  const revision = await counted(kubeRequest<Revision>(kc, { method: 'POST', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions`, body: revisionManifest }));
+  const revisionManifest = renderRevision({
+    owner,
+    generation,
+    source: spec.source,
+    sourceRevisionConfig: { ...spec.sourceRevisionConfig },
+    digest,
+  });
+  const revision = await counted(
+    kubeRequest<Revision>(kc, {
+      method: 'POST',
+      path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions`,
+      body: revisionManifest,
+    }),
+  );
   await counted(
     kubeRequest(kc, {
       method: 'POST',
@@ -67,23 +81,47 @@ export async function floorConverge(kc: KubeConfig, namespace: string, name: str
     }),
   );
   const image = spec.sourceRevisionConfig.imageUri ?? '';
-  for (const workload of renderWorkloads({ owner, spec, serving: { name: revision.metadata.name!, image }, settings: defaultDeploymentControllerOptions })) {
+  for (const workload of renderWorkloads({
+    owner,
+    spec,
+    serving: { name: revision.metadata.name!, image },
+    settings: defaultDeploymentControllerOptions,
+  })) {
     await counted(applyObject(kc, withAppliedHash(workload), fieldManager));
   }
-  await counted(applyStatusIfChanged<Revision>(kc, revision, nextRevisionStatus(undefined, { phase: 'DEPLOYING', message: `Rolling out ${image}.`, generation: 1 }, now), fieldManager));
+  await counted(
+    applyStatusIfChanged<Revision>(
+      kc,
+      revision,
+      nextRevisionStatus(undefined, { phase: 'DEPLOYING', message: `Rolling out ${image}.`, generation: 1 }, now),
+      fieldManager,
+    ),
+  );
   await counted(
     applyStatusIfChanged<Deployment>(
       kc,
       created,
       nextDeploymentStatus(
         undefined,
-        { phase: 'UNKNOWN', verdict: { kind: 'reconciling', reason: 'Deploying', message: 'Rolling out.' }, generation, latest: { name: revision.metadata.name!, uid: revision.metadata.uid! } },
+        {
+          phase: 'UNKNOWN',
+          verdict: { kind: 'reconciling', reason: 'Deploying', message: 'Rolling out.' },
+          generation,
+          latest: { name: revision.metadata.name!, uid: revision.metadata.uid! },
+        },
         now,
       ),
       fieldManager,
     ),
   );
-  await counted(applyStatusIfChanged<TracingProject>(kc, project as TracingProject, nextTracingProjectStatus(undefined, (project as TracingProject).metadata.generation ?? 1, now), fieldManager));
+  await counted(
+    applyStatusIfChanged<TracingProject>(
+      kc,
+      project as TracingProject,
+      nextTracingProjectStatus(undefined, (project as TracingProject).metadata.generation ?? 1, now),
+      fieldManager,
+    ),
+  );
   return writes;
 }
 

@@ -54,13 +54,27 @@ describe('metrics', () => {
   });
 
   it('subtracts an earlier reading', () => {
-    const later = new Map([['a', 5], ['b', 2]]);
-    expect(Object.fromEntries(difference(later, new Map([['a', 5], ['b', 1]])))).toEqual({ b: 1 });
+    const later = new Map([
+      ['a', 5],
+      ['b', 2],
+    ]);
+    expect(
+      Object.fromEntries(
+        difference(
+          later,
+          new Map([
+            ['a', 5],
+            ['b', 1],
+          ]),
+        ),
+      ),
+    ).toEqual({ b: 1 });
   });
 });
 
 describe('isConverged', () => {
-  const deployment = (status: Record<string, unknown> | undefined, generation = 2) => ({ metadata: { name: 'a', generation }, spec: {}, status }) as never;
+  const deployment = (status: Record<string, unknown> | undefined, generation = 2) =>
+    ({ metadata: { name: 'a', generation }, spec: {}, status }) as never;
   it('needs the latest Revision, the application and the current generation observed', () => {
     const exists = () => true;
     expect(isConverged(deployment({ latestRevisionName: 'a-1', observedGeneration: 2 }), exists, true)).toBe(true);
@@ -98,7 +112,14 @@ describe('ownerOf', () => {
 
 describe('combineRuns', () => {
   it('adds requests over time and keeps the worst percentiles', () => {
-    const run = (total: number, duration: number, p99: number, non2xx = 0) => ({ requests: { total, average: 0, p50: 0, p99: 0 }, latency: { total: 0, average: 0, p50: p99 / 2, p99 }, duration, non2xx, errors: 0, timeouts: 0 });
+    const run = (total: number, duration: number, p99: number, non2xx = 0) => ({
+      requests: { total, average: 0, p50: 0, p99: 0 },
+      latency: { total: 0, average: 0, p50: p99 / 2, p99 },
+      duration,
+      non2xx,
+      errors: 0,
+      timeouts: 0,
+    });
     expect(combineRuns([run(1000, 2, 40), run(500, 3, 90, 2)])).toEqual({ requestsPerSecond: 300, p50Ms: 45, p99Ms: 90, failures: 2 });
   });
 });

@@ -53,10 +53,17 @@ await fillWithFloor(cluster.kubeconfigPath, namespace, size, options.clientConcu
 
 async function measure(name: string, variant: Variants[string]): Promise<void> {
   const nodeFlags = (variant.flags ?? '').split(' ').filter(Boolean);
-  const start = await measureStart(context, namespace, size, `memory-variant-${name}`, { ...(variant.env ? { env: variant.env } : {}), nodeFlags });
+  const start = await measureStart(context, namespace, size, `memory-variant-${name}`, {
+    ...(variant.env ? { env: variant.env } : {}),
+    nodeFlags,
+  });
   const at = start.atPeak;
-  const where = at ? ` (highest sample at ${(at.msSinceStart / 1000).toFixed(1)} s: heap ${mib(at.heapUsedBytes)} of ${mib(at.heapTotalBytes)}, external ${mib(at.externalBytes)}, ${at.reconciles} reconciles; VmHWM last rose at ${((start.msToPeak ?? 0) / 1000).toFixed(1)} s)` : '';
-  process.stdout.write(`${name}: peak ${mib(start.peakRssBytes)}, when idle ${mib(start.rssBytes)}, settled ${mib(start.settledRssBytes)} MiB${where}\n`);
+  const where = at
+    ? ` (highest sample at ${(at.msSinceStart / 1000).toFixed(1)} s: heap ${mib(at.heapUsedBytes)} of ${mib(at.heapTotalBytes)}, external ${mib(at.externalBytes)}, ${at.reconciles} reconciles; VmHWM last rose at ${((start.msToPeak ?? 0) / 1000).toFixed(1)} s)`
+    : '';
+  process.stdout.write(
+    `${name}: peak ${mib(start.peakRssBytes)}, when idle ${mib(start.rssBytes)}, settled ${mib(start.settledRssBytes)} MiB${where}\n`,
+  );
 }
 
 async function run(job: Job): Promise<void> {

@@ -22,9 +22,19 @@ export async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 
   }
 }
 
-export type Pod = { metadata?: { creationTimestamp?: string }; spec?: { nodeName?: string }; status?: { phase?: string; conditions?: { type: string; status: string }[] } };
+export type Pod = {
+  metadata?: { creationTimestamp?: string };
+  spec?: { nodeName?: string };
+  status?: { phase?: string; conditions?: { type: string; status: string }[] };
+};
 
-export type PodList = { items: (Pod & { metadata: { deletionTimestamp?: string; labels?: Record<string, string> }; spec: { containers: { image: string }[] }; status: { containerStatuses?: { state?: { waiting?: { reason?: string } } }[] } })[] };
+export type PodList = {
+  items: (Pod & {
+    metadata: { deletionTimestamp?: string; labels?: Record<string, string> };
+    spec: { containers: { image: string }[] };
+    status: { containerStatuses?: { state?: { waiting?: { reason?: string } } }[] };
+  })[];
+};
 
 /**
  * True once only `image` can get traffic: every pod of the selector not on its way out runs it and is
@@ -32,10 +42,16 @@ export type PodList = { items: (Pod & { metadata: { deletionTimestamp?: string; 
  * object afterwards depends on its housekeeping period, the same for both).
  */
 export async function onlyImageServes(kc: KubeConfig, namespace: string, selector: string, image: string): Promise<true | undefined> {
-  const list = await kubeRequest<PodList>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
+  const list = await kubeRequest<PodList>(kc, {
+    method: 'GET',
+    path: `/api/v1/namespaces/${namespace}/pods`,
+    query: { labelSelector: selector },
+  });
   const live = list.items.filter((pod) => !pod.metadata.deletionTimestamp);
   if (live.length === 0) return undefined;
-  const serving = live.every((pod) => pod.spec.containers[0]?.image === image && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+  const serving = live.every(
+    (pod) => pod.spec.containers[0]?.image === image && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+  );
   return serving ? true : undefined;
 }
 
@@ -54,7 +70,10 @@ export async function setImage(kc: KubeConfig, namespace: string, deployment: st
   if (!patched.spec?.template.spec?.containers[0]?.readinessProbe) throw new Error(`the baseline ${deployment} lost its readiness probe`);
 }
 
-export type BuildPod = { metadata: { creationTimestamp: string }; status?: { initContainerStatuses?: StepStatus[]; containerStatuses?: StepStatus[] } };
+export type BuildPod = {
+  metadata: { creationTimestamp: string };
+  status?: { initContainerStatuses?: StepStatus[]; containerStatuses?: StepStatus[] };
+};
 type StepStatus = { name: string; state?: { terminated?: { startedAt?: string; finishedAt?: string; message?: string } } };
 
 /** Each step's duration in the build pod, from the kubelet's start and finish times. */
@@ -69,7 +88,11 @@ export function stepDurations(pod: BuildPod): Record<string, number> {
 
 /** The pod of a build Job. */
 export async function buildPodOf(kc: KubeConfig, namespace: string, job: string): Promise<BuildPod> {
-  const list = await kubeRequest<{ items: BuildPod[] }>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: `batch.kubernetes.io/job-name=${job}` } });
+  const list = await kubeRequest<{ items: BuildPod[] }>(kc, {
+    method: 'GET',
+    path: `/api/v1/namespaces/${namespace}/pods`,
+    query: { labelSelector: `batch.kubernetes.io/job-name=${job}` },
+  });
   return list.items[0]!;
 }
 
@@ -79,7 +102,15 @@ export async function buildPodOf(kc: KubeConfig, namespace: string, job: string)
  */
 export async function baselineBuild(
   kc: KubeConfig,
-  input: { namespace: string; round: number; sources: BuildSources; graphConfigPath?: string; images: BuildImages; registry: string; registryCredentials?: string },
+  input: {
+    namespace: string;
+    round: number;
+    sources: BuildSources;
+    graphConfigPath?: string;
+    images: BuildImages;
+    registry: string;
+    registryCredentials?: string;
+  },
 ): Promise<{ jobMs: number; pod: BuildPod; image: string }> {
   const { namespace, round, images, registry } = input;
   const began = performance.now();
@@ -100,7 +131,10 @@ export async function baselineBuild(
   await applyObject(kc, job as never, fieldManager);
   const jobName = job.metadata!.name!;
   await until(async () => {
-    const current = await kubeRequest<{ status?: { succeeded?: number; failed?: number } }>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}` });
+    const current = await kubeRequest<{ status?: { succeeded?: number; failed?: number } }>(kc, {
+      method: 'GET',
+      path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}`,
+    });
     if (current.status?.failed) throw new Error(`baseline build ${jobName} failed`);
     return current.status?.succeeded ? true : undefined;
   }, 300_000);

@@ -58,7 +58,6 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.le
 const p90 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.9) - 1)]!;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
-
 async function warmStarts(): Promise<{ node: number[]; controlPlane: number[] }> {
   const node: number[] = [];
   const controlPlane: number[] = [];
@@ -80,7 +79,6 @@ async function warmStarts(): Promise<{ node: number[]; controlPlane: number[] }>
   }
   return { node, controlPlane };
 }
-
 
 async function podsToRunning(kc: KubeConfig, namespace: string, image: string): Promise<{ running: number[]; scheduled: number[] }> {
   const running: number[] = [];
@@ -114,7 +112,10 @@ function plainDeployment(name: string, image: string): object {
       selector: { matchLabels: labels },
       template: {
         metadata: { labels },
-        spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'app', image, env: [{ name: 'PORT', value: '8000' }], ports: [{ name: 'http', containerPort: 8000 }] }] },
+        spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name: 'app', image, env: [{ name: 'PORT', value: '8000' }], ports: [{ name: 'http', containerPort: 8000 }] }],
+        },
       },
     },
   };
@@ -128,7 +129,11 @@ function berthDeployment(name: string, image: string): object {
     apiVersion: 'berth.dev/v1alpha1',
     kind: 'Deployment',
     metadata: { name },
-    spec: { source: 'external_docker', sourceConfig: { resourceSpec: { minScale: 1, maxScale: 1, ...benchSizing } }, sourceRevisionConfig: { imageUri: image } },
+    spec: {
+      source: 'external_docker',
+      sourceConfig: { resourceSpec: { minScale: 1, maxScale: 1, ...benchSizing } },
+      sourceRevisionConfig: { imageUri: image },
+    },
   };
 }
 
@@ -137,7 +142,11 @@ async function timeToReadyPod(kc: KubeConfig, namespace: string, object: object,
   const began = performance.now();
   await applyObject(kc, { ...object, metadata: { ...(object as { metadata: object }).metadata, namespace } } as never, fieldManager);
   await until(async () => {
-    const list = await kubeRequest<{ items: Pod[] }>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
+    const list = await kubeRequest<{ items: Pod[] }>(kc, {
+      method: 'GET',
+      path: `/api/v1/namespaces/${namespace}/pods`,
+      query: { labelSelector: selector },
+    });
     return list.items.some((pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) ? true : undefined;
   });
   return performance.now() - began;
@@ -161,12 +170,12 @@ async function deploymentRounds(kc: KubeConfig, namespace: string, image: string
   return times;
 }
 
-
-
-
 /** The phase of the Deployment's latest revision, once that is the revision of `image`. */
 async function revisionPhase(kc: KubeConfig, namespace: string, deployment: string, image: string): Promise<string | undefined> {
-  const object = await kubeRequest<{ status?: { latestRevisionName?: string } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${deployment}` });
+  const object = await kubeRequest<{ status?: { latestRevisionName?: string } }>(kc, {
+    method: 'GET',
+    path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${deployment}`,
+  });
   const latest = object.status?.latestRevisionName;
   if (!latest) return undefined;
   const revision = await kubeRequest<{ spec: { sourceRevisionConfig: { imageUri?: string } }; status?: { status?: string } }>(kc, {
@@ -176,7 +185,8 @@ async function revisionPhase(kc: KubeConfig, namespace: string, deployment: stri
   return revision.spec.sourceRevisionConfig.imageUri === image ? revision.status?.status : undefined;
 }
 
-const mergePatch = (kc: KubeConfig, path: string, body: object) => kubeRequest(kc, { method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
+const mergePatch = (kc: KubeConfig, path: string, body: object) =>
+  kubeRequest(kc, { method: 'PATCH', path, body, contentType: 'application/merge-patch+json' });
 
 /** Berth as users run it, in its own process (the compiled dist/, as bench/run.ts runs it): the bench's polling never shares its event loop. */
 async function withBerth<T>(namespace: string, work: (berth: BerthProcess) => Promise<T>, env: Record<string, string> = {}): Promise<T> {
@@ -204,14 +214,21 @@ interface PodTimeline {
   ready?: number;
 }
 
-function watchPodTimelines(kc: KubeConfig, namespace: string): { timeline(image: string, since: number): PodTimeline; stop(): Promise<void> } {
+function watchPodTimelines(
+  kc: KubeConfig,
+  namespace: string,
+): { timeline(image: string, since: number): PodTimeline; stop(): Promise<void> } {
   const seen = new Map<string, PodTimeline & { image: string }>();
   const informer = createInformer<V1Pod>(kc, { apiVersion: 'v1', kind: 'Pod', plural: 'pods' }, { namespaces: [namespace] });
   const record = (pod: DeepReadonly<V1Pod>) => {
     const name = pod.metadata?.name ?? '';
-    const entry: PodTimeline & { image: string } = seen.get(name) ?? { image: pod.spec?.containers[0]?.image ?? '', created: performance.now() };
+    const entry: PodTimeline & { image: string } = seen.get(name) ?? {
+      image: pod.spec?.containers[0]?.image ?? '',
+      created: performance.now(),
+    };
     if (entry.running === undefined && pod.status?.containerStatuses?.[0]?.state?.running) entry.running = performance.now();
-    if (entry.ready === undefined && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')) entry.ready = performance.now();
+    if (entry.ready === undefined && pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))
+      entry.ready = performance.now();
     seen.set(name, entry);
   };
   informer.onAdd(record);
@@ -219,7 +236,11 @@ function watchPodTimelines(kc: KubeConfig, namespace: string): { timeline(image:
   informer.start();
   // When each image first reached a pod template, by image.
   const applied: { image: string; at: number }[] = [];
-  const workloads = createInformer<V1Deployment>(kc, { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' }, { namespaces: [namespace] });
+  const workloads = createInformer<V1Deployment>(
+    kc,
+    { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },
+    { namespaces: [namespace] },
+  );
   const templates = new Map<string, string>();
   const recordTemplate = (deployment: DeepReadonly<V1Deployment>) => {
     const image = deployment.spec?.template.spec?.containers[0]?.image ?? '';
@@ -233,10 +254,14 @@ function watchPodTimelines(kc: KubeConfig, namespace: string): { timeline(image:
   return {
     /** The first pod of `image` created after `since`, its times relative to `since`. */
     timeline(image, since) {
-      const entry = [...seen.values()].filter((e) => e.image === image && (e.created ?? 0) >= since).sort((a, b) => a.created! - b.created!)[0];
+      const entry = [...seen.values()]
+        .filter((e) => e.image === image && (e.created ?? 0) >= since)
+        .sort((a, b) => a.created! - b.created!)[0];
       const after = (t: number | undefined) => (t === undefined ? undefined : t - since);
       const template = applied.find((a) => a.image === image && a.at >= since);
-      return entry ? { applied: after(template?.at), created: after(entry.created), running: after(entry.running), ready: after(entry.ready) } : {};
+      return entry
+        ? { applied: after(template?.at), created: after(entry.created), running: after(entry.running), ready: after(entry.ready) }
+        : {};
     },
     stop: async () => {
       await informer.stop();
@@ -245,15 +270,23 @@ function watchPodTimelines(kc: KubeConfig, namespace: string): { timeline(image:
   };
 }
 
-const phases = (t: PodTimeline) => `template ${seconds(t.applied ?? NaN)}, pod ${seconds(t.created ?? NaN)}, running ${seconds(t.running ?? NaN)}, Ready ${seconds(t.ready ?? NaN)}`;
+const phases = (t: PodTimeline) =>
+  `template ${seconds(t.applied ?? NaN)}, pod ${seconds(t.created ?? NaN)}, running ${seconds(t.running ?? NaN)}, Ready ${seconds(t.ready ?? NaN)}`;
 
 /** Image changes until only the new image serves, Berth against apps/v1, alternated. */
-async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string, string]): Promise<{ berth: number[]; plain: number[]; berthDeployed: number[] }> {
+async function rolloutRounds(
+  kc: KubeConfig,
+  namespace: string,
+  images: [string, string],
+): Promise<{ berth: number[]; plain: number[]; berthDeployed: number[] }> {
   const times = { berth: [] as number[], plain: [] as number[], berthDeployed: [] as number[] };
   // The same pod as Berth renders where it matters to a rollout: surge strategy, readiness probe, resource
   // requests (the pod's QoS class and cgroups) and the default termination grace.
   const plain = plainDeployment('swap-plain', images[0]) as {
-    spec: { strategy?: object; template: { spec: { terminationGracePeriodSeconds?: number; containers: { readinessProbe?: object; resources?: object }[] } } };
+    spec: {
+      strategy?: object;
+      template: { spec: { terminationGracePeriodSeconds?: number; containers: { readinessProbe?: object; resources?: object }[] } };
+    };
   };
   plain.spec.strategy = surgeStrategy;
   delete plain.spec.template.spec.terminationGracePeriodSeconds;
@@ -261,13 +294,23 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
   plain.spec.template.spec.containers[0]!.resources = resourceRequirements(benchSizing, applicationDefaults);
   // And a Service in front of its pods, as Berth makes for its application: each new or ready pod
   // changes the Service's endpoints for both, and kube-proxy's work on them falls on both.
-  const plainService = { apiVersion: 'v1', kind: 'Service', metadata: { name: 'swap-plain', namespace }, spec: { selector: { app: 'swap-plain' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] } };
+  const plainService = {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: 'swap-plain', namespace },
+    spec: { selector: { app: 'swap-plain' }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
+  };
   const pods = watchPodTimelines(kc, namespace);
   await withBerth(namespace, async (berth) => {
     const costs = roundCosts(kc, berth);
     await applyObject(kc, plainService as never, fieldManager);
     await timeToReadyPod(kc, namespace, plain, 'app=swap-plain');
-    await timeToReadyPod(kc, namespace, berthDeployment('swap', images[0]), 'berth.dev/deployment=swap,app.kubernetes.io/component=application');
+    await timeToReadyPod(
+      kc,
+      namespace,
+      berthDeployment('swap', images[0]),
+      'berth.dev/deployment=swap,app.kubernetes.io/component=application',
+    );
     await until(async () => ((await revisionPhase(kc, namespace, 'swap', images[0])) === 'DEPLOYED' ? true : undefined));
     for (let i = 0; i < Number(values.rollouts); i++) {
       const image = images[(i + 1) % 2]!;
@@ -281,7 +324,9 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
           await until(() => onlyImageServes(kc, namespace, 'app=swap-plain', image));
           times.plain.push(performance.now() - began);
         } else {
-          await mergePatch(kc, `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/swap`, { spec: { sourceRevisionConfig: { imageUri: image } } });
+          await mergePatch(kc, `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/swap`, {
+            spec: { sourceRevisionConfig: { imageUri: image } },
+          });
           // Both from the same start: serving is what the users see, DEPLOYED what Berth reports. They are
           // polled one after the other, so the serving figure is polled as the plain one is (one request
           // per 25 ms): DEPLOYED comes after serving (it waits for the old pods to be gone as well).
@@ -293,7 +338,9 @@ async function rolloutRounds(kc: KubeConfig, namespace: string, images: [string,
         timelines[kind] = pods.timeline(image, began);
         await costs.end(kind, reading);
       }
-      log(`rollout ${i + 1}/${values.rollouts}: plain ${seconds(times.plain.at(-1)!)} (${phases(timelines.plain!)}), Berth ${seconds(times.berth.at(-1)!)} (${phases(timelines.berth!)}; DEPLOYED at ${seconds(times.berthDeployed.at(-1)!)})`);
+      log(
+        `rollout ${i + 1}/${values.rollouts}: plain ${seconds(times.plain.at(-1)!)} (${phases(timelines.plain!)}), Berth ${seconds(times.berth.at(-1)!)} (${phases(timelines.berth!)}; DEPLOYED at ${seconds(times.berthDeployed.at(-1)!)})`,
+      );
     }
     // A readiness check that missed for an app not yet listening leaves an Unhealthy event; a check the
     // kubelet ran before its own status showed the container running leaves none (it waits a period).
@@ -334,8 +381,14 @@ async function failureRounds(kc: KubeConfig, namespace: string, good: string, re
       const missing = `${registry}/berth/missing:${Date.now()}`;
       await mergePatch(kc, path, { spec: { sourceRevisionConfig: { imageUri: missing } } });
       const pullError = await until(async () => {
-        const list = await kubeRequest<PodList>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
-        const failing = list.items.some((pod) => ['ErrImagePull', 'ImagePullBackOff'].includes(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? ''));
+        const list = await kubeRequest<PodList>(kc, {
+          method: 'GET',
+          path: `/api/v1/namespaces/${namespace}/pods`,
+          query: { labelSelector: selector },
+        });
+        const failing = list.items.some((pod) =>
+          ['ErrImagePull', 'ImagePullBackOff'].includes(pod.status?.containerStatuses?.[0]?.state?.waiting?.reason ?? ''),
+        );
         return failing ? performance.now() : undefined;
       });
       await until(async () => ((await revisionPhase(kc, namespace, 'broken', missing)) === 'DEPLOY_FAILED' ? true : undefined));
@@ -364,7 +417,9 @@ interface BuildRound {
 async function buildRounds(kc: KubeConfig, namespace: string, base: string, registry: string): Promise<BuildRound[]> {
   const [images, services] = await Promise.all([pushBuildImages(nodeBinaries()), pushServiceImages(nodeBinaries())]);
   const git = await GitServer.start(nodeIp);
-  const dockerfile = (version: string) => ({ Dockerfile: [`FROM ${base}`, `ENV APP_VERSION=${version}`, 'RUN ["/app", "version"]', ''].join('\n') });
+  const dockerfile = (version: string) => ({
+    Dockerfile: [`FROM ${base}`, `ENV APP_VERSION=${version}`, 'RUN ["/app", "version"]', ''].join('\n'),
+  });
   await git.createRepository('bench/app', dockerfile('build-0'));
   const rounds: BuildRound[] = [];
   const env = {
@@ -379,80 +434,149 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
     BERTH_REDIS_IMAGE: services.redis,
   };
   try {
-    await withBerth(namespace, async () => {
-      await kubeRequest(kc, { method: 'POST', path: `/api/v1/namespaces/${namespace}/secrets`, body: { metadata: { name: 'bench-git' }, stringData: { token: 'unused' } } });
-      const integration = await applyObject(kc, { apiVersion: 'berth.dev/v1alpha1', kind: 'CodeHostIntegration', metadata: { name: 'bench', namespace }, spec: { baseUrl: git.url, credentialsSecretRef: { name: 'bench-git' } } } as never, fieldManager);
-      const integrationId = (integration as { metadata: { uid: string } }).metadata.uid;
-      const built = {
-        apiVersion: 'berth.dev/v1alpha1',
-        kind: 'Deployment',
-        metadata: { name: 'built', namespace },
-        spec: {
-          source: 'codehost',
-          sourceConfig: { integrationId, repoUrl: git.cloneUrl('bench/app'), buildOnPush: true, resourceSpec: { minScale: 1, maxScale: 1, ...benchSizing } },
-          sourceRevisionConfig: { repoRef: 'main' },
-        },
-      };
-      const selector = 'berth.dev/deployment=built,app.kubernetes.io/component=application';
-      const answers = async (version: string) => {
-        const object = await kubeRequest<{ status?: { url?: string } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/built` });
-        const body = object.status?.url ? await fetch(object.status.url, { signal: AbortSignal.timeout(2000) }).then((r) => r.text(), () => '') : '';
-        return body.trim() === `berth-example ${version}` ? true : undefined;
-      };
-      await applyObject(kc, built as never, fieldManager);
-      await until(() => answers('build-0'), 300_000);
-      // The baseline's apps/v1 Deployment: the very pod Berth renders (its database wait, probe, resources,
-      // strategy), under its own labels, serving the first build's image.
-      const rendered = await kubeRequest<{ spec: { strategy: object; template: { spec: object } } }>(kc, { method: 'GET', path: `/apis/apps/v1/namespaces/${namespace}/deployments/built` });
-      const plain = {
-        apiVersion: 'apps/v1',
-        kind: 'Deployment',
-        metadata: { name: 'built-plain' },
-        spec: { replicas: 1, strategy: rendered.spec.strategy, selector: { matchLabels: { app: 'built-plain' } }, template: { metadata: { labels: { app: 'built-plain' } }, spec: rendered.spec.template.spec } },
-      };
-      await timeToReadyPod(kc, namespace, plain, 'app=built-plain');
-      for (let i = 1; i <= Number(values.builds); i++) {
-        const version = `build-${i}`;
-        // Berth: push, then wait until only the new build answers.
-        const pushed = performance.now();
-        const sha = await git.commit('bench/app', dockerfile(version), version);
-        const revision = await until(async () => {
-          const list = await kubeRequest<{ items: { metadata: { name: string }; spec: { sourceRevisionConfig: { repoCommitSha?: string } } }[] }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions` });
-          return list.items.find((r) => r.spec.sourceRevisionConfig.repoCommitSha === sha)?.metadata.name;
-        }, 60_000);
-        const noticedMs = performance.now() - pushed;
-        // The same end as the baseline's: every live pod is of the new revision and Ready (the Service
-        // follows on kube-proxy's period for both); then, untimed, the new build answers through it.
-        await until(async () => {
-          const list = await kubeRequest<PodList>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/pods`, query: { labelSelector: selector } });
-          const live = list.items.filter((pod) => !pod.metadata.deletionTimestamp);
-          const ready = (pod: PodList['items'][number]) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-          return live.length > 0 && live.every((pod) => pod.metadata.labels?.['berth.dev/revision'] === revision && ready(pod)) ? true : undefined;
-        }, 300_000);
-        const berthMs = performance.now() - pushed;
-        await until(() => answers(version), 30_000);
-        const pod = await buildPodOf(kc, namespace, `${revision}-build`);
-        const berthJob = await kubeRequest<{ metadata: { creationTimestamp: string }; status?: { completionTime?: string } }>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${revision}-build` });
-        const berthJobMs = Date.parse(berthJob.status?.completionTime ?? '') - Date.parse(berthJob.metadata.creationTimestamp);
-        const steps = stepDurations(pod);
-        const jobEnd = Math.max(...[...(pod.status?.containerStatuses ?? [])].map((s) => Date.parse(s.state?.terminated?.finishedAt ?? '')));
-        // Baseline: the same Job, created at once, then the built image on the plain Deployment.
-        const { jobMs, image } = await baselineBuild(kc, { namespace, round: i, sources: { kind: 'repository', repoUrl: git.cloneUrl('bench/app'), repoRef: sha }, images, registry });
-        const switched = performance.now();
-        await setImage(kc, namespace, 'built-plain', image);
-        await until(() => onlyImageServes(kc, namespace, 'app=built-plain', image));
-        const baselineRollout = performance.now() - switched;
-        const revisionObject = await kubeRequest<{ status?: { conditions?: { type: string; lastTransitionTime?: string }[] } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${revision}` });
-        const deployedAt = Date.parse(revisionObject.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? '');
-        rounds.push({
-          berthMs,
-          baselineMs: jobMs + baselineRollout,
-          berth: { noticedMs, jobMs: berthJobMs, clone: steps.clone ?? 0, commands: steps.commands ?? 0, image: steps.image ?? 0, rolloutMs: Number.isFinite(deployedAt - jobEnd) ? deployedAt - jobEnd : 0 },
-          baseline: { jobMs, rolloutMs: baselineRollout },
+    await withBerth(
+      namespace,
+      async () => {
+        await kubeRequest(kc, {
+          method: 'POST',
+          path: `/api/v1/namespaces/${namespace}/secrets`,
+          body: { metadata: { name: 'bench-git' }, stringData: { token: 'unused' } },
         });
-        log(`build ${i}/${values.builds}: Berth ${seconds(berthMs)} (noticed ${seconds(noticedMs)}, Job ${seconds(berthJobMs)}, clone ${seconds(steps.clone ?? 0)}, commands ${seconds(steps.commands ?? 0)}, image ${seconds(steps.image ?? 0)}), builder alone + apps/v1 ${seconds(jobMs + baselineRollout)} (Job ${seconds(jobMs)}, rollout ${seconds(baselineRollout)})`);
-      }
-    }, env);
+        const integration = await applyObject(
+          kc,
+          {
+            apiVersion: 'berth.dev/v1alpha1',
+            kind: 'CodeHostIntegration',
+            metadata: { name: 'bench', namespace },
+            spec: { baseUrl: git.url, credentialsSecretRef: { name: 'bench-git' } },
+          } as never,
+          fieldManager,
+        );
+        const integrationId = (integration as { metadata: { uid: string } }).metadata.uid;
+        const built = {
+          apiVersion: 'berth.dev/v1alpha1',
+          kind: 'Deployment',
+          metadata: { name: 'built', namespace },
+          spec: {
+            source: 'codehost',
+            sourceConfig: {
+              integrationId,
+              repoUrl: git.cloneUrl('bench/app'),
+              buildOnPush: true,
+              resourceSpec: { minScale: 1, maxScale: 1, ...benchSizing },
+            },
+            sourceRevisionConfig: { repoRef: 'main' },
+          },
+        };
+        const selector = 'berth.dev/deployment=built,app.kubernetes.io/component=application';
+        const answers = async (version: string) => {
+          const object = await kubeRequest<{ status?: { url?: string } }>(kc, {
+            method: 'GET',
+            path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/built`,
+          });
+          const body = object.status?.url
+            ? await fetch(object.status.url, { signal: AbortSignal.timeout(2000) }).then(
+                (r) => r.text(),
+                () => '',
+              )
+            : '';
+          return body.trim() === `berth-example ${version}` ? true : undefined;
+        };
+        await applyObject(kc, built as never, fieldManager);
+        await until(() => answers('build-0'), 300_000);
+        // The baseline's apps/v1 Deployment: the very pod Berth renders (its database wait, probe, resources,
+        // strategy), under its own labels, serving the first build's image.
+        const rendered = await kubeRequest<{ spec: { strategy: object; template: { spec: object } } }>(kc, {
+          method: 'GET',
+          path: `/apis/apps/v1/namespaces/${namespace}/deployments/built`,
+        });
+        const plain = {
+          apiVersion: 'apps/v1',
+          kind: 'Deployment',
+          metadata: { name: 'built-plain' },
+          spec: {
+            replicas: 1,
+            strategy: rendered.spec.strategy,
+            selector: { matchLabels: { app: 'built-plain' } },
+            template: { metadata: { labels: { app: 'built-plain' } }, spec: rendered.spec.template.spec },
+          },
+        };
+        await timeToReadyPod(kc, namespace, plain, 'app=built-plain');
+        for (let i = 1; i <= Number(values.builds); i++) {
+          const version = `build-${i}`;
+          // Berth: push, then wait until only the new build answers.
+          const pushed = performance.now();
+          const sha = await git.commit('bench/app', dockerfile(version), version);
+          const revision = await until(async () => {
+            const list = await kubeRequest<{
+              items: { metadata: { name: string }; spec: { sourceRevisionConfig: { repoCommitSha?: string } } }[];
+            }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions` });
+            return list.items.find((r) => r.spec.sourceRevisionConfig.repoCommitSha === sha)?.metadata.name;
+          }, 60_000);
+          const noticedMs = performance.now() - pushed;
+          // The same end as the baseline's: every live pod is of the new revision and Ready (the Service
+          // follows on kube-proxy's period for both); then, untimed, the new build answers through it.
+          await until(async () => {
+            const list = await kubeRequest<PodList>(kc, {
+              method: 'GET',
+              path: `/api/v1/namespaces/${namespace}/pods`,
+              query: { labelSelector: selector },
+            });
+            const live = list.items.filter((pod) => !pod.metadata.deletionTimestamp);
+            const ready = (pod: PodList['items'][number]) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+            return live.length > 0 && live.every((pod) => pod.metadata.labels?.['berth.dev/revision'] === revision && ready(pod))
+              ? true
+              : undefined;
+          }, 300_000);
+          const berthMs = performance.now() - pushed;
+          await until(() => answers(version), 30_000);
+          const pod = await buildPodOf(kc, namespace, `${revision}-build`);
+          const berthJob = await kubeRequest<{ metadata: { creationTimestamp: string }; status?: { completionTime?: string } }>(kc, {
+            method: 'GET',
+            path: `/apis/batch/v1/namespaces/${namespace}/jobs/${revision}-build`,
+          });
+          const berthJobMs = Date.parse(berthJob.status?.completionTime ?? '') - Date.parse(berthJob.metadata.creationTimestamp);
+          const steps = stepDurations(pod);
+          const jobEnd = Math.max(
+            ...[...(pod.status?.containerStatuses ?? [])].map((s) => Date.parse(s.state?.terminated?.finishedAt ?? '')),
+          );
+          // Baseline: the same Job, created at once, then the built image on the plain Deployment.
+          const { jobMs, image } = await baselineBuild(kc, {
+            namespace,
+            round: i,
+            sources: { kind: 'repository', repoUrl: git.cloneUrl('bench/app'), repoRef: sha },
+            images,
+            registry,
+          });
+          const switched = performance.now();
+          await setImage(kc, namespace, 'built-plain', image);
+          await until(() => onlyImageServes(kc, namespace, 'app=built-plain', image));
+          const baselineRollout = performance.now() - switched;
+          const revisionObject = await kubeRequest<{ status?: { conditions?: { type: string; lastTransitionTime?: string }[] } }>(kc, {
+            method: 'GET',
+            path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${revision}`,
+          });
+          const deployedAt = Date.parse(revisionObject.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? '');
+          rounds.push({
+            berthMs,
+            baselineMs: jobMs + baselineRollout,
+            berth: {
+              noticedMs,
+              jobMs: berthJobMs,
+              clone: steps.clone ?? 0,
+              commands: steps.commands ?? 0,
+              image: steps.image ?? 0,
+              rolloutMs: Number.isFinite(deployedAt - jobEnd) ? deployedAt - jobEnd : 0,
+            },
+            baseline: { jobMs, rolloutMs: baselineRollout },
+          });
+          log(
+            `build ${i}/${values.builds}: Berth ${seconds(berthMs)} (noticed ${seconds(noticedMs)}, Job ${seconds(berthJobMs)}, clone ${seconds(steps.clone ?? 0)}, commands ${seconds(steps.commands ?? 0)}, image ${seconds(steps.image ?? 0)}), builder alone + apps/v1 ${seconds(jobMs + baselineRollout)} (Job ${seconds(jobMs)}, rollout ${seconds(baselineRollout)})`,
+          );
+        }
+      },
+      env,
+    );
   } finally {
     await git.stop();
   }
@@ -487,10 +611,28 @@ try {
   const builds = only.has('builds') ? await buildRounds(kc, namespace, image, cluster.node!.registry) : undefined;
   const results = {
     machine: { cpus: (await import('node:os')).cpus().length },
-    ...(startTimes ? { warmStart: { nodeMs: startTimes.node, controlPlaneMs: startTimes.controlPlane, medianNodeMs: median(startTimes.node), ratioToControlPlane: median(startTimes.node) / median(startTimes.controlPlane) } } : {}),
-    ...(pods ? { podToRunning: { runningMs: pods.running, scheduledMs: pods.scheduled, medianMs: median(pods.running), p90Ms: p90(pods.running) } } : {}),
+    ...(startTimes
+      ? {
+          warmStart: {
+            nodeMs: startTimes.node,
+            controlPlaneMs: startTimes.controlPlane,
+            medianNodeMs: median(startTimes.node),
+            ratioToControlPlane: median(startTimes.node) / median(startTimes.controlPlane),
+          },
+        }
+      : {}),
+    ...(pods
+      ? { podToRunning: { runningMs: pods.running, scheduledMs: pods.scheduled, medianMs: median(pods.running), p90Ms: p90(pods.running) } }
+      : {}),
     ...(deployments
-      ? { deploymentToReadyPod: { berthMs: deployments.berth, plainMs: deployments.plain, ratioMedian: median(deployments.berth) / median(deployments.plain), ratioP90: p90(deployments.berth) / p90(deployments.plain) } }
+      ? {
+          deploymentToReadyPod: {
+            berthMs: deployments.berth,
+            plainMs: deployments.plain,
+            ratioMedian: median(deployments.berth) / median(deployments.plain),
+            ratioP90: p90(deployments.berth) / p90(deployments.plain),
+          },
+        }
       : {}),
     ...(rollouts
       ? {
@@ -505,7 +647,9 @@ try {
           },
         }
       : {}),
-    ...(failures ? { badImageToDeployFailed: { ms: failures, medianMs: median(failures), p90Ms: p90(failures), maxMs: Math.max(...failures) } } : {}),
+    ...(failures
+      ? { badImageToDeployFailed: { ms: failures, medianMs: median(failures), p90Ms: p90(failures), maxMs: Math.max(...failures) } }
+      : {}),
     ...(builds
       ? {
           pushToServing: {
@@ -519,13 +663,16 @@ try {
   mkdirSync(dirname(values.out), { recursive: true });
   writeFileSync(values.out, `${JSON.stringify(results, null, 2)}\n`);
   const lines = [
-    startTimes && `warm start to node Ready + DNS: median ${seconds(median(startTimes.node))} (target <= 20 s); ${(median(startTimes.node) / median(startTimes.controlPlane)).toFixed(2)}x the control plane alone`,
-    pods && `pod of a cached image, created to Running: median ${seconds(median(pods.running))}, p90 ${seconds(p90(pods.running))} (target <= 3 s); scheduled at median ${seconds(median(pods.scheduled))}`,
+    startTimes &&
+      `warm start to node Ready + DNS: median ${seconds(median(startTimes.node))} (target <= 20 s); ${(median(startTimes.node) / median(startTimes.controlPlane)).toFixed(2)}x the control plane alone`,
+    pods &&
+      `pod of a cached image, created to Running: median ${seconds(median(pods.running))}, p90 ${seconds(p90(pods.running))} (target <= 3 s); scheduled at median ${seconds(median(pods.scheduled))}`,
     deployments &&
       `Berth Deployment to a Ready pod vs apps/v1 Deployment: median ratio ${(median(deployments.berth) / median(deployments.plain)).toFixed(2)}, p90 ratio ${(p90(deployments.berth) / p90(deployments.plain)).toFixed(2)} (Berth median ${seconds(median(deployments.berth))}, plain ${seconds(median(deployments.plain))})`,
     rollouts &&
       `image change until only the new image serves, Berth vs apps/v1: median ratio ${(median(rollouts.berth) / median(rollouts.plain)).toFixed(2)}, p90 ratio ${(p90(rollouts.berth) / p90(rollouts.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(rollouts.berth))}, plain ${seconds(median(rollouts.plain))}, Berth's revision DEPLOYED at median ${seconds(median(rollouts.berthDeployed))}, ${seconds(median(deployedLag(rollouts)))} after serving, p90 ${seconds(p90(deployedLag(rollouts)))} (target <= 0.2 s))`,
-    failures && `bad image, first pull error to DEPLOY_FAILED: median ${seconds(median(failures))}, p90 ${seconds(p90(failures))}, max ${seconds(Math.max(...failures))} (target <= 30 s)`,
+    failures &&
+      `bad image, first pull error to DEPLOY_FAILED: median ${seconds(median(failures))}, p90 ${seconds(p90(failures))}, max ${seconds(Math.max(...failures))} (target <= 30 s)`,
     builds &&
       `push to the built image serving, Berth vs the builder alone + apps/v1: median ratio ${(median(builds.map((b) => b.berthMs)) / median(builds.map((b) => b.baselineMs))).toFixed(2)}, p90 ratio ${(p90(builds.map((b) => b.berthMs)) / p90(builds.map((b) => b.baselineMs))).toFixed(2)} (target <= 1.2; Berth median ${seconds(median(builds.map((b) => b.berthMs)))}: noticed ${seconds(median(builds.map((b) => b.berth.noticedMs)))}, clone ${seconds(median(builds.map((b) => b.berth.clone)))}, commands ${seconds(median(builds.map((b) => b.berth.commands)))}, image ${seconds(median(builds.map((b) => b.berth.image)))}, built to DEPLOYED ${seconds(median(builds.map((b) => b.berth.rolloutMs)))}; baseline median ${seconds(median(builds.map((b) => b.baselineMs)))})`,
     `raw figures: ${values.out}`,

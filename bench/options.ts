@@ -75,7 +75,9 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv = proce
   const sizes = sizesText.split(',').map((s) => positiveInt('--sizes', s.trim()));
   const onlyText = values.only ?? env.BENCH_ONLY;
   const scenarios = onlyText ? onlyText.split(',').map((s) => s.trim()) : allScenarios;
-  for (const s of scenarios) if (!allScenarios.includes(s as Scenario)) throw new Error(`--only: unknown scenario ${JSON.stringify(s)} (known: ${allScenarios.join(', ')})`);
+  for (const s of scenarios)
+    if (!allScenarios.includes(s as Scenario))
+      throw new Error(`--only: unknown scenario ${JSON.stringify(s)} (known: ${allScenarios.join(', ')})`);
   return {
     quick,
     sizes: [...sizes].sort((a, b) => a - b),
@@ -87,6 +89,8 @@ export function parseBenchOptions(argv: string[], env: NodeJS.ProcessEnv = proce
     scenarios: scenarios as Scenario[],
     outDir: values.out ?? env.BENCH_OUT ?? 'bench/results',
     cpuProfile: values['cpu-prof'] ?? false,
-    ...(values['reconcile-concurrency'] ? { reconcileConcurrency: positiveInt('--reconcile-concurrency', values['reconcile-concurrency']) } : {}),
+    ...(values['reconcile-concurrency']
+      ? { reconcileConcurrency: positiveInt('--reconcile-concurrency', values['reconcile-concurrency']) }
+      : {}),
   };
 }

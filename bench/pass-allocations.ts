@@ -13,7 +13,15 @@ import { deploymentInformers } from '../src/reconcilers/deployment/informers.ts'
 import { resolveOptions } from '../src/reconcilers/deployment/options.ts';
 import { createDeploymentReconciler } from '../src/reconcilers/deployment/reconcile.ts';
 import { createDeploymentWriter } from '../src/reconcilers/deployment/writer.ts';
-import { createInformer, createLogger, sleep, type EventRecorder, type Informer, type InformerOptions, type ResourceKind } from '../src/runtime/index.ts';
+import {
+  createInformer,
+  createLogger,
+  sleep,
+  type EventRecorder,
+  type Informer,
+  type InformerOptions,
+  type ResourceKind,
+} from '../src/runtime/index.ts';
 import { startBenchCluster } from './cluster.ts';
 import { fillWithFloor } from './floor-process.ts';
 
@@ -58,7 +66,11 @@ try {
   const informers = deploymentInformers(manager as never, [namespace]);
   for (const informer of started) informer.start();
   await Promise.all(started.map((informer) => informer.waitForSync()));
-  const reconcile = createDeploymentReconciler({ informers, writer: createDeploymentWriter(cluster.kubeConfig), options: resolveOptions({ namespaces: [namespace] }) });
+  const reconcile = createDeploymentReconciler({
+    informers,
+    writer: createDeploymentWriter(cluster.kubeConfig),
+    options: resolveOptions({ namespaces: [namespace] }),
+  });
   const recorder: EventRecorder = { event: () => undefined, flush: async () => undefined };
   const context = { logger: createLogger({ level: 'warn' }), signal: new AbortController().signal, recorder };
   const keys = informers.deployments.list().map((d) => ({ namespace, name: d.metadata.name ?? '' }));
@@ -77,7 +89,11 @@ try {
   const session = new Session();
   session.connect();
   await session.post('HeapProfiler.enable');
-  await session.post('HeapProfiler.startSampling', { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await session.post('HeapProfiler.startSampling', {
+    samplingInterval: 256,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
   await passes();
   const { profile } = (await session.post('HeapProfiler.stopSampling')) as unknown as { profile: { head: SamplingNode } };
   session.disconnect();
@@ -85,7 +101,9 @@ try {
   const byFunction = [...bytesByFunction(profile.head)].sort((a, b) => b[1] - a[1]);
   const total = byFunction.reduce((sum, [, bytes]) => sum + bytes, 0);
   const perPass = (bytes: number) => `${(bytes / keys.length / 1024).toFixed(1)} KiB`;
-  process.stdout.write(`a pass that changes nothing takes ${msPerPass.toFixed(2)} ms and allocates ${perPass(total)} (${keys.length} passes)\n`);
+  process.stdout.write(
+    `a pass that changes nothing takes ${msPerPass.toFixed(2)} ms and allocates ${perPass(total)} (${keys.length} passes)\n`,
+  );
   for (const [where, bytes] of byFunction.slice(0, Number(values.top))) process.stdout.write(`${perPass(bytes).padStart(10)}  ${where}\n`);
   await Promise.all(started.map((informer) => informer.stop()));
 } finally {

@@ -37,7 +37,8 @@ export function selfTimes(profile: CpuProfile): { byFunction: Map<string, number
     if (!node) return;
     totalMs += ms;
     const { functionName, url, lineNumber } = node.callFrame;
-    const name = `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(node_modules|src|bench)\//, '$1/')}:${lineNumber + 1}` : ''}`.trim();
+    const name =
+      `${functionName || '(anonymous)'} ${url ? `${url.replace(/^.*\/(node_modules|src|bench)\//, '$1/')}:${lineNumber + 1}` : ''}`.trim();
     byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
     const owner = ownerOf(url);
     byOwner.set(owner, (byOwner.get(owner) ?? 0) + ms);
@@ -60,5 +61,7 @@ if (import.meta.main) {
     process.exit(2);
   }
   const { byFunction, byOwner, totalMs } = selfTimes(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
-  process.stdout.write(`total ${totalMs.toFixed(0)} ms sampled\n\nself time by package / source folder:\n${top(byOwner, Number(count), totalMs)}\n\nself time by function:\n${top(byFunction, Number(count), totalMs)}\n`);
+  process.stdout.write(
+    `total ${totalMs.toFixed(0)} ms sampled\n\nself time by package / source folder:\n${top(byOwner, Number(count), totalMs)}\n\nself time by function:\n${top(byFunction, Number(count), totalMs)}\n`,
+  );
 }

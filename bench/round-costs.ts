@@ -32,7 +32,10 @@ export interface RoundCosts {
 }
 
 export function roundCosts(kc: KubeConfig, berth: BerthProcess): RoundCosts {
-  const names = new Map([[berth.pid, 'berth'], [process.pid, 'bench']]);
+  const names = new Map([
+    [berth.pid, 'berth'],
+    [process.pid, 'bench'],
+  ]);
   const sides = new Map<string, SideTotals>();
   const counters = async () => ({ served: await apiServerRequests(kc), berth: await berth.metrics() });
   // CPU is read nearest the clock, so that fetching the other counters is not counted in it.
@@ -63,7 +66,9 @@ export function roundCosts(kc: KubeConfig, berth: BerthProcess): RoundCosts {
         const cpu = [...totals.cpu].filter(([command]) => !command.startsWith('kworker/'));
         log(`${side} side, per round: CPU ${perRound(cpu, 10, ' ms')}`);
         log(`${side} side, per round: API server requests ${perRound(totals.served, 0.5)}`);
-        log(`${side} side, per round: Berth ${(totals.passes / totals.rounds).toFixed(1)} passes, requests ${perRound(totals.berthRequests, 0.1) || 'none'}`);
+        log(
+          `${side} side, per round: Berth ${(totals.passes / totals.rounds).toFixed(1)} passes, requests ${perRound(totals.berthRequests, 0.1) || 'none'}`,
+        );
       }
     },
   };
@@ -80,5 +85,9 @@ function passes(samples: Sample[]): number {
 /** Requests the API server has served, by verb and resource (its own metrics). */
 async function apiServerRequests(kc: KubeConfig): Promise<Map<string, number>> {
   const samples = parseMetrics(await kubeText(kc, { method: 'GET', path: '/metrics' }));
-  return sumsBy(samples, 'apiserver_request_total', ({ verb, resource, subresource }) => `${verb} ${resource}${subresource ? `/${subresource}` : ''}`);
+  return sumsBy(
+    samples,
+    'apiserver_request_total',
+    ({ verb, resource, subresource }) => `${verb} ${resource}${subresource ? `/${subresource}` : ''}`,
+  );
 }

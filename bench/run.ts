@@ -35,13 +35,24 @@ try {
 const outDir = resolve(options.outDir);
 mkdirSync(outDir, { recursive: true });
 const began = performance.now();
-const log = (message: string) => process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)} load ${fixed(loadAverage(), 1)}] ${message}\n`);
+const log = (message: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)} load ${fixed(loadAverage(), 1)}] ${message}\n`);
 const wants = (scenario: BenchOptions['scenarios'][number]) => options.scenarios.includes(scenario);
 
 const results: BenchResults = {
   startedAt: new Date().toISOString(),
   machine: { cpus: cpus().length, memoryGiB: totalmem() / 1024 ** 3, node: process.version },
-  options: { quick: options.quick, sizes: options.sizes, patches: options.patches, connections: options.connections, readSeconds: options.readSeconds, memorySize: options.memorySize, clientConcurrency: options.clientConcurrency, scenarios: options.scenarios, ...(options.reconcileConcurrency ? { reconcileConcurrency: options.reconcileConcurrency } : {}) },
+  options: {
+    quick: options.quick,
+    sizes: options.sizes,
+    patches: options.patches,
+    connections: options.connections,
+    readSeconds: options.readSeconds,
+    memorySize: options.memorySize,
+    clientConcurrency: options.clientConcurrency,
+    scenarios: options.scenarios,
+    ...(options.reconcileConcurrency ? { reconcileConcurrency: options.reconcileConcurrency } : {}),
+  },
   errors: [],
 };
 
@@ -118,7 +129,9 @@ try {
     const current: ConvergedNamespace = converged;
     await attempt('latency', async () => {
       results.latency = await latency(context, current.namespace, current.size);
-      process.stdout.write(`spec-change latency: p50 ratio ${fixed(results.latency.p50Ratio)}, p99 ratio ${fixed(results.latency.p99Ratio)} (target p99 <= 2)\n`);
+      process.stdout.write(
+        `spec-change latency: p50 ratio ${fixed(results.latency.p50Ratio)}, p99 ratio ${fixed(results.latency.p99Ratio)} (target p99 <= 2)\n`,
+      );
     });
   }
   await converged?.berth.stop();
@@ -126,15 +139,20 @@ try {
     const current: ConvergedNamespace = converged;
     await attempt('reads', async () => {
       results.reads = await reads(context, current.namespace, deploymentNames(current.size)[0]!);
-      for (const r of results.reads) process.stdout.write(`facade reads (${r.object}): Berth/API server = ${fixed(r.ratio)} (target >= 3)\n`);
+      for (const r of results.reads)
+        process.stdout.write(`facade reads (${r.object}): Berth/API server = ${fixed(r.ratio)} (target >= 3)\n`);
     });
   }
   if (wants('memory')) {
     await attempt('memory', async () => {
       results.memory = await memory(context);
       const { settledRssBytes, peakRssBytes, restart } = results.memory;
-      const again = restart ? `; started again over them: ${fixed(restart.settledRssBytes / 1024 ** 2, 0)} MiB settled, peak ${fixed(restart.peakRssBytes / 1024 ** 2, 0)} MiB` : '';
-      process.stdout.write(`memory with ${results.memory.deployments} Deployments + Revisions: RSS ${fixed(settledRssBytes / 1024 ** 2, 0)} MiB settled, peak ${fixed(peakRssBytes / 1024 ** 2, 0)} MiB (target: peak <= 200)${again}\n`);
+      const again = restart
+        ? `; started again over them: ${fixed(restart.settledRssBytes / 1024 ** 2, 0)} MiB settled, peak ${fixed(restart.peakRssBytes / 1024 ** 2, 0)} MiB`
+        : '';
+      process.stdout.write(
+        `memory with ${results.memory.deployments} Deployments + Revisions: RSS ${fixed(settledRssBytes / 1024 ** 2, 0)} MiB settled, peak ${fixed(peakRssBytes / 1024 ** 2, 0)} MiB (target: peak <= 200)${again}\n`,
+      );
     });
   }
 } finally {

@@ -9,7 +9,12 @@ import { createLogger, Manager } from '../src/runtime/index.ts';
 const kubeConfig = new KubeConfig();
 kubeConfig.loadFromDefault();
 const namespaces = (process.argv[2] ?? '').split(',').filter(Boolean);
-const manager = new Manager({ kubeConfig, logger: createLogger(), healthPort: Number(process.env.BENCH_PROBE_PORT ?? 0), healthHost: '127.0.0.1' });
+const manager = new Manager({
+  kubeConfig,
+  logger: createLogger(),
+  healthPort: Number(process.env.BENCH_PROBE_PORT ?? 0),
+  healthHost: '127.0.0.1',
+});
 registerDeploymentControllers(manager, { namespaces, concurrency: Number(process.env.BENCH_RECONCILE_CONCURRENCY ?? 4) });
 await manager.start();
 process.once('SIGTERM', () => void manager.stop().then(() => process.exit(0)));

@@ -8,7 +8,11 @@ import { pushExampleApp } from '../src/dev/node/example-app.ts';
 import { nodeBinaries } from '../src/dev/node/node.ts';
 
 const { values } = parseArgs({
-  options: { version: { type: 'string', default: 'v1' }, registry: { type: 'string' }, 'data-dir': { type: 'string', default: '.berth/dev' } },
+  options: {
+    version: { type: 'string', default: 'v1' },
+    registry: { type: 'string' },
+    'data-dir': { type: 'string', default: '.berth/dev' },
+  },
 });
 const registryFile = join(values['data-dir'], 'registry');
 const registry = values.registry ?? (existsSync(registryFile) ? readFileSync(registryFile, 'utf8').trim() : undefined);

@@ -9,14 +9,18 @@ const root = resolve(import.meta.dirname, '..');
 
 export function expectedChartCrds(repoRoot: string = root): Map<string, string> {
   const sourceDir = join(repoRoot, 'crds');
-  const files = readdirSync(sourceDir).filter((file) => /\.ya?ml$/.test(file)).sort();
+  const files = readdirSync(sourceDir)
+    .filter((file) => /\.ya?ml$/.test(file))
+    .sort();
   return new Map(files.map((file) => [chartCrdFileName(file), renderChartCrd(file, readFileSync(join(sourceDir, file), 'utf8'))]));
 }
 
 export function currentChartCrds(repoRoot: string = root): Map<string, string> {
   const dir = join(repoRoot, chartCrdsDir);
   mkdirSync(dir, { recursive: true });
-  const files = readdirSync(dir).filter((file) => file.endsWith('.yaml')).sort();
+  const files = readdirSync(dir)
+    .filter((file) => file.endsWith('.yaml'))
+    .sort();
   return new Map(files.map((file) => [file, readFileSync(join(dir, file), 'utf8')]));
 }
 
@@ -26,7 +30,9 @@ function main(): void {
   const drifted = [...drift.missing, ...drift.stale, ...drift.changed];
   if (process.argv.includes('--check')) {
     if (drifted.length === 0) return;
-    console.error(`the chart's CRDs drifted from crds/ (missing: ${drift.missing.join(', ') || '-'}; stale: ${drift.stale.join(', ') || '-'}; changed: ${drift.changed.join(', ') || '-'}); run: node scripts/sync-chart-crds.ts`);
+    console.error(
+      `the chart's CRDs drifted from crds/ (missing: ${drift.missing.join(', ') || '-'}; stale: ${drift.stale.join(', ') || '-'}; changed: ${drift.changed.join(', ') || '-'}); run: node scripts/sync-chart-crds.ts`,
+    );
     process.exit(1);
   }
   const dir = join(root, chartCrdsDir);

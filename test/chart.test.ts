@@ -47,7 +47,12 @@ async function helm(args: string[]): Promise<Run> {
       encoding: 'utf8',
       maxBuffer: 64 << 20,
       // helm keeps its own state (repositories, cache) out of the user's home during tests.
-      env: { ...process.env, HELM_CACHE_HOME: '/tmp/berth-helm/cache', HELM_CONFIG_HOME: '/tmp/berth-helm/config', HELM_DATA_HOME: '/tmp/berth-helm/data' },
+      env: {
+        ...process.env,
+        HELM_CACHE_HOME: '/tmp/berth-helm/cache',
+        HELM_CONFIG_HOME: '/tmp/berth-helm/config',
+        HELM_DATA_HOME: '/tmp/berth-helm/data',
+      },
     });
     return { stdout, stderr, code: 0 };
   } catch (error) {
@@ -56,7 +61,12 @@ async function helm(args: string[]): Promise<Run> {
   }
 }
 
-type Manifest = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; annotations?: Record<string, string> }; [key: string]: unknown };
+type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
+  [key: string]: unknown;
+};
 
 async function render(namespace: string, values: string[] = []): Promise<Manifest[]> {
   const result = await helm(['template', 'berth', chart, '--namespace', namespace, ...values]);
@@ -111,7 +121,10 @@ describe('the chart', () => {
       writeFileSync(join(copy, 'templates/crds/widgets.yaml'), renderChartCrd('widgets.yaml', crd));
       const result = await helm(['template', 'berth', copy, '--show-only', 'templates/crds/widgets.yaml']);
       expect(result.stderr).toBe('');
-      const rendered = parse(result.stdout) as { metadata: { annotations: Record<string, string> }; spec: { versions: { schema: { openAPIV3Schema: { description: string } } }[] } };
+      const rendered = parse(result.stdout) as {
+        metadata: { annotations: Record<string, string> };
+        spec: { versions: { schema: { openAPIV3Schema: { description: string } } }[] };
+      };
       expect(rendered.spec.versions[0]!.schema.openAPIV3Schema.description).toBe(description);
       expect(rendered.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
     } finally {
@@ -123,12 +136,19 @@ describe('the chart', () => {
     const defaults = await helm(['lint', chart, '--strict']);
     expect(defaults.stdout).toContain('0 chart(s) failed');
     const everything = await helm([
-      'lint', chart, '--strict',
-      '--set', 'watchNamespaces={team-a,team-b}',
-      '--set', 'facade.ingress.enabled=true',
-      '--set', 'metrics.serviceMonitor.enabled=true',
-      '--set', `apiKey.sha256=${sha256('key')}`,
-      '--set', 'apiKey.organizations={00000000-0000-4000-8000-000000000001}',
+      'lint',
+      chart,
+      '--strict',
+      '--set',
+      'watchNamespaces={team-a,team-b}',
+      '--set',
+      'facade.ingress.enabled=true',
+      '--set',
+      'metrics.serviceMonitor.enabled=true',
+      '--set',
+      `apiKey.sha256=${sha256('key')}`,
+      '--set',
+      'apiKey.organizations={00000000-0000-4000-8000-000000000001}',
     ]);
     expect(everything.stdout).toContain('0 chart(s) failed');
   });
@@ -160,7 +180,17 @@ describe('the chart', () => {
     ]) {
       const manifests = await render(namespace, values);
       const applied = await kubectl(
-        ['apply', '--server-side', '--dry-run=server', '--force-conflicts', '--field-manager', 'chart-test', '--validate=strict', '-f', '-'],
+        [
+          'apply',
+          '--server-side',
+          '--dry-run=server',
+          '--force-conflicts',
+          '--field-manager',
+          'chart-test',
+          '--validate=strict',
+          '-f',
+          '-',
+        ],
         manifests.map((m) => JSON.stringify(m)).join('\n'),
       );
       expect(applied.stderr).toBe('');
@@ -176,7 +206,11 @@ describe('the chart', () => {
         .flatMap((m) => (m as unknown as { rules: { resources: string[]; verbs: string[] }[] }).rules)
         .some((rule) => rule.resources.includes('secrets') && rule.verbs.includes('create'));
     const env = (manifests: Manifest[]) =>
-      (manifests.find((m) => m.kind === 'Deployment') as unknown as { spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } } }).spec.template.spec.containers[0]!.env;
+      (
+        manifests.find((m) => m.kind === 'Deployment') as unknown as {
+          spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
+        }
+      ).spec.template.spec.containers[0]!.env;
     const plain = await render('berth-system');
     expect(secretCreate(plain)).toBe(false);
     expect(env(plain).find((e) => e.name === 'BERTH_PUSH_REGISTRY')).toBeUndefined();
@@ -191,7 +225,11 @@ describe('the chart', () => {
     const container = pod.containers[0]!;
     expect(deployment.spec!.replicas).toBe(2);
     expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 65532, seccompProfile: { type: 'RuntimeDefault' } });
-    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+    expect(container.securityContext).toMatchObject({
+      readOnlyRootFilesystem: true,
+      allowPrivilegeEscalation: false,
+      capabilities: { drop: ['ALL'] },
+    });
     expect(container.livenessProbe?.httpGet).toEqual({ path: '/healthz', port: 'probes' });
     expect(container.readinessProbe?.httpGet).toEqual({ path: '/readyz', port: 'probes' });
     expect(container.ports).toContainEqual({ name: 'probes', containerPort: 9090, protocol: 'TCP' });
@@ -210,8 +248,13 @@ const needed: Omit<V1ResourceAttributes, 'namespace'>[] = [
   ...berthKinds.flatMap((resource) => ['update', 'patch'].map((verb) => ({ group: 'berth.dev', resource, subresource: 'status', verb }))),
   ...berthKinds.map((resource) => ({ group: 'berth.dev', resource, subresource: 'finalizers', verb: 'update' })),
   ...['secrets', 'services'].flatMap((resource) => manage.map((verb) => ({ group: '', resource, verb }))),
-  ...[['apps', 'deployments'], ['apps', 'statefulsets'], ['batch', 'jobs'], ['autoscaling', 'horizontalpodautoscalers'], ['networking.k8s.io', 'ingresses']]
-    .flatMap(([group, resource]) => manage.map((verb) => ({ group, resource, verb }))),
+  ...[
+    ['apps', 'deployments'],
+    ['apps', 'statefulsets'],
+    ['batch', 'jobs'],
+    ['autoscaling', 'horizontalpodautoscalers'],
+    ['networking.k8s.io', 'ingresses'],
+  ].flatMap(([group, resource]) => manage.map((verb) => ({ group, resource, verb }))),
   ...['get', 'list', 'watch', 'delete'].map((verb) => ({ group: '', resource: 'persistentvolumeclaims', verb })),
   ...['get', 'list', 'watch'].map((verb) => ({ group: '', resource: 'pods', verb })),
   { group: '', resource: 'pods', subresource: 'log', verb: 'get' },
@@ -288,14 +331,26 @@ describe('helm install into the test API server', () => {
     // adopt them into the release the way Helm documents for existing objects.
     for (const crd of readCrds(join(root, 'crds'))) {
       const name = crd.metadata!.name!;
-      expect((await kubectl(['annotate', '--overwrite', `crd/${name}`, `meta.helm.sh/release-name=${release}`, `meta.helm.sh/release-namespace=${namespace}`])).code).toBe(0);
+      expect(
+        (
+          await kubectl([
+            'annotate',
+            '--overwrite',
+            `crd/${name}`,
+            `meta.helm.sh/release-name=${release}`,
+            `meta.helm.sh/release-namespace=${namespace}`,
+          ])
+        ).code,
+      ).toBe(0);
       expect((await kubectl(['label', '--overwrite', `crd/${name}`, 'app.kubernetes.io/managed-by=Helm'])).code).toBe(0);
     }
     // No --force-conflicts: the harness applied crds/ under its own field manager, so any value in which
     // the chart's CRDs differed from crds/ would fail the install with a conflict.
     const notes = await install(release, namespace, [
-      '--set', `apiKey.sha256=${sha256(key)}`,
-      '--set', `apiKey.organizations={${organization}}`,
+      '--set',
+      `apiKey.sha256=${sha256(key)}`,
+      '--set',
+      `apiKey.organizations={${organization}}`,
     ]);
 
     // NOTES.txt: the next steps, with this release's names.
@@ -314,7 +369,9 @@ describe('helm install into the test API server', () => {
     expect(deployment.spec?.replicas).toBe(2);
     expect(deployment.spec?.template.spec?.serviceAccountName).toBe(release);
     const services = await core.listNamespacedService({ namespace });
-    expect(Object.fromEntries(services.items.map((s) => [s.metadata!.name!, s.spec!.ports!.map((p) => `${p.name}:${p.port}->${p.targetPort}`)]))).toEqual({
+    expect(
+      Object.fromEntries(services.items.map((s) => [s.metadata!.name!, s.spec!.ports!.map((p) => `${p.name}:${p.port}->${p.targetPort}`)])),
+    ).toEqual({
       [release]: ['http:80->http'],
       [`${release}-metrics`]: ['metrics:9090->probes'],
     });
@@ -328,9 +385,17 @@ describe('helm install into the test API server', () => {
     expect(JSON.stringify(secret.data)).not.toContain(Buffer.from(key).toString('base64'));
 
     const serviceAccount = release;
-    const inWatched = await permissions(serviceAccount, namespace, needed.map((a) => ({ ...a, namespace: elsewhere })));
+    const inWatched = await permissions(
+      serviceAccount,
+      namespace,
+      needed.map((a) => ({ ...a, namespace: elsewhere })),
+    );
     expect(inWatched.filter((p) => !p.allowed)).toEqual([]);
-    const inOperator = await permissions(serviceAccount, namespace, neededInOperatorNamespace.map((a) => ({ ...a, namespace })));
+    const inOperator = await permissions(
+      serviceAccount,
+      namespace,
+      neededInOperatorNamespace.map((a) => ({ ...a, namespace })),
+    );
     expect(inOperator.filter((p) => !p.allowed)).toEqual([]);
     expect((await permissions(serviceAccount, namespace, neededClusterWide)).filter((p) => !p.allowed)).toEqual([]);
 
@@ -344,7 +409,10 @@ describe('helm install into the test API server', () => {
     // Uninstalling keeps the CRDs (and with them every Berth object) but removes the rest.
     const uninstalled = await helm(['uninstall', release, '--namespace', namespace]);
     expect(uninstalled.code).toBe(0);
-    installed.splice(installed.findIndex((i) => i.release === release), 1);
+    installed.splice(
+      installed.findIndex((i) => i.release === release),
+      1,
+    );
     const after = await kc.makeApiClient(ApiextensionsV1Api).listCustomResourceDefinition();
     expect(after.items.filter((c) => c.spec.group === 'berth.dev')).toHaveLength(berthKinds.length);
     const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
@@ -363,9 +431,17 @@ describe('helm install into the test API server', () => {
     await rbac.readNamespacedRole({ name: `${release}-manager`, namespace: watched });
 
     const serviceAccount = release;
-    const inWatched = await permissions(serviceAccount, namespace, needed.map((a) => ({ ...a, namespace: watched })));
+    const inWatched = await permissions(
+      serviceAccount,
+      namespace,
+      needed.map((a) => ({ ...a, namespace: watched })),
+    );
     expect(inWatched.filter((p) => !p.allowed)).toEqual([]);
-    const inOperator = await permissions(serviceAccount, namespace, neededInOperatorNamespace.map((a) => ({ ...a, namespace })));
+    const inOperator = await permissions(
+      serviceAccount,
+      namespace,
+      neededInOperatorNamespace.map((a) => ({ ...a, namespace })),
+    );
     expect(inOperator.filter((p) => !p.allowed)).toEqual([]);
     expect((await permissions(serviceAccount, namespace, neededClusterWide)).filter((p) => !p.allowed)).toEqual([]);
 

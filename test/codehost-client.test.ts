@@ -55,9 +55,20 @@ describe('the fake GitHub speaks GitHub’s wire format', () => {
     const token = github.issuePersonalToken(owner);
     const response = await fetch(`${github.url}/user/repos?per_page=500&page=2`, { headers: { authorization: `token ${token}` } });
     expect(response.status).toBe(200);
-    const body = (await response.json()) as { name: string; full_name: string; owner: { login: string }; html_url: string; clone_url: string }[];
+    const body = (await response.json()) as {
+      name: string;
+      full_name: string;
+      owner: { login: string };
+      html_url: string;
+      clone_url: string;
+    }[];
     expect(body).toHaveLength(100);
-    expect(body[0]).toMatchObject({ name: 'repo-101', full_name: 'wire/repo-101', owner: { login: 'wire' }, clone_url: 'https://github.com/wire/repo-101.git' });
+    expect(body[0]).toMatchObject({
+      name: 'repo-101',
+      full_name: 'wire/repo-101',
+      owner: { login: 'wire' },
+      clone_url: 'https://github.com/wire/repo-101.git',
+    });
     const links = Object.fromEntries(
       (response.headers.get('link') ?? '').split(', ').map((part) => {
         const [, url, rel] = /^<([^>]+)>; rel="(\w+)"$/.exec(part)!;
@@ -81,7 +92,11 @@ describe('GitHub with a personal access token', () => {
     const alice = github.account('alice');
     github.addRepositories(alice, 250, 'svc');
     const token = github.issuePersonalToken(alice);
-    const client = createGitHubClient({ integrationId: '6f1c1d2e-0000-4000-8000-000000000001', baseUrl: github.url, credentials: { kind: 'token', token } });
+    const client = createGitHubClient({
+      integrationId: '6f1c1d2e-0000-4000-8000-000000000001',
+      baseUrl: github.url,
+      credentials: { kind: 'token', token },
+    });
 
     const repositories = await client.listRepositories();
 
@@ -119,7 +134,11 @@ describe('GitHub with a personal access token', () => {
 
   it('says whom the token acts as', async () => {
     const bob = github.account('bob');
-    const client = createGitHubClient({ integrationId: 'i', baseUrl: github.url, credentials: { kind: 'token', token: github.issuePersonalToken(bob) } });
+    const client = createGitHubClient({
+      integrationId: 'i',
+      baseUrl: github.url,
+      credentials: { kind: 'token', token: github.issuePersonalToken(bob) },
+    });
     await expect(client.verify()).resolves.toEqual({ login: 'bob', kind: 'user' });
   });
 
@@ -146,7 +165,11 @@ describe('GitHub with a personal access token', () => {
 
   it('reports a primary rate limit (403) with its reset time', async () => {
     const dave = github.account('dave');
-    const client = createGitHubClient({ integrationId: 'i', baseUrl: github.url, credentials: { kind: 'token', token: github.issuePersonalToken(dave) } });
+    const client = createGitHubClient({
+      integrationId: 'i',
+      baseUrl: github.url,
+      credentials: { kind: 'token', token: github.issuePersonalToken(dave) },
+    });
     const resetAt = new Date(Math.ceil(Date.now() / 1000) * 1000 + 600_000);
     github.simulateRateLimit({ status: 403, resetAt });
     try {
@@ -161,7 +184,11 @@ describe('GitHub with a personal access token', () => {
 
   it('reports a secondary rate limit (429 with retry-after)', async () => {
     const erin = github.account('erin');
-    const client = createGitHubClient({ integrationId: 'i', baseUrl: github.url, credentials: { kind: 'token', token: github.issuePersonalToken(erin) } });
+    const client = createGitHubClient({
+      integrationId: 'i',
+      baseUrl: github.url,
+      credentials: { kind: 'token', token: github.issuePersonalToken(erin) },
+    });
     github.simulateRateLimit({ status: 429, resetAt: new Date(Date.now() + 120_000) });
     try {
       const before = Date.now();
@@ -179,7 +206,11 @@ describe('GitHub with a personal access token', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}`;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const refused = createGitHubClient({ integrationId: 'i', baseUrl: closedUrl, credentials: { kind: 'token', token: 'ghp_neverSentAnywhere123' } });
+    const refused = createGitHubClient({
+      integrationId: 'i',
+      baseUrl: closedUrl,
+      credentials: { kind: 'token', token: 'ghp_neverSentAnywhere123' },
+    });
     const refusal = await failureOf(refused.listRepositories());
     expect(refusal).toBeInstanceOf(CodeHostUnreachableError);
     expect(refusal.message).toContain(closedUrl);
@@ -264,10 +295,16 @@ describe('GitHub App authentication', () => {
 
 describe('the registry', () => {
   function integration(uid: string, secretName: string, baseUrl: string): IntegrationReference {
-    return { metadata: { uid, namespace: 'org-a', name: 'gh', generation: 1 }, spec: { provider: 'github', baseUrl, credentialsSecretRef: { name: secretName } } };
+    return {
+      metadata: { uid, namespace: 'org-a', name: 'gh', generation: 1 },
+      spec: { provider: 'github', baseUrl, credentialsSecretRef: { name: secretName } },
+    };
   }
   function tokenSecret(name: string, token: string, resourceVersion: string): V1Secret {
-    return { metadata: { name, namespace: 'org-a', uid: `secret-${name}`, resourceVersion }, data: { token: Buffer.from(token).toString('base64') } };
+    return {
+      metadata: { name, namespace: 'org-a', uid: `secret-${name}`, resourceVersion },
+      data: { token: Buffer.from(token).toString('base64') },
+    };
   }
 
   it('coalesces concurrent listings, serves repeats from cache, and refetches when the Secret changes', async () => {
@@ -355,8 +392,13 @@ describe('the registry', () => {
     const registry = new CodeHostRegistry();
     const subject = integration('44444444-4444-4444-8444-444444444444', 'absent', github.url);
     const count = github.requests.length;
-    await expect(registry.verify(subject, () => undefined)).rejects.toThrow(new CodeHostCredentialsError('Secret "absent" not found in namespace "org-a"'));
-    const partial: V1Secret = { metadata: { name: 'absent', uid: 'x', resourceVersion: '1' }, stringData: { appId: '1', privateKey: 'sekret-key-material' } };
+    await expect(registry.verify(subject, () => undefined)).rejects.toThrow(
+      new CodeHostCredentialsError('Secret "absent" not found in namespace "org-a"'),
+    );
+    const partial: V1Secret = {
+      metadata: { name: 'absent', uid: 'x', resourceVersion: '1' },
+      stringData: { appId: '1', privateKey: 'sekret-key-material' },
+    };
     const error = await failureOf(registry.repositoriesOf(subject, () => partial));
     expect(error).toBeInstanceOf(CodeHostCredentialsError);
     expect(error.message).toBe('Secret "absent" is missing key "installationId" for a GitHub App');

@@ -4,7 +4,13 @@ import { generateKeyPairSync } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CodeHostRateLimitedError, CodeHostUnauthorizedError, CodeHostCredentialsError, CodeHostRegistry, createGitLabClient } from '../src/codehost/index.ts';
+import {
+  CodeHostRateLimitedError,
+  CodeHostUnauthorizedError,
+  CodeHostCredentialsError,
+  CodeHostRegistry,
+  createGitLabClient,
+} from '../src/codehost/index.ts';
 
 const validToken = 'glpat-validTokenValue0123';
 const projects = Array.from({ length: 230 }, (_, index) => ({
@@ -31,7 +37,11 @@ const server = createServer((request: IncomingMessage, response: ServerResponse)
   if (request.headers['private-token'] !== validToken) return send(401, { message: '401 Unauthorized' });
   if (rateLimited) return send(429, { message: 'Retry later' }, { 'ratelimit-reset': '1893456000', 'retry-after': '60' });
   if (url.pathname === '/api/v4/user') return send(200, { id: 1, username: 'gitlab-bot', name: 'Bot', state: 'active' });
-  if (url.pathname === '/api/v4/projects' && url.searchParams.get('membership') === 'true' && url.searchParams.get('pagination') === 'keyset') {
+  if (
+    url.pathname === '/api/v4/projects' &&
+    url.searchParams.get('membership') === 'true' &&
+    url.searchParams.get('pagination') === 'keyset'
+  ) {
     const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 20));
     const after = Number(url.searchParams.get('id_after') ?? 0);
     const page = projects.filter((p) => p.id > after).slice(0, perPage);
@@ -72,7 +82,9 @@ describe('GitLab', () => {
   });
 
   it('verifies the token and maps refusals and limits to typed errors without the token', async () => {
-    await expect(createGitLabClient({ integrationId: 'gl', baseUrl, credentials: { kind: 'token', token: validToken } }).verify()).resolves.toEqual({
+    await expect(
+      createGitLabClient({ integrationId: 'gl', baseUrl, credentials: { kind: 'token', token: validToken } }).verify(),
+    ).resolves.toEqual({
       login: 'gitlab-bot',
       kind: 'user',
     });
@@ -83,7 +95,9 @@ describe('GitLab', () => {
 
     rateLimited = true;
     try {
-      const limited = await createGitLabClient({ integrationId: 'gl', baseUrl, credentials: { kind: 'token', token: validToken } }).listRepositories().catch((error: Error) => error);
+      const limited = await createGitLabClient({ integrationId: 'gl', baseUrl, credentials: { kind: 'token', token: validToken } })
+        .listRepositories()
+        .catch((error: Error) => error);
       expect(limited).toBeInstanceOf(CodeHostRateLimitedError);
       expect((limited as CodeHostRateLimitedError).resetAt.toISOString()).toBe('2030-01-01T00:00:00.000Z');
     } finally {
@@ -93,10 +107,17 @@ describe('GitLab', () => {
 
   it('is chosen by the registry for provider gitlab, and refuses GitHub App keys', async () => {
     const registry = new CodeHostRegistry();
-    const integration = { metadata: { uid: 'gl-uid', namespace: 'org' }, spec: { provider: 'gitlab' as const, baseUrl, credentialsSecretRef: { name: 'gl' } } };
+    const integration = {
+      metadata: { uid: 'gl-uid', namespace: 'org' },
+      spec: { provider: 'gitlab' as const, baseUrl, credentialsSecretRef: { name: 'gl' } },
+    };
     const tokenSecret = { metadata: { uid: 's', resourceVersion: '1' }, stringData: { token: validToken } };
     await expect(registry.verify(integration, () => tokenSecret)).resolves.toEqual({ login: 'gitlab-bot', kind: 'user' });
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const { privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     const appSecret = { metadata: { uid: 's', resourceVersion: '2' }, stringData: { appId: '1', privateKey, installationId: '1' } };
     const refusal = await registry.verify(integration, () => appSecret).catch((error: Error) => error);
     expect(refusal).toBeInstanceOf(CodeHostCredentialsError);

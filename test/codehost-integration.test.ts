@@ -32,7 +32,12 @@ const credentials: string[] = [];
 beforeAll(async () => {
   namespace = await useNamespace('codehost');
   github = await FakeGitHub.start();
-  manager = new Manager({ kubeConfig: kc, healthPort: false, logger: createLogger({ level: 'debug', destination: logSink }), eventAggregateWindowMs: 0 });
+  manager = new Manager({
+    kubeConfig: kc,
+    healthPort: false,
+    logger: createLogger({ level: 'debug', destination: logSink }),
+    eventAggregateWindowMs: 0,
+  });
   // A short re-verification period stands in for the default 10 minutes: a revoked token must be
   // noticed without any change in the cluster.
   registerCodeHostIntegrationController(manager, { namespaces: [namespace], verifyIntervalMs: 1000, unreachableRetryMs: 500 });
@@ -55,7 +60,12 @@ async function createIntegration(name: string, secretName: string): Promise<void
     version,
     namespace,
     plural,
-    body: { apiVersion: `${group}/${version}`, kind: 'CodeHostIntegration', metadata: { name }, spec: { baseUrl: github.url, credentialsSecretRef: { name: secretName } } },
+    body: {
+      apiVersion: `${group}/${version}`,
+      kind: 'CodeHostIntegration',
+      metadata: { name },
+      spec: { baseUrl: github.url, credentialsSecretRef: { name: secretName } },
+    },
   });
 }
 
@@ -72,7 +82,9 @@ async function waitForReady(name: string, expected: Partial<Condition>, what: st
     async () => {
       const integration = await readIntegration(name);
       const condition = ready(integration);
-      return condition && Object.entries(expected).every(([key, value]) => condition[key as keyof Condition] === value) ? integration : undefined;
+      return condition && Object.entries(expected).every(([key, value]) => condition[key as keyof Condition] === value)
+        ? integration
+        : undefined;
     },
     30_000,
     what,
@@ -96,7 +108,11 @@ describe('a CodeHostIntegration with a personal token', () => {
     expect(ready(integration)?.message).toBe('GitHub accepted the credentials; they act as user alice');
     const waited = await kubectl(['wait', '-n', namespace, '--for=condition=Ready', `${plural}/alice`, '--timeout=10s']);
     expect(waited.code).toBe(0);
-    await eventually(async () => (await eventsOf('alice')).some((e) => e.reason === 'CredentialsVerified' && e.type === 'Normal'), 10_000, 'a Verified Event');
+    await eventually(
+      async () => (await eventsOf('alice')).some((e) => e.reason === 'CredentialsVerified' && e.type === 'Normal'),
+      10_000,
+      'a Verified Event',
+    );
   });
 
   it('writes nothing while the answer stays the same', async () => {
@@ -121,14 +137,22 @@ describe('a CodeHostIntegration with a personal token', () => {
     expect(refused.status?.account).toBeUndefined();
     expect(refused.status?.conditions?.find((c) => c.type === 'Stalled')?.status).toBe('False');
     await eventually(
-      async () => (await eventsOf('bob')).find((e) => e.type === 'Warning' && e.reason === 'CredentialsRejected' && e.message === 'GitHub rejected the credentials: Bad credentials'),
+      async () =>
+        (await eventsOf('bob')).find(
+          (e) =>
+            e.type === 'Warning' && e.reason === 'CredentialsRejected' && e.message === 'GitHub rejected the credentials: Bad credentials',
+        ),
       10_000,
       'a Warning Event with GitHub’s message',
     );
 
     const second = github.issuePersonalToken(bob);
     credentials.push(second);
-    await core.replaceNamespacedSecret({ namespace, name: 'bob-token', body: { metadata: { name: 'bob-token' }, stringData: { token: second } } });
+    await core.replaceNamespacedSecret({
+      namespace,
+      name: 'bob-token',
+      body: { metadata: { name: 'bob-token' }, stringData: { token: second } },
+    });
     const recovered = await waitForReady('bob', { status: 'True' }, 'bob to be Ready again');
     expect(recovered.status?.account).toBe('bob');
   });
@@ -148,12 +172,20 @@ describe('a CodeHostIntegration whose Secret is missing or malformed', () => {
     expect(integration.status?.account).toBe('carol');
 
     await core.deleteNamespacedSecret({ namespace, name: 'late-token' });
-    const orphaned = await waitForReady('late', { status: 'False', reason: 'CredentialsSecretInvalid' }, 'late to be Stalled once its Secret is gone');
+    const orphaned = await waitForReady(
+      'late',
+      { status: 'False', reason: 'CredentialsSecretInvalid' },
+      'late to be Stalled once its Secret is gone',
+    );
     expect(orphaned.status?.account).toBeUndefined();
   });
 
   it('names the missing key and never the values it has', async () => {
-    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const { privateKey } = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     credentials.push(privateKey);
     await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'half-app' }, stringData: { appId: '777', privateKey } } });
     await createIntegration('half', 'half-app');
@@ -164,14 +196,21 @@ describe('a CodeHostIntegration whose Secret is missing or malformed', () => {
 
 describe('a CodeHostIntegration with GitHub App keys', () => {
   it('verifies through an installation token and names the account the App is installed on', async () => {
-    const keys = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+    const keys = generateKeyPairSync('rsa', {
+      modulusLength: 2048,
+      privateKeyEncoding: { type: 'pkcs1', format: 'pem' },
+      publicKeyEncoding: { type: 'spki', format: 'pem' },
+    });
     credentials.push(keys.privateKey);
     const org = github.account('acme', 'Organization');
     github.registerApp({ id: 9001, slug: 'berth', owner: org, publicKey: keys.publicKey });
     const installationId = github.install(9001, org, github.addRepositories(org, 3));
     await core.createNamespacedSecret({
       namespace,
-      body: { metadata: { name: 'acme-app' }, stringData: { appId: '9001', privateKey: keys.privateKey, installationId: String(installationId) } },
+      body: {
+        metadata: { name: 'acme-app' },
+        stringData: { appId: '9001', privateKey: keys.privateKey, installationId: String(installationId) },
+      },
     });
     await createIntegration('acme', 'acme-app');
 

@@ -47,7 +47,11 @@ describe('the test control plane', () => {
     });
     await core.deleteNamespacedConfigMap({ namespace, name: 'owner' });
     await eventually(
-      () => core.readNamespacedConfigMap({ namespace, name: 'dependent' }).then(() => false, (e: { code?: number }) => e.code === 404),
+      () =>
+        core.readNamespacedConfigMap({ namespace, name: 'dependent' }).then(
+          () => false,
+          (e: { code?: number }) => e.code === 404,
+        ),
       30_000,
       'the dependent to be garbage-collected',
     );

@@ -36,7 +36,14 @@ async function create(object: KubernetesObject): Promise<Outcome> {
 
 async function apply(object: KubernetesObject): Promise<Outcome> {
   return objects
-    .patch({ ...object, metadata: { ...object.metadata, namespace } }, undefined, undefined, 'crd-validation', true, PatchStrategy.ServerSideApply)
+    .patch(
+      { ...object, metadata: { ...object.metadata, namespace } },
+      undefined,
+      undefined,
+      'crd-validation',
+      true,
+      PatchStrategy.ServerSideApply,
+    )
     .then(() => ({ ok: true }) as const, failure);
 }
 
@@ -90,8 +97,16 @@ const invalidOnCreate: [string, Manifest, string][] = [
   ['codehost without repoRef', deployment(codehost({}, { repoRef: undefined })), 'spec.sourceRevisionConfig.repoRef'],
   ['codehost with imageUri', deployment(codehost({}, { imageUri: 'nginx:1' })), 'spec.sourceRevisionConfig.imageUri'],
   ['external_docker without imageUri', deployment(docker({}, { imageUri: undefined })), 'spec.sourceRevisionConfig.imageUri'],
-  ['external_docker with graphConfigPath', deployment(docker({}, { graphConfigPath: 'app.json' })), 'spec.sourceRevisionConfig.graphConfigPath'],
-  ['tag repoRef with buildOnPush', deployment(codehost({ buildOnPush: true }, { repoRef: 'refs/tags/v1.0.0' })), 'spec.sourceConfig.buildOnPush'],
+  [
+    'external_docker with graphConfigPath',
+    deployment(docker({}, { graphConfigPath: 'app.json' })),
+    'spec.sourceRevisionConfig.graphConfigPath',
+  ],
+  [
+    'tag repoRef with buildOnPush',
+    deployment(codehost({ buildOnPush: true }, { repoRef: 'refs/tags/v1.0.0' })),
+    'spec.sourceConfig.buildOnPush',
+  ],
   ['repoUrl that is not a URL', deployment(codehost({ repoUrl: 'github.com/example-org/app' })), 'spec.sourceConfig.repoUrl'],
   ['customUrl that is not a URL', deployment(docker({ customUrl: 'ftp://example.com' })), 'spec.sourceConfig.customUrl'],
   ['integrationId that is not a UUID', deployment(codehost({ integrationId: 'not-a-uuid' })), 'spec.sourceConfig.integrationId'],
@@ -100,7 +115,11 @@ const invalidOnCreate: [string, Manifest, string][] = [
   ['fractional maxScale', deployment(resources({ maxScale: 1.5 })), 'spec.sourceConfig.resourceSpec.maxScale'],
   ['negative cpu', deployment(resources({ cpu: -0.5 })), 'spec.sourceConfig.resourceSpec.cpu'],
   ['minScale above maxScale', deployment(resources({ minScale: 3, maxScale: 2 })), 'spec.sourceConfig.resourceSpec.minScale'],
-  ['queueMinScale above queueMaxScale', deployment(resources({ queueMinScale: 5, queueMaxScale: 1 })), 'spec.sourceConfig.resourceSpec.queueMinScale'],
+  [
+    'queueMinScale above queueMaxScale',
+    deployment(resources({ queueMinScale: 5, queueMaxScale: 1 })),
+    'spec.sourceConfig.resourceSpec.queueMinScale',
+  ],
   [
     'orchestratorMinScale above orchestratorMaxScale',
     deployment(resources({ orchestratorMinScale: 2, orchestratorMaxScale: 0 })),
@@ -108,8 +127,16 @@ const invalidOnCreate: [string, Manifest, string][] = [
   ],
   ['cpuLimit below cpu', deployment(resources({ cpu: 2, cpuLimit: 1 })), 'spec.sourceConfig.resourceSpec.cpuLimit'],
   ['fractional cpuLimit below cpu', deployment(resources({ cpu: 1, cpuLimit: 0.5 })), 'spec.sourceConfig.resourceSpec.cpuLimit'],
-  ['memoryLimitMb below memoryMb', deployment(resources({ memoryMb: 512, memoryLimitMb: 256 })), 'spec.sourceConfig.resourceSpec.memoryLimitMb'],
-  ['queueCpuLimit below queueCpu', deployment(resources({ queueCpu: 1, queueCpuLimit: 0.5 })), 'spec.sourceConfig.resourceSpec.queueCpuLimit'],
+  [
+    'memoryLimitMb below memoryMb',
+    deployment(resources({ memoryMb: 512, memoryLimitMb: 256 })),
+    'spec.sourceConfig.resourceSpec.memoryLimitMb',
+  ],
+  [
+    'queueCpuLimit below queueCpu',
+    deployment(resources({ queueCpu: 1, queueCpuLimit: 0.5 })),
+    'spec.sourceConfig.resourceSpec.queueCpuLimit',
+  ],
   [
     'queueMemoryLimitMb below queueMemoryMb',
     deployment(resources({ queueMemoryMb: 300, queueMemoryLimitMb: 200 })),
@@ -120,9 +147,17 @@ const invalidOnCreate: [string, Manifest, string][] = [
     deployment(resources({ orchestratorMemoryMb: 300, orchestratorMemoryLimitMb: 200 })),
     'spec.sourceConfig.resourceSpec.orchestratorMemoryLimitMb',
   ],
-  ['executorCpuLimit below executorCpu', deployment(resources({ executorCpu: 4, executorCpuLimit: 2 })), 'spec.sourceConfig.resourceSpec.executorCpuLimit'],
+  [
+    'executorCpuLimit below executorCpu',
+    deployment(resources({ executorCpu: 4, executorCpuLimit: 2 })),
+    'spec.sourceConfig.resourceSpec.executorCpuLimit',
+  ],
   ['dbCpuLimit below dbCpu', deployment(resources({ dbCpu: 2, dbCpuLimit: 1 })), 'spec.sourceConfig.resourceSpec.dbCpuLimit'],
-  ['dbMemoryLimitMb below dbMemoryMb', deployment(resources({ dbMemoryMb: 2048, dbMemoryLimitMb: 1024 })), 'spec.sourceConfig.resourceSpec.dbMemoryLimitMb'],
+  [
+    'dbMemoryLimitMb below dbMemoryMb',
+    deployment(resources({ dbMemoryMb: 2048, dbMemoryLimitMb: 1024 })),
+    'spec.sourceConfig.resourceSpec.dbMemoryLimitMb',
+  ],
   [
     'volume with two sources',
     deployment(resources({ volumes: [{ name: 'v', configMap: { name: 'a' }, emptyDir: {} }] })),
@@ -139,7 +174,9 @@ const invalidOnCreate: [string, Manifest, string][] = [
   ],
   [
     'init container adding SYS_ADMIN',
-    deployment(resources({ initContainers: [{ name: 'init', image: 'busybox', securityContext: { capabilities: { add: ['SYS_ADMIN'] } } }] })),
+    deployment(
+      resources({ initContainers: [{ name: 'init', image: 'busybox', securityContext: { capabilities: { add: ['SYS_ADMIN'] } } }] }),
+    ),
     'spec.sourceConfig.resourceSpec.initContainers[0].securityContext.capabilities.add[0]',
   ],
   [
@@ -167,8 +204,16 @@ const invalidOnCreate: [string, Manifest, string][] = [
   ['OAuth authUrl that is not a URL', provider(providerSpec({ authUrl: 'sso.example/authorize' })), 'spec.authUrl'],
   ['OAuth tokenUrl that is not a URL', provider(providerSpec({ tokenUrl: 'javascript:alert(1)' })), 'spec.tokenUrl'],
   ['OAuth mcpServerUrl that is not a URL', provider(providerSpec({ mcpServerUrl: 'mcp' })), 'spec.mcpServerUrl'],
-  ['OAuth codeChallengeMethod other than S256 or plain', provider(providerSpec({ codeChallengeMethod: 'S512' })), 'spec.codeChallengeMethod'],
-  ['OAuth unknown tokenEndpointAuthMethod', provider(providerSpec({ tokenEndpointAuthMethod: 'private_key_jwt' })), 'spec.tokenEndpointAuthMethod'],
+  [
+    'OAuth codeChallengeMethod other than S256 or plain',
+    provider(providerSpec({ codeChallengeMethod: 'S512' })),
+    'spec.codeChallengeMethod',
+  ],
+  [
+    'OAuth unknown tokenEndpointAuthMethod',
+    provider(providerSpec({ tokenEndpointAuthMethod: 'private_key_jwt' })),
+    'spec.tokenEndpointAuthMethod',
+  ],
   ['OAuth unknown providerType', provider(providerSpec({ providerType: 'vendor_c' })), 'spec.providerType'],
   ['OAuth without clientId', provider(providerSpec({ clientId: undefined })), 'spec.clientId'],
   ['OAuth clientSecretRef without name', provider(providerSpec({ clientSecretRef: { key: 'k' } })), 'spec.clientSecretRef.name'],
@@ -184,8 +229,18 @@ const invalidOnCreate: [string, Manifest, string][] = [
 const invalidTransitions: [string, Manifest, Spec, string][] = [
   ['source changes', deployment(docker()), { ...docker(), source: 'internal_docker' }, 'spec.source'],
   ['repoUrl changes', deployment(codehost()), codehost({ repoUrl: 'https://github.com/example-org/other' }), 'spec.sourceConfig.repoUrl'],
-  ['integrationId changes', deployment(codehost()), codehost({ integrationId: '0b7e7c1e-2d7a-4e55-9a36-5b8d8f0c1a2b' }), 'spec.sourceConfig.integrationId'],
-  ['deploymentType changes', deployment(docker({ deploymentType: 'dev' })), docker({ deploymentType: 'prod' }), 'spec.sourceConfig.deploymentType'],
+  [
+    'integrationId changes',
+    deployment(codehost()),
+    codehost({ integrationId: '0b7e7c1e-2d7a-4e55-9a36-5b8d8f0c1a2b' }),
+    'spec.sourceConfig.integrationId',
+  ],
+  [
+    'deploymentType changes',
+    deployment(docker({ deploymentType: 'dev' })),
+    docker({ deploymentType: 'prod' }),
+    'spec.sourceConfig.deploymentType',
+  ],
   ['deploymentType is removed', deployment(docker({ deploymentType: 'dev' })), docker(), 'spec.sourceConfig.deploymentType'],
   [
     'listenerId changes',
@@ -216,7 +271,12 @@ describe('CRD validation in the API server', () => {
     for (const valid of [
       deployment(codehost({ buildOnPush: true, deploymentType: 'dev' }, { graphConfigPath: 'app.json' })),
       deployment(codehost({ buildOnPush: false }, { repoRef: 'refs/tags/v1.0.0' })),
-      deployment(docker({ customUrl: 'https://app.example.com', resourceSpec: { minScale: 2, maxScale: 2, cpu: 1, cpuLimit: 1.5, memoryMb: 1, memoryLimitMb: 1 } })),
+      deployment(
+        docker({
+          customUrl: 'https://app.example.com',
+          resourceSpec: { minScale: 2, maxScale: 2, cpu: 1, cpuLimit: 1.5, memoryMb: 1, memoryLimitMb: 1 },
+        }),
+      ),
       deployment({ ...docker(), source: 'internal_docker' }),
       // Waiting for its first image.
       deployment({ ...docker({}, { imageUri: undefined }), source: 'internal_docker' }),
@@ -245,8 +305,15 @@ describe('CRD validation in the API server', () => {
   it('lets an immutable-once-set field be set later, and sourceConfig change in place', async () => {
     const object = deployment(docker({ resourceSpec: { minScale: 1 } }));
     expect(await apply(object)).toEqual({ ok: true });
-    expect(await apply({ ...object, spec: docker({ deploymentType: 'dev', resourceSpec: { minScale: 2 } }) } as KubernetesObject)).toEqual({ ok: true });
-    expect(await apply({ ...object, spec: docker({ deploymentType: 'dev', customUrl: 'https://a.example' }, { imageUri: 'app:2' }) } as KubernetesObject)).toEqual({
+    expect(await apply({ ...object, spec: docker({ deploymentType: 'dev', resourceSpec: { minScale: 2 } }) } as KubernetesObject)).toEqual({
+      ok: true,
+    });
+    expect(
+      await apply({
+        ...object,
+        spec: docker({ deploymentType: 'dev', customUrl: 'https://a.example' }, { imageUri: 'app:2' }),
+      } as KubernetesObject),
+    ).toEqual({
       ok: true,
     });
   });
@@ -255,10 +322,18 @@ describe('CRD validation in the API server', () => {
     const object = provider(providerSpec());
     expect(await apply(object)).toEqual({ ok: true });
     const stored = (await objects.read({ ...object, metadata: { name: object.metadata!.name!, namespace } })) as Manifest;
-    expect(stored.spec).toMatchObject({ usesPkce: false, codeChallengeMethod: 'S256', tokenEndpointAuthMethod: 'client_secret_post', isDynamicClient: false });
+    expect(stored.spec).toMatchObject({
+      usesPkce: false,
+      codeChallengeMethod: 'S256',
+      tokenEndpointAuthMethod: 'client_secret_post',
+      isDynamicClient: false,
+    });
     const integrationObject = integration({ credentialsSecretRef: { name: 's' } });
     expect(await apply(integrationObject)).toEqual({ ok: true });
-    const storedIntegration = (await objects.read({ ...integrationObject, metadata: { name: integrationObject.metadata!.name!, namespace } })) as KubernetesObject & {
+    const storedIntegration = (await objects.read({
+      ...integrationObject,
+      metadata: { name: integrationObject.metadata!.name!, namespace },
+    })) as KubernetesObject & {
       spec: Spec;
     };
     expect(storedIntegration.spec.provider).toBe('github');

@@ -27,14 +27,22 @@ function undocumented(node: Node, path: string): string[] {
 }
 
 function nodes(node: Node): Node[] {
-  return [node, ...Object.values(node.properties ?? {}).flatMap(nodes), ...(node.items ? nodes(node.items) : []), ...(node.additionalProperties ? nodes(node.additionalProperties) : [])];
+  return [
+    node,
+    ...Object.values(node.properties ?? {}).flatMap(nodes),
+    ...(node.items ? nodes(node.items) : []),
+    ...(node.additionalProperties ? nodes(node.additionalProperties) : []),
+  ];
 }
-
 
 describe('generated CRDs', () => {
   it('crds/ holds exactly what scripts/generate-crds.ts renders (run `npm run generate` after changing src/api)', () => {
     const expected = new Map(crdSources.map((source) => [crdFileName(source.descriptor), renderCrdYaml(renderCrd(source))]));
-    expect(readdirSync(crdDir).filter((f) => f.endsWith('.yaml')).sort()).toEqual([...expected.keys()].sort());
+    expect(
+      readdirSync(crdDir)
+        .filter((f) => f.endsWith('.yaml'))
+        .sort(),
+    ).toEqual([...expected.keys()].sort());
     for (const [file, text] of expected) expect(readFileSync(join(crdDir, file), 'utf8'), file).toBe(text);
   });
 
@@ -74,9 +82,17 @@ describe('generated CRDs', () => {
       // The API server's own warnings (e.g. an unsupported format) would show as NonStructuralSchema.
       expect(crd.status?.conditions?.find((c) => c.type === 'NonStructuralSchema')).toBeUndefined();
       // What the server stores is what was generated: CEL rules, enums and defaults survived.
-      const stored = JSON.stringify(await kubectl(['get', 'crd', crdName(source.descriptor), '-o', 'json']).then((r) => JSON.parse(r.stdout).spec.versions[0].schema));
+      const stored = JSON.stringify(
+        await kubectl(['get', 'crd', crdName(source.descriptor), '-o', 'json']).then((r) => JSON.parse(r.stdout).spec.versions[0].schema),
+      );
       const generated = JSON.stringify(renderCrd(source).spec.versions[0]!.schema);
-      for (const key of ['x-kubernetes-validations', '"enum"', '"default"', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-list-type']) {
+      for (const key of [
+        'x-kubernetes-validations',
+        '"enum"',
+        '"default"',
+        'x-kubernetes-preserve-unknown-fields',
+        'x-kubernetes-list-type',
+      ]) {
         expect(stored.split(key).length, `${source.descriptor.kind} ${key}`).toBe(generated.split(key).length);
       }
     }
@@ -144,7 +160,12 @@ describe('generated CRDs', () => {
         apiVersion,
         kind: 'Revision',
         metadata: { name: 'web-0123456789', labels: { [labels.deployment]: 'web', [labels.deploymentGeneration]: '3' } },
-        spec: { deploymentName: 'web', source: 'external_docker', sourceRevisionConfig: { imageUri: 'nginx:1.27' }, digest: '0123456789abcdef' },
+        spec: {
+          deploymentName: 'web',
+          source: 'external_docker',
+          sourceRevisionConfig: { imageUri: 'nginx:1.27' },
+          digest: '0123456789abcdef',
+        },
       },
     });
     const revisions = await kubectl(['get', 'brev', '-n', namespace]);

@@ -26,7 +26,12 @@ let namespace: string;
 let manager: Manager | undefined;
 
 function startManager(): Promise<Manager> {
-  const m = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }), processMetrics: false });
+  const m = new Manager({
+    kubeConfig: testKubeConfig(),
+    healthPort: false,
+    logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }),
+    processMetrics: false,
+  });
   registerDeploymentControllers(m, { namespaces: [namespace] });
   registerTracingProjectController(m, { namespaces: [namespace] });
   return m.start().then(() => m);
@@ -57,23 +62,35 @@ afterAll(async () => {
 describe(`${count} Deployments`, () => {
   const names = Array.from({ length: count }, (_, i) => `app-${String(i).padStart(3, '0')}`);
 
-  it('all get their workloads', async () => {
-    await inBatches(names, 20, (name) =>
-      custom.createNamespacedCustomObject({
-        group,
-        version,
-        namespace,
-        plural: 'deployments',
-        body: {
-          apiVersion: `${group}/${version}`,
-          kind: 'Deployment',
-          metadata: { name },
-          spec: { source: 'external_docker', sourceConfig: { resourceSpec: { minScale: 1, maxScale: 2 } }, sourceRevisionConfig: { imageUri: `nginx:1.${name.slice(-2)}` } },
-        },
-      }),
-    );
-    await eventually(async () => (await apps.listNamespacedDeployment({ namespace })).items.length === count || undefined, heavy, 'every application Deployment');
-  }, heavy + 10_000);
+  it(
+    'all get their workloads',
+    async () => {
+      await inBatches(names, 20, (name) =>
+        custom.createNamespacedCustomObject({
+          group,
+          version,
+          namespace,
+          plural: 'deployments',
+          body: {
+            apiVersion: `${group}/${version}`,
+            kind: 'Deployment',
+            metadata: { name },
+            spec: {
+              source: 'external_docker',
+              sourceConfig: { resourceSpec: { minScale: 1, maxScale: 2 } },
+              sourceRevisionConfig: { imageUri: `nginx:1.${name.slice(-2)}` },
+            },
+          },
+        }),
+      );
+      await eventually(
+        async () => (await apps.listNamespacedDeployment({ namespace })).items.length === count || undefined,
+        heavy,
+        'every application Deployment',
+      );
+    },
+    heavy + 10_000,
+  );
 
   it('one more uses every feature (database, cache, queue, Ingress, pod settings, secrets) and settles too', async () => {
     await core.createNamespacedSecret({ namespace, body: { metadata: { name: `${full}-secrets` }, stringData: { API_KEY: 'k' } } });
@@ -117,7 +134,14 @@ describe(`${count} Deployments`, () => {
               volumeMounts: [{ name: 'config', mountPath: '/etc/app', readOnly: true }],
               initContainers: [{ name: 'migrate', image: 'app:migrate', args: ['--up'] }],
               // Quantities as a person writes them; the API server stores them canonicalised.
-              sidecars: [{ name: 'proxy', image: 'envoy:1', resources: { limits: { cpu: '1000m', memory: '1024Mi' } }, volumeMounts: [{ name: 'cache', mountPath: '/cache' }] }],
+              sidecars: [
+                {
+                  name: 'proxy',
+                  image: 'envoy:1',
+                  resources: { limits: { cpu: '1000m', memory: '1024Mi' } },
+                  volumeMounts: [{ name: 'cache', mountPath: '/cache' }],
+                },
+              ],
             },
           },
           sourceRevisionConfig: { imageUri: 'app:full' },
@@ -126,56 +150,82 @@ describe(`${count} Deployments`, () => {
       },
     });
     await eventually(() => apps.readNamespacedDeployment({ namespace, name: `${full}-queue` }), 30_000, 'the queue worker');
-    await eventually(() => kubeRequest(kc, { method: 'GET', path: `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses/${full}` }), 30_000, 'the Ingress');
+    await eventually(
+      () => kubeRequest(kc, { method: 'GET', path: `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses/${full}` }),
+      30_000,
+      'the Ingress',
+    );
     await eventually(() => apps.readNamespacedStatefulSet({ namespace, name: `${full}-postgres` }), 30_000, 'the database');
     await eventually(() => apps.readNamespacedDeployment({ namespace, name: `${full}-redis` }), 30_000, 'the cache');
   });
 
-  it('all become READY with one Revision each', async () => {
-    const workloads = (await apps.listNamespacedDeployment({ namespace })).items;
-    await kubeRequest(kc, {
-      method: 'PATCH',
-      path: `/apis/apps/v1/namespaces/${namespace}/statefulsets/${full}-postgres/status`,
-      contentType: 'application/merge-patch+json',
-      body: { status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, currentReplicas: 1, availableReplicas: 1 } },
-    });
-    await inBatches(workloads, 20, (d) =>
-      kubeRequest(kc, {
+  it(
+    'all become READY with one Revision each',
+    async () => {
+      const workloads = (await apps.listNamespacedDeployment({ namespace })).items;
+      await kubeRequest(kc, {
         method: 'PATCH',
-        path: `/apis/apps/v1/namespaces/${namespace}/deployments/${d.metadata!.name}/status`,
+        path: `/apis/apps/v1/namespaces/${namespace}/statefulsets/${full}-postgres/status`,
         contentType: 'application/merge-patch+json',
-        body: { status: { observedGeneration: d.metadata!.generation, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 } },
-      }),
-    );
-    await eventually(
-      async () => (await listDeployments()).filter((d) => d.status?.status === 'READY' && d.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length === count + 1 || undefined,
-      heavy,
-      'every Deployment READY',
-    );
-    const revisions = (await custom.listNamespacedCustomObject({ group, version, namespace, plural: 'revisions' })) as { items: unknown[] };
-    expect(revisions.items).toHaveLength(count + 1);
-  }, heavy + 10_000);
+        body: { status: { observedGeneration: 1, replicas: 1, readyReplicas: 1, currentReplicas: 1, availableReplicas: 1 } },
+      });
+      await inBatches(workloads, 20, (d) =>
+        kubeRequest(kc, {
+          method: 'PATCH',
+          path: `/apis/apps/v1/namespaces/${namespace}/deployments/${d.metadata!.name}/status`,
+          contentType: 'application/merge-patch+json',
+          body: {
+            status: { observedGeneration: d.metadata!.generation, replicas: 2, updatedReplicas: 2, readyReplicas: 2, availableReplicas: 2 },
+          },
+        }),
+      );
+      await eventually(
+        async () =>
+          (await listDeployments()).filter(
+            (d) => d.status?.status === 'READY' && d.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+          ).length ===
+            count + 1 || undefined,
+        heavy,
+        'every Deployment READY',
+      );
+      const revisions = (await custom.listNamespacedCustomObject({ group, version, namespace, plural: 'revisions' })) as {
+        items: unknown[];
+      };
+      expect(revisions.items).toHaveLength(count + 1);
+    },
+    heavy + 10_000,
+  );
 
-  it('re-reconciles all of them after a controller restart without a single write', async () => {
-    await manager!.stop();
-    manager = undefined;
-    const writes: KubeApiRequestLabels[] = [];
-    const stopCounting = onKubeApiRequest(kc.getCurrentCluster()!.server, (request) => {
-      if (writeVerbs.has(request.verb)) writes.push(request);
-    });
-    try {
-      const started = Date.now();
-      manager = await startManager();
-      const m = manager;
-      await eventually(async () => (await reconciles(m, 'deployment')) >= count + 1 && (await reconciles(m, 'tracing-project')) >= count + 1, heavy, 'every key reconciled');
-      console.error(`[deployment-scale] ${count + 1} Deployments and their TracingProjects re-reconciled ${Date.now() - started} ms after the restart`);
-      expect(writes).toEqual([]);
-      const stillReady = await listDeployments();
-      expect(stillReady.filter((d) => d.status?.status === 'READY')).toHaveLength(count + 1);
-    } finally {
-      stopCounting();
-    }
-  }, heavy + 10_000);
+  it(
+    're-reconciles all of them after a controller restart without a single write',
+    async () => {
+      await manager!.stop();
+      manager = undefined;
+      const writes: KubeApiRequestLabels[] = [];
+      const stopCounting = onKubeApiRequest(kc.getCurrentCluster()!.server, (request) => {
+        if (writeVerbs.has(request.verb)) writes.push(request);
+      });
+      try {
+        const started = Date.now();
+        manager = await startManager();
+        const m = manager;
+        await eventually(
+          async () => (await reconciles(m, 'deployment')) >= count + 1 && (await reconciles(m, 'tracing-project')) >= count + 1,
+          heavy,
+          'every key reconciled',
+        );
+        console.error(
+          `[deployment-scale] ${count + 1} Deployments and their TracingProjects re-reconciled ${Date.now() - started} ms after the restart`,
+        );
+        expect(writes).toEqual([]);
+        const stillReady = await listDeployments();
+        expect(stillReady.filter((d) => d.status?.status === 'READY')).toHaveLength(count + 1);
+      } finally {
+        stopCounting();
+      }
+    },
+    heavy + 10_000,
+  );
 
   it('issues no write when the same spec is applied again', async () => {
     const m = manager!;
@@ -193,7 +243,12 @@ describe(`${count} Deployments`, () => {
         path: `/apis/${group}/${version}/namespaces/${namespace}/deployments/${target}`,
         contentType: 'application/apply-patch+yaml',
         query: { fieldManager: 'gitops', force: 'true' },
-        body: { apiVersion: `${group}/${version}`, kind: 'Deployment', metadata: { name: target, annotations: { 'example.com/synced': 'again' } }, spec: current.spec },
+        body: {
+          apiVersion: `${group}/${version}`,
+          kind: 'Deployment',
+          metadata: { name: target, annotations: { 'example.com/synced': 'again' } },
+          spec: current.spec,
+        },
       });
       await eventually(async () => (await reconciles(m, 'deployment')) > before, 30_000, 'the re-applied Deployment reconciled');
       // The only write is the re-apply itself.
@@ -201,7 +256,13 @@ describe(`${count} Deployments`, () => {
     } finally {
       stopCounting();
     }
-    const revisions = (await custom.listNamespacedCustomObject({ group, version, namespace, plural: 'revisions', labelSelector: `berth.dev/deployment=${target}` })) as { items: unknown[] };
+    const revisions = (await custom.listNamespacedCustomObject({
+      group,
+      version,
+      namespace,
+      plural: 'revisions',
+      labelSelector: `berth.dev/deployment=${target}`,
+    })) as { items: unknown[] };
     expect(revisions.items).toHaveLength(1);
   });
 });

@@ -19,7 +19,12 @@ let namespace: string;
 let manager: Manager;
 
 function startManager(writer?: DeploymentWriter): Promise<Manager> {
-  const m = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }), processMetrics: false });
+  const m = new Manager({
+    kubeConfig: testKubeConfig(),
+    healthPort: false,
+    logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }),
+    processMetrics: false,
+  });
   registerDeploymentControllers(m, { namespaces: [namespace], registry }, writer ? { writer } : {});
   return m.start().then(() => m);
 }
@@ -59,7 +64,13 @@ async function patchDeployment(name: string, patch: unknown): Promise<Deployment
 }
 
 async function revisionsOf(name: string): Promise<Revision[]> {
-  const list = (await custom.listNamespacedCustomObject({ group, version, namespace, plural: 'revisions', labelSelector: `berth.dev/deployment=${name}` })) as {
+  const list = (await custom.listNamespacedCustomObject({
+    group,
+    version,
+    namespace,
+    plural: 'revisions',
+    labelSelector: `berth.dev/deployment=${name}`,
+  })) as {
     items: Revision[];
   };
   return list.items;
@@ -95,7 +106,9 @@ async function markDatabaseReady(statefulSet: string): Promise<void> {
     method: 'PATCH',
     path: `/apis/apps/v1/namespaces/${namespace}/statefulsets/${statefulSet}/status`,
     contentType: 'application/merge-patch+json',
-    body: { status: { observedGeneration: current.metadata!.generation, replicas: 1, readyReplicas: 1, currentReplicas: 1, availableReplicas: 1 } },
+    body: {
+      status: { observedGeneration: current.metadata!.generation, replicas: 1, readyReplicas: 1, currentReplicas: 1, availableReplicas: 1 },
+    },
   });
 }
 
@@ -103,14 +116,17 @@ async function markDatabaseReady(statefulSet: string): Promise<void> {
  * Every state the named objects go through from now, each with its resourceVersion: watches of one etcd,
  * so ordering the states of both by it replays them in the order they were written.
  */
-async function recordChanges(targets: { path: string; name: string }[]): Promise<{ changes(): { resourceVersion: number; object: object }[]; stop(): void }> {
+async function recordChanges(
+  targets: { path: string; name: string }[],
+): Promise<{ changes(): { resourceVersion: number; object: object }[]; stop(): void }> {
   const seen: { resourceVersion: number; object: object }[] = [];
   const watches = await Promise.all(
     targets.map(({ path, name }) =>
       new Watch(kc).watch(
         path,
         { fieldSelector: `metadata.name=${name}` },
-        (_phase, object: { metadata: { resourceVersion: string } }) => seen.push({ resourceVersion: Number(object.metadata.resourceVersion), object }),
+        (_phase, object: { metadata: { resourceVersion: string } }) =>
+          seen.push({ resourceVersion: Number(object.metadata.resourceVersion), object }),
         () => {},
       ),
     ),
@@ -124,10 +140,14 @@ async function recordChanges(targets: { path: string; name: string }[]): Promise
 const condition = (d: Deployment | Revision, type: string) => d.status?.conditions?.find((c) => c.type === type);
 
 async function waitForDeployment(name: string, check: (d: Deployment) => boolean, what: string): Promise<Deployment> {
-  return eventually(async () => {
-    const d = await getDeployment(name);
-    return check(d) ? d : undefined;
-  }, 30_000, what);
+  return eventually(
+    async () => {
+      const d = await getDeployment(name);
+      return check(d) ? d : undefined;
+    },
+    30_000,
+    what,
+  );
 }
 
 async function putSecret(name: string, data: Record<string, string>): Promise<void> {
@@ -151,7 +171,11 @@ describe('a Deployment from an external image', () => {
       secrets: [{ name: 'API_KEY' }],
     });
 
-    const pending = await waitForDeployment(name, (d) => d.status?.latestRevisionId !== undefined && condition(d, 'Ready') !== undefined, 'status with a latest revision');
+    const pending = await waitForDeployment(
+      name,
+      (d) => d.status?.latestRevisionId !== undefined && condition(d, 'Ready') !== undefined,
+      'status with a latest revision',
+    );
     expect(condition(pending, 'Ready')?.status).toBe('False');
     expect(condition(pending, 'Reconciling')?.status).toBe('True');
     expect(pending.status?.activeRevisionId).toBeUndefined();
@@ -160,7 +184,12 @@ describe('a Deployment from an external image', () => {
     expect(revisions).toHaveLength(1);
     firstRevision = revisions[0]!;
     expect(firstRevision.metadata.name).toMatch(/^shop-[0-9a-f]{10}$/);
-    expect(firstRevision.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Deployment', name, controller: true, blockOwnerDeletion: true });
+    expect(firstRevision.metadata.ownerReferences?.[0]).toMatchObject({
+      kind: 'Deployment',
+      name,
+      controller: true,
+      blockOwnerDeletion: true,
+    });
     expect(firstRevision.spec.sourceRevisionConfig.imageUri).toBe('nginx:1.27');
     expect(firstRevision.metadata.labels?.['berth.dev/revision-digest']).toBe(firstRevision.spec.digest.slice(0, 63));
     expect(pending.status?.latestRevisionId).toBe(firstRevision.metadata.uid);
@@ -178,7 +207,13 @@ describe('a Deployment from an external image', () => {
     expect(hpa.spec).toMatchObject({ minReplicas: 1, maxReplicas: 3 });
     const service = await core.readNamespacedService({ namespace, name });
     expect(service.metadata?.ownerReferences?.[0]?.uid).toBe(pending.metadata.uid);
-    const project = (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'tracingprojects', name })) as TracingProject;
+    const project = (await custom.getNamespacedCustomObject({
+      group,
+      version,
+      namespace,
+      plural: 'tracingprojects',
+      name,
+    })) as TracingProject;
     expect(project.spec.deploymentName).toBe(name);
     expect(project.metadata.ownerReferences ?? []).toEqual([]);
     await expect(apps.readNamespacedStatefulSet({ namespace, name: `${name}-postgres` })).rejects.toMatchObject({ code: 404 });
@@ -194,16 +229,27 @@ describe('a Deployment from an external image', () => {
     });
     expect(condition(ready, 'Stalled')?.status).toBe('False');
     expect(condition(ready, 'Reconciling')?.status).toBe('False');
-    const deployed = await eventually(async () => (await revisionsOf(name)).find((r) => r.status?.status === 'DEPLOYED'), 30_000, 'DEPLOYED revision');
+    const deployed = await eventually(
+      async () => (await revisionsOf(name)).find((r) => r.status?.status === 'DEPLOYED'),
+      30_000,
+      'DEPLOYED revision',
+    );
     expect(deployed.status?.imageUri).toBe('nginx:1.27');
   });
 
   it('applies a sourceConfig change in place: no new Revision, the HPA follows', async () => {
     const patched = await patchDeployment(name, { spec: { sourceConfig: { resourceSpec: { maxScale: 5 } } } });
-    await eventually(async () => {
-      const hpa = await kubeRequest<{ spec: { maxReplicas: number } }>(kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}` });
-      return hpa.spec.maxReplicas === 5;
-    }, 30_000, 'the HPA to allow 5 replicas');
+    await eventually(
+      async () => {
+        const hpa = await kubeRequest<{ spec: { maxReplicas: number } }>(kc, {
+          method: 'GET',
+          path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}`,
+        });
+        return hpa.spec.maxReplicas === 5;
+      },
+      30_000,
+      'the HPA to allow 5 replicas',
+    );
     await waitForDeployment(name, (d) => d.status?.observedGeneration === patched.metadata.generation, 'the new generation observed');
     expect((await revisionsOf(name)).map((r) => r.metadata.name)).toEqual([firstRevision.metadata.name]);
   });
@@ -213,10 +259,20 @@ describe('a Deployment from an external image', () => {
     // field out of Berth's set, which is what makes the reconcile see the drift and apply again.
     const hpaPath = `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}`;
     const edit = (path: string, body: unknown) =>
-      kubeRequest(kc, { method: 'PATCH', path, query: { fieldManager: 'kubectl-edit' }, contentType: 'application/merge-patch+json', body });
+      kubeRequest(kc, {
+        method: 'PATCH',
+        path,
+        query: { fieldManager: 'kubectl-edit' },
+        contentType: 'application/merge-patch+json',
+        body,
+      });
     await edit(hpaPath, { spec: { maxReplicas: 9 } });
     await edit(`/api/v1/namespaces/${namespace}/services/${name}`, { metadata: { labels: { 'cost-center': 'c1' } } });
-    await eventually(async () => (await kubeRequest<{ spec: { maxReplicas: number } }>(kc, { method: 'GET', path: hpaPath })).spec.maxReplicas === 5, 30_000, 'maxReplicas put back to 5');
+    await eventually(
+      async () => (await kubeRequest<{ spec: { maxReplicas: number } }>(kc, { method: 'GET', path: hpaPath })).spec.maxReplicas === 5,
+      30_000,
+      'maxReplicas put back to 5',
+    );
     const service = await core.readNamespacedService({ namespace, name });
     expect(service.metadata?.labels?.['cost-center']).toBe('c1');
     expect((await revisionsOf(name)).map((r) => r.metadata.name)).toEqual([firstRevision.metadata.name]);
@@ -227,13 +283,21 @@ describe('a Deployment from an external image', () => {
     const moved = await waitForDeployment(name, (d) => d.status?.latestRevisionId !== firstRevision.metadata.uid, 'a new latest revision');
     expect(await revisionsOf(name)).toHaveLength(2);
     expect(moved.status?.activeRevisionId).toBe(firstRevision.metadata.uid);
-    await eventually(async () => (await readAppsDeployment(name))?.spec?.template.spec?.containers[0]?.image === 'nginx:1.28', 30_000, 'the new image rolled');
+    await eventually(
+      async () => (await readAppsDeployment(name))?.spec?.template.spec?.containers[0]?.image === 'nginx:1.28',
+      30_000,
+      'the new image rolled',
+    );
     const deploying = await getDeployment(name);
     expect(deploying.status?.activeRevisionId).toBe(firstRevision.metadata.uid);
     expect(condition(deploying, 'Ready')?.status).toBe('False');
 
     await markRolledOut(name);
-    const active = await waitForDeployment(name, (d) => d.status?.activeRevisionId === moved.status?.latestRevisionId && condition(d, 'Ready')?.status === 'True', 'the new revision active');
+    const active = await waitForDeployment(
+      name,
+      (d) => d.status?.activeRevisionId === moved.status?.latestRevisionId && condition(d, 'Ready')?.status === 'True',
+      'the new revision active',
+    );
     expect(active.status?.imageVersion).toBe('nginx:1.28');
     expect(await revisionsOf(name)).toHaveLength(2);
   });
@@ -241,7 +305,11 @@ describe('a Deployment from an external image', () => {
   it('makes exactly one new Revision when a secret value changes', async () => {
     const before = await getDeployment(name);
     await putSecret(`${name}-secrets`, { API_KEY: 'two' });
-    const after = await waitForDeployment(name, (d) => d.status?.latestRevisionId !== before.status?.latestRevisionId, 'a revision for the new secret value');
+    const after = await waitForDeployment(
+      name,
+      (d) => d.status?.latestRevisionId !== before.status?.latestRevisionId,
+      'a revision for the new secret value',
+    );
     const revisions = await revisionsOf(name);
     expect(revisions).toHaveLength(3);
     expect(revisions.find((r) => r.metadata.uid === after.status?.latestRevisionId)?.spec.sourceRevisionConfig.imageUri).toBe('nginx:1.28');
@@ -250,7 +318,10 @@ describe('a Deployment from an external image', () => {
   });
 
   it('re-activates the earlier Revision when the earlier config comes back, without a new one', async () => {
-    expect((await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'revisions', name: firstRevision.metadata.name! })).status.status).toBe('DEPLOYED');
+    expect(
+      (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'revisions', name: firstRevision.metadata.name! }))
+        .status.status,
+    ).toBe('DEPLOYED');
     const history = await recordChanges([
       { path: `/apis/${group}/${version}/namespaces/${namespace}/deployments`, name },
       { path: `/apis/${group}/${version}/namespaces/${namespace}/revisions`, name: firstRevision.metadata.name! },
@@ -259,10 +330,19 @@ describe('a Deployment from an external image', () => {
       await putSecret(`${name}-secrets`, { API_KEY: 'one' });
       await patchDeployment(name, { spec: { sourceRevisionConfig: { imageUri: 'nginx:1.27' } } });
       await waitForDeployment(name, (d) => d.status?.latestRevisionId === firstRevision.metadata.uid, 'the first revision latest again');
-      await eventually(async () => (await readAppsDeployment(name))?.spec?.template.spec?.containers[0]?.image === 'nginx:1.27', 30_000, 'the first image back');
+      await eventually(
+        async () => (await readAppsDeployment(name))?.spec?.template.spec?.containers[0]?.image === 'nginx:1.27',
+        30_000,
+        'the first image back',
+      );
       await markRolledOut(name);
-      await waitForDeployment(name, (d) => d.status?.activeRevisionId === firstRevision.metadata.uid && condition(d, 'Ready')?.status === 'True', 'the first revision active again');
-      const lastRevisionState = () => history.changes().findLast((c) => (c.object as Revision).kind === 'Revision')?.object as Revision | undefined;
+      await waitForDeployment(
+        name,
+        (d) => d.status?.activeRevisionId === firstRevision.metadata.uid && condition(d, 'Ready')?.status === 'True',
+        'the first revision active again',
+      );
+      const lastRevisionState = () =>
+        history.changes().findLast((c) => (c.object as Revision).kind === 'Revision')?.object as Revision | undefined;
       await eventually(async () => lastRevisionState()?.status?.status === 'DEPLOYED', 30_000, 'the first revision DEPLOYED again');
     } finally {
       history.stop();
@@ -271,7 +351,10 @@ describe('a Deployment from an external image', () => {
     // What a client following the Deployment's latest revision read along the way: the revision's phase
     // when the Deployment first named it latest again was its new one, not the DEPLOYED of its last time.
     const changes = history.changes();
-    const namedLatest = changes.findIndex((c) => (c.object as Deployment).kind === 'Deployment' && (c.object as Deployment).status?.latestRevisionId === firstRevision.metadata.uid);
+    const namedLatest = changes.findIndex(
+      (c) =>
+        (c.object as Deployment).kind === 'Deployment' && (c.object as Deployment).status?.latestRevisionId === firstRevision.metadata.uid,
+    );
     expect(namedLatest).toBeGreaterThan(-1);
     const revisionThen = changes.slice(0, namedLatest).findLast((c) => (c.object as Revision).kind === 'Revision')?.object as Revision;
     expect(revisionThen.status?.status).not.toBe('DEPLOYED');
@@ -281,14 +364,26 @@ describe('a Deployment from an external image', () => {
     const revisions = await revisionsOf(name);
     const pinned = revisions.find((r) => r.spec.sourceRevisionConfig.imageUri === 'nginx:1.28')!;
     await patchDeployment(name, { spec: { revisionName: pinned.metadata.name } });
-    await eventually(async () => (await readAppsDeployment(name))?.spec?.template.metadata?.labels?.['berth.dev/revision'] === pinned.metadata.name, 30_000, 'the pinned revision rolled');
+    await eventually(
+      async () => (await readAppsDeployment(name))?.spec?.template.metadata?.labels?.['berth.dev/revision'] === pinned.metadata.name,
+      30_000,
+      'the pinned revision rolled',
+    );
     await markRolledOut(name);
-    const rolledBack = await waitForDeployment(name, (d) => d.status?.activeRevisionName === pinned.metadata.name, 'the pinned revision active');
+    const rolledBack = await waitForDeployment(
+      name,
+      (d) => d.status?.activeRevisionName === pinned.metadata.name,
+      'the pinned revision active',
+    );
     expect(rolledBack.status?.latestRevisionId).toBe(firstRevision.metadata.uid);
     expect(await revisionsOf(name)).toHaveLength(3);
 
     await patchDeployment(name, { spec: { revisionName: null } });
-    await eventually(async () => (await readAppsDeployment(name))?.spec?.template.metadata?.labels?.['berth.dev/revision'] === firstRevision.metadata.name, 30_000, 'back to the latest');
+    await eventually(
+      async () => (await readAppsDeployment(name))?.spec?.template.metadata?.labels?.['berth.dev/revision'] === firstRevision.metadata.name,
+      30_000,
+      'back to the latest',
+    );
   });
 
   it('stalls on a pin to a revision it does not have', async () => {
@@ -303,19 +398,34 @@ describe('a Deployment from an external image', () => {
   it('keeps reporting its revisions while a Secret it reads is missing', async () => {
     const before = await getDeployment(name);
     await core.deleteNamespacedSecret({ namespace, name: `${name}-secrets` });
-    const blocked = await waitForDeployment(name, (d) => [condition(d, 'Stalled'), condition(d, 'Reconciling')].some((c) => c?.status === 'True' && c.reason === 'SecretNotFound'), 'SecretNotFound');
-    expect(blocked.status).toMatchObject({ latestRevisionId: before.status?.latestRevisionId, activeRevisionId: before.status?.activeRevisionId });
+    const blocked = await waitForDeployment(
+      name,
+      (d) => [condition(d, 'Stalled'), condition(d, 'Reconciling')].some((c) => c?.status === 'True' && c.reason === 'SecretNotFound'),
+      'SecretNotFound',
+    );
+    expect(blocked.status).toMatchObject({
+      latestRevisionId: before.status?.latestRevisionId,
+      activeRevisionId: before.status?.activeRevisionId,
+    });
     expect(await revisionsOf(name)).toHaveLength(3);
     await putSecret(`${name}-secrets`, { API_KEY: 'one' });
     await markRolledOut(name);
-    await waitForDeployment(name, (d) => condition(d, 'Ready')?.status === 'True' && d.status?.activeRevisionId === firstRevision.metadata.uid, 'Ready again');
+    await waitForDeployment(
+      name,
+      (d) => condition(d, 'Ready')?.status === 'True' && d.status?.activeRevisionId === firstRevision.metadata.uid,
+      'Ready again',
+    );
   });
 
   it('scales to zero as UNUSED, without an autoscaler', async () => {
     await patchDeployment(name, { spec: { sourceConfig: { resourceSpec: { minScale: 0, maxScale: 0 } } } });
     await eventually(async () => (await readAppsDeployment(name))?.spec?.replicas === 0, 30_000, 'zero replicas');
     await eventually(
-      () => kubeRequest(kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}` }).then(() => false, (e: { code?: number }) => e.code === 404),
+      () =>
+        kubeRequest(kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}` }).then(
+          () => false,
+          (e: { code?: number }) => e.code === 404,
+        ),
       30_000,
       'the HPA removed',
     );
@@ -334,7 +444,11 @@ describe('a Deployment from an external image', () => {
     expect(condition(zero, 'ScaleToZero')).toMatchObject({ status: 'False', reason: 'NoActivator' });
     expect(condition(zero, 'ScaleToZero')?.message).toMatch(/runs as dev/);
     const hpa = await eventually(
-      () => kubeRequest<{ spec: { minReplicas: number } }>(kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/tier-zero` }).catch(() => undefined),
+      () =>
+        kubeRequest<{ spec: { minReplicas: number } }>(kc, {
+          method: 'GET',
+          path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/tier-zero`,
+        }).catch(() => undefined),
       30_000,
       'the autoscaler',
     );
@@ -354,13 +468,21 @@ describe('a spec that cannot be served', () => {
     expect(condition(stalled, 'Stalled')).toMatchObject({ reason: 'SecretNotFound' });
     expect(condition(stalled, 'Stalled')?.message).toContain('vault');
     expect(await revisionsOf(name)).toHaveLength(0);
-    await eventually(async () => {
-      const events = await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
-      return events.items.some((e) => e.reason === 'SecretNotFound' && e.type === 'Warning');
-    }, 30_000, 'a SecretNotFound Event');
+    await eventually(
+      async () => {
+        const events = await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
+        return events.items.some((e) => e.reason === 'SecretNotFound' && e.type === 'Warning');
+      },
+      30_000,
+      'a SecretNotFound Event',
+    );
 
     await putSecret('vault', { token: 's3cr3t-value' });
-    await waitForDeployment(name, (d) => condition(d, 'Stalled')?.status === 'False' && d.status?.latestRevisionId !== undefined, 'recovered');
+    await waitForDeployment(
+      name,
+      (d) => condition(d, 'Stalled')?.status === 'False' && d.status?.latestRevisionId !== undefined,
+      'recovered',
+    );
     expect(await revisionsOf(name)).toHaveLength(1);
     const recovered = await getDeployment(name);
     expect(JSON.stringify(recovered)).not.toContain('s3cr3t-value');
@@ -369,7 +491,11 @@ describe('a spec that cannot be served', () => {
 
   it('waits (Reconciling, not Stalled) for the <deployment>-secrets Secret the HTTP API writes right after it', async () => {
     const name = 'fresh';
-    await createDeployment(name, { source: 'external_docker', sourceRevisionConfig: { imageUri: 'nginx:1.27' }, secrets: [{ name: 'API_KEY' }] });
+    await createDeployment(name, {
+      source: 'external_docker',
+      sourceRevisionConfig: { imageUri: 'nginx:1.27' },
+      secrets: [{ name: 'API_KEY' }],
+    });
     const waiting = await waitForDeployment(name, (d) => condition(d, 'Reconciling')?.status === 'True', 'Reconciling');
     expect(condition(waiting, 'Reconciling')).toMatchObject({ reason: 'SecretNotFound' });
     expect(condition(waiting, 'Stalled')?.status).toBe('False');
@@ -400,14 +526,25 @@ describe('a Deployment built from a code-host repository', () => {
       version,
       namespace,
       plural: 'codehostintegrations',
-      body: { apiVersion: `${group}/${version}`, kind: 'CodeHostIntegration', metadata: { name: 'github' }, spec: { provider: 'github', credentialsSecretRef: { name: 'github-credentials' } } },
+      body: {
+        apiVersion: `${group}/${version}`,
+        kind: 'CodeHostIntegration',
+        metadata: { name: 'github' },
+        spec: { provider: 'github', credentialsSecretRef: { name: 'github-credentials' } },
+      },
     })) as { metadata: { uid: string } };
     integrationId = integration.metadata.uid;
   });
 
   const codehostSpec = (repoRef: string) => ({
     source: 'codehost' as const,
-    sourceConfig: { integrationId, repoUrl: 'https://github.com/acme/app', installCommand: 'npm ci', buildCommand: 'npm run build', resourceSpec: { dbStorageGi: 2 } },
+    sourceConfig: {
+      integrationId,
+      repoUrl: 'https://github.com/acme/app',
+      installCommand: 'npm ci',
+      buildCommand: 'npm run build',
+      resourceSpec: { dbStorageGi: 2 },
+    },
     sourceRevisionConfig: { repoRef },
   });
 
@@ -416,12 +553,40 @@ describe('a Deployment built from a code-host repository', () => {
     const conditions =
       outcome === 'Complete'
         ? [
-            { type: 'SuccessCriteriaMet', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: now, lastTransitionTime: now },
-            { type: 'Complete', status: 'True', reason: 'CompletionsReached', message: 'Reached expected number of succeeded pods', lastProbeTime: now, lastTransitionTime: now },
+            {
+              type: 'SuccessCriteriaMet',
+              status: 'True',
+              reason: 'CompletionsReached',
+              message: 'Reached expected number of succeeded pods',
+              lastProbeTime: now,
+              lastTransitionTime: now,
+            },
+            {
+              type: 'Complete',
+              status: 'True',
+              reason: 'CompletionsReached',
+              message: 'Reached expected number of succeeded pods',
+              lastProbeTime: now,
+              lastTransitionTime: now,
+            },
           ]
         : [
-            { type: 'FailureTarget', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now, lastTransitionTime: now },
-            { type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit', lastProbeTime: now, lastTransitionTime: now },
+            {
+              type: 'FailureTarget',
+              status: 'True',
+              reason: 'BackoffLimitExceeded',
+              message: 'Job has reached the specified backoff limit',
+              lastProbeTime: now,
+              lastTransitionTime: now,
+            },
+            {
+              type: 'Failed',
+              status: 'True',
+              reason: 'BackoffLimitExceeded',
+              message: 'Job has reached the specified backoff limit',
+              lastProbeTime: now,
+              lastTransitionTime: now,
+            },
           ];
     await kubeRequest(kc, {
       method: 'PATCH',
@@ -442,7 +607,15 @@ describe('a Deployment built from a code-host repository', () => {
     await createDeployment(name, codehostSpec('main'));
     const revision = await eventually(async () => (await revisionsOf(name))[0], 30_000, 'a revision');
     const jobName = `${revision.metadata.name}-build`;
-    const job = await eventually(() => kubeRequest<{ spec: { template: { spec: { initContainers: { env: { name: string; value?: string }[] }[] } } } }>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}` }), 30_000, 'the build Job');
+    const job = await eventually(
+      () =>
+        kubeRequest<{ spec: { template: { spec: { initContainers: { env: { name: string; value?: string }[] }[] } } } }>(kc, {
+          method: 'GET',
+          path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}`,
+        }),
+      30_000,
+      'the build Job',
+    );
     expect(job.spec.template.spec.initContainers[0]!.env).toContainEqual({ name: 'REPO_REF', value: 'main' });
     expect(await readAppsDeployment(name)).toBeUndefined();
     const building = await waitForDeployment(name, (d) => condition(d, 'Reconciling')?.reason === 'Building', 'Building');
@@ -453,9 +626,16 @@ describe('a Deployment built from a code-host repository', () => {
     await setJobStatus(jobName, 'Complete');
     const app = await eventually(() => readAppsDeployment(name), 30_000, 'the application Deployment');
     expect(app.spec!.template.spec!.containers[0]!.image).toBe(`${registry}/${namespace}/${name}:${revision.metadata.name}`);
-    expect(app.spec!.template.spec!.containers[0]!.env).toContainEqual({ name: 'POSTGRES_PASSWORD', valueFrom: { secretKeyRef: { name: `${name}-postgres`, key: 'password' } } });
+    expect(app.spec!.template.spec!.containers[0]!.env).toContainEqual({
+      name: 'POSTGRES_PASSWORD',
+      valueFrom: { secretKeyRef: { name: `${name}-postgres`, key: 'password' } },
+    });
     await markRolledOut(name);
-    const awaiting = await waitForDeployment(name, (d) => d.status?.activeRevisionId === revision.metadata.uid, 'the built revision active');
+    const awaiting = await waitForDeployment(
+      name,
+      (d) => d.status?.activeRevisionId === revision.metadata.uid,
+      'the built revision active',
+    );
     expect(awaiting.status?.status).toBe('AWAITING_DATABASE');
     expect(condition(awaiting, 'Ready')?.status).toBe('False');
 
@@ -466,12 +646,18 @@ describe('a Deployment built from a code-host repository', () => {
     expect(deployed.status).toMatchObject({ status: 'DEPLOYED', imageUri: `${registry}/${namespace}/${name}:${revision.metadata.name}` });
   });
 
-  it('stalls a repository away from its integration\'s host: no revision, no build, the token sent nowhere', async () => {
+  it("stalls a repository away from its integration's host: no revision, no build, the token sent nowhere", async () => {
     const name = 'foreign-host';
     const spec = codehostSpec('main');
     await createDeployment(name, { ...spec, sourceConfig: { ...spec.sourceConfig, repoUrl: 'https://collector.example/acme/app' } });
-    const stalled = await waitForDeployment(name, (d) => condition(d, 'Stalled')?.reason === 'RepositoryHostMismatch', 'Stalled RepositoryHostMismatch');
-    expect(condition(stalled, 'Stalled')?.message).toBe("spec.sourceConfig.repoUrl must be on the integration's host github.com: its credentials go nowhere else");
+    const stalled = await waitForDeployment(
+      name,
+      (d) => condition(d, 'Stalled')?.reason === 'RepositoryHostMismatch',
+      'Stalled RepositoryHostMismatch',
+    );
+    expect(condition(stalled, 'Stalled')?.message).toBe(
+      "spec.sourceConfig.repoUrl must be on the integration's host github.com: its credentials go nowhere else",
+    );
     expect(await revisionsOf(name)).toEqual([]);
   });
 
@@ -479,12 +665,20 @@ describe('a Deployment built from a code-host repository', () => {
     const name = 'broken-build';
     await createDeployment(name, codehostSpec('refs/heads/broken'));
     const revision = await eventually(async () => (await revisionsOf(name))[0], 30_000, 'a revision');
-    await eventually(() => kubeRequest(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${revision.metadata.name}-build` }), 30_000, 'the build Job');
+    await eventually(
+      () => kubeRequest(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${revision.metadata.name}-build` }),
+      30_000,
+      'the build Job',
+    );
     await setJobStatus(`${revision.metadata.name}-build`, 'Failed');
     const stalled = await waitForDeployment(name, (d) => condition(d, 'Stalled')?.status === 'True', 'Stalled');
     expect(condition(stalled, 'Stalled')).toMatchObject({ reason: 'BuildFailed' });
     expect(condition(stalled, 'Stalled')?.message).toContain('BackoffLimitExceeded');
-    const failed = await eventually(async () => (await revisionsOf(name)).find((r) => r.status?.status === 'BUILD_FAILED'), 30_000, 'BUILD_FAILED');
+    const failed = await eventually(
+      async () => (await revisionsOf(name)).find((r) => r.status?.status === 'BUILD_FAILED'),
+      30_000,
+      'BUILD_FAILED',
+    );
     expect(failed.status?.message).toContain('BackoffLimitExceeded');
     expect(await readAppsDeployment(name)).toBeUndefined();
   });
@@ -496,9 +690,18 @@ describe('restarts and deletion', () => {
     await createDeployment(name, { source: 'external_docker', sourceRevisionConfig: { imageUri: 'nginx:1.27' } });
     const seen = await waitForDeployment(name, (d) => d.status?.latestRevisionName !== undefined, 'a first status');
     // Someone (here: the test) changes the object after the view the status would be decided from.
-    await custom.patchNamespacedCustomObject({ group, version, namespace, plural: 'deployments', name, body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] });
+    await custom.patchNamespacedCustomObject({
+      group,
+      version,
+      namespace,
+      plural: 'deployments',
+      name,
+      body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }],
+    });
     const writer = createDeploymentWriter(testKubeConfig());
-    await expect(writer.status<Deployment>(seen as never, { ...seen.status!, status: 'UNUSED' })).rejects.toThrow(/changed since resourceVersion/);
+    await expect(writer.status<Deployment>(seen as never, { ...seen.status!, status: 'UNUSED' })).rejects.toThrow(
+      /changed since resourceVersion/,
+    );
     expect((await getDeployment(name)).status?.status).not.toBe('UNUSED');
   });
 
@@ -540,7 +743,11 @@ describe('restarts and deletion', () => {
       sourceRevisionConfig: { imageUri: 'nginx:1.27' },
     });
     await eventually(() => readAppsDeployment(`${name}-queue`), 30_000, 'the queue worker');
-    await eventually(() => kubeRequest(kc, { method: 'GET', path: `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses/${name}` }), 30_000, 'the Ingress');
+    await eventually(
+      () => kubeRequest(kc, { method: 'GET', path: `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses/${name}` }),
+      30_000,
+      'the Ingress',
+    );
     await waitForDeployment(name, (d) => d.metadata.finalizers?.includes('berth.dev/cleanup') === true, 'the finalizer');
 
     const seen: string[] = [];
@@ -554,7 +761,15 @@ describe('restarts and deletion', () => {
     );
     try {
       await custom.deleteNamespacedCustomObject({ group, version, namespace, plural: 'deployments', name });
-      await eventually(() => getDeployment(name).then(() => false, (e: { code?: number }) => e.code === 404), 30_000, 'the Deployment gone');
+      await eventually(
+        () =>
+          getDeployment(name).then(
+            () => false,
+            (e: { code?: number }) => e.code === 404,
+          ),
+        30_000,
+        'the Deployment gone',
+      );
       await eventually(async () => seen.includes('AWAITING_DELETE'), 10_000, 'AWAITING_DELETE seen by the watch');
     } finally {
       watch.abort();
@@ -566,9 +781,17 @@ describe('restarts and deletion', () => {
     await expect(apps.readNamespacedStatefulSet({ namespace, name: `${name}-postgres` })).rejects.toMatchObject({ code: 404 });
     await expect(core.readNamespacedService({ namespace, name })).rejects.toMatchObject({ code: 404 });
     await expect(core.readNamespacedSecret({ namespace, name: `${name}-postgres` })).rejects.toMatchObject({ code: 404 });
-    await expect(kubeRequest(kc, { method: 'GET', path: `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses/${name}` })).rejects.toMatchObject({ code: 404 });
+    await expect(
+      kubeRequest(kc, { method: 'GET', path: `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses/${name}` }),
+    ).rejects.toMatchObject({ code: 404 });
     expect(await revisionsOf(name)).toHaveLength(0);
-    const project = (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'tracingprojects', name })) as TracingProject;
+    const project = (await custom.getNamespacedCustomObject({
+      group,
+      version,
+      namespace,
+      plural: 'tracingprojects',
+      name,
+    })) as TracingProject;
     expect(project.spec.deploymentName).toBe(name);
   });
 });

@@ -4,7 +4,15 @@
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { codeHostIntegrationKind, deploymentKind, group, oauthProviderKind, revisionKind, version, type Deployment } from '../src/api/index.ts';
+import {
+  codeHostIntegrationKind,
+  deploymentKind,
+  group,
+  oauthProviderKind,
+  revisionKind,
+  version,
+  type Deployment,
+} from '../src/api/index.ts';
 import { testKubeConfig } from './support/cluster.ts';
 import { startTestFacade, type CallOptions, type TestFacade } from './support/facade.ts';
 
@@ -23,7 +31,12 @@ const deploymentManifest = (name: string): Deployment => ({
   apiVersion: `${group}/${version}`,
   kind: 'Deployment',
   metadata: { name },
-  spec: { source: 'external_docker', sourceConfig: { resourceSpec: { minScale: 1, maxScale: 3 } }, sourceRevisionConfig: { imageUri: 'nginx:1' }, secrets: [{ name: 'TOKEN' }] },
+  spec: {
+    source: 'external_docker',
+    sourceConfig: { resourceSpec: { minScale: 1, maxScale: 3 } },
+    sourceRevisionConfig: { imageUri: 'nginx:1' },
+    secrets: [{ name: 'TOKEN' }],
+  },
 });
 
 beforeAll(async () => {
@@ -37,7 +50,9 @@ beforeAll(async () => {
     client_secret: 'fixture-secret',
   };
   expect((await t.call('POST', '/v2/auth/providers', { body: provider })).status).toBe(200);
-  expect((await t.call('POST', '/v2/auth/providers', { body: { ...provider, provider_id: 'foreign' }, key: t.otherOrg.key })).status).toBe(200);
+  expect((await t.call('POST', '/v2/auth/providers', { body: { ...provider, provider_id: 'foreign' }, key: t.otherOrg.key })).status).toBe(
+    200,
+  );
   ids.deployment = (await createObject(t.org.namespace, deploymentKind.plural, deploymentManifest('app'))).metadata.uid;
   ids.otherDeployment = (await createObject(t.otherOrg.namespace, deploymentKind.plural, deploymentManifest('foreign-app'))).metadata.uid;
   ids.revision = (
@@ -87,7 +102,13 @@ async function snapshot(): Promise<Record<string, string>> {
   const namespaces = new Set([t.org.namespace, t.otherOrg.namespace]);
   const versions: Record<string, string> = {};
   type Listed = { items: { metadata: { namespace: string; name: string; resourceVersion: string } }[] };
-  for (const plural of [deploymentKind.plural, revisionKind.plural, oauthProviderKind.plural, codeHostIntegrationKind.plural, 'tracingprojects']) {
+  for (const plural of [
+    deploymentKind.plural,
+    revisionKind.plural,
+    oauthProviderKind.plural,
+    codeHostIntegrationKind.plural,
+    'tracingprojects',
+  ]) {
     const list = (await patiently(() => custom.listClusterCustomObject({ group, version, plural }))) as Listed;
     for (const { metadata } of list.items) {
       if (namespaces.has(metadata.namespace)) versions[`${metadata.namespace}/${plural}/${metadata.name}`] = metadata.resourceVersion;
@@ -104,7 +125,13 @@ async function snapshot(): Promise<Record<string, string>> {
 type Case = [what: string, method: string, path: () => string, options: CallOptions, status: number];
 
 const dep = () => `/v2/deployments/${ids.deployment}`;
-const providerBase = { provider_id: 'new-one', name: 'N', client_id: 'c', auth_url: 'https://a.example.com/a', token_url: 'https://a.example.com/t' };
+const providerBase = {
+  provider_id: 'new-one',
+  name: 'N',
+  client_id: 'c',
+  auth_url: 'https://a.example.com/a',
+  token_url: 'https://a.example.com/t',
+};
 const json = (body: unknown): CallOptions => ({ body });
 
 const cases: Case[] = [
@@ -116,22 +143,46 @@ const cases: Case[] = [
   ['X-Tenant-Id the key cannot reach', 'GET', () => '/v2/auth/providers', { headers: { 'x-tenant-id': randomUUID() } }, 401],
   ['X-Tenant-Id that is not a UUID', 'GET', () => '/v2/auth/providers', { headers: { 'x-tenant-id': 'nope' } }, 401],
   ["another organization's provider", 'GET', () => '/v2/auth/providers/foreign', {}, 404],
-  ["another organization's provider via the shared key's other tenant", 'GET', () => '/v2/auth/providers/fixture', { key: 'shared', headers: {} }, 404],
+  [
+    "another organization's provider via the shared key's other tenant",
+    'GET',
+    () => '/v2/auth/providers/fixture',
+    { key: 'shared', headers: {} },
+    404,
+  ],
   // Malformed bodies
   ['malformed JSON', 'POST', () => '/v2/auth/providers', { raw: '{"provider_id": ' }, 422],
   ['a JSON array body', 'POST', () => '/v2/auth/providers', json([providerBase]), 422],
   ['a JSON string body', 'POST', () => '/v2/auth/providers', json('provider'), 422],
   ['a null body', 'POST', () => '/v2/auth/providers', { raw: 'null' }, 422],
   ['an empty body', 'POST', () => '/v2/auth/providers', { raw: '' }, 422],
-  ['a text/plain body', 'POST', () => '/v2/auth/providers', { raw: JSON.stringify(providerBase), headers: { 'content-type': 'text/plain' } }, 415],
+  [
+    'a text/plain body',
+    'POST',
+    () => '/v2/auth/providers',
+    { raw: JSON.stringify(providerBase), headers: { 'content-type': 'text/plain' } },
+    415,
+  ],
   ['an oversized body', 'POST', () => '/v2/auth/providers', { body: { ...providerBase, name: 'x'.repeat(2 * 1024 * 1024) } }, 413],
-  ['a __proto__ member', 'POST', () => '/v2/auth/providers', { raw: `{"__proto__": {"admin": true}, ${JSON.stringify(providerBase).slice(1)}` }, 422],
+  [
+    'a __proto__ member',
+    'POST',
+    () => '/v2/auth/providers',
+    { raw: `{"__proto__": {"admin": true}, ${JSON.stringify(providerBase).slice(1)}` },
+    422,
+  ],
   // Provider create: fields
   ['a missing provider_id', 'POST', () => '/v2/auth/providers', json({ ...providerBase, provider_id: undefined }), 422],
   ['provider_id as a number', 'POST', () => '/v2/auth/providers', json({ ...providerBase, provider_id: 42 }), 422],
   ['an unknown member', 'POST', () => '/v2/auth/providers', json({ ...providerBase, scopes: ['a'] }), 422],
   ['uses_pkce as a string', 'POST', () => '/v2/auth/providers', json({ ...providerBase, uses_pkce: 'yes' }), 422],
-  ['an unknown token_endpoint_auth_method', 'POST', () => '/v2/auth/providers', json({ ...providerBase, token_endpoint_auth_method: 'private_key_jwt' }), 422],
+  [
+    'an unknown token_endpoint_auth_method',
+    'POST',
+    () => '/v2/auth/providers',
+    json({ ...providerBase, token_endpoint_auth_method: 'private_key_jwt' }),
+    422,
+  ],
   ['an unknown provider_type', 'POST', () => '/v2/auth/providers', json({ ...providerBase, provider_type: 'vendor_z' }), 422],
   ['auth_url that is no URL', 'POST', () => '/v2/auth/providers', json({ ...providerBase, auth_url: 'not a url' }), 422],
   ['name null (not nullable)', 'POST', () => '/v2/auth/providers', json({ ...providerBase, name: null }), 422],
@@ -147,7 +198,13 @@ const cases: Case[] = [
   ['a deployment id that is not a UUID', 'GET', () => '/v2/deployments/not-a-uuid', {}, 422],
   ['a PATCH of a deployment id that is not a UUID', 'PATCH', () => '/v2/deployments/123', json({}), 422],
   ['a PATCH of an unknown deployment', 'PATCH', () => `/v2/deployments/${randomUUID()}`, json({}), 404],
-  ["a PATCH of another organization's deployment", 'PATCH', () => `/v2/deployments/${ids.otherDeployment}`, json({ source_config: { custom_url: 'https://x.example.com' } }), 404],
+  [
+    "a PATCH of another organization's deployment",
+    'PATCH',
+    () => `/v2/deployments/${ids.otherDeployment}`,
+    json({ source_config: { custom_url: 'https://x.example.com' } }),
+    404,
+  ],
   ["a DELETE of another organization's deployment", 'DELETE', () => `/v2/deployments/${ids.otherDeployment}`, {}, 404],
   // Deployment PATCH bodies
   ['a PATCH changing the name', 'PATCH', dep, json({ name: 'other' }), 422],
@@ -161,22 +218,85 @@ const cases: Case[] = [
   ['repo_ref for an external_docker deployment', 'PATCH', dep, json({ source_revision_config: { repo_ref: 'main' } }), 422],
   ['integration_id that is not a UUID', 'PATCH', dep, json({ source_config: { integration_id: 'abc' } }), 422],
   ['custom_url that is no URL', 'PATCH', dep, json({ source_config: { custom_url: 'example' } }), 422],
-  ['a volume with two sources', 'PATCH', dep, json({ source_config: { resource_spec: { volumes: [{ name: 'v', emptyDir: {}, configMap: { name: 'c' } }] } } }), 422],
+  [
+    'a volume with two sources',
+    'PATCH',
+    dep,
+    json({ source_config: { resource_spec: { volumes: [{ name: 'v', emptyDir: {}, configMap: { name: 'c' } }] } } }),
+    422,
+  ],
   ['cpu above cpu_limit', 'PATCH', dep, json({ source_config: { resource_spec: { cpu: 2, cpu_limit: 1 } } }), 422],
-  ['a sidecar with an unknown member', 'PATCH', dep, json({ source_config: { resource_spec: { sidecars: [{ name: 's', image: 'i', privileged: true }] } } }), 422],
+  [
+    'a sidecar with an unknown member',
+    'PATCH',
+    dep,
+    json({ source_config: { resource_spec: { sidecars: [{ name: 's', image: 'i', privileged: true }] } } }),
+    422,
+  ],
   ['secrets as an object', 'PATCH', dep, json({ secrets: { TOKEN: 'x' } }), 422],
   ['a secret without value', 'PATCH', dep, json({ secrets: [{ name: 'TOKEN' }] }), 422],
   ['a secret name with a space', 'PATCH', dep, json({ secrets: [{ name: 'MY TOKEN', value: 'x' }] }), 422],
-  ['two secrets of one name', 'PATCH', dep, json({ secrets: [{ name: 'A', value: 'x' }, { name: 'A', value: 'y' }] }), 422],
+  [
+    'two secrets of one name',
+    'PATCH',
+    dep,
+    json({
+      secrets: [
+        { name: 'A', value: 'x' },
+        { name: 'A', value: 'y' },
+      ],
+    }),
+    422,
+  ],
   ['a masked value for a secret never stored', 'PATCH', dep, json({ secrets: [{ name: 'NEW', value: '********' }] }), 422],
   ['a PATCH body that is an array', 'PATCH', dep, json([{ source_config: {} }]), 422],
   ['source_config that is a string', 'PATCH', dep, json({ source_config: 'big' }), 422],
   // Deployment create
-  ['a deployment name with capitals and underscores', 'POST', () => '/v2/deployments', json({ name: 'Bad_Name', source: 'external_docker', source_revision_config: { image_uri: 'x' } }), 422],
-  ['an unknown source', 'POST', () => '/v2/deployments', json({ name: 'ok', source: 'ftp', source_revision_config: { image_uri: 'x' } }), 422],
-  ['a codehost deployment without integration_id', 'POST', () => '/v2/deployments', json({ name: 'ok', source: 'codehost', source_config: { repo_url: 'https://github.com/a/b' }, source_revision_config: { repo_ref: 'main' } }), 422],
-  ['image_uri for a codehost deployment', 'POST', () => '/v2/deployments', json({ name: 'ok', source: 'codehost', source_config: { integration_id: randomUUID(), repo_url: 'https://github.com/a/b' }, source_revision_config: { repo_ref: 'main', image_uri: 'x' } }), 422],
-  ['a deployment name already taken', 'POST', () => '/v2/deployments', json({ name: 'app', source: 'external_docker', source_revision_config: { image_uri: 'x' } }), 409],
+  [
+    'a deployment name with capitals and underscores',
+    'POST',
+    () => '/v2/deployments',
+    json({ name: 'Bad_Name', source: 'external_docker', source_revision_config: { image_uri: 'x' } }),
+    422,
+  ],
+  [
+    'an unknown source',
+    'POST',
+    () => '/v2/deployments',
+    json({ name: 'ok', source: 'ftp', source_revision_config: { image_uri: 'x' } }),
+    422,
+  ],
+  [
+    'a codehost deployment without integration_id',
+    'POST',
+    () => '/v2/deployments',
+    json({
+      name: 'ok',
+      source: 'codehost',
+      source_config: { repo_url: 'https://github.com/a/b' },
+      source_revision_config: { repo_ref: 'main' },
+    }),
+    422,
+  ],
+  [
+    'image_uri for a codehost deployment',
+    'POST',
+    () => '/v2/deployments',
+    json({
+      name: 'ok',
+      source: 'codehost',
+      source_config: { integration_id: randomUUID(), repo_url: 'https://github.com/a/b' },
+      source_revision_config: { repo_ref: 'main', image_uri: 'x' },
+    }),
+    422,
+  ],
+  [
+    'a deployment name already taken',
+    'POST',
+    () => '/v2/deployments',
+    json({ name: 'app', source: 'external_docker', source_revision_config: { image_uri: 'x' } }),
+    409,
+  ],
   // Lists
   ['limit=0', 'GET', () => '/v2/deployments?limit=0', {}, 422],
   ['limit=101', 'GET', () => '/v2/auth/providers?limit=101', {}, 422],

@@ -20,7 +20,12 @@ const firstInputDeadlineMs = 30_000;
 const hostPolicy = { allowedDomains: ['apps.example.com'], reservedHosts: ['api.apps.example.com'] };
 
 beforeAll(async () => {
-  manager = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: 'silent' }), processMetrics: false });
+  manager = new Manager({
+    kubeConfig: testKubeConfig(),
+    healthPort: false,
+    logger: createLogger({ level: 'silent' }),
+    processMetrics: false,
+  });
   t = await startTestFacade({ manager, hostPolicy });
   // A first source or image is awaited for 30 s here (30 min by default).
   registerDeploymentControllers(manager, { namespaces: [t.org.namespace, t.otherOrg.namespace], firstInputDeadlineMs, hostPolicy });
@@ -36,7 +41,8 @@ async function readDeployment(namespace: string, name: string): Promise<Deployme
 }
 
 async function listRevisions(namespace: string): Promise<Revision[]> {
-  return ((await custom.listNamespacedCustomObject({ group, version, namespace, plural: revisionKind.plural })) as { items: Revision[] }).items;
+  return ((await custom.listNamespacedCustomObject({ group, version, namespace, plural: revisionKind.plural })) as { items: Revision[] })
+    .items;
 }
 
 async function create(name: string, extra: Record<string, unknown> = {}) {
@@ -92,39 +98,73 @@ describe('POST /v2/deployments', () => {
   });
 
   it('never takes over a Secret it did not make: a name whose <name>-secrets is another Secret is a 409 that leaves nothing', async () => {
-    await core.createNamespacedSecret({ namespace: t.org.namespace, body: { metadata: { name: 'github-app-secrets' }, stringData: { 'private-key': 'the-app-key' } } });
+    await core.createNamespacedSecret({
+      namespace: t.org.namespace,
+      body: { metadata: { name: 'github-app-secrets' }, stringData: { 'private-key': 'the-app-key' } },
+    });
     const taken = await t.call('POST', '/v2/deployments', {
-      body: { name: 'github-app', source: 'external_docker', source_revision_config: { image_uri: 'nginx:1' }, secrets: [{ name: 'private-key', value: '********' }] },
+      body: {
+        name: 'github-app',
+        source: 'external_docker',
+        source_revision_config: { image_uri: 'nginx:1' },
+        secrets: [{ name: 'private-key', value: '********' }],
+      },
     });
     expect(taken.status, taken.text).toBe(409);
     expect(taken.body.detail).toMatch(/^Secret github-app-secrets exists in the namespace and does not belong to this Deployment/);
     const secret = await core.readNamespacedSecret({ namespace: t.org.namespace, name: 'github-app-secrets' });
     expect(Buffer.from(secret.data!['private-key']!, 'base64').toString()).toBe('the-app-key');
-    await eventually(async () => !(await t.call('GET', '/v2/deployments?name=github-app')).body.resources.length, 10_000, 'the deployment taken back');
+    await eventually(
+      async () => !(await t.call('GET', '/v2/deployments?name=github-app')).body.resources.length,
+      10_000,
+      'the deployment taken back',
+    );
   });
 
   it('answers 409 for a name already taken in the organization', async () => {
     await create('taken');
-    const again = await t.call('POST', '/v2/deployments', { body: { name: 'taken', source: 'external_docker', source_revision_config: { image_uri: 'nginx:2' } } });
+    const again = await t.call('POST', '/v2/deployments', {
+      body: { name: 'taken', source: 'external_docker', source_revision_config: { image_uri: 'nginx:2' } },
+    });
     expect(again.status).toBe(409);
     expect(again.body.detail).toBe('Deployment taken already exists.');
   });
 
-  it("accepts every tier of the reference, dev_zero (the scale-to-zero tier tools send by default) among them, in the older spellings too, and refuses others", async () => {
+  it('accepts every tier of the reference, dev_zero (the scale-to-zero tier tools send by default) among them, in the older spellings too, and refuses others', async () => {
     const zero = await t.call('POST', '/v2/deployments', {
-      body: { name: 'tier-zero', source: 'external_docker', source_config: { deployment_type: 'dev_zero' }, source_revision_config: { image_uri: 'nginx:1' } },
+      body: {
+        name: 'tier-zero',
+        source: 'external_docker',
+        source_config: { deployment_type: 'dev_zero' },
+        source_revision_config: { image_uri: 'nginx:1' },
+      },
     });
     expect(zero.status, zero.text).toBe(201);
     expect(zero.body.source_config.deployment_type).toBe('dev_zero');
-    for (const [spelled, tier] of [['DEV', 'dev'], ['dev-zero', 'dev_zero'], ['Production', 'prod'], ['development', 'dev']] as const) {
+    for (const [spelled, tier] of [
+      ['DEV', 'dev'],
+      ['dev-zero', 'dev_zero'],
+      ['Production', 'prod'],
+      ['development', 'dev'],
+    ] as const) {
       const legacy = await t.call('POST', '/v2/deployments', {
-        body: { name: `tier-${spelled.toLowerCase()}`, source: 'external_docker', source_config: { deployment_type: spelled }, source_revision_config: { image_uri: 'nginx:1' } },
+        body: {
+          name: `tier-${spelled.toLowerCase()}`,
+          source: 'external_docker',
+          source_config: { deployment_type: spelled },
+          source_revision_config: { image_uri: 'nginx:1' },
+        },
       });
       expect(legacy.status, legacy.text).toBe(201);
       expect(legacy.body.source_config.deployment_type).toBe(tier);
     }
     const unknown = await t.call('POST', '/v2/deployments', {
-      body: { name: 'tier-bad', source: 'external_docker', source_config: { deployment_type: 'huge' }, source_revision_config: { image_uri: 'nginx:1' } },
+      body: {
+        name: 'tier-bad',
+        source: 'external_docker',
+        source_config: { deployment_type: 'huge' },
+        source_revision_config: { image_uri: 'nginx:1' },
+      },
     });
     expect(unknown.status).toBe(422);
     expect(unknown.body.detail[0].loc).toEqual(['body', 'source_config', 'deployment_type']);
@@ -133,7 +173,9 @@ describe('POST /v2/deployments', () => {
   it('checks members against the source', async () => {
     const missingImage = await t.call('POST', '/v2/deployments', { body: { name: 'no-image', source: 'external_docker' } });
     expect(missingImage.status).toBe(422);
-    expect(missingImage.body.detail).toContainEqual(expect.objectContaining({ loc: ['body', 'source_revision_config', 'image_uri'], type: 'missing' }));
+    expect(missingImage.body.detail).toContainEqual(
+      expect.objectContaining({ loc: ['body', 'source_revision_config', 'image_uri'], type: 'missing' }),
+    );
     const repoForDocker = await t.call('POST', '/v2/deployments', {
       body: { name: 'docker-repo', source: 'external_docker', source_revision_config: { image_uri: 'nginx', repo_ref: 'main' } },
     });
@@ -142,17 +184,25 @@ describe('POST /v2/deployments', () => {
   });
 
   it('creates an internal_docker deployment that waits for its first image, and makes its first revision when a PATCH brings one', async () => {
-    const waiting = await t.call('POST', '/v2/deployments', { body: { name: 'awaits-image', source: 'internal_docker', source_revision_config: {} } });
+    const waiting = await t.call('POST', '/v2/deployments', {
+      body: { name: 'awaits-image', source: 'internal_docker', source_revision_config: {} },
+    });
     expect(waiting.status, waiting.text).toBe(201);
     expect(waiting.body).toMatchObject({ latest_revision_id: null, active_revision_id: null, status: 'UNKNOWN' });
-    const stored = await eventually(async () => {
-      const d = await readDeployment(t.org.namespace, 'awaits-image');
-      return d.status?.conditions?.find((c) => c.type === 'Reconciling' && c.reason === 'AwaitingImage') ? d : undefined;
-    }, 10_000, 'Reconciling AwaitingImage');
+    const stored = await eventually(
+      async () => {
+        const d = await readDeployment(t.org.namespace, 'awaits-image');
+        return d.status?.conditions?.find((c) => c.type === 'Reconciling' && c.reason === 'AwaitingImage') ? d : undefined;
+      },
+      10_000,
+      'Reconciling AwaitingImage',
+    );
     expect(stored.status?.conditions?.find((c) => c.type === 'Stalled')?.status).toBe('False');
     expect((await listRevisions(t.org.namespace)).filter((r) => r.spec.deploymentName === 'awaits-image')).toEqual([]);
 
-    const patched = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, { body: { source_revision_config: { image_uri: 'registry.example/awaits-image@sha256:' + 'a'.repeat(64) } } });
+    const patched = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, {
+      body: { source_revision_config: { image_uri: 'registry.example/awaits-image@sha256:' + 'a'.repeat(64) } },
+    });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.latest_revision_id).toEqual(expect.any(String));
     expect((await listRevisions(t.org.namespace)).filter((r) => r.spec.deploymentName === 'awaits-image')).toHaveLength(1);
@@ -160,44 +210,71 @@ describe('POST /v2/deployments', () => {
 
   it('creates an internal_source deployment that waits for its sources, and keeps each member to the sources it belongs to', async () => {
     const waiting = await t.call('POST', '/v2/deployments', {
-      body: { name: 'awaits-source', source: 'internal_source', source_config: { deployment_type: 'dev_zero', install_command: 'npm ci' }, source_revision_config: { graph_config_path: 'app.json' } },
+      body: {
+        name: 'awaits-source',
+        source: 'internal_source',
+        source_config: { deployment_type: 'dev_zero', install_command: 'npm ci' },
+        source_revision_config: { graph_config_path: 'app.json' },
+      },
     });
     expect(waiting.status, waiting.text).toBe(201);
     expect(waiting.body).toMatchObject({ latest_revision_id: null, source: 'internal_source' });
-    await eventually(async () => {
-      const d = await readDeployment(t.org.namespace, 'awaits-source');
-      return d.status?.conditions?.find((c) => c.type === 'Reconciling' && c.reason === 'AwaitingSource') ? d : undefined;
-    }, 10_000, 'Reconciling AwaitingSource');
+    await eventually(
+      async () => {
+        const d = await readDeployment(t.org.namespace, 'awaits-source');
+        return d.status?.conditions?.find((c) => c.type === 'Reconciling' && c.reason === 'AwaitingSource') ? d : undefined;
+      },
+      10_000,
+      'Reconciling AwaitingSource',
+    );
     expect((await listRevisions(t.org.namespace)).filter((r) => r.spec.deploymentName === 'awaits-source')).toEqual([]);
 
-    const imageForSource = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, { body: { revision_source: 'internal_docker', source_revision_config: { image_uri: 'nginx:1' } } });
+    const imageForSource = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, {
+      body: { revision_source: 'internal_docker', source_revision_config: { image_uri: 'nginx:1' } },
+    });
     expect(imageForSource.status).toBe(422);
     expect(imageForSource.body.detail.map((p: { loc: string[] }) => p.loc.join('.'))).toEqual(['body.revision_source']);
-    const imageOnly = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, { body: { source_revision_config: { image_uri: 'nginx:1' } } });
+    const imageOnly = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, {
+      body: { source_revision_config: { image_uri: 'nginx:1' } },
+    });
     expect(imageOnly.status).toBe(422);
     expect(imageOnly.body.detail.map((p: { loc: string[] }) => p.loc.join('.'))).toEqual(['body.source_revision_config.image_uri']);
     const archiveForDocker = await t.call('POST', '/v2/deployments', {
-      body: { name: 'docker-archive', source: 'external_docker', source_revision_config: { image_uri: 'nginx:1', source_tarball_path: `sources/${'a'.repeat(32)}.tar.gz` } },
+      body: {
+        name: 'docker-archive',
+        source: 'external_docker',
+        source_revision_config: { image_uri: 'nginx:1', source_tarball_path: `sources/${'a'.repeat(32)}.tar.gz` },
+      },
     });
     expect(archiveForDocker.status).toBe(422);
     expect(archiveForDocker.body.detail[0].loc).toEqual(['body', 'source_revision_config', 'source_tarball_path']);
-    const notAPath = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, { body: { source_revision_config: { source_tarball_path: '../etc/passwd' } } });
+    const notAPath = await t.call('PATCH', `/v2/deployments/${waiting.body.id}`, {
+      body: { source_revision_config: { source_tarball_path: '../etc/passwd' } },
+    });
     expect(notAPath.status).toBe(422);
     // This installation takes no uploads (no registry for pushed images): it says so, for either source.
     expect((await t.call('POST', `/v2/deployments/${waiting.body.id}/upload-url`)).body.detail).toMatch(/takes no source uploads/);
-    const docker = await t.call('POST', '/v2/deployments', { body: { name: 'no-upload', source: 'external_docker', source_revision_config: { image_uri: 'nginx:1' } } });
+    const docker = await t.call('POST', '/v2/deployments', {
+      body: { name: 'no-upload', source: 'external_docker', source_revision_config: { image_uri: 'nginx:1' } },
+    });
     const refused = await t.call('POST', `/v2/deployments/${docker.body.id}/upload-url`);
     expect(refused.status).toBe(400);
     expect(refused.body.detail).toMatch(/only available for internal_source deployments/);
   });
 
   it('stalls a deployment whose sources never came once the deadline passes, and keeps the alias it was created with as graph_config_path', async () => {
-    const waiting = await t.call('POST', '/v2/deployments', { body: { name: 'never-sent', source: 'internal_source', source_revision_config: { langgraph_config_path: 'langgraph.json' } } });
+    const waiting = await t.call('POST', '/v2/deployments', {
+      body: { name: 'never-sent', source: 'internal_source', source_revision_config: { langgraph_config_path: 'langgraph.json' } },
+    });
     expect(waiting.status, waiting.text).toBe(201);
-    const stalled = await eventually(async () => {
-      const d = await readDeployment(t.org.namespace, 'never-sent');
-      return d.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True') ? d : undefined;
-    }, firstInputDeadlineMs + 30_000, 'Stalled SourceNeverArrived');
+    const stalled = await eventually(
+      async () => {
+        const d = await readDeployment(t.org.namespace, 'never-sent');
+        return d.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True') ? d : undefined;
+      },
+      firstInputDeadlineMs + 30_000,
+      'Stalled SourceNeverArrived',
+    );
     const condition = stalled.status!.conditions!.find((c) => c.type === 'Stalled')!;
     expect(condition.reason).toBe('SourceNeverArrived');
     expect(condition.message).toMatch(/^No source archive came within 30 s of the deployment's creation/);
@@ -210,7 +287,9 @@ describe('POST /v2/deployments', () => {
 describe('PATCH /v2/deployments/{id}', () => {
   it('applies source_config in place: same latest_revision_id, members merged', async () => {
     const created = await create('in-place');
-    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_config: { resource_spec: { min_scale: 2 }, custom_url: null } } });
+    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: { source_config: { resource_spec: { min_scale: 2 }, custom_url: null } },
+    });
     expect(patched.status, patched.text).toBe(200);
     expectTable(patched.body, deploymentTable);
     expect(patched.body.latest_revision_id).toBe(created.latest_revision_id);
@@ -222,12 +301,19 @@ describe('PATCH /v2/deployments/{id}', () => {
 
   it("takes the reference's revision_source: the deployment's own source is accepted, anything else is a 422 that changes nothing", async () => {
     const created = await create('with-revision-source');
-    const same = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { revision_source: 'external_docker', source_revision_config: { image_uri: 'nginx:1.29' } } });
+    const same = await t.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: { revision_source: 'external_docker', source_revision_config: { image_uri: 'nginx:1.29' } },
+    });
     expect(same.status, same.text).toBe(200);
     expect(same.body.latest_revision_id).not.toBe(created.latest_revision_id);
-    const archive = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { revision_source: 'internal_source', source_revision_config: { image_uri: 'nginx:1.30' } } });
+    const archive = await t.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: { revision_source: 'internal_source', source_revision_config: { image_uri: 'nginx:1.30' } },
+    });
     expect(archive.status).toBe(422);
-    expect(archive.body.detail[0]).toMatchObject({ loc: ['body', 'revision_source'], msg: expect.stringMatching(/an external_docker deployment makes its revisions from external_docker images, not from internal_source/) });
+    expect(archive.body.detail[0]).toMatchObject({
+      loc: ['body', 'revision_source'],
+      msg: expect.stringMatching(/an external_docker deployment makes its revisions from external_docker images, not from internal_source/),
+    });
     expect((await readDeployment(t.org.namespace, 'with-revision-source')).spec.sourceRevisionConfig?.imageUri).toBe('nginx:1.29');
   });
 
@@ -236,17 +322,38 @@ describe('PATCH /v2/deployments/{id}', () => {
       body: {
         name: 'ruled',
         source: 'codehost',
-        source_config: { integration_id: '8d2fd73c-8889-4291-9e85-f89284bf3c8f', repo_url: 'https://github.com/a/b', resource_spec: { min_scale: 1, max_scale: 3 }, listener_config: { k8s_namespace: t.org.namespace } },
+        source_config: {
+          integration_id: '8d2fd73c-8889-4291-9e85-f89284bf3c8f',
+          repo_url: 'https://github.com/a/b',
+          resource_spec: { min_scale: 1, max_scale: 3 },
+          listener_config: { k8s_namespace: t.org.namespace },
+        },
         source_revision_config: { repo_ref: 'main' },
       },
     });
     expect(created.status, created.text).toBe(201);
     const before = await readDeployment(t.org.namespace, 'ruled');
     const cases: [Record<string, unknown>, string, RegExp][] = [
-      [{ source_config: { integration_id: '00000000-0000-4000-8000-000000000000' } }, 'body.source_config.integration_id', /^source_config\.integration_id is immutable once set$/],
-      [{ source_revision_config: { image_uri: 'x' } }, 'body.source_revision_config.image_uri', /applies only when source is external_docker or internal_docker: the build makes the image/],
-      [{ source_config: { resource_spec: { min_scale: 9 } } }, 'body.source_config.resource_spec.min_scale', /^source_config\.resource_spec\.min_scale must be less than or equal to max_scale$/],
-      [{ source_config: { build_on_push: true }, source_revision_config: { repo_ref: 'refs/tags/v1' } }, 'body.source_config.build_on_push', /a tag never moves/],
+      [
+        { source_config: { integration_id: '00000000-0000-4000-8000-000000000000' } },
+        'body.source_config.integration_id',
+        /^source_config\.integration_id is immutable once set$/,
+      ],
+      [
+        { source_revision_config: { image_uri: 'x' } },
+        'body.source_revision_config.image_uri',
+        /applies only when source is external_docker or internal_docker: the build makes the image/,
+      ],
+      [
+        { source_config: { resource_spec: { min_scale: 9 } } },
+        'body.source_config.resource_spec.min_scale',
+        /^source_config\.resource_spec\.min_scale must be less than or equal to max_scale$/,
+      ],
+      [
+        { source_config: { build_on_push: true }, source_revision_config: { repo_ref: 'refs/tags/v1' } },
+        'body.source_config.build_on_push',
+        /a tag never moves/,
+      ],
       [
         { source_config: { resource_spec: { sidecars: [{ name: 'root', image: 'busybox', securityContext: { privileged: true } }] } } },
         'body.source_config.resource_spec.sidecars.0.securityContext.privileged',
@@ -256,22 +363,35 @@ describe('PATCH /v2/deployments/{id}', () => {
     for (const [body, loc, msg] of cases) {
       const refused = await t.call('PATCH', `/v2/deployments/${created.body.id}`, { body });
       expect(refused.status, JSON.stringify(body)).toBe(422);
-      expect(refused.body.detail.map((p: { loc: (string | number)[] }) => p.loc.join('.')), JSON.stringify(body)).toEqual([loc]);
+      expect(
+        refused.body.detail.map((p: { loc: (string | number)[] }) => p.loc.join('.')),
+        JSON.stringify(body),
+      ).toEqual([loc]);
       expect(refused.body.detail[0].msg).toMatch(msg);
     }
     expect((await readDeployment(t.org.namespace, 'ruled')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
     const bare = await t.call('POST', '/v2/deployments', { body: { name: 'bare', source: 'codehost' } });
     expect(bare.status).toBe(422);
     expect(bare.body.detail).toEqual([
-      { loc: ['body', 'source_config', 'integration_id'], msg: 'source_config.integration_id is required when source is codehost', type: 'missing' },
+      {
+        loc: ['body', 'source_config', 'integration_id'],
+        msg: 'source_config.integration_id is required when source is codehost',
+        type: 'missing',
+      },
       { loc: ['body', 'source_config', 'repo_url'], msg: 'source_config.repo_url is required when source is codehost', type: 'missing' },
-      { loc: ['body', 'source_revision_config', 'repo_ref'], msg: 'source_revision_config.repo_ref is required when source is codehost', type: 'missing' },
+      {
+        loc: ['body', 'source_revision_config', 'repo_ref'],
+        msg: 'source_revision_config.repo_ref is required when source is codehost',
+        type: 'missing',
+      },
     ]);
   });
 
   it('makes a new revision for source_revision_config and answers with its id', async () => {
     const created = await create('new-revision');
-    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_revision_config: { image_uri: 'nginx:1.28' } } });
+    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: { source_revision_config: { image_uri: 'nginx:1.28' } },
+    });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.source_revision_config.image_uri).toBe('nginx:1.28');
     expect(patched.body.latest_revision_id).not.toBeNull();
@@ -294,18 +414,34 @@ describe('PATCH /v2/deployments/{id}', () => {
     const unknown = await t.call('PATCH', '/v2/deployments/00000000-0000-4000-8000-000000000000', { body: {} });
     expect(unknown.status).toBe(404);
     expect(unknown.body).toEqual({ detail: 'Deployment ID 00000000-0000-4000-8000-000000000000 not found.' });
-    const foreign = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_config: { custom_url: 'https://x.example.com' } }, key: t.otherOrg.key });
+    const foreign = await t.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: { source_config: { custom_url: 'https://x.example.com' } },
+      key: t.otherOrg.key,
+    });
     expect(foreign.status).toBe(404);
     expect((await readDeployment(t.org.namespace, 'fixed')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
   });
 
   it('replaces secrets, keeps a masked value, and never answers a value', async () => {
-    const created = await create('rotating', { secrets: [{ name: 'A', value: 'alpha-value' }, { name: 'B', value: 'bravo-value' }] });
+    const created = await create('rotating', {
+      secrets: [
+        { name: 'A', value: 'alpha-value' },
+        { name: 'B', value: 'bravo-value' },
+      ],
+    });
     const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, {
-      body: { secrets: [{ name: 'A', value: '********' }, { name: 'C', value: 'charlie-value' }] },
+      body: {
+        secrets: [
+          { name: 'A', value: '********' },
+          { name: 'C', value: 'charlie-value' },
+        ],
+      },
     });
     expect(patched.status, patched.text).toBe(200);
-    expect(patched.body.secrets).toEqual([{ name: 'A', value: '********' }, { name: 'C', value: '********' }]);
+    expect(patched.body.secrets).toEqual([
+      { name: 'A', value: '********' },
+      { name: 'C', value: '********' },
+    ]);
     const secret = await core.readNamespacedSecret({ namespace: t.org.namespace, name: 'rotating-secrets' });
     const values = Object.fromEntries(Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
     expect(values).toEqual({ A: 'alpha-value', C: 'charlie-value' });
@@ -316,20 +452,35 @@ describe('PATCH under concurrency and of secret values', () => {
   it('makes a new revision when only secret values change, and answers with it', async () => {
     const created = await create('secret-values', { secrets: [{ name: 'API_TOKEN', value: 'first-token-value' }] });
     expect(created.latest_revision_id).not.toBeNull();
-    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { secrets: [{ name: 'API_TOKEN', value: 'second-token-value' }] } });
+    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: { secrets: [{ name: 'API_TOKEN', value: 'second-token-value' }] },
+    });
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.latest_revision_id).not.toBe(created.latest_revision_id);
     expect(patched.text).not.toContain('token-value');
 
-    const unchanged = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { secrets: [{ name: 'API_TOKEN', value: '********' }] } });
+    const unchanged = await t.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: { secrets: [{ name: 'API_TOKEN', value: '********' }] },
+    });
     expect(unchanged.body.latest_revision_id).toBe(patched.body.latest_revision_id);
   });
 
   it('applies concurrent PATCHes of different members without losing one (optimistic concurrency)', async () => {
     const created = await create('contended');
-    const fields = ['queue_min_scale', 'queue_max_scale', 'memory_mb', 'memory_limit_mb', 'redis_memory_mb', 'db_storage_gi', 'db_max_connections', 'executor_memory_mb'];
+    const fields = [
+      'queue_min_scale',
+      'queue_max_scale',
+      'memory_mb',
+      'memory_limit_mb',
+      'redis_memory_mb',
+      'db_storage_gi',
+      'db_max_connections',
+      'executor_memory_mb',
+    ];
     const answers = await Promise.all(
-      fields.map((field) => t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_config: { resource_spec: { [field]: 64 } } } })),
+      fields.map((field) =>
+        t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_config: { resource_spec: { [field]: 64 } } } }),
+      ),
     );
     expect(answers.map((a) => a.status)).toEqual(fields.map(() => 200));
     const stored = await readDeployment(t.org.namespace, 'contended');
@@ -356,7 +507,8 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
   it('filters the list by name, name_contains and status, and ignores filters it does not know', async () => {
     const alpha = await create('filter-alpha');
     const beta = await create('filter-beta');
-    const ids = async (query: string) => ((await t.call('GET', `/v2/deployments?limit=100&${query}`)).body.resources as { id: string }[]).map((d) => d.id);
+    const ids = async (query: string) =>
+      ((await t.call('GET', `/v2/deployments?limit=100&${query}`)).body.resources as { id: string }[]).map((d) => d.id);
     expect(await ids('name=filter-alpha')).toEqual([alpha.id]);
     expect(await ids('name=filter')).toEqual([]);
     expect(await ids('name_contains=filter-')).toEqual([alpha.id, beta.id]);
@@ -374,7 +526,9 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
     expect(prefixed.status).toBe(200);
     expect(prefixed.body).toEqual(direct.body);
     expect((await t.call('GET', `/api-host/v2/deployments/${created.id}`, { key: t.otherOrg.key })).status).toBe(404);
-    expect((await t.call('GET', '/api-host/openapi.json', { key: null })).body.servers.map((server: { url: string }) => server.url)).toEqual(['/', '/api-host']);
+    expect(
+      (await t.call('GET', '/api-host/openapi.json', { key: null })).body.servers.map((server: { url: string }) => server.url),
+    ).toEqual(['/', '/api-host']);
     expect((await t.call('GET', '/api-host/v2/nothing-here')).status).toBe(404);
   });
 
@@ -386,7 +540,11 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
     expect(revisions.body.resources.map((r: { id: string }) => r.id)).toEqual([second.body.latest_revision_id, created.latest_revision_id]);
     const first = await t.call('GET', `/v2/deployments/${created.id}/revisions/${created.latest_revision_id}`);
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ deployment_id: created.id, source: 'external_docker', source_revision_config: { image_uri: 'nginx:1.27' } });
+    expect(first.body).toMatchObject({
+      deployment_id: created.id,
+      source: 'external_docker',
+      source_revision_config: { image_uri: 'nginx:1.27' },
+    });
 
     const redeployed = await t.call('POST', `/v2/deployments/${created.id}/revisions/${created.latest_revision_id}/redeploy`);
     expect(redeployed.status, redeployed.text).toBe(200);
@@ -402,7 +560,11 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
     const deleted = await t.call('DELETE', `/v2/deployments/${created.id}`);
     expect(deleted.status).toBe(204);
     await eventually(
-      async () => custom.getNamespacedCustomObject({ group, version, namespace: t.org.namespace, plural: 'deployments', name: 'doomed' }).then(() => false, (e: { code?: number }) => e.code === 404),
+      async () =>
+        custom.getNamespacedCustomObject({ group, version, namespace: t.org.namespace, plural: 'deployments', name: 'doomed' }).then(
+          () => false,
+          (e: { code?: number }) => e.code === 404,
+        ),
       30_000,
       'the Deployment to be deleted',
     );
@@ -429,10 +591,14 @@ describe('kubectl and the facade see the same deployments', () => {
     const applied = await kubectl(['apply', '-f', '-'], JSON.stringify(manifest));
     expect(applied.code, applied.stderr).toBe(0);
     const stored = await readDeployment(t.org.namespace, 'applied');
-    const read = await eventually(async () => {
-      const response = await t.call('GET', `/v2/deployments/${stored.metadata.uid}`);
-      return response.status === 200 && response;
-    }, 10_000, 'the applied Deployment through the facade');
+    const read = await eventually(
+      async () => {
+        const response = await t.call('GET', `/v2/deployments/${stored.metadata.uid}`);
+        return response.status === 200 && response;
+      },
+      10_000,
+      'the applied Deployment through the facade',
+    );
     expectTable(read.body, deploymentTable);
     expect(read.body.source_config).toEqual({ resource_spec: { max_scale: 4 } });
   });
@@ -446,12 +612,18 @@ describe('kubectl and the facade see the same deployments', () => {
 });
 
 describe('custom_url hosts, claimed once across the installation', () => {
-  const stalledReason = async (namespace: string, name: string) => (await readDeployment(namespace, name)).status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True')?.reason;
+  const stalledReason = async (namespace: string, name: string) =>
+    (await readDeployment(namespace, name)).status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True')?.reason;
 
   it('refuses a second claim of a host from any organization (409, the claimant unnamed), a reserved host and one outside the allowed domains (422)', async () => {
     await create('shop', { source_config: { custom_url: 'https://shop.apps.example.com/store' } });
     const second = await t.call('POST', '/v2/deployments', {
-      body: { name: 'thief', source: 'external_docker', source_config: { custom_url: 'https://SHOP.apps.example.com/' }, source_revision_config: { image_uri: 'nginx:1' } },
+      body: {
+        name: 'thief',
+        source: 'external_docker',
+        source_config: { custom_url: 'https://SHOP.apps.example.com/' },
+        source_revision_config: { image_uri: 'nginx:1' },
+      },
       key: t.otherOrg.key,
     });
     expect(second.status).toBe(409);
@@ -462,12 +634,17 @@ describe('custom_url hosts, claimed once across the installation', () => {
     const other = await create('other-host');
     const cases: [string, string][] = [
       ['https://api.apps.example.com/v2', 'custom_url host api.apps.example.com is reserved by this installation'],
-      ['https://victim.example.org', 'custom_url host victim.example.org is outside the domains this installation allows: apps.example.com'],
+      [
+        'https://victim.example.org',
+        'custom_url host victim.example.org is outside the domains this installation allows: apps.example.com',
+      ],
       ['https://shop.apps.example.com/other', 'custom_url host shop.apps.example.com is claimed by another deployment.'],
     ];
     for (const [url, message] of cases) {
       const refused = await t.call('PATCH', `/v2/deployments/${other.id}`, { body: { source_config: { custom_url: url } } });
-      expect(refused.body.detail, url).toEqual(url.includes('shop.') ? message : [{ loc: ['body', 'source_config', 'custom_url'], msg: message, type: 'value_error' }]);
+      expect(refused.body.detail, url).toEqual(
+        url.includes('shop.') ? message : [{ loc: ['body', 'source_config', 'custom_url'], msg: message, type: 'value_error' }],
+      );
     }
     expect((await readDeployment(t.org.namespace, 'other-host')).spec.sourceConfig?.customUrl).toBeUndefined();
   });
@@ -481,11 +658,19 @@ describe('custom_url hosts, claimed once across the installation', () => {
       apiVersion: `${group}/${version}`,
       kind: 'Deployment',
       metadata: { name: 'second-claim', namespace: t.otherOrg.namespace },
-      spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'busybox:1' }, sourceConfig: { customUrl: 'https://taken.apps.example.com/' } },
+      spec: {
+        source: 'external_docker',
+        sourceRevisionConfig: { imageUri: 'busybox:1' },
+        sourceConfig: { customUrl: 'https://taken.apps.example.com/' },
+      },
     };
     const applied = await kubectl(['apply', '-f', '-'], JSON.stringify(manifest));
     expect(applied.code, applied.stderr).toBe(0);
-    await eventually(async () => (await stalledReason(t.otherOrg.namespace, 'second-claim')) === 'HostClaimed', 15_000, 'Stalled HostClaimed');
+    await eventually(
+      async () => (await stalledReason(t.otherOrg.namespace, 'second-claim')) === 'HostClaimed',
+      15_000,
+      'Stalled HostClaimed',
+    );
     const ingresses = await kubectl(['get', 'ingresses', '-n', t.otherOrg.namespace, '-o', 'name']);
     expect(ingresses.stdout).not.toContain('second-claim');
 
@@ -493,38 +678,66 @@ describe('custom_url hosts, claimed once across the installation', () => {
     expect((await t.call('DELETE', `/v2/deployments/${first.metadata.uid}`)).status).toBe(204);
     // Any change looks again at once (without one, the controller looks again each minute).
     await kubectl(['annotate', 'deployments.berth.dev', 'second-claim', '-n', t.otherOrg.namespace, 'touched=1']);
-    await eventually(async () => (await stalledReason(t.otherOrg.namespace, 'second-claim')) !== 'HostClaimed', 15_000, 'the claim taken up');
+    await eventually(
+      async () => (await stalledReason(t.otherOrg.namespace, 'second-claim')) !== 'HostClaimed',
+      15_000,
+      'the claim taken up',
+    );
   });
 });
 
 describe('child names, claimed once in a namespace', () => {
-  const stalled = async (name: string) => (await readDeployment(t.org.namespace, name)).status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True');
+  const stalled = async (name: string) =>
+    (await readDeployment(t.org.namespace, name)).status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True');
 
-  it('refuses a deployment named as another one\'s queue worker with a 409 that says which, and creates nothing', async () => {
+  it("refuses a deployment named as another one's queue worker with a 409 that says which, and creates nothing", async () => {
     await create('till');
-    const refused = await t.call('POST', '/v2/deployments', { body: { name: 'till-queue', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'nginx:1' } } });
+    const refused = await t.call('POST', '/v2/deployments', {
+      body: { name: 'till-queue', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'nginx:1' } },
+    });
     expect(refused.status).toBe(409);
-    expect(refused.body.detail).toBe('the name till-queue would give its objects the name till-queue, which deployment till already uses; choose another name.');
+    expect(refused.body.detail).toBe(
+      'the name till-queue would give its objects the name till-queue, which deployment till already uses; choose another name.',
+    );
     expect((await t.call('GET', '/v2/deployments?name=till-queue')).body.resources).toEqual([]);
   });
 
-  it('stalls a dotted name applied with kubectl whose objects would be a dashed one\'s, and leaves the first one\'s objects alone', async () => {
+  it("stalls a dotted name applied with kubectl whose objects would be a dashed one's, and leaves the first one's objects alone", async () => {
     await create('a-b');
     const owner = await readDeployment(t.org.namespace, 'a-b');
     const ownedByFirst = async () => {
-      const got = await kubectl(['get', 'deployments.apps', 'a-b', '-n', t.org.namespace, '-o', 'jsonpath={.metadata.ownerReferences[0].uid}']);
+      const got = await kubectl([
+        'get',
+        'deployments.apps',
+        'a-b',
+        '-n',
+        t.org.namespace,
+        '-o',
+        'jsonpath={.metadata.ownerReferences[0].uid}',
+      ]);
       return got.code === 0 && got.stdout === owner.metadata.uid;
     };
-    await eventually(ownedByFirst, 15_000, 'the first deployment\'s workload');
+    await eventually(ownedByFirst, 15_000, "the first deployment's workload");
     await eventually(async () => Date.now() >= Date.parse(String(owner.metadata.creationTimestamp)) + 1_000, 5_000, 'a later second');
-    const manifest = { apiVersion: `${group}/${version}`, kind: 'Deployment', metadata: { name: 'a.b', namespace: t.org.namespace }, spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'busybox:1' } } };
+    const manifest = {
+      apiVersion: `${group}/${version}`,
+      kind: 'Deployment',
+      metadata: { name: 'a.b', namespace: t.org.namespace },
+      spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'busybox:1' } },
+    };
     const applied = await kubectl(['apply', '-f', '-'], JSON.stringify(manifest));
     expect(applied.code, applied.stderr).toBe(0);
-    const condition = await eventually(async () => {
-      const found = await stalled('a.b');
-      return found?.reason === 'NameTaken' ? found : undefined;
-    }, 15_000, 'Stalled NameTaken');
-    expect(condition.message).toBe('the name a.b would give its objects the name a-b, a-b-queue, a-b-postgres, a-b-redis, which deployment a-b already uses; choose another name');
+    const condition = await eventually(
+      async () => {
+        const found = await stalled('a.b');
+        return found?.reason === 'NameTaken' ? found : undefined;
+      },
+      15_000,
+      'Stalled NameTaken',
+    );
+    expect(condition.message).toBe(
+      'the name a.b would give its objects the name a-b, a-b-queue, a-b-postgres, a-b-redis, which deployment a-b already uses; choose another name',
+    );
     expect(await ownedByFirst()).toBe(true);
     // Deleting the refused one takes nothing of the first one's with it.
     expect((await kubectl(['delete', 'deployments.berth.dev', 'a.b', '-n', t.org.namespace, '--wait=true'])).code).toBe(0);

@@ -29,10 +29,14 @@ describe('ensureDevAccess', () => {
 
     const facade = await startFacade({ kubeConfig: kc, operatorNamespace, port: 0, host: '127.0.0.1', logger: pino({ level: 'silent' }) });
     try {
-      const response = await eventually(async () => {
-        const answer = await fetch(`${facade.url}/v2/deployments`, { headers: { 'x-api-key': first.key } });
-        return answer.status === 200 && answer;
-      }, 10_000, 'the key to be accepted');
+      const response = await eventually(
+        async () => {
+          const answer = await fetch(`${facade.url}/v2/deployments`, { headers: { 'x-api-key': first.key } });
+          return answer.status === 200 && answer;
+        },
+        10_000,
+        'the key to be accepted',
+      );
       expect(await response.json()).toEqual({ resources: [], offset: 0 });
     } finally {
       await facade.close();

@@ -39,7 +39,7 @@ describe('GET /v2/listeners', () => {
     expect((await t.call('GET', '/v2/listeners?offset=1')).body).toEqual({ resources: [], offset: 1 });
   });
 
-  it('reads it by id; another organization\'s listener is 404, a malformed id 422', async () => {
+  it("reads it by id; another organization's listener is 404, a malformed id 422", async () => {
     const one = await t.call('GET', `/v2/listeners/${listenerId}`);
     expect(one.status).toBe(200);
     expect(one.body.id).toBe(listenerId);
@@ -59,13 +59,17 @@ describe('a deployment choosing its listener', () => {
   });
 
   it("is created on the organization's listener and namespace", async () => {
-    const created = await t.call('POST', '/v2/deployments', { body: body({ listener_id: listenerId, listener_config: { k8s_namespace: t.org.namespace } }, 'on-listener') });
+    const created = await t.call('POST', '/v2/deployments', {
+      body: body({ listener_id: listenerId, listener_config: { k8s_namespace: t.org.namespace } }, 'on-listener'),
+    });
     expect(created.status, created.text).toBe(201);
     expect(created.body.source_config.listener_id).toBe(listenerId);
   });
 
   it('is refused, changing nothing, on another listener or namespace', async () => {
-    const elsewhere = await t.call('POST', '/v2/deployments', { body: body({ listener_id: otherListenerId, listener_config: { k8s_namespace: t.otherOrg.namespace } }, 'elsewhere') });
+    const elsewhere = await t.call('POST', '/v2/deployments', {
+      body: body({ listener_id: otherListenerId, listener_config: { k8s_namespace: t.otherOrg.namespace } }, 'elsewhere'),
+    });
     expect(elsewhere.status).toBe(422);
     expect(elsewhere.body.detail.map((problem: { loc: string[] }) => problem.loc)).toEqual([
       ['body', 'source_config', 'listener_id'],

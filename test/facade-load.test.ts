@@ -38,7 +38,12 @@ beforeAll(async () => {
       version,
       namespace: t.org.namespace,
       plural: 'deployments',
-      body: { apiVersion: `${group}/${version}`, kind: 'Deployment', metadata: { name: `load-${i}` }, spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'nginx' } } },
+      body: {
+        apiVersion: `${group}/${version}`,
+        kind: 'Deployment',
+        metadata: { name: `load-${i}` },
+        spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'nginx' } },
+      },
     })) as { metadata: { uid: string } };
     deploymentId = created.metadata.uid;
   }
@@ -49,19 +54,31 @@ beforeAll(async () => {
 });
 
 function report(what: string, result: LoadResult): void {
-  console.error(`${what}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${result.requests.total} requests`);
+  console.error(
+    `${what}: ${Math.round(result.requests.average)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, ${result.requests.total} requests`,
+  );
 }
 
 describe('under load', () => {
   it('answers reads of one deployment with 200 only', async () => {
-    const result = await autocannon({ url: `${t.url}/v2/deployments/${deploymentId}`, headers: { 'x-api-key': t.org.key }, connections: 20, duration: 3 });
+    const result = await autocannon({
+      url: `${t.url}/v2/deployments/${deploymentId}`,
+      headers: { 'x-api-key': t.org.key },
+      connections: 20,
+      duration: 3,
+    });
     report('GET /v2/deployments/{id}', result);
     expect(result.requests.total).toBeGreaterThan(0);
     expect({ errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx }).toEqual({ errors: 0, timeouts: 0, non2xx: 0 });
   });
 
   it('answers list pages with 200 only', async () => {
-    const result = await autocannon({ url: `${t.url}/v2/deployments?limit=50`, headers: { 'x-api-key': t.org.key }, connections: 20, duration: 3 });
+    const result = await autocannon({
+      url: `${t.url}/v2/deployments?limit=50`,
+      headers: { 'x-api-key': t.org.key },
+      connections: 20,
+      duration: 3,
+    });
     report('GET /v2/deployments?limit=50', result);
     expect({ errors: result.errors, timeouts: result.timeouts, non2xx: result.non2xx }).toEqual({ errors: 0, timeouts: 0, non2xx: 0 });
   });

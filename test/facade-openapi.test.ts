@@ -48,7 +48,18 @@ describe('/openapi.json', () => {
     const { schemas } = document.components;
     const create = schemas.OAuthProviderCreate;
     expect(Object.keys(create.properties).sort()).toEqual(
-      ['auth_url', 'client_id', 'client_secret', 'code_challenge_method', 'name', 'provider_id', 'provider_type', 'token_endpoint_auth_method', 'token_url', 'uses_pkce'].sort(),
+      [
+        'auth_url',
+        'client_id',
+        'client_secret',
+        'code_challenge_method',
+        'name',
+        'provider_id',
+        'provider_type',
+        'token_endpoint_auth_method',
+        'token_url',
+        'uses_pkce',
+      ].sort(),
     );
     expect(create.required.sort()).toEqual(['auth_url', 'client_id', 'name', 'provider_id', 'token_url']);
     expect(create.additionalProperties).toBe(false);

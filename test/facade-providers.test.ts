@@ -36,7 +36,9 @@ async function readProvider(namespace: string, name: string): Promise<OAuthProvi
 
 describe('POST /v2/auth/providers', () => {
   it('creates the provider and its Secret, and answers every field of the table without the secret', async () => {
-    const response = await t.call('POST', '/v2/auth/providers', { body: providerBody('github-main', { client_secret: clientSecret, uses_pkce: true }) });
+    const response = await t.call('POST', '/v2/auth/providers', {
+      body: providerBody('github-main', { client_secret: clientSecret, uses_pkce: true }),
+    });
     expect(response.status).toBe(200);
     expectTable(response.body, providerTable);
     expect(response.text).not.toContain(clientSecret);
@@ -87,7 +89,9 @@ describe('POST /v2/auth/providers', () => {
     const first = await t.call('POST', '/v2/auth/providers', { body: providerBody('dup', { client_secret: 'first-secret-value' }) });
     expect(first.status).toBe(200);
     const before = await readProvider(t.org.namespace, 'dup');
-    const again = await t.call('POST', '/v2/auth/providers', { body: providerBody('dup', { client_secret: 'second-secret-value', name: 'Other' }) });
+    const again = await t.call('POST', '/v2/auth/providers', {
+      body: providerBody('dup', { client_secret: 'second-secret-value', name: 'Other' }),
+    });
     expect(again.status).toBe(409);
     expect(again.body.detail).toMatch(/dup already exists/);
     const after = await readProvider(t.org.namespace, 'dup');
@@ -100,7 +104,11 @@ describe('POST /v2/auth/providers', () => {
     const mine = await t.call('GET', '/v2/auth/providers/github-main', { key: t.sharedKey });
     expect(mine.status).toBe(200);
     expect(mine.body.organization_id).toBe(t.org.id);
-    const created = await t.call('POST', '/v2/auth/providers', { body: providerBody('tenant-selected'), key: t.sharedKey, headers: { 'x-tenant-id': t.otherOrg.id } });
+    const created = await t.call('POST', '/v2/auth/providers', {
+      body: providerBody('tenant-selected'),
+      key: t.sharedKey,
+      headers: { 'x-tenant-id': t.otherOrg.id },
+    });
     expect(created.status).toBe(200);
     expect(created.body.organization_id).toBe(t.otherOrg.id);
     expect((await t.call('GET', '/v2/auth/providers/tenant-selected', { key: t.otherOrg.key })).status).toBe(200);
@@ -115,7 +123,7 @@ describe('POST /v2/auth/providers', () => {
 });
 
 describe('GET, PATCH, DELETE /v2/auth/providers', () => {
-  it('reads a provider and answers 404 for an unknown one and for another organization\'s', async () => {
+  it("reads a provider and answers 404 for an unknown one and for another organization's", async () => {
     await t.call('POST', '/v2/auth/providers', { body: providerBody('readable') });
     const read = await t.call('GET', '/v2/auth/providers/readable');
     expect(read.status).toBe(200);
@@ -128,7 +136,8 @@ describe('GET, PATCH, DELETE /v2/auth/providers', () => {
   });
 
   it('lists providers in pages', async () => {
-    for (const id of ['page-a', 'page-b', 'page-c']) expect((await t.call('POST', '/v2/auth/providers', { body: providerBody(id) })).status).toBe(200);
+    for (const id of ['page-a', 'page-b', 'page-c'])
+      expect((await t.call('POST', '/v2/auth/providers', { body: providerBody(id) })).status).toBe(200);
     const all = await t.call('GET', '/v2/auth/providers?limit=100');
     expect(all.status).toBe(200);
     const ids = all.body.resources.map((p: { provider_id: string }) => p.provider_id);
@@ -176,16 +185,31 @@ describe('kubectl and the facade see the same objects', () => {
       apiVersion: `${group}/${version}`,
       kind: 'OAuthProvider',
       metadata: { name: 'from-kubectl', namespace: t.org.namespace },
-      spec: { providerId: 'from-kubectl', name: 'Applied', clientId: 'abc', authUrl: 'https://a.example.com/auth', tokenUrl: 'https://a.example.com/token' },
+      spec: {
+        providerId: 'from-kubectl',
+        name: 'Applied',
+        clientId: 'abc',
+        authUrl: 'https://a.example.com/auth',
+        tokenUrl: 'https://a.example.com/token',
+      },
     };
     const applied = await kubectl(['apply', '-f', '-'], JSON.stringify(manifest));
     expect(applied.stderr).toBe('');
-    const read = await eventually(async () => {
-      const response = await t.call('GET', '/v2/auth/providers/from-kubectl');
-      return response.status === 200 && response;
-    }, 10_000, 'the applied provider through the facade');
+    const read = await eventually(
+      async () => {
+        const response = await t.call('GET', '/v2/auth/providers/from-kubectl');
+        return response.status === 200 && response;
+      },
+      10_000,
+      'the applied provider through the facade',
+    );
     expectTable(read.body, providerTable);
-    expect(read.body).toMatchObject({ name: 'Applied', uses_pkce: false, code_challenge_method: 'S256', token_endpoint_auth_method: 'client_secret_post' });
+    expect(read.body).toMatchObject({
+      name: 'Applied',
+      uses_pkce: false,
+      code_challenge_method: 'S256',
+      token_endpoint_auth_method: 'client_secret_post',
+    });
   });
 
   it('shows a provider created through the facade to kubectl', async () => {

@@ -38,17 +38,26 @@ async function createIntegration(namespace: string, name: string, secretToken: s
     version,
     namespace,
     plural: codeHostIntegrationKind.plural,
-    body: { apiVersion: `${group}/${version}`, kind: 'CodeHostIntegration', metadata: { name }, spec: { baseUrl: github.url, credentialsSecretRef: { name: `${name}-credentials` } } },
+    body: {
+      apiVersion: `${group}/${version}`,
+      kind: 'CodeHostIntegration',
+      metadata: { name },
+      spec: { baseUrl: github.url, credentialsSecretRef: { name: `${name}-credentials` } },
+    },
   })) as { metadata: { uid: string } };
   return created.metadata.uid;
 }
 
 async function listRepos(id: string, key?: string) {
-  return eventually(async () => {
-    const response = await t.call('GET', `/v1/integrations/codehost/${id}/repos`, key ? { key } : {});
-    // The facade's cache learns of a new integration within moments.
-    return response.status === 404 && response.body.detail.startsWith('Integration ID') && !key ? undefined : response;
-  }, 10_000, 'the integration in the cache');
+  return eventually(
+    async () => {
+      const response = await t.call('GET', `/v1/integrations/codehost/${id}/repos`, key ? { key } : {});
+      // The facade's cache learns of a new integration within moments.
+      return response.status === 404 && response.body.detail.startsWith('Integration ID') && !key ? undefined : response;
+    },
+    10_000,
+    'the integration in the cache',
+  );
 }
 
 describe('GET /v1/integrations/codehost/{integration_id}/repos', () => {
@@ -81,7 +90,11 @@ describe('GET /v1/integrations/codehost/{integration_id}/repos', () => {
 
   it("answers 404 for another organization's integration", async () => {
     const id = await createIntegration(t.otherOrg.namespace, 'foreign', token);
-    await eventually(async () => (await t.call('GET', `/v1/integrations/codehost/${id}/repos`, { key: t.otherOrg.key })).status === 200, 10_000, 'the integration in the cache');
+    await eventually(
+      async () => (await t.call('GET', `/v1/integrations/codehost/${id}/repos`, { key: t.otherOrg.key })).status === 200,
+      10_000,
+      'the integration in the cache',
+    );
     const response = await t.call('GET', `/v1/integrations/codehost/${id}/repos`);
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ detail: `Integration ID ${id} not found.` });
@@ -104,7 +117,12 @@ describe('GET /v1/integrations/codehost/{integration_id}/repos', () => {
       version,
       namespace: t.org.namespace,
       plural: codeHostIntegrationKind.plural,
-      body: { apiVersion: `${group}/${version}`, kind: 'CodeHostIntegration', metadata: { name: 'no-secret' }, spec: { baseUrl: github.url, credentialsSecretRef: { name: 'absent' } } },
+      body: {
+        apiVersion: `${group}/${version}`,
+        kind: 'CodeHostIntegration',
+        metadata: { name: 'no-secret' },
+        spec: { baseUrl: github.url, credentialsSecretRef: { name: 'absent' } },
+      },
     })) as { metadata: { uid: string } };
     const response = await listRepos(created.metadata.uid);
     expect(response.status).toBe(400);

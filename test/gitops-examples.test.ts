@@ -21,7 +21,12 @@ interface BerthUnderTest {
 // The Deployment controllers only: the OAuthProvider and CodeHostIntegration examples name public
 // hosts that this machine cannot reach, and their controllers write nothing but status either way.
 async function startBerth(namespace: string): Promise<BerthUnderTest> {
-  const manager = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }), processMetrics: false });
+  const manager = new Manager({
+    kubeConfig: testKubeConfig(),
+    healthPort: false,
+    logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }),
+    processMetrics: false,
+  });
   const { informers } = registerDeploymentControllers(manager, { namespaces: [namespace] });
   await manager.start();
   return {
@@ -44,7 +49,12 @@ const gitopsManager = 'kustomize-controller';
 
 interface Stored {
   kind: string;
-  metadata: { name: string; generation?: number; resourceVersion: string; managedFields?: { manager: string; subresource?: string; fieldsV1?: Record<string, unknown> }[] };
+  metadata: {
+    name: string;
+    generation?: number;
+    resourceVersion: string;
+    managedFields?: { manager: string; subresource?: string; fieldsV1?: Record<string, unknown> }[];
+  };
   spec?: unknown;
   data?: unknown;
 }

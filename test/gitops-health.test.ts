@@ -120,7 +120,10 @@ const cases: HealthCase[] = [
   },
   {
     name: 'Stalled after having been ready (Ready flips False)',
-    object: deployment(5, observed(5, markStalled(markReady(undefined, at(4, 'Deployed', 'ok'), now), at(5, 'ImageMissing', 'image not found'), now))),
+    object: deployment(
+      5,
+      observed(5, markStalled(markReady(undefined, at(4, 'Deployed', 'ok'), now), at(5, 'ImageMissing', 'image not found'), now)),
+    ),
     argo: { status: 'Degraded', message: 'image not found' },
     flux: 'Failed',
   },
@@ -171,13 +174,27 @@ describe('Argo CD health check (Lua)', () => {
   }
 
   it('ignores a Stalled=True written for an older generation', () => {
-    const staleStalled = deployment(
-      3,
-      { observedGeneration: 3, conditions: [
-        { type: 'Stalled', status: 'True', reason: 'Old', message: 'old failure', observedGeneration: 2, lastTransitionTime: '2026-01-01T00:00:00Z' },
-        { type: 'Ready', status: 'True', reason: 'Deployed', message: 'fine now', observedGeneration: 3, lastTransitionTime: '2026-01-01T00:00:00Z' },
-      ] },
-    );
+    const staleStalled = deployment(3, {
+      observedGeneration: 3,
+      conditions: [
+        {
+          type: 'Stalled',
+          status: 'True',
+          reason: 'Old',
+          message: 'old failure',
+          observedGeneration: 2,
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'Deployed',
+          message: 'fine now',
+          observedGeneration: 3,
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+        },
+      ],
+    });
     for (const interpreter of interpreters) {
       expect(argoHealth(interpreter, [staleStalled])).toEqual([{ status: 'Healthy', message: 'fine now' }]);
     }
@@ -204,7 +221,10 @@ describe('Flux health (kstatus)', () => {
   it('agrees with the Argo CD check wherever Berth has written status', () => {
     const written = cases.filter((c) => (c.object as { status?: unknown }).status !== undefined);
     const flux = fluxHealth(written.map((c) => c.object));
-    const argo = argoHealth('lua5.1', written.map((c) => c.object));
+    const argo = argoHealth(
+      'lua5.1',
+      written.map((c) => c.object),
+    );
     const same: Record<FluxHealth, ArgoHealth> = {
       Current: 'Healthy',
       InProgress: 'Progressing',
@@ -228,7 +248,12 @@ describe('the Flux manifests in docs/gitops/flux', () => {
     expect(checks.length).toBeGreaterThan(0);
     const served = readdirSync(join(root, 'crds'))
       .filter((file) => file.endsWith('.yaml'))
-      .map((file) => parse(readFileSync(join(root, 'crds', file), 'utf8')) as { spec: { group: string; names: { kind: string }; versions: { name: string }[] } })
+      .map(
+        (file) =>
+          parse(readFileSync(join(root, 'crds', file), 'utf8')) as {
+            spec: { group: string; names: { kind: string }; versions: { name: string }[] };
+          },
+      )
       .flatMap((crd) => crd.spec.versions.map((v) => `${crd.spec.group}/${v.name} ${crd.spec.names.kind}`));
     for (const check of checks) expect(served).toContain(`${check.apiVersion} ${check.kind}`);
   });
@@ -242,10 +267,17 @@ describe('health of objects read back from the API server', () => {
   async function exampleDeployment(namespace: string): Promise<{ name: string; generation: number }> {
     const manifests = readdirSync(join(root, 'examples'))
       .filter((file) => file.endsWith('.yaml'))
-      .flatMap((file) => parseAllDocuments(readFileSync(join(root, 'examples', file), 'utf8')).map((d) => d.toJSON() as { kind?: string; apiVersion?: string }))
+      .flatMap((file) =>
+        parseAllDocuments(readFileSync(join(root, 'examples', file), 'utf8')).map(
+          (d) => d.toJSON() as { kind?: string; apiVersion?: string },
+        ),
+      )
       .filter((o) => o?.kind === 'Deployment' && o.apiVersion === 'berth.dev/v1alpha1');
     expect(manifests.length).toBeGreaterThan(0);
-    const applied = await kubectl(['apply', '--server-side', '--field-manager', 'gitops', '-n', namespace, '-o', 'json', '-f', '-'], JSON.stringify(manifests[0]));
+    const applied = await kubectl(
+      ['apply', '--server-side', '--field-manager', 'gitops', '-n', namespace, '-o', 'json', '-f', '-'],
+      JSON.stringify(manifests[0]),
+    );
     expect(applied.stderr).toBe('');
     const object = JSON.parse(applied.stdout) as { metadata: { name: string; generation: number } };
     return { name: object.metadata.name, generation: object.metadata.generation };
@@ -261,7 +293,8 @@ describe('health of objects read back from the API server', () => {
   it('moves from Progressing to Healthy to Degraded as Berth writes conditions', async () => {
     const namespace = await useNamespace('gitops-health');
     const { name, generation } = await exampleDeployment(namespace);
-    const read = () => custom.getNamespacedCustomObject({ group: 'berth.dev', version: 'v1alpha1', namespace, plural: 'deployments', name });
+    const read = () =>
+      custom.getNamespacedCustomObject({ group: 'berth.dev', version: 'v1alpha1', namespace, plural: 'deployments', name });
 
     // Before Berth's first status write (no controller runs here): the CRD's status default reads as in progress.
     const unobserved = (await read()) as { status?: unknown };
@@ -269,17 +302,26 @@ describe('health of objects read back from the API server', () => {
     expect(argoHealth('lua5.4', [unobserved])[0]!.status).toBe('Progressing');
     expect(fluxHealth([unobserved])[0]!.status).toBe('InProgress');
 
-    await writeStatus(namespace, name, { observedGeneration: generation, conditions: markReconciling(undefined, at(generation, 'Deploying', 'rolling out'), now) });
+    await writeStatus(namespace, name, {
+      observedGeneration: generation,
+      conditions: markReconciling(undefined, at(generation, 'Deploying', 'rolling out'), now),
+    });
     const reconciling = await read();
     expect(argoHealth('lua5.1', [reconciling])[0]!.status).toBe('Progressing');
     expect(fluxHealth([reconciling])[0]!.status).toBe('InProgress');
 
-    await writeStatus(namespace, name, { observedGeneration: generation, conditions: markReady(undefined, at(generation, 'Deployed', 'serving'), now) });
+    await writeStatus(namespace, name, {
+      observedGeneration: generation,
+      conditions: markReady(undefined, at(generation, 'Deployed', 'serving'), now),
+    });
     const ready = await read();
     expect(argoHealth('lua5.4', [ready])[0]).toEqual({ status: 'Healthy', message: 'serving' });
     expect(fluxHealth([ready])[0]!.status).toBe('Current');
 
-    await writeStatus(namespace, name, { observedGeneration: generation, conditions: markStalled(undefined, at(generation, 'DeployFailed', 'pods crash'), now) });
+    await writeStatus(namespace, name, {
+      observedGeneration: generation,
+      conditions: markStalled(undefined, at(generation, 'DeployFailed', 'pods crash'), now),
+    });
     const stalled = await read();
     expect(argoHealth('lua5.1', [stalled])[0]).toEqual({ status: 'Degraded', message: 'pods crash' });
     expect(fluxHealth([stalled])[0]).toEqual({ status: 'Failed', message: 'pods crash' });

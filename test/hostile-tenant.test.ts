@@ -43,28 +43,62 @@ beforeAll(async () => {
   const victimKey = (await ensureApiKey(kc, operatorNamespace, [victimOrganization])).key;
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, attackerNamespace, victimNamespace] }),
-    '--custom-url-domains', 'apps.example.com',
-    '--reserved-hosts', 'api.apps.example.com',
-    '--organization-policy', JSON.stringify({ maxReplicas: 5, resourceQuota: { pods: '20' }, podSecurity: 'baseline' }),
+    '--custom-url-domains',
+    'apps.example.com',
+    '--reserved-hosts',
+    'api.apps.example.com',
+    '--organization-policy',
+    JSON.stringify({ maxReplicas: 5, resourceQuota: { pods: '20' }, podSecurity: 'baseline' }),
     // Pod Security baseline in organization namespaces needs builds that are not privileged.
-    '--build-privileged', 'false',
+    '--build-privileged',
+    'false',
     // The registry's token endpoint decides who reads and writes which repository: no registry need run.
-    '--push-registry', registryHost,
+    '--push-registry',
+    registryHost,
   ]);
   await waitReady(berth);
   const url = `http://127.0.0.1:${await berth.facadePort()}`;
   attacker = httpApi(url, { 'x-api-key': attackerKey });
   victim = httpApi(url, { 'x-api-key': victimKey });
   // The chart's additions to Kubernetes' admin, edit and view roles, as a release would install them.
-  const roles = await promisify(execFile)(join(cachedBuild('tools'), 'helm'), ['template', aggregateRelease, join(import.meta.dirname, '../charts/berth'), '--show-only', 'templates/aggregate-roles.yaml']);
+  const roles = await promisify(execFile)(join(cachedBuild('tools'), 'helm'), [
+    'template',
+    aggregateRelease,
+    join(import.meta.dirname, '../charts/berth'),
+    '--show-only',
+    'templates/aggregate-roles.yaml',
+  ]);
   expect((await kubectl(['apply', '-f', '-'], roles.stdout)).code).toBe(0);
   // The tenant's kubectl identity: the `admin` role in its own namespace, nothing elsewhere.
   const setup = [
     ['create', 'serviceaccount', 'tenant', '-n', attackerNamespace],
-    ['create', 'rolebinding', 'tenant-admin', '-n', attackerNamespace, '--clusterrole=admin', `--serviceaccount=${attackerNamespace}:tenant`],
+    [
+      'create',
+      'rolebinding',
+      'tenant-admin',
+      '-n',
+      attackerNamespace,
+      '--clusterrole=admin',
+      `--serviceaccount=${attackerNamespace}:tenant`,
+    ],
   ];
   for (const args of setup) expect((await kubectl(args)).code).toBe(0);
-  await eventually(async () => (await kubectl(['auth', 'can-i', 'create', 'deployments.berth.dev', '-n', attackerNamespace, `--as=system:serviceaccount:${attackerNamespace}:tenant`])).stdout.trim() === 'yes', 20_000, 'admin aggregating Berth\'s kinds');
+  await eventually(
+    async () =>
+      (
+        await kubectl([
+          'auth',
+          'can-i',
+          'create',
+          'deployments.berth.dev',
+          '-n',
+          attackerNamespace,
+          `--as=system:serviceaccount:${attackerNamespace}:tenant`,
+        ])
+      ).stdout.trim() === 'yes',
+    20_000,
+    "admin aggregating Berth's kinds",
+  );
   const created = await victim.ok('POST', '/v2/deployments', {
     name: 'bank',
     source: 'external_docker',
@@ -77,12 +111,26 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await berth?.stop();
-  await kubectl(['delete', 'clusterrole', `${aggregateRelease}-berth-aggregate-to-edit`, `${aggregateRelease}-berth-aggregate-to-view`, '--ignore-not-found']);
-  console.error(`[hostile tenant] ${tally.tried} attacks tried, ${tally.refused} refused or contained, ${seen.filter((text) => text.includes(victimSecret)).length} answers with the victim's secret`);
+  await kubectl([
+    'delete',
+    'clusterrole',
+    `${aggregateRelease}-berth-aggregate-to-edit`,
+    `${aggregateRelease}-berth-aggregate-to-view`,
+    '--ignore-not-found',
+  ]);
+  console.error(
+    `[hostile tenant] ${tally.tried} attacks tried, ${tally.refused} refused or contained, ${seen.filter((text) => text.includes(victimSecret)).length} answers with the victim's secret`,
+  );
 });
 
 /** An attack through the HTTP API with the attacker's key: its answer's status must be one of `refusals`. */
-async function throughApi(method: string, path: string, body: unknown, refusals: number[], headers: Record<string, string> = {}): Promise<number> {
+async function throughApi(
+  method: string,
+  path: string,
+  body: unknown,
+  refusals: number[],
+  headers: Record<string, string> = {},
+): Promise<number> {
   tally.tried += 1;
   const response = await fetch(`${attacker.url}${path}`, {
     method,
@@ -105,7 +153,13 @@ async function throughKubectl(args: string[], why: RegExp, input?: string): Prom
   tally.refused += 1;
 }
 
-const deployment = (name: string, spec: object) => JSON.stringify({ apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', metadata: { name }, spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'busybox:1' }, ...spec } });
+const deployment = (name: string, spec: object) =>
+  JSON.stringify({
+    apiVersion: 'berth.dev/v1alpha1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'busybox:1' }, ...spec },
+  });
 
 describe('a hostile tenant', () => {
   it('cannot reach another organization through the HTTP API', async () => {
@@ -119,43 +173,108 @@ describe('a hostile tenant', () => {
     expect(list.resources).toEqual([]);
   });
 
-  it('cannot ask for privileges, another\'s host, Berth\'s host, a credentialed repository or a swarm', async () => {
-    const create = (name: string, sourceConfig: object) => ({ name, source: 'external_docker', source_config: sourceConfig, source_revision_config: { image_uri: 'busybox:1' } });
-    await throughApi('POST', '/v2/deployments', create('root', { resource_spec: { sidecars: [{ name: 'root', image: 'busybox', securityContext: { privileged: true } }] } }), [422]);
-    await throughApi('POST', '/v2/deployments', create('caps', { resource_spec: { init_containers: [{ name: 'caps', image: 'busybox', securityContext: { capabilities: { add: ['SYS_ADMIN'] } } }] } }), [422]);
+  it("cannot ask for privileges, another's host, Berth's host, a credentialed repository or a swarm", async () => {
+    const create = (name: string, sourceConfig: object) => ({
+      name,
+      source: 'external_docker',
+      source_config: sourceConfig,
+      source_revision_config: { image_uri: 'busybox:1' },
+    });
+    await throughApi(
+      'POST',
+      '/v2/deployments',
+      create('root', { resource_spec: { sidecars: [{ name: 'root', image: 'busybox', securityContext: { privileged: true } }] } }),
+      [422],
+    );
+    await throughApi(
+      'POST',
+      '/v2/deployments',
+      create('caps', {
+        resource_spec: { init_containers: [{ name: 'caps', image: 'busybox', securityContext: { capabilities: { add: ['SYS_ADMIN'] } } }] },
+      }),
+      [422],
+    );
     await throughApi('POST', '/v2/deployments', create('phish', { custom_url: 'https://bank.apps.example.com/login' }), [409]);
     await throughApi('POST', '/v2/deployments', create('mitm', { custom_url: 'https://api.apps.example.com/v2' }), [422]);
     await throughApi('POST', '/v2/deployments', create('elsewhere', { custom_url: 'https://victim.example.org' }), [422]);
     await throughApi('POST', '/v2/deployments', create('swarm', { resource_spec: { min_scale: 1, max_scale: 10_000 } }), [422]);
-    await throughApi('POST', '/v2/deployments', { name: 'leak', source: 'codehost', source_config: { integration_id: randomUUID(), repo_url: 'https://user:token@github.com/a/b' }, source_revision_config: { repo_ref: 'main' } }, [422]);
-    await throughApi('POST', '/v2/deployments', { name: 'ssrf', source: 'codehost', source_config: { integration_id: randomUUID(), repo_url: 'https://github.com/a/b#@169.254.169.254/' }, source_revision_config: { repo_ref: 'main' } }, [422]);
+    await throughApi(
+      'POST',
+      '/v2/deployments',
+      {
+        name: 'leak',
+        source: 'codehost',
+        source_config: { integration_id: randomUUID(), repo_url: 'https://user:token@github.com/a/b' },
+        source_revision_config: { repo_ref: 'main' },
+      },
+      [422],
+    );
+    await throughApi(
+      'POST',
+      '/v2/deployments',
+      {
+        name: 'ssrf',
+        source: 'codehost',
+        source_config: { integration_id: randomUUID(), repo_url: 'https://github.com/a/b#@169.254.169.254/' },
+        source_revision_config: { repo_ref: 'main' },
+      },
+      [422],
+    );
     expect((await attacker.ok('GET', '/v2/deployments')).resources).toEqual([]);
   });
 
   it('cannot do through kubectl what the API refuses, nor leave its own namespace', async () => {
-    await throughKubectl(['apply', '-n', attackerNamespace, '-f', '-'], /privileged containers are not allowed/, deployment('root', { sourceConfig: { resourceSpec: { sidecars: [{ name: 'root', image: 'busybox', securityContext: { privileged: true } }] } } }));
+    await throughKubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-'],
+      /privileged containers are not allowed/,
+      deployment('root', {
+        sourceConfig: { resourceSpec: { sidecars: [{ name: 'root', image: 'busybox', securityContext: { privileged: true } }] } },
+      }),
+    );
     await throughKubectl(['apply', '-n', victimNamespace, '-f', '-'], /forbidden/, deployment('squat', {}));
     await throughKubectl(['get', 'secrets', '-n', victimNamespace], /forbidden/);
     await throughKubectl(['get', 'deployments.berth.dev', '-n', victimNamespace], /forbidden/);
     await throughKubectl(['delete', 'resourcequota', 'berth-organization', '-n', attackerNamespace], /forbidden/);
-    await throughKubectl(['get', 'secrets', '-n', (await berthNamespace())], /forbidden/);
+    await throughKubectl(['get', 'secrets', '-n', await berthNamespace()], /forbidden/);
   });
 
   it("gets no access to another organization's sources and images in the registry, with its credential, a forged one or none", async () => {
-    const ownSecret = await eventually(async () => {
-      const got = await kubectl(['get', 'secret', 'berth-organization', '-n', attackerNamespace, '-o', 'jsonpath={.data.\\.dockerconfigjson}', `--as=system:serviceaccount:${attackerNamespace}:tenant`]);
-      return got.code === 0 && got.stdout ? got.stdout : undefined;
-    }, 20_000, "the attacker's registry credential");
+    const ownSecret = await eventually(
+      async () => {
+        const got = await kubectl([
+          'get',
+          'secret',
+          'berth-organization',
+          '-n',
+          attackerNamespace,
+          '-o',
+          'jsonpath={.data.\\.dockerconfigjson}',
+          `--as=system:serviceaccount:${attackerNamespace}:tenant`,
+        ]);
+        return got.code === 0 && got.stdout ? got.stdout : undefined;
+      },
+      20_000,
+      "the attacker's registry credential",
+    );
     const own = JSON.parse(Buffer.from(ownSecret, 'base64').toString()).auths[registryHost] as { username: string; password: string };
-    const basic = (username: string, password: string) => ({ authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}` });
+    const basic = (username: string, password: string) => ({
+      authorization: `Basic ${Buffer.from(`${username}:${password}`).toString('base64')}`,
+    });
     /** What the token endpoint grants for every action on a repository; `[]` is no access. */
     const granted = async (repository: string, headers: Record<string, string>) => {
-      const response = await fetch(`${attacker.url}/v2/registry/token?service=berth-registry&scope=${encodeURIComponent(`repository:${repository}:pull,push`)}`, { headers });
+      const response = await fetch(
+        `${attacker.url}/v2/registry/token?service=berth-registry&scope=${encodeURIComponent(`repository:${repository}:pull,push`)}`,
+        { headers },
+      );
       const body = await response.text();
       seen.push(body);
-      return response.status === 200 ? JSON.parse(Buffer.from((JSON.parse(body) as { token: string }).token.split('.')[1] ?? '', 'base64url').toString()).access : response.status;
+      return response.status === 200
+        ? JSON.parse(Buffer.from((JSON.parse(body) as { token: string }).token.split('.')[1] ?? '', 'base64url').toString()).access
+        : response.status;
     };
-    expect(await granted(`${attackerNamespace}/app`, basic(own.username, own.password))).toEqual([{ type: 'repository', name: `${attackerNamespace}/app`, actions: ['pull', 'push'] }]);
+    expect(await granted(`${attackerNamespace}/app`, basic(own.username, own.password))).toEqual([
+      { type: 'repository', name: `${attackerNamespace}/app`, actions: ['pull', 'push'] },
+    ]);
     const attacks: [string, Record<string, string>, unknown][] = [
       [`${victimNamespace}/bank/sources`, basic(own.username, own.password), []],
       [`${victimNamespace}/bank`, basic(own.username, own.password), []],
@@ -173,18 +292,63 @@ describe('a hostile tenant', () => {
   });
 
   it("cannot run a privileged or host-sharing pod of its own: its namespace enforces Pod Security baseline, which Berth's own pods meet", async () => {
-    await eventually(async () => (await kubectl(['get', 'namespace', attackerNamespace, '-o', 'jsonpath={.metadata.labels.pod-security\\.kubernetes\\.io/enforce}'])).stdout === 'baseline', 20_000, 'the namespace enforcing baseline');
-    const pod = (name: string, spec: object) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'c', image: 'busybox:1', ...spec }] } });
-    await throughKubectl(['apply', '-n', attackerNamespace, '-f', '-'], /violates PodSecurity "baseline/, pod('root', { securityContext: { privileged: true } }));
-    await throughKubectl(['apply', '-n', attackerNamespace, '-f', '-'], /violates PodSecurity "baseline/, JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'host' }, spec: { hostPID: true, containers: [{ name: 'c', image: 'busybox:1' }] } }));
-    await throughKubectl(['label', 'namespace', attackerNamespace, 'pod-security.kubernetes.io/enforce=privileged', '--overwrite'], /forbidden/);
+    await eventually(
+      async () =>
+        (await kubectl(['get', 'namespace', attackerNamespace, '-o', 'jsonpath={.metadata.labels.pod-security\\.kubernetes\\.io/enforce}']))
+          .stdout === 'baseline',
+      20_000,
+      'the namespace enforcing baseline',
+    );
+    const pod = (name: string, spec: object) =>
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name },
+        spec: { containers: [{ name: 'c', image: 'busybox:1', ...spec }] },
+      });
+    await throughKubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-'],
+      /violates PodSecurity "baseline/,
+      pod('root', { securityContext: { privileged: true } }),
+    );
+    await throughKubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-'],
+      /violates PodSecurity "baseline/,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'host' },
+        spec: { hostPID: true, containers: [{ name: 'c', image: 'busybox:1' }] },
+      }),
+    );
+    await throughKubectl(
+      ['label', 'namespace', attackerNamespace, 'pod-security.kubernetes.io/enforce=privileged', '--overwrite'],
+      /forbidden/,
+    );
     // What Berth renders for a deployment is admitted there (the API server's dry run of its pod).
-    const app = await attacker.ok('POST', '/v2/deployments', { name: 'compliant', source: 'external_docker', source_config: { resource_spec: { min_scale: 1, max_scale: 1 } }, source_revision_config: { image_uri: 'busybox:1' } });
-    const template = await eventually(async () => {
-      const got = await kubectl(['get', 'deployments.apps', 'compliant', '-n', attackerNamespace, '-o', 'jsonpath={.spec.template}']);
-      return got.code === 0 && got.stdout ? JSON.parse(got.stdout) : undefined;
-    }, 20_000, "the deployment's workload");
-    const admitted = await kubectl(['create', '--dry-run=server', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`], JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name: 'compliant-pod', labels: template.metadata.labels }, spec: template.spec }));
+    const app = await attacker.ok('POST', '/v2/deployments', {
+      name: 'compliant',
+      source: 'external_docker',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 1 } },
+      source_revision_config: { image_uri: 'busybox:1' },
+    });
+    const template = await eventually(
+      async () => {
+        const got = await kubectl(['get', 'deployments.apps', 'compliant', '-n', attackerNamespace, '-o', 'jsonpath={.spec.template}']);
+        return got.code === 0 && got.stdout ? JSON.parse(got.stdout) : undefined;
+      },
+      20_000,
+      "the deployment's workload",
+    );
+    const admitted = await kubectl(
+      ['create', '--dry-run=server', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'compliant-pod', labels: template.metadata.labels },
+        spec: template.spec,
+      }),
+    );
     expect(admitted.code, admitted.stderr).toBe(0);
     expect(admitted.stderr).not.toMatch(/PodSecurity/);
     expect((await attacker.call('DELETE', `/v2/deployments/${app.id}`)).status).toBe(204);
@@ -192,24 +356,48 @@ describe('a hostile tenant', () => {
 
   it('is contained when what it applies passes the schema: a swarm and a name that shadows its own are Stalled, writing nothing', async () => {
     tally.tried += 2;
-    const applied = await kubectl(['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`], deployment('swarm', { sourceConfig: { resourceSpec: { maxScale: 500 } } }));
+    const applied = await kubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
+      deployment('swarm', { sourceConfig: { resourceSpec: { maxScale: 500 } } }),
+    );
     expect(applied.code, applied.stderr).toBe(0);
-    const reason = async (name: string) => (await kubectl(['get', 'deployments.berth.dev', name, '-n', attackerNamespace, '-o', 'jsonpath={.status.conditions[?(@.type=="Stalled")].reason}'])).stdout;
+    const reason = async (name: string) =>
+      (
+        await kubectl([
+          'get',
+          'deployments.berth.dev',
+          name,
+          '-n',
+          attackerNamespace,
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Stalled")].reason}',
+        ])
+      ).stdout;
     await eventually(async () => (await reason('swarm')) === 'ReplicaCapExceeded', 20_000, 'the swarm Stalled');
     expect((await kubectl(['get', 'deployments.apps', 'swarm', '-n', attackerNamespace])).code).not.toBe(0);
     tally.refused += 1;
-    await attacker.ok('POST', '/v2/deployments', { name: 'app', source: 'external_docker', source_revision_config: { image_uri: 'busybox:1' } });
+    await attacker.ok('POST', '/v2/deployments', {
+      name: 'app',
+      source: 'external_docker',
+      source_revision_config: { image_uri: 'busybox:1' },
+    });
     // Claims made in one second are ordered by uid (creation times have whole seconds): the shadowing
     // name comes in a later second, as it would from an attacker reacting to the first.
-    const created = Date.parse((await kubectl(['get', 'deployments.berth.dev', 'app', '-n', attackerNamespace, '-o', 'jsonpath={.metadata.creationTimestamp}'])).stdout);
+    const created = Date.parse(
+      (await kubectl(['get', 'deployments.berth.dev', 'app', '-n', attackerNamespace, '-o', 'jsonpath={.metadata.creationTimestamp}']))
+        .stdout,
+    );
     await eventually(async () => Date.now() >= created + 1_000, 5_000, 'a later second');
-    const shadow = await kubectl(['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`], deployment('app-queue', {}));
+    const shadow = await kubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
+      deployment('app-queue', {}),
+    );
     expect(shadow.code, shadow.stderr).toBe(0);
     await eventually(async () => (await reason('app-queue')) === 'NameTaken', 20_000, 'the shadowing name Stalled');
     tally.refused += 1;
   });
 
-  it('never sees the victim\'s secret', async () => {
+  it("never sees the victim's secret", async () => {
     // The victim itself reads its secret's name back, never its value.
     expect(JSON.stringify(await victim.ok('GET', `/v2/deployments/${victimDeploymentId}`))).not.toContain(victimSecret);
     expect(seen.filter((text) => text.includes(victimSecret))).toEqual([]);
@@ -226,5 +414,7 @@ function spliced(token: string, namespace: string): string {
 
 /** The namespace Berth keeps its API keys in. */
 async function berthNamespace(): Promise<string> {
-  return (await kubectl(['get', 'namespaces', '-o', 'jsonpath={.items[*].metadata.name}'])).stdout.split(' ').find((name) => name.startsWith('berth-hostile-op'))!;
+  return (await kubectl(['get', 'namespaces', '-o', 'jsonpath={.items[*].metadata.name}'])).stdout
+    .split(' ')
+    .find((name) => name.startsWith('berth-hostile-op'))!;
 }

@@ -15,7 +15,10 @@ describe('installCrds', () => {
     expect(names.length).toBeGreaterThanOrEqual(5);
     for (const generated of readCrds(crdsDir)) {
       // Read as plain JSON: the typed client would rename `enum` and `x-kubernetes-*` on the way in.
-      const stored = await kubeRequest<typeof generated>(kc, { method: 'GET', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${generated.metadata!.name!}` });
+      const stored = await kubeRequest<typeof generated>(kc, {
+        method: 'GET',
+        path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${generated.metadata!.name!}`,
+      });
       const wanted = JSON.stringify(generated.spec.versions.map((v) => v.schema));
       const got = JSON.stringify(stored.spec.versions.map((v) => v.schema));
       for (const marker of ['"x-kubernetes-validations"', '"enum"', '"default"', '"x-kubernetes-preserve-unknown-fields"']) {

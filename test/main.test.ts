@@ -50,7 +50,11 @@ function startBerth(args: string[], env: NodeJS.ProcessEnv = { ...process.env, K
 }
 
 function portFrom(running: Running, message: string): Promise<number> {
-  return eventually(async () => running.lines.find((line) => line.msg === message)?.port as number | undefined, 60_000, `"${message}" in the log`);
+  return eventually(
+    async () => running.lines.find((line) => line.msg === message)?.port as number | undefined,
+    60_000,
+    `"${message}" in the log`,
+  );
 }
 
 describe('berth run', () => {
@@ -63,10 +67,14 @@ describe('berth run', () => {
 
     const berth = startBerth([
       'run',
-      '--namespace', operatorNamespace,
-      '--facade-address', '127.0.0.1:0',
-      '--probe-address', '127.0.0.1:0',
-      '--watch-namespaces', `${organizationNamespace},${operatorNamespace}`,
+      '--namespace',
+      operatorNamespace,
+      '--facade-address',
+      '127.0.0.1:0',
+      '--probe-address',
+      '127.0.0.1:0',
+      '--watch-namespaces',
+      `${organizationNamespace},${operatorNamespace}`,
     ]);
     const probePort = await portFrom(berth, 'serving /healthz, /readyz and /metrics');
     const facadePort = await portFrom(berth, 'serving the HTTP API');
@@ -94,7 +102,13 @@ describe('berth run', () => {
     const custom = kc.makeApiClient(CustomObjectsApi);
     await eventually(
       async () => {
-        const deployment = (await custom.getNamespacedCustomObject({ group: 'berth.dev', version: 'v1alpha1', namespace: organizationNamespace, plural: 'deployments', name: 'hello' })) as {
+        const deployment = (await custom.getNamespacedCustomObject({
+          group: 'berth.dev',
+          version: 'v1alpha1',
+          namespace: organizationNamespace,
+          plural: 'deployments',
+          name: 'hello',
+        })) as {
           status?: { latestRevisionId?: string };
         };
         return deployment.status?.latestRevisionId;
@@ -132,7 +146,10 @@ describe('berth dev with no cluster configured', () => {
         .filter((line) => line.includes(dataDir) && !line.startsWith('/bin/sh'));
     try {
       // The control plane alone: the node's `berth dev` is the node suite's (test/node-lifecycle).
-      const berth = startBerth(['dev', '--data-dir', dataDir, '--node', 'off', '--facade-address', '127.0.0.1:0', '--probe-address', '127.0.0.1:0'], env);
+      const berth = startBerth(
+        ['dev', '--data-dir', dataDir, '--node', 'off', '--facade-address', '127.0.0.1:0', '--probe-address', '127.0.0.1:0'],
+        env,
+      );
       const printed = () => berth.lines.map((line) => (typeof line.text === 'string' ? line.text : '')).join('\n');
       const key = await eventually(async () => /API key:\s+(\S+)/.exec(printed())?.[1], 150_000, 'the printed API key');
       const url = /HTTP API:\s+(\S+)/.exec(printed())![1]!;

@@ -28,7 +28,11 @@ afterAll(async () => {
 
 async function startController(): Promise<Manager> {
   const manager = new Manager({ kubeConfig: kc, healthPort: false, processMetrics: false });
-  registerOAuthProviderController(manager, { namespaces: [namespace], peerTimeoutMs: 2_000, registration: { grantTypes: ['client_credentials'] } });
+  registerOAuthProviderController(manager, {
+    namespaces: [namespace],
+    peerTimeoutMs: 2_000,
+    registration: { grantTypes: ['client_credentials'] },
+  });
   managers.push(manager);
   await manager.start();
   return manager;
@@ -39,7 +43,10 @@ function legacyWrite(method: 'POST' | 'PATCH', path: string, body: unknown): Pro
   return kubeRequest(kc, { method, path, body, ...(method === 'PATCH' ? { contentType: 'application/json-patch+json' } : {}) });
 }
 
-async function read<T>(resource: ResourceKind, name: string): Promise<T & { metadata: { managedFields?: V1ManagedFieldsEntry[]; resourceVersion?: string } }> {
+async function read<T>(
+  resource: ResourceKind,
+  name: string,
+): Promise<T & { metadata: { managedFields?: V1ManagedFieldsEntry[]; resourceVersion?: string } }> {
   return kubeRequest(kc, { method: 'GET', path: objectPath(resource, { namespace, name }) });
 }
 
@@ -54,7 +61,14 @@ async function createProvider(providerId: string, spec: Record<string, unknown>)
       apiVersion: oauthProviderKind.apiVersion,
       kind: oauthProviderKind.kind,
       metadata: { name },
-      spec: { providerId, name: providerId, clientId: 'c', authUrl: 'https://a.example/authorize', tokenUrl: 'https://a.example/token', ...spec },
+      spec: {
+        providerId,
+        name: providerId,
+        clientId: 'c',
+        authUrl: 'https://a.example/authorize',
+        tokenUrl: 'https://a.example/token',
+        ...spec,
+      },
     },
   });
   return name;
@@ -68,26 +82,46 @@ describe('OAuthProvider writes of an earlier version', () => {
     // What a write with no field manager and no User-Agent is recorded as: the name Berth adopts.
     const [legacy] = legacyFieldManagers;
     const notOwned = `${oauthProviderObjectName('plain')}-oauth-client`;
-    await legacyWrite('POST', collectionPath(secretKind, namespace), { metadata: { name: notOwned }, stringData: { note: 'a user Secret' } });
+    await legacyWrite('POST', collectionPath(secretKind, namespace), {
+      metadata: { name: notOwned },
+      stringData: { note: 'a user Secret' },
+    });
     const probe = await read<V1Secret>(secretKind, notOwned);
     expect(managersOf(probe.metadata.managedFields)).toHaveLength(1);
     expect(legacyFieldManagers).toContain(managersOf(probe.metadata.managedFields)[0]);
 
     // The state a dynamic client's registration leaves, made by this version, then recorded as the
     // earlier one recorded it: the same entries under the legacy name.
-    const name = await createProvider('legacy-mcp', { mcpServerUrl: authServer.mcpServerUrl, isDynamicClient: true, tokenEndpointAuthMethod: 'client_secret_post' });
+    const name = await createProvider('legacy-mcp', {
+      mcpServerUrl: authServer.mcpServerUrl,
+      isDynamicClient: true,
+      tokenEndpointAuthMethod: 'client_secret_post',
+    });
     await createProvider('plain', { tokenEndpointAuthMethod: 'none', usesPkce: true });
     const first = await startController();
-    const registered = await eventually(async () => {
-      const provider = await read<OAuthProvider>(oauthProviderKind, name);
-      return provider.status?.dynamicClientSecretRef && provider.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ? provider : undefined;
-    }, 30_000, 'the dynamic client registered');
+    const registered = await eventually(
+      async () => {
+        const provider = await read<OAuthProvider>(oauthProviderKind, name);
+        return provider.status?.dynamicClientSecretRef && provider.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+          ? provider
+          : undefined;
+      },
+      30_000,
+      'the dynamic client registered',
+    );
     await first.stop();
     const secretName = registered.status!.dynamicClientSecretRef!.name;
-    for (const [resource, objectName] of [[oauthProviderKind, name], [secretKind, secretName]] as const) {
+    for (const [resource, objectName] of [
+      [oauthProviderKind, name],
+      [secretKind, secretName],
+    ] as const) {
       const object = await read<object>(resource, objectName);
-      const renamed = object.metadata.managedFields!.map((entry) => (entry.manager === fieldManager ? { ...entry, manager: legacy } : entry));
-      await legacyWrite('PATCH', objectPath(resource, { namespace, name: objectName }), [{ op: 'replace', path: '/metadata/managedFields', value: renamed }]);
+      const renamed = object.metadata.managedFields!.map((entry) =>
+        entry.manager === fieldManager ? { ...entry, manager: legacy } : entry,
+      );
+      await legacyWrite('PATCH', objectPath(resource, { namespace, name: objectName }), [
+        { op: 'replace', path: '/metadata/managedFields', value: renamed },
+      ]);
     }
     const before = { provider: await read<OAuthProvider>(oauthProviderKind, name), secret: await read<V1Secret>(secretKind, secretName) };
     expect(managersOf(before.provider.metadata.managedFields, 'status')).toEqual([legacy]);
@@ -95,19 +129,29 @@ describe('OAuthProvider writes of an earlier version', () => {
     const registrations = authServer.requests.filter((r) => r === 'POST /reg').length;
 
     await startController();
-    const provider = await eventually(async () => {
-      const current = await read<OAuthProvider>(oauthProviderKind, name);
-      return managersOf(current.metadata.managedFields, 'status')[0] === fieldManager ? current : undefined;
-    }, 30_000, 'the status entry adopted');
-    const secret = await eventually(async () => {
-      const current = await read<V1Secret>(secretKind, secretName);
-      return managersOf(current.metadata.managedFields)[0] === fieldManager ? current : undefined;
-    }, 30_000, 'the Secret entry adopted');
+    const provider = await eventually(
+      async () => {
+        const current = await read<OAuthProvider>(oauthProviderKind, name);
+        return managersOf(current.metadata.managedFields, 'status')[0] === fieldManager ? current : undefined;
+      },
+      30_000,
+      'the status entry adopted',
+    );
+    const secret = await eventually(
+      async () => {
+        const current = await read<V1Secret>(secretKind, secretName);
+        return managersOf(current.metadata.managedFields)[0] === fieldManager ? current : undefined;
+      },
+      30_000,
+      'the Secret entry adopted',
+    );
 
     // One owner, the same fields; the user's spec entry, the status and the data as they were.
     expect(managersOf(provider.metadata.managedFields, 'status')).toEqual([fieldManager]);
     expect(managersOf(provider.metadata.managedFields)).toEqual(managersOf(before.provider.metadata.managedFields));
-    expect(provider.metadata.managedFields!.find((e) => e.subresource === 'status')!.fieldsV1).toEqual(before.provider.metadata.managedFields!.find((e) => e.subresource === 'status')!.fieldsV1);
+    expect(provider.metadata.managedFields!.find((e) => e.subresource === 'status')!.fieldsV1).toEqual(
+      before.provider.metadata.managedFields!.find((e) => e.subresource === 'status')!.fieldsV1,
+    );
     expect(provider.status).toEqual(before.provider.status);
     expect(managersOf(secret.metadata.managedFields)).toEqual([fieldManager]);
     expect(secret.metadata.managedFields![0]!.fieldsV1).toEqual(before.secret.metadata.managedFields![0]!.fieldsV1);
@@ -115,10 +159,14 @@ describe('OAuthProvider writes of an earlier version', () => {
     expect(authServer.requests.filter((r) => r === 'POST /reg')).toHaveLength(registrations);
 
     // A Secret of the provider-owned name that the provider does not own stays as its writer left it.
-    await eventually(async () => {
-      const plain = await read<OAuthProvider>(oauthProviderKind, oauthProviderObjectName('plain'));
-      return plain.status?.observedGeneration === plain.metadata.generation;
-    }, 30_000, 'the plain provider reconciled');
+    await eventually(
+      async () => {
+        const plain = await read<OAuthProvider>(oauthProviderKind, oauthProviderObjectName('plain'));
+        return plain.status?.observedGeneration === plain.metadata.generation;
+      },
+      30_000,
+      'the plain provider reconciled',
+    );
     expect((await read<V1Secret>(secretKind, notOwned)).metadata.managedFields).toEqual(probe.metadata.managedFields);
   });
 });

@@ -6,7 +6,15 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { CoreV1Api, CustomObjectsApi, type CoreV1Event, type V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fieldManager, group, oauthProviderKind, oauthProviderObjectName, version, type OAuthProvider, type OAuthProviderSpec } from '../src/api/index.ts';
+import {
+  fieldManager,
+  group,
+  oauthProviderKind,
+  oauthProviderObjectName,
+  version,
+  type OAuthProvider,
+  type OAuthProviderSpec,
+} from '../src/api/index.ts';
 import { registerOAuthProviderController } from '../src/reconcilers/oauth-provider/controller.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import { Manager } from '../src/runtime/manager.ts';
@@ -90,7 +98,12 @@ async function waitForReady(name: string, status: 'True' | 'False', reason: stri
     async () => {
       const provider = await readProvider(name);
       const ready = condition(provider, 'Ready');
-      return provider.status?.observedGeneration === provider.metadata.generation && ready?.status === status && ready.reason === reason && provider;
+      return (
+        provider.status?.observedGeneration === provider.metadata.generation &&
+        ready?.status === status &&
+        ready.reason === reason &&
+        provider
+      );
     },
     30_000,
     `${name} Ready=${status} (${reason})`,
@@ -149,7 +162,11 @@ describe('an OAuthProvider with a client secret', () => {
     const missingKey = await waitForReady(name, 'False', 'ClientSecretKeyMissing');
     expect(condition(missingKey, 'Ready')?.message).toBe('Secret "acme-oauth" has no value for key "clientSecret"');
 
-    await core.replaceNamespacedSecret({ namespace, name: 'acme-oauth', body: { metadata: { name: 'acme-oauth' }, stringData: { clientSecret: staticClientSecret } } });
+    await core.replaceNamespacedSecret({
+      namespace,
+      name: 'acme-oauth',
+      body: { metadata: { name: 'acme-oauth' }, stringData: { clientSecret: staticClientSecret } },
+    });
     const ready = await waitForReady(name, 'True', 'Ready');
     expect(ready.spec).toEqual(specBefore);
     expect(ready.metadata.generation).toBe(waiting.metadata.generation);
@@ -172,14 +189,21 @@ describe('an OAuthProvider with a client secret', () => {
   it('writes nothing when a reconcile finds nothing changed', async () => {
     // A change to the referenced Secret that does not matter enqueues the provider again.
     await expectNoWriteOnReconcile(oauthProviderObjectName('acme-static'), () =>
-      core.patchNamespacedSecret({ namespace, name: 'acme-oauth', body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] }),
+      core.patchNamespacedSecret({
+        namespace,
+        name: 'acme-oauth',
+        body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }],
+      }),
     );
   });
 
   it('is Stalled when a public client does not use PKCE', async () => {
     const name = await createProvider(baseSpec('public-no-pkce', { tokenEndpointAuthMethod: 'none' }));
     const stalled = await waitForReady(name, 'False', 'PublicClientWithoutPkce');
-    expect(condition(stalled, 'Stalled')).toMatchObject({ status: 'True', message: 'tokenEndpointAuthMethod none (a public client) requires usesPkce: true' });
+    expect(condition(stalled, 'Stalled')).toMatchObject({
+      status: 'True',
+      message: 'tokenEndpointAuthMethod none (a public client) requires usesPkce: true',
+    });
     await custom.patchNamespacedCustomObject({
       group,
       version,
@@ -203,7 +227,11 @@ describe('an OAuthProvider with a client secret', () => {
 describe('an OAuthProvider for an MCP server', () => {
   it('registers a dynamic client once, whose credentials in the owned Secret get a token', async () => {
     const name = await createProvider(
-      baseSpec('mcp-dynamic', { mcpServerUrl: authServer.mcpServerUrl, isDynamicClient: true, tokenEndpointAuthMethod: 'client_secret_post' }),
+      baseSpec('mcp-dynamic', {
+        mcpServerUrl: authServer.mcpServerUrl,
+        isDynamicClient: true,
+        tokenEndpointAuthMethod: 'client_secret_post',
+      }),
     );
     const ready = await waitForReady(name, 'True', 'Ready');
     expect(ready.status).toMatchObject({
@@ -221,7 +249,9 @@ describe('an OAuthProvider for an MCP server', () => {
     ]);
     // Berth's one field manager owns what it wrote: the Secret, and the provider's status.
     expect(secret.metadata?.managedFields?.map((entry) => entry.manager)).toEqual([fieldManager]);
-    expect(ready.metadata.managedFields?.filter((entry) => entry.subresource === 'status').map((entry) => entry.manager)).toEqual([fieldManager]);
+    expect(ready.metadata.managedFields?.filter((entry) => entry.subresource === 'status').map((entry) => entry.manager)).toEqual([
+      fieldManager,
+    ]);
     const clientId = secretValue(secret, 'clientId');
     const clientSecret = secretValue(secret, 'clientSecret');
     dynamicClientSecrets.push(clientSecret, secretValue(secret, 'registrationAccessToken'));
@@ -250,7 +280,11 @@ describe('an OAuthProvider for an MCP server', () => {
 
     // A change to the owned Secret that does not matter reconciles again: no write, no registration.
     await expectNoWriteOnReconcile(name, () =>
-      core.patchNamespacedSecret({ namespace, name: secret.metadata!.name!, body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }] }),
+      core.patchNamespacedSecret({
+        namespace,
+        name: secret.metadata!.name!,
+        body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }],
+      }),
     );
     expect(authServer.requests.filter((r) => r === 'POST /reg')).toHaveLength(1);
 
@@ -299,11 +333,17 @@ describe('an OAuthProvider for an MCP server', () => {
     const basicOnly = await startAuthorizationServer({ clientAuthMethods: ['client_secret_basic'] });
     try {
       const name = await createProvider(
-        baseSpec('mcp-basic', { mcpServerUrl: basicOnly.mcpServerUrl, isDynamicClient: true, tokenEndpointAuthMethod: 'client_secret_post' }),
+        baseSpec('mcp-basic', {
+          mcpServerUrl: basicOnly.mcpServerUrl,
+          isDynamicClient: true,
+          tokenEndpointAuthMethod: 'client_secret_post',
+        }),
       );
       const stalled = await waitForReady(name, 'False', 'AuthMethodUnsupported');
       expect(condition(stalled, 'Stalled')?.status).toBe('True');
-      expect(condition(stalled, 'Ready')?.message).toBe(`authorization server ${basicOnly.issuer}/ does not support tokenEndpointAuthMethod client_secret_post`);
+      expect(condition(stalled, 'Ready')?.message).toBe(
+        `authorization server ${basicOnly.issuer}/ does not support tokenEndpointAuthMethod client_secret_post`,
+      );
       expect(basicOnly.requests).not.toContain('POST /reg');
 
       await custom.patchNamespacedCustomObject({
@@ -358,7 +398,11 @@ describe('an OAuthProvider for an MCP server', () => {
     const name = oauthProviderObjectName('mcp-dynamic');
     await custom.deleteNamespacedCustomObject({ group, version, namespace, plural: oauthProviderKind.plural, name });
     await eventually(
-      () => core.readNamespacedSecret({ namespace, name: `${name}-oauth-client` }).then(() => false, (e: { code?: number }) => e.code === 404),
+      () =>
+        core.readNamespacedSecret({ namespace, name: `${name}-oauth-client` }).then(
+          () => false,
+          (e: { code?: number }) => e.code === 404,
+        ),
       120_000,
       'the dynamic client Secret to be garbage-collected',
     );
@@ -369,7 +413,9 @@ describe('client secrets', () => {
   it('appear in no status, Event, log line or error message', async () => {
     expect(dynamicClientSecrets.length).toBeGreaterThan(0);
     const secrets = [staticClientSecret, ...dynamicClientSecrets].filter(Boolean);
-    const providers = (await custom.listNamespacedCustomObject({ group, version, namespace, plural: oauthProviderKind.plural })) as { items: OAuthProvider[] };
+    const providers = (await custom.listNamespacedCustomObject({ group, version, namespace, plural: oauthProviderKind.plural })) as {
+      items: OAuthProvider[];
+    };
     const events = await core.listNamespacedEvent({ namespace });
     const places = {
       status: JSON.stringify(providers.items.map((p) => p.status)),

@@ -26,7 +26,11 @@ beforeAll(async () => {
   const created = await useOrganization('policy-org');
   ({ operatorNamespace, namespace: organization } = created);
   bystander = await useNamespace('policy-other');
-  berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, organization, bystander] }), '--organization-policy', JSON.stringify(policy)]);
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, organization, bystander] }),
+    '--organization-policy',
+    JSON.stringify(policy),
+  ]);
   await waitReady(berth);
   api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': created.key });
 });
@@ -40,26 +44,43 @@ async function objectsIn(namespace: string): Promise<string[]> {
   return got.stdout.trim().split('\n').filter(Boolean).sort();
 }
 
-const pod = (name: string) => JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'busybox:1' }] } });
+const pod = (name: string) =>
+  JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'busybox:1' }] } });
 
 describe('the organization policy', () => {
-  const expected = ['limitrange/berth-organization', 'networkpolicy.networking.k8s.io/berth-organization', 'resourcequota/berth-organization'];
+  const expected = [
+    'limitrange/berth-organization',
+    'networkpolicy.networking.k8s.io/berth-organization',
+    'resourcequota/berth-organization',
+  ];
 
   it('gives an organization namespace its quota, container limits and network policy, and no other namespace any', async () => {
     await eventually(async () => (await objectsIn(organization)).length === 3, 20_000, 'the three objects');
     expect(await objectsIn(organization)).toEqual(expected);
     expect(await objectsIn(bystander)).toEqual([]);
-    const egress = JSON.parse((await kubectl(['get', 'networkpolicy', 'berth-organization', '-n', organization, '-o', 'jsonpath={.spec.egress[2]}'])).stdout);
-    expect(egress).toEqual({ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.244.0.0/16', '169.254.169.254/32'] } }, { ipBlock: { cidr: '::/0' } }] });
+    const egress = JSON.parse(
+      (await kubectl(['get', 'networkpolicy', 'berth-organization', '-n', organization, '-o', 'jsonpath={.spec.egress[2]}'])).stdout,
+    );
+    expect(egress).toEqual({
+      to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.244.0.0/16', '169.254.169.254/32'] } }, { ipBlock: { cidr: '::/0' } }],
+    });
   });
 
   it('is enforced by the API server: a pod without requests gets the defaults, a pod past the quota is refused', async () => {
     expect((await kubectl(['apply', '-n', organization, '-f', '-'], pod('first'))).code).toBe(0);
-    const resources = JSON.parse((await kubectl(['get', 'pod', 'first', '-n', organization, '-o', 'jsonpath={.spec.containers[0].resources}'])).stdout);
+    const resources = JSON.parse(
+      (await kubectl(['get', 'pod', 'first', '-n', organization, '-o', 'jsonpath={.spec.containers[0].resources}'])).stdout,
+    );
     expect(resources).toEqual({ requests: { cpu: '50m', memory: '32Mi' }, limits: { cpu: '200m', memory: '128Mi' } });
     expect((await kubectl(['apply', '-n', organization, '-f', '-'], pod('second'))).code).toBe(0);
     // The quota controller counts what the namespace holds; admission refuses past it from then on.
-    await eventually(async () => (await kubectl(['get', 'resourcequota', 'berth-organization', '-n', organization, '-o', 'jsonpath={.status.used.pods}'])).stdout === '2', 20_000, 'the quota counting two pods');
+    await eventually(
+      async () =>
+        (await kubectl(['get', 'resourcequota', 'berth-organization', '-n', organization, '-o', 'jsonpath={.status.used.pods}'])).stdout ===
+        '2',
+      20_000,
+      'the quota counting two pods',
+    );
     const third = await kubectl(['apply', '-n', organization, '-f', '-'], pod('third'));
     expect(third.code).not.toBe(0);
     expect(third.stderr).toContain('exceeded quota: berth-organization');
@@ -68,7 +89,8 @@ describe('the organization policy', () => {
   it('comes back when a tenant deletes a part, and a pass that finds it as rendered writes nothing', async () => {
     expect((await kubectl(['delete', 'resourcequota', 'berth-organization', '-n', organization])).code).toBe(0);
     await eventually(async () => (await objectsIn(organization)).includes('resourcequota/berth-organization'), 20_000, 'the quota back');
-    const versions = async () => (await kubectl(['get', kinds, '-n', organization, '-o', 'jsonpath={.items[*].metadata.resourceVersion}'])).stdout;
+    const versions = async () =>
+      (await kubectl(['get', kinds, '-n', organization, '-o', 'jsonpath={.items[*].metadata.resourceVersion}'])).stdout;
     const before = await versions();
     // A change of the namespace runs a pass.
     expect((await kubectl(['annotate', 'namespace', organization, 'touched=1'])).code).toBe(0);
@@ -76,30 +98,64 @@ describe('the organization policy', () => {
     expect(await versions()).toBe(before);
   });
 
-  it('caps one deployment\'s replicas: a 422 naming the field from the API, Stalled from kubectl', async () => {
-    const body = (resourceSpec: object) => ({ name: 'many', source: 'external_docker', source_config: { resource_spec: resourceSpec }, source_revision_config: { image_uri: 'nginx:1' } });
+  it("caps one deployment's replicas: a 422 naming the field from the API, Stalled from kubectl", async () => {
+    const body = (resourceSpec: object) => ({
+      name: 'many',
+      source: 'external_docker',
+      source_config: { resource_spec: resourceSpec },
+      source_revision_config: { image_uri: 'nginx:1' },
+    });
     const refused = await api.call('POST', '/v2/deployments', body({ min_scale: 1, max_scale: 6 }));
     expect(refused.status).toBe(422);
     expect((refused.body as { detail: unknown }).detail).toEqual([
-      { loc: ['body', 'source_config', 'resource_spec', 'max_scale'], msg: "must be at most 5: this installation's cap on one deployment's replicas", type: 'value_error' },
+      {
+        loc: ['body', 'source_config', 'resource_spec', 'max_scale'],
+        msg: "must be at most 5: this installation's cap on one deployment's replicas",
+        type: 'value_error',
+      },
     ]);
     const created = await api.ok('POST', '/v2/deployments', body({ min_scale: 1, max_scale: 5 }));
-    const patch = await api.call('PATCH', `/v2/deployments/${created.id}`, { source_config: { resource_spec: { queue_max_scale: 9, queue_min_scale: 1 } } });
+    const patch = await api.call('PATCH', `/v2/deployments/${created.id}`, {
+      source_config: { resource_spec: { queue_max_scale: 9, queue_min_scale: 1 } },
+    });
     expect(patch.status).toBe(422);
     expect(JSON.stringify(patch.body)).toContain('"queue_max_scale"');
 
-    const manifest = { apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', metadata: { name: 'swarm', namespace: organization }, spec: { source: 'external_docker', sourceConfig: { resourceSpec: { maxScale: 50 } }, sourceRevisionConfig: { imageUri: 'busybox:1' } } };
+    const manifest = {
+      apiVersion: 'berth.dev/v1alpha1',
+      kind: 'Deployment',
+      metadata: { name: 'swarm', namespace: organization },
+      spec: {
+        source: 'external_docker',
+        sourceConfig: { resourceSpec: { maxScale: 50 } },
+        sourceRevisionConfig: { imageUri: 'busybox:1' },
+      },
+    };
     expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
-    const stalled = await eventually(async () => {
-      const got = await kubectl(['get', 'deployments.berth.dev', 'swarm', '-n', organization, '-o', 'jsonpath={.status.conditions[?(@.type=="Stalled")]}']);
-      const condition = got.stdout ? (JSON.parse(got.stdout) as { status: string; reason: string; message: string }) : undefined;
-      return condition?.reason === 'ReplicaCapExceeded' ? condition : undefined;
-    }, 20_000, 'Stalled ReplicaCapExceeded');
-    expect(stalled.message).toBe("spec.sourceConfig.resourceSpec.maxScale 50 must be at most 5: this installation's cap on one deployment's replicas");
+    const stalled = await eventually(
+      async () => {
+        const got = await kubectl([
+          'get',
+          'deployments.berth.dev',
+          'swarm',
+          '-n',
+          organization,
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Stalled")]}',
+        ]);
+        const condition = got.stdout ? (JSON.parse(got.stdout) as { status: string; reason: string; message: string }) : undefined;
+        return condition?.reason === 'ReplicaCapExceeded' ? condition : undefined;
+      },
+      20_000,
+      'Stalled ReplicaCapExceeded',
+    );
+    expect(stalled.message).toBe(
+      "spec.sourceConfig.resourceSpec.maxScale 50 must be at most 5: this installation's cap on one deployment's replicas",
+    );
     expect((await kubectl(['get', 'deployments.apps', 'swarm', '-n', organization])).code).not.toBe(0);
   });
 
-  it('removes them from a namespace that stops being an organization\'s', async () => {
+  it("removes them from a namespace that stops being an organization's", async () => {
     expect((await kubectl(['label', 'namespace', organization, 'berth.dev/organization-id-'])).code).toBe(0);
     await eventually(async () => (await objectsIn(organization)).length === 0, 20_000, 'the objects gone');
   });

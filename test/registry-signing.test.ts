@@ -17,7 +17,10 @@ describe('ensureRegistrySigning', () => {
       expect(other.certificateDer.equals(first.certificateDer)).toBe(true);
       expect(other.pushKey.equals(first.pushKey)).toBe(true);
     }
-    const secret = await kubeRequest<{ metadata: { labels: Record<string, string> } }>(kc, { method: 'GET', path: `/api/v1/namespaces/${namespace}/secrets/${registrySigningSecretName}` });
+    const secret = await kubeRequest<{ metadata: { labels: Record<string, string> } }>(kc, {
+      method: 'GET',
+      path: `/api/v1/namespaces/${namespace}/secrets/${registrySigningSecretName}`,
+    });
     expect(secret.metadata.labels['app.kubernetes.io/managed-by']).toBe('berth');
 
     const certificate = new X509Certificate(first.certificateDer);

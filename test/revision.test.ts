@@ -18,7 +18,12 @@ let manager: Manager;
 
 beforeAll(async () => {
   namespace = await useNamespace('revision');
-  manager = new Manager({ kubeConfig: testKubeConfig(), healthPort: false, logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }), processMetrics: false });
+  manager = new Manager({
+    kubeConfig: testKubeConfig(),
+    healthPort: false,
+    logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }),
+    processMetrics: false,
+  });
   registerDeploymentControllers(manager, { namespaces: [namespace], revisionRetention: 2 });
   await manager.start();
 });
@@ -32,7 +37,13 @@ async function getDeployment(name: string): Promise<Deployment> {
 }
 
 async function revisionsOf(name: string): Promise<Revision[]> {
-  const list = (await custom.listNamespacedCustomObject({ group, version, namespace, plural: 'revisions', labelSelector: `berth.dev/deployment=${name}` })) as {
+  const list = (await custom.listNamespacedCustomObject({
+    group,
+    version,
+    namespace,
+    plural: 'revisions',
+    labelSelector: `berth.dev/deployment=${name}`,
+  })) as {
     items: Revision[];
   };
   return list.items;
@@ -45,7 +56,12 @@ async function createImageDeployment(name: string, imageUri: string): Promise<Re
     version,
     namespace,
     plural: 'deployments',
-    body: { apiVersion: `${group}/${version}`, kind: 'Deployment', metadata: { name }, spec: { source: 'external_docker', sourceRevisionConfig: { imageUri } } },
+    body: {
+      apiVersion: `${group}/${version}`,
+      kind: 'Deployment',
+      metadata: { name },
+      spec: { source: 'external_docker', sourceRevisionConfig: { imageUri } },
+    },
   });
   return eventually(async () => (await revisionsOf(name))[0], 30_000, `the first revision of ${name}`);
 }
@@ -60,7 +76,11 @@ async function patchSpec(name: string, spec: Record<string, unknown>): Promise<v
 }
 
 async function revisionOfImage(name: string, imageUri: string): Promise<Revision> {
-  return eventually(async () => (await revisionsOf(name)).find((r) => r.spec.sourceRevisionConfig.imageUri === imageUri), 30_000, `the revision of ${imageUri}`);
+  return eventually(
+    async () => (await revisionsOf(name)).find((r) => r.spec.sourceRevisionConfig.imageUri === imageUri),
+    30_000,
+    `the revision of ${imageUri}`,
+  );
 }
 
 async function setImage(name: string, imageUri: string): Promise<Revision> {
@@ -69,7 +89,12 @@ async function setImage(name: string, imageUri: string): Promise<Revision> {
 }
 
 async function waitForTemplate(name: string, revision: string): Promise<void> {
-  await eventually(async () => (await apps.readNamespacedDeployment({ namespace, name })).spec?.template.metadata?.labels?.['berth.dev/revision'] === revision, 30_000, `${revision} in the template`);
+  await eventually(
+    async () =>
+      (await apps.readNamespacedDeployment({ namespace, name })).spec?.template.metadata?.labels?.['berth.dev/revision'] === revision,
+    30_000,
+    `${revision} in the template`,
+  );
 }
 
 async function setRolloutStatus(name: string, status: Record<string, unknown>): Promise<void> {
@@ -85,10 +110,14 @@ async function setRolloutStatus(name: string, status: Record<string, unknown>): 
 const rolledOut = { replicas: 1, updatedReplicas: 1, readyReplicas: 1, availableReplicas: 1 };
 
 async function revisionPhase(name: string, phase: string): Promise<Revision> {
-  return eventually(async () => {
-    const revision = (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'revisions', name })) as Revision;
-    return revision.status?.status === phase ? revision : undefined;
-  }, 30_000, `${name} ${phase}`);
+  return eventually(
+    async () => {
+      const revision = (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'revisions', name })) as Revision;
+      return revision.status?.status === phase ? revision : undefined;
+    },
+    30_000,
+    `${name} ${phase}`,
+  );
 }
 
 describe('the revision lifecycle', () => {
@@ -118,20 +147,34 @@ describe('the revision lifecycle', () => {
     // Retention 2: the newest two (third, fourth) stay, and the first stays while it is active.
     const fourth = await setImage(name, 'app:4');
     await waitForTemplate(name, fourth.metadata.name!);
-    const revisions = await eventually(async () => {
-      const list = await revisionsOf(name);
-      return list.length === 3 ? list : undefined;
-    }, 30_000, 'pruning down to three revisions');
+    const revisions = await eventually(
+      async () => {
+        const list = await revisionsOf(name);
+        return list.length === 3 ? list : undefined;
+      },
+      30_000,
+      'pruning down to three revisions',
+    );
     const images = revisions.map((r) => r.spec.sourceRevisionConfig.imageUri).sort();
     expect(images).toEqual(['app:1', 'app:3', 'app:4']);
-    expect((await getDeployment(name)).status?.activeRevisionName).toBe(revisions.find((r) => r.spec.sourceRevisionConfig.imageUri === 'app:1')!.metadata.name);
+    expect((await getDeployment(name)).status?.activeRevisionName).toBe(
+      revisions.find((r) => r.spec.sourceRevisionConfig.imageUri === 'app:1')!.metadata.name,
+    );
 
     await setRolloutStatus(name, rolledOut);
-    await eventually(async () => (await getDeployment(name)).status?.activeRevisionName === fourth.metadata.name, 30_000, 'the fourth revision active');
-    await eventually(async () => {
-      const list = (await revisionsOf(name)).map((r) => r.spec.sourceRevisionConfig.imageUri).sort();
-      return list.join() === 'app:3,app:4';
-    }, 30_000, 'the first revision pruned once no longer active');
+    await eventually(
+      async () => (await getDeployment(name)).status?.activeRevisionName === fourth.metadata.name,
+      30_000,
+      'the fourth revision active',
+    );
+    await eventually(
+      async () => {
+        const list = (await revisionsOf(name)).map((r) => r.spec.sourceRevisionConfig.imageUri).sort();
+        return list.join() === 'app:3,app:4';
+      },
+      30_000,
+      'the first revision pruned once no longer active',
+    );
   });
 });
 
@@ -144,14 +187,25 @@ describe('a rollout that passes its deadline', () => {
       replicas: 1,
       updatedReplicas: 1,
       unavailableReplicas: 1,
-      conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'ReplicaSet "stuck-1" has timed out progressing.' }],
+      conditions: [
+        {
+          type: 'Progressing',
+          status: 'False',
+          reason: 'ProgressDeadlineExceeded',
+          message: 'ReplicaSet "stuck-1" has timed out progressing.',
+        },
+      ],
     });
     const failed = await revisionPhase(revision.metadata.name!, 'DEPLOY_FAILED');
     expect(failed.status?.message).toContain('timed out progressing');
-    const stalled = await eventually(async () => {
-      const d = await getDeployment(name);
-      return d.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True') ? d : undefined;
-    }, 30_000, 'Stalled');
+    const stalled = await eventually(
+      async () => {
+        const d = await getDeployment(name);
+        return d.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True') ? d : undefined;
+      },
+      30_000,
+      'Stalled',
+    );
     expect(stalled.status?.conditions?.find((c) => c.type === 'Stalled')?.reason).toBe('DeployFailed');
     expect(stalled.status?.activeRevisionId).toBeUndefined();
   });
@@ -166,7 +220,9 @@ describe('a revision made while an older one is pinned', () => {
     const second = await revisionOfImage(name, 'app:b');
     const skipped = await revisionPhase(second.metadata.name!, 'SKIPPED');
     expect(skipped.status?.message).toContain(first.metadata.name!);
-    expect((await apps.readNamespacedDeployment({ namespace, name })).spec?.template.metadata?.labels?.['berth.dev/revision']).toBe(first.metadata.name);
+    expect((await apps.readNamespacedDeployment({ namespace, name })).spec?.template.metadata?.labels?.['berth.dev/revision']).toBe(
+      first.metadata.name,
+    );
 
     await patchSpec(name, { revisionName: null });
     await waitForTemplate(name, second.metadata.name!);

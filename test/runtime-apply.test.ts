@@ -2,7 +2,15 @@
 // status writes skipped when nothing changed, deletes, and discovery of kinds installed late.
 import { ApiextensionsV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyObject, applyStatusIfChanged, deleteObject, onKubeApiRequest, resolveResource, type KubeApiRequestLabels, type KubeObject } from '../src/runtime/index.ts';
+import {
+  applyObject,
+  applyStatusIfChanged,
+  deleteObject,
+  onKubeApiRequest,
+  resolveResource,
+  type KubeApiRequestLabels,
+  type KubeObject,
+} from '../src/runtime/index.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const kc = testKubeConfig();
@@ -57,14 +65,22 @@ describe('write helpers', () => {
         },
       },
     });
-    const resource = await eventually(() => resolveResource(kc, apiVersion, 'Widget').catch(() => undefined), 20_000, 'the Widget kind to be served');
+    const resource = await eventually(
+      () => resolveResource(kc, apiVersion, 'Widget').catch(() => undefined),
+      20_000,
+      'the Widget kind to be served',
+    );
     expect(resource).toEqual({ apiVersion, kind: 'Widget', plural: 'widgets', namespaced: true });
     await expect(resolveResource(kc, 'v1', 'NoSuchKind')).rejects.toThrow('the API server serves no kind NoSuchKind in v1');
   });
 
   it('applies an object with force, changes it, and removes fields it no longer sends', async () => {
     const widget = (spec: Record<string, unknown>): Widget => ({ apiVersion, kind: 'Widget', metadata: { name: 'w', namespace }, spec });
-    const created = await eventually(() => applyObject(kc, widget({ size: 1, color: 'red' }), 'berth-test').catch(() => undefined), 20_000, 'the first apply');
+    const created = await eventually(
+      () => applyObject(kc, widget({ size: 1, color: 'red' }), 'berth-test').catch(() => undefined),
+      20_000,
+      'the first apply',
+    );
     expect(created.spec).toEqual({ size: 1, color: 'red' });
     const same = await applyObject(kc, widget({ size: 1, color: 'red' }), 'berth-test');
     expect(same.metadata?.resourceVersion).toBe(created.metadata?.resourceVersion);
@@ -75,7 +91,11 @@ describe('write helpers', () => {
   });
 
   it('writes status only when it differs', async () => {
-    const current = await applyObject<Widget>(kc, { apiVersion, kind: 'Widget', metadata: { name: 's', namespace }, spec: { size: 1 } }, 'berth-test');
+    const current = await applyObject<Widget>(
+      kc,
+      { apiVersion, kind: 'Widget', metadata: { name: 's', namespace }, spec: { size: 1 } },
+      'berth-test',
+    );
     const written = await applyStatusIfChanged(kc, current, { phase: 'Ready', observedGeneration: 1 }, 'berth-test');
     expect(written?.status).toEqual({ phase: 'Ready', observedGeneration: 1 });
     const statusWrites = () => requests.filter((r) => r.resource === `widgets.${group}/status`).length;
@@ -89,7 +109,9 @@ describe('write helpers', () => {
 
   it('refuses an object without a name, before any request', async () => {
     const before = requests.length;
-    await expect(applyObject(kc, { apiVersion, kind: 'Widget', metadata: { namespace } }, 'berth-test')).rejects.toThrow('an applied object needs apiVersion, kind and metadata.name');
+    await expect(applyObject(kc, { apiVersion, kind: 'Widget', metadata: { namespace } }, 'berth-test')).rejects.toThrow(
+      'an applied object needs apiVersion, kind and metadata.name',
+    );
     expect(requests.length).toBe(before);
   });
 

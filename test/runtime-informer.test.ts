@@ -16,7 +16,8 @@ const configMaps = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' }
 /** Records what an informer tells its handlers, as `ADD a`, `UPDATE a v2`, `DELETE a`. */
 function recordEvents(informer: Informer<V1ConfigMap>): string[] {
   const seen: string[] = [];
-  const describe = (object: { metadata?: { name?: string }; data?: Record<string, string> }) => `${object.metadata?.name}${object.data?.v ? ` ${object.data.v}` : ''}`;
+  const describe = (object: { metadata?: { name?: string }; data?: Record<string, string> }) =>
+    `${object.metadata?.name}${object.data?.v ? ` ${object.data.v}` : ''}`;
   informer.onAdd((object) => seen.push(`ADD ${describe(object)}`));
   informer.onUpdate((object) => seen.push(`UPDATE ${describe(object)}`));
   informer.onDelete((object) => seen.push(`DELETE ${describe(object)}`));
@@ -51,7 +52,11 @@ describe('Informer', () => {
       await core.createNamespacedConfigMap({
         namespace,
         body: {
-          metadata: { name: 'a', labels: { app: 'y' }, ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! }] },
+          metadata: {
+            name: 'a',
+            labels: { app: 'y' },
+            ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! }],
+          },
           data: { v: '1' },
         },
       });
@@ -59,7 +64,12 @@ describe('Informer', () => {
       await eventually(async () => informer.get(namespace, 'a')?.data?.v === '2', 10_000, 'the update in the cache');
       expect(informer.byIndex('app', 'y').map((o) => o.metadata?.name)).toEqual(['a']);
       expect(informer.byIndex('owner', owner.metadata!.uid!).map((o) => o.metadata?.name)).toEqual(['a']);
-      expect(informer.list(namespace).map((o) => o.metadata?.name).sort()).toEqual(['a', 'before', 'owner']);
+      expect(
+        informer
+          .list(namespace)
+          .map((o) => o.metadata?.name)
+          .sort(),
+      ).toEqual(['a', 'before', 'owner']);
 
       await core.deleteNamespacedConfigMap({ namespace, name: 'a' });
       await eventually(async () => seen.includes('DELETE a 2'), 10_000, 'the delete');
@@ -84,7 +94,11 @@ describe('Informer', () => {
     try {
       await Promise.all([plain.waitForSync(), slim.waitForSync()]);
       await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'watched' }, data: { v: '2', big: 'y'.repeat(1000) } } });
-      await eventually(async () => slim.get(namespace, 'watched') !== undefined && plain.get(namespace, 'watched') !== undefined, 10_000, 'the watched object');
+      await eventually(
+        async () => slim.get(namespace, 'watched') !== undefined && plain.get(namespace, 'watched') !== undefined,
+        10_000,
+        'the watched object',
+      );
       for (const name of ['listed', 'watched']) {
         expect(plain.get(namespace, name)?.metadata?.managedFields).toBeUndefined();
         expect(plain.get(namespace, name)?.data?.big).toHaveLength(1000);
@@ -99,15 +113,21 @@ describe('Informer', () => {
 
   it('lists page by page, item by item, objects whose text is full of brackets, quotes and multi-byte characters', async () => {
     const namespace = await useNamespace('informer-pages');
-    const data = (i: number) => ({ items: `{"items":[${i}]}`, quote: `a \\" } ] ${'{['.repeat(i)}`, unicode: `zürich 東京 🚢 ${'é'.repeat(5000 * i)}` });
-    for (let i = 0; i < 5; i++) await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `page-${i}` }, data: data(i) } });
+    const data = (i: number) => ({
+      items: `{"items":[${i}]}`,
+      quote: `a \\" } ] ${'{['.repeat(i)}`,
+      unicode: `zürich 東京 🚢 ${'é'.repeat(5000 * i)}`,
+    });
+    for (let i = 0; i < 5; i++)
+      await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `page-${i}` }, data: data(i) } });
     const requests = countRequests(kc.getCurrentCluster()!.server);
     const informer = createInformer<V1ConfigMap>(kc, configMaps, { namespaces: [namespace], pageSize: 2 });
     informer.start();
     try {
       await informer.waitForSync();
       const stored = await core.listNamespacedConfigMap({ namespace });
-      const described = (objects: readonly V1ConfigMap[]) => objects.map((o) => [o.metadata?.name, o.metadata?.resourceVersion, o.data]).sort();
+      const described = (objects: readonly V1ConfigMap[]) =>
+        objects.map((o) => [o.metadata?.name, o.metadata?.resourceVersion, o.data]).sort();
       expect(described(informer.list(namespace) as V1ConfigMap[])).toEqual(described(stored.items));
       for (let i = 0; i < 5; i++) expect(informer.get(namespace, `page-${i}`)?.data).toEqual(data(i));
       expect(lists(requests)).toBeGreaterThanOrEqual(3);
@@ -158,7 +178,11 @@ describe('Informer', () => {
     informer.start();
     try {
       await informer.waitForSync();
-      await eventually(async () => lines.filter((line) => line.msg === 'watch silent; resuming it').length >= 3, 15_000, 'three quiet watches resumed');
+      await eventually(
+        async () => lines.filter((line) => line.msg === 'watch silent; resuming it').length >= 3,
+        15_000,
+        'three quiet watches resumed',
+      );
       await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'later' } } });
       await eventually(async () => informer.get(namespace, 'later') !== undefined, 10_000, 'the later create');
       expect(lines.filter((line) => line.level >= 40)).toEqual([]);
@@ -168,7 +192,11 @@ describe('Informer', () => {
   });
 
   it('watches only the namespaces it is given', async () => {
-    const [first, second, other] = await Promise.all([useNamespace('informer-one'), useNamespace('informer-two'), useNamespace('informer-other')]);
+    const [first, second, other] = await Promise.all([
+      useNamespace('informer-one'),
+      useNamespace('informer-two'),
+      useNamespace('informer-other'),
+    ]);
     const informer = createInformer<V1ConfigMap>(kc, configMaps, { namespaces: [first, second] });
     const seen = recordEvents(informer);
     informer.start();
@@ -223,7 +251,10 @@ describe('Informer', () => {
       const namespace = await useNamespace('informer-cut');
       await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'a' }, data: { v: '1' } } });
       await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'b' }, data: { v: '1' } } });
-      const informer = createInformer<V1ConfigMap>(viaProxy, configMaps, { namespaces: [namespace], backoff: { initialMs: 50, maxMs: 200 } });
+      const informer = createInformer<V1ConfigMap>(viaProxy, configMaps, {
+        namespaces: [namespace],
+        backoff: { initialMs: 50, maxMs: 200 },
+      });
       const seen = recordEvents(informer);
       const listsBefore = lists(requests);
       informer.start();
@@ -244,7 +275,12 @@ describe('Informer', () => {
         expect(seen).toEqual(['ADD a 1', 'ADD b 1', 'ADD c 1', 'UPDATE a 2', 'DELETE b 1']);
         // Resumed by watch from the last resourceVersion: no second list.
         expect(lists(requests) - listsBefore).toBe(1);
-        expect(informer.list(namespace).map((o) => o.metadata?.name).sort()).toEqual(['a', 'c']);
+        expect(
+          informer
+            .list(namespace)
+            .map((o) => o.metadata?.name)
+            .sort(),
+        ).toEqual(['a', 'c']);
       } finally {
         proxy.accept();
         await informer.stop();
@@ -330,7 +366,12 @@ describe('Informer', () => {
         expect(seen.slice(0, 2)).toEqual(['ADD kept 1', 'ADD vanishes 1']);
         expect(seen.slice(2).sort()).toEqual(['ADD appears 1', 'DELETE vanishes 1', 'UPDATE kept 2']);
         expect(lists(requests)).toBe(2);
-        expect(informer.list(namespace).map((o) => o.metadata?.name).sort()).toEqual(['appears', 'kept']);
+        expect(
+          informer
+            .list(namespace)
+            .map((o) => o.metadata?.name)
+            .sort(),
+        ).toEqual(['appears', 'kept']);
       } finally {
         await informer.stop();
         await proxy.close();

@@ -68,7 +68,11 @@ describe('leader election', () => {
 
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'first' } } });
     await eventually(async () => leader.reconciled.includes('first'), 10_000, 'the leader to reconcile');
-    await eventually(async () => (await fetch(`http://127.0.0.1:${standby.manager.healthPort}/readyz`)).status === 200, 10_000, 'the standby to be ready');
+    await eventually(
+      async () => (await fetch(`http://127.0.0.1:${standby.manager.healthPort}/readyz`)).status === 200,
+      10_000,
+      'the standby to be ready',
+    );
     expect(standby.reconciled).toEqual([]);
     expect(standby.manager.isLeader).toBe(false);
     expect(await leaderGauge(leader.manager)).toBe('1');
@@ -83,7 +87,11 @@ describe('leader election', () => {
     await eventually(async () => standby.manager.isLeader, timing.leaseDurationMs, 'the standby to lead within the lease duration');
     // Everything is reconciled once more by the new leader, and new objects too.
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'second' } } });
-    await eventually(async () => standby.reconciled.includes('first') && standby.reconciled.includes('second'), 10_000, 'the new leader to reconcile');
+    await eventually(
+      async () => standby.reconciled.includes('first') && standby.reconciled.includes('second'),
+      10_000,
+      'the new leader to reconcile',
+    );
     expect(leader.reconciled).not.toContain('second');
     expect((await leases.readNamespacedLease({ namespace, name: 'handover' })).spec?.holderIdentity).toBe(standby.manager.identity);
   });
@@ -103,7 +111,11 @@ describe('leader election', () => {
     await eventually(async () => standby.manager.isLeader, timing.leaseDurationMs, 'the standby to lead');
     expect((await fetch(`http://127.0.0.1:${leader.manager.healthPort}/readyz`)).status).toBe(503);
     await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'after-handover' } } });
-    await eventually(async () => caches.get(leader)!.get(namespace, 'after-handover') !== undefined, 10_000, "the stepped-down replica's cache to see a new object");
+    await eventually(
+      async () => caches.get(leader)!.get(namespace, 'after-handover') !== undefined,
+      10_000,
+      "the stepped-down replica's cache to see a new object",
+    );
     await eventually(async () => standby.reconciled.includes('after-handover'), 10_000, 'the new leader to reconcile it');
     expect(leader.reconciled).not.toContain('after-handover');
     await leader.manager.stop();
@@ -111,7 +123,12 @@ describe('leader election', () => {
 
   it('stops reconciling at once when the lease is taken away', async () => {
     const namespace = await useNamespace('leader-lost');
-    const lone = replica(namespace, 'replica-c', 'taken', (_name, signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())));
+    const lone = replica(
+      namespace,
+      'replica-c',
+      'taken',
+      (_name, signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())),
+    );
     running.push(lone.manager);
     await lone.manager.start();
     await eventually(async () => lone.manager.isLeader, 10_000, 'leadership');
@@ -126,7 +143,10 @@ describe('leader election', () => {
         await leases.replaceNamespacedLease({
           namespace,
           name: 'taken',
-          body: { ...lease, spec: { ...lease.spec, holderIdentity: 'someone-else', leaseDurationSeconds: 3600, renewTime: lease.spec?.renewTime } },
+          body: {
+            ...lease,
+            spec: { ...lease.spec, holderIdentity: 'someone-else', leaseDurationSeconds: 3600, renewTime: lease.spec?.renewTime },
+          },
         });
         return true;
       },
@@ -144,7 +164,13 @@ describe('leader election', () => {
     const namespace = await useNamespace('leader-cut');
     const { proxy, kubeConfig } = await proxiedKubeConfig(kc);
     try {
-      const cutOff = replica(namespace, 'replica-d', 'unreachable', (_name, signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())), kubeConfig);
+      const cutOff = replica(
+        namespace,
+        'replica-d',
+        'unreachable',
+        (_name, signal) => new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve())),
+        kubeConfig,
+      );
       running.push(cutOff.manager);
       await cutOff.manager.start();
       await eventually(async () => cutOff.manager.isLeader, 10_000, 'leadership');

@@ -3,7 +3,15 @@
 // the API server, Events, and the HTTP answers of /healthz, /readyz and /metrics.
 import { CoreV1Api, type CoreV1Event, type V1ConfigMap, Watch } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyObject, createEventRecorder, Manager, deleteObject, onKubeApiRequest, type DeepReadonly, type Informer } from '../src/runtime/index.ts';
+import {
+  applyObject,
+  createEventRecorder,
+  Manager,
+  deleteObject,
+  onKubeApiRequest,
+  type DeepReadonly,
+  type Informer,
+} from '../src/runtime/index.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
 
@@ -19,7 +27,9 @@ function renderMirror(parent: DeepReadonly<V1ConfigMap>): V1ConfigMap {
       name: `${parent.metadata!.name}-mirror`,
       namespace: parent.metadata!.namespace,
       labels: { role: 'mirror' },
-      ownerReferences: [{ apiVersion: 'v1', kind: 'ConfigMap', name: parent.metadata!.name!, uid: parent.metadata!.uid!, controller: true }],
+      ownerReferences: [
+        { apiVersion: 'v1', kind: 'ConfigMap', name: parent.metadata!.name!, uid: parent.metadata!.uid!, controller: true },
+      ],
     },
     data: { ...parent.data },
   };
@@ -58,7 +68,13 @@ describe('Manager with a controller', () => {
 
   beforeAll(async () => {
     namespace = await useNamespace('manager');
-    manager = new Manager({ kubeConfig: kc, healthPort: 0, healthHost: '127.0.0.1', eventAggregateWindowMs: 300, logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }) });
+    manager = new Manager({
+      kubeConfig: kc,
+      healthPort: 0,
+      healthHost: '127.0.0.1',
+      eventAggregateWindowMs: 300,
+      logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }),
+    });
     parents = manager.informer<V1ConfigMap>(configMaps, { namespaces: [namespace], labelSelector: 'role=parent' });
     const mirrors = manager.informer<V1ConfigMap>(configMaps, { namespaces: [namespace], labelSelector: 'role=mirror' });
     manager.addController({
@@ -101,7 +117,10 @@ describe('Manager with a controller', () => {
   });
 
   it('reconciles creates, updates and deletes of the primary objects', async () => {
-    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'one', labels: { role: 'parent' } }, data: { greeting: 'hi' } } });
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'one', labels: { role: 'parent' } }, data: { greeting: 'hi' } },
+    });
     await eventually(async () => (await mirrorData('one'))?.greeting === 'hi', 15_000, 'the mirror');
     await core.patchNamespacedConfigMap({ namespace, name: 'one', body: [{ op: 'replace', path: '/data/greeting', value: 'hey' }] });
     await eventually(async () => (await mirrorData('one'))?.greeting === 'hey', 15_000, 'the updated mirror');
@@ -110,9 +129,16 @@ describe('Manager with a controller', () => {
   });
 
   it('reconciles the owner when an owned object changes', async () => {
-    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'two', labels: { role: 'parent' } }, data: { greeting: 'hi' } } });
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'two', labels: { role: 'parent' } }, data: { greeting: 'hi' } },
+    });
     await eventually(async () => (await mirrorData('two'))?.greeting === 'hi', 15_000, 'the mirror');
-    await core.patchNamespacedConfigMap({ namespace, name: 'two-mirror', body: [{ op: 'replace', path: '/data/greeting', value: 'tampered' }] });
+    await core.patchNamespacedConfigMap({
+      namespace,
+      name: 'two-mirror',
+      body: [{ op: 'replace', path: '/data/greeting', value: 'tampered' }],
+    });
     await eventually(async () => (await mirrorData('two'))?.greeting === 'hi', 15_000, 'the mirror restored');
   });
 
@@ -124,15 +150,27 @@ describe('Manager with a controller', () => {
       applies: await metric(port(), 'berth_kube_api_requests_total', { verb: 'patch', resource: 'configmaps' }),
       durations: await metric(port(), 'berth_reconcile_duration_seconds_count', { controller: 'mirror' }),
     };
-    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'three', labels: { role: 'parent' } }, data: { greeting: 'hi' } } });
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'three', labels: { role: 'parent' } }, data: { greeting: 'hi' } },
+    });
     await eventually(async () => (await mirrorData('three'))?.greeting === 'hi', 15_000, 'the mirror');
-    await core.createNamespacedConfigMap({ namespace, body: { metadata: { name: 'bad', labels: { role: 'parent' } }, data: { fail: 'true' } } });
-    await eventually(async () => (await metric(port(), 'berth_workqueue_retries_total', { name: 'mirror' })) >= before.retries + 3, 15_000, 'retries');
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'bad', labels: { role: 'parent' } }, data: { fail: 'true' } },
+    });
+    await eventually(
+      async () => (await metric(port(), 'berth_workqueue_retries_total', { name: 'mirror' })) >= before.retries + 3,
+      15_000,
+      'retries',
+    );
 
     expect(await metric(port(), 'berth_reconcile_total', { controller: 'mirror', result: 'success' })).toBeGreaterThan(before.success);
     expect(await metric(port(), 'berth_reconcile_total', { controller: 'mirror', result: 'error' })).toBeGreaterThanOrEqual(3);
     expect(await metric(port(), 'berth_reconcile_errors_total', { controller: 'mirror' })).toBeGreaterThanOrEqual(before.errors + 3);
-    expect(await metric(port(), 'berth_kube_api_requests_total', { verb: 'patch', resource: 'configmaps' })).toBeGreaterThan(before.applies);
+    expect(await metric(port(), 'berth_kube_api_requests_total', { verb: 'patch', resource: 'configmaps' })).toBeGreaterThan(
+      before.applies,
+    );
     expect(await metric(port(), 'berth_kube_api_requests_total', { verb: 'watch', resource: 'configmaps' })).toBeGreaterThanOrEqual(2);
     expect(await metric(port(), 'berth_reconcile_duration_seconds_count', { controller: 'mirror' })).toBeGreaterThan(before.durations);
     const text = await (await fetch(`http://127.0.0.1:${port()}/metrics`)).text();
@@ -159,7 +197,12 @@ describe('Manager with a controller', () => {
         10_000,
         'one event counted 50 times',
       );
-      expect(events[0]).toMatchObject({ type: 'Warning', reason: 'HotLoop', message: 'the same thing again', involvedObject: { kind: 'ConfigMap', uid: object.metadata!.uid } });
+      expect(events[0]).toMatchObject({
+        type: 'Warning',
+        reason: 'HotLoop',
+        message: 'the same thing again',
+        involvedObject: { kind: 'ConfigMap', uid: object.metadata!.uid },
+      });
       // The watch has delivered the write that made the final count.
       await eventually(async () => writes.seen.some((event) => event.count === 50), 10_000, 'the watch to see the count of 50');
       expect(writes.seen.length).toBeGreaterThanOrEqual(1);
@@ -170,10 +213,14 @@ describe('Manager with a controller', () => {
   });
 
   it('records the events its reconciler emits on the reconciled object', async () => {
-    const list = await eventually(async () => {
-      const events = await core.listNamespacedEvent({ namespace, fieldSelector: 'reason=Mirrored' });
-      return events.items.length > 0 ? events.items : undefined;
-    }, 10_000, 'Mirrored events');
+    const list = await eventually(
+      async () => {
+        const events = await core.listNamespacedEvent({ namespace, fieldSelector: 'reason=Mirrored' });
+        return events.items.length > 0 ? events.items : undefined;
+      },
+      10_000,
+      'Mirrored events',
+    );
     expect(list.every((event) => event.source?.component === 'berth-controller' && event.involvedObject.kind === 'ConfigMap')).toBe(true);
   });
 });
@@ -209,7 +256,12 @@ describe('Manager readiness', () => {
 describe('Manager.stop', () => {
   it('lets the reconcile in flight finish, then closes its server', async () => {
     const namespace = await useNamespace('manager-stop');
-    const manager = new Manager({ kubeConfig: kc, healthPort: 0, healthHost: '127.0.0.1', logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }) });
+    const manager = new Manager({
+      kubeConfig: kc,
+      healthPort: 0,
+      healthHost: '127.0.0.1',
+      logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }),
+    });
     const informer = manager.informer<V1ConfigMap>(configMaps, { namespaces: [namespace] });
     let release!: () => void;
     const finished: string[] = [];

@@ -21,13 +21,20 @@ describe('a controller over many objects', () => {
     for (let start = 0; start < count; start += 50) {
       await Promise.all(
         Array.from({ length: Math.min(50, count - start) }, (_, i) =>
-          core.createNamespacedConfigMap({ namespace, body: { metadata: { name: `cm-${start + i}`, labels: { role: 'parent' } }, data: { n: String(start + i) } } }),
+          core.createNamespacedConfigMap({
+            namespace,
+            body: { metadata: { name: `cm-${start + i}`, labels: { role: 'parent' } }, data: { n: String(start + i) } },
+          }),
         ),
       );
     }
     const requests: KubeApiRequestLabels[] = [];
     afterAll(onKubeApiRequest(kc.getCurrentCluster()!.server, (labels) => requests.push(labels)));
-    manager = new Manager({ kubeConfig: kc, healthPort: false, logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }) });
+    manager = new Manager({
+      kubeConfig: kc,
+      healthPort: false,
+      logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }),
+    });
     const parents = manager.informer<V1ConfigMap>(configMaps, { namespaces: [namespace], labelSelector: 'role=parent' });
     const mirrors = manager.informer<V1ConfigMap>(configMaps, { namespaces: [namespace], labelSelector: 'role=mirror' });
     let reconciles = 0;

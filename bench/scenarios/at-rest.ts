@@ -44,7 +44,14 @@ export async function atRest(context: BenchContext, converged: ConvergedNamespac
   const msUntilIdle = performance.now() - started;
   const writes = apiWrites(await berth.metrics());
   return {
-    result: { size: converged.size, writes: total(writes.values()), writeMix: Object.fromEntries(writes), reconciles, msUntilIdle, load: loadAverage() },
+    result: {
+      size: converged.size,
+      writes: total(writes.values()),
+      writeMix: Object.fromEntries(writes),
+      reconciles,
+      msUntilIdle,
+      load: loadAverage(),
+    },
     berth,
   };
 }

@@ -52,11 +52,18 @@ export async function measureFloor(context: BenchContext, size: number): Promise
 
 export async function createDeployments(context: BenchContext, namespace: string, names: readonly string[]): Promise<void> {
   await inPool(names, context.options.clientConcurrency, (name) =>
-    kubeRequest(context.cluster.kubeConfig, { method: 'POST', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments`, body: benchDeployment(namespace, name) }),
+    kubeRequest(context.cluster.kubeConfig, {
+      method: 'POST',
+      path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments`,
+      body: benchDeployment(namespace, name),
+    }),
   );
 }
 
-export async function measureBerth(context: BenchContext, size: number): Promise<{ ms: number; writes: Map<string, number>; rss: number; converged: ConvergedNamespace }> {
+export async function measureBerth(
+  context: BenchContext,
+  size: number,
+): Promise<{ ms: number; writes: Map<string, number>; rss: number; converged: ConvergedNamespace }> {
   const { cluster } = context;
   const namespace = await cluster.namespace(`berth-${size}`);
   const berth = await startBerth(context, [namespace], ['controller'], `convergence-${size}`);

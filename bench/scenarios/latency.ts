@@ -44,7 +44,12 @@ async function configMapProbe(kc: KubeConfig, namespace: string): Promise<{ once
     async once(round) {
       const seen = new Promise<number>((resolve) => waiting.set(String(round), resolve));
       const sent = performance.now();
-      await kubeRequest(kc, { method: 'PATCH', path: `${path}/${name}`, contentType: 'application/merge-patch+json', body: { data: { round: String(round) } } });
+      await kubeRequest(kc, {
+        method: 'PATCH',
+        path: `${path}/${name}`,
+        contentType: 'application/merge-patch+json',
+        body: { data: { round: String(round) } },
+      });
       return (await withTimeout(seen, 30_000, `the watch event of ConfigMap round ${round}`)) - sent;
     },
     stop: () => informer.stop(),
@@ -59,10 +64,16 @@ async function relayProbe(kc: KubeConfig, namespace: string): Promise<{ once(rou
   const path = `/api/v1/namespaces/${namespace}/configmaps`;
   await kubeRequest(kc, { method: 'POST', path, body: { metadata: { name: 'relay-in' }, data: { round: '0' } } });
   const relay = createInformer<V1ConfigMap>(kc, configMapResource, { namespaces: [namespace], labelSelector: 'relay=in' });
-  await kubeRequest(kc, { method: 'PATCH', path: `${path}/relay-in`, contentType: 'application/merge-patch+json', body: { metadata: { labels: { relay: 'in' } } } });
+  await kubeRequest(kc, {
+    method: 'PATCH',
+    path: `${path}/relay-in`,
+    contentType: 'application/merge-patch+json',
+    body: { metadata: { labels: { relay: 'in' } } },
+  });
   relay.onUpdate((cm) => {
     const round = cm.data?.round;
-    if (round && round !== '0') void kubeRequest(kc, { method: 'POST', path, body: { metadata: { name: `relay-out-${round}`, labels: { relay: 'out' } } } });
+    if (round && round !== '0')
+      void kubeRequest(kc, { method: 'POST', path, body: { metadata: { name: `relay-out-${round}`, labels: { relay: 'out' } } } });
   });
   const observer = createInformer<V1ConfigMap>(kc, configMapResource, { namespaces: [namespace], labelSelector: 'relay=out' });
   const waiting = new Map<string, (at: number) => void>();
@@ -77,7 +88,12 @@ async function relayProbe(kc: KubeConfig, namespace: string): Promise<{ once(rou
     async once(round) {
       const seen = new Promise<number>((resolve) => waiting.set(`relay-out-${round}`, resolve));
       const sent = performance.now();
-      await kubeRequest(kc, { method: 'PATCH', path: `${path}/relay-in`, contentType: 'application/merge-patch+json', body: { data: { round: String(round) } } });
+      await kubeRequest(kc, {
+        method: 'PATCH',
+        path: `${path}/relay-in`,
+        contentType: 'application/merge-patch+json',
+        body: { data: { round: String(round) } },
+      });
       return (await withTimeout(seen, 30_000, `relay round ${round}`)) - sent;
     },
     stop: () => Promise.all([relay.stop(), observer.stop()]).then(() => undefined),
@@ -86,7 +102,9 @@ async function relayProbe(kc: KubeConfig, namespace: string): Promise<{ once(rou
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)));
+  const timeout = new Promise<never>(
+    (_, reject) => (timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms)),
+  );
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
@@ -94,7 +112,12 @@ function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<
  * Rounds alternate between the ConfigMap and a Deployment, so that both series see the same load.
  * Deployments are picked spread over the namespace, so most patches hit one with one Revision so far.
  */
-async function measureRounds(context: BenchContext, namespace: string, size: number, count: number): Promise<{ berth: number[]; configMap: number[]; relay: number[] }> {
+async function measureRounds(
+  context: BenchContext,
+  namespace: string,
+  size: number,
+  count: number,
+): Promise<{ berth: number[]; configMap: number[]; relay: number[] }> {
   const kc = context.cluster.kubeConfig;
   const probe = await configMapProbe(kc, await context.cluster.namespace('latency-probe'));
   const relayed = await relayProbe(kc, await context.cluster.namespace('latency-relay'));

@@ -87,7 +87,11 @@ function sampleMemory(berth: BerthProcess, started: number): () => Promise<{ hig
           reconciles: sumOf(samples, 'berth_reconcile_total'),
         };
         if (!highest || sample.rssBytes > highest.rssBytes) highest = sample;
-        if (trace) appendFileSync(trace, `${JSON.stringify({ ...sample, requests: Object.fromEntries(apiRequests(samples)), queues: queueDepths(samples) })}\n`);
+        if (trace)
+          appendFileSync(
+            trace,
+            `${JSON.stringify({ ...sample, requests: Object.fromEntries(apiRequests(samples)), queues: queueDepths(samples) })}\n`,
+          );
       }
       await sleep(500);
     }
@@ -102,7 +106,9 @@ function sampleMemory(berth: BerthProcess, started: number): () => Promise<{ hig
 const settleMs = 20_000;
 
 async function emptyRss(context: BenchContext): Promise<number> {
-  const berth = await startBerth(context, [await context.cluster.namespace('memory-empty')], chartComponents(), 'memory-empty', { memoryLimitBytes: chartMemoryLimit() });
+  const berth = await startBerth(context, [await context.cluster.namespace('memory-empty')], chartComponents(), 'memory-empty', {
+    memoryLimitBytes: chartMemoryLimit(),
+  });
   try {
     await waitUntilIdle(berth, 0, 60_000);
     await sleep(settleMs);

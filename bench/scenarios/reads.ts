@@ -28,7 +28,9 @@ export interface ReadResult {
 type AutocannonResult = Awaited<ReturnType<typeof autocannon>>;
 
 /** Several short runs as one: requests over time, the worst p50 and p99 (percentiles do not add). */
-export function combineRuns(runs: ReadonlyArray<Pick<AutocannonResult, 'requests' | 'latency' | 'duration' | 'non2xx' | 'errors' | 'timeouts'>>): ReadRun {
+export function combineRuns(
+  runs: ReadonlyArray<Pick<AutocannonResult, 'requests' | 'latency' | 'duration' | 'non2xx' | 'errors' | 'timeouts'>>,
+): ReadRun {
   const requests = runs.reduce((sum, r) => sum + r.requests.total, 0);
   const seconds = runs.reduce((sum, r) => sum + r.duration, 0);
   return {
@@ -43,7 +45,11 @@ export function combineRuns(runs: ReadonlyArray<Pick<AutocannonResult, 'requests
  * The API server and Berth take turns in short rounds rather than one long run each, so that a
  * change in the machine's load falls on both.
  */
-async function alternate(rounds: number, first: () => Promise<AutocannonResult>, second: () => Promise<AutocannonResult>): Promise<[ReadRun, ReadRun]> {
+async function alternate(
+  rounds: number,
+  first: () => Promise<AutocannonResult>,
+  second: () => Promise<AutocannonResult>,
+): Promise<[ReadRun, ReadRun]> {
   const a: AutocannonResult[] = [];
   const b: AutocannonResult[] = [];
   for (let round = 0; round < rounds; round++) {
@@ -67,10 +73,19 @@ export async function reads(context: BenchContext, namespace: string, deployment
     const created = await fetch(`${facade}/v2/auth/providers`, {
       method: 'POST',
       headers,
-      body: JSON.stringify({ provider_id: providerId, name: 'Bench', client_id: 'bench-client', auth_url: 'https://auth.example.com/authorize', token_url: 'https://auth.example.com/token' }),
+      body: JSON.stringify({
+        provider_id: providerId,
+        name: 'Bench',
+        client_id: 'bench-client',
+        auth_url: 'https://auth.example.com/authorize',
+        token_url: 'https://auth.example.com/token',
+      }),
     });
     if (created.status !== 200) throw new Error(`creating the provider answered ${created.status}: ${await created.text()}`);
-    const deployment = await kubeRequest<{ metadata: { uid: string } }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${deploymentName}` });
+    const deployment = await kubeRequest<{ metadata: { uid: string } }>(kc, {
+      method: 'GET',
+      path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${deploymentName}`,
+    });
     const user = kc.getCurrentUser()!;
     const cluster = kc.getCurrentCluster()!;
     const tlsOptions = {
@@ -79,8 +94,16 @@ export async function reads(context: BenchContext, namespace: string, deployment
       ...(cluster.caData ? { ca: Buffer.from(cluster.caData, 'base64') } : {}),
     };
     const targets = [
-      { object: 'OAuth provider', facadePath: `/v2/auth/providers/${providerId}`, apiPath: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/oauthproviders/${oauthProviderObjectName(providerId)}` },
-      { object: 'Deployment', facadePath: `/v2/deployments/${deployment.metadata.uid}`, apiPath: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${deploymentName}` },
+      {
+        object: 'OAuth provider',
+        facadePath: `/v2/auth/providers/${providerId}`,
+        apiPath: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/oauthproviders/${oauthProviderObjectName(providerId)}`,
+      },
+      {
+        object: 'Deployment',
+        facadePath: `/v2/deployments/${deployment.metadata.uid}`,
+        apiPath: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${deploymentName}`,
+      },
     ];
     const results: ReadResult[] = [];
     for (const target of targets) {
@@ -94,7 +117,13 @@ export async function reads(context: BenchContext, namespace: string, deployment
         () => autocannon({ ...common, url: `${cluster.server}${target.apiPath}`, tlsOptions }),
         () => autocannon({ ...common, url: `${facade}${target.facadePath}`, headers: { 'x-api-key': key } }),
       );
-      results.push({ object: target.object, berth: viaBerth, apiServer, ratio: ratio(viaBerth.requestsPerSecond, apiServer.requestsPerSecond), load: loadAverage() });
+      results.push({
+        object: target.object,
+        berth: viaBerth,
+        apiServer,
+        ratio: ratio(viaBerth.requestsPerSecond, apiServer.requestsPerSecond),
+        load: loadAverage(),
+      });
     }
     return results;
   } finally {

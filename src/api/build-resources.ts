@@ -9,11 +9,26 @@ export const buildResourcesSchema = z
     cpu: z.number().positive().max(64).default(0.5).describe('Cores each build step asks for.'),
     memoryMb: z.number().int().positive().max(262_144).default(1024).describe('Memory each build step asks for, in MiB.'),
     cpuLimit: z.number().positive().max(64).default(2).describe('The most cores a build step may use.'),
-    memoryLimitMb: z.number().int().positive().max(262_144).default(4096).describe('The most memory a build step may use, in MiB: past it, the step is killed (OOMKilled).'),
-    diskLimitGi: z.number().int().positive().max(10_240).default(20).describe('The most node disk a build may fill, in GiB: past it, the kubelet evicts its pod.'),
+    memoryLimitMb: z
+      .number()
+      .int()
+      .positive()
+      .max(262_144)
+      .default(4096)
+      .describe('The most memory a build step may use, in MiB: past it, the step is killed (OOMKilled).'),
+    diskLimitGi: z
+      .number()
+      .int()
+      .positive()
+      .max(10_240)
+      .default(20)
+      .describe('The most node disk a build may fill, in GiB: past it, the kubelet evicts its pod.'),
   })
   .strict()
-  .refine((sizing) => sizing.cpu <= sizing.cpuLimit && sizing.memoryMb <= sizing.memoryLimitMb, 'a request above its limit: cpu must be at most cpuLimit and memoryMb at most memoryLimitMb');
+  .refine(
+    (sizing) => sizing.cpu <= sizing.cpuLimit && sizing.memoryMb <= sizing.memoryLimitMb,
+    'a request above its limit: cpu must be at most cpuLimit and memoryMb at most memoryLimitMb',
+  );
 
 export type BuildResources = z.output<typeof buildResourcesSchema>;
 

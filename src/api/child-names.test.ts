@@ -32,7 +32,14 @@ describe('child names', () => {
     ['2fast', 'b-2fast', 'b-2fast-queue', 'b-2fast-postgres', 'b-2fast-redis'],
   ])('%s', (deployment, application, queueWorker, postgres, redis) => {
     const names = childNames(deployment);
-    expect(names).toMatchObject({ application, queueWorker, postgres, redis, tracingProject: deployment, secrets: `${deployment}-secrets` });
+    expect(names).toMatchObject({
+      application,
+      queueWorker,
+      postgres,
+      redis,
+      tracingProject: deployment,
+      secrets: `${deployment}-secrets`,
+    });
   });
 
   it('fits the StatefulSet limit and DNS labels for long names', () => {

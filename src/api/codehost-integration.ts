@@ -8,12 +8,19 @@ import { apiVersion, type KindDescriptor } from './group.ts';
 const codeHostProviders = ['github', 'gitlab'] as const;
 
 /** Keys read from the credentials Secret. */
-export const codeHostCredentialKeys = { token: 'token', appId: 'appId', privateKey: 'privateKey', installationId: 'installationId' } as const;
+export const codeHostCredentialKeys = {
+  token: 'token',
+  appId: 'appId',
+  privateKey: 'privateKey',
+  installationId: 'installationId',
+} as const;
 
 export const codeHostIntegrationSpecSchema = z
   .object({
     provider: z.enum(codeHostProviders).default('github').describe('Kind of code host: github or gitlab.'),
-    baseUrl: httpUrl('API base URL of the code host, for GitHub Enterprise or a self-managed GitLab. Absent: the public service.').optional(),
+    baseUrl: httpUrl(
+      'API base URL of the code host, for GitHub Enterprise or a self-managed GitLab. Absent: the public service.',
+    ).optional(),
     credentialsSecretRef: localObjectReferenceSchema.describe(
       'Secret holding the credentials: key token, or keys appId, privateKey and installationId (a GitHub App).',
     ),
@@ -50,7 +57,11 @@ export function repositoryHostOf(spec: { readonly provider?: string; readonly ba
  * integration's. The token is then sent nowhere: not to read the branch, not to the clone step. `field`
  * names repoUrl as the reader spells it. Pure.
  */
-export function repositoryHostRefusal(repoUrl: string, spec: { readonly provider?: string; readonly baseUrl?: string }, field = 'repo_url'): string | undefined {
+export function repositoryHostRefusal(
+  repoUrl: string,
+  spec: { readonly provider?: string; readonly baseUrl?: string },
+  field = 'repo_url',
+): string | undefined {
   const host = URL.canParse(repoUrl) ? new URL(repoUrl).hostname.toLowerCase() : undefined;
   const expected = repositoryHostOf(spec);
   return host === expected ? undefined : `${field} must be on the integration's host ${expected}: its credentials go nowhere else`;

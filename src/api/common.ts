@@ -42,11 +42,7 @@ export const localObjectReferenceSchema = z
   .describe('A reference to an object in the same namespace.');
 export type LocalObjectReference = z.infer<typeof localObjectReferenceSchema>;
 
-export const observedGenerationSchema = z
-  .number()
-  .int()
-  .min(0)
-  .describe('metadata.generation of the spec the controller last acted on.');
+export const observedGenerationSchema = z.number().int().min(0).describe('metadata.generation of the spec the controller last acted on.');
 
 export const updatedAtSchema = z
   .string()

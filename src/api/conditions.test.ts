@@ -1,7 +1,16 @@
 // The condition helpers every reconciler uses: a status that does not change keeps its transition time,
 // so observing the same state twice writes the same object.
 import { describe, expect, it } from 'vitest';
-import { conditionsEqual, markReady, markReconciling, markStalled, markUnknown, setCondition, statusesEqual, type Condition } from './index.ts';
+import {
+  conditionsEqual,
+  markReady,
+  markReconciling,
+  markStalled,
+  markUnknown,
+  setCondition,
+  statusesEqual,
+  type Condition,
+} from './index.ts';
 
 const t0 = new Date('2026-01-01T00:00:00.123Z');
 const t1 = new Date('2026-01-01T00:05:00Z');
@@ -16,7 +25,16 @@ describe('conditions', () => {
   it('keeps lastTransitionTime when the status stays, moves it when the status changes', () => {
     const first = setCondition([], { type: 'Ready', status: 'False', reason: 'Building', message: 'a' }, t0);
     const same = setCondition(first, { type: 'Ready', status: 'False', reason: 'Deploying', message: 'b', observedGeneration: 2 }, t1);
-    expect(same).toEqual([{ type: 'Ready', status: 'False', reason: 'Deploying', message: 'b', observedGeneration: 2, lastTransitionTime: '2026-01-01T00:00:00Z' }]);
+    expect(same).toEqual([
+      {
+        type: 'Ready',
+        status: 'False',
+        reason: 'Deploying',
+        message: 'b',
+        observedGeneration: 2,
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+      },
+    ]);
     const changed = setCondition(same, { type: 'Ready', status: 'True', reason: 'Deployed', message: 'c' }, t1);
     expect(changed[0]?.lastTransitionTime).toBe('2026-01-01T00:05:00Z');
   });
@@ -47,17 +65,35 @@ describe('conditions', () => {
 
 describe('statusesEqual', () => {
   const ready = (at: string) => markReady(undefined, { reason: 'Verified', message: 'ok', observedGeneration: 2 }, new Date(at));
-  const status = { observedGeneration: 2, updatedAt: '2026-11-26T10:00:00Z', conditions: ready('2026-11-26T10:00:00Z'), account: 'acme', endpoint: { url: 'https://a', port: 1 } };
+  const status = {
+    observedGeneration: 2,
+    updatedAt: '2026-11-26T10:00:00Z',
+    conditions: ready('2026-11-26T10:00:00Z'),
+    account: 'acme',
+    endpoint: { url: 'https://a', port: 1 },
+  };
 
   it('leaves out updatedAt and transition times, and reads members in any key order, absent as null', () => {
-    const later = { endpoint: { port: 1, url: 'https://a' }, account: 'acme', conditions: ready('2026-11-26T11:00:00Z'), updatedAt: '2026-11-26T11:00:00Z', observedGeneration: 2, issuer: null };
+    const later = {
+      endpoint: { port: 1, url: 'https://a' },
+      account: 'acme',
+      conditions: ready('2026-11-26T11:00:00Z'),
+      updatedAt: '2026-11-26T11:00:00Z',
+      observedGeneration: 2,
+      issuer: null,
+    };
     expect(statusesEqual<object & { conditions?: readonly Condition[] }>(status, later)).toBe(true);
   });
 
   it('tells a changed member, generation or condition apart, and a missing status from one', () => {
     expect(statusesEqual(status, { ...status, account: 'other' })).toBe(false);
     expect(statusesEqual(status, { ...status, observedGeneration: 3 })).toBe(false);
-    expect(statusesEqual(status, { ...status, conditions: markStalled(status.conditions, { reason: 'Refused', message: 'no', observedGeneration: 2 }, new Date()) })).toBe(false);
+    expect(
+      statusesEqual(status, {
+        ...status,
+        conditions: markStalled(status.conditions, { reason: 'Refused', message: 'no', observedGeneration: 2 }, new Date()),
+      }),
+    ).toBe(false);
     expect(statusesEqual(undefined, status)).toBe(false);
     expect(statusesEqual(undefined, undefined)).toBe(true);
   });

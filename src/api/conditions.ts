@@ -11,12 +11,7 @@ const conditionSchema = z
     status: conditionStatusSchema,
     reason: z.string().max(1024).describe('Machine-readable reason for the last transition, in CamelCase.'),
     message: z.string().max(32768).describe('Human-readable message with details about the last transition.'),
-    observedGeneration: z
-      .number()
-      .int()
-      .min(0)
-      .optional()
-      .describe('metadata.generation of the object when the condition was set.'),
+    observedGeneration: z.number().int().min(0).optional().describe('metadata.generation of the object when the condition was set.'),
     lastTransitionTime: z.string().describe('When the condition last changed status (RFC 3339).').meta({ format: 'date-time' }),
   })
   .describe('One observation of the state of the object.');
@@ -102,7 +97,12 @@ export function conditionsEqual(a: readonly Condition[] | undefined, b: readonly
 }
 
 function sameObservation(a: Condition, b: Condition): boolean {
-  return a.status === b.status && a.reason === b.reason && a.message === b.message && (a.observedGeneration ?? null) === (b.observedGeneration ?? null);
+  return (
+    a.status === b.status &&
+    a.reason === b.reason &&
+    a.message === b.message &&
+    (a.observedGeneration ?? null) === (b.observedGeneration ?? null)
+  );
 }
 
 /**
@@ -110,7 +110,10 @@ function sameObservation(a: Condition, b: Condition): boolean {
  * member by value (in any key order, absent and null alike), and `updatedAt`, which a write stamps,
  * left out. What every controller asks before it writes a status.
  */
-export function statusesEqual<T extends { conditions?: readonly Condition[]; updatedAt?: string }>(a: T | undefined, b: T | undefined): boolean {
+export function statusesEqual<T extends { conditions?: readonly Condition[]; updatedAt?: string }>(
+  a: T | undefined,
+  b: T | undefined,
+): boolean {
   if (!a || !b) return a === b;
   const rest = (status: T) => canonicalJson({ ...status, conditions: undefined, updatedAt: undefined });
   return rest(a) === rest(b) && conditionsEqual(a.conditions, b.conditions);

@@ -65,7 +65,11 @@ export const crdSources: CrdSource[] = [
     description: "An organization's OAuth provider configuration. The client secret stays in a Secret.",
     spec: oauthProviderSpecSchema,
     status: oauthProviderStatusSchema,
-    columns: [{ name: 'Provider ID', type: 'string', jsonPath: '.spec.providerId', description: 'Identifier of the provider.' }, ready, age],
+    columns: [
+      { name: 'Provider ID', type: 'string', jsonPath: '.spec.providerId', description: 'Identifier of the provider.' },
+      ready,
+      age,
+    ],
   },
   {
     descriptor: codeHostIntegrationKind,

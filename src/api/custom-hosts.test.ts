@@ -12,7 +12,10 @@ describe('hostRefusal', () => {
 
   it('lets the earliest claim of a host keep it, by creation time and then uid', () => {
     expect(hostRefusal(earlier, [earlier, later], openHostPolicy)).toBeUndefined();
-    expect(hostRefusal(later, [earlier, later], openHostPolicy)).toEqual({ reason: 'HostClaimed', message: 'custom_url host shop.example.com is claimed by another deployment' });
+    expect(hostRefusal(later, [earlier, later], openHostPolicy)).toEqual({
+      reason: 'HostClaimed',
+      message: 'custom_url host shop.example.com is claimed by another deployment',
+    });
     const twin = claim('c-uid', '2026-11-26T10:00:00Z', 'https://shop.example.com');
     expect(hostRefusal(twin, [earlier, twin], openHostPolicy)?.reason).toBe('HostClaimed');
     expect(hostRefusal(earlier, [earlier, twin], openHostPolicy)).toBeUndefined();

@@ -75,8 +75,16 @@ export function hostRefusal(deployment: HostClaim, claimants: readonly HostClaim
     return { reason: 'HostReserved', message: `custom_url host ${host} is reserved by this installation` };
   }
   if (policy.allowedDomains.length > 0 && !policy.allowedDomains.some((domain) => within(host, domain))) {
-    return { reason: 'HostNotAllowed', message: `custom_url host ${host} is outside the domains this installation allows: ${policy.allowedDomains.join(', ')}` };
+    return {
+      reason: 'HostNotAllowed',
+      message: `custom_url host ${host} is outside the domains this installation allows: ${policy.allowedDomains.join(', ')}`,
+    };
   }
-  const earlier = claimants.find((other) => other.metadata.uid !== deployment.metadata.uid && customHostOf(other) === host && (!deployment.metadata.uid || claimedBefore(other, deployment)));
+  const earlier = claimants.find(
+    (other) =>
+      other.metadata.uid !== deployment.metadata.uid &&
+      customHostOf(other) === host &&
+      (!deployment.metadata.uid || claimedBefore(other, deployment)),
+  );
   return earlier ? { reason: 'HostClaimed', message: `custom_url host ${host} is claimed by another deployment` } : undefined;
 }

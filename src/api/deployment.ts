@@ -3,7 +3,15 @@
 // new Revision when they change. Rules the schema cannot say are CEL rules next to the field they guard.
 import { z } from 'zod';
 import { conditionsSchema } from './conditions.ts';
-import { httpUrl, observedGenerationSchema, repositoryUrl, secretKeySelectorSchema, updatedAtSchema, uuid, type KindObject } from './common.ts';
+import {
+  httpUrl,
+  observedGenerationSchema,
+  repositoryUrl,
+  secretKeySelectorSchema,
+  updatedAtSchema,
+  uuid,
+  type KindObject,
+} from './common.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
 import { containerSchema, envVarSchema, volumeMountSchema, volumeSchema } from './workload.ts';
 
@@ -47,11 +55,12 @@ export function canonicalDeploymentType(value: unknown): unknown {
 
 const scale = (description: string) => z.number().int().min(0).max(10000).optional().describe(description);
 const cpu = (description: string) => z.number().min(0).max(1024).optional().describe(`${description}, in CPU cores (0.5 is half a core).`);
-const megabytes = (description: string) =>
-  z.number().int().min(0).max(16_777_216).optional().describe(`${description}, in megabytes.`);
+const megabytes = (description: string) => z.number().int().min(0).max(16_777_216).optional().describe(`${description}, in megabytes.`);
 /** Fields of the reference's distributed runtime, which Berth does not run: kept and shown back, never rendered. */
 const storedOnly = <T extends z.ZodType>(schema: T): T =>
-  schema.describe(`${schema.description ?? ''} Stored and returned as sent: Berth runs no orchestrator or executor workload, so nothing is sized by it.`);
+  schema.describe(
+    `${schema.description ?? ''} Stored and returned as sent: Berth runs no orchestrator or executor workload, so nothing is sized by it.`,
+  );
 
 type CelRule = { rule: string; message: string; fieldPath?: string; reason?: string };
 
@@ -115,7 +124,11 @@ const resourceSpecSchema = z
     annotations: z.record(z.string(), z.string()).optional().describe('Annotations added to every workload and pod of the deployment.'),
     serviceAccountName: z.string().max(253).optional().describe('Service account the pods run as.'),
     imagePullSecrets: z
-      .array(z.object({ name: z.string().min(1).max(253).describe('Name of a Secret of type kubernetes.io/dockerconfigjson.') }).describe('A registry credential.'))
+      .array(
+        z
+          .object({ name: z.string().min(1).max(253).describe('Name of a Secret of type kubernetes.io/dockerconfigjson.') })
+          .describe('A registry credential.'),
+      )
       .max(16)
       .optional()
       .describe('Secrets holding registry credentials used to pull the images.'),
@@ -170,7 +183,9 @@ const healthCheckSchema = z
       .max(1024)
       .regex(/^\//, { message: 'must start with /' })
       .optional()
-      .describe('HTTP path on the app port that answers 2xx or 3xx once the app can serve. Absent: a TCP connection to the app port is the check.'),
+      .describe(
+        'HTTP path on the app port that answers 2xx or 3xx once the app can serve. Absent: a TCP connection to the app port is the check.',
+      ),
     periodSeconds: seconds('Seconds between checks. Default 1: a new pod gets traffic within a second of listening.', 300),
     timeoutSeconds: seconds('Seconds a check may take. Default 1.', 60),
     failureThreshold: seconds('Failed checks in a row that take a pod out of the Service. Default 3.', 100),
@@ -188,17 +203,25 @@ const queueWorkerSchema = z
       .min(1)
       .max(64)
       .optional()
-      .describe("Entrypoint of the queue worker's container, replacing the image's. Absent: the image's own entrypoint, which tells the roles apart by BERTH_ROLE."),
-    args: z.array(z.string().max(4096).describe('An argument.')).max(256).optional().describe("Arguments of the queue worker's container, replacing the image's."),
+      .describe(
+        "Entrypoint of the queue worker's container, replacing the image's. Absent: the image's own entrypoint, which tells the roles apart by BERTH_ROLE.",
+      ),
+    args: z
+      .array(z.string().max(4096).describe('An argument.'))
+      .max(256)
+      .optional()
+      .describe("Arguments of the queue worker's container, replacing the image's."),
     env: z
       .array(envVarSchema)
       .max(128)
       .optional()
-      .describe("Environment of the queue worker only, on top of what the application's containers get (BERTH_ROLE=queue, PORT, the backing services, the secrets): a name given here wins.")
+      .describe(
+        "Environment of the queue worker only, on top of what the application's containers get (BERTH_ROLE=queue, PORT, the backing services, the secrets): a name given here wins.",
+      )
       .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
   })
   .describe(
-    'How the queue worker starts: it runs the application\'s image (the same revision) with this command and environment, and scales by the queue* fields of resourceSpec. ' +
+    "How the queue worker starts: it runs the application's image (the same revision) with this command and environment, and scales by the queue* fields of resourceSpec. " +
       'Applied in place (no new revision).',
   );
 
@@ -224,15 +247,26 @@ export const sourceConfigSchema = z
         'Tier of the deployment: dev_free, dev, dev_zero or prod. dev_zero scales to zero when idle where the cluster has a request-driven activator; ' +
           'where it has none it runs as dev and the ScaleToZero condition says so. Immutable once set.',
       ),
-    buildOnPush: z.boolean().optional().describe('Build and deploy a new revision when the branch moves. Not allowed with a tag as repoRef.'),
+    buildOnPush: z
+      .boolean()
+      .optional()
+      .describe('Build and deploy a new revision when the branch moves. Not allowed with a tag as repoRef.'),
     customUrl: httpUrl('URL the deployment is also served at (an Ingress is made for it).').optional(),
     healthCheck: healthCheckSchema.optional(),
     queueWorker: queueWorkerSchema.optional(),
     resourceSpec: resourceSpecSchema.optional(),
     listenerId: uuid('ID of the listener that runs a self-hosted deployment. Immutable once set.').optional(),
     listenerConfig: listenerConfigSchema.optional(),
-    installCommand: z.string().max(4096).optional().describe('Command that installs dependencies before the image is built (codehost and internal_source).'),
-    buildCommand: z.string().max(4096).optional().describe('Command that builds the application before the image is built (codehost and internal_source).'),
+    installCommand: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe('Command that installs dependencies before the image is built (codehost and internal_source).'),
+    buildCommand: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe('Command that builds the application before the image is built (codehost and internal_source).'),
   })
   .describe('Settings applied to the running workloads in place: changing them makes no new revision. Some are immutable once set.')
   .meta({
@@ -259,7 +293,9 @@ export const sourceRevisionConfigSchema = z
       .min(1)
       .max(1024)
       .optional()
-      .describe('Path of the application configuration file in the sources. Only for codehost and internal_source: an image carries its own.'),
+      .describe(
+        'Path of the application configuration file in the sources. Only for codehost and internal_source: an image carries its own.',
+      ),
     imageUri: z
       .string()
       .min(1)
@@ -271,7 +307,9 @@ export const sourceRevisionConfigSchema = z
       ),
     sourceTarballPath: z
       .string()
-      .regex(sourceArchivePathPattern, { message: 'must be an object_path answered by POST /v2/deployments/{id}/upload-url (sources/<id>.tar.gz)' })
+      .regex(sourceArchivePathPattern, {
+        message: 'must be an object_path answered by POST /v2/deployments/{id}/upload-url (sources/<id>.tar.gz)',
+      })
       .optional()
       .describe(
         'The uploaded source archive to build (the object_path of the upload URL, sources/<id>.tar.gz). Only for internal_source, ' +
@@ -302,7 +340,12 @@ export type DeploymentSecret = z.infer<typeof deploymentSecretSchema>;
 /** A secret as the HTTP interface carries it: the value travels in the request, never into a CR. */
 export const secretValueSchema = z
   .object({
-    name: z.string().min(1).max(253).regex(/^[-._a-zA-Z0-9]+$/, { message: 'must be a valid Secret key' }).describe('Name of the secret.'),
+    name: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[-._a-zA-Z0-9]+$/, { message: 'must be a valid Secret key' })
+      .describe('Name of the secret.'),
     value: z.string().max(1_048_576).describe('Value of the secret.'),
   })
   .describe('A secret and its value.');
@@ -354,7 +397,9 @@ export const deploymentSpecSchema = z
       .describe('Pins the Revision to serve (a rollback). Absent: the latest Revision is served.'),
     trackedPackages: trackedPackagesSchema
       .optional()
-      .describe('Packages the next revision is made with, as the deploy tool reported them (name:version): copied to each new Revision. A change alone makes no revision.'),
+      .describe(
+        'Packages the next revision is made with, as the deploy tool reported them (name:version): copied to each new Revision. A change alone makes no revision.',
+      ),
   })
   .describe('Desired state of the Deployment.')
   .meta({
@@ -402,20 +447,23 @@ export type DeploymentPhase = (typeof deploymentPhases)[number];
 
 export const deploymentStatusSchema = z
   .object({
-    status: z
-      .enum(deploymentPhases)
-      .optional()
-      .describe('Lifecycle state: AWAITING_DATABASE, READY, UNUSED, AWAITING_DELETE or UNKNOWN.'),
+    status: z.enum(deploymentPhases).optional().describe('Lifecycle state: AWAITING_DATABASE, READY, UNUSED, AWAITING_DELETE or UNKNOWN.'),
     latestRevisionName: z.string().max(253).optional().describe('Name of the newest Revision.'),
     latestRevisionId: z.string().max(64).optional().describe('metadata.uid of the newest Revision.'),
     activeRevisionName: z.string().max(253).optional().describe('Name of the Revision being served.'),
-    activeRevisionId: z.string().max(64).optional().describe('metadata.uid of the Revision being served; moves only when a Revision reaches DEPLOYED.'),
+    activeRevisionId: z
+      .string()
+      .max(64)
+      .optional()
+      .describe('metadata.uid of the Revision being served; moves only when a Revision reaches DEPLOYED.'),
     imageVersion: z.string().max(1024).optional().describe('Image version of the deployment.'),
     url: z
       .string()
       .max(2048)
       .optional()
-      .describe("Where the application answers: its customUrl when set, otherwise its Service's cluster address (reachable from the host under berth dev)."),
+      .describe(
+        "Where the application answers: its customUrl when set, otherwise its Service's cluster address (reachable from the host under berth dev).",
+      ),
     observedGeneration: observedGenerationSchema.optional(),
     updatedAt: updatedAtSchema.optional(),
     conditions: conditionsSchema.optional(),

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { claimedNames, indexChildNames, nameClaimants, nameRefusal, type NameClaim } from './name-claims.ts';
 
-const deployment = (name: string, uid: string, creationTimestamp = '2026-11-26T10:00:00Z'): NameClaim => ({ metadata: { name, namespace: 'org', uid, creationTimestamp } });
+const deployment = (name: string, uid: string, creationTimestamp = '2026-11-26T10:00:00Z'): NameClaim => ({
+  metadata: { name, namespace: 'org', uid, creationTimestamp },
+});
 
 /** The claimants an index lookup finds for `name` among `stored`. */
 function claimantsOf(name: string, stored: NameClaim[]): NameClaim[] {
@@ -16,7 +18,7 @@ describe('name claims', () => {
     expect(indexChildNames(deployment('shop', 'u1'))).toContain('org/shop-queue');
   });
 
-  it('refuses a new deployment whose name is an existing one\'s queue worker, and says which', () => {
+  it("refuses a new deployment whose name is an existing one's queue worker, and says which", () => {
     const shop = deployment('shop', 'u1');
     expect(nameRefusal({ metadata: { name: 'shop-queue', namespace: 'org' } }, claimantsOf('shop-queue', [shop]))).toEqual({
       reason: 'NameTaken',
@@ -24,7 +26,7 @@ describe('name claims', () => {
     });
   });
 
-  it('refuses a dotted name whose children are a dashed name\'s', () => {
+  it("refuses a dotted name whose children are a dashed name's", () => {
     const dashed = deployment('a-b', 'u1');
     expect(nameRefusal({ metadata: { name: 'a.b', namespace: 'org' } }, claimantsOf('a.b', [dashed]))?.reason).toBe('NameTaken');
   });

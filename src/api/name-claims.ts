@@ -19,7 +19,17 @@ export const childNameIndex = 'berth.dev/child-name';
  * rule that needs no kind is one a user can read). */
 export function claimedNames(deploymentName: string): string[] {
   const names = childNames(deploymentName);
-  return [...new Set([names.application, names.queueWorker, names.postgres, names.postgresCredentials, names.redis, names.redisCredentials, names.secrets])];
+  return [
+    ...new Set([
+      names.application,
+      names.queueWorker,
+      names.postgres,
+      names.postgresCredentials,
+      names.redis,
+      names.redisCredentials,
+      names.secrets,
+    ]),
+  ];
 }
 
 export function indexChildNames(object: unknown): string[] {
@@ -34,7 +44,12 @@ export function indexChildNames(object: unknown): string[] {
 export function nameRefusal(deployment: NameClaim, claimants: readonly NameClaim[]): { reason: 'NameTaken'; message: string } | undefined {
   const name = deployment.metadata.name ?? '';
   const mine = new Set(claimedNames(name));
-  const earlier = claimants.find((other) => other.metadata.uid !== deployment.metadata.uid && other.metadata.name !== name && (!deployment.metadata.uid || claimedBefore(other, deployment)));
+  const earlier = claimants.find(
+    (other) =>
+      other.metadata.uid !== deployment.metadata.uid &&
+      other.metadata.name !== name &&
+      (!deployment.metadata.uid || claimedBefore(other, deployment)),
+  );
   if (!earlier) return undefined;
   const shared = claimedNames(earlier.metadata.name ?? '').filter((child) => mine.has(child));
   return {

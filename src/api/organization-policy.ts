@@ -9,14 +9,21 @@ import { z } from 'zod';
 const quantity = z.preprocess(
   // A chart's `--set pods=10` arrives as a number.
   (value) => (typeof value === 'number' ? String(value) : value),
-  z.string().regex(/^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$/, 'expected a quantity such as 500m, 2 or 1Gi'),
+  z
+    .string()
+    .regex(/^[+]?([0-9]+(\.[0-9]*)?|\.[0-9]+)(([KMGTPE]i)|[numkMGTPE]|([eE][+-]?[0-9]+))?$/, 'expected a quantity such as 500m, 2 or 1Gi'),
 );
 
 /** Quantities by resource name (`cpu`, `memory`, `requests.cpu`, `pods`, ...). */
 const quantities = z.record(z.string().min(1).max(253), quantity);
 
 /** An IPv4 or IPv6 network in CIDR notation. */
-const cidr = z.string().regex(/^([0-9]{1,3}(\.[0-9]{1,3}){3}\/[0-9]{1,2}|[0-9a-fA-F:]+\/[0-9]{1,3})$/, 'expected a network in CIDR notation such as 169.254.169.254/32');
+const cidr = z
+  .string()
+  .regex(
+    /^([0-9]{1,3}(\.[0-9]{1,3}){3}\/[0-9]{1,2}|[0-9a-fA-F:]+\/[0-9]{1,3})$/,
+    'expected a network in CIDR notation such as 169.254.169.254/32',
+  );
 
 export const organizationPolicySchema = z
   .object({
@@ -26,8 +33,12 @@ export const organizationPolicySchema = z
       .min(1)
       .max(10_000)
       .optional()
-      .describe('The most replicas one deployment may ask for, for its application and for its queue worker (min and max scale): a deployment asking more is refused with a 422, or Stalled (ReplicaCapExceeded) when applied with kubectl.'),
-    resourceQuota: quantities.optional().describe('spec.hard of ResourceQuota berth-organization in each organization namespace, e.g. {"requests.cpu": "4", "pods": "40"}.'),
+      .describe(
+        'The most replicas one deployment may ask for, for its application and for its queue worker (min and max scale): a deployment asking more is refused with a 422, or Stalled (ReplicaCapExceeded) when applied with kubectl.',
+      ),
+    resourceQuota: quantities
+      .optional()
+      .describe('spec.hard of ResourceQuota berth-organization in each organization namespace, e.g. {"requests.cpu": "4", "pods": "40"}.'),
     limitRange: z
       .object({
         default: quantities.optional().describe('Limits of a container that sets none.'),
@@ -40,16 +51,25 @@ export const organizationPolicySchema = z
       .describe('The Container limits of LimitRange berth-organization in each organization namespace.'),
     networkPolicy: z
       .object({
-        blockedCidrs: z.array(cidr).max(64).describe('Networks pods may not reach even though they are outside the namespace: the cluster\'s pod and node networks, cloud metadata addresses.'),
+        blockedCidrs: z
+          .array(cidr)
+          .max(64)
+          .describe(
+            "Networks pods may not reach even though they are outside the namespace: the cluster's pod and node networks, cloud metadata addresses.",
+          ),
         ingressFromNamespaces: z
           .array(z.record(z.string().min(1).max(317), z.string().max(63)))
           .max(16)
           .default([])
-          .describe('Label sets of namespaces whose pods may reach an organization\'s pods besides its own (an ingress controller\'s, a Gateway\'s).'),
+          .describe(
+            "Label sets of namespaces whose pods may reach an organization's pods besides its own (an ingress controller's, a Gateway's).",
+          ),
       })
       .strict()
       .optional()
-      .describe('NetworkPolicy berth-organization in each organization namespace: pods reach their own namespace, cluster DNS and any address outside blockedCidrs; only their own namespace and ingressFromNamespaces reach them.'),
+      .describe(
+        'NetworkPolicy berth-organization in each organization namespace: pods reach their own namespace, cluster DNS and any address outside blockedCidrs; only their own namespace and ingressFromNamespaces reach them.',
+      ),
     podSecurity: z
       .literal('baseline', { error: 'expected baseline: the pods Berth renders do not meet restricted yet' })
       .optional()
@@ -76,7 +96,8 @@ export function replicaCapExcess(
   if (maxReplicas === undefined || !resourceSpec) return undefined;
   for (const field of cappedScaleFields) {
     const value = resourceSpec[field];
-    if (value != null && value > maxReplicas) return { field, value, message: `must be at most ${maxReplicas}: this installation's cap on one deployment's replicas` };
+    if (value != null && value > maxReplicas)
+      return { field, value, message: `must be at most ${maxReplicas}: this installation's cap on one deployment's replicas` };
   }
   return undefined;
 }

@@ -27,7 +27,9 @@ export const revisionSpecSchema = z
     trackedPackages: trackedPackagesSchema.optional(),
   })
   .describe('What this revision is. Immutable: a changed config makes a new Revision.')
-  .meta({ 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable: a Revision never changes, a new one is made' }] });
+  .meta({
+    'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec is immutable: a Revision never changes, a new one is made' }],
+  });
 export type RevisionSpec = z.infer<typeof revisionSpecSchema>;
 
 export const revisionPhases = [
@@ -49,7 +51,10 @@ export type RevisionPhase = (typeof revisionPhases)[number];
 
 export const revisionStatusSchema = z
   .object({
-    status: z.enum(revisionPhases).optional().describe(`Lifecycle state: ${revisionPhases.join(', ')}.`),
+    status: z
+      .enum(revisionPhases)
+      .optional()
+      .describe(`Lifecycle state: ${revisionPhases.join(', ')}.`),
     imageUri: z.string().max(1024).optional().describe('Image this revision runs (built, or taken from the spec).'),
     repoCommitSha: z.string().max(64).optional().describe('Commit this revision was built from.'),
     message: z.string().max(32768).optional().describe('Details of the current state, e.g. why a build failed.'),
@@ -57,7 +62,9 @@ export const revisionStatusSchema = z
       .string()
       .max(256)
       .optional()
-      .describe('Why the revision failed, in the words of the part that said so: ImagePullBackOff, CrashLoopBackOff, CreateContainerConfigError, Unschedulable, ProgressDeadlineExceeded, ...'),
+      .describe(
+        'Why the revision failed, in the words of the part that said so: ImagePullBackOff, CrashLoopBackOff, CreateContainerConfigError, Unschedulable, ProgressDeadlineExceeded, ...',
+      ),
     observedGeneration: observedGenerationSchema.optional(),
     conditions: conditionsSchema.optional(),
   })

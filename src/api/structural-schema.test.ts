@@ -10,7 +10,12 @@ describe('structuralSchema', () => {
         mode: z.enum(['a', 'b']).default('a').describe('Mode.'),
         count: z.number().int().min(0).optional().describe('Count.'),
         ratio: z.number().max(1).describe('Ratio.'),
-        name: z.string().min(1).max(10).regex(/^[a-z]+$/).describe('Name.'),
+        name: z
+          .string()
+          .min(1)
+          .max(10)
+          .regex(/^[a-z]+$/)
+          .describe('Name.'),
         at: z.string().describe('When.').meta({ format: 'date-time' }),
       })
       .describe('Thing.')

@@ -37,7 +37,8 @@ function presentPaths(value: unknown, schema: AnySchema, prefix = ''): string[] 
       def.shape![key] ? presentPaths(member, def.shape![key]!, `${prefix}.${key}`) : [],
     );
   }
-  if (def.type === 'array' && def.element && Array.isArray(value)) return value.flatMap((item) => presentPaths(item, def.element!, `${prefix}[]`));
+  if (def.type === 'array' && def.element && Array.isArray(value))
+    return value.flatMap((item) => presentPaths(item, def.element!, `${prefix}[]`));
   return [prefix];
 }
 
@@ -122,7 +123,9 @@ const everyFieldBody = {
         { name: 'g', downwardAPI: { items: [{ path: 'labels', fieldRef: { fieldPath: 'metadata.labels' } }] } },
         { name: 'h', csi: { driver: 'secrets-store.csi.k8s.io', volumeAttributes: { secretProviderClass: 'x' } } },
       ],
-      volume_mounts: [{ name: 'a', mountPath: '/etc/app', subPath: 'app.json', mountPropagation: 'HostToContainer', readOnly: true, subPathExpr: '$(X)' }],
+      volume_mounts: [
+        { name: 'a', mountPath: '/etc/app', subPath: 'app.json', mountPropagation: 'HostToContainer', readOnly: true, subPathExpr: '$(X)' },
+      ],
       init_containers: [container('init')],
       sidecars: [container('proxy')],
     },
@@ -131,7 +134,14 @@ const everyFieldBody = {
     health_check: { path: '/healthz', period_seconds: 5, timeout_seconds: 2, failure_threshold: 4 },
     install_command: 'pip install .',
     build_command: 'make',
-    queue_worker: { command: ['/app'], args: ['worker'], env: [{ name: 'N_JOBS', value: '4' }, { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }] },
+    queue_worker: {
+      command: ['/app'],
+      args: ['worker'],
+      env: [
+        { name: 'N_JOBS', value: '4' },
+        { name: 'POD', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      ],
+    },
   },
   source_revision_config: {
     repo_ref: 'main',
@@ -203,7 +213,12 @@ describe('wire conversion', () => {
     expect(toWire(oauthProviderSpecSchema, spec)).toEqual(provider);
     const integration = { provider: 'github', base_url: 'http://127.0.0.1:3000/api/v3', credentials_secret_ref: { name: 'gh' } };
     expect(toWire(codeHostIntegrationSpecSchema, fromWire(codeHostIntegrationSpecSchema, integration))).toEqual(integration);
-    const revision = { deployment_name: 'app', source: 'codehost', source_revision_config: { repo_ref: 'main', repo_commit_sha: 'abc' }, digest: 'd' };
+    const revision = {
+      deployment_name: 'app',
+      source: 'codehost',
+      source_revision_config: { repo_ref: 'main', repo_commit_sha: 'abc' },
+      digest: 'd',
+    };
     expect(fromWire(revisionSpecSchema, revision)).toEqual({
       deploymentName: 'app',
       source: 'codehost',

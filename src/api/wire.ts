@@ -172,9 +172,7 @@ function wireSchemaOf(schema: AnySchema): AnySchema {
   let next: AnySchema;
   if (def.type === 'object' && def.shape) {
     const keep = keepKeysMarks.has(schema);
-    const shape = Object.fromEntries(
-      Object.entries(def.shape).map(([key, member]) => [keep ? key : snakeCase(key), wireSchemaOf(member)]),
-    );
+    const shape = Object.fromEntries(Object.entries(def.shape).map(([key, member]) => [keep ? key : snakeCase(key), wireSchemaOf(member)]));
     next = cloneWith(schema, { shape });
     if (keep) keepKeysMarks.add(next);
   } else if (wrappers.has(def.type) && def.innerType) {

@@ -65,14 +65,28 @@ export type Volume = z.infer<typeof volumeSchema>;
  * runtime's defaults. Anything else (NET_ADMIN, SYS_ADMIN, ...) reaches the node.
  */
 export const baselineCapabilities = [
-  'AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT',
+  'AUDIT_WRITE',
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'MKNOD',
+  'NET_BIND_SERVICE',
+  'SETFCAP',
+  'SETGID',
+  'SETPCAP',
+  'SETUID',
+  'SYS_CHROOT',
 ] as const;
 
 const profileSchema = (what: string) =>
   keepKeys(
     z
       .object({
-        type: z.enum(['RuntimeDefault', 'Localhost']).describe(`Kind of ${what} profile: RuntimeDefault or Localhost (Unconfined is not allowed).`),
+        type: z
+          .enum(['RuntimeDefault', 'Localhost'])
+          .describe(`Kind of ${what} profile: RuntimeDefault or Localhost (Unconfined is not allowed).`),
         localhostProfile: z.string().max(4096).optional().describe('The profile on the node, for Localhost.'),
       })
       .describe(`The container's ${what} profile.`),
@@ -88,7 +102,10 @@ export const securityContextSchema = keepKeys(
   z
     .object({
       privileged: z.boolean().optional().describe('Must be false or absent: a privileged container is root on the node.'),
-      allowPrivilegeEscalation: z.boolean().optional().describe('Whether a process may gain more privileges than its parent (no_new_privs unset).'),
+      allowPrivilegeEscalation: z
+        .boolean()
+        .optional()
+        .describe('Whether a process may gain more privileges than its parent (no_new_privs unset).'),
       capabilities: keepKeys(
         z
           .object({
@@ -131,15 +148,18 @@ export const containerSchema = keepKeys(
     .object({
       name: z.string().min(1).max(63).describe('Name of the container, unique within the pod.'),
       image: z.string().min(1).max(1024).describe('Container image address.'),
-      imagePullPolicy: z.enum(['Always', 'IfNotPresent', 'Never']).optional().describe('When to pull the image: Always, IfNotPresent or Never.'),
-      command: z.array(z.string().max(32768).describe('One word of the entrypoint.')).max(256).optional().describe('Entrypoint, replacing the image ENTRYPOINT.'),
-      args: z.array(z.string().max(32768).describe('One argument.')).max(256).optional().describe('Arguments, replacing the image CMD.'),
-      workingDir: z.string().max(4096).optional().describe('Working directory of the container.'),
-      env: z
-        .array(envVarSchema)
+      imagePullPolicy: z
+        .enum(['Always', 'IfNotPresent', 'Never'])
+        .optional()
+        .describe('When to pull the image: Always, IfNotPresent or Never.'),
+      command: z
+        .array(z.string().max(32768).describe('One word of the entrypoint.'))
         .max(256)
         .optional()
-        .describe('Environment variables of the container.'),
+        .describe('Entrypoint, replacing the image ENTRYPOINT.'),
+      args: z.array(z.string().max(32768).describe('One argument.')).max(256).optional().describe('Arguments, replacing the image CMD.'),
+      workingDir: z.string().max(4096).optional().describe('Working directory of the container.'),
+      env: z.array(envVarSchema).max(256).optional().describe('Environment variables of the container.'),
       envFrom: z
         .array(z.record(z.string(), z.unknown()).describe('A Kubernetes EnvFromSource (configMapRef, secretRef, prefix).'))
         .max(64)

@@ -52,7 +52,10 @@ try {
   if (!kubeConfig) throw new Error('no cluster configured: set KUBECONFIG, run in a cluster, or use `berth dev`');
   const berth = await startBerth(kubeConfig, options, logger, dev?.node ?? {});
   stopping.push(() => berth.stop());
-  const pushRegistry = devModule && dev && berth.facade ? await devModule.startDevPushRegistry(dev, options.dataDir, berth.facade.nodeUrl ?? berth.facade.url, options.namespace) : undefined;
+  const pushRegistry =
+    devModule && dev && berth.facade
+      ? await devModule.startDevPushRegistry(dev, options.dataDir, berth.facade.nodeUrl ?? berth.facade.url, options.namespace)
+      : undefined;
   if (pushRegistry) stopping.push(() => pushRegistry.stop());
 
   if (dev?.kubeconfigPath && dev.local) {
@@ -60,7 +63,9 @@ try {
     process.stdout.write(
       [
         '',
-        dev.node ? 'Berth is running against an embedded cluster with a real node.' : 'Berth is running against an embedded control plane (no node: Pods will not run).',
+        dev.node
+          ? 'Berth is running against an embedded cluster with a real node.'
+          : 'Berth is running against an embedded control plane (no node: Pods will not run).',
         `  kubeconfig:   ${dev.kubeconfigPath}`,
         ...(dev.node
           ? [

@@ -31,7 +31,17 @@ export interface DevCluster {
   kubeconfigPath?: string;
   cluster?: LocalCluster;
   /** The node's registry and the images built for it, when the embedded cluster has a node. */
-  node?: { registry: string; pushRegistry: string; nodeHost: string; postgresImage: string; redisImage: string; builderImage: string; gitImage: string; buildToolsImage: string; agentToolsImage: string };
+  node?: {
+    registry: string;
+    pushRegistry: string;
+    nodeHost: string;
+    postgresImage: string;
+    redisImage: string;
+    builderImage: string;
+    gitImage: string;
+    buildToolsImage: string;
+    agentToolsImage: string;
+  };
   /** Only on the embedded control plane: a key for the local organization. */
   local?: { organizationNamespace: string; organizationId: string; apiKey: string };
 }
@@ -107,7 +117,12 @@ function keptValue(file: string, make: () => string): string {
 }
 
 /** With a node: the registry for pushed images, whose tokens the running Berth issues (its data under the data dir). */
-export async function startDevPushRegistry(dev: DevCluster, dataDir: string, berthUrl: string, operatorNamespace: string): Promise<PushRegistry | undefined> {
+export async function startDevPushRegistry(
+  dev: DevCluster,
+  dataDir: string,
+  berthUrl: string,
+  operatorNamespace: string,
+): Promise<PushRegistry | undefined> {
   if (!dev.node) return undefined;
   return startPushRegistry({ dir: join(dataDir, 'push-registry'), kubeConfig: dev.kubeConfig, operatorNamespace, berthUrl });
 }

@@ -11,31 +11,53 @@ describe('parseCommandLine', () => {
   it('reads an organization policy as JSON and says where a part of it is wrong', () => {
     expect(options([]).organizationPolicy).toBeUndefined();
     const policy = { resourceQuota: { 'requests.cpu': '4', pods: '40' }, networkPolicy: { blockedCidrs: ['169.254.169.254/32'] } };
-    expect(options([], { BERTH_ORGANIZATION_POLICY: JSON.stringify(policy) }).organizationPolicy).toEqual({ ...policy, networkPolicy: { ...policy.networkPolicy, ingressFromNamespaces: [] } });
+    expect(options([], { BERTH_ORGANIZATION_POLICY: JSON.stringify(policy) }).organizationPolicy).toEqual({
+      ...policy,
+      networkPolicy: { ...policy.networkPolicy, ingressFromNamespaces: [] },
+    });
     // As a chart's `--set organizations.resourceQuota.pods=40` renders it.
-    expect(options(['--organization-policy', '{"resourceQuota":{"pods":40}}']).organizationPolicy).toEqual({ resourceQuota: { pods: '40' } });
+    expect(options(['--organization-policy', '{"resourceQuota":{"pods":40}}']).organizationPolicy).toEqual({
+      resourceQuota: { pods: '40' },
+    });
     expect(() => options(['--organization-policy', '{not json'])).toThrow('--organization-policy: expected a JSON object');
-    expect(() => options(['--organization-policy', '{"resourceQuota": {"cpu": "lots"}}'])).toThrow('--organization-policy: resourceQuota.cpu: expected a quantity such as 500m, 2 or 1Gi');
+    expect(() => options(['--organization-policy', '{"resourceQuota": {"cpu": "lots"}}'])).toThrow(
+      '--organization-policy: resourceQuota.cpu: expected a quantity such as 500m, 2 or 1Gi',
+    );
     expect(() => options(['--organization-policy', '{"quota": {}}'])).toThrow('--organization-policy: ');
   });
 
   it('reads what builds may use as JSON, keeping the defaults of the keys left out, and refuses a request above its limit', () => {
     expect(options([]).buildResources).toBeUndefined();
-    expect(options([], { BERTH_BUILD_RESOURCES: '{"memoryLimitMb":8192,"diskLimitGi":50}' }).buildResources).toEqual({ cpu: 0.5, memoryMb: 1024, cpuLimit: 2, memoryLimitMb: 8192, diskLimitGi: 50 });
+    expect(options([], { BERTH_BUILD_RESOURCES: '{"memoryLimitMb":8192,"diskLimitGi":50}' }).buildResources).toEqual({
+      cpu: 0.5,
+      memoryMb: 1024,
+      cpuLimit: 2,
+      memoryLimitMb: 8192,
+      diskLimitGi: 50,
+    });
     expect(() => options(['--build-resources', '{"cpu":4}'])).toThrow('--build-resources: a request above its limit');
     expect(() => options(['--build-resources', '{"gpus":1}'])).toThrow('--build-resources: ');
   });
 
   it('refuses Pod Security baseline for organization namespaces while builds run privileged', () => {
-    expect(() => options(['--organization-policy', '{"podSecurity":"baseline"}'])).toThrow('--organization-policy: podSecurity: baseline refuses the privileged image step of builds');
-    expect(options(['--organization-policy', '{"podSecurity":"baseline"}', '--build-privileged', 'false']).organizationPolicy).toEqual({ podSecurity: 'baseline' });
-    expect(() => options(['--organization-policy', '{"podSecurity":"restricted"}', '--build-privileged', 'false'])).toThrow('expected baseline');
+    expect(() => options(['--organization-policy', '{"podSecurity":"baseline"}'])).toThrow(
+      '--organization-policy: podSecurity: baseline refuses the privileged image step of builds',
+    );
+    expect(options(['--organization-policy', '{"podSecurity":"baseline"}', '--build-privileged', 'false']).organizationPolicy).toEqual({
+      podSecurity: 'baseline',
+    });
+    expect(() => options(['--organization-policy', '{"podSecurity":"restricted"}', '--build-privileged', 'false'])).toThrow(
+      'expected baseline',
+    );
   });
 
   it('asks a quarter of the requests in dev and all of them in run; rollouts wait 600 s for progress by default', () => {
     expect(options([])).toMatchObject({ requestScale: 0.25, progressDeadlineSeconds: 600 });
     expect(options(['run'])).toMatchObject({ requestScale: 1, progressDeadlineSeconds: 600 });
-    expect(options(['run', '--request-scale', '0.5', '--progress-deadline-seconds', '120'])).toMatchObject({ requestScale: 0.5, progressDeadlineSeconds: 120 });
+    expect(options(['run', '--request-scale', '0.5', '--progress-deadline-seconds', '120'])).toMatchObject({
+      requestScale: 0.5,
+      progressDeadlineSeconds: 120,
+    });
     expect(() => options(['--request-scale', '2'])).toThrow('--request-scale: expected a factor of at most 1');
   });
 
@@ -43,7 +65,9 @@ describe('parseCommandLine', () => {
     expect(options([]).publicUrl).toBeUndefined();
     expect(options([], { BERTH_PUBLIC_URL: '' }).publicUrl).toBeUndefined();
     expect(options(['--public-url', 'https://berth.example.com/']).publicUrl).toBe('https://berth.example.com');
-    expect(() => options(['--public-url', 'https://user:pw@berth.example.com'])).toThrow('--public-url: expected an http(s) URL without user information, query or fragment');
+    expect(() => options(['--public-url', 'https://user:pw@berth.example.com'])).toThrow(
+      '--public-url: expected an http(s) URL without user information, query or fragment',
+    );
   });
 
   it('defaults dev to loopback addresses without leader election', () => {
@@ -67,7 +91,12 @@ describe('parseCommandLine', () => {
 
   it('reads the environment, and flags win over it', () => {
     const env = { BERTH_COMPONENTS: 'facade', POD_NAMESPACE: 'ops', BERTH_WATCH_NAMESPACES: 'a, b', BERTH_LEADER_ELECT: 'no' };
-    expect(options(['run'], env)).toMatchObject({ components: ['facade'], namespace: 'ops', watchNamespaces: ['a', 'b'], leaderElect: false });
+    expect(options(['run'], env)).toMatchObject({
+      components: ['facade'],
+      namespace: 'ops',
+      watchNamespaces: ['a', 'b'],
+      leaderElect: false,
+    });
     expect(options(['run', '--components', 'controller', '--facade-address', ':7000'], env)).toMatchObject({
       components: ['controller'],
       facadeAddress: { host: '0.0.0.0', port: 7000 },
@@ -76,7 +105,9 @@ describe('parseCommandLine', () => {
 
   it('leaves the registry and service images unset unless given, and starts a node where possible by default', () => {
     expect(options(['dev'])).toMatchObject({ node: 'auto', registry: undefined, postgresImage: undefined, redisImage: undefined });
-    expect(options(['dev', '--node', 'off', '--postgres-image', 'pg:1'], { BERTH_REDIS_IMAGE: 'r:1', BERTH_REGISTRY: 'reg:5000' })).toMatchObject({
+    expect(
+      options(['dev', '--node', 'off', '--postgres-image', 'pg:1'], { BERTH_REDIS_IMAGE: 'r:1', BERTH_REGISTRY: 'reg:5000' }),
+    ).toMatchObject({
       node: 'off',
       postgresImage: 'pg:1',
       redisImage: 'r:1',
@@ -85,7 +116,14 @@ describe('parseCommandLine', () => {
   });
 
   it('leaves the build images to where Berth runs unless given; builds run privileged and branches are read each minute by default', () => {
-    expect(options(['run'])).toMatchObject({ builderImage: undefined, gitImage: undefined, buildToolsImage: undefined, buildPrivileged: true, sourcePollSeconds: 60, firstInputDeadlineSeconds: 1800 });
+    expect(options(['run'])).toMatchObject({
+      builderImage: undefined,
+      gitImage: undefined,
+      buildToolsImage: undefined,
+      buildPrivileged: true,
+      sourcePollSeconds: 60,
+      firstInputDeadlineSeconds: 1800,
+    });
     const env = { BERTH_GIT_IMAGE: 'git:1', BERTH_BUILD_PRIVILEGED: 'false', BERTH_SOURCE_POLL_SECONDS: '30' };
     expect(options(['run', '--builder-image', 'bk:1', '--build-tools-image', 'tools:1'], env)).toMatchObject({
       builderImage: 'bk:1',

@@ -98,9 +98,12 @@ const address = z
   })
   .refine((a) => a.port <= 65535, 'port out of range');
 
-const list = z
-  .string()
-  .transform((value) => value.split(',').map((s) => s.trim()).filter(Boolean));
+const list = z.string().transform((value) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean),
+);
 
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v));
 
@@ -120,45 +123,53 @@ const jsonText = z
     }
   });
 
-const optionsSchema = z.object({
-  command: z.enum(['run', 'dev']),
-  components: list.pipe(z.array(component).min(1, 'name at least one component')),
-  facadeAddress: address,
-  facadeNodeAddress: address.optional(),
-  probeAddress: address,
-  namespace: z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a namespace name').max(63),
-  watchNamespaces: list,
-  customUrlDomains: list,
-  reservedHosts: list,
-  leaderElect: bool,
-  builderImage: z.string().min(1).optional(),
-  gitImage: z.string().min(1).optional(),
-  buildToolsImage: z.string().min(1).optional(),
-  agentToolsImage: z.string().min(1).optional(),
-  buildPrivileged: bool,
-  sourcePollSeconds: z.coerce.number().int('expected whole seconds').min(1).max(86_400),
-  firstInputDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(1).max(604_800),
-  registry: z.string().min(1).optional(),
-  pushRegistry: z.string().regex(/^[^\s/]+$/, 'expected host[:port]').optional(),
-  postgresImage: z.string().min(1).optional(),
-  redisImage: z.string().min(1).optional(),
-  publicUrl: z
-    .string()
-    .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'expected an http(s) URL without user information, query or fragment')
-    .transform((url) => url.replace(/\/+$/, ''))
-    .optional(),
-  progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
-  requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
-  organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),
-  buildResources: jsonText.pipe(buildResourcesSchema.optional()),
-  drainSeconds: z.coerce.number().int('expected whole seconds').min(0).max(300),
-  dataDir: z.string().min(1),
-  node: z.enum(['auto', 'required', 'off']),
-})
+const optionsSchema = z
+  .object({
+    command: z.enum(['run', 'dev']),
+    components: list.pipe(z.array(component).min(1, 'name at least one component')),
+    facadeAddress: address,
+    facadeNodeAddress: address.optional(),
+    probeAddress: address,
+    namespace: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a namespace name')
+      .max(63),
+    watchNamespaces: list,
+    customUrlDomains: list,
+    reservedHosts: list,
+    leaderElect: bool,
+    builderImage: z.string().min(1).optional(),
+    gitImage: z.string().min(1).optional(),
+    buildToolsImage: z.string().min(1).optional(),
+    agentToolsImage: z.string().min(1).optional(),
+    buildPrivileged: bool,
+    sourcePollSeconds: z.coerce.number().int('expected whole seconds').min(1).max(86_400),
+    firstInputDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(1).max(604_800),
+    registry: z.string().min(1).optional(),
+    pushRegistry: z
+      .string()
+      .regex(/^[^\s/]+$/, 'expected host[:port]')
+      .optional(),
+    postgresImage: z.string().min(1).optional(),
+    redisImage: z.string().min(1).optional(),
+    publicUrl: z
+      .string()
+      .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'expected an http(s) URL without user information, query or fragment')
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
+    progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
+    requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
+    organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),
+    buildResources: jsonText.pipe(buildResourcesSchema.optional()),
+    drainSeconds: z.coerce.number().int('expected whole seconds').min(0).max(300),
+    dataDir: z.string().min(1),
+    node: z.enum(['auto', 'required', 'off']),
+  })
   // Builds run in the organization's namespace: a Pod Security level there must admit them.
   .refine((options) => !(options.organizationPolicy?.podSecurity && options.buildPrivileged), {
     path: ['organizationPolicy', 'podSecurity'],
-    message: 'baseline refuses the privileged image step of builds: set --build-privileged false (a builder that needs no privileges), or leave podSecurity out',
+    message:
+      'baseline refuses the privileged image step of builds: set --build-privileged false (a builder that needs no privileges), or leave podSecurity out',
   });
 
 export type Options = z.output<typeof optionsSchema>;
@@ -243,7 +254,9 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
   };
   const parsed = optionsSchema.safeParse(raw);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) => `${flagOf(issue.path)}: ${issue.path.length > 1 ? `${issue.path.slice(1).join('.')}: ` : ''}${issue.message}`);
+    const problems = parsed.error.issues.map(
+      (issue) => `${flagOf(issue.path)}: ${issue.path.length > 1 ? `${issue.path.slice(1).join('.')}: ` : ''}${issue.message}`,
+    );
     throw new Error(problems.join('\n'));
   }
   return { help: false, options: parsed.data };

@@ -53,7 +53,12 @@ describe('KubeConfig without the API clients', () => {
 
   it('reads the configuration and applies its credentials, with stand-ins for the API clients and undici', () => {
     const output = execFileSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, encoding: 'utf8' });
-    const result = JSON.parse(output.trim().split('\n').at(-1)!) as { server: string; authorization: string; refused: string; resolved: string[] };
+    const result = JSON.parse(output.trim().split('\n').at(-1)!) as {
+      server: string;
+      authorization: string;
+      refused: string;
+      resolved: string[];
+    };
     expect(result.server).toBe('https://127.0.0.1:6443');
     expect(result.authorization).toBe('Bearer secret-token');
     expect(result.refused).toMatch(/not loaded in the berth process/);
@@ -75,7 +80,15 @@ describe('node:http without its WebSocket exports', () => {
     const http = createRequire(import.meta.url)('node:http') as Record<string, unknown>;
     const facade = (await import('./http-without-websocket.ts')) as Record<string, unknown>;
     const lazy = ['WebSocket', 'CloseEvent', 'MessageEvent'];
-    expect(Object.keys(facade).filter((name) => name !== 'default').sort()).toEqual(Object.keys(http).filter((name) => !lazy.includes(name)).sort());
+    expect(
+      Object.keys(facade)
+        .filter((name) => name !== 'default')
+        .sort(),
+    ).toEqual(
+      Object.keys(http)
+        .filter((name) => !lazy.includes(name))
+        .sort(),
+    );
     expect(facade.default).toBe(http);
     expect(facade.request).toBe(http.request);
   });
@@ -108,9 +121,13 @@ describe('what berth run loads', () => {
       );
       const preload = join(dir, 'report.mjs');
       writeFileSync(preload, report);
-      const child = spawn(process.execPath, ['--import', preload, join(root, 'src/main.ts'), 'run', '--probe-address', '127.0.0.1:0', '--facade-address', '127.0.0.1:0'], {
-        env: { ...process.env, BERTH_LOG_LEVEL: 'info', KUBECONFIG: kubeconfig },
-      });
+      const child = spawn(
+        process.execPath,
+        ['--import', preload, join(root, 'src/main.ts'), 'run', '--probe-address', '127.0.0.1:0', '--facade-address', '127.0.0.1:0'],
+        {
+          env: { ...process.env, BERTH_LOG_LEVEL: 'info', KUBECONFIG: kubeconfig },
+        },
+      );
       let stdout = '';
       let stderr = '';
       let interrupted = false;

@@ -60,7 +60,12 @@ export interface RunningBerth {
   stop(): Promise<void>;
 }
 
-export async function startBerth(kubeConfig: KubeConfig, options: Options, logger: Logger, cluster: ClusterDefaults = {}): Promise<RunningBerth> {
+export async function startBerth(
+  kubeConfig: KubeConfig,
+  options: Options,
+  logger: Logger,
+  cluster: ClusterDefaults = {},
+): Promise<RunningBerth> {
   // Every informer, controller's and facade's alike, watches the same namespaces (all when none given).
   const scope = options.watchNamespaces.length > 0 ? { namespaces: options.watchNamespaces } : {};
   const manager = new Manager({
@@ -116,9 +121,19 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
       hostPolicy,
       ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-      ...(registry ? { registry, uploads: { key: registry.signing.pushKey, store: registrySourceArchives(images.registry, undefined, (repository) => ownToken(registry, repository)) } } : {}),
+      ...(registry
+        ? {
+            registry,
+            uploads: {
+              key: registry.signing.pushKey,
+              store: registrySourceArchives(images.registry, undefined, (repository) => ownToken(registry, repository)),
+            },
+          }
+        : {}),
       // One code-host client (and one App installation token) per integration for both halves.
-      ...(codeHost ? { repositories: { listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret) } } : {}),
+      ...(codeHost
+        ? { repositories: { listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret) } }
+        : {}),
     });
   }
   return {
@@ -135,7 +150,8 @@ export async function startBerth(kubeConfig: KubeConfig, options: Options, logge
 /** Where the HTTP API listens besides, for the node and its pods: --facade-node-address, else (berth dev)
  * the node's address at the facade's port. */
 function nodeAddress(options: Options, cluster: ClusterDefaults): { nodeAddress?: { host: string; port: number } } {
-  const address = options.facadeNodeAddress ?? (cluster.nodeHost ? { host: cluster.nodeHost, port: options.facadeAddress.port } : undefined);
+  const address =
+    options.facadeNodeAddress ?? (cluster.nodeHost ? { host: cluster.nodeHost, port: options.facadeAddress.port } : undefined);
   return address ? { nodeAddress: address } : {};
 }
 

@@ -78,18 +78,28 @@ describe('parseAdvertisement', () => {
 
   it('builds the advertisement URL, and only for the repository itself', () => {
     expect(advertisementUrl('https://github.com/acme/shop.git')).toBe('https://github.com/acme/shop.git/info/refs?service=git-upload-pack');
-    for (const url of ['https://evil.example/x#', 'https://github.com/acme/shop?x=1', 'https://user:pw@github.com/acme/shop', 'file:///etc/passwd', 'not a url']) {
+    for (const url of [
+      'https://evil.example/x#',
+      'https://github.com/acme/shop?x=1',
+      'https://user:pw@github.com/acme/shop',
+      'file:///etc/passwd',
+      'not a url',
+    ]) {
       expect(() => advertisementUrl(url), url).toThrow(/repository URL/);
     }
   });
 
   it('reads no more than its bound of an answer, and follows no redirect', async () => {
     const huge = new Response(new ReadableStream({ pull: (c) => c.enqueue(new Uint8Array(1 << 20).fill(0x30)) }));
-    await expect(branchHead({ repoUrl: 'https://example.test/a/b', ref: 'main', fetch: async () => huge })).rejects.toThrow(/over 8388608 bytes/);
+    await expect(branchHead({ repoUrl: 'https://example.test/a/b', ref: 'main', fetch: async () => huge })).rejects.toThrow(
+      /over 8388608 bytes/,
+    );
     const redirect: typeof fetch = async (_url, init) => {
       expect(init?.redirect).toBe('manual');
       return new Response(null, { status: 302, headers: { location: 'http://169.254.169.254/' } });
     };
-    await expect(branchHead({ repoUrl: 'https://example.test/a/b', ref: 'main', token: 't0ken', fetch: redirect })).rejects.toThrow(/answered 302/);
+    await expect(branchHead({ repoUrl: 'https://example.test/a/b', ref: 'main', token: 't0ken', fetch: redirect })).rejects.toThrow(
+      /answered 302/,
+    );
   });
 });

@@ -28,7 +28,8 @@ function fullRef(ref: string): string {
  */
 export function advertisementUrl(repoUrl: string): string {
   const url = URL.canParse(repoUrl) ? new URL(repoUrl) : undefined;
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) throw new BranchHeadError('the repository URL is not an http(s) URL');
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+    throw new BranchHeadError('the repository URL is not an http(s) URL');
   // The text, not the parsed URL: an empty query or fragment ('x?', 'x#') parses to none.
   if (repoUrl.includes('#') || repoUrl.includes('?') || url.username || url.password) {
     throw new BranchHeadError('the repository URL has a query, a fragment or user information');
@@ -71,9 +72,11 @@ export async function branchHead(input: BranchHeadInput): Promise<string> {
   if (input.token) headers.authorization = `Basic ${Buffer.from(`x-access-token:${input.token}`).toString('base64')}`;
   const url = advertisementUrl(input.repoUrl);
   // Redirects are not followed: the token is for the repository's own host.
-  const response = await doFetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(input.timeoutMs ?? 10_000) }).catch((error: Error) => {
-    throw new BranchHeadError(`cannot reach ${new URL(url).origin}: ${error.message}`);
-  });
+  const response = await doFetch(url, { headers, redirect: 'manual', signal: AbortSignal.timeout(input.timeoutMs ?? 10_000) }).catch(
+    (error: Error) => {
+      throw new BranchHeadError(`cannot reach ${new URL(url).origin}: ${error.message}`);
+    },
+  );
   if (!response.ok) throw new BranchHeadError(`${new URL(url).origin} answered ${response.status} for the repository's refs`);
   const ref = fullRef(input.ref);
   const head = parseAdvertisement(await boundedText(response, maxAdvertisementBytes)).get(ref);

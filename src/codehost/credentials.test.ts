@@ -39,7 +39,10 @@ describe('parseCredentials', () => {
     [{ appId: '1' }, 'Secret "gh-creds" is missing keys "privateKey", "installationId" for a GitHub App'],
     [{ appId: '1', privateKey, installationId: 'twelve' }, 'Secret "gh-creds" key "installationId" is not a positive integer'],
     [{ appId: 'my app', privateKey, installationId: '1' }, 'Secret "gh-creds" key "appId" is not a GitHub App ID or client ID'],
-    [{ appId: '1', privateKey: 'hunter2-not-a-key', installationId: '1' }, 'Secret "gh-creds" key "privateKey" is not a PEM-encoded RSA private key'],
+    [
+      { appId: '1', privateKey: 'hunter2-not-a-key', installationId: '1' },
+      'Secret "gh-creds" key "privateKey" is not a PEM-encoded RSA private key',
+    ],
   ])('rejects %j with a message naming the Secret and the key', (values, message) => {
     const error = failure(values);
     expect(error).toBeInstanceOf(CodeHostCredentialsError);
@@ -51,7 +54,10 @@ describe('parseCredentials', () => {
 
 describe('secretValues', () => {
   it('decodes data and lets stringData win', () => {
-    const secret = { data: { token: Buffer.from('from-data').toString('base64'), appId: Buffer.from('1').toString('base64') }, stringData: { token: 'from-string-data' } };
+    const secret = {
+      data: { token: Buffer.from('from-data').toString('base64'), appId: Buffer.from('1').toString('base64') },
+      stringData: { token: 'from-string-data' },
+    };
     expect(secretValues(secret)).toEqual({ token: 'from-string-data', appId: '1' });
   });
 });

@@ -15,8 +15,7 @@ export interface SecretLike {
 }
 
 export type CodeHostCredentials =
-  | { kind: 'token'; token: string }
-  | { kind: 'app'; appId: string; privateKey: string; installationId: number };
+  { kind: 'token'; token: string } | { kind: 'app'; appId: string; privateKey: string; installationId: number };
 
 /** The Secret's values as text (`data` is base64 on the wire; `stringData` is honoured for objects not yet stored). */
 export function secretValues(secret: SecretLike): Record<string, string> {
@@ -42,7 +41,9 @@ export function parseCredentials(secretName: string, values: Record<string, stri
   }
   const missing = appKeys.filter((key) => !present(key));
   if (missing.length > 0) {
-    throw new CodeHostCredentialsError(`Secret "${secretName}" is missing key${missing.length > 1 ? 's' : ''} "${missing.join('", "')}" for a GitHub App`);
+    throw new CodeHostCredentialsError(
+      `Secret "${secretName}" is missing key${missing.length > 1 ? 's' : ''} "${missing.join('", "')}" for a GitHub App`,
+    );
   }
   const appId = values[credentialKeys.appId]!.trim();
   if (!/^(\d+|Iv[0-9a-zA-Z.]+)$/.test(appId)) {

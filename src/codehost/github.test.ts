@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { CodeHostNotFoundError, CodeHostRateLimitedError, CodeHostUnauthorizedError, CodeHostUnreachableError, redactSecrets } from './errors.ts';
+import {
+  CodeHostNotFoundError,
+  CodeHostRateLimitedError,
+  CodeHostUnauthorizedError,
+  CodeHostUnreachableError,
+  redactSecrets,
+} from './errors.ts';
 import { gitHubError } from './github.ts';
 
 const baseUrl = 'https://ghe.example.com/api/v3';
@@ -17,7 +23,12 @@ describe('gitHubError', () => {
   });
 
   it('maps 403 with x-ratelimit-remaining 0 to RateLimited at x-ratelimit-reset', () => {
-    const error = gitHubError(requestError(403, { message: 'API rate limit exceeded' }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1767229200' }), baseUrl, [], now);
+    const error = gitHubError(
+      requestError(403, { message: 'API rate limit exceeded' }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1767229200' }),
+      baseUrl,
+      [],
+      now,
+    );
     expect(error).toBeInstanceOf(CodeHostRateLimitedError);
     expect((error as CodeHostRateLimitedError).resetAt.toISOString()).toBe('2026-01-01T01:00:00.000Z');
   });
@@ -36,7 +47,12 @@ describe('gitHubError', () => {
   it('maps 404 to NotFound and 5xx or no answer to Unreachable', () => {
     expect(gitHubError(requestError(404, { message: 'Not Found' }), baseUrl, [], now)).toBeInstanceOf(CodeHostNotFoundError);
     expect(gitHubError(requestError(502, '<html>bad gateway</html>'), baseUrl, [], now)).toBeInstanceOf(CodeHostUnreachableError);
-    const offline = gitHubError(Object.assign(new Error('fetch failed'), { status: 500, cause: new Error('getaddrinfo ENOTFOUND ghe.example.com') }), baseUrl, [], now);
+    const offline = gitHubError(
+      Object.assign(new Error('fetch failed'), { status: 500, cause: new Error('getaddrinfo ENOTFOUND ghe.example.com') }),
+      baseUrl,
+      [],
+      now,
+    );
     expect(offline).toBeInstanceOf(CodeHostUnreachableError);
     expect(offline.message).toBe(`GitHub at ${baseUrl} is unreachable: getaddrinfo ENOTFOUND ghe.example.com`);
   });

@@ -156,7 +156,11 @@ export function gitHubError(error: unknown, baseUrl: string, secrets: readonly s
 
   const rateLimitReset = rateLimitResetOf(status, headers, now);
   if (rateLimitReset) {
-    return new CodeHostRateLimitedError(`GitHub rate limit exceeded until ${rateLimitReset.toISOString()}: ${hostMessage}`, status, rateLimitReset);
+    return new CodeHostRateLimitedError(
+      `GitHub rate limit exceeded until ${rateLimitReset.toISOString()}: ${hostMessage}`,
+      status,
+      rateLimitReset,
+    );
   }
   if (status === 401) return new CodeHostUnauthorizedError(`GitHub rejected the credentials: ${hostMessage}`, status);
   if (status === 403) return new CodeHostUnauthorizedError(`GitHub refused access to ${route}: ${hostMessage}`, status);

@@ -50,7 +50,10 @@ export function createGitLabClient(options: GitLabClientOptions): CodeHostClient
   const get = async (url: string): Promise<{ body: unknown; headers: Headers }> => {
     let response: Response;
     try {
-      response = await fetch(url, { headers: { 'private-token': token, accept: 'application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+      response = await fetch(url, {
+        headers: { 'private-token': token, accept: 'application/json' },
+        signal: AbortSignal.timeout(timeoutMs),
+      });
     } catch (error) {
       const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
       throw new CodeHostUnreachableError(redactSecrets(`GitLab at ${baseUrl} is unreachable: ${cause}`, secrets));
@@ -107,13 +110,20 @@ function gitLabError(
   secrets: readonly string[],
   now = new Date(),
 ): CodeHostError {
-  const record = typeof body === 'object' && body !== null ? (body as { message?: unknown; error?: unknown; error_description?: unknown }) : {};
+  const record =
+    typeof body === 'object' && body !== null ? (body as { message?: unknown; error?: unknown; error_description?: unknown }) : {};
   const raw = [record.message, record.error_description, record.error].find((value) => typeof value === 'string') as string | undefined;
-  const hostMessage = redactSecrets(raw ?? (typeof body === 'string' && body.length > 0 && body.length < 200 ? body : `HTTP ${status}`), secrets);
+  const hostMessage = redactSecrets(
+    raw ?? (typeof body === 'string' && body.length > 0 && body.length < 200 ? body : `HTTP ${status}`),
+    secrets,
+  );
   if (status === 429) {
     const retryAfter = Number(headers.get('retry-after'));
     const reset = Number(headers.get('ratelimit-reset'));
-    const resetAt = Number.isFinite(reset) && reset > 0 ? new Date(reset * 1000) : new Date(now.getTime() + (Number.isFinite(retryAfter) ? retryAfter : 60) * 1000);
+    const resetAt =
+      Number.isFinite(reset) && reset > 0
+        ? new Date(reset * 1000)
+        : new Date(now.getTime() + (Number.isFinite(retryAfter) ? retryAfter : 60) * 1000);
     return new CodeHostRateLimitedError(`GitLab rate limit exceeded until ${resetAt.toISOString()}: ${hostMessage}`, status, resetAt);
   }
   if (status === 401) return new CodeHostUnauthorizedError(`GitLab rejected the credentials: ${hostMessage}`, status);
@@ -124,7 +134,10 @@ function gitLabError(
 }
 
 function nextLink(link: string | null): string | undefined {
-  return link?.split(',').map((part) => /<([^>]+)>\s*;\s*rel="next"/.exec(part)?.[1]).find((url) => url !== undefined);
+  return link
+    ?.split(',')
+    .map((part) => /<([^>]+)>\s*;\s*rel="next"/.exec(part)?.[1])
+    .find((url) => url !== undefined);
 }
 
 function pathOf(url: string, baseUrl: string): string {

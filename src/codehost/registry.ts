@@ -110,7 +110,9 @@ export class CodeHostRegistry {
     const secret = await readSecret(namespace, secretName);
     if (!secret) throw new CodeHostCredentialsError(`Secret "${secretName}" not found in namespace "${namespace}"`);
 
-    const version = [uid, integration.metadata?.generation ?? 0, secret.metadata?.uid ?? '', secret.metadata?.resourceVersion ?? ''].join('/');
+    const version = [uid, integration.metadata?.generation ?? 0, secret.metadata?.uid ?? '', secret.metadata?.resourceVersion ?? ''].join(
+      '/',
+    );
     const kept = this.#clients.get(uid);
     if (kept?.version === version) return kept;
 

@@ -135,12 +135,19 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   writeFileSync(kubeconfigPath, kubeconfig(server, pki), { mode: 0o600 });
   const layout: Layout = { dataDir, pkiDir, etcdUrl, ports, address, forNode };
 
-  const startEtcd = () => startSupervised('etcd', join(binDir, 'etcd'), etcdArgs(layout, options.ephemeral ?? false), join(logDir, 'etcd.log'));
-  const startApiserver = () => startSupervised('kube-apiserver', join(binDir, 'kube-apiserver'), apiserverArgs(layout), join(logDir, 'kube-apiserver.log'));
+  const startEtcd = () =>
+    startSupervised('etcd', join(binDir, 'etcd'), etcdArgs(layout, options.ephemeral ?? false), join(logDir, 'etcd.log'));
+  const startApiserver = () =>
+    startSupervised('kube-apiserver', join(binDir, 'kube-apiserver'), apiserverArgs(layout), join(logDir, 'kube-apiserver.log'));
   const startControllerManager = () => {
     const kcmConfig = join(dataDir, 'controller-manager.kubeconfig');
     writeFileSync(kcmConfig, kubeconfig(server, pki), { mode: 0o600 });
-    return startSupervised('kube-controller-manager', join(binDir, 'kube-controller-manager'), controllerManagerArgs(layout, kcmConfig), join(logDir, 'kube-controller-manager.log'));
+    return startSupervised(
+      'kube-controller-manager',
+      join(binDir, 'kube-controller-manager'),
+      controllerManagerArgs(layout, kcmConfig),
+      join(logDir, 'kube-controller-manager.log'),
+    );
   };
   const waitReady = (what: SupervisedProcess[]) => waitForApiserver(server, pki, what, options.readyTimeoutMs ?? 90_000, logDir);
 
@@ -256,7 +263,13 @@ function controllerManagerArgs(layout: Layout, kubeconfigPath: string): string[]
 }
 
 /** Until kube-apiserver answers /readyz; fails at once when one of `processes` exits. */
-async function waitForApiserver(server: string, pki: Pki, processes: SupervisedProcess[], timeoutMs: number, logDir: string): Promise<void> {
+async function waitForApiserver(
+  server: string,
+  pki: Pki,
+  processes: SupervisedProcess[],
+  timeoutMs: number,
+  logDir: string,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let exited: string | undefined;
   for (const p of processes) void p.exited.then((code) => (exited ??= `${p.name} exited with code ${code}`));
@@ -282,7 +295,9 @@ function nodeApiserverFlags(pem: (name: keyof Pki) => string): string[] {
 
 /** Only the controllers that tidy up; the workload controllers would overwrite the status that tests
  * set on child objects to stand in for the kubelet. */
-const apiOnlyControllerManagerFlags = ['--controllers=clusterrole-aggregation,garbagecollector,namespace,resourcequota,serviceaccount,serviceaccount-token'];
+const apiOnlyControllerManagerFlags = [
+  '--controllers=clusterrole-aggregation,garbagecollector,namespace,resourcequota,serviceaccount,serviceaccount-token',
+];
 
 /** Every controller, a pod CIDR for the node, and PersistentVolumes provisioned as host paths (the
  * upstream provisioner keeps them under /tmp/hostpath_pv, a path it hard-codes). */

@@ -7,11 +7,12 @@ import { applyObject } from '../runtime/apply.ts';
 import { kubeRequest } from '../runtime/kube-request.ts';
 import { parseAllDocuments } from 'yaml';
 
-
 export function readCrds(dir: string): V1CustomResourceDefinition[] {
   let files: string[];
   try {
-    files = readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort();
+    files = readdirSync(dir)
+      .filter((f) => f.endsWith('.yaml'))
+      .sort();
   } catch {
     return [];
   }
@@ -32,7 +33,10 @@ export async function installCrds(kc: KubeConfig, dir: string, timeoutMs = 30_00
   for (const crd of crds) {
     const name = crd.metadata!.name!;
     for (;;) {
-      const current = await kubeRequest<V1CustomResourceDefinition>(kc, { method: 'GET', path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}` });
+      const current = await kubeRequest<V1CustomResourceDefinition>(kc, {
+        method: 'GET',
+        path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+      });
       if (current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
       if (Date.now() > deadline) throw new Error(`CRD ${name} not Established within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 100));

@@ -48,7 +48,9 @@ async function publicKeyPem(key: CryptoKey): Promise<string> {
 }
 
 function serial(): string {
-  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16))).toString('hex').replace(/^[89a-f]/, '1');
+  return Buffer.from(webcrypto.getRandomValues(new Uint8Array(16)))
+    .toString('hex')
+    .replace(/^[89a-f]/, '1');
 }
 
 interface Validity {

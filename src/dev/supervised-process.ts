@@ -23,7 +23,13 @@ export interface SupervisedProcess {
   stop(): Promise<number | null>;
 }
 
-export function startSupervised(name: string, binary: string, args: string[], logFile: string, env: NodeJS.ProcessEnv = process.env): SupervisedProcess {
+export function startSupervised(
+  name: string,
+  binary: string,
+  args: string[],
+  logFile: string,
+  env: NodeJS.ProcessEnv = process.env,
+): SupervisedProcess {
   const log = openSync(logFile, 'a');
   const child: ChildProcess = spawn('/bin/sh', ['-c', watchdog, binary, ...args], {
     stdio: ['pipe', log, log],

@@ -34,14 +34,26 @@ function problems(run: () => unknown): unknown[] {
 
 describe('planDeploymentPatch', () => {
   it('merges nested groups member by member and leaves nulls alone', () => {
-    const plan = planDeploymentPatch(codehost, { source_config: { resource_spec: { min_scale: 2, max_scale: null }, build_on_push: true, custom_url: null } } as DeploymentPatch, {});
-    expect(plan.spec.sourceConfig).toEqual({ ...codehost.spec.sourceConfig, buildOnPush: true, resourceSpec: { minScale: 2, maxScale: 3, labels: { team: 'x' } } });
+    const plan = planDeploymentPatch(
+      codehost,
+      { source_config: { resource_spec: { min_scale: 2, max_scale: null }, build_on_push: true, custom_url: null } } as DeploymentPatch,
+      {},
+    );
+    expect(plan.spec.sourceConfig).toEqual({
+      ...codehost.spec.sourceConfig,
+      buildOnPush: true,
+      resourceSpec: { minScale: 2, maxScale: 3, labels: { team: 'x' } },
+    });
     expect(plan.spec.sourceRevisionConfig).toEqual(codehost.spec.sourceRevisionConfig);
     expect(plan.secretValues).toBeUndefined();
   });
 
   it('keeps free-form maps as they are spelled', () => {
-    const plan = planDeploymentPatch(codehost, { source_config: { resource_spec: { labels: { 'app.kubernetes.io/part_of': 'y' } } } } as DeploymentPatch, {});
+    const plan = planDeploymentPatch(
+      codehost,
+      { source_config: { resource_spec: { labels: { 'app.kubernetes.io/part_of': 'y' } } } } as DeploymentPatch,
+      {},
+    );
     expect(plan.spec.sourceConfig.resourceSpec?.labels).toEqual({ 'app.kubernetes.io/part_of': 'y' });
   });
 
@@ -49,35 +61,76 @@ describe('planDeploymentPatch', () => {
     ['a new name', { name: 'other' }, ['body.name']],
     ['a new source', { source: 'external_docker' }, ['body.source']],
     // The spec's own rules (CEL: immutable members, sources, bounds) are the API server's: test/facade-deployments.test.ts.
-    ['duplicate secret names', { secrets: [{ name: 'A', value: '1' }, { name: 'A', value: '2' }] }, ['body.secrets.1.name']],
+    [
+      'duplicate secret names',
+      {
+        secrets: [
+          { name: 'A', value: '1' },
+          { name: 'A', value: '2' },
+        ],
+      },
+      ['body.secrets.1.name'],
+    ],
   ])('refuses %s', (_what, patch, locs) => {
     expect(problems(() => planDeploymentPatch(codehost, patch, {}))).toEqual(locs);
   });
 
-  it('takes langgraph_config_path, the reference tooling\'s name, as graph_config_path', () => {
-    const plan = planDeploymentPatch(codehost, { source_revision_config: { langgraph_config_path: 'agent/langgraph.json' } } as DeploymentPatch, {});
+  it("takes langgraph_config_path, the reference tooling's name, as graph_config_path", () => {
+    const plan = planDeploymentPatch(
+      codehost,
+      { source_revision_config: { langgraph_config_path: 'agent/langgraph.json' } } as DeploymentPatch,
+      {},
+    );
     expect(plan.spec.sourceRevisionConfig).toEqual({ repoRef: 'main', graphConfigPath: 'agent/langgraph.json' });
-    const both = planDeploymentPatch(codehost, { source_revision_config: { langgraph_config_path: 'x.json', graph_config_path: 'x.json' } } as DeploymentPatch, {});
+    const both = planDeploymentPatch(
+      codehost,
+      { source_revision_config: { langgraph_config_path: 'x.json', graph_config_path: 'x.json' } } as DeploymentPatch,
+      {},
+    );
     expect(both.spec.sourceRevisionConfig.graphConfigPath).toBe('x.json');
-    expect(problems(() => planDeploymentPatch(codehost, { source_revision_config: { langgraph_config_path: 'x.json', graph_config_path: 'y.json' } } as DeploymentPatch, {}))).toEqual([
-      'body.source_revision_config.langgraph_config_path',
-    ]);
-    const created = planDeploymentCreate({ name: 'a', source: 'internal_source', source_revision_config: { langgraph_config_path: 'langgraph.json' } });
+    expect(
+      problems(() =>
+        planDeploymentPatch(
+          codehost,
+          { source_revision_config: { langgraph_config_path: 'x.json', graph_config_path: 'y.json' } } as DeploymentPatch,
+          {},
+        ),
+      ),
+    ).toEqual(['body.source_revision_config.langgraph_config_path']);
+    const created = planDeploymentCreate({
+      name: 'a',
+      source: 'internal_source',
+      source_revision_config: { langgraph_config_path: 'langgraph.json' },
+    });
     expect(created.spec.sourceRevisionConfig).toEqual({ graphConfigPath: 'langgraph.json' });
   });
 
   it('accepts the current name and source, and immutable members at their current value', () => {
-    const plan = planDeploymentPatch(codehost, { name: 'app', source: 'codehost', source_config: { repo_url: 'https://github.com/a/b' } } as DeploymentPatch, {});
+    const plan = planDeploymentPatch(
+      codehost,
+      { name: 'app', source: 'codehost', source_config: { repo_url: 'https://github.com/a/b' } } as DeploymentPatch,
+      {},
+    );
     expect(plan.spec).toEqual(codehost.spec);
   });
 
   it('replaces the secrets: masked values keep what is stored (and a valueFrom), new values are written', () => {
     const plan = planDeploymentPatch(
       codehost,
-      { secrets: [{ name: 'KEPT', value: '********' }, { name: 'REF', value: '********' }, { name: 'NEW', value: 'v' }] },
+      {
+        secrets: [
+          { name: 'KEPT', value: '********' },
+          { name: 'REF', value: '********' },
+          { name: 'NEW', value: 'v' },
+        ],
+      },
       { KEPT: 'stored', DROPPED: 'old' },
     );
-    expect(plan.spec.secrets).toEqual([{ name: 'KEPT' }, { name: 'REF', valueFrom: { secretKeyRef: { name: 'other', key: 'k' } } }, { name: 'NEW' }]);
+    expect(plan.spec.secrets).toEqual([
+      { name: 'KEPT' },
+      { name: 'REF', valueFrom: { secretKeyRef: { name: 'other', key: 'k' } } },
+      { name: 'NEW' },
+    ]);
     expect(plan.secretValues).toEqual({ KEPT: 'stored', NEW: 'v' });
   });
 
@@ -95,9 +148,15 @@ describe('revisionSourceMismatch', () => {
       expect(revisionSourceMismatch(source, undefined)).toBeUndefined();
       expect(revisionSourceMismatch(source, null)).toBeUndefined();
     }
-    expect(revisionSourceMismatch('external_docker', 'internal_docker')).toBe('an external_docker deployment makes its revisions from external_docker images, not from internal_docker');
-    expect(revisionSourceMismatch('codehost', 'external_docker')).toBe('a codehost deployment makes its revisions from its repository, not from external_docker');
-    expect(revisionSourceMismatch('internal_docker', 'internal_source')).toMatch(/^an internal_docker deployment makes its revisions from internal_docker images, not from internal_source$/);
+    expect(revisionSourceMismatch('external_docker', 'internal_docker')).toBe(
+      'an external_docker deployment makes its revisions from external_docker images, not from internal_docker',
+    );
+    expect(revisionSourceMismatch('codehost', 'external_docker')).toBe(
+      'a codehost deployment makes its revisions from its repository, not from external_docker',
+    );
+    expect(revisionSourceMismatch('internal_docker', 'internal_source')).toMatch(
+      /^an internal_docker deployment makes its revisions from internal_docker images, not from internal_source$/,
+    );
     expect(revisionSourceMismatch('internal_source', 'internal_source')).toBeUndefined();
     expect(revisionSourceMismatch('internal_source', 'internal_docker')).toMatch(/from uploaded source archives/);
   });
@@ -121,13 +180,17 @@ describe('planDeploymentCreate', () => {
     const plan = planDeploymentCreate({
       name: 'web',
       source: 'external_docker',
-      source_config: { resource_spec: { min_scale: 1, sidecars: [{ name: 's', image: 'i', volumeMounts: [{ name: 'v', mountPath: '/m' }] }] } },
+      source_config: {
+        resource_spec: { min_scale: 1, sidecars: [{ name: 's', image: 'i', volumeMounts: [{ name: 'v', mountPath: '/m' }] }] },
+      },
       source_revision_config: { image_uri: 'nginx' },
       secrets: [{ name: 'A', value: 'secret-a' }],
     } as never);
     expect(plan.spec).toEqual({
       source: 'external_docker',
-      sourceConfig: { resourceSpec: { minScale: 1, sidecars: [{ name: 's', image: 'i', volumeMounts: [{ name: 'v', mountPath: '/m' }] }] } },
+      sourceConfig: {
+        resourceSpec: { minScale: 1, sidecars: [{ name: 's', image: 'i', volumeMounts: [{ name: 'v', mountPath: '/m' }] }] },
+      },
       sourceRevisionConfig: { imageUri: 'nginx' },
       secrets: [{ name: 'A' }],
     });

@@ -47,7 +47,11 @@ function withoutAliases(config: WireObject, problems: ValidationProblem[]): Wire
     delete canonical[alias];
     if (value == null) continue;
     if (canonical[name] != null && canonical[name] !== value) {
-      problems.push({ loc: ['body', 'source_revision_config', alias], msg: `${alias} is another name for ${name}: send one, or the same value in both`, type: 'value_error' });
+      problems.push({
+        loc: ['body', 'source_revision_config', alias],
+        msg: `${alias} is another name for ${name}: send one, or the same value in both`,
+        type: 'value_error',
+      });
     }
     canonical[name] = value;
   }
@@ -122,11 +126,14 @@ export function planDeploymentPatch(
   const flat = fromWire(sourceConfigSchema, flatSourceConfig) as SourceConfig;
   Object.assign(spec.sourceConfig, flat);
   if (resourceSpecPatch) {
-    const resourceSpec = (fromWire(sourceConfigSchema, { resource_spec: withoutNulls(resourceSpecPatch as WireObject) }) as SourceConfig).resourceSpec;
+    const resourceSpec = (fromWire(sourceConfigSchema, { resource_spec: withoutNulls(resourceSpecPatch as WireObject) }) as SourceConfig)
+      .resourceSpec;
     spec.sourceConfig.resourceSpec = { ...spec.sourceConfig.resourceSpec, ...resourceSpec };
   }
   if (listenerConfigPatch) {
-    const listenerConfig = (fromWire(sourceConfigSchema, { listener_config: withoutNulls(listenerConfigPatch as WireObject) }) as SourceConfig).listenerConfig;
+    const listenerConfig = (
+      fromWire(sourceConfigSchema, { listener_config: withoutNulls(listenerConfigPatch as WireObject) }) as SourceConfig
+    ).listenerConfig;
     spec.sourceConfig.listenerConfig = { ...spec.sourceConfig.listenerConfig, ...listenerConfig };
   }
   Object.assign(spec.sourceRevisionConfig, fromWire(sourceRevisionConfigSchema, revisionConfigPatch) as SourceRevisionConfig);
@@ -142,7 +149,11 @@ export function planDeploymentPatch(
       if (secret.value === maskedSecretValue) {
         // A masked value sent back unchanged keeps what is stored (a read-modify-write round trip).
         if (!kept) {
-          problems.push({ loc: ['body', 'secrets', index, 'value'], msg: `Secret ${secret.name} has no stored value to keep`, type: 'value_error' });
+          problems.push({
+            loc: ['body', 'secrets', index, 'value'],
+            msg: `Secret ${secret.name} has no stored value to keep`,
+            type: 'value_error',
+          });
           return;
         }
         entries.push(structuredClone(kept));

@@ -28,7 +28,13 @@ describe('clientErrorFromKube', () => {
   });
 
   it('maps an Invalid refusal (a CEL rule) to a 422 carrying the API server message', () => {
-    const answer = mapped(new KubeApiError(422, 'Invalid', 'Deployment.berth.dev "x" is invalid: spec.source: Invalid value: "string": spec.source is immutable'));
+    const answer = mapped(
+      new KubeApiError(
+        422,
+        'Invalid',
+        'Deployment.berth.dev "x" is invalid: spec.source: Invalid value: "string": spec.source is immutable',
+      ),
+    );
     expect(answer.statusCode).toBe(422);
     expect(answer.detail).toEqual([{ loc: ['body'], msg: expect.stringContaining('spec.source is immutable'), type: 'value_error' }]);
   });

@@ -21,7 +21,13 @@ export interface ObjectWriter {
   /** Replaces the object; its metadata.resourceVersion makes the write conditional (409 when stale). */
   replace<T extends KubernetesObject>(resource: ResourceRef, namespace: string, object: T, options?: WriteOptions): Promise<T>;
   /** A JSON merge patch. */
-  patch<T extends KubernetesObject>(resource: ResourceRef, namespace: string, name: string, patch: unknown, options?: WriteOptions): Promise<T>;
+  patch<T extends KubernetesObject>(
+    resource: ResourceRef,
+    namespace: string,
+    name: string,
+    patch: unknown,
+    options?: WriteOptions,
+  ): Promise<T>;
   /** Deletes the object (dependents are garbage-collected in the background); false when it was already gone. */
   delete(resource: ResourceRef, namespace: string, name: string): Promise<boolean>;
 }
@@ -58,7 +64,11 @@ export function kubeObjectWriter(kubeConfig: KubeConfig): ObjectWriter {
       }),
     async delete(resource, namespace, name) {
       try {
-        await kubeRequest(kubeConfig, { method: 'DELETE', path: objectPath(resource, namespace, name), query: { propagationPolicy: 'Background' } });
+        await kubeRequest(kubeConfig, {
+          method: 'DELETE',
+          path: objectPath(resource, namespace, name),
+          query: { propagationPolicy: 'Background' },
+        });
         return true;
       } catch (error) {
         if (isKubeApiError(error, 404)) return false;

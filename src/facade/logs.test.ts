@@ -5,9 +5,19 @@ const filter = (members: object = {}) => logFilterSchema.parse(members);
 const app: ContainerLog = {
   pod: 'web-1',
   container: 'app',
-  text: ['2026-11-24T10:00:01.000000001Z starting', '2026-11-24T10:00:03.000000000Z ERROR db down', 'continued without a stamp', '2026-11-24T10:00:05.5Z token=abcd1234 ok', ''].join('\n'),
+  text: [
+    '2026-11-24T10:00:01.000000001Z starting',
+    '2026-11-24T10:00:03.000000000Z ERROR db down',
+    'continued without a stamp',
+    '2026-11-24T10:00:05.5Z token=abcd1234 ok',
+    '',
+  ].join('\n'),
 };
-const sidecar: ContainerLog = { pod: 'web-1', container: 'proxy', text: '2026-11-24T10:00:02Z WARNING slow\n2026-11-24T10:00:03.000000000Z same second\n' };
+const sidecar: ContainerLog = {
+  pod: 'web-1',
+  container: 'proxy',
+  text: '2026-11-24T10:00:02Z WARNING slow\n2026-11-24T10:00:03.000000000Z same second\n',
+};
 
 describe('parseContainerLog', () => {
   it('splits the kubelet timestamp from the message; a line without one keeps the time before it', () => {
@@ -21,7 +31,11 @@ describe('parseContainerLog', () => {
   });
 
   it('orders timestamps of any precision as text', () => {
-    const [a, b] = parseContainerLog({ pod: 'p', container: 'c', text: '2026-11-24T10:00:02.1Z a\n2026-11-24T10:00:02.123Z b\n2026-11-24T10:00:02Z c' }).map((l) => l.timestamp);
+    const [a, b] = parseContainerLog({
+      pod: 'p',
+      container: 'c',
+      text: '2026-11-24T10:00:02.1Z a\n2026-11-24T10:00:02.123Z b\n2026-11-24T10:00:02Z c',
+    }).map((l) => l.timestamp);
     expect(a! < b!).toBe(true);
   });
 });
@@ -64,7 +78,14 @@ describe('logPage', () => {
   it('orders newest first by default and masks secrets', () => {
     const page = logPage([app, sidecar], filter(), ['abcd1234']);
     // One timestamp: by pod, container and line, reversed.
-    expect(page.logs.map((l) => l.message)).toEqual(['token=******** ok', 'same second', 'continued without a stamp', 'ERROR db down', 'WARNING slow', 'starting']);
+    expect(page.logs.map((l) => l.message)).toEqual([
+      'token=******** ok',
+      'same second',
+      'continued without a stamp',
+      'ERROR db down',
+      'WARNING slow',
+      'starting',
+    ]);
     expect(page.next_offset).toBe(page.logs.at(-1)!.offset);
   });
 
@@ -73,7 +94,12 @@ describe('logPage', () => {
     expect(logPage([app, sidecar], filter({ query: 'DB' }), []).logs.map((l) => l.message)).toEqual(['ERROR db down']);
     const window = filter({ order: 'asc', start_time: '2026-11-24T10:00:02Z', end_time: '2026-11-24T10:00:05Z' });
     // Ties in time go by pod, container and line.
-    expect(logPage([app, sidecar], window, []).logs.map((l) => l.message)).toEqual(['WARNING slow', 'ERROR db down', 'continued without a stamp', 'same second']);
+    expect(logPage([app, sidecar], window, []).logs.map((l) => l.message)).toEqual([
+      'WARNING slow',
+      'ERROR db down',
+      'continued without a stamp',
+      'same second',
+    ]);
   });
 
   it('pages by cursor without losing or repeating a line, and each line carries its own cursor', () => {
@@ -105,8 +131,13 @@ describe('logPage', () => {
   });
 
   it('gives each line an id that stays the same as the tail window slides on', () => {
-    const ids = (log: ContainerLog) => new Map(logPage([log], filter({ order: 'asc', limit: 1000 }), []).logs.map((l) => [l.message, l.id]));
-    const whole = { pod: 'p', container: 'c', text: '2026-11-24T10:00:01Z a\n2026-11-24T10:00:02Z b\n2026-11-24T10:00:02Z c\n2026-11-24T10:00:03Z d\n' };
+    const ids = (log: ContainerLog) =>
+      new Map(logPage([log], filter({ order: 'asc', limit: 1000 }), []).logs.map((l) => [l.message, l.id]));
+    const whole = {
+      pod: 'p',
+      container: 'c',
+      text: '2026-11-24T10:00:01Z a\n2026-11-24T10:00:02Z b\n2026-11-24T10:00:02Z c\n2026-11-24T10:00:03Z d\n',
+    };
     // The kubelet's tailLines dropped the oldest line.
     const tail = { ...whole, text: whole.text.split('\n').slice(1).join('\n') };
     const before = ids(whole);
@@ -124,7 +155,7 @@ describe('logPage', () => {
     expect(logFilterSchema.safeParse({ level: 'Loud' }).success).toBe(false);
   });
 
-  it('takes a line\'s nanosecond timestamp back as start_time', () => {
+  it("takes a line's nanosecond timestamp back as start_time", () => {
     const [line] = logPage([app], filter({ order: 'asc', limit: 1 }), []).logs;
     expect(logFilterSchema.safeParse({ start_time: line!.timestamp }).success).toBe(true);
   });

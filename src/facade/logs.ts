@@ -50,7 +50,9 @@ export const logPageSchema = z
     next_offset: z
       .string()
       .nullable()
-      .describe('Pass as offset for the lines after this page: its last line, or the offset asked with when no line came. Null only for an empty first page.'),
+      .describe(
+        'Pass as offset for the lines after this page: its last line, or the offset asked with when no line came. Null only for an empty first page.',
+      ),
   })
   .describe('One page of log lines.');
 export type LogPage = z.infer<typeof logPageSchema>;
@@ -171,7 +173,8 @@ function lineId(position: Position): string {
 export function decodeCursor(cursor: string): Position | undefined {
   try {
     const value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(value) && value.length === 4 && value.slice(0, 3).every((v) => typeof v === 'string') && Number.isInteger(value[3])) return value as Position;
+    if (Array.isArray(value) && value.length === 4 && value.slice(0, 3).every((v) => typeof v === 'string') && Number.isInteger(value[3]))
+      return value as Position;
   } catch {
     // Falls through.
   }

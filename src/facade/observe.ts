@@ -7,7 +7,11 @@ export interface WaitOptions {
 }
 
 /** Resolves with the first value `look` returns that `done` accepts, or with its last look at the deadline. */
-export async function waitForCache<T>(look: () => T | undefined, done: (value: T) => boolean, options: WaitOptions): Promise<T | undefined> {
+export async function waitForCache<T>(
+  look: () => T | undefined,
+  done: (value: T) => boolean,
+  options: WaitOptions,
+): Promise<T | undefined> {
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
     const value = look();
@@ -28,12 +32,17 @@ interface Versioned {
 export function reflects(cached: Versioned, written: Versioned): boolean {
   if (cached.metadata?.uid !== written.metadata?.uid) return false;
   if (cached.metadata?.resourceVersion === written.metadata?.resourceVersion) return true;
-  return (cached.metadata?.generation ?? 0) > (written.metadata?.generation ?? 0) ||
-    Number(cached.metadata?.resourceVersion) > Number(written.metadata?.resourceVersion);
+  return (
+    (cached.metadata?.generation ?? 0) > (written.metadata?.generation ?? 0) ||
+    Number(cached.metadata?.resourceVersion) > Number(written.metadata?.resourceVersion)
+  );
 }
 
 /** Waits, bounded, until the cache no longer holds the object or shows it being deleted. */
-export async function waitForGone(look: () => { metadata?: { deletionTimestamp?: unknown } } | undefined, timeoutMs: number): Promise<void> {
+export async function waitForGone(
+  look: () => { metadata?: { deletionTimestamp?: unknown } } | undefined,
+  timeoutMs: number,
+): Promise<void> {
   await waitForCache(
     () => look() ?? null,
     (cached) => cached === null || cached.metadata?.deletionTimestamp !== undefined,

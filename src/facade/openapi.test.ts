@@ -35,7 +35,9 @@ describe('the OpenAPI document', () => {
     const root = registered.filter((op) => !op.includes(` ${selfHostedPrefix}/`) && !op.endsWith('/openapi.json'));
     const prefixed = registered.filter((op) => op.includes(` ${selfHostedPrefix}/`) && !op.endsWith('/openapi.json'));
     const documented = Object.entries(document.paths).flatMap(([path, item]) =>
-      Object.keys(item).filter((key) => documentedMethods.includes(key)).map((method) => `${method} ${path}`),
+      Object.keys(item)
+        .filter((key) => documentedMethods.includes(key))
+        .map((method) => `${method} ${path}`),
     );
     expect(root.sort()).toEqual([...documented].sort());
     expect(prefixed.map((op) => op.replace(` ${selfHostedPrefix}/`, ' /')).sort()).toEqual([...documented].sort());

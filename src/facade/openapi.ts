@@ -51,7 +51,7 @@ const content = (schema: JsonObject, type = 'application/json') => ({ content: {
 
 const errorAnswer = content(schemaOf('Error', 'output'));
 const errors = {
-  '400': { description: 'The request cannot be served as sent, e.g. the code host refused the integration\'s credentials.', ...errorAnswer },
+  '400': { description: "The request cannot be served as sent, e.g. the code host refused the integration's credentials.", ...errorAnswer },
   '401': { description: 'Missing or invalid API key, or an organization the key cannot reach.', ...errorAnswer },
   '404': { description: 'No such object in the organization.', ...errorAnswer },
   '409': { description: 'The object already exists, or changed while it was being written; try again.', ...errorAnswer },
@@ -70,15 +70,23 @@ function parametersOf(spec: RouteSpec): JsonObject[] {
   const path = [...spec.url.matchAll(/:([a-z_]+)/g)].map(([, name]) => {
     const parameter = pathParameters[name!];
     if (!parameter) throw new Error(`path parameter ${name} of ${spec.url} is not described in pathParameters`);
-    return { name, in: 'path', required: true, description: parameter.description, schema: parameter.uuid ? { type: 'string', format: 'uuid' } : { type: 'string' } };
+    return {
+      name,
+      in: 'path',
+      required: true,
+      description: parameter.description,
+      schema: parameter.uuid ? { type: 'string', format: 'uuid' } : { type: 'string' },
+    };
   });
-  const query = Object.entries((spec.query ? jsonSchema(spec.query, 'input').properties : {}) as Record<string, JsonObject>).map(([name, schema]) => ({
-    name,
-    in: 'query',
-    required: false,
-    ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
-    schema,
-  }));
+  const query = Object.entries((spec.query ? jsonSchema(spec.query, 'input').properties : {}) as Record<string, JsonObject>).map(
+    ([name, schema]) => ({
+      name,
+      in: 'query',
+      required: false,
+      ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
+      schema,
+    }),
+  );
   return [...(spec.public ? [] : [{ $ref: '#/components/parameters/tenantId' }]), ...path, ...query];
 }
 
@@ -91,7 +99,10 @@ function operationOf(spec: RouteSpec): JsonObject {
     parameters: parametersOf(spec),
     ...(body ? { requestBody: { required: body.required, ...content(schemaOf(body.schema, 'input'), body.contentType) } } : {}),
     responses: {
-      [String(success.status)]: { description: success.description, ...(success.schema ? content(schemaOf(success.schema, 'output')) : {}) },
+      [String(success.status)]: {
+        description: success.description,
+        ...(success.schema ? content(schemaOf(success.schema, 'output')) : {}),
+      },
       ...errors,
     },
   };

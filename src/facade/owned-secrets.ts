@@ -24,7 +24,12 @@ export function ownerReference(owner: Owner | DeepReadonly<Owner>): V1OwnerRefer
   };
 }
 
-export function renderOwnedSecret(namespace: string, name: string, owner: Owner | DeepReadonly<Owner>, values: Record<string, string>): V1Secret {
+export function renderOwnedSecret(
+  namespace: string,
+  name: string,
+  owner: Owner | DeepReadonly<Owner>,
+  values: Record<string, string>,
+): V1Secret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -42,7 +47,13 @@ export function renderOwnedSecret(namespace: string, name: string, owner: Owner 
 export function mayReplace(current: DeepReadonly<V1Secret>, secret: V1Secret): boolean {
   const wanted = secret.metadata?.ownerReferences?.find((ref) => ref.controller);
   const controller = current.metadata?.ownerReferences?.find((ref) => ref.controller);
-  return !!wanted && !!controller && controller.apiVersion === wanted.apiVersion && controller.kind === wanted.kind && controller.name === wanted.name;
+  return (
+    !!wanted &&
+    !!controller &&
+    controller.apiVersion === wanted.apiVersion &&
+    controller.kind === wanted.kind &&
+    controller.name === wanted.name
+  );
 }
 
 /**
@@ -58,7 +69,9 @@ export async function writeOwnedSecret(writer: ObjectWriter, secret: V1Secret): 
     await retryOnConflict(async () => {
       const current = await writer.read<V1Secret>(secretKind, namespace, secret.metadata!.name!);
       if (current && !mayReplace(current, secret)) {
-        throw conflict(`Secret ${secret.metadata!.name} exists in the namespace and does not belong to this ${secret.metadata!.ownerReferences?.[0]?.kind ?? 'object'}: choose another name.`);
+        throw conflict(
+          `Secret ${secret.metadata!.name} exists in the namespace and does not belong to this ${secret.metadata!.ownerReferences?.[0]?.kind ?? 'object'}: choose another name.`,
+        );
       }
       const next = { ...secret, metadata: { ...secret.metadata, resourceVersion: current?.metadata?.resourceVersion } };
       await (current ? writer.replace(secretKind, namespace, next) : writer.create(secretKind, namespace, secret));
@@ -70,7 +83,11 @@ export async function writeOwnedSecret(writer: ObjectWriter, secret: V1Secret): 
  * The owned Secret of an object just created, when it has one: an object whose Secret cannot be written
  * is taken back before the error goes on, so no object is left without its values.
  */
-export async function writeOwnedSecretOrUndo(writer: ObjectWriter, created: { resource: ResourceRef; namespace: string; name: string }, secret: V1Secret | undefined): Promise<void> {
+export async function writeOwnedSecretOrUndo(
+  writer: ObjectWriter,
+  created: { resource: ResourceRef; namespace: string; name: string },
+  secret: V1Secret | undefined,
+): Promise<void> {
   if (!secret) return;
   try {
     await writeOwnedSecret(writer, secret);

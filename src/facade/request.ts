@@ -32,6 +32,9 @@ export function uuidPathParam(request: FastifyRequest, name: string): string {
 
 /** Objects of a list in a stable order: oldest first, then by name. */
 export function byCreation<T extends { metadata?: { creationTimestamp?: unknown; name?: string } }>(a: T, b: T): number {
-  const time = (o: T) => String(o.metadata?.creationTimestamp instanceof Date ? o.metadata.creationTimestamp.toISOString() : (o.metadata?.creationTimestamp ?? ''));
+  const time = (o: T) =>
+    String(
+      o.metadata?.creationTimestamp instanceof Date ? o.metadata.creationTimestamp.toISOString() : (o.metadata?.creationTimestamp ?? ''),
+    );
   return time(a).localeCompare(time(b)) || (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? '');
 }

@@ -12,12 +12,7 @@ import {
   type Revision,
 } from '../api/index.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
-import {
-  maskedSecretValue,
-  type DeploymentResponse,
-  type ProviderResponse,
-  type RevisionResponse,
-} from './wire-schemas.ts';
+import { maskedSecretValue, type DeploymentResponse, type ProviderResponse, type RevisionResponse } from './wire-schemas.ts';
 
 type Timestamp = Date | string | undefined | DeepReadonly<Date>;
 
@@ -49,7 +44,11 @@ export function providerResponse(provider: DeepReadonly<OAuthProvider>, organiza
  * `latestRevision` supplies the commit the latest revision resolved to (repo_commit_sha appears in
  * responses only).
  */
-export function deploymentResponse(deployment: DeepReadonly<Deployment>, organizationId: string, latestRevision?: DeepReadonly<Revision>): DeploymentResponse {
+export function deploymentResponse(
+  deployment: DeepReadonly<Deployment>,
+  organizationId: string,
+  latestRevision?: DeepReadonly<Revision>,
+): DeploymentResponse {
   const { spec, metadata, status } = deployment;
   const createdAt = timestampText(metadata.creationTimestamp) ?? '';
   const repoCommitSha = latestRevision?.status?.repoCommitSha ?? latestRevision?.spec.sourceRevisionConfig?.repoCommitSha;

@@ -47,7 +47,11 @@ describe('the facade server with a client that stops sending', () => {
   });
 
   it('still serves a request that arrives in time', async () => {
-    const response = await fetch(`http://127.0.0.1:${port}/echo`, { method: 'POST', body: '{"whole": true}', headers: { 'Content-Type': 'application/json' } });
+    const response = await fetch(`http://127.0.0.1:${port}/echo`, {
+      method: 'POST',
+      body: '{"whole": true}',
+      headers: { 'Content-Type': 'application/json' },
+    });
     expect(await response.json()).toEqual({ whole: true });
   });
 });

@@ -73,7 +73,10 @@ export function createServer(options: ServerOptions): FacadeServer {
   });
 
   app.addHook('onResponse', async (request, reply) => {
-    request.log.debug({ method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) }, 'request completed');
+    request.log.debug(
+      { method: request.method, url: request.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request completed',
+    );
   });
 
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ detail: 'Not Found' }));

@@ -95,17 +95,31 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
   // Requests name these by id: a uid index answers them without scanning the namespace.
   const findableById = { ...scope, indexes: { [byUid]: uidIndex } };
   const namespaces = source.informer<V1Namespace>(namespaceKind);
-  const apiKeySecrets = source.informer<V1Secret>(secretKind, { namespaces: [options.operatorNamespace], labelSelector: `${apiKeyLabel}=true` });
+  const apiKeySecrets = source.informer<V1Secret>(secretKind, {
+    namespaces: [options.operatorNamespace],
+    labelSelector: `${apiKeyLabel}=true`,
+  });
   const cache: FacadeCache = {
     namespaces,
     apiKeys: { list: () => apiKeyRecords(apiKeySecrets.list(options.operatorNamespace) as V1Secret[]) },
     oauthProviders: source.informer<OAuthProvider>(oauthProviderKind, scope),
-    deployments: source.informer<Deployment>(deploymentKind, { ...scope, indexes: { [byUid]: uidIndex, [customHostIndex]: indexCustomHost, [childNameIndex]: indexChildNames } }),
+    deployments: source.informer<Deployment>(deploymentKind, {
+      ...scope,
+      indexes: { [byUid]: uidIndex, [customHostIndex]: indexCustomHost, [childNameIndex]: indexChildNames },
+    }),
     revisions: source.informer<Revision>(revisionKind, findableById),
     codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, findableById),
     pods: revisionPods(source, options.namespaces && options.namespaces.length > 0 ? options.namespaces : undefined),
   };
-  const informers = [namespaces, apiKeySecrets, cache.oauthProviders, cache.deployments, cache.revisions, cache.codeHostIntegrations, cache.pods] as Informer<KubeObject>[];
+  const informers = [
+    namespaces,
+    apiKeySecrets,
+    cache.oauthProviders,
+    cache.deployments,
+    cache.revisions,
+    cache.codeHostIntegrations,
+    cache.pods,
+  ] as Informer<KubeObject>[];
   for (const informer of informers) informer.start();
   await waitForSync(informers, options.syncTimeoutMs ?? 60_000, options.logger);
 
@@ -113,7 +127,11 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
   const deps: FacadeDependencies = {
     cache,
     writer,
-    repositories: options.repositories ?? registryLister(new CodeHostRegistry({ log: options.logger }), (namespace, name) => writer.read<V1Secret>(secretKind, namespace, name)),
+    repositories:
+      options.repositories ??
+      registryLister(new CodeHostRegistry({ log: options.logger }), (namespace, name) =>
+        writer.read<V1Secret>(secretKind, namespace, name),
+      ),
     podLogs: kubePodLogReader(options.kubeConfig),
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
     ...(options.registry ? { registry: options.registry } : {}),

@@ -39,7 +39,9 @@ describe('API keys', () => {
   });
 
   it('ignores Secrets that are not well-formed key Secrets', () => {
-    expect(apiKeyRecordFromSecret({ metadata: { labels: { 'berth.dev/api-key': 'true' } }, data: { sha256: 'bm90LWhleA==' } })).toBeUndefined();
+    expect(
+      apiKeyRecordFromSecret({ metadata: { labels: { 'berth.dev/api-key': 'true' } }, data: { sha256: 'bm90LWhleA==' } }),
+    ).toBeUndefined();
     expect(apiKeyRecordFromSecret({ metadata: {}, stringData: { sha256: 'a'.repeat(64), organizations: orgA } })).toBeUndefined();
   });
 });

@@ -31,7 +31,13 @@ const uuidString = (description: string) => z.string().describe(description).met
 
 const providerSpecWire = strictDeep(wireSchema(oauthProviderSpecSchema)) as unknown as z.ZodObject<Record<string, z.ZodType>>;
 const providerTypeSchema = z.enum(providerTypes).nullable().optional().describe('Vendor-specific kind of provider: vendor_a or vendor_b.');
-const clientSecretSchema = z.string().min(1).max(4096).nullable().optional().describe('OAuth client secret; stored in a Secret, never returned.');
+const clientSecretSchema = z
+  .string()
+  .min(1)
+  .max(4096)
+  .nullable()
+  .optional()
+  .describe('OAuth client secret; stored in a Secret, never returned.');
 
 export const providerCreateSchema = providerSpecWire
   .pick({
@@ -49,11 +55,15 @@ export const providerCreateSchema = providerSpecWire
   .describe('An OAuth provider to create.');
 /** The parsed create body (defaults applied). */
 export type ProviderCreate = SnakeKeys<
-  Pick<OAuthProviderSpec, 'providerId' | 'name' | 'clientId' | 'authUrl' | 'tokenUrl' | 'usesPkce' | 'codeChallengeMethod' | 'tokenEndpointAuthMethod'>
+  Pick<
+    OAuthProviderSpec,
+    'providerId' | 'name' | 'clientId' | 'authUrl' | 'tokenUrl' | 'usesPkce' | 'codeChallengeMethod' | 'tokenEndpointAuthMethod'
+  >
 > & { client_secret?: string | null; provider_type?: OAuthProviderSpec['providerType'] | null };
 
-export const providerUpdateSchema = patchForm((providerCreateSchema as z.ZodObject<Record<string, z.ZodType>>).omit({ provider_id: true }))
-  .describe('Members to change; absent or null members are left as they are. provider_id cannot change.');
+export const providerUpdateSchema = patchForm(
+  (providerCreateSchema as z.ZodObject<Record<string, z.ZodType>>).omit({ provider_id: true }),
+).describe('Members to change; absent or null members are left as they are. provider_id cannot change.');
 export type ProviderUpdate = { [K in keyof Omit<ProviderCreate, 'provider_id'>]?: ProviderCreate[K] | null };
 
 export const providerResponseSchema = (wireSchema(oauthProviderSpecSchema) as unknown as z.ZodObject<Record<string, z.ZodType>>)
@@ -69,7 +79,9 @@ export const providerResponseSchema = (wireSchema(oauthProviderSpecSchema) as un
   })
   .describe('An OAuth provider. The client secret is never part of it.');
 /** The provider's spec members as the wire spells them, and what the response adds. */
-export type ProviderResponse = SnakeKeys<Omit<OAuthProviderSpec, 'clientSecretRef' | 'codeChallengeMethod' | 'providerType' | 'mcpServerUrl'>> & {
+export type ProviderResponse = SnakeKeys<
+  Omit<OAuthProviderSpec, 'clientSecretRef' | 'codeChallengeMethod' | 'providerType' | 'mcpServerUrl'>
+> & {
   id: string;
   organization_id: string;
   code_challenge_method: string | null;
@@ -78,7 +90,6 @@ export type ProviderResponse = SnakeKeys<Omit<OAuthProviderSpec, 'clientSecretRe
   created_at: string;
   updated_at: string;
 };
-
 
 // --- Deployments -------------------------------------------------------------------------------
 
@@ -95,7 +106,9 @@ const aliasMembers = {
     .max(1024)
     .nullable()
     .optional()
-    .describe('The name the reference tooling gives graph_config_path: either may be sent (equal when both are), and it is stored as graph_config_path.'),
+    .describe(
+      'The name the reference tooling gives graph_config_path: either may be sent (equal when both are), and it is stored as graph_config_path.',
+    ),
 };
 const sourceRevisionConfigWire = (strictDeep(wireSchema(sourceRevisionConfigSchema)) as unknown as z.ZodObject).extend(aliasMembers);
 const secretValueWire = strictDeep(wireSchema(secretValueSchema));
@@ -142,7 +155,9 @@ export const deploymentPatchSchema = z
     tracked_packages: trackedPackagesSchema
       .nullable()
       .optional()
-      .describe('Packages the new revision is made with (name:version), as the deploy tool reports them: stored on the revisions made from now on and shown back.'),
+      .describe(
+        'Packages the new revision is made with (name:version), as the deploy tool reports them: stored on the revisions made from now on and shown back.',
+      ),
     source_config: patchForm(sourceConfigWire, ['resource_spec', 'listener_config'])
       .nullable()
       .optional()
@@ -160,7 +175,6 @@ export const deploymentPatchSchema = z
   })
   .describe('Changes to a deployment.');
 export type DeploymentPatch = z.infer<typeof deploymentPatchSchema>;
-
 
 const revisionConfigResponse = wireSchema(revisionSourceConfigSchema);
 
@@ -181,7 +195,10 @@ export const deploymentResponseSchema = z
     active_revision_id: uuidString('ID of the revision being served.').nullable(),
     image_version: z.string().nullable(),
     tenant_id: uuidString('Organization that owns the deployment (the X-Tenant-Id that reaches it).'),
-    url: z.string().nullable().describe("Where the application answers: its custom_url when set, otherwise its Service's cluster address. Null until known."),
+    url: z
+      .string()
+      .nullable()
+      .describe("Where the application answers: its custom_url when set, otherwise its Service's cluster address. Null until known."),
   })
   .describe('A deployment.');
 export type DeploymentResponse = z.infer<typeof deploymentResponseSchema>;
@@ -199,7 +216,7 @@ export const listenerResponseSchema = z
     created_at: dateTime('When the namespace was created.'),
     updated_at: dateTime('When the namespace was created (a listener does not change).'),
   })
-  .describe("The cluster Berth runs in, as one organization sees it: the namespace its deployments run in.");
+  .describe('The cluster Berth runs in, as one organization sees it: the namespace its deployments run in.');
 export type ListenerResponse = z.infer<typeof listenerResponseSchema>;
 
 export const revisionResponseSchema = z
@@ -231,9 +248,7 @@ export const repositoryResponseSchema = z
   .describe('A repository reachable through a code-host integration.');
 
 export const pageSchema = (item: z.ZodType) =>
-  z
-    .object({ resources: z.array(item), offset: z.number().int().describe('Offset of the next page.') })
-    .describe('One page of a list.');
+  z.object({ resources: z.array(item), offset: z.number().int().describe('Offset of the next page.') }).describe('One page of a list.');
 
 export const errorResponseSchema = z
   .object({
@@ -243,7 +258,6 @@ export const errorResponseSchema = z
     ]),
   })
   .describe('What went wrong: a sentence, or one entry per invalid member.');
-
 
 // --- Registry and uploads -----------------------------------------------------------------------
 
@@ -259,7 +273,10 @@ export const pushTokenResponseSchema = z
 
 export const registryTokenQuerySchema = z.object({
   service: z.string().optional().describe("The registry's auth.token.service."),
-  scope: z.union([z.string(), z.array(z.string())]).optional().describe('repository:<name>:pull,push; repeatable.'),
+  scope: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .describe('repository:<name>:pull,push; repeatable.'),
 });
 
 export const registryTokenResponseSchema = z
@@ -276,5 +293,9 @@ export const uploadUrlResponseSchema = z
   .describe('An upload URL for one source archive.');
 
 export const uploadResponseSchema = z
-  .object({ object_path: z.string(), digest: z.string().describe('sha256 of the archive as stored.'), size: z.number().int().describe('Bytes stored.') })
+  .object({
+    object_path: z.string(),
+    digest: z.string().describe('sha256 of the archive as stored.'),
+    size: z.number().int().describe('Bytes stored.'),
+  })
   .describe('The stored archive.');

@@ -61,7 +61,10 @@ export async function fetchAuthorizationServerMetadata(
     }
     const parsed = authorizationServerMetadataSchema.safeParse(response.body);
     if (!parsed.success) {
-      throw new OAuthPeerError('invalid_response', `authorization-server metadata at ${describeUrl(url)} is invalid: ${describeIssues(parsed.error)}`);
+      throw new OAuthPeerError(
+        'invalid_response',
+        `authorization-server metadata at ${describeUrl(url)} is invalid: ${describeIssues(parsed.error)}`,
+      );
     }
     const metadata = parsed.data;
     if (normalizeIssuer(metadata.issuer) !== normalizeIssuer(issuer)) {

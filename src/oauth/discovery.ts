@@ -9,10 +9,7 @@ export interface DiscoveredProvider {
   authorizationServer: AuthorizationServerMetadata;
 }
 
-export async function discoverProvider(
-  mcpServerUrl: string,
-  options: PeerRequestOptions = {},
-): Promise<DiscoveredProvider> {
+export async function discoverProvider(mcpServerUrl: string, options: PeerRequestOptions = {}): Promise<DiscoveredProvider> {
   const resource = await fetchProtectedResourceMetadata(mcpServerUrl, options);
   const issuer = resource.authorization_servers[0]!;
   const authorizationServer = await fetchAuthorizationServerMetadata(issuer, options);

@@ -134,7 +134,11 @@ export async function requestJson(
         await response.body?.cancel();
         const next = new URL(location, target).toString();
         if (method !== 'GET' || hop >= maxRedirects) {
-          throw new OAuthPeerError('http_status', `${what}: answered ${response.status}, a redirect Berth does not follow`, response.status);
+          throw new OAuthPeerError(
+            'http_status',
+            `${what}: answered ${response.status}, a redirect Berth does not follow`,
+            response.status,
+          );
         }
         const problem = insecureUrlProblem(next, init.allowHttp);
         if (problem) throw new OAuthPeerError('rejected', `${what}: redirected to ${problem}`, response.status);

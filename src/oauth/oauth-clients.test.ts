@@ -126,13 +126,17 @@ describe('against oidc-provider', () => {
       }),
     );
     expect(error.status).toBe(400);
-    expect(error.message).toMatch(/^registration at http:\/\/127\.0\.0\.1:\d+\/reg answered 400 \(invalid_(redirect_uri|client_metadata): .+\)$/);
+    expect(error.message).toMatch(
+      /^registration at http:\/\/127\.0\.0\.1:\d+\/reg answered 400 \(invalid_(redirect_uri|client_metadata): .+\)$/,
+    );
   });
 });
 
 describe('a misbehaving peer', () => {
   it('is refused when its protected-resource metadata names another resource', async () => {
-    const { origin } = await serve((_req, res) => json(res, 200, { resource: 'https://elsewhere.example.com/mcp', authorization_servers: ['https://a.example.com'] }));
+    const { origin } = await serve((_req, res) =>
+      json(res, 200, { resource: 'https://elsewhere.example.com/mcp', authorization_servers: ['https://a.example.com'] }),
+    );
     const error = await rejection(fetchProtectedResourceMetadata(`${origin}/mcp`));
     expect(error.kind).toBe('invalid_response');
     expect(error.message).toContain('names resource https://elsewhere.example.com/mcp');
@@ -144,16 +148,22 @@ describe('a misbehaving peer', () => {
         ? json(res, 200, { resource: origin, authorization_servers: ['https://a.example.com'] })
         : json(res, 404, {}),
     );
-    await expect(fetchProtectedResourceMetadata(`${origin}/mcp`)).resolves.toMatchObject({ authorization_servers: ['https://a.example.com'] });
+    await expect(fetchProtectedResourceMetadata(`${origin}/mcp`)).resolves.toMatchObject({
+      authorization_servers: ['https://a.example.com'],
+    });
   });
 
   it('is refused when its metadata names another issuer or an insecure endpoint', async () => {
-    const { origin: wrongIssuer } = await serve((_req, res) => json(res, 200, { issuer: 'https://evil.example.com', token_endpoint: 'https://evil.example.com/t' }));
+    const { origin: wrongIssuer } = await serve((_req, res) =>
+      json(res, 200, { issuer: 'https://evil.example.com', token_endpoint: 'https://evil.example.com/t' }),
+    );
     expect((await rejection(fetchAuthorizationServerMetadata(wrongIssuer))).message).toContain('names issuer https://evil.example.com');
     const { origin: insecure } = await serve((_req, res) =>
       json(res, 200, { issuer: insecure, token_endpoint: 'http://auth.example.com/token' }),
     );
-    expect((await rejection(fetchAuthorizationServerMetadata(insecure))).message).toContain('token_endpoint http://auth.example.com/token must use https');
+    expect((await rejection(fetchAuthorizationServerMetadata(insecure))).message).toContain(
+      'token_endpoint http://auth.example.com/token must use https',
+    );
   });
 
   it('is followed through a redirect only to where Berth would go itself', async () => {

@@ -69,7 +69,10 @@ export async function fetchProtectedResourceMetadata(
     }
     const parsed = protectedResourceMetadataSchema.safeParse(response.body);
     if (!parsed.success) {
-      throw new OAuthPeerError('invalid_response', `protected-resource metadata at ${describeUrl(candidate.url)} is invalid: ${describeIssues(parsed.error)}`);
+      throw new OAuthPeerError(
+        'invalid_response',
+        `protected-resource metadata at ${describeUrl(candidate.url)} is invalid: ${describeIssues(parsed.error)}`,
+      );
     }
     if (!candidate.acceptedResources.includes(normalizeResource(parsed.data.resource))) {
       throw new OAuthPeerError(

@@ -88,7 +88,10 @@ export async function registerClient(
   // The server may assign another method than asked (RFC 7591 section 3.2.1); the client must use it.
   const method = (issued.token_endpoint_auth_method ?? request.token_endpoint_auth_method) as TokenEndpointAuthMethod;
   if (!['none', 'client_secret_basic', 'client_secret_post'].includes(method)) {
-    throw new OAuthPeerError('invalid_response', `${where} assigned token_endpoint_auth_method ${quoteMethod(method)}, which Berth cannot use`);
+    throw new OAuthPeerError(
+      'invalid_response',
+      `${where} assigned token_endpoint_auth_method ${quoteMethod(method)}, which Berth cannot use`,
+    );
   }
   if (needsClientSecret(method) && !issued.client_secret) {
     throw new OAuthPeerError('invalid_response', `${where} issued no client_secret for ${method}`);

@@ -24,7 +24,9 @@ async function generate(): Promise<Record<string, string>> {
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
   const pair = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
   const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: randomBytes(16).toString('hex').replace(/^[89a-f]/, '1'),
+    serialNumber: randomBytes(16)
+      .toString('hex')
+      .replace(/^[89a-f]/, '1'),
     name: 'CN=berth-registry-token-issuer',
     notBefore: new Date(Date.now() - 60_000),
     notAfter: new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000),

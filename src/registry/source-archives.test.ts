@@ -10,7 +10,8 @@ describe('source archives', () => {
   it('name an upload by a path relative to its deployment, and read the id back only from such a path', () => {
     expect(sourceArchivePath(id)).toBe(`sources/${id}.tar.gz`);
     expect(uploadIdOf(sourceArchivePath(id))).toBe(id);
-    for (const path of ['sources/../x.tar.gz', `other/${id}.tar.gz`, `sources/${id}.tgz`, `sources/${id.toUpperCase()}.tar.gz`]) expect(uploadIdOf(path)).toBeUndefined();
+    for (const path of ['sources/../x.tar.gz', `other/${id}.tar.gz`, `sources/${id}.tgz`, `sources/${id.toUpperCase()}.tar.gz`])
+      expect(uploadIdOf(path)).toBeUndefined();
   });
 
   it("live in the build registry's <namespace>/<deployment>/sources repository, under its path prefix", () => {
@@ -18,14 +19,22 @@ describe('source archives', () => {
       manifestUrl: `http://10.243.0.1:5000/v2/team-a/shop/sources/manifests/${id}`,
       blobsUrl: 'http://10.243.0.1:5000/v2/team-a/shop/sources/blobs',
     });
-    expect(sourceArchiveUrls('registry.local/builds/', 'team-a', 'shop', id).manifestUrl).toBe(`http://registry.local/v2/builds/team-a/shop/sources/manifests/${id}`);
+    expect(sourceArchiveUrls('registry.local/builds/', 'team-a', 'shop', id).manifestUrl).toBe(
+      `http://registry.local/v2/builds/team-a/shop/sources/manifests/${id}`,
+    );
   });
 
   it('are one-layer OCI images: the layer the archive, the config its uncompressed digest', () => {
     const layer = `sha256:${'d'.repeat(64)}`;
     const manifest = archiveManifest({ digest: `sha256:${'c'.repeat(64)}`, size: 2 }, { digest: layer, size: 10 });
-    expect(JSON.parse(manifest)).toMatchObject({ schemaVersion: 2, layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: layer, size: 10 }] });
-    expect(JSON.parse(archiveConfig(`sha256:${'e'.repeat(64)}`)).rootfs).toEqual({ type: 'layers', diff_ids: [`sha256:${'e'.repeat(64)}`] });
+    expect(JSON.parse(manifest)).toMatchObject({
+      schemaVersion: 2,
+      layers: [{ mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: layer, size: 10 }],
+    });
+    expect(JSON.parse(archiveConfig(`sha256:${'e'.repeat(64)}`)).rootfs).toEqual({
+      type: 'layers',
+      diff_ids: [`sha256:${'e'.repeat(64)}`],
+    });
   });
 });
 
@@ -46,7 +55,10 @@ describe('archiveCheck', () => {
   it('refuses an archive that unpacks to more than its bound, and stops inflating it (a gzip bomb)', async () => {
     const bomb = gzipSync(Buffer.alloc(64 * 1024 * 1024));
     expect(bomb.length).toBeLessThan(limits.bytes);
-    await expect(check(bomb)).rejects.toMatchObject({ statusCode: 413, message: `The archive unpacks to more than ${limits.unpackedBytes} bytes.` });
+    await expect(check(bomb)).rejects.toMatchObject({
+      statusCode: 413,
+      message: `The archive unpacks to more than ${limits.unpackedBytes} bytes.`,
+    });
   });
 
   it('refuses what is not gzip, and what is larger than its bound', async () => {

@@ -48,7 +48,12 @@ function locate(registry: string, namespace: string, deployment: string): Locati
 }
 
 /** Where the build Job reads an archive: its manifest, and the blobs its layer digest is found among. */
-export function sourceArchiveUrls(registry: string, namespace: string, deployment: string, uploadId: string): { manifestUrl: string; blobsUrl: string } {
+export function sourceArchiveUrls(
+  registry: string,
+  namespace: string,
+  deployment: string,
+  uploadId: string,
+): { manifestUrl: string; blobsUrl: string } {
   const { base, repository } = locate(registry, namespace, deployment);
   return { manifestUrl: `${base}/v2/${repository}/manifests/${uploadId}`, blobsUrl: `${base}/v2/${repository}/blobs` };
 }
@@ -108,9 +113,16 @@ export function registrySourceArchives(
     return authorize ? { ...at, headers: { Authorization: `Bearer ${authorize(at.repository)}` } } : at;
   };
 
-  const unavailable = (what: string, detail: string) => new SourceArchiveError(502, `The registry ${registry} did not take the archive (${what}: ${detail}).`);
+  const unavailable = (what: string, detail: string) =>
+    new SourceArchiveError(502, `The registry ${registry} did not take the archive (${what}: ${detail}).`);
 
-  async function call(at: Location, url: string, init: RequestInit & { duplex?: 'half'; headers?: Record<string, string> }, expected: number, what: string): Promise<Response> {
+  async function call(
+    at: Location,
+    url: string,
+    init: RequestInit & { duplex?: 'half'; headers?: Record<string, string> },
+    expected: number,
+    what: string,
+  ): Promise<Response> {
     const response = await fetch(url, { ...init, headers: { ...init.headers, ...at.headers } }).catch((error: unknown) => {
       throw unavailable(what, (error as Error).message);
     });
@@ -119,13 +131,20 @@ export function registrySourceArchives(
   }
 
   const nextLocation = (response: Response, base: string) => new URL(response.headers.get('location') ?? '', base).toString();
-  const withDigest = (location: string, digest: string) => `${location}${location.includes('?') ? '&' : '?'}digest=${encodeURIComponent(digest)}`;
+  const withDigest = (location: string, digest: string) =>
+    `${location}${location.includes('?') ? '&' : '?'}digest=${encodeURIComponent(digest)}`;
 
   /** A blob in one request (small: the config). */
   async function putBlob(at: Location, data: string): Promise<Descriptor> {
     const started = await call(at, `${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
     const digest = sha256(data);
-    await call(at, withDigest(nextLocation(started, at.base), digest), { method: 'PUT', body: data, headers: { 'Content-Type': 'application/octet-stream' } }, 201, 'config');
+    await call(
+      at,
+      withDigest(nextLocation(started, at.base), digest),
+      { method: 'PUT', body: data, headers: { 'Content-Type': 'application/octet-stream' } },
+      201,
+      'config',
+    );
     return { digest, size: Buffer.byteLength(data) };
   }
 
@@ -137,7 +156,12 @@ export function registrySourceArchives(
     body.on('error', (error) => check.stream.destroy(error));
     body.pipe(check.stream);
     try {
-      const sent = await fetch(session, { method: 'PATCH', body: check.stream, duplex: 'half', headers: { 'Content-Type': 'application/octet-stream', ...at.headers } } as RequestInit);
+      const sent = await fetch(session, {
+        method: 'PATCH',
+        body: check.stream,
+        duplex: 'half',
+        headers: { 'Content-Type': 'application/octet-stream', ...at.headers },
+      } as RequestInit);
       const outcome = await check.done;
       if (sent.status !== 202) throw unavailable('archive', `HTTP ${sent.status}`);
       await call(at, withDigest(nextLocation(sent, at.base), outcome.layer.digest), { method: 'PUT' }, 201, 'commit');
@@ -151,7 +175,10 @@ export function registrySourceArchives(
   return {
     async exists(namespace, deployment, uploadId) {
       const at = where(namespace, deployment);
-      const response = await fetch(`${at.base}/v2/${at.repository}/manifests/${uploadId}`, { method: 'HEAD', headers: { Accept: manifestType, ...at.headers } }).catch((error: unknown) => {
+      const response = await fetch(`${at.base}/v2/${at.repository}/manifests/${uploadId}`, {
+        method: 'HEAD',
+        headers: { Accept: manifestType, ...at.headers },
+      }).catch((error: unknown) => {
         throw unavailable('lookup', (error as Error).message);
       });
       if (response.status === 200) return true;
@@ -163,7 +190,13 @@ export function registrySourceArchives(
       const at = where(namespace, deployment);
       const { layer, uncompressed } = await putArchive(at, body);
       const config = await putBlob(at, archiveConfig(uncompressed));
-      await call(at, `${at.base}/v2/${at.repository}/manifests/${uploadId}`, { method: 'PUT', body: archiveManifest(config, layer), headers: { 'Content-Type': manifestType } }, 201, 'manifest');
+      await call(
+        at,
+        `${at.base}/v2/${at.repository}/manifests/${uploadId}`,
+        { method: 'PUT', body: archiveManifest(config, layer), headers: { 'Content-Type': manifestType } },
+        201,
+        'manifest',
+      );
       return layer;
     },
   };
@@ -208,11 +241,14 @@ export function archiveCheck(limits: ArchiveLimits) {
   }
   gunzip.on('data', (chunk: Buffer) => {
     unpacked += chunk.length;
-    if (unpacked > limits.unpackedBytes) fail(new SourceArchiveError(413, `The archive unpacks to more than ${limits.unpackedBytes} bytes.`));
+    if (unpacked > limits.unpackedBytes)
+      fail(new SourceArchiveError(413, `The archive unpacks to more than ${limits.unpackedBytes} bytes.`));
     else uncompressed.update(chunk);
   });
   gunzip.once('error', () => fail(new SourceArchiveError(400, 'The upload is not a gzip-compressed archive (a .tar.gz of the sources).')));
-  gunzip.once('end', () => settle.resolve({ layer: { digest: `sha256:${compressed.digest('hex')}`, size }, uncompressed: `sha256:${uncompressed.digest('hex')}` }));
+  gunzip.once('end', () =>
+    settle.resolve({ layer: { digest: `sha256:${compressed.digest('hex')}`, size }, uncompressed: `sha256:${uncompressed.digest('hex')}` }),
+  );
   stream.once('error', (error) => settle.reject(failure ?? error));
   return { stream, done, failure: () => failure };
 }

@@ -1,6 +1,16 @@
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { grantedAccess, mintOrganizationToken, mintPushToken, mintUploadToken, parseScopes, registryToken, verifyOrganizationToken, verifyPushToken, verifyUploadToken } from './tokens.ts';
+import {
+  grantedAccess,
+  mintOrganizationToken,
+  mintPushToken,
+  mintUploadToken,
+  parseScopes,
+  registryToken,
+  verifyOrganizationToken,
+  verifyPushToken,
+  verifyUploadToken,
+} from './tokens.ts';
 
 const key = Buffer.alloc(32, 7);
 const now = 1_800_000_000;
@@ -24,7 +34,13 @@ describe('push tokens', () => {
 });
 
 describe('upload tokens', () => {
-  const grant = { namespace: 'team-a', deployment: 'shop', deploymentUid: '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b', uploadId: 'ab'.repeat(16), expiresAt: now + 60 };
+  const grant = {
+    namespace: 'team-a',
+    deployment: 'shop',
+    deploymentUid: '1b4e28ba-2fa1-4d3b-a3f5-ef19b5a7633b',
+    uploadId: 'ab'.repeat(16),
+    expiresAt: now + 60,
+  };
 
   it('carry their deployment and upload until they expire', () => {
     const token = mintUploadToken(key, grant);
@@ -52,8 +68,16 @@ describe('scopes and grants', () => {
   });
 
   it('grants a push credential its repository, an organization its own repositories, and nobody anything else', () => {
-    const asked = parseScopes(['repository:team-a/shop:pull,push', 'repository:team-a/shop/sources:pull', 'repository:team-ab/x:pull', 'repository:team-b/shop:pull,push', 'registry:catalog:*']);
-    expect(grantedAccess(asked, { kind: 'push', grant: { repository: 'team-a/shop', expiresAt: now } })).toEqual([{ type: 'repository', name: 'team-a/shop', actions: ['pull', 'push'] }]);
+    const asked = parseScopes([
+      'repository:team-a/shop:pull,push',
+      'repository:team-a/shop/sources:pull',
+      'repository:team-ab/x:pull',
+      'repository:team-b/shop:pull,push',
+      'registry:catalog:*',
+    ]);
+    expect(grantedAccess(asked, { kind: 'push', grant: { repository: 'team-a/shop', expiresAt: now } })).toEqual([
+      { type: 'repository', name: 'team-a/shop', actions: ['pull', 'push'] },
+    ]);
     expect(grantedAccess(asked, { kind: 'organization', grant: { namespace: 'team-a', namespaceUid: 'u' } })).toEqual([
       { type: 'repository', name: 'team-a/shop', actions: ['pull', 'push'] },
       { type: 'repository', name: 'team-a/shop/sources', actions: ['pull'] },
@@ -69,7 +93,9 @@ describe('organization tokens', () => {
     expect(mintOrganizationToken(key, { namespace: 'team-a', namespaceUid: 'uid-1' })).toBe(token);
     expect(verifyOrganizationToken(Buffer.alloc(32, 8), token, now)).toBeUndefined();
     expect(verifyPushToken(key, `bpt_${token.slice(4)}`, now)).toBeUndefined();
-    expect(verifyOrganizationToken(key, `bor_${mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 }).slice(4)}`, now)).toBeUndefined();
+    expect(
+      verifyOrganizationToken(key, `bor_${mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 }).slice(4)}`, now),
+    ).toBeUndefined();
   });
 });
 
@@ -78,11 +104,32 @@ describe('registryToken', () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const der = Buffer.from('certificate');
     const access = [{ type: 'repository', name: 'team-a/shop', actions: ['pull'] }];
-    const token = registryToken({ issuer: 'berth', service: 'berth-registry', subject: 'anonymous', access, nowSeconds: now, ttlSeconds: 300, key: privateKey, certificateDer: der });
+    const token = registryToken({
+      issuer: 'berth',
+      service: 'berth-registry',
+      subject: 'anonymous',
+      access,
+      nowSeconds: now,
+      ttlSeconds: 300,
+      key: privateKey,
+      certificateDer: der,
+    });
     const [header, claims, signature] = token.split('.') as [string, string, string];
     expect(JSON.parse(Buffer.from(header, 'base64url').toString())).toEqual({ typ: 'JWT', alg: 'ES256', x5c: [der.toString('base64')] });
-    expect(JSON.parse(Buffer.from(claims, 'base64url').toString())).toMatchObject({ iss: 'berth', aud: 'berth-registry', sub: 'anonymous', exp: now + 300, iat: now, access });
-    const ok = verify('sha256', Buffer.from(`${header}.${claims}`), { key: createPublicKey(publicKey.export({ format: 'pem', type: 'spki' })), dsaEncoding: 'ieee-p1363' }, Buffer.from(signature, 'base64url'));
+    expect(JSON.parse(Buffer.from(claims, 'base64url').toString())).toMatchObject({
+      iss: 'berth',
+      aud: 'berth-registry',
+      sub: 'anonymous',
+      exp: now + 300,
+      iat: now,
+      access,
+    });
+    const ok = verify(
+      'sha256',
+      Buffer.from(`${header}.${claims}`),
+      { key: createPublicKey(publicKey.export({ format: 'pem', type: 'spki' })), dsaEncoding: 'ieee-p1363' },
+      Buffer.from(signature, 'base64url'),
+    );
     expect(ok).toBe(true);
   });
 });

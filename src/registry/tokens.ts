@@ -108,7 +108,13 @@ export interface UploadGrant {
 const uploadTokenPrefix = 'bsu_';
 
 export function mintUploadToken(key: Buffer, grant: UploadGrant): string {
-  return signClaims(key, uploadTokenPrefix, { n: grant.namespace, d: grant.deployment, u: grant.deploymentUid, i: grant.uploadId, e: grant.expiresAt });
+  return signClaims(key, uploadTokenPrefix, {
+    n: grant.namespace,
+    d: grant.deployment,
+    u: grant.deploymentUid,
+    i: grant.uploadId,
+    e: grant.expiresAt,
+  });
 }
 
 export function verifyUploadToken(key: Buffer, token: string, nowSeconds: number): UploadGrant | undefined {
@@ -132,7 +138,14 @@ export function parseScopes(scopes: readonly string[]): Access[] {
     const first = scope.indexOf(':');
     const last = scope.lastIndexOf(':');
     if (first < 0 || last === first) continue;
-    access.push({ type: scope.slice(0, first), name: scope.slice(first + 1, last), actions: scope.slice(last + 1).split(',').filter(Boolean) });
+    access.push({
+      type: scope.slice(0, first),
+      name: scope.slice(first + 1, last),
+      actions: scope
+        .slice(last + 1)
+        .split(',')
+        .filter(Boolean),
+    });
   }
   return access;
 }
@@ -144,7 +157,9 @@ export function parseScopes(scopes: readonly string[]): Access[] {
  */
 export function grantedAccess(requested: readonly Access[], credential: RegistryCredential): Access[] {
   const mayUse = (repository: string): boolean =>
-    credential?.kind === 'push' ? credential.grant.repository === repository : credential?.kind === 'organization' && isOrganizationRepository(credential.grant.namespace, repository);
+    credential?.kind === 'push'
+      ? credential.grant.repository === repository
+      : credential?.kind === 'organization' && isOrganizationRepository(credential.grant.namespace, repository);
   const granted: Access[] = [];
   for (const ask of requested) {
     if (ask.type !== 'repository' || !mayUse(ask.name)) continue;

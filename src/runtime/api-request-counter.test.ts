@@ -30,10 +30,22 @@ describe('describeKubeApiRequest', () => {
 describe('onKubeApiRequest', () => {
   it('matches the server whatever the spelling of its port, and strips a proxy path prefix', () => {
     const seen: string[] = [];
-    const stop = onKubeApiRequest('https://cluster.example:443/k8s/clusters/c-1', (labels) => seen.push(`${labels.verb} ${labels.resource}`));
+    const stop = onKubeApiRequest('https://cluster.example:443/k8s/clusters/c-1', (labels) =>
+      seen.push(`${labels.verb} ${labels.resource}`),
+    );
     try {
-      recordKubeApiRequest({ origin: 'https://cluster.example', method: 'GET', path: '/k8s/clusters/c-1/api/v1/namespaces/a/pods', status: 200 });
-      recordKubeApiRequest({ origin: 'https://cluster.example:443', method: 'POST', path: '/k8s/clusters/c-1/api/v1/namespaces/a/pods', status: 201 });
+      recordKubeApiRequest({
+        origin: 'https://cluster.example',
+        method: 'GET',
+        path: '/k8s/clusters/c-1/api/v1/namespaces/a/pods',
+        status: 200,
+      });
+      recordKubeApiRequest({
+        origin: 'https://cluster.example:443',
+        method: 'POST',
+        path: '/k8s/clusters/c-1/api/v1/namespaces/a/pods',
+        status: 201,
+      });
       recordKubeApiRequest({ origin: 'https://other.example', method: 'GET', path: '/k8s/clusters/c-1/api/v1/pods', status: 200 });
       recordKubeApiRequest({ origin: 'https://cluster.example', method: 'GET', path: '/elsewhere/api/v1/pods', status: 200 });
     } finally {

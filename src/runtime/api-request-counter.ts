@@ -63,10 +63,19 @@ let listening = false;
 function listenToUndici(): void {
   if (listening) return;
   listening = true;
-  interface UndiciRequest { origin?: string | URL; method?: string; path?: string }
+  interface UndiciRequest {
+    origin?: string | URL;
+    method?: string;
+    path?: string;
+  }
   subscribe('undici:request:headers', (message) => {
     const { request, response } = message as { request: UndiciRequest; response: { statusCode: number } };
-    recordKubeApiRequest({ origin: String(request.origin ?? ''), method: request.method ?? '', path: request.path ?? '', status: response.statusCode });
+    recordKubeApiRequest({
+      origin: String(request.origin ?? ''),
+      method: request.method ?? '',
+      path: request.path ?? '',
+      status: response.statusCode,
+    });
   });
   subscribe('undici:request:error', (message) => {
     const { request } = message as { request: UndiciRequest };

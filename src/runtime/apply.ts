@@ -86,7 +86,11 @@ export async function applyStatusIfChanged<T extends KubeObject & { status?: unk
     body: {
       apiVersion: current.apiVersion,
       kind: current.kind,
-      metadata: { name: key.name, namespace: key.namespace || undefined, ...(options.unlessChangedSince ? { resourceVersion: options.unlessChangedSince } : {}) },
+      metadata: {
+        name: key.name,
+        namespace: key.namespace || undefined,
+        ...(options.unlessChangedSince ? { resourceVersion: options.unlessChangedSince } : {}),
+      },
       status,
     },
   });

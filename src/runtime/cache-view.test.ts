@@ -13,7 +13,7 @@ function service(): KubeObject & Record<string, unknown> {
       namespace: 'team-a',
       uid: 'u1',
       resourceVersion: '42',
-      labels: { app: 'web', 'team': 'a' },
+      labels: { app: 'web', team: 'a' },
       annotations: { 'berth.dev/applied-hash': 'abc' },
       managedFields: [
         {
@@ -39,7 +39,13 @@ function service(): KubeObject & Record<string, unknown> {
             'f:spec': { 'f:ports': { 'k:{"port":81,"protocol":"TCP"}': { '.': {}, 'f:port': {} } } },
           },
         },
-        { manager: 'berth', operation: 'Update', subresource: 'status', fieldsType: 'FieldsV1', fieldsV1: { 'f:status': { 'f:loadBalancer': {} } } },
+        {
+          manager: 'berth',
+          operation: 'Update',
+          subresource: 'status',
+          fieldsType: 'FieldsV1',
+          fieldsV1: { 'f:status': { 'f:loadBalancer': {} } },
+        },
       ],
     },
     spec: {
@@ -67,7 +73,12 @@ describe('fieldsOwnedBy', () => {
 
   it('unions two entries of the same manager', () => {
     const object = service();
-    object.metadata!.managedFields!.push({ manager: 'berth', operation: 'Update', fieldsType: 'FieldsV1', fieldsV1: { 'f:spec': { 'f:type': {} } } });
+    object.metadata!.managedFields!.push({
+      manager: 'berth',
+      operation: 'Update',
+      fieldsType: 'FieldsV1',
+      fieldsV1: { 'f:spec': { 'f:type': {} } },
+    });
     expect(Object.keys(fieldsOwnedBy(object, 'berth')!['f:spec']!)).toEqual(['f:selector', 'f:ports', 'f:type']);
   });
 });
@@ -99,7 +110,14 @@ describe('ownedFieldsView', () => {
     expect(view).toEqual({
       apiVersion: 'v1',
       kind: 'Service',
-      metadata: { name: 'web', namespace: 'team-a', uid: 'u1', resourceVersion: '42', labels: { app: 'web', team: 'a' }, annotations: { 'berth.dev/applied-hash': 'abc' } },
+      metadata: {
+        name: 'web',
+        namespace: 'team-a',
+        uid: 'u1',
+        resourceVersion: '42',
+        labels: { app: 'web', team: 'a' },
+        annotations: { 'berth.dev/applied-hash': 'abc' },
+      },
       spec: { selector: { app: 'web', tier: 'front' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }], type: 'ClusterIP' },
     });
   });

@@ -48,7 +48,8 @@ export function fieldsOwnedBy(object: KubeObject, manager: string): FieldSet | u
 
 export function mergeFieldSets(a: FieldSet, b: FieldSet): FieldSet {
   const merged: FieldSet = { ...a };
-  for (const [member, children] of Object.entries(b)) merged[member] = member in merged ? mergeFieldSets(merged[member]!, children) : children;
+  for (const [member, children] of Object.entries(b))
+    merged[member] = member in merged ? mergeFieldSets(merged[member]!, children) : children;
   return merged;
 }
 
@@ -89,7 +90,10 @@ function itemMatcher(member: string): (item: unknown, index: number) => boolean 
     const keys = parseMember(member);
     if (keys === null || typeof keys !== 'object') return () => false;
     const entries = Object.entries(keys as Record<string, unknown>);
-    return (item) => item !== null && typeof item === 'object' && entries.every(([key, expected]) => sameJson(expected, (item as Record<string, unknown>)[key]));
+    return (item) =>
+      item !== null &&
+      typeof item === 'object' &&
+      entries.every(([key, expected]) => sameJson(expected, (item as Record<string, unknown>)[key]));
   }
   return () => false;
 }
@@ -134,7 +138,12 @@ export function ownedFieldsView(manager: string, alsoKeep: readonly string[] = [
     // The metadata is kept whole (below), so its owned fields are not projected only to be dropped.
     const { 'f:metadata': _ownedMetadata, ...owned } = fieldsOwnedBy(object, manager) ?? {};
     const ownedBody = (Object.keys(owned).length > 0 ? projectFields(object, owned) : {}) as Record<string, unknown>;
-    const view: Record<string, unknown> = { ...ownedBody, apiVersion: object.apiVersion, kind: object.kind, metadata: stripManagedFields(object).metadata };
+    const view: Record<string, unknown> = {
+      ...ownedBody,
+      apiVersion: object.apiVersion,
+      kind: object.kind,
+      metadata: stripManagedFields(object).metadata,
+    };
     for (const path of paths) copyPath(object as Record<string, unknown>, view, path);
     return view as KubeObject;
   };

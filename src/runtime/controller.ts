@@ -8,7 +8,16 @@ import type { EventRecorder } from './events.ts';
 import type { Informer } from './informer.ts';
 import type { Logger } from './logger.ts';
 import type { RuntimeMetrics } from './metrics.ts';
-import { groupOf, keyString, objectKey, parseKeyString, type DeepReadonly, type KubeObject, type ObjectKey, type ResourceKind } from './types.ts';
+import {
+  groupOf,
+  keyString,
+  objectKey,
+  parseKeyString,
+  type DeepReadonly,
+  type KubeObject,
+  type ObjectKey,
+  type ResourceKind,
+} from './types.ts';
 import { WorkQueue, type ProcessResult } from './work-queue.ts';
 
 export type ReconcileResult = ProcessResult;
@@ -133,7 +142,11 @@ export class Controller<T extends KubeObject = KubeObject> {
 
   /** The informers this controller reads, primary first. */
   get informers(): Informer[] {
-    return [this.#options.informer as unknown as Informer, ...ownedSources(this.#options.owns).map((o) => o.informer), ...(this.#options.watches ?? []).map((w) => w.informer)];
+    return [
+      this.#options.informer as unknown as Informer,
+      ...ownedSources(this.#options.owns).map((o) => o.informer),
+      ...(this.#options.watches ?? []).map((w) => w.informer),
+    ];
   }
 
   enqueue(key: ObjectKey): void {

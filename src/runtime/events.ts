@@ -55,7 +55,12 @@ interface Occurrence {
 }
 
 /** The core/v1 Event of an occurrence on `object`. Pure. */
-function eventBody(object: DeepReadonly<KubeObject> | KubeObject, name: string, occurrence: Occurrence, reporter: { component: string; instance: string }) {
+function eventBody(
+  object: DeepReadonly<KubeObject> | KubeObject,
+  name: string,
+  occurrence: Occurrence,
+  reporter: { component: string; instance: string },
+) {
   const meta = object.metadata!;
   const timestamp = occurrence.at.toISOString();
   return {

@@ -21,11 +21,19 @@ const spec = (manager: string) => ({
 
 describe('adoptedManagedFields', () => {
   it('is undefined when no entry belongs to a legacy manager: nothing to write', () => {
-    expect(adoptedManagedFields([status('berth', { 'f:issuer': {} }, '2026-01-01T00:00:00Z'), spec('kubectl-create')], { legacy: [''], manager: 'berth' })).toBeUndefined();
+    expect(
+      adoptedManagedFields([status('berth', { 'f:issuer': {} }, '2026-01-01T00:00:00Z'), spec('kubectl-create')], {
+        legacy: [''],
+        manager: 'berth',
+      }),
+    ).toBeUndefined();
   });
 
-  it("renames a legacy entry when the manager has none in that slot", () => {
-    const adopted = adoptedManagedFields([spec('kubectl-create'), status('', { 'f:issuer': {} }, '2026-01-01T00:00:00Z')], { legacy: [''], manager: 'berth' });
+  it('renames a legacy entry when the manager has none in that slot', () => {
+    const adopted = adoptedManagedFields([spec('kubectl-create'), status('', { 'f:issuer': {} }, '2026-01-01T00:00:00Z')], {
+      legacy: [''],
+      manager: 'berth',
+    });
     expect(adopted?.map((entry) => [entry.manager, entry.subresource])).toEqual([
       ['kubectl-create', undefined],
       ['berth', 'status'],
@@ -34,7 +42,10 @@ describe('adoptedManagedFields', () => {
 
   it("folds a legacy entry into the manager's entry of the same slot: the union of fields, the later time", () => {
     const adopted = adoptedManagedFields(
-      [status('berth', { 'f:conditions': {} }, '2026-01-02T00:00:00Z'), status('', { 'f:issuer': {}, 'f:conditions': {} }, '2026-01-03T00:00:00Z')],
+      [
+        status('berth', { 'f:conditions': {} }, '2026-01-02T00:00:00Z'),
+        status('', { 'f:issuer': {}, 'f:conditions': {} }, '2026-01-03T00:00:00Z'),
+      ],
       { legacy: [''], manager: 'berth' },
     );
     expect(adopted).toHaveLength(1);
@@ -45,7 +56,11 @@ describe('adoptedManagedFields', () => {
   it('leaves other subresources, other API versions and Apply entries where they are', () => {
     const apply = { ...status('', { 'f:issuer': {} }, '2026-01-01T00:00:00Z'), operation: 'Apply' };
     const older = { ...status('', { 'f:issuer': {} }, '2026-01-01T00:00:00Z'), apiVersion: 'berth.dev/v1alpha0' };
-    const adopted = adoptedManagedFields([spec(''), apply, older, status('berth', {}, '2026-01-01T00:00:00Z')], { legacy: [''], manager: 'berth', subresource: 'status' });
+    const adopted = adoptedManagedFields([spec(''), apply, older, status('berth', {}, '2026-01-01T00:00:00Z')], {
+      legacy: [''],
+      manager: 'berth',
+      subresource: 'status',
+    });
     expect(adopted?.map((entry) => [entry.manager, entry.operation, entry.apiVersion, entry.subresource])).toEqual([
       ['', 'Update', 'berth.dev/v1alpha1', undefined],
       ['', 'Apply', 'berth.dev/v1alpha1', 'status'],

@@ -24,7 +24,9 @@ export interface Adoption {
 export function adoptedManagedFields(entries: readonly V1ManagedFieldsEntry[], adoption: Adoption): V1ManagedFieldsEntry[] | undefined {
   const { legacy, manager, subresource } = adoption;
   const isLegacy = (entry: V1ManagedFieldsEntry) =>
-    entry.operation === 'Update' && legacy.includes(entry.manager ?? '') && (subresource === undefined || entry.subresource === subresource);
+    entry.operation === 'Update' &&
+    legacy.includes(entry.manager ?? '') &&
+    (subresource === undefined || entry.subresource === subresource);
   if (!entries.some(isLegacy)) return undefined;
   const slot = (entry: V1ManagedFieldsEntry) => `${entry.apiVersion ?? ''}|${entry.subresource ?? ''}`;
   const adopted: V1ManagedFieldsEntry[] = [];

@@ -62,7 +62,14 @@ export {
 } from './controller.ts';
 export { statusOnlyUpdate, unlessStatusOnly } from './status-only.ts';
 export { createEventRecorder, type EventRecorder, type EventType } from './events.ts';
-export { createInformer, type AddHandler, type DeleteHandler, type Informer, type InformerOptions, type UpdateHandler } from './informer.ts';
+export {
+  createInformer,
+  type AddHandler,
+  type DeleteHandler,
+  type Informer,
+  type InformerOptions,
+  type UpdateHandler,
+} from './informer.ts';
 export { closeKubeConnections, isKubeApiError, KubeApiError, kubeRequest, kubeText, type KubeRequest } from './kube-request.ts';
 export { LeaderElector, type LeaderElectionConfig } from './leader-election.ts';
 export { createLogger, redactPaths, type Logger } from './logger.ts';

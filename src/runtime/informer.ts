@@ -77,7 +77,11 @@ interface WatchEvent {
   object: KubeObject & { code?: number; reason?: string; message?: string };
 }
 
-export function createInformer<T extends KubeObject = KubeObject>(kc: KubeConfig, resource: ResourceKind, options: InformerOptions = {}): Informer<T> {
+export function createInformer<T extends KubeObject = KubeObject>(
+  kc: KubeConfig,
+  resource: ResourceKind,
+  options: InformerOptions = {},
+): Informer<T> {
   return new CachingInformer<T>(kc, resource, options);
 }
 
@@ -238,7 +242,10 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
         }
         failures += 1;
         const delay = withJitter(backoffDelay(policy, failures));
-        this.#logger.warn({ namespace: scope || undefined, err: describeError(error), retryInMs: delay }, 'list/watch failed; reconnecting');
+        this.#logger.warn(
+          { namespace: scope || undefined, err: describeError(error), retryInMs: delay },
+          'list/watch failed; reconnecting',
+        );
         await sleep(delay, signal);
       }
     }
@@ -249,13 +256,21 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
     let continueToken: string | undefined;
     let resourceVersion = '';
     do {
-      const query = { limit: this.#options.pageSize ?? defaultPageSize, continue: continueToken, labelSelector: this.#options.labelSelector };
-      const page = await kubeList<KubeObject>(this.#kc, { method: 'GET', path: collectionPath(this.resource, scope), query, signal }, (item) => {
-        // List items come without apiVersion and kind; watch events carry them. Readers expect them.
-        item.apiVersion ??= this.resource.apiVersion;
-        item.kind ??= this.resource.kind;
-        items.push(this.#transform(item) as T);
-      });
+      const query = {
+        limit: this.#options.pageSize ?? defaultPageSize,
+        continue: continueToken,
+        labelSelector: this.#options.labelSelector,
+      };
+      const page = await kubeList<KubeObject>(
+        this.#kc,
+        { method: 'GET', path: collectionPath(this.resource, scope), query, signal },
+        (item) => {
+          // List items come without apiVersion and kind; watch events carry them. Readers expect them.
+          item.apiVersion ??= this.resource.apiVersion;
+          item.kind ??= this.resource.kind;
+          items.push(this.#transform(item) as T);
+        },
+      );
       continueToken = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
     } while (continueToken);
@@ -297,7 +312,12 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
    * One watch request; resolves when it ends cleanly ('ended'), stays silent past the inactivity timeout
    * ('silent'), or its resourceVersion is too old ('expired').
    */
-  async #watch(scope: string, resourceVersion: string, signal: AbortSignal, advance: (resourceVersion: string) => void): Promise<'ended' | 'silent' | 'expired'> {
+  async #watch(
+    scope: string,
+    resourceVersion: string,
+    signal: AbortSignal,
+    advance: (resourceVersion: string) => void,
+  ): Promise<'ended' | 'silent' | 'expired'> {
     const timeoutSeconds = this.#options.watchTimeoutSeconds ?? 300 + Math.floor(Math.random() * 300);
     const inactivityMs = this.#options.inactivityTimeoutMs ?? 120_000;
     const { request, response } = await openKubeRequest(this.#kc, {

@@ -78,7 +78,10 @@ function kubeUrl(kc: KubeConfig, path: string, query: KubeRequest['query'] = {})
 }
 
 /** Opens a request and resolves with the response head; the caller consumes the body. */
-export async function openKubeRequest(kc: KubeConfig, req: KubeRequest): Promise<{ request: ClientRequest; response: IncomingMessage; url: URL }> {
+export async function openKubeRequest(
+  kc: KubeConfig,
+  req: KubeRequest,
+): Promise<{ request: ClientRequest; response: IncomingMessage; url: URL }> {
   const url = kubeUrl(kc, req.path, req.query);
   const secure = url.protocol === 'https:';
   const options: RequestOptions = {};
@@ -130,7 +133,11 @@ export async function kubeRequest<T = unknown>(kc: KubeConfig, req: KubeRequest)
  * Sends a list request and hands over each of its items as soon as it is read (list-items.ts says
  * why); resolves with the rest of the list (its metadata). Non-2xx answers throw KubeApiError.
  */
-export async function kubeList<T>(kc: KubeConfig, req: KubeRequest, onItem: (item: T) => void): Promise<{ metadata?: { resourceVersion?: string; continue?: string } }> {
+export async function kubeList<T>(
+  kc: KubeConfig,
+  req: KubeRequest,
+  onItem: (item: T) => void,
+): Promise<{ metadata?: { resourceVersion?: string; continue?: string } }> {
   const reader = new ListItemReader(onItem);
   for await (const chunk of await openSuccessful(kc, req)) reader.push(chunk as Buffer);
   return reader.end();

@@ -65,8 +65,10 @@ export class LeaderElector {
   constructor(kc: KubeConfig, config: LeaderElectionConfig, callbacks: LeaderCallbacks, logger: Logger) {
     this.#kc = kc;
     this.#config = { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000, ...config };
-    if (this.#config.renewDeadlineMs >= this.#config.leaseDurationMs) throw new Error('leader election: renewDeadline must be shorter than leaseDuration');
-    if (this.#config.retryPeriodMs >= this.#config.renewDeadlineMs) throw new Error('leader election: retryPeriod must be shorter than renewDeadline');
+    if (this.#config.renewDeadlineMs >= this.#config.leaseDurationMs)
+      throw new Error('leader election: renewDeadline must be shorter than leaseDuration');
+    if (this.#config.retryPeriodMs >= this.#config.renewDeadlineMs)
+      throw new Error('leader election: retryPeriod must be shorter than renewDeadline');
     // A follower dates a change it sees to its previous read (see #observe): a leader must have
     // stepped down (renewDeadline) before the lease can look expired that much early.
     if (this.#config.renewDeadlineMs + this.#config.retryPeriodMs * 1.2 > this.#config.leaseDurationMs) {
@@ -140,7 +142,10 @@ export class LeaderElector {
   /** A leader that has not renewed for renewDeadline stops leading, whatever its requests are doing. */
   #armRenewDeadline(): void {
     clearTimeout(this.#deadline);
-    this.#deadline = setTimeout(() => this.#stepDown(`lease not renewed within ${this.#config.renewDeadlineMs} ms`), this.#config.renewDeadlineMs);
+    this.#deadline = setTimeout(
+      () => this.#stepDown(`lease not renewed within ${this.#config.renewDeadlineMs} ms`),
+      this.#config.renewDeadlineMs,
+    );
   }
 
   #stepDown(why: string): void {
@@ -166,7 +171,11 @@ export class LeaderElector {
    */
   #observe(spec: LeaseSpec): void {
     const now = Date.now();
-    const record = JSON.stringify({ holderIdentity: spec.holderIdentity ?? '', renewTime: spec.renewTime ?? '', leaseTransitions: spec.leaseTransitions ?? 0 });
+    const record = JSON.stringify({
+      holderIdentity: spec.holderIdentity ?? '',
+      renewTime: spec.renewTime ?? '',
+      leaseTransitions: spec.leaseTransitions ?? 0,
+    });
     if (record !== this.#observedRecord) {
       const first = this.#observedRecord === '' || this.#lastReadAt === 0;
       this.#observedAt = first ? now : Math.max(this.#lastReadAt, now - this.#config.retryPeriodMs * 1.2);
@@ -181,15 +190,31 @@ export class LeaderElector {
     const durationSeconds = Math.max(1, Math.ceil(this.#config.leaseDurationMs / 1000));
     let lease: Lease;
     try {
-      lease = await kubeRequest<Lease>(this.#kc, { method: 'GET', path: this.#path(this.#config.leaseName), timeoutMs, signal: this.#abort.signal });
+      lease = await kubeRequest<Lease>(this.#kc, {
+        method: 'GET',
+        path: this.#path(this.#config.leaseName),
+        timeoutMs,
+        signal: this.#abort.signal,
+      });
     } catch (error) {
       if (!isKubeApiError(error, 404)) throw error;
-      const spec: LeaseSpec = { holderIdentity: this.#config.identity, leaseDurationSeconds: durationSeconds, acquireTime: microTime(now), renewTime: microTime(now), leaseTransitions: 0 };
+      const spec: LeaseSpec = {
+        holderIdentity: this.#config.identity,
+        leaseDurationSeconds: durationSeconds,
+        acquireTime: microTime(now),
+        renewTime: microTime(now),
+        leaseTransitions: 0,
+      };
       try {
         await kubeRequest(this.#kc, {
           method: 'POST',
           path: this.#path(),
-          body: { apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name: this.#config.leaseName, namespace: this.#config.namespace }, spec },
+          body: {
+            apiVersion: 'coordination.k8s.io/v1',
+            kind: 'Lease',
+            metadata: { name: this.#config.leaseName, namespace: this.#config.namespace },
+            spec,
+          },
           timeoutMs,
           signal: this.#abort.signal,
         });
@@ -218,7 +243,13 @@ export class LeaderElector {
       leaseTransitions: ours ? (spec.leaseTransitions ?? 0) : (spec.leaseTransitions ?? 0) + (holder ? 1 : 0),
     };
     try {
-      await kubeRequest(this.#kc, { method: 'PUT', path: this.#path(this.#config.leaseName), body: { ...lease, spec: next }, timeoutMs, signal: this.#abort.signal });
+      await kubeRequest(this.#kc, {
+        method: 'PUT',
+        path: this.#path(this.#config.leaseName),
+        body: { ...lease, spec: next },
+        timeoutMs,
+        signal: this.#abort.signal,
+      });
     } catch (error) {
       // Someone else wrote the lease between our read and write: they won this round.
       if (isKubeApiError(error, 409)) return false;
@@ -230,7 +261,11 @@ export class LeaderElector {
 
   /** Clears the holder and shortens the lease to 1 s so a standby takes over on its next retry. */
   async #release(): Promise<void> {
-    const lease = await kubeRequest<Lease>(this.#kc, { method: 'GET', path: this.#path(this.#config.leaseName), timeoutMs: this.#config.renewDeadlineMs });
+    const lease = await kubeRequest<Lease>(this.#kc, {
+      method: 'GET',
+      path: this.#path(this.#config.leaseName),
+      timeoutMs: this.#config.renewDeadlineMs,
+    });
     if (lease.spec?.holderIdentity !== this.#config.identity) return;
     const now = microTime(new Date());
     await kubeRequest(this.#kc, {

@@ -19,7 +19,10 @@ const tricky = {
   apiVersion: 'v1',
   metadata: { resourceVersion: '42', continue: 'eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ' },
   items: [
-    { metadata: { name: 'a', annotations: { items: '[{"items":[]}]', quote: 'a \\" } ] { [ \\\\', unicode: 'zürich 東京 🚢' } }, data: { items: '' } },
+    {
+      metadata: { name: 'a', annotations: { items: '[{"items":[]}]', quote: 'a \\" } ] { [ \\\\', unicode: 'zürich 東京 🚢' } },
+      data: { items: '' },
+    },
     { metadata: { name: 'b' }, data: {}, list: [[1, 2], [], [{ items: [3] }]] },
     {},
   ],

@@ -21,7 +21,10 @@ describe('createLogger', () => {
     logger.info({ req: { headers: { authorization: 'Bearer SECRET-5', 'x-api-key': 'SECRET-6', accept: 'json' } } }, 'headers');
     logger.info({ spec: { secrets: [{ name: 'DB_URL', value: 'SECRET-7' }] } }, 'secret values');
     logger.info({ deployment: { spec: { secrets: [{ name: 'DB_URL', value: 'SECRET-8' }] } } }, 'deeper secret values');
-    logger.info({ object: { kind: 'Secret', metadata: { name: 's' }, data: { key: 'U0VDUkVULTk=' }, stringData: { k: 'SECRET-10' } } }, 'a Secret');
+    logger.info(
+      { object: { kind: 'Secret', metadata: { name: 's' }, data: { key: 'U0VDUkVULTk=' }, stringData: { k: 'SECRET-10' } } },
+      'a Secret',
+    );
     logger.child({ name: 'x' }).info({ objects: [{ kind: 'Secret', data: { k: 'SECRET-11' } }] }, 'Secrets in a list');
     const output = lines.join('');
     expect(output).not.toMatch(/SECRET-|U0VDUkVULTk=/);

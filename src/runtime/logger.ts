@@ -29,7 +29,9 @@ const redacted = '[Redacted]';
 function withoutSecretData(value: unknown, depth = 0): unknown {
   if (depth > 6 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) {
-    return value.some((item) => item !== withoutSecretData(item, depth + 1)) ? value.map((item) => withoutSecretData(item, depth + 1)) : value;
+    return value.some((item) => item !== withoutSecretData(item, depth + 1))
+      ? value.map((item) => withoutSecretData(item, depth + 1))
+      : value;
   }
   const record = value as Record<string, unknown>;
   let copy: Record<string, unknown> | undefined;

@@ -31,7 +31,11 @@ describe('ObjectStore', () => {
 
   it('keeps a value with one object and one with many apart, through every transition', () => {
     const store = new ObjectStore<KubeObject>(builtInIndexes);
-    const names = () => store.byIndex('owner', 'u').map((o) => o.metadata?.name).sort();
+    const names = () =>
+      store
+        .byIndex('owner', 'u')
+        .map((o) => o.metadata?.name)
+        .sort();
     for (const name of ['a', 'b', 'c']) store.upsert(object('n', name, {}, ['u']));
     store.upsert(object('n', 'a', {}, ['u']));
     expect(names()).toEqual(['a', 'b', 'c']);
@@ -56,7 +60,11 @@ describe('ObjectStore', () => {
     expect(store.get('a', 'same')?.metadata?.namespace).toBe('a');
     expect(store.get('', 'node-1')?.metadata?.name).toBe('node-1');
     expect(store.inNamespace('b').map((o) => o.metadata?.namespace)).toEqual(['b']);
-    expect([...store.values()].map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name}`).sort()).toEqual(['/node-1', 'a/same', 'b/same']);
+    expect([...store.values()].map((o) => `${o.metadata?.namespace ?? ''}/${o.metadata?.name}`).sort()).toEqual([
+      '/node-1',
+      'a/same',
+      'b/same',
+    ]);
     expect(store.delete('a', 'missing')).toBeUndefined();
     expect(store.delete('c', 'same')).toBeUndefined();
     expect(store.size).toBe(3);

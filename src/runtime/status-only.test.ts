@@ -5,7 +5,14 @@ import type { KubeObject } from './types.ts';
 const base: KubeObject = {
   apiVersion: 'berth.dev/v1alpha1',
   kind: 'Deployment',
-  metadata: { name: 'shop', namespace: 'ns', generation: 2, resourceVersion: '10', labels: { team: 'a' }, finalizers: ['berth.dev/cleanup'] },
+  metadata: {
+    name: 'shop',
+    namespace: 'ns',
+    generation: 2,
+    resourceVersion: '10',
+    labels: { team: 'a' },
+    finalizers: ['berth.dev/cleanup'],
+  },
   spec: { image: 'a' },
   status: { status: 'DEPLOYING' },
 } as KubeObject;

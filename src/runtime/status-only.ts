@@ -19,4 +19,5 @@ export function statusOnlyUpdate(object: DeepReadonly<KubeObject>, previous: Dee
 }
 
 /** An update filter (controller.ts) that lets every update through but a status-only one. */
-export const unlessStatusOnly = (object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>): boolean => !statusOnlyUpdate(object, previous);
+export const unlessStatusOnly = (object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>): boolean =>
+  !statusOnlyUpdate(object, previous);

@@ -15,7 +15,9 @@ describe('SubtreePool', () => {
   it('leaves one copy of a string that many objects hold, in the parts it pools and the ones it cannot', async () => {
     const pool = new SubtreePool(new StringPool());
     const namespace = `team-${Math.random().toString(36).slice(2)}-namespace`;
-    const objects = Array.from({ length: 50 }, (_, i) => JSON.parse(JSON.stringify({ metadata: { name: `o${i}`, namespace, resourceVersion: `${i}` }, spec: { namespace } })));
+    const objects = Array.from({ length: 50 }, (_, i) =>
+      JSON.parse(JSON.stringify({ metadata: { name: `o${i}`, namespace, resourceVersion: `${i}` }, spec: { namespace } })),
+    );
     expect(await copiesInHeap(namespace)).toBeGreaterThanOrEqual(100);
     for (const object of objects) pool.shareParts(object);
     // The pooled copy, and the test's own.
@@ -77,7 +79,22 @@ describe('SubtreePool', () => {
 
   it('tells apart values that print alike: strings, numbers, booleans and null, member names and order', () => {
     const pool = new SubtreePool(new StringPool());
-    const values = [{ v: '1' }, { v: 1 }, { v: 'true' }, { v: true }, { v: null }, { v: 'null' }, { w: 1 }, { a: 1, b: 2 }, { b: 2, a: 1 }, ['1'], [1], [[1]], [{}], [[]]];
+    const values = [
+      { v: '1' },
+      { v: 1 },
+      { v: 'true' },
+      { v: true },
+      { v: null },
+      { v: 'null' },
+      { w: 1 },
+      { a: 1, b: 2 },
+      { b: 2, a: 1 },
+      ['1'],
+      [1],
+      [[1]],
+      [{}],
+      [[]],
+    ];
     const holder = JSON.parse(JSON.stringify(values.map((value) => ({ value }))));
     const again = JSON.parse(JSON.stringify(holder));
     pool.shareParts({ holder });

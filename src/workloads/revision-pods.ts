@@ -70,7 +70,9 @@ export const podView: CacheTransform = (object: KubeObject) => {
     },
     status: {
       phase: status.phase,
-      ...(status.conditions ? { conditions: status.conditions.map(({ type, status: s, reason, message }) => ({ type, status: s, reason, message })) } : {}),
+      ...(status.conditions
+        ? { conditions: status.conditions.map(({ type, status: s, reason, message }) => ({ type, status: s, reason, message })) }
+        : {}),
       ...(status.initContainerStatuses ? { initContainerStatuses: status.initContainerStatuses.map(container) } : {}),
       ...(status.containerStatuses ? { containerStatuses: status.containerStatuses.map(container) } : {}),
     },

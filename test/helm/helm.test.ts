@@ -38,7 +38,10 @@ async function organizationRegistry(): Promise<void> {
   if (registry) return;
   const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, release, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
   const dir = mkdtempSync(join(tmpdir(), 'berth-helm-registry-'));
-  registry = { ...(await startPushRegistry({ dir, kubeConfig: testKubeConfig(), operatorNamespace: namespace, berthUrl: `http://${clusterIp}` })), dir };
+  registry = {
+    ...(await startPushRegistry({ dir, kubeConfig: testKubeConfig(), operatorNamespace: namespace, berthUrl: `http://${clusterIp}` })),
+    dir,
+  };
 }
 
 function imageValues(reference: string): string[] {
@@ -47,7 +50,18 @@ function imageValues(reference: string): string[] {
 }
 
 async function install(): Promise<void> {
-  await helm(['install', release, chart, '--namespace', namespace, ...imageValues(inject('berthImage')), ...values, '--wait', '--timeout', '5m']);
+  await helm([
+    'install',
+    release,
+    chart,
+    '--namespace',
+    namespace,
+    ...imageValues(inject('berthImage')),
+    ...values,
+    '--wait',
+    '--timeout',
+    '5m',
+  ]);
 }
 
 beforeAll(async () => {
@@ -56,25 +70,37 @@ beforeAll(async () => {
   await ensureOrganizationNamespace(testKubeConfig(), apps, organization);
   github = await FakeGitHub.start({ host: nodeIp });
   values = [
-    '--set', `apiKey.sha256=${createHash('sha256').update(key).digest('hex')}`,
-    '--set', `apiKey.organizations[0]=${organization}`,
-    '--set', `services.postgres.image=${await serviceImage('postgres')}`,
-    '--set', `services.redis.image=${await serviceImage('redis')}`,
+    '--set',
+    `apiKey.sha256=${createHash('sha256').update(key).digest('hex')}`,
+    '--set',
+    `apiKey.organizations[0]=${organization}`,
+    '--set',
+    `services.postgres.image=${await serviceImage('postgres')}`,
+    '--set',
+    `services.redis.image=${await serviceImage('redis')}`,
     // The organization policy under the chart's RBAC: a quota too large to get in the way, and the
     // network policy (the node does not enforce it: the objects are what is checked).
-    '--set', 'organizations.resourceQuota.pods=100',
-    '--set', 'organizations.networkPolicy.enabled=true',
+    '--set',
+    'organizations.resourceQuota.pods=100',
+    '--set',
+    'organizations.networkPolicy.enabled=true',
   ];
   // Builds as on a cluster whose registry holds the build images (the node's); organizations' sources
   // and images go to the registry whose tokens Berth issues.
   const builds = await nodeBuildImages();
   values.push(
-    '--set', `builder.image=${builds.builder}`,
-    '--set', `builder.gitImage=${builds.git}`,
-    '--set', `builder.toolsImage=${builds.buildTools}`,
-    '--set', `builder.agentToolsImage=${builds.agentTools}`,
-    '--set', `builder.registry=${inject('registry')}`,
-    '--set', `builder.pushRegistry=${pushRegistryAddress}`,
+    '--set',
+    `builder.image=${builds.builder}`,
+    '--set',
+    `builder.gitImage=${builds.git}`,
+    '--set',
+    `builder.toolsImage=${builds.buildTools}`,
+    '--set',
+    `builder.agentToolsImage=${builds.agentTools}`,
+    '--set',
+    `builder.registry=${inject('registry')}`,
+    '--set',
+    `builder.pushRegistry=${pushRegistryAddress}`,
   );
   images.v1 = await exampleImage('helm-v1');
   images.v2 = await exampleImage('helm-v2');
@@ -99,11 +125,15 @@ function smallDeployment(name: string, maxScale: number) {
 
 /** Waits until `apps` holds none of these kinds; a timeout names what is left. */
 async function nothingLeft(kinds: string[]): Promise<void> {
-  await eventually(async () => {
-    const left = (await kubectlOk(['get', kinds.join(','), '-n', apps, '-o', 'name'])).trim();
-    if (left) throw new Error(`left: ${left.split('\n').join(', ')}`);
-    return true;
-  }, 60_000, `no ${kinds.join(', ')} left`);
+  await eventually(
+    async () => {
+      const left = (await kubectlOk(['get', kinds.join(','), '-n', apps, '-o', 'name'])).trim();
+      if (left) throw new Error(`left: ${left.split('\n').join(', ')}`);
+      return true;
+    },
+    60_000,
+    `no ${kinds.join(', ')} left`,
+  );
 }
 
 /** On a failure, what Berth's pods said last. */
@@ -123,14 +153,27 @@ describe('helm install onto the real node', () => {
     expect(pods).toHaveLength(2);
     expect(pods.every((pod) => pod.ready && pod.image === inject('berthImage'))).toBe(true);
     expect(pods.map((pod) => pod.name)).toContain(await eventually(() => leader(namespace), 30_000, 'a leader'));
-    const crd = JSON.parse(await kubectlOk(['get', 'crd', 'deployments.berth.dev', '-o', 'json'])) as { metadata: { annotations: Record<string, string> } };
+    const crd = JSON.parse(await kubectlOk(['get', 'crd', 'deployments.berth.dev', '-o', 'json'])) as {
+      metadata: { annotations: Record<string, string> };
+    };
     expect(crd.metadata.annotations['meta.helm.sh/release-name']).toBe(release);
     expect(crd.metadata.annotations['helm.sh/resource-policy']).toBe('keep');
     const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, release, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
     api = httpApi(`http://${clusterIp}`, { 'x-api-key': key });
-    await eventually(async () => (await api.call('GET', '/v2/deployments')).status === 200, 20_000, 'the HTTP API through the chart Service');
-    const policyObjects = async () => (await kubectlOk(['get', 'resourcequota,limitrange,networkpolicy', '-n', apps, '-o', 'name'])).trim().split('\n').sort();
-    expect(await eventually(async () => ((await policyObjects()).length === 2 ? policyObjects() : undefined), 20_000, 'the organization policy in apps')).toEqual(['networkpolicy.networking.k8s.io/berth-organization', 'resourcequota/berth-organization']);
+    await eventually(
+      async () => (await api.call('GET', '/v2/deployments')).status === 200,
+      20_000,
+      'the HTTP API through the chart Service',
+    );
+    const policyObjects = async () =>
+      (await kubectlOk(['get', 'resourcequota,limitrange,networkpolicy', '-n', apps, '-o', 'name'])).trim().split('\n').sort();
+    expect(
+      await eventually(
+        async () => ((await policyObjects()).length === 2 ? policyObjects() : undefined),
+        20_000,
+        'the organization policy in apps',
+      ),
+    ).toEqual(['networkpolicy.networking.k8s.io/berth-organization', 'resourcequota/berth-organization']);
   });
 
   it('serves a Deployment created through the chart Service, with Postgres, Redis, a queue worker and an Ingress, and deletes it with its volume', async () => {
@@ -141,9 +184,18 @@ describe('helm install onto the real node', () => {
       source_config: {
         custom_url: 'http://shop.example.test',
         resource_spec: {
-          min_scale: 1, max_scale: 2, cpu: 0.1, memory_mb: 64,
-          queue_min_scale: 1, queue_max_scale: 1, queue_cpu: 0.05, queue_memory_mb: 32,
-          db_storage_gi: 1, db_cpu: 0.1, db_memory_mb: 128, redis_memory_mb: 64,
+          min_scale: 1,
+          max_scale: 2,
+          cpu: 0.1,
+          memory_mb: 64,
+          queue_min_scale: 1,
+          queue_max_scale: 1,
+          queue_cpu: 0.05,
+          queue_memory_mb: 32,
+          db_storage_gi: 1,
+          db_cpu: 0.1,
+          db_memory_mb: 128,
+          redis_memory_mb: 64,
         },
       },
       source_revision_config: { image_uri: images.v1 },
@@ -170,18 +222,55 @@ describe('helm install onto the real node', () => {
     const updated = await api.ok('PATCH', `/v2/deployments/${created.id}`, { source_revision_config: { image_uri: images.v2 } });
     await revisionReaches(api, created.id, updated.latest_revision_id, ['DEPLOYED']);
     await api.ok('PATCH', `/v2/deployments/${created.id}`, { source_config: { resource_spec: { min_scale: 2, max_scale: 2 } } });
-    await eventually(async () => (await kubectlOk(['get', 'deployments.apps', '-n', apps, 'web', '-o', 'jsonpath={.status.readyReplicas}'])) === '2', 60_000, 'two Ready replicas');
+    await eventually(
+      async () => (await kubectlOk(['get', 'deployments.apps', '-n', apps, 'web', '-o', 'jsonpath={.status.readyReplicas}'])) === '2',
+      60_000,
+      'two Ready replicas',
+    );
     await api.ok('POST', `/v2/deployments/${created.id}/revisions/${first}/redeploy`);
-    await eventually(async () => (await api.ok('GET', `/v2/deployments/${created.id}`)).active_revision_id === first, 90_000, 'the first revision serving again');
+    await eventually(
+      async () => (await api.ok('GET', `/v2/deployments/${created.id}`)).active_revision_id === first,
+      90_000,
+      'the first revision serving again',
+    );
 
     // An OAuth provider through the API; a code-host integration whose code host the pods reach.
-    const provider = await api.ok('POST', '/v2/auth/providers', { provider_id: 'helm-idp', name: 'IdP', client_id: 'c', client_secret: 'helm-client-secret', auth_url: 'https://idp.example.test/authorize', token_url: 'https://idp.example.test/token' });
+    const provider = await api.ok('POST', '/v2/auth/providers', {
+      provider_id: 'helm-idp',
+      name: 'IdP',
+      client_id: 'c',
+      client_secret: 'helm-client-secret',
+      auth_url: 'https://idp.example.test/authorize',
+      token_url: 'https://idp.example.test/token',
+    });
     expect((await api.ok('GET', '/v2/auth/providers/helm-idp')).id).toBe(provider.id);
     const owner = github.account('helm-user');
     github.addRepositories(owner, 3);
-    await kubectlOk(['create', 'secret', 'generic', '-n', apps, 'github-token', `--from-literal=token=${github.issuePersonalToken(owner)}`]);
-    await kubectlOk(['apply', '-n', apps, '-f', '-'], JSON.stringify({ apiVersion: 'berth.dev/v1alpha1', kind: 'CodeHostIntegration', metadata: { name: 'github' }, spec: { baseUrl: github.url, credentialsSecretRef: { name: 'github-token' } } }));
-    await eventually(async () => (await kubectlOk(['get', 'codehost', '-n', apps, 'github', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) === 'True', 60_000, 'the integration Ready');
+    await kubectlOk([
+      'create',
+      'secret',
+      'generic',
+      '-n',
+      apps,
+      'github-token',
+      `--from-literal=token=${github.issuePersonalToken(owner)}`,
+    ]);
+    await kubectlOk(
+      ['apply', '-n', apps, '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'berth.dev/v1alpha1',
+        kind: 'CodeHostIntegration',
+        metadata: { name: 'github' },
+        spec: { baseUrl: github.url, credentialsSecretRef: { name: 'github-token' } },
+      }),
+    );
+    await eventually(
+      async () =>
+        (await kubectlOk(['get', 'codehost', '-n', apps, 'github', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) ===
+        'True',
+      60_000,
+      'the integration Ready',
+    );
     const integrationId = (await kubectlOk(['get', 'codehost', '-n', apps, 'github', '-o', 'jsonpath={.metadata.uid}'])).trim();
     expect(await api.ok('GET', `/v1/integrations/codehost/${integrationId}/repos`)).toHaveLength(3);
 
@@ -189,7 +278,11 @@ describe('helm install onto the real node', () => {
     const built = await api.ok('POST', '/v2/deployments', {
       name: 'from-source',
       source: 'codehost',
-      source_config: { integration_id: integrationId, repo_url: `${github.url}/helm-user/repo-1`, resource_spec: { min_scale: 1, max_scale: 1 } },
+      source_config: {
+        integration_id: integrationId,
+        repo_url: `${github.url}/helm-user/repo-1`,
+        resource_spec: { min_scale: 1, max_scale: 1 },
+      },
       source_revision_config: { repo_ref: 'main' },
     });
     await eventually(async () => (await kubectlOk(['get', 'jobs', '-n', apps, '-o', 'name'])).trim() !== '', 60_000, 'a build Job');
@@ -207,7 +300,9 @@ describe('helm install onto the real node', () => {
     const created = await api.ok('POST', '/v2/deployments', {
       name: 'agent',
       source: 'internal_source',
-      source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 } },
+      source_config: {
+        resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
+      },
       source_revision_config: {},
     });
     const home = mkdtempSync(join(tmpdir(), 'berth-helm-agent-'));
@@ -217,7 +312,9 @@ describe('helm install onto the real node', () => {
       const user = { api: `${api.url}/api-host`, key, organization, home };
       await runLanggraph(user, project, ['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
       // The build log, read by the client as it reads it (the level upper-cased), from either replica.
-      expect(await runLanggraph(user, project, ['deploy', 'logs', '--name', 'agent', '--type', 'build', '--level', 'info', '--limit', '500'])).toContain('making the Dockerfile from langgraph.json');
+      expect(
+        await runLanggraph(user, project, ['deploy', 'logs', '--name', 'agent', '--type', 'build', '--level', 'info', '--limit', '500']),
+      ).toContain('making the Dockerfile from langgraph.json');
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -225,14 +322,19 @@ describe('helm install onto the real node', () => {
     const revision = await api.ok('GET', `/v2/deployments/${created.id}/revisions/${deployment.latest_revision_id}`);
     expect(revision.status, revision.status_message).toBe('DEPLOYED');
     await eventually(async () => (await httpGet(`${deployment.url}/ok`)).status === 200, 120_000, 'the agent server answering /ok');
-    const run = await fetch(`${deployment.url}/runs/wait`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assistant_id: 'agent', input: { text: 'under the chart' } }), signal: AbortSignal.timeout(30_000) });
+    const run = await fetch(`${deployment.url}/runs/wait`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ assistant_id: 'agent', input: { text: 'under the chart' } }),
+      signal: AbortSignal.timeout(30_000),
+    });
     expect(await run.json()).toEqual({ text: 'UNDER THE CHART!' });
     expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
     await nothingLeft(['deployments.berth.dev', 'jobs']);
     expect(await forbiddenInLogs(namespace)).toEqual([]);
   });
 
-  it('deploys agent servers by the client\'s default path (a local build, pushed with the push token) and by --image-uri through the chart Service', async () => {
+  it("deploys agent servers by the client's default path (a local build, pushed with the push token) and by --image-uri through the chart Service", async () => {
     printBerthLogs();
     await organizationRegistry();
     const home = mkdtempSync(join(tmpdir(), 'berth-helm-local-'));
@@ -245,20 +347,43 @@ describe('helm install onto the real node', () => {
         const revision = await api.ok('GET', `/v2/deployments/${id}/revisions/${deployment.latest_revision_id}`);
         expect(revision.status, revision.status_message).toBe('DEPLOYED');
         await eventually(async () => (await httpGet(`${deployment.url}/ok`)).status === 200, 120_000, `${deployment.name} answering /ok`);
-        const run = await fetch(`${deployment.url}/runs/wait`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ assistant_id: 'agent', input: { text } }), signal: AbortSignal.timeout(30_000) });
+        const run = await fetch(`${deployment.url}/runs/wait`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ assistant_id: 'agent', input: { text } }),
+          signal: AbortSignal.timeout(30_000),
+        });
         expect(await run.json()).toEqual({ text: `${text.toUpperCase()}!` });
         return deployment;
       };
-      const local = /Deployment ID: (\S+)/.exec(await runLanggraph(user, project, ['deploy', '--name', 'agent-local', '--no-input', '-c', 'langgraph.json']))?.[1] ?? '';
+      const local =
+        /Deployment ID: (\S+)/.exec(
+          await runLanggraph(user, project, ['deploy', '--name', 'agent-local', '--no-input', '-c', 'langgraph.json']),
+        )?.[1] ?? '';
       const built = await serves(local, 'built locally');
       expect(built.source_revision_config.image_uri).toMatch(new RegExp(`^${pushRegistryAddress}/${apps}/agent-local@sha256:`));
-      expect(JSON.parse(await runLanggraph(user, project, ['deploy', 'list', '--json']))).toContainEqual({ id: local, name: 'agent-local' });
+      expect(JSON.parse(await runLanggraph(user, project, ['deploy', 'list', '--json']))).toContainEqual({
+        id: local,
+        name: 'agent-local',
+      });
       expect(await runLanggraph(user, project, ['deploy', 'revisions', 'list', local])).toContain('DEPLOYED');
-      const listeners = JSON.parse(await runLanggraph(user, project, ['deploy', 'listeners', 'list', '--json'])) as { compute_config: { k8s_namespaces: string[] } }[];
+      const listeners = JSON.parse(await runLanggraph(user, project, ['deploy', 'listeners', 'list', '--json'])) as {
+        compute_config: { k8s_namespaces: string[] };
+      }[];
       expect(listeners.flatMap((listener) => listener.compute_config.k8s_namespaces)).toContain(apps);
       // One at a time on the node's two cores.
       await runLanggraph(user, project, ['deploy', 'delete', local, '--force']);
-      const published = /Deployment ID: (\S+)/.exec(await runLanggraph(user, project, ['deploy', '--image-uri', built.source_revision_config.image_uri, '--name', 'agent-image', '--no-input']))?.[1] ?? '';
+      const published =
+        /Deployment ID: (\S+)/.exec(
+          await runLanggraph(user, project, [
+            'deploy',
+            '--image-uri',
+            built.source_revision_config.image_uri,
+            '--name',
+            'agent-image',
+            '--no-input',
+          ]),
+        )?.[1] ?? '';
       expect((await serves(published, 'by uri')).source).toBe('external_docker');
       await runLanggraph(user, project, ['deploy', 'delete', published, '--force']);
     } finally {
@@ -280,10 +405,14 @@ describe('helm install onto the real node', () => {
     const deleted = (await leader(namespace))!;
     const deletedAt = Date.now();
     await kubectlOk(['delete', 'pod', '-n', namespace, deleted, '--wait=false']);
-    const successor = await eventually(async () => {
-      const holder = await leader(namespace);
-      return holder && holder !== deleted ? holder : undefined;
-    }, 60_000, 'another replica leading after the delete');
+    const successor = await eventually(
+      async () => {
+        const holder = await leader(namespace);
+        return holder && holder !== deleted ? holder : undefined;
+      },
+      60_000,
+      'another replica leading after the delete',
+    );
     console.error(`[helm] leader ${deleted} deleted; ${successor} leads ${((Date.now() - deletedAt) / 1000).toFixed(1)} s later`);
 
     // A crash releases nothing: the gap runs from the dead leader's last renewal to its successor's
@@ -294,11 +423,15 @@ describe('helm install onto the real node', () => {
     const crashedAt = Date.now();
     await crashContainer(namespace, successor);
     let lastRenewal = '';
-    const lease = await eventually(async () => {
-      const current = await readLease(namespace);
-      if (current.holderIdentity === crashed) lastRenewal = current.renewTime ?? lastRenewal;
-      return current.holderIdentity && current.holderIdentity !== crashed ? current : undefined;
-    }, 60_000, 'another process leading after the crash');
+    const lease = await eventually(
+      async () => {
+        const current = await readLease(namespace);
+        if (current.holderIdentity === crashed) lastRenewal = current.renewTime ?? lastRenewal;
+        return current.holderIdentity && current.holderIdentity !== crashed ? current : undefined;
+      },
+      60_000,
+      'another process leading after the crash',
+    );
     const gapSeconds = (Date.parse(lease.acquireTime!) - Date.parse(lastRenewal)) / 1000;
     console.error(
       `[helm] leader ${crashed} killed (SIGKILL); ${lease.holderIdentity} leads ${((Date.now() - crashedAt) / 1000).toFixed(1)} s later, ` +
@@ -309,10 +442,14 @@ describe('helm install onto the real node', () => {
     await revisionReaches(api, steady, patched.latest_revision_id, ['DEPLOYED']);
     const revisions = (await kubectlOk(['get', 'brev', '-n', apps, '-l', 'berth.dev/deployment=steady', '-o', 'name'])).trim().split('\n');
     expect(revisions).toHaveLength(2);
-    await eventually(async () => {
-      const pods = await releasePods(namespace);
-      return pods.length === 2 && pods.every((pod) => pod.ready && !pod.terminating);
-    }, 120_000, 'two Ready replicas again');
+    await eventually(
+      async () => {
+        const pods = await releasePods(namespace);
+        return pods.length === 2 && pods.every((pod) => pod.ready && !pod.terminating);
+      },
+      120_000,
+      'two Ready replicas again',
+    );
   });
 
   let upgradedImage: string;
@@ -341,7 +478,11 @@ describe('helm install onto the real node', () => {
     };
     const reads = (async () => {
       while (!stopping) {
-        await attempt('GET', () => api.call('GET', `/v2/deployments/${steady}`), () => {});
+        await attempt(
+          'GET',
+          () => api.call('GET', `/v2/deployments/${steady}`),
+          () => {},
+        );
         await sleep(20);
       }
     })();
@@ -349,36 +490,80 @@ describe('helm install onto the real node', () => {
       for (let n = 0; !stopping; n++) {
         const maxScale = 2 + (n % 8);
         const body = { source_config: { resource_spec: { min_scale: 1, max_scale: maxScale, cpu: 0.1, memory_mb: 64 } } };
-        await attempt('PATCH', () => api.call('PATCH', `/v2/deployments/${steady}`, body), () => (acknowledged = maxScale));
+        await attempt(
+          'PATCH',
+          () => api.call('PATCH', `/v2/deployments/${steady}`, body),
+          () => (acknowledged = maxScale),
+        );
         await sleep(100);
       }
     })();
     const started = Date.now();
-    await helm(['upgrade', release, chart, '--namespace', namespace, ...imageValues(upgradedImage), ...values, '--wait', '--timeout', '5m']);
-    await eventually(async () => {
-      const pods = await releasePods(namespace);
-      return pods.length === 2 && pods.every((pod) => pod.ready && !pod.terminating && pod.image === upgradedImage);
-    }, 120_000, 'two Ready replicas of the new image, the old ones gone');
+    await helm([
+      'upgrade',
+      release,
+      chart,
+      '--namespace',
+      namespace,
+      ...imageValues(upgradedImage),
+      ...values,
+      '--wait',
+      '--timeout',
+      '5m',
+    ]);
+    await eventually(
+      async () => {
+        const pods = await releasePods(namespace);
+        return pods.length === 2 && pods.every((pod) => pod.ready && !pod.terminating && pod.image === upgradedImage);
+      },
+      120_000,
+      'two Ready replicas of the new image, the old ones gone',
+    );
     await sleep(3000);
     stopping = true;
     await Promise.all([reads, writes]);
-    console.error(`[helm] upgrade in ${((Date.now() - started) / 1000).toFixed(0)} s: ${requests} requests answered, ${failures.length} failed`);
+    console.error(
+      `[helm] upgrade in ${((Date.now() - started) / 1000).toFixed(0)} s: ${requests} requests answered, ${failures.length} failed`,
+    );
     expect(failures).toEqual([]);
     expect(requests).toBeGreaterThan(100);
     expect((await api.ok('GET', `/v2/deployments/${steady}`)).source_config.resource_spec.max_scale).toBe(acknowledged);
-    await eventually(async () => Number(await kubectlOk(['get', 'hpa', '-n', apps, 'steady', '-o', 'jsonpath={.spec.maxReplicas}'])) === acknowledged, 30_000, 'the last write on the autoscaler');
+    await eventually(
+      async () => Number(await kubectlOk(['get', 'hpa', '-n', apps, 'steady', '-o', 'jsonpath={.spec.maxReplicas}'])) === acknowledged,
+      30_000,
+      'the last write on the autoscaler',
+    );
   });
 
   it('uninstall keeps the CRDs and what users made; a reinstall adopts it with no new Revision and no write at rest', async () => {
     printBerthLogs();
-    const snapshot = () => kubectlOk(['get', 'deployments.berth.dev,brev,deployments.apps,services,hpa,tproj', '-n', apps, '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}={.metadata.resourceVersion}{"\\n"}{end}']);
+    const snapshot = () =>
+      kubectlOk([
+        'get',
+        'deployments.berth.dev,brev,deployments.apps,services,hpa,tproj',
+        '-n',
+        apps,
+        '-o',
+        'jsonpath={range .items[*]}{.kind}/{.metadata.name}={.metadata.resourceVersion}{"\\n"}{end}',
+      ]);
     await helm(['uninstall', release, '--namespace', namespace, '--wait']);
     await eventually(async () => (await releasePods(namespace)).length === 0, 60_000, "the release's pods gone");
     expect(await kubectlOk(['get', 'crd', '-o', 'name'])).toContain('deployments.berth.dev');
     const before = await snapshot();
     expect(before).toContain('Deployment/steady=');
 
-    await helm(['install', release, chart, '--namespace', namespace, ...imageValues(upgradedImage), ...values, '--wait', '--timeout', '5m']);
+    await helm([
+      'install',
+      release,
+      chart,
+      '--namespace',
+      namespace,
+      ...imageValues(upgradedImage),
+      ...values,
+      '--wait',
+      '--timeout',
+      '5m',
+    ]);
     await eventually(() => leader(namespace), 30_000, 'a leader');
     // The new leader reconciles every Deployment once at start; give it time to (not) write.
     await sleep(10_000);

@@ -11,8 +11,21 @@ export const chart = join(import.meta.dirname, '../../charts/berth');
 /** Kills the pod's Berth container with SIGKILL through containerd, as a crash or an OOM kill would:
  * no signal handler runs, so nothing is released. */
 export async function crashContainer(namespace: string, pod: string): Promise<void> {
-  const id = (await kubectlOk(['get', 'pod', '-n', namespace, pod, '-o', 'jsonpath={.status.containerStatuses[0].containerID}'])).replace(/^containerd:\/\//, '');
-  await promisify(execFile)(join(inject('nodeBin'), 'ctr'), ['--address', inject('containerdSocket'), '--namespace', 'k8s.io', 'task', 'kill', '--signal', 'SIGKILL', id]);
+  const id = (await kubectlOk(['get', 'pod', '-n', namespace, pod, '-o', 'jsonpath={.status.containerStatuses[0].containerID}'])).replace(
+    /^containerd:\/\//,
+    '',
+  );
+  await promisify(execFile)(join(inject('nodeBin'), 'ctr'), [
+    '--address',
+    inject('containerdSocket'),
+    '--namespace',
+    'k8s.io',
+    'task',
+    'kill',
+    '--signal',
+    'SIGKILL',
+    id,
+  ]);
 }
 
 /** The node's crane; answers its stdout. */
@@ -25,7 +38,12 @@ export async function helm(args: string[]): Promise<string> {
   try {
     const { stdout } = await promisify(execFile)(inject('helmBin'), [...args, '--kubeconfig', inject('kubeconfigPath')], {
       encoding: 'utf8',
-      env: { ...process.env, HELM_CACHE_HOME: '/tmp/berth-helm/cache', HELM_CONFIG_HOME: '/tmp/berth-helm/config', HELM_DATA_HOME: '/tmp/berth-helm/data' },
+      env: {
+        ...process.env,
+        HELM_CACHE_HOME: '/tmp/berth-helm/cache',
+        HELM_CONFIG_HOME: '/tmp/berth-helm/config',
+        HELM_DATA_HOME: '/tmp/berth-helm/data',
+      },
     });
     return stdout;
   } catch (error) {
@@ -72,7 +90,9 @@ export async function readLease(namespace: string): Promise<LeaseSpec> {
 
 /** The holder of Berth's leader Lease, without the identity's random suffix: the pod's name. */
 export async function leader(namespace: string): Promise<string | undefined> {
-  const holder = await kubectlOk(['get', 'lease', '-n', namespace, 'berth-controller', '-o', 'jsonpath={.spec.holderIdentity}']).catch(() => '');
+  const holder = await kubectlOk(['get', 'lease', '-n', namespace, 'berth-controller', '-o', 'jsonpath={.spec.holderIdentity}']).catch(
+    () => '',
+  );
   return holder ? holder.replace(/_[^_]+$/, '') : undefined;
 }
 
@@ -82,7 +102,12 @@ export async function forbiddenInLogs(namespace: string): Promise<string[]> {
   for (const pod of await releasePods(namespace)) {
     for (const previous of [false, true]) {
       const log = await kubectlOk(['logs', '-n', namespace, pod.name, ...(previous ? ['--previous'] : [])]).catch(() => '');
-      lines.push(...log.split('\n').filter((line) => /forbidden/i.test(line)).map((line) => `${pod.name}: ${line}`));
+      lines.push(
+        ...log
+          .split('\n')
+          .filter((line) => /forbidden/i.test(line))
+          .map((line) => `${pod.name}: ${line}`),
+      );
     }
   }
   return lines;
@@ -90,6 +115,10 @@ export async function forbiddenInLogs(namespace: string): Promise<string[]> {
 
 /** Events anywhere in the cluster whose message says `forbidden`. */
 export async function forbiddenEvents(): Promise<string[]> {
-  const list = JSON.parse(await kubectlOk(['get', 'events', '-A', '-o', 'json'])) as { items: { metadata: { namespace: string }; reason: string; message?: string }[] };
-  return list.items.filter((event) => /forbidden/i.test(event.message ?? '')).map((event) => `${event.metadata.namespace} ${event.reason}: ${event.message}`);
+  const list = JSON.parse(await kubectlOk(['get', 'events', '-A', '-o', 'json'])) as {
+    items: { metadata: { namespace: string }; reason: string; message?: string }[];
+  };
+  return list.items
+    .filter((event) => /forbidden/i.test(event.message ?? ''))
+    .map((event) => `${event.metadata.namespace} ${event.reason}: ${event.message}`);
 }

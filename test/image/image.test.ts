@@ -79,13 +79,17 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
 
   it('runs as uid 65532 with a read-only root filesystem', async () => {
     const probe = await hardened(new ReadOnlyRootContainer(image.tag))
-      .withEntrypoint(['node', '-e', [
-        "const fs = require('node:fs');",
-        'let write = "written";',
-        "try { fs.writeFileSync('/app/probe', 'x'); } catch (e) { write = e.code; }",
-        "fs.writeFileSync('/tmp/probe', 'x');",
-        'console.log(JSON.stringify({ uid: process.getuid(), gid: process.getgid(), write, node: process.version }));',
-      ].join(' ')])
+      .withEntrypoint([
+        'node',
+        '-e',
+        [
+          "const fs = require('node:fs');",
+          'let write = "written";',
+          "try { fs.writeFileSync('/app/probe', 'x'); } catch (e) { write = e.code; }",
+          "fs.writeFileSync('/tmp/probe', 'x');",
+          'console.log(JSON.stringify({ uid: process.getuid(), gid: process.getgid(), write, node: process.version }));',
+        ].join(' '),
+      ])
       .withWaitStrategy(Wait.forOneShotStartup())
       .withStartupTimeout(60_000)
       .start();
@@ -109,11 +113,15 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
 
   it('holds production dependencies only, and no tests', async () => {
     const probe = await new ReadOnlyRootContainer(image.tag)
-      .withEntrypoint(['node', '-e', [
-        "const fs = require('node:fs');",
-        "const has = (p) => fs.existsSync('/app/' + p);",
-        "console.log(JSON.stringify({ vitest: has('node_modules/vitest'), typescript: has('node_modules/typescript'), nodePackage: has('node_modules/node'), test: has('test'), zod: has('node_modules/zod'), crds: has('crds') }));",
-      ].join(' ')])
+      .withEntrypoint([
+        'node',
+        '-e',
+        [
+          "const fs = require('node:fs');",
+          "const has = (p) => fs.existsSync('/app/' + p);",
+          "console.log(JSON.stringify({ vitest: has('node_modules/vitest'), typescript: has('node_modules/typescript'), nodePackage: has('node_modules/node'), test: has('test'), zod: has('node_modules/zod'), crds: has('crds') }));",
+        ].join(' '),
+      ])
       .withWaitStrategy(Wait.forOneShotStartup())
       .start();
     const stream = await probe.logs();
@@ -128,7 +136,11 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
 
   it('turns ready on /readyz and answers /healthz and /metrics', async () => {
     onTestFailed(() => console.error(`Berth's last log lines:\n${logs.slice(-20).join('\n')}`));
-    await eventually(async () => (await fetch(`${probes}/readyz`).catch(() => undefined))?.status === 200, 60_000, `/readyz (logs: ${logs.slice(-5).join(' | ')})`);
+    await eventually(
+      async () => (await fetch(`${probes}/readyz`).catch(() => undefined))?.status === 200,
+      60_000,
+      `/readyz (logs: ${logs.slice(-5).join(' | ')})`,
+    );
     expect((await fetch(`${probes}/healthz`)).status).toBe(200);
     const metrics = await fetch(`${probes}/metrics`);
     expect(metrics.status).toBe(200);
@@ -157,23 +169,37 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
     const applied = await kubectl(['apply', '--server-side', '-n', organizationNamespace, '-f', '-'], example);
     expect(applied.stderr).toBe('');
 
-    const revisions = await eventually(async () => {
-      const list = (await custom.listNamespacedCustomObject({
-        group: 'berth.dev',
-        version: 'v1alpha1',
-        namespace: organizationNamespace,
-        plural: 'revisions',
-        labelSelector: `berth.dev/deployment=${name}`,
-      })) as { items: { metadata: { name: string; uid: string } }[] };
-      return list.items.length > 0 ? list.items : undefined;
-    }, 60_000, 'a Revision of the Deployment');
-    const deployment = await eventually(async () => {
-      const object = (await custom.getNamespacedCustomObject({ group: 'berth.dev', version: 'v1alpha1', namespace: organizationNamespace, plural: 'deployments', name })) as {
-        metadata: { generation: number };
-        status?: { observedGeneration?: number; latestRevisionName?: string; conditions?: { type: string }[] };
-      };
-      return object.status?.observedGeneration === object.metadata.generation ? object : undefined;
-    }, 60_000, 'the Deployment status');
+    const revisions = await eventually(
+      async () => {
+        const list = (await custom.listNamespacedCustomObject({
+          group: 'berth.dev',
+          version: 'v1alpha1',
+          namespace: organizationNamespace,
+          plural: 'revisions',
+          labelSelector: `berth.dev/deployment=${name}`,
+        })) as { items: { metadata: { name: string; uid: string } }[] };
+        return list.items.length > 0 ? list.items : undefined;
+      },
+      60_000,
+      'a Revision of the Deployment',
+    );
+    const deployment = await eventually(
+      async () => {
+        const object = (await custom.getNamespacedCustomObject({
+          group: 'berth.dev',
+          version: 'v1alpha1',
+          namespace: organizationNamespace,
+          plural: 'deployments',
+          name,
+        })) as {
+          metadata: { generation: number };
+          status?: { observedGeneration?: number; latestRevisionName?: string; conditions?: { type: string }[] };
+        };
+        return object.status?.observedGeneration === object.metadata.generation ? object : undefined;
+      },
+      60_000,
+      'the Deployment status',
+    );
     expect(deployment.status?.latestRevisionName).toBe(revisions[0]!.metadata.name);
     expect(deployment.status?.conditions?.map((c) => c.type)).toEqual(expect.arrayContaining(['Ready']));
   });

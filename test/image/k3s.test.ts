@@ -40,7 +40,11 @@ describe.skipIf(skipReason !== undefined)('the chart on k3s', () => {
   let helm = '';
 
   const run = async (bin: string, args: string[], input?: string) => {
-    const child = promisify(execFile)(bin, args, { encoding: 'utf8', maxBuffer: 64 << 20, env: { ...process.env, KUBECONFIG: kubeconfig } });
+    const child = promisify(execFile)(bin, args, {
+      encoding: 'utf8',
+      maxBuffer: 64 << 20,
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+    });
     if (input !== undefined) child.child.stdin?.end(input);
     return (await child).stdout;
   };
@@ -67,24 +71,48 @@ describe.skipIf(skipReason !== undefined)('the chart on k3s', () => {
   it('rolls out two hardened replicas, elects one leader and reconciles a Deployment', async () => {
     const [repository, tag] = image.tag.split(':');
     await run(helm, [
-      'install', 'berth', join(repoRoot, 'charts/berth'), '--namespace', 'berth-system', '--create-namespace',
-      '--set', `image.repository=${repository}`, '--set', `image.tag=${tag}`, '--set', 'image.pullPolicy=Never',
-      '--wait', '--timeout', '5m',
+      'install',
+      'berth',
+      join(repoRoot, 'charts/berth'),
+      '--namespace',
+      'berth-system',
+      '--create-namespace',
+      '--set',
+      `image.repository=${repository}`,
+      '--set',
+      `image.tag=${tag}`,
+      '--set',
+      'image.pullPolicy=Never',
+      '--wait',
+      '--timeout',
+      '5m',
     ]);
-    const deployment = JSON.parse(await kubectl(['-n', 'berth-system', 'get', 'deployment', 'berth', '-o', 'json'])) as { status: { readyReplicas?: number } };
+    const deployment = JSON.parse(await kubectl(['-n', 'berth-system', 'get', 'deployment', 'berth', '-o', 'json'])) as {
+      status: { readyReplicas?: number };
+    };
     expect(deployment.status.readyReplicas).toBe(2);
-    const lease = await eventually(async () => {
-      const leases = JSON.parse(await kubectl(['-n', 'berth-system', 'get', 'leases', '-o', 'json'])) as { items: { spec: { holderIdentity?: string } }[] };
-      return leases.items.find((l) => l.spec.holderIdentity)?.spec.holderIdentity;
-    }, 60_000, 'a leader');
+    const lease = await eventually(
+      async () => {
+        const leases = JSON.parse(await kubectl(['-n', 'berth-system', 'get', 'leases', '-o', 'json'])) as {
+          items: { spec: { holderIdentity?: string } }[];
+        };
+        return leases.items.find((l) => l.spec.holderIdentity)?.spec.holderIdentity;
+      },
+      60_000,
+      'a leader',
+    );
     expect(lease).toMatch(/^berth-/);
 
     await kubectl(['create', 'namespace', 'acme']);
     const example = readFileSync(join(repoRoot, 'examples/deployment-external-docker.yaml'), 'utf8');
     await kubectl(['apply', '--server-side', '-n', 'acme', '-f', '-'], example);
-    await eventually(async () => {
-      const revisions = JSON.parse(await kubectl(['-n', 'acme', 'get', 'revisions.berth.dev', '-o', 'json'])) as { items: unknown[] };
-      return revisions.items.length > 0;
-    }, 120_000, 'a Revision');
+    await eventually(
+      async () => {
+        const revisions = JSON.parse(await kubectl(['-n', 'acme', 'get', 'revisions.berth.dev', '-o', 'json'])) as { items: unknown[] };
+        return revisions.items.length > 0;
+      },
+      120_000,
+      'a Revision',
+    );
   });
 });

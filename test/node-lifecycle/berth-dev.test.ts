@@ -39,10 +39,26 @@ function berthDev() {
   const env: NodeJS.ProcessEnv = { ...process.env, ...processEnvironment, HOME: home, BERTH_CACHE_DIR: berthCacheDir() };
   delete env.KUBECONFIG;
   delete env.KUBERNETES_SERVICE_HOST;
-  const child = spawn(process.execPath, [...nodeFlags, main, 'dev', '--data-dir', dataDir, '--node', 'required', '--facade-address', '127.0.0.1:0', '--probe-address', '127.0.0.1:0'], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      ...nodeFlags,
+      main,
+      'dev',
+      '--data-dir',
+      dataDir,
+      '--node',
+      'required',
+      '--facade-address',
+      '127.0.0.1:0',
+      '--probe-address',
+      '127.0.0.1:0',
+    ],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   children.push(child);
   const output: string[] = [];
   createInterface({ input: child.stdout }).on('line', (line) => output.push(line));
@@ -61,15 +77,29 @@ function berthDev() {
 }
 
 async function kubectl(...args: string[]): Promise<string> {
-  const { stdout } = await run(join(controlPlaneBinaries(), 'kubectl'), ['--kubeconfig', join(dataDir, 'kubeconfig'), ...args], { encoding: 'utf8' });
+  const { stdout } = await run(join(controlPlaneBinaries(), 'kubectl'), ['--kubeconfig', join(dataDir, 'kubeconfig'), ...args], {
+    encoding: 'utf8',
+  });
   return stdout;
 }
 
 async function applyHello(image: string): Promise<void> {
-  const manifest = readFileSync(join(import.meta.dirname, '../../examples/hello.yaml'), 'utf8').replace(/imageUri: .*/, `imageUri: ${image}`);
-  const child = execFile(join(controlPlaneBinaries(), 'kubectl'), ['--kubeconfig', join(dataDir, 'kubeconfig'), 'apply', '--server-side', '-f', '-']);
+  const manifest = readFileSync(join(import.meta.dirname, '../../examples/hello.yaml'), 'utf8').replace(
+    /imageUri: .*/,
+    `imageUri: ${image}`,
+  );
+  const child = execFile(join(controlPlaneBinaries(), 'kubectl'), [
+    '--kubeconfig',
+    join(dataDir, 'kubeconfig'),
+    'apply',
+    '--server-side',
+    '-f',
+    '-',
+  ]);
   child.stdin?.end(manifest);
-  await new Promise<void>((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`kubectl apply exited ${code}`)))));
+  await new Promise<void>((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve() : reject(new Error(`kubectl apply exited ${code}`)))),
+  );
 }
 
 /** What answers at the url the Deployment's status gives, as the README's quick start asks it. */
@@ -94,8 +124,16 @@ describe('berth dev with a real node', () => {
 
     const image = await pushExampleApp(join(nodeBinaries(), 'crane'), registryAddress, 'dev-v1');
     await applyHello(image);
-    expect(await eventually(async () => (await helloAnswers()) === 'berth-example dev-v1\n', 120_000, 'the app to answer through its Service')).toBe(true);
-    await eventually(async () => (await kubectl('get', 'deployments.berth.dev', 'hello', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')) === 'True', 60_000, 'the Berth Deployment Ready');
+    expect(
+      await eventually(async () => (await helloAnswers()) === 'berth-example dev-v1\n', 120_000, 'the app to answer through its Service'),
+    ).toBe(true);
+    await eventually(
+      async () =>
+        (await kubectl('get', 'deployments.berth.dev', 'hello', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}')) ===
+        'True',
+      60_000,
+      'the Berth Deployment Ready',
+    );
 
     first.child.kill('SIGKILL');
     await first.exited;
@@ -103,7 +141,13 @@ describe('berth dev with a real node', () => {
     const second = berthDev();
     await second.printed(/(cleaning up after a node that did not stop)/);
     await second.printed(/API key:\s+(\S+)/);
-    expect(await eventually(async () => (await helloAnswers()) === 'berth-example dev-v1\n', 120_000, 'the app to answer again after the restart')).toBe(true);
+    expect(
+      await eventually(
+        async () => (await helloAnswers()) === 'berth-example dev-v1\n',
+        120_000,
+        'the app to answer again after the restart',
+      ),
+    ).toBe(true);
 
     second.child.kill('SIGINT');
     expect(await second.exited).toBe(0);

@@ -16,7 +16,14 @@ async function firewall(binary: string): Promise<string[]> {
   return (await lines(binary, [])).filter((line) => !line.startsWith('#')).map((line) => line.replace(/ \[\d+:\d+\]$/, ''));
 }
 
-const sysctls = ['net.ipv4.ip_forward', 'net.bridge.bridge-nf-call-iptables', 'vm.overcommit_memory', 'kernel.panic', 'kernel.panic_on_oops', 'net.ipv4.conf.all.route_localnet'];
+const sysctls = [
+  'net.ipv4.ip_forward',
+  'net.bridge.bridge-nf-call-iptables',
+  'vm.overcommit_memory',
+  'kernel.panic',
+  'kernel.panic_on_oops',
+  'net.ipv4.conf.all.route_localnet',
+];
 const nodeProcesses = /^(kubelet|kube-proxy|kube-scheduler|kube-apiserver|kube-controller|containerd|etcd|docker-registry|coredns)/;
 
 export async function hostSnapshot() {
@@ -36,7 +43,9 @@ export async function hostSnapshot() {
         return `${fields[4]} ${fields.slice(6, fields.indexOf('-')).filter((f) => /^(shared|master)/.test(f)).length > 0 ? 'shared' : 'private'}`;
       })
       .sort(),
-    hostPaths: ['/var/lib/kubelet', '/var/log/containers', '/var/lib/cni', '/run/containerd', '/var/run/netns', '/tmp/hostpath_pv'].filter((path) => existsSync(path)),
+    hostPaths: ['/var/lib/kubelet', '/var/log/containers', '/var/lib/cni', '/run/containerd', '/var/run/netns', '/tmp/hostpath_pv'].filter(
+      (path) => existsSync(path),
+    ),
     processes: readdirSync('/proc')
       .filter((entry) => /^\d+$/.test(entry))
       .map((pid) => {

@@ -28,7 +28,10 @@ const execFileAsync = promisify(execFile);
 
 /** A Docker engine that takes the node's registry as its Docker Hub mirror (scripts/start-docker.sh
  * starts one so; CI always runs it): what the client's default path, a local build, needs. */
-const useDocker = await execFileAsync('docker', ['info', '--format', '{{json .RegistryConfig.Mirrors}}'], { timeout: 10_000, encoding: 'utf8' }).then(
+const useDocker = await execFileAsync('docker', ['info', '--format', '{{json .RegistryConfig.Mirrors}}'], {
+  timeout: 10_000,
+  encoding: 'utf8',
+}).then(
   ({ stdout }) => stdout.includes('10.243.0.1:5000'),
   () => false,
 );
@@ -43,13 +46,19 @@ let id: string;
 let namespace: string;
 
 beforeAll(async () => {
-  if (process.env.CI === 'true' && !useDocker) throw new Error('CI runs this with a Docker engine whose Docker Hub mirror is the node registry (.ci/run starts one first with scripts/start-docker.sh)');
+  if (process.env.CI === 'true' && !useDocker)
+    throw new Error(
+      'CI runs this with a Docker engine whose Docker Hub mirror is the node registry (.ci/run starts one first with scripts/start-docker.sh)',
+    );
   const { operatorNamespace, key, id: organization, ...org } = await useOrganization('agents');
   namespace = org.namespace;
   workdir = mkdtempSync(join(tmpdir(), 'berth-agents-'));
   project = join(workdir, 'agent-project');
   cpSync(join(import.meta.dirname, 'fixtures', 'agent-project'), project, { recursive: true });
-  berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), ...(await sourceBuildFlags())]);
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    ...(await sourceBuildFlags()),
+  ]);
   await waitReady(berth);
   const berthUrl = `http://127.0.0.1:${await berth.facadePort()}`;
   const api = `${berthUrl}/api-host`;
@@ -61,7 +70,19 @@ beforeAll(async () => {
   const created = await tool.ok('POST', '/v2/deployments', {
     name: 'agent',
     source: 'internal_source',
-    source_config: { deployment_type: 'prod', resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128, redis_memory_mb: 64 } },
+    source_config: {
+      deployment_type: 'prod',
+      resource_spec: {
+        min_scale: 1,
+        max_scale: 1,
+        cpu: 0.1,
+        memory_mb: 256,
+        memory_limit_mb: 1024,
+        db_cpu: 0.1,
+        db_memory_mb: 128,
+        redis_memory_mb: 64,
+      },
+    },
     source_revision_config: {},
   });
   id = created.id;
@@ -78,7 +99,12 @@ const client = (args: string[]) => runLanggraph(user, project, args);
 
 /** A POST with a JSON body to the deployed server, bounded in time. */
 async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, { method: 'POST', body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' }, signal: AbortSignal.timeout(30_000) });
+  const response = await fetch(url, {
+    method: 'POST',
+    body: JSON.stringify(body),
+    headers: { 'Content-Type': 'application/json' },
+    signal: AbortSignal.timeout(30_000),
+  });
   return { status: response.status, body: await response.json() };
 }
 
@@ -94,14 +120,31 @@ describe('an agent server deployed by the reference client', () => {
     const revision = await tool.ok('GET', `/v2/deployments/${id}/revisions/${deployment.latest_revision_id}`);
     expect(revision.status, revision.status_message).toBe('DEPLOYED');
     url = deployment.url;
-    const ok = await eventually(async () => {
-      const answer = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
-      return answer?.status === 200 ? ((await answer.json()) as { ok: boolean }) : undefined;
-    }, 120_000, 'the agent server answering /ok');
+    const ok = await eventually(
+      async () => {
+        const answer = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
+        return answer?.status === 200 ? ((await answer.json()) as { ok: boolean }) : undefined;
+      },
+      120_000,
+      'the agent server answering /ok',
+    );
     expect(ok.ok).toBe(true);
-    expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'hello from berth' } })).toEqual({ status: 200, body: { text: 'HELLO FROM BERTH!' } });
+    expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'hello from berth' } })).toEqual({
+      status: 200,
+      body: { text: 'HELLO FROM BERTH!' },
+    });
     // The production tier's server gets its database and cache as the reference's image reads them.
-    const env = (await kubectlOk(['get', 'deployments.apps', 'agent', '-n', namespace, '-o', 'jsonpath={.spec.template.spec.containers[0].env[*].name}'])).split(' ');
+    const env = (
+      await kubectlOk([
+        'get',
+        'deployments.apps',
+        'agent',
+        '-n',
+        namespace,
+        '-o',
+        'jsonpath={.spec.template.spec.containers[0].env[*].name}',
+      ])
+    ).split(' ');
     expect(env).toEqual(expect.arrayContaining(['DATABASE_URI', 'REDIS_URI']));
   });
 
@@ -114,17 +157,27 @@ describe('an agent server deployed by the reference client', () => {
   it('fails a build whose configuration file names a graph that is not there, saying where, while the server keeps serving', async () => {
     const config = join(project, 'langgraph.json');
     const good = readFileSync(config, 'utf8');
-    writeFileSync(config, JSON.stringify({ python_version: '3.11', dependencies: ['.'], graphs: { agent: './agent.py:graph', typo: './agent.py:grpah' } }));
+    writeFileSync(
+      config,
+      JSON.stringify({ python_version: '3.11', dependencies: ['.'], graphs: { agent: './agent.py:graph', typo: './agent.py:grpah' } }),
+    );
     await expect(client(['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json'])).rejects.toThrow();
     writeFileSync(config, good);
     const deployment = await tool.ok('GET', `/v2/deployments/${id}`);
-    const revision = await revisionReaches(tool, id, deployment.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED'], { timeoutMs: 60_000 });
+    const revision = await revisionReaches(tool, id, deployment.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED'], {
+      timeoutMs: 60_000,
+    });
     expect(revision.status).toBe('BUILD_FAILED');
-    expect(revision.status_message).toMatch(/^The build failed: step "dockerfile" exited with code 1:\nmaking the Dockerfile from langgraph.json with LangGraph CLI, version 0\.4\.40\n/);
+    expect(revision.status_message).toMatch(
+      /^The build failed: step "dockerfile" exited with code 1:\nmaking the Dockerfile from langgraph.json with LangGraph CLI, version 0\.4\.40\n/,
+    );
     expect(revision.status_message).toContain('graph typo (./agent.py:grpah): ./agent.py defines no grpah at top level');
     expect(revision.status_message).toContain('langgraph.json names graphs that are not there');
     expect(deployment.active_revision_id).not.toBe(deployment.latest_revision_id);
-    expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'still here' } })).toEqual({ status: 200, body: { text: 'STILL HERE!' } });
+    expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'still here' } })).toEqual({
+      status: 200,
+      body: { text: 'STILL HERE!' },
+    });
   });
 
   it('fails a build whose configuration file is missing or not one, with the step, the file and the error', async () => {
@@ -135,8 +188,12 @@ describe('an agent server deployed by the reference client', () => {
       ['pyproject.toml', 'pyproject.toml: not a configuration file langgraph-cli accepts'],
     ];
     for (const [config, message] of cases) {
-      const patched = await tool.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { source_tarball_path: sources, graph_config_path: config } });
-      const revision = await revisionReaches(tool, id, patched.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED'], { timeoutMs: 60_000 });
+      const patched = await tool.ok('PATCH', `/v2/deployments/${id}`, {
+        source_revision_config: { source_tarball_path: sources, graph_config_path: config },
+      });
+      const revision = await revisionReaches(tool, id, patched.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED'], {
+        timeoutMs: 60_000,
+      });
       expect(revision.status, config).toBe('BUILD_FAILED');
       expect(revision.status_message, config).toMatch(/^The build failed: step "dockerfile" exited with code 1:\n/);
       expect(revision.status_message, config).toContain(message);
@@ -149,31 +206,51 @@ describe('an agent server deployed by the reference client', () => {
     try {
       await eventually(async () => follower.output().includes('\n') || undefined, 30_000, 'the first page of the log');
       const before = follower.output().length;
-      expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'followed' } })).toEqual({ status: 200, body: { text: 'FOLLOWED!' } });
-      await eventually(async () => follower.output().slice(before).includes('/runs/wait') || undefined, 60_000, 'the new run in the followed log');
+      expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'followed' } })).toEqual({
+        status: 200,
+        body: { text: 'FOLLOWED!' },
+      });
+      await eventually(
+        async () => follower.output().slice(before).includes('/runs/wait') || undefined,
+        60_000,
+        'the new run in the followed log',
+      );
       // Three more polls of the client (one every 2 s), each of which would print a line it saw again.
       await new Promise((resolve) => setTimeout(resolve, 7_000));
     } finally {
       await follower.stop();
     }
-    const lines = follower.output().split('\n').filter((line) => line.startsWith('['));
+    const lines = follower
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('['));
     expect(lines.filter((line, index) => lines.indexOf(line) !== index)).toEqual([]);
   });
 
   let pushed: string;
 
-  it.runIf(useDocker)('deploys by its default path with a Docker engine: builds locally on the base image, pushes with the push token, PATCHes the digest', async () => {
-    const output = await client(['deploy', '--name', 'agent-local', '--no-input', '-c', 'langgraph.json']);
-    const localId = /Deployment ID: (\S+)/.exec(output)?.[1] ?? '';
-    const deployment = await tool.ok('GET', `/v2/deployments/${localId}`);
-    expect(deployment.source).toBe('internal_docker');
-    pushed = deployment.source_revision_config.image_uri;
-    expect(pushed).toMatch(new RegExp(`^${pushRegistryAddress}/${namespace}/agent-local@sha256:[0-9a-f]{64}$`));
-    const revision = await tool.ok('GET', `/v2/deployments/${localId}/revisions/${deployment.latest_revision_id}`);
-    expect(revision.status, revision.status_message).toBe('DEPLOYED');
-    await eventually(async () => (await fetch(`${deployment.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200, 120_000, 'the local build answering /ok');
-    expect(await postJson(`${deployment.url}/runs/wait`, { assistant_id: 'agent', input: { text: 'built here' } })).toEqual({ status: 200, body: { text: 'BUILT HERE!' } });
-  });
+  it.runIf(useDocker)(
+    'deploys by its default path with a Docker engine: builds locally on the base image, pushes with the push token, PATCHes the digest',
+    async () => {
+      const output = await client(['deploy', '--name', 'agent-local', '--no-input', '-c', 'langgraph.json']);
+      const localId = /Deployment ID: (\S+)/.exec(output)?.[1] ?? '';
+      const deployment = await tool.ok('GET', `/v2/deployments/${localId}`);
+      expect(deployment.source).toBe('internal_docker');
+      pushed = deployment.source_revision_config.image_uri;
+      expect(pushed).toMatch(new RegExp(`^${pushRegistryAddress}/${namespace}/agent-local@sha256:[0-9a-f]{64}$`));
+      const revision = await tool.ok('GET', `/v2/deployments/${localId}/revisions/${deployment.latest_revision_id}`);
+      expect(revision.status, revision.status_message).toBe('DEPLOYED');
+      await eventually(
+        async () => (await fetch(`${deployment.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200,
+        120_000,
+        'the local build answering /ok',
+      );
+      expect(await postJson(`${deployment.url}/runs/wait`, { assistant_id: 'agent', input: { text: 'built here' } })).toEqual({
+        status: 200,
+        body: { text: 'BUILT HERE!' },
+      });
+    },
+  );
 
   it.runIf(useDocker)('deploys a published image with --image-uri as an external_docker deployment', async () => {
     const output = await client(['deploy', '--image-uri', pushed, '--name', 'agent-image', '--no-input']);
@@ -182,8 +259,15 @@ describe('an agent server deployed by the reference client', () => {
     expect(deployment).toMatchObject({ source: 'external_docker', source_revision_config: { image_uri: pushed } });
     const revision = await tool.ok('GET', `/v2/deployments/${imageId}/revisions/${deployment.latest_revision_id}`);
     expect(revision.status, revision.status_message).toBe('DEPLOYED');
-    await eventually(async () => (await fetch(`${deployment.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200, 120_000, 'the published image answering /ok');
-    expect(await postJson(`${deployment.url}/runs/wait`, { assistant_id: 'agent', input: { text: 'by uri' } })).toEqual({ status: 200, body: { text: 'BY URI!' } });
+    await eventually(
+      async () => (await fetch(`${deployment.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200,
+      120_000,
+      'the published image answering /ok',
+    );
+    expect(await postJson(`${deployment.url}/runs/wait`, { assistant_id: 'agent', input: { text: 'by uri' } })).toEqual({
+      status: 200,
+      body: { text: 'BY URI!' },
+    });
   });
 
   it('lists deployments, revisions and listeners with the client, and deletes the deployments', async () => {
@@ -191,10 +275,17 @@ describe('an agent server deployed by the reference client', () => {
     const revisions = await client(['deploy', 'revisions', 'list', id]);
     expect(revisions).toContain('DEPLOYED');
     expect(revisions).toContain('BUILD_FAILED');
-    const listeners = JSON.parse(await client(['deploy', 'listeners', 'list', '--json'])) as { compute_config: { k8s_namespaces: string[] } }[];
+    const listeners = JSON.parse(await client(['deploy', 'listeners', 'list', '--json'])) as {
+      compute_config: { k8s_namespaces: string[] };
+    }[];
     expect(listeners.flatMap((listener) => listener.compute_config.k8s_namespaces)).toContain(namespace);
     const all = JSON.parse(await client(['deploy', 'list', '--json'])) as { id: string; name: string }[];
     for (const deployment of all) await client(['deploy', 'delete', deployment.id, '--force']);
-    for (const deployment of all) await eventually(async () => (await tool.call('GET', `/v2/deployments/${deployment.id}`)).status === 404, 60_000, `${deployment.name} gone`);
+    for (const deployment of all)
+      await eventually(
+        async () => (await tool.call('GET', `/v2/deployments/${deployment.id}`)).status === 404,
+        60_000,
+        `${deployment.name} gone`,
+      );
   });
 });

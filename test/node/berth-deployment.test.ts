@@ -16,8 +16,10 @@ beforeAll(async () => {
   const operatorNamespace = await useNamespace('berth-system');
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace], components: 'controller' }),
-    '--postgres-image', await serviceImage('postgres'),
-    '--redis-image', await serviceImage('redis'),
+    '--postgres-image',
+    await serviceImage('postgres'),
+    '--redis-image',
+    await serviceImage('redis'),
   ]);
   await waitReady(berth);
 });
@@ -29,12 +31,27 @@ afterAll(async () => {
 /** The first pod of a component of the Deployment `name`, once Ready; if none comes, what the pods were doing. */
 async function readyPod(name: string, component: string): Promise<string> {
   try {
-    return await eventually(async () => {
-      const pods = JSON.parse(await kubectlOk(['get', 'pods', '-n', namespace, '-l', `berth.dev/deployment=${name},app.kubernetes.io/component=${component}`, '-o', 'json'])) as {
-        items: { metadata: { name: string }; status: { conditions?: { type: string; status: string }[] } }[];
-      };
-      return pods.items.find((pod) => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))?.metadata.name;
-    }, 240_000, `a Ready ${component} pod of ${name}`);
+    return await eventually(
+      async () => {
+        const pods = JSON.parse(
+          await kubectlOk([
+            'get',
+            'pods',
+            '-n',
+            namespace,
+            '-l',
+            `berth.dev/deployment=${name},app.kubernetes.io/component=${component}`,
+            '-o',
+            'json',
+          ]),
+        ) as {
+          items: { metadata: { name: string }; status: { conditions?: { type: string; status: string }[] } }[];
+        };
+        return pods.items.find((pod) => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))?.metadata.name;
+      },
+      240_000,
+      `a Ready ${component} pod of ${name}`,
+    );
   } catch (error) {
     const pods = await kubectlOk(['get', 'pods', '-n', namespace, '-o', 'wide']).catch((e: Error) => e.message);
     const events = await kubectlOk(['get', 'events', '-n', namespace, '--sort-by=.lastTimestamp']).catch((e: Error) => e.message);
@@ -51,7 +68,18 @@ describe('a Berth Deployment on the real node', () => {
       metadata: { name: 'shop' },
       spec: {
         source: 'external_docker',
-        sourceConfig: { resourceSpec: { minScale: 1, maxScale: 1, cpu: 0.1, memoryMb: 64, dbStorageGi: 1, dbCpu: 0.1, dbMemoryMb: 128, redisMemoryMb: 64 } },
+        sourceConfig: {
+          resourceSpec: {
+            minScale: 1,
+            maxScale: 1,
+            cpu: 0.1,
+            memoryMb: 64,
+            dbStorageGi: 1,
+            dbCpu: 0.1,
+            dbMemoryMb: 128,
+            redisMemoryMb: 64,
+          },
+        },
         sourceRevisionConfig: { imageUri: image },
       },
     });
@@ -67,7 +95,9 @@ describe('a Berth Deployment on the real node', () => {
     })();
     await readyPod('shop', 'application');
     const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, 'shop', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
-    expect(await eventually(async () => (await httpGet(`http://${clusterIp}/`)).body, 20_000, 'the app through its Service')).toBe('berth-example berth-v1\n');
+    expect(await eventually(async () => (await httpGet(`http://${clusterIp}/`)).body, 20_000, 'the app through its Service')).toBe(
+      'berth-example berth-v1\n',
+    );
     // The app's containers start only once its database and cache answer: the first try reaches both.
     expect((await httpGet(`http://${clusterIp}/db`)).body).toBe('db 42\n');
     expect((await httpGet(`http://${clusterIp}/cache`)).body).toBe('cache PONG\n');
@@ -80,8 +110,23 @@ describe('a Berth Deployment on the real node', () => {
     // Redis wants the password of its Secret; the app has it, in REDIS_URI, as it has DATABASE_URI's.
     expect((await kubectlOk(['exec', '-n', namespace, redis, '--', 'redis-cli', 'ping'])).trim()).toMatch(/NOAUTH/);
 
-    await eventually(async () => (await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'shop', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) === 'True', 60_000, 'the Berth Deployment Ready');
-    expect(await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'shop', '-o', 'jsonpath={.status.url}'])).toBe(`http://${clusterIp}`);
+    await eventually(
+      async () =>
+        (await kubectlOk([
+          'get',
+          'deployments.berth.dev',
+          '-n',
+          namespace,
+          'shop',
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Ready")].status}',
+        ])) === 'True',
+      60_000,
+      'the Berth Deployment Ready',
+    );
+    expect(await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'shop', '-o', 'jsonpath={.status.url}'])).toBe(
+      `http://${clusterIp}`,
+    );
     await watching;
     expect(statuses).toContain('AWAITING_DATABASE');
     expect(statuses.at(-1)).toBe('READY');
@@ -89,7 +134,8 @@ describe('a Berth Deployment on the real node', () => {
   }, 300_000);
 
   it('runs the queue worker from the same image with its own command and environment, changed in place with no new revision', async () => {
-    const revisions = async () => (await kubectlOk(['get', 'revisions.berth.dev', '-n', namespace, '-o', 'name'])).trim().split('\n').filter(Boolean);
+    const revisions = async () =>
+      (await kubectlOk(['get', 'revisions.berth.dev', '-n', namespace, '-o', 'name'])).trim().split('\n').filter(Boolean);
     const before = await revisions();
     const queueWorker = (jobs: string) => ({
       spec: {
@@ -101,11 +147,15 @@ describe('a Berth Deployment on the real node', () => {
     });
     await kubectlOk(['patch', 'deployments.berth.dev', '-n', namespace, 'shop', '--type', 'merge', '-p', JSON.stringify(queueWorker('4'))]);
     const workerLog = (expected: string) =>
-      eventually(async () => {
-        const pod = await readyPod('shop', 'queue-worker');
-        const log = await kubectlOk(['logs', '-n', namespace, pod, '-c', 'queue']);
-        return log.includes(expected) && log.includes('worker: broker PONG') ? log : undefined;
-      }, 120_000, `the queue worker logging ${expected} and reaching its broker`);
+      eventually(
+        async () => {
+          const pod = await readyPod('shop', 'queue-worker');
+          const log = await kubectlOk(['logs', '-n', namespace, pod, '-c', 'queue']);
+          return log.includes(expected) && log.includes('worker: broker PONG') ? log : undefined;
+        },
+        120_000,
+        `the queue worker logging ${expected} and reaching its broker`,
+      );
     const log = await workerLog('worker started (BERTH_ROLE=queue, N_JOBS=4)');
     expect(log).toContain('berth-example berth-v1 worker started');
     await kubectlOk(['patch', 'deployments.berth.dev', '-n', namespace, 'shop', '--type', 'merge', '-p', JSON.stringify(queueWorker('8'))]);
@@ -115,7 +165,15 @@ describe('a Berth Deployment on the real node', () => {
 
   it('takes the app, its database and its volume down on delete', async () => {
     await kubectlOk(['delete', 'deployments.berth.dev', '-n', namespace, 'shop', '--wait=true', '--timeout=120s']);
-    await eventually(async () => (await kubectlOk(['get', 'pvc', '-n', namespace, '-o', 'name'])).trim() === '', 60_000, 'the database volume claim gone');
-    await eventually(async () => (await kubectlOk(['get', 'pods', '-n', namespace, '-l', 'berth.dev/deployment=shop', '-o', 'name'])).trim() === '', 60_000, 'no pod of shop left');
+    await eventually(
+      async () => (await kubectlOk(['get', 'pvc', '-n', namespace, '-o', 'name'])).trim() === '',
+      60_000,
+      'the database volume claim gone',
+    );
+    await eventually(
+      async () => (await kubectlOk(['get', 'pods', '-n', namespace, '-l', 'berth.dev/deployment=shop', '-o', 'name'])).trim() === '',
+      60_000,
+      'no pod of shop left',
+    );
   });
 });

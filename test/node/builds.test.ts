@@ -46,10 +46,23 @@ beforeAll(async () => {
   token = github.issuePersonalToken(owner);
   await git.createRepository(repository, { Dockerfile: dockerfile('built-1'), 'README.md': '# shop\n' }, { token });
   await kubectlOk(['create', 'secret', 'generic', '-n', namespace, 'github-token', `--from-literal=token=${token}`]);
-  await kubectlOk(['apply', '-n', namespace, '-f', '-'], JSON.stringify({ apiVersion: 'berth.dev/v1alpha1', kind: 'CodeHostIntegration', metadata: { name: 'github' }, spec: { baseUrl: github.url, credentialsSecretRef: { name: 'github-token' } } }));
+  await kubectlOk(
+    ['apply', '-n', namespace, '-f', '-'],
+    JSON.stringify({
+      apiVersion: 'berth.dev/v1alpha1',
+      kind: 'CodeHostIntegration',
+      metadata: { name: 'github' },
+      spec: { baseUrl: github.url, credentialsSecretRef: { name: 'github-token' } },
+    }),
+  );
 
   // As `berth dev` runs it: the registry whose tokens Berth issues, and the images built here.
-  const args = [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), ...(await sourceBuildFlags()), '--source-poll-seconds', '2'];
+  const args = [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    ...(await sourceBuildFlags()),
+    '--source-poll-seconds',
+    '2',
+  ];
   berth = spawnBerth(inject('kubeconfigPath'), args);
   await waitReady(berth);
   workdir = mkdtempSync(join(tmpdir(), 'berth-builds-'));
@@ -72,7 +85,11 @@ function revisionReaches(deploymentId: string, revisionId: string, statuses: str
 
 /** What the app at `url` answers, retried while kube-proxy programs the Service; then asked again, to be sure. */
 async function answerAt(url: string, expected: string): Promise<void> {
-  await eventually(async () => (await httpGet(url).catch(() => ({ body: '' }))).body.trim() === expected, 20_000, `${url} answering ${expected}`);
+  await eventually(
+    async () => (await httpGet(url).catch(() => ({ body: '' }))).body.trim() === expected,
+    20_000,
+    `${url} answering ${expected}`,
+  );
   for (let i = 0; i < 3; i++) expect((await httpGet(url)).body.trim()).toBe(expected);
 }
 
@@ -82,13 +99,30 @@ describe('a codehost Deployment on the real node', () => {
   let url: string;
 
   it('clones with the integration token, builds the Dockerfile with BuildKit, pushes by digest and serves what it built', async () => {
-    await eventually(async () => (await kubectlOk(['get', 'codehost', '-n', namespace, 'github', '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])) === 'True', 60_000, 'the integration Ready');
+    await eventually(
+      async () =>
+        (await kubectlOk([
+          'get',
+          'codehost',
+          '-n',
+          namespace,
+          'github',
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Ready")].status}',
+        ])) === 'True',
+      60_000,
+      'the integration Ready',
+    );
     const integrationId = (await kubectlOk(['get', 'codehost', '-n', namespace, 'github', '-o', 'jsonpath={.metadata.uid}'])).trim();
     const head = await git.head(repository);
     const created = await api.ok('POST', '/v2/deployments', {
       name: 'shop',
       source: 'codehost',
-      source_config: { integration_id: integrationId, repo_url: `${git.url}/${repository}`, resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64, db_cpu: 0.1, db_memory_mb: 128 } },
+      source_config: {
+        integration_id: integrationId,
+        repo_url: `${git.url}/${repository}`,
+        resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64, db_cpu: 0.1, db_memory_mb: 128 },
+      },
       source_revision_config: { repo_ref: 'main' },
     });
     id = created.id;
@@ -150,7 +184,10 @@ describe('a codehost Deployment on the real node', () => {
       `if wget -q -O /dev/null --post-data= ${registry}/v2/berth/pause/blobs/uploads/; then echo "WROTE"; exit 4; fi`,
       'echo "REFUSED"; exit 5',
     ].join('; ');
-    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_config: { build_command: hostile }, source_revision_config: { repo_ref: commit } });
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, {
+      source_config: { build_command: hostile },
+      source_revision_config: { repo_ref: commit },
+    });
     const revision = await revisionReaches(id, patched.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED']);
     expect(revision.status_message).toContain('step "commands" exited with code 5');
     expect(revision.status_message).toMatch(/READ[\s\S]*REFUSED/);
@@ -168,7 +205,10 @@ describe('a codehost Deployment on the real node', () => {
 
   it('with build_on_push, builds the branch head, and a push to the branch makes one new revision that builds and serves', async () => {
     const second = await git.commit(repository, { Dockerfile: dockerfile('built-2') }, 'a good build again');
-    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_config: { build_on_push: true }, source_revision_config: { repo_ref: 'main' } });
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, {
+      source_config: { build_on_push: true },
+      source_revision_config: { repo_ref: 'main' },
+    });
     const onHead = await revisionReaches(id, patched.latest_revision_id, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED']);
     expect(onHead.status, onHead.status_message).toBe('DEPLOYED');
     expect(onHead.source_revision_config.repo_commit_sha).toBe(second);
@@ -181,10 +221,14 @@ describe('a codehost Deployment on the real node', () => {
     expect(await count()).toBe(before);
 
     const pushed = await git.commit(repository, { Dockerfile: dockerfile('built-3') }, 'a push');
-    const next = await eventually(async () => {
-      const deployment = await api.ok('GET', `/v2/deployments/${id}`);
-      return deployment.latest_revision_id !== onHead.id ? deployment.latest_revision_id : undefined;
-    }, 30_000, 'a revision for the push');
+    const next = await eventually(
+      async () => {
+        const deployment = await api.ok('GET', `/v2/deployments/${id}`);
+        return deployment.latest_revision_id !== onHead.id ? deployment.latest_revision_id : undefined;
+      },
+      30_000,
+      'a revision for the push',
+    );
     const built = await revisionReaches(id, next, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED']);
     expect(built.status, built.status_message).toBe('DEPLOYED');
     expect(built.source_revision_config.repo_commit_sha).toBe(pushed);
@@ -196,7 +240,9 @@ describe('a codehost Deployment on the real node', () => {
     const statuses = await kubectlOk(['get', 'revisions.berth.dev,deployments.berth.dev', '-n', namespace, '-o', 'json']);
     const events = await kubectlOk(['get', 'events', '-n', namespace, '-o', 'json']);
     const revisions = (await api.ok('GET', `/v2/deployments/${id}/revisions`)).resources as { id: string }[];
-    const logs = await Promise.all(revisions.map((r) => api.ok('GET', `/v2/deployments/${id}/revisions/${r.id}/logs?type=build&limit=1000`)));
-    for (const text of [statuses, events, JSON.stringify(logs), berth.rawOutput.join("\n")]) expect(text).not.toContain(token);
+    const logs = await Promise.all(
+      revisions.map((r) => api.ok('GET', `/v2/deployments/${id}/revisions/${r.id}/logs?type=build&limit=1000`)),
+    );
+    for (const text of [statuses, events, JSON.stringify(logs), berth.rawOutput.join('\n')]) expect(text).not.toContain(token);
   });
 });

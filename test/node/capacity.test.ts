@@ -20,7 +20,11 @@ const images: Record<string, string> = {};
 beforeAll(async () => {
   const { operatorNamespace, key, ...organization } = await useOrganization('capacity');
   namespace = organization.namespace;
-  berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), '--progress-deadline-seconds', String(deadlineSeconds)]);
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    '--progress-deadline-seconds',
+    String(deadlineSeconds),
+  ]);
   await waitReady(berth);
   api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': key });
   for (const version of ['v1', 'v2', 'v3']) images[version] = await exampleImage(`capacity-${version}`);
@@ -31,15 +35,23 @@ afterAll(async () => {
 });
 
 /** Cores as the API server writes them: `2`, `1500m`. */
-const cores = (quantity: string | undefined) => (!quantity ? 0 : quantity.endsWith('m') ? Number(quantity.slice(0, -1)) / 1000 : Number(quantity));
+const cores = (quantity: string | undefined) =>
+  !quantity ? 0 : quantity.endsWith('m') ? Number(quantity.slice(0, -1)) / 1000 : Number(quantity);
 
 /** The node's allocatable CPU less what the pods on it request: the room a new pod may take. */
 async function freeCores(): Promise<number> {
-  const node = JSON.parse(await kubectlOk(['get', 'nodes', '-o', 'json'])) as { items: { status: { allocatable: Record<string, string> } }[] };
-  const pods = JSON.parse(await kubectlOk(['get', 'pods', '-A', '--field-selector=status.phase!=Succeeded,status.phase!=Failed', '-o', 'json'])) as {
+  const node = JSON.parse(await kubectlOk(['get', 'nodes', '-o', 'json'])) as {
+    items: { status: { allocatable: Record<string, string> } }[];
+  };
+  const pods = JSON.parse(
+    await kubectlOk(['get', 'pods', '-A', '--field-selector=status.phase!=Succeeded,status.phase!=Failed', '-o', 'json']),
+  ) as {
     items: { spec: { nodeName?: string; containers: { resources?: { requests?: Record<string, string> } }[] } }[];
   };
-  const requested = pods.items.filter((pod) => pod.spec.nodeName).flatMap((pod) => pod.spec.containers).reduce((sum, c) => sum + cores(c.resources?.requests?.cpu), 0);
+  const requested = pods.items
+    .filter((pod) => pod.spec.nodeName)
+    .flatMap((pod) => pod.spec.containers)
+    .reduce((sum, c) => sum + cores(c.resources?.requests?.cpu), 0);
   return cores(node.items[0]!.status.allocatable.cpu) - requested;
 }
 
@@ -53,29 +65,46 @@ async function hog(leave: number): Promise<void> {
     spec: {
       replicas: 1,
       selector: { matchLabels: { app: 'hog' } },
-      template: { metadata: { labels: { app: 'hog' } }, spec: { terminationGracePeriodSeconds: 0, containers: [{ name: 'hog', image: images.v1!, resources: { requests: { cpu: take } } }] } },
+      template: {
+        metadata: { labels: { app: 'hog' } },
+        spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name: 'hog', image: images.v1!, resources: { requests: { cpu: take } } }],
+        },
+      },
     },
   });
-  await eventually(async () => (await kubectlOk(['get', 'deployment', 'hog', '-n', namespace, '-o', 'jsonpath={.status.availableReplicas}'])) === '1', 60_000, 'the hog running');
+  await eventually(
+    async () => (await kubectlOk(['get', 'deployment', 'hog', '-n', namespace, '-o', 'jsonpath={.status.availableReplicas}'])) === '1',
+    60_000,
+    'the hog running',
+  );
 }
 
 async function unhog(): Promise<void> {
   await kubectlOk(['delete', 'deployment', 'hog', '-n', namespace, '--wait=true']);
-  await eventually(async () => (await kubectlOk(['get', 'pods', '-n', namespace, '-l', 'app=hog', '-o', 'name'])).trim() === '', 60_000, 'the hog gone');
+  await eventually(
+    async () => (await kubectlOk(['get', 'pods', '-n', namespace, '-l', 'app=hog', '-o', 'name'])).trim() === '',
+    60_000,
+    'the hog gone',
+  );
 }
 
-const answers = (url: string, version: string) => eventually(async () => (await httpGet(`${url}/`)).body === `berth-example capacity-${version}\n`, 20_000, `${version} answering`);
+const answers = (url: string, version: string) =>
+  eventually(async () => (await httpGet(`${url}/`)).body === `berth-example capacity-${version}\n`, 20_000, `${version} answering`);
 
 /** The Revision object's status, as kubectl shows it. */
 async function revisionObject(name: string) {
-  return JSON.parse(await kubectlOk(['get', 'revisions.berth.dev', name, '-n', namespace, '-o', 'json'])) as { status: { status: string; reason?: string; message?: string } };
+  return JSON.parse(await kubectlOk(['get', 'revisions.berth.dev', name, '-n', namespace, '-o', 'json'])) as {
+    status: { status: string; reason?: string; message?: string };
+  };
 }
 
 describe('a rollout with no room on the node', () => {
   let id: string;
   let url: string;
 
-  it('waits for capacity with the scheduler\'s words while the previous revision serves, then deploys once room appears', async () => {
+  it("waits for capacity with the scheduler's words while the previous revision serves, then deploys once room appears", async () => {
     const created = await api.ok('POST', '/v2/deployments', {
       name: 'roomy',
       source: 'external_docker',
@@ -89,14 +118,32 @@ describe('a rollout with no room on the node', () => {
 
     await hog(0.2);
     const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: images.v2 } });
-    const revisionName = (await kubectlOk(['get', 'deployments.berth.dev', 'roomy', '-n', namespace, '-o', 'jsonpath={.status.latestRevisionName}'])).trim();
-    const waiting = await eventually(async () => {
-      const revision = await revisionObject(revisionName);
-      return revision.status?.reason === 'WaitingForCapacity' ? revision : undefined;
-    }, 60_000, 'the revision waiting for capacity');
+    const revisionName = (
+      await kubectlOk(['get', 'deployments.berth.dev', 'roomy', '-n', namespace, '-o', 'jsonpath={.status.latestRevisionName}'])
+    ).trim();
+    const waiting = await eventually(
+      async () => {
+        const revision = await revisionObject(revisionName);
+        return revision.status?.reason === 'WaitingForCapacity' ? revision : undefined;
+      },
+      60_000,
+      'the revision waiting for capacity',
+    );
     expect(waiting.status.status).toBe('DEPLOYING');
-    expect(waiting.status.message).toMatch(/^Waiting for capacity: pod roomy-[a-z0-9-]+: Unschedulable: 0\/1 nodes are available: 1 Insufficient cpu/);
-    const reconciling = JSON.parse(await kubectlOk(['get', 'deployments.berth.dev', 'roomy', '-n', namespace, '-o', 'jsonpath={.status.conditions[?(@.type=="Reconciling")]}']));
+    expect(waiting.status.message).toMatch(
+      /^Waiting for capacity: pod roomy-[a-z0-9-]+: Unschedulable: 0\/1 nodes are available: 1 Insufficient cpu/,
+    );
+    const reconciling = JSON.parse(
+      await kubectlOk([
+        'get',
+        'deployments.berth.dev',
+        'roomy',
+        '-n',
+        namespace,
+        '-o',
+        'jsonpath={.status.conditions[?(@.type=="Reconciling")]}',
+      ]),
+    );
     expect(reconciling).toMatchObject({ status: 'True', reason: 'WaitingForCapacity' });
     expect((await api.ok('GET', `/v2/deployments/${id}/revisions/${patched.latest_revision_id}`)).status).toBe('DEPLOYING');
     await answers(url, 'v1');
@@ -106,12 +153,16 @@ describe('a rollout with no room on the node', () => {
     await answers(url, 'v2');
   });
 
-  it('fails with the scheduler\'s words once the progress deadline passes, the previous revision still serving', async () => {
+  it("fails with the scheduler's words once the progress deadline passes, the previous revision still serving", async () => {
     await hog(0.2);
     const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: images.v3 } });
-    const failed = await revisionReaches(api, id, patched.latest_revision_id, ['DEPLOY_FAILED', 'DEPLOYED'], { timeoutMs: (deadlineSeconds + 60) * 1000 });
+    const failed = await revisionReaches(api, id, patched.latest_revision_id, ['DEPLOY_FAILED', 'DEPLOYED'], {
+      timeoutMs: (deadlineSeconds + 60) * 1000,
+    });
     expect(failed.status).toBe('DEPLOY_FAILED');
-    expect(failed.status_message).toMatch(/^The rollout failed: .*progress.*; pod roomy-[a-z0-9-]+: Unschedulable: 0\/1 nodes are available: 1 Insufficient cpu/s);
+    expect(failed.status_message).toMatch(
+      /^The rollout failed: .*progress.*; pod roomy-[a-z0-9-]+: Unschedulable: 0\/1 nodes are available: 1 Insufficient cpu/s,
+    );
     await answers(url, 'v2');
     await unhog();
   });

@@ -38,16 +38,24 @@ async function ship(name: string, image: string) {
     secrets: [],
   });
   await tool.ok('PATCH', `/v2/deployments/${deployment.id}`, { source_revision_config: { image_uri: image } });
-  const revision = await eventually(async () => {
-    const newest = (await tool.ok('GET', `/v2/deployments/${deployment.id}/revisions?limit=1`)).resources[0];
-    if (newest?.image_uri !== image) return undefined;
-    if (newest.status.endsWith('_FAILED')) throw new Error(`revision ${newest.id} ${newest.status}`);
-    return newest.status === 'DEPLOYED' ? newest : undefined;
-  }, 120_000, `the newest revision of ${name} DEPLOYED with ${image}`);
-  const logs = await eventually(async () => {
-    const page = await tool.ok('GET', `/v2/deployments/${deployment.id}/revisions/${revision.id}/logs?type=deploy&order=asc`);
-    return page.logs.length > 0 ? page.logs : undefined;
-  }, 30_000, 'deploy logs');
+  const revision = await eventually(
+    async () => {
+      const newest = (await tool.ok('GET', `/v2/deployments/${deployment.id}/revisions?limit=1`)).resources[0];
+      if (newest?.image_uri !== image) return undefined;
+      if (newest.status.endsWith('_FAILED')) throw new Error(`revision ${newest.id} ${newest.status}`);
+      return newest.status === 'DEPLOYED' ? newest : undefined;
+    },
+    120_000,
+    `the newest revision of ${name} DEPLOYED with ${image}`,
+  );
+  const logs = await eventually(
+    async () => {
+      const page = await tool.ok('GET', `/v2/deployments/${deployment.id}/revisions/${revision.id}/logs?type=deploy&order=asc`);
+      return page.logs.length > 0 ? page.logs : undefined;
+    },
+    30_000,
+    'deploy logs',
+  );
   return { id: deployment.id as string, revision: revision.id as string, logs: logs as { message: string }[] };
 }
 
@@ -58,12 +66,24 @@ describe("a reference deploy tool's whole sequence, on the real node", () => {
     const deployment = await tool.ok('GET', `/v2/deployments/${first.id}`);
     expect(deployment).toMatchObject({ name: 'tool-app', status: 'READY', active_revision_id: first.revision, tenant_id: organization });
     expect(deployment.source_config.deployment_type).toBe('dev_zero');
-    expect(await eventually(async () => (await httpGet(`${deployment.url}/`)).body === 'berth-example tool-v1\n', 20_000, 'the first image answering')).toBe(true);
+    expect(
+      await eventually(
+        async () => (await httpGet(`${deployment.url}/`)).body === 'berth-example tool-v1\n',
+        20_000,
+        'the first image answering',
+      ),
+    ).toBe(true);
 
     const second = await ship('tool-app', await exampleImage('tool-v2'));
     expect(second.id).toBe(first.id);
     expect(second.revision).not.toBe(first.revision);
-    expect(await eventually(async () => (await httpGet(`${deployment.url}/`)).body === 'berth-example tool-v2\n', 20_000, 'the second image answering')).toBe(true);
+    expect(
+      await eventually(
+        async () => (await httpGet(`${deployment.url}/`)).body === 'berth-example tool-v2\n',
+        20_000,
+        'the second image answering',
+      ),
+    ).toBe(true);
     expect((await tool.ok('GET', '/v2/deployments?name=tool-app')).resources).toHaveLength(1);
   });
 });

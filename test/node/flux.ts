@@ -56,7 +56,12 @@ function controllerDeployment(name: Controller, image: string): object[] {
                 env: [{ name: 'RUNTIME_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } }],
                 ports: [{ name: 'healthz', containerPort: 9440 }, ...(source ? [{ name: 'http', containerPort: 9090 }] : [])],
                 readinessProbe: { httpGet: { path: '/readyz', port: 'healthz' }, periodSeconds: 2 },
-                securityContext: { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ['ALL'] } },
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  runAsNonRoot: true,
+                  capabilities: { drop: ['ALL'] },
+                },
                 volumeMounts: mounts,
               },
             ],
@@ -80,7 +85,10 @@ function controllerDeployment(name: Controller, image: string): object[] {
 
 /** The install manifests: the namespace and both controllers. */
 export function fluxInstallObjects(images: Record<Controller, string>): object[] {
-  return [{ apiVersion: 'v1', kind: 'Namespace', metadata: { name: fluxNamespace } }, ...controllers.flatMap((name) => controllerDeployment(name, images[name]))];
+  return [
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: fluxNamespace } },
+    ...controllers.flatMap((name) => controllerDeployment(name, images[name])),
+  ];
 }
 
 let installed: Promise<void> | undefined;
@@ -97,10 +105,25 @@ export function installFlux(): Promise<void> {
     }
     const crds = readdirSync(join(bin, 'crds')).map((file) => join(bin, 'crds', file));
     await kubectlOk(['apply', '--server-side', ...crds.flatMap((file) => ['-f', file])]);
-    await kubectlOk(['wait', '--for=condition=Established', '--timeout=60s', 'crd/gitrepositories.source.toolkit.fluxcd.io', 'crd/kustomizations.kustomize.toolkit.fluxcd.io']);
-    await kubectlOk(['apply', '--server-side', '-f', '-'], fluxInstallObjects(images).map((o) => JSON.stringify(o)).join('\n'));
+    await kubectlOk([
+      'wait',
+      '--for=condition=Established',
+      '--timeout=60s',
+      'crd/gitrepositories.source.toolkit.fluxcd.io',
+      'crd/kustomizations.kustomize.toolkit.fluxcd.io',
+    ]);
+    await kubectlOk(
+      ['apply', '--server-side', '-f', '-'],
+      fluxInstallObjects(images)
+        .map((o) => JSON.stringify(o))
+        .join('\n'),
+    );
     for (const name of controllers) {
-      await eventually(async () => (await kubectlOk(['get', 'deployment', '-n', fluxNamespace, name, '-o', 'jsonpath={.status.readyReplicas}'])) === '1', 120_000, `Flux ${name} Ready`);
+      await eventually(
+        async () => (await kubectlOk(['get', 'deployment', '-n', fluxNamespace, name, '-o', 'jsonpath={.status.readyReplicas}'])) === '1',
+        120_000,
+        `Flux ${name} Ready`,
+      );
     }
   })();
   return installed;

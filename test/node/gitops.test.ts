@@ -32,7 +32,10 @@ function manifests(options: { image: string; maxScale?: number; withDeployment?:
     metadata: { name: 'hello', namespace },
     spec: {
       source: 'external_docker',
-      sourceConfig: { healthCheck: { path: '/ok' }, resourceSpec: { minScale: 1, maxScale: options.maxScale ?? 1, cpu: 0.1, memoryMb: 64 } },
+      sourceConfig: {
+        healthCheck: { path: '/ok' },
+        resourceSpec: { minScale: 1, maxScale: options.maxScale ?? 1, cpu: 0.1, memoryMb: 64 },
+      },
       sourceRevisionConfig: { imageUri: options.image },
     },
   };
@@ -60,7 +63,9 @@ function manifests(options: { image: string; maxScale?: number; withDeployment?:
     'apps/codehost-integration.yaml': stringify(integration),
     'apps/deployment.yaml': options.withDeployment === false ? '' : stringify(deployment),
   };
-  const resources = Object.keys(files).filter((path) => files[path] !== '').map((path) => path.slice('apps/'.length));
+  const resources = Object.keys(files)
+    .filter((path) => files[path] !== '')
+    .map((path) => path.slice('apps/'.length));
   files['apps/kustomization.yaml'] = stringify({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization', resources });
   return files;
 }
@@ -68,7 +73,15 @@ function manifests(options: { image: string; maxScale?: number; withDeployment?:
 async function commit(files: Record<string, string>, message: string): Promise<string> {
   const sha = await git.commit(repository, files, message);
   // What `flux reconcile source git` does: ask for a sync now instead of at the next interval.
-  await kubectlOk(['annotate', '--overwrite', 'gitrepository', '-n', fluxNamespace, 'apps', `reconcile.fluxcd.io/requestedAt=${Date.now()}`]);
+  await kubectlOk([
+    'annotate',
+    '--overwrite',
+    'gitrepository',
+    '-n',
+    fluxNamespace,
+    'apps',
+    `reconcile.fluxcd.io/requestedAt=${Date.now()}`,
+  ]);
   return sha;
 }
 
@@ -79,7 +92,12 @@ interface Condition {
   message?: string;
 }
 
-async function kustomization(): Promise<{ ready?: Condition; lastAppliedRevision?: string; lastAttemptedRevision?: string; lastHandledReconcileAt?: string }> {
+async function kustomization(): Promise<{
+  ready?: Condition;
+  lastAppliedRevision?: string;
+  lastAttemptedRevision?: string;
+  lastHandledReconcileAt?: string;
+}> {
   const object = JSON.parse(await kubectlOk(['get', 'kustomization', '-n', fluxNamespace, 'apps', '-o', 'json']));
   const conditions = (object.status?.conditions ?? []) as Condition[];
   return { ready: conditions.find((c) => c.type === 'Ready'), ...object.status };
@@ -87,19 +105,32 @@ async function kustomization(): Promise<{ ready?: Condition; lastAppliedRevision
 
 /** The Kustomization once it has handled `sha` and its Ready condition is `status`. */
 async function kustomizationAt(sha: string, status: 'True' | 'False', timeoutMs = 180_000) {
-  return eventually(async () => {
-    const current = await kustomization();
-    const revision = status === 'True' ? current.lastAppliedRevision : current.lastAttemptedRevision;
-    return revision?.endsWith(sha) && current.ready?.status === status && current.ready.reason !== 'Progressing' ? current : undefined;
-  }, timeoutMs, `the Kustomization at ${sha.slice(0, 8)} Ready=${status}`);
+  return eventually(
+    async () => {
+      const current = await kustomization();
+      const revision = status === 'True' ? current.lastAppliedRevision : current.lastAttemptedRevision;
+      return revision?.endsWith(sha) && current.ready?.status === status && current.ready.reason !== 'Progressing' ? current : undefined;
+    },
+    timeoutMs,
+    `the Kustomization at ${sha.slice(0, 8)} Ready=${status}`,
+  );
 }
 
 async function revisionNames(): Promise<string[]> {
-  return (await kubectlOk(['get', 'revisions.berth.dev', '-n', namespace, '-o', 'jsonpath={.items[*].metadata.name}'])).split(' ').filter(Boolean);
+  return (await kubectlOk(['get', 'revisions.berth.dev', '-n', namespace, '-o', 'jsonpath={.items[*].metadata.name}']))
+    .split(' ')
+    .filter(Boolean);
 }
 
 async function resourceVersions(): Promise<string> {
-  return kubectlOk(['get', 'deployments.berth.dev,revisions.berth.dev,oauthproviders.berth.dev,codehostintegrations.berth.dev,deployments.apps,services', '-n', namespace, '-o', 'jsonpath={range .items[*]}{.kind}/{.metadata.name}={.metadata.resourceVersion}{"\\n"}{end}']);
+  return kubectlOk([
+    'get',
+    'deployments.berth.dev,revisions.berth.dev,oauthproviders.berth.dev,codehostintegrations.berth.dev,deployments.apps,services',
+    '-n',
+    namespace,
+    '-o',
+    'jsonpath={range .items[*]}{.kind}/{.metadata.name}={.metadata.resourceVersion}{"\\n"}{end}',
+  ]);
 }
 
 beforeAll(async () => {
@@ -142,16 +173,30 @@ describe('Flux syncs Berth objects from git onto the real node', () => {
       apiVersion: 'kustomize.toolkit.fluxcd.io/v1',
       kind: 'Kustomization',
       metadata: { name: 'apps', namespace: fluxNamespace },
-      spec: { sourceRef: { kind: 'GitRepository', name: 'apps' }, path: './apps', interval: '10m', retryInterval: '5s', prune: true, wait: true, timeout: '90s' },
+      spec: {
+        sourceRef: { kind: 'GitRepository', name: 'apps' },
+        path: './apps',
+        interval: '10m',
+        retryInterval: '5s',
+        prune: true,
+        wait: true,
+        timeout: '90s',
+      },
     };
     await kubectlOk(['apply', '--server-side', '-f', '-'], [source, sync].map((o) => JSON.stringify(o)).join('\n'));
     await kustomizationAt(sha, 'True');
     // Ready came after Berth's verdict on each object it waited for, and the app serves.
     for (const kind of ['deployments.berth.dev/hello', 'oauthproviders.berth.dev/acme-sso', 'codehostintegrations.berth.dev/github']) {
-      expect(await kubectlOk(['get', kind, '-n', namespace, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).toBe('True');
+      expect(await kubectlOk(['get', kind, '-n', namespace, '-o', 'jsonpath={.status.conditions[?(@.type=="Ready")].status}'])).toBe(
+        'True',
+      );
     }
     url = (await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'hello', '-o', 'jsonpath={.status.url}'])).trim();
-    await eventually(async () => (await httpGet(url).catch(() => ({ body: '' }))).body.trim() === 'berth-example gitops-v1', 20_000, 'the app answering');
+    await eventually(
+      async () => (await httpGet(url).catch(() => ({ body: '' }))).body.trim() === 'berth-example gitops-v1',
+      20_000,
+      'the app answering',
+    );
     first = (await revisionNames())[0]!;
     expect(await revisionNames()).toEqual([first]);
   });
@@ -168,7 +213,20 @@ describe('Flux syncs Berth objects from git onto the real node', () => {
   it('makes no Revision for a commit that changes sourceConfig only, and scales in place', async () => {
     const sha = await commit(manifests({ image: images.v1!, maxScale: 2 }), 'allow a second replica');
     await kustomizationAt(sha, 'True');
-    await eventually(async () => (await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'hello', '-o', 'jsonpath={.spec.sourceConfig.resourceSpec.maxScale}'])) === '2', 30_000, 'maxScale 2');
+    await eventually(
+      async () =>
+        (await kubectlOk([
+          'get',
+          'deployments.berth.dev',
+          '-n',
+          namespace,
+          'hello',
+          '-o',
+          'jsonpath={.spec.sourceConfig.resourceSpec.maxScale}',
+        ])) === '2',
+      30_000,
+      'maxScale 2',
+    );
     expect(await revisionNames()).toEqual([first]);
   });
 
@@ -178,14 +236,26 @@ describe('Flux syncs Berth objects from git onto the real node', () => {
     const names = await revisionNames();
     expect(names).toHaveLength(2);
     expect(names).toContain(first);
-    await eventually(async () => (await httpGet(url).catch(() => ({ body: '' }))).body.trim() === 'berth-example gitops-v2', 20_000, 'v2 answering');
+    await eventually(
+      async () => (await httpGet(url).catch(() => ({ body: '' }))).body.trim() === 'berth-example gitops-v2',
+      20_000,
+      'v2 answering',
+    );
   });
 
   it("fails the sync with Berth's message when a commit carries an image that cannot be pulled, while v2 keeps answering", async () => {
     const bad = `${inject('registry')}/berth-example:does-not-exist`;
     const sha = await commit(manifests({ image: bad, maxScale: 2 }), 'a bad image');
     const failed = await kustomizationAt(sha, 'False');
-    const berthMessage = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'hello', '-o', 'jsonpath={.status.conditions[?(@.type=="Stalled")].message}']);
+    const berthMessage = await kubectlOk([
+      'get',
+      'deployments.berth.dev',
+      '-n',
+      namespace,
+      'hello',
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="Stalled")].message}',
+    ]);
     expect(berthMessage).toContain('does-not-exist');
     // Flux names the object and kstatus's verdict (fluxcd/pkg/ssa's wait message); Berth's own message
     // is in that object's Stalled condition, its Event and `flux events`.
@@ -197,7 +267,12 @@ describe('Flux syncs Berth objects from git onto the real node', () => {
   it('prunes a Deployment removed from git, with its workloads', async () => {
     const sha = await commit(manifests({ image: images.v2!, withDeployment: false }), 'retire hello');
     await kustomizationAt(sha, 'True');
-    await eventually(async () => (await kubectlOk(['get', 'deployments.berth.dev,deployments.apps,services', '-n', namespace, '-o', 'name'])).trim() === '', 90_000, 'hello and its workloads gone');
+    await eventually(
+      async () =>
+        (await kubectlOk(['get', 'deployments.berth.dev,deployments.apps,services', '-n', namespace, '-o', 'name'])).trim() === '',
+      90_000,
+      'hello and its workloads gone',
+    );
   });
 
   it('keeps secrets out of git and out of the controllers logs', async () => {

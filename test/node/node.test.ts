@@ -7,7 +7,19 @@ import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually, useNamespace } from '../support/cluster.ts';
 import { nodeName, registryAddress } from '../../src/dev/node/network.ts';
 import { prepareNodeHost } from '../../src/dev/node/node.ts';
-import { apply, examplePod, exampleImage, httpGet, isReady, kubectlOk, podStatus, service, serviceImage, waitForReadyPod, waitingReason } from './support.ts';
+import {
+  apply,
+  examplePod,
+  exampleImage,
+  httpGet,
+  isReady,
+  kubectlOk,
+  podStatus,
+  service,
+  serviceImage,
+  waitForReadyPod,
+  waitingReason,
+} from './support.ts';
 
 let namespace: string;
 let app: string;
@@ -34,9 +46,9 @@ describe('the node', () => {
   it('is the only one on this machine: a second start is refused before it changes anything', async () => {
     const other = mkdtempSync(join(tmpdir(), 'berth-second-node-'));
     try {
-      await expect(prepareNodeHost(other, { masquerade: false, keepVolumes: false, kubeBin: inject('controlPlaneBin'), log: () => {} })).rejects.toThrow(
-        /a node already runs on this machine \(process \d+, data in .*\): one node per machine/,
-      );
+      await expect(
+        prepareNodeHost(other, { masquerade: false, keepVolumes: false, kubeBin: inject('controlPlaneBin'), log: () => {} }),
+      ).rejects.toThrow(/a node already runs on this machine \(process \d+, data in .*\): one node per machine/);
       expect(readdirSync(other)).toEqual([]);
     } finally {
       rmSync(other, { recursive: true, force: true });
@@ -44,7 +56,9 @@ describe('the node', () => {
   });
 
   it('is Ready', async () => {
-    const node = JSON.parse(await kubectlOk(['get', 'node', nodeName, '-o', 'json'])) as { status: { conditions: { type: string; status: string }[] } };
+    const node = JSON.parse(await kubectlOk(['get', 'node', nodeName, '-o', 'json'])) as {
+      status: { conditions: { type: string; status: string }[] };
+    };
     expect(node.status.conditions.find((c) => c.type === 'Ready')?.status).toBe('True');
   });
 
@@ -53,13 +67,22 @@ describe('the node', () => {
     await apply(namespace, examplePod('hello', app));
     const status = await waitForReadyPod(namespace, 'hello');
     expect(status.phase).toBe('Running');
-    await eventually(async () => (await kubectlOk(['logs', '-n', namespace, 'hello'])).includes('berth-example node-v1 listening on :8000'), 10_000, 'the log line');
+    await eventually(
+      async () => (await kubectlOk(['logs', '-n', namespace, 'hello'])).includes('berth-example node-v1 listening on :8000'),
+      10_000,
+      'the log line',
+    );
     expect((await kubectlOk(['exec', '-n', namespace, 'hello', '--', '/app', 'version'])).trim()).toBe('node-v1');
     expect((await httpGet(`http://${status.podIP}:8000/`)).body).toBe('berth-example node-v1\n');
   });
 
   it('answers the host through a ClusterIP Service, and another pod through its DNS name', async () => {
-    await apply(namespace, examplePod('web', app, { labels: { role: 'web' } }), service('web', { role: 'web' }, 8000), examplePod('client', app));
+    await apply(
+      namespace,
+      examplePod('web', app, { labels: { role: 'web' } }),
+      service('web', { role: 'web' }, 8000),
+      examplePod('client', app),
+    );
     await waitForReadyPod(namespace, 'web');
     const clusterIp = (await kubectlOk(['get', 'service', '-n', namespace, 'web', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
     const fromHost = await eventually(async () => (await httpGet(`http://${clusterIp}:8000/`)).body, 20_000, 'the Service from the host');
@@ -84,7 +107,9 @@ describe('the node', () => {
         terminationGracePeriodSeconds: 0,
         restartPolicy: 'Never',
         securityContext: { runAsUser: 0 },
-        containers: [{ name: 'c', image, command: ['/bin/busybox', 'sh', '-c', command], volumeMounts: [{ name: 'data', mountPath: '/data' }] }],
+        containers: [
+          { name: 'c', image, command: ['/bin/busybox', 'sh', '-c', command], volumeMounts: [{ name: 'data', mountPath: '/data' }] },
+        ],
         volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'data' } }],
       },
     });
@@ -94,7 +119,11 @@ describe('the node', () => {
       metadata: { name: 'data' },
       spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '10Mi' } } },
     });
-    await eventually(async () => (await kubectlOk(['get', 'pvc', '-n', namespace, 'data', '-o', 'jsonpath={.status.phase}'])) === 'Bound', 30_000, 'the claim Bound');
+    await eventually(
+      async () => (await kubectlOk(['get', 'pvc', '-n', namespace, 'data', '-o', 'jsonpath={.status.phase}'])) === 'Bound',
+      30_000,
+      'the claim Bound',
+    );
     await apply(namespace, writer('write', 'echo kept > /data/file'));
     await eventually(async () => (await podStatus(namespace, 'write')).phase === 'Succeeded', 30_000, 'the writer done');
     await kubectlOk(['delete', 'pod', '-n', namespace, 'write', '--wait=true']);
@@ -104,11 +133,25 @@ describe('the node', () => {
   });
 
   it('keeps a pod out of Ready while its readiness probe fails', async () => {
-    await apply(namespace, examplePod('probe-ok', app, { readinessPath: '/ok' }), examplePod('probe-missing', app, { readinessPath: '/missing' }));
+    await apply(
+      namespace,
+      examplePod('probe-ok', app, { readinessPath: '/ok' }),
+      examplePod('probe-missing', app, { readinessPath: '/missing' }),
+    );
     await waitForReadyPod(namespace, 'probe-ok');
     // The two pods start independently: wait for the kubelet to have probed the failing one and said so.
     await eventually(
-      async () => (await kubectlOk(['get', 'events', '-n', namespace, '--field-selector', 'involvedObject.name=probe-missing,reason=Unhealthy', '-o', 'name'])) !== '',
+      async () =>
+        (await kubectlOk([
+          'get',
+          'events',
+          '-n',
+          namespace,
+          '--field-selector',
+          'involvedObject.name=probe-missing,reason=Unhealthy',
+          '-o',
+          'name',
+        ])) !== '',
       60_000,
       'a failed readiness probe on probe-missing',
     );
@@ -130,7 +173,11 @@ describe('the node', () => {
     const container = (await podStatus(namespace, 'crashing')).containerStatuses?.[0];
     expect(container?.restartCount).toBeGreaterThan(0);
     // The previous container's log, once the kubelet has settled which container is the previous one.
-    await eventually(async () => (await kubectlOk(['logs', '-n', namespace, 'crashing', '--previous'])).includes('failing on purpose'), 30_000, "the crashed container's log");
+    await eventually(
+      async () => (await kubectlOk(['logs', '-n', namespace, 'crashing', '--previous'])).includes('failing on purpose'),
+      30_000,
+      "the crashed container's log",
+    );
   });
 });
 
@@ -139,7 +186,12 @@ describe('the images built from packages', () => {
     const image = await serviceImage('postgres');
     await apply(
       namespace,
-      { apiVersion: 'v1', kind: 'PersistentVolumeClaim', metadata: { name: 'pg' }, spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '100Mi' } } } },
+      {
+        apiVersion: 'v1',
+        kind: 'PersistentVolumeClaim',
+        metadata: { name: 'pg' },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '100Mi' } } },
+      },
       {
         apiVersion: 'v1',
         kind: 'Pod',
@@ -169,7 +221,18 @@ describe('the images built from packages', () => {
     await waitForReadyPod(namespace, 'pg', 90_000);
     await waitForReadyPod(namespace, 'pg-client');
     const answer = await eventually(
-      async () => kubectlOk(['exec', '-n', namespace, 'pg-client', '--', 'psql', `postgresql://postgres:node-test-secret@pg.${namespace}.svc:5432/app`, '-tAc', 'select 40 + 2']),
+      async () =>
+        kubectlOk([
+          'exec',
+          '-n',
+          namespace,
+          'pg-client',
+          '--',
+          'psql',
+          `postgresql://postgres:node-test-secret@pg.${namespace}.svc:5432/app`,
+          '-tAc',
+          'select 40 + 2',
+        ]),
       30_000,
       'psql through the Service',
     );
@@ -186,7 +249,14 @@ describe('the images built from packages', () => {
         metadata: { name: 'redis', labels: { role: 'redis' } },
         spec: {
           terminationGracePeriodSeconds: 1,
-          containers: [{ name: 'redis', image, env: [{ name: 'REDIS_PASSWORD', value: 'node-test-secret' }], readinessProbe: { tcpSocket: { port: 6379 }, periodSeconds: 1 } }],
+          containers: [
+            {
+              name: 'redis',
+              image,
+              env: [{ name: 'REDIS_PASSWORD', value: 'node-test-secret' }],
+              readinessProbe: { tcpSocket: { port: 6379 }, periodSeconds: 1 },
+            },
+          ],
         },
       },
       service('redis', { role: 'redis' }, 6379),
@@ -195,7 +265,18 @@ describe('the images built from packages', () => {
     await waitForReadyPod(namespace, 'redis');
     await waitForReadyPod(namespace, 'redis-client');
     const ping = async (password?: string) =>
-      kubectlOk(['exec', '-n', namespace, 'redis-client', '--', 'redis-cli', '-h', `redis.${namespace}.svc`, ...(password ? ['-a', password, '--no-auth-warning'] : []), 'ping']);
+      kubectlOk([
+        'exec',
+        '-n',
+        namespace,
+        'redis-client',
+        '--',
+        'redis-cli',
+        '-h',
+        `redis.${namespace}.svc`,
+        ...(password ? ['-a', password, '--no-auth-warning'] : []),
+        'ping',
+      ]);
     expect((await eventually(() => ping('node-test-secret'), 30_000, 'redis-cli through the Service')).trim()).toBe('PONG');
     expect((await ping()).trim()).toMatch(/NOAUTH/);
   });

@@ -30,7 +30,10 @@ let source: string;
 
 /** docker when an engine answers that reaches the node's registries over HTTP (scripts/start-docker.sh
  * starts one so; CI always runs it), else crane: both log in and push through the token endpoint. */
-const useDocker = await run('docker', ['info', '--format', '{{json .RegistryConfig.IndexConfigs}}'], { timeout: 10_000, encoding: 'utf8' }).then(
+const useDocker = await run('docker', ['info', '--format', '{{json .RegistryConfig.IndexConfigs}}'], {
+  timeout: 10_000,
+  encoding: 'utf8',
+}).then(
   ({ stdout }) => stdout.includes(pushRegistryAddress),
   () => false,
 );
@@ -60,11 +63,18 @@ async function push(target: string): Promise<string> {
 }
 
 beforeAll(async () => {
-  if (process.env.CI === 'true' && !useDocker) throw new Error(`CI runs this with a Docker engine that reaches ${pushRegistryAddress} (.ci/run starts one first with scripts/start-docker.sh)`);
+  if (process.env.CI === 'true' && !useDocker)
+    throw new Error(
+      `CI runs this with a Docker engine that reaches ${pushRegistryAddress} (.ci/run starts one first with scripts/start-docker.sh)`,
+    );
   const kc = testKubeConfig();
   const { operatorNamespace, key, ...org } = await useOrganization('push');
   namespace = org.namespace;
-  berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), '--push-registry', pushRegistryAddress]);
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    '--push-registry',
+    pushRegistryAddress,
+  ]);
   await waitReady(berth).catch((error: Error) => {
     throw new Error(`${error.message}\n${berth.rawOutput.slice(-20).join('\n')}`);
   });
@@ -95,7 +105,11 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
     id = created.id;
     expect(created.latest_revision_id).toBeNull();
     credential = await api.ok('POST', `/v2/deployments/${id}/push-token`);
-    expect(credential).toMatchObject({ registry_url: pushRegistryAddress, repository_url: `${pushRegistryAddress}/${namespace}/pushed`, username: 'berth-push' });
+    expect(credential).toMatchObject({
+      registry_url: pushRegistryAddress,
+      repository_url: `${pushRegistryAddress}/${namespace}/pushed`,
+      username: 'berth-push',
+    });
     expect(credential.token).toMatch(/^bpt_/);
   });
 
@@ -112,14 +126,22 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
     expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     const image = `${credential.repository_url}@${digest}`;
     const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: image } });
-    const revision = await eventually(async () => {
-      const current = await api.ok('GET', `/v2/deployments/${id}/revisions/${patched.latest_revision_id}`);
-      return ['DEPLOYED', 'DEPLOY_FAILED'].includes(current.status) ? current : undefined;
-    }, 120_000, 'the pushed revision deployed');
+    const revision = await eventually(
+      async () => {
+        const current = await api.ok('GET', `/v2/deployments/${id}/revisions/${patched.latest_revision_id}`);
+        return ['DEPLOYED', 'DEPLOY_FAILED'].includes(current.status) ? current : undefined;
+      },
+      120_000,
+      'the pushed revision deployed',
+    );
     expect(revision.status, revision.status_message).toBe('DEPLOYED');
     expect(revision.image_uri).toBe(image);
     const url = (await api.ok('GET', `/v2/deployments/${id}`)).url;
-    await eventually(async () => (await httpGet(url).catch(() => ({ body: '' }))).body.trim() === 'berth-example push-v1', 20_000, 'the pushed image answering');
+    await eventually(
+      async () => (await httpGet(url).catch(() => ({ body: '' }))).body.trim() === 'berth-example push-v1',
+      20_000,
+      'the pushed image answering',
+    );
   });
 
   it('answers 400 for a deployment of another source, and a forged credential gets no token', async () => {
@@ -134,7 +156,9 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
     expect(refused.body.detail).toContain('only available for internal_docker deployments');
     const basic = (password: string) => ({ authorization: `Basic ${Buffer.from(`berth-push:${password}`).toString('base64')}` });
     const scope = `repository:${namespace}/pushed:push,pull`;
-    const denied = await fetch(`${berthUrl}/v2/registry/token?service=berth-registry&scope=${encodeURIComponent(scope)}`, { headers: basic('bpt_forged.token') });
+    const denied = await fetch(`${berthUrl}/v2/registry/token?service=berth-registry&scope=${encodeURIComponent(scope)}`, {
+      headers: basic('bpt_forged.token'),
+    });
     expect(denied.status).toBe(401);
   });
 
@@ -151,7 +175,11 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
       return { token, access: JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()).access };
     };
     const manifest = async (repository: string, token: string) =>
-      (await fetch(`http://${pushRegistryAddress}/v2/${repository}/manifests/v1`, { headers: { authorization: `Bearer ${token}`, accept: manifestTypes } })).status;
+      (
+        await fetch(`http://${pushRegistryAddress}/v2/${repository}/manifests/v1`, {
+          headers: { authorization: `Bearer ${token}`, accept: manifestTypes },
+        })
+      ).status;
     const anonymous = await tokenFor(`${namespace}/pushed`);
     expect(anonymous.access).toEqual([]);
     expect(await manifest(`${namespace}/pushed`, anonymous.token)).toBe(401);
@@ -167,4 +195,8 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
   });
 });
 
-const manifestTypes = ['application/vnd.docker.distribution.manifest.v2+json', 'application/vnd.oci.image.manifest.v1+json', 'application/vnd.oci.image.index.v1+json'].join(', ');
+const manifestTypes = [
+  'application/vnd.docker.distribution.manifest.v2+json',
+  'application/vnd.oci.image.manifest.v1+json',
+  'application/vnd.oci.image.index.v1+json',
+].join(', ');

@@ -29,7 +29,10 @@ beforeAll(async () => {
   await ensureOrganizationNamespace(kc, otherNamespace, other);
   const key = (await ensureApiKey(kc, operatorNamespace, [org])).key;
   const otherKey = (await ensureApiKey(kc, operatorNamespace, [other])).key;
-  berth = spawnBerth(inject('kubeconfigPath'), runArgs({ operatorNamespace, watchNamespaces: [namespace, otherNamespace, operatorNamespace] }));
+  berth = spawnBerth(
+    inject('kubeconfigPath'),
+    runArgs({ operatorNamespace, watchNamespaces: [namespace, otherNamespace, operatorNamespace] }),
+  );
   await waitReady(berth);
   const url = `http://127.0.0.1:${await berth.facadePort()}`;
   api = httpApi(url, { 'x-api-key': key });
@@ -49,10 +52,14 @@ function revisionReaches(deploymentId: string, revisionId: string, statuses: str
 
 /** The deployment once its active revision is `revisionId`: the status follows the revision's DEPLOYED in the same reconcile. */
 async function activeIs(deploymentId: string, revisionId: string) {
-  return eventually(async () => {
-    const deployment = await api.ok('GET', `/v2/deployments/${deploymentId}`);
-    return deployment.active_revision_id === revisionId ? deployment : undefined;
-  }, 10_000, `revision ${revisionId} active`);
+  return eventually(
+    async () => {
+      const deployment = await api.ok('GET', `/v2/deployments/${deploymentId}`);
+      return deployment.active_revision_id === revisionId ? deployment : undefined;
+    },
+    10_000,
+    `revision ${revisionId} active`,
+  );
 }
 
 /** What the app at `url` answers, retried while kube-proxy programs the Service. */
@@ -61,8 +68,22 @@ async function answerAt(url: string, expected: string) {
 }
 
 async function podsOf(name: string) {
-  const list = JSON.parse(await kubectlOk(['get', 'pods', '-n', namespace, '-l', `berth.dev/deployment=${name},app.kubernetes.io/component=application`, '-o', 'json'])) as {
-    items: { metadata: { name: string; labels: Record<string, string>; deletionTimestamp?: string }; spec: { containers: { resources: { requests: Record<string, string> } }[] } }[];
+  const list = JSON.parse(
+    await kubectlOk([
+      'get',
+      'pods',
+      '-n',
+      namespace,
+      '-l',
+      `berth.dev/deployment=${name},app.kubernetes.io/component=application`,
+      '-o',
+      'json',
+    ]),
+  ) as {
+    items: {
+      metadata: { name: string; labels: Record<string, string>; deletionTimestamp?: string };
+      spec: { containers: { resources: { requests: Record<string, string> } }[] };
+    }[];
   };
   return list.items.filter((pod) => !pod.metadata.deletionTimestamp);
 }
@@ -79,7 +100,10 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     const created = await api.ok('POST', '/v2/deployments', {
       name: 'web',
       source: 'external_docker',
-      source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 }, health_check: { path: '/ok', period_seconds: 1 } },
+      source_config: {
+        resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 },
+        health_check: { path: '/ok', period_seconds: 1 },
+      },
       source_revision_config: { image_uri: images.v1 },
       secrets: [{ name: 'BERTH_EXAMPLE_LOG', value: secret }],
     });
@@ -111,24 +135,39 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     // second on its sync period), every request answers from the new image.
     await answerAt(url, 'berth-example serving-v2\n');
     for (let i = 0; i < 5; i++) expect((await httpGet(`${url}/`)).body).toBe('berth-example serving-v2\n');
-    expect((await podsOf('web')).map((pod) => pod.metadata.labels['berth.dev/revision'])).toEqual([(await api.ok('GET', `/v2/deployments/${id}/revisions/${second}`)).name]);
+    expect((await podsOf('web')).map((pod) => pod.metadata.labels['berth.dev/revision'])).toEqual([
+      (await api.ok('GET', `/v2/deployments/${id}/revisions/${second}`)).name,
+    ]);
   });
 
   it('turns an image that cannot be pulled DEPLOY_FAILED with the reason, a Stalled condition and an Event, while the working revision serves', async () => {
-    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: `${registryAddress}/berth/does-not-exist:1` } });
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, {
+      source_revision_config: { image_uri: `${registryAddress}/berth/does-not-exist:1` },
+    });
     const bad = patched.latest_revision_id;
     const failed = await revisionReaches(id, bad, ['DEPLOY_FAILED'], [], 60_000);
     expect(failed.status_message).toMatch(/ErrImagePull|ImagePullBackOff/);
-    const revisionObject = JSON.parse(await kubectlOk(['get', 'revisions.berth.dev', '-n', namespace, failed.name, '-o', 'json'])) as { status: { reason: string } };
+    const revisionObject = JSON.parse(await kubectlOk(['get', 'revisions.berth.dev', '-n', namespace, failed.name, '-o', 'json'])) as {
+      status: { reason: string };
+    };
     expect(['ErrImagePull', 'ImagePullBackOff']).toContain(revisionObject.status.reason);
 
     const deployment = await api.ok('GET', `/v2/deployments/${id}`);
     expect(deployment.active_revision_id).toBe(second);
     expect(deployment.status).toBe('READY');
-    const stalled = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'web', '-o', 'jsonpath={.status.conditions[?(@.type=="Stalled")]}']);
+    const stalled = await kubectlOk([
+      'get',
+      'deployments.berth.dev',
+      '-n',
+      namespace,
+      'web',
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="Stalled")]}',
+    ]);
     expect(JSON.parse(stalled)).toMatchObject({ status: 'True', reason: 'DeployFailed' });
     await eventually(
-      async () => (await kubectlOk(['get', 'events', '-n', namespace, '--field-selector', 'reason=DeployFailed', '-o', 'name'])).trim() !== '',
+      async () =>
+        (await kubectlOk(['get', 'events', '-n', namespace, '--field-selector', 'reason=DeployFailed', '-o', 'name'])).trim() !== '',
       10_000,
       'a DeployFailed Event',
     );
@@ -165,7 +204,11 @@ describe('a Deployment created through the HTTP API on the real node', () => {
 
   it('brings the first image back on redeploy, verified by what answers', async () => {
     await api.ok('POST', `/v2/deployments/${id}/revisions/${first}/redeploy`);
-    await eventually(async () => (await api.ok('GET', `/v2/deployments/${id}`)).active_revision_id === first, 60_000, 'the first revision active');
+    await eventually(
+      async () => (await api.ok('GET', `/v2/deployments/${id}`)).active_revision_id === first,
+      60_000,
+      'the first revision active',
+    );
     // The Deployment records the revision active first; the revision's own DEPLOYED follows in the same pass.
     await revisionReaches(id, first, ['DEPLOYED'], [], 10_000);
     await answerAt(url, 'berth-example serving-v1\n');
@@ -176,20 +219,28 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     const before = await api.ok('GET', `/v2/deployments/${id}`);
     const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_config: { resource_spec: { cpu: 0.2 } } });
     expect(patched.latest_revision_id).toBe(before.latest_revision_id);
-    await eventually(async () => {
-      const pods = await podsOf('web');
-      return pods.length === 1 && pods[0]!.spec.containers[0]!.resources.requests.cpu === '200m';
-    }, 60_000, 'the pod running with 200m of CPU');
+    await eventually(
+      async () => {
+        const pods = await podsOf('web');
+        return pods.length === 1 && pods[0]!.spec.containers[0]!.resources.requests.cpu === '200m';
+      },
+      60_000,
+      'the pod running with 200m of CPU',
+    );
     expect((await api.ok('GET', `/v2/deployments/${id}`)).latest_revision_id).toBe(before.latest_revision_id);
     await answerAt(url, 'berth-example serving-v1\n');
   });
 
   it('reads deploy logs through the v2 and the v1 routes, masked, filtered and paged; another organization gets 404', async () => {
     const path = `/v2/deployments/${id}/revisions/${first}/logs`;
-    const all = await eventually(async () => {
-      const page = await api.ok('GET', `${path}?type=deploy&order=asc&limit=1000`);
-      return page.logs.some((line: { message: string }) => line.message.includes('listening')) ? page : undefined;
-    }, 30_000, 'the listening line in the deploy logs');
+    const all = await eventually(
+      async () => {
+        const page = await api.ok('GET', `${path}?type=deploy&order=asc&limit=1000`);
+        return page.logs.some((line: { message: string }) => line.message.includes('listening')) ? page : undefined;
+      },
+      30_000,
+      'the listening line in the deploy logs',
+    );
     const messages = all.logs.map((line: { message: string }) => line.message);
     expect(messages.join('\n')).not.toContain(secret);
     expect(messages.some((m: string) => m.endsWith('BERTH_EXAMPLE_LOG is ********'))).toBe(true);
@@ -222,17 +273,29 @@ describe('a Deployment created through the HTTP API on the real node', () => {
         backoffLimit: 0,
         template: {
           metadata: { labels: { 'berth.dev/revision': revisionName } },
-          spec: { restartPolicy: 'Never', terminationGracePeriodSeconds: 0, containers: [{ name: 'build', image: images.v1, args: ['env', 'TOKEN'], env: [{ name: 'TOKEN', value: `token ${rotated}` }] }] },
+          spec: {
+            restartPolicy: 'Never',
+            terminationGracePeriodSeconds: 0,
+            containers: [{ name: 'build', image: images.v1, args: ['env', 'TOKEN'], env: [{ name: 'TOKEN', value: `token ${rotated}` }] }],
+          },
         },
       },
     });
-    const build = await eventually(async () => {
-      const page = await api.ok('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, {});
-      return page.logs.length > 0 ? page : undefined;
-    }, 60_000, 'the build-like Job\'s log');
-    expect(build.logs.map((line: { message: string; container_name: string }) => [line.container_name, line.message])).toEqual([['build', 'token ********']]);
+    const build = await eventually(
+      async () => {
+        const page = await api.ok('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, {});
+        return page.logs.length > 0 ? page : undefined;
+      },
+      60_000,
+      "the build-like Job's log",
+    );
+    expect(build.logs.map((line: { message: string; container_name: string }) => [line.container_name, line.message])).toEqual([
+      ['build', 'token ********'],
+    ]);
     expect((await api.ok('GET', `${path}?type=build`)).logs.map((line: { message: string }) => line.message)).toEqual(['token ********']);
-    expect((await api.ok('GET', `${path}?type=deploy&limit=1000`)).logs.map((line: { message: string }) => line.message)).not.toContain('token ********');
+    expect((await api.ok('GET', `${path}?type=deploy&limit=1000`)).logs.map((line: { message: string }) => line.message)).not.toContain(
+      'token ********',
+    );
 
     expect((await otherApi.call('GET', `${path}?type=deploy`)).status).toBe(404);
     expect((await api.call('GET', `${path}?offset=not-a-cursor`)).status).toBe(422);
@@ -242,6 +305,10 @@ describe('a Deployment created through the HTTP API on the real node', () => {
   it('takes the app down on delete', async () => {
     expect((await api.call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
     await eventually(async () => (await podsOf('web')).length === 0, 60_000, 'no pod of web left');
-    await eventually(async () => (await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, '-o', 'name'])).trim() === '', 30_000, 'the Deployment gone');
+    await eventually(
+      async () => (await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, '-o', 'name'])).trim() === '',
+      30_000,
+      'the Deployment gone',
+    );
   });
 });

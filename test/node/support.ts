@@ -41,7 +41,16 @@ export function nodeBuildImages(): Promise<BuildImages> {
 /** The images of a build as Berth's flags. */
 export async function buildImageFlags(): Promise<string[]> {
   const images = await nodeBuildImages();
-  return ['--builder-image', images.builder, '--git-image', images.git, '--build-tools-image', images.buildTools, '--agent-tools-image', images.agentTools];
+  return [
+    '--builder-image',
+    images.builder,
+    '--git-image',
+    images.git,
+    '--build-tools-image',
+    images.buildTools,
+    '--agent-tools-image',
+    images.agentTools,
+  ];
 }
 
 /**
@@ -53,10 +62,14 @@ export async function buildImageFlags(): Promise<string[]> {
  */
 export async function sourceBuildFlags(): Promise<string[]> {
   return [
-    '--push-registry', pushRegistryAddress,
-    '--facade-node-address', `${nodeIp}:0`,
-    '--postgres-image', await serviceImage('postgres'),
-    '--redis-image', await serviceImage('redis'),
+    '--push-registry',
+    pushRegistryAddress,
+    '--facade-node-address',
+    `${nodeIp}:0`,
+    '--postgres-image',
+    await serviceImage('postgres'),
+    '--redis-image',
+    await serviceImage('redis'),
     ...(await buildImageFlags()),
   ];
 }
@@ -76,7 +89,10 @@ export async function kubectlOk(args: string[], input?: string): Promise<string>
 }
 
 export async function apply(namespace: string, ...objects: object[]): Promise<void> {
-  await kubectlOk(['apply', '--server-side', '-n', namespace, '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
+  await kubectlOk(
+    ['apply', '--server-side', '-n', namespace, '-f', '-'],
+    JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }),
+  );
 }
 
 export interface PodStatus {
@@ -113,10 +129,14 @@ export async function waitingReason(namespace: string, name: string, reasons: st
 }
 
 export async function waitForReadyPod(namespace: string, name: string, timeoutMs = 60_000): Promise<PodStatus> {
-  return eventually(async () => {
-    const status = await podStatus(namespace, name);
-    return isReady(status) ? status : undefined;
-  }, timeoutMs, `pod ${name} Ready`);
+  return eventually(
+    async () => {
+      const status = await podStatus(namespace, name);
+      return isReady(status) ? status : undefined;
+    },
+    timeoutMs,
+    `pod ${name} Ready`,
+  );
 }
 
 /** GET with a 3 s bound: never a request that could wait on a route off this machine. */
@@ -135,7 +155,11 @@ export function httpGet(url: string): Promise<{ status: number; body: string }> 
 }
 
 /** A pod running one container of the example app. */
-export function examplePod(name: string, image: string, extra: { args?: string[]; readinessPath?: string; labels?: Record<string, string> } = {}): object {
+export function examplePod(
+  name: string,
+  image: string,
+  extra: { args?: string[]; readinessPath?: string; labels?: Record<string, string> } = {},
+): object {
   return {
     apiVersion: 'v1',
     kind: 'Pod',

@@ -50,7 +50,10 @@ beforeAll(async () => {
   namespace = org.namespace;
   base = await exampleImage('upload-base');
   workdir = mkdtempSync(join(tmpdir(), 'berth-uploads-'));
-  berth = spawnBerth(inject('kubeconfigPath'), [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), ...(await sourceBuildFlags())]);
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    ...(await sourceBuildFlags()),
+  ]);
   await waitReady(berth);
   registry = await startOrganizationRegistry(berth, operatorNamespace, join(workdir, 'registry'));
   tool = httpApi(`http://127.0.0.1:${await berth.facadePort()}/api-host`, { 'x-api-key': key, 'X-Tenant-ID': organization });
@@ -70,14 +73,26 @@ describe('a remote build of uploaded sources, on the real node', () => {
       name: 'remote',
       source: 'internal_source',
       // Small requests: the node's two cores are shared by every file of the suite.
-      source_config: { deployment_type: 'dev_zero', resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64, db_cpu: 0.1, db_memory_mb: 128 } },
+      source_config: {
+        deployment_type: 'dev_zero',
+        resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64, db_cpu: 0.1, db_memory_mb: 128 },
+      },
       source_revision_config: { graph_config_path: 'app.json' },
       secrets: [],
     });
     id = created.id;
     expect(created.latest_revision_id).toBeNull();
     const reason = await eventually(
-      async () => (await kubectlOk(['get', 'bdeploy', '-n', namespace, 'remote', '-o', 'jsonpath={.status.conditions[?(@.type=="Reconciling")].reason}'])) || undefined,
+      async () =>
+        (await kubectlOk([
+          'get',
+          'bdeploy',
+          '-n',
+          namespace,
+          'remote',
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Reconciling")].reason}',
+        ])) || undefined,
       30_000,
       'the Reconciling condition',
     );
@@ -95,7 +110,10 @@ describe('a remote build of uploaded sources, on the real node', () => {
     const notGzip = await upload(grant.upload_url, 'just text');
     expect(notGzip.status).toBe(400);
     expect(String(notGzip.body['detail'])).toMatch(/not a gzip/);
-    const never = await tool.call('PATCH', `/v2/deployments/${id}`, { revision_source: 'internal_source', source_revision_config: { source_tarball_path: grant.object_path } });
+    const never = await tool.call('PATCH', `/v2/deployments/${id}`, {
+      revision_source: 'internal_source',
+      source_revision_config: { source_tarball_path: grant.object_path },
+    });
     expect(never.status).toBe(422);
     expect(never.body.detail[0].loc).toEqual(['body', 'source_revision_config', 'source_tarball_path']);
     expect((await tool.ok('GET', `/v2/deployments/${id}`)).latest_revision_id).toBeNull();
@@ -123,7 +141,10 @@ describe('a remote build of uploaded sources, on the real node', () => {
       tracked_packages: ['example-sdk:1.2.3'],
     });
     const seen: string[] = [];
-    const revision = await revisionReaches(tool, id, patched.latest_revision_id, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED'], { seen, timeoutMs: 240_000 });
+    const revision = await revisionReaches(tool, id, patched.latest_revision_id, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED'], {
+      seen,
+      timeoutMs: 240_000,
+    });
     expect(revision.status, revision.status_message).toBe('DEPLOYED');
     expect(seen).toContain('BUILDING');
     expect(revision.source_revision_config.source_tarball_path).toBe(grant.object_path);
@@ -134,6 +155,10 @@ describe('a remote build of uploaded sources, on the real node', () => {
     expect(logs.logs.some((line: { message: string }) => line.message.includes('RUN ["/app", "version"]'))).toBe(true);
 
     const url = (await tool.ok('GET', `/v2/deployments/${id}`)).url;
-    await eventually(async () => (await httpGet(`${url}/`).catch(() => ({ body: '' }))).body.trim() === 'berth-example uploaded-1', 20_000, 'the built sources answering');
+    await eventually(
+      async () => (await httpGet(`${url}/`).catch(() => ({ body: '' }))).body.trim() === 'berth-example uploaded-1',
+      20_000,
+      'the built sources answering',
+    );
   });
 });

@@ -37,11 +37,16 @@ afterAll(async () => {
 
 /** etcd's JSON gateway: the current revision, and a compaction up to it. */
 async function compactEtcd(etcdUrl: string): Promise<number> {
-  const range = (await (await fetch(`${etcdUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) })).json()) as {
+  const range = (await (
+    await fetch(`${etcdUrl}/v3/kv/range`, { method: 'POST', body: JSON.stringify({ key: Buffer.from('/').toString('base64') }) })
+  ).json()) as {
     header: { revision: string };
   };
   const revision = Number(range.header.revision);
-  const compaction = await fetch(`${etcdUrl}/v3/kv/compaction`, { method: 'POST', body: JSON.stringify({ revision: String(revision), physical: true }) });
+  const compaction = await fetch(`${etcdUrl}/v3/kv/compaction`, {
+    method: 'POST',
+    body: JSON.stringify({ revision: String(revision), physical: true }),
+  });
   if (!compaction.ok) throw new Error(`etcd compaction answered ${compaction.status}: ${await compaction.text()}`);
   return revision;
 }
@@ -78,7 +83,10 @@ describe('API server and etcd faults', () => {
     const fleet = new Fleet(kc, namespace);
     const history = newHistory();
     const names = Array.from({ length: count }, (_, i) => `app-${String(i).padStart(3, '0')}`);
-    const berth: BerthProcess = spawnBerth(controlPlane.kubeconfigPath, runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace], components: 'controller' }));
+    const berth: BerthProcess = spawnBerth(
+      controlPlane.kubeconfigPath,
+      runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace], components: 'controller' }),
+    );
     await waitReady(berth);
 
     for (const name of names) {
@@ -105,7 +113,10 @@ describe('API server and etcd faults', () => {
     //    watch cache starts after every resourceVersion Berth holds: each resumed watch gets 410.
     const relistsBefore = berth.lines.filter((line) => String(line.msg).includes('410 Gone')).length;
     for (let i = 0; i < 50; i += 1) {
-      await core.createNamespacedConfigMap({ namespace: operatorNamespace, body: { metadata: { name: `filler-${i}` }, data: { i: String(i) } } });
+      await core.createNamespacedConfigMap({
+        namespace: operatorNamespace,
+        body: { metadata: { name: `filler-${i}` }, data: { i: String(i) } },
+      });
     }
     const compactedAt = await compactEtcd(controlPlane.etcdUrl);
     await controlPlane.restart();

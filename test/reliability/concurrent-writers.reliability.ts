@@ -62,7 +62,11 @@ describe('concurrent writers', () => {
     // Writer i sets field i % 10 to a value only it sends; every tenth writer also moves the image.
     const plan = Array.from({ length: writers }, (_, i) => {
       const field = fields[i % fields.length]!;
-      return { field, value: field.includes('cpu') ? (i + 1) / 10 : 1000 + i, image: i % 10 === 0 ? `registry.example.com/contended:${i + 1}` : undefined };
+      return {
+        field,
+        value: field.includes('cpu') ? (i + 1) / 10 : 1000 + i,
+        image: i % 10 === 0 ? `registry.example.com/contended:${i + 1}` : undefined,
+      };
     });
     const patches = plan.map(({ field, value, image }) =>
       call('PATCH', `/v2/deployments/${id}`, {
@@ -89,7 +93,9 @@ describe('concurrent writers', () => {
     await applies;
     // Only an acknowledged write must show; a refused one (409: try again) must change nothing.
     const acknowledged = plan.filter((_, i) => answers[i]!.status === 200);
-    const written = new Map<string, Set<number>>(fields.map((field) => [field, new Set(acknowledged.filter((w) => w.field === field).map((w) => w.value))]));
+    const written = new Map<string, Set<number>>(
+      fields.map((field) => [field, new Set(acknowledged.filter((w) => w.field === field).map((w) => w.value))]),
+    );
     const images = new Set(acknowledged.flatMap((w) => (w.image ? [w.image] : [])));
 
     const statuses = answers.map((a) => a.status);
@@ -106,7 +112,9 @@ describe('concurrent writers', () => {
 
     await converge(fleet, history, 120_000);
     const revisions = await fleet.duplicateRevisions(history);
-    const finalConfigRevisions = (await fleet.revisions()).filter((r) => r.spec.sourceRevisionConfig?.imageUri === deployment.spec.sourceRevisionConfig?.imageUri);
+    const finalConfigRevisions = (await fleet.revisions()).filter(
+      (r) => r.spec.sourceRevisionConfig?.imageUri === deployment.spec.sourceRevisionConfig?.imageUri,
+    );
     recordFigures('concurrent-writers', {
       facadePatches: writers,
       gitopsApplies: gitopsEdits,

@@ -30,13 +30,25 @@ describe(`fuzzing (seed ${seed})`, () => {
     for (const [i, key] of [org.key, org.key, otherOrg.key].entries()) {
       const created = await call('POST', '/v2/deployments', {
         key,
-        body: { name: `seed-${i}`, source: 'external_docker', source_revision_config: { image_uri: 'registry.example.com/seed:1' }, source_config: { resource_spec: { min_scale: 1, max_scale: 2 } } },
+        body: {
+          name: `seed-${i}`,
+          source: 'external_docker',
+          source_revision_config: { image_uri: 'registry.example.com/seed:1' },
+          source_config: { resource_spec: { min_scale: 1, max_scale: 2 } },
+        },
       });
       expect(created.status).toBe(201);
       deploymentIds.push(created.body.id);
       const provider = await call('POST', '/v2/auth/providers', {
         key,
-        body: { provider_id: `seed-${i}`, name: 'Seed', client_id: 'seed', auth_url: 'https://auth.example.com/authorize', token_url: 'https://auth.example.com/token', client_secret: `seed-secret-${i}` },
+        body: {
+          provider_id: `seed-${i}`,
+          name: 'Seed',
+          client_id: 'seed',
+          auth_url: 'https://auth.example.com/authorize',
+          token_url: 'https://auth.example.com/token',
+          client_secret: `seed-secret-${i}`,
+        },
       });
       expect(provider.status).toBe(200);
       providerIds.push(`seed-${i}`);
@@ -53,17 +65,27 @@ describe(`fuzzing (seed ${seed})`, () => {
       if (seen) seen.count += 1;
       else violations.set(key, { example, count: 1 });
     };
-    const arbitrary = requestArbitrary(document, operations, url, { valid: [org.key], other: [otherOrg.key.replace(/.$/, '0'), 'berth_invalid'], tenants: [org.id, otherOrg.id] }, {
-      deployment_id: deploymentIds,
-      provider_id: providerIds,
-      revision_id: [],
-      integration_id: [],
-    });
+    const arbitrary = requestArbitrary(
+      document,
+      operations,
+      url,
+      { valid: [org.key], other: [otherOrg.key.replace(/.$/, '0'), 'berth_invalid'], tenants: [org.id, otherOrg.id] },
+      {
+        deployment_id: deploymentIds,
+        provider_id: providerIds,
+        revision_id: [],
+        integration_id: [],
+      },
+    );
     let sent = 0;
     await fc.assert(
       fc.asyncProperty(arbitrary, async (request) => {
         sent += 1;
-        const response = await fetch(request.url, { method: request.method, headers: request.headers, ...(request.body !== undefined ? { body: request.body } : {}) });
+        const response = await fetch(request.url, {
+          method: request.method,
+          headers: request.headers,
+          ...(request.body !== undefined ? { body: request.body } : {}),
+        });
         const text = await response.text();
         byStatus.set(response.status, (byStatus.get(response.status) ?? 0) + 1);
         const label = request.operation;
@@ -91,7 +113,10 @@ describe(`fuzzing (seed ${seed})`, () => {
       seed,
       requestsFuzzed: sent,
       operations: operations.length,
-      answers: [...byStatus.entries()].sort(([a], [b]) => a - b).map(([status, n]) => `${status}:${n}`).join(' '),
+      answers: [...byStatus.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([status, n]) => `${status}:${n}`)
+        .join(' '),
       responses5xx: [...byStatus.entries()].filter(([status]) => status >= 500).reduce((sum, [, n]) => sum + n, 0),
       violations: [...violations.values()].reduce((sum, v) => sum + v.count, 0),
     });
@@ -105,50 +130,91 @@ describe(`fuzzing (seed ${seed})`, () => {
   it(`${crdRuns} random invalid Deployment specs are refused by the API server`, async () => {
     const kc = testKubeConfig();
     const namespace = await useNamespace('crd-fuzz');
-    const valid = { source: 'external_docker', sourceConfig: { resourceSpec: { minScale: 1, maxScale: 2 } }, sourceRevisionConfig: { imageUri: 'registry.example.com/app:1' } };
+    const valid = {
+      source: 'external_docker',
+      sourceConfig: { resourceSpec: { minScale: 1, maxScale: 2 } },
+      sourceRevisionConfig: { imageUri: 'registry.example.com/app:1' },
+    };
     const notIn = (values: string[]) => fc.string({ maxLength: 20 }).filter((v) => !values.includes(v));
-    const wrongType = fc.oneof(fc.string(), fc.boolean(), fc.array(fc.integer(), { maxLength: 2 }), fc.dictionary(fc.string({ minLength: 1, maxLength: 3 }), fc.integer(), { minKeys: 1, maxKeys: 2 }));
+    const wrongType = fc.oneof(
+      fc.string(),
+      fc.boolean(),
+      fc.array(fc.integer(), { maxLength: 2 }),
+      fc.dictionary(fc.string({ minLength: 1, maxLength: 3 }), fc.integer(), { minKeys: 1, maxKeys: 2 }),
+    );
     // Each breaks one rule the CRD states; the rest of the spec stays valid.
     const breakages: fc.Arbitrary<{ rule: string; spec: Record<string, unknown> }>[] = [
       notIn(['codehost', 'external_docker', 'internal_docker']).map((source) => ({ rule: 'source enum', spec: { ...valid, source } })),
-      fc.constant({ rule: 'source required', spec: { sourceConfig: valid.sourceConfig, sourceRevisionConfig: valid.sourceRevisionConfig } }),
-      fc.integer({ max: -1 }).map((minScale) => ({ rule: 'minScale >= 0', spec: { ...valid, sourceConfig: { resourceSpec: { minScale, maxScale: 2 } } } })),
-      fc.integer({ min: 10001 }).map((maxScale) => ({ rule: 'maxScale <= 10000', spec: { ...valid, sourceConfig: { resourceSpec: { minScale: 1, maxScale } } } })),
-      fc.tuple(fc.integer({ min: 1, max: 10000 }), fc.integer({ min: 0, max: 10000 })).filter(([a, b]) => a > b).map(([minScale, maxScale]) => ({ rule: 'minScale <= maxScale', spec: { ...valid, sourceConfig: { resourceSpec: { minScale, maxScale } } } })),
-      wrongType.map((minScale) => ({ rule: 'minScale integer', spec: { ...valid, sourceConfig: { resourceSpec: { minScale, maxScale: 2 } } } })),
-      fc.double({ max: -0.001, noNaN: true, noDefaultInfinity: true }).map((cpu) => ({ rule: 'cpu >= 0', spec: { ...valid, sourceConfig: { resourceSpec: { cpu } } } })),
-      notIn(['dev_free', 'dev', 'prod']).map((deploymentType) => ({ rule: 'deploymentType enum', spec: { ...valid, sourceConfig: { deploymentType } } })),
+      fc.constant({
+        rule: 'source required',
+        spec: { sourceConfig: valid.sourceConfig, sourceRevisionConfig: valid.sourceRevisionConfig },
+      }),
+      fc
+        .integer({ max: -1 })
+        .map((minScale) => ({ rule: 'minScale >= 0', spec: { ...valid, sourceConfig: { resourceSpec: { minScale, maxScale: 2 } } } })),
+      fc
+        .integer({ min: 10001 })
+        .map((maxScale) => ({ rule: 'maxScale <= 10000', spec: { ...valid, sourceConfig: { resourceSpec: { minScale: 1, maxScale } } } })),
+      fc
+        .tuple(fc.integer({ min: 1, max: 10000 }), fc.integer({ min: 0, max: 10000 }))
+        .filter(([a, b]) => a > b)
+        .map(([minScale, maxScale]) => ({
+          rule: 'minScale <= maxScale',
+          spec: { ...valid, sourceConfig: { resourceSpec: { minScale, maxScale } } },
+        })),
+      wrongType.map((minScale) => ({
+        rule: 'minScale integer',
+        spec: { ...valid, sourceConfig: { resourceSpec: { minScale, maxScale: 2 } } },
+      })),
+      fc
+        .double({ max: -0.001, noNaN: true, noDefaultInfinity: true })
+        .map((cpu) => ({ rule: 'cpu >= 0', spec: { ...valid, sourceConfig: { resourceSpec: { cpu } } } })),
+      notIn(['dev_free', 'dev', 'prod']).map((deploymentType) => ({
+        rule: 'deploymentType enum',
+        spec: { ...valid, sourceConfig: { deploymentType } },
+      })),
       fc.constant({ rule: 'external_docker needs imageUri', spec: { ...valid, sourceRevisionConfig: {} } }),
-      fc.webUrl().map((repoUrl) => ({ rule: 'codehost needs integrationId and repoRef', spec: { source: 'codehost', sourceConfig: { repoUrl }, sourceRevisionConfig: {} } })),
-      wrongType.filter((v) => typeof v !== 'string').map((imageUri) => ({ rule: 'imageUri string', spec: { ...valid, sourceRevisionConfig: { imageUri } } })),
-      fc.string({ maxLength: 10 }).map((name) => ({ rule: 'secrets[].name pattern', spec: { ...valid, secrets: [{ name: `${name} with spaces/` }] } })),
+      fc.webUrl().map((repoUrl) => ({
+        rule: 'codehost needs integrationId and repoRef',
+        spec: { source: 'codehost', sourceConfig: { repoUrl }, sourceRevisionConfig: {} },
+      })),
+      wrongType
+        .filter((v) => typeof v !== 'string')
+        .map((imageUri) => ({ rule: 'imageUri string', spec: { ...valid, sourceRevisionConfig: { imageUri } } })),
+      fc
+        .string({ maxLength: 10 })
+        .map((name) => ({ rule: 'secrets[].name pattern', spec: { ...valid, secrets: [{ name: `${name} with spaces/` }] } })),
       wrongType.filter((v) => !Array.isArray(v)).map((secrets) => ({ rule: 'secrets array', spec: { ...valid, secrets } })),
     ];
     const refusedBy = new Map<string, number>();
     const accepted: string[] = [];
     let sent = 0;
     let failure: unknown;
-    await fc.assert(
-      fc.asyncProperty(fc.oneof(...breakages), fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), async ({ rule, spec }, name) => {
-        sent += 1;
-        try {
-          await kubeRequest(kc, {
-            method: 'POST',
-            path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments`,
-            query: { dryRun: 'All' },
-            body: { apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', metadata: { name }, spec },
-          });
-          accepted.push(`${rule}: ${JSON.stringify(spec)}`);
-          return false;
-        } catch (error) {
-          if (!isKubeApiError(error) || (error.code !== 422 && error.code !== 400)) throw error;
-          refusedBy.set(rule, (refusedBy.get(rule) ?? 0) + 1);
-          return true;
-        }
-      }),
-      { numRuns: crdRuns, seed, endOnFailure: true },
-    ).catch((error: unknown) => (failure = error));
-    const stored = (await kubeRequest<{ items: unknown[] }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments` })).items;
+    await fc
+      .assert(
+        fc.asyncProperty(fc.oneof(...breakages), fc.stringMatching(/^[a-z][a-z0-9]{0,10}$/), async ({ rule, spec }, name) => {
+          sent += 1;
+          try {
+            await kubeRequest(kc, {
+              method: 'POST',
+              path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments`,
+              query: { dryRun: 'All' },
+              body: { apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', metadata: { name }, spec },
+            });
+            accepted.push(`${rule}: ${JSON.stringify(spec)}`);
+            return false;
+          } catch (error) {
+            if (!isKubeApiError(error) || (error.code !== 422 && error.code !== 400)) throw error;
+            refusedBy.set(rule, (refusedBy.get(rule) ?? 0) + 1);
+            return true;
+          }
+        }),
+        { numRuns: crdRuns, seed, endOnFailure: true },
+      )
+      .catch((error: unknown) => (failure = error));
+    const stored = (
+      await kubeRequest<{ items: unknown[] }>(kc, { method: 'GET', path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments` })
+    ).items;
     recordFigures('fuzz-crd', {
       seed,
       invalidSpecsSent: sent,

@@ -47,7 +47,12 @@ describe('leader failover', () => {
     const namespace = await useNamespace('failover');
     const fleet = new Fleet(kc, namespace);
     const history = newHistory();
-    const args = runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace], components: 'controller', leaderElect: true });
+    const args = runArgs({
+      operatorNamespace,
+      watchNamespaces: [namespace, operatorNamespace],
+      components: 'controller',
+      leaderElect: true,
+    });
     const replicas: BerthProcess[] = [spawnBerth(inject('kubeconfigPath'), args), spawnBerth(inject('kubeconfigPath'), args)];
     const probes = await Promise.all(replicas.map((r) => waitReady(r)));
 
@@ -102,13 +107,18 @@ describe('leader failover', () => {
     const services = (await fleet.core.listNamespacedService({ namespace })).items;
     const berthObjects = [...(await fleet.deployments()), ...(await fleet.revisions()), ...workloads, ...services];
     // Any other manager is named with what it wrote, e.g. "unknown Update Deployment f:metadata".
-    type Managed = { kind?: string; metadata?: { managedFields?: Array<{ manager?: string; operation?: string; subresource?: string; fieldsV1?: object }> } };
+    type Managed = {
+      kind?: string;
+      metadata?: { managedFields?: Array<{ manager?: string; operation?: string; subresource?: string; fieldsV1?: object }> };
+    };
     const foreignManagers = new Set<string>();
     for (const object of berthObjects as Managed[]) {
       for (const entry of object.metadata?.managedFields ?? []) {
         if (entry.manager === 'berth' || entry.manager === testFieldManager) continue;
         const fields = Object.entries(entry.fieldsV1 ?? {}).map(([k, v]) => `${k}{${Object.keys(v as object).join(',')}}`);
-        foreignManagers.add(`${entry.manager} ${entry.operation} ${object.kind ?? ''}${entry.subresource ? `/${entry.subresource}` : ''} ${fields.join(',')}`);
+        foreignManagers.add(
+          `${entry.manager} ${entry.operation} ${object.kind ?? ''}${entry.subresource ? `/${entry.subresource}` : ''} ${fields.join(',')}`,
+        );
       }
     }
     const revisions = await fleet.duplicateRevisions(history);

@@ -31,14 +31,20 @@ describe('security', () => {
       org.namespace = await useNamespace('org', { [labels.organizationId]: org.id });
       org.key = (await ensureApiKey(kc, operatorNamespace, [org.id])).key;
     }
-    const berth = spawnBerth(inject('kubeconfigPath'), runArgs({ operatorNamespace, watchNamespaces: [orgA.namespace, orgB.namespace, operatorNamespace] }));
+    const berth = spawnBerth(
+      inject('kubeconfigPath'),
+      runArgs({ operatorNamespace, watchNamespaces: [orgA.namespace, orgB.namespace, operatorNamespace] }),
+    );
     const probePort = await waitReady(berth);
     const facade = `http://127.0.0.1:${await berth.facadePort()}`;
     const responses: string[] = [];
     const call = async (method: string, path: string, key: string | undefined, body?: unknown) => {
       const response = await fetch(`${facade}${path}`, {
         method,
-        headers: { ...(key !== undefined ? { 'x-api-key': key } : {}), ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+        headers: {
+          ...(key !== undefined ? { 'x-api-key': key } : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
         ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
       });
       const text = await response.text();
@@ -70,9 +76,16 @@ describe('security', () => {
     });
     expect(deployment.status).toBe(201);
     const deploymentId = deployment.json!.id as string;
-    const rotated = await call('PATCH', `/v2/deployments/${deploymentId}`, orgB.key, { secrets: [{ name: 'DATABASE_PASSWORD', value: rotatedValue }] });
+    const rotated = await call('PATCH', `/v2/deployments/${deploymentId}`, orgB.key, {
+      secrets: [{ name: 'DATABASE_PASSWORD', value: rotatedValue }],
+    });
     expect(rotated.status).toBe(200);
-    await eventually(async () => ((await call('GET', `/v2/deployments/${deploymentId}/revisions`, orgB.key)).json?.resources as unknown[] | undefined)?.length === 2, 60_000, 'a revision for the rotated value');
+    await eventually(
+      async () =>
+        ((await call('GET', `/v2/deployments/${deploymentId}/revisions`, orgB.key)).json?.resources as unknown[] | undefined)?.length === 2,
+      60_000,
+      'a revision for the rotated value',
+    );
 
     // 1. Without a valid key, every documented operation answers 401; only the probes answer, and the
     // operations documented as public (the registry's token endpoint, which docker calls with its own
@@ -81,13 +94,18 @@ describe('security', () => {
     const document = (await (await fetch(`${facade}/openapi.json`)).json()) as OpenApiDocument;
     const operations = operationsOf(document).filter((operation) => !operation.public);
     const publicOperations = operationsOf(document).filter((operation) => operation.public);
-    expect(publicOperations.map((operation) => `${operation.method} ${operation.path}`)).toEqual(['GET /v2/registry/token', 'PUT /v2/uploads/{upload_token}']);
+    expect(publicOperations.map((operation) => `${operation.method} ${operation.path}`)).toEqual([
+      'GET /v2/registry/token',
+      'PUT /v2/uploads/{upload_token}',
+    ]);
     for (const operation of publicOperations) {
       for (const key of [undefined, orgB.key]) expect((await call(operation.method, operation.path, key)).status).toBeLessThan(500);
     }
     const unauthenticated: string[] = [];
     for (const operation of operations) {
-      const path = operation.path.replace(/\{[^}]+\}/g, (param) => (param === '{deployment_id}' ? deploymentId : param === '{provider_id}' ? 'github-login' : crypto.randomUUID()));
+      const path = operation.path.replace(/\{[^}]+\}/g, (param) =>
+        param === '{deployment_id}' ? deploymentId : param === '{provider_id}' ? 'github-login' : crypto.randomUUID(),
+      );
       for (const key of [undefined, '', 'berth_not-a-key', `${orgB.key}x`]) {
         const answer = await call(operation.method, path, key, operation.bodySchema ? {} : undefined);
         if (answer.status !== 401) unauthenticated.push(`${operation.method} ${path} with ${JSON.stringify(key)} -> ${answer.status}`);
@@ -98,7 +116,11 @@ describe('security', () => {
 
     // 2. Keys are stored as SHA-256 hashes only.
     const keySecrets = (await core.listNamespacedSecret({ namespace: operatorNamespace, labelSelector: `${apiKeyLabel}=true` })).items;
-    const storedKeyMaterial = JSON.stringify(keySecrets.map((s) => Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]))));
+    const storedKeyMaterial = JSON.stringify(
+      keySecrets.map((s) =>
+        Object.fromEntries(Object.entries(s.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')])),
+      ),
+    );
     expect(keySecrets.length).toBeGreaterThanOrEqual(2);
     for (const key of [orgA.key, orgB.key]) {
       expect(storedKeyMaterial).not.toContain(key);
@@ -106,10 +128,18 @@ describe('security', () => {
     }
 
     // 3. Organization A cannot see or change B's objects: 404, and B's objects stay as they were.
-    const before = await custom.getNamespacedCustomObject({ group: 'berth.dev', version: 'v1alpha1', namespace: orgB.namespace, plural: 'deployments', name: 'private-app' });
+    const before = await custom.getNamespacedCustomObject({
+      group: 'berth.dev',
+      version: 'v1alpha1',
+      namespace: orgB.namespace,
+      plural: 'deployments',
+      name: 'private-app',
+    });
     const crossTenant = [
       await call('GET', `/v2/deployments/${deploymentId}`, orgA.key),
-      await call('PATCH', `/v2/deployments/${deploymentId}`, orgA.key, { source_revision_config: { image_uri: 'registry.example.com/evil:1' } }),
+      await call('PATCH', `/v2/deployments/${deploymentId}`, orgA.key, {
+        source_revision_config: { image_uri: 'registry.example.com/evil:1' },
+      }),
       await call('DELETE', `/v2/deployments/${deploymentId}`, orgA.key),
       await call('GET', `/v2/deployments/${deploymentId}/revisions`, orgA.key),
       await call('GET', '/v2/auth/providers/github-login', orgA.key),
@@ -120,10 +150,20 @@ describe('security', () => {
     expect(JSON.stringify((await call('GET', '/v2/deployments', orgA.key)).json)).not.toContain(deploymentId);
     expect(JSON.stringify((await call('GET', '/v2/auth/providers', orgA.key)).json)).not.toContain('github-login');
     // Naming B as the tenant does not help a key that cannot reach it.
-    const tenantHop = await fetch(`${facade}/v2/deployments/${deploymentId}`, { headers: { 'x-api-key': orgA.key, 'x-tenant-id': orgB.id } });
+    const tenantHop = await fetch(`${facade}/v2/deployments/${deploymentId}`, {
+      headers: { 'x-api-key': orgA.key, 'x-tenant-id': orgB.id },
+    });
     expect(tenantHop.status).toBe(401);
-    const after = await custom.getNamespacedCustomObject({ group: 'berth.dev', version: 'v1alpha1', namespace: orgB.namespace, plural: 'deployments', name: 'private-app' });
-    expect((after as { metadata: { resourceVersion: string } }).metadata.resourceVersion).toBe((before as { metadata: { resourceVersion: string } }).metadata.resourceVersion);
+    const after = await custom.getNamespacedCustomObject({
+      group: 'berth.dev',
+      version: 'v1alpha1',
+      namespace: orgB.namespace,
+      plural: 'deployments',
+      name: 'private-app',
+    });
+    expect((after as { metadata: { resourceVersion: string } }).metadata.resourceVersion).toBe(
+      (before as { metadata: { resourceVersion: string } }).metadata.resourceVersion,
+    );
 
     // 4. Secret material is in Secrets and nowhere else: responses, logs, Events, metrics, objects.
     const metrics = await (await fetch(`http://127.0.0.1:${probePort}/metrics`)).text();
@@ -132,7 +172,13 @@ describe('security', () => {
     const berthObjects: unknown[] = [];
     for (const namespace of [orgA.namespace, orgB.namespace]) {
       for (const plural of ['deployments', 'revisions', 'oauthproviders', 'tracingprojects', 'codehostintegrations']) {
-        berthObjects.push(...((await custom.listNamespacedCustomObject({ group: 'berth.dev', version: 'v1alpha1', namespace, plural })) as { items: unknown[] }).items);
+        berthObjects.push(
+          ...(
+            (await custom.listNamespacedCustomObject({ group: 'berth.dev', version: 'v1alpha1', namespace, plural })) as {
+              items: unknown[];
+            }
+          ).items,
+        );
       }
     }
     const places: Record<string, string> = {
@@ -142,9 +188,15 @@ describe('security', () => {
       metrics,
       objects: JSON.stringify(berthObjects),
     };
-    const leaks = Object.entries(places).flatMap(([place, text]) => markers.filter((marker) => text.includes(marker)).map((marker) => `${place} holds ${marker.slice(0, 14)}...`));
+    const leaks = Object.entries(places).flatMap(([place, text]) =>
+      markers.filter((marker) => text.includes(marker)).map((marker) => `${place} holds ${marker.slice(0, 14)}...`),
+    );
     // Sanity: the values were really stored, in the Secrets made for them.
-    const orgSecrets = JSON.stringify((await core.listNamespacedSecret({ namespace: orgB.namespace })).items.map((s) => Object.values(s.data ?? {}).map((v) => Buffer.from(v, 'base64').toString('utf8'))));
+    const orgSecrets = JSON.stringify(
+      (await core.listNamespacedSecret({ namespace: orgB.namespace })).items.map((s) =>
+        Object.values(s.data ?? {}).map((v) => Buffer.from(v, 'base64').toString('utf8')),
+      ),
+    );
     recordFigures('security', {
       operationsCheckedWithoutKey: operations.length * 4,
       crossTenantAttempts: crossTenant.length + 3,
@@ -159,8 +211,25 @@ describe('security', () => {
 
   it('the chart runs the pod as non-root, read-only, with every capability dropped', () => {
     const toolsBin = cachedBuild('tools');
-    const rendered = execFileSync(join(toolsBin, 'helm'), ['template', 'berth', join(root, 'charts/berth'), '--namespace', 'berth-system'], { encoding: 'utf8' });
-    type PodSpec = { securityContext?: Record<string, unknown>; containers: Array<{ name: string; securityContext?: { runAsNonRoot?: boolean; readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean; privileged?: boolean; capabilities?: { drop?: string[]; add?: string[] } } }>; initContainers?: unknown[] };
+    const rendered = execFileSync(
+      join(toolsBin, 'helm'),
+      ['template', 'berth', join(root, 'charts/berth'), '--namespace', 'berth-system'],
+      { encoding: 'utf8' },
+    );
+    type PodSpec = {
+      securityContext?: Record<string, unknown>;
+      containers: Array<{
+        name: string;
+        securityContext?: {
+          runAsNonRoot?: boolean;
+          readOnlyRootFilesystem?: boolean;
+          allowPrivilegeEscalation?: boolean;
+          privileged?: boolean;
+          capabilities?: { drop?: string[]; add?: string[] };
+        };
+      }>;
+      initContainers?: unknown[];
+    };
     const workloads = parseAllDocuments(rendered)
       .map((doc) => doc.toJSON() as { kind?: string; spec?: { template?: { spec?: PodSpec } } } | null)
       .filter((object) => object?.spec?.template?.spec);

@@ -101,14 +101,24 @@ export function spawnBerth(kubeconfigPath: string, args: string[], env: Record<s
 }
 
 /** The arguments of `berth run` for a test: loopback ports chosen by the OS, a scoped set of namespaces. */
-export function runArgs(options: { operatorNamespace: string; watchNamespaces: string[]; leaderElect?: boolean; components?: string }): string[] {
+export function runArgs(options: {
+  operatorNamespace: string;
+  watchNamespaces: string[];
+  leaderElect?: boolean;
+  components?: string;
+}): string[] {
   return [
     'run',
-    '--namespace', options.operatorNamespace,
-    '--facade-address', '127.0.0.1:0',
-    '--probe-address', '127.0.0.1:0',
-    '--leader-elect', String(options.leaderElect ?? false),
-    '--watch-namespaces', options.watchNamespaces.join(','),
+    '--namespace',
+    options.operatorNamespace,
+    '--facade-address',
+    '127.0.0.1:0',
+    '--probe-address',
+    '127.0.0.1:0',
+    '--leader-elect',
+    String(options.leaderElect ?? false),
+    '--watch-namespaces',
+    options.watchNamespaces.join(','),
     ...(options.components ? ['--components', options.components] : []),
   ];
 }
@@ -116,6 +126,10 @@ export function runArgs(options: { operatorNamespace: string; watchNamespaces: s
 /** True once /readyz answers 200. */
 export async function waitReady(berth: BerthProcess, timeoutMs = 60_000): Promise<number> {
   const port = await berth.probePort(timeoutMs);
-  await eventually(async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200, timeoutMs, `/readyz of Berth ${berth.pid}`);
+  await eventually(
+    async () => (await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined))?.status === 200,
+    timeoutMs,
+    `/readyz of Berth ${berth.pid}`,
+  );
   return port;
 }

@@ -90,7 +90,8 @@ export async function startTestFacade(
     let body: string | Buffer | undefined;
     if (callOptions.raw !== undefined) body = callOptions.raw;
     else if (callOptions.body !== undefined) body = JSON.stringify(callOptions.body);
-    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type'))
+      headers['content-type'] = 'application/json';
     const response = await fetch(`${facade.url}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const text = await response.text();
     let parsed: unknown;

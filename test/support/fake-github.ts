@@ -124,7 +124,13 @@ export class FakeGitHub {
 
   addRepository(owner: FakeAccount, input: FakeRepositoryInput): number {
     const id = this.#nextId++;
-    this.#repositories.set(id, { id, name: input.name, owner, private: input.private ?? false, defaultBranch: input.defaultBranch ?? 'main' });
+    this.#repositories.set(id, {
+      id,
+      name: input.name,
+      owner,
+      private: input.private ?? false,
+      defaultBranch: input.defaultBranch ?? 'main',
+    });
     const owned = this.#reposByOwner.get(owner.login) ?? [];
     owned.push(id);
     this.#reposByOwner.set(owner.login, owned);
@@ -222,10 +228,20 @@ export class FakeGitHub {
     if (method === 'GET' && url.pathname === '/installation/repositories' && grant.installationId !== undefined) {
       const installation = this.#installations.get(grant.installationId);
       const ids = installation?.repositoryIds ?? [];
-      return this.#page(url, ids, (items) => ({ total_count: ids.length, repository_selection: 'selected', repositories: items }), headers, answer);
+      return this.#page(
+        url,
+        ids,
+        (items) => ({ total_count: ids.length, repository_selection: 'selected', repositories: items }),
+        headers,
+        answer,
+      );
     }
     if (grant.installationId !== undefined && (url.pathname === '/user' || url.pathname === '/user/repos')) {
-      return answer(403, { message: 'Resource not accessible by integration', documentation_url: documentationUrl, status: '403' }, headers);
+      return answer(
+        403,
+        { message: 'Resource not accessible by integration', documentation_url: documentationUrl, status: '403' },
+        headers,
+      );
     }
     return answer(404, { message: 'Not Found', documentation_url: documentationUrl, status: '404' }, headers);
   }

@@ -11,7 +11,12 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const gitIdentity = { GIT_AUTHOR_NAME: 'Berth Test', GIT_AUTHOR_EMAIL: 'test@berth.invalid', GIT_COMMITTER_NAME: 'Berth Test', GIT_COMMITTER_EMAIL: 'test@berth.invalid' };
+const gitIdentity = {
+  GIT_AUTHOR_NAME: 'Berth Test',
+  GIT_AUTHOR_EMAIL: 'test@berth.invalid',
+  GIT_COMMITTER_NAME: 'Berth Test',
+  GIT_COMMITTER_EMAIL: 'test@berth.invalid',
+};
 
 export interface GitRequest {
   method: string;
@@ -48,7 +53,11 @@ export class GitServer {
   }
 
   /** A repository with one commit of `files` on `branch`; with a token it is private. Returns the commit. */
-  async createRepository(fullName: string, files: Record<string, string>, options: { branch?: string; token?: string } = {}): Promise<string> {
+  async createRepository(
+    fullName: string,
+    files: Record<string, string>,
+    options: { branch?: string; token?: string } = {},
+  ): Promise<string> {
     const bare = this.#bare(fullName);
     mkdirSync(dirname(bare), { recursive: true });
     await git(['init', '-q', '--bare', `--initial-branch=${options.branch ?? 'main'}`, bare]);
@@ -160,6 +169,9 @@ function basicPassword(authorization: string | undefined): string | undefined {
 }
 
 async function git(args: string[]): Promise<string> {
-  const { stdout } = await run('git', args, { env: { ...process.env, ...gitIdentity, GIT_CONFIG_NOSYSTEM: '1', HOME: tmpdir() }, encoding: 'utf8' });
+  const { stdout } = await run('git', args, {
+    env: { ...process.env, ...gitIdentity, GIT_CONFIG_NOSYSTEM: '1', HOME: tmpdir() },
+    encoding: 'utf8',
+  });
   return stdout;
 }

@@ -8,8 +8,15 @@ import { getHeapSnapshot } from 'node:v8';
 export async function copiesInHeap(value: string): Promise<number> {
   let text = '';
   for await (const chunk of getHeapSnapshot()) text += chunk;
-  const snapshot = JSON.parse(text) as { snapshot: { meta: { node_fields: string[]; node_types: [string[]] } }; nodes: number[]; strings: string[] };
-  const { node_fields: fields, node_types: [types] } = snapshot.snapshot.meta;
+  const snapshot = JSON.parse(text) as {
+    snapshot: { meta: { node_fields: string[]; node_types: [string[]] } };
+    nodes: number[];
+    strings: string[];
+  };
+  const {
+    node_fields: fields,
+    node_types: [types],
+  } = snapshot.snapshot.meta;
   const [typeAt, nameAt] = [fields.indexOf('type'), fields.indexOf('name')];
   let copies = 0;
   for (let i = 0; i < snapshot.nodes.length; i += fields.length) {

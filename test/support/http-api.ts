@@ -38,11 +38,21 @@ export function httpApi(url: string, headers: Record<string, string>): Api {
  * Polls a revision through the API until its status is one of `statuses`; `seen` collects every status
  * it passed through (for checks of the order of phases).
  */
-export function revisionReaches(api: Api, deploymentId: string, revisionId: string, statuses: string[], options: { seen?: string[]; timeoutMs?: number } = {}) {
+export function revisionReaches(
+  api: Api,
+  deploymentId: string,
+  revisionId: string,
+  statuses: string[],
+  options: { seen?: string[]; timeoutMs?: number } = {},
+) {
   const seen = options.seen ?? [];
-  return eventually(async () => {
-    const revision = await api.ok('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
-    if (seen.at(-1) !== revision.status) seen.push(revision.status);
-    return statuses.includes(revision.status) ? revision : undefined;
-  }, options.timeoutMs ?? 120_000, `revision ${revisionId} ${statuses.join(' or ')}`);
+  return eventually(
+    async () => {
+      const revision = await api.ok('GET', `/v2/deployments/${deploymentId}/revisions/${revisionId}`);
+      if (seen.at(-1) !== revision.status) seen.push(revision.status);
+      return statuses.includes(revision.status) ? revision : undefined;
+    },
+    options.timeoutMs ?? 120_000,
+    `revision ${revisionId} ${statuses.join(' or ')}`,
+  );
 }

@@ -36,7 +36,13 @@ export interface ClientUser {
 }
 
 function clientEnv(user: ClientUser): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, HOME: user.home, LANGGRAPH_HOST_URL: user.api, LANGGRAPH_HOST_API_KEY: user.key, LANGSMITH_TENANT_ID: user.organization };
+  return {
+    PATH: process.env.PATH,
+    HOME: user.home,
+    LANGGRAPH_HOST_URL: user.api,
+    LANGGRAPH_HOST_API_KEY: user.key,
+    LANGSMITH_TENANT_ID: user.organization,
+  };
 }
 
 /** The reference client, run in `project` as a user runs it: its output, or its failure with the output. */
@@ -52,7 +58,11 @@ export async function runLanggraph(user: ClientUser, project: string, args: stri
 
 /** A client command that runs until stopped (`deploy logs --follow`): what it printed so far, and a stop
  * as a user's Ctrl-C. */
-export async function startLanggraph(user: ClientUser, project: string, args: string[]): Promise<{ output(): string; stop(): Promise<void> }> {
+export async function startLanggraph(
+  user: ClientUser,
+  project: string,
+  args: string[],
+): Promise<{ output(): string; stop(): Promise<void> }> {
   const child = spawn(await langgraphCli(), args, { cwd: project, env: clientEnv(user), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));

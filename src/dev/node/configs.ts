@@ -175,7 +175,11 @@ function distributionConfig(storage: string, address: string, more: Record<strin
   return stringify({
     version: 0.1,
     log: { level: 'warn', accesslog: { disabled: true } },
-    storage: { filesystem: { rootdirectory: storage }, delete: { enabled: true }, ...(readOnly ? { maintenance: { readonly: { enabled: true } } } : {}) },
+    storage: {
+      filesystem: { rootdirectory: storage },
+      delete: { enabled: true },
+      ...(readOnly ? { maintenance: { readonly: { enabled: true } } } : {}),
+    },
     http: { addr: address, headers: { 'X-Content-Type-Options': ['nosniff'] } },
     ...more,
   });
@@ -193,7 +197,13 @@ export function registryReaderConfig(dirs: NodeDirs): string {
 
 /** The registry for pushed images: CNCF distribution with token authentication, Berth the token issuer
  * (`realm` its /v2/registry/token, `rootCertBundle` the certificate of Berth's Secret berth-registry-signing). */
-export function pushRegistryConfig(input: { storage: string; realm: string; service: string; issuer: string; rootCertBundle: string }): string {
+export function pushRegistryConfig(input: {
+  storage: string;
+  realm: string;
+  service: string;
+  issuer: string;
+  rootCertBundle: string;
+}): string {
   return distributionConfig(input.storage, pushRegistryAddress, {
     auth: { token: { realm: input.realm, service: input.service, issuer: input.issuer, rootcertbundle: input.rootCertBundle } },
   });

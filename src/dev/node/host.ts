@@ -38,7 +38,24 @@ const forwardRules = [
 
 /** Pods that reach the node's registry reach its read-only twin: the host pushes system images, no pod
  * (a build's RUN step) replaces one. */
-const registryReaderRule = ['-s', clusterCidr, '-d', `${nodeIp}/32`, '-p', 'tcp', '--dport', registryAddress.split(':')[1]!, '-m', 'comment', '--comment', 'berth-node', '-j', 'DNAT', '--to-destination', `${nodeIp}:${registryReaderPort}`];
+const registryReaderRule = [
+  '-s',
+  clusterCidr,
+  '-d',
+  `${nodeIp}/32`,
+  '-p',
+  'tcp',
+  '--dport',
+  registryAddress.split(':')[1]!,
+  '-m',
+  'comment',
+  '--comment',
+  'berth-node',
+  '-j',
+  'DNAT',
+  '--to-destination',
+  `${nodeIp}:${registryReaderPort}`,
+];
 
 /** The masquerade rule for pod traffic that leaves the machine (`berth dev` only). */
 const masqueradeRule = ['-s', clusterCidr, '!', '-d', clusterCidr, '-m', 'comment', '--comment', 'berth-node', '-j', 'MASQUERADE'];
@@ -123,13 +140,20 @@ async function restorePropagation(state: HostState): Promise<void> {
     for (const args of propagationRestores(mountTable(), new Set(state.privateMountIds))) await quietly('mount', args);
     return;
   }
-  const nowShared = new Set(mountTable().filter((m) => m.shared).map((m) => m.mountPoint));
+  const nowShared = new Set(
+    mountTable()
+      .filter((m) => m.shared)
+      .map((m) => m.mountPoint),
+  );
   for (const mountPoint of state.privateMounts) if (nowShared.has(mountPoint)) await quietly('mount', ['--make-private', mountPoint]);
 }
 
 async function nftTables(): Promise<string[]> {
   const listed = await sh('nft', ['list', 'tables']).catch(() => '');
-  return listed.split('\n').filter((line) => line.startsWith('table ')).map((line) => line.slice('table '.length).trim());
+  return listed
+    .split('\n')
+    .filter((line) => line.startsWith('table '))
+    .map((line) => line.slice('table '.length).trim());
 }
 
 /** Records the host's state, then changes it for a node. Call only after cleanupHost. `keepVolumes`
@@ -142,7 +166,16 @@ export async function prepareHost(dataDir: string, options: { masquerade: boolea
   const candidates = options.keepVolumes ? fixedHostPaths : [...fixedHostPaths, hostpathVolumes];
   const createdPaths = candidates.filter((path) => !existsSync(path));
   const previousTables = await nftTables();
-  writeHostState({ pid: process.pid, dataDir, sysctls, privateMounts, privateMountIds, masquerade: options.masquerade, createdPaths, previousTables });
+  writeHostState({
+    pid: process.pid,
+    dataDir,
+    sysctls,
+    privateMounts,
+    privateMountIds,
+    masquerade: options.masquerade,
+    createdPaths,
+    previousTables,
+  });
 
   for (const [name, value] of Object.entries(sysctlsSet)) await sh('sysctl', ['-q', '-w', `${name}=${value}`]);
   // Volumes the kubelet mounts must propagate into containers.
@@ -222,7 +255,12 @@ async function killProcessesOf(dataDir: string): Promise<void> {
   const ancestors = ancestorsOfThisProcess();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || ancestors.has(Number(entry))) continue;
-    if (readSafely(`/proc/${entry}/cmdline`).split('\0').some((arg) => arg.includes(`${dataDir}/`) || arg.endsWith(dataDir))) pids.add(Number(entry));
+    if (
+      readSafely(`/proc/${entry}/cmdline`)
+        .split('\0')
+        .some((arg) => arg.includes(`${dataDir}/`) || arg.endsWith(dataDir))
+    )
+      pids.add(Number(entry));
   }
   await killAndWait(pids);
 }
@@ -230,7 +268,7 @@ async function killProcessesOf(dataDir: string): Promise<void> {
 /** This process and those that started it (a wrapper may name the data dir too). */
 function ancestorsOfThisProcess(): Set<number> {
   const found = new Set<number>();
-  for (let pid = process.pid; pid > 1 && !found.has(pid); ) {
+  for (let pid = process.pid; pid > 1 && !found.has(pid);) {
     found.add(pid);
     // /proc/<pid>/stat: pid (comm) state ppid ...; comm may hold spaces, so read after the last ')'.
     const stat = readSafely(`/proc/${pid}/stat`);
@@ -260,7 +298,8 @@ async function killPodProcesses(containerdSocket: string | undefined): Promise<v
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     const cmdline = readSafely(`/proc/${entry}/cmdline`).split('\0');
-    if (cmdline[0]?.endsWith('containerd-shim-runc-v2') && (!containerdSocket || cmdline.includes(containerdSocket))) pids.add(Number(entry));
+    if (cmdline[0]?.endsWith('containerd-shim-runc-v2') && (!containerdSocket || cmdline.includes(containerdSocket)))
+      pids.add(Number(entry));
   }
   await killAndWait(pids);
 }
@@ -277,7 +316,9 @@ function readSafely(file: string): string {
 function cgroupDirs(name: string): string[] {
   const roots = existsSync('/sys/fs/cgroup/cgroup.controllers')
     ? ['/sys/fs/cgroup']
-    : readdirSync('/sys/fs/cgroup').map((c) => join('/sys/fs/cgroup', c)).filter((d) => existsSync(join(d, 'cgroup.procs')));
+    : readdirSync('/sys/fs/cgroup')
+        .map((c) => join('/sys/fs/cgroup', c))
+        .filter((d) => existsSync(join(d, 'cgroup.procs')));
   const found: string[] = [];
   const walk = (dir: string) => {
     for (const entry of readdirSync(dir, { withFileTypes: true })) {

@@ -52,7 +52,9 @@ function recipeOf(name: ImageName): { command: (outdir: string) => string[]; fil
   if (name === 'agent-server') {
     const dir = join(repoRoot, 'scripts/agent-server');
     const script = join(dir, 'build-rootfs.sh');
-    const inputs = ['base-build.sh', 'requirements.txt', 'image.env', 'api-pyproject.toml', 'healthcheck.py', 'entrypoint.sh'].map((file) => join(dir, file));
+    const inputs = ['base-build.sh', 'requirements.txt', 'image.env', 'api-pyproject.toml', 'healthcheck.py', 'entrypoint.sh'].map((file) =>
+      join(dir, file),
+    );
     return { command: (outdir) => [script, outdir], files: [script, ...inputs] };
   }
   return { command: (outdir) => [buildScript, name, outdir], files: [buildScript, join(repoRoot, 'scripts/node-images/pause.c')] };
@@ -147,13 +149,17 @@ export async function pushImage(crane: string, image: BuiltImage, reference: str
   const pushKey = `${reference} ${flags.join(' ')}`;
   const known = pushed[pushKey];
   if (known) {
-    const current = await run(crane, ['digest', '--insecure', reference], { encoding: 'utf8' }).then((r) => r.stdout.trim(), () => '');
+    const current = await run(crane, ['digest', '--insecure', reference], { encoding: 'utf8' }).then(
+      (r) => r.stdout.trim(),
+      () => '',
+    );
     if (current === known) return `${repository}@${known}`;
   }
   const staging = `${reference}-layer`;
   await run(crane, ['append', '--insecure', '--oci-empty-base', '-f', image.rootfsTar, '-t', staging]);
   const { stdout } = await run(crane, ['mutate', '--insecure', staging, ...flags, '-t', reference], { encoding: 'utf8' });
-  const digest = /sha256:[0-9a-f]{64}/.exec(stdout)?.[0] ?? (await run(crane, ['digest', '--insecure', reference], { encoding: 'utf8' })).stdout.trim();
+  const digest =
+    /sha256:[0-9a-f]{64}/.exec(stdout)?.[0] ?? (await run(crane, ['digest', '--insecure', reference], { encoding: 'utf8' })).stdout.trim();
   writeFileSync(pushedFile, JSON.stringify({ ...pushed, [pushKey]: digest }));
   return `${repository}@${digest}`;
 }

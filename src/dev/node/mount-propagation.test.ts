@@ -40,6 +40,11 @@ describe('propagationRestores', () => {
   });
 
   it('changes nothing that was shared before or is private now', () => {
-    expect(propagationRestores(afterNode.map((m) => ({ ...m, shared: m.id === 40 })), new Set([21, 24, 25, 26, 29, 30, 31, 41]))).toEqual([]);
+    expect(
+      propagationRestores(
+        afterNode.map((m) => ({ ...m, shared: m.id === 40 })),
+        new Set([21, 24, 25, 26, 29, 30, 31, 41]),
+      ),
+    ).toEqual([]);
   });
 });

@@ -46,7 +46,8 @@ export function propagationRestores(mounts: readonly Mount[], privateIds: Readon
   const byId = new Map(mounts.map((m) => [m.id, m]));
   const isCovered = (mount: Mount) => mounts.some((other) => other.parent === mount.id && other.mountPoint === mount.mountPoint);
   const isUnder = (mount: Mount, ancestor: number): boolean => {
-    for (let at = byId.get(mount.parent); at; at = at.parent === at.id ? undefined : byId.get(at.parent)) if (at.id === ancestor) return true;
+    for (let at = byId.get(mount.parent); at; at = at.parent === at.id ? undefined : byId.get(at.parent))
+      if (at.id === ancestor) return true;
     return false;
   };
   const wasAllPrivate = (root: Mount) => privateIds.has(root.id) && mounts.every((m) => !isUnder(m, root.id) || privateIds.has(m.id));
@@ -56,7 +57,8 @@ export function propagationRestores(mounts: readonly Mount[], privateIds: Readon
     if (!isCovered(mount)) restores.set(`private ${mount.mountPoint}`, ['--make-private', mount.mountPoint]);
     else {
       const parent = byId.get(mount.parent);
-      if (parent && !isCovered(parent) && wasAllPrivate(parent)) restores.set(`rprivate ${parent.mountPoint}`, ['--make-rprivate', parent.mountPoint]);
+      if (parent && !isCovered(parent) && wasAllPrivate(parent))
+        restores.set(`rprivate ${parent.mountPoint}`, ['--make-rprivate', parent.mountPoint]);
     }
   }
   return [...restores.values()];

@@ -15,7 +15,16 @@ import { applyObject } from '../../runtime/apply.ts';
 import { kubeRequest } from '../../runtime/kube-request.ts';
 import { kubeconfig, readPki, type ControlPlane } from '../controlplane.ts';
 import { startSupervised, type SupervisedProcess } from '../supervised-process.ts';
-import { cniConfig, containerdConfig, kubeletConfig, kubeProxyConfig, registryConfig, registryHostsToml, registryReaderConfig, type NodeDirs } from './configs.ts';
+import {
+  cniConfig,
+  containerdConfig,
+  kubeletConfig,
+  kubeProxyConfig,
+  registryConfig,
+  registryHostsToml,
+  registryReaderConfig,
+  type NodeDirs,
+} from './configs.ts';
 import { cleanupHost, missingPrerequisites, prepareHost, processAlive, readHostState, type HostState } from './host.ts';
 import { buildImage, pushImage } from './images.ts';
 import { apiServiceIp, dnsServiceIp, nodeIp, nodeName, podCidr, pushRegistryAddress, registryAddress } from './network.ts';
@@ -61,7 +70,10 @@ export function nodeDirs(dataDir: string): NodeDirs {
  * node's address): refuses when another node runs, cleans up after one that died, then records and
  * changes the host. Throws with the missing prerequisites when the machine cannot run a node.
  */
-export async function prepareNodeHost(dataDir: string, options: { masquerade: boolean; keepVolumes: boolean; kubeBin: string; log: (m: string) => void }): Promise<void> {
+export async function prepareNodeHost(
+  dataDir: string,
+  options: { masquerade: boolean; keepVolumes: boolean; kubeBin: string; log: (m: string) => void },
+): Promise<void> {
   let missing = missingPrerequisites();
   if (missing.length > 0 && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
     // Debian's packages the node takes as they are: installed once, by the same script CI runs.
@@ -166,11 +178,17 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
     supervise('kube-proxy', join(kube, 'kube-proxy'), [`--config=${join(dirs.root, 'kube-proxy.yaml')}`, '--v=1']);
     const kc = new KubeConfig();
     kc.loadFromFile(options.controlPlane.kubeconfigPath);
-    for (const object of [storageClass(), ...clusterDnsObjects(pushed.coredns!, options.forwardDns)]) await applyObject(kc, object as never, fieldManager);
+    for (const object of [storageClass(), ...clusterDnsObjects(pushed.coredns!, options.forwardDns)])
+      await applyObject(kc, object as never, fieldManager);
     const timeout = options.readyTimeoutMs ?? 120_000;
     await waitFor(() => nodeReady(kc), timeout, `node ${nodeName} Ready (see ${dirs.logs}/kubelet.log)`);
     log(`node ${nodeName} Ready`);
-    await waitFor(() => clusterDnsAnswers(), timeout, `cluster DNS at ${dnsServiceIp}`, () => dnsPods(kc));
+    await waitFor(
+      () => clusterDnsAnswers(),
+      timeout,
+      `cluster DNS at ${dnsServiceIp}`,
+      () => dnsPods(kc),
+    );
     log('cluster DNS answers');
     return { registry: registryAddress, stop };
   } catch (error) {
@@ -203,9 +221,17 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
   writeFileSync(join(dirs.root, 'registry-reader.yaml'), registryReaderConfig(dirs));
   const { server } = controlPlane;
   const pki = readPki(controlPlane.pkiDir);
-  writeFileSync(join(dirs.root, 'kubelet.kubeconfig'), kubeconfig(server, pki, { cert: pki.kubeletClientCert, key: pki.kubeletClientKey }), { mode: 0o600 });
-  writeFileSync(join(dirs.root, 'scheduler.kubeconfig'), kubeconfig(server, pki, { cert: pki.schedulerCert, key: pki.schedulerKey }), { mode: 0o600 });
-  writeFileSync(join(dirs.root, 'kube-proxy.kubeconfig'), kubeconfig(server, pki, { cert: pki.proxyCert, key: pki.proxyKey }), { mode: 0o600 });
+  writeFileSync(
+    join(dirs.root, 'kubelet.kubeconfig'),
+    kubeconfig(server, pki, { cert: pki.kubeletClientCert, key: pki.kubeletClientKey }),
+    { mode: 0o600 },
+  );
+  writeFileSync(join(dirs.root, 'scheduler.kubeconfig'), kubeconfig(server, pki, { cert: pki.schedulerCert, key: pki.schedulerKey }), {
+    mode: 0o600,
+  });
+  writeFileSync(join(dirs.root, 'kube-proxy.kubeconfig'), kubeconfig(server, pki, { cert: pki.proxyCert, key: pki.proxyKey }), {
+    mode: 0o600,
+  });
   // kube-proxy exits when its configuration file changes: written once, before it starts.
   writeFileSync(join(dirs.root, 'kube-proxy.yaml'), kubeProxyConfig(join(dirs.root, 'kube-proxy.kubeconfig')));
 }
@@ -213,7 +239,10 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
 /** Builds (or finds cached) the node's system images while the registry starts, then pushes them;
  * resolves with their pinned references. */
 async function pushSystemImages(crane: string, coredns: string, log: (m: string) => void): Promise<Record<string, string>> {
-  const [pause, dns] = await Promise.all([buildImage('pause', {}, log), buildImage('coredns', { files: [coredns], env: { COREDNS_BIN: coredns } }, log)]);
+  const [pause, dns] = await Promise.all([
+    buildImage('pause', {}, log),
+    buildImage('coredns', { files: [coredns], env: { COREDNS_BIN: coredns } }, log),
+  ]);
   await waitFor(() => httpOk(`http://${registryAddress}/v2/`), 10_000, 'the registry');
   const [pauseRef, dnsRef] = await Promise.all([
     pushImage(crane, pause, `${registryAddress}/berth/pause:${pauseTag}`),
@@ -223,7 +252,10 @@ async function pushSystemImages(crane: string, coredns: string, log: (m: string)
 }
 
 /** The Postgres and Redis images built from Debian's packages, pushed to the node's registry (cached). */
-export async function pushServiceImages(nodeBin: string, log: (m: string) => void = () => {}): Promise<{ postgres: string; redis: string }> {
+export async function pushServiceImages(
+  nodeBin: string,
+  log: (m: string) => void = () => {},
+): Promise<{ postgres: string; redis: string }> {
   const crane = join(nodeBin, 'crane');
   const [postgres, redis] = await Promise.all([buildImage('postgres', {}, log), buildImage('redis', {}, log)]);
   return {
@@ -265,7 +297,10 @@ export async function pushBuildImages(nodeBin: string, log: (m: string) => void 
 }
 
 async function nodeReady(kc: KubeConfig): Promise<boolean> {
-  const found = await kubeRequest<{ status?: { conditions?: { type: string; status: string }[] } }>(kc, { method: 'GET', path: `/api/v1/nodes/${nodeName}` }).catch(() => undefined);
+  const found = await kubeRequest<{ status?: { conditions?: { type: string; status: string }[] } }>(kc, {
+    method: 'GET',
+    path: `/api/v1/nodes/${nodeName}`,
+  }).catch(() => undefined);
   return found?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
@@ -290,11 +325,25 @@ function httpOk(url: string): Promise<boolean> {
 
 /** The cluster DNS pods' state, for an error message. */
 async function dnsPods(kc: KubeConfig): Promise<string> {
-  type Pod = { metadata: { name: string }; status?: { phase?: string; containerStatuses?: { ready: boolean; restartCount: number; state?: Record<string, { reason?: string }> }[] } };
-  const list = await kubeRequest<{ items: Pod[] }>(kc, { method: 'GET', path: '/api/v1/namespaces/kube-system/pods', query: { labelSelector: 'k8s-app=kube-dns' } }).catch(() => ({ items: [] }));
+  type Pod = {
+    metadata: { name: string };
+    status?: {
+      phase?: string;
+      containerStatuses?: { ready: boolean; restartCount: number; state?: Record<string, { reason?: string }> }[];
+    };
+  };
+  const list = await kubeRequest<{ items: Pod[] }>(kc, {
+    method: 'GET',
+    path: '/api/v1/namespaces/kube-system/pods',
+    query: { labelSelector: 'k8s-app=kube-dns' },
+  }).catch(() => ({ items: [] }));
   const pods = list.items.map((pod) => {
     const container = pod.status?.containerStatuses?.[0];
-    const state = container?.state ? Object.entries(container.state).map(([k, v]) => `${k}${v.reason ? ` (${v.reason})` : ''}`).join(',') : 'no container status';
+    const state = container?.state
+      ? Object.entries(container.state)
+          .map(([k, v]) => `${k}${v.reason ? ` (${v.reason})` : ''}`)
+          .join(',')
+      : 'no container status';
     return `${pod.metadata.name}: ${pod.status?.phase ?? 'unknown'}, ${state}, ready ${container?.ready ?? false}, restarts ${container?.restartCount ?? 0}`;
   });
   return pods.length > 0 ? pods.join('; ') : 'no CoreDNS pod';
@@ -303,7 +352,8 @@ async function dnsPods(kc: KubeConfig): Promise<string> {
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string, explain?: () => Promise<string>): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${explain ? `: ${await explain()}` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${explain ? `: ${await explain()}` : ''}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }

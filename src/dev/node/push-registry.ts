@@ -18,14 +18,31 @@ export interface PushRegistry {
   stop(): Promise<void>;
 }
 
-export async function startPushRegistry(input: { dir: string; kubeConfig: KubeConfig; operatorNamespace: string; berthUrl: string }): Promise<PushRegistry> {
+export async function startPushRegistry(input: {
+  dir: string;
+  kubeConfig: KubeConfig;
+  operatorNamespace: string;
+  berthUrl: string;
+}): Promise<PushRegistry> {
   mkdirSync(join(input.dir, 'storage'), { recursive: true });
-  const secret = await kubeRequest<V1Secret>(input.kubeConfig, { method: 'GET', path: `/api/v1/namespaces/${input.operatorNamespace}/secrets/${registrySigningSecretName}` });
+  const secret = await kubeRequest<V1Secret>(input.kubeConfig, {
+    method: 'GET',
+    path: `/api/v1/namespaces/${input.operatorNamespace}/secrets/${registrySigningSecretName}`,
+  });
   const bundle = join(input.dir, 'issuer.crt');
   writeFileSync(bundle, Buffer.from(secret.data?.['tls.crt'] ?? '', 'base64'));
   const config = join(input.dir, 'config.yml');
   const realm = `${input.berthUrl}/v2/registry/token`;
-  writeFileSync(config, pushRegistryConfig({ storage: join(input.dir, 'storage'), realm, service: registryService, issuer: registryIssuer, rootCertBundle: bundle }));
+  writeFileSync(
+    config,
+    pushRegistryConfig({
+      storage: join(input.dir, 'storage'),
+      realm,
+      service: registryService,
+      issuer: registryIssuer,
+      rootCertBundle: bundle,
+    }),
+  );
   const log = openSync(join(input.dir, 'registry.log'), 'a');
   const child = spawn('/usr/bin/docker-registry', ['serve', config], { stdio: ['ignore', log, log] });
   closeSync(log);

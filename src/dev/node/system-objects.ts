@@ -2,7 +2,12 @@
 // kubeadm installs it) and a default StorageClass. Applied with server-side apply by src/dev/node.
 import { clusterDomain, dnsServiceIp } from './network.ts';
 
-type KubeObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string; [k: string]: unknown }; [k: string]: unknown };
+type KubeObject = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; [k: string]: unknown };
+  [k: string]: unknown;
+};
 
 const dnsLabels = { 'k8s-app': 'kube-dns' };
 

@@ -34,8 +34,15 @@ export function deploymentById(cache: Pick<FacadeCache, 'deployments'>, namespac
 }
 
 /** The deployment's revision with this id. */
-export function revisionById(cache: Pick<FacadeCache, 'revisions'>, namespace: string, deployment: DeepReadonly<Deployment>, id: string): DeepReadonly<Revision> {
-  const revision = revisionsOf(deployment, cache.revisions.byIndex(byUid, id)).find((candidate) => candidate.metadata.namespace === namespace);
+export function revisionById(
+  cache: Pick<FacadeCache, 'revisions'>,
+  namespace: string,
+  deployment: DeepReadonly<Deployment>,
+  id: string,
+): DeepReadonly<Revision> {
+  const revision = revisionsOf(deployment, cache.revisions.byIndex(byUid, id)).find(
+    (candidate) => candidate.metadata.namespace === namespace,
+  );
   if (!revision) throw notFound(`Revision ID ${id} not found.`);
   return revision;
 }

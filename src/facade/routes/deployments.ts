@@ -34,7 +34,14 @@ import { byUid, type FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
-import { deploymentCreateSchema, deploymentPatchSchema, deploymentResponseSchema, pageSchema, type DeploymentCreate, type DeploymentPatch } from '../wire-schemas.ts';
+import {
+  deploymentCreateSchema,
+  deploymentPatchSchema,
+  deploymentResponseSchema,
+  pageSchema,
+  type DeploymentCreate,
+  type DeploymentPatch,
+} from '../wire-schemas.ts';
 import { deploymentAnswers, deploymentNotFound } from './deployment-answers.ts';
 import { checkListenerChoice } from './listeners.ts';
 import { checkUploaded } from './uploads.ts';
@@ -51,9 +58,26 @@ const deploymentsUrl = '/v2/deployments';
 const deploymentUrl = '/v2/deployments/:deployment_id';
 
 const deploymentRoutes = {
-  create: { method: 'POST', url: deploymentsUrl, summary: 'Create a deployment', body: { schema: 'DeploymentCreate', required: true }, success: { status: 201, description: 'The deployment.', schema: 'Deployment' } },
-  list: { method: 'GET', url: deploymentsUrl, summary: 'List deployments', query: deploymentListQuerySchema, success: { status: 200, description: 'One page of deployments.', schema: pageSchema(deploymentResponseSchema) } },
-  read: { method: 'GET', url: deploymentUrl, summary: 'Read a deployment', success: { status: 200, description: 'The deployment.', schema: 'Deployment' } },
+  create: {
+    method: 'POST',
+    url: deploymentsUrl,
+    summary: 'Create a deployment',
+    body: { schema: 'DeploymentCreate', required: true },
+    success: { status: 201, description: 'The deployment.', schema: 'Deployment' },
+  },
+  list: {
+    method: 'GET',
+    url: deploymentsUrl,
+    summary: 'List deployments',
+    query: deploymentListQuerySchema,
+    success: { status: 200, description: 'One page of deployments.', schema: pageSchema(deploymentResponseSchema) },
+  },
+  read: {
+    method: 'GET',
+    url: deploymentUrl,
+    summary: 'Read a deployment',
+    success: { status: 200, description: 'The deployment.', schema: 'Deployment' },
+  },
   patch: {
     method: 'PATCH',
     url: deploymentUrl,
@@ -98,7 +122,9 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     const patch = parseRequestPart('body', deploymentPatchSchema, withCanonicalTier(request.body)) as DeploymentPatch;
     checkListenerChoice(cache, tenant, patch.source_config);
     const key = `${tenant.namespace}/${cached.metadata.name!}`;
-    const { written, secretValuesChanged, previousLatestRevisionId } = await oneWriteAtATime(key, () => patchDeployment(deps, tenant, cached, patch));
+    const { written, secretValuesChanged, previousLatestRevisionId } = await oneWriteAtATime(key, () =>
+      patchDeployment(deps, tenant, cached, patch),
+    );
     // New values under the same names move no generation, yet they are a new revision (the digest
     // covers the values): wait for the latest revision to move instead.
     return respond(await observed(written, secretValuesChanged ? previousLatestRevisionId : undefined), tenant);
@@ -127,7 +153,11 @@ async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: 
   const created = await writer
     .create(deploymentKind, tenant.namespace, renderDeployment(tenant.namespace, body.name, plan.spec))
     .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
-  await writeOwnedSecretOrUndo(writer, { resource: deploymentKind, namespace: tenant.namespace, name: body.name }, secretsOf(tenant.namespace, created, plan));
+  await writeOwnedSecretOrUndo(
+    writer,
+    { resource: deploymentKind, namespace: tenant.namespace, name: body.name },
+    secretsOf(tenant.namespace, created, plan),
+  );
   return created;
 }
 
@@ -171,7 +201,10 @@ function checkReplicaCap(deps: FacadeDependencies, spec: Deployment['spec']): vo
 /** A 409 when the new deployment's children would take names another deployment of the namespace uses. */
 function checkChildNames(deps: FacadeDependencies, namespace: string, name: string): void {
   const claim = { metadata: { name, namespace } };
-  const refused = nameRefusal(claim, nameClaimants(namespace, name, (key) => deps.cache.deployments.byIndex(childNameIndex, key)));
+  const refused = nameRefusal(
+    claim,
+    nameClaimants(namespace, name, (key) => deps.cache.deployments.byIndex(childNameIndex, key)),
+  );
   if (refused) throw conflict(`${refused.message}.`);
 }
 
@@ -179,14 +212,18 @@ function checkChildNames(deps: FacadeDependencies, namespace: string, name: stri
 function checkRepositoryHost(deps: FacadeDependencies, namespace: string, spec: Deployment['spec']): void {
   const { integrationId, repoUrl } = spec.sourceConfig ?? {};
   if (spec.source !== 'codehost' || !integrationId || !repoUrl) return;
-  const integration = deps.cache.codeHostIntegrations.byIndex(byUid, integrationId).find((candidate) => candidate.metadata.namespace === namespace);
+  const integration = deps.cache.codeHostIntegrations
+    .byIndex(byUid, integrationId)
+    .find((candidate) => candidate.metadata.namespace === namespace);
   const refused = integration ? repositoryHostRefusal(repoUrl, integration.spec) : undefined;
   if (refused) throw invalidField(['body', 'source_config', 'repo_url'], refused);
 }
 
 /** The `<deployment>-secrets` Secret a plan asks for, if it asks for one. */
 function secretsOf(namespace: string, owner: Deployment, plan: DeploymentPlan): V1Secret | undefined {
-  return plan.secretValues === undefined ? undefined : renderOwnedSecret(namespace, childNames(owner.metadata.name!).secrets, owner, plan.secretValues);
+  return plan.secretValues === undefined
+    ? undefined
+    : renderOwnedSecret(namespace, childNames(owner.metadata.name!).secrets, owner, plan.secretValues);
 }
 
 /**
@@ -228,7 +265,10 @@ function listFilter(query: DeploymentListQuery): (deployment: DeepReadonly<Deplo
 function withCanonicalTier(body: unknown): unknown {
   const sourceConfig = (body as { source_config?: unknown } | null)?.source_config;
   if (sourceConfig === null || typeof sourceConfig !== 'object' || !('deployment_type' in sourceConfig)) return body;
-  return { ...(body as object), source_config: { ...sourceConfig, deployment_type: canonicalDeploymentType(sourceConfig.deployment_type) } };
+  return {
+    ...(body as object),
+    source_config: { ...sourceConfig, deployment_type: canonicalDeploymentType(sourceConfig.deployment_type) },
+  };
 }
 
 /** The source_tarball_path a body's source_revision_config names (the wire types are the schema's, unspelled). */

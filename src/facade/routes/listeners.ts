@@ -48,11 +48,19 @@ export function checkListenerChoice(cache: FacadeCache, tenant: Tenant, wireSour
   // The listener is looked up only for a body that names one: most creates and PATCHes do not.
   const listener = listenerId ? listenerOf(cache, tenant) : undefined;
   if (listenerId && listenerId.toLowerCase() !== listener?.id) {
-    problems.push({ loc: ['body', 'source_config', 'listener_id'], msg: `Unknown listener ${listenerId}: this organization's one listener is ${listener?.id ?? 'not known yet'} (GET /v2/listeners).`, type: 'value_error' });
+    problems.push({
+      loc: ['body', 'source_config', 'listener_id'],
+      msg: `Unknown listener ${listenerId}: this organization's one listener is ${listener?.id ?? 'not known yet'} (GET /v2/listeners).`,
+      type: 'value_error',
+    });
   }
   const namespace = sourceConfig?.listener_config?.k8s_namespace;
   if (namespace && namespace !== tenant.namespace) {
-    problems.push({ loc: ['body', 'source_config', 'listener_config', 'k8s_namespace'], msg: `This organization's deployments run in namespace ${tenant.namespace}.`, type: 'value_error' });
+    problems.push({
+      loc: ['body', 'source_config', 'listener_config', 'k8s_namespace'],
+      msg: `This organization's deployments run in namespace ${tenant.namespace}.`,
+      type: 'value_error',
+    });
   }
   if (problems.length > 0) throw unprocessable(problems);
 }
@@ -63,9 +71,18 @@ const listenerRoutes = {
     url: '/v2/listeners',
     summary: 'List listeners',
     query: pageQuerySchema,
-    success: { status: 200, description: "The organization's one listener: the cluster Berth runs in.", schema: pageSchema(listenerResponseSchema) },
+    success: {
+      status: 200,
+      description: "The organization's one listener: the cluster Berth runs in.",
+      schema: pageSchema(listenerResponseSchema),
+    },
   },
-  read: { method: 'GET', url: '/v2/listeners/:listener_id', summary: 'Read a listener', success: { status: 200, description: 'The listener.', schema: 'Listener' } },
+  read: {
+    method: 'GET',
+    url: '/v2/listeners/:listener_id',
+    summary: 'Read a listener',
+    success: { status: 200, description: 'The listener.', schema: 'Listener' },
+  },
 } satisfies Record<string, RouteSpec>;
 
 export function registerListenerRoutes(app: FastifyInstance, deps: FacadeDependencies): void {

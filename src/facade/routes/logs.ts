@@ -15,7 +15,16 @@ import { podsOfRevision } from '../../workloads/revision-pods.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { invalidField } from '../errors.ts';
 import { inTurns, Limiter, logReadLimits, perReadBytes } from '../log-reads.ts';
-import { decodeCursor, logFilterSchema, logPage, logTypes, type ContainerLog, type LogFilter, type LogPage, type LogType } from '../logs.ts';
+import {
+  decodeCursor,
+  logFilterSchema,
+  logPage,
+  logTypes,
+  type ContainerLog,
+  type LogFilter,
+  type LogPage,
+  type LogType,
+} from '../logs.ts';
 import { readSecretValues } from '../owned-secrets.ts';
 import { byUid, type FacadeDependencies } from '../ports.ts';
 import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
@@ -23,7 +32,7 @@ import { serve, type RouteSpec } from '../route-spec.ts';
 import { deploymentById, revisionById, revisionsOf } from './deployment-answers.ts';
 
 const logQuerySchema = logFilterSchema.extend({
-  type: z.enum(logTypes).default('deploy').describe('deploy: the revision\'s application and queue worker; build: its build Job.'),
+  type: z.enum(logTypes).default('deploy').describe("deploy: the revision's application and queue worker; build: its build Job."),
 });
 
 type Params = { Params: { deployment_id?: string; project_id?: string; revision_id?: string } };
@@ -32,17 +41,43 @@ const logPageAnswer = { status: 200, description: 'One page of log lines.', sche
 const logFilterBody = { schema: 'LogFilter', required: false } as const;
 
 const logRoutes = {
-  revision: { method: 'GET', url: '/v2/deployments/:deployment_id/revisions/:revision_id/logs', summary: "Read a revision's deploy or build logs", query: logQuerySchema, success: logPageAnswer },
-  buildV1: { method: 'POST', url: '/v1/projects/:project_id/revisions/:revision_id/build_logs', summary: "Read a revision's build logs (older form)", body: logFilterBody, success: logPageAnswer },
-  deployV1: { method: 'POST', url: '/v1/projects/:project_id/revisions/:revision_id/deploy_logs', summary: "Read a revision's deploy logs (older form)", body: logFilterBody, success: logPageAnswer },
-  projectV1: { method: 'POST', url: '/v1/projects/:project_id/deploy_logs', summary: 'Read the deploy logs of every revision of a deployment (older form)', body: logFilterBody, success: logPageAnswer },
+  revision: {
+    method: 'GET',
+    url: '/v2/deployments/:deployment_id/revisions/:revision_id/logs',
+    summary: "Read a revision's deploy or build logs",
+    query: logQuerySchema,
+    success: logPageAnswer,
+  },
+  buildV1: {
+    method: 'POST',
+    url: '/v1/projects/:project_id/revisions/:revision_id/build_logs',
+    summary: "Read a revision's build logs (older form)",
+    body: logFilterBody,
+    success: logPageAnswer,
+  },
+  deployV1: {
+    method: 'POST',
+    url: '/v1/projects/:project_id/revisions/:revision_id/deploy_logs',
+    summary: "Read a revision's deploy logs (older form)",
+    body: logFilterBody,
+    success: logPageAnswer,
+  },
+  projectV1: {
+    method: 'POST',
+    url: '/v1/projects/:project_id/deploy_logs',
+    summary: 'Read the deploy logs of every revision of a deployment (older form)',
+    body: logFilterBody,
+    success: logPageAnswer,
+  },
 } satisfies Record<string, RouteSpec>;
 
 export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const { cache } = deps;
 
   const podsOf = (namespace: string, revisions: readonly DeepReadonly<Revision>[], type: LogType) =>
-    revisions.flatMap((revision) => podsOfRevision(cache.pods, namespace, revision.metadata.name ?? '', type === 'build' ? 'build' : 'workload'));
+    revisions.flatMap((revision) =>
+      podsOfRevision(cache.pods, namespace, revision.metadata.name ?? '', type === 'build' ? 'build' : 'workload'),
+    );
 
   /** One replica's log reads in flight at once, whatever the number of requests (log-reads.ts). */
   const requests = new Limiter(logReadLimits.concurrentRequests, logReadLimits.queuedRequests);
@@ -52,7 +87,9 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
    * crashed): the newest pods' first, within the request's bounds.
    */
   const containerLogs = async (namespace: string, pods: readonly DeepReadonly<V1Pod>[]): Promise<ContainerLog[]> => {
-    const newestFirst = [...pods].sort((a, b) => String(b.metadata?.creationTimestamp ?? '').localeCompare(String(a.metadata?.creationTimestamp ?? '')));
+    const newestFirst = [...pods].sort((a, b) =>
+      String(b.metadata?.creationTimestamp ?? '').localeCompare(String(a.metadata?.creationTimestamp ?? '')),
+    );
     const reads = newestFirst
       .flatMap((pod) => {
         const name = pod.metadata?.name ?? '';
@@ -60,39 +97,71 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
         const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => c.name);
         return containers.flatMap((container) => {
           const restarted = (statuses.find((s) => s.name === container)?.restartCount ?? 0) > 0;
-          return restarted ? [{ pod: name, container, previous: true }, { pod: name, container, previous: false }] : [{ pod: name, container, previous: false }];
+          return restarted
+            ? [
+                { pod: name, container, previous: true },
+                { pod: name, container, previous: false },
+              ]
+            : [{ pod: name, container, previous: false }];
         });
       })
       .slice(0, logReadLimits.maxReads);
     const limitBytes = perReadBytes(reads.length);
-    const works = reads.map(({ pod, container, previous }) => () => deps.podLogs.read(namespace, pod, container, { previous, limitBytes }).then((text) => ({ pod, container, text })));
+    const works = reads.map(
+      ({ pod, container, previous }) =>
+        () =>
+          deps.podLogs.read(namespace, pod, container, { previous, limitBytes }).then((text) => ({ pod, container, text })),
+    );
     return requests.run(() => inTurns(works, logReadLimits.concurrentReads));
   };
 
   /** The values a log line must never show: the deployment's secrets, its database password, the build's credentials. */
   const secretValues = async (namespace: string, deployment: DeepReadonly<Deployment>, type: LogType): Promise<string[]> => {
     const names = childNames(deployment.metadata.name ?? '');
-    const sources = [names.secrets, names.postgresCredentials, names.redisCredentials, ...(deployment.spec.secrets ?? []).flatMap((s) => (s.valueFrom ? [s.valueFrom.secretKeyRef.name] : []))];
+    const sources = [
+      names.secrets,
+      names.postgresCredentials,
+      names.redisCredentials,
+      ...(deployment.spec.secrets ?? []).flatMap((s) => (s.valueFrom ? [s.valueFrom.secretKeyRef.name] : [])),
+    ];
     if (type === 'build') {
-      const integration = cache.codeHostIntegrations.byIndex(byUid, deployment.spec.sourceConfig?.integrationId ?? '').find((i) => i.metadata.namespace === namespace);
+      const integration = cache.codeHostIntegrations
+        .byIndex(byUid, deployment.spec.sourceConfig?.integrationId ?? '')
+        .find((i) => i.metadata.namespace === namespace);
       if (integration) sources.push(integration.spec.credentialsSecretRef.name);
     }
     const values = await Promise.all([...new Set(sources)].map((name) => readSecretValues(deps.writer, namespace, name)));
     return values.flatMap((record) => Object.values(record));
   };
 
-  const answer = async (namespace: string, deployment: DeepReadonly<Deployment>, revisions: readonly DeepReadonly<Revision>[], type: LogType, filter: LogFilter, where: 'query' | 'body'): Promise<LogPage> => {
+  const answer = async (
+    namespace: string,
+    deployment: DeepReadonly<Deployment>,
+    revisions: readonly DeepReadonly<Revision>[],
+    type: LogType,
+    filter: LogFilter,
+    where: 'query' | 'body',
+  ): Promise<LogPage> => {
     const cursor = filter.offset ? decodeCursor(filter.offset) : undefined;
     if (filter.offset && !cursor) throw invalidField([where, 'offset'], 'Input should be a next_offset this API returned', 'value_error');
-    const [logs, secrets] = await Promise.all([containerLogs(namespace, podsOf(namespace, revisions, type)), secretValues(namespace, deployment, type)]);
+    const [logs, secrets] = await Promise.all([
+      containerLogs(namespace, podsOf(namespace, revisions, type)),
+      secretValues(namespace, deployment, type),
+    ]);
     return logPage(logs, filter, secrets, cursor);
   };
 
   /** The deployment and the revisions whose logs are asked for: the one in the path, or all of them. */
   const target = (request: FastifyRequest<Params>, deploymentParam: 'deployment_id' | 'project_id', namespace: string) => {
     const deployment = deploymentById(cache, namespace, uuidPathParam(request, deploymentParam));
-    const revision = request.params.revision_id !== undefined ? revisionById(cache, namespace, deployment, uuidPathParam(request, 'revision_id')) : undefined;
-    return { deployment, revisions: revision ? [revision] : revisionsOf(deployment, cache.revisions.byIndex('owner', deployment.metadata.uid ?? '')) };
+    const revision =
+      request.params.revision_id !== undefined
+        ? revisionById(cache, namespace, deployment, uuidPathParam(request, 'revision_id'))
+        : undefined;
+    return {
+      deployment,
+      revisions: revision ? [revision] : revisionsOf(deployment, cache.revisions.byIndex('owner', deployment.metadata.uid ?? '')),
+    };
   };
 
   serve<Params>(app, logRoutes.revision, async (request) => {

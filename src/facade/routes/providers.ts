@@ -2,7 +2,15 @@
 // provider_id, so the API server itself refuses a duplicate; the client secret goes to a Secret owned
 // by the OAuthProvider and is never returned.
 import type { FastifyInstance } from 'fastify';
-import { apiVersion, fromWire, oauthProviderKind, oauthProviderObjectName, oauthProviderSpecSchema, type OAuthProvider, type OAuthProviderSpec } from '../../api/index.ts';
+import {
+  apiVersion,
+  fromWire,
+  oauthProviderKind,
+  oauthProviderObjectName,
+  oauthProviderSpecSchema,
+  type OAuthProvider,
+  type OAuthProviderSpec,
+} from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { conflict, notFound } from '../errors.ts';
 import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
@@ -15,7 +23,14 @@ import { byCreation, parseRequestPart, tenantOf } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
 import { providerResponse } from '../responses.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
-import { pageSchema, providerCreateSchema, providerResponseSchema, providerUpdateSchema, type ProviderCreate, type ProviderUpdate } from '../wire-schemas.ts';
+import {
+  pageSchema,
+  providerCreateSchema,
+  providerResponseSchema,
+  providerUpdateSchema,
+  type ProviderCreate,
+  type ProviderUpdate,
+} from '../wire-schemas.ts';
 
 const clientSecretKey = 'clientSecret';
 
@@ -59,9 +74,26 @@ const providerRoutes = {
     body: { schema: 'OAuthProviderCreate', required: true },
     success: { status: 200, description: 'The provider (without its secret).', schema: 'OAuthProvider' },
   },
-  list: { method: 'GET', url: providersUrl, summary: 'List OAuth providers', query: pageQuerySchema, success: { status: 200, description: 'One page of providers.', schema: pageSchema(providerResponseSchema) } },
-  read: { method: 'GET', url: providerUrl, summary: 'Read an OAuth provider', success: { status: 200, description: 'The provider.', schema: 'OAuthProvider' } },
-  update: { method: 'PATCH', url: providerUrl, summary: 'Update an OAuth provider', body: { schema: 'OAuthProviderUpdate', required: true }, success: { status: 200, description: 'The provider.', schema: 'OAuthProvider' } },
+  list: {
+    method: 'GET',
+    url: providersUrl,
+    summary: 'List OAuth providers',
+    query: pageQuerySchema,
+    success: { status: 200, description: 'One page of providers.', schema: pageSchema(providerResponseSchema) },
+  },
+  read: {
+    method: 'GET',
+    url: providerUrl,
+    summary: 'Read an OAuth provider',
+    success: { status: 200, description: 'The provider.', schema: 'OAuthProvider' },
+  },
+  update: {
+    method: 'PATCH',
+    url: providerUrl,
+    summary: 'Update an OAuth provider',
+    body: { schema: 'OAuthProviderUpdate', required: true },
+    success: { status: 200, description: 'The provider.', schema: 'OAuthProvider' },
+  },
   remove: { method: 'DELETE', url: providerUrl, summary: 'Delete an OAuth provider', success: { status: 204, description: 'Deleted.' } },
 } satisfies Record<string, RouteSpec>;
 
@@ -78,7 +110,9 @@ export function registerProviderRoutes(app: FastifyInstance, deps: FacadeDepende
   serve(app, providerRoutes.list, async (request) => {
     const tenant = tenantOf(request, cache);
     const query = parseRequestPart('query', pageQuerySchema, request.query);
-    return paginate([...cache.oauthProviders.list(tenant.namespace)].sort(byCreation), query, (provider) => providerResponse(provider, tenant.organizationId));
+    return paginate([...cache.oauthProviders.list(tenant.namespace)].sort(byCreation), query, (provider) =>
+      providerResponse(provider, tenant.organizationId),
+    );
   });
 
   serve<ProviderParams>(app, providerRoutes.read, async (request) => {
@@ -129,13 +163,20 @@ async function createProvider(deps: FacadeDependencies, tenant: Tenant, body: Pr
     .create(oauthProviderKind, tenant.namespace, renderProvider(tenant.namespace, body))
     .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
   const name = created.metadata.name!;
-  const secret = body.client_secret ? renderOwnedSecret(tenant.namespace, clientSecretName(name), created, { [clientSecretKey]: body.client_secret }) : undefined;
+  const secret = body.client_secret
+    ? renderOwnedSecret(tenant.namespace, clientSecretName(name), created, { [clientSecretKey]: body.client_secret })
+    : undefined;
   await writeOwnedSecretOrUndo(writer, { resource: oauthProviderKind, namespace: tenant.namespace, name }, secret);
   return caughtUp(deps, created);
 }
 
 /** Read, validate by a dry run, then the secret, then the spec: a refused update changes nothing. */
-async function updateProvider(deps: FacadeDependencies, tenant: Tenant, cached: DeepReadonly<OAuthProvider>, body: ProviderUpdate): Promise<OAuthProvider> {
+async function updateProvider(
+  deps: FacadeDependencies,
+  tenant: Tenant,
+  cached: DeepReadonly<OAuthProvider>,
+  body: ProviderUpdate,
+): Promise<OAuthProvider> {
   const { writer } = deps;
   const name = cached.metadata.name!;
   const providerId = cached.spec.providerId;
@@ -146,7 +187,10 @@ async function updateProvider(deps: FacadeDependencies, tenant: Tenant, cached: 
     const next = { ...current, spec: updatedProviderSpec(current.spec, name, body) };
     await writer.replace(oauthProviderKind, tenant.namespace, next, { dryRun: true });
     if (body.client_secret != null) {
-      await writeOwnedSecret(writer, renderOwnedSecret(tenant.namespace, clientSecretName(name), current, { [clientSecretKey]: body.client_secret }));
+      await writeOwnedSecret(
+        writer,
+        renderOwnedSecret(tenant.namespace, clientSecretName(name), current, { [clientSecretKey]: body.client_secret }),
+      );
     }
     return writer.replace(oauthProviderKind, tenant.namespace, next);
   }).catch((error: unknown) => clientErrorFromKube(error, { notFound: missing }));

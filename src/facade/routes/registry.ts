@@ -56,7 +56,12 @@ function basicCredentials(request: FastifyRequest): { username: string; password
  * instead of logging in anonymously; an organization's must name a namespace that is still that
  * organization's (same uid, still labelled).
  */
-function registryCredential(registry: RegistryAccess, deps: FacadeDependencies, credentials: { username: string; password: string } | undefined, now: number): RegistryCredential {
+function registryCredential(
+  registry: RegistryAccess,
+  deps: FacadeDependencies,
+  credentials: { username: string; password: string } | undefined,
+  now: number,
+): RegistryCredential {
   if (!credentials) return undefined;
   if (credentials.username === pushUsername) {
     const grant = verifyPushToken(registry.signing.pushKey, credentials.password, now);
@@ -66,7 +71,10 @@ function registryCredential(registry: RegistryAccess, deps: FacadeDependencies, 
   if (credentials.username === organizationUsername) {
     const grant = verifyOrganizationToken(registry.signing.pushKey, credentials.password, now);
     const namespace = grant && deps.cache.namespaces.list().find((candidate) => candidate.metadata?.name === grant.namespace);
-    const current = namespace?.metadata?.uid === grant?.namespaceUid && namespace?.metadata?.labels?.[labels.organizationId] && !namespace?.metadata?.deletionTimestamp;
+    const current =
+      namespace?.metadata?.uid === grant?.namespaceUid &&
+      namespace?.metadata?.labels?.[labels.organizationId] &&
+      !namespace?.metadata?.deletionTimestamp;
     if (grant && current) return { kind: 'organization', grant };
   }
   throw unauthorized('The registry credential is not valid.');
@@ -83,7 +91,8 @@ const registryRoutes = {
     method: 'POST',
     url: '/v2/deployments/:deployment_id/push-token',
     summary: 'Issue a push credential',
-    description: "A short-lived credential that can push only this internal_docker deployment's repository in Berth's registry (docker login, then docker push). 400 for other sources.",
+    description:
+      "A short-lived credential that can push only this internal_docker deployment's repository in Berth's registry (docker login, then docker push). 400 for other sources.",
     success: { status: 200, description: 'The credential.', schema: pushTokenResponseSchema },
   },
   token: {
@@ -107,9 +116,14 @@ export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDepende
     const tenant = tenantOf(request, deps.cache);
     const deployment = deploymentById(deps.cache, tenant.namespace, uuidPathParam(request, 'deployment_id'));
     if (deployment.spec.source !== 'internal_docker') {
-      throw badRequest(`Push tokens are only available for internal_docker deployments; this deployment's source is ${deployment.spec.source}.`);
+      throw badRequest(
+        `Push tokens are only available for internal_docker deployments; this deployment's source is ${deployment.spec.source}.`,
+      );
     }
-    if (!registry) throw badRequest('This installation has no registry for pushed images (berth run --push-registry): push an image elsewhere and PATCH its image_uri.');
+    if (!registry)
+      throw badRequest(
+        'This installation has no registry for pushed images (berth run --push-registry): push an image elsewhere and PATCH its image_uri.',
+      );
     const repository = deploymentRepository(tenant.namespace, deployment.metadata.name ?? '');
     const expiresAt = nowSeconds() + (registry.pushTokenTtlSeconds ?? 3600);
     return {

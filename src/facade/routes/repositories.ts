@@ -27,7 +27,11 @@ const repositoryRoutes = {
     method: 'GET',
     url: '/v1/integrations/codehost/:integration_id/repos',
     summary: 'List repositories of a code-host integration',
-    success: { status: 200, description: 'Every repository the integration reaches.', schema: { jsonSchema: { type: 'array', items: { $ref: '#/components/schemas/Repository' } } } },
+    success: {
+      status: 200,
+      description: 'Every repository the integration reaches.',
+      schema: { jsonSchema: { type: 'array', items: { $ref: '#/components/schemas/Repository' } } },
+    },
   },
 } satisfies Record<string, RouteSpec>;
 
@@ -35,7 +39,9 @@ export function registerRepositoryRoutes(app: FastifyInstance, deps: FacadeDepen
   serve<{ Params: { integration_id: string } }>(app, repositoryRoutes.list, async (request) => {
     const tenant = tenantOf(request, deps.cache);
     const id = uuidPathParam(request, 'integration_id');
-    const integration = deps.cache.codeHostIntegrations.byIndex(byUid, id).find((candidate) => candidate.metadata.namespace === tenant.namespace);
+    const integration = deps.cache.codeHostIntegrations
+      .byIndex(byUid, id)
+      .find((candidate) => candidate.metadata.namespace === tenant.namespace);
     if (!integration) throw notFound(`Integration ID ${id} not found.`);
     try {
       return await deps.repositories.listRepositories(integration);

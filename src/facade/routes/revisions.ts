@@ -24,7 +24,12 @@ const revisionRoutes = {
     query: pageQuerySchema,
     success: { status: 200, description: 'One page of revisions.', schema: pageSchema(revisionResponseSchema) },
   },
-  read: { method: 'GET', url: '/v2/deployments/:deployment_id/revisions/:revision_id', summary: 'Read a revision', success: { status: 200, description: 'The revision.', schema: 'Revision' } },
+  read: {
+    method: 'GET',
+    url: '/v2/deployments/:deployment_id/revisions/:revision_id',
+    summary: 'Read a revision',
+    success: { status: 200, description: 'The revision.', schema: 'Revision' },
+  },
   redeploy: {
     method: 'POST',
     url: '/v2/deployments/:deployment_id/revisions/:revision_id/redeploy',
@@ -45,7 +50,8 @@ export function registerRevisionRoutes(app: FastifyInstance, deps: FacadeDepende
     return paginate(revisions, query, (revision) => revisionResponse(revision, deployment.metadata.uid!));
   });
 
-  const findRevision = (namespace: string, deployment: DeepReadonly<Deployment>, revisionId: string) => revisionById(cache, namespace, deployment, revisionId);
+  const findRevision = (namespace: string, deployment: DeepReadonly<Deployment>, revisionId: string) =>
+    revisionById(cache, namespace, deployment, revisionId);
 
   serve<RevisionParams>(app, revisionRoutes.read, async (request) => {
     const tenant = tenantOf(request, cache);

@@ -9,7 +9,13 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { timestamp } from '../../api/index.ts';
 import { mintUploadToken, verifyUploadToken } from '../../registry/tokens.ts';
-import { maxSourceArchiveBytes, SourceArchiveError, sourceArchivePath, uploadIdOf, type SourceArchiveStore } from '../../registry/source-archives.ts';
+import {
+  maxSourceArchiveBytes,
+  SourceArchiveError,
+  sourceArchivePath,
+  uploadIdOf,
+  type SourceArchiveStore,
+} from '../../registry/source-archives.ts';
 import { badRequest, conflict, HttpError, invalidField, notFound } from '../errors.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
@@ -75,15 +81,23 @@ export function uploadUrl(request: Pick<FastifyRequest, 'url' | 'protocol' | 'ho
  * A source_tarball_path a create or PATCH names must be an archive uploaded for this deployment: else
  * the request is refused (422) and changes nothing, instead of a revision whose build cannot fetch it.
  */
-export async function checkUploaded(deps: Pick<FacadeDependencies, 'uploads'>, namespace: string, deployment: string, objectPath: string | null | undefined): Promise<void> {
+export async function checkUploaded(
+  deps: Pick<FacadeDependencies, 'uploads'>,
+  namespace: string,
+  deployment: string,
+  objectPath: string | null | undefined,
+): Promise<void> {
   if (objectPath == null) return;
   const loc = ['body', 'source_revision_config', 'source_tarball_path'];
   if (!deps.uploads) throw invalidField(loc, 'this installation takes no source uploads (berth run --push-registry)');
   const uploadId = uploadIdOf(objectPath);
-  const uploaded = uploadId !== undefined && (await deps.uploads.store.exists(namespace, deployment, uploadId).catch((error: unknown) => {
-    throw asHttpError(error);
-  }));
-  if (!uploaded) throw invalidField(loc, `nothing was uploaded to ${objectPath} for this deployment: PUT the archive to the upload_url first`);
+  const uploaded =
+    uploadId !== undefined &&
+    (await deps.uploads.store.exists(namespace, deployment, uploadId).catch((error: unknown) => {
+      throw asHttpError(error);
+    }));
+  if (!uploaded)
+    throw invalidField(loc, `nothing was uploaded to ${objectPath} for this deployment: PUT the archive to the upload_url first`);
 }
 
 export function registerUploadRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
@@ -94,9 +108,14 @@ export function registerUploadRoutes(app: FastifyInstance, deps: FacadeDependenc
     const tenant = tenantOf(request, deps.cache);
     const deployment = deploymentById(deps.cache, tenant.namespace, uuidPathParam(request, 'deployment_id'));
     if (deployment.spec.source !== 'internal_source') {
-      throw badRequest(`Upload URLs are only available for internal_source deployments; this deployment's source is ${deployment.spec.source}.`);
+      throw badRequest(
+        `Upload URLs are only available for internal_source deployments; this deployment's source is ${deployment.spec.source}.`,
+      );
     }
-    if (!uploads) throw badRequest('This installation takes no source uploads (berth run --push-registry): build the image elsewhere and use an internal_docker deployment.');
+    if (!uploads)
+      throw badRequest(
+        'This installation takes no source uploads (berth run --push-registry): build the image elsewhere and use an internal_docker deployment.',
+      );
     const uploadId = randomBytes(16).toString('hex');
     const expiresAt = nowSeconds() + (uploads.ttlSeconds ?? 900);
     const token = mintUploadToken(uploads.key, {
@@ -106,7 +125,12 @@ export function registerUploadRoutes(app: FastifyInstance, deps: FacadeDependenc
       uploadId,
       expiresAt,
     });
-    return { upload_url: uploadUrl(request, token, deps.publicUrl), object_path: sourceArchivePath(uploadId), upload_headers: uploadHeaders, expires_at: timestamp(new Date(expiresAt * 1000)) };
+    return {
+      upload_url: uploadUrl(request, token, deps.publicUrl),
+      object_path: sourceArchivePath(uploadId),
+      upload_headers: uploadHeaders,
+      expires_at: timestamp(new Date(expiresAt * 1000)),
+    };
   });
 
   // The archive is read as a stream, not parsed: whatever its content type says.
@@ -115,7 +139,8 @@ export function registerUploadRoutes(app: FastifyInstance, deps: FacadeDependenc
     serve<{ Params: { upload_token: string } }>(scope, uploadRoutes.upload, async (request) => {
       if (!uploads) throw notFound('This installation takes no source uploads.');
       const grant = verifyUploadToken(uploads.key, request.params.upload_token, nowSeconds());
-      if (!grant) throw new HttpError(403, 'The upload URL is not valid or has expired: ask POST /v2/deployments/{id}/upload-url for a new one.');
+      if (!grant)
+        throw new HttpError(403, 'The upload URL is not valid or has expired: ask POST /v2/deployments/{id}/upload-url for a new one.');
       const deployment = deps.cache.deployments.get(grant.namespace, grant.deployment);
       if (deployment?.metadata.uid !== grant.deploymentUid) throw notFound('The deployment this upload URL was made for no longer exists.');
       const limit = uploads.maxBytes ?? maxSourceArchiveBytes;
@@ -124,7 +149,8 @@ export function registerUploadRoutes(app: FastifyInstance, deps: FacadeDependenc
       const body = request.body as Readable | undefined;
       if (!body || typeof body.pipe !== 'function') throw badRequest('The upload has no body: PUT the archive (a .tar.gz of the sources).');
       try {
-        if (await uploads.store.exists(grant.namespace, grant.deployment, grant.uploadId)) throw conflict('This upload URL was used already: ask for a new one.');
+        if (await uploads.store.exists(grant.namespace, grant.deployment, grant.uploadId))
+          throw conflict('This upload URL was used already: ask for a new one.');
         const stored = await uploads.store.store(grant.namespace, grant.deployment, grant.uploadId, body);
         return { object_path: sourceArchivePath(grant.uploadId), digest: stored.digest, size: stored.size };
       } catch (error) {

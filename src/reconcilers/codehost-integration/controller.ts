@@ -10,7 +10,6 @@ import { objectKey, secretKind, type DeepReadonly, type KubeObject } from '../..
 import { createCodeHostIntegrationReconciler } from './reconcile.ts';
 import { defaultTiming } from './status.ts';
 
-
 /** Index of integrations by the Secret their credentialsSecretRef names, as `namespace/name`. */
 export const integrationsByCredentialsSecret = 'codehostintegration-credentials-secret';
 
@@ -42,7 +41,10 @@ export interface CodeHostIntegrationController {
   readSecret: (namespace: string, name: string) => SecretLike | undefined;
 }
 
-export function registerCodeHostIntegrationController(manager: Manager, options: CodeHostIntegrationControllerOptions = {}): CodeHostIntegrationController {
+export function registerCodeHostIntegrationController(
+  manager: Manager,
+  options: CodeHostIntegrationControllerOptions = {},
+): CodeHostIntegrationController {
   const scope = options.namespaces ? { namespaces: options.namespaces } : {};
   const integrations = manager.informer<CodeHostIntegration>(codeHostIntegrationKind, {
     ...scope,
@@ -76,7 +78,9 @@ export function registerCodeHostIntegrationController(manager: Manager, options:
       {
         informer: secrets,
         map: (secret) =>
-          integrations.byIndex(integrationsByCredentialsSecret, `${secret.metadata?.namespace ?? ''}/${secret.metadata?.name ?? ''}`).map(objectKey),
+          integrations
+            .byIndex(integrationsByCredentialsSecret, `${secret.metadata?.namespace ?? ''}/${secret.metadata?.name ?? ''}`)
+            .map(objectKey),
       },
     ],
     reconcile,

@@ -33,7 +33,11 @@ export function createCodeHostIntegrationReconciler(deps: CodeHostIntegrationDep
     // kstatus readers (kubectl wait, Flux, Argo CD) need conditions from the first moment; a code host
     // may take seconds to answer.
     if (!findCondition(current?.conditions, conditionTypes.ready)) {
-      const observation = { reason: 'Verifying', message: 'Asking the code host whether the credentials work', ...(generation === undefined ? {} : { observedGeneration: generation }) };
+      const observation = {
+        reason: 'Verifying',
+        message: 'Asking the code host whether the credentials work',
+        ...(generation === undefined ? {} : { observedGeneration: generation }),
+      };
       current = { ...(current ?? {}), conditions: markReconciling(current?.conditions, observation, deps.now()) };
       await deps.writeStatus(integration, current);
     }

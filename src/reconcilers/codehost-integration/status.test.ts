@@ -34,7 +34,11 @@ describe('decide', () => {
       message: 'GitHub accepted the credentials; they act as user alice',
       observedGeneration: 3,
     });
-    expect(decision.event).toEqual({ type: 'Normal', reason: reasons.verified, message: 'GitHub accepted the credentials; they act as user alice' });
+    expect(decision.event).toEqual({
+      type: 'Normal',
+      reason: reasons.verified,
+      message: 'GitHub accepted the credentials; they act as user alice',
+    });
     expect(decision.requeueAfterMs).toBe(defaultTiming.verifyIntervalMs);
   });
 

@@ -68,8 +68,17 @@ function verdictOf(verification: Verification, providerName: string): Verdict {
   }
 }
 
-function conditionsFor(previous: readonly Condition[] | undefined, verdict: Verdict, generation: number | undefined, now: Date): Condition[] {
-  const observation = { reason: verdict.reason, message: verdict.message, ...(generation === undefined ? {} : { observedGeneration: generation }) };
+function conditionsFor(
+  previous: readonly Condition[] | undefined,
+  verdict: Verdict,
+  generation: number | undefined,
+  now: Date,
+): Condition[] {
+  const observation = {
+    reason: verdict.reason,
+    message: verdict.message,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  };
   switch (verdict.state) {
     case 'ready':
       return markReady(previous, observation, now);
@@ -88,7 +97,6 @@ function conditionsFor(previous: readonly Condition[] | undefined, verdict: Verd
   }
 }
 
-
 function requeueAfter(verification: Verification, timing: Timing, now: Date): number | undefined {
   if (verification.ok) return timing.verifyIntervalMs;
   switch (verification.error.reason) {
@@ -96,7 +104,8 @@ function requeueAfter(verification: Verification, timing: Timing, now: Date): nu
       return undefined;
     case 'RateLimited': {
       const error = verification.error;
-      const untilReset = error instanceof CodeHostRateLimitedError ? error.resetAt.getTime() - now.getTime() + 1000 : timing.unreachableRetryMs;
+      const untilReset =
+        error instanceof CodeHostRateLimitedError ? error.resetAt.getTime() - now.getTime() + 1000 : timing.unreachableRetryMs;
       return Math.min(timing.verifyIntervalMs, Math.max(1000, untilReset));
     }
     case 'Unreachable':
@@ -122,7 +131,12 @@ export function decide(
   };
   const changed = !statusesEqual(current, candidate);
   const status = changed ? { ...candidate, updatedAt: timestamp(now) } : (current ?? candidate);
-  return { status, changed, requeueAfterMs: requeueAfter(verification, input.timing ?? defaultTiming, now), event: eventFor(current, verdict) };
+  return {
+    status,
+    changed,
+    requeueAfterMs: requeueAfter(verification, input.timing ?? defaultTiming, now),
+    event: eventFor(current, verdict),
+  };
 }
 
 /** An Event when the Ready condition changes status or reason; repeats of the same state make none. */

@@ -4,7 +4,9 @@ import { buildState, builtImageReference } from './build-state.ts';
 
 const job = (status: V1Job['status']): V1Job => ({ metadata: { name: 'j' }, status });
 const complete = job({ conditions: [{ type: 'Complete', status: 'True' }] });
-const failed = job({ conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }] });
+const failed = job({
+  conditions: [{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded', message: 'Job has reached the specified backoff limit' }],
+});
 const commit = 'c0ffee'.padEnd(40, '0');
 const digest = `sha256:${'d'.repeat(64)}`;
 
@@ -16,7 +18,14 @@ const exited = (name: string, exitCode: number, message?: string, reason?: strin
   restartCount: 0,
   state: { terminated: { exitCode, ...(message === undefined ? {} : { message }), ...(reason ? { reason } : {}) } },
 });
-const running = (name: string): V1ContainerStatus => ({ name, image: 'i', imageID: '', ready: false, restartCount: 0, state: { running: {} } });
+const running = (name: string): V1ContainerStatus => ({
+  name,
+  image: 'i',
+  imageID: '',
+  ready: false,
+  restartCount: 0,
+  state: { running: {} },
+});
 const pod = (name: string, created: string, init: V1ContainerStatus[], main: V1ContainerStatus[] = []): V1Pod => ({
   metadata: { name, creationTimestamp: created as unknown as Date },
   status: { initContainerStatuses: init, containerStatuses: main },
@@ -38,7 +47,14 @@ describe('buildState', () => {
     [
       'a complete Job: the commit and the pushed digest',
       complete,
-      [pod('p', '1', [exited('clone', 0, commit), exited('commands', 0)], [exited('image', 0, JSON.stringify({ 'containerimage.digest': digest, 'image.name': 'r/n/d:x' }))])],
+      [
+        pod(
+          'p',
+          '1',
+          [exited('clone', 0, commit), exited('commands', 0)],
+          [exited('image', 0, JSON.stringify({ 'containerimage.digest': digest, 'image.name': 'r/n/d:x' }))],
+        ),
+      ],
       { state: 'succeeded', commit, digest },
     ],
     [
@@ -47,7 +63,12 @@ describe('buildState', () => {
       [pod('p', '1', [exited('clone', 0, 'not a sha')], [exited('image', 0, 'not json')])],
       { state: 'succeeded' },
     ],
-    ['a failed Job whose pod is gone', failed, [], { state: 'failed', message: 'BackoffLimitExceeded: Job has reached the specified backoff limit' }],
+    [
+      'a failed Job whose pod is gone',
+      failed,
+      [],
+      { state: 'failed', message: 'BackoffLimitExceeded: Job has reached the specified backoff limit' },
+    ],
   ])('%s', (_, input, pods, expected) => {
     expect(buildState(input, pods)).toEqual(expected);
   });
@@ -67,7 +88,9 @@ describe('buildState', () => {
   });
 
   it('hides what the redaction names', () => {
-    const state = buildState(failed, [pod('p', '1', [exited('clone', 128, 'fatal: token s3cr3t-token refused')])], (t) => t.replaceAll('s3cr3t-token', '***'));
+    const state = buildState(failed, [pod('p', '1', [exited('clone', 128, 'fatal: token s3cr3t-token refused')])], (t) =>
+      t.replaceAll('s3cr3t-token', '***'),
+    );
     expect(state).toEqual({ state: 'failed', step: 'clone', message: 'step "clone" exited with code 128:\nfatal: token *** refused' });
   });
 

@@ -21,7 +21,11 @@ type ReadonlyContainerStatus = DeepReadonly<V1ContainerStatus> | V1ContainerStat
 const failedLogLines = 10;
 const maxFailedLogChars = 1500;
 
-export function buildState(job: ReadonlyJob | undefined, pods: readonly ReadonlyPod[] = [], redact: (text: string) => string = (t) => t): BuildState {
+export function buildState(
+  job: ReadonlyJob | undefined,
+  pods: readonly ReadonlyPod[] = [],
+  redact: (text: string) => string = (t) => t,
+): BuildState {
   if (!job) return { state: 'absent' };
   const steps = stepStatuses(newestPod(pods));
   const commit = commitOf(steps.get(buildSteps.clone));
@@ -36,7 +40,11 @@ export function buildState(job: ReadonlyJob | undefined, pods: readonly Readonly
   if (failed) {
     const step = failedStep(steps);
     if (step) return { state: 'failed', step: step.name, message: redact(failedStepMessage(step)), ...withCommit };
-    return { state: 'failed', message: [failed.reason, failed.message].filter(Boolean).join(': ') || 'the build Job failed', ...withCommit };
+    return {
+      state: 'failed',
+      message: [failed.reason, failed.message].filter(Boolean).join(': ') || 'the build Job failed',
+      ...withCommit,
+    };
   }
   if ((job.status?.active ?? 0) > 0) {
     const running = [...steps.values()].find((s) => s.state?.running);
@@ -53,7 +61,9 @@ export function builtImageReference(tagged: string, build: BuildState): string {
 /** The Job's latest attempt (a Job that retries keeps its failed pods). */
 function newestPod(pods: readonly ReadonlyPod[]): ReadonlyPod | undefined {
   const created = (pod: ReadonlyPod) => String(pod.metadata?.creationTimestamp ?? '');
-  return [...pods].sort((a, b) => created(a).localeCompare(created(b)) || String(a.metadata?.name).localeCompare(String(b.metadata?.name))).at(-1);
+  return [...pods]
+    .sort((a, b) => created(a).localeCompare(created(b)) || String(a.metadata?.name).localeCompare(String(b.metadata?.name)))
+    .at(-1);
 }
 
 /** The pod's steps in the order they run: init containers, then the image step. */

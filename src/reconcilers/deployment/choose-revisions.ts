@@ -3,7 +3,18 @@
 // pinned one). A problem halts the pass here: what it returns is the status the loop writes (reconcile.ts),
 // the one place a halted pass's status is written.
 import { codeHostCredentialKeys } from '../../api/codehost-integration.ts';
-import { childNameIndex, customHostIndex, customHostOf, hostRefusal, nameClaimants, nameRefusal, replicaCapExcess, repositoryHostRefusal, type Deployment, type Revision } from '../../api/index.ts';
+import {
+  childNameIndex,
+  customHostIndex,
+  customHostOf,
+  hostRefusal,
+  nameClaimants,
+  nameRefusal,
+  replicaCapExcess,
+  repositoryHostRefusal,
+  type Deployment,
+  type Revision,
+} from '../../api/index.ts';
 import { secretValues } from '../../codehost/credentials.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { revisionDigest } from './digest.ts';
@@ -41,9 +52,15 @@ const hostRecheckMs = 60_000;
 
 const awaitingSourceMessage =
   'Waiting for the first source archive: ask POST /v2/deployments/{id}/upload-url, PUT the .tar.gz there, then PATCH source_tarball_path (sourceRevisionConfig.sourceTarballPath).';
-const awaitingImageMessage = 'Waiting for the first image: push it to the deployment\'s repository and set sourceRevisionConfig.imageUri (PATCH image_uri).';
+const awaitingImageMessage =
+  "Waiting for the first image: push it to the deployment's repository and set sourceRevisionConfig.imageUri (PATCH image_uri).";
 
-export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, history: RevisionHistory): Promise<ChosenRevisions | Halt> {
+export async function chooseRevisions(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  owner: OwnerDeployment,
+  history: RevisionHistory,
+): Promise<ChosenRevisions | Halt> {
   const { informers, options } = pass;
   const spec = deployment.spec;
   const { revisions, previousActive, previousLatest } = history;
@@ -61,10 +78,14 @@ export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deplo
   // Child names another Deployment of the namespace took first: nothing is written under them.
   const host = customHostOf(deployment);
   const refused =
-    nameRefusal(deployment, nameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(childNameIndex, key))) ??
-    (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined);
+    nameRefusal(
+      deployment,
+      nameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(childNameIndex, key)),
+    ) ?? (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined);
   if (refused) return { problem: refused, known, requeueAfterMs: hostRecheckMs };
-  const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) => informers.secrets.get(ns, name));
+  const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) =>
+    informers.secrets.get(ns, name),
+  );
   if ('problem' in secrets) {
     const problem = awaitedProblem(secrets, owner.name, createdAtOf(deployment), options.now());
     // The Secret's arrival enqueues the Deployment; this re-check turns the wait into Stalled if it never comes.
@@ -72,7 +93,9 @@ export async function chooseRevisions(pass: Pass, deployment: DeepReadonly<Deplo
   }
   const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
   if ('problem' in integration) return { problem: integration.problem, known };
-  const foreignHost = integration.integration && repositoryHostRefusal(spec.sourceConfig?.repoUrl ?? '', integration.integration.spec, 'spec.sourceConfig.repoUrl');
+  const foreignHost =
+    integration.integration &&
+    repositoryHostRefusal(spec.sourceConfig?.repoUrl ?? '', integration.integration.spec, 'spec.sourceConfig.repoUrl');
   if (foreignHost) return { problem: { reason: 'RepositoryHostMismatch', message: foreignHost }, known };
   // A deployment created before its first image or source archive has no revision yet: it waits,
   // Reconciling, until a change brings one.
@@ -113,7 +136,8 @@ export function awaitedInput(
         : undefined;
   if (!awaited) return undefined;
   const age = createdAt === undefined ? 0 : now.getTime() - Date.parse(createdAt);
-  if (age < deadlineMs) return { problem: { reason: awaited.reason, message: awaited.message, awaited: true }, recheckAfterMs: deadlineMs - age };
+  if (age < deadlineMs)
+    return { problem: { reason: awaited.reason, message: awaited.message, awaited: true }, recheckAfterMs: deadlineMs - age };
   const within = deadlineMs < 120_000 ? `${Math.round(deadlineMs / 1000)} s` : `${Math.round(deadlineMs / 60_000)} min`;
   return {
     problem: {
@@ -137,7 +161,12 @@ function integrationToken(pass: Pass, namespace: string, integration: Integratio
 
 /** The branch head a build-on-push Deployment builds; when the repository does not answer, the commit
  * of its latest revision (no new revision until it answers again). */
-async function trackedCommit(pass: Pass, deployment: DeepReadonly<Deployment>, token: string | undefined, latestKnown: RevisionRecord | undefined): Promise<string | undefined> {
+async function trackedCommit(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  token: string | undefined,
+  latestKnown: RevisionRecord | undefined,
+): Promise<string | undefined> {
   const branch = trackedBranch(deployment.spec);
   if (!branch) return undefined;
   try {

@@ -44,6 +44,8 @@ describe('upToDate', () => {
 
   it('hashes deterministically', () => {
     expect(appliedHashOf(desired)).toMatch(/^[0-9a-f]{16}$/);
-    expect(appliedHashOf(withAppliedHash({ spec: { replicas: 1 }, metadata: { labels: { x: '1' }, name: 'a' } }))).toBe(appliedHashOf(desired));
+    expect(appliedHashOf(withAppliedHash({ spec: { replicas: 1 }, metadata: { labels: { x: '1' }, name: 'a' } }))).toBe(
+      appliedHashOf(desired),
+    );
   });
 });

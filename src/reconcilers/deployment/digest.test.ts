@@ -37,7 +37,10 @@ describe('canonicalJson', () => {
       array: fc.array(tie('value'), { maxLength: 4 }),
       object: fc.dictionary(fc.string({ maxLength: 6 }), tie('value'), { maxKeys: 5 }),
     }));
-    fc.assert(fc.property(withHoles.object, (value) => canonicalJson(value) === sortedCopyJson(value)), { numRuns: 5000 });
+    fc.assert(
+      fc.property(withHoles.object, (value) => canonicalJson(value) === sortedCopyJson(value)),
+      { numRuns: 5000 },
+    );
   });
 });
 

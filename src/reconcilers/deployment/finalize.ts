@@ -41,9 +41,17 @@ export async function finalizeDeployment(
       phase: deploymentPhase(deleting),
       verdict: conditionVerdict(deleting),
       generation: deployment.metadata.generation ?? 0,
-      ...(previous?.latestRevisionName && previous.latestRevisionId ? { latest: { name: previous.latestRevisionName, uid: previous.latestRevisionId } } : {}),
+      ...(previous?.latestRevisionName && previous.latestRevisionId
+        ? { latest: { name: previous.latestRevisionName, uid: previous.latestRevisionId } }
+        : {}),
       ...(previous?.activeRevisionName && previous.activeRevisionId
-        ? { active: { name: previous.activeRevisionName, uid: previous.activeRevisionId, ...(previous.imageVersion ? { image: previous.imageVersion } : {}) } }
+        ? {
+            active: {
+              name: previous.activeRevisionName,
+              uid: previous.activeRevisionId,
+              ...(previous.imageVersion ? { image: previous.imageVersion } : {}),
+            },
+          }
         : {}),
     },
     options.now(),
@@ -53,7 +61,12 @@ export async function finalizeDeployment(
     context.recorder.event(deployment, 'Normal', 'Deleting', 'Removing the workloads, revisions and build Jobs of this Deployment.');
   }
 
-  const owned: Informer[] = [...workloadInformers(informers), informers.jobs as unknown as Informer, informers.secrets as unknown as Informer, informers.revisions as unknown as Informer];
+  const owned: Informer[] = [
+    ...workloadInformers(informers),
+    informers.jobs as unknown as Informer,
+    informers.secrets as unknown as Informer,
+    informers.revisions as unknown as Informer,
+  ];
   let remaining = 0;
   for (const informer of owned) {
     for (const object of informer.byIndex('owner', owner.uid)) {

@@ -19,7 +19,16 @@
 //   reconcile.ts, finalize.ts the loop and the deletion finalizer
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { deploymentKind, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
-import { ownerKeys, unlessStatusOnly, type Controller, type DeepReadonly, type Informer, type KubeObject, type Manager, type ObjectKey } from '../../runtime/index.ts';
+import {
+  ownerKeys,
+  unlessStatusOnly,
+  type Controller,
+  type DeepReadonly,
+  type Informer,
+  type KubeObject,
+  type Manager,
+  type ObjectKey,
+} from '../../runtime/index.ts';
 import { deploymentInformers, secretReaderIndex, type DeploymentInformers } from './informers.ts';
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
@@ -52,8 +61,12 @@ export function registerDeploymentControllers(
   const writer = dependencies.writer ?? createDeploymentWriter(manager.kubeConfig);
   const reconcile = createDeploymentReconciler({ informers, writer, options });
 
-  const deploymentsInNamespace = (namespace: string | undefined) => informers.deployments.list(namespace ?? '').filter((d) => d.metadata.namespace === namespace);
-  const keyOf = (d: { metadata: { namespace?: string; name?: string } }): ObjectKey => ({ namespace: d.metadata.namespace ?? '', name: d.metadata.name ?? '' });
+  const deploymentsInNamespace = (namespace: string | undefined) =>
+    informers.deployments.list(namespace ?? '').filter((d) => d.metadata.namespace === namespace);
+  const keyOf = (d: { metadata: { namespace?: string; name?: string } }): ObjectKey => ({
+    namespace: d.metadata.namespace ?? '',
+    name: d.metadata.name ?? '',
+  });
 
   const deployment = manager.addController({
     name: 'deployment',
@@ -77,7 +90,9 @@ export function registerDeploymentControllers(
         informer: untyped(informers.secrets),
         map: (object: DeepReadonly<KubeObject>) => {
           const secret = object as DeepReadonly<V1Secret>;
-          const readers = informers.deployments.byIndex(secretReaderIndex, `${secret.metadata?.namespace}/${secret.metadata?.name}`).map(keyOf);
+          const readers = informers.deployments
+            .byIndex(secretReaderIndex, `${secret.metadata?.namespace}/${secret.metadata?.name}`)
+            .map(keyOf);
           return [...ownerKeys(object, deploymentKind), ...readers];
         },
       },
@@ -106,7 +121,8 @@ export function registerDeploymentControllers(
           const revision = informers.revisions.get(pod.metadata?.namespace ?? '', pod.metadata?.labels?.[revisionLabel] ?? '');
           return revision ? [{ namespace: revision.metadata.namespace ?? '', name: revision.spec.deploymentName }] : [];
         },
-        changed: (object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>) => podChangeMatters(object as DeepReadonly<V1Pod>, previous as DeepReadonly<V1Pod>),
+        changed: (object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>) =>
+          podChangeMatters(object as DeepReadonly<V1Pod>, previous as DeepReadonly<V1Pod>),
       },
     ],
     reconcile,

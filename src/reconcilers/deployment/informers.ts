@@ -1,6 +1,15 @@
 // The caches the Deployment controller reads: its own kinds and every kind it writes, one shared
 // informer per resource (the Manager hands out the same one to whoever asks).
-import type { V1Deployment, V1Ingress, V1Job, V1Pod, V1Secret, V1Service, V1StatefulSet, V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
+import type {
+  V1Deployment,
+  V1Ingress,
+  V1Job,
+  V1Pod,
+  V1Secret,
+  V1Service,
+  V1StatefulSet,
+  V2HorizontalPodAutoscaler,
+} from '@kubernetes/client-node';
 import {
   codeHostIntegrationKind,
   childNameIndex,
@@ -16,7 +25,15 @@ import {
   type Revision,
   type TracingProject,
 } from '../../api/index.ts';
-import { ownedFieldsView, secretKind, type DeepReadonly, type IndexFunction, type Informer, type Manager, type ResourceKind } from '../../runtime/index.ts';
+import {
+  ownedFieldsView,
+  secretKind,
+  type DeepReadonly,
+  type IndexFunction,
+  type Informer,
+  type Manager,
+  type ResourceKind,
+} from '../../runtime/index.ts';
 import { referencedSecretNames } from './inputs.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
 
@@ -77,7 +94,10 @@ const appliedView = {
 export function deploymentInformers(manager: Manager, namespaces?: string[]): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
   return {
-    deployments: manager.informer<Deployment>(deploymentKind, { ...scope, indexes: { [secretReaderIndex]: indexSecretReaders, [customHostIndex]: indexCustomHost, [childNameIndex]: indexChildNames } }),
+    deployments: manager.informer<Deployment>(deploymentKind, {
+      ...scope,
+      indexes: { [secretReaderIndex]: indexSecretReaders, [customHostIndex]: indexCustomHost, [childNameIndex]: indexChildNames },
+    }),
     revisions: manager.informer<Revision>(revisionKind, scope),
     tracingProjects: manager.informer<TracingProject>(tracingProjectKind, scope),
     integrations: manager.informer<CodeHostIntegration>(codeHostIntegrationKind, scope),
@@ -94,5 +114,11 @@ export function deploymentInformers(manager: Manager, namespaces?: string[]): De
 
 /** The informers of the workload kinds Berth applies for a Deployment (and prunes when no longer rendered). */
 export function workloadInformers(informers: DeploymentInformers): Informer[] {
-  return [informers.appsDeployments, informers.statefulSets, informers.services, informers.autoscalers, informers.ingresses] as unknown as Informer[];
+  return [
+    informers.appsDeployments,
+    informers.statefulSets,
+    informers.services,
+    informers.autoscalers,
+    informers.ingresses,
+  ] as unknown as Informer[];
 }

@@ -11,7 +11,9 @@ const lookup = (_namespace: string, name: string) => secrets[name];
 
 describe('secretReferences', () => {
   it('reads an entry without valueFrom from <deployment>-secrets, under its own name', () => {
-    expect(secretReferences('shop', [{ name: 'API_KEY' }, { name: 'DB', valueFrom: { secretKeyRef: { name: 'vault', key: 'db' } } }])).toEqual([
+    expect(
+      secretReferences('shop', [{ name: 'API_KEY' }, { name: 'DB', valueFrom: { secretKeyRef: { name: 'vault', key: 'db' } } }]),
+    ).toEqual([
       { entry: 'API_KEY', secretName: 'shop-secrets', key: 'API_KEY' },
       { entry: 'DB', secretName: 'vault', key: 'db' },
     ]);
@@ -21,7 +23,11 @@ describe('secretReferences', () => {
 
 describe('fingerprintSecrets', () => {
   it('hashes every value, keeping none', () => {
-    const result = fingerprintSecrets('ns', secretReferences('shop', [{ name: 'API_KEY' }, { name: 'DB', valueFrom: { secretKeyRef: { name: 'vault', key: 'db' } } }]), lookup);
+    const result = fingerprintSecrets(
+      'ns',
+      secretReferences('shop', [{ name: 'API_KEY' }, { name: 'DB', valueFrom: { secretKeyRef: { name: 'vault', key: 'db' } } }]),
+      lookup,
+    );
     expect('fingerprints' in result && result.fingerprints.map((f) => f.name)).toEqual(['API_KEY', 'DB']);
     expect(JSON.stringify(result)).not.toContain(Buffer.from('hunter2').toString('base64'));
     expect(JSON.stringify(result)).not.toContain('hunter2');
@@ -39,7 +45,10 @@ describe('fingerprintSecrets', () => {
 });
 
 describe('resolveIntegration', () => {
-  const integration = { metadata: { name: 'gh', uid: '11111111-2222-4333-8444-555555555555' }, spec: { provider: 'github', credentialsSecretRef: { name: 'c' } } } as CodeHostIntegration;
+  const integration = {
+    metadata: { name: 'gh', uid: '11111111-2222-4333-8444-555555555555' },
+    spec: { provider: 'github', credentialsSecretRef: { name: 'c' } },
+  } as CodeHostIntegration;
 
   it.each([
     ['an image source needs none', 'external_docker', undefined, {}],
@@ -49,12 +58,17 @@ describe('resolveIntegration', () => {
   });
 
   it('reports an unknown id', () => {
-    expect(resolveIntegration('codehost', '00000000-0000-4000-8000-000000000000', [integration])).toMatchObject({ problem: { reason: 'IntegrationNotFound' } });
+    expect(resolveIntegration('codehost', '00000000-0000-4000-8000-000000000000', [integration])).toMatchObject({
+      problem: { reason: 'IntegrationNotFound' },
+    });
   });
 });
 
 describe('awaitedProblem', () => {
-  const missing = fingerprintSecrets('ns', secretReferences('fresh', [{ name: 'API_KEY' }]), lookup) as { problem: { reason: string; message: string }; secretName?: string };
+  const missing = fingerprintSecrets('ns', secretReferences('fresh', [{ name: 'API_KEY' }]), lookup) as {
+    problem: { reason: string; message: string };
+    secretName?: string;
+  };
   const created = '2026-01-01T00:00:00Z';
 
   it.each([
@@ -65,7 +79,11 @@ describe('awaitedProblem', () => {
   });
 
   it('never waits for a Secret the user names', () => {
-    const other = fingerprintSecrets('ns', secretReferences('fresh', [{ name: 'X', valueFrom: { secretKeyRef: { name: 'nope', key: 'x' } } }]), lookup) as { problem: { reason: string; message: string }; secretName?: string };
+    const other = fingerprintSecrets(
+      'ns',
+      secretReferences('fresh', [{ name: 'X', valueFrom: { secretKeyRef: { name: 'nope', key: 'x' } } }]),
+      lookup,
+    ) as { problem: { reason: string; message: string }; secretName?: string };
     expect(awaitedProblem(other, 'fresh', created, new Date('2026-01-01T00:00:01Z')).awaited).toBeUndefined();
   });
 });

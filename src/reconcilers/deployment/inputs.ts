@@ -40,7 +40,12 @@ export const facadeSecretGraceMs = 30_000;
  * A missing `<deployment>-secrets` Secret is awaited (Reconciling) for a short while after the
  * Deployment was created; any other missing Secret, or that one later, stalls the Deployment.
  */
-export function awaitedProblem(result: { problem: Problem; secretName?: string }, deploymentName: string, createdAt: string | undefined, now: Date): Problem {
+export function awaitedProblem(
+  result: { problem: Problem; secretName?: string },
+  deploymentName: string,
+  createdAt: string | undefined,
+  now: Date,
+): Problem {
   const young = createdAt !== undefined && now.getTime() - Date.parse(createdAt) < facadeSecretGraceMs;
   return result.secretName === childNames(deploymentName).secrets && young ? { ...result.problem, awaited: true } : result.problem;
 }
@@ -49,19 +54,28 @@ export function awaitedProblem(result: { problem: Problem; secretName?: string }
  * The content hash of every secret value. Values are read from the cache and hashed here; they go
  * nowhere else (no log line, no status, no Event).
  */
-export function fingerprintSecrets(namespace: string, references: readonly SecretReference[], secrets: Lookup<V1Secret>): SecretFingerprints {
+export function fingerprintSecrets(
+  namespace: string,
+  references: readonly SecretReference[],
+  secrets: Lookup<V1Secret>,
+): SecretFingerprints {
   const fingerprints: SecretFingerprint[] = [];
   for (const ref of references) {
     const secret = secrets(namespace, ref.secretName);
     if (!secret) {
       return {
-        problem: { reason: 'SecretNotFound', message: `Secret ${ref.secretName} (for secret ${ref.entry}) does not exist in namespace ${namespace}.` },
+        problem: {
+          reason: 'SecretNotFound',
+          message: `Secret ${ref.secretName} (for secret ${ref.entry}) does not exist in namespace ${namespace}.`,
+        },
         secretName: ref.secretName,
       };
     }
     const encoded = secret.data?.[ref.key];
     if (encoded === undefined) {
-      return { problem: { reason: 'SecretKeyNotFound', message: `Secret ${ref.secretName} has no key ${ref.key} (for secret ${ref.entry}).` } };
+      return {
+        problem: { reason: 'SecretKeyNotFound', message: `Secret ${ref.secretName} has no key ${ref.key} (for secret ${ref.entry}).` },
+      };
     }
     // Hashing the base64 form is hashing the value: the encoding is a bijection.
     fingerprints.push(fingerprintSecret(ref.entry, encoded));
@@ -78,10 +92,15 @@ export function resolveIntegration(
   integrationsInNamespace: readonly DeepReadonly<CodeHostIntegration>[],
 ): IntegrationResolution {
   if (source !== 'codehost') return {};
-  if (!integrationId) return { problem: { reason: 'IntegrationNotFound', message: 'spec.sourceConfig.integrationId is required for a codehost Deployment.' } };
+  if (!integrationId)
+    return {
+      problem: { reason: 'IntegrationNotFound', message: 'spec.sourceConfig.integrationId is required for a codehost Deployment.' },
+    };
   const integration = integrationsInNamespace.find((candidate) => candidate.metadata.uid === integrationId);
   if (!integration) {
-    return { problem: { reason: 'IntegrationNotFound', message: `No CodeHostIntegration with id ${integrationId} exists in this namespace.` } };
+    return {
+      problem: { reason: 'IntegrationNotFound', message: `No CodeHostIntegration with id ${integrationId} exists in this namespace.` },
+    };
   }
   return { integration };
 }

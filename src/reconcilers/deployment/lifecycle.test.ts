@@ -12,9 +12,21 @@ const deployment = (revision: string, generation: number, status: V1Deployment['
 describe('rolloutOf', () => {
   it.each([
     ['no Deployment', undefined, { complete: false }],
-    ['a template not observed yet', deployment('r1', 2, { observedGeneration: 1, updatedReplicas: 1, availableReplicas: 1 }), { revision: 'r1', complete: false }],
-    ['updated but not available', deployment('r1', 2, { observedGeneration: 2, updatedReplicas: 1, availableReplicas: 0 }), { revision: 'r1', complete: false }],
-    ['rolled out', deployment('r1', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1 }), { revision: 'r1', complete: true }],
+    [
+      'a template not observed yet',
+      deployment('r1', 2, { observedGeneration: 1, updatedReplicas: 1, availableReplicas: 1 }),
+      { revision: 'r1', complete: false },
+    ],
+    [
+      'updated but not available',
+      deployment('r1', 2, { observedGeneration: 2, updatedReplicas: 1, availableReplicas: 0 }),
+      { revision: 'r1', complete: false },
+    ],
+    [
+      'rolled out',
+      deployment('r1', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1 }),
+      { revision: 'r1', complete: true },
+    ],
     [
       'new pods available, an old one still running',
       deployment('r1', 2, { observedGeneration: 2, replicas: 2, updatedReplicas: 1, availableReplicas: 2 }),
@@ -28,7 +40,10 @@ describe('rolloutOf', () => {
     ['scaled to zero and observed', deployment('r1', 3, { observedGeneration: 3 }, 0), { revision: 'r1', complete: true }],
     [
       'past its progress deadline',
-      deployment('r1', 2, { observedGeneration: 2, conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'too slow' }] }),
+      deployment('r1', 2, {
+        observedGeneration: 2,
+        conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'too slow' }],
+      }),
       { revision: 'r1', complete: false, failed: 'too slow' },
     ],
   ])('%s', (_, input, expected) => {
@@ -41,7 +56,13 @@ describe('workloadChangeMatters', () => {
   const observed = deployment('r2', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 0, availableReplicas: 1 });
   const surged = deployment('r2', 2, { observedGeneration: 2, replicas: 2, updatedReplicas: 1, availableReplicas: 1 });
   const newReady = deployment('r2', 2, { observedGeneration: 2, replicas: 2, updatedReplicas: 1, availableReplicas: 2 });
-  const oldTerminating = deployment('r2', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1, terminatingReplicas: 1 });
+  const oldTerminating = deployment('r2', 2, {
+    observedGeneration: 2,
+    replicas: 1,
+    updatedReplicas: 1,
+    availableReplicas: 1,
+    terminatingReplicas: 1,
+  });
   const rolledOut = deployment('r2', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 1 });
 
   it('lets through the status step that completes the rollout (the old pod terminating), not those before or after it', () => {
@@ -54,7 +75,10 @@ describe('workloadChangeMatters', () => {
   it('lets through a status that changes whether any replica is available, or a failed rollout', () => {
     const none = deployment('r2', 2, { observedGeneration: 2, replicas: 1, updatedReplicas: 1, availableReplicas: 0 });
     expect(workloadChangeMatters(none, rolledOut)).toBe(true);
-    const failed = deployment('r2', 2, { ...surged.status, conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'too slow' }] });
+    const failed = deployment('r2', 2, {
+      ...surged.status,
+      conditions: [{ type: 'Progressing', status: 'False', reason: 'ProgressDeadlineExceeded', message: 'too slow' }],
+    });
     expect(workloadChangeMatters(failed, surged)).toBe(true);
   });
 
@@ -80,12 +104,26 @@ describe('targetPhase', () => {
     ['an image revision not applied yet', image, 'AWAITING_DEPLOY', 'nginx:1'],
     ['an image revision rolling out', { ...image, rollout: { revision: 'r1', complete: false } }, 'DEPLOYING', 'nginx:1'],
     ['an image revision rolled out', { ...image, rollout: { revision: 'r1', complete: true } }, 'DEPLOYED', 'nginx:1'],
-    ['a deployed revision whose pods roll again', { ...image, recordedPhase: 'DEPLOYED', serving: true, rollout: { revision: 'r1', complete: false } }, 'DEPLOYED', 'nginx:1'],
-    ['a deployed revision back after another served', { ...image, recordedPhase: 'DEPLOYED', serving: false, rollout: { revision: 'r1', complete: false } }, 'DEPLOYING', 'nginx:1'],
+    [
+      'a deployed revision whose pods roll again',
+      { ...image, recordedPhase: 'DEPLOYED', serving: true, rollout: { revision: 'r1', complete: false } },
+      'DEPLOYED',
+      'nginx:1',
+    ],
+    [
+      'a deployed revision back after another served',
+      { ...image, recordedPhase: 'DEPLOYED', serving: false, rollout: { revision: 'r1', complete: false } },
+      'DEPLOYING',
+      'nginx:1',
+    ],
     ['a rollout past its deadline', { ...image, rollout: { revision: 'r1', complete: false, failed: 'slow' } }, 'DEPLOY_FAILED', 'nginx:1'],
     [
       'a rollout whose pod cannot pull',
-      { ...image, rollout: { revision: 'r1', complete: false }, podProblem: { reason: 'ImagePullBackOff', message: 'pod p, container app: ImagePullBackOff' } },
+      {
+        ...image,
+        rollout: { revision: 'r1', complete: false },
+        podProblem: { reason: 'ImagePullBackOff', message: 'pod p, container app: ImagePullBackOff' },
+      },
       'DEPLOY_FAILED',
       'nginx:1',
     ],
@@ -106,7 +144,12 @@ describe('targetPhase', () => {
       'AWAITING_DEPLOY',
       `registry/ns/app:r1@sha256:${'a'.repeat(64)}`,
     ],
-    ['a codehost revision with a recorded image', { ...codehost, knownImage: 'registry/ns/app:r1' }, 'AWAITING_DEPLOY', 'registry/ns/app:r1'],
+    [
+      'a codehost revision with a recorded image',
+      { ...codehost, knownImage: 'registry/ns/app:r1' },
+      'AWAITING_DEPLOY',
+      'registry/ns/app:r1',
+    ],
     ['an image revision without an image', { ...image, knownImage: undefined }, 'CREATE_FAILED', undefined],
   ] as const)('%s -> %s', (_, observation, phase, expectedImage) => {
     const result = targetPhase(observation as TargetObservation);
@@ -115,26 +158,43 @@ describe('targetPhase', () => {
   });
 
   it("gives the kubelet's reason for a pod that cannot serve", () => {
-    const result = targetPhase({ ...image, rollout: { revision: 'r1', complete: false }, podProblem: { reason: 'CrashLoopBackOff', message: 'pod p, container app: CrashLoopBackOff' } });
-    expect(result).toMatchObject({ phase: 'DEPLOY_FAILED', reason: 'CrashLoopBackOff', message: 'The revision cannot serve: pod p, container app: CrashLoopBackOff' });
+    const result = targetPhase({
+      ...image,
+      rollout: { revision: 'r1', complete: false },
+      podProblem: { reason: 'CrashLoopBackOff', message: 'pod p, container app: CrashLoopBackOff' },
+    });
+    expect(result).toMatchObject({
+      phase: 'DEPLOY_FAILED',
+      reason: 'CrashLoopBackOff',
+      message: 'The revision cannot serve: pod p, container app: CrashLoopBackOff',
+    });
   });
 
-  it('waits for capacity while no node fits, saying why, and fails with the scheduler\'s words at the deadline', () => {
+  it("waits for capacity while no node fits, saying why, and fails with the scheduler's words at the deadline", () => {
     const wait = { reason: 'Unschedulable', message: 'pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.' };
     expect(targetPhase({ ...image, rollout: { revision: 'r1', complete: false }, podWait: wait })).toMatchObject({
       phase: 'DEPLOYING',
       reason: 'WaitingForCapacity',
       message: 'Waiting for capacity: pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.',
     });
-    expect(targetPhase({ ...image, rollout: { revision: 'r1', complete: false, failed: 'ReplicaSet "web-1" has timed out progressing.' }, podWait: wait })).toMatchObject({
+    expect(
+      targetPhase({
+        ...image,
+        rollout: { revision: 'r1', complete: false, failed: 'ReplicaSet "web-1" has timed out progressing.' },
+        podWait: wait,
+      }),
+    ).toMatchObject({
       phase: 'DEPLOY_FAILED',
       reason: 'ProgressDeadlineExceeded',
-      message: 'The rollout failed: ReplicaSet "web-1" has timed out progressing.; pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.',
+      message:
+        'The rollout failed: ReplicaSet "web-1" has timed out progressing.; pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.',
     });
   });
 
   it('says why a build failed', () => {
-    expect(targetPhase({ ...codehost, build: { state: 'failed', message: 'BackoffLimitExceeded' } }).message).toContain('BackoffLimitExceeded');
+    expect(targetPhase({ ...codehost, build: { state: 'failed', message: 'BackoffLimitExceeded' } }).message).toContain(
+      'BackoffLimitExceeded',
+    );
     expect(targetPhase({ ...codehost, build: { state: 'running', step: 'image', commit: 'c'.repeat(40) } })).toMatchObject({
       message: 'The build is running: step "image".',
       repoCommitSha: 'c'.repeat(40),

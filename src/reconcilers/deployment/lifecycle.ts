@@ -9,7 +9,14 @@ import type { PodProblem } from './pods.ts';
 import { revisionLabel } from './render/common.ts';
 
 /** Phases a revision leaves only through a spec change: they are kept when it stops being the target. */
-const settledPhases: ReadonlySet<RevisionPhase> = new Set(['DEPLOYED', 'CREATE_FAILED', 'BUILD_FAILED', 'DEPLOY_FAILED', 'SKIPPED', 'INTERRUPTED']);
+const settledPhases: ReadonlySet<RevisionPhase> = new Set([
+  'DEPLOYED',
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'SKIPPED',
+  'INTERRUPTED',
+]);
 
 export interface Rollout {
   /** The revision the Deployment's pod template runs (its revision label), if the Deployment exists. */
@@ -35,7 +42,10 @@ export function rolloutOf(deployment: DeepReadonly<V1Deployment> | V1Deployment 
   const olderLeft = (status.replicas ?? 0) > updated;
   const complete = observed && updated >= wanted && (status.availableReplicas ?? 0) >= wanted && !olderLeft;
   const progressing = status.conditions?.find((c) => c.type === 'Progressing');
-  const failed = observed && progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded' ? progressing.message ?? 'the rollout passed its progress deadline' : undefined;
+  const failed =
+    observed && progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded'
+      ? (progressing.message ?? 'the rollout passed its progress deadline')
+      : undefined;
   return { ...(revision ? { revision } : {}), complete, ...(failed ? { failed } : {}) };
 }
 
@@ -114,7 +124,11 @@ function buildPhase(build: BuildState, buildImage: string): Omit<TargetPhase, 'r
     case 'running':
       return { phase: 'BUILDING', message: build.step ? `The build is running: step "${build.step}".` : 'The build Job is running.' };
     case 'failed':
-      return { phase: 'BUILD_FAILED', message: `The build failed: ${build.message}`, reason: build.step ? 'BuildStepFailed' : 'BuildFailed' };
+      return {
+        phase: 'BUILD_FAILED',
+        message: `The build failed: ${build.message}`,
+        reason: build.step ? 'BuildStepFailed' : 'BuildFailed',
+      };
     case 'succeeded':
       return { image: builtImageReference(buildImage, build) };
   }
@@ -122,15 +136,24 @@ function buildPhase(build: BuildState, buildImage: string): Omit<TargetPhase, 'r
 
 function rolloutPhase(o: TargetObservation, image: string | undefined): TargetPhase {
   if (!image) return { phase: 'CREATE_FAILED', message: 'The revision names no image to deploy (sourceRevisionConfig.imageUri).' };
-  if (o.rollout.revision !== o.revisionName) return { phase: 'AWAITING_DEPLOY', message: 'Waiting for the workloads to be updated.', image };
+  if (o.rollout.revision !== o.revisionName)
+    return { phase: 'AWAITING_DEPLOY', message: 'Waiting for the workloads to be updated.', image };
   // Once deployed, a revision stays deployed while it is served: scaling or a sourceConfig change that
   // rolls the pods again is not a new deployment of it. One that comes back after another served (a
   // rollback, a config changed back) is deployed anew.
-  if (o.rollout.complete || (o.recordedPhase === 'DEPLOYED' && o.serving)) return { phase: 'DEPLOYED', message: 'The revision is serving.', image };
+  if (o.rollout.complete || (o.recordedPhase === 'DEPLOYED' && o.serving))
+    return { phase: 'DEPLOYED', message: 'The revision is serving.', image };
   // The kubelet says so in seconds; the progress deadline only after minutes.
-  if (o.podProblem) return { phase: 'DEPLOY_FAILED', message: `The revision cannot serve: ${o.podProblem.message}`, image, reason: o.podProblem.reason };
+  if (o.podProblem)
+    return { phase: 'DEPLOY_FAILED', message: `The revision cannot serve: ${o.podProblem.message}`, image, reason: o.podProblem.reason };
   const waiting = o.podWait ? `; ${o.podWait.message}` : '';
-  if (o.rollout.failed) return { phase: 'DEPLOY_FAILED', message: `The rollout failed: ${o.rollout.failed}${waiting}`, image, reason: 'ProgressDeadlineExceeded' };
+  if (o.rollout.failed)
+    return {
+      phase: 'DEPLOY_FAILED',
+      message: `The rollout failed: ${o.rollout.failed}${waiting}`,
+      image,
+      reason: 'ProgressDeadlineExceeded',
+    };
   // No node fits yet: the previous revision keeps serving while room is waited for, until the deadline.
   if (o.podWait) return { phase: 'DEPLOYING', message: `Waiting for capacity: ${o.podWait.message}`, image, reason: waitingForCapacity };
   return { phase: 'DEPLOYING', message: 'The workloads are rolling out.', image };

@@ -8,14 +8,34 @@ const pod = (name: string, status: V1Pod['status'], deleting = false): V1Pod => 
 });
 const waiting = (reason: string, message?: string, extra: object = {}) => ({
   phase: 'Pending',
-  containerStatuses: [{ name: 'app', ready: false, restartCount: 0, image: 'i', imageID: '', state: { waiting: { reason, ...(message ? { message } : {}) } }, ...extra }],
+  containerStatuses: [
+    {
+      name: 'app',
+      ready: false,
+      restartCount: 0,
+      image: 'i',
+      imageID: '',
+      state: { waiting: { reason, ...(message ? { message } : {}) } },
+      ...extra,
+    },
+  ],
 });
 
 describe('podProblem', () => {
   it.each([
     ['a pull error', waiting('ErrImagePull', 'not found'), 'ErrImagePull', 'pod p, container app: ErrImagePull: not found'],
-    ['a pull back-off', waiting('ImagePullBackOff', 'Back-off pulling image "x"'), 'ImagePullBackOff', 'pod p, container app: ImagePullBackOff: Back-off pulling image "x"'],
-    ['a missing Secret key', waiting('CreateContainerConfigError', 'couldn\'t find key K in Secret ns/s'), 'CreateContainerConfigError', "pod p, container app: CreateContainerConfigError: couldn't find key K in Secret ns/s"],
+    [
+      'a pull back-off',
+      waiting('ImagePullBackOff', 'Back-off pulling image "x"'),
+      'ImagePullBackOff',
+      'pod p, container app: ImagePullBackOff: Back-off pulling image "x"',
+    ],
+    [
+      'a missing Secret key',
+      waiting('CreateContainerConfigError', "couldn't find key K in Secret ns/s"),
+      'CreateContainerConfigError',
+      "pod p, container app: CreateContainerConfigError: couldn't find key K in Secret ns/s",
+    ],
     [
       'a crash loop',
       waiting('CrashLoopBackOff', 'back-off 10s', { lastState: { terminated: { exitCode: 1, reason: 'Error' } } }),
@@ -27,22 +47,38 @@ describe('podProblem', () => {
   });
 
   it('is no problem but a wait when no node fits: room may appear', () => {
-    const unschedulable = pod('p', { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 Insufficient cpu.' }] });
+    const unschedulable = pod('p', {
+      phase: 'Pending',
+      conditions: [
+        { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: '0/1 nodes are available: 1 Insufficient cpu.' },
+      ],
+    });
     expect(podProblem(unschedulable)).toBeUndefined();
-    expect(podWait(unschedulable)).toEqual({ reason: 'Unschedulable', message: 'pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.' });
+    expect(podWait(unschedulable)).toEqual({
+      reason: 'Unschedulable',
+      message: 'pod p: Unschedulable: 0/1 nodes are available: 1 Insufficient cpu.',
+    });
     expect(podWait(pod('q', { phase: 'Pending' }))).toBeUndefined();
   });
 
   it.each([
     ['a container being created', waiting('ContainerCreating')],
     ['a pod not scheduled yet', { phase: 'Pending' }],
-    ['a running pod', { phase: 'Running', containerStatuses: [{ name: 'app', ready: true, restartCount: 0, image: 'i', imageID: '', state: { running: {} } }] }],
+    [
+      'a running pod',
+      {
+        phase: 'Running',
+        containerStatuses: [{ name: 'app', ready: true, restartCount: 0, image: 'i', imageID: '', state: { running: {} } }],
+      },
+    ],
   ])('%s is no problem', (_, status) => {
     expect(podProblem(pod('p', status as V1Pod['status']))).toBeUndefined();
   });
 
   it('reads init containers too', () => {
-    expect(podProblem(pod('p', { initContainerStatuses: waiting('ErrImagePull').containerStatuses } as V1Pod['status']))?.reason).toBe('ErrImagePull');
+    expect(podProblem(pod('p', { initContainerStatuses: waiting('ErrImagePull').containerStatuses } as V1Pod['status']))?.reason).toBe(
+      'ErrImagePull',
+    );
   });
 });
 
@@ -55,19 +91,35 @@ describe('revisionPodsProblem', () => {
 });
 
 describe('revisionPodsSay', () => {
-  const unschedulable = { phase: 'Pending', conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: 'no room' }] } as V1Pod['status'];
+  const unschedulable = {
+    phase: 'Pending',
+    conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: 'no room' }],
+  } as V1Pod['status'];
   it("gives the kubelet's problem over the scheduler's wait, the wait alone, or nothing", () => {
-    expect(revisionPodsSay([pod('a', unschedulable), pod('b', waiting('ImagePullBackOff'))])).toEqual({ podProblem: expect.objectContaining({ reason: 'ImagePullBackOff' }) });
-    expect(revisionPodsSay([pod('b', unschedulable), pod('a', unschedulable, true)])).toEqual({ podWait: { reason: 'Unschedulable', message: 'pod b: Unschedulable: no room' } });
+    expect(revisionPodsSay([pod('a', unschedulable), pod('b', waiting('ImagePullBackOff'))])).toEqual({
+      podProblem: expect.objectContaining({ reason: 'ImagePullBackOff' }),
+    });
+    expect(revisionPodsSay([pod('b', unschedulable), pod('a', unschedulable, true)])).toEqual({
+      podWait: { reason: 'Unschedulable', message: 'pod b: Unschedulable: no room' },
+    });
     expect(revisionPodsSay([pod('a', { phase: 'Running' })])).toEqual({});
   });
 });
 
 describe('podChangeMatters', () => {
-  const running = { phase: 'Running', containerStatuses: [{ name: 'app', ready: false, restartCount: 0, image: 'i', imageID: '', state: { running: {} } }] };
+  const running = {
+    phase: 'Running',
+    containerStatuses: [{ name: 'app', ready: false, restartCount: 0, image: 'i', imageID: '', state: { running: {} } }],
+  };
   const ready = { ...running, containerStatuses: [{ ...running.containerStatuses[0]!, ready: true }] };
-  const workload = (status: object, deleting = false) => ({ ...pod('p', status as V1Pod['status'], deleting), metadata: { ...pod('p', {}, deleting).metadata, labels: { 'app.kubernetes.io/component': 'application' } } });
-  const build = (status: object) => ({ ...pod('p', status as V1Pod['status']), metadata: { name: 'p', labels: { 'batch.kubernetes.io/job-name': 'j' } } });
+  const workload = (status: object, deleting = false) => ({
+    ...pod('p', status as V1Pod['status'], deleting),
+    metadata: { ...pod('p', {}, deleting).metadata, labels: { 'app.kubernetes.io/component': 'application' } },
+  });
+  const build = (status: object) => ({
+    ...pod('p', status as V1Pod['status']),
+    metadata: { name: 'p', labels: { 'batch.kubernetes.io/job-name': 'j' } },
+  });
 
   it('ignores a workload pod scheduled, started, turning Ready or going away without a problem', () => {
     expect(podChangeMatters(workload(waiting('ContainerCreating')), workload({ phase: 'Pending' }))).toBe(false);
@@ -79,11 +131,15 @@ describe('podChangeMatters', () => {
     expect(podChangeMatters(workload(waiting('ErrImagePull', 'not found')), workload(waiting('ContainerCreating')))).toBe(true);
     expect(podChangeMatters(workload(waiting('ImagePullBackOff', 'back-off')), workload(waiting('ErrImagePull', 'not found')))).toBe(true);
     expect(podChangeMatters(workload(running), workload(waiting('ImagePullBackOff', 'back-off')))).toBe(true);
-    expect(podChangeMatters(workload(waiting('ImagePullBackOff', 'back-off'), true), workload(waiting('ImagePullBackOff', 'back-off')))).toBe(true);
-    expect(podChangeMatters(workload(waiting('ImagePullBackOff', 'back-off')), workload(waiting('ImagePullBackOff', 'back-off')))).toBe(false);
+    expect(
+      podChangeMatters(workload(waiting('ImagePullBackOff', 'back-off'), true), workload(waiting('ImagePullBackOff', 'back-off'))),
+    ).toBe(true);
+    expect(podChangeMatters(workload(waiting('ImagePullBackOff', 'back-off')), workload(waiting('ImagePullBackOff', 'back-off')))).toBe(
+      false,
+    );
   });
 
-  it('follows every update of a build pod: its steps are the build\'s progress', () => {
+  it("follows every update of a build pod: its steps are the build's progress", () => {
     expect(podChangeMatters(build(ready), build(running))).toBe(true);
   });
 });

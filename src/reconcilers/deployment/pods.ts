@@ -34,7 +34,10 @@ function containerProblem(pod: string, status: ReadonlyContainerStatus): PodProb
   const waiting = status.state?.waiting;
   if (!waiting?.reason || !failedWaitingReasons.has(waiting.reason)) return undefined;
   const lastExit = status.lastState?.terminated;
-  const exit = waiting.reason === 'CrashLoopBackOff' && lastExit ? ` (last exit code ${lastExit.exitCode}${lastExit.reason ? `, ${lastExit.reason}` : ''})` : '';
+  const exit =
+    waiting.reason === 'CrashLoopBackOff' && lastExit
+      ? ` (last exit code ${lastExit.exitCode}${lastExit.reason ? `, ${lastExit.reason}` : ''})`
+      : '';
   const said = waiting.message ? `: ${waiting.message}` : '';
   return { reason: waiting.reason, message: `pod ${pod}, container ${status.name}: ${waiting.reason}${exit}${said}` };
 }
@@ -58,12 +61,17 @@ export function podProblem(pod: ReadonlyPod): PodProblem | undefined {
 export function podWait(pod: ReadonlyPod): PodProblem | undefined {
   const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
   if (scheduled?.status !== 'False' || scheduled.reason !== 'Unschedulable') return undefined;
-  return { reason: 'Unschedulable', message: `pod ${pod.metadata?.name ?? ''}: Unschedulable${scheduled.message ? `: ${scheduled.message}` : ''}` };
+  return {
+    reason: 'Unschedulable',
+    message: `pod ${pod.metadata?.name ?? ''}: Unschedulable${scheduled.message ? `: ${scheduled.message}` : ''}`,
+  };
 }
 
 /** The live pods by name, so a message is stable across reconciles. */
 function liveByName(pods: readonly ReadonlyPod[]): ReadonlyPod[] {
-  return pods.filter((pod) => !pod.metadata?.deletionTimestamp).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  return pods
+    .filter((pod) => !pod.metadata?.deletionTimestamp)
+    .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
 }
 
 function firstOf(pods: readonly ReadonlyPod[], read: (pod: ReadonlyPod) => PodProblem | undefined): PodProblem | undefined {

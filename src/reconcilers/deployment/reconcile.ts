@@ -43,7 +43,10 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
    * One pass; a status decided from a cache older than the object (the controller's own last write not
    * seen yet) is not written: the pass runs again after staleRetryMs, deciding from the caught-up cache.
    */
-  return async function reconcileDeployment(key: { namespace: string; name: string }, context: ReconcileContext): Promise<ReconcileResult | void> {
+  return async function reconcileDeployment(
+    key: { namespace: string; name: string },
+    context: ReconcileContext,
+  ): Promise<ReconcileResult | void> {
     try {
       return await reconcileOnce({ ...deps, heads, context }, key);
     } catch (error) {
@@ -78,7 +81,11 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   const image = await targetImage(pass, deployment, owner, chosen, history.previousActive);
   // 4. Workloads: applied only where the cache differs from the rendering.
   const applied = await applyWorkloads(pass, owner, spec, image.serving);
-  if ('problem' in applied) return halt(pass, deployment, { problem: applied.problem, known: { latest: chosen.latest, ...optional('active', history.previousActive) } });
+  if ('problem' in applied)
+    return halt(pass, deployment, {
+      problem: applied.problem,
+      known: { latest: chosen.latest, ...optional('active', history.previousActive) },
+    });
   // 5, 6. Where the target stands, the status, the revisions' phases.
   const active = await recordOutcome(pass, deployment, owner, chosen, image, applied.current, history.previousActive);
   // 7. Old revisions beyond the retention count go; never the active, latest or pinned one.
@@ -105,13 +112,19 @@ async function ensureTracingProject(pass: Pass, owner: OwnerDeployment): Promise
 }
 
 /** The workloads for a spec and the revision they serve: credentials first, then what differs from the cache. */
-async function applyWorkloads(pass: Pass, owner: OwnerDeployment, spec: DeploymentSpecInput, serving: ServingRevision | undefined): Promise<{ current: CurrentWorkloads } | { problem: Problem }> {
+async function applyWorkloads(
+  pass: Pass,
+  owner: OwnerDeployment,
+  spec: DeploymentSpecInput,
+  serving: ServingRevision | undefined,
+): Promise<{ current: CurrentWorkloads } | { problem: Problem }> {
   const { informers, writer, options } = pass;
   const names = childNames(owner.name);
   const backing = backingServices(spec);
   await syncCredentials(pass, owner, names.postgresCredentials, 'postgres', backing.database);
   await syncCredentials(pass, owner, names.redisCredentials, 'redis', backing.redis);
-  const existingDatabaseStorage = informers.statefulSets.get(owner.namespace, names.postgres)?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
+  const existingDatabaseStorage = informers.statefulSets.get(owner.namespace, names.postgres)?.spec?.volumeClaimTemplates?.[0]?.spec
+    ?.resources?.requests?.storage;
   try {
     const desired = renderWorkloads({
       owner,
@@ -129,16 +142,24 @@ async function applyWorkloads(pass: Pass, owner: OwnerDeployment, spec: Deployme
 }
 
 /** A backing service's password: made once, kept while the service is wanted, gone with it. */
-async function syncCredentials(pass: Pass, owner: OwnerDeployment, name: string, component: 'postgres' | 'redis', wanted: boolean): Promise<void> {
+async function syncCredentials(
+  pass: Pass,
+  owner: OwnerDeployment,
+  name: string,
+  component: 'postgres' | 'redis',
+  wanted: boolean,
+): Promise<void> {
   const secret = pass.informers.secrets.get(owner.namespace, name);
   if (wanted && !secret) await pass.writer.createOrGet(renderPasswordSecret(owner, name, component, randomBytes(24).toString('base64url')));
-  if (!wanted && secret?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid)) await pass.writer.delete(childKinds.secret, owner.namespace, name);
+  if (!wanted && secret?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid))
+    await pass.writer.delete(childKinds.secret, owner.namespace, name);
 }
 
 /** Old revisions beyond the retention count go, with their build Jobs; never one in `keep`. */
 async function pruneRevisions(pass: Pass, owner: OwnerDeployment, all: RevisionRecord[], keep: string[]): Promise<void> {
   for (const revision of revisionsToPrune(all, pass.options.revisionRetention, new Set(keep))) {
     await pass.writer.delete(revisionKind, owner.namespace, revision.name);
-    if (pass.informers.jobs.get(owner.namespace, buildJobName(revision.name))) await pass.writer.delete(childKinds.job, owner.namespace, buildJobName(revision.name));
+    if (pass.informers.jobs.get(owner.namespace, buildJobName(revision.name)))
+      await pass.writer.delete(childKinds.job, owner.namespace, buildJobName(revision.name));
   }
 }

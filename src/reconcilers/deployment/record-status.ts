@@ -32,7 +32,12 @@ function tierFact(deployment: DeepReadonly<Deployment>): { tier?: TierCondition 
   return tier ? { tier } : {};
 }
 
-export async function writeStatus(pass: Pass, deployment: DeepReadonly<Deployment>, observation: StatusObservation, facts: StatusFacts): Promise<void> {
+export async function writeStatus(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  observation: StatusObservation,
+  facts: StatusFacts,
+): Promise<void> {
   const generation = deployment.metadata.generation ?? 0;
   const verdict = conditionVerdict(observation);
   const previous = deployment.status as Deployment['status'];
@@ -101,7 +106,9 @@ async function recordBypassed(pass: Pass, chosen: ChosenRevisions): Promise<void
     const skippedByPin = pinned && revision.name === latest.name;
     const bypassed = bypassedPhase(revision.object.status?.status, skippedByPin);
     if (!bypassed) continue;
-    const message = skippedByPin ? `spec.revisionName pins Revision ${target.name}.` : `Revision ${target.name} was chosen before this one was deployed.`;
+    const message = skippedByPin
+      ? `spec.revisionName pins Revision ${target.name}.`
+      : `Revision ${target.name} was chosen before this one was deployed.`;
     await recordRevisionPhase(pass, revision, { phase: bypassed, message });
   }
 }
@@ -156,7 +163,11 @@ export async function recordOutcome(
       target: phase,
       targetIsActive: active?.name === target.name,
     },
-    { latest, ...(active ? { active } : {}), ...optional('url', applicationUrl(spec, pass.informers.services.get(owner.namespace, names.application))) },
+    {
+      latest,
+      ...(active ? { active } : {}),
+      ...optional('url', applicationUrl(spec, pass.informers.services.get(owner.namespace, names.application))),
+    },
   );
   if (deployed) await recordRevisionPhase(pass, target, phase);
   await recordBypassed(pass, chosen);
@@ -180,6 +191,7 @@ function workloadsObservation(input: {
     database: !input.hasDatabase ? 'none' : (input.postgres?.status?.readyReplicas ?? 0) >= 1 ? 'ready' : 'notReady',
     scaledToZero: scaling(resources.minScale, resources.maxScale).kind === 'scaledToZero',
     workloadsAvailable: hasAvailableReplica(application) && (!queueWorker || queueScaledToZero || hasAvailableReplica(queueWorker)),
-    workloadsRolledOut: appRollout.complete && appRollout.revision === input.targetName && (!queueWorker || rolloutOf(queueWorker).complete),
+    workloadsRolledOut:
+      appRollout.complete && appRollout.revision === input.targetName && (!queueWorker || rolloutOf(queueWorker).complete),
   };
 }

@@ -36,7 +36,11 @@ export function imageOf(revision: CachedRevision): string | undefined {
 }
 
 /** The Deployment's revisions, and the latest and active ones its status names. */
-export function revisionHistory(informers: DeploymentInformers, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment): RevisionHistory {
+export function revisionHistory(
+  informers: DeploymentInformers,
+  deployment: DeepReadonly<Deployment>,
+  owner: OwnerDeployment,
+): RevisionHistory {
   const revisions = informers.revisions
     .byIndex('owner', owner.uid)
     .filter((r) => r.metadata.namespace === owner.namespace)

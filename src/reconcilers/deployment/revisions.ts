@@ -22,11 +22,20 @@ export type TargetChoice<T> = { revision: T; pinned: boolean } | { problem: { re
  * The revision to serve: the one spec.revisionName pins (a rollback), else the one the current spec
  * describes (the latest).
  */
-export function chooseTarget<T extends RevisionSummary>(revisions: readonly T[], latest: T, pinnedName: string | null | undefined): TargetChoice<T> {
+export function chooseTarget<T extends RevisionSummary>(
+  revisions: readonly T[],
+  latest: T,
+  pinnedName: string | null | undefined,
+): TargetChoice<T> {
   if (!pinnedName) return { revision: latest, pinned: false };
   const pinned = revisions.find((r) => r.name === pinnedName);
   if (!pinned) {
-    return { problem: { reason: 'RevisionNotFound', message: `spec.revisionName names Revision ${pinnedName}, which this Deployment does not have.` } };
+    return {
+      problem: {
+        reason: 'RevisionNotFound',
+        message: `spec.revisionName names Revision ${pinnedName}, which this Deployment does not have.`,
+      },
+    };
   }
   return { revision: pinned, pinned: true };
 }
@@ -42,7 +51,11 @@ export function newestFirst<T extends RevisionSummary>(revisions: readonly T[]):
  * The revisions beyond the newest `retention` ones, never one in `protectedNames` (the active, the
  * latest and the pinned revision).
  */
-export function revisionsToPrune<T extends RevisionSummary>(revisions: readonly T[], retention: number, protectedNames: ReadonlySet<string>): T[] {
+export function revisionsToPrune<T extends RevisionSummary>(
+  revisions: readonly T[],
+  retention: number,
+  protectedNames: ReadonlySet<string>,
+): T[] {
   const ordered = newestFirst(revisions);
   const kept = new Set(ordered.slice(0, Math.max(retention, 0)).map((r) => r.name));
   for (const name of protectedNames) kept.add(name);

@@ -10,11 +10,19 @@ const codehost = (buildOnPush: boolean | undefined, repoRef: string) => ({
 describe('trackedBranch', () => {
   it.each([
     ['a build-on-push branch', codehost(true, 'main'), { repoUrl: 'https://git.example/acme/shop', ref: 'main' }],
-    ['a build-on-push full ref', codehost(true, 'refs/heads/release'), { repoUrl: 'https://git.example/acme/shop', ref: 'refs/heads/release' }],
+    [
+      'a build-on-push full ref',
+      codehost(true, 'refs/heads/release'),
+      { repoUrl: 'https://git.example/acme/shop', ref: 'refs/heads/release' },
+    ],
     ['a commit: nothing moves', codehost(true, 'a'.repeat(40)), undefined],
     ['build_on_push off', codehost(false, 'main'), undefined],
     ['build_on_push unset', codehost(undefined, 'main'), undefined],
-    ['an image source', { source: 'external_docker', sourceConfig: { buildOnPush: true }, sourceRevisionConfig: { repoRef: 'main' } }, undefined],
+    [
+      'an image source',
+      { source: 'external_docker', sourceConfig: { buildOnPush: true }, sourceRevisionConfig: { repoRef: 'main' } },
+      undefined,
+    ],
   ])('%s', (_, spec, expected) => {
     expect(trackedBranch(spec)).toEqual(expected);
   });

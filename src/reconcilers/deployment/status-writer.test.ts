@@ -35,7 +35,11 @@ describe('nextDeploymentStatus', () => {
 
   it('says a dev_zero Deployment runs as dev here in a ScaleToZero condition, and drops it when the tier has none', () => {
     const zero = nextDeploymentStatus(first, { ...facts, tier: tierCondition('dev_zero') }, t1);
-    expect(zero.conditions?.find((c) => c.type === 'ScaleToZero')).toMatchObject({ status: 'False', reason: 'NoActivator', observedGeneration: 3 });
+    expect(zero.conditions?.find((c) => c.type === 'ScaleToZero')).toMatchObject({
+      status: 'False',
+      reason: 'NoActivator',
+      observedGeneration: 3,
+    });
     expect(nextDeploymentStatus(zero, { ...facts, tier: tierCondition('dev_zero') }, t1)).toBe(zero);
     expect(nextDeploymentStatus(zero, facts, t1).conditions?.map((c) => c.type)).toEqual(['Ready', 'Reconciling', 'Stalled']);
     for (const tier of ['dev_free', 'dev', 'prod', undefined]) expect(tierCondition(tier)).toBeUndefined();
@@ -46,7 +50,11 @@ describe('nextDeploymentStatus', () => {
   });
 
   it('moves updatedAt and the transition time when something changes', () => {
-    const next = nextDeploymentStatus(first, { ...facts, phase: 'UNKNOWN', verdict: { kind: 'reconciling', reason: 'AwaitingAvailability', message: 'wait' } }, t1);
+    const next = nextDeploymentStatus(
+      first,
+      { ...facts, phase: 'UNKNOWN', verdict: { kind: 'reconciling', reason: 'AwaitingAvailability', message: 'wait' } },
+      t1,
+    );
     expect(next.updatedAt).toBe('2026-01-01T00:05:00Z');
     expect(next.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', lastTransitionTime: '2026-01-01T00:05:00Z' });
   });

@@ -1,11 +1,26 @@
 // Turns a decision into the status object to store, keeping the stored one (timestamps and all) when
 // nothing but timestamps would change, so an unchanged world causes no status write. Pure.
-import { statusesEqual, markReady, markReconciling, markStalled, setCondition, timestamp, type Condition, type DeploymentStatus, type RevisionStatus } from '../../api/index.ts';
+import {
+  statusesEqual,
+  markReady,
+  markReconciling,
+  markStalled,
+  setCondition,
+  timestamp,
+  type Condition,
+  type DeploymentStatus,
+  type RevisionStatus,
+} from '../../api/index.ts';
 import type { TargetPhase } from './lifecycle.ts';
 import type { ConditionVerdict, DeploymentPhase } from './status.ts';
 import { scaleToZeroCondition, type TierCondition } from './tier.ts';
 
-function applyVerdict(conditions: readonly Condition[] | undefined, verdict: ConditionVerdict, observedGeneration: number, now: Date): Condition[] {
+function applyVerdict(
+  conditions: readonly Condition[] | undefined,
+  verdict: ConditionVerdict,
+  observedGeneration: number,
+  now: Date,
+): Condition[] {
   const observation = { reason: verdict.reason, message: verdict.message, observedGeneration };
   switch (verdict.kind) {
     case 'ready':
@@ -16,7 +31,6 @@ function applyVerdict(conditions: readonly Condition[] | undefined, verdict: Con
       return markReconciling(conditions, observation, now);
   }
 }
-
 
 export interface DeploymentFacts {
   phase: DeploymentPhase;
@@ -85,8 +99,8 @@ export function nextRevisionStatus(
     status: update.phase,
     message: update.message,
     ...(update.reason ? { reason: update.reason } : {}),
-    ...(update.image ?? previous?.imageUri ? { imageUri: update.image ?? previous?.imageUri } : {}),
-    ...(update.repoCommitSha ?? previous?.repoCommitSha ? { repoCommitSha: update.repoCommitSha ?? previous?.repoCommitSha } : {}),
+    ...((update.image ?? previous?.imageUri) ? { imageUri: update.image ?? previous?.imageUri } : {}),
+    ...((update.repoCommitSha ?? previous?.repoCommitSha) ? { repoCommitSha: update.repoCommitSha ?? previous?.repoCommitSha } : {}),
     observedGeneration: update.generation,
     conditions,
   };

@@ -69,9 +69,16 @@ export function conditionVerdict(o: StatusObservation): ConditionVerdict {
     default:
       break;
   }
-  if (o.database === 'notReady') return { kind: 'reconciling', reason: 'AwaitingDatabase', message: 'Waiting for the database to be ready.' };
-  if (!o.targetIsActive) return { kind: 'reconciling', reason: target.phase === 'DEPLOYING' && target.reason ? target.reason : 'Deploying', message: target.message };
+  if (o.database === 'notReady')
+    return { kind: 'reconciling', reason: 'AwaitingDatabase', message: 'Waiting for the database to be ready.' };
+  if (!o.targetIsActive)
+    return {
+      kind: 'reconciling',
+      reason: target.phase === 'DEPLOYING' && target.reason ? target.reason : 'Deploying',
+      message: target.message,
+    };
   if (o.scaledToZero) return { kind: 'ready', reason: 'ScaledToZero', message: 'The revision is deployed with maxScale 0: nothing runs.' };
-  if (!o.workloadsRolledOut) return { kind: 'reconciling', reason: 'AwaitingAvailability', message: 'Waiting for the workloads to roll out and become available.' };
+  if (!o.workloadsRolledOut)
+    return { kind: 'reconciling', reason: 'AwaitingAvailability', message: 'Waiting for the workloads to roll out and become available.' };
   return { kind: 'ready', reason: 'Ready', message: 'The revision is serving and the workloads are available.' };
 }

@@ -24,7 +24,13 @@ export interface TargetImage {
   serving: ServingRevision | undefined;
 }
 
-export async function targetImage(pass: Pass, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, chosen: ChosenRevisions, previousActive: RevisionRecord | undefined): Promise<TargetImage> {
+export async function targetImage(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  owner: OwnerDeployment,
+  chosen: ChosenRevisions,
+  previousActive: RevisionRecord | undefined,
+): Promise<TargetImage> {
   const { target } = chosen;
   const knownImage = imageOf(target.object);
   const buildImage = builtImage(pass.options.registry, owner.namespace, owner.name, target.name);
@@ -34,7 +40,13 @@ export async function targetImage(pass: Pass, deployment: DeepReadonly<Deploymen
 }
 
 /** A revision of a built source without an image is built by a Job: started once, then observed. */
-async function ensureBuild(pass: Pass, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, chosen: ChosenRevisions, knownImage: string | undefined) {
+async function ensureBuild(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  owner: OwnerDeployment,
+  chosen: ChosenRevisions,
+  knownImage: string | undefined,
+) {
   const { informers, options } = pass;
   const { target } = chosen;
   const building = isBuiltSource(target.object.spec.source) && !knownImage;
@@ -50,7 +62,12 @@ async function ensureBuild(pass: Pass, deployment: DeepReadonly<Deployment>, own
     installCommand: spec.sourceConfig?.installCommand,
     buildCommand: spec.sourceConfig?.buildCommand,
     graphConfigPath: target.object.spec.sourceRevisionConfig.graphConfigPath,
-    images: { git: options.images.git, tools: options.images.buildTools, builder: options.images.builder, agentTools: options.images.agentTools },
+    images: {
+      git: options.images.git,
+      tools: options.images.buildTools,
+      builder: options.images.builder,
+      agentTools: options.images.agentTools,
+    },
     registry: options.registry,
     ...optional('serviceAccountName', options.buildServiceAccountName || undefined),
     privileged: options.buildPrivileged,
@@ -68,7 +85,10 @@ function buildSources(pass: Pass, deployment: DeepReadonly<Deployment>, owner: O
   const { target, credentialsSecretName } = chosen;
   const config = target.object.spec.sourceRevisionConfig;
   if (target.object.spec.source === 'internal_source') {
-    return { kind: 'archive', ...sourceArchiveUrls(pass.options.registry, owner.namespace, owner.name, uploadIdOf(config.sourceTarballPath ?? '') ?? '') };
+    return {
+      kind: 'archive',
+      ...sourceArchiveUrls(pass.options.registry, owner.namespace, owner.name, uploadIdOf(config.sourceTarballPath ?? '') ?? ''),
+    };
   }
   return {
     kind: 'repository',
@@ -79,7 +99,11 @@ function buildSources(pass: Pass, deployment: DeepReadonly<Deployment>, owner: O
   };
 }
 
-function servingRevision(target: RevisionRecord, targetImage: string | undefined, previousActive: RevisionRecord | undefined): ServingRevision | undefined {
+function servingRevision(
+  target: RevisionRecord,
+  targetImage: string | undefined,
+  previousActive: RevisionRecord | undefined,
+): ServingRevision | undefined {
   if (targetImage) return { name: target.name, image: targetImage };
   const activeImage = previousActive ? imageOf(previousActive.object) : undefined;
   return previousActive && activeImage ? { name: previousActive.name, image: activeImage } : undefined;

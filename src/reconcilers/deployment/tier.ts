@@ -15,6 +15,7 @@ export function tierCondition(deploymentType: string | null | undefined): TierCo
     type: scaleToZeroCondition,
     status: 'False',
     reason: 'NoActivator',
-    message: 'dev_zero scales to zero when idle only where the cluster has a request-driven activator; this one has none, so the deployment runs as dev (minScale replicas, at least one).',
+    message:
+      'dev_zero scales to zero when idle only where the cluster has a request-driven activator; this one has none, so the deployment runs as dev (minScale replicas, at least one).',
   };
 }

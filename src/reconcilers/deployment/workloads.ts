@@ -26,13 +26,22 @@ function workloadCaches(informers: DeploymentInformers): { caches: Informer[]; b
   return found;
 }
 
-export async function syncWorkloads(informers: DeploymentInformers, writer: DeploymentWriter, owner: OwnerDeployment, desired: KubeObject[]): Promise<CurrentWorkloads> {
+export async function syncWorkloads(
+  informers: DeploymentInformers,
+  writer: DeploymentWriter,
+  owner: OwnerDeployment,
+  desired: KubeObject[],
+): Promise<CurrentWorkloads> {
   const { caches, byKind } = workloadCaches(informers);
   const current: CurrentWorkloads = new Map();
   for (const manifest of desired) {
     const stamped = withAppliedHash(manifest);
-    const cached = byKind.get(`${manifest.apiVersion}/${manifest.kind}`)?.get(owner.namespace, manifest.metadata?.name ?? '') as KubeObject | undefined;
-    current.set(workloadKey(manifest.kind, manifest.metadata?.name), cached && upToDate(cached, stamped) ? cached : await writer.apply(stamped));
+    const cached = byKind.get(`${manifest.apiVersion}/${manifest.kind}`)?.get(owner.namespace, manifest.metadata?.name ?? '') as
+      KubeObject | undefined;
+    current.set(
+      workloadKey(manifest.kind, manifest.metadata?.name),
+      cached && upToDate(cached, stamped) ? cached : await writer.apply(stamped),
+    );
   }
   for (const informer of caches) {
     for (const object of informer.byIndex('owner', owner.uid)) {

@@ -1,7 +1,16 @@
 // Every write the Deployment controller makes, in one place: server-side apply under Berth's field
 // manager, create-once objects, deletes, status, finalizers. Only this module talks to the API server.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { applyObject, applyStatusIfChanged, collectionPath, deleteObject, isKubeApiError, kubeRequest, objectPath, resolveResource } from '../../runtime/index.ts';
+import {
+  applyObject,
+  applyStatusIfChanged,
+  collectionPath,
+  deleteObject,
+  isKubeApiError,
+  kubeRequest,
+  objectPath,
+  resolveResource,
+} from '../../runtime/index.ts';
 import type { DeepReadonly, KubeObject, ResourceKind } from '../../runtime/index.ts';
 import { fieldManager } from '../../api/group.ts';
 
@@ -23,7 +32,9 @@ export interface DeploymentWriter {
 /** The object changed after the cache showed it: decide again from a fresher cache. */
 export class StaleObjectError extends Error {
   constructor(object: DeepReadonly<KubeObject>) {
-    super(`${object.kind} ${object.metadata?.namespace}/${object.metadata?.name} changed since resourceVersion ${object.metadata?.resourceVersion}`);
+    super(
+      `${object.kind} ${object.metadata?.namespace}/${object.metadata?.name} changed since resourceVersion ${object.metadata?.resourceVersion}`,
+    );
     this.name = 'StaleObjectError';
   }
 }
@@ -35,11 +46,19 @@ export function createDeploymentWriter(kc: KubeConfig): DeploymentWriter {
       const resource = await resolveResource(kc, object.apiVersion!, object.kind!);
       const namespace = object.metadata?.namespace ?? '';
       try {
-        const created = await kubeRequest<T>(kc, { method: 'POST', path: collectionPath(resource, namespace), query: { fieldManager }, body: object });
+        const created = await kubeRequest<T>(kc, {
+          method: 'POST',
+          path: collectionPath(resource, namespace),
+          query: { fieldManager },
+          body: object,
+        });
         return { object: created, created: true };
       } catch (error) {
         if (!isKubeApiError(error, 409)) throw error;
-        const existing = await kubeRequest<T>(kc, { method: 'GET', path: objectPath(resource, { namespace, name: object.metadata!.name! }) });
+        const existing = await kubeRequest<T>(kc, {
+          method: 'GET',
+          path: objectPath(resource, { namespace, name: object.metadata!.name! }),
+        });
         return { object: existing, created: false };
       }
     },

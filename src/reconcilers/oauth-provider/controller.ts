@@ -33,7 +33,10 @@ function clientSecretIndex(object: DeepReadonly<KubeObject>): string[] {
 
 export function registerOAuthProviderController(manager: Manager, options: OAuthProviderControllerOptions = {}): Controller<OAuthProvider> {
   const scope = options.namespaces ? { namespaces: options.namespaces } : {};
-  const providers = manager.informer<OAuthProvider>(oauthProviderKind, { ...scope, indexes: { [providersByClientSecret]: clientSecretIndex } });
+  const providers = manager.informer<OAuthProvider>(oauthProviderKind, {
+    ...scope,
+    indexes: { [providersByClientSecret]: clientSecretIndex },
+  });
   // Untyped: the controller only reads metadata of these, to find whom to enqueue.
   const secrets = manager.informer(secretKind, scope);
   const kc = manager.kubeConfig;
@@ -60,7 +63,8 @@ export function registerOAuthProviderController(manager: Manager, options: OAuth
     watches: [
       {
         informer: secrets,
-        map: (secret) => providers.byIndex(providersByClientSecret, `${secret.metadata?.namespace ?? ''}/${secret.metadata?.name ?? ''}`).map(objectKey),
+        map: (secret) =>
+          providers.byIndex(providersByClientSecret, `${secret.metadata?.namespace ?? ''}/${secret.metadata?.name ?? ''}`).map(objectKey),
       },
     ],
     reconcile: async (key, context) => {
@@ -85,9 +89,15 @@ async function adoptEarlierWrites(kc: KubeConfig, provider: DeepReadonly<OAuthPr
   if (!provider.status) return;
   const namespace = provider.metadata.namespace ?? '';
   const adoption = { legacy: legacyFieldManagers, manager: fieldManager };
-  await adoptFieldManagers(kc, oauthProviderKind, { namespace, name: provider.metadata.name ?? '' }, { ...adoption, subresource: 'status' });
+  await adoptFieldManagers(
+    kc,
+    oauthProviderKind,
+    { namespace, name: provider.metadata.name ?? '' },
+    { ...adoption, subresource: 'status' },
+  );
   const secretName = provider.status.dynamicClientSecretRef?.name;
   if (!secretName) return;
-  const ownedByProvider = (object: KubeObject) => Boolean(object.metadata?.ownerReferences?.some((owner) => owner.uid === provider.metadata.uid));
+  const ownedByProvider = (object: KubeObject) =>
+    Boolean(object.metadata?.ownerReferences?.some((owner) => owner.uid === provider.metadata.uid));
   await adoptFieldManagers(kc, secretKind, { namespace, name: secretName }, adoption, ownedByProvider);
 }

@@ -18,7 +18,12 @@ export function kubeSecretStore(kc: KubeConfig): SecretStore {
       }
     },
     async create(secret) {
-      await kubeRequest(kc, { method: 'POST', path: collectionPath(secretKind, secret.metadata!.namespace!), query: { fieldManager }, body: secret });
+      await kubeRequest(kc, {
+        method: 'POST',
+        path: collectionPath(secretKind, secret.metadata!.namespace!),
+        query: { fieldManager },
+        body: secret,
+      });
     },
     async replace(secret) {
       const key = { namespace: secret.metadata!.namespace!, name: secret.metadata!.name! };
@@ -28,7 +33,11 @@ export function kubeSecretStore(kc: KubeConfig): SecretStore {
 }
 
 /** PUT on the status subresource with the resourceVersion read: a concurrent change fails with 409 and is retried. */
-export async function writeOAuthProviderStatus(kc: KubeConfig, provider: OAuthProvider, status: OAuthProviderStatus): Promise<'written' | 'conflict'> {
+export async function writeOAuthProviderStatus(
+  kc: KubeConfig,
+  provider: OAuthProvider,
+  status: OAuthProviderStatus,
+): Promise<'written' | 'conflict'> {
   const key = { namespace: provider.metadata.namespace!, name: provider.metadata.name! };
   try {
     await kubeRequest(kc, {

@@ -7,7 +7,12 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { oauthProviderKind, type OAuthProvider, type OAuthProviderStatus } from '../../api/index.ts';
 import type { DiscoveredProvider } from '../../oauth/discovery.ts';
 import { OAuthPeerError, describeUrl } from '../../oauth/http.ts';
-import { clientRegistrationRequest, needsClientSecret, type ClientRegistrationRequest, type RegisteredClient } from '../../oauth/registration.ts';
+import {
+  clientRegistrationRequest,
+  needsClientSecret,
+  type ClientRegistrationRequest,
+  type RegisteredClient,
+} from '../../oauth/registration.ts';
 import type { ReconcileContext, ReconcileResult } from '../../runtime/controller.ts';
 import type { DeepReadonly, ObjectKey } from '../../runtime/types.ts';
 import {
@@ -98,11 +103,17 @@ const isEnding = (value: object): value is Ending => 'verdict' in value;
  * The provider's verdict, in the order a reader checks it: the spec, the client's credentials, the
  * authorization server behind an MCP server, the dynamic client, and (when asked) the endpoints.
  */
-async function assess(provider: OAuthProvider, deps: OAuthProviderReconcilerDeps, options: OAuthProviderReconcilerOptions, signal: AbortSignal): Promise<Assessment> {
+async function assess(
+  provider: OAuthProvider,
+  deps: OAuthProviderReconcilerDeps,
+  options: OAuthProviderReconcilerOptions,
+  signal: AbortSignal,
+): Promise<Assessment> {
   const { spec } = provider;
   const staticEndpoints: Resolution = { authorizationEndpoint: spec.authUrl, tokenEndpoint: spec.tokenUrl };
   const problems = specProblems(spec, options);
-  if (problems.length > 0) return { ...stalled(problems[0]!.reason, problems.map((p) => p.message).join('; '), staticEndpoints), notes: [] };
+  if (problems.length > 0)
+    return { ...stalled(problems[0]!.reason, problems.map((p) => p.message).join('; '), staticEndpoints), notes: [] };
   const credentials = await clientCredentials(provider, deps, staticEndpoints);
   if (isEnding(credentials)) return { ...credentials, notes: [] };
   const endpoints = await discoveredEndpoints(provider, deps, staticEndpoints, signal);
@@ -122,15 +133,21 @@ async function assess(provider: OAuthProvider, deps: OAuthProviderReconcilerDeps
 }
 
 /** Where the client's secret is: a static client's Secret must hold it; public and dynamic clients need none here. */
-async function clientCredentials(provider: OAuthProvider, deps: OAuthProviderReconcilerDeps, staticEndpoints: Resolution): Promise<{ readyMessage: string } | Ending> {
+async function clientCredentials(
+  provider: OAuthProvider,
+  deps: OAuthProviderReconcilerDeps,
+  staticEndpoints: Resolution,
+): Promise<{ readyMessage: string } | Ending> {
   const { spec } = provider;
   const namespace = provider.metadata.namespace!;
   const method = spec.tokenEndpointAuthMethod ?? 'client_secret_post';
-  if (spec.isDynamicClient || !needsClientSecret(method)) return { readyMessage: method === 'none' ? 'public client with PKCE' : 'dynamic client' };
+  if (spec.isDynamicClient || !needsClientSecret(method))
+    return { readyMessage: method === 'none' ? 'public client with PKCE' : 'dynamic client' };
   const ref = spec.clientSecretRef!;
   const secret = await deps.secrets.read(namespace, ref.name);
   // Creating the Secret enqueues this provider (controller.ts watches Secrets): no retry needed.
-  if (!secret) return progressing('ClientSecretNotFound', `Secret "${ref.name}" not found in namespace "${namespace}"`, staticEndpoints, false);
+  if (!secret)
+    return progressing('ClientSecretNotFound', `Secret "${ref.name}" not found in namespace "${namespace}"`, staticEndpoints, false);
   if (!secret.data?.[ref.key] && !secret.stringData?.[ref.key]) {
     return progressing('ClientSecretKeyMissing', `Secret "${ref.name}" has no value for key "${ref.key}"`, staticEndpoints, false);
   }
@@ -179,11 +196,19 @@ async function dynamicClient(
   const metadata = discovered.authorizationServer;
   const method = provider.spec.tokenEndpointAuthMethod ?? 'client_secret_post';
   if (!metadata.registration_endpoint) {
-    return stalled('RegistrationUnsupported', `authorization server ${describeUrl(metadata.issuer)} publishes no registration_endpoint`, resolution);
+    return stalled(
+      'RegistrationUnsupported',
+      `authorization server ${describeUrl(metadata.issuer)} publishes no registration_endpoint`,
+      resolution,
+    );
   }
   const supported = metadata.token_endpoint_auth_methods_supported;
   if (supported && !supported.includes(method)) {
-    return stalled('AuthMethodUnsupported', `authorization server ${describeUrl(metadata.issuer)} does not support tokenEndpointAuthMethod ${method}`, resolution);
+    return stalled(
+      'AuthMethodUnsupported',
+      `authorization server ${describeUrl(metadata.issuer)} does not support tokenEndpointAuthMethod ${method}`,
+      resolution,
+    );
   }
   const registration = await ensureRegistration(provider, metadata.registration_endpoint, deps, options, signal);
   if ('problem' in registration) {
@@ -199,7 +224,11 @@ async function dynamicClient(
 }
 
 /** Why the first of the authorization and token endpoints that does not answer does not. */
-async function firstUnreachable(resolution: Resolution, deps: OAuthProviderReconcilerDeps, signal: AbortSignal): Promise<string | undefined> {
+async function firstUnreachable(
+  resolution: Resolution,
+  deps: OAuthProviderReconcilerDeps,
+  signal: AbortSignal,
+): Promise<string | undefined> {
   for (const url of [resolution.authorizationEndpoint, resolution.tokenEndpoint]) {
     const unreachable = url === undefined ? undefined : await deps.endpointUnreachable(url, signal);
     if (unreachable) return unreachable;
@@ -208,8 +237,7 @@ async function firstUnreachable(resolution: Resolution, deps: OAuthProviderRecon
 }
 
 type RegistrationOutcome =
-  | { clientId: string; secretRef?: { name: string; key: string }; note?: { reason: string; message: string } }
-  | { problem: Verdict };
+  { clientId: string; secretRef?: { name: string; key: string }; note?: { reason: string; message: string } } | { problem: Verdict };
 
 /**
  * The dynamic client of `provider`: the one stored in its Secret while that one still fits, else a
@@ -233,9 +261,15 @@ async function ensureRegistration(
   if (existing) {
     const stored = readStoredRegistration(existing, provider.metadata.uid!);
     if (!stored.ownedByProvider) {
-      return { problem: { state: 'stalled', reason: 'SecretNameTaken', message: `Secret "${name}" exists and is not owned by this OAuthProvider` } };
+      return {
+        problem: { state: 'stalled', reason: 'SecretNameTaken', message: `Secret "${name}" exists and is not owned by this OAuthProvider` },
+      };
     }
-    const stale = registrationStaleReason(stored, { registrationEndpoint, tokenEndpointAuthMethod: method }, Math.floor(deps.now().getTime() / 1000));
+    const stale = registrationStaleReason(
+      stored,
+      { registrationEndpoint, tokenEndpointAuthMethod: method },
+      Math.floor(deps.now().getTime() / 1000),
+    );
     if (!stale) return { clientId: stored.clientId!, secretRef: secretRef(stored.hasClientSecret) };
     why = stale;
   }
@@ -251,7 +285,13 @@ async function ensureRegistration(
     if (!peerFailure(error)) throw error;
     // A 4xx other than 429 is the server refusing this client's metadata: retrying cannot help.
     const refused = error.status !== undefined && error.status >= 400 && error.status < 500 && error.status !== 429;
-    return { problem: { state: refused ? 'stalled' : 'progressing', reason: refused ? 'RegistrationRejected' : 'RegistrationFailed', message: error.message } };
+    return {
+      problem: {
+        state: refused ? 'stalled' : 'progressing',
+        reason: refused ? 'RegistrationRejected' : 'RegistrationFailed',
+        message: error.message,
+      },
+    };
   }
   const secret = renderDynamicClientSecret(provider, client, { registrationEndpoint, requestedAuthMethod: method });
   if (existing) {
@@ -262,7 +302,10 @@ async function ensureRegistration(
   return {
     clientId: client.clientId,
     secretRef: secretRef(Boolean(client.clientSecret)),
-    note: { reason: 'ClientRegistered', message: `registered client "${client.clientId}" at ${describeUrl(registrationEndpoint)} (${why}); credentials in Secret "${name}"` },
+    note: {
+      reason: 'ClientRegistered',
+      message: `registered client "${client.clientId}" at ${describeUrl(registrationEndpoint)} (${why}); credentials in Secret "${name}"`,
+    },
   };
 }
 

@@ -41,7 +41,9 @@ describe('specProblems', () => {
   });
 
   it('needs no secret reference for a dynamic client or a public one with PKCE', () => {
-    expect(specProblems({ ...spec, clientSecretRef: undefined, isDynamicClient: true, mcpServerUrl: 'https://mcp.example.com/mcp' })).toEqual([]);
+    expect(
+      specProblems({ ...spec, clientSecretRef: undefined, isDynamicClient: true, mcpServerUrl: 'https://mcp.example.com/mcp' }),
+    ).toEqual([]);
     expect(specProblems({ ...spec, clientSecretRef: undefined, tokenEndpointAuthMethod: 'none', usesPkce: true })).toEqual([]);
   });
 
@@ -93,7 +95,12 @@ describe('nextStatus', () => {
   });
 
   it('reports a Ready transition once, as Warning when it is not Ready', () => {
-    const first = nextStatus(undefined, { generation: 1, verdict: { state: 'progressing', reason: 'ClientSecretNotFound', message: 'm' }, resolution, now: t0 });
+    const first = nextStatus(undefined, {
+      generation: 1,
+      verdict: { state: 'progressing', reason: 'ClientSecretNotFound', message: 'm' },
+      resolution,
+      now: t0,
+    });
     expect(readyTransition(undefined, first.conditions)).toEqual({ type: 'Warning', reason: 'ClientSecretNotFound', message: 'm' });
     const second = nextStatus(first, { generation: 1, verdict: ready, resolution, now: t1 });
     expect(readyTransition(first.conditions, second.conditions)).toEqual({ type: 'Normal', reason: 'Ready', message: 'ok' });
@@ -139,8 +146,12 @@ describe('the dynamic client Secret', () => {
     const stored = readStoredRegistration(renderDynamicClientSecret(provider, client, registration), 'uid-1');
     const current = { registrationEndpoint: 'https://auth.example.com/reg', tokenEndpointAuthMethod: 'client_secret_post' as const };
     expect(registrationStaleReason(stored, current, 1_800_000_000)).toBeUndefined();
-    expect(registrationStaleReason(stored, { ...current, registrationEndpoint: 'https://other.example.com/reg' }, 0)).toBe('the registration endpoint changed');
-    expect(registrationStaleReason(stored, { ...current, tokenEndpointAuthMethod: 'client_secret_basic' }, 0)).toBe('tokenEndpointAuthMethod changed');
+    expect(registrationStaleReason(stored, { ...current, registrationEndpoint: 'https://other.example.com/reg' }, 0)).toBe(
+      'the registration endpoint changed',
+    );
+    expect(registrationStaleReason(stored, { ...current, tokenEndpointAuthMethod: 'client_secret_basic' }, 0)).toBe(
+      'tokenEndpointAuthMethod changed',
+    );
     expect(registrationStaleReason({ ...stored, clientSecretExpiresAt: 1_000 }, current, 900)).toBe('the client secret expires');
     expect(registrationStaleReason({ ...stored, clientSecretExpiresAt: 2_000 }, current, 1_000)).toBeUndefined();
   });
@@ -154,7 +165,12 @@ describe('the dynamic client Secret', () => {
 
 describe('retryDelay', () => {
   const failingSince = (iso: string) =>
-    nextStatus(undefined, { generation: 1, verdict: { state: 'progressing', reason: 'DiscoveryFailed', message: 'm' }, resolution: {}, now: new Date(iso) }).conditions;
+    nextStatus(undefined, {
+      generation: 1,
+      verdict: { state: 'progressing', reason: 'DiscoveryFailed', message: 'm' },
+      resolution: {},
+      now: new Date(iso),
+    }).conditions;
 
   it('starts at the base delay and grows with the age of the failure up to the cap', () => {
     const conditions = failingSince('2026-01-01T00:00:00Z');

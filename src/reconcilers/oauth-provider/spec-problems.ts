@@ -20,7 +20,10 @@ export function specProblems(spec: OAuthProviderSpec, options: { allowHttp?: boo
     problems.push({ reason: 'ClientSecretRefMissing', message: `tokenEndpointAuthMethod ${method} requires spec.clientSecretRef` });
   }
   if (spec.isDynamicClient && !spec.mcpServerUrl) {
-    problems.push({ reason: 'McpServerUrlMissing', message: 'isDynamicClient requires spec.mcpServerUrl, where the authorization server is discovered' });
+    problems.push({
+      reason: 'McpServerUrlMissing',
+      message: 'isDynamicClient requires spec.mcpServerUrl, where the authorization server is discovered',
+    });
   }
   for (const field of ['authUrl', 'tokenUrl', 'mcpServerUrl'] as const) {
     const url = spec[field];

@@ -33,8 +33,17 @@ const resolutionFields = [
   'dynamicClientSecretRef',
 ] as const satisfies readonly (keyof Resolution)[];
 
-function conditionsFor(previous: readonly Condition[] | undefined, verdict: Verdict, generation: number | undefined, now: Date): Condition[] {
-  const observation = { reason: verdict.reason, message: verdict.message, ...(generation === undefined ? {} : { observedGeneration: generation }) };
+function conditionsFor(
+  previous: readonly Condition[] | undefined,
+  verdict: Verdict,
+  generation: number | undefined,
+  now: Date,
+): Condition[] {
+  const observation = {
+    reason: verdict.reason,
+    message: verdict.message,
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  };
   if (verdict.state === 'ready') return markReady(previous, observation, now);
   if (verdict.state === 'stalled') return markStalled(previous, observation, now);
   return markReconciling(previous, observation, now);
@@ -64,7 +73,10 @@ export interface ReadyTransition {
 }
 
 /** The Event that a change of the Ready condition deserves, if it changed (status or reason). */
-export function readyTransition(previous: readonly Condition[] | undefined, next: readonly Condition[] | undefined): ReadyTransition | undefined {
+export function readyTransition(
+  previous: readonly Condition[] | undefined,
+  next: readonly Condition[] | undefined,
+): ReadyTransition | undefined {
   const before = findCondition(previous, conditionTypes.ready);
   const after = findCondition(next, conditionTypes.ready);
   if (!after) return undefined;

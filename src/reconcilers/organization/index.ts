@@ -6,8 +6,23 @@
 // was applied, so a pass that finds them as rendered writes nothing; a deleted one comes back at once.
 import type { V1Namespace } from '@kubernetes/client-node';
 import { mintOrganizationToken, organizationUsername } from '../../registry/tokens.ts';
-import { fieldManager, labels as apiLabels, organizationPolicyObjectName, podSecurityLabels, type OrganizationPolicy } from '../../api/index.ts';
-import { applyObject, deleteObject, type Controller, type DeepReadonly, type Informer, type KubeObject, type Manager, type ResourceKind } from '../../runtime/index.ts';
+import {
+  fieldManager,
+  labels as apiLabels,
+  organizationPolicyObjectName,
+  podSecurityLabels,
+  type OrganizationPolicy,
+} from '../../api/index.ts';
+import {
+  applyObject,
+  deleteObject,
+  type Controller,
+  type DeepReadonly,
+  type Informer,
+  type KubeObject,
+  type Manager,
+  type ResourceKind,
+} from '../../runtime/index.ts';
 import { appliedHashOf } from '../deployment/compare.ts';
 import { policyObjectSelector, renderOrganization } from './render.ts';
 
@@ -27,16 +42,28 @@ export interface OrganizationControllerOptions {
   namespaces?: string[];
 }
 
-function isOrganization(namespace: DeepReadonly<V1Namespace> | undefined, scope: readonly string[] | undefined): namespace is DeepReadonly<V1Namespace> {
+function isOrganization(
+  namespace: DeepReadonly<V1Namespace> | undefined,
+  scope: readonly string[] | undefined,
+): namespace is DeepReadonly<V1Namespace> {
   const name = namespace?.metadata?.name ?? '';
-  return Boolean(namespace && !namespace.metadata?.deletionTimestamp && namespace.metadata?.labels?.[apiLabels.organizationId] && (!scope || scope.includes(name)));
+  return Boolean(
+    namespace &&
+    !namespace.metadata?.deletionTimestamp &&
+    namespace.metadata?.labels?.[apiLabels.organizationId] &&
+    (!scope || scope.includes(name)),
+  );
 }
 
 export function registerOrganizationController(manager: Manager, options: OrganizationControllerOptions): Controller {
   const scope = options.namespaces ? { namespaces: options.namespaces } : {};
   const registry = options.registry;
   const registryFor = (namespace: { name: string; uid: string }) =>
-    registry && { host: registry.host, username: organizationUsername, password: mintOrganizationToken(registry.key, { namespace: namespace.name, namespaceUid: namespace.uid }) };
+    registry && {
+      host: registry.host,
+      username: organizationUsername,
+      password: mintOrganizationToken(registry.key, { namespace: namespace.name, namespaceUid: namespace.uid }),
+    };
   // The facade's namespace cache, shared: organizations are few, and one list serves both.
   const namespaces = manager.informer<V1Namespace>(namespaceKind);
   const children = Object.fromEntries(
@@ -55,8 +82,10 @@ export function registerOrganizationController(manager: Manager, options: Organi
       for (const part of Object.keys(policyKinds) as (keyof typeof policyKinds)[]) {
         const wanted = desired[part as keyof typeof desired];
         const current = children[part].get(name, organizationPolicyObjectName);
-        if (wanted && appliedHashOf(current) !== appliedHashOf(wanted)) await applyObject(manager.kubeConfig, wanted as KubeObject, fieldManager);
-        if (!wanted && current) await deleteObject(manager.kubeConfig, policyKinds[part], { namespace: name, name: organizationPolicyObjectName });
+        if (wanted && appliedHashOf(current) !== appliedHashOf(wanted))
+          await applyObject(manager.kubeConfig, wanted as KubeObject, fieldManager);
+        if (!wanted && current)
+          await deleteObject(manager.kubeConfig, policyKinds[part], { namespace: name, name: organizationPolicyObjectName });
       }
     },
   });
@@ -71,5 +100,9 @@ const podSecurityManager = `${fieldManager}-pod-security`;
 async function enforcePodSecurity(manager: Manager, namespace: DeepReadonly<V1Namespace>, wanted: Record<string, string>): Promise<void> {
   const current = namespace.metadata?.labels ?? {};
   if (Object.entries(wanted).every(([key, value]) => current[key] === value)) return;
-  await applyObject(manager.kubeConfig, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace.metadata!.name!, labels: wanted } } as KubeObject, podSecurityManager);
+  await applyObject(
+    manager.kubeConfig,
+    { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace.metadata!.name!, labels: wanted } } as KubeObject,
+    podSecurityManager,
+  );
 }

@@ -7,11 +7,22 @@ const namespace = { name: 'org-a', uid: '0f0c1a52-7a47-4c36-9d36-4a8d2c6f7b10' }
 
 describe('renderOrganization', () => {
   it('renders nothing for an empty policy', () => {
-    expect(renderOrganization(namespace, organizationPolicySchema.parse({}))).toEqual({ resourceQuota: undefined, limitRange: undefined, networkPolicy: undefined, registryCredentials: undefined });
+    expect(renderOrganization(namespace, organizationPolicySchema.parse({}))).toEqual({
+      resourceQuota: undefined,
+      limitRange: undefined,
+      networkPolicy: undefined,
+      registryCredentials: undefined,
+    });
   });
 
   it('renders the quota and the container limits as given, owned by the namespace', () => {
-    const { resourceQuota, limitRange } = renderOrganization(namespace, organizationPolicySchema.parse({ resourceQuota: { pods: '10' }, limitRange: { defaultRequest: { cpu: '50m' }, max: { memory: '2Gi' } } }));
+    const { resourceQuota, limitRange } = renderOrganization(
+      namespace,
+      organizationPolicySchema.parse({
+        resourceQuota: { pods: '10' },
+        limitRange: { defaultRequest: { cpu: '50m' }, max: { memory: '2Gi' } },
+      }),
+    );
     expect(resourceQuota?.spec).toEqual({ hard: { pods: '10' } });
     expect(resourceQuota?.metadata?.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Namespace', name: 'org-a', uid: namespace.uid }]);
     expect(limitRange?.spec).toEqual({ limits: [{ type: 'Container', defaultRequest: { cpu: '50m' }, max: { memory: '2Gi' } }] });
@@ -21,7 +32,12 @@ describe('renderOrganization', () => {
   it('keeps pods to their namespace, cluster DNS and the outside but the blocked networks, per address family', () => {
     const { networkPolicy } = renderOrganization(
       namespace,
-      organizationPolicySchema.parse({ networkPolicy: { blockedCidrs: ['10.244.0.0/16', '169.254.169.254/32', 'fd00::/8'], ingressFromNamespaces: [{ 'kubernetes.io/metadata.name': 'gateway' }] } }),
+      organizationPolicySchema.parse({
+        networkPolicy: {
+          blockedCidrs: ['10.244.0.0/16', '169.254.169.254/32', 'fd00::/8'],
+          ingressFromNamespaces: [{ 'kubernetes.io/metadata.name': 'gateway' }],
+        },
+      }),
     );
     expect(networkPolicy?.spec).toEqual({
       podSelector: {},
@@ -29,8 +45,24 @@ describe('renderOrganization', () => {
       ingress: [{ from: [{ podSelector: {} }, { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'gateway' } } }] }],
       egress: [
         { to: [{ podSelector: {} }] },
-        { to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }], ports: [{ protocol: 'UDP', port: 53 }, { protocol: 'TCP', port: 53 }] },
-        { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.244.0.0/16', '169.254.169.254/32'] } }, { ipBlock: { cidr: '::/0', except: ['fd00::/8'] } }] },
+        {
+          to: [
+            {
+              namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+              podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+            },
+          ],
+          ports: [
+            { protocol: 'UDP', port: 53 },
+            { protocol: 'TCP', port: 53 },
+          ],
+        },
+        {
+          to: [
+            { ipBlock: { cidr: '0.0.0.0/0', except: ['10.244.0.0/16', '169.254.169.254/32'] } },
+            { ipBlock: { cidr: '::/0', except: ['fd00::/8'] } },
+          ],
+        },
       ],
     });
   });
@@ -40,7 +72,17 @@ describe('renderOrganization', () => {
     const { registryCredentials } = renderOrganization(namespace, organizationPolicySchema.parse({}), registry);
     expect(registryCredentials?.type).toBe('kubernetes.io/dockerconfigjson');
     const config = JSON.parse(Buffer.from(registryCredentials?.data?.['.dockerconfigjson'] ?? '', 'base64').toString());
-    expect(config).toEqual({ auths: { '10.243.0.1:5001': { username: 'berth-organization', password: 'bor_x.y', auth: Buffer.from('berth-organization:bor_x.y').toString('base64') } } });
-    expect(appliedHashOf(registryCredentials)).toBe(appliedHashOf(renderOrganization(namespace, organizationPolicySchema.parse({}), registry).registryCredentials));
+    expect(config).toEqual({
+      auths: {
+        '10.243.0.1:5001': {
+          username: 'berth-organization',
+          password: 'bor_x.y',
+          auth: Buffer.from('berth-organization:bor_x.y').toString('base64'),
+        },
+      },
+    });
+    expect(appliedHashOf(registryCredentials)).toBe(
+      appliedHashOf(renderOrganization(namespace, organizationPolicySchema.parse({}), registry).registryCredentials),
+    );
   });
 });

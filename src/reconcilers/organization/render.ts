@@ -7,8 +7,13 @@ import { organizationPolicyObjectName, type OrganizationPolicy } from '../../api
 import { withAppliedHash } from '../deployment/compare.ts';
 
 /** The label that marks what Berth made, and what its informers of these kinds select. */
-export const policyObjectLabels = { 'app.kubernetes.io/managed-by': 'berth', 'app.kubernetes.io/component': 'organization-policy' } as const;
-export const policyObjectSelector = Object.entries(policyObjectLabels).map(([key, value]) => `${key}=${value}`).join(',');
+export const policyObjectLabels = {
+  'app.kubernetes.io/managed-by': 'berth',
+  'app.kubernetes.io/component': 'organization-policy',
+} as const;
+export const policyObjectSelector = Object.entries(policyObjectLabels)
+  .map(([key, value]) => `${key}=${value}`)
+  .join(',');
 
 /** A NetworkPolicy as the API server reads it (client-node's type spells `from` as `_from`). */
 export interface NetworkPolicyManifest {
@@ -39,12 +44,22 @@ export function renderResourceQuota(namespace: OwnerNamespace, policy: Organizat
 
 export function renderLimitRange(namespace: OwnerNamespace, policy: OrganizationPolicy): V1LimitRange | undefined {
   if (!policy.limitRange) return undefined;
-  return withAppliedHash({ apiVersion: 'v1', kind: 'LimitRange', metadata: metadata(namespace), spec: { limits: [{ type: 'Container', ...policy.limitRange }] } });
+  return withAppliedHash({
+    apiVersion: 'v1',
+    kind: 'LimitRange',
+    metadata: metadata(namespace),
+    spec: { limits: [{ type: 'Container', ...policy.limitRange }] },
+  });
 }
 
 /** Cluster DNS, which every pod needs whatever else it may reach. */
 const clusterDns = {
-  to: [{ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } }, podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } } }],
+  to: [
+    {
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+      podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+    },
+  ],
   ports: [
     { protocol: 'UDP', port: 53 },
     { protocol: 'TCP', port: 53 },
@@ -68,7 +83,22 @@ export function renderNetworkPolicy(namespace: OwnerNamespace, policy: Organizat
       podSelector: {},
       policyTypes: ['Ingress', 'Egress'],
       ingress: [{ from: [sameNamespace, ...network.ingressFromNamespaces.map((matchLabels) => ({ namespaceSelector: { matchLabels } }))] }],
-      egress: [{ to: [sameNamespace] }, clusterDns, { to: [outside('0.0.0.0/0', network.blockedCidrs.filter((c) => !c.includes(':'))), outside('::/0', network.blockedCidrs.filter((c) => c.includes(':')))] }],
+      egress: [
+        { to: [sameNamespace] },
+        clusterDns,
+        {
+          to: [
+            outside(
+              '0.0.0.0/0',
+              network.blockedCidrs.filter((c) => !c.includes(':')),
+            ),
+            outside(
+              '::/0',
+              network.blockedCidrs.filter((c) => c.includes(':')),
+            ),
+          ],
+        },
+      ],
     },
   });
 }

@@ -6,7 +6,12 @@ describe('nextTracingProjectStatus', () => {
 
   it('is Ready for the generation seen', () => {
     expect(first.observedGeneration).toBe(1);
-    expect(first.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'True', reason: 'Created', message: tracingProjectReadyMessage, observedGeneration: 1 });
+    expect(first.conditions?.find((c) => c.type === 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'Created',
+      message: tracingProjectReadyMessage,
+      observedGeneration: 1,
+    });
     expect(first.conditions?.map((c) => c.type).sort()).toEqual(['Ready', 'Reconciling', 'Stalled']);
   });
 

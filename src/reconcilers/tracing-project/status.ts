@@ -9,7 +9,11 @@ import { markReady, statusesEqual, type TracingProjectStatus } from '../../api/i
 export function nextTracingProjectStatus(previous: TracingProjectStatus | undefined, generation: number, now: Date): TracingProjectStatus {
   const next: TracingProjectStatus = {
     observedGeneration: generation,
-    conditions: markReady(previous?.conditions, { reason: 'Created', message: tracingProjectReadyMessage, observedGeneration: generation }, now),
+    conditions: markReady(
+      previous?.conditions,
+      { reason: 'Created', message: tracingProjectReadyMessage, observedGeneration: generation },
+      now,
+    ),
   };
   return previous && statusesEqual(previous, next) ? previous : next;
 }

@@ -57,7 +57,14 @@ export class Fleet {
   }
 
   async create(name: string, config: RevisionConfig): Promise<void> {
-    await this.custom.createNamespacedCustomObject({ group, version, namespace: this.namespace, plural: 'deployments', body: deploymentManifest(name, config), fieldManager: testFieldManager });
+    await this.custom.createNamespacedCustomObject({
+      group,
+      version,
+      namespace: this.namespace,
+      plural: 'deployments',
+      body: deploymentManifest(name, config),
+      fieldManager: testFieldManager,
+    });
   }
 
   /** A merge patch of the spec, as `kubectl patch --type merge` sends it. */
@@ -76,11 +83,19 @@ export class Fleet {
   }
 
   async deployments(): Promise<Deployment[]> {
-    return ((await this.custom.listNamespacedCustomObject({ group, version, namespace: this.namespace, plural: 'deployments' })) as { items: Deployment[] }).items;
+    return (
+      (await this.custom.listNamespacedCustomObject({ group, version, namespace: this.namespace, plural: 'deployments' })) as {
+        items: Deployment[];
+      }
+    ).items;
   }
 
   async revisions(): Promise<Revision[]> {
-    return ((await this.custom.listNamespacedCustomObject({ group, version, namespace: this.namespace, plural: 'revisions' })) as { items: Revision[] }).items;
+    return (
+      (await this.custom.listNamespacedCustomObject({ group, version, namespace: this.namespace, plural: 'revisions' })) as {
+        items: Revision[];
+      }
+    ).items;
   }
 
   /**
@@ -88,17 +103,36 @@ export class Fleet {
    * describe its current generation as fully available gets that status. Returns how many it marked.
    */
   async markWorkloadsAvailable(): Promise<number> {
-    type Workload = { metadata?: { name?: string; generation?: number }; spec?: { replicas?: number }; status?: { observedGeneration?: number; availableReplicas?: number } };
-    const stale = (items: Workload[]) => items.filter((w) => w.status?.observedGeneration !== w.metadata?.generation || w.status?.availableReplicas !== (w.spec?.replicas ?? 1));
+    type Workload = {
+      metadata?: { name?: string; generation?: number };
+      spec?: { replicas?: number };
+      status?: { observedGeneration?: number; availableReplicas?: number };
+    };
+    const stale = (items: Workload[]) =>
+      items.filter(
+        (w) => w.status?.observedGeneration !== w.metadata?.generation || w.status?.availableReplicas !== (w.spec?.replicas ?? 1),
+      );
     const marks = [
-      ...stale((await this.apps.listNamespacedDeployment({ namespace: this.namespace })).items as Workload[]).map((w) => ({ plural: 'deployments', w })),
-      ...stale((await this.apps.listNamespacedStatefulSet({ namespace: this.namespace })).items as Workload[]).map((w) => ({ plural: 'statefulsets', w })),
+      ...stale((await this.apps.listNamespacedDeployment({ namespace: this.namespace })).items as Workload[]).map((w) => ({
+        plural: 'deployments',
+        w,
+      })),
+      ...stale((await this.apps.listNamespacedStatefulSet({ namespace: this.namespace })).items as Workload[]).map((w) => ({
+        plural: 'statefulsets',
+        w,
+      })),
     ];
     for (let i = 0; i < marks.length; i += 20) {
       await Promise.all(
         marks.slice(i, i + 20).map(({ plural, w }) => {
           const replicas = w.spec?.replicas ?? 1;
-          const counts = { replicas, updatedReplicas: replicas, readyReplicas: replicas, availableReplicas: replicas, ...(plural === 'statefulsets' ? { currentReplicas: replicas } : {}) };
+          const counts = {
+            replicas,
+            updatedReplicas: replicas,
+            readyReplicas: replicas,
+            availableReplicas: replicas,
+            ...(plural === 'statefulsets' ? { currentReplicas: replicas } : {}),
+          };
           return kubeRequest(this.kc, {
             method: 'PATCH',
             path: `/apis/apps/v1/namespaces/${this.namespace}/${plural}/${w.metadata!.name}/status`,
@@ -157,18 +191,31 @@ export class Fleet {
   async orphans(): Promise<{ orphans: string[]; checked: number }> {
     const liveOwners = new Set((await this.deployments()).map((d) => d.metadata.uid));
     const ns = this.namespace;
-    type Child = { kind: string; metadata?: { name?: string; ownerReferences?: V1OwnerReference[]; labels?: Record<string, string>; deletionTimestamp?: unknown } };
-    const tag = (kind: string, items: Array<{ metadata?: Child['metadata'] }>) => items.map((item) => ({ kind, metadata: item.metadata }) as Child);
+    type Child = {
+      kind: string;
+      metadata?: { name?: string; ownerReferences?: V1OwnerReference[]; labels?: Record<string, string>; deletionTimestamp?: unknown };
+    };
+    const tag = (kind: string, items: Array<{ metadata?: Child['metadata'] }>) =>
+      items.map((item) => ({ kind, metadata: item.metadata }) as Child);
     const children: Child[] = [
       ...tag('Revision', await this.revisions()),
       ...tag('apps/Deployment', (await this.apps.listNamespacedDeployment({ namespace: ns })).items),
       ...tag('StatefulSet', (await this.apps.listNamespacedStatefulSet({ namespace: ns })).items),
       ...tag('Service', (await this.core.listNamespacedService({ namespace: ns })).items),
       ...tag('Secret', (await this.core.listNamespacedSecret({ namespace: ns })).items),
-      ...tag('HorizontalPodAutoscaler', ((await kubeRequest(this.kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers` })) as { items: Child[] }).items),
+      ...tag(
+        'HorizontalPodAutoscaler',
+        (
+          (await kubeRequest(this.kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${ns}/horizontalpodautoscalers` })) as {
+            items: Child[];
+          }
+        ).items,
+      ),
     ];
     const berthChildren = children.filter(
-      (c) => c.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'berth' || c.metadata?.ownerReferences?.some((o) => o.apiVersion.startsWith(`${group}/`)),
+      (c) =>
+        c.metadata?.labels?.['app.kubernetes.io/managed-by'] === 'berth' ||
+        c.metadata?.ownerReferences?.some((o) => o.apiVersion.startsWith(`${group}/`)),
     );
     const orphans = berthChildren
       .filter((c) => {
@@ -189,13 +236,17 @@ function revisionConfigOf(revision: Revision): Record<string, unknown> {
 function convergence(d: Deployment, revisions: Map<string, Revision>, expected: RevisionConfig | undefined): string | undefined {
   const status = d.status;
   if (!status) return 'no status';
-  if (status.observedGeneration !== d.metadata.generation) return `observedGeneration ${status.observedGeneration} != generation ${d.metadata.generation}`;
-  if (expected && canonicalJson(d.spec.sourceRevisionConfig) !== canonicalJson(expected)) return `spec holds ${canonicalJson(d.spec.sourceRevisionConfig)}, the test wrote ${canonicalJson(expected)}`;
+  if (status.observedGeneration !== d.metadata.generation)
+    return `observedGeneration ${status.observedGeneration} != generation ${d.metadata.generation}`;
+  if (expected && canonicalJson(d.spec.sourceRevisionConfig) !== canonicalJson(expected))
+    return `spec holds ${canonicalJson(d.spec.sourceRevisionConfig)}, the test wrote ${canonicalJson(expected)}`;
   const latest = status.latestRevisionName ? revisions.get(status.latestRevisionName) : undefined;
   if (!latest) return `latest revision ${status.latestRevisionName ?? '(none)'} not found`;
-  if (canonicalJson(revisionConfigOf(latest)) !== canonicalJson(d.spec.sourceRevisionConfig)) return `latest revision ${latest.metadata.name} holds an older config`;
+  if (canonicalJson(revisionConfigOf(latest)) !== canonicalJson(d.spec.sourceRevisionConfig))
+    return `latest revision ${latest.metadata.name} holds an older config`;
   if (status.latestRevisionId !== latest.metadata.uid) return 'latestRevisionId is not the latest revision uid';
-  if (status.activeRevisionName !== latest.metadata.name) return `active revision ${status.activeRevisionName ?? '(none)'} is not the latest`;
+  if (status.activeRevisionName !== latest.metadata.name)
+    return `active revision ${status.activeRevisionName ?? '(none)'} is not the latest`;
   if (status.status !== 'READY') return `status ${status.status}`;
   const ready = status.conditions?.find((c) => c.type === 'Ready');
   if (ready?.status !== 'True') return `Ready=${ready?.status ?? 'absent'} (${ready?.reason ?? ''})`;

@@ -1,10 +1,26 @@
 // The application: an apps/v1 Deployment running the serving revision's image, its Service, and the
 // queue worker that runs the same image with its own command and environment. Pure: spec in, manifests out.
-import type { V1Container, V1Deployment, V1DeploymentStrategy, V1EnvVar, V1PodTemplateSpec, V1Probe, V1Service } from '@kubernetes/client-node';
+import type {
+  V1Container,
+  V1Deployment,
+  V1DeploymentStrategy,
+  V1EnvVar,
+  V1PodTemplateSpec,
+  V1Probe,
+  V1Service,
+} from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { childNames } from '../../../api/child-names.ts';
 import { type BackingServices, type Scaling, scaling } from './backing.ts';
-import { type Component, type OwnerDeployment, childMetadata, resourceRequirements, revisionLabel, selectorLabels, type Sizing } from './common.ts';
+import {
+  type Component,
+  type OwnerDeployment,
+  childMetadata,
+  resourceRequirements,
+  revisionLabel,
+  selectorLabels,
+  type Sizing,
+} from './common.ts';
 import { asContainers, asEnv, asVolumeMounts, asVolumes, type DeploymentSpecInput } from './spec.ts';
 
 export interface ServingRevision {
@@ -144,7 +160,13 @@ function queueWorkerStart(spec: DeploymentSpecInput, env: V1EnvVar[]): Pick<V1Co
   };
 }
 
-function podTemplate(input: WorkloadInput, component: Component, role: 'api' | 'queue', sizing: Sizing, defaults: typeof applicationDefaults): V1PodTemplateSpec {
+function podTemplate(
+  input: WorkloadInput,
+  component: Component,
+  role: 'api' | 'queue',
+  sizing: Sizing,
+  defaults: typeof applicationDefaults,
+): V1PodTemplateSpec {
   const { owner, spec, serving } = input;
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const env: V1EnvVar[] = [

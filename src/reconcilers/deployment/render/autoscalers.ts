@@ -8,7 +8,13 @@ import type { DeploymentSpecInput } from './spec.ts';
 /** CPU utilisation the autoscaler holds the pods at, as a share of their CPU request. */
 const targetCpuUtilization = 70;
 
-function renderAutoscaler(owner: OwnerDeployment, target: string, component: Component, minScale: number | null | undefined, maxScale: number | null | undefined): V2HorizontalPodAutoscaler | undefined {
+function renderAutoscaler(
+  owner: OwnerDeployment,
+  target: string,
+  component: Component,
+  minScale: number | null | undefined,
+  maxScale: number | null | undefined,
+): V2HorizontalPodAutoscaler | undefined {
   const scale = scaling(minScale, maxScale);
   if (scale.kind === 'scaledToZero') return undefined;
   return {

@@ -213,7 +213,11 @@ const builderScript = [
 export function buildStepResources(sizing: BuildResources, requestScale: number) {
   return {
     requests: scaledRequests(sizing.cpu, sizing.memoryMb, requestScale),
-    limits: { cpu: cpuQuantity(sizing.cpuLimit), memory: memoryQuantity(sizing.memoryLimitMb), 'ephemeral-storage': `${sizing.diskLimitGi}Gi` },
+    limits: {
+      cpu: cpuQuantity(sizing.cpuLimit),
+      memory: memoryQuantity(sizing.memoryLimitMb),
+      'ephemeral-storage': `${sizing.diskLimitGi}Gi`,
+    },
   };
 }
 
@@ -234,7 +238,14 @@ function sourcesStep(sources: BuildSources, images: BuildImages, credentials: bo
       { name: 'FETCH', value: fetchProgram },
     ];
     const volumeMounts = [sourcesVolume, ...(credentials ? [registryAuth] : [])];
-    return { name: buildSteps.fetch, image: images.agentTools, command: ['sh', '-c', 'printf %s "$FETCH" | python3 -'], env, volumeMounts, ...step };
+    return {
+      name: buildSteps.fetch,
+      image: images.agentTools,
+      command: ['sh', '-c', 'printf %s "$FETCH" | python3 -'],
+      env,
+      volumeMounts,
+      ...step,
+    };
   }
   const env: V1EnvVar[] = [
     { name: 'REPO_URL', value: sources.repoUrl },
@@ -300,7 +311,12 @@ function buildVolumes(input: BuildJobInput): V1Volume[] {
     ...(input.sources.kind === 'archive' ? [{ name: sourcesVolume.name, emptyDir: {} }] : []),
     { name: 'buildkit', emptyDir: {} },
     ...(input.registryCredentials
-      ? [{ name: registryAuth.name, secret: { secretName: input.registryCredentials, items: [{ key: '.dockerconfigjson', path: 'config.json' }] } }]
+      ? [
+          {
+            name: registryAuth.name,
+            secret: { secretName: input.registryCredentials, items: [{ key: '.dockerconfigjson', path: 'config.json' }] },
+          },
+        ]
       : []),
   ];
 }
@@ -323,7 +339,11 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
         spec: {
           restartPolicy: 'Never',
           ...(input.serviceAccountName ? { serviceAccountName: input.serviceAccountName } : {}),
-          initContainers: [sourcesStep(input.sources, input.images, Boolean(input.registryCredentials)), commandsStep(input), dockerfileStep(input)].map(sized),
+          initContainers: [
+            sourcesStep(input.sources, input.images, Boolean(input.registryCredentials)),
+            commandsStep(input),
+            dockerfileStep(input),
+          ].map(sized),
           containers: [imageStep(input, image)].map(sized),
           volumes: buildVolumes(input),
         },

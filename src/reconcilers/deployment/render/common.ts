@@ -70,7 +70,11 @@ export interface Sizing {
 
 /** Requests from the sizing (or the defaults), times the installation's request scale (at least 1m
  * and 1Mi); limits only where the spec sets one, never scaled. */
-export function resourceRequirements(sizing: Sizing, defaults: { cpu: number; memoryMb: number }, requestScale = 1): V1ResourceRequirements {
+export function resourceRequirements(
+  sizing: Sizing,
+  defaults: { cpu: number; memoryMb: number },
+  requestScale = 1,
+): V1ResourceRequirements {
   const requests = scaledRequests(sizing.cpu ?? defaults.cpu, sizing.memoryMb ?? defaults.memoryMb, requestScale);
   const limits: Record<string, string> = {};
   if (sizing.cpuLimit != null) limits.cpu = cpuQuantity(sizing.cpuLimit);

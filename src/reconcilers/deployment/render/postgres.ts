@@ -3,7 +3,14 @@
 // cluster IP ranges are small.
 import type { V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { childNames } from '../../../api/child-names.ts';
-import { type OwnerDeployment, childMetadata, renderHeadlessService, memoryQuantity, resourceRequirements, selectorLabels } from './common.ts';
+import {
+  type OwnerDeployment,
+  childMetadata,
+  renderHeadlessService,
+  memoryQuantity,
+  resourceRequirements,
+  selectorLabels,
+} from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
 const postgresDefaults = { cpu: 0.25, memoryMb: 512, storageGi: 10, maxConnections: 100 };
@@ -52,7 +59,12 @@ export function renderPostgres(input: PostgresInput): V1StatefulSet {
               ],
               ports: [{ name: 'postgres', containerPort: 5432 }],
               resources: resourceRequirements(
-                { cpu: resources.dbCpu, cpuLimit: resources.dbCpuLimit, memoryMb: resources.dbMemoryMb, memoryLimitMb: resources.dbMemoryLimitMb },
+                {
+                  cpu: resources.dbCpu,
+                  cpuLimit: resources.dbCpuLimit,
+                  memoryMb: resources.dbMemoryMb,
+                  memoryLimitMb: resources.dbMemoryLimitMb,
+                },
                 postgresDefaults,
                 input.requestScale,
               ),

@@ -27,10 +27,23 @@ export function renderRedis(owner: OwnerDeployment, spec: DeploymentSpecInput, i
               // Redis evicts before the kernel kills it: maxmemory sits below the container's limit.
               // The password reaches the server as an argument expanded by the kubelet: $(VAR), never a value in the spec.
               args: [
-                '--maxmemory', `${Math.max(Math.floor(memoryMb * 0.9), 1)}mb`, '--maxmemory-policy', 'allkeys-lru', '--save', '', '--appendonly', 'no',
-                '--requirepass', '$(BERTH_REDIS_PASSWORD)',
+                '--maxmemory',
+                `${Math.max(Math.floor(memoryMb * 0.9), 1)}mb`,
+                '--maxmemory-policy',
+                'allkeys-lru',
+                '--save',
+                '',
+                '--appendonly',
+                'no',
+                '--requirepass',
+                '$(BERTH_REDIS_PASSWORD)',
               ],
-              env: [{ name: 'BERTH_REDIS_PASSWORD', valueFrom: { secretKeyRef: { name: childNames(owner.name).redisCredentials, key: 'password' } } }],
+              env: [
+                {
+                  name: 'BERTH_REDIS_PASSWORD',
+                  valueFrom: { secretKeyRef: { name: childNames(owner.name).redisCredentials, key: 'password' } },
+                },
+              ],
               ports: [{ name: 'redis', containerPort: 6379 }],
               readinessProbe: { tcpSocket: { port: 'redis' }, periodSeconds: 2 },
               resources: { requests: scaledRequests(redisDefaults.cpu, memoryMb, requestScale), limits: { memory } },

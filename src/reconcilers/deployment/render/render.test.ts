@@ -17,7 +17,14 @@ import type { DeploymentSpecInput } from './spec.ts';
 import { renderTracingProject } from './tracing-project.ts';
 
 const owner = { name: 'shop', namespace: 'team-a', uid: '0b8f6a5e-1111-4222-8333-944445555666' };
-const ownerRef = { apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', name: 'shop', uid: owner.uid, controller: true, blockOwnerDeletion: true };
+const ownerRef = {
+  apiVersion: 'berth.dev/v1alpha1',
+  kind: 'Deployment',
+  name: 'shop',
+  uid: owner.uid,
+  controller: true,
+  blockOwnerDeletion: true,
+};
 
 const imageSpec: DeploymentSpecInput = {
   source: 'external_docker',
@@ -72,7 +79,10 @@ describe('quantities in the form the API server stores', () => {
 
   it('sets limits only where the spec sets one', () => {
     expect(resourceRequirements({}, { cpu: 0.5, memoryMb: 512 })).toEqual({ requests: { cpu: '500m', memory: '512Mi' } });
-    expect(resourceRequirements({ cpu: 1, cpuLimit: 2 }, { cpu: 0.5, memoryMb: 512 })).toEqual({ requests: { cpu: '1', memory: '512Mi' }, limits: { cpu: '2' } });
+    expect(resourceRequirements({ cpu: 1, cpuLimit: 2 }, { cpu: 0.5, memoryMb: 512 })).toEqual({
+      requests: { cpu: '1', memory: '512Mi' },
+      limits: { cpu: '2' },
+    });
   });
 });
 
@@ -81,9 +91,21 @@ describe('backing services', () => {
     ['an image without db or queue fields', { source: 'external_docker' }, { database: false, queueWorker: false, redis: false }],
     ['a codehost application', { source: 'codehost' }, { database: true, queueWorker: false, redis: false }],
     ['an application built from uploaded sources', { source: 'internal_source' }, { database: true, queueWorker: false, redis: false }],
-    ['an image that sizes its database', { source: 'external_docker', sourceConfig: { resourceSpec: { dbStorageGi: 5 } } }, { database: true, queueWorker: false, redis: false }],
-    ['an image with a queue', { source: 'internal_docker', sourceConfig: { resourceSpec: { queueMaxScale: 3 } } }, { database: false, queueWorker: true, redis: true }],
-    ['an image with a cache', { source: 'external_docker', sourceConfig: { resourceSpec: { redisMemoryMb: 128 } } }, { database: false, queueWorker: false, redis: true }],
+    [
+      'an image that sizes its database',
+      { source: 'external_docker', sourceConfig: { resourceSpec: { dbStorageGi: 5 } } },
+      { database: true, queueWorker: false, redis: false },
+    ],
+    [
+      'an image with a queue',
+      { source: 'internal_docker', sourceConfig: { resourceSpec: { queueMaxScale: 3 } } },
+      { database: false, queueWorker: true, redis: true },
+    ],
+    [
+      'an image with a cache',
+      { source: 'external_docker', sourceConfig: { resourceSpec: { redisMemoryMb: 128 } } },
+      { database: false, queueWorker: false, redis: true },
+    ],
   ])('%s', (_, spec, expected) => {
     expect(backingServices(spec as DeploymentSpecInput)).toEqual(expected);
   });
@@ -114,7 +136,11 @@ describe('renderApplication', () => {
 
   it('runs the serving revision image, labelled with the revision', () => {
     expect(app.image).toBe('shop:1');
-    expect(pod.metadata!.labels).toMatchObject({ [revisionLabel]: 'shop-abcdef0123', team: 'a', 'app.kubernetes.io/component': 'application' });
+    expect(pod.metadata!.labels).toMatchObject({
+      [revisionLabel]: 'shop-abcdef0123',
+      team: 'a',
+      'app.kubernetes.io/component': 'application',
+    });
     expect(deployment.spec!.selector.matchLabels).toEqual({ 'berth.dev/deployment': 'shop', 'app.kubernetes.io/component': 'application' });
   });
 
@@ -124,9 +150,14 @@ describe('renderApplication', () => {
 
   it('scales the requests by the request scale, never the limits, and gives apps/v1 the progress deadline', () => {
     const scaled = renderApplication({ ...input(), requestScale: 0.25, progressDeadlineSeconds: 90 });
-    expect(scaled.spec?.template.spec?.containers[0]?.resources).toEqual({ requests: { cpu: '125m', memory: '256Mi' }, limits: { cpu: '2', memory: '1536Mi' } });
+    expect(scaled.spec?.template.spec?.containers[0]?.resources).toEqual({
+      requests: { cpu: '125m', memory: '256Mi' },
+      limits: { cpu: '2', memory: '1536Mi' },
+    });
     expect(scaled.spec?.progressDeadlineSeconds).toBe(90);
-    expect(resourceRequirements({ cpu: 0.001, memoryMb: 1 }, { cpu: 0.5, memoryMb: 512 }, 0.1)).toEqual({ requests: { cpu: '1m', memory: '1Mi' } });
+    expect(resourceRequirements({ cpu: 0.001, memoryMb: 1 }, { cpu: 0.5, memoryMb: 512 }, 0.1)).toEqual({
+      requests: { cpu: '1m', memory: '1Mi' },
+    });
   });
 
   it('reads secrets from Secrets, never from values', () => {
@@ -164,8 +195,11 @@ describe('renderApplication', () => {
   });
 
   it('connects to the backing services it has', () => {
-    const env = renderApplication(input({ source: 'codehost', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } })).spec!.template.spec!.containers[0]!.env!;
-    expect(env.find((e) => e.name === 'DATABASE_URI')?.value).toBe('postgres://postgres:$(POSTGRES_PASSWORD)@shop-postgres:5432/postgres?sslmode=disable');
+    const env = renderApplication(input({ source: 'codehost', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } })).spec!.template.spec!
+      .containers[0]!.env!;
+    expect(env.find((e) => e.name === 'DATABASE_URI')?.value).toBe(
+      'postgres://postgres:$(POSTGRES_PASSWORD)@shop-postgres:5432/postgres?sslmode=disable',
+    );
     expect(env.find((e) => e.name === 'REDIS_URI')?.value).toBe('redis://:$(REDIS_PASSWORD)@shop-redis:6379');
     // Passwords come from Secrets, declared before the URIs that expand them.
     const names = env.map((e) => e.name);
@@ -176,10 +210,17 @@ describe('renderApplication', () => {
   });
 
   it("holds the app's and the queue worker's containers until the database and the cache answer, before the user's init containers", () => {
-    const spec: DeploymentSpecInput = { source: 'codehost', sourceConfig: { resourceSpec: { queueMaxScale: 1, initContainers: [{ name: 'migrate', image: 'shop:1' }] } } };
+    const spec: DeploymentSpecInput = {
+      source: 'codehost',
+      sourceConfig: { resourceSpec: { queueMaxScale: 1, initContainers: [{ name: 'migrate', image: 'shop:1' }] } },
+    };
     for (const workload of [renderApplication(input(spec)), renderQueueWorker(input(spec))]) {
       const init = workload.spec!.template.spec!.initContainers!;
-      expect(init.map((c) => [c.name, c.image])).toEqual([['wait-for-postgres', 'postgres:16'], ['wait-for-redis', 'redis:7'], ['migrate', 'shop:1']]);
+      expect(init.map((c) => [c.name, c.image])).toEqual([
+        ['wait-for-postgres', 'postgres:16'],
+        ['wait-for-redis', 'redis:7'],
+        ['migrate', 'shop:1'],
+      ]);
       expect(init[0]!.env).toEqual([{ name: 'POSTGRES_HOST', value: 'shop-postgres' }]);
       // The password stays in its Secret: redis-cli reads REDISCLI_AUTH, nothing is on a command line.
       expect(init[1]!.env).toContainEqual({ name: 'REDISCLI_AUTH', valueFrom: { secretKeyRef: { name: 'shop-redis', key: 'password' } } });
@@ -206,13 +247,20 @@ describe('renderApplicationService and renderQueueWorker', () => {
   });
 
   it('sizes the queue worker from the queue fields', () => {
-    const worker = renderQueueWorker(input({ source: 'external_docker', sourceConfig: { resourceSpec: { queueCpu: 1, queueMemoryMb: 2048 } } }));
+    const worker = renderQueueWorker(
+      input({ source: 'external_docker', sourceConfig: { resourceSpec: { queueCpu: 1, queueMemoryMb: 2048 } } }),
+    );
     expect(worker.metadata!.name).toBe('shop-queue');
-    expect(worker.spec!.template.spec!.containers[0]).toMatchObject({ name: 'queue', image: 'shop:1', resources: { requests: { cpu: '1', memory: '2Gi' } } });
+    expect(worker.spec!.template.spec!.containers[0]).toMatchObject({
+      name: 'queue',
+      image: 'shop:1',
+      resources: { requests: { cpu: '1', memory: '2Gi' } },
+    });
   });
 
   it("starts the queue worker with its own command, arguments and environment, the image's entrypoint and BERTH_ROLE otherwise", () => {
-    const plain = renderQueueWorker(input({ source: 'external_docker', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } })).spec!.template.spec!.containers[0]!;
+    const plain = renderQueueWorker(input({ source: 'external_docker', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } })).spec!
+      .template.spec!.containers[0]!;
     expect(plain.command).toBeUndefined();
     expect(plain.args).toBeUndefined();
     expect(plain.env).toContainEqual({ name: 'BERTH_ROLE', value: 'queue' });
@@ -221,7 +269,14 @@ describe('renderApplicationService and renderQueueWorker', () => {
         source: 'external_docker',
         sourceConfig: {
           resourceSpec: { queueMaxScale: 1 },
-          queueWorker: { command: ['/app'], args: ['worker'], env: [{ name: 'BERTH_ROLE', value: 'jobs' }, { name: 'N_JOBS', value: '4' }] },
+          queueWorker: {
+            command: ['/app'],
+            args: ['worker'],
+            env: [
+              { name: 'BERTH_ROLE', value: 'jobs' },
+              { name: 'N_JOBS', value: '4' },
+            ],
+          },
         },
       }),
     ).spec!.template.spec!.containers[0]!;
@@ -230,14 +285,19 @@ describe('renderApplicationService and renderQueueWorker', () => {
     expect(own.env).toContainEqual({ name: 'N_JOBS', value: '4' });
     expect(own.env).toContainEqual(expect.objectContaining({ name: 'REDIS_URI' }));
     // The application's container is not touched by it.
-    const app = renderApplication(input({ source: 'external_docker', sourceConfig: { queueWorker: { command: ['/app'], args: ['worker'] } } })).spec!.template.spec!.containers[0]!;
+    const app = renderApplication(
+      input({ source: 'external_docker', sourceConfig: { queueWorker: { command: ['/app'], args: ['worker'] } } }),
+    ).spec!.template.spec!.containers[0]!;
     expect(app.command).toBeUndefined();
   });
 });
 
 describe('autoscalers', () => {
   it.each([
-    [{ minScale: 2, maxScale: 5 }, { minReplicas: 2, maxReplicas: 5 }],
+    [
+      { minScale: 2, maxScale: 5 },
+      { minReplicas: 2, maxReplicas: 5 },
+    ],
     [{}, { minReplicas: 1, maxReplicas: 1 }],
     [{ maxScale: 0 }, undefined],
   ])('%j', (resourceSpec, expected) => {
@@ -247,7 +307,12 @@ describe('autoscalers', () => {
   });
 
   it('scales the queue worker from the queue fields', () => {
-    expect(renderQueueWorkerAutoscaler(owner, { source: 'external_docker', sourceConfig: { resourceSpec: { queueMinScale: 1, queueMaxScale: 4 } } })!.spec).toMatchObject({
+    expect(
+      renderQueueWorkerAutoscaler(owner, {
+        source: 'external_docker',
+        sourceConfig: { resourceSpec: { queueMinScale: 1, queueMaxScale: 4 } },
+      })!.spec,
+    ).toMatchObject({
       minReplicas: 1,
       maxReplicas: 4,
       scaleTargetRef: { name: 'shop-queue' },
@@ -256,7 +321,10 @@ describe('autoscalers', () => {
 });
 
 describe('postgres and redis', () => {
-  const spec: DeploymentSpecInput = { source: 'codehost', sourceConfig: { resourceSpec: { dbCpu: 1, dbMemoryMb: 2048, dbStorageGi: 20, dbMaxConnections: 50, redisMemoryMb: 100 } } };
+  const spec: DeploymentSpecInput = {
+    source: 'codehost',
+    sourceConfig: { resourceSpec: { dbCpu: 1, dbMemoryMb: 2048, dbStorageGi: 20, dbMaxConnections: 50, redisMemoryMb: 100 } },
+  };
 
   it('sizes the database from the db fields', () => {
     const sts = renderPostgres({ owner, spec, image: 'postgres:16' });
@@ -313,7 +381,12 @@ describe('renderBuildJob', () => {
   const job = renderBuildJob({
     owner,
     revisionName: 'shop-abcdef0123',
-    sources: { kind: 'repository', repoUrl: 'https://github.com/acme/shop', repoRef: 'main; rm -rf /', credentialsSecretName: 'github-token' },
+    sources: {
+      kind: 'repository',
+      repoUrl: 'https://github.com/acme/shop',
+      repoRef: 'main; rm -rf /',
+      credentialsSecretName: 'github-token',
+    },
     installCommand: 'npm ci',
     buildCommand: 'npm run build',
     images: { git: 'alpine/git', tools: 'node:24', builder: 'moby/buildkit', agentTools: 'python:3.11-slim' },
@@ -327,7 +400,10 @@ describe('renderBuildJob', () => {
 
   it('gives every step its requests, scaled, and the limits of CPU, memory and node disk', () => {
     for (const step of [...pod.initContainers!, ...pod.containers]) {
-      expect(step.resources, step.name).toEqual({ requests: { cpu: '250m', memory: '512Mi' }, limits: { cpu: '2', memory: '4Gi', 'ephemeral-storage': '20Gi' } });
+      expect(step.resources, step.name).toEqual({
+        requests: { cpu: '250m', memory: '512Mi' },
+        limits: { cpu: '2', memory: '4Gi', 'ephemeral-storage': '20Gi' },
+      });
     }
   });
 
@@ -360,7 +436,7 @@ describe('renderBuildJob', () => {
     ]);
   });
 
-  it('makes the Dockerfile from the configuration file in the agent tools image, and builds it from the file\'s directory', () => {
+  it("makes the Dockerfile from the configuration file in the agent tools image, and builds it from the file's directory", () => {
     const step = pod.initContainers![2]!;
     expect(step.image).toBe('python:3.11-slim');
     expect(step.env).toEqual(
@@ -377,7 +453,7 @@ describe('renderBuildJob', () => {
     expect(pod.containers[0]!.volumeMounts).toEqual(expect.arrayContaining([{ name: 'generated', mountPath: '/generated' }]));
   });
 
-  it('gives the token to git for the fetch only, never into the workspace\'s git config', () => {
+  it("gives the token to git for the fetch only, never into the workspace's git config", () => {
     const script = pod.initContainers![0]!.command!.join(' ');
     expect(script).toContain('git -c "http.extraHeader=Authorization: Basic');
     expect(script).not.toMatch(/git config /);
@@ -390,7 +466,11 @@ describe('renderBuildJob', () => {
   });
 
   it('is named and labelled after the revision', () => {
-    expect(job.metadata).toMatchObject({ name: 'shop-abcdef0123-build', labels: { [revisionLabel]: 'shop-abcdef0123' }, ownerReferences: [ownerRef] });
+    expect(job.metadata).toMatchObject({
+      name: 'shop-abcdef0123-build',
+      labels: { [revisionLabel]: 'shop-abcdef0123' },
+      ownerReferences: [ownerRef],
+    });
     expect(pod.restartPolicy).toBe('Never');
   });
 
@@ -398,7 +478,11 @@ describe('renderBuildJob', () => {
     const archive = renderBuildJob({
       owner,
       revisionName: 'shop-abcdef0123',
-      sources: { kind: 'archive', manifestUrl: 'http://registry.local:5000/v2/team-a/shop/sources/manifests/abc', blobsUrl: 'http://registry.local:5000/v2/team-a/shop/sources/blobs' },
+      sources: {
+        kind: 'archive',
+        manifestUrl: 'http://registry.local:5000/v2/team-a/shop/sources/manifests/abc',
+        blobsUrl: 'http://registry.local:5000/v2/team-a/shop/sources/blobs',
+      },
       images: { git: 'alpine/git', tools: 'busybox', builder: 'moby/buildkit', agentTools: 'python:3.11-slim' },
       registry: 'registry.local:5000',
       privileged: false,
@@ -419,11 +503,15 @@ describe('renderBuildJob', () => {
     expect(archive.containers[0]!.securityContext).toBeUndefined();
   });
 
-  it("with a registry credential, mounts it only into the fetch and image steps, as a Docker config", () => {
+  it('with a registry credential, mounts it only into the fetch and image steps, as a Docker config', () => {
     const credentialed = renderBuildJob({
       owner,
       revisionName: 'shop-abcdef0123',
-      sources: { kind: 'archive', manifestUrl: 'http://registry.local/v2/team-a/shop/sources/manifests/abc', blobsUrl: 'http://registry.local/v2/team-a/shop/sources/blobs' },
+      sources: {
+        kind: 'archive',
+        manifestUrl: 'http://registry.local/v2/team-a/shop/sources/manifests/abc',
+        blobsUrl: 'http://registry.local/v2/team-a/shop/sources/blobs',
+      },
       images: { git: 'alpine/git', tools: 'busybox', builder: 'moby/buildkit', agentTools: 'python:3.11-slim' },
       registry: 'registry.local',
       privileged: false,
@@ -431,9 +519,14 @@ describe('renderBuildJob', () => {
       requestScale: 1,
       registryCredentials: 'berth-organization',
     }).spec!.template.spec!;
-    const mounting = [...credentialed.initContainers!, ...credentialed.containers].filter((c) => c.volumeMounts?.some((m) => m.name === 'registry-auth')).map((c) => c.name);
+    const mounting = [...credentialed.initContainers!, ...credentialed.containers]
+      .filter((c) => c.volumeMounts?.some((m) => m.name === 'registry-auth'))
+      .map((c) => c.name);
     expect(mounting).toEqual(['fetch', 'image']);
-    expect(credentialed.volumes).toContainEqual({ name: 'registry-auth', secret: { secretName: 'berth-organization', items: [{ key: '.dockerconfigjson', path: 'config.json' }] } });
+    expect(credentialed.volumes).toContainEqual({
+      name: 'registry-auth',
+      secret: { secretName: 'berth-organization', items: [{ key: '.dockerconfigjson', path: 'config.json' }] },
+    });
     expect(credentialed.containers[0]!.env).toContainEqual({ name: 'DOCKER_CONFIG', value: '/registry-auth' });
   });
 });
@@ -454,7 +547,10 @@ describe('renderRevision and renderTracingProject', () => {
 
   it('records the commit when the ref is one', () => {
     const sha = 'a'.repeat(40);
-    expect(renderRevision({ owner, generation: 1, source: 'codehost', sourceRevisionConfig: { repoRef: sha }, digest }).spec.sourceRevisionConfig.repoCommitSha).toBe(sha);
+    expect(
+      renderRevision({ owner, generation: 1, source: 'codehost', sourceRevisionConfig: { repoRef: sha }, digest }).spec.sourceRevisionConfig
+        .repoCommitSha,
+    ).toBe(sha);
   });
 
   it('keeps the tracing project free of ownerReferences', () => {
@@ -479,12 +575,21 @@ describe('the graph check of a configuration file', () => {
   };
 
   it('passes graphs whose file defines the name at top level, without running the file', () => {
-    const files = { 'agent.py': 'import sys\nsys.exit(3)\ngraph = build()\n', 'other.py': 'from lib import compiled as graph\n', 'fn.py': 'def make_graph():\n    pass\n' };
-    expect(check(files, { agent: './agent.py:graph', other: './other.py:graph', fn: './fn.py:make_graph', module: 'my_package.graphs:graph' })).toEqual({ status: 0, stdout: '' });
+    const files = {
+      'agent.py': 'import sys\nsys.exit(3)\ngraph = build()\n',
+      'other.py': 'from lib import compiled as graph\n',
+      'fn.py': 'def make_graph():\n    pass\n',
+    };
+    expect(
+      check(files, { agent: './agent.py:graph', other: './other.py:graph', fn: './fn.py:make_graph', module: 'my_package.graphs:graph' }),
+    ).toEqual({ status: 0, stdout: '' });
   });
 
   it('fails, naming the graph, the file and the error, for a missing file, a syntax error or a missing name', () => {
-    const result = check({ 'broken.py': 'graph = (\n', 'named.py': 'grph = 1\n' }, { a: './missing.py:graph', b: './broken.py:graph', c: './named.py:graph' });
+    const result = check(
+      { 'broken.py': 'graph = (\n', 'named.py': 'grph = 1\n' },
+      { a: './missing.py:graph', b: './broken.py:graph', c: './named.py:graph' },
+    );
     expect(result.status).toBe(1);
     expect(result.stdout).toMatch(/graph a \(\.\/missing\.py:graph\): \[Errno 2\] No such file or directory/);
     expect(result.stdout).toMatch(/graph b \(\.\/broken\.py:graph\): .*line 1/);

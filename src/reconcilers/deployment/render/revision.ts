@@ -41,7 +41,10 @@ export function renderRevision(input: RevisionInput): Revision {
     spec: {
       deploymentName: owner.name,
       source: input.source,
-      sourceRevisionConfig: { ...structuredClone(input.sourceRevisionConfig as SourceRevisionConfig), ...(sha ? { repoCommitSha: sha } : {}) },
+      sourceRevisionConfig: {
+        ...structuredClone(input.sourceRevisionConfig as SourceRevisionConfig),
+        ...(sha ? { repoCommitSha: sha } : {}),
+      },
       digest: input.digest,
       ...(input.trackedPackages?.length ? { trackedPackages: [...input.trackedPackages] } : {}),
     },

@@ -2,7 +2,14 @@
 // say only which members rendering depends on, so a renderer can be table-tested with a literal, and a
 // member renamed or retyped in the API fails to compile here.
 import type { V1Container, V1EnvVar, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import type { DeploymentSecret, DeploymentSpec, HealthCheck, ResourceSpec, SourceConfig, SourceRevisionConfig } from '../../../api/index.ts';
+import type {
+  DeploymentSecret,
+  DeploymentSpec,
+  HealthCheck,
+  ResourceSpec,
+  SourceConfig,
+  SourceRevisionConfig,
+} from '../../../api/index.ts';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 
 type Maybe<T> = T | null | undefined;

@@ -4,7 +4,12 @@ import type { DeploymentSpecInput } from './spec.ts';
 import { renderWorkloads } from './workloads.ts';
 
 const owner = { name: 'shop', namespace: 'ns', uid: 'uid-1' };
-const settings = { applicationPort: 8000, images: { postgres: 'postgres:16', redis: 'redis:7' }, requestScale: 1, progressDeadlineSeconds: 600 };
+const settings = {
+  applicationPort: 8000,
+  images: { postgres: 'postgres:16', redis: 'redis:7' },
+  requestScale: 1,
+  progressDeadlineSeconds: 600,
+};
 const serving = { name: 'shop-aaaaaaaaaa', image: 'nginx:1' };
 
 const kinds = (spec: DeploymentSpecInput, withServing = true) =>
@@ -13,12 +18,25 @@ const kinds = (spec: DeploymentSpecInput, withServing = true) =>
 describe('renderWorkloads', () => {
   it.each([
     ['an image with defaults', { source: 'external_docker' }, true, ['Service/shop', 'Deployment/shop', 'HorizontalPodAutoscaler/shop']],
-    ['scaled to zero', { source: 'external_docker', sourceConfig: { resourceSpec: { maxScale: 0 } } }, true, ['Service/shop', 'Deployment/shop']],
+    [
+      'scaled to zero',
+      { source: 'external_docker', sourceConfig: { resourceSpec: { maxScale: 0 } } },
+      true,
+      ['Service/shop', 'Deployment/shop'],
+    ],
     [
       'a queue worker (with its broker)',
       { source: 'external_docker', sourceConfig: { resourceSpec: { queueMaxScale: 2 } } },
       true,
-      ['Service/shop', 'Deployment/shop', 'HorizontalPodAutoscaler/shop', 'Deployment/shop-queue', 'HorizontalPodAutoscaler/shop-queue', 'Deployment/shop-redis', 'Service/shop-redis'],
+      [
+        'Service/shop',
+        'Deployment/shop',
+        'HorizontalPodAutoscaler/shop',
+        'Deployment/shop-queue',
+        'HorizontalPodAutoscaler/shop-queue',
+        'Deployment/shop-redis',
+        'Service/shop-redis',
+      ],
     ],
     [
       'a codehost application before its first build',
@@ -39,24 +57,41 @@ describe('renderWorkloads', () => {
   it('gates the app on a readiness probe on its port, kills no slow starter, and probes no queue worker', () => {
     const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } };
     const containerOf = (name: string) => {
-      const deployment = renderWorkloads({ owner, spec, settings, serving }).find((o) => o.kind === 'Deployment' && o.metadata?.name === name) as V1Deployment;
+      const deployment = renderWorkloads({ owner, spec, settings, serving }).find(
+        (o) => o.kind === 'Deployment' && o.metadata?.name === name,
+      ) as V1Deployment;
       return deployment.spec!.template.spec!.containers[0]!;
     };
-    expect(containerOf('shop').readinessProbe).toEqual({ tcpSocket: { port: 'http' }, periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 3 });
+    expect(containerOf('shop').readinessProbe).toEqual({
+      tcpSocket: { port: 'http' },
+      periodSeconds: 1,
+      timeoutSeconds: 1,
+      failureThreshold: 3,
+    });
     expect(containerOf('shop').ports).toEqual([{ name: 'http', containerPort: 8000 }]);
     expect(containerOf('shop').livenessProbe).toBeUndefined();
     expect(containerOf('shop-queue').readinessProbe).toBeUndefined();
   });
 
   it('checks the health path and timings the spec sets', () => {
-    const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { healthCheck: { path: '/ok', periodSeconds: 5, failureThreshold: 6 } } };
+    const spec: DeploymentSpecInput = {
+      source: 'external_docker',
+      sourceConfig: { healthCheck: { path: '/ok', periodSeconds: 5, failureThreshold: 6 } },
+    };
     const app = renderWorkloads({ owner, spec, settings, serving }).find((o) => o.kind === 'Deployment') as V1Deployment;
-    expect(app.spec!.template.spec!.containers[0]!.readinessProbe).toEqual({ httpGet: { path: '/ok', port: 'http' }, periodSeconds: 5, timeoutSeconds: 1, failureThreshold: 6 });
+    expect(app.spec!.template.spec!.containers[0]!.readinessProbe).toEqual({
+      httpGet: { path: '/ok', port: 'http' },
+      periodSeconds: 5,
+      timeoutSeconds: 1,
+      failureThreshold: 6,
+    });
   });
 
   it('rolls out by surge: old pods stay until new ones are Ready', () => {
     const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } };
-    const rolled = renderWorkloads({ owner, spec, settings, serving }).filter((o) => o.kind === 'Deployment' && ['shop', 'shop-queue'].includes(o.metadata?.name ?? ''));
+    const rolled = renderWorkloads({ owner, spec, settings, serving }).filter(
+      (o) => o.kind === 'Deployment' && ['shop', 'shop-queue'].includes(o.metadata?.name ?? ''),
+    );
     expect(rolled).toHaveLength(2);
     for (const deployment of rolled as V1Deployment[]) {
       expect(deployment.spec!.strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
@@ -64,7 +99,12 @@ describe('renderWorkloads', () => {
   });
 
   it('renders the same manifests for the same input', () => {
-    const spec: DeploymentSpecInput = { source: 'codehost', sourceConfig: { customUrl: 'https://a.example.com', resourceSpec: { queueMaxScale: 1 } } };
-    expect(JSON.stringify(renderWorkloads({ owner, spec, settings, serving }))).toBe(JSON.stringify(renderWorkloads({ owner, spec, settings, serving })));
+    const spec: DeploymentSpecInput = {
+      source: 'codehost',
+      sourceConfig: { customUrl: 'https://a.example.com', resourceSpec: { queueMaxScale: 1 } },
+    };
+    expect(JSON.stringify(renderWorkloads({ owner, spec, settings, serving }))).toBe(
+      JSON.stringify(renderWorkloads({ owner, spec, settings, serving })),
+    );
   });
 });

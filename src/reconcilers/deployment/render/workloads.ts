@@ -36,7 +36,16 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   const backing = backingServices(spec);
   const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
   if (serving) {
-    const workload = { owner, spec, serving, backing, port: settings.applicationPort, images: settings.images, requestScale: settings.requestScale, progressDeadlineSeconds: settings.progressDeadlineSeconds };
+    const workload = {
+      owner,
+      spec,
+      serving,
+      backing,
+      port: settings.applicationPort,
+      images: settings.images,
+      requestScale: settings.requestScale,
+      progressDeadlineSeconds: settings.progressDeadlineSeconds,
+    };
     if (settings.registryCredentials) Object.assign(workload, { registryCredentials: settings.registryCredentials });
     desired.push(renderApplication(workload));
     const autoscaler = renderApplicationAutoscaler(owner, spec);
@@ -49,7 +58,13 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   }
   if (backing.database) {
     desired.push(
-      renderPostgres({ owner, spec, image: settings.images.postgres, requestScale: settings.requestScale, ...(input.existingDatabaseStorage ? { existingStorage: input.existingDatabaseStorage } : {}) }),
+      renderPostgres({
+        owner,
+        spec,
+        image: settings.images.postgres,
+        requestScale: settings.requestScale,
+        ...(input.existingDatabaseStorage ? { existingStorage: input.existingDatabaseStorage } : {}),
+      }),
       renderPostgresService(owner),
     );
   }

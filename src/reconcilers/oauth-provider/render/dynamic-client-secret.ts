@@ -47,7 +47,8 @@ export function renderDynamicClientSecret(
 ): V1Secret {
   const data: Record<string, string> = { [dynamicClientKeys.clientId]: encode(client.clientId) };
   if (client.clientSecret) data[dynamicClientKeys.clientSecret] = encode(client.clientSecret);
-  if (client.clientSecretExpiresAt !== undefined) data[dynamicClientKeys.clientSecretExpiresAt] = encode(String(client.clientSecretExpiresAt));
+  if (client.clientSecretExpiresAt !== undefined)
+    data[dynamicClientKeys.clientSecretExpiresAt] = encode(String(client.clientSecretExpiresAt));
   if (client.registrationAccessToken) data[dynamicClientKeys.registrationAccessToken] = encode(client.registrationAccessToken);
   if (client.registrationClientUri) data[dynamicClientKeys.registrationClientUri] = encode(client.registrationClientUri);
   return {
