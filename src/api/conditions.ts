@@ -76,6 +76,26 @@ export function markStalled(conditions: readonly Condition[] | undefined, o: Obs
   return setCondition(next, { type: conditionTypes.stalled, status: 'True', ...o }, now);
 }
 
+/** What a controller's pass concluded: ready, under way (heals by itself), or stalled (needs a change). */
+export interface Verdict {
+  state: 'ready' | 'progressing' | 'stalled';
+  reason: string;
+  message: string;
+}
+
+/** The conditions a verdict makes, observed at `generation` when there is one. */
+export function markVerdict(
+  conditions: readonly Condition[] | undefined,
+  verdict: Verdict,
+  generation: number | undefined,
+  now: Date,
+): Condition[] {
+  const o = { reason: verdict.reason, message: verdict.message, ...(generation === undefined ? {} : { observedGeneration: generation }) };
+  if (verdict.state === 'ready') return markReady(conditions, o, now);
+  if (verdict.state === 'stalled') return markStalled(conditions, o, now);
+  return markReconciling(conditions, o, now);
+}
+
 /** Nothing is known yet: the first write on an object kstatus can read (Ready=Unknown). */
 export function markUnknown(conditions: readonly Condition[] | undefined, o: Observation, now: Date): Condition[] {
   return setCondition(conditions, { type: conditionTypes.ready, status: 'Unknown', ...o }, now);

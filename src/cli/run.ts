@@ -11,8 +11,8 @@ import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { Manager, type Logger } from '../runtime/index.ts';
 import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing.ts';
 import { registrySourceArchives } from '../registry/source-archives.ts';
-import type { RegistryAccess } from '../facade/routes/registry.ts';
-import { registryIssuer, registryService, registryToken } from '../registry/tokens.ts';
+import { bearerToken, type RegistryAccess } from '../facade/routes/registry.ts';
+import { registryIssuer, registryService } from '../registry/tokens.ts';
 import { organizationPolicyObjectName } from '../api/index.ts';
 import type { Options } from './options.ts';
 
@@ -36,7 +36,7 @@ export interface ClusterDefaults {
  * organization's reachable only with its own credential (Secret berth-organization in its namespace). */
 export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
   const defaults = defaultDeploymentControllerOptions;
-  const pushRegistry = options.pushRegistry ?? cluster.pushRegistry;
+  const pushRegistry = pushRegistryOf(options, cluster);
   return {
     registry: pushRegistry ?? options.registry ?? cluster.registry ?? 'registry.berth-system.svc:5000',
     ...(pushRegistry ? { registryCredentials: organizationPolicyObjectName } : {}),
@@ -50,6 +50,11 @@ export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
       redis: options.redisImage ?? cluster.redisImage ?? defaults.images.redis,
     },
   };
+}
+
+/** The registry whose tokens Berth issues: the flag, else the one the cluster offers (berth dev's). */
+function pushRegistryOf(options: Options, cluster: ClusterDefaults): string | undefined {
+  return options.pushRegistry ?? cluster.pushRegistry;
 }
 
 export interface RunningBerth {
@@ -77,7 +82,7 @@ export async function startBerth(
   });
   // What the installation runs and where builds push: the controllers' and the uploads' one answer.
   const images = imagesFor(options, cluster);
-  const pushRegistry = options.pushRegistry ?? cluster.pushRegistry;
+  const pushRegistry = pushRegistryOf(options, cluster);
   const signing = pushRegistry ? await ensureRegistrySigning(kubeConfig, options.namespace) : undefined;
   // One rule for custom URL hosts, held by the facade before a write and by the controller after one.
   const hostPolicy = { allowedDomains: options.customUrlDomains, reservedHosts: options.reservedHosts };
@@ -162,14 +167,6 @@ function pushRegistryAccess(host: string, signing: RegistrySigning): RegistryAcc
 
 /** Berth's own bearer token for one repository (it keeps uploaded sources there): long enough for the largest upload. */
 function ownToken(registry: RegistryAccess, repository: string): string {
-  return registryToken({
-    issuer: registry.issuer,
-    service: registry.service,
-    subject: 'berth',
-    access: [{ type: 'repository', name: repository, actions: ['pull', 'push'] }],
-    nowSeconds: Math.floor(Date.now() / 1000),
-    ttlSeconds: 900,
-    key: registry.signing.key,
-    certificateDer: registry.signing.certificateDer,
-  });
+  const access = [{ type: 'repository', name: repository, actions: ['pull', 'push'] }];
+  return bearerToken(registry, { subject: 'berth', access, nowSeconds: Math.floor(Date.now() / 1000), ttlSeconds: 900 });
 }

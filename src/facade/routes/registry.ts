@@ -16,6 +16,7 @@ import {
   verifyOrganizationToken,
   verifyPushToken,
   type RegistryCredential,
+  type RegistryTokenInput,
 } from '../../registry/tokens.ts';
 import type { RegistrySigning } from '../../registry/signing.ts';
 import { badRequest, notFound, unauthorized } from '../errors.ts';
@@ -36,6 +37,20 @@ export interface RegistryAccess {
   pushTokenTtlSeconds?: number;
   bearerTtlSeconds?: number;
   now?: () => number;
+}
+
+/** A bearer token the registry verifies: signed with this installation's key, for its service. */
+export function bearerToken(
+  registry: RegistryAccess,
+  grant: Pick<RegistryTokenInput, 'subject' | 'access' | 'nowSeconds' | 'ttlSeconds'>,
+): string {
+  return registryToken({
+    ...grant,
+    issuer: registry.issuer,
+    service: registry.service,
+    key: registry.signing.key,
+    certificateDer: registry.signing.certificateDer,
+  });
 }
 
 /** A deployment's repository in the registry: `<namespace>/<deployment>`, as builds push. */
@@ -143,15 +158,11 @@ export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDepende
     const scopes = query.scope === undefined ? [] : Array.isArray(query.scope) ? query.scope : [query.scope];
     const ttl = registry.bearerTtlSeconds ?? 300;
     const issuedAt = nowSeconds();
-    const token = registryToken({
-      issuer: registry.issuer,
-      service: registry.service,
+    const token = bearerToken(registry, {
       subject: subjectOf(credential),
       access: grantedAccess(parseScopes(scopes), credential),
       nowSeconds: issuedAt,
       ttlSeconds: ttl,
-      key: registry.signing.key,
-      certificateDer: registry.signing.certificateDer,
     });
     return { token, access_token: token, expires_in: ttl, issued_at: timestamp(new Date(issuedAt * 1000)) };
   });

@@ -5,9 +5,7 @@ import {
   conditionTypes,
   statusesEqual,
   findCondition,
-  markReady,
-  markReconciling,
-  markStalled,
+  markVerdict,
   setCondition,
   timestamp,
   type CodeHostIntegrationStatus,
@@ -74,27 +72,18 @@ function conditionsFor(
   generation: number | undefined,
   now: Date,
 ): Condition[] {
+  if (verdict.state !== 'refused') return markVerdict(previous, { ...verdict, state: verdict.state }, generation, now);
+  // The host said no: not ready, and nothing will change until someone fixes the credentials, yet
+  // they may be fixed on the host's side (token re-enabled, App reinstalled) without a Kubernetes
+  // change, so this is not Stalled: the periodic check notices the fix.
   const observation = {
     reason: verdict.reason,
     message: verdict.message,
     ...(generation === undefined ? {} : { observedGeneration: generation }),
   };
-  switch (verdict.state) {
-    case 'ready':
-      return markReady(previous, observation, now);
-    case 'stalled':
-      return markStalled(previous, observation, now);
-    case 'progressing':
-      return markReconciling(previous, observation, now);
-    case 'refused': {
-      // The host said no: not ready, and nothing will change until someone fixes the credentials, yet
-      // they may be fixed on the host's side (token re-enabled, App reinstalled) without a Kubernetes
-      // change, so this is not Stalled: the periodic check notices the fix.
-      let next = setCondition(previous, { type: conditionTypes.ready, status: 'False', ...observation }, now);
-      next = setCondition(next, { type: conditionTypes.reconciling, status: 'False', ...observation }, now);
-      return setCondition(next, { type: conditionTypes.stalled, status: 'False', ...observation }, now);
-    }
-  }
+  let next = setCondition(previous, { type: conditionTypes.ready, status: 'False', ...observation }, now);
+  next = setCondition(next, { type: conditionTypes.reconciling, status: 'False', ...observation }, now);
+  return setCondition(next, { type: conditionTypes.stalled, status: 'False', ...observation }, now);
 }
 
 function requeueAfter(verification: Verification, timing: Timing, now: Date): number | undefined {

@@ -4,19 +4,15 @@ import {
   conditionTypes,
   statusesEqual,
   findCondition,
-  markReady,
-  markReconciling,
-  markStalled,
+  markVerdict,
   timestamp,
   type Condition,
   type OAuthProviderStatus,
+  type Verdict,
 } from '../../api/index.ts';
 
 /** What a reconcile concluded. `progressing` heals by itself or once something outside the spec appears. */
-export type Verdict =
-  | { state: 'ready'; reason: string; message: string }
-  | { state: 'progressing'; reason: string; message: string }
-  | { state: 'stalled'; reason: string; message: string };
+export type { Verdict };
 
 /** The status fields resolved from the spec, discovery and registration. */
 export type Resolution = Pick<
@@ -33,22 +29,6 @@ const resolutionFields = [
   'dynamicClientSecretRef',
 ] as const satisfies readonly (keyof Resolution)[];
 
-function conditionsFor(
-  previous: readonly Condition[] | undefined,
-  verdict: Verdict,
-  generation: number | undefined,
-  now: Date,
-): Condition[] {
-  const observation = {
-    reason: verdict.reason,
-    message: verdict.message,
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
-  };
-  if (verdict.state === 'ready') return markReady(previous, observation, now);
-  if (verdict.state === 'stalled') return markStalled(previous, observation, now);
-  return markReconciling(previous, observation, now);
-}
-
 /** The status to hold after this reconcile; the current one, untouched, when nothing changed. */
 export function nextStatus(
   current: OAuthProviderStatus | undefined,
@@ -56,7 +36,7 @@ export function nextStatus(
 ): OAuthProviderStatus {
   const candidate: OAuthProviderStatus = {
     ...(input.generation === undefined ? {} : { observedGeneration: input.generation }),
-    conditions: conditionsFor(current?.conditions, input.verdict, input.generation, input.now),
+    conditions: markVerdict(current?.conditions, input.verdict, input.generation, input.now),
   };
   for (const field of resolutionFields) {
     const value = input.resolution[field];
