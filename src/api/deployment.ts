@@ -14,22 +14,14 @@ import {
 } from './common.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
 import { containerSchema, envVarSchema, volumeMountSchema, volumeSchema } from './workload.ts';
+import { sourceKind, sourceNames, sourceOnlyMembers } from './sources/index.ts';
 
-const deploymentSources = ['codehost', 'external_docker', 'internal_docker', 'internal_source'] as const;
 export const deploymentSourceSchema = z
-  .enum(deploymentSources)
+  .enum(sourceNames)
   .describe(
-    'Where the application comes from: codehost (built from a repository), external_docker (an external container image), ' +
-      "internal_docker (an image pushed to the installation's registry) or internal_source (built from a source archive uploaded " +
-      'through the HTTP API). Immutable.',
+    `Where the application comes from: ${sourceNames.map((name) => `${name} (${sourceKind(name)?.summary})`).join(', ')}. Immutable.`,
   );
 export type DeploymentSource = z.infer<typeof deploymentSourceSchema>;
-
-/** The sources whose revisions Berth builds (a build Job makes the image) rather than take an image. */
-const builtSources: readonly DeploymentSource[] = ['codehost', 'internal_source'];
-export function isBuiltSource(source: string): boolean {
-  return (builtSources as readonly string[]).includes(source);
-}
 
 /** Where an uploaded source archive is, relative to its deployment (POST /v2/deployments/{id}/upload-url). */
 export const sourceArchivePathPattern = /^sources\/[a-z0-9]{32}\.tar\.gz$/;
@@ -351,20 +343,8 @@ export const secretValueSchema = z
   .describe('A secret and its value.');
 export type SecretValue = z.infer<typeof secretValueSchema>;
 
-/** Members that belong to some sources only: a Deployment of another source that sets one is refused. */
-const sourceOnlyMembers: { path: string; sources: readonly DeploymentSource[]; why?: string }[] = [
-  { path: 'sourceConfig.integrationId', sources: ['codehost'] },
-  { path: 'sourceConfig.repoUrl', sources: ['codehost'] },
-  { path: 'sourceConfig.buildOnPush', sources: ['codehost'] },
-  { path: 'sourceConfig.installCommand', sources: builtSources },
-  { path: 'sourceConfig.buildCommand', sources: builtSources },
-  { path: 'sourceRevisionConfig.repoRef', sources: ['codehost'] },
-  { path: 'sourceRevisionConfig.graphConfigPath', sources: builtSources, why: 'an image carries its own configuration' },
-  { path: 'sourceRevisionConfig.sourceTarballPath', sources: ['internal_source'] },
-  { path: 'sourceRevisionConfig.imageUri', sources: ['external_docker', 'internal_docker'], why: 'the build makes the image' },
-];
-
-function sourceOnlyRule({ path, sources, why }: (typeof sourceOnlyMembers)[number]): CelRule {
+/** A member that belongs to some sources only: a Deployment of another source that sets one is refused. */
+function sourceOnlyRule({ path, sources, why }: ReturnType<typeof sourceOnlyMembers>[number]): CelRule {
   return {
     rule: `self.source in [${sources.map((source) => `'${source}'`).join(', ')}] || !has(self.${path})`,
     message: `spec.${path} applies only when source is ${sources.join(' or ')}${why ? `: ${why}` : ''}`,
@@ -374,6 +354,16 @@ function sourceOnlyRule({ path, sources, why }: (typeof sourceOnlyMembers)[numbe
 }
 
 const revisionConfig = 'spec.sourceRevisionConfig';
+
+/** The members a source requires (an internal_docker deployment may instead wait for its first image). */
+function requiredRules(source: DeploymentSource): CelRule[] {
+  return (sourceKind(source)?.required ?? []).map((path) => ({
+    rule: `self.source != '${source}' || has(self.${path})`,
+    message: `spec.${path} is required when source is ${source}`,
+    fieldPath: `.${path}`,
+    reason: 'FieldValueRequired',
+  }));
+}
 const sourceConfig = 'spec.sourceConfig';
 
 export const deploymentSpecSchema = z
@@ -404,32 +394,8 @@ export const deploymentSpecSchema = z
   .describe('Desired state of the Deployment.')
   .meta({
     'x-kubernetes-validations': [
-      {
-        rule: "self.source != 'codehost' || has(self.sourceConfig.integrationId)",
-        message: `${sourceConfig}.integrationId is required when source is codehost`,
-        fieldPath: '.sourceConfig.integrationId',
-        reason: 'FieldValueRequired',
-      },
-      {
-        rule: "self.source != 'codehost' || has(self.sourceConfig.repoUrl)",
-        message: `${sourceConfig}.repoUrl is required when source is codehost`,
-        fieldPath: '.sourceConfig.repoUrl',
-        reason: 'FieldValueRequired',
-      },
-      {
-        rule: "self.source != 'codehost' || has(self.sourceRevisionConfig.repoRef)",
-        message: `${revisionConfig}.repoRef is required when source is codehost`,
-        fieldPath: '.sourceRevisionConfig.repoRef',
-        reason: 'FieldValueRequired',
-      },
-      {
-        // An internal_docker deployment may wait for its first image (pushed to Berth's registry, then set).
-        rule: "self.source != 'external_docker' || has(self.sourceRevisionConfig.imageUri)",
-        message: `${revisionConfig}.imageUri is required when source is external_docker`,
-        fieldPath: '.sourceRevisionConfig.imageUri',
-        reason: 'FieldValueRequired',
-      },
-      ...sourceOnlyMembers.map(sourceOnlyRule),
+      ...sourceNames.flatMap(requiredRules),
+      ...sourceOnlyMembers().map(sourceOnlyRule),
       {
         rule:
           "!has(self.sourceRevisionConfig.repoRef) || !self.sourceRevisionConfig.repoRef.startsWith('refs/tags/') || " +

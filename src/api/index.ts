@@ -5,6 +5,7 @@ export * from './conditions.ts';
 export * from './wire.ts';
 export * from './workload.ts';
 export * from './deployment.ts';
+export * from './sources/index.ts';
 export * from './revision.ts';
 export * from './oauth-provider.ts';
 export * from './codehost-integration.ts';

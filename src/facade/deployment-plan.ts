@@ -13,6 +13,8 @@ import {
   type DeploymentSpec,
   type SourceConfig,
   type SourceRevisionConfig,
+  aSourceDeployment,
+  sourceKind,
 } from '../api/index.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import { unprocessable, type ValidationProblem } from './errors.ts';
@@ -92,8 +94,7 @@ export function renderDeployment(namespace: string, name: string, spec: Deployme
  */
 export function revisionSourceMismatch(source: string, revisionSource: string | null | undefined): string | undefined {
   if (revisionSource == null || revisionSource === source) return undefined;
-  const how: Record<string, string> = { codehost: 'from its repository', internal_source: 'from uploaded source archives' };
-  return `${/^[aeiou]/.test(source) ? 'an' : 'a'} ${source} deployment makes its revisions ${how[source] ?? `from ${source} images`}, not from ${revisionSource}`;
+  return `${aSourceDeployment(source)} makes its revisions ${sourceKind(source)?.revisionsFrom ?? `from ${source}`}, not from ${revisionSource}`;
 }
 
 /**

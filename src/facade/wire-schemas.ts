@@ -15,6 +15,8 @@ import {
   trackedPackagesSchema,
   wireSchema,
   type OAuthProviderSpec,
+  sourcesWhere,
+  type SourceName,
 } from '../api/index.ts';
 import { patchForm, strictDeep } from './strict-schema.ts';
 
@@ -138,7 +140,7 @@ export type DeploymentCreate = z.infer<typeof deploymentCreateSchema>;
 export const maskedSecretValue = '********';
 
 /** What a PATCH may name as the way its revision is made (the reference control plane's revision_source). */
-const revisionSources = ['external_docker', 'internal_docker', 'internal_source'] as const;
+const revisionSources = sourcesWhere((kind) => kind.revisionSource) as [SourceName, ...SourceName[]];
 
 export const deploymentPatchSchema = z
   .strictObject({

@@ -20,6 +20,7 @@ import {
   openHostPolicy,
   repositoryHostRefusal,
   type Deployment,
+  sourceKind,
 } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { conflict, invalidField, notFound } from '../errors.ts';
@@ -211,7 +212,7 @@ function checkChildNames(deps: FacadeDependencies, namespace: string, name: stri
 /** A 422 for a repo_url away from its integration's host (a missing integration is the controller's to say). */
 function checkRepositoryHost(deps: FacadeDependencies, namespace: string, spec: Deployment['spec']): void {
   const { integrationId, repoUrl } = spec.sourceConfig ?? {};
-  if (spec.source !== 'codehost' || !integrationId || !repoUrl) return;
+  if (!sourceKind(spec.source)?.usesIntegration || !integrationId || !repoUrl) return;
   const integration = deps.cache.codeHostIntegrations
     .byIndex(byUid, integrationId)
     .find((candidate) => candidate.metadata.namespace === namespace);

@@ -5,7 +5,7 @@
 // do the kubelet (with an organization's pull secret) and BuildKit. Without credentials, nothing.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { timestamp } from '../../api/index.ts';
-import { labels } from '../../api/index.ts';
+import { labels, offerRefusal } from '../../api/index.ts';
 import {
   grantedAccess,
   mintPushToken,
@@ -130,11 +130,8 @@ export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDepende
   serve<{ Params: { deployment_id: string } }>(app, registryRoutes.pushToken, async (request) => {
     const tenant = tenantOf(request, deps.cache);
     const deployment = deploymentById(deps.cache, tenant.namespace, uuidPathParam(request, 'deployment_id'));
-    if (deployment.spec.source !== 'internal_docker') {
-      throw badRequest(
-        `Push tokens are only available for internal_docker deployments; this deployment's source is ${deployment.spec.source}.`,
-      );
-    }
+    const refused = offerRefusal(deployment.spec.source, 'pushToken', 'Push tokens');
+    if (refused) throw badRequest(refused);
     if (!registry)
       throw badRequest(
         'This installation has no registry for pushed images (berth run --push-registry): push an image elsewhere and PATCH its image_uri.',

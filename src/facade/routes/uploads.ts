@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { timestamp } from '../../api/index.ts';
+import { offerRefusal, timestamp } from '../../api/index.ts';
 import { mintUploadToken, verifyUploadToken } from '../../registry/tokens.ts';
 import {
   maxSourceArchiveBytes,
@@ -107,11 +107,8 @@ export function registerUploadRoutes(app: FastifyInstance, deps: FacadeDependenc
   serve<{ Params: { deployment_id: string } }>(app, uploadRoutes.uploadUrl, async (request) => {
     const tenant = tenantOf(request, deps.cache);
     const deployment = deploymentById(deps.cache, tenant.namespace, uuidPathParam(request, 'deployment_id'));
-    if (deployment.spec.source !== 'internal_source') {
-      throw badRequest(
-        `Upload URLs are only available for internal_source deployments; this deployment's source is ${deployment.spec.source}.`,
-      );
-    }
+    const refused = offerRefusal(deployment.spec.source, 'uploadUrl', 'Upload URLs');
+    if (refused) throw badRequest(refused);
     if (!uploads)
       throw badRequest(
         'This installation takes no source uploads (berth run --push-registry): build the image elsewhere and use an internal_docker deployment.',

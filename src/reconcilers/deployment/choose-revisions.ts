@@ -14,6 +14,7 @@ import {
   repositoryHostRefusal,
   type Deployment,
   type Revision,
+  awaitedInputOf,
 } from '../../api/index.ts';
 import { secretValues } from '../../codehost/credentials.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
@@ -49,11 +50,6 @@ type Integration = ReturnType<typeof resolveIntegration>;
 
 /** How often a Deployment whose host is refused looks again (the claim before it may have gone). */
 const hostRecheckMs = 60_000;
-
-const awaitingSourceMessage =
-  'Waiting for the first source archive: ask POST /v2/deployments/{id}/upload-url, PUT the .tar.gz there, then PATCH source_tarball_path (sourceRevisionConfig.sourceTarballPath).';
-const awaitingImageMessage =
-  "Waiting for the first image: push it to the deployment's repository and set sourceRevisionConfig.imageUri (PATCH image_uri).";
 
 export async function chooseRevisions(
   pass: Pass,
@@ -128,12 +124,7 @@ export function awaitedInput(
   now: Date,
   deadlineMs: number,
 ): { problem: Problem; recheckAfterMs?: number } | undefined {
-  const awaited =
-    spec.source === 'internal_docker' && !spec.sourceRevisionConfig?.imageUri
-      ? { reason: 'AwaitingImage', lateReason: 'ImageNeverArrived', what: 'image', message: awaitingImageMessage }
-      : spec.source === 'internal_source' && !spec.sourceRevisionConfig?.sourceTarballPath
-        ? { reason: 'AwaitingSource', lateReason: 'SourceNeverArrived', what: 'source archive', message: awaitingSourceMessage }
-        : undefined;
+  const awaited = awaitedInputOf(spec);
   if (!awaited) return undefined;
   const age = createdAt === undefined ? 0 : now.getTime() - Date.parse(createdAt);
   if (age < deadlineMs)

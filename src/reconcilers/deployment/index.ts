@@ -18,7 +18,7 @@
 //   render/                   pure renderers: spec in, manifests out (workloads.ts: the whole set)
 //   reconcile.ts, finalize.ts the loop and the deletion finalizer
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
-import { deploymentKind, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
+import { deploymentKind, sourceKind, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
 import {
   ownerKeys,
   unlessStatusOnly,
@@ -106,11 +106,11 @@ export function registerDeploymentControllers(
         changed: unlessStatusOnly,
       },
       {
-        // An integration that appears, changes or goes may unblock or block codehost Deployments.
+        // An integration that appears, changes or goes may unblock or block the Deployments that use one.
         informer: untyped(informers.integrations),
         map: (object: DeepReadonly<KubeObject>) =>
           deploymentsInNamespace((object as DeepReadonly<CodeHostIntegration>).metadata.namespace)
-            .filter((d) => d.spec.source === 'codehost')
+            .filter((d) => sourceKind(d.spec.source)?.usesIntegration)
             .map(keyOf),
       },
       {

@@ -2,7 +2,7 @@
 // codehost source, the CodeHostIntegration. A reference that cannot be followed is a Problem (the spec
 // passed the CRD but cannot be served): reported as Stalled, never thrown, never a crash loop.
 import type { V1Secret } from '@kubernetes/client-node';
-import type { CodeHostIntegration } from '../../api/index.ts';
+import { sourceKind, type CodeHostIntegration } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { fingerprintSecret, type SecretFingerprint } from './digest.ts';
 import { childNames } from '../../api/child-names.ts';
@@ -91,7 +91,7 @@ export function resolveIntegration(
   integrationId: string | null | undefined,
   integrationsInNamespace: readonly DeepReadonly<CodeHostIntegration>[],
 ): IntegrationResolution {
-  if (source !== 'codehost') return {};
+  if (!sourceKind(source)?.usesIntegration) return {};
   if (!integrationId)
     return {
       problem: { reason: 'IntegrationNotFound', message: 'spec.sourceConfig.integrationId is required for a codehost Deployment.' },

@@ -2,6 +2,7 @@
 // ref advertisement, src/codehost/branch-head.ts) at most once per poll interval per repository, branch
 // and credential. The Deployment is reconciled again after each interval, so a push makes a new
 // Revision within one interval; the commit is part of the revision digest.
+import { sourceKind } from '../../api/index.ts';
 import { sha256Hex } from './digest.ts';
 import { branchHead, type BranchHeadInput } from '../../codehost/branch-head.ts';
 import { CoalescingCache } from '../../codehost/coalescing-cache.ts';
@@ -13,11 +14,12 @@ interface TrackedSpec {
   sourceRevisionConfig?: { repoRef?: string | null } | null;
 }
 
-/** The branch a Deployment follows: codehost, buildOnPush, and a ref that is a branch (not a commit). */
+/** The branch a Deployment follows: built from a repository, buildOnPush, and a ref that is a branch (not a commit). */
 export function trackedBranch(spec: TrackedSpec): { repoUrl: string; ref: string } | undefined {
   const repoUrl = spec.sourceConfig?.repoUrl;
   const ref = spec.sourceRevisionConfig?.repoRef;
-  if (spec.source !== 'codehost' || !spec.sourceConfig?.buildOnPush || !repoUrl || !ref || commitShaOf(ref)) return undefined;
+  if (sourceKind(spec.source)?.image !== 'built-from-repository' || !spec.sourceConfig?.buildOnPush || !repoUrl || !ref || commitShaOf(ref))
+    return undefined;
   return { repoUrl, ref };
 }
 

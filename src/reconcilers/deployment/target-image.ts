@@ -1,6 +1,6 @@
 // Step 3 of a pass: the target revision's image, named by its config, or built by a Job for a built
 // source (started once, then observed); and the revision the workloads run meanwhile.
-import { isBuiltSource, type Deployment } from '../../api/index.ts';
+import { isBuiltSource, sourceKind, type Deployment } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { sourceArchiveUrls, uploadIdOf } from '../../registry/source-archives.ts';
 import { buildState, builtImageReference } from './build-state.ts';
@@ -84,7 +84,7 @@ async function ensureBuild(
 function buildSources(pass: Pass, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, chosen: ChosenRevisions): BuildSources {
   const { target, credentialsSecretName } = chosen;
   const config = target.object.spec.sourceRevisionConfig;
-  if (target.object.spec.source === 'internal_source') {
+  if (sourceKind(target.object.spec.source)?.image === 'built-from-archive') {
     return {
       kind: 'archive',
       ...sourceArchiveUrls(pass.options.registry, owner.namespace, owner.name, uploadIdOf(config.sourceTarballPath ?? '') ?? ''),
