@@ -4,10 +4,11 @@
 import { codeHostIntegrationKind, fieldManager as berthFieldManager, type CodeHostIntegration } from '../../api/index.ts';
 import { CodeHostRegistry, type SecretLike } from '../../codehost/index.ts';
 import { applyStatusIfChanged } from '../../runtime/apply.ts';
+import { isKubeApiError } from '../../runtime/kube-request.ts';
 import type { Controller } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { objectKey, secretKind, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
-import { createCodeHostIntegrationReconciler } from './reconcile.ts';
+import { createCodeHostIntegrationReconciler, StaleStatusError } from './reconcile.ts';
 import { defaultTiming } from './status.ts';
 
 /** Index of integrations by the Secret their credentialsSecretRef names, as `namespace/name`. */
@@ -62,7 +63,14 @@ export function registerCodeHostIntegrationController(
       getIntegration: (key) => integrations.get(key.namespace, key.name),
       verify: (integration) => registry.verify(integration, readSecret),
       writeStatus: async (integration, status) => {
-        await applyStatusIfChanged<CodeHostIntegration>(kc, integration, status, fieldManager);
+        try {
+          return await applyStatusIfChanged<CodeHostIntegration>(kc, integration, status, fieldManager, {
+            unlessChangedSince: integration.metadata.resourceVersion,
+          });
+        } catch (error) {
+          if (isKubeApiError(error, 409)) throw new StaleStatusError(`${integration.metadata.name} changed since it was read`);
+          throw error;
+        }
       },
       now: () => new Date(),
     },
