@@ -57,6 +57,8 @@ export function childNames(deploymentName: string) {
     redis: boundedName(base, '-redis', statefulSetNameLimit),
     redisCredentials: boundedName(base, '-redis'),
     ingress: boundedName(base, ''),
+    /** The HTTPRoute of the customUrl's host and path (the Deployment's own URL has the route named `ingress`). */
+    customRoute: boundedName(base, '-custom'),
     /** Written by the HTTP facade: the values of `spec.secrets` entries without a `valueFrom`. */
     secrets: `${deploymentName}-secrets`,
     /** Same name as the Deployment, as the interface promises. */

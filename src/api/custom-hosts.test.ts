@@ -36,6 +36,16 @@ describe('hostRefusal', () => {
     expect(hostRefusal(claim('x', ''), [], policy)).toBeUndefined();
   });
 
+  it("refuses hosts under the apps domain: another deployment's own URL", () => {
+    const policy = { allowedDomains: [], reservedHosts: [], reservedDomains: ['apps.example.com'] };
+    expect(hostRefusal(claim('x', '', 'https://shop.team-b.apps.example.com/'), [], policy)).toEqual({
+      reason: 'HostReserved',
+      message:
+        "custom_url host shop.team-b.apps.example.com is under apps.example.com, where this installation names every deployment's own URL",
+    });
+    expect(hostRefusal(claim('x', '', 'https://shop.example.com/'), [], policy)).toBeUndefined();
+  });
+
   it('reads the host as the Ingress does', () => {
     expect(parseCustomUrl('https://API.example.com/app')).toEqual({ host: 'api.example.com', path: '/app' });
     expect(parseCustomUrl('https://10.0.0.1/')).toBeUndefined();

@@ -32,6 +32,8 @@ export function parseCustomUrl(customUrl: string): CustomUrlRoute | undefined {
 export interface HostPolicy {
   allowedDomains: readonly string[];
   reservedHosts: readonly string[];
+  /** Domains whose hosts Berth gives Deployments itself (the apps domain of their URLs): none may be claimed. */
+  reservedDomains?: readonly string[];
 }
 
 export const openHostPolicy: HostPolicy = { allowedDomains: [], reservedHosts: [] };
@@ -73,6 +75,13 @@ export function hostRefusal(deployment: HostClaim, claimants: readonly HostClaim
   if (!host) return undefined;
   if (policy.reservedHosts.some((reserved) => reserved.toLowerCase() === host)) {
     return { reason: 'HostReserved', message: `custom_url host ${host} is reserved by this installation` };
+  }
+  const appsDomain = policy.reservedDomains?.find((domain) => within(host, domain));
+  if (appsDomain) {
+    return {
+      reason: 'HostReserved',
+      message: `custom_url host ${host} is under ${appsDomain}, where this installation names every deployment's own URL`,
+    };
   }
   if (policy.allowedDomains.length > 0 && !policy.allowedDomains.some((domain) => within(host, domain))) {
     return {

@@ -428,8 +428,13 @@ export const deploymentStatusSchema = z
       .max(2048)
       .optional()
       .describe(
-        "Where the application answers: its customUrl when set, otherwise its Service's cluster address (reachable from the host under berth dev).",
+        "Where the application answers: the URL the installation gives every deployment (through its Gateway) when it gives one, else its customUrl when set, else its Service's cluster address.",
       ),
+    clusterUrl: z
+      .string()
+      .max(2048)
+      .optional()
+      .describe("The application Service's address inside the cluster (reachable from the host under berth dev)."),
     observedGeneration: observedGenerationSchema.optional(),
     updatedAt: updatedAtSchema.optional(),
     conditions: conditionsSchema.optional(),

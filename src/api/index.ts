@@ -15,3 +15,4 @@ export * from './child-names.ts';
 export * from './name-claims.ts';
 export * from './organization-policy.ts';
 export * from './build-resources.ts';
+export * from './app-urls.ts';

@@ -14,7 +14,7 @@ function claimantsOf(name: string, stored: NameClaim[]): NameClaim[] {
 
 describe('name claims', () => {
   it('a deployment claims the names of its children', () => {
-    expect(claimedNames('shop')).toEqual(['shop', 'shop-queue', 'shop-postgres', 'shop-redis', 'shop-secrets']);
+    expect(claimedNames('shop')).toEqual(['shop', 'shop-queue', 'shop-postgres', 'shop-redis', 'shop-secrets', 'shop-custom']);
     expect(indexChildNames(deployment('shop', 'u1'))).toContain('org/shop-queue');
   });
 

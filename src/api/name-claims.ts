@@ -28,6 +28,7 @@ export function claimedNames(deploymentName: string): string[] {
       names.redis,
       names.redisCredentials,
       names.secrets,
+      names.customRoute,
     ]),
   ];
 }

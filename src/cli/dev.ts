@@ -12,6 +12,7 @@ import { installCrds } from '../dev/install-crds.ts';
 import { startLocalCluster, type LocalCluster } from '../dev/local-cluster.ts';
 import { nodeBinaries, pushBuildImages, pushServiceImages } from '../dev/node/node.ts';
 import { nodeIp, pushRegistryAddress } from '../dev/node/network.ts';
+import { nodeAppUrlTemplate, nodeGateway } from '../dev/node/gateway.ts';
 import { startPushRegistry, type PushRegistry } from '../dev/node/push-registry.ts';
 import { mintApiKey } from '../facade/api-keys.ts';
 import { ensureDevAccess } from '../facade/dev-access.ts';
@@ -41,6 +42,9 @@ export interface DevCluster {
     gitImage: string;
     buildToolsImage: string;
     agentToolsImage: string;
+    /** Every Deployment's own URL, through the node's Gateway. */
+    appUrlTemplate: string;
+    gateway: { namespace: string; name: string };
   };
   /** Only on the embedded control plane: a key for the local organization. */
   local?: { organizationNamespace: string; organizationId: string; apiKey: string };
@@ -105,6 +109,8 @@ async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: str
     gitImage: builds.git,
     buildToolsImage: builds.buildTools,
     agentToolsImage: builds.agentTools,
+    appUrlTemplate: nodeAppUrlTemplate,
+    gateway: nodeGateway,
   };
 }
 

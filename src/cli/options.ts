@@ -2,6 +2,7 @@
 // environment variable so the same image is configured by a chart's `env:` or by `args:`.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { parseAppUrlTemplate } from '../api/app-urls.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
 import { organizationPolicySchema } from '../api/organization-policy.ts';
 
@@ -65,6 +66,15 @@ options (each also read from the environment variable in brackets):
                                postgres:16-alpine; dev with a node: one built here) [BERTH_POSTGRES_IMAGE]
   --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine;
                                dev with a node: one built here)           [BERTH_REDIS_IMAGE]
+  --app-url-template <url>     every deployment's own URL, routed to it from outside the cluster:
+                               http(s)://{deployment}.{organization}.<domain>[:port]/ (default: none;
+                               dev with a node: http://{deployment}.{organization}.localhost:18080/)
+                                                                   [BERTH_APP_URL_TEMPLATE]
+  --gateway <namespace/name>   the Gateway (Gateway API) whose HTTPRoutes carry those URLs and each
+                               custom_url (default: none, an Ingress each; dev with a node: the node's)
+                                                                   [BERTH_GATEWAY]
+  --ingress-class <name>       the IngressClass of those Ingresses (default: the cluster's default)
+                                                                   [BERTH_INGRESS_CLASS]
   --public-url <url>           where clients reach the HTTP API, e.g. https://berth.example.com: the base
                                of the upload URLs it hands out (default: each request's Host header)
                                                                    [BERTH_PUBLIC_URL]
@@ -157,6 +167,26 @@ const optionsSchema = z
       .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'expected an http(s) URL without user information, query or fragment')
       .transform((url) => url.replace(/\/+$/, ''))
       .optional(),
+    appUrlTemplate: z
+      .string()
+      .transform((text, context) => {
+        const template = parseAppUrlTemplate(text);
+        if ('error' in template) {
+          context.addIssue({ code: 'custom', message: template.error });
+          return z.NEVER;
+        }
+        return template;
+      })
+      .optional(),
+    gateway: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, 'expected <namespace>/<name>')
+      .transform((text) => {
+        const [namespace, name] = text.split('/') as [string, string];
+        return { namespace, name };
+      })
+      .optional(),
+    ingressClass: z.string().min(1).max(253).optional(),
     progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
     requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
     organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),
@@ -206,6 +236,9 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'postgres-image': { type: 'string' },
       'redis-image': { type: 'string' },
       'public-url': { type: 'string' },
+      'app-url-template': { type: 'string' },
+      gateway: { type: 'string' },
+      'ingress-class': { type: 'string' },
       'progress-deadline-seconds': { type: 'string' },
       'request-scale': { type: 'string' },
       'organization-policy': { type: 'string' },
@@ -243,6 +276,9 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     postgresImage: values['postgres-image'] ?? env.BERTH_POSTGRES_IMAGE,
     redisImage: values['redis-image'] ?? env.BERTH_REDIS_IMAGE,
     publicUrl: values['public-url'] ?? (env.BERTH_PUBLIC_URL || undefined),
+    appUrlTemplate: values['app-url-template'] ?? (env.BERTH_APP_URL_TEMPLATE || undefined),
+    gateway: values.gateway ?? (env.BERTH_GATEWAY || undefined),
+    ingressClass: values['ingress-class'] ?? (env.BERTH_INGRESS_CLASS || undefined),
     progressDeadlineSeconds: values['progress-deadline-seconds'] ?? env.BERTH_PROGRESS_DEADLINE_SECONDS ?? '600',
     // A laptop is not a cluster: `berth dev` asks a quarter of the requests, so several apps fit.
     requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? (dev ? '0.25' : '1'),

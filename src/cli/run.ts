@@ -13,7 +13,7 @@ import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing
 import { registrySourceArchives } from '../registry/source-archives.ts';
 import { bearerToken, type RegistryAccess } from '../facade/routes/registry.ts';
 import { registryIssuer, registryService } from '../registry/tokens.ts';
-import { organizationPolicyObjectName } from '../api/index.ts';
+import { organizationPolicyObjectName, parseAppUrlTemplate } from '../api/index.ts';
 import type { Options } from './options.ts';
 
 /** What the cluster Berth runs against offers: the embedded node's registry and images in `berth dev`. */
@@ -29,6 +29,9 @@ export interface ClusterDefaults {
   pushRegistry?: string;
   /** The node's address, where the HTTP API also listens for the node and its pods (the registry's realm). */
   nodeHost?: string;
+  /** Deployments' own URLs and the Gateway that routes them (the node's, under `berth dev`). */
+  appUrlTemplate?: string;
+  gateway?: { namespace: string; name: string };
 }
 
 /** Flags first, then what the cluster offers, then the defaults of an installation. With a registry
@@ -49,6 +52,18 @@ export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
       postgres: options.postgresImage ?? cluster.postgresImage ?? defaults.images.postgres,
       redis: options.redisImage ?? cluster.redisImage ?? defaults.images.redis,
     },
+  };
+}
+
+/** Where deployments are reached from outside the cluster: flags first, then what the cluster offers. */
+function routingFor(options: Options, cluster: ClusterDefaults) {
+  const template = options.appUrlTemplate ?? (cluster.appUrlTemplate ? parseAppUrlTemplate(cluster.appUrlTemplate) : undefined);
+  const appUrls = template && !('error' in template) ? template : undefined;
+  const gateway = options.gateway ?? cluster.gateway;
+  return {
+    ...(appUrls ? { appUrls } : {}),
+    ...(gateway ? { gateway } : {}),
+    ...(options.ingressClass ? { ingressClassName: options.ingressClass } : {}),
   };
 }
 
@@ -84,8 +99,13 @@ export async function startBerth(
   const images = imagesFor(options, cluster);
   const pushRegistry = pushRegistryOf(options, cluster);
   const signing = pushRegistry ? await ensureRegistrySigning(kubeConfig, options.namespace) : undefined;
+  const routing = routingFor(options, cluster);
   // One rule for custom URL hosts, held by the facade before a write and by the controller after one.
-  const hostPolicy = { allowedDomains: options.customUrlDomains, reservedHosts: options.reservedHosts };
+  const hostPolicy = {
+    allowedDomains: options.customUrlDomains,
+    reservedHosts: options.reservedHosts,
+    ...(routing.appUrls ? { reservedDomains: [routing.appUrls.domain] } : {}),
+  };
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
     registerDeploymentControllers(manager, {
@@ -98,6 +118,7 @@ export async function startBerth(
       ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
       requestScale: options.requestScale,
       hostPolicy,
+      ...routing,
       ...scope,
     });
     registerTracingProjectController(manager, scope);

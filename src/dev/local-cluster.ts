@@ -3,7 +3,15 @@
 // first: the API server listens on the node's address) and stops them in reverse, undoing every host
 // change last.
 import { controlPlaneBinaries, startControlPlane, type ControlPlane } from './controlplane.ts';
-import { nodeBinaries, NodePrerequisitesError, prepareNodeHost, releaseNodeHost, startNode, type LocalNode } from './node/node.ts';
+import {
+  gatewayBinaries,
+  nodeBinaries,
+  NodePrerequisitesError,
+  prepareNodeHost,
+  releaseNodeHost,
+  startNode,
+  type LocalNode,
+} from './node/node.ts';
 
 export interface LocalClusterOptions {
   dataDir: string;
@@ -50,7 +58,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   };
   try {
     log('locating the node binaries (built once, then cached)');
-    const binaries = { kube: kubeBin, node: nodeBinaries() };
+    const binaries = { kube: kubeBin, node: nodeBinaries(), gateway: gatewayBinaries() };
     controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, forNode: true, log });
     node = await startNode({ dataDir: options.dataDir, controlPlane, binaries, forwardDns: options.forwardDns, log });
     return { controlPlane, node, stop };

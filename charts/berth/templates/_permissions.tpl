@@ -72,6 +72,13 @@ the watched namespaces and the release namespace.
   apiGroups: [networking.k8s.io]
   resources: [ingresses]
   verbs: [get, list, watch, create, update, patch, delete]
+{{- if .Values.apps.gateway }}
+# apps.gateway: a deployment's hosts are HTTPRoutes on that Gateway.
+- scope: watched
+  apiGroups: [gateway.networking.k8s.io]
+  resources: [httproutes]
+  verbs: [get, list, watch, create, update, patch, delete]
+{{- end }}
 - scope: watched
   apiGroups: ["", events.k8s.io]
   resources: [events]

@@ -23,3 +23,5 @@ export const pushRegistryAddress = `${nodeIp}:${registryPort + 1}`;
 export const registryReaderPort = registryPort + 3;
 export const kubeletPort = 20250;
 export const kubeletHealthzPort = 20248;
+/** The Gateway's HTTP listener: on loopback only, where `<deployment>.<organization>.localhost` resolves. */
+export const gatewayHttpAddress = { host: '127.0.0.1', port: 18080 };

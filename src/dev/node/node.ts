@@ -27,7 +27,18 @@ import {
 } from './configs.ts';
 import { cleanupHost, missingPrerequisites, prepareHost, processAlive, readHostState, type HostState } from './host.ts';
 import { buildImage, pushImage } from './images.ts';
-import { apiServiceIp, dnsServiceIp, nodeIp, nodeName, podCidr, pushRegistryAddress, registryAddress } from './network.ts';
+import {
+  apiServiceIp,
+  dnsServiceIp,
+  gatewayHttpAddress,
+  nodeIp,
+  nodeName,
+  podCidr,
+  pushRegistryAddress,
+  registryAddress,
+} from './network.ts';
+import { gatewayObjects, nodeGateway, traefikArgs } from './gateway.ts';
+import { installCrds } from '../install-crds.ts';
 import { clusterDnsObjects, storageClass } from './system-objects.ts';
 import { cachedBuild } from '../cache-dir.ts';
 
@@ -39,6 +50,13 @@ export interface NodeBinaries {
   kube: string;
   /** containerd, containerd-shim-runc-v2, ctr, coredns, crane. */
   node: string;
+  /** traefik, and crds/: the Gateway API's (scripts/build-gateway.sh). */
+  gateway: string;
+}
+
+/** Builds the node's Gateway if it is not cached yet (scripts/build-gateway.sh). */
+export function gatewayBinaries(): string {
+  return process.env.BERTH_GATEWAY_BIN ?? cachedBuild('gateway');
 }
 
 /** Builds the node's binaries if they are not cached yet (scripts/build-node.sh). */
@@ -180,6 +198,12 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
     kc.loadFromFile(options.controlPlane.kubeconfigPath);
     for (const object of [storageClass(), ...clusterDnsObjects(pushed.coredns!, options.forwardDns)])
       await applyObject(kc, object as never, fieldManager);
+    await installCrds(kc, join(options.binaries.gateway, 'crds'));
+    for (const object of gatewayObjects()) await applyObject(kc, object as never, fieldManager);
+    supervise('gateway', join(options.binaries.gateway, 'traefik'), traefikArgs(), {
+      ...process.env,
+      KUBECONFIG: options.controlPlane.kubeconfigPath,
+    });
     const timeout = options.readyTimeoutMs ?? 120_000;
     await waitFor(() => nodeReady(kc), timeout, `node ${nodeName} Ready (see ${dirs.logs}/kubelet.log)`);
     log(`node ${nodeName} Ready`);
@@ -190,6 +214,8 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
       () => dnsPods(kc),
     );
     log('cluster DNS answers');
+    await waitFor(() => gatewayProgrammed(kc), timeout, `the Gateway (see ${dirs.logs}/gateway.log)`);
+    log(`the Gateway serves http://${gatewayHttpAddress.host}:${gatewayHttpAddress.port}`);
     return { registry: registryAddress, stop };
   } catch (error) {
     await stop();
@@ -294,6 +320,14 @@ export async function pushBuildImages(nodeBin: string, log: (m: string) => void 
     git: await pushImage(crane, git, `${registryAddress}/berth/git:latest`),
     buildTools: await pushImage(crane, buildTools, `${registryAddress}/berth/build-tools:latest`),
   };
+}
+
+async function gatewayProgrammed(kc: KubeConfig): Promise<boolean> {
+  const gateway = await kubeRequest<{ status?: { conditions?: { type: string; status: string }[] } }>(kc, {
+    method: 'GET',
+    path: `/apis/gateway.networking.k8s.io/v1/namespaces/${nodeGateway.namespace}/gateways/${nodeGateway.name}`,
+  }).catch(() => undefined);
+  return gateway?.status?.conditions?.some((c) => c.type === 'Programmed' && c.status === 'True') ?? false;
 }
 
 async function nodeReady(kc: KubeConfig): Promise<boolean> {

@@ -57,7 +57,7 @@ export function registerDeploymentControllers(
   dependencies: { writer?: DeploymentWriter } = {},
 ): DeploymentControllers {
   const options = resolveOptions(overrides);
-  const informers = deploymentInformers(manager, options.namespaces);
+  const informers = deploymentInformers(manager, options.namespaces, { httpRoutes: options.gateway !== undefined });
   const writer = dependencies.writer ?? createDeploymentWriter(manager.kubeConfig);
   const reconcile = createDeploymentReconciler({ informers, writer, options });
 
@@ -82,6 +82,7 @@ export function registerDeploymentControllers(
       untyped(informers.services),
       untyped(informers.autoscalers),
       untyped(informers.ingresses),
+      ...(informers.httpRoutes ? [{ informer: untyped(informers.httpRoutes), changed: unlessStatusOnly }] : []),
       untyped(informers.jobs),
     ],
     watches: [

@@ -30,6 +30,7 @@ import {
   secretKind,
   type DeepReadonly,
   type IndexFunction,
+  type KubeObject,
   type Informer,
   type Manager,
   type ResourceKind,
@@ -43,6 +44,7 @@ export const childKinds = {
   service: { apiVersion: 'v1', kind: 'Service', plural: 'services' },
   autoscaler: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', plural: 'horizontalpodautoscalers' },
   ingress: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses' },
+  httpRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes' },
   job: { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs' },
   secret: secretKind,
   persistentVolumeClaim: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims' },
@@ -59,6 +61,8 @@ export interface DeploymentInformers {
   services: Informer<V1Service>;
   autoscalers: Informer<V2HorizontalPodAutoscaler>;
   ingresses: Informer<V1Ingress>;
+  /** Only where the installation routes through a Gateway (its CRDs may be absent elsewhere). */
+  httpRoutes?: Informer<KubeObject>;
   jobs: Informer<V1Job>;
   secrets: Informer<V1Secret>;
   /** Pods of revisions (application, queue worker, build): read for failures and logs, never written. */
@@ -88,10 +92,18 @@ const appliedView = {
   service: ownedFieldsView(fieldManager, ['spec.clusterIP']),
   autoscaler: ownedFieldsView(fieldManager),
   ingress: ownedFieldsView(fieldManager),
+  httpRoute: ownedFieldsView(fieldManager),
 };
 
-/** `namespaces` limits every cache to those namespaces (one controller per namespace set, e.g. in tests). */
-export function deploymentInformers(manager: Manager, namespaces?: string[]): DeploymentInformers {
+/**
+ * `namespaces` limits every cache to those namespaces (one controller per namespace set, e.g. in tests);
+ * `httpRoutes` caches the HTTPRoutes Berth makes, where it routes through a Gateway.
+ */
+export function deploymentInformers(
+  manager: Manager,
+  namespaces?: string[],
+  routes: { httpRoutes: boolean } = { httpRoutes: false },
+): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
   return {
     deployments: manager.informer<Deployment>(deploymentKind, {
@@ -106,6 +118,9 @@ export function deploymentInformers(manager: Manager, namespaces?: string[]): De
     services: manager.informer<V1Service>(childKinds.service, { ...scope, transform: appliedView.service }),
     autoscalers: manager.informer<V2HorizontalPodAutoscaler>(childKinds.autoscaler, { ...scope, transform: appliedView.autoscaler }),
     ingresses: manager.informer<V1Ingress>(childKinds.ingress, { ...scope, transform: appliedView.ingress }),
+    ...(routes.httpRoutes
+      ? { httpRoutes: manager.informer<KubeObject>(childKinds.httpRoute, { ...scope, transform: appliedView.httpRoute }) }
+      : {}),
     jobs: manager.informer<V1Job>(childKinds.job, { ...scope, transform: appliedView.job }),
     secrets: manager.informer<V1Secret>(childKinds.secret, scope),
     pods: revisionPods(manager, namespaces),
@@ -120,5 +135,6 @@ export function workloadInformers(informers: DeploymentInformers): Informer[] {
     informers.services,
     informers.autoscalers,
     informers.ingresses,
+    ...(informers.httpRoutes ? [informers.httpRoutes] : []),
   ] as unknown as Informer[];
 }

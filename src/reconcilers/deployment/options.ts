@@ -1,5 +1,6 @@
 // What an installation chooses about Deployments: images, the registry builds push to, revision retention.
-import { defaultBuildResources, openHostPolicy, type BuildResources, type HostPolicy } from '../../api/index.ts';
+import { defaultBuildResources, openHostPolicy, type AppUrlTemplate, type BuildResources, type HostPolicy } from '../../api/index.ts';
+import type { GatewayRef } from './render/ingress.ts';
 import { defaultRevisionRetention } from './revisions.ts';
 
 export interface DeploymentControllerOptions {
@@ -25,6 +26,10 @@ export interface DeploymentControllerOptions {
   /** Port the application listens on (its PORT). */
   applicationPort: number;
   ingressClassName?: string;
+  /** Each Deployment's own URL from outside the cluster (its host routed to the application), when given. */
+  appUrls?: AppUrlTemplate;
+  /** Routes are HTTPRoutes attached to this Gateway; without one, an Ingress (of ingressClassName). */
+  gateway?: GatewayRef;
   /** Service account of build Jobs (e.g. with push credentials for the registry). */
   buildServiceAccountName?: string;
   /** Run the image step privileged: BuildKit needs it for a Dockerfile's RUN steps unless the node

@@ -1,7 +1,7 @@
 // The end of a pass: the Deployment's status (with an Event for each new reason to be stuck and each
 // newly serving revision), and the phases of its Revisions. Writes only what differs.
 import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
-import { findCondition, type Deployment, type Revision } from '../../api/index.ts';
+import { appUrl, findCondition, type Deployment, type Revision } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
 import { childNames } from '../../api/child-names.ts';
@@ -9,7 +9,7 @@ import { optional, type Pass } from './pass.ts';
 import { podsOfRevision } from '../../workloads/revision-pods.ts';
 import { revisionPodsSay } from './pods.ts';
 import { backingServices, scaling } from './render/backing.ts';
-import { applicationUrl } from './render/application.ts';
+import { applicationUrl, clusterUrl } from './render/application.ts';
 import type { OwnerDeployment } from './render/common.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
 import { imageOf, type RevisionRecord } from './revision-records.ts';
@@ -25,6 +25,7 @@ export interface StatusFacts {
   latest?: RevisionRecord;
   active?: RevisionRecord;
   url?: string;
+  clusterUrl?: string;
 }
 
 function tierFact(deployment: DeepReadonly<Deployment>): { tier?: TierCondition } {
@@ -50,6 +51,7 @@ export async function writeStatus(
       ...(facts.latest ? { latest: { name: facts.latest.name, uid: facts.latest.uid } } : {}),
       ...(facts.active ? { active: { name: facts.active.name, uid: facts.active.uid, image: imageOf(facts.active.object) } } : {}),
       ...(facts.url ? { url: facts.url } : {}),
+      ...(facts.clusterUrl ? { clusterUrl: facts.clusterUrl } : {}),
       ...tierFact(deployment),
     },
     pass.options.now(),
@@ -71,6 +73,7 @@ export async function stall(pass: Pass, deployment: DeepReadonly<Deployment>, pr
   const status = deployment.status;
   // Where the app answers does not change while a new spec cannot be acted on.
   const url = facts.url ?? status?.url;
+  const clusterUrl = facts.clusterUrl ?? status?.clusterUrl;
   await writeStatus(
     pass,
     deployment,
@@ -83,7 +86,7 @@ export async function stall(pass: Pass, deployment: DeepReadonly<Deployment>, pr
       workloadsRolledOut: false,
       targetIsActive: false,
     },
-    { ...facts, ...(url ? { url } : {}) },
+    { ...facts, ...(url ? { url } : {}), ...(clusterUrl ? { clusterUrl } : {}) },
   );
 }
 
@@ -153,6 +156,8 @@ export async function recordOutcome(
   const deployed = phase.phase === 'DEPLOYED';
   const active = deployed ? target : previousActive;
   const postgres = backing.database ? pass.informers.statefulSets.get(owner.namespace, names.postgres) : undefined;
+  const service = pass.informers.services.get(owner.namespace, names.application);
+  const appUrls = pass.options.appUrls;
   if (!deployed) await recordRevisionPhase(pass, target, phase);
   await writeStatus(
     pass,
@@ -166,7 +171,8 @@ export async function recordOutcome(
     {
       latest,
       ...(active ? { active } : {}),
-      ...optional('url', applicationUrl(spec, pass.informers.services.get(owner.namespace, names.application))),
+      ...optional('url', applicationUrl(spec, service, appUrls && appUrl(appUrls, owner.name, owner.namespace))),
+      ...optional('clusterUrl', clusterUrl(service)),
     },
   );
   if (deployed) await recordRevisionPhase(pass, target, phase);

@@ -40,6 +40,8 @@ export interface DeploymentFacts {
   active?: { name: string; uid: string; image?: string };
   /** Where the application answers. */
   url?: string;
+  /** The application Service's address inside the cluster. */
+  clusterUrl?: string;
   /** What the tier says about this cluster (tier.ts); its absence removes an earlier one. */
   tier?: TierCondition;
 }
@@ -56,6 +58,7 @@ export function nextDeploymentStatus(previous: DeploymentStatus | undefined, fac
     ...(facts.active ? { activeRevisionName: facts.active.name, activeRevisionId: facts.active.uid } : {}),
     ...(facts.active?.image ? { imageVersion: facts.active.image } : {}),
     ...(facts.url ? { url: facts.url } : {}),
+    ...(facts.clusterUrl ? { clusterUrl: facts.clusterUrl } : {}),
     observedGeneration: facts.generation,
     conditions: withTier(applyVerdict(previous?.conditions, facts.verdict, facts.generation, now), facts.tier, facts.generation, now),
   };

@@ -70,14 +70,31 @@ export function applicationReadiness(spec: DeploymentSpecInput): V1Probe {
  * A new revision's pods come up beside the old ones, which stay until the new ones are Ready: a
  * revision that cannot serve (a bad image, a crash) never takes the working one down.
  */
+/**
+ * How long a terminating app pod keeps serving before its container is told to stop: the pod leaves the
+ * endpoints at once, and the Gateway and kube-proxy take up to a few seconds to stop sending it
+ * requests. An app that stops taking connections on SIGTERM (most do) would otherwise fail those. The
+ * kubelet's own sleep, so the image needs no shell; the grace period (30 s) covers it and the app's exit.
+ */
+export const drainSeconds = 5;
+const drainBeforeStop = { preStop: { sleep: { seconds: drainSeconds } } };
+
 export const surgeStrategy: V1DeploymentStrategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } };
 
 /**
- * Where the application answers: its custom URL, or its Service's cluster address (reachable from
- * the node's host, as under berth dev). Undefined until the Service has an address.
+ * Where the application answers: its own URL when the installation gives one (src/api/app-urls.ts),
+ * else its custom URL, else its Service's cluster address. Undefined until one is known.
  */
-export function applicationUrl(spec: DeploymentSpecInput, service: DeepReadonly<V1Service> | undefined): string | undefined {
-  if (spec.sourceConfig?.customUrl) return spec.sourceConfig.customUrl;
+export function applicationUrl(
+  spec: DeploymentSpecInput,
+  service: DeepReadonly<V1Service> | undefined,
+  ownUrl: string | undefined,
+): string | undefined {
+  return ownUrl ?? spec.sourceConfig?.customUrl ?? clusterUrl(service);
+}
+
+/** The application Service's address inside the cluster (reachable from the host under `berth dev`). */
+export function clusterUrl(service: DeepReadonly<V1Service> | undefined): string | undefined {
   const ip = service?.spec?.clusterIP;
   if (!ip || ip === 'None') return undefined;
   return `http://${ip.includes(':') ? `[${ip}]` : ip}`;
@@ -180,7 +197,9 @@ function podTemplate(
     image: serving.image,
     ...(role === 'queue' ? queueWorkerStart(spec, env) : { env }),
     resources: resourceRequirements(sizing, defaults, input.requestScale),
-    ...(role === 'api' ? { ports: [{ name: 'http', containerPort: input.port }], readinessProbe: applicationReadiness(spec) } : {}),
+    ...(role === 'api'
+      ? { ports: [{ name: 'http', containerPort: input.port }], readinessProbe: applicationReadiness(spec), lifecycle: drainBeforeStop }
+      : {}),
     ...(resources.volumeMounts?.length ? { volumeMounts: asVolumeMounts(resources.volumeMounts) } : {}),
   };
   const annotations = resources.annotations ?? {};

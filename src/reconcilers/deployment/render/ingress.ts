@@ -1,10 +1,45 @@
-// An Ingress for sourceConfig.customUrl, routing the URL's host (and path) to the application Service.
+// How a Deployment is reached from outside the cluster: its own URL's host and its customUrl's host and
+// path, routed to the application Service, as HTTPRoutes on the installation's Gateway or, where the
+// installation routes through an Ingress controller, as one Ingress. Pure.
 import type { V1Ingress } from '@kubernetes/client-node';
 import type { CustomUrlRoute } from '../../../api/index.ts';
 import { childNames } from '../../../api/child-names.ts';
+import type { KubeObject } from '../../../runtime/index.ts';
 import { type OwnerDeployment, childMetadata } from './common.ts';
 
-export function renderIngress(owner: OwnerDeployment, route: CustomUrlRoute, ingressClassName?: string): V1Ingress {
+/** A host and path prefix that reach the application, and the name of the object that routes it. */
+export interface ExternalRoute extends CustomUrlRoute {
+  objectName: string;
+}
+
+/** The Gateway the HTTPRoutes attach to. */
+export interface GatewayRef {
+  namespace: string;
+  name: string;
+}
+
+export const httpRouteApiVersion = 'gateway.networking.k8s.io/v1';
+
+export function renderHttpRoute(owner: OwnerDeployment, route: ExternalRoute, gateway: GatewayRef): KubeObject {
+  return {
+    apiVersion: httpRouteApiVersion,
+    kind: 'HTTPRoute',
+    metadata: childMetadata(owner, route.objectName, 'application'),
+    spec: {
+      parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: gateway.namespace, name: gateway.name }],
+      hostnames: [route.host],
+      rules: [
+        {
+          matches: [{ path: { type: 'PathPrefix', value: route.path } }],
+          backendRefs: [{ group: '', kind: 'Service', name: childNames(owner.name).application, port: 80, weight: 1 }],
+        },
+      ],
+    },
+  } as KubeObject;
+}
+
+/** One Ingress for every route (named after the first), for installations that route through Ingress. */
+export function renderIngress(owner: OwnerDeployment, routes: readonly ExternalRoute[], ingressClassName?: string): V1Ingress {
   const service = childNames(owner.name).application;
   return {
     apiVersion: 'networking.k8s.io/v1',
@@ -12,14 +47,12 @@ export function renderIngress(owner: OwnerDeployment, route: CustomUrlRoute, ing
     metadata: childMetadata(owner, childNames(owner.name).ingress, 'application'),
     spec: {
       ...(ingressClassName ? { ingressClassName } : {}),
-      rules: [
-        {
-          host: route.host,
-          http: {
-            paths: [{ path: route.path, pathType: 'Prefix', backend: { service: { name: service, port: { name: 'http' } } } }],
-          },
+      rules: routes.map((route) => ({
+        host: route.host,
+        http: {
+          paths: [{ path: route.path, pathType: 'Prefix', backend: { service: { name: service, port: { name: 'http' } } } }],
         },
-      ],
+      })),
     },
   };
 }

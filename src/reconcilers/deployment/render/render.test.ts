@@ -369,7 +369,7 @@ describe('ingress', () => {
   });
 
   it('routes the host to the application Service', () => {
-    const ingress = renderIngress(owner, { host: 'shop.example.com', path: '/' });
+    const ingress = renderIngress(owner, [{ objectName: 'shop', host: 'shop.example.com', path: '/' }]);
     expect(ingress.spec!.rules![0]).toEqual({
       host: 'shop.example.com',
       http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'shop', port: { name: 'http' } } } }] },

@@ -1,4 +1,5 @@
-import type { V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment, V1Ingress } from '@kubernetes/client-node';
+import { parseAppUrlTemplate, type AppUrlTemplate } from '../../../api/index.ts';
 import { describe, expect, it } from 'vitest';
 import type { DeploymentSpecInput } from './spec.ts';
 import { renderWorkloads } from './workloads.ts';
@@ -54,7 +55,39 @@ describe('renderWorkloads', () => {
     expect(kinds(spec as DeploymentSpecInput, withServing)).toEqual(expected);
   });
 
-  it('gates the app on a readiness probe on its port, kills no slow starter, and probes no queue worker', () => {
+  it("routes the deployment's own host and its custom URL: HTTPRoutes on a Gateway, else one Ingress", () => {
+    const appUrls = parseAppUrlTemplate('http://{deployment}.{organization}.localhost:18080/') as AppUrlTemplate;
+    const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { customUrl: 'https://shop.example.com/store' } };
+    const gateway = { namespace: 'gw', name: 'public' };
+    const routes = renderWorkloads({ owner, spec, settings: { ...settings, appUrls, gateway }, serving }).filter(
+      (o) => o.kind === 'HTTPRoute',
+    );
+    expect(routes.map((route) => [route.metadata?.name, (route as { spec?: unknown }).spec])).toEqual([
+      [
+        'shop',
+        {
+          parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'gw', name: 'public' }],
+          hostnames: ['shop.ns.localhost'],
+          rules: [
+            {
+              matches: [{ path: { type: 'PathPrefix', value: '/' } }],
+              backendRefs: [{ group: '', kind: 'Service', name: 'shop', port: 80, weight: 1 }],
+            },
+          ],
+        },
+      ],
+      ['shop-custom', expect.objectContaining({ hostnames: ['shop.example.com'] })],
+    ]);
+    const ingress = renderWorkloads({ owner, spec, settings: { ...settings, appUrls }, serving }).filter((o) => o.kind === 'Ingress');
+    expect(ingress.map((o) => (o as V1Ingress).spec!.rules!.map((rule) => [rule.host, rule.http!.paths[0]!.path]))).toEqual([
+      [
+        ['shop.ns.localhost', '/'],
+        ['shop.example.com', '/store'],
+      ],
+    ]);
+  });
+
+  it('gates the app on a readiness probe on its port, drains it before stopping, kills no slow starter, and probes no queue worker', () => {
     const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } };
     const containerOf = (name: string) => {
       const deployment = renderWorkloads({ owner, spec, settings, serving }).find(
@@ -71,6 +104,9 @@ describe('renderWorkloads', () => {
     expect(containerOf('shop').ports).toEqual([{ name: 'http', containerPort: 8000 }]);
     expect(containerOf('shop').livenessProbe).toBeUndefined();
     expect(containerOf('shop-queue').readinessProbe).toBeUndefined();
+    // A terminating app keeps serving while the Gateway and kube-proxy stop sending it requests.
+    expect(containerOf('shop').lifecycle).toEqual({ preStop: { sleep: { seconds: 5 } } });
+    expect(containerOf('shop-queue').lifecycle).toBeUndefined();
   });
 
   it('checks the health path and timings the spec sets', () => {

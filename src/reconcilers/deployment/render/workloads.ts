@@ -1,12 +1,12 @@
 // Everything a Deployment runs, rendered in one call: the set of workload manifests for a spec and the
 // revision being served. Pure; the reconciler applies what differs from the cache and prunes the rest.
-import { parseCustomUrl } from '../../../api/index.ts';
+import { appHost, childNames, parseCustomUrl, type AppUrlTemplate } from '../../../api/index.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
 import { renderApplication, renderApplicationService, renderQueueWorker, type ServingRevision } from './application.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
 import { backingServices } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
-import { renderIngress } from './ingress.ts';
+import { renderHttpRoute, renderIngress, type ExternalRoute, type GatewayRef } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
 import { renderRedis, renderRedisService } from './redis.ts';
 import type { DeploymentSpecInput } from './spec.ts';
@@ -17,6 +17,10 @@ export interface WorkloadSettings {
   requestScale: number;
   progressDeadlineSeconds: number;
   ingressClassName?: string;
+  /** Each Deployment's own URL (src/api/app-urls.ts), when the installation gives them one. */
+  appUrls?: AppUrlTemplate;
+  /** Routes are HTTPRoutes on this Gateway; without one, an Ingress. */
+  gateway?: GatewayRef;
   /** The organization's pull secret for Berth's registry (Secret berth-organization), when it has one. */
   registryCredentials?: string;
 }
@@ -69,8 +73,19 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
     );
   }
   if (backing.redis) desired.push(renderRedis(owner, spec, settings.images.redis, settings.requestScale), renderRedisService(owner));
-  // The CRD admits only absolute http(s) URLs; one without a usable host name gets no Ingress.
-  const route = spec.sourceConfig?.customUrl ? parseCustomUrl(spec.sourceConfig.customUrl) : undefined;
-  if (route) desired.push(renderIngress(owner, route, settings.ingressClassName));
+  const routes = externalRoutes(owner, spec, settings);
+  if (settings.gateway) for (const route of routes) desired.push(renderHttpRoute(owner, route, settings.gateway));
+  else if (routes.length > 0) desired.push(renderIngress(owner, routes, settings.ingressClassName));
   return desired;
+}
+
+/** The Deployment's own URL's host, then its customUrl's host and path. */
+function externalRoutes(owner: OwnerDeployment, spec: DeploymentSpecInput, settings: WorkloadSettings): ExternalRoute[] {
+  const names = childNames(owner.name);
+  const routes: ExternalRoute[] = [];
+  if (settings.appUrls) routes.push({ objectName: names.ingress, host: appHost(settings.appUrls, owner.name, owner.namespace), path: '/' });
+  // The CRD admits only absolute http(s) URLs; one without a usable host name gets no route.
+  const custom = spec.sourceConfig?.customUrl ? parseCustomUrl(spec.sourceConfig.customUrl) : undefined;
+  if (custom) routes.push({ objectName: settings.gateway ? names.customRoute : names.ingress, ...custom });
+  return routes;
 }

@@ -1,0 +1,55 @@
+// The node's Gateway: Traefik, a Gateway API implementation built here (scripts/build-gateway.sh), run
+// on the host beside the kubelet and listening on loopback only; the Gateway API CRDs; and the
+// GatewayClass and Gateway every Deployment's HTTPRoutes attach to. Objects rendered by pure functions.
+import { gatewayHttpAddress } from './network.ts';
+
+/** The Gateway Berth's HTTPRoutes attach to under `berth dev` (its `--gateway`). */
+export const nodeGateway = { namespace: 'kube-system', name: 'berth' };
+
+/** Every Deployment's own URL under `berth dev` (its `--app-url-template`): `*.localhost` is loopback. */
+export const nodeAppUrlTemplate = `http://{deployment}.{organization}.localhost:${gatewayHttpAddress.port}/`;
+
+const gatewayClassName = 'berth';
+const controllerName = 'traefik.io/gateway-controller';
+/** Traefik's entry point of the Gateway's HTTP listener: they meet on the port. */
+const webEntryPoint = 'web';
+
+export function gatewayObjects() {
+  return [
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'GatewayClass',
+      metadata: { name: gatewayClassName },
+      spec: { controllerName, description: "The embedded node's Gateway: Traefik on the host's loopback." },
+    },
+    {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'Gateway',
+      metadata: { name: nodeGateway.name, namespace: nodeGateway.namespace },
+      spec: {
+        gatewayClassName,
+        listeners: [
+          {
+            name: 'http',
+            protocol: 'HTTP',
+            port: gatewayHttpAddress.port,
+            // Every organization's Deployments attach their routes here.
+            allowedRoutes: { namespaces: { from: 'All' }, kinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }] },
+          },
+        ],
+      },
+    },
+  ];
+}
+
+/** Traefik's flags: the Kubernetes Gateway provider only, one loopback entry point, no dashboard or calls home. */
+export function traefikArgs(): string[] {
+  return [
+    '--global.checkNewVersion=false',
+    '--global.sendAnonymousUsage=false',
+    '--log.level=INFO',
+    `--entryPoints.${webEntryPoint}.address=${gatewayHttpAddress.host}:${gatewayHttpAddress.port}`,
+    '--providers.kubernetesGateway=true',
+    `--providers.kubernetesGateway.statusAddress.ip=${gatewayHttpAddress.host}`,
+  ];
+}
