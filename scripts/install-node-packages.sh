@@ -7,7 +7,7 @@
 set -euo pipefail
 
 packages=(runc containernetworking-plugins docker-registry iptables iproute2 gcc libc6-dev busybox-static
-          postgresql-15 postgresql-client-15 gosu redis-server redis-tools nftables git ca-certificates)
+          postgresql-15 postgresql-client-15 gosu redis-server redis-tools nftables git ca-certificates ipset)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f '${Status}' "$package" 2>/dev/null | grep -q 'install ok installed' || missing+=("$package")

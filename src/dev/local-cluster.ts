@@ -5,6 +5,7 @@
 import { controlPlaneBinaries, startControlPlane, type ControlPlane } from './controlplane.ts';
 import {
   gatewayBinaries,
+  networkPolicyBinaries,
   nodeBinaries,
   NodePrerequisitesError,
   prepareNodeHost,
@@ -58,7 +59,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   };
   try {
     log('locating the node binaries (built once, then cached)');
-    const binaries = { kube: kubeBin, node: nodeBinaries(), gateway: gatewayBinaries() };
+    const binaries = { kube: kubeBin, node: nodeBinaries(), gateway: gatewayBinaries(), networkPolicy: networkPolicyBinaries() };
     controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, forNode: true, log });
     node = await startNode({ dataDir: options.dataDir, controlPlane, binaries, forwardDns: options.forwardDns, log });
     return { controlPlane, node, stop };

@@ -79,7 +79,7 @@ beforeAll(async () => {
     '--set',
     `services.redis.image=${await serviceImage('redis')}`,
     // The organization policy under the chart's RBAC: a quota too large to get in the way, and the
-    // network policy (the node does not enforce it: the objects are what is checked).
+    // network policy, which the node enforces (kube-router): the apps below still serve and build under it.
     '--set',
     'organizations.resourceQuota.pods=100',
     '--set',

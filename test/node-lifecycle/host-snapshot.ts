@@ -24,7 +24,8 @@ const sysctls = [
   'kernel.panic_on_oops',
   'net.ipv4.conf.all.route_localnet',
 ];
-const nodeProcesses = /^(kubelet|kube-proxy|kube-scheduler|kube-apiserver|kube-controller|containerd|etcd|docker-registry|coredns)/;
+const nodeProcesses =
+  /^(kubelet|kube-proxy|kube-scheduler|kube-apiserver|kube-controller|kube-router|containerd|etcd|docker-registry|coredns|traefik)/;
 
 export async function hostSnapshot() {
   return {
@@ -34,6 +35,7 @@ export async function hostSnapshot() {
     iptables: await firewall('iptables-save'),
     ip6tables: await firewall('ip6tables-save'),
     nftTables: await lines('nft', ['list', 'tables']),
+    ipsets: await lines('ipset', ['list', '-n']),
     sysctls: Object.fromEntries(await Promise.all(sysctls.map(async (name) => [name, (await lines('sysctl', ['-n', name]))[0]]))),
     mounts: readFileSync('/proc/self/mountinfo', 'utf8')
       .trim()

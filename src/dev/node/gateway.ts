@@ -1,6 +1,7 @@
 // The node's Gateway: Traefik, a Gateway API implementation built here (scripts/build-gateway.sh), run
 // on the host beside the kubelet and listening on loopback only; the Gateway API CRDs; and the
 // GatewayClass and Gateway every Deployment's HTTPRoutes attach to. Objects rendered by pure functions.
+import { stringify } from 'yaml';
 import { gatewayHttpAddress } from './network.ts';
 
 /** The Gateway Berth's HTTPRoutes attach to under `berth dev` (its `--gateway`). */
@@ -42,14 +43,16 @@ export function gatewayObjects() {
   ];
 }
 
-/** Traefik's flags: the Kubernetes Gateway provider only, one loopback entry point, no dashboard or calls home. */
-export function traefikArgs(): string[] {
-  return [
-    '--global.checkNewVersion=false',
-    '--global.sendAnonymousUsage=false',
-    '--log.level=INFO',
-    `--entryPoints.${webEntryPoint}.address=${gatewayHttpAddress.host}:${gatewayHttpAddress.port}`,
-    '--providers.kubernetesGateway=true',
-    `--providers.kubernetesGateway.statusAddress.ip=${gatewayHttpAddress.host}`,
-  ];
+/**
+ * Traefik's static configuration, written in the node's data dir (so its command line names the data
+ * dir, as every node process's does, and a run that died is cleaned up by it): the Kubernetes Gateway
+ * provider only, one loopback entry point, no dashboard, no calls home.
+ */
+export function traefikConfig(): string {
+  return stringify({
+    global: { checkNewVersion: false, sendAnonymousUsage: false },
+    log: { level: 'INFO' },
+    entryPoints: { [webEntryPoint]: { address: `${gatewayHttpAddress.host}:${gatewayHttpAddress.port}` } },
+    providers: { kubernetesGateway: { statusAddress: { ip: gatewayHttpAddress.host } } },
+  });
 }

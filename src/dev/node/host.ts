@@ -101,6 +101,7 @@ export function missingPrerequisites(): string[] {
     ['/usr/lib/cni/bridge', 'the CNI plugins (Debian package containernetworking-plugins)'],
     ['/usr/bin/docker-registry', 'the registry (Debian package docker-registry)'],
     ['/usr/sbin/ip', 'ip (Debian package iproute2)'],
+    ['/usr/sbin/ipset', 'ipset (Debian package ipset), for the network policy controller'],
   ] as const) {
     if (!existsSync(file)) missing.push(what);
   }
@@ -200,6 +201,7 @@ export async function cleanupHost(state: HostState, options: { kubeProxy?: strin
   await deleteCniNetworkNamespaces();
   if (options.kubeProxy) await quietly(options.kubeProxy, ['--cleanup']);
   await deleteKubeChains();
+  await deletePolicyIpsets();
   if (state.masquerade) await quietly('iptables', ['-t', 'nat', '-D', 'POSTROUTING', ...masqueradeRule]);
   await quietly('iptables', ['-t', 'nat', '-D', 'PREROUTING', ...registryReaderRule]);
   for (const rule of forwardRules) await quietly('iptables', ['-D', 'FORWARD', ...rule]);
@@ -385,6 +387,25 @@ async function deleteKubeChains(): Promise<void> {
       for (const chain of chains) await quietly(binary, ['-t', table, '-F', chain]);
       for (const chain of chains) await quietly(binary, ['-t', table, '-X', chain]);
     }
+  }
+}
+
+/**
+ * The ipsets of kube-router's policy controller (KUBE-SRC-*, KUBE-DST-*, ...), once no rule uses them.
+ * The kernel lets go of a set a moment after the last rule naming it is deleted: until then destroy
+ * answers "in use", so each is tried again for up to 2 s.
+ */
+async function deletePolicyIpsets(): Promise<void> {
+  const policySets = async () =>
+    (await sh('ipset', ['list', '-n']).catch(() => ''))
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((name) => name.startsWith('KUBE-') || name.startsWith('kube-router'));
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const left = await policySets();
+    if (left.length === 0) return;
+    for (const name of left) await quietly('ipset', ['destroy', name]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

@@ -37,7 +37,7 @@ import {
   pushRegistryAddress,
   registryAddress,
 } from './network.ts';
-import { gatewayObjects, nodeGateway, traefikArgs } from './gateway.ts';
+import { gatewayObjects, nodeGateway, traefikConfig } from './gateway.ts';
 import { installCrds } from '../install-crds.ts';
 import { clusterDnsObjects, storageClass } from './system-objects.ts';
 import { cachedBuild } from '../cache-dir.ts';
@@ -52,6 +52,13 @@ export interface NodeBinaries {
   node: string;
   /** traefik, and crds/: the Gateway API's (scripts/build-gateway.sh). */
   gateway: string;
+  /** kube-router, whose network policy controller enforces NetworkPolicies (scripts/build-network-policy.sh). */
+  networkPolicy: string;
+}
+
+/** Builds the node's network policy controller if it is not cached yet (scripts/build-network-policy.sh). */
+export function networkPolicyBinaries(): string {
+  return process.env.BERTH_NETWORK_POLICY_BIN ?? cachedBuild('network-policy');
 }
 
 /** Builds the node's Gateway if it is not cached yet (scripts/build-gateway.sh). */
@@ -200,13 +207,28 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
       await applyObject(kc, object as never, fieldManager);
     await installCrds(kc, join(options.binaries.gateway, 'crds'));
     for (const object of gatewayObjects()) await applyObject(kc, object as never, fieldManager);
-    supervise('gateway', join(options.binaries.gateway, 'traefik'), traefikArgs(), {
+    writeFileSync(join(dirs.root, 'gateway.yaml'), traefikConfig());
+    supervise('gateway', join(options.binaries.gateway, 'traefik'), [`--configFile=${join(dirs.root, 'gateway.yaml')}`], {
       ...process.env,
       KUBECONFIG: options.controlPlane.kubeconfigPath,
     });
     const timeout = options.readyTimeoutMs ?? 120_000;
     await waitFor(() => nodeReady(kc), timeout, `node ${nodeName} Ready (see ${dirs.logs}/kubelet.log)`);
     log(`node ${nodeName} Ready`);
+    // NetworkPolicies enforced as on a cluster, once the Node exists (the controller finds itself by
+    // it): kube-router's policy controller alone (iptables and ipsets; the bridge CNI and kube-proxy keep
+    // routing and Services). Its chains are KUBE-*, removed with the others when the node stops, its
+    // ipsets with them.
+    supervise('network-policy', join(options.binaries.networkPolicy, 'kube-router'), [
+      `--kubeconfig=${options.controlPlane.kubeconfigPath}`,
+      `--hostname-override=${nodeName}`,
+      '--run-firewall=true',
+      '--run-router=false',
+      '--run-service-proxy=false',
+      '--enable-cni=false',
+      '--health-port=0',
+      '--v=1',
+    ]);
     await waitFor(
       () => clusterDnsAnswers(),
       timeout,

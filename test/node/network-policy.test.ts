@@ -1,0 +1,96 @@
+// Organizations' NetworkPolicies enforced on the real node (kube-router's policy controller): with the
+// installation's organization policy, an organization's pods answer their own namespace and the node
+// (the Gateway), never another organization's pods or a namespace outside; and they cannot reach the
+// networks the policy blocks (here the node's own address: the API server, the registries).
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { nodeIp, registryAddress } from '../../src/dev/node/network.ts';
+import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
+import { apply, examplePod, exampleImage, httpGet, isReady, kubectlOk, podStatus } from './support.ts';
+
+let berth: BerthProcess;
+const ns = { a: '', b: '', outside: '' };
+let serverIp: string;
+
+/** What `/app get url` run in the pod prints, or why it could not. */
+async function getFrom(namespace: string, pod: string, url: string): Promise<{ ok: boolean; output: string }> {
+  const result = await kubectl(['exec', '-n', namespace, pod, '--', '/app', 'get', url]);
+  return { ok: result.code === 0, output: `${result.stdout}${result.stderr}`.trim() };
+}
+
+async function readyPodIp(namespace: string, name: string): Promise<string> {
+  const status = await eventually(
+    async () => {
+      const current = await podStatus(namespace, name);
+      return isReady(current) ? current : undefined;
+    },
+    90_000,
+    `${namespace}/${name} Ready`,
+  );
+  return status.podIP!;
+}
+
+beforeAll(async () => {
+  const kc = testKubeConfig();
+  const operatorNamespace = await useNamespace('berth-netpol-op');
+  ns.a = await useNamespace('netpol-a');
+  ns.b = await useNamespace('netpol-b');
+  ns.outside = await useNamespace('netpol-outside');
+  await ensureOrganizationNamespace(kc, ns.a, randomUUID());
+  await ensureOrganizationNamespace(kc, ns.b, randomUUID());
+  const policy = { networkPolicy: { blockedCidrs: [`${nodeIp}/32`] } };
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [ns.a, ns.b, operatorNamespace] }),
+    '--organization-policy',
+    JSON.stringify(policy),
+  ]);
+  await waitReady(berth);
+  const image = await exampleImage('netpol');
+  await apply(ns.a, examplePod('server', image, { readinessPath: '/ok' }), examplePod('client', image));
+  await apply(ns.b, examplePod('client', image));
+  await apply(ns.outside, examplePod('client', image));
+  serverIp = await readyPodIp(ns.a, 'server');
+  for (const namespace of [ns.a, ns.b, ns.outside]) await readyPodIp(namespace, 'client');
+  for (const namespace of [ns.a, ns.b])
+    await eventually(
+      async () => (await kubectl(['get', 'networkpolicy', '-n', namespace, 'berth-organization'])).code === 0,
+      30_000,
+      `NetworkPolicy berth-organization in ${namespace}`,
+    );
+});
+
+afterAll(async () => {
+  await berth?.stop();
+});
+
+describe("an organization's pods under its NetworkPolicy on the node", () => {
+  it('answer their own namespace and the node, never another organization or a namespace outside', async () => {
+    const url = `http://${serverIp}:8000/`;
+    // The policy controller programs the node within a second or two of the policy and the pods.
+    await eventually(async () => (await getFrom(ns.a, 'client', url)).ok, 30_000, 'the same namespace reaching the server');
+    expect((await getFrom(ns.a, 'client', url)).output).toBe('berth-example netpol');
+    expect((await httpGet(url)).body).toBe('berth-example netpol\n');
+    await eventually(async () => !(await getFrom(ns.b, 'client', url)).ok, 30_000, 'another organization refused');
+    for (const namespace of [ns.b, ns.outside]) {
+      const attempt = await getFrom(namespace, 'client', url);
+      expect(attempt.ok, `${namespace} reached ${url}: ${attempt.output}`).toBe(false);
+    }
+  });
+
+  it("reach no network the policy blocks (the node's registry), while a namespace outside still does", async () => {
+    const registry = `http://${registryAddress}/v2/`;
+    await eventually(async () => (await getFrom(ns.outside, 'client', registry)).ok, 30_000, 'the registry from outside the organizations');
+    const attempt = await getFrom(ns.a, 'client', registry);
+    expect(attempt.ok, `${ns.a} reached ${registry}: ${attempt.output}`).toBe(false);
+  });
+
+  it('keep to the rules as pods come and go: a new pod of another organization is refused too', async () => {
+    await apply(ns.b, examplePod('late', await exampleImage('netpol')));
+    await readyPodIp(ns.b, 'late');
+    const attempt = await getFrom(ns.b, 'late', `http://${serverIp}:8000/`);
+    expect(attempt.ok, attempt.output).toBe(false);
+    await kubectlOk(['delete', 'pod', '-n', ns.b, 'late', '--wait=false']);
+  });
+});
