@@ -219,6 +219,43 @@ describe('the chart', () => {
     expect(env(withRegistry)).toContainEqual({ name: 'BERTH_PUSH_REGISTRY', value: 'registry.example:5000' });
   });
 
+  it('routes apps through apps.gateway: passes the URL template and Gateway on, and grants httproutes only then', async () => {
+    const routesGranted = (manifests: Manifest[]) =>
+      manifests
+        .filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role')
+        .flatMap((m) => (m as unknown as { rules?: { apiGroups?: string[]; resources?: string[]; verbs?: string[] }[] }).rules ?? [])
+        .some(
+          (rule) =>
+            rule.apiGroups?.includes('gateway.networking.k8s.io') &&
+            rule.resources?.includes('httproutes') &&
+            rule.verbs?.includes('patch'),
+        );
+    const env = (manifests: Manifest[]) =>
+      (
+        manifests.find((m) => m.kind === 'Deployment') as unknown as {
+          spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
+        }
+      ).spec.template.spec.containers[0]!.env;
+    const plain = await render('berth-system');
+    expect(routesGranted(plain)).toBe(false);
+    expect(env(plain).find((e) => e.name === 'BERTH_GATEWAY')).toBeUndefined();
+    const routed = await render('berth-system', [
+      '--set',
+      'apps.urlTemplate=https://{deployment}.{organization}.apps.example.com/',
+      '--set',
+      'apps.gateway.namespace=gateways',
+      '--set',
+      'apps.gateway.name=public',
+    ]);
+    expect(routesGranted(routed)).toBe(true);
+    expect(env(routed)).toEqual(
+      expect.arrayContaining([
+        { name: 'BERTH_APP_URL_TEMPLATE', value: 'https://{deployment}.{organization}.apps.example.com/' },
+        { name: 'BERTH_GATEWAY', value: 'gateways/public' },
+      ]),
+    );
+  });
+
   it('runs the container hardened: non-root, read-only root filesystem, no capabilities, RuntimeDefault seccomp', async () => {
     const deployment = (await render('berth-system')).find((m) => m.kind === 'Deployment') as unknown as V1Deployment;
     const pod = deployment.spec!.template.spec!;

@@ -1,7 +1,7 @@
 // A client that sends a steady, bounded stream of GETs to one URL (loopback only: the node's Gateway)
 // and keeps every answer, so a test can count what failed and how slow it was in any window.
 import { Agent, request } from 'node:http';
-import { loopbackLookup } from './support.ts';
+import { loopbackLookup } from '../support/loopback.ts';
 
 export interface Sample {
   /** When the request was sent (ms since the epoch) and how long it took. */

@@ -1,11 +1,10 @@
 // What node tests share: images pushed to the node's registry, objects applied with kubectl, pods
 // waited for by their status, and HTTP requests that are always bounded in time.
-import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { request } from 'node:http';
-import type { LookupFunction } from 'node:net';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { eventually, kubectl, testKubeConfig } from '../support/cluster.ts';
+import { loopbackLookup } from '../support/loopback.ts';
 import type { BerthProcess } from '../support/berth-process.ts';
 import { pushExampleApp } from '../../src/dev/node/example-app.ts';
 import { nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
@@ -142,20 +141,6 @@ export async function waitForReadyPod(namespace: string, name: string, timeoutMs
 }
 
 /** GET with a 3 s bound: never a request that could wait on a route off this machine. */
-/**
- * Names under `localhost` are loopback, as browsers and curl resolve them (RFC 6761): the Gateway's
- * URLs under `berth dev` are `<deployment>.<organization>.localhost:<port>`; getaddrinfo here knows
- * only `localhost` itself.
- */
-export const loopbackLookup: LookupFunction = (hostname, options, callback) => {
-  if (hostname === 'localhost' || hostname.endsWith('.localhost')) {
-    if ((options as LookupOptions).all) (callback as (e: null, a: LookupAddress[]) => void)(null, [{ address: '127.0.0.1', family: 4 }]);
-    else (callback as (e: null, a: string, f: number) => void)(null, '127.0.0.1', 4);
-    return;
-  }
-  lookup(hostname, options, callback as never);
-};
-
 /** GET with a 3 s bound; `headers` may name another Host (a custom URL's, sent to the Gateway). */
 export function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
