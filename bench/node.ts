@@ -10,7 +10,9 @@
 // - a push to a build-on-push branch until the built image serves, broken down (noticed, clone, commands,
 //   image build and push, rollout), against the same build Job run without Berth plus the same image
 //   change on a plain apps/v1 Deployment (target ratio <= 1.2).
-// `--only a,b` runs some of: starts, pods, deployments, rollouts, failures, builds.
+// - a deployment's URL through the node's Gateway: create to answering, and an image change until only
+//   the new image answers, against a plain apps/v1 Deployment with a hand-written HTTPRoute (bench/url-rounds.ts).
+// `--only a,b` runs some of: starts, pods, deployments, rollouts, urls, failures, builds.
 // Needs root and the cached binaries and images (the node suite or `npm start` builds them).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,7 +32,14 @@ import { createInformer } from '../src/runtime/informer.ts';
 import type { DeepReadonly } from '../src/runtime/types.ts';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import { fieldManager } from '../src/api/group.ts';
-import { applicationDefaults, applicationReadiness, surgeStrategy } from '../src/reconcilers/deployment/render/application.ts';
+import {
+  applicationDefaults,
+  applicationReadiness,
+  drainSeconds,
+  surgeStrategy,
+} from '../src/reconcilers/deployment/render/application.ts';
+import { nodeAppUrlTemplate, nodeGateway } from '../src/dev/node/gateway.ts';
+import { urlRounds } from './url-rounds.ts';
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
 import { startBerthProcess, type BerthProcess } from './berth-process.ts';
 import { roundCosts } from './round-costs.ts';
@@ -44,7 +53,7 @@ const { values } = parseArgs({
     rollouts: { type: 'string', default: '20' },
     failures: { type: 'string', default: '5' },
     builds: { type: 'string', default: '5' },
-    only: { type: 'string', default: 'starts,pods,deployments,rollouts,failures,builds' },
+    only: { type: 'string', default: 'starts,pods,deployments,rollouts,urls,failures,builds' },
     out: { type: 'string', default: 'bench/results/node.json' },
   },
 });
@@ -273,6 +282,28 @@ function watchPodTimelines(
 const phases = (t: PodTimeline) =>
   `template ${seconds(t.applied ?? NaN)}, pod ${seconds(t.created ?? NaN)}, running ${seconds(t.running ?? NaN)}, Ready ${seconds(t.ready ?? NaN)}`;
 
+/**
+ * The same pod as Berth renders where it matters to a rollout: surge strategy, readiness probe, resource
+ * requests (the pod's QoS class and cgroups), the drain before stop and the default termination grace.
+ */
+function plainLikeBerth(name: string, image: string): object {
+  const plain = plainDeployment(name, image) as {
+    spec: {
+      strategy?: object;
+      template: {
+        spec: { terminationGracePeriodSeconds?: number; containers: { readinessProbe?: object; resources?: object; lifecycle?: object }[] };
+      };
+    };
+  };
+  plain.spec.strategy = surgeStrategy;
+  delete plain.spec.template.spec.terminationGracePeriodSeconds;
+  const container = plain.spec.template.spec.containers[0]!;
+  container.readinessProbe = applicationReadiness({ source: 'external_docker' });
+  container.resources = resourceRequirements(benchSizing, applicationDefaults);
+  container.lifecycle = { preStop: { sleep: { seconds: drainSeconds } } };
+  return plain;
+}
+
 /** Image changes until only the new image serves, Berth against apps/v1, alternated. */
 async function rolloutRounds(
   kc: KubeConfig,
@@ -280,18 +311,7 @@ async function rolloutRounds(
   images: [string, string],
 ): Promise<{ berth: number[]; plain: number[]; berthDeployed: number[] }> {
   const times = { berth: [] as number[], plain: [] as number[], berthDeployed: [] as number[] };
-  // The same pod as Berth renders where it matters to a rollout: surge strategy, readiness probe, resource
-  // requests (the pod's QoS class and cgroups) and the default termination grace.
-  const plain = plainDeployment('swap-plain', images[0]) as {
-    spec: {
-      strategy?: object;
-      template: { spec: { terminationGracePeriodSeconds?: number; containers: { readinessProbe?: object; resources?: object }[] } };
-    };
-  };
-  plain.spec.strategy = surgeStrategy;
-  delete plain.spec.template.spec.terminationGracePeriodSeconds;
-  plain.spec.template.spec.containers[0]!.readinessProbe = applicationReadiness({ source: 'external_docker' });
-  plain.spec.template.spec.containers[0]!.resources = resourceRequirements(benchSizing, applicationDefaults);
+  const plain = plainLikeBerth('swap-plain', images[0]);
   // And a Service in front of its pods, as Berth makes for its application: each new or ready pod
   // changes the Service's endpoints for both, and kube-proxy's work on them falls on both.
   const plainService = {
@@ -607,6 +627,25 @@ try {
   const pods = only.has('pods') ? await podsToRunning(kc, namespace, image) : undefined;
   const deployments = only.has('deployments') ? await deploymentRounds(kc, namespace, image) : undefined;
   const rollouts = only.has('rollouts') ? await rolloutRounds(kc, namespace, [image, other]) : undefined;
+  const urls = only.has('urls')
+    ? await withBerth(
+        namespace,
+        () =>
+          urlRounds({
+            kc,
+            namespace,
+            rounds,
+            images: [
+              { image, body: 'berth-example bench\n' },
+              { image: other, body: 'berth-example bench-b\n' },
+            ],
+            berthDeployment,
+            plainDeployment: plainLikeBerth,
+            log,
+          }),
+        { BERTH_APP_URL_TEMPLATE: nodeAppUrlTemplate, BERTH_GATEWAY: `${nodeGateway.namespace}/${nodeGateway.name}` },
+      )
+    : undefined;
   const failures = only.has('failures') ? await failureRounds(kc, namespace, image, cluster.node!.registry) : undefined;
   const builds = only.has('builds') ? await buildRounds(kc, namespace, image, cluster.node!.registry) : undefined;
   const results = {
@@ -647,6 +686,17 @@ try {
           },
         }
       : {}),
+    ...(urls
+      ? {
+          urlAnswering: {
+            ...urls,
+            createRatioMedian: median(urls.create.berth) / median(urls.create.plain),
+            createRatioP90: p90(urls.create.berth) / p90(urls.create.plain),
+            changeRatioMedian: median(urls.change.berth) / median(urls.change.plain),
+            changeRatioP90: p90(urls.change.berth) / p90(urls.change.plain),
+          },
+        }
+      : {}),
     ...(failures
       ? { badImageToDeployFailed: { ms: failures, medianMs: median(failures), p90Ms: p90(failures), maxMs: Math.max(...failures) } }
       : {}),
@@ -671,6 +721,8 @@ try {
       `Berth Deployment to a Ready pod vs apps/v1 Deployment: median ratio ${(median(deployments.berth) / median(deployments.plain)).toFixed(2)}, p90 ratio ${(p90(deployments.berth) / p90(deployments.plain)).toFixed(2)} (Berth median ${seconds(median(deployments.berth))}, plain ${seconds(median(deployments.plain))})`,
     rollouts &&
       `image change until only the new image serves, Berth vs apps/v1: median ratio ${(median(rollouts.berth) / median(rollouts.plain)).toFixed(2)}, p90 ratio ${(p90(rollouts.berth) / p90(rollouts.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(rollouts.berth))}, plain ${seconds(median(rollouts.plain))}, Berth's revision DEPLOYED at median ${seconds(median(rollouts.berthDeployed))}, ${seconds(median(deployedLag(rollouts)))} after serving, p90 ${seconds(p90(deployedLag(rollouts)))} (target <= 0.2 s))`,
+    urls &&
+      `URL through the Gateway, Berth vs apps/v1 + a hand-written HTTPRoute: create to answering median ratio ${(median(urls.create.berth) / median(urls.create.plain)).toFixed(2)}, p90 ${(p90(urls.create.berth) / p90(urls.create.plain)).toFixed(2)} (Berth median ${seconds(median(urls.create.berth))}, plain ${seconds(median(urls.create.plain))}); image change to only the new image answering median ratio ${(median(urls.change.berth) / median(urls.change.plain)).toFixed(2)}, p90 ${(p90(urls.change.berth) / p90(urls.change.plain)).toFixed(2)} (Berth median ${seconds(median(urls.change.berth))}, plain ${seconds(median(urls.change.plain))}) (target <= 1.1)`,
     failures &&
       `bad image, first pull error to DEPLOY_FAILED: median ${seconds(median(failures))}, p90 ${seconds(p90(failures))}, max ${seconds(Math.max(...failures))} (target <= 30 s)`,
     builds &&
