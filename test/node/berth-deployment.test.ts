@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
-import { apply, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
+import { apply, exampleImage, httpGet, componentPods, kubectlOk, serviceImage } from './support.ts';
 
 let namespace: string;
 let berth: BerthProcess;
@@ -33,21 +33,12 @@ async function readyPod(name: string, component: string): Promise<string> {
   try {
     return await eventually(
       async () => {
-        const pods = JSON.parse(
-          await kubectlOk([
-            'get',
-            'pods',
-            '-n',
-            namespace,
-            '-l',
-            `berth.dev/deployment=${name},app.kubernetes.io/component=${component}`,
-            '-o',
-            'json',
-          ]),
-        ) as {
-          items: { metadata: { name: string }; status: { conditions?: { type: string; status: string }[] } }[];
-        };
-        return pods.items.find((pod) => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))?.metadata.name;
+        const pods = await componentPods<{ metadata: { name: string }; status: { conditions?: { type: string; status: string }[] } }>(
+          namespace,
+          name,
+          component,
+        );
+        return pods.find((pod) => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'))?.metadata.name;
       },
       240_000,
       `a Ready ${component} pod of ${name}`,

@@ -11,7 +11,7 @@ import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts'
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { steadyClient, windowStats, type WindowStats } from './steady-client.ts';
-import { exampleImage, httpGet, kubectlOk } from './support.ts';
+import { exampleImage, httpGet, componentPods } from './support.ts';
 
 let berth: BerthProcess;
 let berthArgs: string[];
@@ -42,19 +42,8 @@ afterAll(async () => {
 
 /** The app's pods, terminating ones included: a phase ends once only the wanted revision's remain. */
 async function appPods(): Promise<{ revision: string; terminating: boolean }[]> {
-  const list = JSON.parse(
-    await kubectlOk([
-      'get',
-      'pods',
-      '-n',
-      namespace,
-      '-l',
-      'berth.dev/deployment=web,app.kubernetes.io/component=application',
-      '-o',
-      'json',
-    ]),
-  ) as { items: { metadata: { labels: Record<string, string>; deletionTimestamp?: string } }[] };
-  return list.items.map((pod) => ({
+  const pods = await componentPods<{ metadata: { labels: Record<string, string>; deletionTimestamp?: string } }>(namespace, 'web');
+  return pods.map((pod) => ({
     revision: pod.metadata.labels['berth.dev/revision'] ?? '',
     terminating: !!pod.metadata.deletionTimestamp,
   }));

@@ -10,7 +10,7 @@ import { registryAddress } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches as revisionStatus, type Api } from '../support/http-api.ts';
-import { apply, exampleImage, httpGet, kubectlOk } from './support.ts';
+import { apply, exampleImage, httpGet, componentPods, kubectlOk } from './support.ts';
 
 let berth: BerthProcess;
 let api: Api;
@@ -68,24 +68,11 @@ async function answerAt(url: string, expected: string) {
 }
 
 async function podsOf(name: string) {
-  const list = JSON.parse(
-    await kubectlOk([
-      'get',
-      'pods',
-      '-n',
-      namespace,
-      '-l',
-      `berth.dev/deployment=${name},app.kubernetes.io/component=application`,
-      '-o',
-      'json',
-    ]),
-  ) as {
-    items: {
-      metadata: { name: string; labels: Record<string, string>; deletionTimestamp?: string };
-      spec: { containers: { resources: { requests: Record<string, string> } }[] };
-    }[];
-  };
-  return list.items.filter((pod) => !pod.metadata.deletionTimestamp);
+  const pods = await componentPods<{
+    metadata: { name: string; labels: Record<string, string>; deletionTimestamp?: string };
+    spec: { containers: { resources: { requests: Record<string, string> } }[] };
+  }>(namespace, name);
+  return pods.filter((pod) => !pod.metadata.deletionTimestamp);
 }
 
 describe('a Deployment created through the HTTP API on the real node', () => {

@@ -82,6 +82,12 @@ export async function startOrganizationRegistry(berth: BerthProcess, operatorNam
   return startPushRegistry({ dir, kubeConfig: testKubeConfig(), operatorNamespace, berthUrl: nodeUrl });
 }
 
+/** The pods of one component of a Berth Deployment (terminating ones included), as `T` says they look. */
+export async function componentPods<T>(namespace: string, deployment: string, component = 'application'): Promise<T[]> {
+  const selector = `berth.dev/deployment=${deployment},app.kubernetes.io/component=${component}`;
+  return (JSON.parse(await kubectlOk(['get', 'pods', '-n', namespace, '-l', selector, '-o', 'json'])) as { items: T[] }).items;
+}
+
 /** kubectl that fails the test with kubectl's own message. */
 export async function kubectlOk(args: string[], input?: string): Promise<string> {
   const result = await kubectl(args, input);
