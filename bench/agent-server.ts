@@ -26,7 +26,7 @@ import { fieldManager } from '../src/api/group.ts';
 import { organizationPolicyObjectName } from '../src/api/organization-policy.ts';
 import { runLanggraph, type ClientUser } from '../test/support/langgraph-cli.ts';
 import { startBerthProcess } from './berth-process.ts';
-import { baselineBuild, buildPodOf, onlyImageServes, setImage, stepDurations, until } from './node-steps.ts';
+import { baselineBuild, berthBuildOf, onlyImageServes, setImage, stepDurations, until } from './node-steps.ts';
 import { percentile } from './stats.ts';
 
 const { values } = parseArgs({
@@ -157,7 +157,6 @@ try {
         path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${object.status!.latestRevisionName!}`,
       });
     };
-    const getJob = (name: string) => kubeRequest<Job>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${name}` });
 
     // Round 0, untimed: the first build (the node caches the base image) and the baseline's Deployment,
     // Berth's own pod template under its own labels.
@@ -214,8 +213,7 @@ try {
       await until(() => answers(url, suffix), 120_000);
       const berthMs = performance.now() - began;
       const revision = await latestRevision();
-      const job = await getJob(`${revision.metadata.name}-build`);
-      const pod = await buildPodOf(kc, namespace, `${revision.metadata.name}-build`);
+      const { job, pod } = await berthBuildOf<Job>(kc, namespace, revision.metadata.name!);
       const steps = stepDurations(pod);
       const deployedAt = Date.parse(revision.status?.conditions?.find((c) => c.type === 'Ready')?.lastTransitionTime ?? '');
       const jobDone = Date.parse(job.status?.completionTime ?? '');

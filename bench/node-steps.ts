@@ -6,6 +6,7 @@ import { fieldManager } from '../src/api/group.ts';
 import { defaultBuildResources } from '../src/api/build-resources.ts';
 import type { BuildImages } from '../src/dev/node/node.ts';
 import { renderBuildJob, type BuildSources } from '../src/reconcilers/deployment/render/build-job.ts';
+import { buildJobLocation, defaultBuildNamespace } from '../src/workloads/build-jobs.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 
@@ -96,6 +97,17 @@ export async function buildPodOf(kc: KubeConfig, namespace: string, job: string)
   return list.items[0]!;
 }
 
+/** The build Job Berth ran for a revision (in its build namespace, the default a bench Berth runs with) and its pod. */
+export async function berthBuildOf<Job>(kc: KubeConfig, namespace: string, revisionName: string): Promise<{ job: Job; pod: BuildPod }> {
+  const revision = await kubeRequest<{ metadata: { uid: string } }>(kc, {
+    method: 'GET',
+    path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/revisions/${revisionName}`,
+  });
+  const location = buildJobLocation(defaultBuildNamespace, { namespace, name: revisionName, uid: revision.metadata.uid });
+  const job = await kubeRequest<Job>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${location.namespace}/jobs/${location.name}` });
+  return { job, pod: await buildPodOf(kc, location.namespace, location.name) };
+}
+
 /**
  * The builder without Berth: the build Job Berth renders for `sources`, created at once with no owner,
  * until it succeeds. What it took, its pod (for its steps), and the image it pushed, pinned by digest.
@@ -117,6 +129,7 @@ export async function baselineBuild(
   const job = renderBuildJob({
     owner: { name: 'baseline', namespace, uid: '00000000-0000-4000-8000-000000000000' },
     revisionName: `baseline-${round}`,
+    location: buildJobLocation(undefined, { namespace, name: `baseline-${round}`, uid: '' }),
     sources: input.sources,
     ...(input.graphConfigPath ? { graphConfigPath: input.graphConfigPath } : {}),
     images: { git: images.git, tools: images.buildTools, builder: images.builder, agentTools: images.agentTools },

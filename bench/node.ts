@@ -43,7 +43,7 @@ import { urlRounds } from './url-rounds.ts';
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
 import { startBerthProcess, type BerthProcess } from './berth-process.ts';
 import { roundCosts } from './round-costs.ts';
-import { baselineBuild, buildPodOf, onlyImageServes, setImage, stepDurations, until, type Pod, type PodList } from './node-steps.ts';
+import { baselineBuild, berthBuildOf, onlyImageServes, setImage, stepDurations, until, type Pod, type PodList } from './node-steps.ts';
 
 const { values } = parseArgs({
   options: {
@@ -550,11 +550,10 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
           }, 300_000);
           const berthMs = performance.now() - pushed;
           await until(() => answers(version), 30_000);
-          const pod = await buildPodOf(kc, namespace, `${revision}-build`);
-          const berthJob = await kubeRequest<{ metadata: { creationTimestamp: string }; status?: { completionTime?: string } }>(kc, {
-            method: 'GET',
-            path: `/apis/batch/v1/namespaces/${namespace}/jobs/${revision}-build`,
-          });
+          const { job: berthJob, pod } = await berthBuildOf<{
+            metadata: { creationTimestamp: string };
+            status?: { completionTime?: string };
+          }>(kc, namespace, revision);
           const berthJobMs = Date.parse(berthJob.status?.completionTime ?? '') - Date.parse(berthJob.metadata.creationTimestamp);
           const steps = stepDurations(pod);
           const jobEnd = Math.max(

@@ -219,6 +219,30 @@ describe('the chart', () => {
     expect(env(withRegistry)).toContainEqual({ name: 'BERTH_PUSH_REGISTRY', value: 'registry.example:5000' });
   });
 
+  it('runs builds in a namespace of their own (privileged there only), passed on and watched like a team namespace', async () => {
+    const env = (manifests: Manifest[]) =>
+      (
+        manifests.find((m) => m.kind === 'Deployment') as unknown as {
+          spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
+        }
+      ).spec.template.spec.containers[0]!.env;
+    const plain = await render('berth-system');
+    const namespace = plain.find((m) => m.kind === 'Namespace');
+    expect(namespace?.metadata).toMatchObject({ name: 'berth-builds', labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } });
+    expect(env(plain)).toContainEqual({ name: 'BERTH_BUILD_NAMESPACE', value: 'berth-builds' });
+    const scoped = await render('berth-system', ['--set', 'watchNamespaces={team-a}']);
+    expect(scoped.filter((m) => m.kind === 'Role' && m.metadata.name.endsWith('-manager')).map((m) => m.metadata.namespace)).toEqual([
+      'team-a',
+      'berth-builds',
+    ]);
+    // Pod Security in organization namespaces and the privileged builder go together once builds run apart.
+    expect(await render('berth-system', ['--set', 'organizations.podSecurity=baseline'])).not.toHaveLength(0);
+    const beside = await helm(['template', 'berth', chart, '--set', 'organizations.podSecurity=baseline', '--set', 'builder.namespace=']);
+    expect(beside.code).not.toBe(0);
+    expect(beside.stderr).toContain('builder.namespace');
+    expect((await render('berth-system', ['--set', 'builder.namespace='])).find((m) => m.kind === 'Namespace')).toBeUndefined();
+  });
+
   it('routes apps through apps.gateway: passes the URL template and Gateway on, and grants httproutes only then', async () => {
     const routesGranted = (manifests: Manifest[]) =>
       manifests
@@ -347,7 +371,17 @@ describe('helm install into the test API server', () => {
   }
 
   async function install(release: string, namespace: string, values: string[]): Promise<string> {
-    const result = await helm(['install', release, chart, '--namespace', namespace, ...values]);
+    // Each release makes its own build namespace (two releases cannot share one).
+    const result = await helm([
+      'install',
+      release,
+      chart,
+      '--namespace',
+      namespace,
+      '--set',
+      `builder.namespace=${release}-builds`,
+      ...values,
+    ]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     installed.push({ release, namespace });

@@ -24,6 +24,7 @@ let attackerKey: string;
 let victim: Api;
 let attackerNamespace: string;
 let victimNamespace: string;
+let buildNamespace: string;
 let victimOrganization: string;
 let victimDeploymentId: string;
 /** Everything the attacker got back: no victim secret may be in it. */
@@ -34,6 +35,7 @@ beforeAll(async () => {
   const kc = testKubeConfig();
   const operatorNamespace = await useNamespace('berth-hostile-op');
   attackerNamespace = await useNamespace('attacker');
+  buildNamespace = await useNamespace('hostile-builds');
   victimNamespace = await useNamespace('victim');
   const attackerOrganization = randomUUID();
   victimOrganization = randomUUID();
@@ -49,9 +51,10 @@ beforeAll(async () => {
     'api.apps.example.com',
     '--organization-policy',
     JSON.stringify({ maxReplicas: 5, resourceQuota: { pods: '20' }, podSecurity: 'baseline' }),
-    // Pod Security baseline in organization namespaces needs builds that are not privileged.
-    '--build-privileged',
-    'false',
+    // Builds run apart, in a namespace no team is granted anything in: baseline holds in organization
+    // namespaces with the default, privileged builder.
+    '--build-namespace',
+    buildNamespace,
     // The registry's token endpoint decides who reads and writes which repository: no registry need run.
     '--push-registry',
     registryHost,
@@ -289,6 +292,22 @@ describe('a hostile tenant', () => {
       tally.refused += 1;
     }
     await throughKubectl(['get', 'secret', 'berth-organization', '-n', victimNamespace], /forbidden/);
+  });
+
+  it('cannot reach the build namespace, where builds run privileged: not its Jobs, not their Secrets, no pod there', async () => {
+    await throughKubectl(['get', 'secrets', '-n', buildNamespace], /forbidden/);
+    await throughKubectl(['get', 'jobs', '-n', buildNamespace], /forbidden/);
+    await throughKubectl(['logs', '-n', buildNamespace, 'any-build-pod'], /forbidden/);
+    await throughKubectl(
+      ['apply', '-n', buildNamespace, '-f', '-'],
+      /forbidden/,
+      JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: 'root' },
+        spec: { containers: [{ name: 'c', image: 'busybox:1' }] },
+      }),
+    );
   });
 
   it("cannot run a privileged or host-sharing pod of its own: its namespace enforces Pod Security baseline, which Berth's own pods meet", async () => {

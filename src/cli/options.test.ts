@@ -39,9 +39,17 @@ describe('parseCommandLine', () => {
     expect(() => options(['--build-resources', '{"gpus":1}'])).toThrow('--build-resources: ');
   });
 
-  it('refuses Pod Security baseline for organization namespaces while builds run privileged', () => {
-    expect(() => options(['--organization-policy', '{"podSecurity":"baseline"}'])).toThrow(
-      '--organization-policy: podSecurity: baseline refuses the privileged image step of builds',
+  it('runs builds in the build namespace by default; empty puts them beside their deployment', () => {
+    expect(options([]).buildNamespace).toBe('berth-builds');
+    expect(options(['--build-namespace', 'ci-builds']).buildNamespace).toBe('ci-builds');
+    expect(options(['--build-namespace', '']).buildNamespace).toBeUndefined();
+    expect(() => options(['--build-namespace', 'Not_A_Namespace'])).toThrow('--build-namespace: expected a namespace name');
+  });
+
+  it('refuses Pod Security baseline for organization namespaces while builds run privileged beside their deployments', () => {
+    expect(options(['--organization-policy', '{"podSecurity":"baseline"}']).buildNamespace).toBe('berth-builds');
+    expect(() => options(['--organization-policy', '{"podSecurity":"baseline"}', '--build-namespace', ''])).toThrow(
+      '--organization-policy: podSecurity: baseline refuses the privileged image step of builds beside their deployment',
     );
     expect(options(['--organization-policy', '{"podSecurity":"baseline"}', '--build-privileged', 'false']).organizationPolicy).toEqual({
       podSecurity: 'baseline',

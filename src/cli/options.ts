@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { parseAppUrlTemplate } from '../api/app-urls.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
 import { organizationPolicySchema } from '../api/organization-policy.ts';
+import { defaultBuildNamespace } from '../workloads/build-jobs.ts';
 
 export const usage = `usage: berth <command> [options]
 
@@ -46,6 +47,9 @@ options (each also read from the environment variable in brackets):
                                image, built here)                         [BERTH_AGENT_TOOLS_IMAGE]
   --build-privileged <bool>    run the image step privileged, as BuildKit needs for RUN steps
                                without user namespaces (default true)     [BERTH_BUILD_PRIVILEGED]
+  --build-namespace <name>     where build Jobs run, apart from every organization's apps (made if
+                               missing; default berth-builds; empty: beside their deployment)
+                                                                     [BERTH_BUILD_NAMESPACE]
   --build-resources <json>     what each build step asks for and may use: {"cpu", "memoryMb",
                                "cpuLimit", "memoryLimitMb", "diskLimitGi"} (default 0.5 core,
                                1024 MiB; at most 2 cores, 4096 MiB, 20 GiB)
@@ -153,6 +157,11 @@ const optionsSchema = z
     buildToolsImage: z.string().min(1).optional(),
     agentToolsImage: z.string().min(1).optional(),
     buildPrivileged: bool,
+    buildNamespace: z
+      .string()
+      .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/, 'expected a namespace name, or nothing for builds beside their deployment')
+      .max(63)
+      .transform((name) => name || undefined),
     sourcePollSeconds: z.coerce.number().int('expected whole seconds').min(1).max(86_400),
     firstInputDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(1).max(604_800),
     registry: z.string().min(1).optional(),
@@ -195,11 +204,11 @@ const optionsSchema = z
     dataDir: z.string().min(1),
     node: z.enum(['auto', 'required', 'off']),
   })
-  // Builds run in the organization's namespace: a Pod Security level there must admit them.
-  .refine((options) => !(options.organizationPolicy?.podSecurity && options.buildPrivileged), {
+  // Builds beside their deployment run in the organization's namespace: its Pod Security level must admit them.
+  .refine((options) => !(options.organizationPolicy?.podSecurity && options.buildPrivileged && !options.buildNamespace), {
     path: ['organizationPolicy', 'podSecurity'],
     message:
-      'baseline refuses the privileged image step of builds: set --build-privileged false (a builder that needs no privileges), or leave podSecurity out',
+      'baseline refuses the privileged image step of builds beside their deployment: run them in a build namespace (--build-namespace), set --build-privileged false (a builder that needs no privileges), or leave podSecurity out',
   });
 
 export type Options = z.output<typeof optionsSchema>;
@@ -228,6 +237,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'build-tools-image': { type: 'string' },
       'agent-tools-image': { type: 'string' },
       'build-privileged': { type: 'string' },
+      'build-namespace': { type: 'string' },
       'build-resources': { type: 'string' },
       'source-poll-seconds': { type: 'string' },
       'first-input-deadline-seconds': { type: 'string' },
@@ -269,6 +279,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     buildToolsImage: values['build-tools-image'] ?? env.BERTH_BUILD_TOOLS_IMAGE,
     agentToolsImage: values['agent-tools-image'] ?? env.BERTH_AGENT_TOOLS_IMAGE,
     buildPrivileged: values['build-privileged'] ?? env.BERTH_BUILD_PRIVILEGED ?? 'true',
+    buildNamespace: values['build-namespace'] ?? env.BERTH_BUILD_NAMESPACE ?? defaultBuildNamespace,
     sourcePollSeconds: values['source-poll-seconds'] ?? env.BERTH_SOURCE_POLL_SECONDS ?? '60',
     firstInputDeadlineSeconds: values['first-input-deadline-seconds'] ?? env.BERTH_FIRST_INPUT_DEADLINE_SECONDS ?? '1800',
     registry: values['registry'] ?? env.BERTH_REGISTRY,

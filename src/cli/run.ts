@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { registerCodeHostIntegrationController } from '../reconcilers/codehost-integration/index.ts';
 import { registerDeploymentControllers } from '../reconcilers/deployment/index.ts';
 import { defaultDeploymentControllerOptions } from '../reconcilers/deployment/options.ts';
+import { prepareBuildNamespace } from '../reconcilers/deployment/build-namespace.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/controller.ts';
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
@@ -86,8 +87,10 @@ export async function startBerth(
   logger: Logger,
   cluster: ClusterDefaults = {},
 ): Promise<RunningBerth> {
-  // Every informer, controller's and facade's alike, watches the same namespaces (all when none given).
-  const scope = options.watchNamespaces.length > 0 ? { namespaces: options.watchNamespaces } : {};
+  // Every informer, controller's and facade's alike, watches the same namespaces (all when none given),
+  // and the build namespace, where the builds of those namespaces run.
+  const watched = [...options.watchNamespaces, ...(options.buildNamespace ? [options.buildNamespace] : [])];
+  const scope = options.watchNamespaces.length > 0 ? { namespaces: [...new Set(watched)] } : {};
   const manager = new Manager({
     kubeConfig,
     logger,
@@ -108,9 +111,11 @@ export async function startBerth(
   };
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
+    if (options.buildNamespace) await prepareBuildNamespace(kubeConfig, options.buildNamespace, logger);
     registerDeploymentControllers(manager, {
       ...images,
       buildPrivileged: options.buildPrivileged,
+      ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
       ...(options.buildResources ? { buildResources: options.buildResources } : {}),
       sourcePollIntervalMs: options.sourcePollSeconds * 1000,
       firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
@@ -146,6 +151,7 @@ export async function startBerth(
       logger,
       hostPolicy,
       ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
+      ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       ...(registry
         ? {

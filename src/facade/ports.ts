@@ -60,4 +60,6 @@ export interface FacadeDependencies {
   publicUrl?: string;
   /** The most replicas one deployment may ask for (the organization policy's maxReplicas). Default: no cap. */
   maxReplicas?: number;
+  /** Where build Jobs run (src/workloads/build-jobs.ts): their logs are read there. Default: beside their deployment. */
+  buildNamespace?: string;
 }

@@ -69,6 +69,8 @@ export interface FacadeOptions {
   maxReplicas?: number;
   /** Where clients reach this API. Default: each request's Host. */
   publicUrl?: string;
+  /** Where build Jobs run (src/workloads/build-jobs.ts). Default: beside their deployment. */
+  buildNamespace?: string;
 }
 
 export interface RunningFacade {
@@ -139,6 +141,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     ...(options.hostPolicy ? { hostPolicy: options.hostPolicy } : {}),
     ...(options.maxReplicas !== undefined ? { maxReplicas: options.maxReplicas } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
   };
   const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
   // While draining, every response closes its connection: a client's next request opens a new one,

@@ -21,6 +21,8 @@ import { runLanggraph } from '../support/langgraph-cli.ts';
 import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods } from './support.ts';
 
 const release = 'berth';
+/** Where the release's builds run (builder.namespace), apart from the organization's apps. */
+const buildNamespace = `${release}-helm-builds`;
 let namespace: string;
 let apps: string;
 let api: Api;
@@ -84,6 +86,12 @@ beforeAll(async () => {
     'organizations.resourceQuota.pods=100',
     '--set',
     'organizations.networkPolicy.enabled=true',
+    // Pod Security baseline in the organization's namespace, with the default privileged builder: builds
+    // run in the release's build namespace, so the apps below serve and build under both.
+    '--set',
+    'organizations.podSecurity=baseline',
+    '--set',
+    `builder.namespace=${buildNamespace}`,
   ];
   // Builds as on a cluster whose registry holds the build images (the node's); organizations' sources
   // and images go to the registry whose tokens Berth issues.
@@ -123,11 +131,11 @@ function smallDeployment(name: string, maxScale: number) {
   };
 }
 
-/** Waits until `apps` holds none of these kinds; a timeout names what is left. */
-async function nothingLeft(kinds: string[]): Promise<void> {
+/** Waits until `where` (default `apps`) holds none of these kinds; a timeout names what is left. */
+async function nothingLeft(kinds: string[], where = apps): Promise<void> {
   await eventually(
     async () => {
-      const left = (await kubectlOk(['get', kinds.join(','), '-n', apps, '-o', 'name'])).trim();
+      const left = (await kubectlOk(['get', kinds.join(','), '-n', where, '-o', 'name'])).trim();
       if (left) throw new Error(`left: ${left.split('\n').join(', ')}`);
       return true;
     },
@@ -285,10 +293,17 @@ describe('helm install onto the real node', () => {
       },
       source_revision_config: { repo_ref: 'main' },
     });
-    await eventually(async () => (await kubectlOk(['get', 'jobs', '-n', apps, '-o', 'name'])).trim() !== '', 60_000, 'a build Job');
+    await eventually(
+      async () =>
+        (await kubectlOk(['get', 'jobs', '-n', buildNamespace, '-l', `berth.dev/build-for-namespace=${apps}`, '-o', 'name'])).trim() !== '',
+      60_000,
+      'a build Job in the build namespace',
+    );
+    expect((await kubectlOk(['get', 'jobs', '-n', apps, '-o', 'name'])).trim()).toBe('');
     for (const id of [created.id, built.id]) expect((await api.call('DELETE', `/v2/deployments/${id}`)).status).toBe(204);
     expect((await api.call('DELETE', '/v2/auth/providers/helm-idp')).status).toBe(204);
     await nothingLeft(['deployments.berth.dev', 'jobs']);
+    await nothingLeft(['jobs', 'secrets'], buildNamespace);
 
     expect(await forbiddenInLogs(namespace)).toEqual([]);
     expect(await forbiddenEvents()).toEqual([]);
@@ -331,6 +346,7 @@ describe('helm install onto the real node', () => {
     expect(await run.json()).toEqual({ text: 'UNDER THE CHART!' });
     expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
     await nothingLeft(['deployments.berth.dev', 'jobs']);
+    await nothingLeft(['jobs', 'secrets'], buildNamespace);
     expect(await forbiddenInLogs(namespace)).toEqual([]);
   });
 

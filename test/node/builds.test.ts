@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
 import type { PushRegistry } from '../../src/dev/node/push-registry.ts';
 import { eventually } from '../support/cluster.ts';
+import { defaultBuildNamespace } from '../../src/workloads/build-jobs.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
@@ -140,6 +141,19 @@ describe('a codehost Deployment on the real node', () => {
     await answerAt(url, 'berth-example built-1');
     // The private repository was read with the token, and only with it.
     expect(git.requests.some((r) => r.status === 200 && r.path.endsWith('/git-upload-pack'))).toBe(true);
+    // Built apart from the organization: the privileged Job ran in the build namespace, none beside the app.
+    expect((await kubectlOk(['get', 'jobs', '-n', namespace, '-o', 'name'])).trim()).toBe('');
+    const builds = await kubectlOk([
+      'get',
+      'jobs',
+      '-n',
+      defaultBuildNamespace,
+      '-l',
+      `berth.dev/build-for-namespace=${namespace}`,
+      '-o',
+      'name',
+    ]);
+    expect(builds).toContain(`job.batch/build-${first}`);
   });
 
   it('shows the build log through the logs route: BuildKit ran the RUN step', async () => {

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import type { Deployment, Revision } from '../../api/index.ts';
 import { childNames } from '../../api/child-names.ts';
 import { podsOfRevision } from '../../workloads/revision-pods.ts';
+import { buildJobLocation, podsOfBuild } from '../../workloads/build-jobs.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { invalidField } from '../errors.ts';
 import { inTurns, Limiter, logReadLimits, perReadBytes } from '../log-reads.ts';
@@ -75,9 +76,11 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
   const { cache } = deps;
 
   const podsOf = (namespace: string, revisions: readonly DeepReadonly<Revision>[], type: LogType) =>
-    revisions.flatMap((revision) =>
-      podsOfRevision(cache.pods, namespace, revision.metadata.name ?? '', type === 'build' ? 'build' : 'workload'),
-    );
+    revisions.flatMap((revision) => {
+      const name = revision.metadata.name ?? '';
+      if (type !== 'build') return podsOfRevision(cache.pods, namespace, name, 'workload');
+      return podsOfBuild(cache.pods, name, buildJobLocation(deps.buildNamespace, { namespace, name, uid: revision.metadata.uid ?? '' }));
+    });
 
   /** One replica's log reads in flight at once, whatever the number of requests (log-reads.ts). */
   const requests = new Limiter(logReadLimits.concurrentRequests, logReadLimits.queuedRequests);
@@ -86,29 +89,30 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
    * Each container's current log, and the previous run's of a container that restarted (why it
    * crashed): the newest pods' first, within the request's bounds.
    */
-  const containerLogs = async (namespace: string, pods: readonly DeepReadonly<V1Pod>[]): Promise<ContainerLog[]> => {
+  const containerLogs = async (pods: readonly DeepReadonly<V1Pod>[]): Promise<ContainerLog[]> => {
     const newestFirst = [...pods].sort((a, b) =>
       String(b.metadata?.creationTimestamp ?? '').localeCompare(String(a.metadata?.creationTimestamp ?? '')),
     );
     const reads = newestFirst
       .flatMap((pod) => {
         const name = pod.metadata?.name ?? '';
+        const namespace = pod.metadata?.namespace ?? '';
         const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
         const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => c.name);
         return containers.flatMap((container) => {
           const restarted = (statuses.find((s) => s.name === container)?.restartCount ?? 0) > 0;
           return restarted
             ? [
-                { pod: name, container, previous: true },
-                { pod: name, container, previous: false },
+                { namespace, pod: name, container, previous: true },
+                { namespace, pod: name, container, previous: false },
               ]
-            : [{ pod: name, container, previous: false }];
+            : [{ namespace, pod: name, container, previous: false }];
         });
       })
       .slice(0, logReadLimits.maxReads);
     const limitBytes = perReadBytes(reads.length);
     const works = reads.map(
-      ({ pod, container, previous }) =>
+      ({ namespace, pod, container, previous }) =>
         () =>
           deps.podLogs.read(namespace, pod, container, { previous, limitBytes }).then((text) => ({ pod, container, text })),
     );
@@ -145,7 +149,7 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
     const cursor = filter.offset ? decodeCursor(filter.offset) : undefined;
     if (filter.offset && !cursor) throw invalidField([where, 'offset'], 'Input should be a next_offset this API returned', 'value_error');
     const [logs, secrets] = await Promise.all([
-      containerLogs(namespace, podsOf(namespace, revisions, type)),
+      containerLogs(podsOf(namespace, revisions, type)),
       secretValues(namespace, deployment, type),
     ]);
     return logPage(logs, filter, secrets, cursor);

@@ -5,6 +5,7 @@ import { deploymentKind, type Deployment } from '../../api/index.ts';
 import type { DeepReadonly, Informer, ReconcileContext, ReconcileResult } from '../../runtime/index.ts';
 import { childKinds, workloadInformers, type DeploymentInformers } from './informers.ts';
 import { childNames } from '../../api/child-names.ts';
+import { buildForDeploymentLabel } from '../../workloads/build-jobs.ts';
 import type { DeploymentControllerOptions } from './options.ts';
 import type { OwnerDeployment } from './render/common.ts';
 import { conditionVerdict, deploymentPhase, type StatusObservation } from './status.ts';
@@ -75,6 +76,7 @@ export async function finalizeDeployment(
       if (!object.metadata.deletionTimestamp) await writer.delete(informer.resource, owner.namespace, object.metadata.name!);
     }
   }
+  remaining += await deleteBuildsApart(deps, owner);
   const postgres = childNames(owner.name).postgres;
   const database = informers.statefulSets.get(owner.namespace, postgres);
   if (database?.metadata?.ownerReferences?.some((reference) => reference.uid === owner.uid)) {
@@ -90,4 +92,19 @@ export async function finalizeDeployment(
     deployment,
     finalizers.filter((f) => f !== cleanupFinalizer),
   );
+}
+
+/** Build Jobs in the build namespace have no ownerReference to the Deployment: found by its uid's label.
+ * Each build's Secret is the Job's, and goes with it. Returns how many are not gone yet. */
+async function deleteBuildsApart(
+  deps: { informers: DeploymentInformers; writer: DeploymentWriter; options: DeploymentControllerOptions },
+  owner: OwnerDeployment,
+): Promise<number> {
+  const { buildNamespace } = deps.options;
+  if (!buildNamespace || buildNamespace === owner.namespace) return 0;
+  const jobs = deps.informers.jobs.list(buildNamespace).filter((job) => job.metadata?.labels?.[buildForDeploymentLabel] === owner.uid);
+  for (const job of jobs) {
+    if (!job.metadata?.deletionTimestamp) await deps.writer.delete(childKinds.job, buildNamespace, job.metadata?.name ?? '');
+  }
+  return jobs.length;
 }

@@ -35,6 +35,7 @@ import { createDeploymentReconciler } from './reconcile.ts';
 import { workloadChangeMatters } from './lifecycle.ts';
 import { podChangeMatters } from './pods.ts';
 import { revisionLabel } from './render/common.ts';
+import { buildForDeploymentLabel, revisionNamespaceOf } from '../../workloads/build-jobs.ts';
 import { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
 
 export { cleanupFinalizer } from './finalize.ts';
@@ -68,6 +69,12 @@ export function registerDeploymentControllers(
     name: d.metadata.name ?? '',
   });
 
+  /** The Deployment whose Revision a pod or build Job is labelled with (src/workloads/build-jobs.ts). */
+  const deploymentOfRevision = (object: DeepReadonly<KubeObject>): ObjectKey[] => {
+    const revision = informers.revisions.get(revisionNamespaceOf(object), object.metadata?.labels?.[revisionLabel] ?? '');
+    return revision ? [{ namespace: revision.metadata.namespace ?? '', name: revision.spec.deploymentName }] : [];
+  };
+
   const deployment = manager.addController({
     name: 'deployment',
     informer: informers.deployments,
@@ -83,7 +90,6 @@ export function registerDeploymentControllers(
       untyped(informers.autoscalers),
       untyped(informers.ingresses),
       ...(informers.httpRoutes ? [{ informer: untyped(informers.httpRoutes), changed: unlessStatusOnly }] : []),
-      untyped(informers.jobs),
     ],
     watches: [
       {
@@ -115,13 +121,21 @@ export function registerDeploymentControllers(
             .map(keyOf),
       },
       {
+        // A build Job beside its Deployment is owned by it; one in the build namespace names its Deployment's uid.
+        informer: untyped(informers.jobs),
+        map: (object: DeepReadonly<KubeObject>) => {
+          const owners = ownerKeys(object, deploymentKind);
+          if (owners.length > 0) return owners;
+          const uid = object.metadata?.labels?.[buildForDeploymentLabel];
+          return deploymentsInNamespace(revisionNamespaceOf(object))
+            .filter((d) => uid && d.metadata.uid === uid)
+            .map(keyOf);
+        },
+      },
+      {
         // A pod of a revision that turns Ready, fails to pull or crashes moves that revision's phase.
         informer: untyped(informers.pods),
-        map: (object: DeepReadonly<KubeObject>) => {
-          const pod = object as DeepReadonly<V1Pod>;
-          const revision = informers.revisions.get(pod.metadata?.namespace ?? '', pod.metadata?.labels?.[revisionLabel] ?? '');
-          return revision ? [{ namespace: revision.metadata.namespace ?? '', name: revision.spec.deploymentName }] : [];
-        },
+        map: deploymentOfRevision,
         changed: (object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>) =>
           podChangeMatters(object as DeepReadonly<V1Pod>, previous as DeepReadonly<V1Pod>),
       },

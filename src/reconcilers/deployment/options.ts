@@ -30,6 +30,9 @@ export interface DeploymentControllerOptions {
   appUrls?: AppUrlTemplate;
   /** Routes are HTTPRoutes attached to this Gateway; without one, an Ingress (of ingressClassName). */
   gateway?: GatewayRef;
+  /** Where build Jobs run (src/workloads/build-jobs.ts): a namespace of their own, apart from the
+   * organizations' apps. Unset: beside their Deployment. */
+  buildNamespace?: string;
   /** Service account of build Jobs (e.g. with push credentials for the registry). */
   buildServiceAccountName?: string;
   /** Run the image step privileged: BuildKit needs it for a Dockerfile's RUN steps unless the node

@@ -13,7 +13,8 @@ import { chooseRevisions, type Halt } from './choose-revisions.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
 import { cleanupFinalizer, finalizeDeployment } from './finalize.ts';
 import { childKinds } from './informers.ts';
-import { buildJobName, childNames } from '../../api/child-names.ts';
+import { childNames } from '../../api/child-names.ts';
+import { buildJobLocation } from '../../workloads/build-jobs.ts';
 import { optional, type DeploymentReconcilerDependencies, type Pass } from './pass.ts';
 import { recordOutcome, stall } from './record-status.ts';
 import type { ServingRevision } from './render/application.ts';
@@ -159,7 +160,7 @@ async function syncCredentials(
 async function pruneRevisions(pass: Pass, owner: OwnerDeployment, all: RevisionRecord[], keep: string[]): Promise<void> {
   for (const revision of revisionsToPrune(all, pass.options.revisionRetention, new Set(keep))) {
     await pass.writer.delete(revisionKind, owner.namespace, revision.name);
-    if (pass.informers.jobs.get(owner.namespace, buildJobName(revision.name)))
-      await pass.writer.delete(childKinds.job, owner.namespace, buildJobName(revision.name));
+    const job = buildJobLocation(pass.options.buildNamespace, { ...owner, name: revision.name, uid: revision.object.metadata.uid ?? '' });
+    if (pass.informers.jobs.get(job.namespace, job.name)) await pass.writer.delete(childKinds.job, job.namespace, job.name);
   }
 }

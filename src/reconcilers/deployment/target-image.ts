@@ -6,11 +6,10 @@ import { sourceArchiveUrls, uploadIdOf } from '../../registry/source-archives.ts
 import { buildState, builtImageReference } from './build-state.ts';
 import { withAppliedHash } from './compare.ts';
 import type { ChosenRevisions } from './choose-revisions.ts';
-import { buildJobName } from '../../api/child-names.ts';
+import { buildJobLocation, podsOfBuild, type BuildJobLocation } from '../../workloads/build-jobs.ts';
 import { optional, type Pass } from './pass.ts';
-import { podsOfRevision } from '../../workloads/revision-pods.ts';
 import type { ServingRevision } from './render/application.ts';
-import { builtImage, renderBuildJob, type BuildSources } from './render/build-job.ts';
+import { builtImage, renderBuildJob, renderBuildSecret, type BuildSources } from './render/build-job.ts';
 import type { OwnerDeployment } from './render/common.ts';
 import { imageOf, type RevisionRecord } from './revision-records.ts';
 
@@ -50,15 +49,21 @@ async function ensureBuild(
   const { informers, options } = pass;
   const { target } = chosen;
   const building = isBuiltSource(target.object.spec.source) && !knownImage;
-  const existing = building ? informers.jobs.get(owner.namespace, buildJobName(target.name)) : undefined;
-  const pods = existing ? podsOfRevision(informers.pods, owner.namespace, target.name, 'build') : [];
+  const location = buildJobLocation(options.buildNamespace, { ...owner, name: target.name, uid: target.object.metadata.uid ?? '' });
+  const existing = building ? informers.jobs.get(location.namespace, location.name) : undefined;
+  const pods = existing ? podsOfBuild(informers.pods, target.name, location) : [];
   const build = buildState(existing, pods, redactToken(chosen.token));
+  if (existing && location.apart && (build.state === 'queued' || build.state === 'running'))
+    await ensureBuildSecret(pass, owner, chosen, existing);
   if (!building || build.state !== 'absent') return build;
   const spec = deployment.spec;
+  // Apart, the steps read the copies in the build's own Secret (named like the Job).
+  const apartCredentials = location.apart ? location.name : undefined;
   const job = renderBuildJob({
     owner,
     revisionName: target.name,
-    sources: buildSources(pass, deployment, owner, chosen),
+    location,
+    sources: buildSources(pass, deployment, owner, chosen, apartCredentials),
     installCommand: spec.sourceConfig?.installCommand,
     buildCommand: spec.sourceConfig?.buildCommand,
     graphConfigPath: target.object.spec.sourceRevisionConfig.graphConfigPath,
@@ -73,16 +78,54 @@ async function ensureBuild(
     privileged: options.buildPrivileged,
     resources: options.buildResources,
     requestScale: options.requestScale,
-    ...optional('registryCredentials', options.registryCredentials),
+    ...optional('registryCredentials', options.registryCredentials && (apartCredentials ?? options.registryCredentials)),
   });
-  await pass.writer.apply(withAppliedHash(job));
-  pass.context.recorder.event(deployment, 'Normal', 'BuildStarted', `Building Revision ${target.name}.`);
+  const started = await pass.writer.apply(withAppliedHash(job));
+  if (location.apart) await ensureBuildSecret(pass, owner, chosen, started);
+  pass.context.recorder.event(deployment, 'Normal', 'BuildStarted', `Building Revision ${target.name}${whereApart(location)}.`);
   return build;
 }
 
+function whereApart(location: BuildJobLocation): string {
+  return location.apart ? ` (Job ${location.namespace}/${location.name})` : '';
+}
+
+/**
+ * A build apart gets copies of its organization's registry credential and of the code host token, in
+ * a Secret owned by its Job. The Job's pod waits for it; a pass that finds the Job without it (Berth
+ * stopped in between) writes it then.
+ */
+async function ensureBuildSecret(
+  pass: Pass,
+  owner: OwnerDeployment,
+  chosen: ChosenRevisions,
+  job: { metadata?: { name?: string; namespace?: string; uid?: string } },
+): Promise<void> {
+  const { name = '', namespace = '', uid = '' } = job.metadata ?? {};
+  if (pass.informers.secrets.get(namespace, name)) return;
+  const organizationSecret = pass.options.registryCredentials
+    ? pass.informers.secrets.get(owner.namespace, pass.options.registryCredentials)
+    : undefined;
+  const dockerConfigJson = organizationSecret?.data?.['.dockerconfigjson'];
+  if (pass.options.registryCredentials && !dockerConfigJson)
+    throw new Error(`the organization's registry credential (Secret ${pass.options.registryCredentials}) is not in ${owner.namespace} yet`);
+  const secret = renderBuildSecret(
+    { name, namespace, uid },
+    { ...optional('dockerConfigJson', dockerConfigJson), ...optional('token', chosen.token) },
+  );
+  await pass.writer.createOrGet(secret);
+}
+
 /** Where a revision's build gets its sources: the Deployment's repository, or the revision's uploaded archive. */
-function buildSources(pass: Pass, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment, chosen: ChosenRevisions): BuildSources {
-  const { target, credentialsSecretName } = chosen;
+function buildSources(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  owner: OwnerDeployment,
+  chosen: ChosenRevisions,
+  apartCredentials: string | undefined,
+): BuildSources {
+  const { target } = chosen;
+  const credentialsSecretName = chosen.credentialsSecretName && (apartCredentials ?? chosen.credentialsSecretName);
   const config = target.object.spec.sourceRevisionConfig;
   if (sourceKind(target.object.spec.source)?.image === 'built-from-archive') {
     return {

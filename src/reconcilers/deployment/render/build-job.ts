@@ -6,10 +6,18 @@
 // (the commit checked out; BuildKit's metadata with the pushed digest), and a failed one leaves the last
 // lines of its log there (build-state.ts reads both). User input reaches the shell only through
 // environment variables, never by splicing it into a script.
-import type { V1Container, V1EnvVar, V1Job, V1Volume } from '@kubernetes/client-node';
-import { buildJobName } from '../../../api/child-names.ts';
+import type { V1Container, V1EnvVar, V1Job, V1ObjectMeta, V1Secret, V1Volume } from '@kubernetes/client-node';
 import type { BuildResources } from '../../../api/build-resources.ts';
-import { type OwnerDeployment, childMetadata, cpuQuantity, memoryQuantity, revisionLabel, scaledRequests } from './common.ts';
+import { buildForDeploymentLabel, buildForNamespaceLabel, type BuildJobLocation } from '../../../workloads/build-jobs.ts';
+import {
+  type OwnerDeployment,
+  childMetadata,
+  cpuQuantity,
+  memoryQuantity,
+  revisionLabel,
+  scaledRequests,
+  selectorLabels,
+} from './common.ts';
 
 export interface BuildImages {
   /** Clones the repository: needs `git` and `sh`. */
@@ -49,6 +57,8 @@ export type BuildSources =
 export interface BuildJobInput {
   owner: OwnerDeployment;
   revisionName: string;
+  /** Where the Job runs (src/workloads/build-jobs.ts): beside its Deployment, or in the build namespace. */
+  location: BuildJobLocation;
   sources: BuildSources;
   installCommand?: string | null;
   buildCommand?: string | null;
@@ -321,24 +331,73 @@ function buildVolumes(input: BuildJobInput): V1Volume[] {
   ];
 }
 
+/**
+ * Beside its Deployment a Job is owned by it. Apart (in the build namespace) no ownerReference can
+ * cross namespaces: labels say whose build it is, and the Deployment's finalizer removes it.
+ */
+function buildJobMetadata(owner: OwnerDeployment, revisionName: string, location: BuildJobLocation): V1ObjectMeta {
+  if (!location.apart) return childMetadata(owner, location.name, 'build', { [revisionLabel]: revisionName });
+  return {
+    name: location.name,
+    namespace: location.namespace,
+    labels: {
+      ...selectorLabels(owner, 'build'),
+      'app.kubernetes.io/managed-by': 'berth',
+      [revisionLabel]: revisionName,
+      [buildForNamespaceLabel]: owner.namespace,
+      [buildForDeploymentLabel]: owner.uid,
+    },
+  };
+}
+
+/** Apart, a build cannot mount its organization's Secrets: it gets copies of what it needs, in one
+ * Secret of its own named like its Job (and owned by it, so it goes with the Job). */
+export interface BuildCredentials {
+  /** The organization's registry credential (a Docker config). */
+  dockerConfigJson?: string;
+  /** The code host's token. */
+  token?: string;
+}
+
+export function renderBuildSecret(job: { name: string; namespace: string; uid: string }, credentials: BuildCredentials): V1Secret {
+  const data: Record<string, string> = {};
+  if (credentials.dockerConfigJson) data['.dockerconfigjson'] = credentials.dockerConfigJson;
+  if (credentials.token) data.token = Buffer.from(credentials.token).toString('base64');
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: {
+      name: job.name,
+      namespace: job.namespace,
+      labels: { 'app.kubernetes.io/managed-by': 'berth', 'app.kubernetes.io/component': 'build' },
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: job.name, uid: job.uid, controller: true, blockOwnerDeletion: true }],
+    },
+    data,
+  };
+}
+
 export function renderBuildJob(input: BuildJobInput): V1Job {
-  const { owner, revisionName } = input;
+  const { owner, revisionName, location } = input;
   const image = builtImage(input.registry, owner.namespace, owner.name, revisionName);
   const resources = buildStepResources(input.resources, input.requestScale);
   const sized = (container: V1Container): V1Container => ({ ...container, resources });
+  const podLabels = { [revisionLabel]: revisionName, ...(location.apart ? { [buildForNamespaceLabel]: owner.namespace } : {}) };
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: childMetadata(owner, buildJobName(revisionName), 'build', { [revisionLabel]: revisionName }),
+    metadata: buildJobMetadata(owner, revisionName, location),
     spec: {
       // A build that failed fails again from the same commit: its reason is shown at once.
       backoffLimit: 0,
       activeDeadlineSeconds: 3600,
       template: {
-        metadata: { labels: { [revisionLabel]: revisionName } },
+        metadata: { labels: podLabels },
         spec: {
           restartPolicy: 'Never',
           ...(input.serviceAccountName ? { serviceAccountName: input.serviceAccountName } : {}),
+          // Nothing in a build talks to the API server; in the build namespace its account may do nothing.
+          ...(location.apart ? { automountServiceAccountToken: false } : {}),
           initContainers: [
             sourcesStep(input.sources, input.images, Boolean(input.registryCredentials)),
             commandsStep(input),

@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { renderApplication, renderApplicationService, renderQueueWorker, type WorkloadInput } from './application.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
 import { backingServices, scaling } from './backing.ts';
-import { builtImage, fetchProgram, graphCheck, langgraphCliVersion, renderBuildJob } from './build-job.ts';
+import { builtImage, fetchProgram, graphCheck, langgraphCliVersion, renderBuildJob, renderBuildSecret } from './build-job.ts';
+import { buildJobLocation } from '../../../workloads/build-jobs.ts';
 import { cpuQuantity, memoryQuantity, resourceRequirements, revisionLabel } from './common.ts';
 import { defaultBuildResources, parseCustomUrl } from '../../../api/index.ts';
 import { renderIngress } from './ingress.ts';
@@ -378,9 +379,11 @@ describe('ingress', () => {
 });
 
 describe('renderBuildJob', () => {
+  const besideOwner = buildJobLocation(undefined, { ...owner, name: 'shop-abcdef0123', uid: 'r-uid' });
   const job = renderBuildJob({
     owner,
     revisionName: 'shop-abcdef0123',
+    location: besideOwner,
     sources: {
       kind: 'repository',
       repoUrl: 'https://github.com/acme/shop',
@@ -478,6 +481,7 @@ describe('renderBuildJob', () => {
     const archive = renderBuildJob({
       owner,
       revisionName: 'shop-abcdef0123',
+      location: besideOwner,
       sources: {
         kind: 'archive',
         manifestUrl: 'http://registry.local:5000/v2/team-a/shop/sources/manifests/abc',
@@ -507,6 +511,7 @@ describe('renderBuildJob', () => {
     const credentialed = renderBuildJob({
       owner,
       revisionName: 'shop-abcdef0123',
+      location: besideOwner,
       sources: {
         kind: 'archive',
         manifestUrl: 'http://registry.local/v2/team-a/shop/sources/manifests/abc',
@@ -594,5 +599,65 @@ describe('the graph check of a configuration file', () => {
     expect(result.stdout).toMatch(/graph a \(\.\/missing\.py:graph\): \[Errno 2\] No such file or directory/);
     expect(result.stdout).toMatch(/graph b \(\.\/broken\.py:graph\): .*line 1/);
     expect(result.stdout).toMatch(/graph c \(\.\/named\.py:graph\): \.\/named\.py defines no graph at top level/);
+  });
+});
+
+describe('a build apart from its Deployment (the build namespace)', () => {
+  const location = buildJobLocation('berth-builds', { ...owner, name: 'shop-abcdef0123', uid: '6f1c-revision-uid' });
+  const job = renderBuildJob({
+    owner,
+    revisionName: 'shop-abcdef0123',
+    location,
+    sources: { kind: 'repository', repoUrl: 'https://github.com/acme/shop', repoRef: 'main', credentialsSecretName: location.name },
+    images: { git: 'alpine/git', tools: 'busybox', builder: 'moby/buildkit', agentTools: 'python:3.11-slim' },
+    registry: 'registry.local',
+    privileged: true,
+    resources: defaultBuildResources,
+    requestScale: 1,
+    registryCredentials: location.name,
+  });
+
+  it('is named by its Revision uid in the build namespace, labelled with whose build it is, owned by nobody', () => {
+    expect(location).toEqual({ namespace: 'berth-builds', name: 'build-6f1c-revision-uid', apart: true });
+    expect(job.metadata!.namespace).toBe('berth-builds');
+    expect(job.metadata!.name).toBe('build-6f1c-revision-uid');
+    expect(job.metadata!.ownerReferences).toBeUndefined();
+    expect(job.metadata!.labels).toMatchObject({
+      [revisionLabel]: 'shop-abcdef0123',
+      'berth.dev/build-for-namespace': owner.namespace,
+      'berth.dev/build-for-deployment': owner.uid,
+    });
+    expect(job.spec!.template.metadata!.labels).toEqual({
+      [revisionLabel]: 'shop-abcdef0123',
+      'berth.dev/build-for-namespace': owner.namespace,
+    });
+    expect(job.spec!.template.spec!.automountServiceAccountToken).toBe(false);
+  });
+
+  it('reads the code host token and the registry credential from its own Secret, owned by the Job', () => {
+    const pod = job.spec!.template.spec!;
+    const clone = pod.initContainers![0]!;
+    expect(clone.env).toContainEqual({
+      name: 'GIT_TOKEN',
+      valueFrom: { secretKeyRef: { name: location.name, key: 'token', optional: true } },
+    });
+    expect(pod.volumes).toContainEqual({
+      name: 'registry-auth',
+      secret: { secretName: location.name, items: [{ key: '.dockerconfigjson', path: 'config.json' }] },
+    });
+    const secret = renderBuildSecret({ ...location, uid: 'job-uid' }, { dockerConfigJson: 'e30=', token: 'ghp_x' });
+    expect(secret.metadata!.ownerReferences).toEqual([
+      { apiVersion: 'batch/v1', kind: 'Job', name: location.name, uid: 'job-uid', controller: true, blockOwnerDeletion: true },
+    ]);
+    expect(secret.data).toEqual({ '.dockerconfigjson': 'e30=', token: Buffer.from('ghp_x').toString('base64') });
+  });
+
+  it('stays beside its Deployment when no build namespace is set', () => {
+    expect(buildJobLocation(undefined, { ...owner, name: 'shop-1', uid: 'u' })).toEqual({
+      namespace: owner.namespace,
+      name: 'shop-1-build',
+      apart: false,
+    });
+    expect(buildJobLocation(owner.namespace, { ...owner, name: 'shop-1', uid: 'u' }).apart).toBe(false);
   });
 });
