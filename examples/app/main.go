@@ -7,6 +7,8 @@
 // environment variable, `app get URL` prints what URL answers (a client with the cluster's DNS,
 // bounded to 3 s), `app fail` exits with status 1.
 //
+// GET /work?ms=N spends N ms of CPU before it answers (load for autoscaling tests).
+//
 // GET /db and GET /cache check the database and the cache through $DATABASE_URI and $REDIS_URI, the
 // connection settings Berth gives the app (backing.go).
 //
@@ -76,6 +78,20 @@ func main() {
 	})
 	mux.HandleFunc("GET /ok", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "ok")
+	})
+	// GET /work?ms=N keeps a CPU busy for N ms (at most 1000) before it answers: load an autoscaler sees.
+	mux.HandleFunc("GET /work", func(w http.ResponseWriter, r *http.Request) {
+		ms, err := strconv.Atoi(r.URL.Query().Get("ms"))
+		if err != nil || ms < 0 || ms > 1000 {
+			http.Error(w, "ms must be a whole number from 0 to 1000", http.StatusBadRequest)
+			return
+		}
+		deadline := time.Now().Add(time.Duration(ms) * time.Millisecond)
+		spins := 0
+		for time.Now().Before(deadline) {
+			spins++
+		}
+		fmt.Fprintf(w, "worked %d ms (%d spins)\n", ms, spins)
 	})
 	mux.HandleFunc("GET /db", backingCheck("db", "DATABASE_URI", checkDatabase))
 	mux.HandleFunc("GET /cache", backingCheck("cache", "REDIS_URI", checkCache))

@@ -16,7 +16,9 @@ export function berthCacheDir(env: NodeJS.ProcessEnv = process.env): string {
  * yet (scripts/lib/cached-build.sh), printed on the script's last line. The build's progress goes to
  * this process's stderr.
  */
-export function cachedBuild(name: 'controlplane' | 'node' | 'buildkit' | 'tools' | 'flux' | 'gateway' | 'network-policy'): string {
+export function cachedBuild(
+  name: 'controlplane' | 'node' | 'buildkit' | 'tools' | 'flux' | 'gateway' | 'network-policy' | 'metrics-server',
+): string {
   const script = join(repoRoot, `scripts/build-${name}.sh`);
   const out = execFileSync('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   const bin = out.trim().split('\n').pop();

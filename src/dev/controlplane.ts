@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { cachedBuild } from './cache-dir.ts';
 import { clusterCidr, nodeIp, serviceCidr } from './node/network.ts';
-import { generatePki, type Pki } from './pki.ts';
+import { frontProxyClientName, generatePki, type Pki } from './pki.ts';
 import { startSupervised, type SupervisedProcess } from './supervised-process.ts';
 
 export interface ControlPlaneOptions {
@@ -202,7 +202,7 @@ const pemPath = (layout: Layout) => (name: keyof Pki) => join(layout.pkiDir, `${
 
 /** The certificates, made once per data dir. A data dir from an older Berth may lack the node's: the whole set is made anew then. */
 async function ensurePki(pkiDir: string): Promise<Pki> {
-  if (!existsSync(join(pkiDir, 'pki.json')) || !('kubeletClientCert' in readPki(pkiDir))) {
+  if (!existsSync(join(pkiDir, 'pki.json')) || !('metricsServerCert' in readPki(pkiDir))) {
     const pki = await generatePki();
     writeFileSync(join(pkiDir, 'pki.json'), JSON.stringify(pki), { mode: 0o600 });
     for (const [name, pem] of Object.entries(pki)) writeFileSync(join(pkiDir, `${name}.pem`), pem, { mode: 0o600 });
@@ -290,6 +290,16 @@ function nodeApiserverFlags(pem: (name: keyof Pki) => string): string[] {
     `--kubelet-certificate-authority=${pem('caCert')}`,
     '--kubelet-preferred-address-types=InternalIP,Hostname',
     '--enable-admission-plugins=NodeRestriction',
+    // The aggregation layer, for metrics-server's metrics.k8s.io: the API server proxies with its
+    // front-proxy client certificate, to the endpoints of the APIService's Service.
+    `--requestheader-client-ca-file=${pem('frontProxyCaCert')}`,
+    `--requestheader-allowed-names=${frontProxyClientName}`,
+    '--requestheader-username-headers=X-Remote-User',
+    '--requestheader-group-headers=X-Remote-Group',
+    '--requestheader-extra-headers-prefix=X-Remote-Extra-',
+    `--proxy-client-cert-file=${pem('frontProxyClientCert')}`,
+    `--proxy-client-key-file=${pem('frontProxyClientKey')}`,
+    '--enable-aggregator-routing=true',
   ];
 }
 

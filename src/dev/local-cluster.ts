@@ -6,6 +6,7 @@ import { controlPlaneBinaries, startControlPlane, type ControlPlane } from './co
 import {
   gatewayBinaries,
   networkPolicyBinaries,
+  metricsBinaries,
   nodeBinaries,
   NodePrerequisitesError,
   prepareNodeHost,
@@ -59,7 +60,13 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   };
   try {
     log('locating the node binaries (built once, then cached)');
-    const binaries = { kube: kubeBin, node: nodeBinaries(), gateway: gatewayBinaries(), networkPolicy: networkPolicyBinaries() };
+    const binaries = {
+      kube: kubeBin,
+      node: nodeBinaries(),
+      gateway: gatewayBinaries(),
+      networkPolicy: networkPolicyBinaries(),
+      metrics: metricsBinaries(),
+    };
     controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, forNode: true, log });
     node = await startNode({ dataDir: options.dataDir, controlPlane, binaries, forwardDns: options.forwardDns, log });
     return { controlPlane, node, stop };

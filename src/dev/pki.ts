@@ -31,6 +31,14 @@ export interface Pki {
   kubeletServingKey: string;
   apiserverKubeletClientCert: string;
   apiserverKubeletClientKey: string;
+  /** The aggregation layer's: a CA of its own whose one client, the API server, proxies to extension
+   * API servers (metrics-server) and says who asks in request headers. */
+  frontProxyCaCert: string;
+  frontProxyClientCert: string;
+  frontProxyClientKey: string;
+  /** metrics-server's identity towards the API server and the kubelet. */
+  metricsServerCert: string;
+  metricsServerKey: string;
 }
 
 async function keyPair(): Promise<CryptoKeyPair> {
@@ -70,11 +78,11 @@ interface Issued {
 }
 
 /** The self-signed CA every other certificate chains to. */
-async function createAuthority(validity: Validity): Promise<Authority> {
+async function createAuthority(validity: Validity, name = 'CN=berth-local-ca'): Promise<Authority> {
   const keys = await keyPair();
   const cert = await x509.X509CertificateGenerator.createSelfSigned({
     serialNumber: serial(),
-    name: 'CN=berth-local-ca',
+    name,
     ...validity,
     keys,
     signingAlgorithm,
@@ -127,6 +135,9 @@ const kubeletNames = new x509.SubjectAlternativeNameExtension([
   { type: 'ip', value: '127.0.0.1' },
 ]);
 
+/** The one name the aggregation layer's client certificate may have (--requestheader-allowed-names). */
+export const frontProxyClientName = 'front-proxy-client';
+
 export async function generatePki(): Promise<Pki> {
   const ca = await createAuthority({ notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + tenYears) });
   const client = (subject: string) => issue(ca, subject, x509.ExtendedKeyUsage.clientAuth);
@@ -137,6 +148,9 @@ export async function generatePki(): Promise<Pki> {
   const kubeletClient = await client(`CN=system:node:${nodeName}, O=system:nodes`);
   const apiserverKubeletClient = await client('CN=kube-apiserver-kubelet-client, O=system:masters');
   const kubeletServing = await issue(ca, `CN=${nodeName}`, x509.ExtendedKeyUsage.serverAuth, kubeletNames);
+  const metricsServer = await client('CN=system:metrics-server');
+  const frontProxyCa = await createAuthority(ca.validity, 'CN=berth-local-front-proxy-ca');
+  const frontProxyClient = await issue(frontProxyCa, `CN=${frontProxyClientName}`, x509.ExtendedKeyUsage.clientAuth);
   const saKeys = await keyPair();
   return {
     caCert: ca.cert.toString('pem'),
@@ -149,6 +163,9 @@ export async function generatePki(): Promise<Pki> {
     ...pair('kubeletClient', kubeletClient),
     ...pair('kubeletServing', kubeletServing),
     ...pair('apiserverKubeletClient', apiserverKubeletClient),
+    frontProxyCaCert: frontProxyCa.cert.toString('pem'),
+    ...pair('frontProxyClient', frontProxyClient),
+    ...pair('metricsServer', metricsServer),
   };
 }
 

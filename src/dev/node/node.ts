@@ -40,6 +40,7 @@ import {
 import { gatewayObjects, nodeGateway, traefikConfig } from './gateway.ts';
 import { installCrds } from '../install-crds.ts';
 import { clusterDnsObjects, storageClass } from './system-objects.ts';
+import { metricsServerArgs, metricsServerObjects } from './metrics.ts';
 import { cachedBuild } from '../cache-dir.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -54,6 +55,13 @@ export interface NodeBinaries {
   gateway: string;
   /** kube-router, whose network policy controller enforces NetworkPolicies (scripts/build-network-policy.sh). */
   networkPolicy: string;
+  /** metrics-server, which serves metrics.k8s.io for `kubectl top` and autoscalers (scripts/build-metrics-server.sh). */
+  metrics: string;
+}
+
+/** Builds the node's metrics-server if it is not cached yet (scripts/build-metrics-server.sh). */
+export function metricsBinaries(): string {
+  return process.env.BERTH_METRICS_SERVER_BIN ?? cachedBuild('metrics-server');
 }
 
 /** Builds the node's network policy controller if it is not cached yet (scripts/build-network-policy.sh). */
@@ -229,6 +237,17 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
       '--health-port=0',
       '--v=1',
     ]);
+    // Resource metrics for `kubectl top` and autoscalers, served through the aggregation layer.
+    for (const object of metricsServerObjects()) await applyObject(kc, object as never, fieldManager);
+    supervise(
+      'metrics-server',
+      join(options.binaries.metrics, 'metrics-server'),
+      metricsServerArgs({
+        kubeconfig: join(dirs.root, 'metrics-server.kubeconfig'),
+        certDir: join(dirs.root, 'metrics-server'),
+        caFile: join(options.controlPlane.pkiDir, 'caCert.pem'),
+      }),
+    );
     await waitFor(
       () => clusterDnsAnswers(),
       timeout,
@@ -280,6 +299,11 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
   writeFileSync(join(dirs.root, 'kube-proxy.kubeconfig'), kubeconfig(server, pki, { cert: pki.proxyCert, key: pki.proxyKey }), {
     mode: 0o600,
   });
+  writeFileSync(
+    join(dirs.root, 'metrics-server.kubeconfig'),
+    kubeconfig(server, pki, { cert: pki.metricsServerCert, key: pki.metricsServerKey }),
+    { mode: 0o600 },
+  );
   // kube-proxy exits when its configuration file changes: written once, before it starts.
   writeFileSync(join(dirs.root, 'kube-proxy.yaml'), kubeProxyConfig(join(dirs.root, 'kube-proxy.kubeconfig')));
 }

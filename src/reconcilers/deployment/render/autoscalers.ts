@@ -8,6 +8,10 @@ import type { DeploymentSpecInput } from './spec.ts';
 /** CPU utilisation the autoscaler holds the pods at, as a share of their CPU request. */
 const targetCpuUtilization = 70;
 
+/** How long load must stay low before replicas go: Knative's stable window. The HPA's own default,
+ * five minutes, keeps an app's burst capacity (and its cost) long after a burst ends. */
+const scaleDownWindowSeconds = 60;
+
 function renderAutoscaler(
   owner: OwnerDeployment,
   target: string,
@@ -26,6 +30,7 @@ function renderAutoscaler(
       minReplicas: scale.minReplicas,
       maxReplicas: scale.maxReplicas,
       metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: targetCpuUtilization } } }],
+      behavior: { scaleDown: { stabilizationWindowSeconds: scaleDownWindowSeconds } },
     },
   };
 }

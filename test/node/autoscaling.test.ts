@@ -1,0 +1,143 @@
+// Apps scale with their load on the real node: metrics-server serves the pods' CPU (metrics.k8s.io) and
+// the HorizontalPodAutoscaler Berth renders from min_scale/max_scale acts on it. A bounded client sends
+// CPU-costly requests to the app's URL through the node's Gateway (loopback only); replicas rise to
+// max_scale and never past it, then fall back to min_scale once the load stops, and the client sees 0
+// failed requests throughout.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { nodeAppUrlTemplate, nodeGateway } from '../../src/dev/node/gateway.ts';
+import { kubeRequest } from '../../src/runtime/index.ts';
+import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
+import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
+import { steadyClient, windowStats } from './steady-client.ts';
+import { exampleImage, httpGet } from './support.ts';
+
+const kc = testKubeConfig();
+let berth: BerthProcess;
+let api: Api;
+let namespace: string;
+
+beforeAll(async () => {
+  const operatorNamespace = await useNamespace('berth-scale-op');
+  namespace = await useNamespace('scale');
+  const org = randomUUID();
+  await ensureOrganizationNamespace(kc, namespace, org);
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    '--app-url-template',
+    nodeAppUrlTemplate,
+    '--gateway',
+    `${nodeGateway.namespace}/${nodeGateway.name}`,
+  ]);
+  await waitReady(berth);
+  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [org])).key });
+});
+
+afterAll(async () => {
+  await berth?.stop();
+});
+
+interface Autoscaler {
+  spec: { minReplicas: number; maxReplicas: number };
+  status?: { currentReplicas?: number; desiredReplicas?: number; currentMetrics?: unknown[] };
+}
+
+const autoscaler = (name: string) =>
+  kubeRequest<Autoscaler>(kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}` });
+
+const readyReplicas = async (name: string) =>
+  (
+    await kubeRequest<{ status?: { readyReplicas?: number } }>(kc, {
+      method: 'GET',
+      path: `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
+    })
+  ).status?.readyReplicas ?? 0;
+
+describe('an app under load on the real node', () => {
+  let url: string;
+
+  it("has its pods' CPU and memory in metrics.k8s.io (metrics-server through the aggregation layer)", { timeout: 240_000 }, async () => {
+    const created = await api.ok('POST', '/v2/deployments', {
+      name: 'busy',
+      source: 'external_docker',
+      source_config: {
+        resource_spec: { min_scale: 1, max_scale: 3, cpu: 0.1, memory_mb: 64 },
+        health_check: { path: '/ok', period_seconds: 1 },
+      },
+      source_revision_config: { image_uri: await exampleImage('scale-v1') },
+    });
+    await revisionReaches(api, created.id, created.latest_revision_id, ['DEPLOYED'], { timeoutMs: 120_000 });
+    url = (await api.ok('GET', `/v2/deployments/${created.id}`)).url as string;
+    await eventually(async () => (await httpGet(`${url}/ok`).catch(() => undefined))?.status === 200, 30_000, `${url} answering`);
+    const metrics = await eventually(
+      async () => {
+        const list = await kubeRequest<{
+          items: { metadata: { name: string }; containers: { usage: { cpu: string; memory: string } }[] }[];
+        }>(kc, {
+          method: 'GET',
+          path: `/apis/metrics.k8s.io/v1beta1/namespaces/${namespace}/pods`,
+        }).catch(() => undefined);
+        return list && list.items.length > 0 ? list.items : undefined;
+      },
+      120_000,
+      "the app pod's metrics",
+    );
+    expect(metrics[0]!.metadata.name).toMatch(/^busy-/);
+    expect(metrics[0]!.containers[0]!.usage.memory).toMatch(/^\d+[KMG]i$/);
+    // The autoscaler reads them too: its current CPU shows up in its status.
+    await eventually(
+      async () => ((await autoscaler('busy')).status?.currentMetrics?.length ?? 0) > 0,
+      120_000,
+      'the autoscaler reading CPU',
+    );
+  });
+
+  it(
+    'scales out to max_scale under load and back in once it stops, never past the cap, with 0 failed requests',
+    { timeout: 600_000 },
+    async () => {
+      // Two loops, a 5 ms CPU request each 40 ms: at most 50 requests and a tenth of a core a second, to loopback.
+      const client = steadyClient(`${url}/work?ms=5`, { concurrency: 2, intervalMs: 40, accept: (status) => status === 200 });
+      let most = 0;
+      let watching = true;
+      const watch = (async () => {
+        while (watching) {
+          const status = (await autoscaler('busy').catch(() => undefined))?.status;
+          most = Math.max(most, status?.currentReplicas ?? 0, status?.desiredReplicas ?? 0);
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+        }
+      })();
+      try {
+        const outFrom = Date.now();
+        await eventually(async () => (await readyReplicas('busy')) === 3, 300_000, '3 ready replicas under load');
+        const out = windowStats(client.samples, outFrom, Date.now());
+        console.error(`[autoscaling] scale out 1 -> 3: ${Math.round((Date.now() - outFrom) / 1000)} s, ${JSON.stringify(out)}`);
+        await client.stop();
+        const inFrom = Date.now();
+        // A lighter client keeps asking through the scale-in: what it sees is what a user would.
+        const quiet = steadyClient(`${url}/ok`, { concurrency: 1, intervalMs: 200, accept: (status) => status === 200 });
+        try {
+          await eventually(
+            async () => (await autoscaler('busy')).status?.currentReplicas === 1 && (await readyReplicas('busy')) === 1,
+            300_000,
+            'back to 1 replica',
+          );
+          await new Promise((resolve) => setTimeout(resolve, 2000));
+        } finally {
+          await quiet.stop();
+        }
+        const back = windowStats(quiet.samples, inFrom, Date.now());
+        console.error(`[autoscaling] scale in 3 -> 1: ${Math.round((Date.now() - inFrom) / 1000)} s, ${JSON.stringify(back)}`);
+        expect({ out: out.failures, in: back.failures }).toEqual({ out: [], in: [] });
+        expect(out.failed + back.failed).toBe(0);
+        expect(most).toBe(3);
+      } finally {
+        watching = false;
+        await watch;
+        await client.stop();
+      }
+    },
+  );
+});
