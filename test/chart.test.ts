@@ -174,9 +174,20 @@ describe('the chart', () => {
   it('renders manifests the API server accepts (server-side dry-run, strict field validation)', async () => {
     const namespace = await useNamespace('chart-dry-run');
     const watched = await useNamespace('chart-watched');
+    // A dry run makes no namespace: the Role of the build namespace needs one that exists.
+    const builds = await useNamespace('chart-builds');
     for (const values of [
       ['--set', 'facade.ingress.enabled=true', '--set', `apiKey.sha256=${sha256('key')}`, '--set', 'apiKey.organizations={org-1}'],
-      ['--set', `watchNamespaces={${watched}}`, '--set', 'crds.install=false', '--set', 'components={controller}'],
+      [
+        '--set',
+        `watchNamespaces={${watched}}`,
+        '--set',
+        `builder.namespace=${builds}`,
+        '--set',
+        'crds.install=false',
+        '--set',
+        'components={controller}',
+      ],
     ]) {
       const manifests = await render(namespace, values);
       const applied = await kubectl(

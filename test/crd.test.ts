@@ -143,14 +143,18 @@ describe('generated CRDs', () => {
             latestRevisionName: 'web-0123456789',
             activeRevisionName: 'web-0123456789',
             url: 'http://10.96.0.20',
+            scaling: { replicas: 2, desiredReplicas: 3, reason: 'SucceededRescale' },
             conditions: [{ type: 'Ready', status: 'True', reason: 'Deployed', message: 'ok', lastTransitionTime: '2026-01-01T00:00:00Z' }],
           },
         },
       ],
     });
     const table = await kubectl(['get', 'bdeploy', '-n', namespace]);
-    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+STATUS\s+LATEST\s+ACTIVE\s+SOURCE\s+URL\s+READY\s+AGE/);
-    expect(table.stdout).toMatch(/web\s+READY\s+web-0123456789\s+web-0123456789\s+external_docker\s+http:\/\/10\.96\.0\.20\s+True\s/);
+    expect(table.stdout.split('\n')[0]).toMatch(/^NAME\s+STATUS\s+LATEST\s+ACTIVE\s+SOURCE\s+URL\s+REPLICAS\s+READY\s+AGE/);
+    expect(table.stdout).toMatch(/web\s+READY\s+web-0123456789\s+web-0123456789\s+external_docker\s+http:\/\/10\.96\.0\.20\s+2\s+True\s/);
+    const wide = await kubectl(['get', 'bdeploy', '-n', namespace, '-o', 'wide']);
+    expect(wide.stdout.split('\n')[0]).toMatch(/\sREPLICAS\s+DESIRED\s/);
+    expect(wide.stdout).toMatch(/\s2\s+3\s/);
     await objects.createNamespacedCustomObject({
       group,
       version,

@@ -411,6 +411,21 @@ export type DeploymentSpec = z.infer<typeof deploymentSpecSchema>;
 export const deploymentPhases = ['AWAITING_DATABASE', 'READY', 'UNUSED', 'AWAITING_DELETE', 'UNKNOWN'] as const;
 export type DeploymentPhase = (typeof deploymentPhases)[number];
 
+export const deploymentScalingSchema = z
+  .object({
+    replicas: z.number().int().min(0).describe("The application's replicas now, as its autoscaler counts them."),
+    desiredReplicas: z.number().int().min(0).describe('What its autoscaler asks for now, within minScale..maxScale.'),
+    lastScaleTime: z.string().max(64).optional().describe('When the autoscaler last changed the number of replicas.'),
+    reason: z.string().max(128).optional().describe("The autoscaler's reason for where it stands, e.g. SucceededRescale, TooManyReplicas."),
+    message: z
+      .string()
+      .max(1024)
+      .optional()
+      .describe('What the autoscaler says about it, e.g. "the desired count is more than the maximum replica count".'),
+  })
+  .describe("What the application's autoscaler is doing; absent without one (a fixed scale, or scaled to zero).");
+export type DeploymentScaling = z.infer<typeof deploymentScalingSchema>;
+
 export const deploymentStatusSchema = z
   .object({
     status: z.enum(deploymentPhases).optional().describe('Lifecycle state: AWAITING_DATABASE, READY, UNUSED, AWAITING_DELETE or UNKNOWN.'),
@@ -435,6 +450,7 @@ export const deploymentStatusSchema = z
       .max(2048)
       .optional()
       .describe("The application Service's address inside the cluster (reachable from the host under berth dev)."),
+    scaling: deploymentScalingSchema.optional(),
     observedGeneration: observedGenerationSchema.optional(),
     updatedAt: updatedAtSchema.optional(),
     conditions: conditionsSchema.optional(),

@@ -12,7 +12,7 @@ import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts'
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { steadyClient, windowStats } from './steady-client.ts';
-import { exampleImage, httpGet } from './support.ts';
+import { exampleImage, httpGet, kubectlOk } from './support.ts';
 
 const kc = testKubeConfig();
 let berth: BerthProcess;
@@ -46,6 +46,15 @@ interface Autoscaler {
 
 const autoscaler = (name: string) =>
   kubeRequest<Autoscaler>(kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}` });
+
+/** The Berth Deployment's status.scaling. */
+const berthScaling = async () =>
+  (
+    await kubeRequest<{ status?: { scaling?: { replicas: number; desiredReplicas: number; lastScaleTime?: string } } }>(kc, {
+      method: 'GET',
+      path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/busy`,
+    })
+  ).status?.scaling;
 
 const readyReplicas = async (name: string) =>
   (
@@ -113,6 +122,15 @@ describe('an app under load on the real node', () => {
         const outFrom = Date.now();
         await eventually(async () => (await readyReplicas('busy')) === 3, 300_000, '3 ready replicas under load');
         const out = windowStats(client.samples, outFrom, Date.now());
+        // The Deployment says so, in its status and in kubectl get.
+        const scaled = await eventually(
+          async () => ((await berthScaling())?.replicas === 3 ? berthScaling() : undefined),
+          60_000,
+          'status.scaling at 3',
+        );
+        expect(scaled).toMatchObject({ replicas: 3, desiredReplicas: 3 });
+        expect(scaled?.lastScaleTime).toMatch(/^\d{4}-\d\d-\d\dT/);
+        expect(await kubectlOk(['get', 'bdeploy', 'busy', '-n', namespace, '-o', 'wide'])).toMatch(/\s3\s+3\s/);
         console.error(`[autoscaling] scale out 1 -> 3: ${Math.round((Date.now() - outFrom) / 1000)} s, ${JSON.stringify(out)}`);
         await client.stop();
         const inFrom = Date.now();
@@ -129,6 +147,7 @@ describe('an app under load on the real node', () => {
           await quiet.stop();
         }
         const back = windowStats(quiet.samples, inFrom, Date.now());
+        await eventually(async () => (await berthScaling())?.replicas === 1, 60_000, 'status.scaling back at 1');
         console.error(`[autoscaling] scale in 3 -> 1: ${Math.round((Date.now() - inFrom) / 1000)} s, ${JSON.stringify(back)}`);
         expect({ out: out.failures, in: back.failures }).toEqual({ out: [], in: [] });
         expect(out.failed + back.failed).toBe(0);

@@ -34,6 +34,7 @@ import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
 import { workloadChangeMatters } from './lifecycle.ts';
 import { podChangeMatters } from './pods.ts';
+import { autoscalerChangeMatters } from './scaling-status.ts';
 import { revisionLabel } from './render/common.ts';
 import { buildForDeploymentLabel, revisionNamespaceOf } from '../../workloads/build-jobs.ts';
 import { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
@@ -87,7 +88,7 @@ export function registerDeploymentControllers(
       { informer: untyped(informers.appsDeployments), changed: workloadChangeMatters },
       untyped(informers.statefulSets),
       untyped(informers.services),
-      untyped(informers.autoscalers),
+      { informer: untyped(informers.autoscalers), changed: autoscalerChangeMatters },
       untyped(informers.ingresses),
       ...(informers.httpRoutes ? [{ informer: untyped(informers.httpRoutes), changed: unlessStatusOnly }] : []),
     ],

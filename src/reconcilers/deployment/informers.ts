@@ -36,6 +36,7 @@ import {
   type ResourceKind,
 } from '../../runtime/index.ts';
 import { referencedSecretNames } from './inputs.ts';
+import { autoscalerStatusPaths } from './scaling-status.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
 
 export const childKinds = {
@@ -90,7 +91,8 @@ const appliedView = {
   job: ownedFieldsView(fieldManager, ['status']),
   // The cluster IP is the API server's choice, and the Deployment's url.
   service: ownedFieldsView(fieldManager, ['spec.clusterIP']),
-  autoscaler: ownedFieldsView(fieldManager),
+  // What the autoscaler reports (the Deployment's status.scaling), not its metrics readings.
+  autoscaler: ownedFieldsView(fieldManager, autoscalerStatusPaths),
   ingress: ownedFieldsView(fieldManager),
   httpRoute: ownedFieldsView(fieldManager),
 };

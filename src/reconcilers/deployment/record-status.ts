@@ -1,7 +1,8 @@
 // The end of a pass: the Deployment's status (with an Event for each new reason to be stuck and each
 // newly serving revision), and the phases of its Revisions. Writes only what differs.
 import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
-import { appUrl, findCondition, type Deployment, type Revision } from '../../api/index.ts';
+import { appUrl, findCondition, type Deployment, type DeploymentScaling, type Revision } from '../../api/index.ts';
+import { scalingStatus } from './scaling-status.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
 import { childNames } from '../../api/child-names.ts';
@@ -26,6 +27,7 @@ export interface StatusFacts {
   active?: RevisionRecord;
   url?: string;
   clusterUrl?: string;
+  scaling?: DeploymentScaling;
 }
 
 function tierFact(deployment: DeepReadonly<Deployment>): { tier?: TierCondition } {
@@ -52,6 +54,7 @@ export async function writeStatus(
       ...(facts.active ? { active: { name: facts.active.name, uid: facts.active.uid, image: imageOf(facts.active.object) } } : {}),
       ...(facts.url ? { url: facts.url } : {}),
       ...(facts.clusterUrl ? { clusterUrl: facts.clusterUrl } : {}),
+      ...(facts.scaling ? { scaling: facts.scaling } : {}),
       ...tierFact(deployment),
     },
     pass.options.now(),
@@ -74,6 +77,7 @@ export async function stall(pass: Pass, deployment: DeepReadonly<Deployment>, pr
   // Where the app answers does not change while a new spec cannot be acted on.
   const url = facts.url ?? status?.url;
   const clusterUrl = facts.clusterUrl ?? status?.clusterUrl;
+  const scaling = facts.scaling ?? status?.scaling;
   await writeStatus(
     pass,
     deployment,
@@ -86,7 +90,7 @@ export async function stall(pass: Pass, deployment: DeepReadonly<Deployment>, pr
       workloadsRolledOut: false,
       targetIsActive: false,
     },
-    { ...facts, ...(url ? { url } : {}), ...(clusterUrl ? { clusterUrl } : {}) },
+    { ...facts, ...(url ? { url } : {}), ...(clusterUrl ? { clusterUrl } : {}), ...(scaling ? { scaling } : {}) },
   );
 }
 
@@ -173,6 +177,7 @@ export async function recordOutcome(
       ...(active ? { active } : {}),
       ...optional('url', applicationUrl(spec, service, appUrls && appUrl(appUrls, owner.name, owner.namespace))),
       ...optional('clusterUrl', clusterUrl(service)),
+      ...optional('scaling', scalingStatus(pass.informers.autoscalers.get(owner.namespace, names.application))),
     },
   );
   if (deployed) await recordRevisionPhase(pass, target, phase);

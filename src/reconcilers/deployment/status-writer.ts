@@ -8,6 +8,7 @@ import {
   setCondition,
   timestamp,
   type Condition,
+  type DeploymentScaling,
   type DeploymentStatus,
   type RevisionStatus,
 } from '../../api/index.ts';
@@ -42,6 +43,8 @@ export interface DeploymentFacts {
   url?: string;
   /** The application Service's address inside the cluster. */
   clusterUrl?: string;
+  /** What the application's autoscaler is doing (scaling-status.ts). */
+  scaling?: DeploymentScaling;
   /** What the tier says about this cluster (tier.ts); its absence removes an earlier one. */
   tier?: TierCondition;
 }
@@ -59,6 +62,7 @@ export function nextDeploymentStatus(previous: DeploymentStatus | undefined, fac
     ...(facts.active?.image ? { imageVersion: facts.active.image } : {}),
     ...(facts.url ? { url: facts.url } : {}),
     ...(facts.clusterUrl ? { clusterUrl: facts.clusterUrl } : {}),
+    ...(facts.scaling ? { scaling: facts.scaling } : {}),
     observedGeneration: facts.generation,
     conditions: withTier(applyVerdict(previous?.conditions, facts.verdict, facts.generation, now), facts.tier, facts.generation, now),
   };
