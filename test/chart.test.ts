@@ -77,6 +77,14 @@ async function render(namespace: string, values: string[] = []): Promise<Manifes
     .filter((doc): doc is Manifest => doc !== null);
 }
 
+/** The environment of Berth's container in rendered manifests. */
+function env(manifests: Manifest[]): { name: string; value?: string }[] {
+  const deployment = manifests.find((m) => m.kind === 'Deployment') as unknown as {
+    spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
+  };
+  return deployment.spec.template.spec.containers[0]!.env;
+}
+
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 describe('the chart', () => {
@@ -216,12 +224,6 @@ describe('the chart', () => {
         .filter((m) => m.kind === 'Role' && m.metadata.name.endsWith('-api-keys'))
         .flatMap((m) => (m as unknown as { rules: { resources: string[]; verbs: string[] }[] }).rules)
         .some((rule) => rule.resources.includes('secrets') && rule.verbs.includes('create'));
-    const env = (manifests: Manifest[]) =>
-      (
-        manifests.find((m) => m.kind === 'Deployment') as unknown as {
-          spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
-        }
-      ).spec.template.spec.containers[0]!.env;
     const plain = await render('berth-system');
     expect(secretCreate(plain)).toBe(false);
     expect(env(plain).find((e) => e.name === 'BERTH_PUSH_REGISTRY')).toBeUndefined();
@@ -231,12 +233,6 @@ describe('the chart', () => {
   });
 
   it('runs builds in a namespace of their own (privileged there only), passed on and watched like a team namespace', async () => {
-    const env = (manifests: Manifest[]) =>
-      (
-        manifests.find((m) => m.kind === 'Deployment') as unknown as {
-          spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
-        }
-      ).spec.template.spec.containers[0]!.env;
     const plain = await render('berth-system');
     const namespace = plain.find((m) => m.kind === 'Namespace');
     expect(namespace?.metadata).toMatchObject({ name: 'berth-builds', labels: { 'pod-security.kubernetes.io/enforce': 'privileged' } });
@@ -265,12 +261,6 @@ describe('the chart', () => {
             rule.resources?.includes('httproutes') &&
             rule.verbs?.includes('patch'),
         );
-    const env = (manifests: Manifest[]) =>
-      (
-        manifests.find((m) => m.kind === 'Deployment') as unknown as {
-          spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
-        }
-      ).spec.template.spec.containers[0]!.env;
     const plain = await render('berth-system');
     expect(routesGranted(plain)).toBe(false);
     expect(env(plain).find((e) => e.name === 'BERTH_GATEWAY')).toBeUndefined();
