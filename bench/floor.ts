@@ -105,7 +105,7 @@ export async function floorConverge(kc: KubeConfig, namespace: string, name: str
         undefined,
         {
           phase: 'UNKNOWN',
-          verdict: { kind: 'reconciling', reason: 'Deploying', message: 'Rolling out.' },
+          verdict: { state: 'progressing', reason: 'Deploying', message: 'Rolling out.' },
           generation,
           latest: { name: revision.metadata.name!, uid: revision.metadata.uid! },
         },

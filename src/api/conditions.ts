@@ -76,9 +76,18 @@ export function markStalled(conditions: readonly Condition[] | undefined, o: Obs
   return setCondition(next, { type: conditionTypes.stalled, status: 'True', ...o }, now);
 }
 
-/** What a controller's pass concluded: ready, under way (heals by itself), or stalled (needs a change). */
+/** Not ready, with nothing under way and nothing for Kubernetes to change: Ready, Reconciling and
+ * Stalled all False (a code host that refused credentials it may accept again, a revision passed over). */
+export function markNotReady(conditions: readonly Condition[] | undefined, o: Observation, now: Date): Condition[] {
+  let next = setCondition(conditions, { type: conditionTypes.ready, status: 'False', ...o }, now);
+  next = setCondition(next, { type: conditionTypes.reconciling, status: 'False', ...o }, now);
+  return setCondition(next, { type: conditionTypes.stalled, status: 'False', ...o }, now);
+}
+
+/** What a controller's pass concluded: ready, under way (heals by itself), stalled (needs a change), or
+ * not ready with none of those (markNotReady). */
 export interface Verdict {
-  state: 'ready' | 'progressing' | 'stalled';
+  state: 'ready' | 'progressing' | 'stalled' | 'notReady';
   reason: string;
   message: string;
 }
@@ -93,6 +102,7 @@ export function markVerdict(
   const o = { reason: verdict.reason, message: verdict.message, ...(generation === undefined ? {} : { observedGeneration: generation }) };
   if (verdict.state === 'ready') return markReady(conditions, o, now);
   if (verdict.state === 'stalled') return markStalled(conditions, o, now);
+  if (verdict.state === 'notReady') return markNotReady(conditions, o, now);
   return markReconciling(conditions, o, now);
 }
 

@@ -6,10 +6,9 @@ import {
   statusesEqual,
   findCondition,
   markVerdict,
-  setCondition,
   timestamp,
   type CodeHostIntegrationStatus,
-  type Condition,
+  type Verdict,
 } from '../../api/index.ts';
 import { CodeHostRateLimitedError, type CodeHostAccount, type CodeHostError } from '../../codehost/index.ts';
 
@@ -43,8 +42,6 @@ export interface Decision {
   event: { type: 'Normal' | 'Warning'; reason: string; message: string } | undefined;
 }
 
-type Verdict = { state: 'ready' | 'refused' | 'progressing' | 'stalled'; reason: string; message: string };
-
 function verdictOf(verification: Verification, providerName: string): Verdict {
   if (verification.ok) {
     const { login, kind } = verification.account;
@@ -55,35 +52,18 @@ function verdictOf(verification: Verification, providerName: string): Verdict {
   switch (error.reason) {
     case 'InvalidCredentials':
       return { state: 'stalled', reason: reasons.secretInvalid, message: error.message };
+    // The host said no: nothing will change until someone fixes the credentials, yet they may be fixed
+    // on the host's side (token re-enabled, App reinstalled) without a Kubernetes change, so this is not
+    // Stalled: the periodic check notices the fix.
     case 'Unauthorized':
-      return { state: 'refused', reason: reasons.rejected, message: error.message };
+      return { state: 'notReady', reason: reasons.rejected, message: error.message };
     case 'NotFound':
-      return { state: 'refused', reason: reasons.notFound, message: error.message };
+      return { state: 'notReady', reason: reasons.notFound, message: error.message };
     case 'RateLimited':
       return { state: 'progressing', reason: reasons.rateLimited, message: error.message };
     case 'Unreachable':
       return { state: 'progressing', reason: reasons.unreachable, message: error.message };
   }
-}
-
-function conditionsFor(
-  previous: readonly Condition[] | undefined,
-  verdict: Verdict,
-  generation: number | undefined,
-  now: Date,
-): Condition[] {
-  if (verdict.state !== 'refused') return markVerdict(previous, { ...verdict, state: verdict.state }, generation, now);
-  // The host said no: not ready, and nothing will change until someone fixes the credentials, yet
-  // they may be fixed on the host's side (token re-enabled, App reinstalled) without a Kubernetes
-  // change, so this is not Stalled: the periodic check notices the fix.
-  const observation = {
-    reason: verdict.reason,
-    message: verdict.message,
-    ...(generation === undefined ? {} : { observedGeneration: generation }),
-  };
-  let next = setCondition(previous, { type: conditionTypes.ready, status: 'False', ...observation }, now);
-  next = setCondition(next, { type: conditionTypes.reconciling, status: 'False', ...observation }, now);
-  return setCondition(next, { type: conditionTypes.stalled, status: 'False', ...observation }, now);
 }
 
 function requeueAfter(verification: Verification, timing: Timing, now: Date): number | undefined {
@@ -115,7 +95,7 @@ export function decide(
   const account = verification.ok ? verification.account.login : verdict.state === 'progressing' ? current?.account : undefined;
   const candidate: CodeHostIntegrationStatus = {
     ...(generation === undefined ? {} : { observedGeneration: generation }),
-    conditions: conditionsFor(current?.conditions, verdict, generation, now),
+    conditions: markVerdict(current?.conditions, verdict, generation, now),
     ...(account === undefined ? {} : { account }),
   };
   const changed = !statusesEqual(current, candidate);

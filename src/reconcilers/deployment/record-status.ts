@@ -63,7 +63,7 @@ export async function writeStatus(
   await pass.writer.status<Deployment>(deployment, next);
   // An Event for each new reason to be stuck, not for each reconcile that sees the same one.
   const wasStalled = findCondition(previous?.conditions, 'Stalled');
-  if (verdict.kind === 'stalled' && !(wasStalled?.status === 'True' && wasStalled.reason === verdict.reason)) {
+  if (verdict.state === 'stalled' && !(wasStalled?.status === 'True' && wasStalled.reason === verdict.reason)) {
     pass.context.recorder.event(deployment, 'Warning', verdict.reason, verdict.message);
   }
   if (facts.active && facts.active.name !== previous?.activeRevisionName) {

@@ -8,7 +8,7 @@ const t1 = new Date('2026-01-01T00:05:00Z');
 describe('nextDeploymentStatus', () => {
   const facts = {
     phase: 'READY' as const,
-    verdict: { kind: 'ready' as const, reason: 'Ready', message: 'serving' },
+    verdict: { state: 'ready' as const, reason: 'Ready', message: 'serving' },
     generation: 3,
     latest: { name: 'shop-aaaaaaaaaa', uid: 'u1' },
     active: { name: 'shop-aaaaaaaaaa', uid: 'u1', image: 'nginx:1' },
@@ -52,7 +52,7 @@ describe('nextDeploymentStatus', () => {
   it('moves updatedAt and the transition time when something changes', () => {
     const next = nextDeploymentStatus(
       first,
-      { ...facts, phase: 'UNKNOWN', verdict: { kind: 'reconciling', reason: 'AwaitingAvailability', message: 'wait' } },
+      { ...facts, phase: 'UNKNOWN', verdict: { state: 'progressing', reason: 'AwaitingAvailability', message: 'wait' } },
       t1,
     );
     expect(next.updatedAt).toBe('2026-01-01T00:05:00Z');

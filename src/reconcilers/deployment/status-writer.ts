@@ -2,40 +2,22 @@
 // nothing but timestamps would change, so an unchanged world causes no status write. Pure.
 import {
   statusesEqual,
-  markReady,
-  markReconciling,
-  markStalled,
+  markVerdict,
   setCondition,
   timestamp,
   type Condition,
   type DeploymentScaling,
   type DeploymentStatus,
   type RevisionStatus,
+  type Verdict,
 } from '../../api/index.ts';
 import type { TargetPhase } from './lifecycle.ts';
-import type { ConditionVerdict, DeploymentPhase } from './status.ts';
+import type { DeploymentPhase } from './status.ts';
 import { scaleToZeroCondition, type TierCondition } from './tier.ts';
-
-function applyVerdict(
-  conditions: readonly Condition[] | undefined,
-  verdict: ConditionVerdict,
-  observedGeneration: number,
-  now: Date,
-): Condition[] {
-  const observation = { reason: verdict.reason, message: verdict.message, observedGeneration };
-  switch (verdict.kind) {
-    case 'ready':
-      return markReady(conditions, observation, now);
-    case 'stalled':
-      return markStalled(conditions, observation, now);
-    case 'reconciling':
-      return markReconciling(conditions, observation, now);
-  }
-}
 
 export interface DeploymentFacts {
   phase: DeploymentPhase;
-  verdict: ConditionVerdict;
+  verdict: Verdict;
   generation: number;
   latest?: { name: string; uid: string };
   active?: { name: string; uid: string; image?: string };
@@ -64,18 +46,19 @@ export function nextDeploymentStatus(previous: DeploymentStatus | undefined, fac
     ...(facts.clusterUrl ? { clusterUrl: facts.clusterUrl } : {}),
     ...(facts.scaling ? { scaling: facts.scaling } : {}),
     observedGeneration: facts.generation,
-    conditions: withTier(applyVerdict(previous?.conditions, facts.verdict, facts.generation, now), facts.tier, facts.generation, now),
+    conditions: withTier(markVerdict(previous?.conditions, facts.verdict, facts.generation, now), facts.tier, facts.generation, now),
   };
   if (previous && statusesEqual(previous, next)) return previous;
   return { ...next, updatedAt: timestamp(now) };
 }
 
-/** Conditions of a revision: Ready once it serves, Stalled when it failed, Reconciling on the way. */
-function revisionVerdict(phase: string, message: string): ConditionVerdict | undefined {
-  if (phase === 'DEPLOYED') return { kind: 'ready', reason: 'Deployed', message };
-  if (phase.endsWith('_FAILED')) return { kind: 'stalled', reason: phaseReason(phase), message };
-  if (phase === 'INTERRUPTED' || phase === 'SKIPPED') return undefined;
-  return { kind: 'reconciling', reason: phaseReason(phase), message };
+/** Conditions of a revision: Ready once it serves, Stalled when it failed, none of them when passed
+ * over, Reconciling on the way. */
+function revisionVerdict(phase: string, message: string): Verdict {
+  if (phase === 'DEPLOYED') return { state: 'ready', reason: 'Deployed', message };
+  if (phase.endsWith('_FAILED')) return { state: 'stalled', reason: phaseReason(phase), message };
+  if (phase === 'INTERRUPTED' || phase === 'SKIPPED') return { state: 'notReady', reason: phaseReason(phase), message };
+  return { state: 'progressing', reason: phaseReason(phase), message };
 }
 
 /** BUILD_FAILED -> BuildFailed. */
@@ -92,16 +75,7 @@ export function nextRevisionStatus(
   update: { phase: TargetPhase['phase']; message: string; reason?: string; image?: string; repoCommitSha?: string; generation: number },
   now: Date,
 ): RevisionStatus {
-  const verdict = revisionVerdict(update.phase, update.message);
-  let conditions: Condition[];
-  if (verdict) {
-    conditions = applyVerdict(previous?.conditions, verdict, update.generation, now);
-  } else {
-    const observation = { reason: phaseReason(update.phase), message: update.message, observedGeneration: update.generation };
-    conditions = setCondition(previous?.conditions, { type: 'Ready', status: 'False', ...observation }, now);
-    conditions = setCondition(conditions, { type: 'Reconciling', status: 'False', ...observation }, now);
-    conditions = setCondition(conditions, { type: 'Stalled', status: 'False', ...observation }, now);
-  }
+  const conditions = markVerdict(previous?.conditions, revisionVerdict(update.phase, update.message), update.generation, now);
   const next: RevisionStatus = {
     status: update.phase,
     message: update.message,

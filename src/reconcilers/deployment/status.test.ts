@@ -32,7 +32,7 @@ describe('conditionVerdict', () => {
     [
       'a Secret the HTTP API is about to write',
       { ...serving, problem: { reason: 'SecretNotFound', message: 'x', awaited: true } },
-      'reconciling',
+      'progressing',
       'SecretNotFound',
     ],
     [
@@ -44,20 +44,20 @@ describe('conditionVerdict', () => {
     [
       'a build under way',
       { ...serving, target: { phase: 'BUILDING', message: 'building' }, targetIsActive: false },
-      'reconciling',
+      'progressing',
       'Building',
     ],
     [
       'a new revision deploying',
       { ...serving, target: { phase: 'DEPLOYING', message: 'rolling' }, targetIsActive: false },
-      'reconciling',
+      'progressing',
       'Deploying',
     ],
-    ['a database not ready', { ...serving, database: 'notReady' }, 'reconciling', 'AwaitingDatabase'],
-    ['pods not rolled out', { ...serving, workloadsRolledOut: false }, 'reconciling', 'AwaitingAvailability'],
-    ['being deleted', { ...serving, deleting: true }, 'reconciling', 'Deleting'],
-    ['no target yet', { ...serving, target: undefined }, 'reconciling', 'Progressing'],
-  ] as const)('%s -> %s (%s)', (_, observation, kind, reason) => {
-    expect(conditionVerdict(observation as StatusObservation)).toMatchObject({ kind, reason });
+    ['a database not ready', { ...serving, database: 'notReady' }, 'progressing', 'AwaitingDatabase'],
+    ['pods not rolled out', { ...serving, workloadsRolledOut: false }, 'progressing', 'AwaitingAvailability'],
+    ['being deleted', { ...serving, deleting: true }, 'progressing', 'Deleting'],
+    ['no target yet', { ...serving, target: undefined }, 'progressing', 'Progressing'],
+  ] as const)('%s -> %s (%s)', (_, observation, state, reason) => {
+    expect(conditionVerdict(observation as StatusObservation)).toMatchObject({ state, reason });
   });
 });

@@ -1,6 +1,6 @@
 // The Deployment's status, decided from observations. Pure: the reconciler observes, this decides, the
 // reconciler writes (and only when the result differs from what is stored, ignoring timestamps).
-import type { DeploymentPhase } from '../../api/index.ts';
+import type { DeploymentPhase, Verdict } from '../../api/index.ts';
 import type { TargetPhase } from './lifecycle.ts';
 
 export type { DeploymentPhase };
@@ -32,11 +32,6 @@ export interface StatusObservation {
   targetIsActive: boolean;
 }
 
-export type ConditionVerdict =
-  | { kind: 'ready'; reason: string; message: string }
-  | { kind: 'reconciling'; reason: string; message: string }
-  | { kind: 'stalled'; reason: string; message: string };
-
 export function deploymentPhase(o: StatusObservation): DeploymentPhase {
   if (o.deleting) return 'AWAITING_DELETE';
   if (o.scaledToZero) return 'UNUSED';
@@ -50,35 +45,35 @@ export function deploymentPhase(o: StatusObservation): DeploymentPhase {
  * Stalled=True only for what will not fix itself (a missing Secret, an unknown integration, a failed
  * build or rollout); everything else is Reconciling.
  */
-export function conditionVerdict(o: StatusObservation): ConditionVerdict {
-  if (o.deleting) return { kind: 'reconciling', reason: 'Deleting', message: 'Removing the workloads before the Deployment is deleted.' };
-  if (o.problem) return { kind: o.problem.awaited ? 'reconciling' : 'stalled', reason: o.problem.reason, message: o.problem.message };
+export function conditionVerdict(o: StatusObservation): Verdict {
+  if (o.deleting) return { state: 'progressing', reason: 'Deleting', message: 'Removing the workloads before the Deployment is deleted.' };
+  if (o.problem) return { state: o.problem.awaited ? 'progressing' : 'stalled', reason: o.problem.reason, message: o.problem.message };
   const target = o.target;
-  if (!target) return { kind: 'reconciling', reason: 'Progressing', message: 'Resolving the revision to serve.' };
+  if (!target) return { state: 'progressing', reason: 'Progressing', message: 'Resolving the revision to serve.' };
   switch (target.phase) {
     case 'BUILD_FAILED':
-      return { kind: 'stalled', reason: 'BuildFailed', message: target.message };
+      return { state: 'stalled', reason: 'BuildFailed', message: target.message };
     case 'DEPLOY_FAILED':
-      return { kind: 'stalled', reason: 'DeployFailed', message: target.message };
+      return { state: 'stalled', reason: 'DeployFailed', message: target.message };
     case 'CREATE_FAILED':
-      return { kind: 'stalled', reason: 'CreateFailed', message: target.message };
+      return { state: 'stalled', reason: 'CreateFailed', message: target.message };
     case 'QUEUED':
     case 'AWAITING_BUILD':
     case 'BUILDING':
-      return { kind: 'reconciling', reason: 'Building', message: target.message };
+      return { state: 'progressing', reason: 'Building', message: target.message };
     default:
       break;
   }
   if (o.database === 'notReady')
-    return { kind: 'reconciling', reason: 'AwaitingDatabase', message: 'Waiting for the database to be ready.' };
+    return { state: 'progressing', reason: 'AwaitingDatabase', message: 'Waiting for the database to be ready.' };
   if (!o.targetIsActive)
     return {
-      kind: 'reconciling',
+      state: 'progressing',
       reason: target.phase === 'DEPLOYING' && target.reason ? target.reason : 'Deploying',
       message: target.message,
     };
-  if (o.scaledToZero) return { kind: 'ready', reason: 'ScaledToZero', message: 'The revision is deployed with maxScale 0: nothing runs.' };
+  if (o.scaledToZero) return { state: 'ready', reason: 'ScaledToZero', message: 'The revision is deployed with maxScale 0: nothing runs.' };
   if (!o.workloadsRolledOut)
-    return { kind: 'reconciling', reason: 'AwaitingAvailability', message: 'Waiting for the workloads to roll out and become available.' };
-  return { kind: 'ready', reason: 'Ready', message: 'The revision is serving and the workloads are available.' };
+    return { state: 'progressing', reason: 'AwaitingAvailability', message: 'Waiting for the workloads to roll out and become available.' };
+  return { state: 'ready', reason: 'Ready', message: 'The revision is serving and the workloads are available.' };
 }
