@@ -46,7 +46,10 @@ beforeAll(async () => {
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, attackerNamespace, victimNamespace] }),
     '--custom-url-domains',
-    'apps.example.com',
+    'apps.example.com,run.example.com',
+    // Every deployment's own URL is under run.example.com: no custom_url may take another's.
+    '--app-url-template',
+    'https://{deployment}.{organization}.run.example.com/',
     '--reserved-hosts',
     'api.apps.example.com',
     '--organization-policy',
@@ -200,6 +203,13 @@ describe('a hostile tenant', () => {
     await throughApi('POST', '/v2/deployments', create('phish', { custom_url: 'https://bank.apps.example.com/login' }), [409]);
     await throughApi('POST', '/v2/deployments', create('mitm', { custom_url: 'https://api.apps.example.com/v2' }), [422]);
     await throughApi('POST', '/v2/deployments', create('elsewhere', { custom_url: 'https://victim.example.org' }), [422]);
+    // The victim's own URL (under an allowed domain, but the installation's apps domain).
+    await throughApi(
+      'POST',
+      '/v2/deployments',
+      create('impostor', { custom_url: `https://shop.${victimNamespace}.run.example.com/` }),
+      [422],
+    );
     await throughApi('POST', '/v2/deployments', create('swarm', { resource_spec: { min_scale: 1, max_scale: 10_000 } }), [422]);
     await throughApi(
       'POST',
