@@ -12,7 +12,9 @@
 //   change on a plain apps/v1 Deployment (target ratio <= 1.2).
 // - a deployment's URL through the node's Gateway: create to answering, and an image change until only
 //   the new image answers, against a plain apps/v1 Deployment with a hand-written HTTPRoute (bench/url-rounds.ts).
-// `--only a,b` runs some of: starts, pods, deployments, rollouts, urls, failures, builds.
+// - autoscaling: a step load through the URL until the maximum of ready replicas, and the client's p99
+//   meanwhile, against the same pod under a hand-written HorizontalPodAutoscaler (bench/scale-rounds.ts).
+// `--only a,b` runs some of: starts, pods, deployments, rollouts, urls, scaling, failures, builds.
 // Needs root and the cached binaries and images (the node suite or `npm start` builds them).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,6 +41,7 @@ import {
   surgeStrategy,
 } from '../src/reconcilers/deployment/render/application.ts';
 import { nodeAppUrlTemplate, nodeGateway } from '../src/dev/node/gateway.ts';
+import { scaleBounds, scaleRounds } from './scale-rounds.ts';
 import { urlRounds } from './url-rounds.ts';
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
 import { startBerthProcess, type BerthProcess } from './berth-process.ts';
@@ -53,7 +56,7 @@ const { values } = parseArgs({
     rollouts: { type: 'string', default: '20' },
     failures: { type: 'string', default: '5' },
     builds: { type: 'string', default: '5' },
-    only: { type: 'string', default: 'starts,pods,deployments,rollouts,urls,failures,builds' },
+    only: { type: 'string', default: 'starts,pods,deployments,rollouts,urls,scaling,failures,builds' },
     out: { type: 'string', default: 'bench/results/node.json' },
   },
 });
@@ -132,6 +135,17 @@ function plainDeployment(name: string, image: string): object {
 
 /** The size of every Berth Deployment the benchmark makes. */
 const benchSizing = { cpu: 0.1, memoryMb: 64 };
+
+/** A Berth Deployment scaled by its autoscaler between scaleBounds.min and scaleBounds.max. */
+function scaledBerthDeployment(name: string, image: string): object {
+  const object = berthDeployment(name, image) as { spec: { sourceConfig: { resourceSpec: object } } };
+  object.spec.sourceConfig.resourceSpec = {
+    ...object.spec.sourceConfig.resourceSpec,
+    minScale: scaleBounds.min,
+    maxScale: scaleBounds.max,
+  };
+  return object;
+}
 
 function berthDeployment(name: string, image: string): object {
   return {
@@ -645,6 +659,22 @@ try {
         { BERTH_APP_URL_TEMPLATE: nodeAppUrlTemplate, BERTH_GATEWAY: `${nodeGateway.namespace}/${nodeGateway.name}` },
       )
     : undefined;
+  const scaling = only.has('scaling')
+    ? await withBerth(
+        namespace,
+        () =>
+          scaleRounds({
+            kc,
+            namespace,
+            rounds,
+            image,
+            berthDeployment: scaledBerthDeployment,
+            plainDeployment: plainLikeBerth,
+            log,
+          }),
+        { BERTH_APP_URL_TEMPLATE: nodeAppUrlTemplate, BERTH_GATEWAY: `${nodeGateway.namespace}/${nodeGateway.name}` },
+      )
+    : undefined;
   const failures = only.has('failures') ? await failureRounds(kc, namespace, image, cluster.node!.registry) : undefined;
   const builds = only.has('builds') ? await buildRounds(kc, namespace, image, cluster.node!.registry) : undefined;
   const results = {
@@ -696,6 +726,16 @@ try {
           },
         }
       : {}),
+    ...(scaling
+      ? {
+          stepLoadToMaxReplicas: {
+            ...scaling,
+            toMaxRatioMedian: median(scaling.toMax.berth) / median(scaling.toMax.plain),
+            toMaxRatioP90: p90(scaling.toMax.berth) / p90(scaling.toMax.plain),
+            p99RatioMedian: median(scaling.p99.berth) / median(scaling.p99.plain),
+          },
+        }
+      : {}),
     ...(failures
       ? { badImageToDeployFailed: { ms: failures, medianMs: median(failures), p90Ms: p90(failures), maxMs: Math.max(...failures) } }
       : {}),
@@ -722,6 +762,8 @@ try {
       `image change until only the new image serves, Berth vs apps/v1: median ratio ${(median(rollouts.berth) / median(rollouts.plain)).toFixed(2)}, p90 ratio ${(p90(rollouts.berth) / p90(rollouts.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(rollouts.berth))}, plain ${seconds(median(rollouts.plain))}, Berth's revision DEPLOYED at median ${seconds(median(rollouts.berthDeployed))}, ${seconds(median(deployedLag(rollouts)))} after serving, p90 ${seconds(p90(deployedLag(rollouts)))} (target <= 0.2 s))`,
     urls &&
       `URL through the Gateway, Berth vs apps/v1 + a hand-written HTTPRoute: create to answering median ratio ${(median(urls.create.berth) / median(urls.create.plain)).toFixed(2)}, p90 ${(p90(urls.create.berth) / p90(urls.create.plain)).toFixed(2)} (Berth median ${seconds(median(urls.create.berth))}, plain ${seconds(median(urls.create.plain))}); image change to only the new image answering median ratio ${(median(urls.change.berth) / median(urls.change.plain)).toFixed(2)}, p90 ${(p90(urls.change.berth) / p90(urls.change.plain)).toFixed(2)} (Berth median ${seconds(median(urls.change.berth))}, plain ${seconds(median(urls.change.plain))}) (target <= 1.1)`,
+    scaling &&
+      `step load to ${scaleBounds.max} ready replicas, Berth vs apps/v1 + a hand-written HPA: median ratio ${(median(scaling.toMax.berth) / median(scaling.toMax.plain)).toFixed(2)}, p90 ${(p90(scaling.toMax.berth) / p90(scaling.toMax.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(scaling.toMax.berth))}, plain ${seconds(median(scaling.toMax.plain))}); client p99 during the step median ratio ${(median(scaling.p99.berth) / median(scaling.p99.plain)).toFixed(2)} (Berth ${median(scaling.p99.berth)} ms, plain ${median(scaling.p99.plain)} ms)`,
     failures &&
       `bad image, first pull error to DEPLOY_FAILED: median ${seconds(median(failures))}, p90 ${seconds(p90(failures))}, max ${seconds(Math.max(...failures))} (target <= 30 s)`,
     builds &&
