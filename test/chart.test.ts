@@ -1,6 +1,7 @@
 // The Helm chart, checked with the pinned helm (test/tools) against the real test API server: it lints,
 // renders manifests the API server accepts (server-side dry-run, strict field validation), installs,
 // and gives Berth's service account exactly the permissions the controller and the facade need.
+import { renderRoutePolicy } from '../src/api/route-policy.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -250,6 +251,17 @@ describe('the chart', () => {
     expect((await render('berth-system', ['--set', 'builder.namespace='])).find((m) => m.kind === 'Namespace')).toBeUndefined();
   });
 
+  it("installs the route policy src/api/route-policy.ts renders, for the release's service account", async () => {
+    const manifests = await render('berth-system');
+    const policy = manifests.filter((m) => m.metadata.name === 'berth-routes');
+    const spec = (objects: object[]) => objects.map((o) => [(o as Manifest).kind, (o as { spec: unknown }).spec]);
+    expect(spec(policy)).toEqual(spec(renderRoutePolicy('system:serviceaccount:berth-system:berth')));
+    expect(policy.map((m) => m.kind)).toEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+    expect(
+      (await render('berth-system', ['--set', 'organizations.routePolicy=false'])).filter((m) => m.metadata.name === 'berth-routes'),
+    ).toEqual([]);
+  });
+
   it('routes apps through apps.gateway: passes the URL template and Gateway on, and grants httproutes only then', async () => {
     const routesGranted = (manifests: Manifest[]) =>
       manifests
@@ -372,7 +384,8 @@ describe('helm install into the test API server', () => {
   }
 
   async function install(release: string, namespace: string, values: string[]): Promise<string> {
-    // Each release makes its own build namespace (two releases cannot share one).
+    // Each release makes its own build namespace (two releases cannot share one). Its route policy would
+    // refuse the routes of the other Berths this API server runs for other tests: the helm suite has it.
     const result = await helm([
       'install',
       release,
@@ -381,6 +394,8 @@ describe('helm install into the test API server', () => {
       namespace,
       '--set',
       `builder.namespace=${release}-builds`,
+      '--set',
+      'organizations.routePolicy=false',
       ...values,
     ]);
     expect(result.stderr).toBe('');

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cachedBuild } from '../src/dev/cache-dir.ts';
+import { renderRoutePolicy } from '../src/api/route-policy.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/berth-process.ts';
@@ -25,6 +26,8 @@ let victim: Api;
 let attackerNamespace: string;
 let victimNamespace: string;
 let buildNamespace: string;
+/** The route policy's name here: other test files' Berths share this API server. */
+const routePolicy = `berth-routes-hostile-${process.pid}`;
 let victimOrganization: string;
 let victimDeploymentId: string;
 /** Everything the attacker got back: no victim secret may be in it. */
@@ -75,6 +78,10 @@ beforeAll(async () => {
     'templates/aggregate-roles.yaml',
   ]);
   expect((await kubectl(['apply', '-f', '-'], roles.stdout)).code).toBe(0);
+  // The route policy as a release installs it (its objects compared with the chart's in chart.test.ts),
+  // here for the identity this Berth runs as.
+  const policy = renderRoutePolicy('berth-admin', routePolicy);
+  expect((await kubectl(['apply', '-f', '-'], policy.map((o) => JSON.stringify(o)).join('\n'))).code).toBe(0);
   // The tenant's kubectl identity: the `admin` role in its own namespace, nothing elsewhere.
   const setup = [
     ['create', 'serviceaccount', 'tenant', '-n', attackerNamespace],
@@ -117,6 +124,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await berth?.stop();
+  await kubectl(['delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', routePolicy, '--ignore-not-found']);
   await kubectl([
     'delete',
     'clusterrole',
@@ -302,6 +310,43 @@ describe('a hostile tenant', () => {
       tally.refused += 1;
     }
     await throughKubectl(['get', 'secret', 'berth-organization', '-n', victimNamespace], /forbidden/);
+  });
+
+  it("cannot route another organization's host, or a longer path on it, with an Ingress of its own", async () => {
+    const ingress = (name: string, host: string, path: string) =>
+      JSON.stringify({
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'Ingress',
+        metadata: { name },
+        spec: {
+          rules: [{ host, http: { paths: [{ path, pathType: 'Prefix', backend: { service: { name: 'phish', port: { number: 80 } } } }] } }],
+        },
+      });
+    // Kubernetes' admin role lets the tenant create Ingresses: the policy is what refuses them.
+    expect(
+      (
+        await kubectl([
+          'auth',
+          'can-i',
+          'create',
+          'ingresses',
+          '-n',
+          attackerNamespace,
+          `--as=system:serviceaccount:${attackerNamespace}:tenant`,
+        ])
+      ).stdout.trim(),
+    ).toBe('yes');
+    await eventually(
+      async () => (await kubectl(['get', 'validatingadmissionpolicybinding', routePolicy])).code === 0,
+      10_000,
+      'the route policy bound',
+    );
+    await throughKubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-'],
+      /denied request/,
+      ingress('login', 'bank.apps.example.com', '/login'),
+    );
+    await throughKubectl(['apply', '-n', attackerNamespace, '-f', '-'], /denied request/, ingress('api', 'api.apps.example.com', '/v2'));
   });
 
   it('cannot reach the build namespace, where builds run privileged: not its Jobs, not their Secrets, no pod there', async () => {

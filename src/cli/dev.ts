@@ -9,6 +9,10 @@ import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { Logger } from 'pino';
 import { installCrds } from '../dev/install-crds.ts';
+import { adminUserName } from '../dev/pki.ts';
+import { renderRoutePolicy } from '../api/route-policy.ts';
+import { fieldManager } from '../api/group.ts';
+import { applyObject } from '../runtime/index.ts';
 import { startLocalCluster, type LocalCluster } from '../dev/local-cluster.ts';
 import { nodeBinaries, pushBuildImages, pushServiceImages } from '../dev/node/node.ts';
 import { nodeIp, pushRegistryAddress } from '../dev/node/network.ts';
@@ -66,6 +70,8 @@ export async function startDevCluster(options: DevOptions): Promise<DevCluster> 
     kubeConfig.loadFromFile(cluster.controlPlane.kubeconfigPath);
     const crds = await installCrds(kubeConfig, options.crdsDir);
     options.logger.info({ crds }, 'CRDs installed');
+    // As the chart installs it: routes in organization namespaces are Berth's alone.
+    for (const object of renderRoutePolicy(adminUserName)) await applyObject(kubeConfig, object as never, fieldManager);
     const access = await localAccess(kubeConfig, dataDir, options.operatorNamespace);
     const node = await nodeDefaults(cluster, dataDir, log);
     return { kubeConfig, kubeconfigPath: cluster.controlPlane.kubeconfigPath, cluster, node, local: access };

@@ -135,6 +135,9 @@ const kubeletNames = new x509.SubjectAlternativeNameExtension([
   { type: 'ip', value: '127.0.0.1' },
 ]);
 
+/** Who the embedded cluster's kubeconfig is: the user `berth dev` runs Berth as. */
+export const adminUserName = 'berth-admin';
+
 /** The one name the aggregation layer's client certificate may have (--requestheader-allowed-names). */
 export const frontProxyClientName = 'front-proxy-client';
 
@@ -142,7 +145,7 @@ export async function generatePki(): Promise<Pki> {
   const ca = await createAuthority({ notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + tenYears) });
   const client = (subject: string) => issue(ca, subject, x509.ExtendedKeyUsage.clientAuth);
   const serving = await issue(ca, 'CN=kube-apiserver', x509.ExtendedKeyUsage.serverAuth, apiServerNames);
-  const admin = await client('CN=berth-admin, O=system:masters');
+  const admin = await client(`CN=${adminUserName}, O=system:masters`);
   const scheduler = await client('CN=system:kube-scheduler');
   const proxy = await client('CN=system:kube-proxy');
   const kubeletClient = await client(`CN=system:node:${nodeName}, O=system:nodes`);
