@@ -553,20 +553,31 @@ describe('helm install onto the real node', () => {
 
   it('uninstall keeps the CRDs and what users made; a reinstall adopts it with no new Revision and no write at rest', async () => {
     printBerthLogs();
-    const snapshot = () =>
-      kubectlOk([
+    // Every object as Berth left it: its resourceVersion, but an autoscaler's generation, since the HPA
+    // controller writes its status at each metrics reading (metrics-server's) while Berth writes nothing.
+    const snapshot = async () =>
+      (await kubectlOk([
         'get',
-        'deployments.berth.dev,brev,deployments.apps,services,hpa,tproj',
+        'deployments.berth.dev,brev,deployments.apps,services,tproj',
         '-n',
         apps,
         '-o',
         'jsonpath={range .items[*]}{.kind}/{.metadata.name}={.metadata.resourceVersion}{"\\n"}{end}',
-      ]);
+      ])) +
+      (await kubectlOk([
+        'get',
+        'hpa',
+        '-n',
+        apps,
+        '-o',
+        'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.generation}{"\\n"}{end}',
+      ]));
     await helm(['uninstall', release, '--namespace', namespace, '--wait']);
     await eventually(async () => (await releasePods(namespace)).length === 0, 60_000, "the release's pods gone");
     expect(await kubectlOk(['get', 'crd', '-o', 'name'])).toContain('deployments.berth.dev');
     const before = await snapshot();
     expect(before).toContain('Deployment/steady=');
+    expect(before).toMatch(/HorizontalPodAutoscaler\/steady@\d+/);
 
     await helm([
       'install',
