@@ -96,6 +96,37 @@ describe('leader election', () => {
     expect((await leases.readNamespacedLease({ namespace, name: 'handover' })).spec?.holderIdentity).toBe(standby.manager.identity);
   });
 
+  it('runs leader tasks only on the leader, again for each new term, retrying one that fails', async () => {
+    const namespace = await useNamespace('leader-tasks');
+    const runs: string[] = [];
+    let failFirst = true;
+    const withTask = (identity: string) => {
+      const r = replica(namespace, identity, 'tasks');
+      r.manager.whenLeading('record', async () => {
+        runs.push(identity);
+        if (identity === 'replica-a' && failFirst) {
+          failFirst = false;
+          throw new Error('the API server said no, once');
+        }
+      });
+      return r;
+    };
+    const a = withTask('replica-a');
+    running.push(a.manager);
+    await a.manager.start();
+    await eventually(async () => a.manager.isLeader, 10_000, 'a to lead');
+    const b = withTask('replica-b');
+    running.push(b.manager);
+    await b.manager.start();
+    // A's task failed once, then succeeded (retried after 1 s); the standby ran nothing.
+    await eventually(async () => runs.filter((r) => r === 'replica-a').length === 2, 10_000, "a's task retried");
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(runs).toEqual(['replica-a', 'replica-a']);
+    await a.manager.stop();
+    await eventually(async () => runs.includes('replica-b'), timing.leaseDurationMs + 2000, "b's task once it leads");
+    expect(runs).toEqual(['replica-a', 'replica-a', 'replica-b']);
+  });
+
   it('hands the Lease over on stopLeading while its caches keep following the cluster (a draining HTTP API reads them)', async () => {
     const namespace = await useNamespace('leader-drain');
     const a = replica(namespace, 'replica-d', 'drain');

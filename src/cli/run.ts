@@ -111,7 +111,8 @@ export async function startBerth(
   };
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
-    if (options.buildNamespace) await prepareBuildNamespace(kubeConfig, options.buildNamespace, logger);
+    const buildNamespace = options.buildNamespace;
+    if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger));
     registerDeploymentControllers(manager, {
       ...images,
       buildPrivileged: options.buildPrivileged,

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { onKubeApiRequest } from './api-request-counter.ts';
+import { backoffDelay, sleep } from './backoff.ts';
 import { Controller, type ControllerOptions } from './controller.ts';
 import { createEventRecorder, type EventRecorder } from './events.ts';
 import { startHealthServer, type HealthServer } from './health-server.ts';
@@ -34,6 +35,9 @@ export interface ManagerOptions {
   processMetrics?: boolean;
 }
 
+/** A leader task's retries: from 1 s, doubling, at most 30 s apart. */
+const leaderTaskBackoff = { initialMs: 1000, maxMs: 30_000 };
+
 export class Manager {
   readonly kubeConfig: KubeConfig;
   readonly logger: Logger;
@@ -43,6 +47,7 @@ export class Manager {
   readonly #options: ManagerOptions;
   readonly #informers = new Map<string, Informer>();
   readonly #controllers: Controller[] = [];
+  readonly #leaderTasks: { name: string; run: () => Promise<void> }[] = [];
   readonly #elector: LeaderElector | undefined;
   readonly #stopCounting: () => void;
   readonly #lifetime = new AbortController();
@@ -101,6 +106,17 @@ export class Manager {
     this.#controllers.push(controller as unknown as Controller);
     if (this.#leading) void this.#startControllers(this.#leaderTerm);
     return controller;
+  }
+
+  /**
+   * Work only the leader does, once per term, before or beside its controllers (keeping an object of
+   * the installation as rendered): a standby writes nothing. A failure is retried with backoff until it
+   * succeeds or the term ends.
+   */
+  whenLeading(name: string, run: () => Promise<void>): void {
+    const task = { name, run };
+    this.#leaderTasks.push(task);
+    if (this.#leading) void this.#runLeaderTask(task, this.#leaderTerm);
   }
 
   get isLeader(): boolean {
@@ -186,7 +202,22 @@ export class Manager {
     this.#leading = true;
     this.#leaderTerm += 1;
     this.metrics.leader.set(1);
+    for (const task of this.#leaderTasks) void this.#runLeaderTask(task, this.#leaderTerm);
     void this.#startControllers(this.#leaderTerm);
+  }
+
+  async #runLeaderTask(task: { name: string; run: () => Promise<void> }, term: number): Promise<void> {
+    for (let failures = 0; term === this.#leaderTerm && this.#leading && !this.#stopping;) {
+      try {
+        await task.run();
+        return;
+      } catch (error) {
+        failures += 1;
+        const delayMs = backoffDelay(leaderTaskBackoff, failures);
+        this.logger.warn({ err: error, task: task.name, retryInMs: delayMs }, 'a leader task failed; retrying');
+        await sleep(delayMs, this.#lifetime.signal);
+      }
+    }
   }
 
   #stoppedLeading(): void {

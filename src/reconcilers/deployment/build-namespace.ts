@@ -6,6 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { fieldManager } from '../../api/index.ts';
 import { applyObject, isKubeApiError, kubeRequest, type KubeObject, type Logger } from '../../runtime/index.ts';
+import { appliedHashOf, withAppliedHash } from './compare.ts';
 
 const managed = { 'app.kubernetes.io/managed-by': 'berth' };
 
@@ -35,7 +36,8 @@ export function renderBuildNetworkPolicy(namespace: string): KubeObject {
   } as KubeObject;
 }
 
-/** Makes the namespace if it is missing, then applies its NetworkPolicy (idempotent: run at every start). */
+/** Makes the namespace if it is missing, then its NetworkPolicy if it is not as rendered: the leader does
+ * it at the start of each term, and a start that finds both in place writes nothing. */
 export async function prepareBuildNamespace(kc: KubeConfig, name: string, logger: Logger): Promise<void> {
   try {
     await kubeRequest(kc, { method: 'GET', path: `/api/v1/namespaces/${name}` });
@@ -46,5 +48,13 @@ export async function prepareBuildNamespace(kc: KubeConfig, name: string, logger
     });
     logger.info({ namespace: name }, 'made the build namespace');
   }
-  await applyObject(kc, renderBuildNetworkPolicy(name), fieldManager);
+  const policy = withAppliedHash(renderBuildNetworkPolicy(name));
+  const stored = await kubeRequest<KubeObject>(kc, {
+    method: 'GET',
+    path: `/apis/networking.k8s.io/v1/namespaces/${name}/networkpolicies/${policy.metadata?.name}`,
+  }).catch((error: unknown) => {
+    if (isKubeApiError(error, 404)) return undefined;
+    throw error;
+  });
+  if (appliedHashOf(stored) !== appliedHashOf(policy)) await applyObject(kc, policy, fieldManager);
 }
