@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { registryAddress } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { defaultBuildNamespace } from '../../src/workloads/build-jobs.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches as revisionStatus, type Api } from '../support/http-api.ts';
 import { apply, exampleImage, httpGet, componentPods, kubectlOk } from './support.ts';
@@ -250,16 +251,17 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     expect(project.logs.length).toBeGreaterThan(0);
     expect((await api.ok('POST', `/v1/projects/${id}/revisions/${first}/build_logs`, {})).logs).toEqual([]);
 
-    // A Job's pod labelled with the revision is its build: its log comes back as build logs, masked too.
+    // The Job where Berth runs the revision's build (the build namespace, named by the revision's uid) is
+    // its build: its log comes back as build logs, masked too.
     const revisionName = (await api.ok('GET', `/v2/deployments/${id}/revisions/${first}`)).name;
-    await apply(namespace, {
+    await apply(defaultBuildNamespace, {
       apiVersion: 'batch/v1',
       kind: 'Job',
-      metadata: { name: 'build-like' },
+      metadata: { name: `build-${first}`, labels: { 'berth.dev/build-for-deployment': id, 'berth.dev/build-for-namespace': namespace } },
       spec: {
         backoffLimit: 0,
         template: {
-          metadata: { labels: { 'berth.dev/revision': revisionName } },
+          metadata: { labels: { 'berth.dev/revision': revisionName, 'berth.dev/build-for-namespace': namespace } },
           spec: {
             restartPolicy: 'Never',
             terminationGracePeriodSeconds: 0,
