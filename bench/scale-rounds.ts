@@ -4,16 +4,15 @@
 // Berth) against the same pod as a plain apps/v1 Deployment with a hand-written Service, HTTPRoute and
 // HorizontalPodAutoscaler of the same target, alternated. Requests go to loopback only, at most 50 a
 // second.
-import { request } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { fieldManager } from '../src/api/group.ts';
-import { nodeGateway } from '../src/dev/node/gateway.ts';
-import { gatewayHttpAddress } from '../src/dev/node/network.ts';
-import { applyObject, deleteObject } from '../src/runtime/apply.ts';
+import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
-import { loopbackLookup } from '../test/support/loopback.ts';
 import { steadyClient, windowStats } from '../test/node/steady-client.ts';
 import { until } from './node-steps.ts';
+import { answer, plainRoute, plainService, removeSide, urlOf } from './url-rounds.ts';
+
+const autoscalerKind = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', plural: 'horizontalpodautoscalers' };
 
 export interface ScaleTimes {
   /** Load start to the maximum of ready replicas. */
@@ -24,28 +23,11 @@ export interface ScaleTimes {
 
 export const scaleBounds = { min: 1, max: 3, targetCpuUtilization: 70 };
 
-const hostOf = (name: string, namespace: string) => `${name}.${namespace}.localhost`;
-const urlOf = (name: string, namespace: string) => `http://${hostOf(name, namespace)}:${gatewayHttpAddress.port}`;
-
 /** The baseline's Service, route and autoscaler, as a user writes them. */
 function plainParts(name: string, namespace: string): object[] {
   return [
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: { name, namespace },
-      spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort: 'http' }] },
-    },
-    {
-      apiVersion: 'gateway.networking.k8s.io/v1',
-      kind: 'HTTPRoute',
-      metadata: { name, namespace },
-      spec: {
-        parentRefs: [{ namespace: nodeGateway.namespace, name: nodeGateway.name }],
-        hostnames: [hostOf(name, namespace)],
-        rules: [{ backendRefs: [{ name, port: 80 }] }],
-      },
-    },
+    plainService(name, namespace),
+    plainRoute(name, namespace),
     {
       apiVersion: 'autoscaling/v2',
       kind: 'HorizontalPodAutoscaler',
@@ -94,19 +76,6 @@ const autoscalerReading = async (kc: KubeConfig, namespace: string, name: string
     }).catch(() => ({ status: undefined }))
   ).status?.currentMetrics?.length ?? 0) > 0;
 
-/** One GET through the Gateway answered 200 (1 s bound). */
-function answers(url: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request(url, { lookup: loopbackLookup, timeout: 1000 }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode === 200));
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
-    req.end();
-  });
-}
-
 export async function scaleRounds(input: ScaleRoundsInput): Promise<ScaleTimes> {
   const { kc, namespace, log } = input;
   const times: ScaleTimes = { toMax: { berth: [], plain: [] }, p99: { berth: [], plain: [] } };
@@ -123,8 +92,8 @@ export async function scaleRounds(input: ScaleRoundsInput): Promise<ScaleTimes> 
         180_000,
       );
       // The Gateway routes the host (a route it has not programmed yet answers 404, one without endpoints 503).
-      await until(async () => ((await answers(`${urlOf(name, namespace)}/ok`)) ? true : undefined), 60_000);
-      const client = steadyClient(`${urlOf(name, namespace)}/work?ms=5`, {
+      await until(async () => ((await answer(`${urlOf(name, namespace)}ok`)) !== undefined ? true : undefined), 60_000);
+      const client = steadyClient(`${urlOf(name, namespace)}work?ms=5`, {
         concurrency: 2,
         intervalMs: 40,
         accept: (status) => status === 200,
@@ -144,22 +113,7 @@ export async function scaleRounds(input: ScaleRoundsInput): Promise<ScaleTimes> 
     log(
       `scale round ${i + 1}/${input.rounds}: load to ${scaleBounds.max} ready replicas plain ${(times.toMax.plain.at(-1)! / 1000).toFixed(1)} s (p99 ${times.p99.plain.at(-1)} ms), Berth ${(times.toMax.berth.at(-1)! / 1000).toFixed(1)} s (p99 ${times.p99.berth.at(-1)} ms)`,
     );
-    for (const kind of order) await removeSide(kc, namespace, kind, `scale-${kind}-${i}`);
+    for (const kind of order) await removeSide(kc, namespace, kind, `scale-${kind}-${i}`, [autoscalerKind]);
   }
   return times;
-}
-
-async function removeSide(kc: KubeConfig, namespace: string, kind: 'berth' | 'plain', name: string): Promise<void> {
-  if (kind === 'berth') {
-    await deleteObject(kc, { apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', plural: 'deployments' }, { namespace, name });
-    return;
-  }
-  await deleteObject(
-    kc,
-    { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', plural: 'horizontalpodautoscalers' },
-    { namespace, name },
-  );
-  await deleteObject(kc, { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' }, { namespace, name });
-  await deleteObject(kc, { apiVersion: 'v1', kind: 'Service', plural: 'services' }, { namespace, name });
-  await deleteObject(kc, { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes' }, { namespace, name });
 }

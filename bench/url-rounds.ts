@@ -9,6 +9,7 @@ import { nodeGateway } from '../src/dev/node/gateway.ts';
 import { gatewayHttpAddress } from '../src/dev/node/network.ts';
 import { applyObject, deleteObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
+import type { ResourceKind } from '../src/runtime/types.ts';
 import { loopbackLookup } from '../test/support/loopback.ts';
 import { setImage, until } from './node-steps.ts';
 
@@ -18,7 +19,7 @@ export interface UrlTimes {
 }
 
 /** What answers at `url` (one GET, 1 s bound), or undefined. */
-function answer(url: string): Promise<string | undefined> {
+export function answer(url: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     const req = request(url, { lookup: loopbackLookup, timeout: 1000 }, (res) => {
       let body = '';
@@ -42,11 +43,11 @@ async function answersOnly(url: string, expected: string, times: number): Promis
   });
 }
 
-const hostOf = (name: string, namespace: string) => `${name}.${namespace}.localhost`;
-const urlOf = (name: string, namespace: string) => `http://${hostOf(name, namespace)}:${gatewayHttpAddress.port}/`;
+export const hostOf = (name: string, namespace: string) => `${name}.${namespace}.localhost`;
+export const urlOf = (name: string, namespace: string) => `http://${hostOf(name, namespace)}:${gatewayHttpAddress.port}/`;
 
 /** The baseline's route, as a user writes one: its host to its Service, on the same Gateway. */
-function plainRoute(name: string, namespace: string): object {
+export function plainRoute(name: string, namespace: string): object {
   return {
     apiVersion: 'gateway.networking.k8s.io/v1',
     kind: 'HTTPRoute',
@@ -59,7 +60,7 @@ function plainRoute(name: string, namespace: string): object {
   };
 }
 
-function plainService(name: string, namespace: string): object {
+export function plainService(name: string, namespace: string): object {
   return {
     apiVersion: 'v1',
     kind: 'Service',
@@ -119,12 +120,20 @@ export async function urlRounds(input: UrlRoundsInput): Promise<UrlTimes> {
   return times;
 }
 
-/** Each round's objects go before the next, so every round finds the node as empty as the first. */
-async function removeSide(kc: KubeConfig, namespace: string, kind: 'berth' | 'plain', name: string): Promise<void> {
+/** Each round's objects go before the next, so every round finds the node as empty as the first;
+ * `alsoPlain` names further kinds the plain side made under the same name (its autoscaler). */
+export async function removeSide(
+  kc: KubeConfig,
+  namespace: string,
+  kind: 'berth' | 'plain',
+  name: string,
+  alsoPlain: ResourceKind[] = [],
+): Promise<void> {
   if (kind === 'berth') {
     await deleteObject(kc, { apiVersion: 'berth.dev/v1alpha1', kind: 'Deployment', plural: 'deployments' }, { namespace, name });
     return;
   }
+  for (const resource of alsoPlain) await deleteObject(kc, resource, { namespace, name });
   await deleteObject(kc, { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' }, { namespace, name });
   await deleteObject(kc, { apiVersion: 'v1', kind: 'Service', plural: 'services' }, { namespace, name });
   await deleteObject(kc, { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes' }, { namespace, name });
