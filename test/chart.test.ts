@@ -293,6 +293,36 @@ describe('the chart', () => {
     );
   });
 
+  it("terminates TLS with apps.tlsIssuer: passes it on, grants Certificates and listeners in the Gateway's namespace only", async () => {
+    const gateway = ['--set', 'apps.gateway.namespace=gateways', '--set', 'apps.gateway.name=public'];
+    const https = ['--set', 'apps.urlTemplate=https://{deployment}.{organization}.apps.example.com/'];
+    const manifests = await render('berth-system', [...gateway, ...https, '--set', 'apps.tlsIssuer=ClusterIssuer/letsencrypt']);
+    expect(env(manifests)).toEqual(expect.arrayContaining([{ name: 'BERTH_TLS_ISSUER', value: 'ClusterIssuer/letsencrypt' }]));
+    type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+    const granting = (resource: string) =>
+      manifests.filter(
+        (m) =>
+          (m.kind === 'Role' || m.kind === 'ClusterRole') &&
+          ((m as unknown as { rules?: Rule[] }).rules ?? []).some((rule) => rule.resources.includes(resource)),
+      );
+    for (const resource of ['certificates', 'gateways'])
+      expect(
+        granting(resource).map((m) => [m.kind, m.metadata.namespace]),
+        resource,
+      ).toEqual([['Role', 'gateways']]);
+    const binding = manifests.find((m) => m.kind === 'RoleBinding' && m.metadata.name === 'berth-gateway-tls');
+    expect(binding?.metadata.namespace).toBe('gateways');
+
+    for (const values of [https, gateway, [...gateway, '--set', 'apps.urlTemplate=http://{deployment}.{organization}.apps.example.com/']]) {
+      const refused = await helm(['template', 'berth', chart, ...values, '--set', 'apps.tlsIssuer=ClusterIssuer/letsencrypt']);
+      expect(refused.code, values.join(' ')).not.toBe(0);
+      expect(refused.stderr).toContain('apps.tlsIssuer needs apps.gateway');
+    }
+    const notAnIssuer = await helm(['template', 'berth', chart, ...gateway, ...https, '--set', 'apps.tlsIssuer=letsencrypt']);
+    expect(notAnIssuer.code).not.toBe(0);
+    expect(notAnIssuer.stderr).toMatch(/tlsIssuer/);
+  });
+
   it('runs the container hardened: non-root, read-only root filesystem, no capabilities, RuntimeDefault seccomp', async () => {
     const deployment = (await render('berth-system')).find((m) => m.kind === 'Deployment') as unknown as V1Deployment;
     const pod = deployment.spec!.template.spec!;

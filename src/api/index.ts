@@ -16,3 +16,4 @@ export * from './name-claims.ts';
 export * from './organization-policy.ts';
 export * from './build-resources.ts';
 export * from './app-urls.ts';
+export * from './app-tls.ts';

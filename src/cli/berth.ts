@@ -72,7 +72,8 @@ try {
               `  registry:     ${dev.node.registry}  (plain HTTP; npm run example:push builds and pushes the example app)`,
               `  pushes:       ${dev.node.pushRegistry}  (plain HTTP; docker login with POST /v2/deployments/{id}/push-token)`,
               `  try:          kubectl --kubeconfig ${dev.kubeconfigPath} apply --server-side -f examples/hello.yaml  (see the README)`,
-              "                an app answers at its url: curl $(kubectl get bdeploy hello -o jsonpath='{.status.url}')/",
+              `                an app answers at its url: curl --cacert ${dev.node.appsCaFile} $(kubectl get bdeploy hello -o jsonpath='{.status.url}')/`,
+              `  apps' CA:     ${dev.node.appsCaFile}  (trust it to open the apps' https:// URLs in a browser)`,
             ]
           : [
               `  node:         ${dev.cluster?.withoutNode ?? 'none'}`,

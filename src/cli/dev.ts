@@ -16,7 +16,10 @@ import { applyObject } from '../runtime/index.ts';
 import { startLocalCluster, type LocalCluster } from '../dev/local-cluster.ts';
 import { nodeBinaries, pushBuildImages, pushServiceImages } from '../dev/node/node.ts';
 import { nodeIp, pushRegistryAddress } from '../dev/node/network.ts';
-import { nodeAppUrlTemplate, nodeGateway } from '../dev/node/gateway.ts';
+import { nodeGateway, nodeTlsAppUrlTemplate } from '../dev/node/gateway.ts';
+import { nodeTlsIssuer } from '../dev/node/certificates.ts';
+import { readPki } from '../dev/controlplane.ts';
+import type { TlsIssuer } from '../api/app-tls.ts';
 import { startPushRegistry, type PushRegistry } from '../dev/node/push-registry.ts';
 import { mintApiKey } from '../facade/api-keys.ts';
 import { ensureDevAccess } from '../facade/dev-access.ts';
@@ -46,9 +49,13 @@ export interface DevCluster {
     gitImage: string;
     buildToolsImage: string;
     agentToolsImage: string;
-    /** Every Deployment's own URL, through the node's Gateway. */
+    /** Every Deployment's own URL, through the node's Gateway, over TLS. */
     appUrlTemplate: string;
     gateway: { namespace: string; name: string };
+    /** The issuer of the apps' certificates, and where its CA certificate is written for clients
+     * (curl --cacert, a browser's trust store). */
+    tlsIssuer: TlsIssuer;
+    appsCaFile: string;
   };
   /** Only on the embedded control plane: a key for the local organization. */
   local?: { organizationNamespace: string; organizationId: string; apiKey: string };
@@ -101,6 +108,8 @@ async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: str
     return undefined;
   }
   writeFileSync(registryFile, `${cluster.node.registry}\n`);
+  const appsCaFile = join(dataDir, 'apps-ca.crt');
+  writeFileSync(appsCaFile, readPki(cluster.controlPlane.pkiDir).appsCaCert);
   const nodeBin = nodeBinaries();
   const [services, builds] = await Promise.all([pushServiceImages(nodeBin, log), pushBuildImages(nodeBin, log)]);
   return {
@@ -115,8 +124,10 @@ async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: str
     gitImage: builds.git,
     buildToolsImage: builds.buildTools,
     agentToolsImage: builds.agentTools,
-    appUrlTemplate: nodeAppUrlTemplate,
+    appUrlTemplate: nodeTlsAppUrlTemplate,
     gateway: nodeGateway,
+    tlsIssuer: nodeTlsIssuer,
+    appsCaFile,
   };
 }
 

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { parseAppUrlTemplate } from '../api/app-urls.ts';
+import { parseTlsIssuer } from '../api/app-tls.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
 import { organizationPolicySchema } from '../api/organization-policy.ts';
 import { defaultBuildNamespace } from '../workloads/build-jobs.ts';
@@ -79,6 +80,10 @@ options (each also read from the environment variable in brackets):
                                                                    [BERTH_GATEWAY]
   --ingress-class <name>       the IngressClass of those Ingresses (default: the cluster's default)
                                                                    [BERTH_INGRESS_CLASS]
+  --tls-issuer <Kind/name>     TLS for https:// app URLs on the Gateway: cert-manager's ClusterIssuer/<name>
+                               (or Issuer/<name> in the Gateway's namespace) signs a wildcard certificate
+                               per organization, served by an HTTPS listener of its own (default: none;
+                               dev with a node: Issuer/berth-local-ca)     [BERTH_TLS_ISSUER]
   --public-url <url>           where clients reach the HTTP API, e.g. https://berth.example.com: the base
                                of the upload URLs it hands out (default: each request's Host header)
                                                                    [BERTH_PUBLIC_URL]
@@ -196,6 +201,17 @@ const optionsSchema = z
       })
       .optional(),
     ingressClass: z.string().min(1).max(253).optional(),
+    tlsIssuer: z
+      .string()
+      .transform((text, context) => {
+        const issuer = parseTlsIssuer(text);
+        if ('error' in issuer) {
+          context.addIssue({ code: 'custom', message: issuer.error });
+          return z.NEVER;
+        }
+        return issuer;
+      })
+      .optional(),
     progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
     requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
     organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),
@@ -209,6 +225,11 @@ const optionsSchema = z
     path: ['organizationPolicy', 'podSecurity'],
     message:
       'baseline refuses the privileged image step of builds beside their deployment: run them in a build namespace (--build-namespace), set --build-privileged false (a builder that needs no privileges), or leave podSecurity out',
+  })
+  // TLS is terminated by the Gateway's listeners, for the hosts of https:// app URLs.
+  .refine((options) => !options.tlsIssuer || (options.gateway && options.appUrlTemplate?.scheme === 'https'), {
+    path: ['tlsIssuer'],
+    message: 'TLS needs a Gateway (--gateway) and an https:// app URL template (--app-url-template)',
   });
 
 export type Options = z.output<typeof optionsSchema>;
@@ -249,6 +270,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'app-url-template': { type: 'string' },
       gateway: { type: 'string' },
       'ingress-class': { type: 'string' },
+      'tls-issuer': { type: 'string' },
       'progress-deadline-seconds': { type: 'string' },
       'request-scale': { type: 'string' },
       'organization-policy': { type: 'string' },
@@ -290,6 +312,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     appUrlTemplate: values['app-url-template'] ?? (env.BERTH_APP_URL_TEMPLATE || undefined),
     gateway: values.gateway ?? (env.BERTH_GATEWAY || undefined),
     ingressClass: values['ingress-class'] ?? (env.BERTH_INGRESS_CLASS || undefined),
+    tlsIssuer: values['tls-issuer'] ?? (env.BERTH_TLS_ISSUER || undefined),
     progressDeadlineSeconds: values['progress-deadline-seconds'] ?? env.BERTH_PROGRESS_DEADLINE_SECONDS ?? '600',
     // A laptop is not a cluster: `berth dev` asks a quarter of the requests, so several apps fit.
     requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? (dev ? '0.25' : '1'),

@@ -14,7 +14,7 @@ import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing
 import { registrySourceArchives } from '../registry/source-archives.ts';
 import { bearerToken, type RegistryAccess } from '../facade/routes/registry.ts';
 import { registryIssuer, registryService } from '../registry/tokens.ts';
-import { organizationPolicyObjectName, parseAppUrlTemplate } from '../api/index.ts';
+import { organizationPolicyObjectName, parseAppUrlTemplate, type AppTls, type TlsIssuer } from '../api/index.ts';
 import type { Options } from './options.ts';
 
 /** What the cluster Berth runs against offers: the embedded node's registry and images in `berth dev`. */
@@ -33,6 +33,8 @@ export interface ClusterDefaults {
   /** Deployments' own URLs and the Gateway that routes them (the node's, under `berth dev`). */
   appUrlTemplate?: string;
   gateway?: { namespace: string; name: string };
+  /** The issuer of the apps' certificates, for an https:// template (the node's local CA). */
+  tlsIssuer?: TlsIssuer;
 }
 
 /** Flags first, then what the cluster offers, then the defaults of an installation. With a registry
@@ -61,8 +63,11 @@ function routingFor(options: Options, cluster: ClusterDefaults) {
   const template = options.appUrlTemplate ?? (cluster.appUrlTemplate ? parseAppUrlTemplate(cluster.appUrlTemplate) : undefined);
   const appUrls = template && !('error' in template) ? template : undefined;
   const gateway = options.gateway ?? cluster.gateway;
+  const issuer = options.tlsIssuer ?? cluster.tlsIssuer;
+  const tls: AppTls | undefined = issuer && gateway && appUrls?.scheme === 'https' ? { issuer, gateway, appUrls } : undefined;
   return {
     ...(appUrls ? { appUrls } : {}),
+    ...(tls ? { tls } : {}),
     ...(gateway ? { gateway } : {}),
     ...(options.ingressClass ? { ingressClassName: options.ingressClass } : {}),
   };
@@ -129,9 +134,10 @@ export async function startBerth(
     });
     registerTracingProjectController(manager, scope);
     registerOAuthProviderController(manager, scope);
-    if (options.organizationPolicy || (pushRegistry && signing)) {
+    if (options.organizationPolicy || (pushRegistry && signing) || routing.tls) {
       const registry = pushRegistry && signing ? { registry: { host: pushRegistry, key: signing.pushKey } } : {};
-      registerOrganizationController(manager, { policy: options.organizationPolicy ?? {}, ...registry, ...scope });
+      const tls = routing.tls ? { tls: routing.tls } : {};
+      registerOrganizationController(manager, { policy: options.organizationPolicy ?? {}, ...registry, ...tls, ...scope });
     }
     codeHost = registerCodeHostIntegrationController(manager, scope);
   }

@@ -7,6 +7,7 @@ import {
   gatewayBinaries,
   networkPolicyBinaries,
   metricsBinaries,
+  certManagerBinaries,
   nodeBinaries,
   NodePrerequisitesError,
   prepareNodeHost,
@@ -66,6 +67,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       gateway: gatewayBinaries(),
       networkPolicy: networkPolicyBinaries(),
       metrics: metricsBinaries(),
+      certManager: certManagerBinaries(),
     };
     controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, forNode: true, log });
     node = await startNode({ dataDir: options.dataDir, controlPlane, binaries, forwardDns: options.forwardDns, log });

@@ -39,6 +39,11 @@ export interface Pki {
   /** metrics-server's identity towards the API server and the kubelet. */
   metricsServerCert: string;
   metricsServerKey: string;
+  /** The apps' CA: cert-manager signs the Gateway's certificates with it (an Issuer of kind CA),
+   * and whoever trusts it opens the apps' https:// URLs. Apart from the cluster's CA, which it never
+   * signs for. */
+  appsCaCert: string;
+  appsCaKey: string;
 }
 
 async function keyPair(): Promise<CryptoKeyPair> {
@@ -154,6 +159,7 @@ export async function generatePki(): Promise<Pki> {
   const metricsServer = await client('CN=system:metrics-server');
   const frontProxyCa = await createAuthority(ca.validity, 'CN=berth-local-front-proxy-ca');
   const frontProxyClient = await issue(frontProxyCa, `CN=${frontProxyClientName}`, x509.ExtendedKeyUsage.clientAuth);
+  const appsCa = await createAuthority(ca.validity, 'CN=berth-local-apps-ca');
   const saKeys = await keyPair();
   return {
     caCert: ca.cert.toString('pem'),
@@ -169,6 +175,8 @@ export async function generatePki(): Promise<Pki> {
     frontProxyCaCert: frontProxyCa.cert.toString('pem'),
     ...pair('frontProxyClient', frontProxyClient),
     ...pair('metricsServer', metricsServer),
+    appsCaCert: appsCa.cert.toString('pem'),
+    appsCaKey: await privateKeyPem(appsCa.keys.privateKey),
   };
 }
 

@@ -11,11 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
+import { gatewayHttpsAddress, nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
-import { exampleImage, httpGet, kubectlOk, nodeBuildImages, serviceImage } from '../node/support.ts';
+import { appsCaCertificate, exampleImage, httpGet, httpsGet, kubectlOk, nodeBuildImages, serviceImage } from '../node/support.ts';
+import { nodeGateway, nodeTlsAppUrlTemplate } from '../../src/dev/node/gateway.ts';
+import { nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { runLanggraph } from '../support/langgraph-cli.ts';
 import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods } from './support.ts';
@@ -92,6 +94,16 @@ beforeAll(async () => {
     'organizations.podSecurity=baseline',
     '--set',
     `builder.namespace=${buildNamespace}`,
+    // Apps at https:// URLs through the node's Gateway, with certificates from its cert-manager: the
+    // organization's Certificate and listener under the chart's Role in the Gateway's namespace.
+    '--set',
+    `apps.urlTemplate=${nodeTlsAppUrlTemplate}`,
+    '--set',
+    `apps.gateway.namespace=${nodeGateway.namespace}`,
+    '--set',
+    `apps.gateway.name=${nodeGateway.name}`,
+    '--set',
+    `apps.tlsIssuer=${nodeTlsIssuer.kind}/${nodeTlsIssuer.name}`,
   ];
   // Builds as on a cluster whose registry holds the build images (the node's); organizations' sources
   // and images go to the registry whose tokens Berth issues.
@@ -184,7 +196,7 @@ describe('helm install onto the real node', () => {
     ).toEqual(['networkpolicy.networking.k8s.io/berth-organization', 'resourcequota/berth-organization']);
   });
 
-  it('serves a Deployment created through the chart Service, with Postgres, Redis, a queue worker and an Ingress, and deletes it with its volume', async () => {
+  it('serves a Deployment created through the chart Service, with Postgres, Redis, a queue worker and an https:// URL, and deletes it with its volume', async () => {
     printBerthLogs();
     const created = await api.ok('POST', '/v2/deployments', {
       name: 'shop',
@@ -214,7 +226,11 @@ describe('helm install onto the real node', () => {
     expect(await eventually(async () => (await httpGet(`http://${clusterIp}/`)).body, 20_000, 'the app')).toBe('berth-example helm-v1\n');
     // DEPLOYED means its pods run, and they start only once the database answers.
     expect((await httpGet(`http://${clusterIp}/db`)).body).toBe('db 42\n');
-    expect(await kubectlOk(['get', 'ingress,hpa,statefulset,pvc', '-n', apps, '-o', 'name'])).toMatch(/ingress[^\n]*\/shop/);
+    expect(await kubectlOk(['get', 'httproute,hpa,statefulset,pvc', '-n', apps, '-o', 'name'])).toMatch(/httproute[^\n]*\/shop/);
+    const url = (await api.ok('GET', `/v2/deployments/${created.id}`)).url as string;
+    expect(url).toBe(`https://shop.${apps}.localhost:${gatewayHttpsAddress.port}`);
+    const ca = await appsCaCertificate();
+    expect(await eventually(async () => (await httpsGet(`${url}/`, ca)).body, 120_000, 'the app over TLS')).toBe('berth-example helm-v1\n');
 
     expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
     await eventually(async () => (await api.call('GET', `/v2/deployments/${created.id}`)).status === 404, 60_000, 'the deployment gone');
@@ -336,7 +352,11 @@ describe('helm install onto the real node', () => {
     const deployment = await api.ok('GET', `/v2/deployments/${created.id}`);
     const revision = await api.ok('GET', `/v2/deployments/${created.id}/revisions/${deployment.latest_revision_id}`);
     expect(revision.status, revision.status_message).toBe('DEPLOYED');
-    await eventually(async () => (await httpGet(`${deployment.url}/ok`)).status === 200, 120_000, 'the agent server answering /ok');
+    await eventually(
+      async () => (await httpsGet(`${deployment.url}/ok`, await appsCaCertificate())).status === 200,
+      120_000,
+      'the agent server answering /ok',
+    );
     const run = await fetch(`${deployment.url}/runs/wait`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -362,7 +382,11 @@ describe('helm install onto the real node', () => {
         const deployment = await api.ok('GET', `/v2/deployments/${id}`);
         const revision = await api.ok('GET', `/v2/deployments/${id}/revisions/${deployment.latest_revision_id}`);
         expect(revision.status, revision.status_message).toBe('DEPLOYED');
-        await eventually(async () => (await httpGet(`${deployment.url}/ok`)).status === 200, 120_000, `${deployment.name} answering /ok`);
+        await eventually(
+          async () => (await httpsGet(`${deployment.url}/ok`, await appsCaCertificate())).status === 200,
+          120_000,
+          `${deployment.name} answering /ok`,
+        );
         const run = await fetch(`${deployment.url}/runs/wait`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },

@@ -18,7 +18,7 @@ import { pushExampleApp } from '../../src/dev/node/example-app.ts';
 import { registryAddress } from '../../src/dev/node/network.ts';
 import { cleanUpAfterDeadNode, nodeBinaries } from '../../src/dev/node/node.ts';
 import { eventually } from '../support/cluster.ts';
-import { httpGet } from '../node/support.ts';
+import { httpsGet } from '../node/support.ts';
 import { hostSnapshot } from './host-snapshot.ts';
 
 const run = promisify(execFile);
@@ -102,11 +102,12 @@ async function applyHello(image: string): Promise<void> {
   );
 }
 
-/** What answers at the url the Deployment's status gives, as the README's quick start asks it. */
+/** What answers at the url the Deployment's status gives, as the README's quick start asks it: over
+ * TLS, trusting the apps CA that `berth dev` writes to its data dir (curl --cacert). */
 async function helloAnswers(): Promise<string> {
   const url = (await kubectl('get', 'deployments.berth.dev', 'hello', '-o', 'jsonpath={.status.url}')).trim();
-  if (!url) throw new Error('hello has no url yet');
-  return (await httpGet(`${url}/`)).body;
+  if (!url.startsWith('https://')) throw new Error(`hello has no https:// url yet (${url || 'none'})`);
+  return (await httpsGet(`${url}/`, readFileSync(join(dataDir, 'apps-ca.crt'), 'utf8'))).body;
 }
 
 describe('berth dev with a real node', () => {

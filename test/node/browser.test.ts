@@ -1,23 +1,31 @@
-// A real browser opens a deployment's URL: Debian's Chromium, headless, driven by puppeteer-core, loads
-// http://<deployment>.<organization>.localhost:18080/ through the node's Gateway (the browser resolves
-// *.localhost to loopback itself) and reads the page the app serves. Every other name resolves nowhere,
-// so the browser reaches nothing beyond this machine.
+// A real browser opens a deployment's URL over TLS, as `berth dev` gives it: Debian's Chromium, headless,
+// driven by puppeteer-core, loads https://<deployment>.<organization>.localhost:18443/ through the node's
+// Gateway (the browser resolves *.localhost to loopback itself) and reads the page the app serves. The
+// browser trusts the local apps CA the way a user's would (its NSS store, made here with certutil), and
+// nothing is told to ignore certificate errors. Every other name resolves nowhere, so the browser
+// reaches nothing beyond this machine.
 import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
-import puppeteer, { type Browser } from 'puppeteer-core';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { nodeAppUrlTemplate, nodeGateway } from '../../src/dev/node/gateway.ts';
+import { nodeGateway, nodeTlsAppUrlTemplate } from '../../src/dev/node/gateway.ts';
+import { nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { exampleImage, httpGet } from './support.ts';
+import { appsCaCertificate, exampleImage, httpsGet } from './support.ts';
 
 let berth: BerthProcess;
 let api: Api;
 let browser: Browser | undefined;
 let namespace: string;
+let ca: string;
+/** The browser's home: its NSS store, holding the apps CA. */
+const home = mkdtempSync(join(tmpdir(), 'berth-browser-'));
 
 beforeAll(async () => {
   const kc = testKubeConfig();
@@ -28,9 +36,11 @@ beforeAll(async () => {
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
     '--app-url-template',
-    nodeAppUrlTemplate,
+    nodeTlsAppUrlTemplate,
     '--gateway',
     `${nodeGateway.namespace}/${nodeGateway.name}`,
+    '--tls-issuer',
+    `${nodeTlsIssuer.kind}/${nodeTlsIssuer.name}`,
   ]);
   await waitReady(berth);
   api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [org])).key });
@@ -38,9 +48,12 @@ beforeAll(async () => {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
   }).trim();
+  ca = await appsCaCertificate();
+  trustInBrowserStore(ca);
   browser = await puppeteer.launch({
     executablePath,
     headless: true,
+    env: { ...process.env, HOME: home },
     args: [
       // Root in a container-less test machine: Chromium's sandbox needs an unprivileged user.
       '--no-sandbox',
@@ -56,7 +69,30 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await berth?.stop();
+  rmSync(home, { recursive: true, force: true });
 });
+
+/** Loads `url`, again when Chromium saw the host's interfaces change (the node adds a pod's veth) and
+ * dropped the load, as a user would reload; any other failure fails. */
+async function openAsAUserWould(page: Page, url: string) {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await page.goto(url, { waitUntil: 'load', timeout: 30_000 });
+    } catch (error) {
+      if (attempt >= 5 || !String(error).includes('ERR_NETWORK_CHANGED')) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
+/** What a user does to trust `berth dev`'s apps CA in Chromium on Linux: add it to the NSS store. */
+function trustInBrowserStore(pem: string): void {
+  const store = join(home, '.pki/nssdb');
+  mkdirSync(store, { recursive: true });
+  writeFileSync(join(home, 'apps-ca.crt'), pem);
+  execFileSync('certutil', ['-d', `sql:${store}`, '-N', '--empty-password']);
+  execFileSync('certutil', ['-d', `sql:${store}`, '-A', '-t', 'C,,', '-n', 'berth-local-apps-ca', '-i', join(home, 'apps-ca.crt')]);
+}
 
 describe("a browser at a deployment's URL", () => {
   it('loads the page the app serves', async () => {
@@ -68,12 +104,13 @@ describe("a browser at a deployment's URL", () => {
     });
     await revisionReaches(api, created.id, created.latest_revision_id, ['DEPLOYED'], { timeoutMs: 120_000 });
     const url: string = (await api.ok('GET', `/v2/deployments/${created.id}`)).url;
-    expect(url).toBe(`http://site.${namespace}.localhost:18080`);
-    await eventually(async () => (await httpGet(`${url}/`).catch(() => undefined))?.status === 200, 30_000, `${url} answering`);
+    expect(url).toBe(`https://site.${namespace}.localhost:18443`);
+    await eventually(async () => (await httpsGet(`${url}/`, ca).catch(() => undefined))?.status === 200, 120_000, `${url} answering`);
 
     const page = await browser!.newPage();
-    const response = await page.goto(`${url}/`, { waitUntil: 'load', timeout: 30_000 });
+    const response = await openAsAUserWould(page, `${url}/`);
     expect(response?.status()).toBe(200);
+    expect(response?.securityDetails()?.issuer()).toBe('berth-local-apps-ca');
     expect(new URL(page.url()).hostname).toBe(`site.${namespace}.localhost`);
     expect(String(await page.evaluate('document.body.innerText')).trim()).toBe('berth-example browser');
     await page.close();

@@ -1,12 +1,15 @@
 // What node tests share: images pushed to the node's registry, objects applied with kubectl, pods
 // waited for by their status, and HTTP requests that are always bounded in time.
 import { request } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { inject } from 'vitest';
 import { eventually, kubectl, testKubeConfig } from '../support/cluster.ts';
 import { loopbackLookup } from '../support/loopback.ts';
 import type { BerthProcess } from '../support/berth-process.ts';
 import { pushExampleApp } from '../../src/dev/node/example-app.ts';
+import { appsCaSecret } from '../../src/dev/node/certificates.ts';
 import { nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
 import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
 import { pushBuildImages, pushServiceImages, type BuildImages } from '../../src/dev/node/node.ts';
@@ -160,6 +163,28 @@ export function httpGet(url: string, headers: Record<string, string> = {}): Prom
     req.on('error', reject);
     req.end();
   });
+}
+
+/** GET over TLS trusting only `ca`, with the same bound; resolves with the certificate the server showed. */
+export function httpsGet(url: string, ca: string): Promise<{ status: number; body: string; certificate: PeerCertificate }> {
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(url, { timeout: 3000, lookup: loopbackLookup, ca }, (res) => {
+      const certificate = (res.socket as TLSSocket).getPeerCertificate();
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, certificate }));
+    });
+    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within 3 s`)));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** The local apps CA's certificate, as the node's Issuer signs with it (and `berth dev` writes it). */
+export async function appsCaCertificate(): Promise<string> {
+  const pem = await kubectlOk(['-n', appsCaSecret.namespace, 'get', 'secret', appsCaSecret.name, '-o', "jsonpath={.data['tls\\.crt']}"]);
+  return Buffer.from(pem, 'base64').toString('utf8');
 }
 
 /** A pod running one container of the example app. */

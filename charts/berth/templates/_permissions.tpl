@@ -7,6 +7,9 @@ from (rbac.yaml). Each rule has a scope:
   leader-election  the release namespace only: the Lease and the Events recorded about it.
   api-keys         the release namespace only: the Secrets holding API-key hashes (read only), and
                    with builder.pushRegistry the one Secret of the registry's signing key, made once.
+  gateway-tls      with apps.tlsIssuer, the Gateway's namespace only: the organizations' Certificates,
+                   their Secrets' removal, and the Gateway's listeners (patched under a field manager
+                   per organization).
 Nothing here deletes namespaces, touches RBAC, ConfigMaps or CRDs, writes Pods, or reads Secrets outside
 the watched namespaces and the release namespace.
 */}}
@@ -106,6 +109,21 @@ the watched namespaces and the release namespace.
   apiGroups: [""]
   resources: [secrets]
   verbs: [get, list, watch]
+{{- if .Values.apps.tlsIssuer }}
+- scope: gateway-tls
+  apiGroups: [cert-manager.io]
+  resources: [certificates]
+  verbs: [get, list, watch, create, update, patch, delete]
+- scope: gateway-tls
+  apiGroups: [gateway.networking.k8s.io]
+  resources: [gateways]
+  verbs: [get, list, watch, patch]
+# delete: an organization's key goes with it (cert-manager leaves a Certificate's Secret behind).
+- scope: gateway-tls
+  apiGroups: [""]
+  resources: [secrets]
+  verbs: [delete]
+{{- end }}
 {{- if .Values.builder.pushRegistry }}
 # create: Secret berth-registry-signing, the key pushed-image tokens are signed with (made by the first
 # replica that finds it missing; a create cannot be limited to a name).

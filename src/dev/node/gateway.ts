@@ -2,7 +2,7 @@
 // on the host beside the kubelet and listening on loopback only; the Gateway API CRDs; and the
 // GatewayClass and Gateway every Deployment's HTTPRoutes attach to. Objects rendered by pure functions.
 import { stringify } from 'yaml';
-import { gatewayHttpAddress } from './network.ts';
+import { gatewayHttpAddress, gatewayHttpsAddress } from './network.ts';
 
 /** The Gateway Berth's HTTPRoutes attach to under `berth dev` (its `--gateway`). */
 export const nodeGateway = { namespace: 'kube-system', name: 'berth' };
@@ -10,10 +10,15 @@ export const nodeGateway = { namespace: 'kube-system', name: 'berth' };
 /** Every Deployment's own URL under `berth dev` (its `--app-url-template`): `*.localhost` is loopback. */
 export const nodeAppUrlTemplate = `http://{deployment}.{organization}.localhost:${gatewayHttpAddress.port}/`;
 
+/** The same over TLS, as `berth dev` gives it: certificates from the local apps CA (certificates.ts). */
+export const nodeTlsAppUrlTemplate = `https://{deployment}.{organization}.localhost:${gatewayHttpsAddress.port}/`;
+
 const gatewayClassName = 'berth';
 const controllerName = 'traefik.io/gateway-controller';
-/** Traefik's entry point of the Gateway's HTTP listener: they meet on the port. */
+/** Traefik's entry points of the Gateway's HTTP listener and of the HTTPS listeners Berth adds, one per
+ * organization: they meet on the port. */
 const webEntryPoint = 'web';
+const websecureEntryPoint = 'websecure';
 
 export function gatewayObjects() {
   return [
@@ -52,7 +57,10 @@ export function traefikConfig(): string {
   return stringify({
     global: { checkNewVersion: false, sendAnonymousUsage: false },
     log: { level: 'INFO' },
-    entryPoints: { [webEntryPoint]: { address: `${gatewayHttpAddress.host}:${gatewayHttpAddress.port}` } },
+    entryPoints: {
+      [webEntryPoint]: { address: `${gatewayHttpAddress.host}:${gatewayHttpAddress.port}` },
+      [websecureEntryPoint]: { address: `${gatewayHttpsAddress.host}:${gatewayHttpsAddress.port}` },
+    },
     providers: { kubernetesGateway: { statusAddress: { ip: gatewayHttpAddress.host } } },
   });
 }

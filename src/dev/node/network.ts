@@ -25,3 +25,7 @@ export const kubeletPort = 20250;
 export const kubeletHealthzPort = 20248;
 /** The Gateway's HTTP listener: on loopback only, where `<deployment>.<organization>.localhost` resolves. */
 export const gatewayHttpAddress = { host: '127.0.0.1', port: 18080 };
+/** Where the node's Gateway terminates TLS for the apps' https:// URLs: loopback only. */
+export const gatewayHttpsAddress = { host: '127.0.0.1', port: 18443 };
+/** cert-manager's metrics (and health) endpoint: loopback only. */
+export const certManagerMetricsPort = 20402;

@@ -31,6 +31,7 @@ import {
   apiServiceIp,
   dnsServiceIp,
   gatewayHttpAddress,
+  gatewayHttpsAddress,
   nodeIp,
   nodeName,
   podCidr,
@@ -41,6 +42,7 @@ import { gatewayObjects, nodeGateway, traefikConfig } from './gateway.ts';
 import { installCrds } from '../install-crds.ts';
 import { clusterDnsObjects, storageClass } from './system-objects.ts';
 import { metricsServerArgs, metricsServerObjects } from './metrics.ts';
+import { certManagerArgs, certificateObjects, nodeTlsIssuer } from './certificates.ts';
 import { cachedBuild } from '../cache-dir.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -57,6 +59,13 @@ export interface NodeBinaries {
   networkPolicy: string;
   /** metrics-server, which serves metrics.k8s.io for `kubectl top` and autoscalers (scripts/build-metrics-server.sh). */
   metrics: string;
+  /** cert-manager-controller, and crds/: cert-manager's (scripts/build-cert-manager.sh). */
+  certManager: string;
+}
+
+/** Builds the node's cert-manager if it is not cached yet (scripts/build-cert-manager.sh). */
+export function certManagerBinaries(): string {
+  return process.env.BERTH_CERT_MANAGER_BIN ?? cachedBuild('cert-manager');
 }
 
 /** Builds the node's metrics-server if it is not cached yet (scripts/build-metrics-server.sh). */
@@ -248,6 +257,16 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
         caFile: join(options.controlPlane.pkiDir, 'caCert.pem'),
       }),
     );
+    // Certificates for the apps' https:// URLs, signed by the local apps CA.
+    await installCrds(kc, join(options.binaries.certManager, 'crds'));
+    const pki = readPki(options.controlPlane.pkiDir);
+    for (const object of certificateObjects({ cert: pki.appsCaCert, key: pki.appsCaKey }))
+      await applyObject(kc, object as never, fieldManager);
+    supervise(
+      'cert-manager',
+      join(options.binaries.certManager, 'cert-manager-controller'),
+      certManagerArgs(options.controlPlane.kubeconfigPath),
+    );
     await waitFor(
       () => clusterDnsAnswers(),
       timeout,
@@ -256,7 +275,11 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
     );
     log('cluster DNS answers');
     await waitFor(() => gatewayProgrammed(kc), timeout, `the Gateway (see ${dirs.logs}/gateway.log)`);
-    log(`the Gateway serves http://${gatewayHttpAddress.host}:${gatewayHttpAddress.port}`);
+    log(
+      `the Gateway serves http://${gatewayHttpAddress.host}:${gatewayHttpAddress.port} and https://${gatewayHttpsAddress.host}:${gatewayHttpsAddress.port}`,
+    );
+    await waitFor(() => issuerReady(kc), timeout, `cert-manager's Issuer ${nodeTlsIssuer.name} (see ${dirs.logs}/cert-manager.log)`);
+    log(`cert-manager signs the apps' certificates (Issuer ${nodeTlsIssuer.namespace}/${nodeTlsIssuer.name})`);
     return { registry: registryAddress, stop };
   } catch (error) {
     await stop();
@@ -368,12 +391,24 @@ export async function pushBuildImages(nodeBin: string, log: (m: string) => void 
   };
 }
 
-async function gatewayProgrammed(kc: KubeConfig): Promise<boolean> {
-  const gateway = await kubeRequest<{ status?: { conditions?: { type: string; status: string }[] } }>(kc, {
-    method: 'GET',
-    path: `/apis/gateway.networking.k8s.io/v1/namespaces/${nodeGateway.namespace}/gateways/${nodeGateway.name}`,
-  }).catch(() => undefined);
-  return gateway?.status?.conditions?.some((c) => c.type === 'Programmed' && c.status === 'True') ?? false;
+/** Whether the object at `path` has condition `type` True (false while it or its API is missing). */
+async function conditionTrue(kc: KubeConfig, path: string, type: string): Promise<boolean> {
+  const object = await kubeRequest<{ status?: { conditions?: { type: string; status: string }[] } }>(kc, { method: 'GET', path }).catch(
+    () => undefined,
+  );
+  return object?.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
+}
+
+function issuerReady(kc: KubeConfig): Promise<boolean> {
+  return conditionTrue(kc, `/apis/cert-manager.io/v1/namespaces/${nodeTlsIssuer.namespace}/issuers/${nodeTlsIssuer.name}`, 'Ready');
+}
+
+function gatewayProgrammed(kc: KubeConfig): Promise<boolean> {
+  return conditionTrue(
+    kc,
+    `/apis/gateway.networking.k8s.io/v1/namespaces/${nodeGateway.namespace}/gateways/${nodeGateway.name}`,
+    'Programmed',
+  );
 }
 
 async function nodeReady(kc: KubeConfig): Promise<boolean> {

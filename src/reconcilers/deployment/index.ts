@@ -18,7 +18,7 @@
 //   render/                   pure renderers: spec in, manifests out (workloads.ts: the whole set)
 //   reconcile.ts, finalize.ts the loop and the deletion finalizer
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
-import { deploymentKind, sourceKind, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
+import { deploymentKind, sourceKind, tlsOrganizationLabel, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
 import {
   ownerKeys,
   unlessStatusOnly,
@@ -59,7 +59,10 @@ export function registerDeploymentControllers(
   dependencies: { writer?: DeploymentWriter } = {},
 ): DeploymentControllers {
   const options = resolveOptions(overrides);
-  const informers = deploymentInformers(manager, options.namespaces, { httpRoutes: options.gateway !== undefined });
+  const informers = deploymentInformers(manager, options.namespaces, {
+    httpRoutes: options.gateway !== undefined,
+    ...(options.tls ? { tls: options.tls } : {}),
+  });
   const writer = dependencies.writer ?? createDeploymentWriter(manager.kubeConfig);
   const reconcile = createDeploymentReconciler({ informers, writer, options });
 
@@ -133,6 +136,16 @@ export function registerDeploymentControllers(
             .map(keyOf);
         },
       },
+      ...(informers.certificates
+        ? [
+            {
+              // An organization's certificate that turns ready (or not) is every one of its Deployments' news.
+              informer: untyped(informers.certificates),
+              map: (object: DeepReadonly<KubeObject>) =>
+                deploymentsInNamespace(object.metadata?.labels?.[tlsOrganizationLabel] ?? '').map(keyOf),
+            },
+          ]
+        : []),
       {
         // A pod of a revision that turns Ready, fails to pull or crashes moves that revision's phase.
         informer: untyped(informers.pods),

@@ -20,6 +20,7 @@ import {
   deploymentKind,
   revisionKind,
   tracingProjectKind,
+  type AppTls,
   type CodeHostIntegration,
   type Deployment,
   type Revision,
@@ -38,6 +39,7 @@ import {
 import { referencedSecretNames } from './inputs.ts';
 import { autoscalerStatusPaths } from './scaling-status.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
+import { organizationCertificates } from '../organization/tls.ts';
 
 export const childKinds = {
   appsDeployment: { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },
@@ -64,6 +66,8 @@ export interface DeploymentInformers {
   ingresses: Informer<V1Ingress>;
   /** Only where the installation routes through a Gateway (its CRDs may be absent elsewhere). */
   httpRoutes?: Informer<KubeObject>;
+  /** Only with TLS for the apps' URLs: the organizations' Certificates (cert-manager's CRDs). */
+  certificates?: Informer<KubeObject>;
   jobs: Informer<V1Job>;
   secrets: Informer<V1Secret>;
   /** Pods of revisions (application, queue worker, build): read for failures and logs, never written. */
@@ -104,7 +108,7 @@ const appliedView = {
 export function deploymentInformers(
   manager: Manager,
   namespaces?: string[],
-  routes: { httpRoutes: boolean } = { httpRoutes: false },
+  routes: { httpRoutes: boolean; tls?: AppTls } = { httpRoutes: false },
 ): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
   return {
@@ -123,6 +127,7 @@ export function deploymentInformers(
     ...(routes.httpRoutes
       ? { httpRoutes: manager.informer<KubeObject>(childKinds.httpRoute, { ...scope, transform: appliedView.httpRoute }) }
       : {}),
+    ...(routes.tls ? { certificates: organizationCertificates(manager, routes.tls) } : {}),
     jobs: manager.informer<V1Job>(childKinds.job, { ...scope, transform: appliedView.job }),
     secrets: manager.informer<V1Secret>(childKinds.secret, scope),
     pods: revisionPods(manager, namespaces),

@@ -1,5 +1,12 @@
 // What an installation chooses about Deployments: images, the registry builds push to, revision retention.
-import { defaultBuildResources, openHostPolicy, type AppUrlTemplate, type BuildResources, type HostPolicy } from '../../api/index.ts';
+import {
+  defaultBuildResources,
+  openHostPolicy,
+  type AppTls,
+  type AppUrlTemplate,
+  type BuildResources,
+  type HostPolicy,
+} from '../../api/index.ts';
 import type { GatewayRef } from './render/ingress.ts';
 import { defaultRevisionRetention } from './revisions.ts';
 
@@ -30,6 +37,8 @@ export interface DeploymentControllerOptions {
   appUrls?: AppUrlTemplate;
   /** Routes are HTTPRoutes attached to this Gateway; without one, an Ingress (of ingressClassName). */
   gateway?: GatewayRef;
+  /** TLS for https:// app URLs: the organization's Certificate, whose readiness the Deployment reports. */
+  tls?: AppTls;
   /** Where build Jobs run (src/workloads/build-jobs.ts): a namespace of their own, apart from the
    * organizations' apps. Unset: beside their Deployment. */
   buildNamespace?: string;

@@ -1,7 +1,7 @@
 // The end of a pass: the Deployment's status (with an Event for each new reason to be stuck and each
 // newly serving revision), and the phases of its Revisions. Writes only what differs.
 import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
-import { appUrl, findCondition, type Deployment, type DeploymentScaling, type Revision } from '../../api/index.ts';
+import { appUrl, findCondition, organizationTlsNames, type Deployment, type DeploymentScaling, type Revision } from '../../api/index.ts';
 import { scalingStatus } from './scaling-status.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
@@ -19,6 +19,7 @@ import { conditionVerdict, deploymentPhase, type Problem, type StatusObservation
 import { nextDeploymentStatus, nextRevisionStatus } from './status-writer.ts';
 import type { TargetImage } from './target-image.ts';
 import { tierCondition, type TierCondition } from './tier.ts';
+import { certificateCondition, type CertificateCondition } from './certificate-status.ts';
 import { workloadKey, type CurrentWorkloads } from './workloads.ts';
 
 /** The revisions and address the status names. */
@@ -33,6 +34,15 @@ export interface StatusFacts {
 function tierFact(deployment: DeepReadonly<Deployment>): { tier?: TierCondition } {
   const tier = tierCondition(deployment.spec.sourceConfig?.deploymentType);
   return tier ? { tier } : {};
+}
+
+/** With TLS for the apps' URLs, the readiness of the organization's certificate. */
+function certificateFact(pass: Pass, deployment: DeepReadonly<Deployment>): { certificate?: CertificateCondition } {
+  const tls = pass.options.tls;
+  const organization = deployment.metadata.namespace ?? '';
+  if (!tls || !pass.informers.certificates) return {};
+  const certificate = pass.informers.certificates.get(tls.gateway.namespace, organizationTlsNames(organization).certificate);
+  return { certificate: certificateCondition(tls, organization, certificate) };
 }
 
 export async function writeStatus(
@@ -56,6 +66,7 @@ export async function writeStatus(
       ...(facts.clusterUrl ? { clusterUrl: facts.clusterUrl } : {}),
       ...(facts.scaling ? { scaling: facts.scaling } : {}),
       ...tierFact(deployment),
+      ...certificateFact(pass, deployment),
     },
     pass.options.now(),
   );

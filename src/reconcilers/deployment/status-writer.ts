@@ -14,6 +14,7 @@ import {
 import type { TargetPhase } from './lifecycle.ts';
 import type { DeploymentPhase } from './status.ts';
 import { scaleToZeroCondition, type TierCondition } from './tier.ts';
+import { certificateReadyCondition, type CertificateCondition } from './certificate-status.ts';
 
 export interface DeploymentFacts {
   phase: DeploymentPhase;
@@ -29,11 +30,20 @@ export interface DeploymentFacts {
   scaling?: DeploymentScaling;
   /** What the tier says about this cluster (tier.ts); its absence removes an earlier one. */
   tier?: TierCondition;
+  /** Where the URL is https://: its certificate's readiness (certificate-status.ts); likewise. */
+  certificate?: CertificateCondition;
 }
 
-function withTier(conditions: Condition[], tier: TierCondition | undefined, generation: number, now: Date): Condition[] {
-  if (tier) return setCondition(conditions, { ...tier, observedGeneration: generation }, now);
-  return conditions.filter((c) => c.type !== scaleToZeroCondition);
+/** A condition beside the verdict's three, set when given and removed when not. */
+function withSide(
+  conditions: Condition[],
+  type: string,
+  side: Omit<Condition, 'lastTransitionTime'> | undefined,
+  generation: number,
+  now: Date,
+): Condition[] {
+  if (side) return setCondition(conditions, { ...side, observedGeneration: generation }, now);
+  return conditions.filter((c) => c.type !== type);
 }
 
 export function nextDeploymentStatus(previous: DeploymentStatus | undefined, facts: DeploymentFacts, now: Date): DeploymentStatus {
@@ -46,7 +56,19 @@ export function nextDeploymentStatus(previous: DeploymentStatus | undefined, fac
     ...(facts.clusterUrl ? { clusterUrl: facts.clusterUrl } : {}),
     ...(facts.scaling ? { scaling: facts.scaling } : {}),
     observedGeneration: facts.generation,
-    conditions: withTier(markVerdict(previous?.conditions, facts.verdict, facts.generation, now), facts.tier, facts.generation, now),
+    conditions: withSide(
+      withSide(
+        markVerdict(previous?.conditions, facts.verdict, facts.generation, now),
+        scaleToZeroCondition,
+        facts.tier,
+        facts.generation,
+        now,
+      ),
+      certificateReadyCondition,
+      facts.certificate,
+      facts.generation,
+      now,
+    ),
   };
   if (previous && statusesEqual(previous, next)) return previous;
   return { ...next, updatedAt: timestamp(now) };

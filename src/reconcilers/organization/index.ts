@@ -2,7 +2,8 @@
 // Berth's scope gets the installation's ResourceQuota, LimitRange and NetworkPolicy
 // (src/api/organization-policy.ts) and, with a registry, the organization's registry credential; an
 // object Berth made for a part the installation no longer has, or in a namespace that is no longer an
-// organization's, is deleted. Objects are compared by the hash of what
+// organization's, is deleted. With TLS for the apps' URLs, each organization also gets its wildcard
+// Certificate and HTTPS listener on the Gateway (tls.ts). Objects are compared by the hash of what
 // was applied, so a pass that finds them as rendered writes nothing; a deleted one comes back at once.
 import type { V1Namespace } from '@kubernetes/client-node';
 import { mintOrganizationToken, organizationUsername } from '../../registry/tokens.ts';
@@ -11,6 +12,7 @@ import {
   labels as apiLabels,
   organizationPolicyObjectName,
   podSecurityLabels,
+  type AppTls,
   type OrganizationPolicy,
 } from '../../api/index.ts';
 import {
@@ -25,6 +27,7 @@ import {
 } from '../../runtime/index.ts';
 import { appliedHashOf } from '../deployment/compare.ts';
 import { policyObjectSelector, renderOrganization } from './render.ts';
+import { keepOrganizationTls, organizationTlsCaches } from './tls.ts';
 
 const namespaceKind: ResourceKind = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
 const policyKinds = {
@@ -40,6 +43,8 @@ export interface OrganizationControllerOptions {
   registry?: { host: string; key: Buffer };
   /** Only these namespaces (Berth's --watch-namespaces). Default: all. */
   namespaces?: string[];
+  /** TLS for the apps' URLs: a Certificate and a Gateway listener per organization. */
+  tls?: AppTls;
 }
 
 function isOrganization(
@@ -70,10 +75,19 @@ export function registerOrganizationController(manager: Manager, options: Organi
     Object.entries(policyKinds).map(([part, kind]) => [part, manager.informer(kind, { ...scope, labelSelector: policyObjectSelector })]),
   ) as Record<keyof typeof policyKinds, Informer<KubeObject>>;
   const toNamespace = (object: DeepReadonly<KubeObject>) => [{ namespace: '', name: object.metadata?.namespace ?? '' }];
+  const organizations = () =>
+    namespaces
+      .list()
+      .filter((namespace) => isOrganization(namespace, options.namespaces))
+      .map((namespace) => namespace.metadata!.name!);
+  const tls = options.tls && organizationTlsCaches(manager, options.tls, organizations);
   const controller = manager.addController({
     name: 'organization',
     informer: namespaces,
-    watches: Object.values(children).map((informer) => ({ informer: informer as unknown as Informer, map: toNamespace })),
+    watches: [
+      ...Object.values(children).map((informer) => ({ informer: informer as unknown as Informer, map: toNamespace })),
+      ...((tls?.watches ?? []) as unknown as { informer: Informer; map: typeof toNamespace }[]),
+    ],
     reconcile: async ({ name }) => {
       const namespace = namespaces.get('', name);
       const owner = isOrganization(namespace, options.namespaces) ? { name, uid: namespace.metadata!.uid! } : undefined;
@@ -87,6 +101,7 @@ export function registerOrganizationController(manager: Manager, options: Organi
         if (!wanted && current)
           await deleteObject(manager.kubeConfig, policyKinds[part], { namespace: name, name: organizationPolicyObjectName });
       }
+      if (tls) await keepOrganizationTls(manager, options.tls!, tls.caches, name, Boolean(owner));
     },
   });
   return controller as unknown as Controller;

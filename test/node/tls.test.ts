@@ -1,0 +1,177 @@
+// The apps' https:// URLs, as `berth dev` gives them: cert-manager (built here) signs a wildcard
+// certificate per organization with the local apps CA, and the node's Gateway terminates TLS with it on
+// an HTTPS listener of that organization's own. Two organizations, each URL answered over TLS by its own
+// app with its own organization's certificate; the Deployment's CertificateReady condition; the
+// certificate and listener kept out of the organization's namespace and removed with the organization.
+import { randomUUID } from 'node:crypto';
+import { X509Certificate } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { nodeGateway, nodeTlsAppUrlTemplate } from '../../src/dev/node/gateway.ts';
+import { nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
+import { gatewayHttpsAddress } from '../../src/dev/node/network.ts';
+import { organizationTlsNames } from '../../src/api/app-tls.ts';
+import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
+import { httpApi, type Api } from '../support/http-api.ts';
+import { appsCaCertificate, exampleImage, httpsGet, kubectlOk } from './support.ts';
+
+let berth: BerthProcess;
+let ca: string;
+const orgs: { namespace: string; api: Api }[] = [];
+
+beforeAll(async () => {
+  const kc = testKubeConfig();
+  const operatorNamespace = await useNamespace('berth-tls-op');
+  const namespaces = [await useNamespace('tls-a'), await useNamespace('tls-b')];
+  const ids = namespaces.map(() => randomUUID());
+  for (const [i, namespace] of namespaces.entries()) await ensureOrganizationNamespace(kc, namespace, ids[i]!);
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [...namespaces, operatorNamespace] }),
+    '--app-url-template',
+    nodeTlsAppUrlTemplate,
+    '--gateway',
+    `${nodeGateway.namespace}/${nodeGateway.name}`,
+    '--tls-issuer',
+    `${nodeTlsIssuer.kind}/${nodeTlsIssuer.name}`,
+  ]);
+  await waitReady(berth);
+  const url = `http://127.0.0.1:${await berth.facadePort()}`;
+  for (const [i, namespace] of namespaces.entries()) {
+    const key = (await ensureApiKey(kc, operatorNamespace, [ids[i]!])).key;
+    orgs.push({ namespace, api: httpApi(url, { 'x-api-key': key }) });
+  }
+  ca = await appsCaCertificate();
+});
+
+afterAll(async () => {
+  await berth?.stop();
+});
+
+type Condition = { type: string; status: string; reason: string; message: string };
+
+async function deploymentConditions(namespace: string, name: string): Promise<Condition[]> {
+  const out = await kubectlOk(['-n', namespace, 'get', 'bdeploy', name, '-o', 'jsonpath={.status.conditions}']);
+  return out ? (JSON.parse(out) as Condition[]) : [];
+}
+
+describe("a Deployment's https:// URL", () => {
+  it('answers over TLS for each organization, with its own certificate from the local CA', { timeout: 300_000 }, async () => {
+    const images = [await exampleImage('tls-a'), await exampleImage('tls-b')];
+    for (const [i, org] of orgs.entries()) {
+      const created = await org.api.ok('POST', '/v2/deployments', {
+        name: 'web',
+        source: 'external_docker',
+        source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 } },
+        source_revision_config: { image_uri: images[i]! },
+      });
+      const url = `https://web.${org.namespace}.localhost:${gatewayHttpsAddress.port}`;
+      expect((await org.api.ok('GET', `/v2/deployments/${created.id}`)).url ?? url).toBe(url);
+      const answer = await eventually(
+        async () => {
+          const got = await httpsGet(`${url}/`, ca).catch(() => undefined);
+          return got?.body === `berth-example tls-${'ab'[i]}\n` ? got : undefined;
+        },
+        180_000,
+        `${url} answering over TLS`,
+      );
+      const certificate = new X509Certificate(answer.certificate.raw);
+      expect(certificate.subjectAltName).toBe(`DNS:*.${org.namespace}.localhost`);
+      expect(certificate.issuer).toContain('berth-local-apps-ca');
+      expect(certificate.checkHost(`web.${org.namespace}.localhost`)).toBe(`*.${org.namespace}.localhost`);
+
+      const ready = await eventually(
+        async () => (await deploymentConditions(org.namespace, 'web')).find((c) => c.type === 'CertificateReady' && c.status === 'True'),
+        60_000,
+        `CertificateReady on ${org.namespace}/web`,
+      );
+      expect(ready.reason).toBe('Issued');
+    }
+  });
+
+  it("keeps each organization's certificate and key out of its namespace, behind a listener of its own", async () => {
+    for (const org of orgs) {
+      const names = organizationTlsNames(org.namespace);
+      const inOrg = await kubectl(['-n', org.namespace, 'get', 'secret', names.secret]);
+      expect(inOrg.code).not.toBe(0);
+      const listener = JSON.parse(
+        await kubectlOk([
+          '-n',
+          nodeGateway.namespace,
+          'get',
+          'gateway',
+          nodeGateway.name,
+          '-o',
+          `jsonpath={.spec.listeners[?(@.name=="${names.listener}")]}`,
+        ]),
+      );
+      expect(listener.hostname).toBe(`*.${org.namespace}.localhost`);
+      expect(listener.allowedRoutes.namespaces.selector.matchLabels).toEqual({ 'kubernetes.io/metadata.name': org.namespace });
+    }
+  });
+
+  it("signs nothing a team asks for itself: the local CA's Issuer is not in the team's namespace", { timeout: 120_000 }, async () => {
+    // A team that may make Certificates in its namespace asks for another organization's names.
+    const [a, b] = orgs;
+    const stolen = 'stolen-wildcard';
+    await kubectlOk(
+      ['apply', '-f', '-'],
+      JSON.stringify({
+        apiVersion: 'cert-manager.io/v1',
+        kind: 'Certificate',
+        metadata: { name: stolen, namespace: a!.namespace },
+        spec: {
+          secretName: stolen,
+          dnsNames: [`*.${b!.namespace}.localhost`],
+          issuerRef: { group: 'cert-manager.io', kind: nodeTlsIssuer.kind, name: nodeTlsIssuer.name },
+        },
+      }),
+    );
+    const refused = await eventually(
+      async () => {
+        const out = await kubectlOk(['-n', a!.namespace, 'get', 'certificaterequests', '-o', 'jsonpath={.items[*].status.conditions}']);
+        return out.includes('not found') ? out : undefined;
+      },
+      60_000,
+      "cert-manager saying the team's request names no issuer it has",
+    );
+    expect(refused).toContain(nodeTlsIssuer.name);
+    expect((await kubectl(['-n', a!.namespace, 'get', 'secret', stolen])).code).not.toBe(0);
+    await kubectlOk(['-n', a!.namespace, 'delete', 'certificate', stolen]);
+  });
+
+  it('removes the listener and the certificate when the namespace stops being an organization', { timeout: 120_000 }, async () => {
+    const org = orgs[1]!;
+    const names = organizationTlsNames(org.namespace);
+    await kubectlOk(['label', 'namespace', org.namespace, 'berth.dev/organization-id-']);
+    await eventually(
+      async () => {
+        const listeners = await kubectlOk([
+          '-n',
+          nodeGateway.namespace,
+          'get',
+          'gateway',
+          nodeGateway.name,
+          '-o',
+          'jsonpath={.spec.listeners[*].name}',
+        ]);
+        const certificate = await kubectl(['-n', nodeGateway.namespace, 'get', 'certificate', names.certificate]);
+        const secret = await kubectl(['-n', nodeGateway.namespace, 'get', 'secret', names.secret]);
+        return !listeners.split(' ').includes(names.listener) && certificate.code !== 0 && secret.code !== 0;
+      },
+      60_000,
+      `${org.namespace}'s listener, Certificate and Secret removed`,
+    );
+    // The other organization's listener and the Gateway's own stay.
+    const left = await kubectlOk([
+      '-n',
+      nodeGateway.namespace,
+      'get',
+      'gateway',
+      nodeGateway.name,
+      '-o',
+      'jsonpath={.spec.listeners[*].name}',
+    ]);
+    expect(left.split(' ')).toEqual(expect.arrayContaining(['http', organizationTlsNames(orgs[0]!.namespace).listener]));
+  });
+});
