@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   organizationTlsNames,
   parseTlsIssuer,
+  renderCustomHostListener,
+  renderCustomHostsCertificate,
   renderGatewayListenerPatch,
   renderOrganizationCertificate,
   renderOrganizationListener,
@@ -49,14 +51,31 @@ describe("an organization's TLS objects", () => {
     });
   });
 
+  it('gives custom hosts one certificate naming them all and a listener each, with names only this organization owns', () => {
+    const certificate = renderCustomHostsCertificate(config, 'acme', ['b.example.com', 'a.example.com']);
+    expect(certificate.metadata.name).toBe('berth-custom-acme');
+    expect(certificate.spec.dnsNames).toEqual(['a.example.com', 'b.example.com']);
+    const listener = renderCustomHostListener(config, 'acme', 'a.example.com');
+    expect(listener).toMatchObject({ hostname: 'a.example.com', port: 18443, protocol: 'HTTPS' });
+    expect(listener.tls.certificateRefs[0]!.name).toBe('berth-custom-acme-tls');
+    const names = organizationTlsNames('acme');
+    expect(listener.name).toBe(names.customListener('a.example.com'));
+    expect(names.customListener('a.example.com')).not.toBe(names.customListener('b.example.com'));
+    expect(names.ownsListener(listener.name) && names.ownsListener('https-acme')).toBe(true);
+    // Another organization whose name begins with this one's owns none of them, nor they its.
+    expect(names.ownsListener('https-acme-2') || names.ownsListener(organizationTlsNames('acme-2').customListener('c.example.com'))).toBe(
+      false,
+    );
+  });
+
   it('listens on 443 when the URL names no port', () => {
     expect(renderOrganizationListener(tls('https://{deployment}.{organization}.apps.example.com/'), 'acme').port).toBe(443);
   });
 
   it('is applied to the Gateway as that listener alone, or none to remove it', () => {
     const listener = renderOrganizationListener(config, 'acme');
-    expect(renderGatewayListenerPatch(config, listener).spec.listeners).toEqual([listener]);
-    expect(renderGatewayListenerPatch(config, undefined)).toMatchObject({
+    expect(renderGatewayListenerPatch(config, [listener]).spec.listeners).toEqual([listener]);
+    expect(renderGatewayListenerPatch(config, [])).toMatchObject({
       kind: 'Gateway',
       metadata: { name: 'berth', namespace: 'kube-system' },
       spec: { listeners: [] },

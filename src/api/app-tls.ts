@@ -1,8 +1,10 @@
 // TLS for the apps' https:// URLs. Each organization gets one wildcard certificate,
 // `*.<organization>.<domain>`, asked of the installation's cert-manager issuer, and one HTTPS listener of
-// that host on the installation's Gateway, which terminates TLS with it. Both live in the Gateway's
-// namespace, out of the organization's reach: no team can read another's key, or its own. A listener
-// admits routes from its organization's namespace only. Names and objects, pure.
+// that host on the installation's Gateway, which terminates TLS with it; with custom_url hosts, one more
+// certificate naming them all and a listener per host. All live in the Gateway's namespace, out of the
+// organization's reach: no team can read another's key, or its own. A listener admits routes from its
+// organization's namespace only. Names and objects, pure.
+import { createHash } from 'node:crypto';
 import type { AppUrlTemplate } from './app-urls.ts';
 
 /** The cert-manager issuer that signs the apps' certificates: `ClusterIssuer/<name>`, or `Issuer/<name>` in
@@ -31,13 +33,20 @@ export function parseTlsIssuer(text: string): TlsIssuer | { error: string } {
   return { kind: match[1] as TlsIssuer['kind'], name: match[2]! };
 }
 
-/** The names of an organization's TLS objects: its Certificate and Secret, and its Gateway listener. */
+/** The names of an organization's TLS objects: its Certificates and Secrets, and its Gateway listeners.
+ * A namespace name has no dot, so `https-<organization>.` begins no other organization's listener. */
 export function organizationTlsNames(organization: string) {
   return {
     certificate: `berth-apps-${organization}`,
     secret: `berth-apps-${organization}-tls`,
     listener: `https-${organization}`,
-    /** The field manager that owns the listener on the Gateway, and nothing else there. */
+    customCertificate: `berth-custom-${organization}`,
+    customSecret: `berth-custom-${organization}-tls`,
+    /** The listener of one custom_url host. */
+    customListener: (host: string) => `https-${organization}.${createHash('sha256').update(host).digest('hex').slice(0, 12)}`,
+    /** Whether a listener of the Gateway is one of the organization's. */
+    ownsListener: (name: string) => name === `https-${organization}` || name.startsWith(`https-${organization}.`),
+    /** The field manager that owns the organization's listeners on the Gateway, and nothing else there. */
     fieldManager: `berth-tls-${organization}`,
   };
 }
@@ -54,17 +63,27 @@ function listenerPort(tls: AppTls): number {
 
 export function renderOrganizationCertificate(tls: AppTls, organization: string) {
   const names = organizationTlsNames(organization);
+  return renderCertificate(tls, organization, names.certificate, names.secret, [organizationWildcardHost(tls, organization)]);
+}
+
+/** One certificate for every custom_url host the organization's Deployments hold (sorted). */
+export function renderCustomHostsCertificate(tls: AppTls, organization: string, hosts: readonly string[]) {
+  const names = organizationTlsNames(organization);
+  return renderCertificate(tls, organization, names.customCertificate, names.customSecret, [...hosts].sort());
+}
+
+function renderCertificate(tls: AppTls, organization: string, name: string, secretName: string, dnsNames: string[]) {
   return {
     apiVersion: certificateKind.apiVersion,
     kind: certificateKind.kind,
     metadata: {
-      name: names.certificate,
+      name,
       namespace: tls.gateway.namespace,
       labels: { [tlsOrganizationLabel]: organization, 'app.kubernetes.io/managed-by': 'berth' },
     },
     spec: {
-      secretName: names.secret,
-      dnsNames: [organizationWildcardHost(tls, organization)],
+      secretName,
+      dnsNames,
       issuerRef: { group: 'cert-manager.io', kind: tls.issuer.kind, name: tls.issuer.name },
       privateKey: { algorithm: 'ECDSA', size: 256, rotationPolicy: 'Always' },
       usages: ['digital signature', 'key encipherment', 'server auth'],
@@ -76,12 +95,24 @@ export function renderOrganizationCertificate(tls: AppTls, organization: string)
  * Gateway's listener compares equal to it once applied. */
 export function renderOrganizationListener(tls: AppTls, organization: string) {
   const names = organizationTlsNames(organization);
+  return renderListener(tls, organization, names.listener, organizationWildcardHost(tls, organization), names.secret);
+}
+
+/** The listener of one custom_url host, with the organization's custom hosts' certificate. */
+export function renderCustomHostListener(tls: AppTls, organization: string, host: string) {
+  const names = organizationTlsNames(organization);
+  return renderListener(tls, organization, names.customListener(host), host, names.customSecret);
+}
+
+export type GatewayListener = ReturnType<typeof renderListener>;
+
+function renderListener(tls: AppTls, organization: string, name: string, hostname: string, secret: string) {
   return {
-    name: names.listener,
-    hostname: organizationWildcardHost(tls, organization),
+    name,
+    hostname,
     port: listenerPort(tls),
     protocol: 'HTTPS',
-    tls: { mode: 'Terminate', certificateRefs: [{ group: '', kind: 'Secret', name: names.secret }] },
+    tls: { mode: 'Terminate', certificateRefs: [{ group: '', kind: 'Secret', name: secret }] },
     allowedRoutes: {
       namespaces: { from: 'Selector', selector: { matchLabels: { 'kubernetes.io/metadata.name': organization } } },
       kinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }],
@@ -89,12 +120,13 @@ export function renderOrganizationListener(tls: AppTls, organization: string) {
   };
 }
 
-/** What the organization's field manager applies to the Gateway: its listener, or none to remove it. */
-export function renderGatewayListenerPatch(tls: AppTls, listener: ReturnType<typeof renderOrganizationListener> | undefined) {
+/** What the organization's field manager applies to the Gateway: its listeners, all of them (none
+ * removes them). */
+export function renderGatewayListenerPatch(tls: AppTls, listeners: readonly GatewayListener[]) {
   return {
     apiVersion: gatewayKind.apiVersion,
     kind: gatewayKind.kind,
     metadata: { name: tls.gateway.name, namespace: tls.gateway.namespace },
-    spec: { listeners: listener ? [listener] : [] },
+    spec: { listeners: [...listeners] },
   };
 }

@@ -136,7 +136,7 @@ export async function startBerth(
     registerOAuthProviderController(manager, scope);
     if (options.organizationPolicy || (pushRegistry && signing) || routing.tls) {
       const registry = pushRegistry && signing ? { registry: { host: pushRegistry, key: signing.pushKey } } : {};
-      const tls = routing.tls ? { tls: routing.tls } : {};
+      const tls = routing.tls ? { tls: { config: routing.tls, hostPolicy } } : {};
       registerOrganizationController(manager, { policy: options.organizationPolicy ?? {}, ...registry, ...tls, ...scope });
     }
     codeHost = registerCodeHostIntegrationController(manager, scope);

@@ -15,7 +15,16 @@ import { gatewayHttpsAddress, nodeIp, pushRegistryAddress } from '../../src/dev/
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
-import { appsCaCertificate, exampleImage, httpGet, httpsGet, kubectlOk, nodeBuildImages, serviceImage } from '../node/support.ts';
+import {
+  appsCaCertificate,
+  exampleImage,
+  httpGet,
+  httpsGet,
+  httpsPostJson,
+  kubectlOk,
+  nodeBuildImages,
+  serviceImage,
+} from '../node/support.ts';
 import { nodeGateway, nodeTlsAppUrlTemplate } from '../../src/dev/node/gateway.ts';
 import { nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
@@ -357,13 +366,11 @@ describe('helm install onto the real node', () => {
       120_000,
       'the agent server answering /ok',
     );
-    const run = await fetch(`${deployment.url}/runs/wait`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ assistant_id: 'agent', input: { text: 'under the chart' } }),
-      signal: AbortSignal.timeout(30_000),
+    const run = await httpsPostJson(`${deployment.url}/runs/wait`, await appsCaCertificate(), {
+      assistant_id: 'agent',
+      input: { text: 'under the chart' },
     });
-    expect(await run.json()).toEqual({ text: 'UNDER THE CHART!' });
+    expect(run).toEqual({ text: 'UNDER THE CHART!' });
     expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
     await nothingLeft(['deployments.berth.dev', 'jobs']);
     await nothingLeft(['jobs', 'secrets'], buildNamespace);
@@ -387,13 +394,11 @@ describe('helm install onto the real node', () => {
           120_000,
           `${deployment.name} answering /ok`,
         );
-        const run = await fetch(`${deployment.url}/runs/wait`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ assistant_id: 'agent', input: { text } }),
-          signal: AbortSignal.timeout(30_000),
+        const run = await httpsPostJson(`${deployment.url}/runs/wait`, await appsCaCertificate(), {
+          assistant_id: 'agent',
+          input: { text },
         });
-        expect(await run.json()).toEqual({ text: `${text.toUpperCase()}!` });
+        expect(run).toEqual({ text: `${text.toUpperCase()}!` });
         return deployment;
       };
       const local =

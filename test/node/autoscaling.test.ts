@@ -6,13 +6,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { nodeAppUrlTemplate, nodeGateway } from '../../src/dev/node/gateway.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { steadyClient, windowStats } from './steady-client.ts';
-import { exampleImage, httpGet, kubectlOk } from './support.ts';
+import { exampleImage, gatewayFlags, httpGet, kubectlOk } from './support.ts';
 
 const kc = testKubeConfig();
 let berth: BerthProcess;
@@ -26,10 +25,7 @@ beforeAll(async () => {
   await ensureOrganizationNamespace(kc, namespace, org);
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
-    '--app-url-template',
-    nodeAppUrlTemplate,
-    '--gateway',
-    `${nodeGateway.namespace}/${nodeGateway.name}`,
+    ...gatewayFlags(),
   ]);
   await waitReady(berth);
   api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [org])).key });

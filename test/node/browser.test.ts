@@ -12,12 +12,10 @@ import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { nodeGateway, nodeTlsAppUrlTemplate } from '../../src/dev/node/gateway.ts';
-import { nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { appsCaCertificate, exampleImage, httpsGet } from './support.ts';
+import { appsCaCertificate, exampleImage, gatewayFlags, httpsGet } from './support.ts';
 
 let berth: BerthProcess;
 let api: Api;
@@ -35,12 +33,7 @@ beforeAll(async () => {
   await ensureOrganizationNamespace(kc, namespace, org);
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
-    '--app-url-template',
-    nodeTlsAppUrlTemplate,
-    '--gateway',
-    `${nodeGateway.namespace}/${nodeGateway.name}`,
-    '--tls-issuer',
-    `${nodeTlsIssuer.kind}/${nodeTlsIssuer.name}`,
+    ...gatewayFlags({ tls: true }),
   ]);
   await waitReady(berth);
   api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [org])).key });

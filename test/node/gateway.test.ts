@@ -5,12 +5,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { nodeAppUrlTemplate, nodeGateway } from '../../src/dev/node/gateway.ts';
 import { gatewayHttpAddress } from '../../src/dev/node/network.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
-import { exampleImage, httpGet } from './support.ts';
+import { exampleImage, gatewayFlags, httpGet } from './support.ts';
 
 let berth: BerthProcess;
 const orgs: { namespace: string; api: Api }[] = [];
@@ -24,10 +23,7 @@ beforeAll(async () => {
   for (const [i, namespace] of namespaces.entries()) await ensureOrganizationNamespace(kc, namespace, ids[i]!);
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [...namespaces, operatorNamespace] }),
-    '--app-url-template',
-    nodeAppUrlTemplate,
-    '--gateway',
-    `${nodeGateway.namespace}/${nodeGateway.name}`,
+    ...gatewayFlags(),
   ]);
   await waitReady(berth);
   const url = `http://127.0.0.1:${await berth.facadePort()}`;

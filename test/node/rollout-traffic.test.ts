@@ -5,13 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { nodeAppUrlTemplate, nodeGateway } from '../../src/dev/node/gateway.ts';
 import { registryAddress } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { steadyClient, windowStats, type WindowStats } from './steady-client.ts';
-import { exampleImage, httpGet, componentPods } from './support.ts';
+import { componentPods, exampleImage, gatewayFlags, httpGet } from './support.ts';
 
 let berth: BerthProcess;
 let berthArgs: string[];
@@ -24,13 +23,7 @@ beforeAll(async () => {
   namespace = await useNamespace('rollout');
   const org = randomUUID();
   await ensureOrganizationNamespace(kc, namespace, org);
-  berthArgs = [
-    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
-    '--app-url-template',
-    nodeAppUrlTemplate,
-    '--gateway',
-    `${nodeGateway.namespace}/${nodeGateway.name}`,
-  ];
+  berthArgs = [...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }), ...gatewayFlags()];
   berth = spawnBerth(inject('kubeconfigPath'), berthArgs);
   await waitReady(berth);
   api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [org])).key });

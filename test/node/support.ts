@@ -9,7 +9,8 @@ import { eventually, kubectl, testKubeConfig } from '../support/cluster.ts';
 import { loopbackLookup } from '../support/loopback.ts';
 import type { BerthProcess } from '../support/berth-process.ts';
 import { pushExampleApp } from '../../src/dev/node/example-app.ts';
-import { appsCaSecret } from '../../src/dev/node/certificates.ts';
+import { appsCaSecret, nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
+import { nodeAppUrlTemplate, nodeGateway, nodeTlsAppUrlTemplate } from '../../src/dev/node/gateway.ts';
 import { nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
 import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
 import { pushBuildImages, pushServiceImages, type BuildImages } from '../../src/dev/node/node.ts';
@@ -149,6 +150,14 @@ export async function waitForReadyPod(namespace: string, name: string, timeoutMs
   );
 }
 
+/** Berth's flags for apps at URLs through the node's Gateway, as `berth dev` gives them: over plain
+ * HTTP on port 18080, or with `tls`, over TLS on 18443 with certificates from the node's local CA. */
+export function gatewayFlags(options: { tls?: boolean } = {}): string[] {
+  const gateway = ['--gateway', `${nodeGateway.namespace}/${nodeGateway.name}`];
+  if (!options.tls) return ['--app-url-template', nodeAppUrlTemplate, ...gateway];
+  return ['--app-url-template', nodeTlsAppUrlTemplate, ...gateway, '--tls-issuer', `${nodeTlsIssuer.kind}/${nodeTlsIssuer.name}`];
+}
+
 /** GET with a 3 s bound: never a request that could wait on a route off this machine. */
 /** GET with a 3 s bound; `headers` may name another Host (a custom URL's, sent to the Gateway). */
 export function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
@@ -165,19 +174,45 @@ export function httpGet(url: string, headers: Record<string, string> = {}): Prom
   });
 }
 
-/** GET over TLS trusting only `ca`, with the same bound; resolves with the certificate the server showed. */
-export function httpsGet(url: string, ca: string): Promise<{ status: number; body: string; certificate: PeerCertificate }> {
+/** GET over TLS trusting only `ca`, with the same bound; resolves with the certificate the server showed.
+ * `connectTo` sends it to that address instead of the URL host's (a custom URL's host, on the Gateway),
+ * still asking for the URL's host by name (SNI) and in the Host header. */
+export function httpsGet(url: string, ca: string, connectTo?: string): Promise<HttpsAnswer> {
+  return httpsSend(url, ca, { ...(connectTo ? { connectTo } : {}) });
+}
+
+/** POST of JSON over TLS trusting only `ca`, bounded by `timeoutMs` (an agent server's run takes a while). */
+export async function httpsPostJson(url: string, ca: string, body: unknown, timeoutMs = 30_000): Promise<unknown> {
+  const answer = await httpsSend(url, ca, { method: 'POST', body: JSON.stringify(body), timeoutMs });
+  if (answer.status !== 200) throw new Error(`POST ${url}: ${answer.status} ${answer.body}`);
+  return JSON.parse(answer.body) as unknown;
+}
+
+type HttpsAnswer = { status: number; body: string; certificate: PeerCertificate };
+
+function httpsSend(
+  url: string,
+  ca: string,
+  options: { method?: string; body?: string; connectTo?: string; timeoutMs?: number },
+): Promise<HttpsAnswer> {
+  const target = new URL(url);
+  const timeout = options.timeoutMs ?? 3000;
+  const headers = {
+    ...(options.connectTo ? { host: target.host } : {}),
+    ...(options.body ? { 'content-type': 'application/json' } : {}),
+  };
+  const direct = options.connectTo ? { hostname: options.connectTo, servername: target.hostname } : {};
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { timeout: 3000, lookup: loopbackLookup, ca }, (res) => {
+    const req = httpsRequest(url, { method: options.method ?? 'GET', timeout, lookup: loopbackLookup, ca, headers, ...direct }, (res) => {
       const certificate = (res.socket as TLSSocket).getPeerCertificate();
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body, certificate }));
     });
-    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within 3 s`)));
+    req.on('timeout', () => req.destroy(new Error(`${options.method ?? 'GET'} ${url}: no answer within ${timeout / 1000} s`)));
     req.on('error', reject);
-    req.end();
+    req.end(options.body);
   });
 }
 

@@ -7,14 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { nodeGateway, nodeTlsAppUrlTemplate } from '../../src/dev/node/gateway.ts';
+import { nodeGateway } from '../../src/dev/node/gateway.ts';
 import { nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
 import { gatewayHttpsAddress } from '../../src/dev/node/network.ts';
 import { organizationTlsNames } from '../../src/api/app-tls.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
-import { appsCaCertificate, exampleImage, httpsGet, kubectlOk } from './support.ts';
+import { appsCaCertificate, exampleImage, gatewayFlags, httpsGet, kubectlOk } from './support.ts';
 
 let berth: BerthProcess;
 let ca: string;
@@ -28,12 +28,7 @@ beforeAll(async () => {
   for (const [i, namespace] of namespaces.entries()) await ensureOrganizationNamespace(kc, namespace, ids[i]!);
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [...namespaces, operatorNamespace] }),
-    '--app-url-template',
-    nodeTlsAppUrlTemplate,
-    '--gateway',
-    `${nodeGateway.namespace}/${nodeGateway.name}`,
-    '--tls-issuer',
-    `${nodeTlsIssuer.kind}/${nodeTlsIssuer.name}`,
+    ...gatewayFlags({ tls: true }),
   ]);
   await waitReady(berth);
   const url = `http://127.0.0.1:${await berth.facadePort()}`;
@@ -87,6 +82,63 @@ describe("a Deployment's https:// URL", () => {
       );
       expect(ready.reason).toBe('Issued');
     }
+  });
+
+  it('serves a custom_url host over TLS with a certificate for that host, from the same CA', { timeout: 180_000 }, async () => {
+    const org = orgs[0]!;
+    const created = await org.api.ok('POST', '/v2/deployments', {
+      name: 'shop',
+      source: 'external_docker',
+      source_config: {
+        custom_url: 'https://shop.tls.example.test/',
+        resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 },
+      },
+      source_revision_config: { image_uri: await exampleImage('tls-shop') },
+    });
+    expect(created.id).toBeTruthy();
+    const url = `https://shop.tls.example.test:${gatewayHttpsAddress.port}/`;
+    const answer = await eventually(
+      async () => {
+        const got = await httpsGet(url, ca, gatewayHttpsAddress.host).catch(() => undefined);
+        return got?.body === 'berth-example tls-shop\n' ? got : undefined;
+      },
+      120_000,
+      `${url} answering over TLS`,
+    );
+    const certificate = new X509Certificate(answer.certificate.raw);
+    expect(certificate.subjectAltName).toBe('DNS:shop.tls.example.test');
+    expect(certificate.issuer).toContain('berth-local-apps-ca');
+    await eventually(
+      async () => (await deploymentConditions(org.namespace, 'shop')).find((c) => c.type === 'CertificateReady' && c.status === 'True'),
+      60_000,
+      `CertificateReady on ${org.namespace}/shop`,
+    );
+    // Its host and listener go with its claim.
+    expect((await org.api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
+    const listener = organizationTlsNames(org.namespace).customListener('shop.tls.example.test');
+    await eventually(
+      async () => {
+        const names = await kubectlOk([
+          '-n',
+          nodeGateway.namespace,
+          'get',
+          'gateway',
+          nodeGateway.name,
+          '-o',
+          'jsonpath={.spec.listeners[*].name}',
+        ]);
+        const custom = await kubectl([
+          '-n',
+          nodeGateway.namespace,
+          'get',
+          'certificate',
+          organizationTlsNames(org.namespace).customCertificate,
+        ]);
+        return !names.split(' ').includes(listener) && custom.code !== 0;
+      },
+      60_000,
+      "the custom host's listener and certificate removed with its deployment",
+    );
   });
 
   it("keeps each organization's certificate and key out of its namespace, behind a listener of its own", async () => {

@@ -1,7 +1,16 @@
 // The end of a pass: the Deployment's status (with an Event for each new reason to be stuck and each
 // newly serving revision), and the phases of its Revisions. Writes only what differs.
 import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
-import { appUrl, findCondition, organizationTlsNames, type Deployment, type DeploymentScaling, type Revision } from '../../api/index.ts';
+import {
+  appUrl,
+  customHostOf,
+  findCondition,
+  organizationTlsNames,
+  organizationWildcardHost,
+  type Deployment,
+  type DeploymentScaling,
+  type Revision,
+} from '../../api/index.ts';
 import { scalingStatus } from './scaling-status.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, type TargetPhase } from './lifecycle.ts';
@@ -41,8 +50,15 @@ function certificateFact(pass: Pass, deployment: DeepReadonly<Deployment>): { ce
   const tls = pass.options.tls;
   const organization = deployment.metadata.namespace ?? '';
   if (!tls || !pass.informers.certificates) return {};
-  const certificate = pass.informers.certificates.get(tls.gateway.namespace, organizationTlsNames(organization).certificate);
-  return { certificate: certificateCondition(tls, organization, certificate) };
+  const names = organizationTlsNames(organization);
+  const get = (name: string) => pass.informers.certificates!.get(tls.gateway.namespace, name);
+  const host = customHostOf(deployment);
+  return {
+    certificate: certificateCondition(tls, [
+      { name: names.certificate, for: organizationWildcardHost(tls, organization), object: get(names.certificate) },
+      ...(host ? [{ name: names.customCertificate, for: host, object: get(names.customCertificate) }] : []),
+    ]),
+  };
 }
 
 export async function writeStatus(

@@ -13,6 +13,7 @@ import {
   organizationPolicyObjectName,
   podSecurityLabels,
   type AppTls,
+  type HostPolicy,
   type OrganizationPolicy,
 } from '../../api/index.ts';
 import {
@@ -27,7 +28,7 @@ import {
 } from '../../runtime/index.ts';
 import { appliedHashOf } from '../deployment/compare.ts';
 import { policyObjectSelector, renderOrganization } from './render.ts';
-import { keepOrganizationTls, organizationTlsCaches } from './tls.ts';
+import { heldCustomHosts, keepOrganizationTls, organizationTlsCaches } from './tls.ts';
 
 const namespaceKind: ResourceKind = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
 const policyKinds = {
@@ -43,8 +44,9 @@ export interface OrganizationControllerOptions {
   registry?: { host: string; key: Buffer };
   /** Only these namespaces (Berth's --watch-namespaces). Default: all. */
   namespaces?: string[];
-  /** TLS for the apps' URLs: a Certificate and a Gateway listener per organization. */
-  tls?: AppTls;
+  /** TLS for the apps' URLs: a Certificate and a Gateway listener per organization, and for its
+   * custom_url hosts whose claims hold under `hostPolicy`. */
+  tls?: { config: AppTls; hostPolicy: HostPolicy };
 }
 
 function isOrganization(
@@ -80,7 +82,7 @@ export function registerOrganizationController(manager: Manager, options: Organi
       .list()
       .filter((namespace) => isOrganization(namespace, options.namespaces))
       .map((namespace) => namespace.metadata!.name!);
-  const tls = options.tls && organizationTlsCaches(manager, options.tls, organizations);
+  const tls = options.tls && organizationTlsCaches(manager, options.tls.config, organizations, options.namespaces);
   const controller = manager.addController({
     name: 'organization',
     informer: namespaces,
@@ -101,7 +103,11 @@ export function registerOrganizationController(manager: Manager, options: Organi
         if (!wanted && current)
           await deleteObject(manager.kubeConfig, policyKinds[part], { namespace: name, name: organizationPolicyObjectName });
       }
-      if (tls) await keepOrganizationTls(manager, options.tls!, tls.caches, name, Boolean(owner));
+      if (tls) {
+        const { config, hostPolicy } = options.tls!;
+        const wanted = owner ? { customHosts: heldCustomHosts(tls.caches.deployments, name, hostPolicy) } : undefined;
+        await keepOrganizationTls(manager, config, tls.caches, name, wanted);
+      }
     },
   });
   return controller as unknown as Controller;

@@ -1,17 +1,30 @@
-// An organization's TLS (src/api/app-tls.ts): its wildcard Certificate and its HTTPS listener on the
-// Gateway, kept while the namespace is an organization's and removed with it. Read from the caches;
-// written only when they differ from what is rendered. The listener is applied by a field manager of
-// the organization's own, so the Gateway's other listeners are never touched.
+// An organization's TLS (src/api/app-tls.ts): its wildcard Certificate and HTTPS listener on the
+// Gateway, and, while its Deployments hold custom_url hosts, one Certificate naming them and a listener
+// per host; kept while the namespace is an organization's and removed with it. A custom host gets a
+// certificate only once its claim holds (the rule the HTTP API and the Deployment's controller apply),
+// so no team is ever issued another's host. Read from the caches; written only when they differ from
+// what is rendered. The listeners are applied by a field manager of the organization's own, so the
+// Gateway's other listeners are never touched.
 import {
   certificateKind,
+  customHostIndex,
+  customHostOf,
+  deploymentKind,
   fieldManager,
   gatewayKind,
+  hostRefusal,
+  indexCustomHost,
   organizationTlsNames,
+  renderCustomHostListener,
+  renderCustomHostsCertificate,
   renderGatewayListenerPatch,
   renderOrganizationCertificate,
   renderOrganizationListener,
   tlsOrganizationLabel,
   type AppTls,
+  type Deployment,
+  type GatewayListener,
+  type HostPolicy,
 } from '../../api/index.ts';
 import { applyObject, deleteObject, type DeepReadonly, type Informer, type KubeObject, type Manager } from '../../runtime/index.ts';
 import { appliedHashOf, withAppliedHash } from '../deployment/compare.ts';
@@ -19,16 +32,27 @@ import { appliedHashOf, withAppliedHash } from '../deployment/compare.ts';
 export interface OrganizationTlsCaches {
   certificates: Informer<KubeObject>;
   gateways: Informer<KubeObject>;
+  deployments: Informer<Deployment>;
 }
 
-/** The caches of the Gateway's namespace, and how their events map to organizations: a Certificate to
- * its own, the Gateway to every one (it carries all their listeners). */
-export function organizationTlsCaches(manager: Manager, tls: AppTls, organizations: () => string[]) {
+type Key = { namespace: string; name: string };
+
+/** The caches TLS reads, and how their events map to organizations: a Certificate to its own, the
+ * Gateway to every one (it carries all their listeners), a Deployment whose custom host comes or goes
+ * to its namespace. */
+export function organizationTlsCaches(manager: Manager, tls: AppTls, organizations: () => string[], namespaces?: string[]) {
   const caches: OrganizationTlsCaches = {
     certificates: organizationCertificates(manager, tls),
     gateways: manager.informer(gatewayKind, { namespaces: [tls.gateway.namespace] }),
+    // The Deployments' controller's cache, shared: the same scope, and the index it keeps too.
+    deployments: manager.informer<Deployment>(deploymentKind, {
+      ...(namespaces ? { namespaces } : {}),
+      indexes: { [customHostIndex]: indexCustomHost },
+    }),
   };
-  const toNamespace = (name: string) => ({ namespace: '', name });
+  const toNamespace = (name: string): Key => ({ namespace: '', name });
+  const claimOf = (o: DeepReadonly<KubeObject>) =>
+    `${customHostOf(o as never) ?? ''} ${o.metadata?.deletionTimestamp ? 'deleting' : ''} ${o.metadata?.creationTimestamp ?? ''}`;
   const watches = [
     {
       informer: caches.certificates,
@@ -37,6 +61,11 @@ export function organizationTlsCaches(manager: Manager, tls: AppTls, organizatio
     {
       informer: caches.gateways,
       map: (o: DeepReadonly<KubeObject>) => (o.metadata?.name === tls.gateway.name ? organizations().map(toNamespace) : []),
+    },
+    {
+      informer: caches.deployments,
+      map: (o: DeepReadonly<KubeObject>) => [toNamespace(o.metadata?.namespace ?? '')],
+      changed: (o: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>) => claimOf(o) !== claimOf(previous),
     },
   ];
   return { caches, watches };
@@ -48,31 +77,69 @@ export function organizationCertificates(manager: Manager, tls: AppTls): Informe
   return manager.informer(certificateKind, { namespaces: [tls.gateway.namespace], labelSelector: tlsOrganizationLabel });
 }
 
-/** Keeps (`wanted`) or removes the organization's Certificate and listener. */
+/** The custom_url hosts of the organization's Deployments whose claims hold, sorted. */
+export function heldCustomHosts(deployments: Informer<Deployment>, organization: string, policy: HostPolicy): string[] {
+  const hosts = new Set<string>();
+  for (const deployment of deployments.list(organization)) {
+    const host = customHostOf(deployment);
+    if (!host || deployment.metadata.deletionTimestamp) continue;
+    if (!hostRefusal(deployment, deployments.byIndex(customHostIndex, host), policy)) hosts.add(host);
+  }
+  return [...hosts].sort();
+}
+
+/** Keeps the organization's Certificates and listeners for its custom hosts, or removes them all
+ * (`wanted` undefined: no longer an organization). */
 export async function keepOrganizationTls(
   manager: Manager,
   tls: AppTls,
   caches: OrganizationTlsCaches,
   organization: string,
-  wanted: boolean,
+  wanted: { customHosts: readonly string[] } | undefined,
 ): Promise<void> {
   const names = organizationTlsNames(organization);
-  const at = (name: string) => ({ namespace: tls.gateway.namespace, name });
-  const certificate = wanted ? withAppliedHash(renderOrganizationCertificate(tls, organization)) : undefined;
-  const current = caches.certificates.get(tls.gateway.namespace, names.certificate);
-  if (certificate && appliedHashOf(current) !== appliedHashOf(certificate as KubeObject))
-    await applyObject(manager.kubeConfig, certificate as KubeObject, fieldManager);
-  if (!certificate && current) {
-    await deleteObject(manager.kubeConfig, certificateKind, at(names.certificate));
-    // cert-manager leaves the key's Secret behind unless told otherwise; it is the organization's key.
-    await deleteObject(manager.kubeConfig, { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' }, at(names.secret));
-  }
+  const hosts = wanted?.customHosts ?? [];
+  await keepCertificate(manager, tls, caches, names.certificate, names.secret, wanted && renderOrganizationCertificate(tls, organization));
+  const custom = wanted && hosts.length > 0 ? renderCustomHostsCertificate(tls, organization, hosts) : undefined;
+  await keepCertificate(manager, tls, caches, names.customCertificate, names.customSecret, custom);
 
-  const listener = wanted ? renderOrganizationListener(tls, organization) : undefined;
-  const gateway = caches.gateways.get(tls.gateway.namespace, tls.gateway.name) as DeepReadonly<{ spec?: { listeners?: unknown[] } }>;
-  const present = gateway?.spec?.listeners?.find((l) => (l as { name?: string }).name === names.listener);
-  if (!gateway || (listener ? includes(present, listener) : !present)) return;
-  await applyObject(manager.kubeConfig, renderGatewayListenerPatch(tls, listener) as KubeObject, names.fieldManager);
+  const listeners: GatewayListener[] = wanted
+    ? [renderOrganizationListener(tls, organization), ...hosts.map((host) => renderCustomHostListener(tls, organization, host))]
+    : [];
+  const gateway = caches.gateways.get(tls.gateway.namespace, tls.gateway.name) as DeepReadonly<{
+    spec?: { listeners?: { name?: string }[] };
+  }>;
+  if (!gateway) return;
+  const present = (gateway.spec?.listeners ?? []).filter((listener) => names.ownsListener(listener.name ?? ''));
+  const same =
+    present.length === listeners.length &&
+    listeners.every((listener) =>
+      includes(
+        present.find((p) => p.name === listener.name),
+        listener,
+      ),
+    );
+  if (!same) await applyObject(manager.kubeConfig, renderGatewayListenerPatch(tls, listeners) as KubeObject, names.fieldManager);
+}
+
+async function keepCertificate(
+  manager: Manager,
+  tls: AppTls,
+  caches: OrganizationTlsCaches,
+  name: string,
+  secret: string,
+  rendered: object | undefined,
+): Promise<void> {
+  const at = (objectName: string) => ({ namespace: tls.gateway.namespace, name: objectName });
+  const current = caches.certificates.get(tls.gateway.namespace, name);
+  const certificate = rendered && withAppliedHash(rendered as KubeObject);
+  if (certificate && appliedHashOf(current) !== appliedHashOf(certificate))
+    await applyObject(manager.kubeConfig, certificate, fieldManager);
+  if (!certificate && current) {
+    await deleteObject(manager.kubeConfig, certificateKind, at(name));
+    // cert-manager leaves the key's Secret behind unless told otherwise; it is the organization's key.
+    await deleteObject(manager.kubeConfig, { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' }, at(secret));
+  }
 }
 
 /** Whether `actual` has every field of `wanted`, with the same values (lists compared item by item). */
