@@ -15,6 +15,10 @@
 //   record-status.ts          steps 5-6: the Deployment's and the revisions' status, written when they change
 //   status.ts, status-writer.ts  the phase and kstatus verdict, and the stored status they make
 //   tier.ts                   what a tier means here (dev_zero's condition)
+//   scaling-status.ts         what the autoscaler is doing (status.scaling)
+//   certificate-status.ts     whether the https:// URL's certificates are issued (CertificateReady)
+//   build-namespace.ts        the build namespace and its NetworkPolicy, kept by the leader
+//   options.ts                what an installation chooses (images, registry, routing, TLS)
 //   render/                   pure renderers: spec in, manifests out (workloads.ts: the whole set)
 //   reconcile.ts, finalize.ts the loop and the deletion finalizer
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
