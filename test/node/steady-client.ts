@@ -1,6 +1,8 @@
 // A client that sends a steady, bounded stream of GETs to one URL (loopback only: the node's Gateway)
-// and keeps every answer, so a test can count what failed and how slow it was in any window.
+// and keeps every answer, so a test can count what failed and how slow it was in any window. An
+// https:// URL is read trusting only the CA it is given.
 import { Agent, request } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { loopbackLookup } from '../support/loopback.ts';
 
 export interface Sample {
@@ -23,9 +25,10 @@ export interface WindowStats {
 
 function get(url: string, agent: Agent, accept: (status: number, body: string) => boolean): Promise<Sample> {
   const at = Date.now();
+  const send = (agent instanceof HttpsAgent ? httpsRequest : request) as typeof request;
   return new Promise((resolve) => {
     const done = (ok: boolean, outcome: string) => resolve({ at, ms: Date.now() - at, ok, outcome });
-    const req = request(url, { agent, lookup: loopbackLookup, timeout: 5000 }, (res) => {
+    const req = send(url, { agent, lookup: loopbackLookup, timeout: 5000 }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
@@ -41,10 +44,11 @@ function get(url: string, agent: Agent, accept: (status: number, body: string) =
 /** `concurrency` loops, each sending a GET, then waiting `intervalMs`: at most concurrency * 1000 / intervalMs per second. */
 export function steadyClient(
   url: string,
-  options: { concurrency: number; intervalMs: number; accept: (status: number, body: string) => boolean },
+  options: { concurrency: number; intervalMs: number; accept: (status: number, body: string) => boolean; ca?: string },
 ): { samples: Sample[]; stop(): Promise<void> } {
   const samples: Sample[] = [];
-  const agent = new Agent({ keepAlive: true, maxSockets: options.concurrency });
+  const pool = { keepAlive: true, maxSockets: options.concurrency };
+  const agent = url.startsWith('https:') ? new HttpsAgent({ ...pool, ...(options.ca ? { ca: options.ca } : {}) }) : new Agent(pool);
   let running = true;
   const loop = async () => {
     while (running) {

@@ -14,6 +14,7 @@ import { organizationTlsNames } from '../../src/api/app-tls.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
+import { steadyClient, windowStats } from './steady-client.ts';
 import { appsCaCertificate, exampleImage, gatewayFlags, httpsGet, kubectlOk } from './support.ts';
 
 let berth: BerthProcess;
@@ -86,6 +87,10 @@ describe("a Deployment's https:// URL", () => {
 
   it('serves a custom_url host over TLS with a certificate for that host, from the same CA', { timeout: 180_000 }, async () => {
     const org = orgs[0]!;
+    // The organization's own URL, read steadily over TLS while its listeners change around it.
+    const web = `https://web.${org.namespace}.localhost:${gatewayHttpsAddress.port}/`;
+    const client = steadyClient(web, { concurrency: 2, intervalMs: 20, ca, accept: (status) => status === 200 });
+    const started = Date.now();
     const created = await org.api.ok('POST', '/v2/deployments', {
       name: 'shop',
       source: 'external_docker',
@@ -139,6 +144,11 @@ describe("a Deployment's https:// URL", () => {
       60_000,
       "the custom host's listener and certificate removed with its deployment",
     );
+    await client.stop();
+    const seen = windowStats(client.samples, started, Date.now());
+    console.error(`[tls] ${web} while a listener came and went: ${JSON.stringify(seen)}`);
+    expect(seen.requests).toBeGreaterThan(50);
+    expect(seen.failed, seen.failures.join(', ')).toBe(0);
   });
 
   it("keeps each organization's certificate and key out of its namespace, behind a listener of its own", async () => {
