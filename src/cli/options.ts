@@ -128,6 +128,18 @@ const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => [
 
 const component = z.enum(['controller', 'facade']);
 
+/** Text read by `parse` (an app URL template, a TLS issuer), whose error becomes the option's message. */
+function parsedBy<T extends object>(parse: (text: string) => T | { error: string }) {
+  return z.string().transform((text, context) => {
+    const parsed = parse(text);
+    if ('error' in parsed) {
+      context.addIssue({ code: 'custom', message: parsed.error });
+      return z.NEVER;
+    }
+    return parsed;
+  });
+}
+
 /** A JSON object given as text (a flag, an environment variable); unset stays unset. */
 const jsonText = z
   .string()
@@ -181,17 +193,7 @@ const optionsSchema = z
       .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'expected an http(s) URL without user information, query or fragment')
       .transform((url) => url.replace(/\/+$/, ''))
       .optional(),
-    appUrlTemplate: z
-      .string()
-      .transform((text, context) => {
-        const template = parseAppUrlTemplate(text);
-        if ('error' in template) {
-          context.addIssue({ code: 'custom', message: template.error });
-          return z.NEVER;
-        }
-        return template;
-      })
-      .optional(),
+    appUrlTemplate: parsedBy(parseAppUrlTemplate).optional(),
     gateway: z
       .string()
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, 'expected <namespace>/<name>')
@@ -201,17 +203,7 @@ const optionsSchema = z
       })
       .optional(),
     ingressClass: z.string().min(1).max(253).optional(),
-    tlsIssuer: z
-      .string()
-      .transform((text, context) => {
-        const issuer = parseTlsIssuer(text);
-        if ('error' in issuer) {
-          context.addIssue({ code: 'custom', message: issuer.error });
-          return z.NEVER;
-        }
-        return issuer;
-      })
-      .optional(),
+    tlsIssuer: parsedBy(parseTlsIssuer).optional(),
     progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
     requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
     organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),

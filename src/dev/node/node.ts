@@ -14,6 +14,7 @@ import { fieldManager } from '../../api/group.ts';
 import { applyObject } from '../../runtime/apply.ts';
 import { kubeRequest } from '../../runtime/kube-request.ts';
 import { kubeconfig, readPki, type ControlPlane } from '../controlplane.ts';
+import type { Pki } from '../pki.ts';
 import { startSupervised, type SupervisedProcess } from '../supervised-process.ts';
 import {
   cniConfig,
@@ -180,7 +181,7 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
   const log = options.log ?? (() => {});
   const dirs = nodeDirs(options.dataDir);
   const { kube, node } = options.binaries;
-  writeNodeFiles(dirs, options.controlPlane);
+  const pki = writeNodeFiles(dirs, options.controlPlane);
   const processes: SupervisedProcess[] = [];
   const supervise = (name: string, binary: string, args: string[], env?: NodeJS.ProcessEnv) => {
     const started = startSupervised(name, binary, args, join(dirs.logs, `${name}.log`), env);
@@ -259,7 +260,6 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
     );
     // Certificates for the apps' https:// URLs, signed by the local apps CA.
     await installCrds(kc, join(options.binaries.certManager, 'crds'));
-    const pki = readPki(options.controlPlane.pkiDir);
     for (const object of certificateObjects({ cert: pki.appsCaCert, key: pki.appsCaKey }))
       await applyObject(kc, object as never, fieldManager);
     supervise(
@@ -293,7 +293,8 @@ export async function releaseNodeHost(kubeBin: string): Promise<void> {
   if (state?.pid === process.pid) await undoHostChanges(state, kubeBin);
 }
 
-function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane']): void {
+/** Writes the node processes' files; answers the certificates they were made from. */
+function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane']): Pki {
   for (const dir of [dirs.root, dirs.cniConfDir, dirs.cniIpamDir, dirs.kubeletRoot, dirs.podLogs, dirs.registryStorage, dirs.logs]) {
     mkdirSync(dir, { recursive: true });
   }
@@ -329,6 +330,7 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
   );
   // kube-proxy exits when its configuration file changes: written once, before it starts.
   writeFileSync(join(dirs.root, 'kube-proxy.yaml'), kubeProxyConfig(join(dirs.root, 'kube-proxy.kubeconfig')));
+  return pki;
 }
 
 /** Builds (or finds cached) the node's system images while the registry starts, then pushes them;

@@ -6,6 +6,7 @@ import {
   setCondition,
   timestamp,
   type Condition,
+  type ConditionUpdate,
   type DeploymentScaling,
   type DeploymentStatus,
   type RevisionStatus,
@@ -35,13 +36,7 @@ export interface DeploymentFacts {
 }
 
 /** A condition beside the verdict's three, set when given and removed when not. */
-function withSide(
-  conditions: Condition[],
-  type: string,
-  side: Omit<Condition, 'lastTransitionTime'> | undefined,
-  generation: number,
-  now: Date,
-): Condition[] {
+function withSide(conditions: Condition[], type: string, side: ConditionUpdate | undefined, generation: number, now: Date): Condition[] {
   if (side) return setCondition(conditions, { ...side, observedGeneration: generation }, now);
   return conditions.filter((c) => c.type !== type);
 }

@@ -18,7 +18,7 @@ import {
 } from '../../api/index.ts';
 import {
   applyObject,
-  deleteObject,
+  secretKind,
   type Controller,
   type DeepReadonly,
   type Informer,
@@ -26,16 +26,16 @@ import {
   type Manager,
   type ResourceKind,
 } from '../../runtime/index.ts';
-import { appliedHashOf } from '../deployment/compare.ts';
 import { policyObjectSelector, renderOrganization } from './render.ts';
 import { heldCustomHosts, keepOrganizationTls, organizationTlsCaches } from './tls.ts';
+import { keepRendered } from './keep.ts';
 
 const namespaceKind: ResourceKind = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
 const policyKinds = {
   resourceQuota: { apiVersion: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas' },
   limitRange: { apiVersion: 'v1', kind: 'LimitRange', plural: 'limitranges' },
   networkPolicy: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', plural: 'networkpolicies' },
-  registryCredentials: { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' },
+  registryCredentials: secretKind,
 } satisfies Record<string, ResourceKind>;
 
 export interface OrganizationControllerOptions {
@@ -98,10 +98,13 @@ export function registerOrganizationController(manager: Manager, options: Organi
       for (const part of Object.keys(policyKinds) as (keyof typeof policyKinds)[]) {
         const wanted = desired[part as keyof typeof desired];
         const current = children[part].get(name, organizationPolicyObjectName);
-        if (wanted && appliedHashOf(current) !== appliedHashOf(wanted))
-          await applyObject(manager.kubeConfig, wanted as KubeObject, fieldManager);
-        if (!wanted && current)
-          await deleteObject(manager.kubeConfig, policyKinds[part], { namespace: name, name: organizationPolicyObjectName });
+        await keepRendered(
+          manager,
+          policyKinds[part],
+          { namespace: name, name: organizationPolicyObjectName },
+          current,
+          wanted as KubeObject,
+        );
       }
       if (tls) {
         const { config, hostPolicy } = options.tls!;

@@ -10,7 +10,6 @@ import {
   customHostIndex,
   customHostOf,
   deploymentKind,
-  fieldManager,
   gatewayKind,
   hostRefusal,
   indexCustomHost,
@@ -26,8 +25,17 @@ import {
   type GatewayListener,
   type HostPolicy,
 } from '../../api/index.ts';
-import { applyObject, deleteObject, type DeepReadonly, type Informer, type KubeObject, type Manager } from '../../runtime/index.ts';
-import { appliedHashOf, withAppliedHash } from '../deployment/compare.ts';
+import {
+  applyObject,
+  deleteObject,
+  secretKind,
+  type DeepReadonly,
+  type Informer,
+  type KubeObject,
+  type Manager,
+} from '../../runtime/index.ts';
+import { withAppliedHash } from '../deployment/compare.ts';
+import { keepRendered } from './keep.ts';
 
 export interface OrganizationTlsCaches {
   certificates: Informer<KubeObject>;
@@ -133,13 +141,9 @@ async function keepCertificate(
   const at = (objectName: string) => ({ namespace: tls.gateway.namespace, name: objectName });
   const current = caches.certificates.get(tls.gateway.namespace, name);
   const certificate = rendered && withAppliedHash(rendered as KubeObject);
-  if (certificate && appliedHashOf(current) !== appliedHashOf(certificate))
-    await applyObject(manager.kubeConfig, certificate, fieldManager);
-  if (!certificate && current) {
-    await deleteObject(manager.kubeConfig, certificateKind, at(name));
-    // cert-manager leaves the key's Secret behind unless told otherwise; it is the organization's key.
-    await deleteObject(manager.kubeConfig, { apiVersion: 'v1', kind: 'Secret', plural: 'secrets' }, at(secret));
-  }
+  // cert-manager leaves the key's Secret behind unless told otherwise; it is the organization's key.
+  if (await keepRendered(manager, certificateKind, at(name), current, certificate))
+    await deleteObject(manager.kubeConfig, secretKind, at(secret));
 }
 
 /** Whether `actual` has every field of `wanted`, with the same values (lists compared item by item). */
