@@ -158,68 +158,75 @@ export function gatewayFlags(options: { tls?: boolean } = {}): string[] {
   return ['--app-url-template', nodeTlsAppUrlTemplate, ...gateway, '--tls-issuer', `${nodeTlsIssuer.kind}/${nodeTlsIssuer.name}`];
 }
 
-/** GET with a 3 s bound: never a request that could wait on a route off this machine. */
-/** GET with a 3 s bound; `headers` may name another Host (a custom URL's, sent to the Gateway). */
+/** GET with a 3 s bound, never a request that could wait on a route off this machine; `headers` may
+ * name another Host (a custom URL's, sent to the Gateway). */
 export function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { timeout: 3000, lookup: loopbackLookup, headers }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-    });
-    req.on('timeout', () => req.destroy(new Error(`GET ${url}: no answer within 3 s`)));
-    req.on('error', reject);
-    req.end();
-  });
+  return send(url, { headers });
 }
 
 /** GET over TLS trusting only `ca`, with the same bound; resolves with the certificate the server showed.
  * `connectTo` sends it to that address instead of the URL host's (a custom URL's host, on the Gateway),
  * still asking for the URL's host by name (SNI) and in the Host header. */
 export function httpsGet(url: string, ca: string, connectTo?: string): Promise<HttpsAnswer> {
-  return httpsSend(url, ca, { ...(connectTo ? { connectTo } : {}) });
+  return send(url, { ca, ...(connectTo ? { connectTo } : {}) }) as Promise<HttpsAnswer>;
 }
 
 /** POST of JSON over TLS trusting only `ca`, bounded by `timeoutMs` (an agent server's run takes a while). */
 export async function httpsPostJson(url: string, ca: string, body: unknown, timeoutMs = 30_000): Promise<unknown> {
-  const answer = await httpsSend(url, ca, { method: 'POST', body: JSON.stringify(body), timeoutMs });
+  const answer = await send(url, { ca, method: 'POST', body: JSON.stringify(body), timeoutMs });
   if (answer.status !== 200) throw new Error(`POST ${url}: ${answer.status} ${answer.body}`);
   return JSON.parse(answer.body) as unknown;
 }
 
 type HttpsAnswer = { status: number; body: string; certificate: PeerCertificate };
 
-function httpsSend(
+/** One bounded request, over TLS (with `ca`, the certificate shown) for an https:// URL. */
+function send(
   url: string,
-  ca: string,
-  options: { method?: string; body?: string; connectTo?: string; timeoutMs?: number },
-): Promise<HttpsAnswer> {
+  options: { method?: string; body?: string; headers?: Record<string, string>; ca?: string; connectTo?: string; timeoutMs?: number },
+): Promise<{ status: number; body: string; certificate?: PeerCertificate }> {
   const target = new URL(url);
+  const tls = target.protocol === 'https:';
+  const method = options.method ?? 'GET';
   const timeout = options.timeoutMs ?? 3000;
   const headers = {
+    ...options.headers,
     ...(options.connectTo ? { host: target.host } : {}),
     ...(options.body ? { 'content-type': 'application/json' } : {}),
   };
-  const direct = options.connectTo ? { hostname: options.connectTo, servername: target.hostname } : {};
+  const direct = options.connectTo ? { hostname: options.connectTo, ...(tls ? { servername: target.hostname } : {}) } : {};
+  const open = (tls ? httpsRequest : request) as typeof request;
   return new Promise((resolve, reject) => {
-    const req = httpsRequest(url, { method: options.method ?? 'GET', timeout, lookup: loopbackLookup, ca, headers, ...direct }, (res) => {
-      const certificate = (res.socket as TLSSocket).getPeerCertificate();
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, certificate }));
-    });
-    req.on('timeout', () => req.destroy(new Error(`${options.method ?? 'GET'} ${url}: no answer within ${timeout / 1000} s`)));
+    const req = open(
+      url,
+      { method, timeout, lookup: loopbackLookup, headers, ...(options.ca ? { ca: options.ca } : {}), ...direct },
+      (res) => {
+        const certificate = tls ? (res.socket as TLSSocket).getPeerCertificate() : undefined;
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body, ...(certificate ? { certificate } : {}) }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`${method} ${url}: no answer within ${timeout / 1000} s`)));
     req.on('error', reject);
     req.end(options.body);
   });
 }
 
-/** The local apps CA's certificate, as the node's Issuer signs with it (and `berth dev` writes it). */
-export async function appsCaCertificate(): Promise<string> {
-  const pem = await kubectlOk(['-n', appsCaSecret.namespace, 'get', 'secret', appsCaSecret.name, '-o', "jsonpath={.data['tls\\.crt']}"]);
-  return Buffer.from(pem, 'base64').toString('utf8');
+let appsCa: Promise<string> | undefined;
+
+/** The local apps CA's certificate, as the node's Issuer signs with it (and `berth dev` writes it): read
+ * once per test process, since the node keeps its CA while it runs. */
+export function appsCaCertificate(): Promise<string> {
+  appsCa ??= kubectlOk(['-n', appsCaSecret.namespace, 'get', 'secret', appsCaSecret.name, '-o', "jsonpath={.data['tls\\.crt']}"]).then(
+    (pem) => Buffer.from(pem, 'base64').toString('utf8'),
+    (error: unknown) => {
+      appsCa = undefined;
+      throw error;
+    },
+  );
+  return appsCa;
 }
 
 /** A pod running one container of the example app. */

@@ -51,6 +51,29 @@ async function deploymentConditions(namespace: string, name: string): Promise<Co
   return out ? (JSON.parse(out) as Condition[]) : [];
 }
 
+/** The Deployment's CertificateReady once it is True. */
+function certificateReady(namespace: string, name: string): Promise<Condition> {
+  return eventually(
+    async () => (await deploymentConditions(namespace, name)).find((c) => c.type === 'CertificateReady' && c.status === 'True'),
+    60_000,
+    `CertificateReady on ${namespace}/${name}`,
+  );
+}
+
+type Listener = { name: string; hostname?: string; allowedRoutes?: { namespaces?: { selector?: { matchLabels?: object } } } };
+
+/** The node Gateway's listeners, as stored. */
+async function gatewayListeners(): Promise<Listener[]> {
+  return JSON.parse(
+    await kubectlOk(['-n', nodeGateway.namespace, 'get', 'gateway', nodeGateway.name, '-o', 'jsonpath={.spec.listeners}']),
+  ) as Listener[];
+}
+
+/** Whether an object of `kind` named `name` is in the Gateway's namespace. */
+async function inGatewayNamespace(kind: 'certificate' | 'secret', name: string): Promise<boolean> {
+  return (await kubectl(['-n', nodeGateway.namespace, 'get', kind, name])).code === 0;
+}
+
 describe("a Deployment's https:// URL", () => {
   it('answers over TLS for each organization, with its own certificate from the local CA', { timeout: 300_000 }, async () => {
     const images = [await exampleImage('tls-a'), await exampleImage('tls-b')];
@@ -76,12 +99,7 @@ describe("a Deployment's https:// URL", () => {
       expect(certificate.issuer).toContain('berth-local-apps-ca');
       expect(certificate.checkHost(`web.${org.namespace}.localhost`)).toBe(`*.${org.namespace}.localhost`);
 
-      const ready = await eventually(
-        async () => (await deploymentConditions(org.namespace, 'web')).find((c) => c.type === 'CertificateReady' && c.status === 'True'),
-        60_000,
-        `CertificateReady on ${org.namespace}/web`,
-      );
-      expect(ready.reason).toBe('Issued');
+      expect((await certificateReady(org.namespace, 'web')).reason).toBe('Issued');
     }
   });
 
@@ -113,34 +131,14 @@ describe("a Deployment's https:// URL", () => {
     const certificate = new X509Certificate(answer.certificate.raw);
     expect(certificate.subjectAltName).toBe('DNS:shop.tls.example.test');
     expect(certificate.issuer).toContain('berth-local-apps-ca');
-    await eventually(
-      async () => (await deploymentConditions(org.namespace, 'shop')).find((c) => c.type === 'CertificateReady' && c.status === 'True'),
-      60_000,
-      `CertificateReady on ${org.namespace}/shop`,
-    );
+    await certificateReady(org.namespace, 'shop');
     // Its host and listener go with its claim.
     expect((await org.api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
     const listener = organizationTlsNames(org.namespace).customListener('shop.tls.example.test');
     await eventually(
-      async () => {
-        const names = await kubectlOk([
-          '-n',
-          nodeGateway.namespace,
-          'get',
-          'gateway',
-          nodeGateway.name,
-          '-o',
-          'jsonpath={.spec.listeners[*].name}',
-        ]);
-        const custom = await kubectl([
-          '-n',
-          nodeGateway.namespace,
-          'get',
-          'certificate',
-          organizationTlsNames(org.namespace).customCertificate,
-        ]);
-        return !names.split(' ').includes(listener) && custom.code !== 0;
-      },
+      async () =>
+        !(await gatewayListeners()).some((l) => l.name === listener) &&
+        !(await inGatewayNamespace('certificate', organizationTlsNames(org.namespace).customCertificate)),
       60_000,
       "the custom host's listener and certificate removed with its deployment",
     );
@@ -156,19 +154,9 @@ describe("a Deployment's https:// URL", () => {
       const names = organizationTlsNames(org.namespace);
       const inOrg = await kubectl(['-n', org.namespace, 'get', 'secret', names.secret]);
       expect(inOrg.code).not.toBe(0);
-      const listener = JSON.parse(
-        await kubectlOk([
-          '-n',
-          nodeGateway.namespace,
-          'get',
-          'gateway',
-          nodeGateway.name,
-          '-o',
-          `jsonpath={.spec.listeners[?(@.name=="${names.listener}")]}`,
-        ]),
-      );
-      expect(listener.hostname).toBe(`*.${org.namespace}.localhost`);
-      expect(listener.allowedRoutes.namespaces.selector.matchLabels).toEqual({ 'kubernetes.io/metadata.name': org.namespace });
+      const listener = (await gatewayListeners()).find((l) => l.name === names.listener);
+      expect(listener?.hostname).toBe(`*.${org.namespace}.localhost`);
+      expect(listener?.allowedRoutes?.namespaces?.selector?.matchLabels).toEqual({ 'kubernetes.io/metadata.name': org.namespace });
     }
   });
 
@@ -207,33 +195,15 @@ describe("a Deployment's https:// URL", () => {
     const names = organizationTlsNames(org.namespace);
     await kubectlOk(['label', 'namespace', org.namespace, 'berth.dev/organization-id-']);
     await eventually(
-      async () => {
-        const listeners = await kubectlOk([
-          '-n',
-          nodeGateway.namespace,
-          'get',
-          'gateway',
-          nodeGateway.name,
-          '-o',
-          'jsonpath={.spec.listeners[*].name}',
-        ]);
-        const certificate = await kubectl(['-n', nodeGateway.namespace, 'get', 'certificate', names.certificate]);
-        const secret = await kubectl(['-n', nodeGateway.namespace, 'get', 'secret', names.secret]);
-        return !listeners.split(' ').includes(names.listener) && certificate.code !== 0 && secret.code !== 0;
-      },
+      async () =>
+        !(await gatewayListeners()).some((l) => l.name === names.listener) &&
+        !(await inGatewayNamespace('certificate', names.certificate)) &&
+        !(await inGatewayNamespace('secret', names.secret)),
       60_000,
       `${org.namespace}'s listener, Certificate and Secret removed`,
     );
     // The other organization's listener and the Gateway's own stay.
-    const left = await kubectlOk([
-      '-n',
-      nodeGateway.namespace,
-      'get',
-      'gateway',
-      nodeGateway.name,
-      '-o',
-      'jsonpath={.spec.listeners[*].name}',
-    ]);
-    expect(left.split(' ')).toEqual(expect.arrayContaining(['http', organizationTlsNames(orgs[0]!.namespace).listener]));
+    const left = (await gatewayListeners()).map((l) => l.name);
+    expect(left).toEqual(expect.arrayContaining(['http', organizationTlsNames(orgs[0]!.namespace).listener]));
   });
 });
