@@ -47,6 +47,7 @@ import { resourceRequirements } from '../src/reconcilers/deployment/render/commo
 import { startBerthProcess, type BerthProcess } from './berth-process.ts';
 import { roundCosts } from './round-costs.ts';
 import { baselineBuild, berthBuildOf, onlyImageServes, setImage, stepDurations, until, type Pod, type PodList } from './node-steps.ts';
+import { sharedSecretLabels } from '../test/support/shared-secrets.ts';
 
 const { values } = parseArgs({
   options: {
@@ -474,7 +475,7 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
         await kubeRequest(kc, {
           method: 'POST',
           path: `/api/v1/namespaces/${namespace}/secrets`,
-          body: { metadata: { name: 'bench-git' }, stringData: { token: 'unused' } },
+          body: { metadata: { name: 'bench-git', labels: sharedSecretLabels }, stringData: { token: 'unused' } },
         });
         const integration = await applyObject(
           kc,

@@ -9,6 +9,7 @@ import { registerDeploymentControllers } from '../src/reconcilers/deployment/ind
 import { prepareBuildNamespace } from '../src/reconcilers/deployment/build-namespace.ts';
 import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { managedSecretLabels, sharedSecretLabels } from './support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
@@ -49,14 +50,14 @@ describe('a codehost build in the build namespace', () => {
     await core.createNamespacedSecret({
       namespace,
       body: {
-        metadata: { name: 'berth-organization' },
+        metadata: { name: 'berth-organization', labels: managedSecretLabels },
         type: 'kubernetes.io/dockerconfigjson',
         stringData: { '.dockerconfigjson': registryConfig },
       },
     });
     await core.createNamespacedSecret({
       namespace,
-      body: { metadata: { name: 'github-credentials' }, stringData: { token: 'ghp_apart' } },
+      body: { metadata: { name: 'github-credentials', labels: sharedSecretLabels }, stringData: { token: 'ghp_apart' } },
     });
     const integration = await kubeRequest<{ metadata: { uid: string } }>(kc, {
       method: 'POST',

@@ -16,6 +16,7 @@ import {
   type IntegrationReference,
 } from '../src/codehost/index.ts';
 import { FakeGitHub } from './support/fake-github.ts';
+import { secretNotReadableMessage } from '../src/api/readable-secrets.ts';
 
 function gitHubAppKeys() {
   // GitHub hands out App keys as PKCS#1 PEM ("BEGIN RSA PRIVATE KEY"): test with that form.
@@ -393,7 +394,7 @@ describe('the registry', () => {
     const subject = integration('44444444-4444-4444-8444-444444444444', 'absent', github.url);
     const count = github.requests.length;
     await expect(registry.verify(subject, () => undefined)).rejects.toThrow(
-      new CodeHostCredentialsError('Secret "absent" not found in namespace "org-a"'),
+      new CodeHostCredentialsError(secretNotReadableMessage('absent', 'org-a')),
     );
     const partial: V1Secret = {
       metadata: { name: 'absent', uid: 'x', resourceVersion: '1' },

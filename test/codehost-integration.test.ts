@@ -9,6 +9,8 @@ import { registerCodeHostIntegrationController } from '../src/reconcilers/codeho
 import { createLogger, Manager } from '../src/runtime/index.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 import { FakeGitHub } from './support/fake-github.ts';
+import { sharedSecretLabels } from './support/shared-secrets.ts';
+import { secretNotReadableMessage } from '../src/api/readable-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
@@ -51,7 +53,7 @@ afterAll(async () => {
 
 async function createTokenSecret(name: string, token: string): Promise<void> {
   credentials.push(token);
-  await core.createNamespacedSecret({ namespace, body: { metadata: { name }, stringData: { token } } });
+  await core.createNamespacedSecret({ namespace, body: { metadata: { name, labels: sharedSecretLabels }, stringData: { token } } });
 }
 
 async function createIntegration(name: string, secretName: string): Promise<void> {
@@ -151,7 +153,7 @@ describe('a CodeHostIntegration with a personal token', () => {
     await core.replaceNamespacedSecret({
       namespace,
       name: 'bob-token',
-      body: { metadata: { name: 'bob-token' }, stringData: { token: second } },
+      body: { metadata: { name: 'bob-token', labels: sharedSecretLabels }, stringData: { token: second } },
     });
     const recovered = await waitForReady('bob', { status: 'True' }, 'bob to be Ready again');
     expect(recovered.status?.account).toBe('bob');
@@ -162,7 +164,7 @@ describe('a CodeHostIntegration whose Secret is missing or malformed', () => {
   it('is Stalled naming the Secret, and becomes Ready as soon as the Secret appears', async () => {
     await createIntegration('late', 'late-token');
     const stalled = await waitForReady('late', { status: 'False', reason: 'CredentialsSecretInvalid' }, 'late to be Stalled');
-    expect(ready(stalled)?.message).toBe(`Secret "late-token" not found in namespace "${namespace}"`);
+    expect(ready(stalled)?.message).toBe(secretNotReadableMessage('late-token', namespace));
     expect(stalled.status?.conditions?.find((c) => c.type === 'Stalled')?.status).toBe('True');
 
     // A stalled integration is not re-verified on a timer: only the Secret's creation can wake it.
@@ -187,7 +189,10 @@ describe('a CodeHostIntegration whose Secret is missing or malformed', () => {
       publicKeyEncoding: { type: 'spki', format: 'pem' },
     });
     credentials.push(privateKey);
-    await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'half-app' }, stringData: { appId: '777', privateKey } } });
+    await core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: 'half-app', labels: sharedSecretLabels }, stringData: { appId: '777', privateKey } },
+    });
     await createIntegration('half', 'half-app');
     const stalled = await waitForReady('half', { reason: 'CredentialsSecretInvalid' }, 'half to be Stalled');
     expect(ready(stalled)?.message).toBe('Secret "half-app" is missing key "installationId" for a GitHub App');
@@ -208,7 +213,7 @@ describe('a CodeHostIntegration with GitHub App keys', () => {
     await core.createNamespacedSecret({
       namespace,
       body: {
-        metadata: { name: 'acme-app' },
+        metadata: { name: 'acme-app', labels: sharedSecretLabels },
         stringData: { appId: '9001', privateKey: keys.privateKey, installationId: String(installationId) },
       },
     });

@@ -8,6 +8,7 @@ import { registerDeploymentControllers } from '../src/reconcilers/deployment/ind
 import { registerTracingProjectController } from '../src/reconcilers/tracing-project/index.ts';
 import { createLogger, kubeRequest, Manager, onKubeApiRequest, type KubeApiRequestLabels } from '../src/runtime/index.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { managedSecretLabels } from './support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const custom = kc.makeApiClient(CustomObjectsApi);
@@ -93,7 +94,10 @@ describe(`${count} Deployments`, () => {
   );
 
   it('one more uses every feature (database, cache, queue, Ingress, pod settings, secrets) and settles too', async () => {
-    await core.createNamespacedSecret({ namespace, body: { metadata: { name: `${full}-secrets` }, stringData: { API_KEY: 'k' } } });
+    await core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: `${full}-secrets`, labels: managedSecretLabels }, stringData: { API_KEY: 'k' } },
+    });
     await custom.createNamespacedCustomObject({
       group,
       version,

@@ -6,6 +6,8 @@ import type { Deployment, Revision, TracingProject } from '../src/api/index.ts';
 import { createDeploymentWriter, registerDeploymentControllers, type DeploymentWriter } from '../src/reconcilers/deployment/index.ts';
 import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { sharedSecretLabels } from './support/shared-secrets.ts';
+import { secretNotReadableMessage } from '../src/api/readable-secrets.ts';
 
 const kc = testKubeConfig();
 const custom = kc.makeApiClient(CustomObjectsApi);
@@ -151,7 +153,7 @@ async function waitForDeployment(name: string, check: (d: Deployment) => boolean
 }
 
 async function putSecret(name: string, data: Record<string, string>): Promise<void> {
-  const body = { metadata: { name, namespace }, stringData: data };
+  const body = { metadata: { name, namespace, labels: sharedSecretLabels }, stringData: data };
   await core.createNamespacedSecret({ namespace, body }).catch(async (error: { code?: number }) => {
     if (error.code !== 409) throw error;
     await core.replaceNamespacedSecret({ namespace, name, body });
@@ -477,6 +479,10 @@ describe('a spec that cannot be served', () => {
       'a SecretNotFound Event',
     );
 
+    // A Secret of that name that is not shared with Berth is not read: Berth's cache never holds it.
+    await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'vault' }, stringData: { token: 's3cr3t-value' } } });
+    expect(condition(await getDeployment(name), 'Stalled')?.message).toContain(secretNotReadableMessage('vault', namespace));
+    // Shared (putSecret labels it), it is read at once.
     await putSecret('vault', { token: 's3cr3t-value' });
     await waitForDeployment(
       name,

@@ -15,6 +15,7 @@ import {
 } from '../src/api/index.ts';
 import { testKubeConfig } from './support/cluster.ts';
 import { startTestFacade, type CallOptions, type TestFacade } from './support/facade.ts';
+import { sharedSecretLabels } from './support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
@@ -67,7 +68,10 @@ beforeAll(async () => {
       spec: { deploymentName: 'foreign-app', source: 'external_docker', sourceRevisionConfig: { imageUri: 'nginx:1' }, digest: 'abc' },
     })
   ).metadata.uid;
-  await core.createNamespacedSecret({ namespace: t.otherOrg.namespace, body: { metadata: { name: 'gh' }, stringData: { token: 'x' } } });
+  await core.createNamespacedSecret({
+    namespace: t.otherOrg.namespace,
+    body: { metadata: { name: 'gh', labels: sharedSecretLabels }, stringData: { token: 'x' } },
+  });
   ids.otherIntegration = (
     await createObject(t.otherOrg.namespace, codeHostIntegrationKind.plural, {
       apiVersion: `${group}/${version}`,

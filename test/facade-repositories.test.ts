@@ -8,6 +8,7 @@ import { eventually, testKubeConfig } from './support/cluster.ts';
 import { startTestFacade, type TestFacade } from './support/facade.ts';
 import { expectTable, repositoryTable } from './support/facade-shapes.ts';
 import { FakeGitHub } from './support/fake-github.ts';
+import { sharedSecretLabels } from './support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
@@ -32,7 +33,10 @@ afterAll(async () => {
 });
 
 async function createIntegration(namespace: string, name: string, secretToken: string): Promise<string> {
-  await core.createNamespacedSecret({ namespace, body: { metadata: { name: `${name}-credentials` }, stringData: { token: secretToken } } });
+  await core.createNamespacedSecret({
+    namespace,
+    body: { metadata: { name: `${name}-credentials`, labels: sharedSecretLabels }, stringData: { token: secretToken } },
+  });
   const created = (await custom.createNamespacedCustomObject({
     group,
     version,

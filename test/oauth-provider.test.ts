@@ -20,6 +20,8 @@ import { createLogger } from '../src/runtime/logger.ts';
 import { Manager } from '../src/runtime/manager.ts';
 import { startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { sharedSecretLabels } from './support/shared-secrets.ts';
+import { secretNotReadableMessage } from '../src/api/readable-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
@@ -152,20 +154,23 @@ describe('an OAuthProvider with a client secret', () => {
   it('is Ready=False naming the missing Secret, then Ready=True once the Secret exists, without a spec change', async () => {
     const name = await createProvider(baseSpec('acme-static', { clientSecretRef: { name: 'acme-oauth', key: 'clientSecret' } }));
     const waiting = await waitForReady(name, 'False', 'ClientSecretNotFound');
-    expect(condition(waiting, 'Ready')?.message).toBe(`Secret "acme-oauth" not found in namespace "${namespace}"`);
+    expect(condition(waiting, 'Ready')?.message).toBe(secretNotReadableMessage('acme-oauth', namespace));
     expect(condition(waiting, 'Stalled')?.status).toBe('False');
     expect(waiting.status?.updatedAt).toEqual(expect.any(String));
     const specBefore = waiting.spec;
 
     // A Secret without the key is named too.
-    await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'acme-oauth' }, stringData: { other: 'x' } } });
+    await core.createNamespacedSecret({
+      namespace,
+      body: { metadata: { name: 'acme-oauth', labels: sharedSecretLabels }, stringData: { other: 'x' } },
+    });
     const missingKey = await waitForReady(name, 'False', 'ClientSecretKeyMissing');
     expect(condition(missingKey, 'Ready')?.message).toBe('Secret "acme-oauth" has no value for key "clientSecret"');
 
     await core.replaceNamespacedSecret({
       namespace,
       name: 'acme-oauth',
-      body: { metadata: { name: 'acme-oauth' }, stringData: { clientSecret: staticClientSecret } },
+      body: { metadata: { name: 'acme-oauth', labels: sharedSecretLabels }, stringData: { clientSecret: staticClientSecret } },
     });
     const ready = await waitForReady(name, 'True', 'Ready');
     expect(ready.spec).toEqual(specBefore);
@@ -192,7 +197,7 @@ describe('an OAuthProvider with a client secret', () => {
       core.patchNamespacedSecret({
         namespace,
         name: 'acme-oauth',
-        body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }],
+        body: [{ op: 'add', path: '/metadata/labels/touched', value: 'yes' }],
       }),
     );
   });
@@ -283,7 +288,7 @@ describe('an OAuthProvider for an MCP server', () => {
       core.patchNamespacedSecret({
         namespace,
         name: secret.metadata!.name!,
-        body: [{ op: 'add', path: '/metadata/labels', value: { touched: 'yes' } }],
+        body: [{ op: 'add', path: '/metadata/labels/touched', value: 'yes' }],
       }),
     );
     expect(authServer.requests.filter((r) => r === 'POST /reg')).toHaveLength(1);

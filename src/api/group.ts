@@ -29,6 +29,8 @@ export const labels = {
   deploymentGeneration: 'berth.dev/deployment-generation',
   /** On a namespace: the organization it belongs to; such a namespace is an organization. */
   organizationId: 'berth.dev/organization-id',
+  /** On a Secret: Berth may read it (api/readable-secrets.ts). */
+  secret: 'berth.dev/secret',
 } as const;
 
 /** What a generated CRD needs to know about a kind besides its schema. */

@@ -17,3 +17,4 @@ export * from './organization-policy.ts';
 export * from './build-resources.ts';
 export * from './app-urls.ts';
 export * from './app-tls.ts';
+export * from './readable-secrets.ts';

@@ -5,6 +5,7 @@ import { registerCodeHostIntegrationController } from '../reconcilers/codehost-i
 import { registerDeploymentControllers } from '../reconcilers/deployment/index.ts';
 import { defaultDeploymentControllerOptions } from '../reconcilers/deployment/options.ts';
 import { prepareBuildNamespace } from '../reconcilers/deployment/build-namespace.ts';
+import { labelManagedSecrets } from '../workloads/readable-secrets.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/controller.ts';
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
@@ -118,6 +119,7 @@ export async function startBerth(
   if (options.components.includes('controller')) {
     const buildNamespace = options.buildNamespace;
     if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger));
+    manager.whenLeading('readable Secrets', () => labelManagedSecrets(kubeConfig, scope.namespaces, logger));
     registerDeploymentControllers(manager, {
       ...images,
       buildPrivileged: options.buildPrivileged,

@@ -4,6 +4,7 @@
 // App's installation token is reused until it expires), and caches listings briefly with request
 // coalescing, keyed by the integration's uid, generation and the Secret's resourceVersion: a rotated
 // token is used on the very next request.
+import { secretNotReadableMessage } from '../api/readable-secrets.ts';
 import { CoalescingCache } from './coalescing-cache.ts';
 import { parseCredentials, secretValues, type CodeHostCredentials, type SecretLike } from './credentials.ts';
 import { CodeHostCredentialsError, CodeHostRateLimitedError, CodeHostUnauthorizedError } from './errors.ts';
@@ -108,7 +109,7 @@ export class CodeHostRegistry {
     const namespace = integration.metadata?.namespace ?? '';
     const secretName = integration.spec.credentialsSecretRef.name;
     const secret = await readSecret(namespace, secretName);
-    if (!secret) throw new CodeHostCredentialsError(`Secret "${secretName}" not found in namespace "${namespace}"`);
+    if (!secret) throw new CodeHostCredentialsError(secretNotReadableMessage(secretName, namespace));
 
     const version = [uid, integration.metadata?.generation ?? 0, secret.metadata?.uid ?? '', secret.metadata?.resourceVersion ?? ''].join(
       '/',

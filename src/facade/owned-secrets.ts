@@ -1,6 +1,7 @@
 // Secret values a client sends (an OAuth client secret, a deployment's secrets) go to a Secret owned
 // by the object that uses them, so deleting the object deletes its values with it.
 import type { V1OwnerReference, V1Secret } from '@kubernetes/client-node';
+import { managedSecretLabels } from '../api/readable-secrets.ts';
 import { secretKind, type DeepReadonly } from '../runtime/types.ts';
 import { isKubeApiError } from '../runtime/kube-request.ts';
 import type { ObjectWriter, ResourceRef } from './kube-writer.ts';
@@ -33,7 +34,7 @@ export function renderOwnedSecret(
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name, namespace, ownerReferences: [ownerReference(owner)], labels: { 'app.kubernetes.io/managed-by': 'berth' } },
+    metadata: { name, namespace, ownerReferences: [ownerReference(owner)], labels: { ...managedSecretLabels } },
     type: 'Opaque',
     data: Object.fromEntries(Object.entries(values).map(([key, value]) => [key, Buffer.from(value, 'utf8').toString('base64')])),
   };

@@ -12,6 +12,7 @@ import {
   indexChildNames,
   deploymentKind,
   indexCustomHost,
+  isReadableSecret,
   oauthProviderKind,
   revisionKind,
   type CodeHostIntegration,
@@ -131,9 +132,11 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     writer,
     repositories:
       options.repositories ??
-      registryLister(new CodeHostRegistry({ log: options.logger }), (namespace, name) =>
-        writer.read<V1Secret>(secretKind, namespace, name),
-      ),
+      registryLister(new CodeHostRegistry({ log: options.logger }), async (namespace, name) => {
+        // Read by name, and taken only when shared with Berth, as the controller's cache would.
+        const secret = await writer.read<V1Secret>(secretKind, namespace, name);
+        return secret && isReadableSecret(secret) ? secret : undefined;
+      }),
     podLogs: kubePodLogReader(options.kubeConfig),
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
     ...(options.registry ? { registry: options.registry } : {}),

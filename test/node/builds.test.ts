@@ -18,6 +18,7 @@ import { FakeGitHub } from '../support/fake-github.ts';
 import { GitServer } from '../support/git-server.ts';
 import { httpApi, revisionReaches as revisionStatus, type Api } from '../support/http-api.ts';
 import { exampleImage, httpGet, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
+import { shareSecretArgs } from '../support/shared-secrets.ts';
 
 let berth: BerthProcess;
 let registry: PushRegistry | undefined;
@@ -47,6 +48,7 @@ beforeAll(async () => {
   token = github.issuePersonalToken(owner);
   await git.createRepository(repository, { Dockerfile: dockerfile('built-1'), 'README.md': '# shop\n' }, { token });
   await kubectlOk(['create', 'secret', 'generic', '-n', namespace, 'github-token', `--from-literal=token=${token}`]);
+  await kubectlOk(shareSecretArgs(namespace, 'github-token'));
   await kubectlOk(
     ['apply', '-n', namespace, '-f', '-'],
     JSON.stringify({

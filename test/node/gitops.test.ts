@@ -14,6 +14,7 @@ import { FakeGitHub } from '../support/fake-github.ts';
 import { GitServer } from '../support/git-server.ts';
 import { fluxLogs, fluxNamespace, installFlux } from './flux.ts';
 import { exampleImage, httpGet, kubectlOk } from './support.ts';
+import { shareSecretArgs } from '../support/shared-secrets.ts';
 
 let berth: BerthProcess;
 let git: GitServer;
@@ -145,6 +146,7 @@ beforeAll(async () => {
   // The Secrets live in the cluster only; git holds their names.
   await kubectlOk(['create', 'secret', 'generic', '-n', namespace, 'acme-sso-client', `--from-literal=clientSecret=${clientSecret}`]);
   await kubectlOk(['create', 'secret', 'generic', '-n', namespace, 'github-credentials', `--from-literal=token=${githubToken}`]);
+  for (const name of ['acme-sso-client', 'github-credentials']) await kubectlOk(shareSecretArgs(namespace, name));
   berth = spawnBerth(inject('kubeconfigPath'), runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }));
   await waitReady(berth);
   await installFlux();

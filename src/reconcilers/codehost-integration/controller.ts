@@ -7,7 +7,8 @@ import { applyStatusIfChanged } from '../../runtime/apply.ts';
 import { isKubeApiError } from '../../runtime/kube-request.ts';
 import type { Controller } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import { objectKey, secretKind, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
+import { objectKey, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
+import { readableSecrets } from '../../workloads/readable-secrets.ts';
 import { createCodeHostIntegrationReconciler, StaleStatusError } from './reconcile.ts';
 import { defaultTiming } from './status.ts';
 
@@ -51,7 +52,7 @@ export function registerCodeHostIntegrationController(
     ...scope,
     indexes: { [integrationsByCredentialsSecret]: credentialsSecretIndex },
   });
-  const secrets = manager.informer(secretKind, scope);
+  const secrets = readableSecrets(manager, options.namespaces);
   const registry = options.registry ?? new CodeHostRegistry({ log: codeHostLog(manager) });
   const readSecret = (namespace: string, name: string) => secrets.get(namespace, name) as SecretLike | undefined;
   integrations.onDelete((integration) => registry.forget(integration.metadata?.uid ?? ''));

@@ -39,6 +39,7 @@ import {
 import { referencedSecretNames } from './inputs.ts';
 import { autoscalerStatusPaths } from './scaling-status.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
+import { readableSecrets } from '../../workloads/readable-secrets.ts';
 import { organizationCertificates } from '../organization/tls.ts';
 
 export const childKinds = {
@@ -129,7 +130,7 @@ export function deploymentInformers(
       : {}),
     ...(routes.tls ? { certificates: organizationCertificates(manager, routes.tls) } : {}),
     jobs: manager.informer<V1Job>(childKinds.job, { ...scope, transform: appliedView.job }),
-    secrets: manager.informer<V1Secret>(childKinds.secret, scope),
+    secrets: readableSecrets(manager, namespaces),
     pods: revisionPods(manager, namespaces),
   };
 }

@@ -34,7 +34,12 @@ describe('fingerprintSecrets', () => {
   });
 
   it.each([
-    ['a missing Secret', [{ name: 'X', valueFrom: { secretKeyRef: { name: 'nope', key: 'x' } } }], 'SecretNotFound', 'Secret nope'],
+    [
+      'a missing Secret',
+      [{ name: 'X', valueFrom: { secretKeyRef: { name: 'nope', key: 'x' } } }],
+      'SecretNotFound',
+      'Secret "nope" not found in namespace "ns", or not shared with Berth: label it berth.dev/secret=shared',
+    ],
     ['a missing key', [{ name: 'X', valueFrom: { secretKeyRef: { name: 'vault', key: 'x' } } }], 'SecretKeyNotFound', 'no key x'],
     ['a value the facade never wrote', [{ name: 'OTHER' }], 'SecretKeyNotFound', 'shop-secrets'],
   ])('reports %s', (_, entries, reason, text) => {

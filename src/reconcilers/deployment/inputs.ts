@@ -2,7 +2,7 @@
 // codehost source, the CodeHostIntegration. A reference that cannot be followed is a Problem (the spec
 // passed the CRD but cannot be served): reported as Stalled, never thrown, never a crash loop.
 import type { V1Secret } from '@kubernetes/client-node';
-import { sourceKind, type CodeHostIntegration } from '../../api/index.ts';
+import { secretNotReadableMessage, sourceKind, type CodeHostIntegration } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { fingerprintSecret, type SecretFingerprint } from './digest.ts';
 import { childNames } from '../../api/child-names.ts';
@@ -66,7 +66,7 @@ export function fingerprintSecrets(
       return {
         problem: {
           reason: 'SecretNotFound',
-          message: `Secret ${ref.secretName} (for secret ${ref.entry}) does not exist in namespace ${namespace}.`,
+          message: `${secretNotReadableMessage(ref.secretName, namespace)} (for secret ${ref.entry}).`,
         },
         secretName: ref.secretName,
       };

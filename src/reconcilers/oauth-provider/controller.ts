@@ -11,6 +11,7 @@ import type { Controller } from '../../runtime/controller.ts';
 import { adoptFieldManagers } from '../../runtime/field-manager-adoption.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { objectKey, secretKind, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
+import { readableSecrets } from '../../workloads/readable-secrets.ts';
 import { kubeSecretStore, writeOAuthProviderStatus } from './kube-io.ts';
 import { createOAuthProviderReconciler, type OAuthProviderReconcilerOptions } from './reconcile.ts';
 
@@ -38,7 +39,7 @@ export function registerOAuthProviderController(manager: Manager, options: OAuth
     indexes: { [providersByClientSecret]: clientSecretIndex },
   });
   // Untyped: the controller only reads metadata of these, to find whom to enqueue.
-  const secrets = manager.informer(secretKind, scope);
+  const secrets = readableSecrets(manager, options.namespaces);
   const kc = manager.kubeConfig;
   const peer = { allowHttp: options.allowHttp, timeoutMs: options.peerTimeoutMs };
   const reconcile = createOAuthProviderReconciler(

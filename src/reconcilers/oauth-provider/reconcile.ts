@@ -4,7 +4,13 @@
 // for the real ones), and every message it writes is built here from names and peer errors, never
 // from a secret value.
 import type { V1Secret } from '@kubernetes/client-node';
-import { oauthProviderKind, type OAuthProvider, type OAuthProviderStatus } from '../../api/index.ts';
+import {
+  isReadableSecret,
+  oauthProviderKind,
+  secretNotReadableMessage,
+  type OAuthProvider,
+  type OAuthProviderStatus,
+} from '../../api/index.ts';
 import type { DiscoveredProvider } from '../../oauth/discovery.ts';
 import { OAuthPeerError, describeUrl } from '../../oauth/http.ts';
 import {
@@ -146,8 +152,9 @@ async function clientCredentials(
   const ref = spec.clientSecretRef!;
   const secret = await deps.secrets.read(namespace, ref.name);
   // Creating the Secret enqueues this provider (controller.ts watches Secrets): no retry needed.
-  if (!secret)
-    return progressing('ClientSecretNotFound', `Secret "${ref.name}" not found in namespace "${namespace}"`, staticEndpoints, false);
+  // Read by name (not from the cache), and taken only when shared: the rule every Secret reference follows.
+  if (!secret || !isReadableSecret(secret))
+    return progressing('ClientSecretNotFound', secretNotReadableMessage(ref.name, namespace), staticEndpoints, false);
   if (!secret.data?.[ref.key] && !secret.stringData?.[ref.key]) {
     return progressing('ClientSecretKeyMissing', `Secret "${ref.name}" has no value for key "${ref.key}"`, staticEndpoints, false);
   }

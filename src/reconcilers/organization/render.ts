@@ -3,7 +3,7 @@
 // the kubelet and the organization's builds use), each named berth-organization and labelled as
 // Berth's, owned by the Namespace (they go with it). A part the installation leaves out renders nothing. Pure.
 import type { V1LimitRange, V1ObjectMeta, V1ResourceQuota, V1Secret } from '@kubernetes/client-node';
-import { organizationPolicyObjectName, type OrganizationPolicy } from '../../api/index.ts';
+import { managedSecretLabels, organizationPolicyObjectName, type OrganizationPolicy } from '../../api/index.ts';
 import { withAppliedHash } from '../deployment/compare.ts';
 
 /** The label that marks what Berth made, and what its informers of these kinds select. */
@@ -120,7 +120,7 @@ export function renderRegistryCredentials(namespace: OwnerNamespace, registry: O
     apiVersion: 'v1',
     kind: 'Secret',
     type: 'kubernetes.io/dockerconfigjson',
-    metadata: metadata(namespace),
+    metadata: { ...metadata(namespace), labels: { ...policyObjectLabels, ...managedSecretLabels } },
     data: { '.dockerconfigjson': Buffer.from(JSON.stringify(config)).toString('base64') },
   });
 }

@@ -8,6 +8,7 @@
 // environment variables, never by splicing it into a script.
 import type { V1Container, V1EnvVar, V1Job, V1ObjectMeta, V1Secret, V1Volume } from '@kubernetes/client-node';
 import type { BuildResources } from '../../../api/build-resources.ts';
+import { managedSecretLabels } from '../../../api/readable-secrets.ts';
 import { buildForDeploymentLabel, buildForNamespaceLabel, type BuildJobLocation } from '../../../workloads/build-jobs.ts';
 import {
   type OwnerDeployment,
@@ -370,7 +371,7 @@ export function renderBuildSecret(job: { name: string; namespace: string; uid: s
     metadata: {
       name: job.name,
       namespace: job.namespace,
-      labels: { 'app.kubernetes.io/managed-by': 'berth', 'app.kubernetes.io/component': 'build' },
+      labels: { ...managedSecretLabels, 'app.kubernetes.io/component': 'build' },
       ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: job.name, uid: job.uid, controller: true, blockOwnerDeletion: true }],
     },
     data,

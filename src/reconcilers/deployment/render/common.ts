@@ -4,6 +4,7 @@
 import type { V1OwnerReference, V1ResourceRequirements, V1Secret, V1Service } from '@kubernetes/client-node';
 import { apiVersion, labels as berthLabels } from '../../../api/group.ts';
 import { deploymentLabelValue } from '../../../api/child-names.ts';
+import { readableSecretLabel, readableSecretValues } from '../../../api/readable-secrets.ts';
 import { componentLabel, revisionLabel } from '../../../workloads/revision-pods.ts';
 
 export interface OwnerDeployment {
@@ -118,7 +119,7 @@ export function renderPasswordSecret(owner: OwnerDeployment, name: string, compo
   return {
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: childMetadata(owner, name, component),
+    metadata: childMetadata(owner, name, component, { [readableSecretLabel]: readableSecretValues.managed }),
     type: 'Opaque',
     stringData: { password },
   };

@@ -3,7 +3,7 @@
 // reverse reading, which decides whether a stored registration can be kept.
 import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
-import { oauthProviderKind, type OAuthProvider } from '../../../api/index.ts';
+import { managedSecretLabels, oauthProviderKind, type OAuthProvider } from '../../../api/index.ts';
 import type { RegisteredClient, TokenEndpointAuthMethod } from '../../../oauth/registration.ts';
 
 /** Keys of the Secret. `clientSecret` is the one status.dynamicClientSecretRef names. */
@@ -58,6 +58,7 @@ export function renderDynamicClientSecret(
     metadata: {
       name: dynamicClientSecretName(provider.metadata.name!),
       namespace: provider.metadata.namespace!,
+      labels: { ...managedSecretLabels },
       annotations: {
         [dynamicClientAnnotations.registrationEndpoint]: registration.registrationEndpoint,
         [dynamicClientAnnotations.requestedAuthMethod]: registration.requestedAuthMethod,
