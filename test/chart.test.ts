@@ -69,8 +69,11 @@ type Manifest = {
   [key: string]: unknown;
 };
 
+/** The one value a render needs besides the defaults: where Berth acts (every namespace, here). */
+const clusterWide = ['--set', 'rbac.clusterWide=true'];
+
 async function render(namespace: string, values: string[] = []): Promise<Manifest[]> {
-  const result = await helm(['template', 'berth', chart, '--namespace', namespace, ...values]);
+  const result = await helm(['template', 'berth', chart, '--namespace', namespace, ...clusterWide, ...values]);
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
   return parseAllDocuments(result.stdout)
@@ -128,7 +131,7 @@ describe('the chart', () => {
         `      schema: { openAPIV3Schema: { type: object, description: ${JSON.stringify(description)} } }`,
       ].join('\n');
       writeFileSync(join(copy, 'templates/crds/widgets.yaml'), renderChartCrd('widgets.yaml', crd));
-      const result = await helm(['template', 'berth', copy, '--show-only', 'templates/crds/widgets.yaml']);
+      const result = await helm(['template', 'berth', copy, ...clusterWide, '--show-only', 'templates/crds/widgets.yaml']);
       expect(result.stderr).toBe('');
       const rendered = parse(result.stdout) as {
         metadata: { annotations: Record<string, string> };
@@ -141,8 +144,8 @@ describe('the chart', () => {
     }
   });
 
-  it('passes helm lint --strict with the defaults and with every optional part switched on', async () => {
-    const defaults = await helm(['lint', chart, '--strict']);
+  it('passes helm lint --strict with the fewest values and with every optional part switched on', async () => {
+    const defaults = await helm(['lint', chart, '--strict', ...clusterWide]);
     expect(defaults.stdout).toContain('0 chart(s) failed');
     const everything = await helm([
       'lint',
@@ -162,6 +165,17 @@ describe('the chart', () => {
     expect(everything.stdout).toContain('0 chart(s) failed');
   });
 
+  it('is namespace-scoped by default: without watchNamespaces it renders only when rbac.clusterWide says so', async () => {
+    const unscoped = await helm(['template', 'berth', chart]);
+    expect(unscoped.code).not.toBe(0);
+    expect(unscoped.stderr).toContain('set watchNamespaces');
+    expect(unscoped.stderr).toContain('rbac.clusterWide=true');
+    const scoped = await helm(['template', 'berth', chart, '--set', 'watchNamespaces={team-a}']);
+    expect(scoped.code).toBe(0);
+    const kinds = parseAllDocuments(scoped.stdout).map((doc) => (doc.toJSON() as Manifest | null)?.kind);
+    expect(kinds.filter((kind) => kind === 'ClusterRoleBinding')).toHaveLength(1); // namespaces read, nothing else
+  });
+
   it('rejects values that values.schema.json does not allow, naming the value', async () => {
     const bad: [string[], RegExp][] = [
       [['--set', 'components={controller,scheduler}'], /components/],
@@ -171,11 +185,11 @@ describe('the chart', () => {
       [['--set', 'replicas=3'], /replicas/],
     ];
     for (const [values, message] of bad) {
-      const result = await helm(['template', 'berth', chart, ...values]);
+      const result = await helm(['template', 'berth', chart, ...clusterWide, ...values]);
       expect(result.code, values.join(' ')).not.toBe(0);
       expect(result.stderr).toMatch(message);
     }
-    const noOrganizations = await helm(['template', 'berth', chart, '--set', `apiKey.sha256=${sha256('key')}`]);
+    const noOrganizations = await helm(['template', 'berth', chart, ...clusterWide, '--set', `apiKey.sha256=${sha256('key')}`]);
     expect(noOrganizations.code).not.toBe(0);
     expect(noOrganizations.stderr).toContain('apiKey.organizations');
   });
@@ -245,7 +259,16 @@ describe('the chart', () => {
     ]);
     // Pod Security in organization namespaces and the privileged builder go together once builds run apart.
     expect(await render('berth-system', ['--set', 'organizations.podSecurity=baseline'])).not.toHaveLength(0);
-    const beside = await helm(['template', 'berth', chart, '--set', 'organizations.podSecurity=baseline', '--set', 'builder.namespace=']);
+    const beside = await helm([
+      'template',
+      'berth',
+      chart,
+      ...clusterWide,
+      '--set',
+      'organizations.podSecurity=baseline',
+      '--set',
+      'builder.namespace=',
+    ]);
     expect(beside.code).not.toBe(0);
     expect(beside.stderr).toContain('builder.namespace');
     expect((await render('berth-system', ['--set', 'builder.namespace='])).find((m) => m.kind === 'Namespace')).toBeUndefined();
@@ -314,11 +337,28 @@ describe('the chart', () => {
     expect(binding?.metadata.namespace).toBe('gateways');
 
     for (const values of [https, gateway, [...gateway, '--set', 'apps.urlTemplate=http://{deployment}.{organization}.apps.example.com/']]) {
-      const refused = await helm(['template', 'berth', chart, ...values, '--set', 'apps.tlsIssuer=ClusterIssuer/letsencrypt']);
+      const refused = await helm([
+        'template',
+        'berth',
+        chart,
+        ...clusterWide,
+        ...values,
+        '--set',
+        'apps.tlsIssuer=ClusterIssuer/letsencrypt',
+      ]);
       expect(refused.code, values.join(' ')).not.toBe(0);
       expect(refused.stderr).toContain('apps.tlsIssuer needs apps.gateway');
     }
-    const notAnIssuer = await helm(['template', 'berth', chart, ...gateway, ...https, '--set', 'apps.tlsIssuer=letsencrypt']);
+    const notAnIssuer = await helm([
+      'template',
+      'berth',
+      chart,
+      ...clusterWide,
+      ...gateway,
+      ...https,
+      '--set',
+      'apps.tlsIssuer=letsencrypt',
+    ]);
     expect(notAnIssuer.code).not.toBe(0);
     expect(notAnIssuer.stderr).toMatch(/tlsIssuer/);
   });
@@ -464,6 +504,7 @@ describe('helm install into the test API server', () => {
     // No --force-conflicts: the harness applied crds/ under its own field manager, so any value in which
     // the chart's CRDs differed from crds/ would fail the install with a conflict.
     const notes = await install(release, namespace, [
+      ...clusterWide,
       '--set',
       `apiKey.sha256=${sha256(key)}`,
       '--set',

@@ -76,6 +76,8 @@ beforeAll(async () => {
     join(import.meta.dirname, '../charts/berth'),
     '--show-only',
     'templates/aggregate-roles.yaml',
+    '--set',
+    'rbac.clusterWide=true',
   ]);
   expect((await kubectl(['apply', '-f', '-'], roles.stdout)).code).toBe(0);
   // The route policy as a release installs it (its objects compared with the chart's in chart.test.ts),

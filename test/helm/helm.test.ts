@@ -30,6 +30,7 @@ import { nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { runLanggraph } from '../support/langgraph-cli.ts';
 import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods } from './support.ts';
+import { shareSecretArgs } from '../support/shared-secrets.ts';
 
 const release = 'berth';
 /** Where the release's builds run (builder.namespace), apart from the organization's apps. */
@@ -87,6 +88,9 @@ beforeAll(async () => {
     `apiKey.sha256=${createHash('sha256').update(key).digest('hex')}`,
     '--set',
     `apiKey.organizations[0]=${organization}`,
+    // Namespace-scoped, as by default: Berth's Roles in the organization's namespace (and the builds').
+    '--set',
+    `watchNamespaces[0]=${apps}`,
     '--set',
     `services.postgres.image=${await serviceImage('postgres')}`,
     '--set',
@@ -288,6 +292,7 @@ describe('helm install onto the real node', () => {
       'github-token',
       `--from-literal=token=${github.issuePersonalToken(owner)}`,
     ]);
+    await kubectlOk(shareSecretArgs(apps, 'github-token'));
     await kubectlOk(
       ['apply', '-n', apps, '-f', '-'],
       JSON.stringify({

@@ -213,7 +213,7 @@ describe('security', () => {
     const toolsBin = cachedBuild('tools');
     const rendered = execFileSync(
       join(toolsBin, 'helm'),
-      ['template', 'berth', join(root, 'charts/berth'), '--namespace', 'berth-system'],
+      ['template', 'berth', join(root, 'charts/berth'), '--namespace', 'berth-system', '--set', 'rbac.clusterWide=true'],
       { encoding: 'utf8' },
     );
     type PodSpec = {

@@ -2,8 +2,9 @@
 Every permission Berth's service account gets: the one list the ClusterRoles and Roles are rendered
 from (rbac.yaml). Each rule has a scope:
   cluster   cluster-scoped reads, always a ClusterRole: organizations are labelled namespaces.
-  watched   what the controller and the facade manage in the namespaces they watch: one ClusterRole
-            when watchNamespaces is empty, otherwise a Role in each watched namespace.
+  watched   what the controller and the facade manage in the namespaces they watch: a Role in each
+            namespace of watchNamespaces (and the build namespace); one ClusterRole only with
+            rbac.clusterWide and watchNamespaces empty.
   leader-election  the release namespace only: the Lease and the Events recorded about it.
   api-keys         the release namespace only: the Secrets holding API-key hashes (read only), and
                    with builder.pushRegistry the one Secret of the registry's signing key, made once.
