@@ -1,5 +1,6 @@
 import { createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import {
   grantedAccess,
   mintOrganizationToken,
@@ -131,5 +132,59 @@ describe('registryToken', () => {
       Buffer.from(signature, 'base64url'),
     );
     expect(ok).toBe(true);
+  });
+});
+
+describe('remote input, fuzzed', () => {
+  const scopeText = fc.oneof(
+    fc.string({ maxLength: 80 }),
+    fc
+      .tuple(
+        fc.constantFrom('repository', 'registry', 'repository ', ''),
+        fc.constantFrom('team-a', 'team-ab', 'team-b', 'team-a/', '', '../team-b', 'team-a/../team-b'),
+        fc.string({ maxLength: 20 }),
+        fc.array(fc.constantFrom('pull', 'push', '*', 'delete', ''), { maxLength: 4 }),
+      )
+      .map(([type, prefix, rest, actions]) => `${type}:${prefix}${rest}:${actions.join(',')}`),
+  );
+
+  it("grants an organization only its own repositories' pull and push, whatever scopes are asked", () => {
+    fc.assert(
+      fc.property(fc.array(scopeText, { maxLength: 8 }), (scopes) => {
+        const asked = parseScopes(scopes);
+        for (const granted of grantedAccess(asked, { kind: 'organization', grant: { namespace: 'team-a', namespaceUid: 'u' } })) {
+          expect(granted.type).toBe('repository');
+          expect(granted.name.startsWith('team-a/')).toBe(true);
+          expect(granted.actions.every((action) => action === 'pull' || action === 'push')).toBe(true);
+        }
+        expect(grantedAccess(asked, undefined)).toEqual([]);
+      }),
+    );
+  });
+
+  it('verifies no token it did not sign: any text, and any one-character change of a real one', () => {
+    const real = [
+      mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 }),
+      mintOrganizationToken(key, { namespace: 'team-a', namespaceUid: 'u' }),
+      mintUploadToken(key, { namespace: 'team-a', deployment: 'shop', deploymentUid: 'd', uploadId: 'i', expiresAt: now + 60 }),
+    ];
+    const verifiers = [verifyPushToken, verifyOrganizationToken, verifyUploadToken];
+    // A lenient base64 decoder read these as the real signature: a trailing segment, and a last character
+    // that differs only in the bits base64 leaves unused.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    for (const token of real) {
+      const sibling = alphabet[alphabet.indexOf(token.at(-1)!) ^ 1]!;
+      for (const forged of [`${token}.x`, token.slice(0, -1) + sibling])
+        for (const verifyToken of verifiers) expect(verifyToken(key, forged, now)).toBeUndefined();
+    }
+    const changed = fc
+      .tuple(fc.constantFrom(...real), fc.nat(), fc.string({ minLength: 1, maxLength: 1 }))
+      .map(([token, at, char]) => token.slice(0, at % token.length) + char + token.slice((at % token.length) + 1))
+      .filter((token) => !real.includes(token));
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 200 }), changed), (token) => {
+        for (const verifyToken of verifiers) expect(verifyToken(key, token, now)).toBeUndefined();
+      }),
+    );
   });
 });

@@ -39,10 +39,12 @@ function signClaims(key: Buffer, prefix: string, claims: Record<string, string |
 /** The claims of a token Berth signed with this prefix, unless it expired (claim `e`, seconds). */
 function verifiedClaims(key: Buffer, prefix: string, token: string, nowSeconds: number): Record<string, unknown> | undefined {
   if (!token.startsWith(prefix)) return undefined;
-  const [payload, signature] = token.slice(prefix.length).split('.');
-  if (!payload || !signature) return undefined;
-  const expected = mac(key, prefix, payload);
-  const given = Buffer.from(signature, 'base64url');
+  const parts = token.slice(prefix.length).split('.');
+  const [payload, signature] = parts;
+  if (parts.length !== 2 || !payload || !signature) return undefined;
+  // The signature's exact text, not what a lenient base64 decoder makes of it: one token per grant.
+  const expected = Buffer.from(base64url(mac(key, prefix, payload)));
+  const given = Buffer.from(signature);
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   try {
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
