@@ -14,31 +14,27 @@ import {
   unwrap,
   wireSchema,
 } from './index.ts';
-
-type AnySchema = z.core.$ZodType;
+import { partsOf, type Schema } from './schema-parts.ts';
 
 /** Every path a schema declares (array elements as []), down to scalars and free-form maps. */
-function declaredPaths(schema: AnySchema, prefix = ''): string[] {
-  const inner = unwrap(schema);
-  const def = inner._zod.def as unknown as { type: string; shape?: Record<string, AnySchema>; element?: AnySchema };
-  if (def.type === 'object' && def.shape) {
-    return Object.entries(def.shape).flatMap(([key, member]) => declaredPaths(member, `${prefix}.${key}`));
+function declaredPaths(schema: Schema, prefix = ''): string[] {
+  const parts = partsOf(unwrap(schema));
+  if (parts.kind === 'object') {
+    return Object.entries(parts.shape).flatMap(([key, member]) => declaredPaths(member, `${prefix}.${key}`));
   }
-  if (def.type === 'array' && def.element) return declaredPaths(def.element, `${prefix}[]`);
+  if (parts.kind === 'array') return declaredPaths(parts.element, `${prefix}[]`);
   return [prefix];
 }
 
 /** Every path a value fills, spelled like declaredPaths. */
-function presentPaths(value: unknown, schema: AnySchema, prefix = ''): string[] {
-  const inner = unwrap(schema);
-  const def = inner._zod.def as unknown as { type: string; shape?: Record<string, AnySchema>; element?: AnySchema };
-  if (def.type === 'object' && def.shape && value && typeof value === 'object') {
+function presentPaths(value: unknown, schema: Schema, prefix = ''): string[] {
+  const parts = partsOf(unwrap(schema));
+  if (parts.kind === 'object' && value && typeof value === 'object') {
     return Object.entries(value as Record<string, unknown>).flatMap(([key, member]) =>
-      def.shape![key] ? presentPaths(member, def.shape![key]!, `${prefix}.${key}`) : [],
+      parts.shape[key] ? presentPaths(member, parts.shape[key], `${prefix}.${key}`) : [],
     );
   }
-  if (def.type === 'array' && def.element && Array.isArray(value))
-    return value.flatMap((item) => presentPaths(item, def.element!, `${prefix}[]`));
+  if (parts.kind === 'array' && Array.isArray(value)) return value.flatMap((item) => presentPaths(item, parts.element, `${prefix}[]`));
   return [prefix];
 }
 

@@ -4,8 +4,9 @@
 // securityContext, resources) keep their keys, and the shapes the interface already spells in
 // camelCase (Container, VolumeMount, Volume, EnvVar) are marked with keepKeys.
 import { z } from 'zod';
+import { partsOf, unwrap, withParts, type Schema as AnySchema, type SchemaParts } from './schema-parts.ts';
 
-type AnySchema = z.core.$ZodType;
+export { unwrap };
 
 const keepKeysMarks = new WeakSet<AnySchema>();
 
@@ -17,35 +18,6 @@ export function keepKeys<T extends AnySchema>(schema: T): T {
 
 export function snakeCase(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-}
-
-type Def = {
-  type: string;
-  innerType?: AnySchema;
-  element?: AnySchema;
-  valueType?: AnySchema;
-  in?: AnySchema;
-  out?: AnySchema;
-  shape?: Record<string, AnySchema>;
-  getter?: () => AnySchema;
-};
-
-function defOf(schema: AnySchema): Def {
-  return schema._zod.def as unknown as Def;
-}
-
-const wrappers = new Set(['optional', 'nullable', 'default', 'prefault', 'nonoptional', 'readonly', 'catch']);
-
-/** The schema under optional/nullable/default/... wrappers: the one that says what the value is. */
-export function unwrap(schema: AnySchema): AnySchema {
-  let current = schema;
-  for (;;) {
-    const def = defOf(current);
-    if (wrappers.has(def.type) && def.innerType) current = def.innerType;
-    else if (def.type === 'pipe' && def.in) current = def.in;
-    else if (def.type === 'lazy' && def.getter) current = def.getter();
-    else return current;
-  }
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -76,11 +48,11 @@ function keyMap(object: AnySchema, shape: Record<string, AnySchema>, direction: 
 function convert(schema: AnySchema, value: unknown, direction: Direction): unknown {
   if (value === null || value === undefined) return value;
   const inner = unwrap(schema);
-  const def = defOf(inner);
-  switch (def.type) {
+  const parts = partsOf(inner);
+  switch (parts.kind) {
     case 'object': {
-      if (!isPlainObject(value) || !def.shape) return value;
-      const keys = keyMap(inner, def.shape, direction);
+      if (!isPlainObject(value)) return value;
+      const keys = keyMap(inner, parts.shape, direction);
       const out: Record<string, unknown> = {};
       for (const [incoming, member] of Object.entries(value)) {
         const declared = keys.get(incoming);
@@ -91,10 +63,10 @@ function convert(schema: AnySchema, value: unknown, direction: Direction): unkno
       return out;
     }
     case 'array':
-      return Array.isArray(value) && def.element ? value.map((item) => convert(def.element!, item, direction)) : value;
+      return Array.isArray(value) ? value.map((item) => convert(parts.element, item, direction)) : value;
     case 'record': {
-      if (!isPlainObject(value) || !def.valueType) return value;
-      return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, convert(def.valueType!, member, direction)]));
+      if (!isPlainObject(value)) return value;
+      return Object.fromEntries(Object.entries(value).map(([key, member]) => [key, convert(parts.valueType, member, direction)]));
     }
     default:
       return value;
@@ -110,18 +82,18 @@ export function wirePathOf(schema: AnySchema, path: readonly (string | number)[]
   const out: (string | number)[] = [];
   let current: AnySchema | undefined = schema;
   for (const part of path) {
-    const def: Def | undefined = current ? defOf(unwrap(current)) : undefined;
+    const parts: SchemaParts | undefined = current ? partsOf(unwrap(current)) : undefined;
     if (typeof part === 'number') {
       out.push(part);
-      current = def?.type === 'array' ? def.element : undefined;
-    } else if (def?.type === 'object' && def.shape) {
-      const declared = keyMap(unwrap(current!), def.shape, 'toWire').get(part);
+      current = parts?.kind === 'array' ? parts.element : undefined;
+    } else if (parts?.kind === 'object') {
+      const declared = keyMap(unwrap(current!), parts.shape, 'toWire').get(part);
       if (!declared && out.length === 0) return undefined;
       out.push(declared ? declared[0] : snakeCase(part));
       current = declared?.[1];
-    } else if (def?.type === 'record') {
+    } else if (parts?.kind === 'record') {
       out.push(part);
-      current = def.valueType;
+      current = parts.valueType;
     } else {
       if (out.length === 0) return undefined;
       out.push(current ? part : snakeCase(part));
@@ -159,30 +131,26 @@ export function wireSchema<T extends AnySchema>(schema: T): z.ZodType<z.output<T
   return wireSchemaOf(schema) as z.ZodType<z.output<T>>;
 }
 
-/** A copy of the schema with some members of its definition replaced (checks and options are kept). */
-function cloneWith(schema: AnySchema, changes: Partial<Def>): AnySchema {
-  const def = { ...(schema._zod.def as object), ...changes } as unknown as z.core.$ZodType['_zod']['def'];
-  return z.core.clone(schema, def);
-}
-
 function wireSchemaOf(schema: AnySchema): AnySchema {
   const cached = wireSchemas.get(schema);
   if (cached) return cached;
-  const def = defOf(schema);
+  const parts = partsOf(schema);
   let next: AnySchema;
-  if (def.type === 'object' && def.shape) {
+  if (parts.kind === 'object') {
     const keep = keepKeysMarks.has(schema);
-    const shape = Object.fromEntries(Object.entries(def.shape).map(([key, member]) => [keep ? key : snakeCase(key), wireSchemaOf(member)]));
-    next = cloneWith(schema, { shape });
+    const shape = Object.fromEntries(
+      Object.entries(parts.shape).map(([key, member]) => [keep ? key : snakeCase(key), wireSchemaOf(member)]),
+    );
+    next = withParts(schema, { shape });
     if (keep) keepKeysMarks.add(next);
-  } else if (wrappers.has(def.type) && def.innerType) {
-    next = cloneWith(schema, { innerType: wireSchemaOf(def.innerType) });
-  } else if (def.type === 'array' && def.element) {
-    next = cloneWith(schema, { element: wireSchemaOf(def.element) });
-  } else if (def.type === 'record' && def.valueType) {
-    next = cloneWith(schema, { valueType: wireSchemaOf(def.valueType) });
+  } else if (parts.kind === 'wrapper') {
+    next = withParts(schema, { innerType: wireSchemaOf(parts.inner) });
+  } else if (parts.kind === 'array') {
+    next = withParts(schema, { element: wireSchemaOf(parts.element) });
+  } else if (parts.kind === 'record') {
+    next = withParts(schema, { valueType: wireSchemaOf(parts.valueType) });
   } else if (Object.keys(z.globalRegistry.get(schema) ?? {}).some((key) => key.startsWith('x-kubernetes-'))) {
-    next = cloneWith(schema, {});
+    next = withParts(schema, {});
   } else {
     next = schema;
   }

@@ -2,39 +2,23 @@
 // extra_forbidden), at any depth, rather than something silently dropped. The API's schemas strip
 // unknown keys (the API server prunes them the same way); these helpers derive strict twins.
 import { z } from 'zod';
+import { partsOf, withParts, type Schema as AnySchema } from '../api/schema-parts.ts';
 
-type AnySchema = z.core.$ZodType;
-type Def = {
-  type: string;
-  innerType?: AnySchema;
-  element?: AnySchema;
-  shape?: Record<string, AnySchema>;
-};
-
-const wrappers = new Set(['optional', 'nullable', 'default', 'prefault', 'nonoptional', 'readonly']);
 const strictTwins = new WeakMap<AnySchema, AnySchema>();
-
-function defOf(schema: AnySchema): Def {
-  return schema._zod.def as unknown as Def;
-}
-
-function cloneWith(schema: AnySchema, changes: Record<string, unknown>): AnySchema {
-  return z.core.clone(schema, { ...(schema._zod.def as object), ...changes } as unknown as AnySchema['_zod']['def'], { parent: true });
-}
 
 /** The same schema with every declared object closed to undeclared keys; free-form maps stay open. */
 export function strictDeep<T extends AnySchema>(schema: T): T {
   const cached = strictTwins.get(schema);
   if (cached) return cached as T;
-  const def = defOf(schema);
+  const parts = partsOf(schema);
   let next: AnySchema = schema;
-  if (def.type === 'object' && def.shape) {
-    const shape = Object.fromEntries(Object.entries(def.shape).map(([key, member]) => [key, strictDeep(member)]));
-    next = cloneWith(schema, { shape, catchall: z.never() });
-  } else if (wrappers.has(def.type) && def.innerType) {
-    next = cloneWith(schema, { innerType: strictDeep(def.innerType) });
-  } else if (def.type === 'array' && def.element) {
-    next = cloneWith(schema, { element: strictDeep(def.element) });
+  if (parts.kind === 'object') {
+    const shape = Object.fromEntries(Object.entries(parts.shape).map(([key, member]) => [key, strictDeep(member)]));
+    next = withParts(schema, { shape, catchall: z.never() }, true);
+  } else if (parts.kind === 'wrapper') {
+    next = withParts(schema, { innerType: strictDeep(parts.inner) }, true);
+  } else if (parts.kind === 'array') {
+    next = withParts(schema, { element: strictDeep(parts.element) }, true);
   }
   strictTwins.set(schema, next);
   return next as T;
@@ -44,10 +28,10 @@ export function strictDeep<T extends AnySchema>(schema: T): T {
 function objectShape(schema: AnySchema): Record<string, AnySchema> {
   let current = schema;
   for (;;) {
-    const def = defOf(current);
-    if (def.type === 'object' && def.shape) return def.shape;
-    if (wrappers.has(def.type) && def.innerType) current = def.innerType;
-    else throw new Error(`not an object schema: ${def.type}`);
+    const parts = partsOf(current);
+    if (parts.kind === 'object') return parts.shape;
+    if (parts.kind === 'wrapper') current = parts.inner;
+    else throw new Error(`not an object schema: ${current.type}`);
   }
 }
 
@@ -70,8 +54,8 @@ export function patchForm(schema: AnySchema, deeper: string[] = []): z.ZodObject
 }
 
 function withoutDefault(schema: AnySchema): AnySchema {
-  const def = defOf(schema);
-  if ((def.type === 'default' || def.type === 'prefault' || def.type === 'optional') && def.innerType) return withoutDefault(def.innerType);
+  if (schema instanceof z.ZodDefault || schema instanceof z.ZodPrefault || schema instanceof z.ZodOptional)
+    return withoutDefault(schema.unwrap() as AnySchema);
   return schema;
 }
 
@@ -80,7 +64,8 @@ function describedAs(schema: AnySchema): string | undefined {
   while (current) {
     const description = z.globalRegistry.get(current)?.description;
     if (description) return description;
-    current = defOf(current).innerType;
+    const parts = partsOf(current);
+    current = parts.kind === 'wrapper' ? parts.inner : undefined;
   }
   return undefined;
 }
