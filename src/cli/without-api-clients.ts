@@ -2,8 +2,9 @@
 // service accounts, exec and OIDC credentials) and talks to the API server with its own requests
 // (runtime/kube-request.ts). client-node's config module also imports what only its fetch-based API
 // clients use: the generated clients (about a thousand model classes and sixty API classes, for
-// makeApiClient) and undici (for their dispatchers). Berth calls neither, and the two take 45 MiB of
-// resident memory in a process meant to stay under 200 MiB with 10,000 Deployments cached. This
+// makeApiClient) and undici (for their dispatchers). Berth calls neither, and without this hook a
+// restart over 10,000 Deployments peaks 24 MiB higher (212-218 MiB, over the 200 MiB target;
+// BENCHMARKS.md, "what each mechanism saves"). This
 // resolve hook points those two imports of that one module at stand-ins whose members say why they
 // are missing, so the process loads KubeConfig alone. Tests load the whole library as usual.
 import { registerHooks } from 'node:module';

@@ -13,16 +13,21 @@ import { backoffDelay, sleep, withJitter, type BackoffPolicy } from './backoff.t
 import { stripManagedFields, type CacheTransform } from './cache-view.ts';
 import { cacheSubtreePool } from './subtree-pool.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { errorFromStatus, isKubeApiError, kubeList, openKubeRequest, readBody } from './kube-request.ts';
+import { errorFromStatus, isKubeApiError, kubeRequest, openKubeRequest, readBody } from './kube-request.ts';
 import { builtInIndexes, labelIndex, ObjectStore, type IndexFunction } from './object-store.ts';
 import { collectionPath, type DeepReadonly, type KubeObject, type ResourceKind } from './types.ts';
 
 /**
- * Objects per list page. When a page was parsed whole, pages of 500 lifted a start's peak (restarts
- * over 10,000 Deployments: a median 223 MiB against 210 with 100; BENCHMARKS.md, section 5). Pages
- * are now read item by item (list-items.ts); 100 is kept (pages of 10, 25 and 50 peaked no lower).
+ * Objects per list page. Pages of 500 lifted a start's peak (restarts over 10,000 Deployments: a
+ * median 223 MiB against 210 with 100; BENCHMARKS.md, section 5); pages of 10, 25 and 50 peaked no lower.
  */
 const defaultPageSize = 100;
+
+/** A list page: its items, and where the next page starts. */
+interface KubeList {
+  items?: KubeObject[];
+  metadata?: { resourceVersion?: string; continue?: string };
+}
 
 export interface InformerOptions {
   /** Watch only these namespaces (one list+watch each). Default: all namespaces. */
@@ -261,16 +266,13 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
         continue: continueToken,
         labelSelector: this.#options.labelSelector,
       };
-      const page = await kubeList<KubeObject>(
-        this.#kc,
-        { method: 'GET', path: collectionPath(this.resource, scope), query, signal },
-        (item) => {
-          // List items come without apiVersion and kind; watch events carry them. Readers expect them.
-          item.apiVersion ??= this.resource.apiVersion;
-          item.kind ??= this.resource.kind;
-          items.push(this.#transform(item) as T);
-        },
-      );
+      const page = await kubeRequest<KubeList>(this.#kc, { method: 'GET', path: collectionPath(this.resource, scope), query, signal });
+      for (const item of page.items ?? []) {
+        // List items come without apiVersion and kind; watch events carry them. Readers expect them.
+        item.apiVersion ??= this.resource.apiVersion;
+        item.kind ??= this.resource.kind;
+        items.push(this.#transform(item) as T);
+      }
       continueToken = page.metadata?.continue || undefined;
       resourceVersion = page.metadata?.resourceVersion ?? resourceVersion;
     } while (continueToken);

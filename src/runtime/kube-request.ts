@@ -9,7 +9,6 @@ import { Agent as HttpAgent, request as httpRequest, type ClientRequest, type In
 import { Agent as HttpsAgent, request as httpsRequest, type RequestOptions } from 'node:https';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { recordKubeApiRequest } from './api-request-counter.ts';
-import { ListItemReader } from './list-items.ts';
 
 export interface KubeRequest {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -127,20 +126,6 @@ export async function readBody(response: IncomingMessage): Promise<string> {
 export async function kubeRequest<T = unknown>(kc: KubeConfig, req: KubeRequest): Promise<T> {
   const text = await kubeText(kc, req);
   return (text ? JSON.parse(text) : undefined) as T;
-}
-
-/**
- * Sends a list request and hands over each of its items as soon as it is read (list-items.ts says
- * why); resolves with the rest of the list (its metadata). Non-2xx answers throw KubeApiError.
- */
-export async function kubeList<T>(
-  kc: KubeConfig,
-  req: KubeRequest,
-  onItem: (item: T) => void,
-): Promise<{ metadata?: { resourceVersion?: string; continue?: string } }> {
-  const reader = new ListItemReader(onItem);
-  for await (const chunk of await openSuccessful(kc, req)) reader.push(chunk as Buffer);
-  return reader.end();
 }
 
 /** Sends one request and returns the answer as text (pod logs); non-2xx answers throw KubeApiError. */
