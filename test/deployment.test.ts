@@ -479,7 +479,8 @@ describe('a spec that cannot be served', () => {
       'a SecretNotFound Event',
     );
 
-    // A Secret of that name that is not shared with Berth is not read: Berth's cache never holds it.
+    // A Secret of that name that is not shared with Berth: the message still says how to share it (that
+    // the cache never holds it is test/readable-secrets.test.ts's to show).
     await core.createNamespacedSecret({ namespace, body: { metadata: { name: 'vault' }, stringData: { token: 's3cr3t-value' } } });
     expect(condition(await getDeployment(name), 'Stalled')?.message).toContain(secretNotReadableMessage('vault', namespace));
     // Shared (putSecret labels it), it is read at once.
