@@ -17,7 +17,18 @@ export function berthCacheDir(env: NodeJS.ProcessEnv = process.env): string {
  * this process's stderr.
  */
 export function cachedBuild(
-  name: 'controlplane' | 'node' | 'buildkit' | 'tools' | 'flux' | 'gateway' | 'network-policy' | 'metrics-server' | 'cert-manager',
+  name:
+    | 'controlplane'
+    | 'node'
+    | 'buildkit'
+    | 'tools'
+    | 'flux'
+    | 'gateway'
+    | 'network-policy'
+    | 'metrics-server'
+    | 'cert-manager'
+    | 'keda'
+    | 'victoria-metrics',
 ): string {
   const script = join(repoRoot, `scripts/build-${name}.sh`);
   const out = execFileSync('bash', [script], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });

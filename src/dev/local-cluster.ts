@@ -7,6 +7,8 @@ import {
   gatewayBinaries,
   networkPolicyBinaries,
   metricsBinaries,
+  kedaBinaries,
+  metricsStoreBinaries,
   certManagerBinaries,
   nodeBinaries,
   NodePrerequisitesError,
@@ -68,6 +70,8 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       networkPolicy: networkPolicyBinaries(),
       metrics: metricsBinaries(),
       certManager: certManagerBinaries(),
+      keda: kedaBinaries(),
+      metricsStore: metricsStoreBinaries(),
     };
     controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, forNode: true, log });
     node = await startNode({ dataDir: options.dataDir, controlPlane, binaries, forwardDns: options.forwardDns, log });

@@ -39,6 +39,10 @@ export interface Pki {
   /** metrics-server's identity towards the API server and the kubelet. */
   metricsServerCert: string;
   metricsServerKey: string;
+  /** KEDA's operator and adapter: their identity towards the API server, the adapter's serving
+   * certificate, and both ends of their mutual TLS (keda.ts). */
+  kedaCert: string;
+  kedaKey: string;
   /** The apps' CA: cert-manager signs the Gateway's certificates with it (an Issuer of kind CA),
    * and whoever trusts it opens the apps' https:// URLs. Apart from the cluster's CA, which it never
    * signs for. */
@@ -100,8 +104,13 @@ async function createAuthority(validity: Validity, name = 'CN=berth-local-ca'): 
   return { cert, keys, validity };
 }
 
-/** A leaf certificate and its new key, signed by `ca`, for one extended key usage. */
-async function issue(ca: Authority, subject: string, usage: string, san?: x509.SubjectAlternativeNameExtension): Promise<Issued> {
+/** A leaf certificate and its new key, signed by `ca`, for the extended key usages given. */
+async function issue(
+  ca: Authority,
+  subject: string,
+  usage: string | string[],
+  san?: x509.SubjectAlternativeNameExtension,
+): Promise<Issued> {
   const keys = await keyPair();
   const cert = await x509.X509CertificateGenerator.create({
     serialNumber: serial(),
@@ -114,7 +123,7 @@ async function issue(ca: Authority, subject: string, usage: string, san?: x509.S
     extensions: [
       new x509.BasicConstraintsExtension(false, undefined, true),
       new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature | x509.KeyUsageFlags.keyEncipherment, true),
-      new x509.ExtendedKeyUsageExtension([usage]),
+      new x509.ExtendedKeyUsageExtension(typeof usage === 'string' ? [usage] : usage),
       await x509.AuthorityKeyIdentifierExtension.create(ca.cert),
       ...(san ? [san] : []),
     ],
@@ -140,6 +149,12 @@ const kubeletNames = new x509.SubjectAlternativeNameExtension([
   { type: 'ip', value: '127.0.0.1' },
 ]);
 
+/** Where KEDA's operator (loopback) and adapter (the node's address) answer. */
+const kedaNames = new x509.SubjectAlternativeNameExtension([
+  { type: 'ip', value: '127.0.0.1' },
+  { type: 'ip', value: nodeIp },
+]);
+
 /** Who the embedded cluster's kubeconfig is: the user `berth dev` runs Berth as. */
 export const adminUserName = 'berth-admin';
 
@@ -157,6 +172,7 @@ export async function generatePki(): Promise<Pki> {
   const apiserverKubeletClient = await client('CN=kube-apiserver-kubelet-client, O=system:masters');
   const kubeletServing = await issue(ca, `CN=${nodeName}`, x509.ExtendedKeyUsage.serverAuth, kubeletNames);
   const metricsServer = await client('CN=system:metrics-server');
+  const keda = await issue(ca, 'CN=system:keda', [x509.ExtendedKeyUsage.clientAuth, x509.ExtendedKeyUsage.serverAuth], kedaNames);
   const frontProxyCa = await createAuthority(ca.validity, 'CN=berth-local-front-proxy-ca');
   const frontProxyClient = await issue(frontProxyCa, `CN=${frontProxyClientName}`, x509.ExtendedKeyUsage.clientAuth);
   const appsCa = await createAuthority(ca.validity, 'CN=berth-local-apps-ca');
@@ -175,6 +191,7 @@ export async function generatePki(): Promise<Pki> {
     frontProxyCaCert: frontProxyCa.cert.toString('pem'),
     ...pair('frontProxyClient', frontProxyClient),
     ...pair('metricsServer', metricsServer),
+    ...pair('keda', keda),
     appsCaCert: appsCa.cert.toString('pem'),
     appsCaKey: await privateKeyPem(appsCa.keys.privateKey),
   };

@@ -2,7 +2,7 @@
 // on the host beside the kubelet and listening on loopback only; the Gateway API CRDs; and the
 // GatewayClass and Gateway every Deployment's HTTPRoutes attach to. Objects rendered by pure functions.
 import { stringify } from 'yaml';
-import { gatewayHttpAddress, gatewayHttpsAddress } from './network.ts';
+import { gatewayHttpAddress, gatewayHttpsAddress, gatewayMetricsAddress } from './network.ts';
 
 /** The Gateway Berth's HTTPRoutes attach to under `berth dev` (its `--gateway`). */
 export const nodeGateway = { namespace: 'kube-system', name: 'berth' };
@@ -19,6 +19,7 @@ const controllerName = 'traefik.io/gateway-controller';
  * organization: they meet on the port. */
 const webEntryPoint = 'web';
 const websecureEntryPoint = 'websecure';
+const metricsEntryPoint = 'metrics';
 
 export function gatewayObjects() {
   return [
@@ -51,7 +52,9 @@ export function gatewayObjects() {
 /**
  * Traefik's static configuration, written in the node's data dir (so its command line names the data
  * dir, as every node process's does, and a run that died is cleaned up by it): the Kubernetes Gateway
- * provider only, one loopback entry point, no dashboard, no calls home.
+ * provider only, loopback entry points, no dashboard, no calls home. Its Prometheus metrics, per
+ * Service (`traefik_service_request_duration_seconds`: the apps' request concurrency), are served on an
+ * entry point of their own.
  */
 export function traefikConfig(): string {
   return stringify({
@@ -60,7 +63,9 @@ export function traefikConfig(): string {
     entryPoints: {
       [webEntryPoint]: { address: `${gatewayHttpAddress.host}:${gatewayHttpAddress.port}` },
       [websecureEntryPoint]: { address: `${gatewayHttpsAddress.host}:${gatewayHttpsAddress.port}` },
+      [metricsEntryPoint]: { address: `${gatewayMetricsAddress.host}:${gatewayMetricsAddress.port}` },
     },
+    metrics: { prometheus: { entryPoint: metricsEntryPoint, addServicesLabels: true, addEntryPointsLabels: false } },
     providers: { kubernetesGateway: { statusAddress: { ip: gatewayHttpAddress.host } } },
   });
 }

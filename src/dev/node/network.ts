@@ -27,5 +27,7 @@ export const kubeletHealthzPort = 20248;
 export const gatewayHttpAddress = { host: '127.0.0.1', port: 18080 };
 /** Where the node's Gateway terminates TLS for the apps' https:// URLs: loopback only. */
 export const gatewayHttpsAddress = { host: '127.0.0.1', port: 18443 };
+/** The Gateway's Prometheus metrics (its own entry point): loopback only, scraped by metrics-store.ts. */
+export const gatewayMetricsAddress = { host: '127.0.0.1', port: 20490 };
 /** cert-manager's metrics (and health) endpoint: loopback only. */
 export const certManagerMetricsPort = 20402;

@@ -44,6 +44,8 @@ import { installCrds } from '../install-crds.ts';
 import { clusterDnsObjects, storageClass } from './system-objects.ts';
 import { metricsServerArgs, metricsServerObjects } from './metrics.ts';
 import { certManagerArgs, certificateObjects, nodeTlsIssuer } from './certificates.ts';
+import { kedaAdapterArgs, kedaCertFiles, kedaEnvironment, kedaObjects, kedaOperatorArgs, kedaOperatorRole } from './keda.ts';
+import { metricsStoreArgs, metricsStoreScrapeConfig } from './metrics-store.ts';
 import { cachedBuild } from '../cache-dir.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -62,6 +64,20 @@ export interface NodeBinaries {
   metrics: string;
   /** cert-manager-controller, and crds/: cert-manager's (scripts/build-cert-manager.sh). */
   certManager: string;
+  /** keda-operator, keda-adapter, crds/ and rbac/: KEDA's (scripts/build-keda.sh). */
+  keda: string;
+  /** victoria-metrics, the Prometheus-compatible server KEDA reads (scripts/build-victoria-metrics.sh). */
+  metricsStore: string;
+}
+
+/** Builds the node's KEDA if it is not cached yet (scripts/build-keda.sh). */
+export function kedaBinaries(): string {
+  return process.env.BERTH_KEDA_BIN ?? cachedBuild('keda');
+}
+
+/** Builds the node's Prometheus-compatible server if it is not cached yet (scripts/build-victoria-metrics.sh). */
+export function metricsStoreBinaries(): string {
+  return process.env.BERTH_METRICS_STORE_BIN ?? cachedBuild('victoria-metrics');
 }
 
 /** Builds the node's cert-manager if it is not cached yet (scripts/build-cert-manager.sh). */
@@ -267,6 +283,23 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
       join(options.binaries.certManager, 'cert-manager-controller'),
       certManagerArgs(options.controlPlane.kubeconfigPath),
     );
+    // Autoscaling on what KEDA reads: the Gateway's request concurrency (through the metrics store) and CPU.
+    supervise(
+      'metrics-store',
+      join(options.binaries.metricsStore, 'victoria-metrics'),
+      metricsStoreArgs({ dataDir: join(dirs.root, 'metrics-store'), scrapeConfig: join(dirs.root, 'metrics-store.yaml') }),
+    );
+    await installCrds(kc, join(options.binaries.keda, 'crds'));
+    for (const object of [kedaOperatorRole(options.binaries.keda), ...kedaObjects()]) await applyObject(kc, object as never, fieldManager);
+    const kedaFiles = { kubeconfig: join(dirs.root, 'keda.kubeconfig'), certDir: join(dirs.root, 'keda') };
+    supervise('keda-operator', join(options.binaries.keda, 'keda-operator'), kedaOperatorArgs(kedaFiles), {
+      ...process.env,
+      ...kedaEnvironment,
+    });
+    supervise('keda-adapter', join(options.binaries.keda, 'keda-adapter'), kedaAdapterArgs(kedaFiles), {
+      ...process.env,
+      ...kedaEnvironment,
+    });
     await waitFor(
       () => clusterDnsAnswers(),
       timeout,
@@ -328,6 +361,10 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
     kubeconfig(server, pki, { cert: pki.metricsServerCert, key: pki.metricsServerKey }),
     { mode: 0o600 },
   );
+  writeFileSync(join(dirs.root, 'keda.kubeconfig'), kubeconfig(server, pki, { cert: pki.kedaCert, key: pki.kedaKey }), { mode: 0o600 });
+  mkdirSync(join(dirs.root, 'keda'), { recursive: true });
+  for (const [name, pem] of Object.entries(kedaCertFiles(pki))) writeFileSync(join(dirs.root, 'keda', name), pem, { mode: 0o600 });
+  writeFileSync(join(dirs.root, 'metrics-store.yaml'), metricsStoreScrapeConfig());
   // kube-proxy exits when its configuration file changes: written once, before it starts.
   writeFileSync(join(dirs.root, 'kube-proxy.yaml'), kubeProxyConfig(join(dirs.root, 'kube-proxy.kubeconfig')));
   return pki;

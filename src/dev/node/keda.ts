@@ -1,0 +1,157 @@
+// The node's event-driven autoscaler: KEDA's operator and metrics adapter (scripts/build-keda.sh) run
+// beside the kubelet as processes of the node. The operator turns each ScaledObject into a
+// HorizontalPodAutoscaler and reads its triggers (Berth's: CPU, and the app's request concurrency from the
+// node's Prometheus-compatible server, metrics-store.ts); the adapter serves those readings as
+// external.metrics.k8s.io through the API server's aggregation layer, as on a cluster with KEDA. Both
+// are the user system:keda (a client certificate of their own) with the rights upstream's manifests give
+// KEDA; they talk to each other over mutual TLS with that same certificate, which the cluster's CA signs
+// (pki.ts): the operator's gRPC port is on loopback, where only the node's own processes reach it.
+//
+// No one else is given rights on KEDA's kinds: upstream's roles that add them to Kubernetes' `edit` and
+// `view` are not installed, so a team cannot make a ScaledObject whose trigger sends KEDA elsewhere.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import type { KubeObject } from '../../runtime/index.ts';
+import { nodeIp } from './network.ts';
+
+export const kedaUser = 'system:keda';
+/** Where KEDA's objects live: its APIService's Service, and the namespace its operator calls its own. */
+const kedaNamespace = 'kube-system';
+const labels = { 'app.kubernetes.io/name': 'keda', 'app.kubernetes.io/managed-by': 'berth' };
+
+/** Where the adapter listens: the node's address, where the API server reaches it. */
+export const kedaAdapterAddress = { host: nodeIp, port: 20445 };
+/** The operator's metrics service (gRPC, mutual TLS), which the adapter asks for each reading. */
+const operatorGrpcAddress = { host: '127.0.0.1', port: 20966 };
+/** The operator's and the adapter's own HTTP ports (metrics, health), moved off upstream's 8080 and 8081. */
+const ports = { operatorMetrics: 20480, operatorHealth: 20481, adapterMetrics: 20482 };
+
+/** The files of KEDA's certificate directory (the names both processes read: ca.crt, tls.crt, tls.key). */
+export function kedaCertFiles(pki: { caCert: string; kedaCert: string; kedaKey: string }): Record<string, string> {
+  return { 'ca.crt': pki.caCert, 'tls.crt': pki.kedaCert, 'tls.key': pki.kedaKey };
+}
+
+/** The operator's ClusterRole as upstream declares it (rbac/role.yaml of the build, scripts/build-keda.sh). */
+export function kedaOperatorRole(kedaBin: string): KubeObject {
+  const role = parseAllDocuments(readFileSync(join(kedaBin, 'rbac/role.yaml'), 'utf8'))
+    .map((doc) => doc.toJSON() as KubeObject | null)
+    .find((doc) => doc?.kind === 'ClusterRole' && doc.metadata?.name === 'keda-operator');
+  if (!role) throw new Error(`no ClusterRole keda-operator in ${join(kedaBin, 'rbac/role.yaml')}`);
+  return { ...role, metadata: { ...role.metadata, labels: { ...role.metadata?.labels, ...labels } } };
+}
+
+/**
+ * Its rights (the operator's ClusterRole comes from upstream's file, applied beside these), the
+ * aggregation layer's reader roles, the HPA controller's right to read external metrics, and the
+ * APIService pointing at a Service whose one endpoint is the node's address.
+ */
+export function kedaObjects(): KubeObject[] {
+  const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}), labels });
+  const binding = (
+    kind: 'ClusterRoleBinding' | 'RoleBinding',
+    name: string,
+    role: string,
+    subject: { kind: 'User'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string },
+    namespace?: string,
+  ) => ({
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind,
+    metadata: meta(name, namespace),
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: kind === 'RoleBinding' ? 'Role' : 'ClusterRole', name: role },
+    subjects: [subject.kind === 'User' ? { apiGroup: 'rbac.authorization.k8s.io', ...subject } : subject],
+  });
+  const keda = { kind: 'User', name: kedaUser } as const;
+  return [
+    binding('ClusterRoleBinding', 'keda-operator', 'keda-operator', keda),
+    binding('ClusterRoleBinding', 'keda-system-auth-delegator', 'system:auth-delegator', keda),
+    binding('RoleBinding', 'keda-auth-reader', 'extension-apiserver-authentication-reader', keda, 'kube-system'),
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: meta('keda-external-metrics-reader'),
+      rules: [{ apiGroups: ['external.metrics.k8s.io'], resources: ['*'], verbs: ['*'] }],
+    },
+    binding('ClusterRoleBinding', 'keda-hpa-controller-external-metrics', 'keda-external-metrics-reader', {
+      kind: 'ServiceAccount',
+      name: 'horizontal-pod-autoscaler',
+      namespace: 'kube-system',
+    }),
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: meta('keda-metrics-apiserver', kedaNamespace),
+      spec: { ports: [{ name: 'https', port: 443, targetPort: kedaAdapterAddress.port, protocol: 'TCP' }] },
+    },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: {
+        ...meta('keda-metrics-apiserver-node', kedaNamespace),
+        labels: { ...labels, 'kubernetes.io/service-name': 'keda-metrics-apiserver' },
+      },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: [kedaAdapterAddress.host], conditions: { ready: true } }],
+      ports: [{ name: 'https', port: kedaAdapterAddress.port, protocol: 'TCP' }],
+    },
+    {
+      apiVersion: 'apiregistration.k8s.io/v1',
+      kind: 'APIService',
+      metadata: meta('v1beta1.external.metrics.k8s.io'),
+      spec: {
+        group: 'external.metrics.k8s.io',
+        version: 'v1beta1',
+        service: { name: 'keda-metrics-apiserver', namespace: kedaNamespace, port: 443 },
+        // As metrics-server's (metrics.ts): the aggregation layer does not check the adapter's certificate.
+        insecureSkipTLSVerify: true,
+        groupPriorityMinimum: 100,
+        versionPriority: 100,
+      },
+    },
+  ] as KubeObject[];
+}
+
+/** What both processes are given in their environment: the namespace they call their own (as a pod
+ * would read it from its service account), and Secrets read there only: Berth's triggers need none, and
+ * a trigger's credentials never come from a team's namespace. */
+export const kedaEnvironment = {
+  POD_NAMESPACE: kedaNamespace,
+  KEDA_CLUSTER_OBJECT_NAMESPACE: kedaNamespace,
+  WATCH_NAMESPACE: '',
+  KEDA_RESTRICT_SECRET_ACCESS: 'true',
+};
+
+/** The operator's flags: its kubeconfig, its certificates (no rotation, no patching of others' objects). */
+export function kedaOperatorArgs(input: { kubeconfig: string; certDir: string }): string[] {
+  return [
+    `--kubeconfig=${input.kubeconfig}`,
+    `--cert-dir=${input.certDir}`,
+    `--ca-dir=${input.certDir}`,
+    '--enable-cert-rotation=false',
+    '--enable-webhook-patching=false',
+    '--enable-apiservice-patching=false',
+    '--leader-elect=false',
+    `--metrics-bind-address=127.0.0.1:${ports.operatorMetrics}`,
+    `--health-probe-bind-address=127.0.0.1:${ports.operatorHealth}`,
+    `--metrics-service-bind-address=${operatorGrpcAddress.host}:${operatorGrpcAddress.port}`,
+    '--zap-log-level=info',
+  ];
+}
+
+/** The adapter's flags: its kubeconfig for each of its clients, its serving certificate, the operator's address. */
+export function kedaAdapterArgs(input: { kubeconfig: string; certDir: string }): string[] {
+  return [
+    `--lister-kubeconfig=${input.kubeconfig}`,
+    `--authentication-kubeconfig=${input.kubeconfig}`,
+    `--authorization-kubeconfig=${input.kubeconfig}`,
+    `--kubeconfig=${input.kubeconfig}`,
+    `--bind-address=${kedaAdapterAddress.host}`,
+    `--secure-port=${kedaAdapterAddress.port}`,
+    `--cert-dir=${input.certDir}`,
+    `--tls-cert-file=${join(input.certDir, 'tls.crt')}`,
+    `--tls-private-key-file=${join(input.certDir, 'tls.key')}`,
+    `--metrics-service-address=${operatorGrpcAddress.host}:${operatorGrpcAddress.port}`,
+    `--port=${ports.adapterMetrics}`,
+    '--zap-log-level=info',
+  ];
+}
