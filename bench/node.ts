@@ -14,7 +14,9 @@
 //   the new image answers, against a plain apps/v1 Deployment with a hand-written HTTPRoute (bench/url-rounds.ts).
 // - autoscaling: a step load through the URL until the maximum of ready replicas, and the client's p99
 //   meanwhile, against the same pod under a hand-written HorizontalPodAutoscaler (bench/scale-rounds.ts).
-// `--only a,b` runs some of: starts, pods, deployments, rollouts, urls, scaling, failures, builds.
+// - requests in flight: the same with 30 slow, CPU-cheap requests held open, Berth with --concurrency-metrics
+//   against the same pod under a hand-written KEDA ScaledObject of the same query.
+// `--only a,b` runs some of: starts, pods, deployments, rollouts, urls, scaling, inflight, failures, builds.
 // Needs root and the cached binaries and images (the node suite or `npm start` builds them).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,7 +43,8 @@ import {
   surgeStrategy,
 } from '../src/reconcilers/deployment/render/application.ts';
 import { nodeAppUrlTemplate, nodeGateway } from '../src/dev/node/gateway.ts';
-import { scaleBounds, scaleRounds } from './scale-rounds.ts';
+import { cpuSignal, inFlightSignal, scaleBounds, scaleRounds } from './scale-rounds.ts';
+import { metricsStoreUrl } from '../src/dev/node/metrics-store.ts';
 import { urlRounds } from './url-rounds.ts';
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
 import { startBerthProcess, type BerthProcess } from './berth-process.ts';
@@ -57,7 +60,7 @@ const { values } = parseArgs({
     rollouts: { type: 'string', default: '20' },
     failures: { type: 'string', default: '5' },
     builds: { type: 'string', default: '5' },
-    only: { type: 'string', default: 'starts,pods,deployments,rollouts,urls,scaling,failures,builds' },
+    only: { type: 'string', default: 'starts,pods,deployments,rollouts,urls,scaling,inflight,failures,builds' },
     out: { type: 'string', default: 'bench/results/node.json' },
   },
 });
@@ -671,9 +674,31 @@ try {
             image,
             berthDeployment: scaledBerthDeployment,
             plainDeployment: plainLikeBerth,
+            signal: cpuSignal,
             log,
           }),
         { BERTH_APP_URL_TEMPLATE: nodeAppUrlTemplate, BERTH_GATEWAY: `${nodeGateway.namespace}/${nodeGateway.name}` },
+      )
+    : undefined;
+  const inFlight = only.has('inflight')
+    ? await withBerth(
+        namespace,
+        () =>
+          scaleRounds({
+            kc,
+            namespace,
+            rounds,
+            image,
+            berthDeployment: scaledBerthDeployment,
+            plainDeployment: plainLikeBerth,
+            signal: inFlightSignal(metricsStoreUrl),
+            log,
+          }),
+        {
+          BERTH_APP_URL_TEMPLATE: nodeAppUrlTemplate,
+          BERTH_GATEWAY: `${nodeGateway.namespace}/${nodeGateway.name}`,
+          BERTH_CONCURRENCY_METRICS: metricsStoreUrl,
+        },
       )
     : undefined;
   const failures = only.has('failures') ? await failureRounds(kc, namespace, image, cluster.node!.registry) : undefined;
@@ -737,6 +762,16 @@ try {
           },
         }
       : {}),
+    ...(inFlight
+      ? {
+          inFlightStepToMaxReplicas: {
+            ...inFlight,
+            toMaxRatioMedian: median(inFlight.toMax.berth) / median(inFlight.toMax.plain),
+            toMaxRatioP90: p90(inFlight.toMax.berth) / p90(inFlight.toMax.plain),
+            p99RatioMedian: median(inFlight.p99.berth) / median(inFlight.p99.plain),
+          },
+        }
+      : {}),
     ...(failures
       ? { badImageToDeployFailed: { ms: failures, medianMs: median(failures), p90Ms: p90(failures), maxMs: Math.max(...failures) } }
       : {}),
@@ -765,6 +800,8 @@ try {
       `URL through the Gateway, Berth vs apps/v1 + a hand-written HTTPRoute: create to answering median ratio ${(median(urls.create.berth) / median(urls.create.plain)).toFixed(2)}, p90 ${(p90(urls.create.berth) / p90(urls.create.plain)).toFixed(2)} (Berth median ${seconds(median(urls.create.berth))}, plain ${seconds(median(urls.create.plain))}); image change to only the new image answering median ratio ${(median(urls.change.berth) / median(urls.change.plain)).toFixed(2)}, p90 ${(p90(urls.change.berth) / p90(urls.change.plain)).toFixed(2)} (Berth median ${seconds(median(urls.change.berth))}, plain ${seconds(median(urls.change.plain))}) (target <= 1.1)`,
     scaling &&
       `step load to ${scaleBounds.max} ready replicas, Berth vs apps/v1 + a hand-written HPA: median ratio ${(median(scaling.toMax.berth) / median(scaling.toMax.plain)).toFixed(2)}, p90 ${(p90(scaling.toMax.berth) / p90(scaling.toMax.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(scaling.toMax.berth))}, plain ${seconds(median(scaling.toMax.plain))}); client p99 during the step median ratio ${(median(scaling.p99.berth) / median(scaling.p99.plain)).toFixed(2)} (Berth ${median(scaling.p99.berth)} ms, plain ${median(scaling.p99.plain)} ms)`,
+    inFlight &&
+      `30 requests held in flight to ${scaleBounds.max} ready replicas, Berth (KEDA ScaledObject) vs apps/v1 + a hand-written ScaledObject: median ratio ${(median(inFlight.toMax.berth) / median(inFlight.toMax.plain)).toFixed(2)}, p90 ${(p90(inFlight.toMax.berth) / p90(inFlight.toMax.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(inFlight.toMax.berth))}, plain ${seconds(median(inFlight.toMax.plain))}); client p99 during the step median ratio ${(median(inFlight.p99.berth) / median(inFlight.p99.plain)).toFixed(2)} (Berth ${median(inFlight.p99.berth)} ms, plain ${median(inFlight.p99.plain)} ms)`,
     failures &&
       `bad image, first pull error to DEPLOY_FAILED: median ${seconds(median(failures))}, p90 ${seconds(p90(failures))}, max ${seconds(Math.max(...failures))} (target <= 30 s)`,
     builds &&

@@ -1,13 +1,17 @@
-// Autoscaling from the user's side: a step of CPU-costly requests to a deployment's URL through the
-// node's Gateway, from its start until the app has its maximum of ready replicas, and the p99 latency
-// the client saw meanwhile, for a Berth Deployment (min 1, max 3; its HorizontalPodAutoscaler rendered by
-// Berth) against the same pod as a plain apps/v1 Deployment with a hand-written Service, HTTPRoute and
-// HorizontalPodAutoscaler of the same target, alternated. Requests go to loopback only, at most 50 a
-// second.
+// Autoscaling from the user's side: a step load on a deployment's URL through the node's Gateway, from
+// its start until the app has its maximum of ready replicas, and the p99 latency the client saw
+// meanwhile, for a Berth Deployment (min 1, max 3; its autoscaler rendered by Berth) against the same pod
+// as a plain apps/v1 Deployment with a hand-written Service, HTTPRoute and autoscaler of the same target,
+// alternated. Two signals: CPU (CPU-costly requests, at most 50 a second; the baseline a
+// HorizontalPodAutoscaler) and requests in flight (30 slow, CPU-cheap requests held open, about 28 a
+// second; Berth with --concurrency-metrics, the baseline a hand-written KEDA ScaledObject with the same
+// query, since a HorizontalPodAutoscaler on CPU never scales on that load). Requests go to loopback only.
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { fieldManager } from '../src/api/group.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
+import type { ResourceKind } from '../src/runtime/index.ts';
+import { concurrencyQuery, defaultConcurrencyQuery, targetConcurrencyPerReplica } from '../src/api/request-concurrency.ts';
 import { steadyClient, windowStats } from '../test/node/steady-client.ts';
 import { until } from './node-steps.ts';
 import { answer, plainRoute, plainService, removeSide, urlOf } from './url-rounds.ts';
@@ -23,28 +27,70 @@ export interface ScaleTimes {
 
 export const scaleBounds = { min: 1, max: 3, targetCpuUtilization: 70 };
 
-/** The baseline's Service, route and autoscaler, as a user writes them. */
-function plainParts(name: string, namespace: string): object[] {
-  return [
-    plainService(name, namespace),
-    plainRoute(name, namespace),
-    {
-      apiVersion: 'autoscaling/v2',
-      kind: 'HorizontalPodAutoscaler',
+/** What loads the app, and the autoscaler a user would write for that load without Berth. */
+export interface ScaleSignal {
+  name: 'cpu' | 'inFlight';
+  /** The path the client asks, how many loops, and each loop's pause. */
+  load: { path: string; concurrency: number; intervalMs: number };
+  plainAutoscaler(name: string, namespace: string): object;
+  /** Its kinds, removed with the baseline. */
+  plainKinds: ResourceKind[];
+}
+
+const scaledObjectKind = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', plural: 'scaledobjects' };
+
+export const cpuSignal: ScaleSignal = {
+  name: 'cpu',
+  load: { path: 'work?ms=5', concurrency: 2, intervalMs: 40 },
+  plainAutoscaler: (name, namespace) => ({
+    apiVersion: 'autoscaling/v2',
+    kind: 'HorizontalPodAutoscaler',
+    metadata: { name, namespace },
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
+      minReplicas: scaleBounds.min,
+      maxReplicas: scaleBounds.max,
+      metrics: [
+        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: scaleBounds.targetCpuUtilization } } },
+      ],
+    },
+  }),
+  plainKinds: [autoscalerKind],
+};
+
+/** Requests in flight, read from `serverAddress` with the query Berth uses, as a KEDA user writes it. */
+export function inFlightSignal(serverAddress: string): ScaleSignal {
+  return {
+    name: 'inFlight',
+    load: { path: 'wait?ms=1000', concurrency: 30, intervalMs: 50 },
+    plainAutoscaler: (name, namespace) => ({
+      apiVersion: scaledObjectKind.apiVersion,
+      kind: 'ScaledObject',
       metadata: { name, namespace },
       spec: {
-        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name },
-        minReplicas: scaleBounds.min,
-        maxReplicas: scaleBounds.max,
-        metrics: [
+        scaleTargetRef: { name },
+        minReplicaCount: scaleBounds.min,
+        maxReplicaCount: scaleBounds.max,
+        advanced: { horizontalPodAutoscalerConfig: { name } },
+        triggers: [
           {
-            type: 'Resource',
-            resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: scaleBounds.targetCpuUtilization } },
+            type: 'prometheus',
+            metadata: {
+              serverAddress,
+              query: concurrencyQuery(defaultConcurrencyQuery, { namespace, name, port: 80 }),
+              threshold: String(targetConcurrencyPerReplica),
+            },
           },
         ],
       },
-    },
-  ];
+    }),
+    plainKinds: [scaledObjectKind, autoscalerKind],
+  };
+}
+
+/** The baseline's Service, route and autoscaler, as a user writes them. */
+function plainParts(name: string, namespace: string, signal: ScaleSignal): object[] {
+  return [plainService(name, namespace), plainRoute(name, namespace), signal.plainAutoscaler(name, namespace)];
 }
 
 export interface ScaleRoundsInput {
@@ -56,6 +102,7 @@ export interface ScaleRoundsInput {
   berthDeployment(name: string, image: string): object;
   /** The same pod as Berth renders, as apps/v1. */
   plainDeployment(name: string, image: string): object;
+  signal: ScaleSignal;
   log(message: string): void;
 }
 
@@ -84,20 +131,17 @@ export async function scaleRounds(input: ScaleRoundsInput): Promise<ScaleTimes> 
   for (let i = 0; i < input.rounds; i++) {
     const order = i % 2 === 0 ? (['plain', 'berth'] as const) : (['berth', 'plain'] as const);
     for (const kind of order) {
-      const name = `scale-${kind}-${i}`;
+      const name = `scale-${input.signal.name.toLowerCase()}-${kind}-${i}`;
       if (kind === 'berth') await apply(input.berthDeployment(name, input.image));
-      else for (const object of [...plainParts(name, namespace), input.plainDeployment(name, input.image)]) await apply(object);
+      else for (const object of [...plainParts(name, namespace, input.signal), input.plainDeployment(name, input.image)]) await apply(object);
       await until(
         async () => ((await readyReplicas(kc, namespace, name)) >= 1 && (await autoscalerReading(kc, namespace, name)) ? true : undefined),
         180_000,
       );
       // The Gateway routes the host (a route it has not programmed yet answers 404, one without endpoints 503).
       await until(async () => ((await answer(`${urlOf(name, namespace)}ok`)) !== undefined ? true : undefined), 60_000);
-      const client = steadyClient(`${urlOf(name, namespace)}work?ms=5`, {
-        concurrency: 2,
-        intervalMs: 40,
-        accept: (status) => status === 200,
-      });
+      const { path, concurrency, intervalMs } = input.signal.load;
+      const client = steadyClient(`${urlOf(name, namespace)}${path}`, { concurrency, intervalMs, accept: (status) => status === 200 });
       const began = Date.now();
       try {
         await until(async () => ((await readyReplicas(kc, namespace, name)) >= scaleBounds.max ? true : undefined), 300_000);
@@ -111,9 +155,9 @@ export async function scaleRounds(input: ScaleRoundsInput): Promise<ScaleTimes> 
       if (stats.failed > 0) log(`scale round ${i + 1} ${kind}: ${stats.failed} failed requests (${stats.failures.join(', ')})`);
     }
     log(
-      `scale round ${i + 1}/${input.rounds}: load to ${scaleBounds.max} ready replicas plain ${(times.toMax.plain.at(-1)! / 1000).toFixed(1)} s (p99 ${times.p99.plain.at(-1)} ms), Berth ${(times.toMax.berth.at(-1)! / 1000).toFixed(1)} s (p99 ${times.p99.berth.at(-1)} ms)`,
+      `${input.signal.name} scale round ${i + 1}/${input.rounds}: load to ${scaleBounds.max} ready replicas plain ${(times.toMax.plain.at(-1)! / 1000).toFixed(1)} s (p99 ${times.p99.plain.at(-1)} ms), Berth ${(times.toMax.berth.at(-1)! / 1000).toFixed(1)} s (p99 ${times.p99.berth.at(-1)} ms)`,
     );
-    for (const kind of order) await removeSide(kc, namespace, kind, `scale-${kind}-${i}`, [autoscalerKind]);
+    for (const kind of order) await removeSide(kc, namespace, kind, `scale-${input.signal.name.toLowerCase()}-${kind}-${i}`, input.signal.plainKinds);
   }
   return times;
 }

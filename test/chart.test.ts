@@ -183,6 +183,8 @@ describe('the chart', () => {
       [['--set', 'apiKey.sha256=the-key-itself'], /apiKey.*sha256|sha256/],
       [['--set', 'watchNamespaces={Not_A_Namespace}'], /watchNamespaces/],
       [['--set', 'replicas=3'], /replicas/],
+      [['--set', 'apps.concurrencyQuery=sum(up)'], /concurrencyQuery/],
+      [['--set', 'apps.concurrencyMetrics=prometheus:9090'], /concurrencyMetrics/],
     ];
     for (const [values, message] of bad) {
       const result = await helm(['template', 'berth', chart, ...clusterWide, ...values]);
@@ -312,6 +314,32 @@ describe('the chart', () => {
       expect.arrayContaining([
         { name: 'BERTH_APP_URL_TEMPLATE', value: 'https://{deployment}.{organization}.apps.example.com/' },
         { name: 'BERTH_GATEWAY', value: 'gateways/public' },
+      ]),
+    );
+  });
+
+  it("scales apps on their requests in flight with apps.concurrencyMetrics: passes it on, grants KEDA's ScaledObjects only then", async () => {
+    const scaledObjectsGranted = (manifests: Manifest[]) =>
+      manifests
+        .filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role')
+        .flatMap((m) => (m as unknown as { rules?: { apiGroups?: string[]; resources?: string[] }[] }).rules ?? [])
+        .some((rule) => rule.apiGroups?.includes('keda.sh') && rule.resources?.includes('scaledobjects'));
+    const plain = await render('berth-system');
+    expect(scaledObjectsGranted(plain)).toBe(false);
+    expect(env(plain).find((e) => e.name === 'BERTH_CONCURRENCY_METRICS')).toBeUndefined();
+    const query = 'sum(envoy_in_flight{namespace="{namespace}",service="{service}"})';
+    const scaled = await render('berth-system', [
+      '--set',
+      'apps.concurrencyMetrics=http://prometheus.monitoring:9090',
+      '--set-string',
+      // helm --set splits on commas unless escaped.
+      `apps.concurrencyQuery=${query.replaceAll(',', '\\,')}`,
+    ]);
+    expect(scaledObjectsGranted(scaled)).toBe(true);
+    expect(env(scaled)).toEqual(
+      expect.arrayContaining([
+        { name: 'BERTH_CONCURRENCY_METRICS', value: 'http://prometheus.monitoring:9090' },
+        { name: 'BERTH_CONCURRENCY_QUERY', value: query },
       ]),
     );
   });

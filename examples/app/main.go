@@ -93,6 +93,20 @@ func main() {
 		}
 		fmt.Fprintf(w, "worked %d ms (%d spins)\n", ms, spins)
 	})
+	// GET /wait?ms=N answers after N ms (at most 10000) without using the CPU meanwhile: requests in
+	// flight that a CPU autoscaler does not see.
+	mux.HandleFunc("GET /wait", func(w http.ResponseWriter, r *http.Request) {
+		ms, err := strconv.Atoi(r.URL.Query().Get("ms"))
+		if err != nil || ms < 0 || ms > 10000 {
+			http.Error(w, "ms must be a whole number from 0 to 10000", http.StatusBadRequest)
+			return
+		}
+		select {
+		case <-time.After(time.Duration(ms) * time.Millisecond):
+			fmt.Fprintf(w, "waited %d ms\n", ms)
+		case <-r.Context().Done():
+		}
+	})
 	mux.HandleFunc("GET /db", backingCheck("db", "DATABASE_URI", checkDatabase))
 	mux.HandleFunc("GET /cache", backingCheck("cache", "REDIS_URI", checkCache))
 	server := &http.Server{Addr: ":" + port, Handler: mux, ReadHeaderTimeout: 5 * time.Second}

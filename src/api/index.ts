@@ -17,4 +17,5 @@ export * from './organization-policy.ts';
 export * from './build-resources.ts';
 export * from './app-urls.ts';
 export * from './app-tls.ts';
+export * from './request-concurrency.ts';
 export * from './readable-secrets.ts';

@@ -17,6 +17,7 @@ import { startLocalCluster, type LocalCluster } from '../dev/local-cluster.ts';
 import { nodeBinaries, pushBuildImages, pushServiceImages } from '../dev/node/node.ts';
 import { nodeIp, pushRegistryAddress } from '../dev/node/network.ts';
 import { nodeGateway, nodeTlsAppUrlTemplate } from '../dev/node/gateway.ts';
+import { metricsStoreUrl } from '../dev/node/metrics-store.ts';
 import { nodeTlsIssuer } from '../dev/node/certificates.ts';
 import { readPki } from '../dev/controlplane.ts';
 import type { TlsIssuer } from '../api/app-tls.ts';
@@ -56,6 +57,8 @@ export interface DevCluster {
      * (curl --cacert, a browser's trust store). */
     tlsIssuer: TlsIssuer;
     appsCaFile: string;
+    /** The node's Prometheus-compatible server, where KEDA reads the apps' requests in flight. */
+    concurrencyMetrics: string;
   };
   /** Only on the embedded control plane: a key for the local organization. */
   local?: { organizationNamespace: string; organizationId: string; apiKey: string };
@@ -128,6 +131,7 @@ async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: str
     gateway: nodeGateway,
     tlsIssuer: nodeTlsIssuer,
     appsCaFile,
+    concurrencyMetrics: metricsStoreUrl,
   };
 }
 

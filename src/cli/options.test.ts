@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from './options.ts';
+import { defaultConcurrencyQuery } from '../api/request-concurrency.ts';
 
 function options(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const parsed = parseCommandLine(argv, env);
@@ -76,6 +77,21 @@ describe('parseCommandLine', () => {
     expect(() => options(['--public-url', 'https://user:pw@berth.example.com'])).toThrow(
       '--public-url: expected an http(s) URL without user information, query or fragment',
     );
+  });
+
+  it("reads apps' requests in flight from a Prometheus-compatible server when given one, with a query that names the app", () => {
+    expect(options([]).concurrencyMetrics).toBeUndefined();
+    expect(options([]).concurrencyQuery).toBe(defaultConcurrencyQuery);
+    expect(options(['--concurrency-metrics', 'http://prometheus.monitoring:9090/'])).toMatchObject({
+      concurrencyMetrics: 'http://prometheus.monitoring:9090',
+    });
+    expect(
+      options([], { BERTH_CONCURRENCY_QUERY: 'sum(envoy_in_flight{namespace="{namespace}",service="{service}"})' }).concurrencyQuery,
+    ).toBe('sum(envoy_in_flight{namespace="{namespace}",service="{service}"})');
+    expect(() => options(['--concurrency-query', 'sum(up)'])).toThrow(
+      "--concurrency-query: the query must name one app's traffic: it has no {namespace} and {service}",
+    );
+    expect(() => options(['--concurrency-metrics', 'prometheus:9090'])).toThrow('--concurrency-metrics: expected an http(s) URL');
   });
 
   it('defaults dev to loopback addresses without leader election', () => {

@@ -6,6 +6,7 @@ import { parseAppUrlTemplate } from '../api/app-urls.ts';
 import { parseTlsIssuer } from '../api/app-tls.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
 import { organizationPolicySchema } from '../api/organization-policy.ts';
+import { concurrencyQueryProblem, defaultConcurrencyQuery } from '../api/request-concurrency.ts';
 import { defaultBuildNamespace } from '../workloads/build-jobs.ts';
 
 export const usage = `usage: berth <command> [options]
@@ -84,6 +85,13 @@ options (each also read from the environment variable in brackets):
                                (or Issuer/<name> in the Gateway's namespace) signs a wildcard certificate
                                per organization, served by an HTTPS listener of its own (default: none;
                                dev with a node: Issuer/berth-local-ca)     [BERTH_TLS_ISSUER]
+  --concurrency-metrics <url>  a Prometheus-compatible server where KEDA reads each app's requests in
+                               flight: apps then scale on them (10 per replica) as well as on CPU,
+                               through KEDA ScaledObjects (default: none, CPU only; dev with a node:
+                               the node's)                             [BERTH_CONCURRENCY_METRICS]
+  --concurrency-query <promql> one app's requests in flight, with {namespace}, {service} and {port}
+                               of its Service (default: from Traefik's Gateway metrics)
+                                                                   [BERTH_CONCURRENCY_QUERY]
   --public-url <url>           where clients reach the HTTP API, e.g. https://berth.example.com: the base
                                of the upload URLs it hands out (default: each request's Host header)
                                                                    [BERTH_PUBLIC_URL]
@@ -204,6 +212,15 @@ const optionsSchema = z
       .optional(),
     ingressClass: z.string().min(1).max(253).optional(),
     tlsIssuer: parsedBy(parseTlsIssuer).optional(),
+    concurrencyMetrics: z
+      .string()
+      .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'expected an http(s) URL without user information, query or fragment')
+      .transform((url) => url.replace(/\/+$/, ''))
+      .optional(),
+    concurrencyQuery: z.string().superRefine((query, context) => {
+      const problem = concurrencyQueryProblem(query);
+      if (problem) context.addIssue({ code: 'custom', message: problem });
+    }),
     progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
     requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
     organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),
@@ -263,6 +280,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       gateway: { type: 'string' },
       'ingress-class': { type: 'string' },
       'tls-issuer': { type: 'string' },
+      'concurrency-metrics': { type: 'string' },
+      'concurrency-query': { type: 'string' },
       'progress-deadline-seconds': { type: 'string' },
       'request-scale': { type: 'string' },
       'organization-policy': { type: 'string' },
@@ -305,6 +324,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     gateway: values.gateway ?? (env.BERTH_GATEWAY || undefined),
     ingressClass: values['ingress-class'] ?? (env.BERTH_INGRESS_CLASS || undefined),
     tlsIssuer: values['tls-issuer'] ?? (env.BERTH_TLS_ISSUER || undefined),
+    concurrencyMetrics: values['concurrency-metrics'] ?? (env.BERTH_CONCURRENCY_METRICS || undefined),
+    concurrencyQuery: values['concurrency-query'] ?? (env.BERTH_CONCURRENCY_QUERY || defaultConcurrencyQuery),
     progressDeadlineSeconds: values['progress-deadline-seconds'] ?? env.BERTH_PROGRESS_DEADLINE_SECONDS ?? '600',
     // A laptop is not a cluster: `berth dev` asks a quarter of the requests, so several apps fit.
     requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? (dev ? '0.25' : '1'),

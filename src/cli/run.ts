@@ -15,7 +15,7 @@ import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing
 import { registrySourceArchives } from '../registry/source-archives.ts';
 import { bearerToken, type RegistryAccess } from '../facade/routes/registry.ts';
 import { registryIssuer, registryService } from '../registry/tokens.ts';
-import { organizationPolicyObjectName, parseAppUrlTemplate, type AppTls, type TlsIssuer } from '../api/index.ts';
+import { organizationPolicyObjectName, parseAppUrlTemplate, type AppTls, type RequestConcurrency, type TlsIssuer } from '../api/index.ts';
 import type { Options } from './options.ts';
 
 /** What the cluster Berth runs against offers: the embedded node's registry and images in `berth dev`. */
@@ -36,6 +36,8 @@ export interface ClusterDefaults {
   gateway?: { namespace: string; name: string };
   /** The issuer of the apps' certificates, for an https:// template (the node's local CA). */
   tlsIssuer?: TlsIssuer;
+  /** The Prometheus-compatible server KEDA reads apps' request concurrency from (the node's). */
+  concurrencyMetrics?: string;
 }
 
 /** Flags first, then what the cluster offers, then the defaults of an installation. With a registry
@@ -72,6 +74,12 @@ function routingFor(options: Options, cluster: ClusterDefaults) {
     ...(gateway ? { gateway } : {}),
     ...(options.ingressClass ? { ingressClassName: options.ingressClass } : {}),
   };
+}
+
+/** Where apps' request concurrency is read for autoscaling: the flag, else what the cluster offers. */
+function requestConcurrencyFor(options: Options, cluster: ClusterDefaults): { requestConcurrency?: RequestConcurrency } {
+  const serverAddress = options.concurrencyMetrics ?? cluster.concurrencyMetrics;
+  return serverAddress ? { requestConcurrency: { serverAddress, query: options.concurrencyQuery } } : {};
 }
 
 /** The registry whose tokens Berth issues: the flag, else the one the cluster offers (berth dev's). */
@@ -132,6 +140,7 @@ export async function startBerth(
       requestScale: options.requestScale,
       hostPolicy,
       ...routing,
+      ...requestConcurrencyFor(options, cluster),
       ...scope,
     });
     registerTracingProjectController(manager, scope);

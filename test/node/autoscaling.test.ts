@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
+import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from './scaling-support.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
@@ -35,30 +36,9 @@ afterAll(async () => {
   await berth?.stop();
 });
 
-interface Autoscaler {
-  spec: { minReplicas: number; maxReplicas: number };
-  status?: { currentReplicas?: number; desiredReplicas?: number; currentMetrics?: unknown[] };
-}
-
-const autoscaler = (name: string) =>
-  kubeRequest<Autoscaler>(kc, { method: 'GET', path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}` });
-
-/** The Berth Deployment's status.scaling. */
-const berthScaling = async () =>
-  (
-    await kubeRequest<{ status?: { scaling?: { replicas: number; desiredReplicas: number; lastScaleTime?: string } } }>(kc, {
-      method: 'GET',
-      path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/busy`,
-    })
-  ).status?.scaling;
-
-const readyReplicas = async (name: string) =>
-  (
-    await kubeRequest<{ status?: { readyReplicas?: number } }>(kc, {
-      method: 'GET',
-      path: `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
-    })
-  ).status?.readyReplicas ?? 0;
+const autoscaler = (name: string) => autoscalerOf(kc, namespace, name);
+const berthScaling = () => berthScalingOf(kc, namespace, 'busy');
+const readyReplicas = (name: string) => readyReplicasOf(kc, namespace, name);
 
 describe('an app under load on the real node', () => {
   let url: string;
@@ -105,15 +85,7 @@ describe('an app under load on the real node', () => {
     async () => {
       // Two loops, a 5 ms CPU request each 40 ms: at most 50 requests and a tenth of a core a second, to loopback.
       const client = steadyClient(`${url}/work?ms=5`, { concurrency: 2, intervalMs: 40, accept: (status) => status === 200 });
-      let most = 0;
-      let watching = true;
-      const watch = (async () => {
-        while (watching) {
-          const status = (await autoscaler('busy').catch(() => undefined))?.status;
-          most = Math.max(most, status?.currentReplicas ?? 0, status?.desiredReplicas ?? 0);
-          await new Promise((resolve) => setTimeout(resolve, 1000));
-        }
-      })();
+      const replicas = watchMostReplicas(kc, namespace, 'busy');
       try {
         const outFrom = Date.now();
         await eventually(async () => (await readyReplicas('busy')) === 3, 300_000, '3 ready replicas under load');
@@ -147,10 +119,9 @@ describe('an app under load on the real node', () => {
         console.error(`[autoscaling] scale in 3 -> 1: ${Math.round((Date.now() - inFrom) / 1000)} s, ${JSON.stringify(back)}`);
         expect({ out: out.failures, in: back.failures }).toEqual({ out: [], in: [] });
         expect(out.failed + back.failed).toBe(0);
-        expect(most).toBe(3);
+        expect(await replicas.stop()).toBe(3);
       } finally {
-        watching = false;
-        await watch;
+        await replicas.stop();
         await client.stop();
       }
     },

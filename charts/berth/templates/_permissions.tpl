@@ -83,6 +83,13 @@ the watched namespaces and the release namespace.
   resources: [httproutes]
   verbs: [get, list, watch, create, update, patch, delete]
 {{- end }}
+{{- if .Values.apps.concurrencyMetrics }}
+# apps.concurrencyMetrics: an app's autoscaler is a KEDA ScaledObject.
+- scope: watched
+  apiGroups: [keda.sh]
+  resources: [scaledobjects]
+  verbs: [get, list, watch, create, update, patch, delete]
+{{- end }}
 - scope: watched
   apiGroups: ["", events.k8s.io]
   resources: [events]

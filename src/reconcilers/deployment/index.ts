@@ -33,7 +33,7 @@ import {
   type Manager,
   type ObjectKey,
 } from '../../runtime/index.ts';
-import { deploymentInformers, secretReaderIndex, type DeploymentInformers } from './informers.ts';
+import { childKinds, deploymentInformers, secretReaderIndex, type DeploymentInformers } from './informers.ts';
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
 import { workloadChangeMatters } from './lifecycle.ts';
@@ -66,6 +66,7 @@ export function registerDeploymentControllers(
   const informers = deploymentInformers(manager, options.namespaces, {
     httpRoutes: options.gateway !== undefined,
     ...(options.tls ? { tls: options.tls } : {}),
+    scaledObjects: options.requestConcurrency !== undefined,
   });
   const writer = dependencies.writer ?? createDeploymentWriter(manager.kubeConfig);
   const reconcile = createDeploymentReconciler({ informers, writer, options });
@@ -95,9 +96,9 @@ export function registerDeploymentControllers(
       { informer: untyped(informers.appsDeployments), changed: workloadChangeMatters },
       untyped(informers.statefulSets),
       untyped(informers.services),
-      { informer: untyped(informers.autoscalers), changed: autoscalerChangeMatters },
       untyped(informers.ingresses),
       ...(informers.httpRoutes ? [{ informer: untyped(informers.httpRoutes), changed: unlessStatusOnly }] : []),
+      ...(informers.scaledObjects ? [{ informer: untyped(informers.scaledObjects), changed: unlessStatusOnly }] : []),
     ],
     watches: [
       {
@@ -127,6 +128,19 @@ export function registerDeploymentControllers(
           deploymentsInNamespace((object as DeepReadonly<CodeHostIntegration>).metadata.namespace)
             .filter((d) => sourceKind(d.spec.source)?.usesIntegration)
             .map(keyOf),
+      },
+      {
+        // Berth's HorizontalPodAutoscaler is owned by the Deployment; KEDA's by the ScaledObject Berth owns.
+        informer: untyped(informers.autoscalers),
+        map: (object: DeepReadonly<KubeObject>) => {
+          const owners = ownerKeys(object, deploymentKind);
+          if (owners.length > 0 || !informers.scaledObjects) return owners;
+          return ownerKeys(object, childKinds.scaledObject).flatMap(({ namespace, name }) => {
+            const scaledObject = informers.scaledObjects?.get(namespace, name);
+            return scaledObject ? ownerKeys(scaledObject, deploymentKind) : [];
+          });
+        },
+        changed: autoscalerChangeMatters,
       },
       {
         // A build Job beside its Deployment is owned by it; one in the build namespace names its Deployment's uid.

@@ -49,6 +49,7 @@ export const childKinds = {
   autoscaler: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', plural: 'horizontalpodautoscalers' },
   ingress: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses' },
   httpRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes' },
+  scaledObject: { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', plural: 'scaledobjects' },
   job: { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs' },
   secret: secretKind,
   persistentVolumeClaim: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims' },
@@ -69,6 +70,8 @@ export interface DeploymentInformers {
   httpRoutes?: Informer<KubeObject>;
   /** Only with TLS for the apps' URLs: the organizations' Certificates (cert-manager's CRDs). */
   certificates?: Informer<KubeObject>;
+  /** Only where apps scale on their requests in flight: their KEDA ScaledObjects (KEDA's CRDs). */
+  scaledObjects?: Informer<KubeObject>;
   jobs: Informer<V1Job>;
   secrets: Informer<V1Secret>;
   /** Pods of revisions (application, queue worker, build): read for failures and logs, never written. */
@@ -100,16 +103,18 @@ const appliedView = {
   autoscaler: ownedFieldsView(fieldManager, autoscalerStatusPaths),
   ingress: ownedFieldsView(fieldManager),
   httpRoute: ownedFieldsView(fieldManager),
+  scaledObject: ownedFieldsView(fieldManager),
 };
 
 /**
  * `namespaces` limits every cache to those namespaces (one controller per namespace set, e.g. in tests);
- * `httpRoutes` caches the HTTPRoutes Berth makes, where it routes through a Gateway.
+ * `httpRoutes` caches the HTTPRoutes Berth makes, where it routes through a Gateway; `scaledObjects` its
+ * ScaledObjects, where apps scale on their requests in flight.
  */
 export function deploymentInformers(
   manager: Manager,
   namespaces?: string[],
-  routes: { httpRoutes: boolean; tls?: AppTls } = { httpRoutes: false },
+  routes: { httpRoutes: boolean; tls?: AppTls; scaledObjects?: boolean } = { httpRoutes: false },
 ): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
   return {
@@ -129,6 +134,9 @@ export function deploymentInformers(
       ? { httpRoutes: manager.informer<KubeObject>(childKinds.httpRoute, { ...scope, transform: appliedView.httpRoute }) }
       : {}),
     ...(routes.tls ? { certificates: organizationCertificates(manager, routes.tls) } : {}),
+    ...(routes.scaledObjects
+      ? { scaledObjects: manager.informer<KubeObject>(childKinds.scaledObject, { ...scope, transform: appliedView.scaledObject }) }
+      : {}),
     jobs: manager.informer<V1Job>(childKinds.job, { ...scope, transform: appliedView.job }),
     secrets: readableSecrets(manager, namespaces),
     pods: revisionPods(manager, namespaces),
@@ -144,5 +152,6 @@ export function workloadInformers(informers: DeploymentInformers): Informer[] {
     informers.autoscalers,
     informers.ingresses,
     ...(informers.httpRoutes ? [informers.httpRoutes] : []),
+    ...(informers.scaledObjects ? [informers.scaledObjects] : []),
   ] as unknown as Informer[];
 }

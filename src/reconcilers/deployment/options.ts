@@ -6,6 +6,7 @@ import {
   type AppUrlTemplate,
   type BuildResources,
   type HostPolicy,
+  type RequestConcurrency,
 } from '../../api/index.ts';
 import type { GatewayRef } from './render/ingress.ts';
 import { defaultRevisionRetention } from './revisions.ts';
@@ -39,6 +40,9 @@ export interface DeploymentControllerOptions {
   gateway?: GatewayRef;
   /** TLS for https:// app URLs: the organization's Certificate, whose readiness the Deployment reports. */
   tls?: AppTls;
+  /** Where apps' requests in flight are read: with it, an app's autoscaler is a KEDA ScaledObject on
+   * them and on CPU; without it, a HorizontalPodAutoscaler on CPU. */
+  requestConcurrency?: RequestConcurrency;
   /** Where build Jobs run (src/workloads/build-jobs.ts): a namespace of their own, apart from the
    * organizations' apps. Unset: beside their Deployment. */
   buildNamespace?: string;

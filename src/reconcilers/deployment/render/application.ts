@@ -250,6 +250,9 @@ export function renderApplication(input: WorkloadInput): V1Deployment {
   };
 }
 
+/** The port of the application's Service, where routes send its traffic (its pods listen on their own). */
+export const applicationServicePort = 80;
+
 export function renderApplicationService(input: Pick<WorkloadInput, 'owner' | 'spec'>): V1Service {
   const resources = input.spec.sourceConfig?.resourceSpec ?? {};
   return {
@@ -258,7 +261,7 @@ export function renderApplicationService(input: Pick<WorkloadInput, 'owner' | 's
     metadata: childMetadata(input.owner, childNames(input.owner.name).application, 'application', resources.labels ?? {}),
     spec: {
       selector: selectorLabels(input.owner, 'application'),
-      ports: [{ name: 'http', port: 80, targetPort: 'http' }],
+      ports: [{ name: 'http', port: applicationServicePort, targetPort: 'http' }],
     },
   };
 }

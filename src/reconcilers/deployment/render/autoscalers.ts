@@ -1,8 +1,14 @@
-// HorizontalPodAutoscalers (autoscaling/v2) for the application and the queue worker, from min/max scale.
-import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
+// The application's and the queue worker's autoscalers, from min/max scale: HorizontalPodAutoscalers
+// (autoscaling/v2) on CPU; or, where the installation reads apps' requests in flight (--concurrency-metrics),
+// the application's is a KEDA ScaledObject on them and on CPU. KEDA makes its HorizontalPodAutoscaler under
+// the same name Berth's own would have, so status.scaling and `kubectl get hpa` read one object either way.
+import type { V2HorizontalPodAutoscaler, V2HorizontalPodAutoscalerBehavior } from '@kubernetes/client-node';
 import { childNames } from '../../../api/child-names.ts';
+import { concurrencyQuery, targetConcurrencyPerReplica, type RequestConcurrency } from '../../../api/request-concurrency.ts';
+import type { KubeObject } from '../../../runtime/index.ts';
 import { scaling } from './backing.ts';
 import { type Component, type OwnerDeployment, childMetadata } from './common.ts';
+import { applicationServicePort } from './application.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
 /** CPU utilisation the autoscaler holds the pods at, as a share of their CPU request. */
@@ -11,6 +17,19 @@ const targetCpuUtilization = 70;
 /** How long load must stay low before replicas go: Knative's stable window. The HPA's own default,
  * five minutes, keeps an app's burst capacity (and its cost) long after a burst ends. */
 const scaleDownWindowSeconds = 60;
+
+export const scaledObjectApiVersion = 'keda.sh/v1alpha1';
+
+/** The members of KEDA's ScaledObject that Berth sets. */
+export interface ScaledObject extends KubeObject {
+  spec: {
+    scaleTargetRef: { apiVersion: string; kind: string; name: string };
+    minReplicaCount: number;
+    maxReplicaCount: number;
+    advanced: { horizontalPodAutoscalerConfig: { name: string; behavior: V2HorizontalPodAutoscalerBehavior } };
+    triggers: { type: string; name?: string; metricType: 'Utilization' | 'AverageValue'; metadata: Record<string, string> }[];
+  };
+}
 
 function renderAutoscaler(
   owner: OwnerDeployment,
@@ -35,8 +54,53 @@ function renderAutoscaler(
   };
 }
 
-export function renderApplicationAutoscaler(owner: OwnerDeployment, spec: DeploymentSpecInput): V2HorizontalPodAutoscaler | undefined {
+/** The application's ScaledObject: replicas for its requests in flight (10 each) or its CPU, whichever asks more. */
+function renderScaledObject(
+  owner: OwnerDeployment,
+  signal: RequestConcurrency,
+  minScale: number | null | undefined,
+  maxScale: number | null | undefined,
+): ScaledObject | undefined {
+  const scale = scaling(minScale, maxScale);
+  if (scale.kind === 'scaledToZero') return undefined;
+  const target = childNames(owner.name).application;
+  const query = concurrencyQuery(signal.query, { namespace: owner.namespace, name: target, port: applicationServicePort });
+  return {
+    apiVersion: scaledObjectApiVersion,
+    kind: 'ScaledObject',
+    metadata: childMetadata(owner, target, 'application'),
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
+      minReplicaCount: scale.minReplicas,
+      maxReplicaCount: scale.maxReplicas,
+      advanced: {
+        horizontalPodAutoscalerConfig: { name: target, behavior: { scaleDown: { stabilizationWindowSeconds: scaleDownWindowSeconds } } },
+      },
+      triggers: [
+        { type: 'cpu', metricType: 'Utilization', metadata: { value: String(targetCpuUtilization) } },
+        {
+          type: 'prometheus',
+          name: 'requests-in-flight',
+          metricType: 'AverageValue',
+          metadata: {
+            serverAddress: signal.serverAddress,
+            query,
+            threshold: String(targetConcurrencyPerReplica),
+            ignoreNullValues: 'true',
+          },
+        },
+      ],
+    },
+  };
+}
+
+export function renderApplicationAutoscaler(
+  owner: OwnerDeployment,
+  spec: DeploymentSpecInput,
+  requestConcurrency?: RequestConcurrency,
+): V2HorizontalPodAutoscaler | ScaledObject | undefined {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
+  if (requestConcurrency) return renderScaledObject(owner, requestConcurrency, resources.minScale, resources.maxScale);
   return renderAutoscaler(owner, childNames(owner.name).application, 'application', resources.minScale, resources.maxScale);
 }
 

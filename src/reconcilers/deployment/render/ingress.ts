@@ -6,6 +6,7 @@ import type { CustomUrlRoute } from '../../../api/index.ts';
 import { childNames } from '../../../api/child-names.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
 import { type OwnerDeployment, childMetadata } from './common.ts';
+import { applicationServicePort } from './application.ts';
 
 /** A host and path prefix that reach the application, and the name of the object that routes it. */
 export interface ExternalRoute extends CustomUrlRoute {
@@ -31,7 +32,7 @@ export function renderHttpRoute(owner: OwnerDeployment, route: ExternalRoute, ga
       rules: [
         {
           matches: [{ path: { type: 'PathPrefix', value: route.path } }],
-          backendRefs: [{ group: '', kind: 'Service', name: childNames(owner.name).application, port: 80, weight: 1 }],
+          backendRefs: [{ group: '', kind: 'Service', name: childNames(owner.name).application, port: applicationServicePort, weight: 1 }],
         },
       ],
     },

@@ -9,7 +9,7 @@ import { backingServices, scaling } from './backing.ts';
 import { builtImage, fetchProgram, graphCheck, langgraphCliVersion, renderBuildJob, renderBuildSecret } from './build-job.ts';
 import { buildJobLocation } from '../../../workloads/build-jobs.ts';
 import { cpuQuantity, memoryQuantity, resourceRequirements, revisionLabel } from './common.ts';
-import { defaultBuildResources, parseCustomUrl } from '../../../api/index.ts';
+import { defaultBuildResources, defaultConcurrencyQuery, parseCustomUrl } from '../../../api/index.ts';
 import { renderIngress } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
 import { renderRedis } from './redis.ts';
@@ -305,6 +305,42 @@ describe('autoscalers', () => {
     const hpa = renderApplicationAutoscaler(owner, { source: 'external_docker', sourceConfig: { resourceSpec } });
     if (expected === undefined) expect(hpa).toBeUndefined();
     else expect(hpa!.spec).toMatchObject({ ...expected, scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' } });
+  });
+
+  it('is a KEDA ScaledObject on requests in flight and CPU where the installation reads them', () => {
+    const signal = { serverAddress: 'http://prometheus.monitoring:9090', query: defaultConcurrencyQuery };
+    const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { resourceSpec: { minScale: 2, maxScale: 6 } } };
+    const scaled = renderApplicationAutoscaler(owner, spec, signal)!;
+    expect(scaled).toMatchObject({
+      apiVersion: 'keda.sh/v1alpha1',
+      kind: 'ScaledObject',
+      metadata: { name: 'shop', namespace: owner.namespace },
+    });
+    expect(scaled.spec).toEqual({
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' },
+      minReplicaCount: 2,
+      maxReplicaCount: 6,
+      // KEDA's autoscaler takes the name Berth's own would have, with the same scale-down window.
+      advanced: { horizontalPodAutoscalerConfig: { name: 'shop', behavior: { scaleDown: { stabilizationWindowSeconds: 60 } } } },
+      triggers: [
+        { type: 'cpu', metricType: 'Utilization', metadata: { value: '70' } },
+        {
+          type: 'prometheus',
+          name: 'requests-in-flight',
+          metricType: 'AverageValue',
+          metadata: {
+            serverAddress: 'http://prometheus.monitoring:9090',
+            query: `sum(rate(traefik_service_request_duration_seconds_sum{service="${owner.namespace}-shop-http-80@kubernetesgateway"}[30s]))`,
+            threshold: '10',
+            ignoreNullValues: 'true',
+          },
+        },
+      ],
+    });
+    // max_scale 0 still means no autoscaler at all.
+    expect(
+      renderApplicationAutoscaler(owner, { source: 'external_docker', sourceConfig: { resourceSpec: { maxScale: 0 } } }, signal),
+    ).toBeUndefined();
   });
 
   it('scales the queue worker from the queue fields', () => {

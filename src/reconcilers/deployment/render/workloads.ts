@@ -1,6 +1,6 @@
 // Everything a Deployment runs, rendered in one call: the set of workload manifests for a spec and the
 // revision being served. Pure; the reconciler applies what differs from the cache and prunes the rest.
-import { appHost, childNames, parseCustomUrl, type AppUrlTemplate } from '../../../api/index.ts';
+import { appHost, childNames, parseCustomUrl, type AppUrlTemplate, type RequestConcurrency } from '../../../api/index.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
 import { renderApplication, renderApplicationService, renderQueueWorker, type ServingRevision } from './application.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
@@ -23,6 +23,8 @@ export interface WorkloadSettings {
   gateway?: GatewayRef;
   /** The organization's pull secret for Berth's registry (Secret berth-organization), when it has one. */
   registryCredentials?: string;
+  /** Where apps' requests in flight are read: the application then scales on them through KEDA. */
+  requestConcurrency?: RequestConcurrency;
 }
 
 export interface WorkloadsInput {
@@ -52,7 +54,7 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
     };
     if (settings.registryCredentials) Object.assign(workload, { registryCredentials: settings.registryCredentials });
     desired.push(renderApplication(workload));
-    const autoscaler = renderApplicationAutoscaler(owner, spec);
+    const autoscaler = renderApplicationAutoscaler(owner, spec, settings.requestConcurrency);
     if (autoscaler) desired.push(autoscaler);
     if (backing.queueWorker) {
       desired.push(renderQueueWorker(workload));

@@ -1,0 +1,142 @@
+// Apps scale on their requests in flight on the real node: Berth, given the node's Prometheus-compatible
+// server (--concurrency-metrics), renders each app's autoscaler as a KEDA ScaledObject; KEDA's operator
+// and metrics adapter (built here) read the Gateway's metrics through it and drive the app's
+// HorizontalPodAutoscaler. A bounded client holds 30 slow but CPU-cheap requests in flight through the
+// Gateway (loopback only): a CPU autoscaler would not act, this one goes to max_scale (10 in flight per
+// replica) and never past it, then back to min_scale once the load stops, with 0 failed requests.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { metricsStoreUrl } from '../../src/dev/node/metrics-store.ts';
+import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { kubeRequest } from '../../src/runtime/index.ts';
+import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
+import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
+import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from './scaling-support.ts';
+import { steadyClient, windowStats } from './steady-client.ts';
+import { exampleImage, gatewayFlags, httpGet } from './support.ts';
+
+const kc = testKubeConfig();
+let berth: BerthProcess;
+let api: Api;
+let namespace: string;
+
+beforeAll(async () => {
+  const operatorNamespace = await useNamespace('berth-inflight-op');
+  namespace = await useNamespace('inflight');
+  const org = randomUUID();
+  await ensureOrganizationNamespace(kc, namespace, org);
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    ...gatewayFlags(),
+    '--concurrency-metrics',
+    metricsStoreUrl,
+  ]);
+  await waitReady(berth);
+  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [org])).key });
+});
+
+afterAll(async () => {
+  await berth?.stop();
+});
+
+interface ScaledObject {
+  metadata: { ownerReferences?: { kind: string; name: string }[] };
+  spec: { minReplicaCount: number; maxReplicaCount: number; triggers: { type: string; metadata: Record<string, string> }[] };
+  status?: { conditions?: { type: string; status: string }[] };
+}
+
+const scaledObject = (name: string) =>
+  kubeRequest<ScaledObject>(kc, { method: 'GET', path: `/apis/keda.sh/v1alpha1/namespaces/${namespace}/scaledobjects/${name}` });
+
+/** The requests in flight the autoscaler last read, per replica (its external metric), as a number. */
+const inFlightPerReplica = async (name: string) => {
+  const reading = (await autoscalerOf(kc, namespace, name)).status?.currentMetrics?.find((metric) => metric.type === 'External');
+  const value = reading?.external?.current?.averageValue;
+  if (value === undefined) return undefined;
+  return value.endsWith('m') ? Number(value.slice(0, -1)) / 1000 : Number(value);
+};
+
+describe('an app with slow requests on the real node, scaled on its requests in flight', () => {
+  let url: string;
+
+  it('gets a KEDA ScaledObject that reads its traffic at the Gateway and CPU, and a ready autoscaler', { timeout: 240_000 }, async () => {
+    const created = await api.ok('POST', '/v2/deployments', {
+      name: 'calm',
+      source: 'external_docker',
+      source_config: {
+        resource_spec: { min_scale: 1, max_scale: 3, cpu: 0.1, memory_mb: 64 },
+        health_check: { path: '/ok', period_seconds: 1 },
+      },
+      source_revision_config: { image_uri: await exampleImage('scale-v1') },
+    });
+    await revisionReaches(api, created.id, created.latest_revision_id, ['DEPLOYED'], { timeoutMs: 120_000 });
+    url = (await api.ok('GET', `/v2/deployments/${created.id}`)).url as string;
+    await eventually(async () => (await httpGet(`${url}/ok`).catch(() => undefined))?.status === 200, 30_000, `${url} answering`);
+    const object = await scaledObject('calm');
+    expect(object.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Deployment', name: 'calm' });
+    expect(object.spec).toMatchObject({ minReplicaCount: 1, maxReplicaCount: 3 });
+    expect(object.spec.triggers.map((trigger) => trigger.type)).toEqual(['cpu', 'prometheus']);
+    expect(object.spec.triggers[1]!.metadata).toMatchObject({ serverAddress: metricsStoreUrl, threshold: '10' });
+    expect(object.spec.triggers[1]!.metadata.query).toContain(`service="${namespace}-calm-http-80@kubernetesgateway"`);
+    // KEDA made the autoscaler under the app's name; its external metric reads (0 in flight while idle).
+    await eventually(
+      async () => (await scaledObject('calm')).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+      60_000,
+      'the ScaledObject Ready',
+    );
+    await eventually(async () => (await inFlightPerReplica('calm')) !== undefined, 120_000, 'the autoscaler reading requests in flight');
+  });
+
+  it(
+    'scales out to max_scale on 30 requests in flight and back in once they stop, never past the cap, with 0 failed requests',
+    { timeout: 600_000 },
+    async () => {
+      // 30 loops, each a 1 s request then a 50 ms pause: about 28 requests in flight and 28 a second, to loopback.
+      const client = steadyClient(`${url}/wait?ms=1000`, { concurrency: 30, intervalMs: 50, accept: (status) => status === 200 });
+      const replicas = watchMostReplicas(kc, namespace, 'calm');
+      let most: number;
+      try {
+        const outFrom = Date.now();
+        await eventually(async () => (await readyReplicasOf(kc, namespace, 'calm')) === 3, 300_000, '3 ready replicas under load');
+        const out = windowStats(client.samples, outFrom, Date.now());
+        // What moved it: the requests in flight the autoscaler read (30 over one replica, then 10 over 3).
+        const perReplica = await eventually(
+          async () => {
+            const value = await inFlightPerReplica('calm');
+            return value !== undefined && value > 5 ? value : undefined;
+          },
+          60_000,
+          'requests in flight read per replica',
+        );
+        await eventually(async () => (await berthScalingOf(kc, namespace, 'calm'))?.replicas === 3, 60_000, 'status.scaling at 3');
+        console.error(
+          `[concurrency-scaling] scale out 1 -> 3: ${Math.round((Date.now() - outFrom) / 1000)} s, the autoscaler read ${perReplica} in flight per replica, ${JSON.stringify(out)}`,
+        );
+        await client.stop();
+        const inFrom = Date.now();
+        const quiet = steadyClient(`${url}/ok`, { concurrency: 1, intervalMs: 200, accept: (status) => status === 200 });
+        try {
+          await eventually(
+            async () =>
+              (await autoscalerOf(kc, namespace, 'calm')).status?.currentReplicas === 1 &&
+              (await readyReplicasOf(kc, namespace, 'calm')) === 1,
+            300_000,
+            'back to 1 replica',
+          );
+          await new Promise((resolve) => setTimeout(resolve, 2000));
+        } finally {
+          await quiet.stop();
+        }
+        const back = windowStats(quiet.samples, inFrom, Date.now());
+        console.error(`[concurrency-scaling] scale in 3 -> 1: ${Math.round((Date.now() - inFrom) / 1000)} s, ${JSON.stringify(back)}`);
+        expect({ out: out.failures, in: back.failures }).toEqual({ out: [], in: [] });
+        expect(out.failed + back.failed).toBe(0);
+      } finally {
+        most = await replicas.stop();
+        await client.stop();
+      }
+      expect(most).toBe(3);
+    },
+  );
+});
