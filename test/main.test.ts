@@ -132,6 +132,26 @@ describe('berth run', () => {
   });
 });
 
+describe('berth run --concurrency-metrics on a cluster without KEDA', () => {
+  it('refuses to start with a message that names KEDA and exit code 1', async () => {
+    const berth = startBerth([
+      'run',
+      '--concurrency-metrics',
+      'http://127.0.0.1:9',
+      '--facade-address',
+      '127.0.0.1:0',
+      '--probe-address',
+      '127.0.0.1:0',
+      '--leader-elect',
+      'false',
+    ]);
+    expect(await berth.exited).toBe(1);
+    expect(JSON.stringify(berth.lines)).toContain(
+      '--concurrency-metrics needs KEDA: this cluster serves no ScaledObject (keda.sh/v1alpha1)',
+    );
+  });
+});
+
 describe('berth dev with no cluster configured', () => {
   it('starts an embedded control plane, prints a working API key, and Ctrl-C stops every process it started', async () => {
     const home = mkdtempSync(join(tmpdir(), 'berth-dev-home-'));

@@ -11,6 +11,7 @@ import { registerTracingProjectController } from '../reconcilers/tracing-project
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { Manager, type Logger } from '../runtime/index.ts';
+import { resolveResource } from '../runtime/apply.ts';
 import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing.ts';
 import { registrySourceArchives } from '../registry/source-archives.ts';
 import { bearerToken, type RegistryAccess } from '../facade/routes/registry.ts';
@@ -76,6 +77,16 @@ function routingFor(options: Options, cluster: ClusterDefaults) {
   };
 }
 
+/** Where apps scale on requests in flight, KEDA must serve ScaledObjects: a refusal that says so at start,
+ * rather than a cache that never fills. */
+async function requireScaledObjects(kubeConfig: KubeConfig): Promise<void> {
+  await resolveResource(kubeConfig, 'keda.sh/v1alpha1', 'ScaledObject').catch(() => {
+    throw new Error(
+      '--concurrency-metrics needs KEDA: this cluster serves no ScaledObject (keda.sh/v1alpha1). Install KEDA, or leave --concurrency-metrics unset for a HorizontalPodAutoscaler on CPU',
+    );
+  });
+}
+
 /** Where apps' request concurrency is read for autoscaling: the flag, else what the cluster offers. */
 function requestConcurrencyFor(options: Options, cluster: ClusterDefaults): { requestConcurrency?: RequestConcurrency } {
   const serverAddress = options.concurrencyMetrics ?? cluster.concurrencyMetrics;
@@ -125,6 +136,8 @@ export async function startBerth(
   };
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
+    const scaling = requestConcurrencyFor(options, cluster);
+    if (scaling.requestConcurrency) await requireScaledObjects(kubeConfig);
     const buildNamespace = options.buildNamespace;
     if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger));
     manager.whenLeading('readable Secrets', () => labelManagedSecrets(kubeConfig, scope.namespaces, logger));
@@ -140,7 +153,7 @@ export async function startBerth(
       requestScale: options.requestScale,
       hostPolicy,
       ...routing,
-      ...requestConcurrencyFor(options, cluster),
+      ...scaling,
       ...scope,
     });
     registerTracingProjectController(manager, scope);

@@ -26,6 +26,7 @@ import {
   serviceImage,
 } from '../node/support.ts';
 import { nodeGateway, nodeTlsAppUrlTemplate } from '../../src/dev/node/gateway.ts';
+import { metricsStoreUrl } from '../../src/dev/node/metrics-store.ts';
 import { nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { runLanggraph } from '../support/langgraph-cli.ts';
@@ -117,6 +118,9 @@ beforeAll(async () => {
     `apps.gateway.name=${nodeGateway.name}`,
     '--set',
     `apps.tlsIssuer=${nodeTlsIssuer.kind}/${nodeTlsIssuer.name}`,
+    // Apps scale on their requests in flight through the node's KEDA: ScaledObjects under the chart's Role.
+    '--set',
+    `apps.concurrencyMetrics=${metricsStoreUrl}`,
   ];
   // Builds as on a cluster whose registry holds the build images (the node's); organizations' sources
   // and images go to the registry whose tokens Berth issues.
@@ -240,6 +244,16 @@ describe('helm install onto the real node', () => {
     // DEPLOYED means its pods run, and they start only once the database answers.
     expect((await httpGet(`http://${clusterIp}/db`)).body).toBe('db 42\n');
     expect(await kubectlOk(['get', 'httproute,hpa,statefulset,pvc', '-n', apps, '-o', 'name'])).toMatch(/httproute[^\n]*\/shop/);
+    // Its autoscaler is KEDA's, from the ScaledObject Berth applied under the chart's Role.
+    expect(await kubectlOk(['get', 'scaledobject', 'shop', '-n', apps, '-o', 'jsonpath={.metadata.ownerReferences[0].kind}'])).toBe(
+      'Deployment',
+    );
+    await eventually(
+      async () =>
+        (await kubectlOk(['get', 'hpa', 'shop', '-n', apps, '-o', 'jsonpath={.metadata.ownerReferences[0].kind}'])) === 'ScaledObject',
+      60_000,
+      "KEDA's autoscaler",
+    );
     const url = (await api.ok('GET', `/v2/deployments/${created.id}`)).url as string;
     expect(url).toBe(`https://shop.${apps}.localhost:${gatewayHttpsAddress.port}`);
     const ca = await appsCaCertificate();
