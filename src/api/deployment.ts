@@ -416,14 +416,22 @@ export const deploymentScalingSchema = z
     replicas: z.number().int().min(0).describe("The application's replicas now, as its autoscaler counts them."),
     desiredReplicas: z.number().int().min(0).describe('What its autoscaler asks for now, within minScale..maxScale.'),
     lastScaleTime: z.string().max(64).optional().describe('When the autoscaler last changed the number of replicas.'),
-    reason: z.string().max(128).optional().describe("The autoscaler's reason for where it stands, e.g. SucceededRescale, TooManyReplicas."),
+    reason: z
+      .string()
+      .max(128)
+      .optional()
+      .describe(
+        "The autoscaler's reason for where it stands, e.g. SucceededRescale, TooManyReplicas, or FailedGetExternalMetric when it cannot read requests in flight.",
+      ),
     message: z
       .string()
       .max(1024)
       .optional()
       .describe('What the autoscaler says about it, e.g. "the desired count is more than the maximum replica count".'),
   })
-  .describe("What the application's autoscaler is doing; absent without one (a fixed scale, or scaled to zero).");
+  .describe(
+    "What the application's autoscaler (Berth's HorizontalPodAutoscaler, or KEDA's for a ScaledObject) is doing; absent without one (scaled to zero).",
+  );
 export type DeploymentScaling = z.infer<typeof deploymentScalingSchema>;
 
 export const deploymentStatusSchema = z

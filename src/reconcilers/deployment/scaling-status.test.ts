@@ -54,6 +54,37 @@ describe('scalingStatus', () => {
     expect(scalingStatus(undefined)).toBeUndefined();
   });
 
+  it('says first when the autoscaler cannot read a metric, such as requests in flight from an unreachable server', () => {
+    const blind = hpa({
+      currentReplicas: 1,
+      desiredReplicas: 1,
+      conditions: [
+        {
+          type: 'AbleToScale',
+          status: 'True',
+          reason: 'SucceededGetScale',
+          message: 'the HPA controller was able to get the target scale',
+        },
+        {
+          type: 'ScalingActive',
+          status: 'False',
+          reason: 'FailedGetExternalMetric',
+          message: 'the HPA was unable to compute the replica count: unable to get external metric apps/s1-prometheus/...',
+        },
+        {
+          type: 'ScalingLimited',
+          status: 'True',
+          reason: 'TooFewReplicas',
+          message: 'the desired replica count is less than the minimum replica count',
+        },
+      ],
+    });
+    expect(scalingStatus(blind)).toMatchObject({
+      reason: 'FailedGetExternalMetric',
+      message: expect.stringContaining('unable to get external metric'),
+    });
+  });
+
   it('calls for a pass only when what the autoscaler reports changes, not for each metrics reading', () => {
     const reading = (cpu: number, replicas: number) =>
       hpa({

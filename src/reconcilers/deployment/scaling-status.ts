@@ -13,9 +13,11 @@ export function scalingStatus(autoscaler: Autoscaler | undefined): DeploymentSca
   const status = autoscaler?.status;
   if (!status) return undefined;
   const conditions = status.conditions ?? [];
-  // Held at a bound says most; else what the last attempt to scale did.
+  // A metric it cannot read says most (the pods' CPU, or requests in flight where KEDA reads them);
+  // then being held at a bound; else what the last attempt to scale did.
+  const blind = conditions.find((c) => c.type === 'ScalingActive' && c.status === 'False');
   const limited = conditions.find((c) => c.type === 'ScalingLimited' && c.status === 'True');
-  const why = limited ?? conditions.find((c) => c.type === 'AbleToScale');
+  const why = blind ?? limited ?? conditions.find((c) => c.type === 'AbleToScale');
   const lastScaleTime = status.lastScaleTime ? new Date(status.lastScaleTime as unknown as string).toISOString() : undefined;
   return {
     replicas: status.currentReplicas ?? 0,
