@@ -51,7 +51,10 @@ export const cpuSignal: ScaleSignal = {
       minReplicas: scaleBounds.min,
       maxReplicas: scaleBounds.max,
       metrics: [
-        { type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: scaleBounds.targetCpuUtilization } } },
+        {
+          type: 'Resource',
+          resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: scaleBounds.targetCpuUtilization } },
+        },
       ],
     },
   }),
@@ -133,7 +136,8 @@ export async function scaleRounds(input: ScaleRoundsInput): Promise<ScaleTimes> 
     for (const kind of order) {
       const name = `scale-${input.signal.name.toLowerCase()}-${kind}-${i}`;
       if (kind === 'berth') await apply(input.berthDeployment(name, input.image));
-      else for (const object of [...plainParts(name, namespace, input.signal), input.plainDeployment(name, input.image)]) await apply(object);
+      else
+        for (const object of [...plainParts(name, namespace, input.signal), input.plainDeployment(name, input.image)]) await apply(object);
       await until(
         async () => ((await readyReplicas(kc, namespace, name)) >= 1 && (await autoscalerReading(kc, namespace, name)) ? true : undefined),
         180_000,
@@ -157,7 +161,8 @@ export async function scaleRounds(input: ScaleRoundsInput): Promise<ScaleTimes> 
     log(
       `${input.signal.name} scale round ${i + 1}/${input.rounds}: load to ${scaleBounds.max} ready replicas plain ${(times.toMax.plain.at(-1)! / 1000).toFixed(1)} s (p99 ${times.p99.plain.at(-1)} ms), Berth ${(times.toMax.berth.at(-1)! / 1000).toFixed(1)} s (p99 ${times.p99.berth.at(-1)} ms)`,
     );
-    for (const kind of order) await removeSide(kc, namespace, kind, `scale-${input.signal.name.toLowerCase()}-${kind}-${i}`, input.signal.plainKinds);
+    for (const kind of order)
+      await removeSide(kc, namespace, kind, `scale-${input.signal.name.toLowerCase()}-${kind}-${i}`, input.signal.plainKinds);
   }
   return times;
 }
