@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { metricsStoreUrl } from '../../src/dev/node/metrics-store.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
-import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from './scaling-support.ts';
@@ -86,6 +86,53 @@ describe('an app with slow requests on the real node, scaled on its requests in 
       'the ScaledObject Ready',
     );
     await eventually(async () => (await inFlightPerReplica('calm')) !== undefined, 120_000, 'the autoscaler reading requests in flight');
+  });
+
+  it('lets a team that administers its namespace write no ScaledObject, so no query or URL of its own reaches KEDA', async () => {
+    const tenant = `--as=system:serviceaccount:${namespace}:tenant`;
+    for (const args of [
+      ['create', 'serviceaccount', 'tenant', '-n', namespace],
+      ['create', 'rolebinding', 'tenant-admin', '-n', namespace, '--clusterrole=admin', `--serviceaccount=${namespace}:tenant`],
+    ])
+      expect((await kubectl(args)).code).toBe(0);
+    // It administers its namespace (Kubernetes' admin role), but KEDA's kinds are not in that role.
+    await eventually(
+      async () => (await kubectl(['auth', 'can-i', 'create', 'deployments.apps', '-n', namespace, tenant])).stdout.trim() === 'yes',
+      20_000,
+      'the admin role bound',
+    );
+    for (const kind of ['scaledobjects.keda.sh', 'triggerauthentications.keda.sh', 'scaledjobs.keda.sh'])
+      expect((await kubectl(['auth', 'can-i', 'create', kind, '-n', namespace, tenant])).stdout.trim(), kind).toBe('no');
+    const attempt = await kubectl(
+      ['apply', '-n', namespace, '-f', '-', tenant],
+      JSON.stringify({
+        apiVersion: 'keda.sh/v1alpha1',
+        kind: 'ScaledObject',
+        metadata: { name: 'probe' },
+        spec: {
+          scaleTargetRef: { name: 'calm' },
+          triggers: [
+            { type: 'metrics-api', metadata: { url: 'http://169.254.169.254/latest/meta-data/', valueLocation: 'x', targetValue: '1' } },
+          ],
+        },
+      }),
+    );
+    expect(attempt.code).not.toBe(0);
+    expect(attempt.stderr).toMatch(/forbidden/i);
+    // Nor may it edit Berth's: the ScaledObject's query stays the one Berth wrote.
+    const patch = await kubectl([
+      'patch',
+      'scaledobject',
+      'calm',
+      '-n',
+      namespace,
+      '--type=merge',
+      '-p',
+      '{"spec":{"maxReplicaCount":50}}',
+      tenant,
+    ]);
+    expect(patch.stderr).toMatch(/forbidden/i);
+    expect((await scaledObject('calm')).spec.maxReplicaCount).toBe(3);
   });
 
   it(
