@@ -132,6 +132,12 @@ const list = z.string().transform((value) =>
     .filter(Boolean),
 );
 
+/** A base URL others are appended to: http(s), no user information, query or fragment, no trailing slash. */
+const baseUrl = z
+  .string()
+  .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'expected an http(s) URL without user information, query or fragment')
+  .transform((url) => url.replace(/\/+$/, ''));
+
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v));
 
 const component = z.enum(['controller', 'facade']);
@@ -196,11 +202,7 @@ const optionsSchema = z
       .optional(),
     postgresImage: z.string().min(1).optional(),
     redisImage: z.string().min(1).optional(),
-    publicUrl: z
-      .string()
-      .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'expected an http(s) URL without user information, query or fragment')
-      .transform((url) => url.replace(/\/+$/, ''))
-      .optional(),
+    publicUrl: baseUrl.optional(),
     appUrlTemplate: parsedBy(parseAppUrlTemplate).optional(),
     gateway: z
       .string()
@@ -212,11 +214,7 @@ const optionsSchema = z
       .optional(),
     ingressClass: z.string().min(1).max(253).optional(),
     tlsIssuer: parsedBy(parseTlsIssuer).optional(),
-    concurrencyMetrics: z
-      .string()
-      .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'expected an http(s) URL without user information, query or fragment')
-      .transform((url) => url.replace(/\/+$/, ''))
-      .optional(),
+    concurrencyMetrics: baseUrl.optional(),
     concurrencyQuery: z.string().superRefine((query, context) => {
       const problem = concurrencyQueryProblem(query);
       if (problem) context.addIssue({ code: 'custom', message: problem });
