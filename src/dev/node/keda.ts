@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../runtime/index.ts';
+import { extensionApiObjects, partMetadata, roleBinding } from './extension-api.ts';
 import { nodeIp } from './network.ts';
 
 export const kedaUser = 'system:keda';
@@ -47,67 +48,28 @@ export function kedaOperatorRole(kedaBin: string): KubeObject {
  * APIService pointing at a Service whose one endpoint is the node's address.
  */
 export function kedaObjects(): KubeObject[] {
-  const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}), labels });
-  const binding = (
-    kind: 'ClusterRoleBinding' | 'RoleBinding',
-    name: string,
-    role: string,
-    subject: { kind: 'User'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string },
-    namespace?: string,
-  ) => ({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind,
-    metadata: meta(name, namespace),
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: kind === 'RoleBinding' ? 'Role' : 'ClusterRole', name: role },
-    subjects: [subject.kind === 'User' ? { apiGroup: 'rbac.authorization.k8s.io', ...subject } : subject],
-  });
-  const keda = { kind: 'User', name: kedaUser } as const;
   return [
-    binding('ClusterRoleBinding', 'keda-operator', 'keda-operator', keda),
-    binding('ClusterRoleBinding', 'keda-system-auth-delegator', 'system:auth-delegator', keda),
-    binding('RoleBinding', 'keda-auth-reader', 'extension-apiserver-authentication-reader', keda, 'kube-system'),
+    roleBinding(labels, 'keda-operator', 'keda-operator', { kind: 'User', name: kedaUser }),
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
-      metadata: meta('keda-external-metrics-reader'),
+      metadata: partMetadata(labels, 'keda-external-metrics-reader'),
       rules: [{ apiGroups: ['external.metrics.k8s.io'], resources: ['*'], verbs: ['*'] }],
     },
-    binding('ClusterRoleBinding', 'keda-hpa-controller-external-metrics', 'keda-external-metrics-reader', {
+    roleBinding(labels, 'keda-hpa-controller-external-metrics', 'keda-external-metrics-reader', {
       kind: 'ServiceAccount',
       name: 'horizontal-pod-autoscaler',
       namespace: 'kube-system',
     }),
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: meta('keda-metrics-apiserver', kedaNamespace),
-      spec: { ports: [{ name: 'https', port: 443, targetPort: kedaAdapterAddress.port, protocol: 'TCP' }] },
-    },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: {
-        ...meta('keda-metrics-apiserver-node', kedaNamespace),
-        labels: { ...labels, 'kubernetes.io/service-name': 'keda-metrics-apiserver' },
-      },
-      addressType: 'IPv4',
-      endpoints: [{ addresses: [kedaAdapterAddress.host], conditions: { ready: true } }],
-      ports: [{ name: 'https', port: kedaAdapterAddress.port, protocol: 'TCP' }],
-    },
-    {
-      apiVersion: 'apiregistration.k8s.io/v1',
-      kind: 'APIService',
-      metadata: meta('v1beta1.external.metrics.k8s.io'),
-      spec: {
-        group: 'external.metrics.k8s.io',
-        version: 'v1beta1',
-        service: { name: 'keda-metrics-apiserver', namespace: kedaNamespace, port: 443 },
-        // As metrics-server's (metrics.ts): the aggregation layer does not check the adapter's certificate.
-        insecureSkipTLSVerify: true,
-        groupPriorityMinimum: 100,
-        versionPriority: 100,
-      },
-    },
+    ...extensionApiObjects({
+      user: kedaUser,
+      service: 'keda-metrics-apiserver',
+      namespace: kedaNamespace,
+      address: kedaAdapterAddress,
+      group: 'external.metrics.k8s.io',
+      version: 'v1beta1',
+      labels,
+    }),
   ] as KubeObject[];
 }
 

@@ -5,6 +5,7 @@
 // (system:metrics-server) with the rights upstream's manifests give it, and no more.
 import { join } from 'node:path';
 import type { KubeObject } from '../../runtime/index.ts';
+import { extensionApiObjects, partMetadata, roleBinding } from './extension-api.ts';
 import { nodeIp } from './network.ts';
 
 /** Where metrics-server listens: the node's address, where the API server reaches it. */
@@ -16,29 +17,17 @@ const labels = { 'app.kubernetes.io/name': 'metrics-server', 'app.kubernetes.io/
 /** Its rights (upstream's ClusterRole), the aggregation layer's reader roles, and the APIService
  * pointing at a Service whose one endpoint is the node's address. */
 export function metricsServerObjects(): KubeObject[] {
-  const meta = (name: string, namespace?: string) => ({ name, ...(namespace ? { namespace } : {}), labels });
-  const binding = (kind: 'ClusterRoleBinding' | 'RoleBinding', name: string, role: string, namespace?: string) => ({
-    apiVersion: 'rbac.authorization.k8s.io/v1',
-    kind,
-    metadata: meta(name, namespace),
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: kind === 'RoleBinding' ? 'Role' : 'ClusterRole', name: role },
-    subjects: [{ apiGroup: 'rbac.authorization.k8s.io', kind: 'User', name: user }],
-  });
   return [
     {
       apiVersion: 'rbac.authorization.k8s.io/v1',
       kind: 'ClusterRole',
-      metadata: meta(user),
+      metadata: partMetadata(labels, user),
       rules: [
         { apiGroups: [''], resources: ['nodes/metrics'], verbs: ['get'] },
         { apiGroups: [''], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] },
       ],
     },
-    binding('ClusterRoleBinding', user, user),
-    // Checks the callers the API server vouches for (TokenReviews and SubjectAccessReviews).
-    binding('ClusterRoleBinding', `${user}:auth-delegator`, 'system:auth-delegator'),
-    // Reads which front proxy the API server is (ConfigMap extension-apiserver-authentication).
-    binding('RoleBinding', `${user}:auth-reader`, 'extension-apiserver-authentication-reader', 'kube-system'),
+    roleBinding(labels, user, user, { kind: 'User', name: user }),
     {
       // Who may read pods' and nodes' metrics: whoever may view (Kubernetes' aggregated roles).
       apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -54,34 +43,15 @@ export function metricsServerObjects(): KubeObject[] {
       },
       rules: [{ apiGroups: ['metrics.k8s.io'], resources: ['pods', 'nodes'], verbs: ['get', 'list', 'watch'] }],
     },
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: meta('metrics-server', 'kube-system'),
-      spec: { ports: [{ name: 'https', port: 443, targetPort: metricsServerAddress.port, protocol: 'TCP' }] },
-    },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { ...meta('metrics-server-node', 'kube-system'), labels: { ...labels, 'kubernetes.io/service-name': 'metrics-server' } },
-      addressType: 'IPv4',
-      endpoints: [{ addresses: [metricsServerAddress.host], conditions: { ready: true } }],
-      ports: [{ name: 'https', port: metricsServerAddress.port, protocol: 'TCP' }],
-    },
-    {
-      apiVersion: 'apiregistration.k8s.io/v1',
-      kind: 'APIService',
-      metadata: meta('v1beta1.metrics.k8s.io'),
-      spec: {
-        group: 'metrics.k8s.io',
-        version: 'v1beta1',
-        service: { name: 'metrics-server', namespace: 'kube-system', port: 443 },
-        // metrics-server serves a certificate it made itself, as in upstream's manifests.
-        insecureSkipTLSVerify: true,
-        groupPriorityMinimum: 100,
-        versionPriority: 100,
-      },
-    },
+    ...extensionApiObjects({
+      user,
+      service: 'metrics-server',
+      namespace: 'kube-system',
+      address: metricsServerAddress,
+      group: 'metrics.k8s.io',
+      version: 'v1beta1',
+      labels,
+    }),
   ] as KubeObject[];
 }
 
