@@ -7,12 +7,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
-import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from './scaling-support.ts';
+import { autoscalerOf, berthScalingOf, deployScaledApp, readyReplicasOf, scaleBackIn, watchMostReplicas } from './scaling-support.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
-import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
+import { httpApi, type Api } from '../support/http-api.ts';
 import { steadyClient, windowStats } from './steady-client.ts';
-import { exampleImage, gatewayFlags, httpGet, kubectlOk } from './support.ts';
+import { gatewayFlags, kubectlOk } from './support.ts';
 
 const kc = testKubeConfig();
 let berth: BerthProcess;
@@ -44,18 +44,7 @@ describe('an app under load on the real node', () => {
   let url: string;
 
   it("has its pods' CPU and memory in metrics.k8s.io (metrics-server through the aggregation layer)", { timeout: 240_000 }, async () => {
-    const created = await api.ok('POST', '/v2/deployments', {
-      name: 'busy',
-      source: 'external_docker',
-      source_config: {
-        resource_spec: { min_scale: 1, max_scale: 3, cpu: 0.1, memory_mb: 64 },
-        health_check: { path: '/ok', period_seconds: 1 },
-      },
-      source_revision_config: { image_uri: await exampleImage('scale-v1') },
-    });
-    await revisionReaches(api, created.id, created.latest_revision_id, ['DEPLOYED'], { timeoutMs: 120_000 });
-    url = (await api.ok('GET', `/v2/deployments/${created.id}`)).url as string;
-    await eventually(async () => (await httpGet(`${url}/ok`).catch(() => undefined))?.status === 200, 30_000, `${url} answering`);
+    url = await deployScaledApp(api, 'busy');
     const metrics = await eventually(
       async () => {
         const list = await kubeRequest<{
@@ -102,19 +91,7 @@ describe('an app under load on the real node', () => {
         console.error(`[autoscaling] scale out 1 -> 3: ${Math.round((Date.now() - outFrom) / 1000)} s, ${JSON.stringify(out)}`);
         await client.stop();
         const inFrom = Date.now();
-        // A lighter client keeps asking through the scale-in: what it sees is what a user would.
-        const quiet = steadyClient(`${url}/ok`, { concurrency: 1, intervalMs: 200, accept: (status) => status === 200 });
-        try {
-          await eventually(
-            async () => (await autoscaler('busy')).status?.currentReplicas === 1 && (await readyReplicas('busy')) === 1,
-            300_000,
-            'back to 1 replica',
-          );
-          await new Promise((resolve) => setTimeout(resolve, 2000));
-        } finally {
-          await quiet.stop();
-        }
-        const back = windowStats(quiet.samples, inFrom, Date.now());
+        const back = await scaleBackIn(kc, namespace, 'busy', url);
         await eventually(async () => (await berthScaling())?.replicas === 1, 60_000, 'status.scaling back at 1');
         console.error(`[autoscaling] scale in 3 -> 1: ${Math.round((Date.now() - inFrom) / 1000)} s, ${JSON.stringify(back)}`);
         expect({ out: out.failures, in: back.failures }).toEqual({ out: [], in: [] });

@@ -11,10 +11,10 @@ import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-
 import { kubeRequest } from '../../src/runtime/index.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
-import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from './scaling-support.ts';
+import { httpApi, type Api } from '../support/http-api.ts';
+import { autoscalerOf, berthScalingOf, deployScaledApp, readyReplicasOf, scaleBackIn, watchMostReplicas } from './scaling-support.ts';
 import { steadyClient, windowStats } from './steady-client.ts';
-import { exampleImage, gatewayFlags, httpGet } from './support.ts';
+import { gatewayFlags } from './support.ts';
 
 const kc = testKubeConfig();
 let berth: BerthProcess;
@@ -61,18 +61,7 @@ describe('an app with slow requests on the real node, scaled on its requests in 
   let url: string;
 
   it('gets a KEDA ScaledObject that reads its traffic at the Gateway and CPU, and a ready autoscaler', { timeout: 240_000 }, async () => {
-    const created = await api.ok('POST', '/v2/deployments', {
-      name: 'calm',
-      source: 'external_docker',
-      source_config: {
-        resource_spec: { min_scale: 1, max_scale: 3, cpu: 0.1, memory_mb: 64 },
-        health_check: { path: '/ok', period_seconds: 1 },
-      },
-      source_revision_config: { image_uri: await exampleImage('scale-v1') },
-    });
-    await revisionReaches(api, created.id, created.latest_revision_id, ['DEPLOYED'], { timeoutMs: 120_000 });
-    url = (await api.ok('GET', `/v2/deployments/${created.id}`)).url as string;
-    await eventually(async () => (await httpGet(`${url}/ok`).catch(() => undefined))?.status === 200, 30_000, `${url} answering`);
+    url = await deployScaledApp(api, 'calm');
     const object = await scaledObject('calm');
     expect(object.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Deployment', name: 'calm' });
     expect(object.spec).toMatchObject({ minReplicaCount: 1, maxReplicaCount: 3 });
@@ -162,20 +151,7 @@ describe('an app with slow requests on the real node, scaled on its requests in 
         );
         await client.stop();
         const inFrom = Date.now();
-        const quiet = steadyClient(`${url}/ok`, { concurrency: 1, intervalMs: 200, accept: (status) => status === 200 });
-        try {
-          await eventually(
-            async () =>
-              (await autoscalerOf(kc, namespace, 'calm')).status?.currentReplicas === 1 &&
-              (await readyReplicasOf(kc, namespace, 'calm')) === 1,
-            300_000,
-            'back to 1 replica',
-          );
-          await new Promise((resolve) => setTimeout(resolve, 2000));
-        } finally {
-          await quiet.stop();
-        }
-        const back = windowStats(quiet.samples, inFrom, Date.now());
+        const back = await scaleBackIn(kc, namespace, 'calm', url);
         console.error(`[concurrency-scaling] scale in 3 -> 1: ${Math.round((Date.now() - inFrom) / 1000)} s, ${JSON.stringify(back)}`);
         expect({ out: out.failures, in: back.failures }).toEqual({ out: [], in: [] });
         expect(out.failed + back.failed).toBe(0);
