@@ -4,6 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { registerCodeHostIntegrationController } from '../reconcilers/codehost-integration/index.ts';
 import { registerDeploymentControllers } from '../reconcilers/deployment/index.ts';
 import { defaultDeploymentControllerOptions } from '../reconcilers/deployment/options.ts';
+import { scaledObjectKind } from '../reconcilers/deployment/render/autoscalers.ts';
 import { prepareBuildNamespace } from '../reconcilers/deployment/build-namespace.ts';
 import { labelManagedSecrets } from '../workloads/readable-secrets.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/controller.ts';
@@ -80,9 +81,10 @@ function routingFor(options: Options, cluster: ClusterDefaults) {
 /** Where apps scale on requests in flight, KEDA must serve ScaledObjects: a refusal that says so at start,
  * rather than a cache that never fills. */
 async function requireScaledObjects(kubeConfig: KubeConfig): Promise<void> {
-  await resolveResource(kubeConfig, 'keda.sh/v1alpha1', 'ScaledObject').catch(() => {
+  const { apiVersion, kind } = scaledObjectKind;
+  await resolveResource(kubeConfig, apiVersion, kind).catch(() => {
     throw new Error(
-      '--concurrency-metrics needs KEDA: this cluster serves no ScaledObject (keda.sh/v1alpha1). Install KEDA, or leave --concurrency-metrics unset for a HorizontalPodAutoscaler on CPU',
+      `--concurrency-metrics needs KEDA: this cluster serves no ${kind} (${apiVersion}). Install KEDA, or leave --concurrency-metrics unset for a HorizontalPodAutoscaler on CPU`,
     );
   });
 }

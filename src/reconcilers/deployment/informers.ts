@@ -38,6 +38,7 @@ import {
 } from '../../runtime/index.ts';
 import { referencedSecretNames } from './inputs.ts';
 import { autoscalerStatusPaths } from './scaling-status.ts';
+import { scaledObjectKind } from './render/autoscalers.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
 import { readableSecrets } from '../../workloads/readable-secrets.ts';
 import { organizationCertificates } from '../organization/tls.ts';
@@ -49,7 +50,7 @@ export const childKinds = {
   autoscaler: { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', plural: 'horizontalpodautoscalers' },
   ingress: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses' },
   httpRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes' },
-  scaledObject: { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', plural: 'scaledobjects' },
+  scaledObject: scaledObjectKind,
   job: { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs' },
   secret: secretKind,
   persistentVolumeClaim: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims' },

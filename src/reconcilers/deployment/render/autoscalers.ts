@@ -18,7 +18,10 @@ const targetCpuUtilization = 70;
  * five minutes, keeps an app's burst capacity (and its cost) long after a burst ends. */
 const scaleDownWindowSeconds = 60;
 
-export const scaledObjectApiVersion = 'keda.sh/v1alpha1';
+/** KEDA's kind, which the controller caches and applies and Berth asks the cluster for at start. */
+export const scaledObjectKind = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', plural: 'scaledobjects' } as const;
+
+const scaleDownBehavior = { scaleDown: { stabilizationWindowSeconds: scaleDownWindowSeconds } };
 
 /** The members of KEDA's ScaledObject that Berth sets. */
 export interface ScaledObject extends KubeObject {
@@ -49,7 +52,7 @@ function renderAutoscaler(
       minReplicas: scale.minReplicas,
       maxReplicas: scale.maxReplicas,
       metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: targetCpuUtilization } } }],
-      behavior: { scaleDown: { stabilizationWindowSeconds: scaleDownWindowSeconds } },
+      behavior: scaleDownBehavior,
     },
   };
 }
@@ -66,15 +69,15 @@ function renderScaledObject(
   const target = childNames(owner.name).application;
   const query = concurrencyQuery(signal.query, { namespace: owner.namespace, name: target, port: applicationServicePort });
   return {
-    apiVersion: scaledObjectApiVersion,
-    kind: 'ScaledObject',
+    apiVersion: scaledObjectKind.apiVersion,
+    kind: scaledObjectKind.kind,
     metadata: childMetadata(owner, target, 'application'),
     spec: {
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
       minReplicaCount: scale.minReplicas,
       maxReplicaCount: scale.maxReplicas,
       advanced: {
-        horizontalPodAutoscalerConfig: { name: target, behavior: { scaleDown: { stabilizationWindowSeconds: scaleDownWindowSeconds } } },
+        horizontalPodAutoscalerConfig: { name: target, behavior: scaleDownBehavior },
       },
       triggers: [
         { type: 'cpu', metricType: 'Utilization', metadata: { value: String(targetCpuUtilization) } },
