@@ -43,7 +43,7 @@ import {
   surgeStrategy,
 } from '../src/reconcilers/deployment/render/application.ts';
 import { nodeAppUrlTemplate, nodeGateway } from '../src/dev/node/gateway.ts';
-import { cpuSignal, inFlightSignal, scaleBounds, scaleRounds } from './scale-rounds.ts';
+import { cpuSignal, inFlightSignal, scaleBounds, scaleRounds, type ScaleSignal, type ScaleTimes } from './scale-rounds.ts';
 import { metricsStoreUrl } from '../src/dev/node/metrics-store.ts';
 import { urlRounds } from './url-rounds.ts';
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
@@ -621,6 +621,22 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
 }
 
 /** How long after only the new image served each round's revision was DEPLOYED. */
+/** Scale rounds with their ratios, Berth over the baseline. */
+function withScaleRatios(times: ScaleTimes) {
+  return {
+    ...times,
+    toMaxRatioMedian: median(times.toMax.berth) / median(times.toMax.plain),
+    toMaxRatioP90: p90(times.toMax.berth) / p90(times.toMax.plain),
+    p99RatioMedian: median(times.p99.berth) / median(times.p99.plain),
+  };
+}
+
+/** The summary line's figures of scale rounds. */
+function scaleSummary(times: ScaleTimes): string {
+  const { toMaxRatioMedian, toMaxRatioP90, p99RatioMedian } = withScaleRatios(times);
+  return `median ratio ${toMaxRatioMedian.toFixed(2)}, p90 ${toMaxRatioP90.toFixed(2)} (target <= 1.1; Berth median ${seconds(median(times.toMax.berth))}, plain ${seconds(median(times.toMax.plain))}); client p99 during the step median ratio ${p99RatioMedian.toFixed(2)} (Berth ${median(times.p99.berth)} ms, plain ${median(times.p99.plain)} ms)`;
+}
+
 function deployedLag(rollouts: { berth: number[]; berthDeployed: number[] }): number[] {
   return rollouts.berthDeployed.map((deployed, i) => deployed - rollouts.berth[i]!);
 }
@@ -663,43 +679,18 @@ try {
         { BERTH_APP_URL_TEMPLATE: nodeAppUrlTemplate, BERTH_GATEWAY: `${nodeGateway.namespace}/${nodeGateway.name}` },
       )
     : undefined;
-  const scaling = only.has('scaling')
-    ? await withBerth(
-        namespace,
-        () =>
-          scaleRounds({
-            kc,
-            namespace,
-            rounds,
-            image,
-            berthDeployment: scaledBerthDeployment,
-            plainDeployment: plainLikeBerth,
-            signal: cpuSignal,
-            log,
-          }),
-        { BERTH_APP_URL_TEMPLATE: nodeAppUrlTemplate, BERTH_GATEWAY: `${nodeGateway.namespace}/${nodeGateway.name}` },
-      )
-    : undefined;
+  const gatewayEnv = { BERTH_APP_URL_TEMPLATE: nodeAppUrlTemplate, BERTH_GATEWAY: `${nodeGateway.namespace}/${nodeGateway.name}` };
+  /** Step loads to the maximum of replicas on one signal, Berth (run with `env`) against a hand-written autoscaler. */
+  const scaleBench = (signal: ScaleSignal, env: Record<string, string>) =>
+    withBerth(
+      namespace,
+      () =>
+        scaleRounds({ kc, namespace, rounds, image, berthDeployment: scaledBerthDeployment, plainDeployment: plainLikeBerth, signal, log }),
+      env,
+    );
+  const scaling = only.has('scaling') ? await scaleBench(cpuSignal, gatewayEnv) : undefined;
   const inFlight = only.has('inflight')
-    ? await withBerth(
-        namespace,
-        () =>
-          scaleRounds({
-            kc,
-            namespace,
-            rounds,
-            image,
-            berthDeployment: scaledBerthDeployment,
-            plainDeployment: plainLikeBerth,
-            signal: inFlightSignal(metricsStoreUrl),
-            log,
-          }),
-        {
-          BERTH_APP_URL_TEMPLATE: nodeAppUrlTemplate,
-          BERTH_GATEWAY: `${nodeGateway.namespace}/${nodeGateway.name}`,
-          BERTH_CONCURRENCY_METRICS: metricsStoreUrl,
-        },
-      )
+    ? await scaleBench(inFlightSignal(metricsStoreUrl), { ...gatewayEnv, BERTH_CONCURRENCY_METRICS: metricsStoreUrl })
     : undefined;
   const failures = only.has('failures') ? await failureRounds(kc, namespace, image, cluster.node!.registry) : undefined;
   const builds = only.has('builds') ? await buildRounds(kc, namespace, image, cluster.node!.registry) : undefined;
@@ -752,26 +743,8 @@ try {
           },
         }
       : {}),
-    ...(scaling
-      ? {
-          stepLoadToMaxReplicas: {
-            ...scaling,
-            toMaxRatioMedian: median(scaling.toMax.berth) / median(scaling.toMax.plain),
-            toMaxRatioP90: p90(scaling.toMax.berth) / p90(scaling.toMax.plain),
-            p99RatioMedian: median(scaling.p99.berth) / median(scaling.p99.plain),
-          },
-        }
-      : {}),
-    ...(inFlight
-      ? {
-          inFlightStepToMaxReplicas: {
-            ...inFlight,
-            toMaxRatioMedian: median(inFlight.toMax.berth) / median(inFlight.toMax.plain),
-            toMaxRatioP90: p90(inFlight.toMax.berth) / p90(inFlight.toMax.plain),
-            p99RatioMedian: median(inFlight.p99.berth) / median(inFlight.p99.plain),
-          },
-        }
-      : {}),
+    ...(scaling ? { stepLoadToMaxReplicas: withScaleRatios(scaling) } : {}),
+    ...(inFlight ? { inFlightStepToMaxReplicas: withScaleRatios(inFlight) } : {}),
     ...(failures
       ? { badImageToDeployFailed: { ms: failures, medianMs: median(failures), p90Ms: p90(failures), maxMs: Math.max(...failures) } }
       : {}),
@@ -798,10 +771,9 @@ try {
       `image change until only the new image serves, Berth vs apps/v1: median ratio ${(median(rollouts.berth) / median(rollouts.plain)).toFixed(2)}, p90 ratio ${(p90(rollouts.berth) / p90(rollouts.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(rollouts.berth))}, plain ${seconds(median(rollouts.plain))}, Berth's revision DEPLOYED at median ${seconds(median(rollouts.berthDeployed))}, ${seconds(median(deployedLag(rollouts)))} after serving, p90 ${seconds(p90(deployedLag(rollouts)))} (target <= 0.2 s))`,
     urls &&
       `URL through the Gateway, Berth vs apps/v1 + a hand-written HTTPRoute: create to answering median ratio ${(median(urls.create.berth) / median(urls.create.plain)).toFixed(2)}, p90 ${(p90(urls.create.berth) / p90(urls.create.plain)).toFixed(2)} (Berth median ${seconds(median(urls.create.berth))}, plain ${seconds(median(urls.create.plain))}); image change to only the new image answering median ratio ${(median(urls.change.berth) / median(urls.change.plain)).toFixed(2)}, p90 ${(p90(urls.change.berth) / p90(urls.change.plain)).toFixed(2)} (Berth median ${seconds(median(urls.change.berth))}, plain ${seconds(median(urls.change.plain))}) (target <= 1.1)`,
-    scaling &&
-      `step load to ${scaleBounds.max} ready replicas, Berth vs apps/v1 + a hand-written HPA: median ratio ${(median(scaling.toMax.berth) / median(scaling.toMax.plain)).toFixed(2)}, p90 ${(p90(scaling.toMax.berth) / p90(scaling.toMax.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(scaling.toMax.berth))}, plain ${seconds(median(scaling.toMax.plain))}); client p99 during the step median ratio ${(median(scaling.p99.berth) / median(scaling.p99.plain)).toFixed(2)} (Berth ${median(scaling.p99.berth)} ms, plain ${median(scaling.p99.plain)} ms)`,
+    scaling && `step load to ${scaleBounds.max} ready replicas, Berth vs apps/v1 + a hand-written HPA: ${scaleSummary(scaling)}`,
     inFlight &&
-      `30 requests held in flight to ${scaleBounds.max} ready replicas, Berth (KEDA ScaledObject) vs apps/v1 + a hand-written ScaledObject: median ratio ${(median(inFlight.toMax.berth) / median(inFlight.toMax.plain)).toFixed(2)}, p90 ${(p90(inFlight.toMax.berth) / p90(inFlight.toMax.plain)).toFixed(2)} (target <= 1.1; Berth median ${seconds(median(inFlight.toMax.berth))}, plain ${seconds(median(inFlight.toMax.plain))}); client p99 during the step median ratio ${(median(inFlight.p99.berth) / median(inFlight.p99.plain)).toFixed(2)} (Berth ${median(inFlight.p99.berth)} ms, plain ${median(inFlight.p99.plain)} ms)`,
+      `30 requests held in flight to ${scaleBounds.max} ready replicas, Berth (KEDA ScaledObject) vs apps/v1 + a hand-written ScaledObject: ${scaleSummary(inFlight)}`,
     failures &&
       `bad image, first pull error to DEPLOY_FAILED: median ${seconds(median(failures))}, p90 ${seconds(p90(failures))}, max ${seconds(Math.max(...failures))} (target <= 30 s)`,
     builds &&

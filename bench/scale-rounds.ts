@@ -9,9 +9,9 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { fieldManager } from '../src/api/group.ts';
 import { applyObject } from '../src/runtime/apply.ts';
-import { kubeRequest } from '../src/runtime/kube-request.ts';
 import type { ResourceKind } from '../src/runtime/index.ts';
 import { concurrencyQuery, defaultConcurrencyQuery, targetConcurrencyPerReplica } from '../src/api/request-concurrency.ts';
+import { autoscalerOf, readyReplicasOf } from '../test/node/scaling-support.ts';
 import { steadyClient, windowStats } from '../test/node/steady-client.ts';
 import { until } from './node-steps.ts';
 import { answer, plainRoute, plainService, removeSide, urlOf } from './url-rounds.ts';
@@ -109,22 +109,9 @@ export interface ScaleRoundsInput {
   log(message: string): void;
 }
 
-const readyReplicas = async (kc: KubeConfig, namespace: string, name: string) =>
-  (
-    await kubeRequest<{ status?: { readyReplicas?: number } }>(kc, {
-      method: 'GET',
-      path: `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`,
-    })
-  ).status?.readyReplicas ?? 0;
-
-/** The autoscaler has read the pods' CPU once: from here on it acts within one sync. */
+/** The autoscaler has read the pods' metrics once: from here on it acts within one sync. */
 const autoscalerReading = async (kc: KubeConfig, namespace: string, name: string) =>
-  ((
-    await kubeRequest<{ status?: { currentMetrics?: unknown[] } }>(kc, {
-      method: 'GET',
-      path: `/apis/autoscaling/v2/namespaces/${namespace}/horizontalpodautoscalers/${name}`,
-    }).catch(() => ({ status: undefined }))
-  ).status?.currentMetrics?.length ?? 0) > 0;
+  ((await autoscalerOf(kc, namespace, name).catch(() => undefined))?.status?.currentMetrics?.length ?? 0) > 0;
 
 export async function scaleRounds(input: ScaleRoundsInput): Promise<ScaleTimes> {
   const { kc, namespace, log } = input;
@@ -139,7 +126,8 @@ export async function scaleRounds(input: ScaleRoundsInput): Promise<ScaleTimes> 
       else
         for (const object of [...plainParts(name, namespace, input.signal), input.plainDeployment(name, input.image)]) await apply(object);
       await until(
-        async () => ((await readyReplicas(kc, namespace, name)) >= 1 && (await autoscalerReading(kc, namespace, name)) ? true : undefined),
+        async () =>
+          (await readyReplicasOf(kc, namespace, name)) >= 1 && (await autoscalerReading(kc, namespace, name)) ? true : undefined,
         180_000,
       );
       // The Gateway routes the host (a route it has not programmed yet answers 404, one without endpoints 503).
@@ -148,7 +136,7 @@ export async function scaleRounds(input: ScaleRoundsInput): Promise<ScaleTimes> 
       const client = steadyClient(`${urlOf(name, namespace)}${path}`, { concurrency, intervalMs, accept: (status) => status === 200 });
       const began = Date.now();
       try {
-        await until(async () => ((await readyReplicas(kc, namespace, name)) >= scaleBounds.max ? true : undefined), 300_000);
+        await until(async () => ((await readyReplicasOf(kc, namespace, name)) >= scaleBounds.max ? true : undefined), 300_000);
         times.toMax[kind].push(Date.now() - began);
         await new Promise((resolve) => setTimeout(resolve, 5000));
       } finally {

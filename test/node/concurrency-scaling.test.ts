@@ -12,7 +12,8 @@ import { kubeRequest } from '../../src/runtime/index.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
-import { autoscalerOf, berthScalingOf, deployScaledApp, readyReplicasOf, scaleBackIn, watchMostReplicas } from './scaling-support.ts';
+import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from './scaling-support.ts';
+import { deployScaledApp, scaleBackIn } from './scaling-steps.ts';
 import { steadyClient, windowStats } from './steady-client.ts';
 import { gatewayFlags } from './support.ts';
 

@@ -292,14 +292,9 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
     await installCrds(kc, join(options.binaries.keda, 'crds'));
     for (const object of [kedaOperatorRole(options.binaries.keda), ...kedaObjects()]) await applyObject(kc, object as never, fieldManager);
     const kedaFiles = { kubeconfig: join(dirs.root, 'keda.kubeconfig'), certDir: join(dirs.root, 'keda') };
-    supervise('keda-operator', join(options.binaries.keda, 'keda-operator'), kedaOperatorArgs(kedaFiles), {
-      ...process.env,
-      ...kedaEnvironment,
-    });
-    supervise('keda-adapter', join(options.binaries.keda, 'keda-adapter'), kedaAdapterArgs(kedaFiles), {
-      ...process.env,
-      ...kedaEnvironment,
-    });
+    const kedaEnv = { ...process.env, ...kedaEnvironment };
+    supervise('keda-operator', join(options.binaries.keda, 'keda-operator'), kedaOperatorArgs(kedaFiles), kedaEnv);
+    supervise('keda-adapter', join(options.binaries.keda, 'keda-adapter'), kedaAdapterArgs(kedaFiles), kedaEnv);
     await waitFor(
       () => clusterDnsAnswers(),
       timeout,
