@@ -21,6 +21,8 @@
 #   source-controller, kustomize-controller  a Flux controller: the binary $CONTROLLER_BIN
 #              (scripts/build-flux.sh) and the CA certificates, run as nobody as Flux's images do
 #              (ca-certificates)
+#   keda-http-add-on  KEDA's HTTP add-on: /keda-http-interceptor and /keda-http-scaler from
+#              $HTTP_ADD_ON_BIN (scripts/build-http-add-on.sh), run as nobody; each pod names its command
 #   builder    BuildKit's buildkitd, buildctl and buildctl-daemonless.sh from $BUILDKIT_BIN
 #              (scripts/build-buildkit.sh), Debian's runc for RUN steps, busybox; buildkitd.toml reaches
 #              $INSECURE_REGISTRY over plain HTTP (the node's registry) (runc, busybox-static)
@@ -440,12 +442,24 @@ build_flux_controller() {
   env=("PATH=/usr/local/bin")
 }
 
+build_keda_http_add_on() {
+  [[ -n ${HTTP_ADD_ON_BIN:-} && -d ${HTTP_ADD_ON_BIN:-} ]] || die "set HTTP_ADD_ON_BIN to the add-on's bin directory (scripts/build-http-add-on.sh)"
+  for part in interceptor scaler; do
+    copy_with_libs "$HTTP_ADD_ON_BIN/keda-http-$part" "/keda-http-$part"
+    chmod 0755 "$rootfs/keda-http-$part"
+  done
+  write_accounts
+  entrypoint=(/keda-http-interceptor)
+  user=65534:65534
+  env=("PATH=/")
+}
+
 build_source_controller() { build_flux_controller; }
 build_kustomize_controller() { build_flux_controller; }
 
 # --- main ------------------------------------------------------------------------------------------
 
-images="pause postgres redis coredns example-app git build-tools builder source-controller kustomize-controller"
+images="pause postgres redis coredns example-app git build-tools builder source-controller kustomize-controller keda-http-add-on"
 (($# == 2)) || die "usage: $0 ${images// /|} OUTDIR"
 name=$1
 [[ " $images " == *" $name "* ]] || die "unknown image $name ($images)"

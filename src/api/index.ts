@@ -19,3 +19,4 @@ export * from './app-urls.ts';
 export * from './app-tls.ts';
 export * from './request-concurrency.ts';
 export * from './readable-secrets.ts';
+export * from './activator.ts';

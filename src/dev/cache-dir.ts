@@ -28,6 +28,7 @@ export function cachedBuild(
     | 'metrics-server'
     | 'cert-manager'
     | 'keda'
+    | 'http-add-on'
     | 'victoria-metrics',
 ): string {
   const script = join(repoRoot, `scripts/build-${name}.sh`);

@@ -9,6 +9,7 @@ import {
   metricsBinaries,
   kedaBinaries,
   metricsStoreBinaries,
+  httpAddOnBinaries,
   certManagerBinaries,
   nodeBinaries,
   NodePrerequisitesError,
@@ -72,6 +73,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       certManager: certManagerBinaries(),
       keda: kedaBinaries(),
       metricsStore: metricsStoreBinaries(),
+      httpAddOn: httpAddOnBinaries(),
     };
     controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, forNode: true, log });
     node = await startNode({ dataDir: options.dataDir, controlPlane, binaries, forwardDns: options.forwardDns, log });

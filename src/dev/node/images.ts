@@ -26,6 +26,7 @@ export type ImageName =
   | 'builder'
   | 'source-controller'
   | 'kustomize-controller'
+  | 'keda-http-add-on'
   | 'agent-server';
 
 /** The Debian packages an image is made of: a new package version makes a new image. */
@@ -40,6 +41,7 @@ const packagesOf: Record<ImageName, string[]> = {
   builder: ['runc', 'libseccomp2', 'busybox-static'],
   'source-controller': ['ca-certificates'],
   'kustomize-controller': ['ca-certificates'],
+  'keda-http-add-on': [],
   'agent-server': [],
 };
 

@@ -8,6 +8,8 @@ export const serviceCidr = '10.96.0.0/16';
 /** The `kubernetes` Service: the first address of the service range. */
 export const apiServiceIp = '10.96.0.1';
 export const dnsServiceIp = '10.96.0.10';
+/** The activator's scaler (http-add-on.ts): a fixed address, which KEDA's operator on the host dials. */
+export const activatorScalerServiceIp = '10.96.0.11';
 export const clusterDomain = 'cluster.local';
 export const clusterCidr = '10.244.0.0/16';
 /** The node's share of the cluster range: the first /24, the one the controller-manager gives the only node. */

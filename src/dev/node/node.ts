@@ -46,6 +46,7 @@ import { metricsServerArgs, metricsServerObjects } from './metrics.ts';
 import { certManagerArgs, certificateObjects, nodeTlsIssuer } from './certificates.ts';
 import { kedaAdapterArgs, kedaCertFiles, kedaEnvironment, kedaObjects, kedaOperatorArgs, kedaOperatorRole } from './keda.ts';
 import { metricsStoreArgs, metricsStoreScrapeConfig } from './metrics-store.ts';
+import { httpAddOnObjects } from './http-add-on.ts';
 import { cachedBuild } from '../cache-dir.ts';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -68,6 +69,13 @@ export interface NodeBinaries {
   keda: string;
   /** victoria-metrics, the Prometheus-compatible server KEDA reads (scripts/build-victoria-metrics.sh). */
   metricsStore: string;
+  /** keda-http-interceptor, keda-http-scaler and crds/: KEDA's HTTP add-on (scripts/build-http-add-on.sh). */
+  httpAddOn: string;
+}
+
+/** Builds the node's activator if it is not cached yet (scripts/build-http-add-on.sh). */
+export function httpAddOnBinaries(): string {
+  return process.env.BERTH_HTTP_ADD_ON_BIN ?? cachedBuild('http-add-on');
 }
 
 /** Builds the node's KEDA if it is not cached yet (scripts/build-keda.sh). */
@@ -295,6 +303,10 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
     const kedaEnv = { ...process.env, ...kedaEnvironment };
     supervise('keda-operator', join(options.binaries.keda, 'keda-operator'), kedaOperatorArgs(kedaFiles), kedaEnv);
     supervise('keda-adapter', join(options.binaries.keda, 'keda-adapter'), kedaAdapterArgs(kedaFiles), kedaEnv);
+    // Scale to zero and back on requests: KEDA's HTTP add-on, its interceptor and scaler as pods.
+    await installCrds(kc, join(options.binaries.httpAddOn, 'crds'));
+    const addOnImage = await pushHttpAddOnImage(join(node, 'crane'), options.binaries.httpAddOn, log);
+    for (const object of httpAddOnObjects(addOnImage)) await applyObject(kc, object as never, fieldManager);
     await waitFor(
       () => clusterDnsAnswers(),
       timeout,
@@ -378,6 +390,13 @@ async function pushSystemImages(crane: string, coredns: string, log: (m: string)
     pushImage(crane, dns, `${registryAddress}/berth/coredns:latest`),
   ]);
   return { pause: pauseRef, coredns: dnsRef };
+}
+
+/** KEDA's HTTP add-on's image (both its binaries), built here and pushed to the node's registry (cached). */
+async function pushHttpAddOnImage(crane: string, httpAddOn: string, log: (m: string) => void): Promise<string> {
+  const binaries = ['keda-http-interceptor', 'keda-http-scaler'].map((name) => join(httpAddOn, name));
+  const image = await buildImage('keda-http-add-on', { files: binaries, env: { HTTP_ADD_ON_BIN: httpAddOn } }, log);
+  return pushImage(crane, image, `${registryAddress}/berth/keda-http-add-on:latest`);
 }
 
 /** The Postgres and Redis images built from Debian's packages, pushed to the node's registry (cached). */

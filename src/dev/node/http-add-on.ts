@@ -1,0 +1,145 @@
+// The node's request-driven activator: KEDA's HTTP add-on (scripts/build-http-add-on.sh), its interceptor
+// and its external scaler, run as pods in kube-system from one image built here, as the add-on's chart
+// runs them. The Gateway sends a dev_zero app's traffic to the interceptor, which counts it, holds a
+// request while the app has no ready pod, and forwards it to the app's Service by cluster DNS; the scaler
+// tells KEDA's operator (on the host) how many requests wait, and KEDA takes the app from zero to one and
+// back. Both run under service accounts with upstream's rights (read HTTPScaledObjects, Services,
+// EndpointSlices), as nobody, with nothing to write. Berth writes the HTTPScaledObjects and their
+// ScaledObjects itself: the add-on's operator is not run. Objects rendered by pure functions.
+import type { Activator } from '../../api/activator.ts';
+import type { KubeObject } from '../../runtime/index.ts';
+import { partMetadata, roleBinding } from './extension-api.ts';
+import { activatorScalerServiceIp } from './network.ts';
+
+const namespace = 'kube-system';
+const labels = { 'app.kubernetes.io/name': 'keda-http-add-on', 'app.kubernetes.io/managed-by': 'berth' };
+const ports = { proxy: 8080, admin: 9090, scaler: 9090 };
+const names = {
+  interceptor: 'keda-http-interceptor',
+  proxy: 'keda-http-interceptor-proxy',
+  admin: 'keda-http-interceptor-admin',
+  scaler: 'keda-http-scaler',
+};
+
+/** How long the interceptor holds a request while the app starts: a cold start includes pulling the image. */
+const coldStartWaitSeconds = 120;
+
+/** The activator as Berth is told about it (`--activator-proxy`, `--activator-scaler`): the interceptor's
+ * proxy Service, and the scaler's address as KEDA's operator on the host dials it (a fixed cluster IP). */
+export const nodeActivator: Activator = {
+  proxy: { namespace, name: names.proxy, port: ports.proxy },
+  scalerAddress: `${activatorScalerServiceIp}:${ports.scaler}`,
+};
+
+function clusterRole(name: string, rules: object[]): KubeObject {
+  return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: partMetadata(labels, name), rules } as KubeObject;
+}
+
+const readHttpScaledObjects = { apiGroups: ['http.keda.sh'], resources: ['httpscaledobjects'], verbs: ['get', 'list', 'watch'] };
+const readEndpointSlices = { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] };
+
+function part(
+  name: string,
+  image: string,
+  command: string,
+  env: Record<string, string>,
+  containerPorts: Record<string, number>,
+): KubeObject[] {
+  const podLabels = { ...labels, 'app.kubernetes.io/component': name };
+  return [
+    { apiVersion: 'v1', kind: 'ServiceAccount', metadata: partMetadata(labels, name, namespace) } as KubeObject,
+    roleBinding(labels, name, name, { kind: 'ServiceAccount', name, namespace }),
+    {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: partMetadata(labels, name, namespace),
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: podLabels },
+        template: {
+          metadata: { labels: podLabels },
+          spec: {
+            serviceAccountName: name,
+            priorityClassName: 'system-cluster-critical',
+            terminationGracePeriodSeconds: 5,
+            containers: [
+              {
+                name,
+                image,
+                command: [command],
+                env: Object.entries(env).map(([key, value]) => ({ name: key, value })),
+                ports: Object.entries(containerPorts).map(([portName, containerPort]) => ({ name: portName, containerPort })),
+                readinessProbe: { tcpSocket: { port: Object.values(containerPorts)[0] }, periodSeconds: 1 },
+                resources: { requests: { cpu: '20m', memory: '32Mi' }, limits: { memory: '128Mi' } },
+                securityContext: {
+                  allowPrivilegeEscalation: false,
+                  readOnlyRootFilesystem: true,
+                  runAsNonRoot: true,
+                  capabilities: { drop: ['ALL'] },
+                },
+              },
+            ],
+          },
+        },
+      },
+    } as KubeObject,
+  ];
+}
+
+function service(name: string, component: string, port: number, clusterIP?: string): KubeObject {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: partMetadata(labels, name, namespace),
+    spec: {
+      selector: { ...labels, 'app.kubernetes.io/component': component },
+      ...(clusterIP ? { clusterIP } : {}),
+      ports: [{ name: 'http', port, targetPort: port, protocol: 'TCP' }],
+    },
+  } as KubeObject;
+}
+
+/** The interceptor (proxy and admin Services) and the scaler (a Service at a fixed cluster IP, which
+ * KEDA's operator on the host reaches through kube-proxy), with their rights and pods. */
+export function httpAddOnObjects(image: string): KubeObject[] {
+  return [
+    clusterRole(names.interceptor, [
+      { apiGroups: [''], resources: ['services'], verbs: ['get', 'list', 'watch'] },
+      readEndpointSlices,
+      readHttpScaledObjects,
+    ]),
+    ...part(
+      names.interceptor,
+      image,
+      '/keda-http-interceptor',
+      {
+        KEDA_HTTP_CURRENT_NAMESPACE: namespace,
+        KEDA_HTTP_PROXY_PORT: String(ports.proxy),
+        KEDA_HTTP_ADMIN_PORT: String(ports.admin),
+        KEDA_CONDITION_WAIT_TIMEOUT: `${coldStartWaitSeconds}s`,
+        // An agent server's runs/wait sends its headers when the run ends: minutes, as through the Gateway.
+        KEDA_RESPONSE_HEADER_TIMEOUT: '600s',
+        KEDA_HTTP_CONNECT_TIMEOUT: '5s',
+        OTEL_PROM_EXPORTER_ENABLED: 'false',
+      },
+      { proxy: ports.proxy, admin: ports.admin },
+    ),
+    service(names.proxy, names.interceptor, ports.proxy),
+    service(names.admin, names.interceptor, ports.admin),
+    clusterRole(names.scaler, [readEndpointSlices, readHttpScaledObjects]),
+    ...part(
+      names.scaler,
+      image,
+      '/keda-http-scaler',
+      {
+        KEDA_HTTP_SCALER_PORT: String(ports.scaler),
+        KEDA_HTTP_SCALER_TARGET_ADMIN_NAMESPACE: namespace,
+        KEDA_HTTP_SCALER_TARGET_ADMIN_SERVICE: names.admin,
+        KEDA_HTTP_SCALER_TARGET_ADMIN_DEPLOYMENT: names.admin,
+        KEDA_HTTP_SCALER_TARGET_ADMIN_PORT: String(ports.admin),
+      },
+      { grpc: ports.scaler },
+    ),
+    service(names.scaler, names.scaler, ports.scaler, activatorScalerServiceIp),
+  ];
+}
