@@ -185,6 +185,8 @@ describe('the chart', () => {
       [['--set', 'replicas=3'], /replicas/],
       [['--set', 'apps.concurrencyQuery=sum(up)'], /concurrencyQuery/],
       [['--set', 'apps.concurrencyMetrics=prometheus:9090'], /concurrencyMetrics/],
+      [['--set', 'apps.activatorProxy=interceptor:8080'], /activatorProxy/],
+      [['--set', 'apps.activatorScaler=http://scaler'], /activatorScaler/],
     ];
     for (const [values, message] of bad) {
       const result = await helm(['template', 'berth', chart, ...clusterWide, ...values]);
@@ -342,6 +344,41 @@ describe('the chart', () => {
         { name: 'BERTH_CONCURRENCY_QUERY', value: query },
       ]),
     );
+  });
+
+  it("scales dev_zero to zero with apps.activatorProxy: passes both parts on, grants ReferenceGrants in the activator's namespace only", async () => {
+    type Rule = { apiGroups: string[]; resources: string[] };
+    const granting = (manifests: Manifest[], resource: string) =>
+      manifests
+        .filter(
+          (m) =>
+            (m.kind === 'Role' || m.kind === 'ClusterRole') &&
+            ((m as unknown as { rules?: Rule[] }).rules ?? []).some((r) => r.resources.includes(resource)),
+        )
+        .map((m) => `${m.kind}/${m.metadata?.namespace ?? ''}`);
+    const plain = await render('berth-system');
+    expect(granting(plain, 'httpscaledobjects')).toEqual([]);
+    expect(granting(plain, 'referencegrants')).toEqual([]);
+    const zero = await render('berth-system', [
+      '--set',
+      'apps.gateway.namespace=gateways',
+      '--set',
+      'apps.gateway.name=public',
+      '--set',
+      'apps.activatorProxy=keda/keda-add-ons-http-interceptor-proxy:8080',
+      '--set',
+      'apps.activatorScaler=keda-add-ons-http-external-scaler.keda:9090',
+    ]);
+    expect(env(zero)).toEqual(
+      expect.arrayContaining([
+        { name: 'BERTH_ACTIVATOR_PROXY', value: 'keda/keda-add-ons-http-interceptor-proxy:8080' },
+        { name: 'BERTH_ACTIVATOR_SCALER', value: 'keda-add-ons-http-external-scaler.keda:9090' },
+      ]),
+    );
+    // Where Berth watches (the watched namespaces' Roles), as its other children.
+    expect(granting(zero, 'httpscaledobjects')).toEqual(granting(zero, 'httproutes'));
+    expect(granting(zero, 'scaledobjects')).toEqual(granting(zero, 'httproutes'));
+    expect(granting(zero, 'referencegrants')).toEqual(['Role/keda']);
   });
 
   it("terminates TLS with apps.tlsIssuer: passes it on, grants Certificates and listeners in the Gateway's namespace only", async () => {

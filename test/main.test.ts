@@ -152,6 +152,25 @@ describe('berth run --concurrency-metrics on a cluster without KEDA', () => {
   });
 });
 
+describe('berth run --activator-proxy', () => {
+  const base = ['run', '--facade-address', '127.0.0.1:0', '--probe-address', '127.0.0.1:0', '--leader-elect', 'false'];
+  const activator = ['--activator-proxy', 'keda/interceptor-proxy:8080', '--activator-scaler', 'scaler.keda:9090'];
+
+  it('refuses to start without a Gateway, with exit code 1', async () => {
+    const berth = startBerth([...base, ...activator]);
+    expect(await berth.exited).toBe(1);
+    expect(JSON.stringify(berth.lines)).toContain('--activator-proxy needs a Gateway (--gateway)');
+  });
+
+  it('refuses to start on a cluster without KEDA, naming what is missing, with exit code 1', async () => {
+    const berth = startBerth([...base, ...activator, '--gateway', 'gateways/public']);
+    expect(await berth.exited).toBe(1);
+    expect(JSON.stringify(berth.lines)).toContain(
+      '--activator-proxy needs KEDA and its HTTP add-on: this cluster serves no ScaledObject (keda.sh/v1alpha1)',
+    );
+  });
+});
+
 describe('berth dev with no cluster configured', () => {
   it('starts an embedded control plane, prints a working API key, and Ctrl-C stops every process it started', async () => {
     const home = mkdtempSync(join(tmpdir(), 'berth-dev-home-'));

@@ -236,8 +236,8 @@ export const sourceConfigSchema = z
       .enum(deploymentTypes)
       .optional()
       .describe(
-        'Tier of the deployment: dev_free, dev, dev_zero or prod. dev_zero scales to zero when idle where the cluster has a request-driven activator; ' +
-          'where it has none it runs as dev and the ScaleToZero condition says so. Immutable once set.',
+        'Tier of the deployment: dev_free, dev, dev_zero or prod. dev_zero scales to zero after 60 s without a request where the installation has a request-driven activator ' +
+          'and the deployment a URL; its next request waits while a pod starts. Elsewhere it runs as dev. The ScaleToZero condition says which. Immutable once set.',
       ),
     buildOnPush: z
       .boolean()

@@ -18,9 +18,11 @@ import { nodeBinaries, pushBuildImages, pushServiceImages } from '../dev/node/no
 import { nodeIp, pushRegistryAddress } from '../dev/node/network.ts';
 import { nodeGateway, nodeTlsAppUrlTemplate } from '../dev/node/gateway.ts';
 import { metricsStoreUrl } from '../dev/node/metrics-store.ts';
+import { nodeActivator } from '../dev/node/http-add-on.ts';
 import { nodeTlsIssuer } from '../dev/node/certificates.ts';
 import { readPki } from '../dev/controlplane.ts';
 import type { TlsIssuer } from '../api/app-tls.ts';
+import type { Activator } from '../api/activator.ts';
 import { startPushRegistry, type PushRegistry } from '../dev/node/push-registry.ts';
 import { mintApiKey } from '../facade/api-keys.ts';
 import { ensureDevAccess } from '../facade/dev-access.ts';
@@ -59,6 +61,8 @@ export interface DevCluster {
     appsCaFile: string;
     /** The node's Prometheus-compatible server, where KEDA reads the apps' requests in flight. */
     concurrencyMetrics: string;
+    /** The node's activator (KEDA's HTTP add-on): dev_zero apps scale to zero. */
+    activator: Activator;
   };
   /** Only on the embedded control plane: a key for the local organization. */
   local?: { organizationNamespace: string; organizationId: string; apiKey: string };
@@ -132,6 +136,7 @@ async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: str
     tlsIssuer: nodeTlsIssuer,
     appsCaFile,
     concurrencyMetrics: metricsStoreUrl,
+    activator: nodeActivator,
   };
 }
 

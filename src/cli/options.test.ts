@@ -94,6 +94,25 @@ describe('parseCommandLine', () => {
     expect(() => options(['--concurrency-metrics', 'prometheus:9090'])).toThrow('--concurrency-metrics: expected an http(s) URL');
   });
 
+  it('takes an activator for dev_zero as its two parts together, each checked', () => {
+    expect(options([]).activatorProxy).toBeUndefined();
+    expect(
+      options(['--activator-proxy', 'keda/keda-add-ons-http-interceptor-proxy:8080'], {
+        BERTH_ACTIVATOR_SCALER: 'keda-add-ons-http-external-scaler.keda:9090',
+      }),
+    ).toMatchObject({
+      activatorProxy: { namespace: 'keda', name: 'keda-add-ons-http-interceptor-proxy', port: 8080 },
+      activatorScaler: 'keda-add-ons-http-external-scaler.keda:9090',
+    });
+    expect(() => options(['--activator-proxy', 'keda/proxy:8080'])).toThrow('--activator-proxy: --activator-proxy and --activator-scaler');
+    expect(() => options(['--activator-proxy', 'proxy:8080', '--activator-scaler', 'scaler:9090'])).toThrow(
+      '--activator-proxy: expected <namespace>/<service>:<port>',
+    );
+    expect(() => options(['--activator-proxy', 'keda/proxy:8080', '--activator-scaler', 'http://scaler'])).toThrow(
+      '--activator-scaler: expected host:port',
+    );
+  });
+
   it('defaults dev to loopback addresses without leader election', () => {
     expect(options([])).toMatchObject({
       command: 'dev',

@@ -2,6 +2,7 @@
 // environment variable so the same image is configured by a chart's `env:` or by `args:`.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { parseActivatorProxy } from '../api/activator.ts';
 import { parseAppUrlTemplate } from '../api/app-urls.ts';
 import { parseTlsIssuer } from '../api/app-tls.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
@@ -92,6 +93,14 @@ options (each also read from the environment variable in brackets):
   --concurrency-query <promql> one app's requests in flight, with {namespace}, {service} and {port}
                                of its Service (default: from Traefik's Gateway metrics)
                                                                    [BERTH_CONCURRENCY_QUERY]
+  --activator-proxy <namespace/service:port>
+                               scale to zero for dev_zero: the proxy Service of KEDA's HTTP add-on
+                               (its interceptor), where the Gateway sends those apps' requests; needs
+                               --activator-scaler and a Gateway (default: none, dev_zero runs as dev;
+                               dev with a node: the node's)               [BERTH_ACTIVATOR_PROXY]
+  --activator-scaler <host:port>
+                               the add-on's external scaler, as KEDA's operator reaches it
+                                                                   [BERTH_ACTIVATOR_SCALER]
   --public-url <url>           where clients reach the HTTP API, e.g. https://berth.example.com: the base
                                of the upload URLs it hands out (default: each request's Host header)
                                                                    [BERTH_PUBLIC_URL]
@@ -219,6 +228,11 @@ const optionsSchema = z
       const problem = concurrencyQueryProblem(query);
       if (problem) context.addIssue({ code: 'custom', message: problem });
     }),
+    activatorProxy: parsedBy(parseActivatorProxy).optional(),
+    activatorScaler: z
+      .string()
+      .regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?:[0-9]{1,5}$/, 'expected host:port, e.g. keda-add-ons-http-external-scaler.keda:9090')
+      .optional(),
     progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
     requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
     organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),
@@ -234,6 +248,11 @@ const optionsSchema = z
       'baseline refuses the privileged image step of builds beside their deployment: run them in a build namespace (--build-namespace), set --build-privileged false (a builder that needs no privileges), or leave podSecurity out',
   })
   // TLS is terminated by the Gateway's listeners, for the hosts of https:// app URLs.
+  // The add-on's two parts go together.
+  .refine((options) => !options.activatorProxy === !options.activatorScaler, {
+    path: ['activatorProxy'],
+    message: '--activator-proxy and --activator-scaler name the two parts of one activator: give both or neither',
+  })
   .refine((options) => !options.tlsIssuer || (options.gateway && options.appUrlTemplate?.scheme === 'https'), {
     path: ['tlsIssuer'],
     message: 'TLS needs a Gateway (--gateway) and an https:// app URL template (--app-url-template)',
@@ -280,6 +299,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'tls-issuer': { type: 'string' },
       'concurrency-metrics': { type: 'string' },
       'concurrency-query': { type: 'string' },
+      'activator-proxy': { type: 'string' },
+      'activator-scaler': { type: 'string' },
       'progress-deadline-seconds': { type: 'string' },
       'request-scale': { type: 'string' },
       'organization-policy': { type: 'string' },
@@ -324,6 +345,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     tlsIssuer: values['tls-issuer'] ?? (env.BERTH_TLS_ISSUER || undefined),
     concurrencyMetrics: values['concurrency-metrics'] ?? (env.BERTH_CONCURRENCY_METRICS || undefined),
     concurrencyQuery: values['concurrency-query'] ?? (env.BERTH_CONCURRENCY_QUERY || defaultConcurrencyQuery),
+    activatorProxy: values['activator-proxy'] ?? (env.BERTH_ACTIVATOR_PROXY || undefined),
+    activatorScaler: values['activator-scaler'] ?? (env.BERTH_ACTIVATOR_SCALER || undefined),
     progressDeadlineSeconds: values['progress-deadline-seconds'] ?? env.BERTH_PROGRESS_DEADLINE_SECONDS ?? '600',
     // A laptop is not a cluster: `berth dev` asks a quarter of the requests, so several apps fit.
     requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? (dev ? '0.25' : '1'),

@@ -5,6 +5,7 @@ import { registerCodeHostIntegrationController } from '../reconcilers/codehost-i
 import { registerDeploymentControllers } from '../reconcilers/deployment/index.ts';
 import { defaultDeploymentControllerOptions } from '../reconcilers/deployment/options.ts';
 import { scaledObjectKind } from '../reconcilers/deployment/render/autoscalers.ts';
+import { httpScaledObjectKind } from '../reconcilers/deployment/render/scale-to-zero.ts';
 import { prepareBuildNamespace } from '../reconcilers/deployment/build-namespace.ts';
 import { labelManagedSecrets } from '../workloads/readable-secrets.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/controller.ts';
@@ -17,7 +18,14 @@ import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing
 import { registrySourceArchives } from '../registry/source-archives.ts';
 import { bearerToken, type RegistryAccess } from '../facade/routes/registry.ts';
 import { registryIssuer, registryService } from '../registry/tokens.ts';
-import { organizationPolicyObjectName, parseAppUrlTemplate, type AppTls, type RequestConcurrency, type TlsIssuer } from '../api/index.ts';
+import {
+  organizationPolicyObjectName,
+  parseAppUrlTemplate,
+  type Activator,
+  type AppTls,
+  type RequestConcurrency,
+  type TlsIssuer,
+} from '../api/index.ts';
 import type { Options } from './options.ts';
 
 /** What the cluster Berth runs against offers: the embedded node's registry and images in `berth dev`. */
@@ -40,6 +48,8 @@ export interface ClusterDefaults {
   tlsIssuer?: TlsIssuer;
   /** The Prometheus-compatible server KEDA reads apps' request concurrency from (the node's). */
   concurrencyMetrics?: string;
+  /** The request-driven activator that lets dev_zero apps scale to zero (the node's KEDA HTTP add-on). */
+  activator?: Activator;
 }
 
 /** Flags first, then what the cluster offers, then the defaults of an installation. With a registry
@@ -87,6 +97,31 @@ async function requireScaledObjects(kubeConfig: KubeConfig): Promise<void> {
       `--concurrency-metrics needs KEDA: this cluster serves no ${kind} (${apiVersion}). Install KEDA, or leave --concurrency-metrics unset for a HorizontalPodAutoscaler on CPU`,
     );
   });
+}
+
+/** The activator for dev_zero: the flags, else what the cluster offers. It needs the Gateway's routes
+ * (an Ingress cannot reach a Service in another namespace) and KEDA's two kinds, refused at start
+ * otherwise, with what is missing. */
+async function activatorFor(
+  kubeConfig: KubeConfig,
+  options: Options,
+  cluster: ClusterDefaults,
+  gateway: unknown,
+): Promise<{ activator?: Activator }> {
+  const activator =
+    options.activatorProxy && options.activatorScaler
+      ? { proxy: options.activatorProxy, scalerAddress: options.activatorScaler }
+      : cluster.activator;
+  if (!activator) return {};
+  if (!gateway) throw new Error('--activator-proxy needs a Gateway (--gateway): an Ingress cannot reach a Service in another namespace');
+  for (const { apiVersion, kind } of [scaledObjectKind, httpScaledObjectKind]) {
+    await resolveResource(kubeConfig, apiVersion, kind).catch(() => {
+      throw new Error(
+        `--activator-proxy needs KEDA and its HTTP add-on: this cluster serves no ${kind} (${apiVersion}). Install them, or leave --activator-proxy unset (dev_zero then runs as dev)`,
+      );
+    });
+  }
+  return { activator };
 }
 
 /** Where apps' request concurrency is read for autoscaling: the flag, else what the cluster offers. */
@@ -140,6 +175,7 @@ export async function startBerth(
   if (options.components.includes('controller')) {
     const scaling = requestConcurrencyFor(options, cluster);
     if (scaling.requestConcurrency) await requireScaledObjects(kubeConfig);
+    const activation = await activatorFor(kubeConfig, options, cluster, routing.gateway);
     const buildNamespace = options.buildNamespace;
     if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger));
     manager.whenLeading('readable Secrets', () => labelManagedSecrets(kubeConfig, scope.namespaces, logger));
@@ -156,6 +192,7 @@ export async function startBerth(
       hostPolicy,
       ...routing,
       ...scaling,
+      ...activation,
       ...scope,
     });
     registerTracingProjectController(manager, scope);

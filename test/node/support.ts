@@ -158,10 +158,10 @@ export function gatewayFlags(options: { tls?: boolean } = {}): string[] {
   return ['--app-url-template', nodeTlsAppUrlTemplate, ...gateway, '--tls-issuer', `${nodeTlsIssuer.kind}/${nodeTlsIssuer.name}`];
 }
 
-/** GET with a 3 s bound, never a request that could wait on a route off this machine; `headers` may
- * name another Host (a custom URL's, sent to the Gateway). */
-export function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
-  return send(url, { headers });
+/** GET with a 3 s bound (or `timeoutMs`), never a request that could wait on a route off this machine;
+ * `headers` may name another Host (a custom URL's, sent to the Gateway). */
+export function httpGet(url: string, headers: Record<string, string> = {}, timeoutMs?: number): Promise<{ status: number; body: string }> {
+  return send(url, { headers, ...(timeoutMs ? { timeoutMs } : {}) });
 }
 
 /** GET over TLS trusting only `ca`, with the same bound; resolves with the certificate the server showed.

@@ -8,6 +8,8 @@ from (rbac.yaml). Each rule has a scope:
   leader-election  the release namespace only: the Lease and the Events recorded about it.
   api-keys         the release namespace only: the Secrets holding API-key hashes (read only), and
                    with builder.pushRegistry the one Secret of the registry's signing key, made once.
+  activator        with apps.activatorProxy, the activator's namespace only: the ReferenceGrants that
+                   let an organization's HTTPRoutes lead to the activator's proxy Service.
   gateway-tls      with apps.tlsIssuer, the Gateway's namespace only: the organizations' Certificates,
                    their Secrets' removal, and the Gateway's listeners (patched under a field manager
                    per organization).
@@ -88,6 +90,24 @@ the watched namespaces and the release namespace.
 - scope: watched
   apiGroups: [keda.sh]
   resources: [scaledobjects]
+  verbs: [get, list, watch, create, update, patch, delete]
+{{- end }}
+{{- if .Values.apps.activatorProxy }}
+# apps.activatorProxy: a dev_zero app scales to zero through KEDA's HTTP add-on: its HTTPScaledObject and
+# its KEDA ScaledObject.
+- scope: watched
+  apiGroups: [http.keda.sh]
+  resources: [httpscaledobjects]
+  verbs: [get, list, watch, create, update, patch, delete]
+{{- if not .Values.apps.concurrencyMetrics }}
+- scope: watched
+  apiGroups: [keda.sh]
+  resources: [scaledobjects]
+  verbs: [get, list, watch, create, update, patch, delete]
+{{- end }}
+- scope: activator
+  apiGroups: [gateway.networking.k8s.io]
+  resources: [referencegrants]
   verbs: [get, list, watch, create, update, patch, delete]
 {{- end }}
 - scope: watched

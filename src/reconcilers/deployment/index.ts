@@ -14,7 +14,8 @@
 //   lifecycle.ts, pods.ts     where the target stands: its rollout, what its pods' kubelet and scheduler say
 //   record-status.ts          steps 5-6: the Deployment's and the revisions' status, written when they change
 //   status.ts, status-writer.ts  the phase and kstatus verdict, and the stored status they make
-//   tier.ts                   what a tier means here (dev_zero's condition)
+//   tier.ts                   what a tier means here (whether dev_zero scales to zero, its condition)
+//   scale-to-zero.ts          a Deployment's tier decided, and its namespace's grant to the activator
 //   scaling-status.ts         what the autoscaler is doing (status.scaling)
 //   certificate-status.ts     whether the https:// URL's certificates are issued (CertificateReady)
 //   build-namespace.ts        the build namespace and its NetworkPolicy, kept by the leader
@@ -34,6 +35,8 @@ import {
   type ObjectKey,
 } from '../../runtime/index.ts';
 import { childKinds, deploymentInformers, secretReaderIndex, type DeploymentInformers } from './informers.ts';
+import { activatorGrantLabel } from './render/scale-to-zero.ts';
+import { scaleToZeroOf } from './scale-to-zero.ts';
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
 import { workloadChangeMatters } from './lifecycle.ts';
@@ -66,7 +69,8 @@ export function registerDeploymentControllers(
   const informers = deploymentInformers(manager, options.namespaces, {
     httpRoutes: options.gateway !== undefined,
     ...(options.tls ? { tls: options.tls } : {}),
-    scaledObjects: options.requestConcurrency !== undefined,
+    scaledObjects: options.requestConcurrency !== undefined || options.activator !== undefined,
+    ...(options.activator ? { activatorNamespace: options.activator.proxy.namespace } : {}),
   });
   const writer = dependencies.writer ?? createDeploymentWriter(manager.kubeConfig);
   const reconcile = createDeploymentReconciler({ informers, writer, options });
@@ -161,6 +165,20 @@ export function registerDeploymentControllers(
               informer: untyped(informers.certificates),
               map: (object: DeepReadonly<KubeObject>) =>
                 deploymentsInNamespace(object.metadata?.labels?.[tlsOrganizationLabel] ?? '').map(keyOf),
+            },
+          ]
+        : []),
+      ...(informers.activatorGrants
+        ? [
+            {
+              // A namespace's grant to the activator, changed or removed by someone else, is put back by
+              // the first of its Deployments that scales to zero.
+              informer: untyped(informers.activatorGrants),
+              map: (object: DeepReadonly<KubeObject>) =>
+                deploymentsInNamespace(object.metadata?.labels?.[activatorGrantLabel] ?? '')
+                  .filter((d) => scaleToZeroOf(options, d) === 'activated')
+                  .slice(0, 1)
+                  .map(keyOf),
             },
           ]
         : []),

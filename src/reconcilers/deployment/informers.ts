@@ -39,6 +39,7 @@ import {
 import { referencedSecretNames } from './inputs.ts';
 import { autoscalerStatusPaths } from './scaling-status.ts';
 import { scaledObjectKind } from './render/autoscalers.ts';
+import { activatorGrantLabel, httpScaledObjectKind, referenceGrantKind } from './render/scale-to-zero.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
 import { readableSecrets } from '../../workloads/readable-secrets.ts';
 import { organizationCertificates } from '../organization/tls.ts';
@@ -51,6 +52,8 @@ export const childKinds = {
   ingress: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses' },
   httpRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes' },
   scaledObject: scaledObjectKind,
+  httpScaledObject: httpScaledObjectKind,
+  referenceGrant: referenceGrantKind,
   job: { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs' },
   secret: secretKind,
   persistentVolumeClaim: { apiVersion: 'v1', kind: 'PersistentVolumeClaim', plural: 'persistentvolumeclaims' },
@@ -73,6 +76,10 @@ export interface DeploymentInformers {
   certificates?: Informer<KubeObject>;
   /** Only where apps scale on their requests in flight: their KEDA ScaledObjects (KEDA's CRDs). */
   scaledObjects?: Informer<KubeObject>;
+  /** Only with an activator for dev_zero: the add-on's HTTPScaledObjects Berth writes, and the
+   * ReferenceGrants it keeps in the activator's namespace (one per namespace with such apps). */
+  httpScaledObjects?: Informer<KubeObject>;
+  activatorGrants?: Informer<KubeObject>;
   jobs: Informer<V1Job>;
   secrets: Informer<V1Secret>;
   /** Pods of revisions (application, queue worker, build): read for failures and logs, never written. */
@@ -105,6 +112,8 @@ const appliedView = {
   ingress: ownedFieldsView(fieldManager),
   httpRoute: ownedFieldsView(fieldManager),
   scaledObject: ownedFieldsView(fieldManager),
+  httpScaledObject: ownedFieldsView(fieldManager),
+  referenceGrant: ownedFieldsView(fieldManager),
 };
 
 /**
@@ -115,7 +124,7 @@ const appliedView = {
 export function deploymentInformers(
   manager: Manager,
   namespaces?: string[],
-  routes: { httpRoutes: boolean; tls?: AppTls; scaledObjects?: boolean } = { httpRoutes: false },
+  routes: { httpRoutes: boolean; tls?: AppTls; scaledObjects?: boolean; activatorNamespace?: string } = { httpRoutes: false },
 ): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
   return {
@@ -138,6 +147,19 @@ export function deploymentInformers(
     ...(routes.scaledObjects
       ? { scaledObjects: manager.informer<KubeObject>(childKinds.scaledObject, { ...scope, transform: appliedView.scaledObject }) }
       : {}),
+    ...(routes.activatorNamespace !== undefined
+      ? {
+          httpScaledObjects: manager.informer<KubeObject>(childKinds.httpScaledObject, {
+            ...scope,
+            transform: appliedView.httpScaledObject,
+          }),
+          activatorGrants: manager.informer<KubeObject>(childKinds.referenceGrant, {
+            namespaces: [routes.activatorNamespace],
+            labelSelector: activatorGrantLabel,
+            transform: appliedView.referenceGrant,
+          }),
+        }
+      : {}),
     jobs: manager.informer<V1Job>(childKinds.job, { ...scope, transform: appliedView.job }),
     secrets: readableSecrets(manager, namespaces),
     pods: revisionPods(manager, namespaces),
@@ -154,5 +176,6 @@ export function workloadInformers(informers: DeploymentInformers): Informer[] {
     informers.ingresses,
     ...(informers.httpRoutes ? [informers.httpRoutes] : []),
     ...(informers.scaledObjects ? [informers.scaledObjects] : []),
+    ...(informers.httpScaledObjects ? [informers.httpScaledObjects] : []),
   ] as unknown as Informer[];
 }

@@ -6,6 +6,7 @@ import {
   type AppUrlTemplate,
   type BuildResources,
   type HostPolicy,
+  type Activator,
   type RequestConcurrency,
 } from '../../api/index.ts';
 import type { GatewayRef } from './render/ingress.ts';
@@ -43,6 +44,9 @@ export interface DeploymentControllerOptions {
   /** Where apps' requests in flight are read: with it, an app's autoscaler is a KEDA ScaledObject on
    * them and on CPU; without it, a HorizontalPodAutoscaler on CPU. */
   requestConcurrency?: RequestConcurrency;
+  /** The request-driven activator (KEDA's HTTP add-on): with it, a dev_zero app that has a URL scales
+   * to zero when idle and its routes lead to the activator. */
+  activator?: Activator;
   /** Where build Jobs run (src/workloads/build-jobs.ts): a namespace of their own, apart from the
    * organizations' apps. Unset: beside their Deployment. */
   buildNamespace?: string;

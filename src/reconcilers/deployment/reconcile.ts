@@ -29,6 +29,7 @@ import { createSourceHeads, trackedBranch } from './source-head.ts';
 import type { Problem } from './status.ts';
 import { targetImage } from './target-image.ts';
 import { syncWorkloads, type CurrentWorkloads } from './workloads.ts';
+import { keepActivatorGrant } from './scale-to-zero.ts';
 import { StaleObjectError } from './writer.ts';
 
 /**
@@ -80,7 +81,9 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   if ('problem' in chosen) return halt(pass, deployment, chosen);
   // 3. Its image.
   const image = await targetImage(pass, deployment, owner, chosen, history.previousActive);
-  // 4. Workloads: applied only where the cache differs from the rendering.
+  // 4. Workloads: applied only where the cache differs from the rendering (the activator's grant first,
+  // so that routes leading to it resolve at once).
+  await keepActivatorGrant(pass, owner.namespace);
   const applied = await applyWorkloads(pass, owner, spec, image.serving);
   if ('problem' in applied)
     return halt(pass, deployment, {

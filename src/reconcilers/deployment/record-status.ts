@@ -28,6 +28,7 @@ import { conditionVerdict, deploymentPhase, type Problem, type StatusObservation
 import { nextDeploymentStatus, nextRevisionStatus } from './status-writer.ts';
 import type { TargetImage } from './target-image.ts';
 import { tierCondition, type TierCondition } from './tier.ts';
+import { scaleToZeroOf } from './scale-to-zero.ts';
 import { certificateCondition, type CertificateCondition } from './certificate-status.ts';
 import { workloadKey, type CurrentWorkloads } from './workloads.ts';
 
@@ -40,8 +41,8 @@ export interface StatusFacts {
   scaling?: DeploymentScaling;
 }
 
-function tierFact(deployment: DeepReadonly<Deployment>): { tier?: TierCondition } {
-  const tier = tierCondition(deployment.spec.sourceConfig?.deploymentType);
+function tierFact(pass: Pass, deployment: DeepReadonly<Deployment>): { tier?: TierCondition } {
+  const tier = tierCondition(scaleToZeroOf(pass.options, deployment));
   return tier ? { tier } : {};
 }
 
@@ -81,7 +82,7 @@ export async function writeStatus(
       ...(facts.url ? { url: facts.url } : {}),
       ...(facts.clusterUrl ? { clusterUrl: facts.clusterUrl } : {}),
       ...(facts.scaling ? { scaling: facts.scaling } : {}),
-      ...tierFact(deployment),
+      ...tierFact(pass, deployment),
       ...certificateFact(pass, deployment),
     },
     pass.options.now(),
@@ -194,7 +195,15 @@ export async function recordOutcome(
     pass,
     deployment,
     {
-      ...workloadsObservation({ spec, hasDatabase: backing.database, postgres, application, queueWorker, targetName: target.name }),
+      ...workloadsObservation({
+        spec,
+        hasDatabase: backing.database,
+        postgres,
+        application,
+        queueWorker,
+        targetName: target.name,
+        activated: scaleToZeroOf(pass.options, deployment) === 'activated',
+      }),
       deleting: false,
       target: phase,
       targetIsActive: active?.name === target.name,
@@ -220,7 +229,9 @@ function workloadsObservation(input: {
   application: V1Deployment | undefined;
   queueWorker: V1Deployment | undefined;
   targetName: string;
-}): Pick<StatusObservation, 'database' | 'scaledToZero' | 'workloadsAvailable' | 'workloadsRolledOut'> {
+  /** The app scales to zero when idle (tier.ts): at zero replicas it is idle, not unavailable. */
+  activated: boolean;
+}): Pick<StatusObservation, 'database' | 'scaledToZero' | 'idle' | 'workloadsAvailable' | 'workloadsRolledOut'> {
   const { application, queueWorker } = input;
   const resources = input.spec.sourceConfig?.resourceSpec ?? {};
   const queueScaledToZero = scaling(resources.queueMinScale, resources.queueMaxScale).kind === 'scaledToZero';
@@ -228,6 +239,7 @@ function workloadsObservation(input: {
   return {
     database: !input.hasDatabase ? 'none' : (input.postgres?.status?.readyReplicas ?? 0) >= 1 ? 'ready' : 'notReady',
     scaledToZero: scaling(resources.minScale, resources.maxScale).kind === 'scaledToZero',
+    idle: input.activated && application?.spec?.replicas === 0,
     workloadsAvailable: hasAvailableReplica(application) && (!queueWorker || queueScaledToZero || hasAvailableReplica(queueWorker)),
     workloadsRolledOut:
       appRollout.complete && appRollout.revision === input.targetName && (!queueWorker || rolloutOf(queueWorker).complete),

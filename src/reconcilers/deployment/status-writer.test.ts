@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextDeploymentStatus, nextRevisionStatus, phaseReason } from './status-writer.ts';
-import { tierCondition } from './tier.ts';
+import { scaleToZero, tierCondition } from './tier.ts';
 
 const t0 = new Date('2026-01-01T00:00:00.123Z');
 const t1 = new Date('2026-01-01T00:05:00Z');
@@ -34,15 +34,23 @@ describe('nextDeploymentStatus', () => {
   });
 
   it('says a dev_zero Deployment runs as dev here in a ScaleToZero condition, and drops it when the tier has none', () => {
-    const zero = nextDeploymentStatus(first, { ...facts, tier: tierCondition('dev_zero') }, t1);
+    const noActivator = scaleToZero('dev_zero', { activator: false, routed: true });
+    const zero = nextDeploymentStatus(first, { ...facts, tier: tierCondition(noActivator) }, t1);
     expect(zero.conditions?.find((c) => c.type === 'ScaleToZero')).toMatchObject({
       status: 'False',
       reason: 'NoActivator',
       observedGeneration: 3,
     });
-    expect(nextDeploymentStatus(zero, { ...facts, tier: tierCondition('dev_zero') }, t1)).toBe(zero);
+    expect(nextDeploymentStatus(zero, { ...facts, tier: tierCondition(noActivator) }, t1)).toBe(zero);
     expect(nextDeploymentStatus(zero, facts, t1).conditions?.map((c) => c.type)).toEqual(['Ready', 'Reconciling', 'Stalled']);
-    for (const tier of ['dev_free', 'dev', 'prod', undefined]) expect(tierCondition(tier)).toBeUndefined();
+    for (const tier of ['dev_free', 'dev', 'prod', undefined]) expect(scaleToZero(tier, { activator: true, routed: true })).toBeUndefined();
+  });
+
+  it('says a dev_zero Deployment scales to zero where the cluster has an activator and the app a URL', () => {
+    expect(scaleToZero('dev_zero', { activator: true, routed: true })).toBe('activated');
+    expect(tierCondition('activated')).toMatchObject({ status: 'True', reason: 'Activated' });
+    expect(scaleToZero('dev_zero', { activator: true, routed: false })).toBe('NoRoute');
+    expect(tierCondition('NoRoute')).toMatchObject({ status: 'False', reason: 'NoRoute' });
   });
 
   it('returns the stored status itself when only time has passed', () => {

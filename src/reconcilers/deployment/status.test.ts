@@ -19,6 +19,7 @@ describe('deploymentPhase', () => {
     ['waiting for its database', { ...serving, database: 'notReady', workloadsAvailable: false }, 'AWAITING_DATABASE'],
     ['without a database, serving', { ...serving, database: 'none' }, 'READY'],
     ['not available yet', { ...serving, workloadsAvailable: false }, 'UNKNOWN'],
+    ['idle at zero, woken by its next request', { ...serving, workloadsAvailable: false, idle: true }, 'READY'],
   ] as const)('%s -> %s', (_, observation, expected) => {
     expect(deploymentPhase(observation)).toBe(expected);
   });
@@ -28,6 +29,7 @@ describe('conditionVerdict', () => {
   it.each([
     ['serving', serving, 'ready', 'Ready'],
     ['scaled to zero', { ...serving, scaledToZero: true, workloadsAvailable: false, workloadsRolledOut: true }, 'ready', 'ScaledToZero'],
+    ['idle at zero', { ...serving, idle: true, workloadsAvailable: false }, 'ready', 'Idle'],
     ['a missing Secret', { ...serving, problem: { reason: 'SecretNotFound', message: 'Secret x not found' } }, 'stalled', 'SecretNotFound'],
     [
       'a Secret the HTTP API is about to write',

@@ -22,6 +22,8 @@ export interface StatusObservation {
   /** 'none' when the Deployment has no database. */
   database: 'none' | 'ready' | 'notReady';
   scaledToZero: boolean;
+  /** A dev_zero app its activator took to zero: it has no pod until its next request. */
+  idle?: boolean;
   /** Every application workload has pods available: the application serves. */
   workloadsAvailable: boolean;
   /** Every application workload runs its current template with all wanted replicas updated and available. */
@@ -36,7 +38,7 @@ export function deploymentPhase(o: StatusObservation): DeploymentPhase {
   if (o.deleting) return 'AWAITING_DELETE';
   if (o.scaledToZero) return 'UNUSED';
   if (o.database === 'notReady') return 'AWAITING_DATABASE';
-  if (o.workloadsAvailable) return 'READY';
+  if (o.workloadsAvailable || o.idle) return 'READY';
   return 'UNKNOWN';
 }
 
@@ -73,6 +75,12 @@ export function conditionVerdict(o: StatusObservation): Verdict {
       message: target.message,
     };
   if (o.scaledToZero) return { state: 'ready', reason: 'ScaledToZero', message: 'The revision is deployed with maxScale 0: nothing runs.' };
+  if (o.idle)
+    return {
+      state: 'ready',
+      reason: 'Idle',
+      message: 'No request for a while: scaled to zero; the next request through its URL starts a pod.',
+    };
   if (!o.workloadsRolledOut)
     return { state: 'progressing', reason: 'AwaitingAvailability', message: 'Waiting for the workloads to roll out and become available.' };
   return { state: 'ready', reason: 'Ready', message: 'The revision is serving and the workloads are available.' };

@@ -21,7 +21,7 @@ const scaleDownWindowSeconds = 60;
 /** KEDA's kind, which the controller caches and applies and Berth asks the cluster for at start. */
 export const scaledObjectKind = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', plural: 'scaledobjects' } as const;
 
-const scaleDownBehavior = { scaleDown: { stabilizationWindowSeconds: scaleDownWindowSeconds } };
+export const scaleDownBehavior = { scaleDown: { stabilizationWindowSeconds: scaleDownWindowSeconds } };
 
 /** The members of KEDA's ScaledObject that Berth sets. */
 export interface ScaledObject extends KubeObject {
@@ -29,6 +29,8 @@ export interface ScaledObject extends KubeObject {
     scaleTargetRef: { apiVersion: string; kind: string; name: string };
     minReplicaCount: number;
     maxReplicaCount: number;
+    cooldownPeriod?: number;
+    initialCooldownPeriod?: number;
     advanced: { horizontalPodAutoscalerConfig: { name: string; behavior: V2HorizontalPodAutoscalerBehavior } };
     triggers: { type: string; name?: string; metricType: 'Utilization' | 'AverageValue'; metadata: Record<string, string> }[];
   };

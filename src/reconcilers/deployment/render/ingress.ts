@@ -21,7 +21,19 @@ export interface GatewayRef {
 
 export const httpRouteApiVersion = 'gateway.networking.k8s.io/v1';
 
-export function renderHttpRoute(owner: OwnerDeployment, route: ExternalRoute, gateway: GatewayRef): KubeObject {
+/** A route's backend: the application's Service, or another in its own namespace (scale-to-zero.ts). */
+export type RouteBackend = { group: ''; kind: 'Service'; namespace?: string; name: string; port: number; weight: number };
+
+export function applicationBackend(owner: OwnerDeployment): RouteBackend {
+  return { group: '', kind: 'Service', name: childNames(owner.name).application, port: applicationServicePort, weight: 1 };
+}
+
+export function renderHttpRoute(
+  owner: OwnerDeployment,
+  route: ExternalRoute,
+  gateway: GatewayRef,
+  backend: RouteBackend = applicationBackend(owner),
+): KubeObject {
   return {
     apiVersion: httpRouteApiVersion,
     kind: 'HTTPRoute',
@@ -32,7 +44,7 @@ export function renderHttpRoute(owner: OwnerDeployment, route: ExternalRoute, ga
       rules: [
         {
           matches: [{ path: { type: 'PathPrefix', value: route.path } }],
-          backendRefs: [{ group: '', kind: 'Service', name: childNames(owner.name).application, port: applicationServicePort, weight: 1 }],
+          backendRefs: [backend],
         },
       ],
     },

@@ -50,7 +50,10 @@ export type ResourceSpecInput = Reads<
 
 export type SecretEntryInput = Pick<DeploymentSecret, 'name'> & Reads<DeploymentSecret, 'valueFrom'>;
 
-type SourceConfigInput = Reads<SourceConfig, 'repoUrl' | 'customUrl' | 'installCommand' | 'buildCommand' | 'queueWorker'> & {
+type SourceConfigInput = Reads<
+  SourceConfig,
+  'repoUrl' | 'customUrl' | 'installCommand' | 'buildCommand' | 'queueWorker' | 'deploymentType'
+> & {
   readonly healthCheck?: Maybe<Reads<HealthCheck, 'path' | 'periodSeconds' | 'timeoutSeconds' | 'failureThreshold'>>;
   readonly resourceSpec?: Maybe<ResourceSpecInput>;
 };

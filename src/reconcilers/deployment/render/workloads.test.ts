@@ -87,6 +87,68 @@ describe('renderWorkloads', () => {
     ]);
   });
 
+  describe('a dev_zero app where the installation has an activator', () => {
+    const appUrls = parseAppUrlTemplate('http://{deployment}.{organization}.localhost:18080/') as AppUrlTemplate;
+    const gateway = { namespace: 'gw', name: 'public' };
+    const activator = { proxy: { namespace: 'keda', name: 'interceptor-proxy', port: 8080 }, scalerAddress: 'scaler.keda:9090' };
+    const zero = (spec: Partial<DeploymentSpecInput['sourceConfig']>, extra: object = {}) =>
+      renderWorkloads({
+        owner,
+        spec: { source: 'external_docker', sourceConfig: { deploymentType: 'dev_zero', ...spec } },
+        settings: { ...settings, appUrls, gateway, activator, ...extra },
+        serving,
+      });
+
+    it('routes its hosts to the activator and scales from zero on the requests it counts', () => {
+      const objects = zero({ customUrl: 'https://shop.example.com/store', resourceSpec: { maxScale: 3 } });
+      expect(objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual([
+        'Service/shop',
+        'Deployment/shop',
+        'HTTPScaledObject/shop',
+        'ScaledObject/shop',
+        'HTTPRoute/shop',
+        'HTTPRoute/shop-custom',
+      ]);
+      const spec = (kind: string) => (objects.find((o) => o.kind === kind) as unknown as { spec: Record<string, unknown> }).spec;
+      expect(spec('HTTPScaledObject')).toEqual({
+        hosts: ['shop.ns.localhost', 'shop.example.com'],
+        pathPrefixes: ['/', '/store'],
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop', service: 'shop', port: 80 },
+        replicas: { min: 0, max: 3 },
+        scaledownPeriod: 60,
+        scalingMetric: { concurrency: { targetValue: 10 } },
+      });
+      expect(spec('ScaledObject')).toMatchObject({
+        minReplicaCount: 0,
+        maxReplicaCount: 3,
+        advanced: { horizontalPodAutoscalerConfig: { name: 'shop' } },
+        triggers: [{ type: 'external-push', metadata: { scalerAddress: 'scaler.keda:9090', httpScaledObject: 'shop' } }],
+      });
+      for (const route of objects.filter((o) => o.kind === 'HTTPRoute'))
+        expect((route as unknown as { spec: { rules: { backendRefs: unknown[] }[] } }).spec.rules[0]!.backendRefs).toEqual([
+          { group: '', kind: 'Service', namespace: 'keda', name: 'interceptor-proxy', port: 8080, weight: 1 },
+        ]);
+    });
+
+    it('runs as dev without a URL for the activator to hold, and with maxScale 0 runs nothing', () => {
+      const unrouted = renderWorkloads({
+        owner,
+        spec: { source: 'external_docker', sourceConfig: { deploymentType: 'dev_zero' } },
+        settings: { ...settings, gateway, activator },
+        serving,
+      });
+      expect(unrouted.map((o) => o.kind)).toEqual(['Service', 'Deployment', 'HorizontalPodAutoscaler']);
+      expect(zero({ resourceSpec: { maxScale: 0 } }).map((o) => o.kind)).toEqual(['Service', 'Deployment', 'HTTPRoute']);
+      const dev = renderWorkloads({
+        owner,
+        spec: { source: 'external_docker', sourceConfig: { deploymentType: 'dev' } },
+        settings: { ...settings, appUrls, gateway, activator },
+        serving,
+      });
+      expect(dev.map((o) => o.kind)).toEqual(['Service', 'Deployment', 'HorizontalPodAutoscaler', 'HTTPRoute']);
+    });
+  });
+
   it('gates the app on a readiness probe on its port, drains it before stopping, kills no slow starter, and probes no queue worker', () => {
     const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { resourceSpec: { queueMaxScale: 1 } } };
     const containerOf = (name: string) => {

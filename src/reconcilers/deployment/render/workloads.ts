@@ -1,13 +1,15 @@
 // Everything a Deployment runs, rendered in one call: the set of workload manifests for a spec and the
 // revision being served. Pure; the reconciler applies what differs from the cache and prunes the rest.
-import { appHost, childNames, parseCustomUrl, type AppUrlTemplate, type RequestConcurrency } from '../../../api/index.ts';
+import { appHost, childNames, parseCustomUrl, type Activator, type AppUrlTemplate, type RequestConcurrency } from '../../../api/index.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
 import { renderApplication, renderApplicationService, renderQueueWorker, type ServingRevision } from './application.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
-import { backingServices } from './backing.ts';
+import { backingServices, scaling } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
 import { renderHttpRoute, renderIngress, type ExternalRoute, type GatewayRef } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
+import { activatorBackend, renderActivatedScaledObject, renderHttpScaledObject } from './scale-to-zero.ts';
+import { scaleToZero } from '../tier.ts';
 import { renderRedis, renderRedisService } from './redis.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
@@ -25,6 +27,8 @@ export interface WorkloadSettings {
   registryCredentials?: string;
   /** Where apps' requests in flight are read: the application then scales on them through KEDA. */
   requestConcurrency?: RequestConcurrency;
+  /** The request-driven activator: with it, a dev_zero app that has a URL scales to zero when idle. */
+  activator?: Activator;
 }
 
 export interface WorkloadsInput {
@@ -40,6 +44,8 @@ export interface WorkloadsInput {
 export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   const { owner, spec, serving, settings } = input;
   const backing = backingServices(spec);
+  const routes = externalRoutes(owner, spec, settings);
+  const activation = activationOf(owner, spec, settings, routes);
   const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
   if (serving) {
     const workload = {
@@ -54,8 +60,10 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
     };
     if (settings.registryCredentials) Object.assign(workload, { registryCredentials: settings.registryCredentials });
     desired.push(renderApplication(workload));
-    const autoscaler = renderApplicationAutoscaler(owner, spec, settings.requestConcurrency);
-    if (autoscaler) desired.push(autoscaler);
+    const autoscalers = activation
+      ? activatedAutoscalers(activation)
+      : [renderApplicationAutoscaler(owner, spec, settings.requestConcurrency)];
+    for (const autoscaler of autoscalers) if (autoscaler) desired.push(autoscaler);
     if (backing.queueWorker) {
       desired.push(renderQueueWorker(workload));
       const queueAutoscaler = renderQueueWorkerAutoscaler(owner, spec);
@@ -75,14 +83,43 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
     );
   }
   if (backing.redis) desired.push(renderRedis(owner, spec, settings.images.redis, settings.requestScale), renderRedisService(owner));
-  const routes = externalRoutes(owner, spec, settings);
-  if (settings.gateway) for (const route of routes) desired.push(renderHttpRoute(owner, route, settings.gateway));
+  const backend = activation && activatorBackend(activation.activator.proxy);
+  if (settings.gateway) for (const route of routes) desired.push(renderHttpRoute(owner, route, settings.gateway, backend));
   else if (routes.length > 0) desired.push(renderIngress(owner, routes, settings.ingressClassName));
   return desired;
 }
 
+interface Activation {
+  owner: OwnerDeployment;
+  activator: Activator;
+  routes: ExternalRoute[];
+  maxReplicas: number;
+}
+
+/** How a dev_zero app scales to zero here, if it does (tier.ts decides; maxScale 0 keeps nothing running). */
+function activationOf(
+  owner: OwnerDeployment,
+  spec: DeploymentSpecInput,
+  settings: WorkloadSettings,
+  routes: ExternalRoute[],
+): Activation | undefined {
+  const resources = spec.sourceConfig?.resourceSpec ?? {};
+  const scale = scaling(resources.minScale, resources.maxScale);
+  const state = scaleToZero(spec.sourceConfig?.deploymentType, {
+    activator: !!settings.activator && !!settings.gateway,
+    routed: routes.length > 0,
+  });
+  if (state !== 'activated' || scale.kind !== 'autoscaled' || !settings.activator) return undefined;
+  return { owner, activator: settings.activator, routes, maxReplicas: scale.maxReplicas };
+}
+
+function activatedAutoscalers(activation: Activation): KubeObject[] {
+  const { owner, activator, routes, maxReplicas } = activation;
+  return [renderHttpScaledObject(owner, routes, maxReplicas), renderActivatedScaledObject(owner, activator, maxReplicas)];
+}
+
 /** The Deployment's own URL's host, then its customUrl's host and path. */
-function externalRoutes(owner: OwnerDeployment, spec: DeploymentSpecInput, settings: WorkloadSettings): ExternalRoute[] {
+export function externalRoutes(owner: OwnerDeployment, spec: DeploymentSpecInput, settings: WorkloadSettings): ExternalRoute[] {
   const names = childNames(owner.name);
   const routes: ExternalRoute[] = [];
   if (settings.appUrls) routes.push({ objectName: names.ingress, host: appHost(settings.appUrls, owner.name, owner.namespace), path: '/' });

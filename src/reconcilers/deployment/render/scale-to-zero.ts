@@ -1,0 +1,96 @@
+// A dev_zero app that scales to zero (tier.ts): its routes lead to the activator, KEDA's HTTP add-on, in
+// the activator's namespace, which counts and holds each request while the app has no ready pod, then
+// forwards it to the app's Service. Berth writes the add-on's HTTPScaledObject (which hosts and paths
+// are the app's, and its Service) and the KEDA ScaledObject that scales the app on the requests the
+// add-on counts, 10 in flight per replica, from zero; and, in the activator's namespace, the
+// ReferenceGrant that lets the namespace's HTTPRoutes name the activator's Service. Pure.
+import { idleSecondsBeforeZero, targetConcurrencyPerReplica, type Activator, type ActivatorProxy } from '../../../api/index.ts';
+import { childNames } from '../../../api/child-names.ts';
+import type { KubeObject } from '../../../runtime/index.ts';
+import { applicationServicePort } from './application.ts';
+import { scaledObjectKind, scaleDownBehavior, type ScaledObject } from './autoscalers.ts';
+import { type OwnerDeployment, childMetadata } from './common.ts';
+import type { ExternalRoute, RouteBackend } from './ingress.ts';
+
+export const httpScaledObjectKind = { apiVersion: 'http.keda.sh/v1alpha1', kind: 'HTTPScaledObject', plural: 'httpscaledobjects' } as const;
+export const referenceGrantKind = {
+  apiVersion: 'gateway.networking.k8s.io/v1beta1',
+  kind: 'ReferenceGrant',
+  plural: 'referencegrants',
+} as const;
+
+/** The label of a ReferenceGrant Berth keeps for one namespace's routes: the namespace. */
+export const activatorGrantLabel = 'berth.dev/activator-grant-for';
+
+/** The add-on's routing entry and scaling target for the app: its hosts and paths, its Service. */
+export function renderHttpScaledObject(owner: OwnerDeployment, routes: readonly ExternalRoute[], maxReplicas: number): KubeObject {
+  const target = childNames(owner.name).application;
+  return {
+    apiVersion: httpScaledObjectKind.apiVersion,
+    kind: httpScaledObjectKind.kind,
+    metadata: childMetadata(owner, target, 'application'),
+    spec: {
+      hosts: [...new Set(routes.map((route) => route.host))],
+      pathPrefixes: [...new Set(routes.map((route) => route.path))],
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target, service: target, port: applicationServicePort },
+      replicas: { min: 0, max: maxReplicas },
+      scaledownPeriod: idleSecondsBeforeZero,
+      scalingMetric: { concurrency: { targetValue: targetConcurrencyPerReplica } },
+    },
+  } as KubeObject;
+}
+
+/** What KEDA scales the app on: the add-on's count of its requests, from zero. The HPA KEDA makes above
+ * one replica keeps the application's name, as every autoscaler Berth renders does. */
+export function renderActivatedScaledObject(owner: OwnerDeployment, activator: Activator, maxReplicas: number): ScaledObject {
+  const target = childNames(owner.name).application;
+  return {
+    apiVersion: scaledObjectKind.apiVersion,
+    kind: scaledObjectKind.kind,
+    metadata: childMetadata(owner, target, 'application'),
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
+      minReplicaCount: 0,
+      maxReplicaCount: maxReplicas,
+      cooldownPeriod: idleSecondsBeforeZero,
+      // A new app is not taken to zero before its first pod has had the time to answer.
+      initialCooldownPeriod: idleSecondsBeforeZero,
+      advanced: { horizontalPodAutoscalerConfig: { name: target, behavior: scaleDownBehavior } },
+      triggers: [
+        {
+          type: 'external-push',
+          name: 'requests',
+          metricType: 'AverageValue',
+          metadata: { scalerAddress: activator.scalerAddress, httpScaledObject: target },
+        },
+      ],
+    },
+  };
+}
+
+/** The backend of the app's routes: the activator's proxy Service, in its own namespace. */
+export function activatorBackend(proxy: ActivatorProxy): RouteBackend {
+  return { group: '', kind: 'Service', namespace: proxy.namespace, name: proxy.name, port: proxy.port, weight: 1 };
+}
+
+/** Lets the HTTPRoutes of `namespace` name the activator's proxy Service (the Gateway API's rule for a
+ * backend in another namespace). One per namespace, not owned: the Deployments there share it. */
+export function renderActivatorGrant(namespace: string, proxy: ActivatorProxy): KubeObject {
+  return {
+    apiVersion: referenceGrantKind.apiVersion,
+    kind: referenceGrantKind.kind,
+    metadata: {
+      name: activatorGrantName(namespace),
+      namespace: proxy.namespace,
+      labels: { 'app.kubernetes.io/managed-by': 'berth', [activatorGrantLabel]: namespace },
+    },
+    spec: {
+      from: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace }],
+      to: [{ group: '', kind: 'Service', name: proxy.name }],
+    },
+  } as KubeObject;
+}
+
+export function activatorGrantName(namespace: string): string {
+  return `berth-routes-${namespace}`;
+}

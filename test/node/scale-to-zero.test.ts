@@ -1,0 +1,157 @@
+// dev_zero scales to zero on the real node, and the request that wakes it is answered: Berth, given the
+// node's activator (KEDA's HTTP add-on, built here, its interceptor and scaler in pods), routes a dev_zero
+// app's URL to the interceptor and writes the add-on's HTTPScaledObject and the KEDA ScaledObject that
+// scales the app from zero. Once idle the app has no pod; a request through the Gateway (loopback) then
+// waits while one starts, and gets the app's answer.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { nodeActivator } from '../../src/dev/node/http-add-on.ts';
+import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { kubeRequest } from '../../src/runtime/index.ts';
+import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
+import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
+import { readyReplicasOf } from './scaling-support.ts';
+import { exampleImage, gatewayFlags, httpGet } from './support.ts';
+
+const kc = testKubeConfig();
+let berth: BerthProcess;
+let api: Api;
+let namespace: string;
+const proxy = nodeActivator.proxy;
+
+beforeAll(async () => {
+  const operatorNamespace = await useNamespace('berth-zero-op');
+  namespace = await useNamespace('zero');
+  const org = randomUUID();
+  await ensureOrganizationNamespace(kc, namespace, org);
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    ...gatewayFlags(),
+    '--activator-proxy',
+    `${proxy.namespace}/${proxy.name}:${proxy.port}`,
+    '--activator-scaler',
+    nodeActivator.scalerAddress,
+  ]);
+  await waitReady(berth);
+  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [org])).key });
+});
+
+afterAll(async () => {
+  await berth?.stop();
+});
+
+interface Condition {
+  type: string;
+  status: string;
+  reason?: string;
+}
+
+const get = <T>(path: string) => kubeRequest<T>(kc, { method: 'GET', path }).catch(() => undefined);
+const berthDeployment = (name: string) =>
+  get<{ status?: { status?: string; conditions?: Condition[] } }>(`/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${name}`);
+const grant = () =>
+  get<object>(`/apis/gateway.networking.k8s.io/v1beta1/namespaces/${proxy.namespace}/referencegrants/berth-routes-${namespace}`);
+const condition = async (name: string, type: string) => (await berthDeployment(name))?.status?.conditions?.find((c) => c.type === type);
+
+describe('a dev_zero app on a node with an activator', () => {
+  let id: string;
+  let url: string;
+
+  it('serves at its URL through the activator, with its HTTPScaledObject, ScaledObject and grant', { timeout: 240_000 }, async () => {
+    const created = await api.ok('POST', '/v2/deployments', {
+      name: 'sleepy',
+      source: 'external_docker',
+      source_config: {
+        deployment_type: 'dev_zero',
+        resource_spec: { min_scale: 1, max_scale: 2, cpu: 0.1, memory_mb: 64 },
+        health_check: { path: '/ok', period_seconds: 1 },
+      },
+      source_revision_config: { image_uri: await exampleImage('zero-v1') },
+    });
+    id = created.id;
+    await revisionReaches(api, id, created.latest_revision_id, ['DEPLOYED'], { timeoutMs: 120_000 });
+    url = (await api.ok('GET', `/v2/deployments/${id}`)).url as string;
+    await eventually(async () => (await httpGet(`${url}/ok`).catch(() => undefined))?.status === 200, 60_000, `${url} answering`);
+
+    expect(await condition('sleepy', 'ScaleToZero')).toMatchObject({ status: 'True', reason: 'Activated' });
+    const route = await get<{ spec: { rules: { backendRefs: object[] }[] } }>(
+      `/apis/gateway.networking.k8s.io/v1/namespaces/${namespace}/httproutes/sleepy`,
+    );
+    expect(route?.spec.rules[0]!.backendRefs).toEqual([
+      expect.objectContaining({ namespace: proxy.namespace, name: proxy.name, port: proxy.port }),
+    ]);
+    const routing = await get<{ spec: Record<string, unknown> }>(
+      `/apis/http.keda.sh/v1alpha1/namespaces/${namespace}/httpscaledobjects/sleepy`,
+    );
+    expect(routing?.spec).toMatchObject({
+      hosts: [new URL(url).hostname],
+      scaleTargetRef: { name: 'sleepy', service: 'sleepy', port: 80 },
+      replicas: { min: 0, max: 2 },
+    });
+    const scaler = await get<{ spec: { minReplicaCount: number; triggers: { type: string; metadata: Record<string, string> }[] } }>(
+      `/apis/keda.sh/v1alpha1/namespaces/${namespace}/scaledobjects/sleepy`,
+    );
+    expect(scaler?.spec.minReplicaCount).toBe(0);
+    expect(scaler?.spec.triggers).toEqual([
+      expect.objectContaining({
+        type: 'external-push',
+        metadata: { scalerAddress: nodeActivator.scalerAddress, httpScaledObject: 'sleepy' },
+      }),
+    ]);
+    expect(await grant()).toBeDefined();
+  });
+
+  it('goes to zero once idle and says so, still READY', { timeout: 300_000 }, async () => {
+    const from = Date.now();
+    await eventually(async () => (await readyReplicasOf(kc, namespace, 'sleepy')) === 0, 240_000, 'no ready pod once idle');
+    await eventually(async () => (await condition('sleepy', 'Ready'))?.reason === 'Idle', 30_000, 'Ready reason Idle');
+    expect((await berthDeployment('sleepy'))?.status?.status).toBe('READY');
+    console.error(`[scale-to-zero] idle to zero after ${Math.round((Date.now() - from) / 1000)} s of quiet`);
+  });
+
+  it('answers the requests that wake it, which wait while a pod starts', { timeout: 180_000 }, async () => {
+    const from = Date.now();
+    // Five clients at once: each is held by the activator, none is refused.
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, async () => {
+        const answer = await httpGet(`${url}/ok`, {}, 150_000);
+        return { status: answer.status, ms: Date.now() - from };
+      }),
+    );
+    const slowest = Math.max(...answers.map((answer) => answer.ms));
+    console.error(
+      `[scale-to-zero] 5 requests after zero answered ${answers.map((a) => a.status).join(',')}, the slowest in ${(slowest / 1000).toFixed(1)} s`,
+    );
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
+    expect(await readyReplicasOf(kc, namespace, 'sleepy')).toBeGreaterThanOrEqual(1);
+    await eventually(async () => (await condition('sleepy', 'Ready'))?.reason === 'Ready', 60_000, 'Ready again');
+  });
+
+  it('lets a team that administers its namespace write no HTTPScaledObject', async () => {
+    const tenant = `--as=system:serviceaccount:${namespace}:tenant`;
+    for (const args of [
+      ['create', 'serviceaccount', 'tenant', '-n', namespace],
+      ['create', 'rolebinding', 'tenant-admin', '-n', namespace, '--clusterrole=admin', `--serviceaccount=${namespace}:tenant`],
+    ])
+      expect((await kubectl(args)).code).toBe(0);
+    await eventually(
+      async () => (await kubectl(['auth', 'can-i', 'create', 'deployments.apps', '-n', namespace, tenant])).stdout.trim() === 'yes',
+      20_000,
+      'the admin role bound',
+    );
+    expect((await kubectl(['auth', 'can-i', 'create', 'httpscaledobjects.http.keda.sh', '-n', namespace, tenant])).stdout.trim()).toBe(
+      'no',
+    );
+    expect(
+      (
+        await kubectl(['auth', 'can-i', 'create', 'referencegrants.gateway.networking.k8s.io', '-n', proxy.namespace, tenant])
+      ).stdout.trim(),
+    ).toBe('no');
+  });
+
+  it("removes the grant with the namespace's last app that scales to zero", { timeout: 120_000 }, async () => {
+    await api.ok('DELETE', `/v2/deployments/${id}`);
+    await eventually(async () => (await grant()) === undefined, 90_000, 'the ReferenceGrant gone');
+  });
+});
