@@ -124,7 +124,8 @@ describe('a dev_zero app on a node with an activator', () => {
       `[scale-to-zero] 5 requests after zero answered ${answers.map((a) => a.status).join(',')}, the slowest in ${(slowest / 1000).toFixed(1)} s`,
     );
     expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(await readyReplicasOf(kc, namespace, 'sleepy')).toBeGreaterThanOrEqual(1);
+    // The Deployment's status follows the pod the requests woke (it lags the endpoint they were sent to).
+    await eventually(async () => (await readyReplicasOf(kc, namespace, 'sleepy')) >= 1, 30_000, 'a ready replica after the wake');
     await eventually(async () => (await condition('sleepy', 'Ready'))?.reason === 'Ready', 60_000, 'Ready again');
   });
 
