@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { gatewayHttpsAddress, nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { kubeRequest } from '../../src/runtime/index.ts';
 import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
 import {
@@ -27,6 +28,7 @@ import {
 } from '../node/support.ts';
 import { nodeGateway, nodeTlsAppUrlTemplate } from '../../src/dev/node/gateway.ts';
 import { metricsStoreUrl } from '../../src/dev/node/metrics-store.ts';
+import { nodeActivator } from '../../src/dev/node/http-add-on.ts';
 import { nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { runLanggraph } from '../support/langgraph-cli.ts';
@@ -121,6 +123,15 @@ beforeAll(async () => {
     // Apps scale on their requests in flight through the node's KEDA: ScaledObjects under the chart's Role.
     '--set',
     `apps.concurrencyMetrics=${metricsStoreUrl}`,
+    // dev_zero apps (the reference client's default tier) scale to zero through the node's activator:
+    // HTTPScaledObjects under the chart's Role, the grant under its Role in the activator's namespace,
+    // whose interceptor the organizations' network policy admits.
+    '--set',
+    `apps.activatorProxy=${nodeActivator.proxy.namespace}/${nodeActivator.proxy.name}:${nodeActivator.proxy.port}`,
+    '--set',
+    `apps.activatorScaler=${nodeActivator.scalerAddress}`,
+    '--set',
+    `organizations.networkPolicy.ingressFromNamespaces[0].kubernetes\\.io/metadata\\.name=${nodeActivator.proxy.namespace}`,
   ];
   // Builds as on a cluster whose registry holds the build images (the node's); organizations' sources
   // and images go to the registry whose tokens Berth issues.
@@ -425,6 +436,12 @@ describe('helm install onto the real node', () => {
           await runLanggraph(user, project, ['deploy', '--name', 'agent-local', '--no-input', '-c', 'langgraph.json']),
         )?.[1] ?? '';
       const built = await serves(local, 'built locally');
+      // The client's default tier is dev_zero: served through the activator, ready to go to zero when idle.
+      const zero = await kubeRequest<{ status?: { conditions?: { type: string; status: string; reason?: string }[] } }>(testKubeConfig(), {
+        method: 'GET',
+        path: `/apis/berth.dev/v1alpha1/namespaces/${apps}/deployments/agent-local`,
+      });
+      expect(zero.status?.conditions?.find((c) => c.type === 'ScaleToZero')).toMatchObject({ status: 'True', reason: 'Activated' });
       expect(built.source_revision_config.image_uri).toMatch(new RegExp(`^${pushRegistryAddress}/${apps}/agent-local@sha256:`));
       expect(JSON.parse(await runLanggraph(user, project, ['deploy', 'list', '--json']))).toContainEqual({
         id: local,
