@@ -637,6 +637,31 @@ describe('helm install onto the real node', () => {
         '-o',
         'jsonpath={range .items[*]}{.kind}/{.metadata.name}@{.metadata.generation}{"\\n"}{end}',
       ]));
+    // At rest means the autoscaler too: its reading (what status.scaling reports) the same for longer than
+    // its scale-down window, so that a reason bound to time (ScaleDownStabilized after the last test's
+    // scale change) does not turn over between the two snapshots and rightly make Berth write it.
+    const reading = () =>
+      kubectlOk([
+        'get',
+        'hpa',
+        '-n',
+        apps,
+        'steady',
+        '-o',
+        'jsonpath={.status.currentReplicas}/{.status.desiredReplicas}{range .status.conditions[*]} {.type}={.status}:{.reason}{end}',
+      ]);
+    let last = await reading();
+    let since = Date.now();
+    await eventually(
+      async () => {
+        await sleep(2000);
+        const now = await reading();
+        if (now !== last) [last, since] = [now, Date.now()];
+        return Date.now() - since >= 65_000;
+      },
+      180_000,
+      'the autoscaler at rest',
+    );
     await helm(['uninstall', release, '--namespace', namespace, '--wait']);
     await eventually(async () => (await releasePods(namespace)).length === 0, 60_000, "the release's pods gone");
     expect(await kubectlOk(['get', 'crd', '-o', 'name'])).toContain('deployments.berth.dev');
