@@ -129,6 +129,25 @@ describe('a dev_zero app on a node with an activator', () => {
     await eventually(async () => (await condition('sleepy', 'Ready'))?.reason === 'Ready', 60_000, 'Ready again');
   });
 
+  it('starts a pod of a new revision before it is DEPLOYED, even while idle', { timeout: 420_000 }, async () => {
+    await eventually(async () => (await readyReplicasOf(kc, namespace, 'sleepy')) === 0, 240_000, 'idle at zero again');
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, {
+      source_revision_config: { image_uri: await exampleImage('zero-v2') },
+    });
+    const revision = patched.latest_revision_id as string;
+    await revisionReaches(api, id, revision, ['DEPLOYED'], { timeoutMs: 120_000 });
+    // A pod of it ran: its deploy logs say the app listened, which no revision rolled out at zero would.
+    const logs = await api.ok('GET', `/v2/deployments/${id}/revisions/${revision}/logs?type=deploy&order=asc`);
+    expect((logs.logs as { message: string }[]).some((line) => line.message.includes('listening'))).toBe(true);
+    // The pod the app had before going idle drains for a few seconds, and the activator may still send a
+    // request over a connection it pooled to it; then only the new revision answers.
+    await eventually(
+      async () => (await httpGet(`${url}/`, {}, 150_000).catch(() => undefined))?.body === 'berth-example zero-v2\n',
+      60_000,
+      'the new revision answering',
+    );
+  });
+
   it('lets a team that administers its namespace write no HTTPScaledObject', async () => {
     const tenant = `--as=system:serviceaccount:${namespace}:tenant`;
     for (const args of [

@@ -49,6 +49,13 @@ describe('rolloutOf', () => {
   ])('%s', (_, input, expected) => {
     expect(rolloutOf(input)).toEqual(expected);
   });
+
+  it('waits for a pod of a revision that must show it starts, even at zero replicas', () => {
+    const idle = deployment('r2', 3, { observedGeneration: 3 }, 0);
+    expect(rolloutOf(idle, 1)).toEqual({ revision: 'r2', complete: false });
+    const woken = deployment('r2', 4, { observedGeneration: 4, replicas: 1, updatedReplicas: 1, availableReplicas: 1 }, 1);
+    expect(rolloutOf(woken, 1)).toEqual({ revision: 'r2', complete: true });
+  });
 });
 
 describe('workloadChangeMatters', () => {

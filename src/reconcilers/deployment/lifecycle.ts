@@ -32,11 +32,13 @@ export interface Rollout {
   failed?: string;
 }
 
-export function rolloutOf(deployment: DeepReadonly<V1Deployment> | V1Deployment | undefined): Rollout {
+/** `atLeast`: the replicas a rollout must make available even where the Deployment asks fewer (an app at
+ * zero, whose new revision still has to show that it starts). */
+export function rolloutOf(deployment: DeepReadonly<V1Deployment> | V1Deployment | undefined, atLeast = 0): Rollout {
   if (!deployment) return { complete: false };
   const revision = deployment.spec?.template?.metadata?.labels?.[revisionLabel];
   const status = deployment.status ?? {};
-  const wanted = deployment.spec?.replicas ?? 1;
+  const wanted = Math.max(deployment.spec?.replicas ?? 1, atLeast);
   const observed = (status.observedGeneration ?? 0) >= (deployment.metadata?.generation ?? 1);
   const updated = status.updatedReplicas ?? 0;
   const olderLeft = (status.replicas ?? 0) > updated;

@@ -84,7 +84,7 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   // 4. Workloads: applied only where the cache differs from the rendering (the activator's grant first,
   // so that routes leading to it resolve at once).
   await keepActivatorGrant(pass, owner.namespace);
-  const applied = await applyWorkloads(pass, owner, spec, image.serving);
+  const applied = await applyWorkloads(pass, owner, spec, image.serving, image.serving?.name !== history.previousActive?.name);
   if ('problem' in applied)
     return halt(pass, deployment, {
       problem: applied.problem,
@@ -121,6 +121,7 @@ async function applyWorkloads(
   owner: OwnerDeployment,
   spec: DeploymentSpecInput,
   serving: ServingRevision | undefined,
+  rollingOut: boolean,
 ): Promise<{ current: CurrentWorkloads } | { problem: Problem }> {
   const { informers, writer, options } = pass;
   const names = childNames(owner.name);
@@ -134,6 +135,7 @@ async function applyWorkloads(
       owner,
       spec,
       ...(serving ? { serving } : {}),
+      rollingOut,
       settings: options,
       ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
     });

@@ -182,7 +182,12 @@ export async function recordOutcome(
     ...optional('recordedPhase', target.object.status?.status),
     serving: previousActive?.name === target.name,
     build: image.build,
-    rollout: rolloutOf(application),
+    // An app that scales to zero is not DEPLOYED before a pod of the revision is available (the
+    // ScaledObject holds one while the revision is new: render/scale-to-zero.ts).
+    rollout: rolloutOf(
+      application,
+      previousActive?.name !== target.name && scaleToZeroOf(pass.options, deployment) === 'activated' ? 1 : 0,
+    ),
     ...revisionPodsSay(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload')),
   });
   const deployed = phase.phase === 'DEPLOYED';

@@ -40,9 +40,15 @@ export function renderHttpScaledObject(owner: OwnerDeployment, routes: readonly 
   } as KubeObject;
 }
 
-/** What KEDA scales the app on: the add-on's count of its requests, from zero. The HPA KEDA makes above
- * one replica keeps the application's name, as every autoscaler Berth renders does. */
-export function renderActivatedScaledObject(owner: OwnerDeployment, activator: Activator, maxReplicas: number): ScaledObject {
+/** What KEDA scales the app on: the add-on's count of its requests, from zero; from one while a new
+ * revision rolls out, so that it shows it starts before it is DEPLOYED. The HPA KEDA makes above one
+ * replica keeps the application's name, as every autoscaler Berth renders does. */
+export function renderActivatedScaledObject(
+  owner: OwnerDeployment,
+  activator: Activator,
+  maxReplicas: number,
+  rollingOut: boolean,
+): ScaledObject {
   const target = childNames(owner.name).application;
   return {
     apiVersion: scaledObjectKind.apiVersion,
@@ -50,7 +56,7 @@ export function renderActivatedScaledObject(owner: OwnerDeployment, activator: A
     metadata: childMetadata(owner, target, 'application'),
     spec: {
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
-      minReplicaCount: 0,
+      minReplicaCount: rollingOut ? 1 : 0,
       maxReplicaCount: maxReplicas,
       cooldownPeriod: idleSecondsBeforeZero,
       // A new app is not taken to zero before its first pod has had the time to answer.

@@ -91,12 +91,13 @@ describe('renderWorkloads', () => {
     const appUrls = parseAppUrlTemplate('http://{deployment}.{organization}.localhost:18080/') as AppUrlTemplate;
     const gateway = { namespace: 'gw', name: 'public' };
     const activator = { proxy: { namespace: 'keda', name: 'interceptor-proxy', port: 8080 }, scalerAddress: 'scaler.keda:9090' };
-    const zero = (spec: Partial<DeploymentSpecInput['sourceConfig']>, extra: object = {}) =>
+    const zero = (spec: Partial<DeploymentSpecInput['sourceConfig']>, rollingOut = false) =>
       renderWorkloads({
         owner,
         spec: { source: 'external_docker', sourceConfig: { deploymentType: 'dev_zero', ...spec } },
-        settings: { ...settings, appUrls, gateway, activator, ...extra },
+        settings: { ...settings, appUrls, gateway, activator },
         serving,
+        rollingOut,
       });
 
     it('routes its hosts to the activator and scales from zero on the requests it counts', () => {
@@ -128,6 +129,16 @@ describe('renderWorkloads', () => {
         expect((route as unknown as { spec: { rules: { backendRefs: unknown[] }[] } }).spec.rules[0]!.backendRefs).toEqual([
           { group: '', kind: 'Service', namespace: 'keda', name: 'interceptor-proxy', port: 8080, weight: 1 },
         ]);
+    });
+
+    it('keeps one replica while a new revision rolls out, so that it shows it starts before it is DEPLOYED', () => {
+      const minimum = (rollingOut: boolean) =>
+        (
+          zero({ resourceSpec: { maxScale: 2 } }, rollingOut).find((o) => o.kind === 'ScaledObject') as unknown as {
+            spec: { minReplicaCount: number };
+          }
+        ).spec.minReplicaCount;
+      expect([minimum(true), minimum(false)]).toEqual([1, 0]);
     });
 
     it('runs as dev without a URL for the activator to hold, and with maxScale 0 runs nothing', () => {

@@ -37,6 +37,8 @@ export interface WorkloadsInput {
   /** Absent while no revision has an image yet (the first build): only the backing services are rendered. */
   serving?: ServingRevision;
   settings: WorkloadSettings;
+  /** The serving revision is not the active one yet: an app that scales to zero keeps a pod until it is. */
+  rollingOut?: boolean;
   /** The claim size of the database that exists already (volumeClaimTemplates are immutable). */
   existingDatabaseStorage?: string;
 }
@@ -45,7 +47,7 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   const { owner, spec, serving, settings } = input;
   const backing = backingServices(spec);
   const routes = externalRoutes(owner, spec, settings);
-  const activation = activationOf(owner, spec, settings, routes);
+  const activation = activationOf(owner, spec, settings, routes, input.rollingOut ?? false);
   const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
   if (serving) {
     const workload = {
@@ -94,6 +96,7 @@ interface Activation {
   activator: Activator;
   routes: ExternalRoute[];
   maxReplicas: number;
+  rollingOut: boolean;
 }
 
 /** How a dev_zero app scales to zero here, if it does (tier.ts decides; maxScale 0 keeps nothing running). */
@@ -102,6 +105,7 @@ function activationOf(
   spec: DeploymentSpecInput,
   settings: WorkloadSettings,
   routes: ExternalRoute[],
+  rollingOut: boolean,
 ): Activation | undefined {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const scale = scaling(resources.minScale, resources.maxScale);
@@ -110,12 +114,12 @@ function activationOf(
     routed: routes.length > 0,
   });
   if (state !== 'activated' || scale.kind !== 'autoscaled' || !settings.activator) return undefined;
-  return { owner, activator: settings.activator, routes, maxReplicas: scale.maxReplicas };
+  return { owner, activator: settings.activator, routes, maxReplicas: scale.maxReplicas, rollingOut };
 }
 
 function activatedAutoscalers(activation: Activation): KubeObject[] {
-  const { owner, activator, routes, maxReplicas } = activation;
-  return [renderHttpScaledObject(owner, routes, maxReplicas), renderActivatedScaledObject(owner, activator, maxReplicas)];
+  const { owner, activator, routes, maxReplicas, rollingOut } = activation;
+  return [renderHttpScaledObject(owner, routes, maxReplicas), renderActivatedScaledObject(owner, activator, maxReplicas, rollingOut)];
 }
 
 /** The Deployment's own URL's host, then its customUrl's host and path. */
