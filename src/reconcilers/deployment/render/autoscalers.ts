@@ -21,7 +21,7 @@ const scaleDownWindowSeconds = 60;
 /** KEDA's kind, which the controller caches and applies and Berth asks the cluster for at start. */
 export const scaledObjectKind = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', plural: 'scaledobjects' } as const;
 
-export const scaleDownBehavior = { scaleDown: { stabilizationWindowSeconds: scaleDownWindowSeconds } };
+const scaleDownBehavior = { scaleDown: { stabilizationWindowSeconds: scaleDownWindowSeconds } };
 
 /** The members of KEDA's ScaledObject that Berth sets. */
 export interface ScaledObject extends KubeObject {
@@ -59,6 +59,26 @@ function renderAutoscaler(
   };
 }
 
+/** The application's ScaledObject with its bounds and triggers: KEDA's HPA keeps the application's name. */
+export function applicationScaledObject(
+  owner: OwnerDeployment,
+  bounds: Pick<ScaledObject['spec'], 'minReplicaCount' | 'maxReplicaCount' | 'cooldownPeriod' | 'initialCooldownPeriod'>,
+  triggers: ScaledObject['spec']['triggers'],
+): ScaledObject {
+  const target = childNames(owner.name).application;
+  return {
+    apiVersion: scaledObjectKind.apiVersion,
+    kind: scaledObjectKind.kind,
+    metadata: childMetadata(owner, target, 'application'),
+    spec: {
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
+      ...bounds,
+      advanced: { horizontalPodAutoscalerConfig: { name: target, behavior: scaleDownBehavior } },
+      triggers,
+    },
+  };
+}
+
 /** The application's ScaledObject: replicas for its requests in flight (10 each) or its CPU, whichever asks more. */
 function renderScaledObject(
   owner: OwnerDeployment,
@@ -70,33 +90,20 @@ function renderScaledObject(
   if (scale.kind === 'scaledToZero') return undefined;
   const target = childNames(owner.name).application;
   const query = concurrencyQuery(signal.query, { namespace: owner.namespace, name: target, port: applicationServicePort });
-  return {
-    apiVersion: scaledObjectKind.apiVersion,
-    kind: scaledObjectKind.kind,
-    metadata: childMetadata(owner, target, 'application'),
-    spec: {
-      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
-      minReplicaCount: scale.minReplicas,
-      maxReplicaCount: scale.maxReplicas,
-      advanced: {
-        horizontalPodAutoscalerConfig: { name: target, behavior: scaleDownBehavior },
+  return applicationScaledObject(owner, { minReplicaCount: scale.minReplicas, maxReplicaCount: scale.maxReplicas }, [
+    { type: 'cpu', metricType: 'Utilization', metadata: { value: String(targetCpuUtilization) } },
+    {
+      type: 'prometheus',
+      name: 'requests-in-flight',
+      metricType: 'AverageValue',
+      metadata: {
+        serverAddress: signal.serverAddress,
+        query,
+        threshold: String(targetConcurrencyPerReplica),
+        ignoreNullValues: 'true',
       },
-      triggers: [
-        { type: 'cpu', metricType: 'Utilization', metadata: { value: String(targetCpuUtilization) } },
-        {
-          type: 'prometheus',
-          name: 'requests-in-flight',
-          metricType: 'AverageValue',
-          metadata: {
-            serverAddress: signal.serverAddress,
-            query,
-            threshold: String(targetConcurrencyPerReplica),
-            ignoreNullValues: 'true',
-          },
-        },
-      ],
     },
-  };
+  ]);
 }
 
 export function renderApplicationAutoscaler(

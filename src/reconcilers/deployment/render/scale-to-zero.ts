@@ -8,7 +8,7 @@ import { idleSecondsBeforeZero, targetConcurrencyPerReplica, type Activator, typ
 import { childNames } from '../../../api/child-names.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
 import { applicationServicePort } from './application.ts';
-import { scaledObjectKind, scaleDownBehavior, type ScaledObject } from './autoscalers.ts';
+import { applicationScaledObject, type ScaledObject } from './autoscalers.ts';
 import { type OwnerDeployment, childMetadata } from './common.ts';
 import type { ExternalRoute, RouteBackend } from './ingress.ts';
 
@@ -49,29 +49,21 @@ export function renderActivatedScaledObject(
   maxReplicas: number,
   rollingOut: boolean,
 ): ScaledObject {
-  const target = childNames(owner.name).application;
-  return {
-    apiVersion: scaledObjectKind.apiVersion,
-    kind: scaledObjectKind.kind,
-    metadata: childMetadata(owner, target, 'application'),
-    spec: {
-      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
-      minReplicaCount: rollingOut ? 1 : 0,
-      maxReplicaCount: maxReplicas,
-      cooldownPeriod: idleSecondsBeforeZero,
-      // A new app is not taken to zero before its first pod has had the time to answer.
-      initialCooldownPeriod: idleSecondsBeforeZero,
-      advanced: { horizontalPodAutoscalerConfig: { name: target, behavior: scaleDownBehavior } },
-      triggers: [
-        {
-          type: 'external-push',
-          name: 'requests',
-          metricType: 'AverageValue',
-          metadata: { scalerAddress: activator.scalerAddress, httpScaledObject: target },
-        },
-      ],
-    },
+  const bounds = {
+    minReplicaCount: rollingOut ? 1 : 0,
+    maxReplicaCount: maxReplicas,
+    cooldownPeriod: idleSecondsBeforeZero,
+    // A new app is not taken to zero before its first pod has had the time to answer.
+    initialCooldownPeriod: idleSecondsBeforeZero,
   };
+  return applicationScaledObject(owner, bounds, [
+    {
+      type: 'external-push',
+      name: 'requests',
+      metricType: 'AverageValue',
+      metadata: { scalerAddress: activator.scalerAddress, httpScaledObject: childNames(owner.name).application },
+    },
+  ]);
 }
 
 /** The backend of the app's routes: the activator's proxy Service, in its own namespace. */
