@@ -8,17 +8,14 @@ import type { DeepReadonly } from '../../runtime/index.ts';
 import { upToDate, withAppliedHash } from './compare.ts';
 import { childKinds, type DeploymentInformers } from './informers.ts';
 import type { DeploymentControllerOptions } from './options.ts';
-import { externalRoutes } from './render/workloads.ts';
+import { externalRoutes, scaleToZeroWith } from './render/workloads.ts';
 import { activatorGrantName, renderActivatorGrant } from './render/scale-to-zero.ts';
-import { scaleToZero, type ScaleToZero } from './tier.ts';
+import type { ScaleToZero } from './tier.ts';
 import type { DeploymentWriter } from './writer.ts';
 
 export function scaleToZeroOf(options: DeploymentControllerOptions, deployment: DeepReadonly<Deployment>): ScaleToZero | undefined {
   const { name = '', namespace = '', uid = '' } = deployment.metadata;
-  return scaleToZero(deployment.spec.sourceConfig?.deploymentType, {
-    activator: !!options.activator && !!options.gateway,
-    routed: externalRoutes({ name, namespace, uid }, deployment.spec, options).length > 0,
-  });
+  return scaleToZeroWith(options, deployment.spec, externalRoutes({ name, namespace, uid }, deployment.spec, options));
 }
 
 /** Keeps the namespace's grant while one of its Deployments (not being deleted) scales to zero. */

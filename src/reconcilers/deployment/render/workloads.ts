@@ -9,7 +9,7 @@ import type { OwnerDeployment } from './common.ts';
 import { renderHttpRoute, renderIngress, type ExternalRoute, type GatewayRef } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
 import { activatorBackend, renderActivatedScaledObject, renderHttpScaledObject } from './scale-to-zero.ts';
-import { scaleToZero } from '../tier.ts';
+import { scaleToZero, type ScaleToZero } from '../tier.ts';
 import { renderRedis, renderRedisService } from './redis.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
@@ -109,12 +109,20 @@ function activationOf(
 ): Activation | undefined {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const scale = scaling(resources.minScale, resources.maxScale);
-  const state = scaleToZero(spec.sourceConfig?.deploymentType, {
+  if (scaleToZeroWith(settings, spec, routes) !== 'activated' || scale.kind !== 'autoscaled' || !settings.activator) return undefined;
+  return { owner, activator: settings.activator, routes, maxReplicas: scale.maxReplicas, rollingOut };
+}
+
+/** Whether the app scales to zero with the installation's settings and its routes, or why not (tier.ts). */
+export function scaleToZeroWith(
+  settings: WorkloadSettings,
+  spec: DeploymentSpecInput,
+  routes: readonly ExternalRoute[],
+): ScaleToZero | undefined {
+  return scaleToZero(spec.sourceConfig?.deploymentType, {
     activator: !!settings.activator && !!settings.gateway,
     routed: routes.length > 0,
   });
-  if (state !== 'activated' || scale.kind !== 'autoscaled' || !settings.activator) return undefined;
-  return { owner, activator: settings.activator, routes, maxReplicas: scale.maxReplicas, rollingOut };
 }
 
 function activatedAutoscalers(activation: Activation): KubeObject[] {
