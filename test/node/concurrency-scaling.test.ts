@@ -15,7 +15,7 @@ import { httpApi, type Api } from '../support/http-api.ts';
 import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from './scaling-support.ts';
 import { deployScaledApp, scaleBackIn } from './scaling-steps.ts';
 import { steadyClient, windowStats } from './steady-client.ts';
-import { gatewayFlags } from './support.ts';
+import { gatewayFlags, namespaceAdmin } from './support.ts';
 
 const kc = testKubeConfig();
 let berth: BerthProcess;
@@ -79,18 +79,8 @@ describe('an app with slow requests on the real node, scaled on its requests in 
   });
 
   it('lets a team that administers its namespace write no ScaledObject, so no query or URL of its own reaches KEDA', async () => {
-    const tenant = `--as=system:serviceaccount:${namespace}:tenant`;
-    for (const args of [
-      ['create', 'serviceaccount', 'tenant', '-n', namespace],
-      ['create', 'rolebinding', 'tenant-admin', '-n', namespace, '--clusterrole=admin', `--serviceaccount=${namespace}:tenant`],
-    ])
-      expect((await kubectl(args)).code).toBe(0);
     // It administers its namespace (Kubernetes' admin role), but KEDA's kinds are not in that role.
-    await eventually(
-      async () => (await kubectl(['auth', 'can-i', 'create', 'deployments.apps', '-n', namespace, tenant])).stdout.trim() === 'yes',
-      20_000,
-      'the admin role bound',
-    );
+    const tenant = await namespaceAdmin(namespace);
     for (const kind of ['scaledobjects.keda.sh', 'triggerauthentications.keda.sh', 'scaledjobs.keda.sh'])
       expect((await kubectl(['auth', 'can-i', 'create', kind, '-n', namespace, tenant])).stdout.trim(), kind).toBe('no');
     const attempt = await kubectl(

@@ -12,7 +12,7 @@ import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cl
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { readyReplicasOf } from './scaling-support.ts';
-import { exampleImage, gatewayFlags, httpGet } from './support.ts';
+import { exampleImage, gatewayFlags, httpGet, namespaceAdmin } from './support.ts';
 
 const kc = testKubeConfig();
 let berth: BerthProcess;
@@ -149,17 +149,7 @@ describe('a dev_zero app on a node with an activator', () => {
   });
 
   it('lets a team that administers its namespace write no HTTPScaledObject', async () => {
-    const tenant = `--as=system:serviceaccount:${namespace}:tenant`;
-    for (const args of [
-      ['create', 'serviceaccount', 'tenant', '-n', namespace],
-      ['create', 'rolebinding', 'tenant-admin', '-n', namespace, '--clusterrole=admin', `--serviceaccount=${namespace}:tenant`],
-    ])
-      expect((await kubectl(args)).code).toBe(0);
-    await eventually(
-      async () => (await kubectl(['auth', 'can-i', 'create', 'deployments.apps', '-n', namespace, tenant])).stdout.trim() === 'yes',
-      20_000,
-      'the admin role bound',
-    );
+    const tenant = await namespaceAdmin(namespace);
     expect((await kubectl(['auth', 'can-i', 'create', 'httpscaledobjects.http.keda.sh', '-n', namespace, tenant])).stdout.trim()).toBe(
       'no',
     );

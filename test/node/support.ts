@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { join } from 'node:path';
-import { inject } from 'vitest';
+import { expect, inject } from 'vitest';
 import { eventually, kubectl, testKubeConfig } from '../support/cluster.ts';
 import { loopbackLookup } from '../support/loopback.ts';
 import type { BerthProcess } from '../support/berth-process.ts';
@@ -256,4 +256,21 @@ export function examplePod(
 
 export function service(name: string, selector: Record<string, string>, port: number): object {
   return { apiVersion: 'v1', kind: 'Service', metadata: { name }, spec: { selector, ports: [{ port, targetPort: port }] } };
+}
+
+/** A service account `tenant` bound to Kubernetes' admin role in `namespace`, as a team that administers
+ * its namespace is; answers the kubectl flag that acts as it, once the binding is in force. */
+export async function namespaceAdmin(namespace: string): Promise<string> {
+  const tenant = `--as=system:serviceaccount:${namespace}:tenant`;
+  for (const args of [
+    ['create', 'serviceaccount', 'tenant', '-n', namespace],
+    ['create', 'rolebinding', 'tenant-admin', '-n', namespace, '--clusterrole=admin', `--serviceaccount=${namespace}:tenant`],
+  ])
+    expect((await kubectl(args)).code).toBe(0);
+  await eventually(
+    async () => (await kubectl(['auth', 'can-i', 'create', 'deployments.apps', '-n', namespace, tenant])).stdout.trim() === 'yes',
+    20_000,
+    'the admin role bound',
+  );
+  return tenant;
 }
