@@ -11,7 +11,7 @@ import { kubeRequest } from '../../src/runtime/index.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { readyReplicasOf } from './scaling-support.ts';
+import { autoscalerOf, readyReplicasOf } from './scaling-support.ts';
 import { exampleImage, gatewayFlags, httpGet, namespaceAdmin } from './support.ts';
 
 const kc = testKubeConfig();
@@ -57,6 +57,7 @@ const condition = async (name: string, type: string) => (await berthDeployment(n
 describe('a dev_zero app on a node with an activator', () => {
   let id: string;
   let url: string;
+  let others: string[] = [];
 
   it('serves at its URL through the activator, with its HTTPScaledObject, ScaledObject and grant', { timeout: 240_000 }, async () => {
     const created = await api.ok('POST', '/v2/deployments', {
@@ -160,8 +161,39 @@ describe('a dev_zero app on a node with an activator', () => {
     ).toBe('no');
   });
 
-  it("removes the grant with the namespace's last app that scales to zero", { timeout: 120_000 }, async () => {
+  it('keeps the grant while another app of the namespace scales to zero, whatever the apps that do not', { timeout: 300_000 }, async () => {
+    const image = await exampleImage('zero-v1');
+    const create = (name: string, deploymentType: string) =>
+      api.ok('POST', '/v2/deployments', {
+        name,
+        source: 'external_docker',
+        source_config: { deployment_type: deploymentType, resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 } },
+        source_revision_config: { image_uri: image },
+      });
+    const drowsy = await create('drowsy', 'dev_zero');
+    const awake = await create('awake', 'dev');
+    others = [drowsy.id, awake.id];
+    await revisionReaches(api, awake.id, awake.latest_revision_id, ['DEPLOYED'], { timeoutMs: 120_000 });
+    await eventually(async () => (await condition('drowsy', 'ScaleToZero'))?.status === 'True', 60_000, 'drowsy scaling to zero');
+    // The app that does not scale to zero has had its passes, and left the grant to the ones that do.
+    expect(await grant()).toBeDefined();
+
     await api.ok('DELETE', `/v2/deployments/${id}`);
+    await eventually(async () => (await berthDeployment('sleepy')) === undefined, 90_000, 'sleepy gone');
+    await api.ok('PATCH', `/v2/deployments/${awake.id}`, {
+      source_config: { resource_spec: { min_scale: 1, max_scale: 2, cpu: 0.1, memory_mb: 64 } },
+    });
+    await eventually(
+      async () => (await autoscalerOf(kc, namespace, 'awake').catch(() => undefined))?.spec.maxReplicas === 2,
+      60_000,
+      "awake's pass after the patch",
+    );
+    expect(await grant()).toBeDefined();
+  });
+
+  it("removes the grant with the namespace's last app that scales to zero", { timeout: 120_000 }, async () => {
+    await api.ok('DELETE', `/v2/deployments/${others[0]}`);
     await eventually(async () => (await grant()) === undefined, 90_000, 'the ReferenceGrant gone');
+    await api.ok('DELETE', `/v2/deployments/${others[1]}`);
   });
 });

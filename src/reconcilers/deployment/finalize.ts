@@ -10,7 +10,7 @@ import type { DeploymentControllerOptions } from './options.ts';
 import type { OwnerDeployment } from './render/common.ts';
 import { conditionVerdict, deploymentPhase, type StatusObservation } from './status.ts';
 import { nextDeploymentStatus } from './status-writer.ts';
-import { keepActivatorGrant } from './scale-to-zero.ts';
+import { releaseActivatorGrant } from './scale-to-zero.ts';
 import type { DeploymentWriter } from './writer.ts';
 
 export const cleanupFinalizer = 'berth.dev/cleanup';
@@ -87,7 +87,7 @@ export async function finalizeDeployment(
     await writer.delete(childKinds.persistentVolumeClaim, owner.namespace, `data-${postgres}-0`);
   }
   if (remaining > 0) return { requeueAfter: recheckAfterMs };
-  await keepActivatorGrant(deps, owner.namespace);
+  await releaseActivatorGrant(deps, owner);
 
   await writer.finalizers(
     deploymentKind,

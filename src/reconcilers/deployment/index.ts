@@ -36,7 +36,7 @@ import {
 } from '../../runtime/index.ts';
 import { childKinds, deploymentInformers, secretReaderIndex, type DeploymentInformers } from './informers.ts';
 import { activatorGrantLabel } from './render/scale-to-zero.ts';
-import { scaleToZeroOf } from './scale-to-zero.ts';
+import { grantHolders } from './scale-to-zero.ts';
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
 import { workloadChangeMatters } from './lifecycle.ts';
@@ -172,13 +172,10 @@ export function registerDeploymentControllers(
         ? [
             {
               // A namespace's grant to the activator, changed or removed by someone else, is put back by
-              // the first of its Deployments that scales to zero.
+              // the Deployments that hold it.
               informer: untyped(informers.activatorGrants),
               map: (object: DeepReadonly<KubeObject>) =>
-                deploymentsInNamespace(object.metadata?.labels?.[activatorGrantLabel] ?? '')
-                  .filter((d) => scaleToZeroOf(options, d) === 'activated')
-                  .slice(0, 1)
-                  .map(keyOf),
+                grantHolders(informers, object.metadata?.labels?.[activatorGrantLabel] ?? '').map(keyOf),
             },
           ]
         : []),

@@ -29,7 +29,7 @@ import { createSourceHeads, trackedBranch } from './source-head.ts';
 import type { Problem } from './status.ts';
 import { targetImage } from './target-image.ts';
 import { syncWorkloads, type CurrentWorkloads } from './workloads.ts';
-import { keepActivatorGrant } from './scale-to-zero.ts';
+import { ensureActivatorGrant, releaseActivatorGrant, scaleToZeroOf } from './scale-to-zero.ts';
 import { StaleObjectError } from './writer.ts';
 
 /**
@@ -81,15 +81,17 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   if ('problem' in chosen) return halt(pass, deployment, chosen);
   // 3. Its image.
   const image = await targetImage(pass, deployment, owner, chosen, history.previousActive);
-  // 4. Workloads: applied only where the cache differs from the rendering (the activator's grant first,
-  // so that routes leading to it resolve at once).
-  await keepActivatorGrant(pass, owner.namespace);
+  // 4. Workloads: applied only where the cache differs from the rendering. The activator's grant goes in
+  // before routes that lead to the activator, so that they resolve at once, and out after they no longer do.
+  const activated = scaleToZeroOf(options, deployment) === 'activated';
+  if (activated) await ensureActivatorGrant(pass, owner.namespace);
   const applied = await applyWorkloads(pass, owner, spec, image.serving, image.serving?.name !== history.previousActive?.name);
   if ('problem' in applied)
     return halt(pass, deployment, {
       problem: applied.problem,
       known: { latest: chosen.latest, ...optional('active', history.previousActive) },
     });
+  if (!activated) await releaseActivatorGrant(pass, owner);
   // 5, 6. Where the target stands, the status, the revisions' phases.
   const active = await recordOutcome(pass, deployment, owner, chosen, image, applied.current, history.previousActive);
   // 7. Old revisions beyond the retention count go; never the active, latest or pinned one.
