@@ -16,7 +16,10 @@
 //   meanwhile, against the same pod under a hand-written HorizontalPodAutoscaler (bench/scale-rounds.ts).
 // - requests in flight: the same with 30 slow, CPU-cheap requests held open, Berth with --concurrency-metrics
 //   against the same pod under a hand-written KEDA ScaledObject of the same query.
-// `--only a,b` runs some of: starts, pods, deployments, rollouts, urls, scaling, inflight, failures, builds.
+// - scale to zero: a dev_zero deployment with no pod, its first request through its URL until answered
+//   (the node's activator, KEDA's HTTP add-on), against the same pod scaled from zero to one by hand
+//   behind a hand-written HTTPRoute (bench/wake-rounds.ts).
+// `--only a,b` runs some of: starts, pods, deployments, rollouts, urls, scaling, inflight, wake, failures, builds.
 // Needs root and the cached binaries and images (the node suite or `npm start` builds them).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,6 +49,8 @@ import { nodeAppUrlTemplate, nodeGateway } from '../src/dev/node/gateway.ts';
 import { cpuSignal, inFlightSignal, scaleBounds, scaleRounds, type ScaleSignal, type ScaleTimes } from './scale-rounds.ts';
 import { metricsStoreUrl } from '../src/dev/node/metrics-store.ts';
 import { urlRounds } from './url-rounds.ts';
+import { wakeRounds } from './wake-rounds.ts';
+import { nodeActivator } from '../src/dev/node/http-add-on.ts';
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
 import { startBerthProcess, type BerthProcess } from './berth-process.ts';
 import { roundCosts } from './round-costs.ts';
@@ -60,7 +65,7 @@ const { values } = parseArgs({
     rollouts: { type: 'string', default: '20' },
     failures: { type: 'string', default: '5' },
     builds: { type: 'string', default: '5' },
-    only: { type: 'string', default: 'starts,pods,deployments,rollouts,urls,scaling,inflight,failures,builds' },
+    only: { type: 'string', default: 'starts,pods,deployments,rollouts,urls,scaling,inflight,wake,failures,builds' },
     out: { type: 'string', default: 'bench/results/node.json' },
   },
 });
@@ -148,6 +153,13 @@ function scaledBerthDeployment(name: string, image: string): object {
     minScale: scaleBounds.min,
     maxScale: scaleBounds.max,
   };
+  return object;
+}
+
+/** A Berth Deployment that scales to zero when idle (the node's activator holds its requests). */
+function idleBerthDeployment(name: string, image: string): object {
+  const object = berthDeployment(name, image) as { spec: { sourceConfig: object } };
+  object.spec.sourceConfig = { ...object.spec.sourceConfig, deploymentType: 'dev_zero' };
   return object;
 }
 
@@ -692,6 +704,17 @@ try {
   const inFlight = only.has('inflight')
     ? await scaleBench(inFlightSignal(metricsStoreUrl), { ...gatewayEnv, BERTH_CONCURRENCY_METRICS: metricsStoreUrl })
     : undefined;
+  const activatorEnv = {
+    BERTH_ACTIVATOR_PROXY: `${nodeActivator.proxy.namespace}/${nodeActivator.proxy.name}:${nodeActivator.proxy.port}`,
+    BERTH_ACTIVATOR_SCALER: nodeActivator.scalerAddress,
+  };
+  const wake = only.has('wake')
+    ? await withBerth(
+        namespace,
+        () => wakeRounds({ kc, namespace, rounds, image, berthDeployment: idleBerthDeployment, plainDeployment: plainLikeBerth, log }),
+        { ...gatewayEnv, ...activatorEnv },
+      )
+    : undefined;
   const failures = only.has('failures') ? await failureRounds(kc, namespace, image, cluster.node!.registry) : undefined;
   const builds = only.has('builds') ? await buildRounds(kc, namespace, image, cluster.node!.registry) : undefined;
   const results = {
@@ -745,6 +768,15 @@ try {
       : {}),
     ...(scaling ? { stepLoadToMaxReplicas: withScaleRatios(scaling) } : {}),
     ...(inFlight ? { inFlightStepToMaxReplicas: withScaleRatios(inFlight) } : {}),
+    ...(wake
+      ? {
+          wakeFromZero: {
+            ...wake,
+            ratioMedian: median(wake.berth) / median(wake.plain),
+            ratioP90: p90(wake.berth) / p90(wake.plain),
+          },
+        }
+      : {}),
     ...(failures
       ? { badImageToDeployFailed: { ms: failures, medianMs: median(failures), p90Ms: p90(failures), maxMs: Math.max(...failures) } }
       : {}),
@@ -774,6 +806,8 @@ try {
     scaling && `step load to ${scaleBounds.max} ready replicas, Berth vs apps/v1 + a hand-written HPA: ${scaleSummary(scaling)}`,
     inFlight &&
       `30 requests held in flight to ${scaleBounds.max} ready replicas, Berth (KEDA ScaledObject) vs apps/v1 + a hand-written ScaledObject: ${scaleSummary(inFlight)}`,
+    wake &&
+      `a request at zero until answered, Berth through the activator vs apps/v1 scaled to one by hand: median ratio ${(median(wake.berth) / median(wake.plain)).toFixed(2)}, p90 ratio ${(p90(wake.berth) / p90(wake.plain)).toFixed(2)} (Berth median ${seconds(median(wake.berth))}, p90 ${seconds(p90(wake.berth))}; plain median ${seconds(median(wake.plain))}, p90 ${seconds(p90(wake.plain))})`,
     failures &&
       `bad image, first pull error to DEPLOY_FAILED: median ${seconds(median(failures))}, p90 ${seconds(p90(failures))}, max ${seconds(Math.max(...failures))} (target <= 30 s)`,
     builds &&

@@ -18,10 +18,10 @@ export interface UrlTimes {
   change: { berth: number[]; plain: number[] };
 }
 
-/** What answers at `url` (one GET, 1 s bound), or undefined. */
-export function answer(url: string): Promise<string | undefined> {
+/** What answers at `url` (one GET, bounded by `timeoutMs` of silence), or undefined. */
+export function answer(url: string, timeoutMs = 1000): Promise<string | undefined> {
   return new Promise((resolve) => {
-    const req = request(url, { lookup: loopbackLookup, timeout: 1000 }, (res) => {
+    const req = request(url, { lookup: loopbackLookup, timeout: timeoutMs }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => (body += chunk));
