@@ -14,7 +14,7 @@ import { concurrencyQuery, defaultConcurrencyQuery, targetConcurrencyPerReplica 
 import { autoscalerOf, readyReplicasOf } from '../test/node/scaling-support.ts';
 import { steadyClient, windowStats } from '../test/node/steady-client.ts';
 import { until } from './node-steps.ts';
-import { answer, plainRoute, plainService, removeSide, urlOf } from './url-rounds.ts';
+import { answer, plainRoute, plainService, removeSide, urlOf, type SideBySideInput } from './url-rounds.ts';
 
 const autoscalerKind = { apiVersion: 'autoscaling/v2', kind: 'HorizontalPodAutoscaler', plural: 'horizontalpodautoscalers' };
 
@@ -96,17 +96,10 @@ function plainParts(name: string, namespace: string, signal: ScaleSignal): objec
   return [plainService(name, namespace), plainRoute(name, namespace), signal.plainAutoscaler(name, namespace)];
 }
 
-export interface ScaleRoundsInput {
-  kc: KubeConfig;
-  namespace: string;
-  rounds: number;
+/** `berthDeployment`: scaled from scaleBounds.min to scaleBounds.max. */
+export interface ScaleRoundsInput extends SideBySideInput {
   image: string;
-  /** A Berth Deployment of `image` scaled from scaleBounds.min to scaleBounds.max. */
-  berthDeployment(name: string, image: string): object;
-  /** The same pod as Berth renders, as apps/v1. */
-  plainDeployment(name: string, image: string): object;
   signal: ScaleSignal;
-  log(message: string): void;
 }
 
 /** The autoscaler has read the pods' metrics once: from here on it acts within one sync. */

@@ -69,16 +69,21 @@ export function plainService(name: string, namespace: string): object {
   };
 }
 
-export interface UrlRoundsInput {
+/** What a bench of rounds is given, Berth's side beside the same pod as a plain apps/v1 Deployment. */
+export interface SideBySideInput {
   kc: KubeConfig;
   namespace: string;
   rounds: number;
-  /** Two images and what each answers. */
-  images: [{ image: string; body: string }, { image: string; body: string }];
-  /** The manifests of the two sides, the plain one the same pod as Berth renders. */
+  /** Berth's Deployment of `image`, as the bench wants it (its tier, its bounds). */
   berthDeployment(name: string, image: string): object;
+  /** The same pod as Berth renders, as apps/v1. */
   plainDeployment(name: string, image: string): object;
   log(message: string): void;
+}
+
+export interface UrlRoundsInput extends SideBySideInput {
+  /** Two images and what each answers. */
+  images: [{ image: string; body: string }, { image: string; body: string }];
 }
 
 export async function urlRounds(input: UrlRoundsInput): Promise<UrlTimes> {

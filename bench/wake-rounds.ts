@@ -10,7 +10,7 @@ import { fieldManager } from '../src/api/group.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { until, type PodList } from './node-steps.ts';
-import { answer, plainRoute, plainService, removeSide, urlOf } from './url-rounds.ts';
+import { answer, plainRoute, plainService, removeSide, urlOf, type SideBySideInput } from './url-rounds.ts';
 
 export interface WakeTimes {
   /** From the request (Berth) or the scale to one (plain) until the URL answers 200. */
@@ -18,16 +18,9 @@ export interface WakeTimes {
   plain: number[];
 }
 
-export interface WakeRoundsInput {
-  kc: KubeConfig;
-  namespace: string;
-  rounds: number;
+/** `berthDeployment`: of the dev_zero tier. */
+export interface WakeRoundsInput extends SideBySideInput {
   image: string;
-  /** A dev_zero Berth Deployment of `image`. */
-  berthDeployment(name: string, image: string): object;
-  /** The same pod as Berth renders, as apps/v1. */
-  plainDeployment(name: string, image: string): object;
-  log(message: string): void;
 }
 
 const sides = {

@@ -140,8 +140,9 @@ describe('a dev_zero app on a node with an activator', () => {
     // A pod of it ran: its deploy logs say the app listened, which no revision rolled out at zero would.
     const logs = await api.ok('GET', `/v2/deployments/${id}/revisions/${revision}/logs?type=deploy&order=asc`);
     expect((logs.logs as { message: string }[]).some((line) => line.message.includes('listening'))).toBe(true);
-    // The pod the app had before going idle drains for a few seconds, and the activator may still send a
-    // request over a connection it pooled to it; then only the new revision answers.
+    // A pod of the previous revision drains for a few seconds, and the activator may still reach it over a
+    // connection it pooled, or through a Service rule kube-proxy has not updated yet; then only the new
+    // revision answers.
     await eventually(
       async () => (await httpGet(`${url}/`, {}, 150_000).catch(() => undefined))?.body === 'berth-example zero-v2\n',
       60_000,
