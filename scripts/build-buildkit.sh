@@ -17,9 +17,9 @@ version=$(GOFLAGS=-mod=mod go list -m -f '{{.Version}}' github.com/moby/buildkit
 echo "building BuildKit $version into $bin (first time: ~2 min on 2 cores)" >&2
 start=$SECONDS
 ldflags="-s -w -X github.com/moby/buildkit/version.Version=$version"
-GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/" \
+GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath -ldflags "$ldflags" -o "$tmp/" \
   github.com/moby/buildkit/cmd/buildkitd github.com/moby/buildkit/cmd/buildctl >&2
-source_dir=$(GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' github.com/moby/buildkit)
+source_dir=$(module_dir github.com/moby/buildkit)
 install -m 0755 "$source_dir/examples/buildctl-daemonless/buildctl-daemonless.sh" "$tmp/"
 echo "  built in $((SECONDS - start))s" >&2
 finish_cached_build

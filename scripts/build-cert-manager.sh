@@ -20,7 +20,7 @@ echo "building cert-manager $cert_manager_version into $bin (first time: several
 start=$SECONDS
 
 module=github.com/cert-manager/cert-manager
-upstream=$(GOFLAGS=-mod=mod go mod download -json "$module@$cert_manager_version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+upstream=$(module_dir "$module@$cert_manager_version")
 src="$tmp/src"
 cp -r "$upstream" "$src"
 chmod -R u+w "$src"
@@ -44,7 +44,7 @@ if grep -rqs "Venafi/vcert" "$src/cmd/controller" "$src/internal/apis/config/con
   exit 1
 fi
 
-(cd "$src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath \
+(cd "$src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath \
   -ldflags "-s -w -X $module/pkg/util.AppVersion=$cert_manager_version" \
   -o "$tmp/cert-manager-controller" ./cmd/controller) >&2
 mkdir -p "$tmp/crds"

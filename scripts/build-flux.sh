@@ -16,10 +16,10 @@ for controller in source-controller kustomize-controller; do
   version=$(GOFLAGS=-mod=mod go list -m -f '{{.Version}}' "github.com/fluxcd/$controller")
   echo "building Flux $controller $version into $bin (first time: a few minutes on 2 cores)" >&2
   start=$SECONDS
-  GONOSUMDB=github.com/fluxcd GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/$controller" "github.com/fluxcd/$controller" >&2
+  GONOSUMDB=github.com/fluxcd GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath -ldflags "-s -w" -o "$tmp/$controller" "github.com/fluxcd/$controller" >&2
   # The CRDs as Flux's install manifests carry them.
   mkdir -p "$tmp/crds"
-  cp "$(GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' "github.com/fluxcd/$controller")"/config/crd/bases/*.yaml "$tmp/crds/"
+  cp "$(GONOSUMDB=github.com/fluxcd module_dir "github.com/fluxcd/$controller")"/config/crd/bases/*.yaml "$tmp/crds/"
   echo "  built in $((SECONDS - start))s" >&2
 done
 finish_cached_build

@@ -15,12 +15,12 @@ cd "$root/test/gateway/traefik"
 version=$(GOFLAGS=-mod=mod go list -m -f '{{.Version}}' github.com/traefik/traefik/v3)
 echo "building Traefik $version into $bin (first time: about 8 min on 2 cores)" >&2
 start=$SECONDS
-GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X github.com/traefik/traefik/v3/pkg/version.Version=$version" \
+GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath -ldflags "-s -w -X github.com/traefik/traefik/v3/pkg/version.Version=$version" \
   -o "$tmp/traefik" github.com/traefik/traefik/v3/cmd/traefik >&2
 echo "  built in $((SECONDS - start))s" >&2
 
 cd "$root/test/gateway/crds"
-crds=$(GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' sigs.k8s.io/gateway-api)/config/crd/standard
+crds=$(module_dir sigs.k8s.io/gateway-api)/config/crd/standard
 mkdir -p "$tmp/crds"
 # The CRDs alone: the channel's ValidatingAdmissionPolicy guards upgrades across channels, which this
 # node never makes.

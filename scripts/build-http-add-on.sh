@@ -17,12 +17,12 @@ start=$SECONDS
 module=github.com/kedacore/http-add-on
 # Downloaded and built in a copy: `go install pkg@version` asks the proxy for the module's version list,
 # which it does not serve for this module.
-upstream=$(GOFLAGS=-mod=mod go mod download -json "$module@$http_add_on_version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+upstream=$(module_dir "$module@$http_add_on_version")
 src="$tmp/src"
 cp -r "$upstream" "$src"
 chmod -R u+w "$src"
 for part in interceptor scaler; do
-  (cd "$src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/keda-http-$part" "./$part") >&2
+  (cd "$src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath -ldflags "-s -w" -o "$tmp/keda-http-$part" "./$part") >&2
 done
 mkdir -p "$tmp/crds"
 cp "$src"/config/crd/bases/*.yaml "$tmp/crds/"

@@ -23,7 +23,7 @@ echo "building KEDA $keda_version into $bin (first time: several minutes on 2 co
 start=$SECONDS
 
 module=github.com/kedacore/keda/v2
-upstream=$(GOFLAGS=-mod=mod go mod download -json "$module@$keda_version" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+upstream=$(module_dir "$module@$keda_version")
 src="$tmp/src"
 cp -r "$upstream" "$src"
 chmod -R u+w "$src"
@@ -55,8 +55,8 @@ awk -v kept=" $kept_triggers " '
 mv "$tmp/scalers_builder.go" "$src/pkg/scaling/scalers_builder.go"
 
 ldflags="-s -w -X $module/version.Version=${keda_version#v}"
-(cd "$src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/keda-operator" ./cmd/operator) >&2
-(cd "$src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/keda-adapter" ./cmd/adapter) >&2
+(cd "$src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath -ldflags "$ldflags" -o "$tmp/keda-operator" ./cmd/operator) >&2
+(cd "$src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath -ldflags "$ldflags" -o "$tmp/keda-adapter" ./cmd/adapter) >&2
 mkdir -p "$tmp/crds"
 cp "$src"/config/crd/bases/*.yaml "$tmp/crds/"
 # The operator's rights as upstream declares them (its ClusterRole; the node binds it to KEDA's user).

@@ -12,7 +12,7 @@ key=$(sed -n '/^metrics_server_version=/p' "$0" | cat - <(go env GOVERSION GOOS 
 cached_build metrics-server "$key"
 echo "building metrics-server $metrics_server_version into $bin (first time: a few minutes on 2 cores)" >&2
 start=$SECONDS
-GOBIN="$tmp" GOFLAGS= CGO_ENABLED=0 GO111MODULE=on go install -trimpath -ldflags "-s -w" \
+GOBIN="$tmp" GOFLAGS= CGO_ENABLED=0 GO111MODULE=on go_compile install -trimpath -ldflags "-s -w" \
   "sigs.k8s.io/metrics-server/cmd/metrics-server@$metrics_server_version" >&2
 echo "  built in $((SECONDS - start))s" >&2
 finish_cached_build

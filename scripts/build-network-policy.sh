@@ -12,7 +12,7 @@ key=$(sed -n '/^kube_router_version=/p' "$0" | cat - <(go env GOVERSION GOOS GOA
 cached_build network-policy "$key"
 echo "building kube-router $kube_router_version into $bin (first time: a few minutes on 2 cores)" >&2
 start=$SECONDS
-GOBIN="$tmp" GOFLAGS= CGO_ENABLED=0 GO111MODULE=on go install -trimpath \
+GOBIN="$tmp" GOFLAGS= CGO_ENABLED=0 GO111MODULE=on go_compile install -trimpath \
   -ldflags "-s -w -X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$kube_router_version" \
   "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@$kube_router_version" >&2
 echo "  built in $((SECONDS - start))s" >&2

@@ -23,7 +23,7 @@ cd "$tmp"
 install() {
   local start=$SECONDS
   echo "  $(date +%T) go install $*" >&2
-  GOBIN="$tmp" GOFLAGS= CGO_ENABLED=0 GO111MODULE=on go install -trimpath "$@" >&2
+  GOBIN="$tmp" GOFLAGS= CGO_ENABLED=0 GO111MODULE=on go_compile install -trimpath "$@" >&2
   echo "  built in $((SECONDS - start))s" >&2
 }
 containerd_ldflags="-s -w -X github.com/containerd/containerd/v2/version.Version=$containerd_version"

@@ -22,7 +22,7 @@ echo "building helm $helm_version and kstatus into $bin (first time: a few minut
 cd "$module"
 GOFLAGS=-mod=mod go mod download >&2
 start=$SECONDS
-GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$tmp/helm" helm.sh/helm/v4/cmd/helm >&2
+GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath -ldflags "$ldflags" -o "$tmp/helm" helm.sh/helm/v4/cmd/helm >&2
 echo "  built helm in $((SECONDS - start))s" >&2
-GOFLAGS=-mod=mod CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$tmp/kstatus" ./kstatus >&2
+GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath -ldflags "-s -w" -o "$tmp/kstatus" ./kstatus >&2
 finish_cached_build

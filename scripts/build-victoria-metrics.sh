@@ -13,7 +13,7 @@ key=$(sed -n '/^victoria_metrics_version=/p' "$0" | cat - <(go env GOVERSION GOO
 cached_build victoria-metrics "$key"
 echo "building VictoriaMetrics $victoria_metrics_version into $bin (first time: a few minutes on 2 cores)" >&2
 start=$SECONDS
-GOBIN="$tmp" GOFLAGS= CGO_ENABLED=0 GO111MODULE=on go install -trimpath \
+GOBIN="$tmp" GOFLAGS= CGO_ENABLED=0 GO111MODULE=on go_compile install -trimpath \
   -ldflags "-s -w -X github.com/VictoriaMetrics/VictoriaMetrics/lib/buildinfo.Version=victoria-metrics-$victoria_metrics_version" \
   "github.com/VictoriaMetrics/VictoriaMetrics/app/victoria-metrics@$victoria_metrics_version" >&2
 echo "  built in $((SECONDS - start))s" >&2
