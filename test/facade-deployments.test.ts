@@ -684,6 +684,51 @@ describe('custom_url hosts, claimed once across the installation', () => {
       'the claim taken up',
     );
   });
+
+  it('never lets an older deployment take a held host by moving its customUrl there with kubectl', async () => {
+    // The attacker's deployment is made first, on a host of its own; the victim's later, on its host.
+    await create('older-attacker', { source_config: { custom_url: 'https://mine.apps.example.com' } });
+    const attackerCreated = Date.parse(String((await readDeployment(t.org.namespace, 'older-attacker')).metadata.creationTimestamp));
+    await eventually(async () => Date.now() >= attackerCreated + 1_000, 5_000, 'a later second');
+    const manifest = (name: string, namespace: string, customUrl: string) =>
+      JSON.stringify({
+        apiVersion: `${group}/${version}`,
+        kind: 'Deployment',
+        metadata: { name, namespace },
+        spec: { source: 'external_docker', sourceRevisionConfig: { imageUri: 'busybox:1' }, sourceConfig: { customUrl } },
+      });
+    expect((await kubectl(['apply', '-f', '-'], manifest('victim', t.otherOrg.namespace, 'https://held.apps.example.com'))).code).toBe(0);
+    const hostsOf = async (namespace: string) =>
+      (await kubectl(['get', 'ingresses', '-n', namespace, '-o', 'jsonpath={.items[*].spec.rules[*].host}'])).stdout;
+    await eventually(async () => (await hostsOf(t.otherOrg.namespace)).includes('held.apps.example.com'), 15_000, "the victim's Ingress");
+    const victimBefore = await readDeployment(t.otherOrg.namespace, 'victim');
+
+    const moved = await kubectl([
+      'patch',
+      'deployments.berth.dev',
+      'older-attacker',
+      '-n',
+      t.org.namespace,
+      '--type=merge',
+      '-p',
+      '{"spec":{"sourceConfig":{"customUrl":"https://held.apps.example.com"}}}',
+    ]);
+    expect(moved.code, moved.stderr).toBe(0);
+    await eventually(
+      async () => (await stalledReason(t.org.namespace, 'older-attacker')) === 'HostClaimed',
+      15_000,
+      'the attacker Stalled',
+    );
+    // The victim keeps its claim, its record and its Ingress; the attacker has none for the host.
+    expect(await stalledReason(t.otherOrg.namespace, 'victim')).not.toBe('HostClaimed');
+    const victim = await readDeployment(t.otherOrg.namespace, 'victim');
+    expect(victim.status?.customHostClaim?.host).toBe('held.apps.example.com');
+    expect(victim.status?.customHostClaim).toEqual(victimBefore.status?.customHostClaim);
+    // It left its own host and holds none.
+    expect((await readDeployment(t.org.namespace, 'older-attacker')).status?.customHostClaim).toBeUndefined();
+    expect(await hostsOf(t.otherOrg.namespace)).toContain('held.apps.example.com');
+    expect(await hostsOf(t.org.namespace)).not.toContain('held.apps.example.com');
+  });
 });
 
 describe('child names, claimed once in a namespace', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostRefusal, openHostPolicy, parseCustomUrl, type HostClaim } from './custom-hosts.ts';
+import { hostRefusal, nextHostClaim, openHostPolicy, parseCustomUrl, type HostClaim } from './custom-hosts.ts';
 
 const claim = (uid: string | undefined, createdAt: string, customUrl?: string): HostClaim => ({
   metadata: { ...(uid ? { uid } : {}), creationTimestamp: createdAt },
@@ -19,6 +19,28 @@ describe('hostRefusal', () => {
     const twin = claim('c-uid', '2026-11-26T10:00:00Z', 'https://shop.example.com');
     expect(hostRefusal(twin, [earlier, twin], openHostPolicy)?.reason).toBe('HostClaimed');
     expect(hostRefusal(earlier, [earlier, twin], openHostPolicy)).toBeUndefined();
+  });
+
+  it('keeps a host with its first accepted claim, whatever the age of a deployment that claims it later', () => {
+    // The victim, made at 11:00, holds shop.example.com since 11:01; an older deployment moves to it at 12:00.
+    const victim = { ...later, status: { customHostClaim: { host: 'shop.example.com', claimedAt: '2026-11-26T11:01:00Z' } } };
+    const attacker = { ...earlier, status: { customHostClaim: { host: 'own.example.com', claimedAt: '2026-11-26T10:00:01Z' } } };
+    expect(hostRefusal(attacker, [attacker, victim], openHostPolicy)?.reason).toBe('HostClaimed');
+    expect(hostRefusal(victim, [attacker, victim], openHostPolicy)).toBeUndefined();
+    // Between two recorded claims of one host (as after a restore), the earlier record.
+    const recordedLater = { ...earlier, status: { customHostClaim: { host: 'shop.example.com', claimedAt: '2026-11-26T11:02:00Z' } } };
+    expect(hostRefusal(recordedLater, [recordedLater, victim], openHostPolicy)?.reason).toBe('HostClaimed');
+  });
+
+  it('records a claim once accepted, keeps it while the host stays, and drops it with the host', () => {
+    const now = '2026-11-26T12:00:00Z';
+    const held = { host: 'shop.example.com', claimedAt: '2026-11-26T11:00:00Z' };
+    expect(nextHostClaim(undefined, 'shop.example.com', false, now)).toEqual({ host: 'shop.example.com', claimedAt: now });
+    expect(nextHostClaim(undefined, 'shop.example.com', true, now)).toBeUndefined();
+    expect(nextHostClaim(held, 'shop.example.com', false, now)).toBe(held);
+    expect(nextHostClaim(held, 'other.example.com', false, now)).toEqual({ host: 'other.example.com', claimedAt: now });
+    expect(nextHostClaim(held, 'other.example.com', true, now)).toBeUndefined();
+    expect(nextHostClaim(held, undefined, false, now)).toBeUndefined();
   });
 
   it('refuses any claim of a claimed host for a deployment not yet created', () => {

@@ -1,12 +1,20 @@
 // The host a Deployment's customUrl claims, and who may claim it: a host is claimed once across the
-// installation (the earliest Deployment keeps it), never one of Berth's own, and within the domains the
-// installation allows. The HTTP API refuses a claim before writing (409, 422); the controller refuses
+// installation (the first claim keeps it, whatever the age of the Deployment that makes a later one),
+// never one of Berth's own, and within the domains the installation allows. The HTTP API refuses a claim before writing (409, 422); the controller refuses
 // a claim applied with kubectl (Stalled) and makes no Ingress for it. Pure.
+
+/** A host claim the controller accepted, and since when: kept in the Deployment's status, which only
+ * Berth writes, for as long as its customUrl names that host. */
+export interface RecordedHostClaim {
+  readonly host: string;
+  readonly claimedAt: string;
+}
 
 /** What a claim is read from: a Deployment, as stored or as cached. */
 export interface HostClaim {
   readonly metadata: { readonly uid?: string; readonly creationTimestamp?: unknown };
   readonly spec?: { readonly sourceConfig?: { readonly customUrl?: string } };
+  readonly status?: { readonly customHostClaim?: RecordedHostClaim };
 }
 
 export interface CustomUrlRoute {
@@ -57,11 +65,51 @@ function within(host: string, domain: string): boolean {
   return host === bare || host.endsWith(`.${bare}`);
 }
 
-/** The earlier of two claims keeps what both claim: by creation time, then by uid, so every replica agrees. */
+/** The earlier of two Deployments keeps a name both claim (names never change): by creation time, then
+ * by uid, so every replica agrees. */
 export function claimedBefore(a: Pick<HostClaim, 'metadata'>, b: Pick<HostClaim, 'metadata'>): boolean {
   const at = (d: Pick<HostClaim, 'metadata'>) => String(d.metadata.creationTimestamp ?? '');
   return at(a) < at(b) || (at(a) === at(b) && (a.metadata.uid ?? '') < (b.metadata.uid ?? ''));
 }
+
+/**
+ * Whether a's claim of `host` came before b's: a claim the controller accepted (recorded) before one it
+ * did not, then the earlier record, then (between claims not recorded yet, as when two arrive at once)
+ * the earlier Deployment; the uid breaks ties, so every replica agrees. A Deployment's own age counts
+ * only there: an old Deployment whose customUrl moves to a host another holds makes a new claim.
+ */
+export function hostClaimedBefore(a: HostClaim, b: HostClaim, host: string): boolean {
+  const rank = (d: HostClaim) => {
+    const recorded = d.status?.customHostClaim?.host === host ? d.status.customHostClaim.claimedAt : undefined;
+    return [recorded ? '0' : '1', recorded ?? String(d.metadata.creationTimestamp ?? ''), d.metadata.uid ?? ''] as const;
+  };
+  const [ra, rb] = [rank(a), rank(b)];
+  for (let i = 0; i < ra.length; i++) if (ra[i] !== rb[i]) return ra[i]! < rb[i]!;
+  return false;
+}
+
+/** The claim to record after a pass: the one recorded while the customUrl keeps its host, a new one
+ * from `now` once the controller accepts a new host (`refused` false), none without a customUrl. */
+export function nextHostClaim(
+  previous: RecordedHostClaim | undefined,
+  host: string | undefined,
+  refused: boolean,
+  now: string,
+): RecordedHostClaim | undefined {
+  if (!host) return undefined;
+  if (previous?.host === host) return previous;
+  return refused ? undefined : { host, claimedAt: now };
+}
+
+/** The reasons a pass halts at or before the customUrl's host is judged (choose-revisions.ts): a pass
+ * halted by one of them has not accepted its host. */
+export const hostRefusalReasons: ReadonlySet<string> = new Set([
+  'ReplicaCapExceeded',
+  'NameTaken',
+  'HostReserved',
+  'HostNotAllowed',
+  'HostClaimed',
+]);
 
 export type HostRefusal = { reason: 'HostNotAllowed' | 'HostReserved' | 'HostClaimed'; message: string };
 
@@ -93,7 +141,7 @@ export function hostRefusal(deployment: HostClaim, claimants: readonly HostClaim
     (other) =>
       other.metadata.uid !== deployment.metadata.uid &&
       customHostOf(other) === host &&
-      (!deployment.metadata.uid || claimedBefore(other, deployment)),
+      (!deployment.metadata.uid || hostClaimedBefore(other, deployment, host)),
   );
   return earlier ? { reason: 'HostClaimed', message: `custom_url host ${host} is claimed by another deployment` } : undefined;
 }

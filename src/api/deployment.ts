@@ -459,6 +459,15 @@ export const deploymentStatusSchema = z
       .optional()
       .describe("The application Service's address inside the cluster (reachable from the host under berth dev)."),
     scaling: deploymentScalingSchema.optional(),
+    customHostClaim: z
+      .object({
+        host: z.string().max(253).describe('The host of spec.sourceConfig.customUrl.'),
+        claimedAt: z.string().max(64).describe("When the controller first accepted this Deployment's claim of the host (RFC 3339)."),
+      })
+      .optional()
+      .describe(
+        'The custom URL host this Deployment holds, and since when: a host belongs to its first accepted claim, whatever the age of a Deployment that claims it later. Absent while the claim is refused.',
+      ),
     observedGeneration: observedGenerationSchema.optional(),
     updatedAt: updatedAtSchema.optional(),
     conditions: conditionsSchema.optional(),

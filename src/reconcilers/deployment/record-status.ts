@@ -5,6 +5,9 @@ import {
   appUrl,
   customHostOf,
   findCondition,
+  hostRefusalReasons,
+  nextHostClaim,
+  timestamp,
   organizationTlsNames,
   organizationWildcardHost,
   type Deployment,
@@ -84,6 +87,15 @@ export async function writeStatus(
       ...(facts.scaling ? { scaling: facts.scaling } : {}),
       ...tierFact(pass, deployment),
       ...certificateFact(pass, deployment),
+      ...optional(
+        'hostClaim',
+        nextHostClaim(
+          previous?.customHostClaim,
+          customHostOf(deployment),
+          hostRefusalReasons.has(observation.problem?.reason ?? ''),
+          timestamp(pass.options.now()),
+        ),
+      ),
     },
     pass.options.now(),
   );

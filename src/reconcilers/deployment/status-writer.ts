@@ -9,6 +9,7 @@ import {
   type ConditionUpdate,
   type DeploymentScaling,
   type DeploymentStatus,
+  type RecordedHostClaim,
   type RevisionStatus,
   type Verdict,
 } from '../../api/index.ts';
@@ -33,6 +34,8 @@ export interface DeploymentFacts {
   tier?: TierCondition;
   /** Where the URL is https://: its certificate's readiness (certificate-status.ts); likewise. */
   certificate?: CertificateCondition;
+  /** The custom URL host it holds, and since when (custom-hosts.ts). */
+  hostClaim?: RecordedHostClaim;
 }
 
 /** A condition beside the verdict's three, set when given and removed when not. */
@@ -50,6 +53,7 @@ export function nextDeploymentStatus(previous: DeploymentStatus | undefined, fac
     ...(facts.url ? { url: facts.url } : {}),
     ...(facts.clusterUrl ? { clusterUrl: facts.clusterUrl } : {}),
     ...(facts.scaling ? { scaling: facts.scaling } : {}),
+    ...(facts.hostClaim ? { customHostClaim: { ...facts.hostClaim } } : {}),
     observedGeneration: facts.generation,
     conditions: withSide(
       withSide(
