@@ -663,7 +663,7 @@ describe('a Deployment built from a code-host repository', () => {
       'Stalled RepositoryHostMismatch',
     );
     expect(condition(stalled, 'Stalled')?.message).toBe(
-      "spec.sourceConfig.repoUrl must be on the integration's host github.com: its credentials go nowhere else",
+      "spec.sourceConfig.repoUrl must be on the integration's host https://github.com: its credentials go nowhere else",
     );
     expect(await revisionsOf(name)).toEqual([]);
   });

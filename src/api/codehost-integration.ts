@@ -40,31 +40,35 @@ export type CodeHostIntegrationStatus = z.infer<typeof codeHostIntegrationStatus
 
 export type CodeHostIntegration = KindObject<'CodeHostIntegration', CodeHostIntegrationSpec, CodeHostIntegrationStatus>;
 
-/** The public services' hosts of repositories, when an integration names no base URL. */
-const publicRepositoryHosts: Record<(typeof codeHostProviders)[number], string> = { github: 'github.com', gitlab: 'gitlab.com' };
+/** The public services' origins of repositories, when an integration names no base URL. */
+const publicRepositoryOrigins: Record<(typeof codeHostProviders)[number], string> = {
+  github: 'https://github.com',
+  gitlab: 'https://gitlab.com',
+};
 
 /**
- * The host an integration's credentials belong to: its base URL's host (GitHub Enterprise and a
- * self-managed GitLab serve repositories and API on one host), or the public service's.
+ * Where an integration's credentials belong: its base URL's origin, scheme, host and port (GitHub
+ * Enterprise and a self-managed GitLab serve repositories and API there), or the public service's.
  */
-export function repositoryHostOf(spec: { readonly provider?: string; readonly baseUrl?: string }): string {
-  if (spec.baseUrl && URL.canParse(spec.baseUrl)) return new URL(spec.baseUrl).hostname.toLowerCase();
-  return publicRepositoryHosts[(spec.provider ?? 'github') as keyof typeof publicRepositoryHosts] ?? publicRepositoryHosts.github;
+export function repositoryOriginOf(spec: { readonly provider?: string; readonly baseUrl?: string }): string {
+  if (spec.baseUrl && URL.canParse(spec.baseUrl)) return new URL(spec.baseUrl).origin;
+  return publicRepositoryOrigins[(spec.provider ?? 'github') as keyof typeof publicRepositoryOrigins] ?? publicRepositoryOrigins.github;
 }
 
 /**
- * Why an integration's credentials must not go to `repoUrl`, or undefined: its host is not the
- * integration's. The token is then sent nowhere: not to read the branch, not to the clone step. `field`
- * names repoUrl as the reader spells it. Pure.
+ * Why an integration's credentials must not go to `repoUrl`, or undefined: its origin (scheme, host and
+ * port alike: http://github.com:8080 is not https://github.com) is not the integration's. The token is
+ * then sent nowhere: not to read the branch, not to the clone step. `field` names repoUrl as the reader
+ * spells it. Pure.
  */
 export function repositoryHostRefusal(
   repoUrl: string,
   spec: { readonly provider?: string; readonly baseUrl?: string },
   field = 'repo_url',
 ): string | undefined {
-  const host = URL.canParse(repoUrl) ? new URL(repoUrl).hostname.toLowerCase() : undefined;
-  const expected = repositoryHostOf(spec);
-  return host === expected ? undefined : `${field} must be on the integration's host ${expected}: its credentials go nowhere else`;
+  const origin = URL.canParse(repoUrl) ? new URL(repoUrl).origin : undefined;
+  const expected = repositoryOriginOf(spec);
+  return origin === expected ? undefined : `${field} must be on the integration's host ${expected}: its credentials go nowhere else`;
 }
 
 export const codeHostIntegrationKind = {

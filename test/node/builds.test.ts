@@ -42,7 +42,7 @@ beforeAll(async () => {
   base = await exampleImage('build-base');
 
   git = await GitServer.start(nodeIp);
-  github = await FakeGitHub.start({ host: nodeIp, htmlBaseUrl: git.url });
+  github = await FakeGitHub.start({ host: nodeIp, git });
   const owner = github.account('acme', 'Organization');
   github.addRepository(owner, { name: 'shop', private: true });
   token = github.issuePersonalToken(owner);
@@ -123,7 +123,7 @@ describe('a codehost Deployment on the real node', () => {
       source: 'codehost',
       source_config: {
         integration_id: integrationId,
-        repo_url: `${git.url}/${repository}`,
+        repo_url: `${github.url}/${repository}`,
         resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64, db_cpu: 0.1, db_memory_mb: 128 },
       },
       source_revision_config: { repo_ref: 'main' },

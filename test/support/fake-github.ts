@@ -2,6 +2,7 @@
 // GitHub's wire format for the few endpoints Berth calls. Response bodies, status codes, pagination
 // `Link` headers and rate-limit headers follow what api.github.com sends, so the client under test runs
 // unchanged against it (Octokit with `baseUrl` pointing here, as it would at GitHub Enterprise).
+import { isGitPath, type GitServer } from './git-server.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
@@ -71,7 +72,7 @@ type RateLimitSimulation = { status: 403 | 429; resetAt: Date } | undefined;
 export class FakeGitHub {
   readonly requests: RecordedRequest[] = [];
   readonly #server: Server;
-  readonly #htmlBaseUrl: string;
+  #htmlBaseUrl: string;
   readonly #repositories = new Map<number, Repository>();
   readonly #reposByOwner = new Map<string, number[]>();
   readonly #tokens = new Map<string, TokenGrant>();
@@ -81,9 +82,10 @@ export class FakeGitHub {
   #rateLimited: RateLimitSimulation;
   #url = '';
 
-  private constructor(htmlBaseUrl: string) {
+  private constructor(htmlBaseUrl: string, git: GitServer | undefined) {
     this.#htmlBaseUrl = htmlBaseUrl;
     this.#server = createServer((request, response) => {
+      if (git && isGitPath(request.url ?? '/')) return git.handle(request, response);
       this.#handle(request, response).catch((error: unknown) => {
         send(response, 500, { message: `fake GitHub failed: ${String(error)}` });
       });
@@ -91,12 +93,14 @@ export class FakeGitHub {
   }
 
   /** Starts the server on a random port of `host` (default loopback; a node's address lets pods reach
-   * it). `htmlBaseUrl` is the web host repos' html_url points at. */
-  static async start(options: { htmlBaseUrl?: string; host?: string } = {}): Promise<FakeGitHub> {
-    const fake = new FakeGitHub(options.htmlBaseUrl ?? 'https://github.com');
+   * it). `htmlBaseUrl` is the web host repos' html_url points at. With `git`, it also serves that git
+   * server's repositories, on its own origin as GitHub Enterprise does (html_url then points there). */
+  static async start(options: { htmlBaseUrl?: string; host?: string; git?: GitServer } = {}): Promise<FakeGitHub> {
     const host = options.host ?? '127.0.0.1';
+    const fake = new FakeGitHub(options.htmlBaseUrl ?? 'https://github.com', options.git);
     await new Promise<void>((resolve) => fake.#server.listen(0, host, resolve));
     fake.#url = `http://${host}:${(fake.#server.address() as AddressInfo).port}`;
+    if (options.git && !options.htmlBaseUrl) fake.#htmlBaseUrl = fake.#url;
     return fake;
   }
 

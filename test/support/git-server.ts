@@ -2,6 +2,11 @@
 // Node HTTP server, serving bare repositories a test creates and commits to. A private repository
 // answers only requests carrying its token, as GitHub's git endpoint does (`x-access-token:<token>`
 // Basic credentials), so a build's credentials are checked for real.
+
+/** Whether a request path is git's smart-HTTP protocol (`owner/name[.git]/info/refs`, `.../git-upload-pack`). */
+export function isGitPath(path: string): boolean {
+  return /^\/[^/]+\/[^/]+?(\.git)?\/(info\/refs|git-upload-pack|git-receive-pack)(\?|$)/.test(path);
+}
 import { execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -32,7 +37,7 @@ export class GitServer {
 
   private constructor(root: string) {
     this.#root = root;
-    this.#server = createServer((request, response) => this.#handle(request, response));
+    this.#server = createServer((request, response) => this.handle(request, response));
   }
 
   /** Listens on `host` (the node's address, for pods to clone from) at a free port. */
@@ -103,7 +108,9 @@ export class GitServer {
     return join(this.#root, `${fullName}.git`);
   }
 
-  #handle(request: IncomingMessage, response: ServerResponse): void {
+  /** Answers one smart-HTTP request: for a server of its own, or another that serves git beside its API
+   * on one origin (test/support/fake-github.ts, as GitHub Enterprise does). */
+  handle(request: IncomingMessage, response: ServerResponse): void {
     const url = new URL(request.url ?? '/', 'http://git');
     const record = (status: number) => this.requests.push({ method: request.method ?? 'GET', path: url.pathname, status });
     // `owner/name` with or without `.git`, as GitHub answers both.
