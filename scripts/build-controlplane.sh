@@ -29,8 +29,6 @@ done
 
 echo "building the Kubernetes $k8s_version control plane into $bin (first time: ~15-20 min on 2 cores)" >&2
 cd "$module"
-echo "  downloading modules..." >&2
-GOFLAGS=-mod=mod go mod download >&2
 # One `go build` for all seven: one action graph keeps both cores busy, each binary's link beside the
 # compiles of the next, where seven builds in a row would link one at a time on one core.
 echo "  $(date +%T) go build kube-apiserver kube-controller-manager kubectl etcd kubelet kube-scheduler kube-proxy" >&2

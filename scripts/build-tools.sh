@@ -20,7 +20,6 @@ ldflags="-s -w -X helm.sh/helm/v4/internal/version.version=$helm_version -X helm
 
 echo "building helm $helm_version and kstatus into $bin (first time: a few minutes on 2 cores)" >&2
 cd "$module"
-GOFLAGS=-mod=mod go mod download >&2
 start=$SECONDS
 GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath -ldflags "$ldflags" -o "$tmp/helm" helm.sh/helm/v4/cmd/helm >&2
 echo "  built helm in $((SECONDS - start))s" >&2
