@@ -3,8 +3,12 @@
 import { resolve } from 'node:path';
 import { findConfiguredCluster } from './cluster-config.ts';
 import { parseCommandLine, usage, type Options } from './options.ts';
-import { startBerth } from './run.ts';
+import { startBerth, type RunningBerth } from './run.ts';
+import type { DevCluster } from './dev.ts';
 import { createLogger } from '../runtime/index.ts';
+
+/** How long `berth dev` waits, after a part of the node comes up, for others before it restarts Berth. */
+const restartSettleMs = 2_000;
 
 let options: Options;
 try {
@@ -50,50 +54,83 @@ try {
   const dev = await devStart;
   const kubeConfig = dev?.kubeConfig ?? findConfiguredCluster()?.kubeConfig;
   if (!kubeConfig) throw new Error('no cluster configured: set KUBECONFIG, run in a cluster, or use `berth dev`');
-  const berth = await startBerth(kubeConfig, options, logger, dev?.node ?? {});
-  stopping.push(() => berth.stop());
-  const pushRegistry =
-    devModule && dev && berth.facade
-      ? await devModule.startDevPushRegistry(dev, options.dataDir, berth.facade.nodeUrl ?? berth.facade.url, options.namespace)
-      : undefined;
-  if (pushRegistry) stopping.push(() => pushRegistry.stop());
-
-  if (dev?.kubeconfigPath && dev.local) {
-    const facade = berth.facade?.url;
-    process.stdout.write(
-      [
-        '',
-        dev.node
-          ? 'Berth is running against an embedded cluster with a real node.'
-          : 'Berth is running against an embedded control plane (no node: Pods will not run).',
-        `  kubeconfig:   ${dev.kubeconfigPath}`,
-        ...(dev.node
-          ? [
-              `  registry:     ${dev.node.registry}  (plain HTTP; npm run example:push builds and pushes the example app)`,
-              `  pushes:       ${dev.node.pushRegistry}  (plain HTTP; docker login with POST /v2/deployments/{id}/push-token)`,
-              `  try:          kubectl --kubeconfig ${dev.kubeconfigPath} apply --server-side -f examples/hello.yaml  (see the README)`,
-              `                an app answers at its url: curl --cacert ${dev.node.appsCaFile} $(kubectl get bdeploy hello -o jsonpath='{.status.url}')/`,
-              `  apps' CA:     ${dev.node.appsCaFile}  (trust it to open the apps' https:// URLs in a browser)`,
-            ]
-          : [
-              `  node:         ${dev.cluster?.withoutNode ?? 'none'}`,
-              `  try:          kubectl --kubeconfig ${dev.kubeconfigPath} apply -f examples/deployment-external-docker.yaml`,
-            ]),
-        `                kubectl --kubeconfig ${dev.kubeconfigPath} get berth`,
-        ...(facade
-          ? [
-              `  HTTP API:     ${facade}  (OpenAPI: ${facade}/openapi.json)`,
-              `  API key:      ${dev.local.apiKey}  (organization ${dev.local.organizationId}, namespace ${dev.local.organizationNamespace})`,
-              `  try:          curl -H 'X-Api-Key: ${dev.local.apiKey}' ${facade}/v2/deployments`,
-            ]
-          : []),
-        `  probes:       http://${options.probeAddress.host}:${berth.manager.healthPort}/readyz and /metrics`,
-        '  stop:         Ctrl-C (stops every process Berth started)',
-        '',
-      ].join('\n'),
-    );
-  }
+  let berth = await startBerth(kubeConfig, options, logger, dev?.node ?? {});
+  let pushRegistry: { stop(): Promise<void> } | undefined;
+  let following: Promise<void> = Promise.resolve();
+  stopping.push(async () => {
+    await following;
+    await pushRegistry?.stop();
+    await berth.stop();
+  });
+  if (dev?.kubeconfigPath && dev.local) process.stdout.write(banner(dev, berth));
+  // Under `berth dev` the node and its parts come up after Berth does (built first where they are not
+  // cached): Berth restarts with what they offer as each arrives, and what was applied before converges.
+  let startedWith = dev?.node;
+  const follow = () => {
+    following = following
+      // Parts that come up together (a warm start brings them all within seconds) make one restart.
+      .then(() => new Promise((settled) => setTimeout(settled, restartSettleMs)))
+      .then(async () => {
+        if (!dev?.node || dev.node === startedWith || stopRequested) return;
+        const first = !startedWith;
+        startedWith = dev.node;
+        logger.info('restarting Berth with what the node offers now');
+        await berth.stop();
+        berth = await startBerth(kubeConfig, options, logger, startedWith);
+        if (!pushRegistry && devModule && berth.facade) {
+          pushRegistry = await devModule.startDevPushRegistry(
+            dev,
+            options.dataDir,
+            berth.facade.nodeUrl ?? berth.facade.url,
+            options.namespace,
+          );
+        }
+        if (first && dev.kubeconfigPath && dev.local) process.stdout.write(banner(dev, berth));
+      })
+      .catch((error: unknown) => void stop(`restart failed: ${(error as Error).message}`, 1));
+  };
+  dev?.onChange(follow);
+  follow();
 } catch (error) {
   logger.error({ err: error }, 'failed to start');
   await stop('startup failure', 1);
+}
+
+/** What `berth dev` prints once Berth answers, and again once the node runs. */
+function banner(dev: DevCluster, berth: RunningBerth): string {
+  const facade = berth.facade?.url;
+  const kubeconfigPath = dev.kubeconfigPath!;
+  const local = dev.local!;
+  return [
+    '',
+    dev.node
+      ? 'Berth is running against an embedded cluster with a real node.'
+      : dev.cluster?.withoutNode
+        ? 'Berth is running against an embedded control plane (no node: Pods will not run).'
+        : "Berth is running against an embedded control plane; the node's parts are being built and come up one by one (see the progress lines).",
+    `  kubeconfig:   ${kubeconfigPath}`,
+    ...(dev.node
+      ? [
+          `  registry:     ${dev.node.registry}  (plain HTTP; npm run example:push builds and pushes the example app)`,
+          `  pushes:       ${dev.node.pushRegistry}  (plain HTTP; docker login with POST /v2/deployments/{id}/push-token)`,
+          `  try:          kubectl --kubeconfig ${kubeconfigPath} apply --server-side -f examples/hello.yaml  (see the README)`,
+          `                an app answers at its url: curl --cacert ${dev.node.appsCaFile} $(kubectl get bdeploy hello -o jsonpath='{.status.url}')/`,
+          `  apps' CA:     ${dev.node.appsCaFile}  (trust it to open the apps' https:// URLs in a browser)`,
+        ]
+      : [
+          `  node:         ${dev.cluster?.withoutNode ?? 'starting'}`,
+          `  try:          kubectl --kubeconfig ${kubeconfigPath} apply -f examples/deployment-external-docker.yaml`,
+        ]),
+    `                kubectl --kubeconfig ${kubeconfigPath} get berth`,
+    ...(facade
+      ? [
+          `  HTTP API:     ${facade}  (OpenAPI: ${facade}/openapi.json)`,
+          `  API key:      ${local.apiKey}  (organization ${local.organizationId}, namespace ${local.organizationNamespace})`,
+          `  try:          curl -H 'X-Api-Key: ${local.apiKey}' ${facade}/v2/deployments`,
+        ]
+      : []),
+    `  probes:       http://${options.probeAddress.host}:${berth.manager.healthPort}/readyz and /metrics`,
+    '  stop:         Ctrl-C (stops every process Berth started)',
+    '',
+  ].join('\n');
 }

@@ -14,15 +14,10 @@ import { renderRoutePolicy } from '../api/route-policy.ts';
 import { fieldManager } from '../api/group.ts';
 import { applyObject } from '../runtime/index.ts';
 import { startLocalCluster, type LocalCluster } from '../dev/local-cluster.ts';
-import { nodeBinaries, pushBuildImages, pushServiceImages } from '../dev/node/node.ts';
-import { nodeIp, pushRegistryAddress } from '../dev/node/network.ts';
-import { nodeGateway, nodeTlsAppUrlTemplate } from '../dev/node/gateway.ts';
-import { metricsStoreUrl } from '../dev/node/metrics-store.ts';
-import { nodeActivator } from '../dev/node/http-add-on.ts';
-import { nodeTlsIssuer } from '../dev/node/certificates.ts';
+import { nodeIp, pushRegistryAddress, registryAddress } from '../dev/node/network.ts';
+import { nodeAppUrlTemplate, nodeGateway } from '../dev/node/gateway.ts';
+import type { NodeOffers } from '../dev/node/parts.ts';
 import { readPki } from '../dev/controlplane.ts';
-import type { TlsIssuer } from '../api/app-tls.ts';
-import type { Activator } from '../api/activator.ts';
 import { startPushRegistry, type PushRegistry } from '../dev/node/push-registry.ts';
 import { mintApiKey } from '../facade/api-keys.ts';
 import { ensureDevAccess } from '../facade/dev-access.ts';
@@ -41,54 +36,62 @@ export interface DevCluster {
   kubeConfig: KubeConfig;
   kubeconfigPath?: string;
   cluster?: LocalCluster;
-  /** The node's registry and the images built for it, when the embedded cluster has a node. */
-  node?: {
-    registry: string;
-    pushRegistry: string;
-    nodeHost: string;
-    postgresImage: string;
-    redisImage: string;
-    builderImage: string;
-    gitImage: string;
-    buildToolsImage: string;
-    agentToolsImage: string;
-    /** Every Deployment's own URL, through the node's Gateway, over TLS. */
-    appUrlTemplate: string;
-    gateway: { namespace: string; name: string };
-    /** The issuer of the apps' certificates, and where its CA certificate is written for clients
-     * (curl --cacert, a browser's trust store). */
-    tlsIssuer: TlsIssuer;
-    appsCaFile: string;
-    /** The node's Prometheus-compatible server, where KEDA reads the apps' requests in flight. */
-    concurrencyMetrics: string;
-    /** The node's activator (KEDA's HTTP add-on): dev_zero apps scale to zero. */
-    activator: Activator;
-  };
+  /** The node's registry and the images built for it, once the embedded cluster's node runs; it grows
+   * as the node's parts come up (onChange). */
+  node?: DevNode;
   /** Only on the embedded control plane: a key for the local organization. */
   local?: { organizationNamespace: string; organizationId: string; apiKey: string };
+  /** Called when `node` changes: the node, then each of its parts, came up. */
+  onChange(listener: (node: DevNode) => void): void;
+}
+
+export interface DevNode extends NodeOffers {
+  registry: string;
+  pushRegistry: string;
+  nodeHost: string;
+  /** Every Deployment's own URL, through the node's Gateway (over TLS once the node's TLS part runs). */
+  appUrlTemplate: string;
+  gateway: { namespace: string; name: string };
+  /** Where the apps CA's certificate is written for clients (curl --cacert, a browser's trust store). */
+  appsCaFile: string;
 }
 
 const localOrganizationNamespace = 'default';
 
+/** Starts the embedded cluster when none is configured and answers once its API server does: the node
+ * and its parts come up behind it (see onChange), each built where it is not cached yet. */
 export async function startDevCluster(options: DevOptions): Promise<DevCluster> {
+  const listeners: Array<(node: DevNode) => void> = [];
+  const onChange = (listener: (node: DevNode) => void) => void listeners.push(listener);
   const configured = findConfiguredCluster();
   if (configured) {
     options.logger.info({ source: configured.source }, 'using the configured cluster');
-    return { kubeConfig: configured.kubeConfig };
+    return { kubeConfig: configured.kubeConfig, onChange };
   }
   const dataDir = resolve(options.dataDir);
   const log = (message: string) => options.logger.info(message);
-  const cluster = await startLocalCluster({ dataDir, node: options.node === 'off' ? 'none' : options.node, forwardDns: true, log });
+  const dev: DevCluster = { kubeConfig: new KubeConfig(), onChange };
+  const cluster = await startLocalCluster({
+    dataDir,
+    node: options.node === 'off' ? 'none' : options.node,
+    forwardDns: true,
+    log,
+    waitFor: 'control plane',
+    onChange: (offers) => {
+      dev.node = devNode(dataDir, offers);
+      for (const listener of listeners) listener(dev.node);
+    },
+  });
   try {
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromFile(cluster.controlPlane.kubeconfigPath);
-    const crds = await installCrds(kubeConfig, options.crdsDir);
+    dev.kubeConfig.loadFromFile(cluster.controlPlane.kubeconfigPath);
+    const crds = await installCrds(dev.kubeConfig, options.crdsDir);
     options.logger.info({ crds }, 'CRDs installed');
     // As the chart installs it: routes in organization namespaces are Berth's alone.
-    for (const object of renderRoutePolicy(adminUserName)) await applyObject(kubeConfig, object as never, fieldManager);
-    const access = await localAccess(kubeConfig, dataDir, options.operatorNamespace);
-    const node = await nodeDefaults(cluster, dataDir, log);
-    return { kubeConfig, kubeconfigPath: cluster.controlPlane.kubeconfigPath, cluster, node, local: access };
+    for (const object of renderRoutePolicy(adminUserName)) await applyObject(dev.kubeConfig, object as never, fieldManager);
+    dev.local = await localAccess(dev.kubeConfig, dataDir, options.operatorNamespace);
+    Object.assign(dev, { kubeconfigPath: cluster.controlPlane.kubeconfigPath, cluster });
+    if (!cluster.node) rmSync(join(dataDir, 'registry'), { force: true });
+    return dev;
   } catch (error) {
     await cluster.stop();
     throw error;
@@ -106,37 +109,22 @@ async function localAccess(kubeConfig: KubeConfig, dataDir: string, operatorName
   return { organizationNamespace: access.namespace, organizationId: access.organizationId, apiKey: access.key };
 }
 
-/** With a node: its registry address for users and scripts (.berth/dev/registry), the Postgres and
- * Redis images built here for Deployments that ask for them, and the images of codehost builds. */
-async function nodeDefaults(cluster: LocalCluster, dataDir: string, log: (m: string) => void): Promise<DevCluster['node']> {
-  const registryFile = join(dataDir, 'registry');
-  if (!cluster.node) {
-    rmSync(registryFile, { force: true });
-    return undefined;
-  }
-  writeFileSync(registryFile, `${cluster.node.registry}\n`);
+/** With a node: its registry address for users and scripts (.berth/dev/registry) and the apps CA's
+ * certificate (.berth/dev/apps-ca.crt), beside what its running parts offer. */
+function devNode(dataDir: string, offers: NodeOffers): DevNode {
+  writeFileSync(join(dataDir, 'registry'), `${registryAddress}\n`);
   const appsCaFile = join(dataDir, 'apps-ca.crt');
-  writeFileSync(appsCaFile, readPki(cluster.controlPlane.pkiDir).appsCaCert);
-  const nodeBin = nodeBinaries();
-  const [services, builds] = await Promise.all([pushServiceImages(nodeBin, log), pushBuildImages(nodeBin, log)]);
+  writeFileSync(appsCaFile, readPki(join(dataDir, 'pki')).appsCaCert);
   return {
-    registry: cluster.node.registry,
+    appUrlTemplate: nodeAppUrlTemplate,
+    ...offers,
+    registry: registryAddress,
     // Started once Berth answers (its realm): startDevPushRegistry.
     pushRegistry: pushRegistryAddress,
     // The HTTP API listens there too: the kubelet and build pods reach the registry's realm on it.
     nodeHost: nodeIp,
-    postgresImage: services.postgres,
-    redisImage: services.redis,
-    builderImage: builds.builder,
-    gitImage: builds.git,
-    buildToolsImage: builds.buildTools,
-    agentToolsImage: builds.agentTools,
-    appUrlTemplate: nodeTlsAppUrlTemplate,
     gateway: nodeGateway,
-    tlsIssuer: nodeTlsIssuer,
     appsCaFile,
-    concurrencyMetrics: metricsStoreUrl,
-    activator: nodeActivator,
   };
 }
 

@@ -27,6 +27,8 @@ export interface ControlPlaneOptions {
   forNode?: boolean;
   /** How long to wait for /readyz. */
   readyTimeoutMs?: number;
+  /** Where the binaries are (default: built now if they are not cached yet). */
+  binDir?: string;
   log?: (message: string) => void;
 }
 
@@ -124,7 +126,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const logDir = join(dataDir, 'logs');
   mkdirSync(pkiDir, { recursive: true });
   mkdirSync(logDir, { recursive: true });
-  const binDir = controlPlaneBinaries(log);
+  const binDir = options.binDir ?? controlPlaneBinaries(log);
   const pki = await ensurePki(pkiDir);
   const ports = await choosePorts(join(dataDir, 'ports.json'));
   const forNode = options.forNode ?? false;

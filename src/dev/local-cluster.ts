@@ -1,23 +1,24 @@
 // The local cluster of the tests and `berth dev`: the embedded control plane, and a real node beside it
-// where the machine allows one. Starts the parts in the order they depend on each other (the host
-// first: the API server listens on the node's address) and stops them in reverse, undoing every host
+// where the machine allows one. Every build is asked for at once, in the order the parts need them
+// (./builds.ts runs two at a time, the control plane's first), so that on a fresh machine the node's
+// parts are built while the control plane is. The control plane starts as soon as its build is done;
+// the node's core (containerd, the kubelet, DNS, the Gateway) once its builds are; then each of the
+// node's parts (./node/parts.ts) as its build is done. The tests wait for all of it; `berth dev` waits
+// for the control plane only and is told as each part comes up. Stops in reverse, undoing every host
 // change last.
-import { controlPlaneBinaries, startControlPlane, type ControlPlane } from './controlplane.ts';
+import { join } from 'node:path';
+import { Builds, coldBuildMinutes, type BuildName } from './builds.ts';
+import { startControlPlane, type ControlPlane } from './controlplane.ts';
+import { nodeAppUrlTemplate } from './node/gateway.ts';
 import {
-  gatewayBinaries,
-  networkPolicyBinaries,
-  metricsBinaries,
-  kedaBinaries,
-  metricsStoreBinaries,
-  httpAddOnBinaries,
-  certManagerBinaries,
-  nodeBinaries,
+  ensureNodePrerequisites,
   NodePrerequisitesError,
   prepareNodeHost,
   releaseNodeHost,
   startNode,
   type LocalNode,
 } from './node/node.ts';
+import { nodeParts, type NodeOffers, type NodePart } from './node/parts.ts';
 
 export interface LocalClusterOptions {
   dataDir: string;
@@ -28,58 +29,215 @@ export interface LocalClusterOptions {
   /** Cluster DNS forwards other names to the host's resolver (`berth dev`); tests keep every query local. */
   forwardDns: boolean;
   log?: (message: string) => void;
+  /** `everything` (the default): resolve once the node and all its parts run, or reject with the first
+   * that failed. `control plane`: resolve once the API server answers; the node and its parts come up
+   * behind it, each announced through onChange and the log. */
+  waitFor?: 'everything' | 'control plane';
+  /** Called as the node, then each of its parts, starts to run: with all that the node offers so far. */
+  onChange?: (offers: NodeOffers) => void;
 }
 
 export interface LocalCluster {
   controlPlane: ControlPlane;
-  /** Absent when the machine cannot run a node (`auto`); `withoutNode` says why. */
+  /** Set once the node's core runs. Never set when the machine cannot run a node (`auto`); `withoutNode`
+   * says why. */
   node?: LocalNode;
   withoutNode?: string;
+  /** Everything the node's core and its running parts offer. */
+  offers: NodeOffers;
+  /** Resolves when the node and every part run (at once without a node); rejects with the first failure. */
+  ready: Promise<void>;
   stop(): Promise<void>;
 }
 
+/** The builds of the node's core, after the control plane's. */
+const coreBuilds: BuildName[] = ['node', 'gateway'];
+
 export async function startLocalCluster(options: LocalClusterOptions): Promise<LocalCluster> {
   const log = options.log ?? (() => {});
-  const kubeBin = controlPlaneBinaries(log);
-  if (options.node === 'none') {
-    const controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, log });
-    return { controlPlane, withoutNode: 'no node asked for', stop: () => controlPlane.stop() };
+  const builds = new Builds({ logDir: join(options.dataDir, 'logs') });
+  const progress = new Progress(log, builds);
+  const kubeBin = builds.bin('controlplane');
+  const withoutNode = await nodeUnavailable(options, log);
+  if (withoutNode) {
+    const controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, log, binDir: await kubeBin });
+    progress.done();
+    return { controlPlane, withoutNode, offers: {}, ready: Promise.resolve(), stop: () => controlPlane.stop() };
   }
+  // Every build asked for now, in the order needed: they run while the control plane is built.
+  for (const name of [...coreBuilds, ...nodeParts.flatMap((part) => part.builds)]) builds.bin(name).catch(() => {});
+  progress.expect(['control plane', 'node', ...nodeParts.map((part) => part.name)]);
+  let controlPlane: ControlPlane | undefined;
+  let nodeStarting: Promise<unknown> = Promise.resolve();
+  const cluster: LocalCluster = {
+    controlPlane: undefined as never,
+    offers: {},
+    ready: Promise.resolve(),
+    stop: async () => {
+      progress.done();
+      builds.cancel();
+      await nodeStarting.catch(() => {});
+      await cluster.node?.stop();
+      await controlPlane?.stop();
+      await releaseNodeHost(await kubeBin);
+    },
+  };
   try {
-    await prepareNodeHost(options.dataDir, { masquerade: options.forwardDns, keepVolumes: !options.ephemeral, kubeBin, log });
+    await prepareNodeHost(options.dataDir, {
+      masquerade: options.forwardDns,
+      keepVolumes: !options.ephemeral,
+      kubeBin: await kubeBin,
+      log,
+    });
+    controlPlane = await startControlPlane({
+      dataDir: options.dataDir,
+      ephemeral: options.ephemeral,
+      forNode: true,
+      log,
+      binDir: await kubeBin,
+    });
+    cluster.controlPlane = controlPlane;
+    progress.ready('control plane');
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
+  const offer = (offers: NodeOffers) => {
+    if (Object.entries(offers).every(([key, value]) => cluster.offers[key as keyof NodeOffers] === value)) return;
+    Object.assign(cluster.offers, offers);
+    options.onChange?.({ ...cluster.offers });
+  };
+  const node = (async () => {
+    const [kube, nodeBin, gateway] = await Promise.all([kubeBin, ...coreBuilds.map((name) => builds.bin(name))]);
+    const started = startNode({
+      dataDir: options.dataDir,
+      controlPlane,
+      binaries: { kube, node: nodeBin!, gateway: gateway! },
+      forwardDns: options.forwardDns,
+      log,
+    });
+    nodeStarting = started;
+    cluster.node = await started;
+    progress.ready('node');
+    offer({ appUrlTemplate: nodeAppUrlTemplate });
+    return cluster.node;
+  })();
+  cluster.ready = startParts(node, builds, progress, offer);
+  if (options.waitFor !== 'control plane') {
+    await cluster.ready.catch(async (error: unknown) => {
+      await cluster.stop();
+      throw error;
+    });
+  } else {
+    cluster.ready.catch((error: unknown) => log(`${(error as Error).message}; the cluster runs without it`));
+  }
+  return cluster;
+}
+
+/** Why the node will not run (undefined when it will): not asked for, or, under `auto`, what the
+ * machine lacks. */
+async function nodeUnavailable(options: LocalClusterOptions, log: (m: string) => void): Promise<string | undefined> {
+  if (options.node === 'none') return 'no node asked for';
+  try {
+    await ensureNodePrerequisites(log);
+    return undefined;
   } catch (error) {
     if (options.node === 'auto' && error instanceof NodePrerequisitesError) {
       log(`${error.message}; running the control plane only (Pods will not run)`);
-      const controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, log });
-      return { controlPlane, withoutNode: error.message, stop: () => controlPlane.stop() };
+      return error.message;
     }
     throw error;
   }
-  let controlPlane: ControlPlane | undefined;
-  let node: LocalNode | undefined;
-  const stop = async () => {
-    await node?.stop();
-    await controlPlane?.stop();
-    await releaseNodeHost(kubeBin);
+}
+
+/** Starts each part once the node runs and the part's builds are done (after the parts it needs). */
+async function startParts(
+  node: Promise<LocalNode>,
+  builds: Builds,
+  progress: Progress,
+  offer: (offers: NodeOffers) => void,
+): Promise<void> {
+  const started = new Map<string, Promise<void>>();
+  const start = async (part: NodePart) => {
+    const bins = await Promise.all(part.builds.map((name) => builds.bin(name)));
+    const running = await node;
+    for (const name of part.after ?? []) await started.get(name);
+    try {
+      offer(await part.start(running.context, bins));
+    } catch (error) {
+      throw new Error(`the node's ${part.name} did not start: ${(error as Error).message}`, { cause: error });
+    }
+    progress.ready(part.name);
   };
-  try {
-    log('locating the node binaries (built once, then cached)');
-    const binaries = {
-      kube: kubeBin,
-      node: nodeBinaries(),
-      gateway: gatewayBinaries(),
-      networkPolicy: networkPolicyBinaries(),
-      metrics: metricsBinaries(),
-      certManager: certManagerBinaries(),
-      keda: kedaBinaries(),
-      metricsStore: metricsStoreBinaries(),
-      httpAddOn: httpAddOnBinaries(),
-    };
-    controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, forNode: true, log });
-    node = await startNode({ dataDir: options.dataDir, controlPlane, binaries, forwardDns: options.forwardDns, log });
-    return { controlPlane, node, stop };
-  } catch (error) {
-    await stop();
-    throw error;
+  for (const part of nodeParts) started.set(part.name, start(part));
+  const outcomes = await Promise.allSettled(started.values());
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
+  progress.done();
+}
+
+/** What is ready, what is building and how far: a line for each part that comes up, and every 30 s
+ * while something builds, one on the builds under way. */
+class Progress {
+  private readonly startedAt = Date.now();
+  private expected: string[] = [];
+  private readonly readyParts: string[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private readonly log: (message: string) => void;
+  private readonly builds: Builds;
+  private last = '';
+  private finished = false;
+
+  constructor(log: (message: string) => void, builds: Builds) {
+    this.log = log;
+    this.builds = builds;
+    this.timer = setInterval(() => this.report(), 30_000).unref();
   }
+
+  expect(parts: string[]): void {
+    this.expected = parts;
+  }
+
+  ready(part: string): void {
+    this.readyParts.push(part);
+    this.log(`ready ${this.readyParts.length}/${this.expected.length}: ${part} (${this.elapsed()})`);
+  }
+
+  /** Ends the reports; says so, once, when every part came up. */
+  done(): void {
+    if (this.finished) return;
+    this.finished = true;
+    clearInterval(this.timer);
+    if (this.expected.length > 0 && this.readyParts.length === this.expected.length) {
+      this.log(`all parts ready in ${this.elapsed()}: ${this.readyParts.join(', ')}`);
+    }
+  }
+
+  private report(): void {
+    const states = this.builds.list();
+    const building = states.flatMap((build) =>
+      build.state === 'building'
+        ? [`${build.name} ${Math.floor((Date.now() - build.startedAt) / 60_000)}m of ~${coldBuildMinutes[build.name]}m`]
+        : [],
+    );
+    if (building.length === 0) return;
+    const queued = states.filter((build) => build.state === 'waiting').map((build) => build.name);
+    const line = [
+      `parts ready ${this.readyParts.length}/${this.expected.length}`,
+      `building ${building.join(', ')}`,
+      ...(queued.length > 0 ? [`then ${queued.join(', ')}`] : []),
+    ].join('; ');
+    if (line === this.last) return;
+    this.last = line;
+    this.log(`${line} (${this.elapsed()})`);
+  }
+
+  private elapsed(): string {
+    return minutes(Date.now() - this.startedAt);
+  }
+}
+
+function minutes(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  return `${Math.floor(seconds / 60)}m${String(seconds % 60).padStart(2, '0')}s`;
 }

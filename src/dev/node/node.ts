@@ -3,7 +3,8 @@
 // pinned sources and started the way Kubernetes' hack/local-up-cluster.sh starts them. One node per
 // machine (the kubelet has fixed host paths): a second start while one runs is refused, and a start
 // after a crash first undoes what the dead run left on the host.
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { Resolver } from 'node:dns/promises';
@@ -42,75 +43,26 @@ import {
 import { gatewayObjects, nodeGateway, traefikConfig } from './gateway.ts';
 import { installCrds } from '../install-crds.ts';
 import { clusterDnsObjects, storageClass } from './system-objects.ts';
-import { metricsServerArgs, metricsServerObjects } from './metrics.ts';
-import { certManagerArgs, certificateObjects, nodeTlsIssuer } from './certificates.ts';
-import { kedaAdapterArgs, kedaCertFiles, kedaEnvironment, kedaObjects, kedaOperatorArgs, kedaOperatorRole } from './keda.ts';
-import { metricsStoreArgs, metricsStoreScrapeConfig } from './metrics-store.ts';
-import { httpAddOnObjects } from './http-add-on.ts';
+import { kedaCertFiles } from './keda.ts';
+import { metricsStoreScrapeConfig } from './metrics-store.ts';
 import { cachedBuild } from '../cache-dir.ts';
 
+const run = promisify(execFile);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
 const pauseTag = '3.10.2';
 
+/** The binaries the node's core runs (its parts bring their own: ./parts.ts). */
 export interface NodeBinaries {
   /** kubelet, kube-scheduler, kube-proxy (with the control plane's binaries). */
   kube: string;
-  /** containerd, containerd-shim-runc-v2, ctr, coredns, crane. */
+  /** containerd, containerd-shim-runc-v2, ctr, coredns, crane (scripts/build-node.sh). */
   node: string;
   /** traefik, and crds/: the Gateway API's (scripts/build-gateway.sh). */
   gateway: string;
-  /** kube-router, whose network policy controller enforces NetworkPolicies (scripts/build-network-policy.sh). */
-  networkPolicy: string;
-  /** metrics-server, which serves metrics.k8s.io for `kubectl top` and autoscalers (scripts/build-metrics-server.sh). */
-  metrics: string;
-  /** cert-manager-controller, and crds/: cert-manager's (scripts/build-cert-manager.sh). */
-  certManager: string;
-  /** keda-operator, keda-adapter, crds/ and rbac/: KEDA's (scripts/build-keda.sh). */
-  keda: string;
-  /** victoria-metrics, the Prometheus-compatible server KEDA reads (scripts/build-victoria-metrics.sh). */
-  metricsStore: string;
-  /** keda-http-interceptor, keda-http-scaler and crds/: KEDA's HTTP add-on (scripts/build-http-add-on.sh). */
-  httpAddOn: string;
-}
-
-/** Builds the node's activator if it is not cached yet (scripts/build-http-add-on.sh). */
-export function httpAddOnBinaries(): string {
-  return process.env.BERTH_HTTP_ADD_ON_BIN ?? cachedBuild('http-add-on');
-}
-
-/** Builds the node's KEDA if it is not cached yet (scripts/build-keda.sh). */
-export function kedaBinaries(): string {
-  return process.env.BERTH_KEDA_BIN ?? cachedBuild('keda');
-}
-
-/** Builds the node's Prometheus-compatible server if it is not cached yet (scripts/build-victoria-metrics.sh). */
-export function metricsStoreBinaries(): string {
-  return process.env.BERTH_METRICS_STORE_BIN ?? cachedBuild('victoria-metrics');
-}
-
-/** Builds the node's cert-manager if it is not cached yet (scripts/build-cert-manager.sh). */
-export function certManagerBinaries(): string {
-  return process.env.BERTH_CERT_MANAGER_BIN ?? cachedBuild('cert-manager');
-}
-
-/** Builds the node's metrics-server if it is not cached yet (scripts/build-metrics-server.sh). */
-export function metricsBinaries(): string {
-  return process.env.BERTH_METRICS_SERVER_BIN ?? cachedBuild('metrics-server');
-}
-
-/** Builds the node's network policy controller if it is not cached yet (scripts/build-network-policy.sh). */
-export function networkPolicyBinaries(): string {
-  return process.env.BERTH_NETWORK_POLICY_BIN ?? cachedBuild('network-policy');
-}
-
-/** Builds the node's Gateway if it is not cached yet (scripts/build-gateway.sh). */
-export function gatewayBinaries(): string {
-  return process.env.BERTH_GATEWAY_BIN ?? cachedBuild('gateway');
 }
 
 /** Builds the node's binaries if they are not cached yet (scripts/build-node.sh). */
 export function nodeBinaries(): string {
-  if (process.env.BERTH_NODE_BIN) return process.env.BERTH_NODE_BIN;
   return cachedBuild('node');
 }
 
@@ -132,27 +84,27 @@ export function nodeDirs(dataDir: string): NodeDirs {
   };
 }
 
-/**
- * Makes the host ready for a node before the control plane starts (the API server listens on the
+/** Throws with the missing prerequisites when the machine cannot run a node; as root on Debian, first
+ * installs the packages the node takes as they are (scripts/install-node-packages.sh, as CI does). */
+export async function ensureNodePrerequisites(log: (m: string) => void): Promise<void> {
+  let missing = missingPrerequisites();
+  if (missing.length > 0 && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
+    log('installing the Debian packages a node needs (scripts/install-node-packages.sh)');
+    await run('bash', [join(repoRoot, 'scripts/install-node-packages.sh')]).catch((error: { stderr?: string }) =>
+      log(`could not install them: ${error.stderr?.trim().split('\n').slice(-3).join(' ') ?? String(error)}`),
+    );
+    missing = missingPrerequisites();
+  }
+  if (missing.length > 0) throw new NodePrerequisitesError(missing);
+}
+
+/** Makes the host ready for a node before the control plane starts (the API server listens on the
  * node's address): refuses when another node runs, cleans up after one that died, then records and
- * changes the host. Throws with the missing prerequisites when the machine cannot run a node.
- */
+ * changes the host. */
 export async function prepareNodeHost(
   dataDir: string,
   options: { masquerade: boolean; keepVolumes: boolean; kubeBin: string; log: (m: string) => void },
 ): Promise<void> {
-  let missing = missingPrerequisites();
-  if (missing.length > 0 && process.getuid?.() === 0 && existsSync('/usr/bin/apt-get')) {
-    // Debian's packages the node takes as they are: installed once, by the same script CI runs.
-    options.log('installing the Debian packages a node needs (scripts/install-node-packages.sh)');
-    try {
-      execFileSync('bash', [join(repoRoot, 'scripts/install-node-packages.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
-    } catch {
-      options.log('could not install them; the message above says why');
-    }
-    missing = missingPrerequisites();
-  }
-  if (missing.length > 0) throw new NodePrerequisitesError(missing);
   await cleanUpAfterDeadNode(options.kubeBin, options.log);
   await prepareHost(resolve(dataDir), { masquerade: options.masquerade, keepVolumes: options.keepVolumes });
 }
@@ -192,28 +144,60 @@ export interface NodeOptions {
   readyTimeoutMs?: number;
 }
 
+/** What a part of the node is started with: the cluster, the node's files, and a way to run a process
+ * of the node (stopped with it). */
+export interface NodeContext {
+  kc: KubeConfig;
+  dirs: NodeDirs;
+  controlPlane: NodeOptions['controlPlane'];
+  pki: Pki;
+  /** containerd's, CoreDNS's and crane's directory (scripts/build-node.sh). */
+  nodeBin: string;
+  supervise(name: string, binary: string, args: string[], env?: NodeJS.ProcessEnv): void;
+  /** Resolves when check does, or throws after the node's ready timeout with what was awaited. */
+  waitFor(check: () => Promise<boolean>, what: string, explain?: () => Promise<string>): Promise<void>;
+  log(message: string): void;
+}
+
 export interface LocalNode {
   /** host:port of the node's registry, reachable from the host and from pods. */
   readonly registry: string;
-  /** Stops the node's processes; releaseNodeHost then undoes the host changes. */
+  /** For the node's parts (./parts.ts), started once the node runs. */
+  readonly context: NodeContext;
+  /** Stops the node's processes, its parts' among them; releaseNodeHost then undoes the host changes. */
   stop(): Promise<void>;
 }
 
-/** Starts the node's processes (the host prepared, the control plane up) and waits until the node is
- * Ready and cluster DNS answers. */
+/** Starts the node's core (the host prepared, the control plane up): the registry, containerd, the
+ * kubelet, kube-scheduler, kube-proxy, cluster DNS and the Gateway; waits until the node is Ready, DNS
+ * answers and the Gateway is programmed. Its other parts start beside it (./parts.ts). */
 export async function startNode(options: NodeOptions): Promise<LocalNode> {
   const log = options.log ?? (() => {});
   const dirs = nodeDirs(options.dataDir);
-  const { kube, node } = options.binaries;
+  const { kube, node, gateway } = options.binaries;
   const pki = writeNodeFiles(dirs, options.controlPlane);
   const processes: SupervisedProcess[] = [];
+  let stopped = false;
   const supervise = (name: string, binary: string, args: string[], env?: NodeJS.ProcessEnv) => {
-    const started = startSupervised(name, binary, args, join(dirs.logs, `${name}.log`), env);
-    processes.push(started);
-    return started;
+    if (stopped) throw new Error(`the node has stopped: ${name} is not started`);
+    processes.push(startSupervised(name, binary, args, join(dirs.logs, `${name}.log`), env));
   };
   const stop = async () => {
+    stopped = true;
     for (const p of [...processes].reverse()) await p.stop();
+  };
+  const timeout = options.readyTimeoutMs ?? 120_000;
+  const kc = new KubeConfig();
+  kc.loadFromFile(options.controlPlane.kubeconfigPath);
+  const context: NodeContext = {
+    kc,
+    dirs,
+    controlPlane: options.controlPlane,
+    pki,
+    nodeBin: node,
+    supervise,
+    waitFor: (check, what, explain) => waitFor(check, timeout, what, explain),
+    log,
   };
   try {
     supervise('registry', '/usr/bin/docker-registry', ['serve', join(dirs.root, 'registry.yaml')]);
@@ -243,70 +227,17 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
       '--v=1',
     ]);
     supervise('kube-proxy', join(kube, 'kube-proxy'), [`--config=${join(dirs.root, 'kube-proxy.yaml')}`, '--v=1']);
-    const kc = new KubeConfig();
-    kc.loadFromFile(options.controlPlane.kubeconfigPath);
     for (const object of [storageClass(), ...clusterDnsObjects(pushed.coredns!, options.forwardDns)])
       await applyObject(kc, object as never, fieldManager);
-    await installCrds(kc, join(options.binaries.gateway, 'crds'));
+    await installCrds(kc, join(gateway, 'crds'));
     for (const object of gatewayObjects()) await applyObject(kc, object as never, fieldManager);
     writeFileSync(join(dirs.root, 'gateway.yaml'), traefikConfig());
-    supervise('gateway', join(options.binaries.gateway, 'traefik'), [`--configFile=${join(dirs.root, 'gateway.yaml')}`], {
+    supervise('gateway', join(gateway, 'traefik'), [`--configFile=${join(dirs.root, 'gateway.yaml')}`], {
       ...process.env,
       KUBECONFIG: options.controlPlane.kubeconfigPath,
     });
-    const timeout = options.readyTimeoutMs ?? 120_000;
     await waitFor(() => nodeReady(kc), timeout, `node ${nodeName} Ready (see ${dirs.logs}/kubelet.log)`);
     log(`node ${nodeName} Ready`);
-    // NetworkPolicies enforced as on a cluster, once the Node exists (the controller finds itself by
-    // it): kube-router's policy controller alone (iptables and ipsets; the bridge CNI and kube-proxy keep
-    // routing and Services). Its chains are KUBE-*, removed with the others when the node stops, its
-    // ipsets with them.
-    supervise('network-policy', join(options.binaries.networkPolicy, 'kube-router'), [
-      `--kubeconfig=${options.controlPlane.kubeconfigPath}`,
-      `--hostname-override=${nodeName}`,
-      '--run-firewall=true',
-      '--run-router=false',
-      '--run-service-proxy=false',
-      '--enable-cni=false',
-      '--health-port=0',
-      '--v=1',
-    ]);
-    // Resource metrics for `kubectl top` and autoscalers, served through the aggregation layer.
-    for (const object of metricsServerObjects()) await applyObject(kc, object as never, fieldManager);
-    supervise(
-      'metrics-server',
-      join(options.binaries.metrics, 'metrics-server'),
-      metricsServerArgs({
-        kubeconfig: join(dirs.root, 'metrics-server.kubeconfig'),
-        certDir: join(dirs.root, 'metrics-server'),
-        caFile: join(options.controlPlane.pkiDir, 'caCert.pem'),
-      }),
-    );
-    // Certificates for the apps' https:// URLs, signed by the local apps CA.
-    await installCrds(kc, join(options.binaries.certManager, 'crds'));
-    for (const object of certificateObjects({ cert: pki.appsCaCert, key: pki.appsCaKey }))
-      await applyObject(kc, object as never, fieldManager);
-    supervise(
-      'cert-manager',
-      join(options.binaries.certManager, 'cert-manager-controller'),
-      certManagerArgs(options.controlPlane.kubeconfigPath),
-    );
-    // Autoscaling on what KEDA reads: the Gateway's request concurrency (through the metrics store) and CPU.
-    supervise(
-      'metrics-store',
-      join(options.binaries.metricsStore, 'victoria-metrics'),
-      metricsStoreArgs({ dataDir: join(dirs.root, 'metrics-store'), scrapeConfig: join(dirs.root, 'metrics-store.yaml') }),
-    );
-    await installCrds(kc, join(options.binaries.keda, 'crds'));
-    for (const object of [kedaOperatorRole(options.binaries.keda), ...kedaObjects()]) await applyObject(kc, object as never, fieldManager);
-    const kedaFiles = { kubeconfig: join(dirs.root, 'keda.kubeconfig'), certDir: join(dirs.root, 'keda') };
-    const kedaEnv = { ...process.env, ...kedaEnvironment };
-    supervise('keda-operator', join(options.binaries.keda, 'keda-operator'), kedaOperatorArgs(kedaFiles), kedaEnv);
-    supervise('keda-adapter', join(options.binaries.keda, 'keda-adapter'), kedaAdapterArgs(kedaFiles), kedaEnv);
-    // Scale to zero and back on requests: KEDA's HTTP add-on, its interceptor and scaler as pods.
-    await installCrds(kc, join(options.binaries.httpAddOn, 'crds'));
-    const addOnImage = await pushHttpAddOnImage(join(node, 'crane'), options.binaries.httpAddOn, log);
-    for (const object of httpAddOnObjects(addOnImage)) await applyObject(kc, object as never, fieldManager);
     await waitFor(
       () => clusterDnsAnswers(),
       timeout,
@@ -318,9 +249,7 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
     log(
       `the Gateway serves http://${gatewayHttpAddress.host}:${gatewayHttpAddress.port} and https://${gatewayHttpsAddress.host}:${gatewayHttpsAddress.port}`,
     );
-    await waitFor(() => issuerReady(kc), timeout, `cert-manager's Issuer ${nodeTlsIssuer.name} (see ${dirs.logs}/cert-manager.log)`);
-    log(`cert-manager signs the apps' certificates (Issuer ${nodeTlsIssuer.namespace}/${nodeTlsIssuer.name})`);
-    return { registry: registryAddress, stop };
+    return { registry: registryAddress, context, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -392,13 +321,6 @@ async function pushSystemImages(crane: string, coredns: string, log: (m: string)
   return { pause: pauseRef, coredns: dnsRef };
 }
 
-/** KEDA's HTTP add-on's image (both its binaries), built here and pushed to the node's registry (cached). */
-async function pushHttpAddOnImage(crane: string, httpAddOn: string, log: (m: string) => void): Promise<string> {
-  const binaries = ['keda-http-interceptor', 'keda-http-scaler'].map((name) => join(httpAddOn, name));
-  const image = await buildImage('keda-http-add-on', { files: binaries, env: { HTTP_ADD_ON_BIN: httpAddOn } }, log);
-  return pushImage(crane, image, `${registryAddress}/berth/keda-http-add-on:latest`);
-}
-
 /** The Postgres and Redis images built from Debian's packages, pushed to the node's registry (cached). */
 export async function pushServiceImages(
   nodeBin: string,
@@ -427,9 +349,12 @@ export const agentServerBaseReference = `${registryAddress}/langchain/langgraph-
 /** The images of a codehost build (BuildKit with runc, git, busybox for the commands), built here and
  * pushed to the node's registry (cached); the builder reaches that registry over plain HTTP. The agent
  * server's base image goes there too, under its Docker Hub name. */
-export async function pushBuildImages(nodeBin: string, log: (m: string) => void = () => {}): Promise<BuildImages> {
+export async function pushBuildImages(
+  nodeBin: string,
+  log: (m: string) => void = () => {},
+  buildkit: string = cachedBuild('buildkit'),
+): Promise<BuildImages> {
   const crane = join(nodeBin, 'crane');
-  const buildkit = cachedBuild('buildkit');
   const [builder, git, buildTools, agentServer] = await Promise.all([
     buildImage('builder', { env: { BUILDKIT_BIN: buildkit, INSECURE_REGISTRY: registryAddress, PUSH_REGISTRY: pushRegistryAddress } }, log),
     buildImage('git', {}, log),
@@ -445,15 +370,11 @@ export async function pushBuildImages(nodeBin: string, log: (m: string) => void 
 }
 
 /** Whether the object at `path` has condition `type` True (false while it or its API is missing). */
-async function conditionTrue(kc: KubeConfig, path: string, type: string): Promise<boolean> {
+export async function conditionTrue(kc: KubeConfig, path: string, type: string): Promise<boolean> {
   const object = await kubeRequest<{ status?: { conditions?: { type: string; status: string }[] } }>(kc, { method: 'GET', path }).catch(
     () => undefined,
   );
   return object?.status?.conditions?.some((c) => c.type === type && c.status === 'True') ?? false;
-}
-
-function issuerReady(kc: KubeConfig): Promise<boolean> {
-  return conditionTrue(kc, `/apis/cert-manager.io/v1/namespaces/${nodeTlsIssuer.namespace}/issuers/${nodeTlsIssuer.name}`, 'Ready');
 }
 
 function gatewayProgrammed(kc: KubeConfig): Promise<boolean> {

@@ -1,0 +1,45 @@
+// Builds every part the test suites use (src/dev/builds.ts: two at a time, the control plane first and
+// at normal priority, the rest below it) while the Debian packages they take are installed beside them:
+// the build stage of CI (.ci/run). The node's builds come in the order its parts need them
+// (src/dev/node/parts.ts), then the packaging tools and Flux. Prints a line as each build ends, with
+// its time; exits non-zero, with the build's log, when one fails.
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { Builds, type BuildName } from '../src/dev/builds.ts';
+import { repoRoot } from '../src/dev/cache-dir.ts';
+import { nodeParts } from '../src/dev/node/parts.ts';
+
+const run = promisify(execFile);
+const started = Date.now();
+const seconds = () => `${Math.round((Date.now() - started) / 1000)}s`;
+const logDir = mkdtempSync(join(tmpdir(), 'berth-builds-'));
+const builds = new Builds({ logDir });
+const names: BuildName[] = ['controlplane', 'node', 'gateway', ...nodeParts.flatMap((part) => part.builds), 'tools', 'flux'];
+
+// One apt-get at a time: the node's packages, Chromium for the browser check, Lua for the Argo CD check.
+const packages = (async () => {
+  for (const script of ['install-node-packages.sh', 'install-browser.sh', 'install-lua.sh']) {
+    await run('bash', [join(repoRoot, 'scripts', script)], { maxBuffer: 64 << 20 });
+  }
+  console.error(`[${seconds()}] Debian packages installed`);
+})();
+
+const outcomes = await Promise.allSettled([
+  packages,
+  ...names.map(async (name) => {
+    const bin = await builds.bin(name);
+    const built = builds.list().find((build) => build.name === name);
+    console.error(`[${seconds()}] ${name}: ${bin} (${built?.state === 'built' ? built.seconds : '?'}s)`);
+  }),
+]);
+const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as Error] : []));
+for (const failure of failures) {
+  console.error(failure.message);
+  const log = /see (\S+)$/.exec(failure.message)?.[1];
+  if (log) console.error(readFileSync(log, 'utf8').split('\n').slice(-30).join('\n'));
+}
+console.error(`built ${names.length - failures.length} of ${names.length} in ${seconds()}`);
+process.exit(failures.length > 0 ? 1 : 0);

@@ -1,0 +1,171 @@
+// The local cluster's builds, run without blocking so that each part comes up as soon as its build is
+// done. Each is a script (scripts/build-<name>.sh) whose result is cached by content
+// (scripts/lib/cached-build.sh): a cached build answers at once, so a warm start waits for none. At
+// most two run at a time, in the order asked for; the control plane's runs at normal priority and every
+// other at a lower one (nice 10), so that on two cores they take what the control plane's compile
+// leaves idle (its downloads and links) rather than slowing it. A build's output goes to its own log
+// file; its progress is its state and its time against what the same build took from nothing.
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { repoRoot } from './cache-dir.ts';
+
+export type BuildName =
+  | 'controlplane'
+  | 'node'
+  | 'gateway'
+  | 'network-policy'
+  | 'metrics-server'
+  | 'cert-manager'
+  | 'keda'
+  | 'victoria-metrics'
+  | 'http-add-on'
+  | 'buildkit'
+  | 'tools'
+  | 'flux';
+
+/** What each build took from nothing on 2 cores, in minutes, beside the others of a cold start
+ * (BENCHMARKS.md, "Cold start"): the yardstick of a progress line. */
+export const coldBuildMinutes: Record<BuildName, number> = {
+  controlplane: 15,
+  node: 5,
+  gateway: 10,
+  'network-policy': 3,
+  'metrics-server': 4,
+  'cert-manager': 4,
+  keda: 6,
+  'victoria-metrics': 1,
+  'http-add-on': 3,
+  buildkit: 3,
+  tools: 4,
+  flux: 5,
+};
+
+export type BuildState =
+  | { name: BuildName; state: 'waiting' }
+  | { name: BuildName; state: 'building'; startedAt: number }
+  | { name: BuildName; state: 'built'; bin: string; seconds: number }
+  | { name: BuildName; state: 'failed'; error: string };
+
+export interface BuildsOptions {
+  /** Where each build's output goes (build-<name>.log). */
+  logDir: string;
+  /** How many run at once (default 2). */
+  concurrency?: number;
+}
+
+export class Builds {
+  private readonly states = new Map<BuildName, BuildState>();
+  private readonly results = new Map<BuildName, Promise<string>>();
+  private readonly queue: Array<() => void> = [];
+  private readonly children = new Set<BuildProcess>();
+  private running = 0;
+  private cancelled = false;
+
+  private readonly options: BuildsOptions;
+
+  constructor(options: BuildsOptions) {
+    this.options = options;
+    mkdirSync(options.logDir, { recursive: true });
+  }
+
+  /** The bin directory of a build, which starts (or queues) on the first ask. */
+  bin(name: BuildName): Promise<string> {
+    let result = this.results.get(name);
+    if (!result) {
+      result = this.schedule(name);
+      this.results.set(name, result);
+    }
+    return result;
+  }
+
+  /** Every build asked for so far, in the order asked. */
+  list(): BuildState[] {
+    return [...this.states.values()];
+  }
+
+  private schedule(name: BuildName): Promise<string> {
+    const override = name === 'controlplane' ? process.env.BERTH_CONTROLPLANE_BIN : undefined;
+    if (override) {
+      this.set({ name, state: 'built', bin: override, seconds: 0 });
+      return Promise.resolve(override);
+    }
+    this.set({ name, state: 'waiting' });
+    return new Promise<void>((started) => {
+      this.queue.push(started);
+      this.next();
+    }).then(() => this.run(name));
+  }
+
+  private next(): void {
+    while (this.running < (this.options.concurrency ?? 2) && this.queue.length > 0) {
+      this.running++;
+      this.queue.shift()!();
+    }
+  }
+
+  private async run(name: BuildName): Promise<string> {
+    if (this.cancelled) throw new Error(`the build of ${name} was cancelled`);
+    const startedAt = Date.now();
+    this.set({ name, state: 'building', startedAt });
+    try {
+      const child = startBuildScript(name, join(this.options.logDir, `build-${name}.log`));
+      this.children.add(child);
+      const bin = await buildResult(name, child, join(this.options.logDir, `build-${name}.log`)).finally(() => this.children.delete(child));
+      this.set({ name, state: 'built', bin, seconds: Math.round((Date.now() - startedAt) / 1000) });
+      return bin;
+    } catch (error) {
+      this.set({ name, state: 'failed', error: (error as Error).message });
+      throw error;
+    } finally {
+      this.running--;
+      this.next();
+    }
+  }
+
+  /** Stops the builds under way (their process groups) and those queued: each of their bin() rejects. */
+  cancel(): void {
+    this.cancelled = true;
+    for (const child of this.children) if (child.pid) killGroup(child.pid);
+    for (const start of this.queue.splice(0)) start();
+  }
+
+  private set(state: BuildState): void {
+    this.states.set(state.name, state);
+  }
+}
+
+/** Starts scripts/build-<name>.sh (its output to logFile) in a process group of its own, so that a
+ * cancel stops the compiles under it too. */
+type BuildProcess = ChildProcessByStdio<null, Readable, Readable>;
+
+function startBuildScript(name: BuildName, logFile: string): BuildProcess {
+  const script = join(repoRoot, `scripts/build-${name}.sh`);
+  const command = name === 'controlplane' ? ['bash', script] : ['nice', '-n', '10', 'bash', script];
+  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  child.stderr.pipe(createWriteStream(logFile, { flags: 'a' }));
+  return child;
+}
+
+/** Resolves with the bin directory the script prints last. */
+function buildResult(name: BuildName, child: BuildProcess, logFile: string): Promise<string> {
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      const bin = out.trim().split('\n').pop();
+      if (code === 0 && bin) resolve(bin);
+      else reject(new Error(`scripts/build-${name}.sh failed (${signal ?? `exit code ${code}`}): see ${logFile}`));
+    });
+  });
+}
+
+function killGroup(pid: number): void {
+  try {
+    process.kill(-pid, 'SIGTERM');
+  } catch {
+    // Already gone.
+  }
+}

@@ -1,0 +1,178 @@
+// The node's parts beyond its core (./node.ts): each is built on its own (./../builds.ts), started once the
+// node runs and its build is done, and then offers Berth what it adds (an issuer for TLS, a metrics
+// server for autoscaling, an activator, images). Declared once, in the order they are built and started:
+// what the first app needs sooner comes first.
+import { join } from 'node:path';
+import type { Activator } from '../../api/activator.ts';
+import type { TlsIssuer } from '../../api/app-tls.ts';
+import { fieldManager } from '../../api/group.ts';
+import { applyObject, resolveResource } from '../../runtime/apply.ts';
+import type { BuildName } from '../builds.ts';
+import { installCrds } from '../install-crds.ts';
+import { certManagerArgs, certificateObjects, nodeTlsIssuer } from './certificates.ts';
+import { nodeTlsAppUrlTemplate } from './gateway.ts';
+import { httpAddOnObjects, nodeActivator } from './http-add-on.ts';
+import { buildImage, pushImage } from './images.ts';
+import { kedaAdapterArgs, kedaEnvironment, kedaObjects, kedaOperatorArgs, kedaOperatorRole } from './keda.ts';
+import { metricsStoreArgs, metricsStoreUrl } from './metrics-store.ts';
+import { metricsServerArgs, metricsServerObjects } from './metrics.ts';
+import { nodeName, registryAddress } from './network.ts';
+import { conditionTrue, pushBuildImages, pushServiceImages, type NodeContext } from './node.ts';
+
+/** What the node offers Berth (a part of the cluster defaults `berth dev` starts Berth with). */
+export interface NodeOffers {
+  appUrlTemplate?: string;
+  tlsIssuer?: TlsIssuer;
+  concurrencyMetrics?: string;
+  activator?: Activator;
+  postgresImage?: string;
+  redisImage?: string;
+  builderImage?: string;
+  gitImage?: string;
+  buildToolsImage?: string;
+  agentToolsImage?: string;
+}
+
+export interface NodePart {
+  /** How progress lines and conditions name it. */
+  name: string;
+  /** What it brings, once it runs. */
+  gives: string;
+  builds: BuildName[];
+  /** Parts that must run before this one starts. */
+  after?: string[];
+  /** Starts it; bins are its builds' bin directories, in the order of `builds`. */
+  start(node: NodeContext, bins: string[]): Promise<NodeOffers>;
+}
+
+const tls: NodePart = {
+  name: 'TLS',
+  gives: "https:// URLs: cert-manager signs the apps' certificates with the local apps CA",
+  builds: ['cert-manager'],
+  async start(node, [bin]) {
+    await installCrds(node.kc, join(bin!, 'crds'));
+    for (const object of certificateObjects({ cert: node.pki.appsCaCert, key: node.pki.appsCaKey }))
+      await applyObject(node.kc, object as never, fieldManager);
+    node.supervise('cert-manager', join(bin!, 'cert-manager-controller'), certManagerArgs(node.controlPlane.kubeconfigPath));
+    const { namespace, name } = nodeTlsIssuer;
+    await node.waitFor(
+      () => conditionTrue(node.kc, `/apis/cert-manager.io/v1/namespaces/${namespace}/issuers/${name}`, 'Ready'),
+      `cert-manager's Issuer ${name} (see ${node.dirs.logs}/cert-manager.log)`,
+    );
+    return { tlsIssuer: nodeTlsIssuer, appUrlTemplate: nodeTlsAppUrlTemplate };
+  },
+};
+
+const databases: NodePart = {
+  name: 'databases',
+  gives: 'the Postgres and Redis images of Deployments that ask for them',
+  builds: [],
+  async start(node) {
+    const images = await pushServiceImages(node.nodeBin, node.log);
+    return { postgresImage: images.postgres, redisImage: images.redis };
+  },
+};
+
+const resourceMetrics: NodePart = {
+  name: 'resource metrics',
+  gives: 'metrics-server: `kubectl top`, and autoscalers that act on CPU',
+  builds: ['metrics-server'],
+  async start(node, [bin]) {
+    // Served through the aggregation layer.
+    for (const object of metricsServerObjects()) await applyObject(node.kc, object as never, fieldManager);
+    node.supervise(
+      'metrics-server',
+      join(bin!, 'metrics-server'),
+      metricsServerArgs({
+        kubeconfig: join(node.dirs.root, 'metrics-server.kubeconfig'),
+        certDir: join(node.dirs.root, 'metrics-server'),
+        caFile: join(node.controlPlane.pkiDir, 'caCert.pem'),
+      }),
+    );
+    return {};
+  },
+};
+
+const networkPolicy: NodePart = {
+  name: 'network policy',
+  gives: "kube-router's policy controller: NetworkPolicies are enforced",
+  builds: ['network-policy'],
+  // kube-router's policy controller alone (iptables and ipsets; the bridge CNI and kube-proxy keep routing
+  // and Services), once the Node exists (the controller finds itself by it). Its chains are KUBE-*,
+  // removed with the others when the node stops, its ipsets with them.
+  async start(node, [bin]) {
+    node.supervise('network-policy', join(bin!, 'kube-router'), [
+      `--kubeconfig=${node.controlPlane.kubeconfigPath}`,
+      `--hostname-override=${nodeName}`,
+      '--run-firewall=true',
+      '--run-router=false',
+      '--run-service-proxy=false',
+      '--enable-cni=false',
+      '--health-port=0',
+      '--v=1',
+    ]);
+    return {};
+  },
+};
+
+const autoscaling: NodePart = {
+  name: 'autoscaling',
+  gives: 'KEDA and a Prometheus-compatible server: apps scale on their requests in flight, read at the Gateway',
+  builds: ['victoria-metrics', 'keda'],
+  async start(node, [metricsStore, keda]) {
+    node.supervise(
+      'metrics-store',
+      join(metricsStore!, 'victoria-metrics'),
+      metricsStoreArgs({ dataDir: join(node.dirs.root, 'metrics-store'), scrapeConfig: join(node.dirs.root, 'metrics-store.yaml') }),
+    );
+    await installCrds(node.kc, join(keda!, 'crds'));
+    for (const object of [kedaOperatorRole(keda!), ...kedaObjects()]) await applyObject(node.kc, object as never, fieldManager);
+    const files = { kubeconfig: join(node.dirs.root, 'keda.kubeconfig'), certDir: join(node.dirs.root, 'keda') };
+    const env = { ...process.env, ...kedaEnvironment };
+    node.supervise('keda-operator', join(keda!, 'keda-operator'), kedaOperatorArgs(files), env);
+    node.supervise('keda-adapter', join(keda!, 'keda-adapter'), kedaAdapterArgs(files), env);
+    await node.waitFor(() => served(node, 'keda.sh/v1alpha1', 'ScaledObject'), 'the ScaledObject API');
+    return { concurrencyMetrics: metricsStoreUrl };
+  },
+};
+
+const scaleToZero: NodePart = {
+  name: 'scale to zero',
+  gives: "KEDA's HTTP add-on: dev_zero apps scale to zero and wake on a request",
+  builds: ['http-add-on'],
+  after: ['autoscaling'],
+  async start(node, [bin]) {
+    await installCrds(node.kc, join(bin!, 'crds'));
+    const binaries = ['keda-http-interceptor', 'keda-http-scaler'].map((name) => join(bin!, name));
+    const image = await buildImage('keda-http-add-on', { files: binaries, env: { HTTP_ADD_ON_BIN: bin! } }, node.log);
+    const reference = await pushImage(join(node.nodeBin, 'crane'), image, `${registryAddress}/berth/keda-http-add-on:latest`);
+    for (const object of httpAddOnObjects(reference)) await applyObject(node.kc, object as never, fieldManager);
+    await node.waitFor(() => served(node, 'http.keda.sh/v1alpha1', 'HTTPScaledObject'), 'the HTTPScaledObject API');
+    return { activator: nodeActivator };
+  },
+};
+
+const builds: NodePart = {
+  name: 'builds',
+  gives: 'BuildKit and the images of build Jobs: codehost, uploaded-source and agent-server builds',
+  builds: ['buildkit'],
+  async start(node, [buildkit]) {
+    const images = await pushBuildImages(node.nodeBin, node.log, buildkit);
+    return {
+      builderImage: images.builder,
+      gitImage: images.git,
+      buildToolsImage: images.buildTools,
+      agentToolsImage: images.agentTools,
+    };
+  },
+};
+
+/** Every part, in the order the first app needs them. */
+export const nodeParts: readonly NodePart[] = [tls, databases, resourceMetrics, networkPolicy, autoscaling, scaleToZero, builds];
+
+function served(node: NodeContext, apiVersion: string, kind: string): Promise<boolean> {
+  return resolveResource(node.kc, apiVersion, kind).then(
+    () => true,
+    () => false,
+  );
+}
