@@ -1,8 +1,9 @@
 // Builds every part the test suites use (src/dev/builds.ts: two at a time, the control plane first and
 // at normal priority, the rest below it) while the Debian packages they take are installed beside them:
-// the build stage of CI (.ci/run). The node's builds come in the order its parts need them
-// (src/dev/node/parts.ts), then the packaging tools and Flux. Prints a line as each build ends, with
-// its time; exits non-zero, with the build's log, when one fails.
+// the build stage of CI (.ci/run), which runs the suites that need only the control plane and the
+// packaging tools while the rest builds. So those two come first, then the node's builds in the order its
+// parts need them (src/dev/node/parts.ts), then Flux. Prints a line as each build ends, with its time;
+// exits non-zero, with the build's log, when one fails.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,11 +18,12 @@ const started = Date.now();
 const seconds = () => `${Math.round((Date.now() - started) / 1000)}s`;
 const logDir = mkdtempSync(join(tmpdir(), 'berth-builds-'));
 const builds = new Builds({ logDir });
-const names: BuildName[] = ['controlplane', 'node', 'gateway', ...nodeParts.flatMap((part) => part.builds), 'tools', 'flux'];
+const names: BuildName[] = ['controlplane', 'tools', 'node', 'gateway', ...nodeParts.flatMap((part) => part.builds), 'flux'];
 
-// One apt-get at a time: the node's packages, Chromium for the browser check, Lua for the Argo CD check.
+// One apt-get at a time: the node's packages and Chromium for the browser check (.ci/run installs Lua,
+// for the Argo CD check of the first suites, before it starts this).
 const packages = (async () => {
-  for (const script of ['install-node-packages.sh', 'install-browser.sh', 'install-lua.sh']) {
+  for (const script of ['install-node-packages.sh', 'install-browser.sh']) {
     await run('bash', [join(repoRoot, 'scripts', script)], { maxBuffer: 64 << 20 });
   }
   console.error(`[${seconds()}] Debian packages installed`);
