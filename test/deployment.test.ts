@@ -20,14 +20,14 @@ const registry = 'registry.test:5000';
 let namespace: string;
 let manager: Manager;
 
-function startManager(writer?: DeploymentWriter): Promise<Manager> {
+function startManager(writer?: DeploymentWriter, options: { awaitedBuilder?: string } = {}): Promise<Manager> {
   const m = new Manager({
     kubeConfig: testKubeConfig(),
     healthPort: false,
     logger: createLogger({ level: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' }),
     processMetrics: false,
   });
-  registerDeploymentControllers(m, { namespaces: [namespace], registry }, writer ? { writer } : {});
+  registerDeploymentControllers(m, { namespaces: [namespace], registry, ...options }, writer ? { writer } : {});
   return m.start().then(() => m);
 }
 
@@ -608,6 +608,29 @@ describe('a Deployment built from a code-host repository', () => {
       },
     });
   }
+
+  it('starts no build while the builder is awaited, says so, and builds once it is there', async () => {
+    const name = 'awaits-builder';
+    await manager.stop();
+    manager = await startManager(undefined, { awaitedBuilder: 'BuildKit is still being built on this machine.' });
+    await createDeployment(name, codehostSpec('main'));
+    const revision = await eventually(async () => (await revisionsOf(name))[0], 30_000, 'a revision');
+    const waiting = await eventually(
+      async () => {
+        const current = (await revisionsOf(name))[0];
+        return current?.status?.status === 'AWAITING_BUILD' && current.status.reason === 'AwaitingBuilder' ? current : undefined;
+      },
+      30_000,
+      'the revision awaiting the builder',
+    );
+    expect(waiting.status?.message).toBe('BuildKit is still being built on this machine.');
+    const jobPath = `/apis/batch/v1/namespaces/${namespace}/jobs/${revision.metadata.name}-build`;
+    await expect(kubeRequest(kc, { method: 'GET', path: jobPath })).rejects.toMatchObject({ code: 404 });
+
+    await manager.stop();
+    manager = await startManager();
+    await eventually(() => kubeRequest(kc, { method: 'GET', path: jobPath }), 30_000, 'the build Job once the builder is there');
+  });
 
   it('builds the revision in a Job, waits for its database, then deploys the built image', async () => {
     const name = 'built';

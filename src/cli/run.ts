@@ -50,6 +50,8 @@ export interface ClusterDefaults {
   concurrencyMetrics?: string;
   /** The request-driven activator that lets dev_zero apps scale to zero (the node's KEDA HTTP add-on). */
   activator?: Activator;
+  /** Why builds cannot start yet (the node's builder is being built): build Jobs wait until it is gone. */
+  awaitedBuilder?: string;
 }
 
 /** Flags first, then what the cluster offers, then the defaults of an installation. With a registry
@@ -182,6 +184,7 @@ export async function startBerth(
     registerDeploymentControllers(manager, {
       ...images,
       buildPrivileged: options.buildPrivileged,
+      ...(cluster.awaitedBuilder ? { awaitedBuilder: cluster.awaitedBuilder } : {}),
       ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
       ...(options.buildResources ? { buildResources: options.buildResources } : {}),
       sourcePollIntervalMs: options.sourcePollSeconds * 1000,

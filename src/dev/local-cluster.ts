@@ -50,6 +50,10 @@ export interface LocalCluster {
   stop(): Promise<void>;
 }
 
+/** What a build waits for until the node's builds part runs. */
+const awaitedBuilderMessage =
+  "The node's builder (BuildKit and the build images) is still being built on this machine: the build starts once it is ready.";
+
 /** The builds of the node's core, after the control plane's. */
 const coreBuilds: BuildName[] = ['node', 'gateway'];
 
@@ -119,7 +123,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     nodeStarting = started;
     cluster.node = await started;
     progress.ready('node');
-    offer({ appUrlTemplate: nodeAppUrlTemplate });
+    offer({ appUrlTemplate: nodeAppUrlTemplate, awaitedBuilder: awaitedBuilderMessage });
     return cluster.node;
   })();
   cluster.ready = startParts(node, builds, progress, offer);

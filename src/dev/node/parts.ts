@@ -21,6 +21,8 @@ import { conditionTrue, pushBuildImages, pushServiceImages, type NodeContext } f
 
 /** What the node offers Berth (a part of the cluster defaults `berth dev` starts Berth with). */
 export interface NodeOffers {
+  /** Set until the builds part runs: why build Jobs wait (cleared to undefined then). */
+  awaitedBuilder?: string | undefined;
   appUrlTemplate?: string;
   tlsIssuer?: TlsIssuer;
   concurrencyMetrics?: string;
@@ -159,6 +161,7 @@ const builds: NodePart = {
   async start(node, [buildkit]) {
     const images = await pushBuildImages(node.nodeBin, node.log, buildkit);
     return {
+      awaitedBuilder: undefined,
       builderImage: images.builder,
       gitImage: images.git,
       buildToolsImage: images.buildTools,

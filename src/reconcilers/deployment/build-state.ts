@@ -8,6 +8,8 @@ import { buildSteps } from './render/build-job.ts';
 
 export type BuildState =
   | { state: 'absent' }
+  /** No Job yet, and none is started until the installation's builder is there (options.awaitedBuilder). */
+  | { state: 'awaiting'; message: string }
   | { state: 'queued' }
   | { state: 'running'; step?: string; commit?: string }
   | { state: 'succeeded'; digest?: string; commit?: string }

@@ -164,6 +164,11 @@ describe('targetPhase', () => {
     expect(result.image).toBe(expectedImage);
   });
 
+  it('says why a build waits for the builder, and makes no image', () => {
+    const waiting = targetPhase({ ...codehost, build: { state: 'awaiting', message: 'BuildKit is being built' } });
+    expect(waiting).toEqual({ phase: 'AWAITING_BUILD', message: 'BuildKit is being built', reason: 'AwaitingBuilder' });
+  });
+
   it("gives the kubelet's reason for a pod that cannot serve", () => {
     const result = targetPhase({
       ...image,

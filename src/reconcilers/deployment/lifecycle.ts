@@ -121,6 +121,8 @@ function buildPhase(build: BuildState, buildImage: string): Omit<TargetPhase, 'r
   switch (build.state) {
     case 'absent':
       return { phase: 'AWAITING_BUILD', message: 'The build Job is being created.' };
+    case 'awaiting':
+      return { phase: 'AWAITING_BUILD', message: build.message, reason: 'AwaitingBuilder' };
     case 'queued':
       return { phase: 'QUEUED', message: 'The build Job is waiting to start.' };
     case 'running':

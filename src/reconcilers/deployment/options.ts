@@ -55,6 +55,9 @@ export interface DeploymentControllerOptions {
   /** Run the image step privileged: BuildKit needs it for a Dockerfile's RUN steps unless the node
    * lets it use user namespaces (a rootless builder image). Default true. */
   buildPrivileged: boolean;
+  /** Set while the builder is not there yet (`berth dev` while BuildKit builds): why. No build Job starts
+   * meanwhile; the revisions that need one wait in AWAITING_BUILD (reason AwaitingBuilder) saying so. */
+  awaitedBuilder?: string;
   /** What each build step asks for and may use (CPU, memory, node disk). */
   buildResources: BuildResources;
   /** How often a build-on-push Deployment's branch is read for a new commit. Default 60 s. */

@@ -56,6 +56,9 @@ async function ensureBuild(
   if (existing && location.apart && (build.state === 'queued' || build.state === 'running'))
     await ensureBuildSecret(pass, owner, chosen, existing);
   if (!building || build.state !== 'absent') return build;
+  // The builder is not there yet (berth dev while it builds BuildKit): no Job, whose image could not be
+  // pulled; the pass that follows its arrival starts it.
+  if (options.awaitedBuilder) return { state: 'awaiting' as const, message: options.awaitedBuilder };
   const spec = deployment.spec;
   // Apart, the steps read the copies in the build's own Secret (named like the Job).
   const apartCredentials = location.apart ? location.name : undefined;
