@@ -19,7 +19,7 @@ describe('Limiter', () => {
     let running = 0;
     let most = 0;
     const task = () =>
-      limiter.run(async () => {
+      limiter.run('org', async () => {
         running += 1;
         most = Math.max(most, running);
         await new Promise<void>((resolve) => releases.push(resolve));
@@ -37,13 +37,28 @@ describe('Limiter', () => {
     await Promise.all(started);
     expect(most).toBe(2);
     // Every slot is free again.
-    await Promise.all([limiter.run(async () => 1), limiter.run(async () => 2), limiter.run(async () => 3)]);
+    await Promise.all([limiter.run('org', async () => 1), limiter.run('org', async () => 2), limiter.run('org', async () => 3)]);
   });
 
   it('frees the slot of a task that failed', async () => {
     const limiter = new Limiter(1, 0);
-    await expect(limiter.run(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
-    expect(await limiter.run(async () => 'next')).toBe('next');
+    await expect(limiter.run('org', async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect(await limiter.run('org', async () => 'next')).toBe('next');
+  });
+
+  it("keeps room for other organizations when one fills its share, and gives each a turn before one's second", async () => {
+    const limiter = new Limiter(1, 8, 2);
+    const order: string[] = [];
+    let release = () => {};
+    const holder = limiter.run('noisy', () => new Promise<void>((resolve) => (release = resolve)));
+    await tick();
+    const task = (key: string) => limiter.run(key, async () => void order.push(key));
+    const queued = [task('noisy'), task('noisy')];
+    await expect(task('noisy')).rejects.toBeInstanceOf(LimiterFullError);
+    queued.push(task('quiet'), task('other'));
+    release();
+    await Promise.all([holder, ...queued]);
+    expect(order).toEqual(['noisy', 'quiet', 'other', 'noisy']);
   });
 });
 

@@ -2,8 +2,10 @@
 // memory: a request reads at most `maxReads` containers (the newest pods first), each at most its
 // share of `requestBytes` (between `minReadBytes` and `maxReadBytes`), `concurrentReads` at a time; at
 // most `concurrentRequests` requests read at once across the replica, `queuedRequests` more wait for a
-// turn, and any beyond are answered 503 with Retry-After. In the worst case a replica holds about
-// concurrentRequests x requestBytes of log text. Pure but for the limiter's queue.
+// turn (at most `queuedPerOrganization` of one organization's, and turns go round the organizations that
+// wait, so one team's burst cannot hold the others' reads), and any beyond are answered 503 with
+// Retry-After. In the worst case a replica holds about concurrentRequests x requestBytes of log text.
+// Pure but for the limiter's queue.
 import { HttpError } from './errors.ts';
 
 export const logReadLimits = {
@@ -14,6 +16,7 @@ export const logReadLimits = {
   concurrentReads: 4,
   concurrentRequests: 4,
   queuedRequests: 32,
+  queuedPerOrganization: 8,
 } as const;
 
 /** The bytes each of `reads` container reads may take of one request's budget. */
@@ -22,33 +25,56 @@ export function perReadBytes(reads: number, limits = logReadLimits): number {
   return Math.min(limits.maxReadBytes, Math.max(limits.minReadBytes, share));
 }
 
-/** Runs at most `concurrency` tasks at once; `queue` more wait; a task beyond those is refused at once. */
+/**
+ * Runs at most `concurrency` tasks at once; `queue` more wait, at most `queuePerKey` of one key's; a task
+ * beyond those is refused at once. A freed slot goes to the key that has waited longest for a turn, each
+ * key's own tasks in their order: every key that waits gets a turn before one key gets a second.
+ */
 export class Limiter {
   readonly #concurrency: number;
   readonly #queue: number;
+  readonly #queuePerKey: number;
   #running = 0;
-  readonly #waiting: (() => void)[] = [];
+  #queued = 0;
+  /** Waiting tasks by key, the keys in the order of their next turn. */
+  readonly #waiting = new Map<string, (() => void)[]>();
 
-  constructor(concurrency: number, queue: number) {
+  constructor(concurrency: number, queue: number, queuePerKey = queue) {
     this.#concurrency = concurrency;
     this.#queue = queue;
+    this.#queuePerKey = queuePerKey;
   }
 
-  async run<T>(work: () => Promise<T>): Promise<T> {
+  async run<T>(key: string, work: () => Promise<T>): Promise<T> {
     if (this.#running >= this.#concurrency) {
-      if (this.#waiting.length >= this.#queue) throw new LimiterFullError();
-      await new Promise<void>((resolve) => this.#waiting.push(resolve));
+      const waiting = this.#waiting.get(key) ?? [];
+      if (this.#queued >= this.#queue || waiting.length >= this.#queuePerKey) throw new LimiterFullError();
+      this.#waiting.set(key, waiting);
+      this.#queued += 1;
+      await new Promise<void>((resolve) => waiting.push(resolve));
     } else {
       this.#running += 1;
     }
     try {
       return await work();
     } finally {
-      // A finished task hands its slot to the next waiting one, or frees it.
-      const next = this.#waiting.shift();
-      if (next) next();
-      else this.#running -= 1;
+      this.#handOver();
     }
+  }
+
+  /** A finished task hands its slot to the next key's first waiting task (that key goes last), or frees it. */
+  #handOver(): void {
+    const first = this.#waiting.entries().next();
+    if (first.done) {
+      this.#running -= 1;
+      return;
+    }
+    const [key, waiting] = first.value;
+    const next = waiting.shift()!;
+    this.#waiting.delete(key);
+    if (waiting.length > 0) this.#waiting.set(key, waiting);
+    this.#queued -= 1;
+    next();
   }
 }
 

@@ -82,14 +82,15 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
       return podsOfBuild(cache.pods, name, buildJobLocation(deps.buildNamespace, { namespace, name, uid: revision.metadata.uid ?? '' }));
     });
 
-  /** One replica's log reads in flight at once, whatever the number of requests (log-reads.ts). */
-  const requests = new Limiter(logReadLimits.concurrentRequests, logReadLimits.queuedRequests);
+  /** One replica's log reads in flight at once, whatever the number of requests, turns shared fairly
+   * among the organizations that wait (log-reads.ts). */
+  const requests = new Limiter(logReadLimits.concurrentRequests, logReadLimits.queuedRequests, logReadLimits.queuedPerOrganization);
 
   /**
    * Each container's current log, and the previous run's of a container that restarted (why it
    * crashed): the newest pods' first, within the request's bounds.
    */
-  const containerLogs = async (pods: readonly DeepReadonly<V1Pod>[]): Promise<ContainerLog[]> => {
+  const containerLogs = async (organization: string, pods: readonly DeepReadonly<V1Pod>[]): Promise<ContainerLog[]> => {
     const newestFirst = [...pods].sort((a, b) =>
       String(b.metadata?.creationTimestamp ?? '').localeCompare(String(a.metadata?.creationTimestamp ?? '')),
     );
@@ -116,7 +117,7 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
         () =>
           deps.podLogs.read(namespace, pod, container, { previous, limitBytes }).then((text) => ({ pod, container, text })),
     );
-    return requests.run(() => inTurns(works, logReadLimits.concurrentReads));
+    return requests.run(organization, () => inTurns(works, logReadLimits.concurrentReads));
   };
 
   /** The values a log line must never show: the deployment's secrets, its database password, the build's credentials. */
@@ -149,7 +150,7 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
     const cursor = filter.offset ? decodeCursor(filter.offset) : undefined;
     if (filter.offset && !cursor) throw invalidField([where, 'offset'], 'Input should be a next_offset this API returned', 'value_error');
     const [logs, secrets] = await Promise.all([
-      containerLogs(podsOf(namespace, revisions, type)),
+      containerLogs(namespace, podsOf(namespace, revisions, type)),
       secretValues(namespace, deployment, type),
     ]);
     return logPage(logs, filter, secrets, cursor);
