@@ -478,6 +478,8 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
     BERTH_GIT_IMAGE: images.git,
     BERTH_BUILD_TOOLS_IMAGE: images.buildTools,
     BERTH_AGENT_TOOLS_IMAGE: images.agentTools,
+    // The local git server, an origin the installation allows (as berth dev allows its node's address).
+    BERTH_CODE_HOST_ORIGINS: git.url,
     BERTH_SOURCE_POLL_SECONDS: '1',
     // A codehost Deployment comes with its database, as `berth dev` runs it.
     BERTH_POSTGRES_IMAGE: services.postgres,

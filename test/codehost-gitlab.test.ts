@@ -106,7 +106,7 @@ describe('GitLab', () => {
   });
 
   it('is chosen by the registry for provider gitlab, and refuses GitHub App keys', async () => {
-    const registry = new CodeHostRegistry();
+    const registry = new CodeHostRegistry({ origins: [new URL(baseUrl).origin] });
     const integration = {
       metadata: { uid: 'gl-uid', namespace: 'org' },
       spec: { provider: 'gitlab' as const, baseUrl, credentialsSecretRef: { name: 'gl' } },

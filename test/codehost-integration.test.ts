@@ -42,7 +42,13 @@ beforeAll(async () => {
   });
   // A short re-verification period stands in for the default 10 minutes: a revoked token must be
   // noticed without any change in the cluster.
-  registerCodeHostIntegrationController(manager, { namespaces: [namespace], verifyIntervalMs: 1000, unreachableRetryMs: 500 });
+  // The installation allows the stand-in's origin (--code-host-origins), and no other.
+  registerCodeHostIntegrationController(manager, {
+    namespaces: [namespace],
+    origins: [github.url],
+    verifyIntervalMs: 1000,
+    unreachableRetryMs: 500,
+  });
   await manager.start();
 });
 
@@ -56,7 +62,7 @@ async function createTokenSecret(name: string, token: string): Promise<void> {
   await core.createNamespacedSecret({ namespace, body: { metadata: { name, labels: sharedSecretLabels }, stringData: { token } } });
 }
 
-async function createIntegration(name: string, secretName: string): Promise<void> {
+async function createIntegration(name: string, secretName: string, baseUrl = github.url): Promise<void> {
   await custom.createNamespacedCustomObject({
     group,
     version,
@@ -66,7 +72,7 @@ async function createIntegration(name: string, secretName: string): Promise<void
       apiVersion: `${group}/${version}`,
       kind: 'CodeHostIntegration',
       metadata: { name },
-      spec: { baseUrl: github.url, credentialsSecretRef: { name: secretName } },
+      spec: { baseUrl, credentialsSecretRef: { name: secretName } },
     },
   });
 }
@@ -97,6 +103,33 @@ async function eventsOf(name: string) {
   const list = await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
   return list.items;
 }
+
+describe('a CodeHostIntegration on a host the installation does not allow', () => {
+  it('stalls without a request, its token read by nobody, for cloud metadata, a cluster Service or a trailing #', async () => {
+    const bob = github.account('bob');
+    await createTokenSecret('bob-token', github.issuePersonalToken(bob));
+    const before = github.requests.length;
+    const cases = {
+      metadata: 'http://169.254.169.254/latest/meta-data',
+      service: 'http://kubernetes.default.svc/api',
+      fragment: `${github.url}/api#`,
+    };
+    for (const [name, baseUrl] of Object.entries(cases)) await createIntegration(`not-allowed-${name}`, 'bob-token', baseUrl);
+    for (const name of Object.keys(cases)) {
+      const stalled = await eventually(
+        async () => {
+          const integration = await readIntegration(`not-allowed-${name}`);
+          return integration.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True') ? integration : undefined;
+        },
+        30_000,
+        `${name} Stalled`,
+      );
+      expect(stalled.status?.conditions?.find((c) => c.type === 'Stalled')?.reason).toBe('BaseUrlNotAllowed');
+      expect(stalled.status?.account).toBeUndefined();
+    }
+    expect(github.requests.slice(before)).toEqual([]);
+  });
+});
 
 describe('a CodeHostIntegration with a personal token', () => {
   it('becomes Ready with the account, says so in an Event, and kubectl wait sees it', async () => {

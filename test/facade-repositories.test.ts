@@ -22,7 +22,7 @@ beforeAll(async () => {
   // A GitHub Enterprise: repositories on the API's host, where the integration's token may go.
   github = await FakeGitHub.start({ htmlBaseUrl: 'http://127.0.0.1' });
   // No Deployment controller here: a create answers after a short wait for an observation that never comes.
-  t = await startTestFacade({ observeTimeoutMs: 300 });
+  t = await startTestFacade({ observeTimeoutMs: 300, codeHostOrigins: [github.url] });
   const alice = github.account('alice');
   github.addRepositories(alice, 130);
   token = github.issuePersonalToken(alice);

@@ -54,6 +54,7 @@ export interface DevNode extends NodeOffers {
   gateway: { namespace: string; name: string };
   /** Where the apps CA's certificate is written for clients (curl --cacert, a browser's trust store). */
   appsCaFile: string;
+  codeHostOrigins: string[];
 }
 
 const localOrganizationNamespace = 'default';
@@ -123,6 +124,8 @@ function devNode(dataDir: string, offers: NodeOffers): DevNode {
     pushRegistry: pushRegistryAddress,
     // The HTTP API listens there too: the kubelet and build pods reach the registry's realm on it.
     nodeHost: nodeIp,
+    // A git server of the developer's own on the node's address serves integrations too.
+    codeHostOrigins: [`http://${nodeIp}:*`],
     gateway: nodeGateway,
     appsCaFile,
   };

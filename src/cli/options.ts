@@ -36,6 +36,11 @@ options (each also read from the environment variable in brackets):
                                                                    [BERTH_CUSTOM_URL_DOMAINS]
   --reserved-hosts <list>      hosts no deployment may claim, such as Berth's own API's
                                (default: none)                            [BERTH_RESERVED_HOSTS]
+  --code-host-origins <list>   the only origins a CodeHostIntegration's baseUrl may name, as
+                               https://host[:port] (or scheme://host:* for any port); its
+                               requests, redirects and page links stay on its own (default:
+                               https://api.github.com, https://github.com, https://gitlab.com;
+                               berth dev adds its node's address)     [BERTH_CODE_HOST_ORIGINS]
   --leader-elect <bool>        elect a leader before reconciling (default true for run,
                                false for dev)                             [BERTH_LEADER_ELECT]
   --builder-image <image>      the image step of codehost builds: BuildKit (default
@@ -191,6 +196,9 @@ const optionsSchema = z
     watchNamespaces: list,
     customUrlDomains: list,
     reservedHosts: list,
+    codeHostOrigins: list
+      .pipe(z.array(z.string().regex(/^https?:\/\/[^/?#@\s]+$/, 'expected origins such as https://ghe.example.com or http://10.0.0.5:*')))
+      .optional(),
     leaderElect: bool,
     builderImage: z.string().min(1).optional(),
     gitImage: z.string().min(1).optional(),
@@ -277,6 +285,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       namespace: { type: 'string' },
       'watch-namespaces': { type: 'string' },
       'custom-url-domains': { type: 'string' },
+      'code-host-origins': { type: 'string' },
       'reserved-hosts': { type: 'string' },
       'leader-elect': { type: 'string' },
       'builder-image': { type: 'string' },
@@ -324,6 +333,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     watchNamespaces: values['watch-namespaces'] ?? env.BERTH_WATCH_NAMESPACES ?? '',
     customUrlDomains: values['custom-url-domains'] ?? env.BERTH_CUSTOM_URL_DOMAINS ?? '',
     reservedHosts: values['reserved-hosts'] ?? env.BERTH_RESERVED_HOSTS ?? '',
+    codeHostOrigins: values['code-host-origins'] ?? env.BERTH_CODE_HOST_ORIGINS,
     leaderElect: values['leader-elect'] ?? env.BERTH_LEADER_ELECT ?? (dev ? 'false' : 'true'),
     // Unset means the default of where Berth runs: see imagesFor in run.ts.
     builderImage: values['builder-image'] ?? env.BERTH_BUILDER_IMAGE,

@@ -12,6 +12,7 @@ import { registerOAuthProviderController } from '../reconcilers/oauth-provider/c
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
+import { publicCodeHostOrigins } from '../codehost/outbound.ts';
 import { Manager, type Logger } from '../runtime/index.ts';
 import { resolveResource } from '../runtime/apply.ts';
 import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing.ts';
@@ -52,6 +53,8 @@ export interface ClusterDefaults {
   activator?: Activator;
   /** Why builds cannot start yet (the node's builder is being built): build Jobs wait until it is gone. */
   awaitedBuilder?: string;
+  /** Code hosts the cluster itself serves, allowed beside the public ones (`berth dev`: its node's address). */
+  codeHostOrigins?: readonly string[];
 }
 
 /** Flags first, then what the cluster offers, then the defaults of an installation. With a registry
@@ -173,6 +176,8 @@ export async function startBerth(
     reservedHosts: options.reservedHosts,
     ...(routing.appUrls ? { reservedDomains: [routing.appUrls.domain] } : {}),
   };
+  // The code hosts integrations may call: the flag, else the public ones and any the cluster serves.
+  const codeHostOrigins = options.codeHostOrigins ?? [...publicCodeHostOrigins, ...(cluster.codeHostOrigins ?? [])];
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
     const scaling = requestConcurrencyFor(options, cluster);
@@ -184,6 +189,7 @@ export async function startBerth(
     registerDeploymentControllers(manager, {
       ...images,
       buildPrivileged: options.buildPrivileged,
+      codeHostOrigins,
       ...(cluster.awaitedBuilder ? { awaitedBuilder: cluster.awaitedBuilder } : {}),
       ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
       ...(options.buildResources ? { buildResources: options.buildResources } : {}),
@@ -205,7 +211,7 @@ export async function startBerth(
       const tls = routing.tls ? { tls: { config: routing.tls, hostPolicy } } : {};
       registerOrganizationController(manager, { policy: options.organizationPolicy ?? {}, ...registry, ...tls, ...scope });
     }
-    codeHost = registerCodeHostIntegrationController(manager, scope);
+    codeHost = registerCodeHostIntegrationController(manager, { ...scope, origins: codeHostOrigins });
   }
   await manager.start();
 
@@ -223,6 +229,7 @@ export async function startBerth(
       ...nodeAddress(options, cluster),
       logger,
       hostPolicy,
+      codeHostOrigins,
       ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
       ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),

@@ -2,7 +2,10 @@
 // reconciler a condition) and never parse messages. Messages quote the host's own words (GitHub's
 // "Bad credentials") and never a credential: see `redactSecrets`.
 
-export type CodeHostErrorReason = 'InvalidCredentials' | 'Unauthorized' | 'RateLimited' | 'NotFound' | 'Unreachable';
+export type CodeHostErrorReason = 'InvalidCredentials' | 'NotAllowed' | 'Unauthorized' | 'RateLimited' | 'NotFound' | 'Unreachable';
+
+/** The most of a message kept: a host's words are quoted, never a whole body it sent. */
+const maxMessageLength = 512;
 
 export class CodeHostError extends Error {
   readonly reason: CodeHostErrorReason;
@@ -10,7 +13,7 @@ export class CodeHostError extends Error {
   readonly status: number | undefined;
 
   constructor(reason: CodeHostErrorReason, message: string, status?: number) {
-    super(message);
+    super(message.length > maxMessageLength ? `${message.slice(0, maxMessageLength - 1)}…` : message);
     this.name = 'CodeHostError';
     this.reason = reason;
     this.status = status;
@@ -22,6 +25,14 @@ export class CodeHostCredentialsError extends CodeHostError {
   constructor(message: string) {
     super('InvalidCredentials', message);
     this.name = 'CodeHostCredentialsError';
+  }
+}
+
+/** The integration's base URL is not one this installation lets Berth call (outbound.ts). No request was sent. */
+export class CodeHostNotAllowedError extends CodeHostError {
+  constructor(message: string) {
+    super('NotAllowed', message);
+    this.name = 'CodeHostNotAllowedError';
   }
 }
 

@@ -18,6 +18,7 @@ import {
 } from './errors.ts';
 import type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from './repository.ts';
 import { silentLog } from './repository.ts';
+import { sameOriginFetch } from './outbound.ts';
 
 export const gitHubDefaultBaseUrl = 'https://api.github.com';
 
@@ -99,7 +100,8 @@ async function newOctokit(baseUrl: string, options: GitHubClientOptions, log: Co
   return new Octokit({
     baseUrl,
     userAgent: 'berth',
-    request: { fetch: fetchWithTimeout(options.requestTimeoutMs ?? 15_000) },
+    // Every request, redirect and page link stays on the API's origin (outbound.ts).
+    request: { fetch: sameOriginFetch(new URL(baseUrl).origin, fetchWithTimeout(options.requestTimeoutMs ?? 15_000)) },
     log: {
       debug: (message: string) => log.debug(redactSecrets(message, secrets)),
       info: (message: string) => log.debug(redactSecrets(message, secrets)),

@@ -1,6 +1,7 @@
 // GitLab (gitlab.com or self-managed) over its REST API v4 with plain fetch: a personal, group or
 // project access token lists the projects it is a member of (GET /projects?membership=true), page by
 // page with keyset pagination (the Link header's rel="next"), which stays fast on large instances.
+import { sameOriginFetch } from './outbound.ts';
 import type { CodeHostCredentials } from './credentials.ts';
 import { secretsOf } from './credentials.ts';
 import {
@@ -47,10 +48,12 @@ export function createGitLabClient(options: GitLabClientOptions): CodeHostClient
   const timeoutMs = options.requestTimeoutMs ?? 15_000;
   const log = options.log ?? silentLog;
 
+  // Every request, redirect and page link stays on the API's origin (outbound.ts).
+  const guardedFetch = sameOriginFetch(new URL(baseUrl).origin);
   const get = async (url: string): Promise<{ body: unknown; headers: Headers }> => {
     let response: Response;
     try {
-      response = await fetch(url, {
+      response = await guardedFetch(url, {
         headers: { 'private-token': token, accept: 'application/json' },
         signal: AbortSignal.timeout(timeoutMs),
       });

@@ -3,6 +3,7 @@ export type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from '.
 export {
   CodeHostCredentialsError,
   CodeHostError,
+  CodeHostNotAllowedError,
   CodeHostNotFoundError,
   CodeHostRateLimitedError,
   CodeHostUnauthorizedError,
@@ -14,8 +15,10 @@ export { credentialKeys, parseCredentials, secretValues, type CodeHostCredential
 export { createGitHubClient, gitHubDefaultBaseUrl } from './github.ts';
 export { createGitLabClient, gitLabDefaultBaseUrl } from './gitlab.ts';
 export { CoalescingCache } from './coalescing-cache.ts';
+export { baseUrlRefusal, originAllowed, publicCodeHostOrigins, sameOriginFetch } from './outbound.ts';
 export {
   CodeHostRegistry,
+  baseUrlOf,
   createCodeHostClient,
   type ClientFactory,
   type CodeHostRegistryOptions,

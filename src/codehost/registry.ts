@@ -7,9 +7,10 @@
 import { secretNotReadableMessage } from '../api/readable-secrets.ts';
 import { CoalescingCache } from './coalescing-cache.ts';
 import { parseCredentials, secretValues, type CodeHostCredentials, type SecretLike } from './credentials.ts';
-import { CodeHostCredentialsError, CodeHostRateLimitedError, CodeHostUnauthorizedError } from './errors.ts';
-import { createGitHubClient } from './github.ts';
-import { createGitLabClient } from './gitlab.ts';
+import { CodeHostCredentialsError, CodeHostNotAllowedError, CodeHostRateLimitedError, CodeHostUnauthorizedError } from './errors.ts';
+import { createGitHubClient, gitHubDefaultBaseUrl } from './github.ts';
+import { createGitLabClient, gitLabDefaultBaseUrl } from './gitlab.ts';
+import { baseUrlRefusal, publicCodeHostOrigins } from './outbound.ts';
 import type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from './repository.ts';
 
 /** The fields of a CodeHostIntegration the registry reads; an informer's read-only object fits. */
@@ -37,12 +38,19 @@ export interface ClientFactoryInput {
 export type ClientFactory = (input: ClientFactoryInput) => CodeHostClient;
 
 export interface CodeHostRegistryOptions {
+  /** The origins an integration's base URL may name (outbound.ts). Default: the public code hosts. */
+  origins?: readonly string[];
   /** How long a listing is served from memory. Default 30 s. */
   listingTtlMs?: number;
   requestTimeoutMs?: number;
   log?: CodeHostLog;
   createClient?: ClientFactory;
   now?: () => number;
+}
+
+/** The API root an integration's requests go to: its base URL, or its provider's public one. */
+export function baseUrlOf(spec: IntegrationReference['spec']): string {
+  return spec.baseUrl ?? (spec.provider === 'gitlab' ? gitLabDefaultBaseUrl : gitHubDefaultBaseUrl);
 }
 
 export const createCodeHostClient: ClientFactory = (input) =>
@@ -52,6 +60,7 @@ export class CodeHostRegistry {
   readonly #listings: CoalescingCache<Repository[]>;
   readonly #clients = new Map<string, { version: string; client: CodeHostClient }>();
   readonly #createClient: ClientFactory;
+  readonly #origins: readonly string[];
   readonly #requestTimeoutMs: number;
   readonly #log: CodeHostLog | undefined;
   readonly #now: () => number;
@@ -60,6 +69,7 @@ export class CodeHostRegistry {
   constructor(options: CodeHostRegistryOptions = {}) {
     this.#listings = new CoalescingCache({ ttlMs: options.listingTtlMs ?? 30_000, ...(options.now ? { now: options.now } : {}) });
     this.#createClient = options.createClient ?? createCodeHostClient;
+    this.#origins = options.origins ?? publicCodeHostOrigins;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
     this.#log = options.log;
     this.#now = options.now ?? Date.now;
@@ -107,6 +117,9 @@ export class CodeHostRegistry {
   async #clientOf(integration: IntegrationReference, readSecret: SecretReader): Promise<{ client: CodeHostClient; version: string }> {
     const uid = integration.metadata?.uid ?? '';
     const namespace = integration.metadata?.namespace ?? '';
+    // Before the Secret is read or any request is made: is the integration's host one Berth may call?
+    const refused = baseUrlRefusal(baseUrlOf(integration.spec), this.#origins);
+    if (refused) throw new CodeHostNotAllowedError(refused);
     const secretName = integration.spec.credentialsSecretRef.name;
     const secret = await readSecret(namespace, secretName);
     if (!secret) throw new CodeHostCredentialsError(secretNotReadableMessage(secretName, namespace));

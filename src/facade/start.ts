@@ -43,6 +43,8 @@ export interface InformerSource {
 
 export interface FacadeOptions {
   kubeConfig: KubeConfig;
+  /** The origins a code-host integration's base URL may name (src/codehost/outbound.ts). Default: the public code hosts. */
+  codeHostOrigins?: readonly string[];
   /** Shares its informers; without one the facade runs its own (and stops them on close). */
   manager?: InformerSource;
   /** Where API key Secrets live. */
@@ -132,11 +134,14 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     writer,
     repositories:
       options.repositories ??
-      registryLister(new CodeHostRegistry({ log: options.logger }), async (namespace, name) => {
-        // Read by name, and taken only when shared with Berth, as the controller's cache would.
-        const secret = await writer.read<V1Secret>(secretKind, namespace, name);
-        return secret && isReadableSecret(secret) ? secret : undefined;
-      }),
+      registryLister(
+        new CodeHostRegistry({ log: options.logger, ...(options.codeHostOrigins ? { origins: options.codeHostOrigins } : {}) }),
+        async (namespace, name) => {
+          // Read by name, and taken only when shared with Berth, as the controller's cache would.
+          const secret = await writer.read<V1Secret>(secretKind, namespace, name);
+          return secret && isReadableSecret(secret) ? secret : undefined;
+        },
+      ),
     podLogs: kubePodLogReader(options.kubeConfig),
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
     ...(options.registry ? { registry: options.registry } : {}),

@@ -87,6 +87,9 @@ beforeAll(async () => {
   await ensureOrganizationNamespace(testKubeConfig(), apps, organization);
   github = await FakeGitHub.start({ host: nodeIp });
   values = [
+    // The GitHub Enterprise stand-in, an origin the installation allows beside the public ones.
+    '--set',
+    `codeHost.origins[0]=${github.url}`,
     '--set',
     `apiKey.sha256=${createHash('sha256').update(key).digest('hex')}`,
     '--set',

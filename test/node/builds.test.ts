@@ -63,6 +63,9 @@ beforeAll(async () => {
   const args = [
     ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
     ...(await sourceBuildFlags()),
+    // The GitHub Enterprise stand-in, an origin the installation allows.
+    '--code-host-origins',
+    github.url,
     '--source-poll-seconds',
     '2',
   ];

@@ -147,7 +147,11 @@ beforeAll(async () => {
   await kubectlOk(['create', 'secret', 'generic', '-n', namespace, 'acme-sso-client', `--from-literal=clientSecret=${clientSecret}`]);
   await kubectlOk(['create', 'secret', 'generic', '-n', namespace, 'github-credentials', `--from-literal=token=${githubToken}`]);
   for (const name of ['acme-sso-client', 'github-credentials']) await kubectlOk(shareSecretArgs(namespace, name));
-  berth = spawnBerth(inject('kubeconfigPath'), runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }));
+  berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    '--code-host-origins',
+    github.url,
+  ]);
   await waitReady(berth);
   await installFlux();
 }, 600_000);

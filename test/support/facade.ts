@@ -49,7 +49,13 @@ export interface CallResult {
 }
 
 export async function startTestFacade(
-  options: { observeTimeoutMs?: number; repositories?: RepositoryLister; manager?: InformerSource; hostPolicy?: HostPolicy } = {},
+  options: {
+    observeTimeoutMs?: number;
+    repositories?: RepositoryLister;
+    manager?: InformerSource;
+    hostPolicy?: HostPolicy;
+    codeHostOrigins?: string[];
+  } = {},
 ): Promise<TestFacade> {
   const kubeConfig = testKubeConfig();
   const operatorNamespace = await useNamespace('berth-op');
@@ -80,6 +86,7 @@ export async function startTestFacade(
     ...(options.repositories ? { repositories: options.repositories } : {}),
     ...(options.manager ? { manager: options.manager } : {}),
     ...(options.hostPolicy ? { hostPolicy: options.hostPolicy } : {}),
+    ...(options.codeHostOrigins ? { codeHostOrigins: options.codeHostOrigins } : {}),
   });
   afterAll(() => facade.close());
 

@@ -13,6 +13,8 @@ function codeHostHttpError(error: CodeHostError): HttpError {
     case 'InvalidCredentials':
     case 'Unauthorized':
       return badRequest(`The code host refused the integration's credentials: ${error.message}`);
+    case 'NotAllowed':
+      return badRequest(`The integration cannot be used on this installation: ${error.message}`);
     case 'NotFound':
       return notFound(`The code host found nothing: ${error.message}`);
     case 'RateLimited':

@@ -26,6 +26,8 @@ export interface CodeHostIntegrationControllerOptions {
   registry?: CodeHostRegistry;
   /** Watch only these namespaces. Default: all. */
   namespaces?: string[];
+  /** The origins an integration's base URL may name (src/codehost/outbound.ts). Default: the public code hosts. */
+  origins?: readonly string[];
   concurrency?: number;
   /** How often credentials are verified again. Default 10 minutes. */
   verifyIntervalMs?: number;
@@ -53,7 +55,8 @@ export function registerCodeHostIntegrationController(
     indexes: { [integrationsByCredentialsSecret]: credentialsSecretIndex },
   });
   const secrets = readableSecrets(manager, options.namespaces);
-  const registry = options.registry ?? new CodeHostRegistry({ log: codeHostLog(manager) });
+  const registry =
+    options.registry ?? new CodeHostRegistry({ log: codeHostLog(manager), ...(options.origins ? { origins: options.origins } : {}) });
   const readSecret = (namespace: string, name: string) => secrets.get(namespace, name) as SecretLike | undefined;
   integrations.onDelete((integration) => registry.forget(integration.metadata?.uid ?? ''));
 

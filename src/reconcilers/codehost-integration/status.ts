@@ -18,6 +18,7 @@ export type Verification = { ok: true; account: CodeHostAccount } | { ok: false;
 export const reasons = {
   verified: 'CredentialsVerified',
   secretInvalid: 'CredentialsSecretInvalid',
+  notAllowed: 'BaseUrlNotAllowed',
   rejected: 'CredentialsRejected',
   notFound: 'CodeHostNotFound',
   rateLimited: 'RateLimited',
@@ -52,6 +53,8 @@ function verdictOf(verification: Verification, providerName: string): Verdict {
   switch (error.reason) {
     case 'InvalidCredentials':
       return { state: 'stalled', reason: reasons.secretInvalid, message: error.message };
+    case 'NotAllowed':
+      return { state: 'stalled', reason: reasons.notAllowed, message: error.message };
     // The host said no: nothing will change until someone fixes the credentials, yet they may be fixed
     // on the host's side (token re-enabled, App reinstalled) without a Kubernetes change, so this is not
     // Stalled: the periodic check notices the fix.
@@ -70,6 +73,7 @@ function requeueAfter(verification: Verification, timing: Timing, now: Date): nu
   if (verification.ok) return timing.verifyIntervalMs;
   switch (verification.error.reason) {
     case 'InvalidCredentials':
+    case 'NotAllowed':
       return undefined;
     case 'RateLimited': {
       const error = verification.error;

@@ -17,6 +17,8 @@ import {
   awaitedInputOf,
 } from '../../api/index.ts';
 import { secretValues } from '../../codehost/credentials.ts';
+import { baseUrlRefusal } from '../../codehost/outbound.ts';
+import { baseUrlOf } from '../../codehost/registry.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { revisionDigest } from './digest.ts';
 import { awaitedProblem, facadeSecretGraceMs, fingerprintSecrets, resolveIntegration, secretReferences } from './inputs.ts';
@@ -93,6 +95,9 @@ export async function chooseRevisions(
     integration.integration &&
     repositoryHostRefusal(spec.sourceConfig?.repoUrl ?? '', integration.integration.spec, 'spec.sourceConfig.repoUrl');
   if (foreignHost) return { problem: { reason: 'RepositoryHostMismatch', message: foreignHost }, known };
+  // An integration on a host the installation does not allow: its token goes nowhere, not even to read a branch.
+  const notAllowed = integration.integration && baseUrlRefusal(baseUrlOf(integration.integration.spec), options.codeHostOrigins);
+  if (notAllowed) return { problem: { reason: 'CodeHostNotAllowed', message: notAllowed }, known };
   // A deployment created before its first image or source archive has no revision yet: it waits,
   // Reconciling, until a change brings one.
   const awaiting = awaitedInput(spec, createdAtOf(deployment), options.now(), options.firstInputDeadlineMs);

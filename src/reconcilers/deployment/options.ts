@@ -1,4 +1,5 @@
 // What an installation chooses about Deployments: images, the registry builds push to, revision retention.
+import { publicCodeHostOrigins } from '../../codehost/outbound.ts';
 import {
   defaultBuildResources,
   openHostPolicy,
@@ -55,6 +56,9 @@ export interface DeploymentControllerOptions {
   /** Run the image step privileged: BuildKit needs it for a Dockerfile's RUN steps unless the node
    * lets it use user namespaces (a rootless builder image). Default true. */
   buildPrivileged: boolean;
+  /** The origins a code-host integration may name (src/codehost/outbound.ts): a Deployment built from one
+   * elsewhere stalls, CodeHostNotAllowed, and its token is sent nowhere. */
+  codeHostOrigins: readonly string[];
   /** Set while the builder is not there yet (`berth dev` while BuildKit builds): why. No build Job starts
    * meanwhile; the revisions that need one wait in AWAITING_BUILD (reason AwaitingBuilder) saying so. */
   awaitedBuilder?: string;
@@ -95,6 +99,7 @@ export const defaultDeploymentControllerOptions: DeploymentControllerOptions = {
   },
   applicationPort: 8000,
   buildPrivileged: true,
+  codeHostOrigins: publicCodeHostOrigins,
   buildResources: defaultBuildResources,
   sourcePollIntervalMs: 60_000,
   firstInputDeadlineMs: 30 * 60_000,
