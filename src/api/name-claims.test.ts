@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { claimedNames, indexChildNames, nameClaimants, nameRefusal, type NameClaim } from './name-claims.ts';
+import {
+  claimedNames,
+  gatewayNameClaimants,
+  gatewayNameRefusal,
+  gatewayNames,
+  indexChildNames,
+  indexGatewayNames,
+  nameClaimants,
+  nameRefusal,
+  type NameClaim,
+} from './name-claims.ts';
 
 const deployment = (name: string, uid: string, creationTimestamp = '2026-11-26T10:00:00Z'): NameClaim => ({
   metadata: { name, namespace: 'org', uid, creationTimestamp },
@@ -42,5 +52,32 @@ describe('name claims', () => {
     const stored = [first, second];
     expect(nameRefusal(first, claimantsOf('shop', stored))).toBeUndefined();
     expect(nameRefusal(second, claimantsOf('shop-queue', stored))?.message).toContain('deployment shop already uses');
+  });
+});
+
+describe('gatewayNameRefusal', () => {
+  const at = (namespace: string, name: string, uid: string, createdAt: string) => ({
+    metadata: { namespace, name, uid, creationTimestamp: createdAt },
+  });
+  const corpWeb = at('acme', 'corp-web', 'a', '2026-11-26T10:00:00Z');
+  const web = at('acme-corp', 'web', 'b', '2026-11-26T11:00:00Z');
+
+  it('refuses the later of two deployments of different namespaces that the Gateway would name alike', () => {
+    expect(gatewayNames('acme', 'corp-web')).toContain('acme-corp-web');
+    expect(gatewayNames('acme-corp', 'web')).toContain('acme-corp-web');
+    const claimants = gatewayNameClaimants('acme-corp', 'web', (key) => [corpWeb, web].filter((d) => indexGatewayNames(d).includes(key)));
+    expect(gatewayNameRefusal(web, claimants)?.reason).toBe('GatewayNameTaken');
+    expect(gatewayNameRefusal(corpWeb, claimants)).toBeUndefined();
+    // A new deployment (no uid yet) is refused by any claimant.
+    expect(gatewayNameRefusal({ metadata: { namespace: 'acme-corp', name: 'web' } }, [corpWeb])?.message).toBe(
+      'the name web in namespace acme-corp would be acme-corp-web at the Gateway, which a deployment of another organization already is; choose another name',
+    );
+  });
+
+  it('leaves deployments of one namespace to the child-name rule, and different names alone', () => {
+    expect(
+      gatewayNameRefusal(at('acme', 'web', 'c', '2026-11-26T12:00:00Z'), [at('acme', 'web2', 'd', '2026-11-26T09:00:00Z')]),
+    ).toBeUndefined();
+    expect(gatewayNameClaimants('acme-corp', 'shop', (key) => [corpWeb].filter((d) => indexGatewayNames(d).includes(key)))).toEqual([]);
   });
 });

@@ -63,3 +63,51 @@ export function nameRefusal(deployment: NameClaim, claimants: readonly NameClaim
 export function nameClaimants<T>(namespace: string, deploymentName: string, byIndex: (key: string) => readonly T[]): T[] {
   return [...new Set(claimedNames(deploymentName).flatMap((child) => byIndex(`${namespace}/${child}`)))];
 }
+
+/**
+ * The names a Gateway and its metrics give a Deployment's Service and routes: `<namespace>-<name>`, as
+ * Traefik names a backend (`<namespace>-<service>-http-<port>`) and a route (`httproute-<namespace>-
+ * <route>-...`), merging equal ones. Namespaces hold dashes, so `acme`'s `corp-web` and `acme-corp`'s
+ * `web` would share one: the later of two such Deployments is refused, as a child name is.
+ */
+export const gatewayNameIndex = 'berth.dev/gateway-name';
+
+export function gatewayNames(namespace: string, deploymentName: string): string[] {
+  const names = childNames(deploymentName);
+  return [...new Set([names.application, names.ingress, names.customRoute].map((name) => `${namespace}-${name}`))];
+}
+
+export function indexGatewayNames(object: unknown): string[] {
+  const { name, namespace } = (object as NameClaim).metadata;
+  return name && namespace ? gatewayNames(namespace, name) : [];
+}
+
+/**
+ * Why `deployment` may not take the names the Gateway would give it, or undefined: `claimants` are the
+ * Deployments of the index for any of those names; one of another namespace that came first refuses it.
+ * The other organization is never named.
+ */
+export function gatewayNameRefusal(
+  deployment: NameClaim,
+  claimants: readonly NameClaim[],
+): { reason: 'GatewayNameTaken'; message: string } | undefined {
+  const { name = '', namespace = '' } = deployment.metadata;
+  const mine = new Set(gatewayNames(namespace, name));
+  const earlier = claimants.find(
+    (other) =>
+      other.metadata.namespace !== namespace &&
+      other.metadata.uid !== deployment.metadata.uid &&
+      (!deployment.metadata.uid || claimedBefore(other, deployment)),
+  );
+  if (!earlier) return undefined;
+  const shared = gatewayNames(earlier.metadata.namespace ?? '', earlier.metadata.name ?? '').filter((key) => mine.has(key));
+  return {
+    reason: 'GatewayNameTaken',
+    message: `the name ${name} in namespace ${namespace} would be ${shared[0]} at the Gateway, which a deployment of another organization already is; choose another name`,
+  };
+}
+
+/** The claimants of any of the Gateway names of a deployment, from a lookup of the index. */
+export function gatewayNameClaimants<T>(namespace: string, deploymentName: string, byIndex: (key: string) => readonly T[]): T[] {
+  return [...new Set(gatewayNames(namespace, deploymentName).flatMap((key) => byIndex(key)))];
+}

@@ -8,6 +8,8 @@ import type { Registry } from 'prom-client';
 import {
   codeHostIntegrationKind,
   childNameIndex,
+  gatewayNameIndex,
+  indexGatewayNames,
   customHostIndex,
   indexChildNames,
   deploymentKind,
@@ -110,7 +112,12 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     oauthProviders: source.informer<OAuthProvider>(oauthProviderKind, scope),
     deployments: source.informer<Deployment>(deploymentKind, {
       ...scope,
-      indexes: { [byUid]: uidIndex, [customHostIndex]: indexCustomHost, [childNameIndex]: indexChildNames },
+      indexes: {
+        [byUid]: uidIndex,
+        [customHostIndex]: indexCustomHost,
+        [childNameIndex]: indexChildNames,
+        [gatewayNameIndex]: indexGatewayNames,
+      },
     }),
     revisions: source.informer<Revision>(revisionKind, findableById),
     codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, findableById),

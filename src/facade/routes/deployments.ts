@@ -8,6 +8,9 @@ import { z } from 'zod';
 import {
   canonicalDeploymentType,
   childNameIndex,
+  gatewayNameClaimants,
+  gatewayNameIndex,
+  gatewayNameRefusal,
   customHostIndex,
   nameClaimants,
   replicaCapExcess,
@@ -199,7 +202,8 @@ function checkReplicaCap(deps: FacadeDependencies, spec: Deployment['spec']): vo
   if (excess) throw invalidField(['body', 'source_config', 'resource_spec', snakeCase(excess.field)], excess.message);
 }
 
-/** A 409 when the new deployment's children would take names another deployment of the namespace uses. */
+/** A 409 when the new deployment's children would take names another deployment of the namespace uses,
+ * or names at the Gateway a deployment of another namespace has. */
 function checkChildNames(deps: FacadeDependencies, namespace: string, name: string): void {
   const claim = { metadata: { name, namespace } };
   const refused = nameRefusal(
@@ -207,6 +211,11 @@ function checkChildNames(deps: FacadeDependencies, namespace: string, name: stri
     nameClaimants(namespace, name, (key) => deps.cache.deployments.byIndex(childNameIndex, key)),
   );
   if (refused) throw conflict(`${refused.message}.`);
+  const gatewayRefused = gatewayNameRefusal(
+    claim,
+    gatewayNameClaimants(namespace, name, (key) => deps.cache.deployments.byIndex(gatewayNameIndex, key)),
+  );
+  if (gatewayRefused) throw conflict(`${gatewayRefused.message}.`);
 }
 
 /** A 422 for a repo_url away from its integration's host (a missing integration is the controller's to say). */

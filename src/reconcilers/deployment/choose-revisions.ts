@@ -6,6 +6,9 @@ import { codeHostCredentialKeys } from '../../api/codehost-integration.ts';
 import {
   childNameIndex,
   customHostIndex,
+  gatewayNameClaimants,
+  gatewayNameIndex,
+  gatewayNameRefusal,
   customHostOf,
   hostRefusal,
   nameClaimants,
@@ -79,7 +82,12 @@ export async function chooseRevisions(
     nameRefusal(
       deployment,
       nameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(childNameIndex, key)),
-    ) ?? (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined);
+    ) ??
+    gatewayNameRefusal(
+      deployment,
+      gatewayNameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(gatewayNameIndex, key)),
+    ) ??
+    (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined);
   if (refused) return { problem: refused, known, requeueAfterMs: hostRecheckMs };
   const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) =>
     informers.secrets.get(ns, name),

@@ -13,6 +13,8 @@ import type {
 import {
   codeHostIntegrationKind,
   childNameIndex,
+  gatewayNameIndex,
+  indexGatewayNames,
   customHostIndex,
   indexChildNames,
   indexCustomHost,
@@ -130,7 +132,12 @@ export function deploymentInformers(
   return {
     deployments: manager.informer<Deployment>(deploymentKind, {
       ...scope,
-      indexes: { [secretReaderIndex]: indexSecretReaders, [customHostIndex]: indexCustomHost, [childNameIndex]: indexChildNames },
+      indexes: {
+        [secretReaderIndex]: indexSecretReaders,
+        [customHostIndex]: indexCustomHost,
+        [childNameIndex]: indexChildNames,
+        [gatewayNameIndex]: indexGatewayNames,
+      },
     }),
     revisions: manager.informer<Revision>(revisionKind, scope),
     tracingProjects: manager.informer<TracingProject>(tracingProjectKind, scope),
