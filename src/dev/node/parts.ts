@@ -3,8 +3,7 @@
 // server for autoscaling, an activator, images). Declared once, in the order they are built and started:
 // what the first app needs sooner comes first.
 import { join } from 'node:path';
-import type { Activator } from '../../api/activator.ts';
-import type { TlsIssuer } from '../../api/app-tls.ts';
+import type { ClusterDefaults } from '../../api/cluster-defaults.ts';
 import { fieldManager } from '../../api/group.ts';
 import { applyObject, resolveResource } from '../../runtime/apply.ts';
 import type { BuildName } from '../builds.ts';
@@ -19,21 +18,21 @@ import { metricsServerArgs, metricsServerObjects } from './metrics.ts';
 import { nodeName, registryAddress } from './network.ts';
 import { conditionTrue, pushBuildImages, pushServiceImages, type NodeContext } from './node.ts';
 
-/** What the node offers Berth (a part of the cluster defaults `berth dev` starts Berth with). */
-export interface NodeOffers {
-  /** Set until the builds part runs: why build Jobs wait (cleared to undefined then). */
-  awaitedBuilder?: string | undefined;
-  appUrlTemplate?: string;
-  tlsIssuer?: TlsIssuer;
-  concurrencyMetrics?: string;
-  activator?: Activator;
-  postgresImage?: string;
-  redisImage?: string;
-  builderImage?: string;
-  gitImage?: string;
-  buildToolsImage?: string;
-  agentToolsImage?: string;
-}
+/** What the node offers Berth: the part of the cluster defaults `berth dev` starts Berth with that its
+ * parts decide (`awaitedBuilder` is set until the builds part runs, then cleared). */
+export type NodeOffers = Pick<
+  ClusterDefaults,
+  | 'appUrlTemplate'
+  | 'tlsIssuer'
+  | 'concurrencyMetrics'
+  | 'activator'
+  | 'postgresImage'
+  | 'redisImage'
+  | 'builderImage'
+  | 'gitImage'
+  | 'buildToolsImage'
+  | 'agentToolsImage'
+> & { awaitedBuilder?: string | undefined };
 
 export interface NodePart {
   /** How progress lines and conditions name it. */

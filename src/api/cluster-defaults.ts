@@ -1,0 +1,32 @@
+// What the cluster Berth runs against offers it, beside its flags: under `berth dev`, the embedded node's
+// registry, images, URLs and parts (src/dev/node/parts.ts). Types only.
+import type { Activator } from './activator.ts';
+import type { TlsIssuer } from './app-tls.ts';
+
+/** What the cluster Berth runs against offers: the embedded node's registry and images in `berth dev`. */
+export interface ClusterDefaults {
+  registry?: string;
+  postgresImage?: string;
+  redisImage?: string;
+  builderImage?: string;
+  gitImage?: string;
+  buildToolsImage?: string;
+  agentToolsImage?: string;
+  /** The registry for pushed images (`berth dev` starts one once Berth answers). */
+  pushRegistry?: string;
+  /** The node's address, where the HTTP API also listens for the node and its pods (the registry's realm). */
+  nodeHost?: string;
+  /** Deployments' own URLs and the Gateway that routes them (the node's, under `berth dev`). */
+  appUrlTemplate?: string;
+  gateway?: { namespace: string; name: string };
+  /** The issuer of the apps' certificates, for an https:// template (the node's local CA). */
+  tlsIssuer?: TlsIssuer;
+  /** The Prometheus-compatible server KEDA reads apps' request concurrency from (the node's). */
+  concurrencyMetrics?: string;
+  /** The request-driven activator that lets dev_zero apps scale to zero (the node's KEDA HTTP add-on). */
+  activator?: Activator;
+  /** Why builds cannot start yet (the node's builder is being built): build Jobs wait until it is gone. */
+  awaitedBuilder?: string;
+  /** Code hosts the cluster itself serves, allowed beside the public ones (`berth dev`: its node's address). */
+  codeHostOrigins?: readonly string[];
+}
