@@ -176,6 +176,15 @@ describe('the chart', () => {
     expect(kinds.filter((kind) => kind === 'ClusterRoleBinding')).toHaveLength(1); // namespaces read, nothing else
   });
 
+  it('passes the code hosts a platform team allows on beside the public ones, and none by default', async () => {
+    const namespace = 'berth-system';
+    expect(env(await render(namespace)).find((e) => e.name === 'BERTH_CODE_HOST_ORIGINS')).toBeUndefined();
+    const allowed = env(await render(namespace, ['--set', 'codeHost.origins={https://ghe.example.com,http://10.0.0.5:*}']));
+    expect(allowed.find((e) => e.name === 'BERTH_CODE_HOST_ORIGINS')?.value).toBe(
+      'https://api.github.com,https://github.com,https://gitlab.com,https://ghe.example.com,http://10.0.0.5:*',
+    );
+  });
+
   it('rejects values that values.schema.json does not allow, naming the value', async () => {
     const bad: [string[], RegExp][] = [
       [['--set', 'components={controller,scheduler}'], /components/],
@@ -187,6 +196,7 @@ describe('the chart', () => {
       [['--set', 'apps.concurrencyMetrics=prometheus:9090'], /concurrencyMetrics/],
       [['--set', 'apps.activatorProxy=interceptor:8080'], /activatorProxy/],
       [['--set', 'apps.activatorScaler=http://scaler'], /activatorScaler/],
+      [['--set', 'codeHost.origins={https://ghe.example.com/api/v3}'], /codeHost/],
     ];
     for (const [values, message] of bad) {
       const result = await helm(['template', 'berth', chart, ...clusterWide, ...values]);
