@@ -313,7 +313,7 @@ describe('the registry', () => {
     github.addRepositories(frank, 30);
     const first = github.issuePersonalToken(frank);
     let secret = tokenSecret('frank-token', first, '10');
-    const registry = new CodeHostRegistry();
+    const registry = new CodeHostRegistry({ origins: [github.url] });
     const subject = integration('11111111-1111-4111-8111-111111111111', 'frank-token', github.url);
     const calls = () => github.requests.filter((r) => r.path.startsWith('/user/repos') && r.credential?.length).length;
     const before = calls();
@@ -339,7 +339,7 @@ describe('the registry', () => {
     github.addRepositories(gina, 2);
     const token = github.issuePersonalToken(gina);
     let clock = Date.now();
-    const registry = new CodeHostRegistry({ now: () => clock });
+    const registry = new CodeHostRegistry({ origins: [github.url], now: () => clock });
     const subject = integration('22222222-2222-4222-8222-222222222222', 'gina-token', github.url);
     const secret = tokenSecret('gina-token', token, '1');
     const sent = () => github.requests.filter((r) => r.credential === token).length;
@@ -362,7 +362,7 @@ describe('the registry', () => {
   it('keeps no other failure', async () => {
     const hank = github.account('hank');
     github.addRepositories(hank, 2);
-    const registry = new CodeHostRegistry();
+    const registry = new CodeHostRegistry({ origins: [github.url] });
     const subject = integration('55555555-5555-4555-8555-555555555555', 'hank-token', github.url);
     let secret: V1Secret = { metadata: { name: 'hank-token', uid: 'h', resourceVersion: '1' }, stringData: { appId: '1' } };
     await expect(registry.repositoriesOf(subject, () => secret)).rejects.toBeInstanceOf(CodeHostCredentialsError);
@@ -375,7 +375,7 @@ describe('the registry', () => {
     const org = github.account('reinstalled', 'Organization');
     github.registerApp({ id: 515151, slug: 'reinstalled-app', owner: org, publicKey: keys.publicKey });
     const id = github.install(515151, org, github.addRepositories(org, 4));
-    const registry = new CodeHostRegistry();
+    const registry = new CodeHostRegistry({ origins: [github.url] });
     const subject = integration('33333333-3333-4333-8333-333333333333', 'app-keys', github.url);
     const secret: V1Secret = {
       metadata: { name: 'app-keys', namespace: 'org-a', uid: 'secret-app', resourceVersion: '5' },
@@ -390,7 +390,7 @@ describe('the registry', () => {
   });
 
   it('names a missing Secret or key and sends nothing', async () => {
-    const registry = new CodeHostRegistry();
+    const registry = new CodeHostRegistry({ origins: [github.url] });
     const subject = integration('44444444-4444-4444-8444-444444444444', 'absent', github.url);
     const count = github.requests.length;
     await expect(registry.verify(subject, () => undefined)).rejects.toThrow(

@@ -104,33 +104,6 @@ async function eventsOf(name: string) {
   return list.items;
 }
 
-describe('a CodeHostIntegration on a host the installation does not allow', () => {
-  it('stalls without a request, its token read by nobody, for cloud metadata, a cluster Service or a trailing #', async () => {
-    const bob = github.account('bob');
-    await createTokenSecret('bob-token', github.issuePersonalToken(bob));
-    const before = github.requests.length;
-    const cases = {
-      metadata: 'http://169.254.169.254/latest/meta-data',
-      service: 'http://kubernetes.default.svc/api',
-      fragment: `${github.url}/api#`,
-    };
-    for (const [name, baseUrl] of Object.entries(cases)) await createIntegration(`not-allowed-${name}`, 'bob-token', baseUrl);
-    for (const name of Object.keys(cases)) {
-      const stalled = await eventually(
-        async () => {
-          const integration = await readIntegration(`not-allowed-${name}`);
-          return integration.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True') ? integration : undefined;
-        },
-        30_000,
-        `${name} Stalled`,
-      );
-      expect(stalled.status?.conditions?.find((c) => c.type === 'Stalled')?.reason).toBe('BaseUrlNotAllowed');
-      expect(stalled.status?.account).toBeUndefined();
-    }
-    expect(github.requests.slice(before)).toEqual([]);
-  });
-});
-
 describe('a CodeHostIntegration with a personal token', () => {
   it('becomes Ready with the account, says so in an Event, and kubectl wait sees it', async () => {
     const alice = github.account('alice');
@@ -297,5 +270,32 @@ describe('secrets stay secret', () => {
       expect(events).not.toContain(needle);
       expect(logs).not.toContain(needle);
     }
+  });
+});
+
+describe('a CodeHostIntegration on a host the installation does not allow', () => {
+  it('stalls without a request, its token read by nobody, for cloud metadata, a cluster Service or a trailing #', async () => {
+    const mallory = github.account('mallory');
+    await createTokenSecret('mallory-token', github.issuePersonalToken(mallory));
+    const before = github.requests.length;
+    const cases = {
+      metadata: 'http://169.254.169.254/latest/meta-data',
+      service: 'http://kubernetes.default.svc/api',
+      fragment: `${github.url}/api#`,
+    };
+    for (const [name, baseUrl] of Object.entries(cases)) await createIntegration(`not-allowed-${name}`, 'mallory-token', baseUrl);
+    for (const name of Object.keys(cases)) {
+      const stalled = await eventually(
+        async () => {
+          const integration = await readIntegration(`not-allowed-${name}`);
+          return integration.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True') ? integration : undefined;
+        },
+        30_000,
+        `${name} Stalled`,
+      );
+      expect(stalled.status?.conditions?.find((c) => c.type === 'Stalled')?.reason).toBe('BaseUrlNotAllowed');
+      expect(stalled.status?.account).toBeUndefined();
+    }
+    expect(github.requests.slice(before)).toEqual([]);
   });
 });

@@ -93,14 +93,14 @@ export class FakeGitHub {
   }
 
   /** Starts the server on a random port of `host` (default loopback; a node's address lets pods reach
-   * it). `htmlBaseUrl` is the web host repos' html_url points at. With `git`, it also serves that git
-   * server's repositories, on its own origin as GitHub Enterprise does (html_url then points there). */
-  static async start(options: { htmlBaseUrl?: string; host?: string; git?: GitServer } = {}): Promise<FakeGitHub> {
+   * it). `htmlBaseUrl` is the web host repos' html_url points at. As a GitHub Enterprise (`enterprise`,
+   * or with `git`, whose repositories it then serves) html_url is on its own origin, as the API is. */
+  static async start(options: { htmlBaseUrl?: string; host?: string; git?: GitServer; enterprise?: boolean } = {}): Promise<FakeGitHub> {
     const host = options.host ?? '127.0.0.1';
     const fake = new FakeGitHub(options.htmlBaseUrl ?? 'https://github.com', options.git);
     await new Promise<void>((resolve) => fake.#server.listen(0, host, resolve));
     fake.#url = `http://${host}:${(fake.#server.address() as AddressInfo).port}`;
-    if (options.git && !options.htmlBaseUrl) fake.#htmlBaseUrl = fake.#url;
+    if ((options.git || options.enterprise) && !options.htmlBaseUrl) fake.#htmlBaseUrl = fake.#url;
     return fake;
   }
 
