@@ -154,7 +154,8 @@ function buildResult(name: BuildName, child: BuildProcess, logFile: string): Pro
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
   return new Promise((resolve, reject) => {
     child.once('error', reject);
-    child.once('exit', (code, signal) => {
+    // 'close', not 'exit': the process may exit before its last line has been read from the pipe.
+    child.once('close', (code, signal) => {
       const bin = out.trim().split('\n').pop();
       if (code === 0 && bin) resolve(bin);
       else reject(new Error(`scripts/build-${name}.sh failed (${signal ?? `exit code ${code}`}): see ${logFile}`));
