@@ -72,19 +72,15 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   for (const name of [...coreBuilds, ...nodeParts.flatMap((part) => part.builds)]) builds.bin(name).catch(() => {});
   progress.expect(['control plane', 'node', ...nodeParts.map((part) => part.name)]);
   let controlPlane: ControlPlane | undefined;
+  let node: LocalNode | undefined;
   let nodeStarting: Promise<unknown> = Promise.resolve();
-  const cluster: LocalCluster = {
-    controlPlane: undefined as never,
-    offers: {},
-    ready: Promise.resolve(),
-    stop: async () => {
-      progress.done();
-      builds.cancel();
-      await nodeStarting.catch(() => {});
-      await cluster.node?.stop();
-      await controlPlane?.stop();
-      await releaseNodeHost(await kubeBin);
-    },
+  const stop = async () => {
+    progress.done();
+    builds.cancel();
+    await nodeStarting.catch(() => {});
+    await node?.stop();
+    await controlPlane?.stop();
+    await releaseNodeHost(await kubeBin);
   };
   try {
     await prepareNodeHost(options.dataDir, {
@@ -100,18 +96,18 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       log,
       binDir: await kubeBin,
     });
-    cluster.controlPlane = controlPlane;
     progress.ready('control plane');
   } catch (error) {
-    await cluster.stop();
+    await stop();
     throw error;
   }
+  const cluster: LocalCluster = { controlPlane, offers: {}, ready: Promise.resolve(), stop };
   const offer = (offers: NodeOffers) => {
     if (Object.entries(offers).every(([key, value]) => cluster.offers[key as keyof NodeOffers] === value)) return;
     Object.assign(cluster.offers, offers);
     options.onChange?.({ ...cluster.offers });
   };
-  const node = (async () => {
+  const nodeRunning = (async () => {
     const [kube, nodeBin, gateway] = await Promise.all([kubeBin, ...coreBuilds.map((name) => builds.bin(name))]);
     const started = startNode({
       dataDir: options.dataDir,
@@ -121,12 +117,14 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
       log,
     });
     nodeStarting = started;
-    cluster.node = await started;
+    node = cluster.node = await started;
     progress.ready('node');
     offer({ appUrlTemplate: nodeAppUrlTemplate, awaitedBuilder: awaitedBuilderMessage });
-    return cluster.node;
+    return node;
   })();
-  cluster.ready = startParts(node, builds, progress, offer);
+  // Its failure is the parts' to report (they await it once their builds are done), never an unhandled one.
+  nodeRunning.catch(() => {});
+  cluster.ready = startParts(nodeRunning, builds, progress, offer);
   if (options.waitFor !== 'control plane') {
     await cluster.ready.catch(async (error: unknown) => {
       await cluster.stop();
