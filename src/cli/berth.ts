@@ -62,6 +62,12 @@ try {
     await pushRegistry?.stop();
     await berth.stop();
   });
+  /** With a node: the registry for pushed images, whose tokens the running Berth issues (started once). */
+  const startPushRegistry = async () => {
+    if (pushRegistry || !dev?.node || !devModule || !berth.facade) return;
+    pushRegistry = await devModule.startDevPushRegistry(dev, options.dataDir, berth.facade.nodeUrl ?? berth.facade.url, options.namespace);
+  };
+  await startPushRegistry();
   if (dev?.kubeconfigPath && dev.local) process.stdout.write(banner(dev, berth));
   // Under `berth dev` the node and its parts come up after Berth does (built first where they are not
   // cached): Berth restarts with what they offer as each arrives, and what was applied before converges.
@@ -77,14 +83,7 @@ try {
         logger.info('restarting Berth with what the node offers now');
         await berth.stop();
         berth = await startBerth(kubeConfig, options, logger, startedWith);
-        if (!pushRegistry && devModule && berth.facade) {
-          pushRegistry = await devModule.startDevPushRegistry(
-            dev,
-            options.dataDir,
-            berth.facade.nodeUrl ?? berth.facade.url,
-            options.namespace,
-          );
-        }
+        await startPushRegistry();
         if (first && dev.kubeconfigPath && dev.local) process.stdout.write(banner(dev, berth));
       })
       .catch((error: unknown) => void stop(`restart failed: ${(error as Error).message}`, 1));
