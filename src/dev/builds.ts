@@ -9,21 +9,9 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { repoRoot } from './cache-dir.ts';
+import { buildScript, type BuildName } from './cache-dir.ts';
 
-export type BuildName =
-  | 'controlplane'
-  | 'node'
-  | 'gateway'
-  | 'network-policy'
-  | 'metrics-server'
-  | 'cert-manager'
-  | 'keda'
-  | 'victoria-metrics'
-  | 'http-add-on'
-  | 'buildkit'
-  | 'tools'
-  | 'flux';
+export type { BuildName };
 
 /** What each build took from nothing on 2 cores, in minutes, beside the others of a cold start
  * (BENCHMARKS.md, "Cold start"): the yardstick of a progress line. */
@@ -110,9 +98,10 @@ export class Builds {
     const startedAt = Date.now();
     this.set({ name, state: 'building', startedAt });
     try {
-      const child = startBuildScript(name, join(this.options.logDir, `build-${name}.log`));
+      const logFile = join(this.options.logDir, `build-${name}.log`);
+      const child = startBuildScript(name, logFile);
       this.children.add(child);
-      const bin = await buildResult(name, child, join(this.options.logDir, `build-${name}.log`)).finally(() => this.children.delete(child));
+      const bin = await buildResult(name, child, logFile).finally(() => this.children.delete(child));
       this.set({ name, state: 'built', bin, seconds: Math.round((Date.now() - startedAt) / 1000) });
       return bin;
     } catch (error) {
@@ -141,7 +130,7 @@ export class Builds {
 type BuildProcess = ChildProcessByStdio<null, Readable, Readable>;
 
 function startBuildScript(name: BuildName, logFile: string): BuildProcess {
-  const script = join(repoRoot, `scripts/build-${name}.sh`);
+  const script = buildScript(name);
   const command = name === 'controlplane' ? ['bash', script] : ['nice', '-n', '10', 'bash', script];
   const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   child.stderr.pipe(createWriteStream(logFile, { flags: 'a' }));
