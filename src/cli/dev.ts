@@ -79,6 +79,7 @@ export async function startDevCluster(options: DevOptions): Promise<DevCluster> 
     log,
     waitFor: 'control plane',
     onChange: (offers) => {
+      if (!dev.node) writeNodeFiles(dataDir);
       dev.node = devNode(dataDir, offers);
       for (const listener of listeners) listener(dev.node);
     },
@@ -110,12 +111,16 @@ async function localAccess(kubeConfig: KubeConfig, dataDir: string, operatorName
   return { organizationNamespace: access.namespace, organizationId: access.organizationId, apiKey: access.key };
 }
 
-/** With a node: its registry address for users and scripts (.berth/dev/registry) and the apps CA's
- * certificate (.berth/dev/apps-ca.crt), beside what its running parts offer. */
-function devNode(dataDir: string, offers: NodeOffers): DevNode {
+/** Once the node runs: its registry address for users and scripts (.berth/dev/registry) and the apps
+ * CA's certificate (.berth/dev/apps-ca.crt). */
+function writeNodeFiles(dataDir: string): void {
   writeFileSync(join(dataDir, 'registry'), `${registryAddress}\n`);
+  writeFileSync(join(dataDir, 'apps-ca.crt'), readPki(join(dataDir, 'pki')).appsCaCert);
+}
+
+/** What Berth is started with once the node runs: its registry and URLs, beside what its running parts offer. */
+function devNode(dataDir: string, offers: NodeOffers): DevNode {
   const appsCaFile = join(dataDir, 'apps-ca.crt');
-  writeFileSync(appsCaFile, readPki(join(dataDir, 'pki')).appsCaCert);
   return {
     appUrlTemplate: nodeAppUrlTemplate,
     ...offers,

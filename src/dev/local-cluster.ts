@@ -169,7 +169,7 @@ async function startParts(
     } catch (error) {
       throw new Error(`the node's ${part.name} did not start: ${(error as Error).message}`, { cause: error });
     }
-    progress.ready(part.name);
+    progress.ready(part.name, part.gives);
   };
   for (const part of nodeParts) started.set(part.name, start(part));
   const outcomes = await Promise.allSettled(started.values());
@@ -200,9 +200,10 @@ class Progress {
     this.expected = parts;
   }
 
-  ready(part: string): void {
+  /** Says that `part` runs, and what it brings. */
+  ready(part: string, gives?: string): void {
     this.readyParts.push(part);
-    this.log(`ready ${this.readyParts.length}/${this.expected.length}: ${part} (${this.elapsed()})`);
+    this.log(`ready ${this.readyParts.length}/${this.expected.length}: ${part} (${this.elapsed()})${gives ? `: ${gives}` : ''}`);
   }
 
   /** Ends the reports; says so, once, when every part came up. */

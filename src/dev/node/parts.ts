@@ -22,6 +22,7 @@ import { conditionTrue, pushBuildImages, pushServiceImages, type NodeContext } f
  * parts decide (`awaitedBuilder` is set until the builds part runs, then cleared). */
 export type NodeOffers = Pick<
   ClusterDefaults,
+  | 'awaitedBuilder'
   | 'appUrlTemplate'
   | 'tlsIssuer'
   | 'concurrencyMetrics'
@@ -32,7 +33,7 @@ export type NodeOffers = Pick<
   | 'gitImage'
   | 'buildToolsImage'
   | 'agentToolsImage'
-> & { awaitedBuilder?: string | undefined };
+>;
 
 export interface NodePart {
   /** How progress lines and conditions name it. */
