@@ -5,10 +5,9 @@
 // other at a lower one (nice 10), so that on two cores they take what the control plane's compile
 // leaves idle (its downloads and links) rather than slowing it. A build's output goes to its own log
 // file; its progress is its state and its time against what the same build took from nothing.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import type { Readable } from 'node:stream';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { runBuildProcess, stopBuildProcesses } from './build-process.ts';
 import { buildScript, type BuildName } from './cache-dir.ts';
 
 export type { BuildName };
@@ -47,7 +46,6 @@ export class Builds {
   private readonly states = new Map<BuildName, BuildState>();
   private readonly results = new Map<BuildName, Promise<string>>();
   private readonly queue: Array<() => void> = [];
-  private readonly children = new Set<BuildProcess>();
   private running = 0;
   private cancelled = false;
 
@@ -98,10 +96,7 @@ export class Builds {
     const startedAt = Date.now();
     this.set({ name, state: 'building', startedAt });
     try {
-      const logFile = join(this.options.logDir, `build-${name}.log`);
-      const child = startBuildScript(name, logFile);
-      this.children.add(child);
-      const bin = await buildResult(name, child, logFile).finally(() => this.children.delete(child));
+      const bin = await runBuildScript(name, join(this.options.logDir, `build-${name}.log`));
       this.set({ name, state: 'built', bin, seconds: Math.round((Date.now() - startedAt) / 1000) });
       return bin;
     } catch (error) {
@@ -113,11 +108,12 @@ export class Builds {
     }
   }
 
-  /** Stops the builds under way (their process groups) and those queued: each of their bin() rejects. */
-  cancel(): void {
+  /** Stops the builds under way and those queued (each of their bin() rejects); resolves once every
+   * build process of this one has ended (./build-process.ts), the image builds of the node's parts too. */
+  async cancel(): Promise<void> {
     this.cancelled = true;
-    for (const child of this.children) if (child.pid) killGroup(child.pid);
     for (const start of this.queue.splice(0)) start();
+    await stopBuildProcesses();
   }
 
   private set(state: BuildState): void {
@@ -125,37 +121,10 @@ export class Builds {
   }
 }
 
-/** Starts scripts/build-<name>.sh (its output to logFile) in a process group of its own, so that a
- * cancel stops the compiles under it too. */
-type BuildProcess = ChildProcessByStdio<null, Readable, Readable>;
-
-function startBuildScript(name: BuildName, logFile: string): BuildProcess {
-  const script = buildScript(name);
-  const command = name === 'controlplane' ? ['bash', script] : ['nice', '-n', '10', 'bash', script];
-  const child = spawn(command[0]!, command.slice(1), { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-  child.stderr.pipe(createWriteStream(logFile, { flags: 'a' }));
-  return child;
-}
-
-/** Resolves with the bin directory the script prints last. */
-function buildResult(name: BuildName, child: BuildProcess, logFile: string): Promise<string> {
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  return new Promise((resolve, reject) => {
-    child.once('error', reject);
-    // 'close', not 'exit': the process may exit before its last line has been read from the pipe.
-    child.once('close', (code, signal) => {
-      const bin = out.trim().split('\n').pop();
-      if (code === 0 && bin) resolve(bin);
-      else reject(new Error(`scripts/build-${name}.sh failed (${signal ?? `exit code ${code}`}): see ${logFile}`));
-    });
-  });
-}
-
-function killGroup(pid: number): void {
-  try {
-    process.kill(-pid, 'SIGTERM');
-  } catch {
-    // Already gone.
-  }
+/** Runs scripts/build-<name>.sh (its stderr to logFile) and resolves with the bin directory it prints last. */
+async function runBuildScript(name: BuildName, logFile: string): Promise<string> {
+  const out = await runBuildProcess(['bash', buildScript(name)], { lowPriority: name !== 'controlplane', logFile });
+  const bin = out.trim().split('\n').pop();
+  if (!bin) throw new Error(`scripts/build-${name}.sh printed no bin directory: see ${logFile}`);
+  return bin;
 }

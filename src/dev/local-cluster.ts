@@ -76,7 +76,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   let nodeStarting: Promise<unknown> = Promise.resolve();
   const stop = async () => {
     progress.done();
-    builds.cancel();
+    await builds.cancel();
     await nodeStarting.catch(() => {});
     await node?.stop();
     await controlPlane?.stop();

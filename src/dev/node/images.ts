@@ -4,11 +4,14 @@
 // them by digest, as they would from any registry.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { runBuildProcess } from '../build-process.ts';
 import { berthCacheDir } from '../cache-dir.ts';
+import { processAlive } from './host.ts';
+import { mountTable } from './mount-propagation.ts';
 
 const run = promisify(execFile);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -99,10 +102,24 @@ async function packageVersions(packages: string[]): Promise<string> {
 async function contentKey(name: ImageName, inputs: BuildInputs): Promise<string> {
   const hash = createHash('sha256').update(name);
   for (const file of [...recipeOf(name).files, ...(inputs.files ?? [])]) {
-    hash.update(file).update(existsSync(file) ? readFileSync(file) : '');
+    // Its name, not its path: a clone elsewhere, or another cache directory, makes the same key.
+    hash.update(basename(file)).update(existsSync(file) ? readFileSync(file) : '');
   }
   hash.update(JSON.stringify(inputs.env ?? {})).update(await packageVersions(packagesOf[name]));
   return hash.digest('hex').slice(0, 16);
+}
+
+/** Removes the unfinished builds of Berth processes that died (a build ends with its Berth:
+ * ../build-process.ts), once nothing is mounted under them any more. */
+function removeAbandonedBuilds(imageDir: string): void {
+  if (!existsSync(imageDir)) return;
+  const mounts = mountTable().map((mount) => mount.mountPoint);
+  for (const entry of readdirSync(imageDir)) {
+    const pid = /\.partial\.(\d+)$/.exec(entry)?.[1];
+    const path = join(imageDir, entry);
+    if (!pid || processAlive(Number(pid)) || mounts.some((mount) => mount.startsWith(`${path}/`))) continue;
+    rmSync(path, { recursive: true, force: true });
+  }
 }
 
 /** Builds an image's root filesystem, or finds it in the cache. */
@@ -111,11 +128,12 @@ export async function buildImage(name: ImageName, inputs: BuildInputs = {}, log:
   const dir = join(imageCacheDir(), name, key);
   if (!existsSync(join(dir, '.complete'))) {
     log(`building the ${name} image from packages`);
+    removeAbandonedBuilds(dirname(dir));
     const partial = `${dir}.partial.${process.pid}`;
     rmSync(partial, { recursive: true, force: true });
     mkdirSync(partial, { recursive: true });
     try {
-      await run('bash', recipeOf(name).command(partial), { env: { ...process.env, ...inputs.env }, maxBuffer: 16 << 20 });
+      await runBuildProcess(['bash', ...recipeOf(name).command(partial)], { env: { ...process.env, ...inputs.env } });
       writeFileSync(join(partial, '.complete'), '');
       rmSync(dir, { recursive: true, force: true });
       renameSync(partial, dir);
