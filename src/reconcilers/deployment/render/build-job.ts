@@ -157,9 +157,14 @@ const commandsScript = [
   'if [ -n "${BUILD_COMMAND:-}" ]; then sh -c "$BUILD_COMMAND"; fi',
 ].join('\n');
 
+/** How the dockerfile step runs the graph check: in Python's isolated mode, so that the sources are data
+ * to it (with the program on stdin, the working directory would come first on its import path, and a
+ * tenant's `ast.py` or `json.py` would run in place of the standard library's). */
+export const graphCheckInterpreter = ['python3', '-I', '-'] as const;
+
 /**
- * The check of a configuration file's graphs, run by the dockerfile step on the sources (python3 -
- * CONFIG): each graph's file is there, compiles, and defines its name at top level. The user's code is
+ * The check of a configuration file's graphs, run by the dockerfile step on the sources
+ * (graphCheckInterpreter CONFIG): each graph's file is there, compiles, and defines its name at top level. The user's code is
  * not run (an import may need the app's secrets): a graph that fails only when imported fails its
  * rollout instead, with its logs. Graphs named by module rather than file are left to the rollout.
  */
@@ -187,12 +192,26 @@ export const graphCheck = [
 ].join('\n');
 
 /**
+ * A shell function, `build_context WORKSPACE FILE`: the directory FILE names inside WORKSPACE, resolved
+ * (symbolic links followed) and printed only when it is still inside WORKSPACE. The sources and the
+ * commands the tenant gives write the workspace, so a directory there may be a link to the builder's
+ * own root: the privileged image step resolves the context itself rather than trust a path.
+ */
+export const buildContextFunction = [
+  'build_context() {',
+  '  resolved=$(cd "$1/$(cat "$2")" 2>/dev/null && pwd -P) || { echo "the build context $(cat "$2") is not a directory of the sources" >&2; return 1; }',
+  '  case "$resolved/" in "$1"/*) echo "$resolved" ;; *) echo "the build context $(cat "$2") leads out of the sources" >&2; return 1 ;; esac',
+  '}',
+].join('\n');
+
+/**
  * The sources' own Dockerfile wins. Else the configuration file makes one, as the reference's tooling
  * makes it (`langgraph dockerfile`), into /generated, with the file's directory as the build context
  * (/generated/context), once the file's graphs pass the graph check. The path stays inside the sources.
  */
 const dockerfileScript = [
   'set -eu',
+  buildContextFunction,
   'cd /workspace',
   'if [ -f Dockerfile ]; then echo "building the Dockerfile of the sources"; exit 0; fi',
   'config="${GRAPH_CONFIG_PATH:-langgraph.json}"',
@@ -201,8 +220,9 @@ const dockerfileScript = [
   'command -v langgraph >/dev/null 2>&1 || pip install --quiet --no-cache-dir "langgraph-cli==$LANGGRAPH_CLI_VERSION"',
   'echo "making the Dockerfile from $config with $(langgraph --version 2>/dev/null)"',
   'langgraph dockerfile -c "$config" /generated/Dockerfile >/tmp/dockerfile.log 2>&1 || { tail -n 20 /tmp/dockerfile.log; echo "$config: not a configuration file langgraph-cli accepts"; exit 1; }',
-  'printf %s "$GRAPH_CHECK" | python3 - "$config" || { echo "$config names graphs that are not there"; exit 1; }',
+  `printf %s "$GRAPH_CHECK" | ${graphCheckInterpreter.join(' ')} "$config" || { echo "$config names graphs that are not there"; exit 1; }`,
   'dirname "$config" >/generated/context',
+  'build_context /workspace /generated/context >/dev/null',
   'cat /generated/Dockerfile',
 ].join('\n');
 
@@ -211,8 +231,9 @@ const dockerfileScript = [
  * mounted termination-log file refuses: it is copied there. */
 const builderScript = [
   'set -eu',
+  buildContextFunction,
   'context=/workspace dockerfile=/workspace',
-  'if [ -f /generated/Dockerfile ]; then context="/workspace/$(cat /generated/context)" dockerfile=/generated; fi',
+  'if [ -f /generated/Dockerfile ]; then context=$(build_context /workspace /generated/context) dockerfile=/generated; fi',
   'buildctl-daemonless.sh build --progress=plain --frontend=dockerfile.v0 \\',
   '  --local=context="$context" --local=dockerfile="$dockerfile" \\',
   '  --output="type=image,name=$IMAGE,push=true" --metadata-file=/tmp/build-metadata.json',

@@ -1,12 +1,21 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { renderApplication, renderApplicationService, renderQueueWorker, type WorkloadInput } from './application.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
 import { backingServices, scaling } from './backing.ts';
-import { builtImage, fetchProgram, graphCheck, langgraphCliVersion, renderBuildJob, renderBuildSecret } from './build-job.ts';
+import {
+  buildContextFunction,
+  builtImage,
+  fetchProgram,
+  graphCheck,
+  graphCheckInterpreter,
+  langgraphCliVersion,
+  renderBuildJob,
+  renderBuildSecret,
+} from './build-job.ts';
 import { buildJobLocation } from '../../../workloads/build-jobs.ts';
 import { cpuQuantity, memoryQuantity, resourceRequirements, revisionLabel } from './common.ts';
 import { defaultBuildResources, defaultConcurrencyQuery, parseCustomUrl } from '../../../api/index.ts';
@@ -611,7 +620,9 @@ describe('the graph check of a configuration file', () => {
   const check = (files: Record<string, string>, graphs: Record<string, string>) => {
     for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
     writeFileSync(join(dir, 'langgraph.json'), JSON.stringify({ dependencies: ['.'], graphs }));
-    const result = spawnSync('python3', ['-', join(dir, 'langgraph.json')], { input: graphCheck, encoding: 'utf8' });
+    // As the dockerfile step runs it: from the sources' directory.
+    const [python, ...flags] = graphCheckInterpreter;
+    const result = spawnSync(python, [...flags, 'langgraph.json'], { cwd: dir, input: graphCheck, encoding: 'utf8' });
     return { status: result.status, stdout: result.stdout };
   };
 
@@ -635,6 +646,45 @@ describe('the graph check of a configuration file', () => {
     expect(result.stdout).toMatch(/graph a \(\.\/missing\.py:graph\): \[Errno 2\] No such file or directory/);
     expect(result.stdout).toMatch(/graph b \(\.\/broken\.py:graph\): .*line 1/);
     expect(result.stdout).toMatch(/graph c \(\.\/named\.py:graph\): \.\/named\.py defines no graph at top level/);
+  });
+
+  it('never runs the sources: modules named like those of the standard library stay data', () => {
+    const marker = join(dir, 'ran');
+    const hostile = `open(${JSON.stringify(marker)}, "w").write("ran")\n`;
+    const result = check(
+      { 'ast.py': hostile, 'json.py': hostile, 'os.py': hostile, 'agent.py': 'graph = 1\n' },
+      { agent: './agent.py:graph' },
+    );
+    expect(result).toEqual({ status: 0, stdout: '' });
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe('the build context of a configuration file', () => {
+  const workspace = mkdtempSync(join(tmpdir(), 'berth-build-context-'));
+  afterAll(() => rmSync(workspace, { recursive: true, force: true }));
+  mkdirSync(join(workspace, 'agents/inner'), { recursive: true });
+  symlinkSync('/', join(workspace, 'root'));
+  symlinkSync('../..', join(workspace, 'agents/up'));
+  symlinkSync('inner', join(workspace, 'agents/alias'));
+  /** What the image step's shell makes of the directory the dockerfile step wrote. */
+  const contextOf = (directory: string) => {
+    writeFileSync(join(workspace, '.context'), `${directory}\n`);
+    const script = `${buildContextFunction}\nbuild_context "$1" "$1/.context"`;
+    const result = spawnSync('sh', ['-c', script, 'sh', workspace], { encoding: 'utf8' });
+    return { status: result.status, stdout: result.stdout.trim(), stderr: result.stderr.trim() };
+  };
+
+  it('is the directory inside the sources, links inside them followed', () => {
+    expect(contextOf('.')).toEqual({ status: 0, stdout: workspace, stderr: '' });
+    expect(contextOf('agents').stdout).toBe(join(workspace, 'agents'));
+    expect(contextOf('agents/alias').stdout).toBe(join(workspace, 'agents/inner'));
+  });
+
+  it('is refused when a link leads out of the sources, or names nothing', () => {
+    expect(contextOf('root')).toEqual({ status: 1, stdout: '', stderr: 'the build context root leads out of the sources' });
+    expect(contextOf('agents/up')).toMatchObject({ status: 1, stderr: 'the build context agents/up leads out of the sources' });
+    expect(contextOf('missing')).toMatchObject({ status: 1, stderr: 'the build context missing is not a directory of the sources' });
   });
 });
 
