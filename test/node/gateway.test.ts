@@ -1,7 +1,8 @@
 // Every Deployment at a URL outside the cluster, through the node's Gateway (Traefik, built here) on
 // loopback: `http://<deployment>.<organization>.localhost:18080`, as `berth dev` gives it. Two
 // organizations, each host routed to its own app and no other; a custom_url adds its host and path;
-// a custom_url under the apps domain is refused; the route goes with its Deployment.
+// a custom_url under the apps domain is refused; a route from a namespace that is not an organization is
+// refused by the listener; the route goes with its Deployment.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
@@ -9,7 +10,8 @@ import { gatewayHttpAddress } from '../../src/dev/node/network.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
-import { exampleImage, gatewayFlags, httpGet } from './support.ts';
+import { nodeGateway } from '../../src/dev/node/gateway.ts';
+import { apply, exampleImage, examplePod, gatewayFlags, httpGet, waitForReadyPod } from './support.ts';
 
 let berth: BerthProcess;
 const orgs: { namespace: string; api: Api }[] = [];
@@ -103,6 +105,41 @@ describe("a Deployment's URL through the node's Gateway", () => {
     });
     expect(hijack.status).toBe(422);
     expect(JSON.stringify(hijack.body)).toContain('where this installation names every deployment');
+  });
+
+  it('admits routes from organizations only: a route of another namespace claims no host', async () => {
+    const stranger = await useNamespace('gw-stranger');
+    await apply(stranger, examplePod('app', await exampleImage('gateway-stranger')), {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'app' },
+      spec: { selector: { app: 'app' }, ports: [{ port: 8000, targetPort: 8000 }] },
+    });
+    await waitForReadyPod(stranger, 'app');
+    const hosts = ['stranger.example.test', `web.${orgs[1]!.namespace}.localhost`];
+    await apply(stranger, {
+      apiVersion: 'gateway.networking.k8s.io/v1',
+      kind: 'HTTPRoute',
+      metadata: { name: 'claim' },
+      spec: {
+        parentRefs: [{ namespace: nodeGateway.namespace, name: nodeGateway.name }],
+        hostnames: hosts,
+        rules: [{ backendRefs: [{ name: 'app', port: 8000 }] }],
+      },
+    });
+    const refusal = await eventually(
+      async () => {
+        const route = JSON.parse((await kubectl(['get', 'httproute', '-n', stranger, 'claim', '-o', 'json'])).stdout) as {
+          status?: { parents?: { conditions?: { type: string; status: string; reason: string }[] }[] };
+        };
+        return route.status?.parents?.[0]?.conditions?.find((c) => c.type === 'Accepted' && c.status === 'False');
+      },
+      60_000,
+      'the route refused by the listener',
+    );
+    expect(refusal.reason).toBe('NotAllowedByListeners');
+    expect((await httpGet(`${gatewayBase}/`, { host: hosts[0]! })).status).toBe(404);
+    for (let i = 0; i < 10; i++) expect((await httpGet(`${deployments[1]!.url}/`)).body).toBe('berth-example gateway-b\n');
   });
 
   it('goes with its Deployment: the route is deleted and the host answers 404', async () => {

@@ -2,6 +2,7 @@
 // on the host beside the kubelet and listening on loopback only; the Gateway API CRDs; and the
 // GatewayClass and Gateway every Deployment's HTTPRoutes attach to. Objects rendered by pure functions.
 import { stringify } from 'yaml';
+import { labels } from '../../api/group.ts';
 import { gatewayHttpAddress, gatewayHttpsAddress, gatewayMetricsAddress } from './network.ts';
 
 /** The Gateway Berth's HTTPRoutes attach to under `berth dev` (its `--gateway`). */
@@ -20,6 +21,9 @@ const controllerName = 'traefik.io/gateway-controller';
 const webEntryPoint = 'web';
 const websecureEntryPoint = 'websecure';
 const metricsEntryPoint = 'metrics';
+
+/** The namespaces a shared listener admits routes from: organizations' (README, "Tenancy"). */
+export const organizationNamespaces = { matchExpressions: [{ key: labels.organizationId, operator: 'Exists' }] };
 
 export function gatewayObjects() {
   return [
@@ -40,8 +44,12 @@ export function gatewayObjects() {
             name: 'http',
             protocol: 'HTTP',
             port: gatewayHttpAddress.port,
-            // Every organization's Deployments attach their routes here.
-            allowedRoutes: { namespaces: { from: 'All' }, kinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }] },
+            // Every organization's Deployments attach their routes here, and only they: a route in any
+            // other namespace would claim any host.
+            allowedRoutes: {
+              namespaces: { from: 'Selector', selector: organizationNamespaces },
+              kinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }],
+            },
           },
         ],
       },
