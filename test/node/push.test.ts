@@ -4,7 +4,8 @@
 // protocol, where no Docker engine runs; CI always has one) push it, a push to another repository is
 // refused, and a PATCH with the pushed digest makes a revision that serves, pulled by the kubelet with
 // the organization's pull secret (Secret berth-organization). Anonymous clients get nothing, nor does
-// one organization's credential get another's repositories.
+// one organization's credential get another's repositories, nor does its pod run another's image that
+// the node has cached.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pushRegistryAddress } from '../../src/dev/node/network.ts';
-import { eventually, testKubeConfig } from '../support/cluster.ts';
+import { randomUUID } from 'node:crypto';
+import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
@@ -27,6 +30,7 @@ let namespace: string;
 let berthUrl: string;
 let clientConfig: string;
 let source: string;
+let thief: { namespace: string; api: Api };
 
 /** docker when an engine answers that reaches the node's registries over HTTP (scripts/start-docker.sh
  * starts one so; CI always runs it), else crane: both log in and push through the token endpoint. */
@@ -70,8 +74,12 @@ beforeAll(async () => {
   const kc = testKubeConfig();
   const { operatorNamespace, key, ...org } = await useOrganization('push');
   namespace = org.namespace;
+  // Another organization of the same installation, which knows the first one's image names.
+  const thiefNamespace = await useNamespace('push-thief');
+  const thiefId = randomUUID();
+  await ensureOrganizationNamespace(kc, thiefNamespace, thiefId);
   berth = spawnBerth(inject('kubeconfigPath'), [
-    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, thiefNamespace, operatorNamespace] }),
     '--push-registry',
     pushRegistryAddress,
   ]);
@@ -80,6 +88,10 @@ beforeAll(async () => {
   });
   berthUrl = `http://127.0.0.1:${await berth.facadePort()}`;
   api = httpApi(berthUrl, { 'x-api-key': key });
+  thief = {
+    namespace: thiefNamespace,
+    api: httpApi(berthUrl, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [thiefId])).key }),
+  };
   clientConfig = mkdtempSync(join(tmpdir(), 'berth-docker-config-'));
   registry = await startPushRegistry({ dir: join(clientConfig, 'registry'), kubeConfig: kc, operatorNamespace, berthUrl });
   source = await exampleImage('push-v1');
@@ -93,6 +105,7 @@ afterAll(async () => {
 
 describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's registry, on the real node`, () => {
   let id: string;
+  let pushedImage = '';
   let credential: { registry_url: string; repository_url: string; username: string; token: string };
 
   it('gives an internal_docker deployment that waits for its image a credential for its repository only', async () => {
@@ -125,6 +138,7 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
     const digest = await push(`${credential.repository_url}:v1`);
     expect(digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     const image = `${credential.repository_url}@${digest}`;
+    pushedImage = image;
     const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: image } });
     const revision = await eventually(
       async () => {
@@ -142,6 +156,35 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
       20_000,
       'the pushed image answering',
     );
+  });
+
+  it("never runs an organization's image for another, though the node has it cached", async () => {
+    const image = pushedImage;
+    expect(image).toContain(`${namespace}/pushed@sha256:`);
+    await thief.api.ok('POST', '/v2/deployments', {
+      name: 'copy',
+      source: 'external_docker',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 } },
+      source_revision_config: { image_uri: image },
+    });
+    const waiting = await eventually(
+      async () => {
+        const pods = JSON.parse(
+          await kubectlOk(['get', 'pods', '-n', thief.namespace, '-l', 'berth.dev/deployment=copy', '-o', 'json']),
+        ) as {
+          items: {
+            spec: { containers: { imagePullPolicy: string }[] };
+            status: { containerStatuses?: { state: { waiting?: { reason: string } } }[] };
+          }[];
+        };
+        const pod = pods.items[0];
+        const reason = pod?.status.containerStatuses?.[0]?.state.waiting?.reason;
+        return reason === 'ErrImagePull' || reason === 'ImagePullBackOff' ? pod : undefined;
+      },
+      60_000,
+      "the copy's pod refused the image by the registry",
+    );
+    expect(waiting.spec.containers[0]?.imagePullPolicy).toBe('Always');
   });
 
   it('answers 400 for a deployment of another source, and a forged credential gets no token', async () => {

@@ -44,6 +44,19 @@ export interface WorkloadInput {
   progressDeadlineSeconds: number;
   /** The organization's pull secret for Berth's registry, where its built and pushed images are. */
   registryCredentials?: string;
+  /** That registry (`host[:port][/path]`): its images are pulled with the credential at every start
+   * (pullEveryStart), never run from a node's cache that another organization's pull filled. */
+  credentialedRegistry?: string;
+}
+
+/**
+ * `imagePullPolicy: Always` for a container whose image is in the credentialed registry, whatever the
+ * spec asks: the kubelet runs a cached image without asking the registry, so with `IfNotPresent` (the
+ * default for a digest) or `Never`, a pod in one namespace would run another organization's image that
+ * a pull of that organization left on the node, with no credential at all.
+ */
+export function pullEveryStart(registry: string | undefined): (container: V1Container) => V1Container {
+  return (container) => (registry && container.image?.startsWith(`${registry}/`) ? { ...container, imagePullPolicy: 'Always' } : container);
 }
 
 export const applicationDefaults = { cpu: 0.5, memoryMb: 512 };
@@ -192,6 +205,7 @@ function podTemplate(
     ...backingEnv(owner, input.backing),
     ...secretEnv(owner, spec),
   ];
+  const pull = pullEveryStart(input.credentialedRegistry);
   const main = {
     name: role === 'api' ? 'app' : 'queue',
     image: serving.image,
@@ -212,8 +226,8 @@ function podTemplate(
     spec: {
       ...(resources.serviceAccountName ? { serviceAccountName: resources.serviceAccountName } : {}),
       ...imagePullSecrets([...(resources.imagePullSecrets ?? []).map((secret) => secret.name), input.registryCredentials]),
-      ...initContainers([...backingServiceWaits(owner, input.backing, input.images), ...asContainers(resources.initContainers)]),
-      containers: [main, ...asContainers(resources.sidecars)],
+      ...initContainers([...backingServiceWaits(owner, input.backing, input.images), ...asContainers(resources.initContainers).map(pull)]),
+      containers: [main, ...asContainers(resources.sidecars)].map(pull),
       ...(resources.volumes?.length ? { volumes: asVolumes(resources.volumes) } : {}),
     },
   };

@@ -198,6 +198,34 @@ describe('renderApplication', () => {
     expect(named.spec!.template.spec!.imagePullSecrets).toEqual([{ name: 'regcred' }]);
   });
 
+  it("pulls the organization registry's images with the credential at every start, whatever the spec asks", () => {
+    const registry = '10.243.0.1:5001';
+    const own = `${registry}/team-a/shop@sha256:${'a'.repeat(64)}`;
+    const spec = {
+      ...imageSpec,
+      sourceRevisionConfig: { imageUri: own },
+      sourceConfig: {
+        resourceSpec: {
+          sidecars: [{ name: 'cached', image: `${registry}/team-b/tool:1`, imagePullPolicy: 'Never' as const }],
+          initContainers: [
+            { name: 'init', image: `${registry}/team-a/init:1`, imagePullPolicy: 'IfNotPresent' as const },
+            { name: 'public', image: 'busybox:1.36', imagePullPolicy: 'IfNotPresent' as const },
+          ],
+        },
+      },
+    };
+    const pod = renderApplication({
+      ...input(spec),
+      serving: { ...input(spec).serving, image: own },
+      registryCredentials: 'berth-organization',
+      credentialedRegistry: registry,
+    }).spec!.template.spec!;
+    const policies = Object.fromEntries(
+      [...pod.containers, ...(pod.initContainers ?? [])].map((container) => [container.name, container.imagePullPolicy]),
+    );
+    expect(policies).toEqual({ app: 'Always', cached: 'Always', init: 'Always', public: 'IfNotPresent', 'wait-for-postgres': undefined });
+  });
+
   it('leaves the replica count to the autoscaler, except at zero', () => {
     expect(deployment.spec!.replicas).toBeUndefined();
     const zero = renderApplication(input({ ...imageSpec, sourceConfig: { resourceSpec: { maxScale: 0 } } }));

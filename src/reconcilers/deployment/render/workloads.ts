@@ -25,6 +25,8 @@ export interface WorkloadSettings {
   gateway?: GatewayRef;
   /** The organization's pull secret for Berth's registry (Secret berth-organization), when it has one. */
   registryCredentials?: string;
+  /** Berth's registry: with registryCredentials, its images are pulled with them at every start. */
+  registry?: string;
   /** Where apps' requests in flight are read: the application then scales on them through KEDA. */
   requestConcurrency?: RequestConcurrency;
   /** The request-driven activator: with it, a dev_zero app that has a URL scales to zero when idle. */
@@ -60,7 +62,9 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
       requestScale: settings.requestScale,
       progressDeadlineSeconds: settings.progressDeadlineSeconds,
     };
-    if (settings.registryCredentials) Object.assign(workload, { registryCredentials: settings.registryCredentials });
+    if (settings.registryCredentials) {
+      Object.assign(workload, { registryCredentials: settings.registryCredentials, credentialedRegistry: settings.registry });
+    }
     desired.push(renderApplication(workload));
     const autoscalers = activation
       ? activatedAutoscalers(activation)
