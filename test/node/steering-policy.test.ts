@@ -1,0 +1,113 @@
+// What steers traffic or scaling in an organization's namespace is Berth's alone, refused to anyone
+// else by the API server's own admission policy (src/api/route-policy.ts), with the node's real CRDs:
+// KEDA's ScaledObject and TriggerAuthentication, the HTTP add-on's HTTPScaledObject, and the Gateway
+// API's ReferenceGrant and Gateway. The team here holds a Role that grants those kinds (as a cluster
+// that aggregates KEDA's roles into `edit` would): the policy is what refuses them.
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { renderRoutePolicy, steeringResources } from '../../src/api/route-policy.ts';
+import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { kubectlOk } from './support.ts';
+
+const policyName = `berth-steering-${process.pid}`;
+let namespace: string;
+const identity = (name: string) => `system:serviceaccount:${namespace}:${name}`;
+
+beforeAll(async () => {
+  namespace = await useNamespace('steering');
+  await ensureOrganizationNamespace(testKubeConfig(), namespace, randomUUID());
+  const role = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: 'steering', namespace },
+    rules: steeringResources.map((rule) => ({ ...rule, verbs: ['create', 'update', 'get'] })),
+  };
+  const objects = [
+    ...renderRoutePolicy(identity('berth'), policyName),
+    role,
+    ...['berth', 'tenant'].flatMap((name) => [
+      { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'RoleBinding',
+        metadata: { name, namespace },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'steering' },
+        subjects: [{ kind: 'ServiceAccount', name, namespace }],
+      },
+    ]),
+  ];
+  await kubectlOk(['apply', '-f', '-'], JSON.stringify({ apiVersion: 'v1', kind: 'List', items: objects }));
+});
+
+afterAll(async () => {
+  await kubectl(['delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', policyName, '--ignore-not-found']);
+});
+
+/** One valid object of each kind, as a team would write it to take a host or steer scaling. */
+const attempts = [
+  {
+    apiVersion: 'keda.sh/v1alpha1',
+    kind: 'ScaledObject',
+    metadata: { name: 'steal' },
+    spec: {
+      scaleTargetRef: { name: 'app' },
+      triggers: [{ type: 'prometheus', metadata: { serverAddress: 'http://169.254.169.254/', query: 'up', threshold: '1' } }],
+    },
+  },
+  {
+    apiVersion: 'keda.sh/v1alpha1',
+    kind: 'TriggerAuthentication',
+    metadata: { name: 'steal' },
+    spec: { secretTargetRef: [{ parameter: 'bearerToken', name: 'other', key: 'token' }] },
+  },
+  {
+    apiVersion: 'http.keda.sh/v1alpha1',
+    kind: 'HTTPScaledObject',
+    metadata: { name: 'steal' },
+    spec: {
+      hosts: ['bank.example.com'],
+      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'app', service: 'app', port: 8000 },
+      replicas: { min: 0, max: 1 },
+    },
+  },
+  {
+    apiVersion: 'gateway.networking.k8s.io/v1beta1',
+    kind: 'ReferenceGrant',
+    metadata: { name: 'steal' },
+    spec: {
+      from: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute', namespace: 'elsewhere' }],
+      to: [{ group: '', kind: 'Service' }],
+    },
+  },
+  {
+    apiVersion: 'gateway.networking.k8s.io/v1',
+    kind: 'Gateway',
+    metadata: { name: 'steal' },
+    spec: { gatewayClassName: 'berth', listeners: [{ name: 'http', port: 18080, protocol: 'HTTP', hostname: 'bank.example.com' }] },
+  },
+];
+
+const create = (as: string, object: object) =>
+  kubectl(['create', '--dry-run=server', '-n', namespace, '-f', '-', `--as=${identity(as)}`], JSON.stringify(object));
+
+describe("what steers traffic or scaling in an organization's namespace", () => {
+  it.each(attempts.map((object) => [object.kind, object] as const))(
+    '%s: refused to the team, admitted from Berth',
+    async (kind, object) => {
+      // The policy is bound within seconds of its creation.
+      const refused = await eventually(
+        async () => {
+          const result = await create('tenant', object);
+          return result.code !== 0 && result.stderr.includes('denied request') ? result : undefined;
+        },
+        20_000,
+        `${kind} refused by the policy`,
+      );
+      expect(refused.stderr).toContain(`${kind} objects in an organization's namespace are Berth's`);
+      const admitted = await create('berth', object);
+      expect(admitted.stderr).toBe('');
+      expect(admitted.code).toBe(0);
+    },
+  );
+});
