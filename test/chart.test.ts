@@ -2,6 +2,7 @@
 // renders manifests the API server accepts (server-side dry-run, strict field validation), installs,
 // and gives Berth's service account exactly the permissions the controller and the facade need.
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
+import { hardenedOrganizationPolicy, organizationPolicySchema } from '../src/api/organization-policy.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -271,21 +272,35 @@ describe('the chart', () => {
       'team-a',
       'berth-builds',
     ]);
-    // Pod Security in organization namespaces and the privileged builder go together once builds run apart.
-    expect(await render('berth-system', ['--set', 'organizations.podSecurity=baseline'])).not.toHaveLength(0);
-    const beside = await helm([
-      'template',
-      'berth',
-      chart,
-      ...clusterWide,
-      '--set',
-      'organizations.podSecurity=baseline',
-      '--set',
-      'builder.namespace=',
-    ]);
+    // Pod Security in organization namespaces (the default) and the privileged builder go together once
+    // builds run apart; beside their deployments, only with Pod Security turned off.
+    const beside = await helm(['template', 'berth', chart, ...clusterWide, '--set', 'builder.namespace=']);
     expect(beside.code).not.toBe(0);
     expect(beside.stderr).toContain('builder.namespace');
-    expect((await render('berth-system', ['--set', 'builder.namespace='])).find((m) => m.kind === 'Namespace')).toBeUndefined();
+    expect(
+      (await render('berth-system', ['--set', 'builder.namespace=', '--set', 'organizations.podSecurity=none'])).find(
+        (m) => m.kind === 'Namespace',
+      ),
+    ).toBeUndefined();
+  });
+
+  it('renders the hardened organization policy with no values, each part turned off by a value that says so', async () => {
+    const policyOf = async (values: string[] = []) => {
+      const value = env(await render('berth-system', values)).find((e) => e.name === 'BERTH_ORGANIZATION_POLICY')?.value;
+      return value === undefined ? undefined : organizationPolicySchema.parse(JSON.parse(value));
+    };
+    expect(await policyOf()).toEqual(hardenedOrganizationPolicy);
+    const off = {
+      'organizations.podSecurity=none': 'podSecurity',
+      'organizations.networkPolicy.enabled=false': 'networkPolicy',
+      'organizations.resourceQuota.enabled=false': 'resourceQuota',
+      'organizations.limitRange.enabled=false': 'limitRange',
+    } as const;
+    for (const [value, part] of Object.entries(off)) {
+      const { [part]: _, ...rest } = hardenedOrganizationPolicy;
+      expect(await policyOf(['--set', value]), value).toEqual(rest);
+    }
+    expect(await policyOf(Object.keys(off).flatMap((value) => ['--set', value]))).toBeUndefined();
   });
 
   it("installs the route policy src/api/route-policy.ts renders, for the release's service account", async () => {

@@ -81,6 +81,27 @@ export const organizationPolicySchema = z
 
 export type OrganizationPolicy = z.output<typeof organizationPolicySchema>;
 
+/**
+ * What an installation imposes when it says nothing: the chart's defaults (charts/berth/values.yaml,
+ * compared by test/chart.test.ts) and `berth dev`'s. Pod Security baseline (builds run apart, in the
+ * build namespace), the NetworkPolicy, a quota that leaves room for a team's apps but none for node
+ * ports or load balancers, and a request for every container that sets none (the quota needs one).
+ */
+export const hardenedOrganizationPolicy = {
+  podSecurity: 'baseline',
+  networkPolicy: { blockedCidrs: ['169.254.169.254/32'], ingressFromNamespaces: [] },
+  resourceQuota: {
+    'requests.cpu': '16',
+    'requests.memory': '32Gi',
+    'requests.storage': '200Gi',
+    pods: '100',
+    persistentvolumeclaims: '20',
+    'services.loadbalancers': '0',
+    'services.nodeports': '0',
+  },
+  limitRange: { defaultRequest: { cpu: '50m', memory: '64Mi' } },
+} as const satisfies OrganizationPolicy;
+
 /** The name of every object the policy makes in an organization namespace. */
 export const organizationPolicyObjectName = 'berth-organization';
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine } from './options.ts';
 import { defaultConcurrencyQuery } from '../api/request-concurrency.ts';
+import { hardenedOrganizationPolicy } from '../api/organization-policy.ts';
 
 function options(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const parsed = parseCommandLine(argv, env);
@@ -9,8 +10,15 @@ function options(argv: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 describe('parseCommandLine', () => {
+  it("gives `berth dev` the chart's hardened organization policy unless told otherwise, and `berth run` none", () => {
+    expect(options(['dev']).organizationPolicy).toEqual(hardenedOrganizationPolicy);
+    expect(options(['dev', '--organization-policy', '{}']).organizationPolicy).toEqual({});
+    expect(options(['run']).organizationPolicy).toBeUndefined();
+  });
+
+
   it('reads an organization policy as JSON and says where a part of it is wrong', () => {
-    expect(options([]).organizationPolicy).toBeUndefined();
+    expect(options(['run']).organizationPolicy).toBeUndefined();
     const policy = { resourceQuota: { 'requests.cpu': '4', pods: '40' }, networkPolicy: { blockedCidrs: ['169.254.169.254/32'] } };
     expect(options([], { BERTH_ORGANIZATION_POLICY: JSON.stringify(policy) }).organizationPolicy).toEqual({
       ...policy,
@@ -43,7 +51,7 @@ describe('parseCommandLine', () => {
   it('runs builds in the build namespace by default; empty puts them beside their deployment', () => {
     expect(options([]).buildNamespace).toBe('berth-builds');
     expect(options(['--build-namespace', 'ci-builds']).buildNamespace).toBe('ci-builds');
-    expect(options(['--build-namespace', '']).buildNamespace).toBeUndefined();
+    expect(options(['run', '--build-namespace', '']).buildNamespace).toBeUndefined();
     expect(() => options(['--build-namespace', 'Not_A_Namespace'])).toThrow('--build-namespace: expected a namespace name');
   });
 

@@ -6,7 +6,7 @@ import { parseActivatorProxy } from '../api/activator.ts';
 import { parseAppUrlTemplate } from '../api/app-urls.ts';
 import { parseTlsIssuer } from '../api/app-tls.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
-import { organizationPolicySchema } from '../api/organization-policy.ts';
+import { hardenedOrganizationPolicy, organizationPolicySchema } from '../api/organization-policy.ts';
 import { concurrencyQueryProblem, defaultConcurrencyQuery } from '../api/request-concurrency.ts';
 import { defaultBuildNamespace } from '../workloads/build-jobs.ts';
 
@@ -117,7 +117,8 @@ options (each also read from the environment variable in brackets):
                                unchanged, so that a laptop fits several apps (default 1 for run, 0.25
                                for dev)                                   [BERTH_REQUEST_SCALE]
   --organization-policy <json> what every organization namespace gets: a ResourceQuota, a LimitRange
-                               and a NetworkPolicy (src/api/organization-policy.ts; default: none)
+                               and a NetworkPolicy (src/api/organization-policy.ts; default: none for
+                               run, the chart's hardened defaults for dev; '{}' for none)
                                                                    [BERTH_ORGANIZATION_POLICY]
   --drain-seconds <n>          on SIGTERM, keep answering the HTTP API this long, closing each
                                connection after its response, before stopping: clients move to
@@ -360,7 +361,9 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     progressDeadlineSeconds: values['progress-deadline-seconds'] ?? env.BERTH_PROGRESS_DEADLINE_SECONDS ?? '600',
     // A laptop is not a cluster: `berth dev` asks a quarter of the requests, so several apps fit.
     requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? (dev ? '0.25' : '1'),
-    organizationPolicy: values['organization-policy'] ?? env.BERTH_ORGANIZATION_POLICY,
+    // `berth dev` runs what the chart installs by default; `--organization-policy '{}'` turns it off.
+    organizationPolicy:
+      values['organization-policy'] ?? env.BERTH_ORGANIZATION_POLICY ?? (dev ? JSON.stringify(hardenedOrganizationPolicy) : undefined),
     buildResources: values['build-resources'] ?? env.BERTH_BUILD_RESOURCES,
     drainSeconds: values['drain-seconds'] ?? env.BERTH_DRAIN_SECONDS ?? '0',
     dataDir: values['data-dir'] ?? '.berth/dev',

@@ -101,16 +101,10 @@ beforeAll(async () => {
     `services.postgres.image=${await serviceImage('postgres')}`,
     '--set',
     `services.redis.image=${await serviceImage('redis')}`,
-    // The organization policy under the chart's RBAC: a quota too large to get in the way, and the
-    // network policy, which the node enforces (kube-router): the apps below still serve and build under it.
-    '--set',
-    'organizations.resourceQuota.pods=100',
-    '--set',
-    'organizations.networkPolicy.enabled=true',
-    // Pod Security baseline in the organization's namespace, with the default privileged builder: builds
-    // run in the release's build namespace, so the apps below serve and build under both.
-    '--set',
-    'organizations.podSecurity=baseline',
+    // The chart's default organization policy, the hardened one, under the chart's RBAC: the quota and
+    // LimitRange, the network policy, which the node enforces (kube-router), and Pod Security baseline
+    // with the default privileged builder (builds run in the release's build namespace). The apps below
+    // serve and build under all of it.
     '--set',
     `builder.namespace=${buildNamespace}`,
     // Apps at https:// URLs through the node's Gateway, with certificates from its cert-manager: the

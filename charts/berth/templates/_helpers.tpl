@@ -73,13 +73,25 @@ app.kubernetes.io/part-of: berth
 
 {{/* BERTH_ORGANIZATION_POLICY: the parts of .Values.organizations that are set, as JSON; empty when none is. */}}
 {{- define "berth.organizationPolicy" -}}
+{{- $organizations := .Values.organizations }}
 {{- $policy := dict }}
-{{- with .Values.organizations.maxReplicas }}{{ $_ := set $policy "maxReplicas" (int .) }}{{ end }}
-{{- with .Values.organizations.resourceQuota }}{{ $_ := set $policy "resourceQuota" . }}{{ end }}
-{{- with .Values.organizations.limitRange }}{{ $_ := set $policy "limitRange" . }}{{ end }}
-{{- with .Values.organizations.podSecurity }}{{ $_ := set $policy "podSecurity" . }}{{ end }}
-{{- if .Values.organizations.networkPolicy.enabled }}
-{{- $_ := set $policy "networkPolicy" (dict "blockedCidrs" .Values.organizations.networkPolicy.blockedCidrs "ingressFromNamespaces" .Values.organizations.networkPolicy.ingressFromNamespaces) }}
+{{- with $organizations.maxReplicas }}{{ $_ := set $policy "maxReplicas" (int .) }}{{ end }}
+{{- if $organizations.resourceQuota.enabled }}{{ $_ := set $policy "resourceQuota" $organizations.resourceQuota.hard }}{{ end }}
+{{- if $organizations.limitRange.enabled }}
+{{- $limits := dict }}
+{{- range $part := list "default" "defaultRequest" "max" "min" }}
+{{- with index $organizations.limitRange $part }}{{ $_ := set $limits $part . }}{{ end }}
+{{- end }}
+{{- if $limits }}{{ $_ := set $policy "limitRange" $limits }}{{ end }}
+{{- end }}
+{{- if include "berth.podSecurity" . }}{{ $_ := set $policy "podSecurity" $organizations.podSecurity }}{{ end }}
+{{- if $organizations.networkPolicy.enabled }}
+{{- $_ := set $policy "networkPolicy" (dict "blockedCidrs" $organizations.networkPolicy.blockedCidrs "ingressFromNamespaces" $organizations.networkPolicy.ingressFromNamespaces) }}
 {{- end }}
 {{- if $policy }}{{ toJson $policy }}{{ end }}
+{{- end }}
+
+{{/* The Pod Security level Berth enforces in organization namespaces, empty for "none". */}}
+{{- define "berth.podSecurity" -}}
+{{- if ne .Values.organizations.podSecurity "none" }}{{ .Values.organizations.podSecurity }}{{ end }}
 {{- end }}

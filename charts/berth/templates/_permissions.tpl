@@ -21,7 +21,7 @@ the watched namespaces and the release namespace.
   apiGroups: [""]
   resources: [namespaces]
   verbs: [get, list, watch]
-{{- if .Values.organizations.podSecurity }}
+{{- if include "berth.podSecurity" . }}
 # organizations.podSecurity: Berth labels organization namespaces with the level (server-side apply of
 # the labels alone, under a field manager of its own).
 - scope: cluster
