@@ -702,8 +702,13 @@ describe('helm install into the test API server', () => {
       { group: 'berth.dev', resource: 'deployments', verb: 'create', namespace: unwatched },
       { group: 'apps', resource: 'deployments', verb: 'create', namespace: unwatched },
       { group: '', resource: 'services', verb: 'get', namespace: unwatched },
+      // Pod Security labels go on the watched namespaces alone.
+      { group: '', resource: 'namespaces', verb: 'patch', name: unwatched },
+      { group: '', resource: 'namespaces', verb: 'patch', name: 'kube-system' },
     ]);
     expect(denied.filter((p) => p.allowed)).toEqual([]);
+    const labelled = await permissions(serviceAccount, namespace, [{ group: '', resource: 'namespaces', verb: 'patch', name: watched }]);
+    expect(labelled.filter((p) => !p.allowed)).toEqual([]);
   });
 });
 

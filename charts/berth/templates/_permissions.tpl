@@ -23,11 +23,14 @@ the watched namespaces and the release namespace.
   verbs: [get, list, watch]
 {{- if include "berth.podSecurity" . }}
 # organizations.podSecurity: Berth labels organization namespaces with the level (server-side apply of
-# the labels alone, under a field manager of its own).
+# the labels alone, under a field manager of its own): with watchNamespaces, those namespaces only.
 - scope: cluster
   apiGroups: [""]
   resources: [namespaces]
   verbs: [patch]
+  {{- with .Values.watchNamespaces }}
+  resourceNames: {{ toJson . }}
+  {{- end }}
 {{- end }}
 
 - scope: watched
