@@ -1,6 +1,6 @@
 // The Deployment controller against the real API server: revisions, workloads, status and deletion.
 // No kubelet runs, so the tests play the workload controllers' part by writing child status.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, Watch, type V1Deployment } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, Watch, type V1Deployment, type V1Job } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Revision, TracingProject } from '../src/api/index.ts';
 import { createDeploymentWriter, registerDeploymentControllers, type DeploymentWriter } from '../src/reconcilers/deployment/index.ts';
@@ -8,6 +8,7 @@ import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
 import { sharedSecretLabels } from './support/shared-secrets.ts';
 import { secretNotReadableMessage } from '../src/api/readable-secrets.ts';
+import { buildEnded } from '../src/reconcilers/deployment/build-state.ts';
 
 const kc = testKubeConfig();
 const custom = kc.makeApiClient(CustomObjectsApi);
@@ -20,7 +21,10 @@ const registry = 'registry.test:5000';
 let namespace: string;
 let manager: Manager;
 
-function startManager(writer?: DeploymentWriter, options: { awaitedBuilder?: string } = {}): Promise<Manager> {
+function startManager(
+  writer?: DeploymentWriter,
+  options: { awaitedBuilder?: string; buildsPerOrganization?: number } = {},
+): Promise<Manager> {
   const m = new Manager({
     kubeConfig: testKubeConfig(),
     healthPort: false,
@@ -630,6 +634,41 @@ describe('a Deployment built from a code-host repository', () => {
     await manager.stop();
     manager = await startManager();
     await eventually(() => kubeRequest(kc, { method: 'GET', path: jobPath }), 30_000, 'the build Job once the builder is there');
+  });
+
+  it("runs at most the organization's build limit at once: the next waits, BuildQueued, and starts when one ends", async () => {
+    // The limit counts the builds that run: those of earlier tests end first.
+    const jobs = await kubeRequest<{ items: V1Job[] }>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs` });
+    for (const job of jobs.items) if (!buildEnded(job)) await setJobStatus(job.metadata!.name!, 'Failed');
+    await manager.stop();
+    manager = await startManager(undefined, { buildsPerOrganization: 1 });
+    const jobOf = async (name: string) =>
+      `${(await eventually(async () => (await revisionsOf(name))[0], 30_000, 'a revision')).metadata.name}-build`;
+    const jobPath = (job: string) => `/apis/batch/v1/namespaces/${namespace}/jobs/${job}`;
+
+    await createDeployment('queue-first', codehostSpec('main'));
+    const first = await jobOf('queue-first');
+    await eventually(() => kubeRequest(kc, { method: 'GET', path: jobPath(first) }), 30_000, 'the first build Job');
+    await createDeployment('queue-second', codehostSpec('main'));
+    const queued = await eventually(
+      async () => {
+        const current = (await revisionsOf('queue-second'))[0];
+        return current?.status?.reason === 'BuildQueued' ? current : undefined;
+      },
+      30_000,
+      'the second build queued',
+    );
+    expect(queued.status?.status).toBe('AWAITING_BUILD');
+    expect(queued.status?.message).toBe(
+      'The organization runs 1 build already, as many as it may run at once: this one starts when one of them ends.',
+    );
+    const second = await jobOf('queue-second');
+    await expect(kubeRequest(kc, { method: 'GET', path: jobPath(second) })).rejects.toMatchObject({ code: 404 });
+
+    await setJobStatus(first, 'Failed');
+    await eventually(() => kubeRequest(kc, { method: 'GET', path: jobPath(second) }), 30_000, 'the second build Job once the first ended');
+    await manager.stop();
+    manager = await startManager();
   });
 
   it('builds the revision in a Job, waits for its database, then deploys the built image', async () => {

@@ -62,6 +62,9 @@ options (each also read from the environment variable in brackets):
                                "cpuLimit", "memoryLimitMb", "diskLimitGi"} (default 0.5 core,
                                1024 MiB; at most 2 cores, 4096 MiB, 20 GiB)
                                                                      [BERTH_BUILD_RESOURCES]
+  --builds-per-organization <n> the most build Jobs one organization runs at once; a revision beyond
+                               them waits in AWAITING_BUILD (BuildQueued) (default 4)
+                                                                   [BERTH_BUILDS_PER_ORGANIZATION]
   --source-poll-seconds <n>    how often a build-on-push Deployment's branch is read for a new
                                commit (default 60)                        [BERTH_SOURCE_POLL_SECONDS]
   --first-input-deadline-seconds <n>
@@ -212,6 +215,7 @@ const optionsSchema = z
       .max(63)
       .transform((name) => name || undefined),
     sourcePollSeconds: z.coerce.number().int('expected whole seconds').min(1).max(86_400),
+    buildsPerOrganization: z.coerce.number().int('expected a whole number').min(1).max(1000),
     firstInputDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(1).max(604_800),
     registry: z.string().min(1).optional(),
     pushRegistry: z
@@ -297,6 +301,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'build-namespace': { type: 'string' },
       'build-resources': { type: 'string' },
       'source-poll-seconds': { type: 'string' },
+      'builds-per-organization': { type: 'string' },
       'first-input-deadline-seconds': { type: 'string' },
       registry: { type: 'string' },
       'push-registry': { type: 'string' },
@@ -344,6 +349,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     buildPrivileged: values['build-privileged'] ?? env.BERTH_BUILD_PRIVILEGED ?? 'true',
     buildNamespace: values['build-namespace'] ?? env.BERTH_BUILD_NAMESPACE ?? defaultBuildNamespace,
     sourcePollSeconds: values['source-poll-seconds'] ?? env.BERTH_SOURCE_POLL_SECONDS ?? '60',
+    buildsPerOrganization: values['builds-per-organization'] ?? env.BERTH_BUILDS_PER_ORGANIZATION ?? '4',
     firstInputDeadlineSeconds: values['first-input-deadline-seconds'] ?? env.BERTH_FIRST_INPUT_DEADLINE_SECONDS ?? '1800',
     registry: values['registry'] ?? env.BERTH_REGISTRY,
     pushRegistry: values['push-registry'] ?? env.BERTH_PUSH_REGISTRY,

@@ -162,6 +162,7 @@ export async function startBerth(
       ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
       ...(options.buildResources ? { buildResources: options.buildResources } : {}),
       sourcePollIntervalMs: options.sourcePollSeconds * 1000,
+      buildsPerOrganization: options.buildsPerOrganization,
       firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
       progressDeadlineSeconds: options.progressDeadlineSeconds,
       ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),

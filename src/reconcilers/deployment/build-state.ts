@@ -8,8 +8,9 @@ import { buildSteps } from './render/build-job.ts';
 
 export type BuildState =
   | { state: 'absent' }
-  /** No Job yet, and none is started until the installation's builder is there (options.awaitedBuilder). */
-  | { state: 'awaiting'; message: string }
+  /** No Job yet, and none is started until the installation's builder is there (options.awaitedBuilder,
+   * reason AwaitingBuilder) or one of the organization's builds ends (BuildQueued). */
+  | { state: 'awaiting'; message: string; reason: 'AwaitingBuilder' | 'BuildQueued' }
   | { state: 'queued' }
   | { state: 'running'; step?: string; commit?: string }
   | { state: 'succeeded'; digest?: string; commit?: string }
@@ -22,6 +23,11 @@ type ReadonlyContainerStatus = DeepReadonly<V1ContainerStatus> | V1ContainerStat
 /** Lines of a failed step's log kept in the revision's status. */
 const failedLogLines = 10;
 const maxFailedLogChars = 1500;
+
+/** Whether a build Job has ended, either way. */
+export function buildEnded(job: ReadonlyJob): boolean {
+  return (job.status?.conditions ?? []).some((c) => (c.type === 'Complete' || c.type === 'Failed') && c.status === 'True');
+}
 
 export function buildState(
   job: ReadonlyJob | undefined,

@@ -164,9 +164,14 @@ describe('targetPhase', () => {
     expect(result.image).toBe(expectedImage);
   });
 
-  it('says why a build waits for the builder, and makes no image', () => {
-    const waiting = targetPhase({ ...codehost, build: { state: 'awaiting', message: 'BuildKit is being built' } });
+  it('says why a build waits, for the builder or for its organization, and makes no image', () => {
+    const waiting = targetPhase({
+      ...codehost,
+      build: { state: 'awaiting', message: 'BuildKit is being built', reason: 'AwaitingBuilder' },
+    });
     expect(waiting).toEqual({ phase: 'AWAITING_BUILD', message: 'BuildKit is being built', reason: 'AwaitingBuilder' });
+    const queued = targetPhase({ ...codehost, build: { state: 'awaiting', message: '2 builds run', reason: 'BuildQueued' } });
+    expect(queued).toEqual({ phase: 'AWAITING_BUILD', message: '2 builds run', reason: 'BuildQueued' });
   });
 
   it("gives the kubelet's reason for a pod that cannot serve", () => {

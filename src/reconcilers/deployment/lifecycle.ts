@@ -122,7 +122,7 @@ function buildPhase(build: BuildState, buildImage: string): Omit<TargetPhase, 'r
     case 'absent':
       return { phase: 'AWAITING_BUILD', message: 'The build Job is being created.' };
     case 'awaiting':
-      return { phase: 'AWAITING_BUILD', message: build.message, reason: 'AwaitingBuilder' };
+      return { phase: 'AWAITING_BUILD', message: build.message, reason: build.reason };
     case 'queued':
       return { phase: 'QUEUED', message: 'The build Job is waiting to start.' };
     case 'running':

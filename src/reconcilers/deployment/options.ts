@@ -62,6 +62,9 @@ export interface DeploymentControllerOptions {
   /** Set while the builder is not there yet (`berth dev` while BuildKit builds): why. No build Job starts
    * meanwhile; the revisions that need one wait in AWAITING_BUILD (reason AwaitingBuilder) saying so. */
   awaitedBuilder?: string;
+  /** The most build Jobs one organization runs at once: a revision beyond them waits in AWAITING_BUILD
+   * (reason BuildQueued) until one ends. Unset: no limit. */
+  buildsPerOrganization?: number;
   /** What each build step asks for and may use (CPU, memory, node disk). */
   buildResources: BuildResources;
   /** How often a build-on-push Deployment's branch is read for a new commit. Default 60 s. */

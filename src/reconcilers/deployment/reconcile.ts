@@ -27,7 +27,7 @@ import { revisionHistory, type RevisionRecord } from './revision-records.ts';
 import { revisionsToPrune } from './revisions.ts';
 import { createSourceHeads, trackedBranch } from './source-head.ts';
 import type { Problem } from './status.ts';
-import { targetImage } from './target-image.ts';
+import { buildQueueRecheckMs, targetImage } from './target-image.ts';
 import { syncWorkloads, type CurrentWorkloads } from './workloads.ts';
 import { ensureActivatorGrant, releaseActivatorGrant, scaleToZeroOf } from './scale-to-zero.ts';
 import { StaleObjectError } from './writer.ts';
@@ -96,8 +96,12 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   const active = await recordOutcome(pass, deployment, owner, chosen, image, applied.current, history.previousActive);
   // 7. Old revisions beyond the retention count go; never the active, latest or pinned one.
   await pruneRevisions(pass, owner, chosen.all, [chosen.latest.name, chosen.target.name, ...(active ? [active.name] : [])]);
-  // 8. A build-on-push Deployment looks at its branch again after the poll interval.
-  return trackedBranch(spec) ? { requeueAfter: options.sourcePollIntervalMs } : undefined;
+  // 8. A build-on-push Deployment looks at its branch again after the poll interval; a queued build, at
+  // its organization's builds sooner.
+  const queued = image.build.state === 'awaiting' && image.build.reason === 'BuildQueued';
+  const recheck = [queued ? buildQueueRecheckMs : undefined, trackedBranch(spec) ? options.sourcePollIntervalMs : undefined];
+  const requeueAfter = Math.min(...recheck.filter((ms) => ms !== undefined));
+  return Number.isFinite(requeueAfter) ? { requeueAfter } : undefined;
 }
 
 /** A Deployment that is not being deleted carries the cleanup finalizer before any child exists. */

@@ -3,10 +3,10 @@
 import { isBuiltSource, sourceKind, type Deployment } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { sourceArchiveUrls, uploadIdOf } from '../../registry/source-archives.ts';
-import { buildState, builtImageReference } from './build-state.ts';
+import { buildEnded, buildState, builtImageReference, type BuildState } from './build-state.ts';
 import { withAppliedHash } from './compare.ts';
 import type { ChosenRevisions } from './choose-revisions.ts';
-import { buildJobLocation, podsOfBuild, type BuildJobLocation } from '../../workloads/build-jobs.ts';
+import { buildJobLocation, podsOfBuild, revisionNamespaceOf, type BuildJobLocation } from '../../workloads/build-jobs.ts';
 import { optional, type Pass } from './pass.ts';
 import type { ServingRevision } from './render/application.ts';
 import { builtImage, renderBuildJob, renderBuildSecret, type BuildSources } from './render/build-job.ts';
@@ -58,7 +58,9 @@ async function ensureBuild(
   if (!building || build.state !== 'absent') return build;
   // The builder is not there yet (berth dev while it builds BuildKit): no Job, whose image could not be
   // pulled; the pass that follows its arrival starts it.
-  if (options.awaitedBuilder) return { state: 'awaiting' as const, message: options.awaitedBuilder };
+  if (options.awaitedBuilder) return { state: 'awaiting' as const, message: options.awaitedBuilder, reason: 'AwaitingBuilder' as const };
+  const queued = buildQueue(pass, owner.namespace, location);
+  if (queued) return queued;
   const spec = deployment.spec;
   // Apart, the steps read the copies in the build's own Secret (named like the Job).
   const apartCredentials = location.apart ? location.name : undefined;
@@ -88,6 +90,28 @@ async function ensureBuild(
   pass.context.recorder.event(deployment, 'Normal', 'BuildStarted', `Building Revision ${target.name}${whereApart(location)}.`);
   return build;
 }
+
+/**
+ * The organization's builds under way, when they are as many as it may run at once: the build waits.
+ * Read from the cache, so two passes at the same moment may each start one (the limit is a bound on what
+ * an organization keeps running, not a lock).
+ */
+function buildQueue(pass: Pass, organization: string, location: BuildJobLocation): BuildState | undefined {
+  const limit = pass.options.buildsPerOrganization;
+  if (limit === undefined) return undefined;
+  const running = pass.informers.jobs
+    .list(location.namespace)
+    .filter((job) => revisionNamespaceOf(job) === organization && !buildEnded(job)).length;
+  if (running < limit) return undefined;
+  return {
+    state: 'awaiting',
+    reason: 'BuildQueued',
+    message: `The organization runs ${running} build${running === 1 ? '' : 's'} already, as many as it may run at once: this one starts when one of them ends.`,
+  };
+}
+
+/** How soon a pass looks again at a build that waits for one of its organization's to end. */
+export const buildQueueRecheckMs = 10_000;
 
 function whereApart(location: BuildJobLocation): string {
   return location.apart ? ` (Job ${location.namespace}/${location.name})` : '';
