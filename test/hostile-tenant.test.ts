@@ -314,6 +314,34 @@ describe('a hostile tenant', () => {
     await throughKubectl(['get', 'secret', 'berth-organization', '-n', victimNamespace], /forbidden/);
   });
 
+  it('keeps no push credential past its deployment: made again under the same name, the old one gets nothing', async () => {
+    const pushTokenFor = async (id: string) =>
+      (await attacker.ok('POST', `/v2/deployments/${id}/push-token`)) as { username: string; token: string };
+    const create = () =>
+      attacker.ok('POST', '/v2/deployments', { name: 'pushed', source: 'internal_docker', source_config: {}, source_revision_config: {} });
+    const first = await create();
+    const old = await pushTokenFor(first.id);
+    const status = async (credential: { username: string; token: string }) =>
+      (
+        await fetch(
+          `${attacker.url}/v2/registry/token?service=berth-registry&scope=${encodeURIComponent(`repository:${attackerNamespace}/pushed:push`)}`,
+          { headers: { authorization: `Basic ${Buffer.from(`${credential.username}:${credential.token}`).toString('base64')}` } },
+        )
+      ).status;
+    expect(await status(old)).toBe(200);
+    await attacker.ok('DELETE', `/v2/deployments/${first.id}`);
+    await eventually(
+      async () => (await kubectl(['get', 'deployments.berth.dev', 'pushed', '-n', attackerNamespace])).code !== 0,
+      30_000,
+      'the deployment gone',
+    );
+    const second = await create();
+    tally.tried += 1;
+    expect(await status(old)).toBe(401);
+    tally.refused += 1;
+    expect(await status(await pushTokenFor(second.id))).toBe(200);
+  });
+
   it("cannot route another organization's host, or a longer path on it, with an Ingress of its own", async () => {
     const ingress = (name: string, host: string, path: string) =>
       JSON.stringify({

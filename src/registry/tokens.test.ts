@@ -18,13 +18,13 @@ const now = 1_800_000_000;
 
 describe('push tokens', () => {
   it('carry their repository until they expire', () => {
-    const token = mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 });
-    expect(verifyPushToken(key, token, now)).toEqual({ repository: 'team-a/shop', expiresAt: now + 60 });
+    const token = mintPushToken(key, { repository: 'team-a/shop', deploymentUid: 'uid-1', expiresAt: now + 60 });
+    expect(verifyPushToken(key, token, now)).toEqual({ repository: 'team-a/shop', deploymentUid: 'uid-1', expiresAt: now + 60 });
     expect(verifyPushToken(key, token, now + 60)).toBeUndefined();
   });
 
   it('refuse another key, a changed payload and what is not one', () => {
-    const token = mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 });
+    const token = mintPushToken(key, { repository: 'team-a/shop', deploymentUid: 'uid-1', expiresAt: now + 60 });
     expect(verifyPushToken(Buffer.alloc(32, 8), token, now)).toBeUndefined();
     const [payload, mac] = token.slice(4).split('.');
     const forged = Buffer.from(JSON.stringify({ r: 'team-b/other', e: now + 60 })).toString('base64url');
@@ -52,7 +52,7 @@ describe('upload tokens', () => {
 
   it('never verify as a push token, nor a push token as one (the kind is signed too)', () => {
     const upload = mintUploadToken(key, grant);
-    const push = mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 });
+    const push = mintPushToken(key, { repository: 'team-a/shop', deploymentUid: 'uid-1', expiresAt: now + 60 });
     expect(verifyPushToken(key, `bpt_${upload.slice(4)}`, now)).toBeUndefined();
     expect(verifyUploadToken(key, `bsu_${push.slice(4)}`, now)).toBeUndefined();
   });
@@ -76,7 +76,7 @@ describe('scopes and grants', () => {
       'repository:team-b/shop:pull,push',
       'registry:catalog:*',
     ]);
-    expect(grantedAccess(asked, { kind: 'push', grant: { repository: 'team-a/shop', expiresAt: now } })).toEqual([
+    expect(grantedAccess(asked, { kind: 'push', grant: { repository: 'team-a/shop', deploymentUid: 'uid-1', expiresAt: now } })).toEqual([
       { type: 'repository', name: 'team-a/shop', actions: ['pull', 'push'] },
     ]);
     expect(grantedAccess(asked, { kind: 'organization', grant: { namespace: 'team-a', namespaceUid: 'u' } })).toEqual([
@@ -95,7 +95,11 @@ describe('organization tokens', () => {
     expect(verifyOrganizationToken(Buffer.alloc(32, 8), token, now)).toBeUndefined();
     expect(verifyPushToken(key, `bpt_${token.slice(4)}`, now)).toBeUndefined();
     expect(
-      verifyOrganizationToken(key, `bor_${mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 }).slice(4)}`, now),
+      verifyOrganizationToken(
+        key,
+        `bor_${mintPushToken(key, { repository: 'team-a/shop', deploymentUid: 'uid-1', expiresAt: now + 60 }).slice(4)}`,
+        now,
+      ),
     ).toBeUndefined();
   });
 });
@@ -164,7 +168,7 @@ describe('remote input, fuzzed', () => {
 
   it('verifies no token it did not sign: any text, and any one-character change of a real one', () => {
     const real = [
-      mintPushToken(key, { repository: 'team-a/shop', expiresAt: now + 60 }),
+      mintPushToken(key, { repository: 'team-a/shop', deploymentUid: 'uid-1', expiresAt: now + 60 }),
       mintOrganizationToken(key, { namespace: 'team-a', namespaceUid: 'u' }),
       mintUploadToken(key, { namespace: 'team-a', deployment: 'shop', deploymentUid: 'd', uploadId: 'i', expiresAt: now + 60 }),
     ];

@@ -17,6 +17,9 @@ const pushTokenPrefix = 'bpt_';
 
 export interface PushGrant {
   repository: string;
+  /** The deployment's metadata.uid: the credential ends with its deployment, deleted (or its namespace
+   * deleted) and made again under the same name or not. */
+  deploymentUid: string;
   /** Seconds since the epoch. */
   expiresAt: number;
 }
@@ -86,14 +89,14 @@ export function isOrganizationRepository(namespace: string, repository: string):
 }
 
 export function mintPushToken(key: Buffer, grant: PushGrant): string {
-  return signClaims(key, pushTokenPrefix, { r: grant.repository, e: grant.expiresAt });
+  return signClaims(key, pushTokenPrefix, { r: grant.repository, u: grant.deploymentUid, e: grant.expiresAt });
 }
 
 /** The grant a push token carries, if Berth signed it and it has not expired. */
 export function verifyPushToken(key: Buffer, token: string, nowSeconds: number): PushGrant | undefined {
   const claims = verifiedClaims(key, pushTokenPrefix, token, nowSeconds);
-  const repository = claims?.['r'];
-  return typeof repository === 'string' ? { repository, expiresAt: claims!['e'] as number } : undefined;
+  const { r, u, e } = claims ?? {};
+  return typeof r === 'string' && typeof u === 'string' ? { repository: r, deploymentUid: u, expiresAt: e as number } : undefined;
 }
 
 /** What an upload URL lets its holder do: put one source archive for one deployment, once, for a while. */

@@ -15,6 +15,7 @@ import {
   registryToken,
   verifyOrganizationToken,
   verifyPushToken,
+  type PushGrant,
   type RegistryCredential,
   type RegistryTokenInput,
 } from '../../registry/tokens.ts';
@@ -80,7 +81,7 @@ function registryCredential(
   if (!credentials) return undefined;
   if (credentials.username === pushUsername) {
     const grant = verifyPushToken(registry.signing.pushKey, credentials.password, now);
-    if (grant) return { kind: 'push', grant };
+    if (grant && pushGrantCurrent(deps, grant)) return { kind: 'push', grant };
     throw unauthorized('The push credential is not valid or has expired: ask POST /v2/deployments/{id}/push-token for a new one.');
   }
   if (credentials.username === organizationUsername) {
@@ -93,6 +94,12 @@ function registryCredential(
     if (grant && current) return { kind: 'organization', grant };
   }
   throw unauthorized('The registry credential is not valid.');
+}
+
+/** A push credential holds while its deployment does: the one it was issued for, same uid. */
+function pushGrantCurrent(deps: FacadeDependencies, grant: PushGrant): boolean {
+  const [namespace = '', name = ''] = grant.repository.split('/');
+  return deps.cache.deployments.get(namespace, name)?.metadata.uid === grant.deploymentUid;
 }
 
 function subjectOf(credential: RegistryCredential): string {
@@ -142,7 +149,7 @@ export function registerRegistryRoutes(app: FastifyInstance, deps: FacadeDepende
       registry_url: registry.host,
       repository_url: `${registry.host}/${repository}`,
       username: pushUsername,
-      token: mintPushToken(registry.signing.pushKey, { repository, expiresAt }),
+      token: mintPushToken(registry.signing.pushKey, { repository, deploymentUid: deployment.metadata.uid ?? '', expiresAt }),
       expires_at: timestamp(new Date(expiresAt * 1000)),
     };
   });
