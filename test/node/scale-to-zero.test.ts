@@ -2,7 +2,7 @@
 // node's activator (KEDA's HTTP add-on, built here, its interceptor and scaler in pods), routes a dev_zero
 // app's URL to the interceptor and writes the add-on's HTTPScaledObject and the KEDA ScaledObject that
 // scales the app from zero. Once idle the app has no pod; a request through the Gateway (loopback) then
-// waits while one starts, and gets the app's answer.
+// waits while one starts, and gets the app's answer. No pod reaches the interceptor or the scaler.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { nodeActivator } from '../../src/dev/node/http-add-on.ts';
@@ -12,7 +12,7 @@ import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cl
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { autoscalerOf, readyReplicasOf } from './scaling-support.ts';
-import { exampleImage, gatewayFlags, httpGet, namespaceAdmin } from './support.ts';
+import { apply, exampleImage, examplePod, gatewayFlags, httpGet, namespaceAdmin, waitForReadyPod } from './support.ts';
 
 const kc = testKubeConfig();
 let berth: BerthProcess;
@@ -149,6 +149,31 @@ describe('a dev_zero app on a node with an activator', () => {
       'the new revision answering',
     );
   });
+
+  it(
+    "keeps the interceptor and the scaler to the node: a team's pod reaches neither the proxy nor the admin port",
+    { timeout: 240_000 },
+    async () => {
+      await apply(namespace, examplePod('prober', await exampleImage('zero-prober')));
+      await waitForReadyPod(namespace, 'prober');
+      const reach = async (url: string) => {
+        const result = await kubectl(['exec', '-n', namespace, 'prober', '--', '/app', 'get', url]);
+        return `${result.stdout}${result.stderr}`.trim();
+      };
+      const service = (name: string, port: number) => `http://${name}.${proxy.namespace}.svc.cluster.local:${port}`;
+      // Reached, the proxy answers 404 for an unknown host, and the admin port lists every host it routes.
+      for (const url of [`${service(proxy.name, proxy.port)}/`, `${service('keda-http-interceptor-admin', 9090)}/queue`]) {
+        const answer = await reach(url);
+        expect(answer, url).toMatch(/timeout|deadline exceeded|connection refused/i);
+      }
+      // The node still reaches the proxy: the app answers at its URL through the Gateway.
+      await eventually(
+        async () => (await httpGet(url).catch(() => ({ body: '' }))).body.includes('berth-example'),
+        120_000,
+        'the app at its URL',
+      );
+    },
+  );
 
   it('lets a team that administers its namespace write no HTTPScaledObject', async () => {
     const tenant = await namespaceAdmin(namespace);

@@ -45,7 +45,7 @@ function part(
   env: Record<string, string>,
   containerPorts: Record<string, number>,
 ): KubeObject[] {
-  const podLabels = { ...labels, 'app.kubernetes.io/component': name };
+  const podLabels = componentLabels(name);
   return [
     { apiVersion: 'v1', kind: 'ServiceAccount', metadata: partMetadata(labels, name, namespace) } as KubeObject,
     roleBinding(labels, name, name, { kind: 'ServiceAccount', name, namespace }),
@@ -92,7 +92,7 @@ function service(name: string, component: string, port: number, clusterIP?: stri
     kind: 'Service',
     metadata: partMetadata(labels, name, namespace),
     spec: {
-      selector: { ...labels, 'app.kubernetes.io/component': component },
+      selector: componentLabels(component),
       ...(clusterIP ? { clusterIP } : {}),
       ports: [{ name: 'http', port, targetPort: port, protocol: 'TCP' }],
     },
@@ -145,5 +145,26 @@ export function httpAddOnObjects(image: string): KubeObject[] {
       { grpc: ports.scaler },
     ),
     service(names.scaler, names.scaler, ports.scaler, activatorScalerServiceIp),
+    // The interceptor reaches any dev_zero app with any Host header, and its admin port lists every
+    // host: the node (the Gateway, KEDA's operator) reaches them, and the scaler the admin port; no
+    // pod of an organization or a build does (the node's policy controller admits the node itself).
+    onlyFrom(names.interceptor, [
+      { from: [{ podSelector: { matchLabels: componentLabels(names.scaler) } }], ports: [{ port: ports.admin }] },
+    ]),
+    onlyFrom(names.scaler, []),
   ];
+}
+
+function componentLabels(component: string): Record<string, string> {
+  return { ...labels, 'app.kubernetes.io/component': component };
+}
+
+/** A NetworkPolicy that admits, to a part's pods, the node and `ingress` alone. */
+function onlyFrom(component: string, ingress: object[]): KubeObject {
+  return {
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    metadata: partMetadata(labels, component, namespace),
+    spec: { podSelector: { matchLabels: componentLabels(component) }, policyTypes: ['Ingress'], ingress },
+  } as KubeObject;
 }
