@@ -23,10 +23,11 @@ async function until(condition: () => boolean): Promise<void> {
   for (let i = 0; i < 200 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
 }
 
+/** Whether a process runs (a zombie, ended but not yet reaped by its new parent, does not). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const state = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '')[0];
+    return state !== 'Z' && state !== 'X';
   } catch {
     return false;
   }
@@ -48,6 +49,8 @@ describe('build processes', () => {
     await stopBuildProcesses();
     await expect(result).rejects.toThrow(/\(stopped\)/);
     expect(readFileSync(build.cleanedUp, 'utf8')).toBe('done\n');
+    // The group's SIGTERM reaches the child at once; it ends as soon as it is scheduled.
+    await until(() => !alive(build.childPid()));
     expect(alive(build.childPid())).toBe(false);
   });
 

@@ -6,6 +6,7 @@
 // outlives the Berth that asked for it.
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
+import { finished } from 'node:stream/promises';
 
 export interface BuildProcessOptions {
   /** Runs under `nice 10`: beside the control plane's build, it takes what that one leaves idle. */
@@ -32,17 +33,21 @@ export function runBuildProcess(command: readonly string[], options: BuildProces
   let stdout = '';
   let stderrTail = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-  if (options.logFile) child.stderr.pipe(createWriteStream(options.logFile, { flags: 'a' }));
+  const log = options.logFile ? createWriteStream(options.logFile, { flags: 'a' }) : undefined;
+  if (log) child.stderr.pipe(log);
   else child.stderr.on('data', (chunk: Buffer) => (stderrTail = (stderrTail + chunk.toString('utf8')).slice(-4096)));
-  const done = new Promise<string>((resolve, reject) => {
+  // 'close', not 'exit': the process may exit before its last line has been read from the pipe.
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve, reject) => {
     child.once('error', reject);
-    // 'close', not 'exit': the process may exit before its last line has been read from the pipe.
-    child.once('close', (code, signal) => {
-      if (code === 0) return resolve(stdout);
-      const how = signal === 'SIGTERM' || code === 143 ? 'stopped' : (signal ?? `exit code ${code}`);
-      const tail = stderrTail.trim().split('\n').slice(-10).join('\n');
-      reject(new Error(`${command.join(' ')} failed (${how})${options.logFile ? `: see ${options.logFile}` : tail ? `:\n${tail}` : ''}`));
-    });
+    child.once('close', (code, signal) => resolve({ code, signal }));
+  });
+  const done = ended.then(async ({ code, signal }) => {
+    // Its log is whole before anyone is told to read it.
+    if (log) await finished(log);
+    if (code === 0) return stdout;
+    const how = signal === 'SIGTERM' || code === 143 ? 'stopped' : (signal ?? `exit code ${code}`);
+    const tail = stderrTail.trim().split('\n').slice(-10).join('\n');
+    throw new Error(`${command.join(' ')} failed (${how})${options.logFile ? `: see ${options.logFile}` : tail ? `:\n${tail}` : ''}`);
   });
   const pid = child.pid;
   if (pid !== undefined) {
