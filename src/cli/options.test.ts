@@ -16,7 +16,6 @@ describe('parseCommandLine', () => {
     expect(options(['run']).organizationPolicy).toBeUndefined();
   });
 
-
   it('reads an organization policy as JSON and says where a part of it is wrong', () => {
     expect(options(['run']).organizationPolicy).toBeUndefined();
     const policy = { resourceQuota: { 'requests.cpu': '4', pods: '40' }, networkPolicy: { blockedCidrs: ['169.254.169.254/32'] } };
