@@ -2,6 +2,7 @@
 // renders manifests the API server accepts (server-side dry-run, strict field validation), installs,
 // and gives Berth's service account exactly the permissions the controller and the facade need.
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
+import { defaultCertManagerUser, renderIssuerPolicy } from '../src/api/issuer-policy.ts';
 import { hardenedOrganizationPolicy, organizationPolicySchema } from '../src/api/organization-policy.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -312,6 +313,34 @@ describe('the chart', () => {
     expect(
       (await render('berth-system', ['--set', 'organizations.routePolicy=false'])).filter((m) => m.metadata.name === 'berth-routes'),
     ).toEqual([]);
+  });
+
+  it('keeps a ClusterIssuer to Berth with the policy src/api/issuer-policy.ts renders, and renders none for an Issuer', async () => {
+    const tls = (issuer: string) => [
+      '--set',
+      `apps.tlsIssuer=${issuer}`,
+      '--set',
+      'apps.gateway.namespace=gateway',
+      '--set',
+      'apps.gateway.name=public',
+      '--set',
+      'apps.urlTemplate=https://{deployment}.{organization}.apps.example.com/',
+    ];
+    const policyOf = (manifests: Manifest[]) => manifests.filter((m) => m.metadata.name === 'berth-issuer');
+    const spec = (objects: object[]) => objects.map((o) => [(o as Manifest).kind, (o as { spec: unknown }).spec]);
+    const rendered = policyOf(await render('berth-system', tls('ClusterIssuer/letsencrypt')));
+    expect(rendered.map((m) => m.kind)).toEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
+    expect(spec(rendered)).toEqual(
+      spec(
+        renderIssuerPolicy({
+          issuer: 'letsencrypt',
+          berthUser: 'system:serviceaccount:berth-system:berth',
+          certManagerUser: defaultCertManagerUser,
+          name: 'berth-issuer',
+        }),
+      ),
+    );
+    expect(policyOf(await render('berth-system', tls('Issuer/apps')))).toEqual([]);
   });
 
   it('routes apps through apps.gateway: passes the URL template and Gateway on, and grants httproutes only then', async () => {

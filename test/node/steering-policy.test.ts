@@ -2,15 +2,19 @@
 // else by the API server's own admission policy (src/api/route-policy.ts), with the node's real CRDs:
 // KEDA's ScaledObject and TriggerAuthentication, the HTTP add-on's HTTPScaledObject, and the Gateway
 // API's ReferenceGrant and Gateway. The team here holds a Role that grants those kinds (as a cluster
-// that aggregates KEDA's roles into `edit` would): the policy is what refuses them.
+// that aggregates KEDA's roles into `edit` would): the policy is what refuses them. The same for the
+// apps' ClusterIssuer (src/api/issuer-policy.ts), with cert-manager's Certificates.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { renderRoutePolicy, steeringResources } from '../../src/api/route-policy.ts';
+import { defaultCertManagerUser, renderIssuerPolicy } from '../../src/api/issuer-policy.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { kubectlOk } from './support.ts';
 
 const policyName = `berth-steering-${process.pid}`;
+const issuerPolicyName = `berth-issuer-${process.pid}`;
+const appsIssuer = `berth-apps-${process.pid}`;
 let namespace: string;
 const identity = (name: string) => `system:serviceaccount:${namespace}:${name}`;
 
@@ -21,10 +25,19 @@ beforeAll(async () => {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'Role',
     metadata: { name: 'steering', namespace },
-    rules: steeringResources.map((rule) => ({ ...rule, verbs: ['create', 'update', 'get'] })),
+    rules: [...steeringResources, { apiGroups: ['cert-manager.io'], resources: ['certificates', 'certificaterequests'] }].map((rule) => ({
+      ...rule,
+      verbs: ['create', 'update', 'get'],
+    })),
   };
   const objects = [
     ...renderRoutePolicy(identity('berth'), policyName),
+    ...renderIssuerPolicy({
+      issuer: appsIssuer,
+      berthUser: identity('berth'),
+      certManagerUser: defaultCertManagerUser,
+      name: issuerPolicyName,
+    }),
     role,
     ...['berth', 'tenant'].flatMap((name) => [
       { apiVersion: 'v1', kind: 'ServiceAccount', metadata: { name, namespace } },
@@ -41,7 +54,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await kubectl(['delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', policyName, '--ignore-not-found']);
+  for (const name of [policyName, issuerPolicyName])
+    await kubectl(['delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', name, '--ignore-not-found']);
 });
 
 /** One valid object of each kind, as a team would write it to take a host or steer scaling. */
@@ -110,4 +124,33 @@ describe("what steers traffic or scaling in an organization's namespace", () => 
       expect(admitted.code).toBe(0);
     },
   );
+});
+
+/** A Certificate for another organization's names, from the issuer `issuerRef` names. */
+const certificate = (issuerRef: object) => ({
+  apiVersion: 'cert-manager.io/v1',
+  kind: 'Certificate',
+  metadata: { name: 'steal' },
+  spec: { secretName: 'steal', dnsNames: ['*.victim.apps.example.com'], issuerRef },
+});
+
+describe("the apps' ClusterIssuer (cert-manager's real CRDs)", () => {
+  it("signs for Berth alone: a team's Certificate naming it is refused, one naming an issuer of its own is not", async () => {
+    const apps = certificate({ group: 'cert-manager.io', kind: 'ClusterIssuer', name: appsIssuer });
+    const refused = await eventually(
+      async () => {
+        const result = await create('tenant', apps);
+        return result.code !== 0 && result.stderr.includes('denied request') ? result : undefined;
+      },
+      20_000,
+      'the Certificate refused by the policy',
+    );
+    expect(refused.stderr).toContain(`ClusterIssuer ${appsIssuer} signs the apps' certificates for Berth alone`);
+    // The issuerRef's defaults (group cert-manager.io) name it too.
+    expect((await create('tenant', certificate({ kind: 'ClusterIssuer', name: appsIssuer }))).code).not.toBe(0);
+    expect((await create('berth', apps)).code).toBe(0);
+    const own = await create('tenant', certificate({ kind: 'Issuer', name: appsIssuer }));
+    expect(own.stderr).toBe('');
+    expect(own.code).toBe(0);
+  });
 });
