@@ -1,8 +1,9 @@
 // Every Deployment at a URL outside the cluster, through the node's Gateway (Traefik, built here) on
 // loopback: `http://<deployment>.<organization>.localhost:18080`, as `berth dev` gives it. Two
 // organizations, each host routed to its own app and no other; a custom_url adds its host and path;
-// a custom_url under the apps domain is refused; a route from a namespace that is not an organization is
-// refused by the listener; the route goes with its Deployment.
+// a custom_url under the apps domain is refused; a name the Gateway would share with another
+// organization's deployment is refused; a route from a namespace that is not an organization is refused
+// by the listener; the route goes with its Deployment.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
@@ -15,23 +16,28 @@ import { apply, exampleImage, examplePod, gatewayFlags, httpGet, waitForReadyPod
 
 let berth: BerthProcess;
 const orgs: { namespace: string; api: Api }[] = [];
+const acme: { namespace: string; api: Api }[] = [];
 const gatewayBase = `http://${gatewayHttpAddress.host}:${gatewayHttpAddress.port}`;
 
 beforeAll(async () => {
   const kc = testKubeConfig();
   const operatorNamespace = await useNamespace('berth-gateway-op');
   const namespaces = [await useNamespace('gw-a'), await useNamespace('gw-b')];
-  const ids = namespaces.map(() => randomUUID());
-  for (const [i, namespace] of namespaces.entries()) await ensureOrganizationNamespace(kc, namespace, ids[i]!);
+  // Two organizations whose names the Gateway would run together: `gw-acme-<x>` and `gw-acme-<x>-<y>`.
+  const acmeNamespace = await useNamespace('gw-acme');
+  const pair = [acmeNamespace, await useNamespace(acmeNamespace)];
+  const all = [...namespaces, ...pair];
+  const ids = all.map(() => randomUUID());
+  for (const [i, namespace] of all.entries()) await ensureOrganizationNamespace(kc, namespace, ids[i]!);
   berth = spawnBerth(inject('kubeconfigPath'), [
-    ...runArgs({ operatorNamespace, watchNamespaces: [...namespaces, operatorNamespace] }),
+    ...runArgs({ operatorNamespace, watchNamespaces: [...all, operatorNamespace] }),
     ...gatewayFlags(),
   ]);
   await waitReady(berth);
   const url = `http://127.0.0.1:${await berth.facadePort()}`;
-  for (const [i, namespace] of namespaces.entries()) {
+  for (const [i, namespace] of all.entries()) {
     const key = (await ensureApiKey(kc, operatorNamespace, [ids[i]!])).key;
-    orgs.push({ namespace, api: httpApi(url, { 'x-api-key': key }) });
+    (i < namespaces.length ? orgs : acme).push({ namespace, api: httpApi(url, { 'x-api-key': key }) });
   }
 });
 
@@ -105,6 +111,31 @@ describe("a Deployment's URL through the node's Gateway", () => {
     });
     expect(hijack.status).toBe(422);
     expect(JSON.stringify(hijack.body)).toContain('where this installation names every deployment');
+  });
+
+  it("never serves one organization's app at another's URL: a name the Gateway would share is refused", async () => {
+    const [first, second] = acme as [(typeof acme)[0], (typeof acme)[0]];
+    // `<first>-<y>-web` in the first and `web` in `<first>-<y>`: one backend name at the Gateway.
+    const name = `${second.namespace.slice(first.namespace.length + 1)}-web`;
+    const created = await create(first.api, name, await exampleImage('gateway-acme'));
+    const own = await eventually(
+      async () => {
+        const read = await first.api.ok('GET', `/v2/deployments/${created.id}`);
+        return read.url?.includes('localhost') ? (read.url as string) : undefined;
+      },
+      30_000,
+      'the first deployment with its URL',
+    );
+    await answers(`${own}/`, 'berth-example gateway-acme\n');
+    const refused = await second.api.call('POST', '/v2/deployments', {
+      name: 'web',
+      source: 'external_docker',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 64 } },
+      source_revision_config: { image_uri: await exampleImage('gateway-acme-corp') },
+    });
+    expect(refused.status).toBe(409);
+    expect(JSON.stringify(refused.body)).toContain('at the Gateway, which a deployment of another organization already is');
+    for (let i = 0; i < 20; i++) expect((await httpGet(`${own}/`)).body).toBe('berth-example gateway-acme\n');
   });
 
   it('admits routes from organizations only: a route of another namespace claims no host', async () => {
