@@ -3,6 +3,7 @@
 // and gives Berth's service account exactly the permissions the controller and the facade need.
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
 import { defaultCertManagerUser, renderIssuerPolicy } from '../src/api/issuer-policy.ts';
+import { buildPlacementSchema } from '../src/api/build-placement.ts';
 import { hardenedOrganizationPolicy, organizationPolicySchema } from '../src/api/organization-policy.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -185,6 +186,31 @@ describe('the chart', () => {
     expect(allowed.find((e) => e.name === 'BERTH_CODE_HOST_ORIGINS')?.value).toBe(
       'https://api.github.com,https://github.com,https://gitlab.com,https://ghe.example.com,http://10.0.0.5:*',
     );
+  });
+
+  it('passes on how many builds an organization runs at once, and the nodes builds run on when named', async () => {
+    const namespace = 'berth-system';
+    const plain = env(await render(namespace));
+    expect(plain).toContainEqual({ name: 'BERTH_BUILDS_PER_ORGANIZATION', value: '4' });
+    expect(plain.find((e) => e.name === 'BERTH_BUILD_PLACEMENT')).toBeUndefined();
+    const placed = env(
+      await render(namespace, [
+        '--set',
+        'builder.perOrganization=2',
+        '--set',
+        'builder.nodeSelector.pool=builds',
+        '--set',
+        'builder.tolerations[0].key=pool',
+        '--set',
+        'builder.tolerations[0].operator=Exists',
+      ]),
+    );
+    expect(placed).toContainEqual({ name: 'BERTH_BUILDS_PER_ORGANIZATION', value: '2' });
+    const placement = placed.find((e) => e.name === 'BERTH_BUILD_PLACEMENT')?.value ?? '';
+    expect(buildPlacementSchema.parse(JSON.parse(placement))).toEqual({
+      nodeSelector: { pool: 'builds' },
+      tolerations: [{ key: 'pool', operator: 'Exists' }],
+    });
   });
 
   it('rejects values that values.schema.json does not allow, naming the value', async () => {

@@ -47,6 +47,18 @@ describe('parseCommandLine', () => {
     expect(() => options(['--build-resources', '{"gpus":1}'])).toThrow('--build-resources: ');
   });
 
+  it('reads where builds run, and names what it refuses', () => {
+    const placement = {
+      nodeSelector: { pool: 'builds' },
+      tolerations: [{ key: 'pool', operator: 'Equal', value: 'builds', effect: 'NoSchedule' }],
+    };
+    expect(options(['run', '--build-placement', JSON.stringify(placement)]).buildPlacement).toEqual(placement);
+    expect(options(['run']).buildPlacement).toBeUndefined();
+    expect(() => options(['run', '--build-placement', '{"tolerations":[{"effect":"Sometimes"}]}'])).toThrow(
+      '--build-placement: tolerations.0.effect',
+    );
+  });
+
   it('runs builds in the build namespace by default; empty puts them beside their deployment', () => {
     expect(options([]).buildNamespace).toBe('berth-builds');
     expect(options(['--build-namespace', 'ci-builds']).buildNamespace).toBe('ci-builds');

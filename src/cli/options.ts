@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { parseActivatorProxy } from '../api/activator.ts';
 import { parseAppUrlTemplate } from '../api/app-urls.ts';
 import { parseTlsIssuer } from '../api/app-tls.ts';
+import { buildPlacementSchema } from '../api/build-placement.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
 import { hardenedOrganizationPolicy, organizationPolicySchema } from '../api/organization-policy.ts';
 import { concurrencyQueryProblem, defaultConcurrencyQuery } from '../api/request-concurrency.ts';
@@ -62,6 +63,8 @@ options (each also read from the environment variable in brackets):
                                "cpuLimit", "memoryLimitMb", "diskLimitGi"} (default 0.5 core,
                                1024 MiB; at most 2 cores, 4096 MiB, 20 GiB)
                                                                      [BERTH_BUILD_RESOURCES]
+  --build-placement <json>     the nodes build Jobs run on: {"nodeSelector": {...}, "tolerations":
+                               [...]}, as in a pod spec (default: any node)  [BERTH_BUILD_PLACEMENT]
   --builds-per-organization <n> the most build Jobs one organization runs at once; a revision beyond
                                them waits in AWAITING_BUILD (BuildQueued) (default 4)
                                                                    [BERTH_BUILDS_PER_ORGANIZATION]
@@ -250,6 +253,7 @@ const optionsSchema = z
     requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
     organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),
     buildResources: jsonText.pipe(buildResourcesSchema.optional()),
+    buildPlacement: jsonText.pipe(buildPlacementSchema.optional()),
     drainSeconds: z.coerce.number().int('expected whole seconds').min(0).max(300),
     dataDir: z.string().min(1),
     node: z.enum(['auto', 'required', 'off']),
@@ -302,6 +306,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'build-resources': { type: 'string' },
       'source-poll-seconds': { type: 'string' },
       'builds-per-organization': { type: 'string' },
+      'build-placement': { type: 'string' },
       'first-input-deadline-seconds': { type: 'string' },
       registry: { type: 'string' },
       'push-registry': { type: 'string' },
@@ -371,6 +376,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     organizationPolicy:
       values['organization-policy'] ?? env.BERTH_ORGANIZATION_POLICY ?? (dev ? JSON.stringify(hardenedOrganizationPolicy) : undefined),
     buildResources: values['build-resources'] ?? env.BERTH_BUILD_RESOURCES,
+    buildPlacement: values['build-placement'] ?? env.BERTH_BUILD_PLACEMENT,
     drainSeconds: values['drain-seconds'] ?? env.BERTH_DRAIN_SECONDS ?? '0',
     dataDir: values['data-dir'] ?? '.berth/dev',
     node: values.node ?? env.BERTH_NODE ?? 'auto',

@@ -161,6 +161,7 @@ export async function startBerth(
       ...(cluster.awaitedBuilder ? { awaitedBuilder: cluster.awaitedBuilder } : {}),
       ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
       ...(options.buildResources ? { buildResources: options.buildResources } : {}),
+      ...(options.buildPlacement ? { buildPlacement: options.buildPlacement } : {}),
       sourcePollIntervalMs: options.sourcePollSeconds * 1000,
       buildsPerOrganization: options.buildsPerOrganization,
       firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,

@@ -5,6 +5,7 @@ import {
   openHostPolicy,
   type AppTls,
   type AppUrlTemplate,
+  type BuildPlacement,
   type BuildResources,
   type HostPolicy,
   type Activator,
@@ -65,6 +66,8 @@ export interface DeploymentControllerOptions {
   /** The most build Jobs one organization runs at once: a revision beyond them waits in AWAITING_BUILD
    * (reason BuildQueued) until one ends. Unset: no limit. */
   buildsPerOrganization?: number;
+  /** The nodes build Jobs run on (a node selector and tolerations). Unset: any. */
+  buildPlacement?: BuildPlacement;
   /** What each build step asks for and may use (CPU, memory, node disk). */
   buildResources: BuildResources;
   /** How often a build-on-push Deployment's branch is read for a new commit. Default 60 s. */

@@ -82,6 +82,7 @@ async function ensureBuild(
     ...optional('serviceAccountName', options.buildServiceAccountName || undefined),
     privileged: options.buildPrivileged,
     resources: options.buildResources,
+    ...optional('placement', options.buildPlacement),
     requestScale: options.requestScale,
     ...optional('registryCredentials', options.registryCredentials && (apartCredentials ?? options.registryCredentials)),
   });

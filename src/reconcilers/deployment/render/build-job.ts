@@ -7,6 +7,7 @@
 // lines of its log there (build-state.ts reads both). User input reaches the shell only through
 // environment variables, never by splicing it into a script.
 import type { V1Container, V1EnvVar, V1Job, V1ObjectMeta, V1Secret, V1Volume } from '@kubernetes/client-node';
+import type { BuildPlacement } from '../../../api/build-placement.ts';
 import type { BuildResources } from '../../../api/build-resources.ts';
 import { managedSecretLabels } from '../../../api/readable-secrets.ts';
 import { buildForDeploymentLabel, buildForNamespaceLabel, type BuildJobLocation } from '../../../workloads/build-jobs.ts';
@@ -73,6 +74,8 @@ export interface BuildJobInput {
   privileged: boolean;
   /** What each step asks for and may use: its requests scaled by `requestScale`. */
   resources: BuildResources;
+  /** The nodes builds run on: a node selector and tolerations (--build-placement). */
+  placement?: BuildPlacement;
   requestScale: number;
   /** The organization's credential for the registry (a dockerconfigjson Secret): the fetch step reads
    * the sources with it and BuildKit pushes with it. Only those two steps mount it. */
@@ -417,6 +420,8 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
         metadata: { labels: podLabels },
         spec: {
           restartPolicy: 'Never',
+          ...(input.placement?.nodeSelector ? { nodeSelector: { ...input.placement.nodeSelector } } : {}),
+          ...(input.placement?.tolerations ? { tolerations: input.placement.tolerations.map((toleration) => ({ ...toleration })) } : {}),
           ...(input.serviceAccountName ? { serviceAccountName: input.serviceAccountName } : {}),
           // Nothing in a build talks to the API server; in the build namespace its account may do nothing.
           ...(location.apart ? { automountServiceAccountToken: false } : {}),

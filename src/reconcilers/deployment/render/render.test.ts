@@ -731,6 +731,27 @@ describe('a build apart from its Deployment (the build namespace)', () => {
     registryCredentials: location.name,
   });
 
+  it("runs on the installation's build nodes when it names them, and anywhere otherwise", () => {
+    expect(job.spec!.template.spec!.nodeSelector).toBeUndefined();
+    const placement = {
+      nodeSelector: { 'berth.dev/builds': 'true' },
+      tolerations: [{ key: 'berth.dev/builds', operator: 'Exists' as const, effect: 'NoSchedule' as const }],
+    };
+    const placed = renderBuildJob({
+      owner,
+      revisionName: 'shop-abcdef0123',
+      location,
+      sources: { kind: 'repository', repoUrl: 'https://github.com/acme/shop', repoRef: 'main' },
+      images: { git: 'alpine/git', tools: 'busybox', builder: 'moby/buildkit', agentTools: 'python:3.11-slim' },
+      registry: 'registry.local',
+      privileged: true,
+      resources: defaultBuildResources,
+      requestScale: 1,
+      placement,
+    }).spec!.template.spec!;
+    expect({ nodeSelector: placed.nodeSelector, tolerations: placed.tolerations }).toEqual(placement);
+  });
+
   it('is named by its Revision uid in the build namespace, labelled with whose build it is, owned by nobody', () => {
     expect(location).toEqual({ namespace: 'berth-builds', name: 'build-6f1c-revision-uid', apart: true });
     expect(job.metadata!.namespace).toBe('berth-builds');
