@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cachedBuild } from '../src/dev/cache-dir.ts';
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
+import { hardenedOrganizationPolicy } from '../src/api/organization-policy.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/berth-process.ts';
@@ -55,8 +56,9 @@ beforeAll(async () => {
     'https://{deployment}.{organization}.run.example.com/',
     '--reserved-hosts',
     'api.apps.example.com',
+    // What `helm install` gives with no values (the chart's organizations.* defaults), and a replica cap.
     '--organization-policy',
-    JSON.stringify({ maxReplicas: 5, resourceQuota: { pods: '20' }, podSecurity: 'baseline' }),
+    JSON.stringify({ ...hardenedOrganizationPolicy, maxReplicas: 5 }),
     // Builds run apart, in a namespace no team is granted anything in: baseline holds in organization
     // namespaces with the default, privileged builder.
     '--build-namespace',
