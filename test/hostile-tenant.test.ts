@@ -503,10 +503,28 @@ describe('a hostile tenant', () => {
     tally.refused += 1;
   });
 
-  it("never sees the victim's secret", async () => {
+  it("never sees the victim's secret, wherever the attacker can read", async () => {
+    // Where the secret is, read as the cluster's admin: the search finds it there (as Berth stored it),
+    // so finding it nowhere below means it is not there.
+    const stored = (await kubectl(['get', 'secrets', '-n', victimNamespace, '-o', 'json'])).stdout;
+    expect(stored).toContain(Buffer.from(victimSecret).toString('base64'));
+    const exposed = (text: string) => text.includes(victimSecret) || text.includes(Buffer.from(victimSecret).toString('base64'));
+    // Everything the attacker may list in its own namespace, and every answer it got.
+    const readable = await kubectl([
+      'get',
+      'all,secrets,configmaps,events,deployments.berth.dev,revisions.berth.dev',
+      '-n',
+      attackerNamespace,
+      '-o',
+      'json',
+      `--as=system:serviceaccount:${attackerNamespace}:tenant`,
+    ]);
+    expect(readable.code, readable.stderr).toBe(0);
+    expect(exposed(readable.stdout)).toBe(false);
+    expect(exposed(JSON.stringify(await attacker.ok('GET', '/v2/deployments')))).toBe(false);
+    expect(seen.filter(exposed)).toEqual([]);
     // The victim itself reads its secret's name back, never its value.
     expect(JSON.stringify(await victim.ok('GET', `/v2/deployments/${victimDeploymentId}`))).not.toContain(victimSecret);
-    expect(seen.filter((text) => text.includes(victimSecret))).toEqual([]);
     expect(tally.refused).toBe(tally.tried);
   });
 });
