@@ -31,6 +31,8 @@ async function startController(): Promise<Manager> {
   registerOAuthProviderController(manager, {
     namespaces: [namespace],
     peerTimeoutMs: 2_000,
+    // The authorization server runs on loopback.
+    privateNetworks: true,
     registration: { grantTypes: ['client_credentials'] },
   });
   managers.push(manager);

@@ -53,6 +53,8 @@ beforeAll(async () => {
     namespaces: [namespace],
     retryAfterMs: 500,
     peerTimeoutMs: 2_000,
+    // The authorization server runs on loopback.
+    privateNetworks: true,
     registration: { grantTypes: ['client_credentials'] },
   });
   await manager.start();

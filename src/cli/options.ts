@@ -44,6 +44,10 @@ options (each also read from the environment variable in brackets):
                                berth dev adds its node's address)     [BERTH_CODE_HOST_ORIGINS]
   --leader-elect <bool>        elect a leader before reconciling (default true for run,
                                false for dev)                             [BERTH_LEADER_ELECT]
+  --oauth-private-networks <bool>
+                               let OAuthProviders' URLs reach loopback, private and link-local
+                               addresses (default false for run: public addresses only; true for
+                               dev)                                 [BERTH_OAUTH_PRIVATE_NETWORKS]
   --builder-image <image>      the image step of codehost builds: BuildKit (default
                                moby/buildkit:v0.34.2; dev with a node: one built here) [BERTH_BUILDER_IMAGE]
   --git-image <image>          the clone step of codehost builds (default alpine/git:2.47.2;
@@ -254,6 +258,7 @@ const optionsSchema = z
     organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),
     buildResources: jsonText.pipe(buildResourcesSchema.optional()),
     buildPlacement: jsonText.pipe(buildPlacementSchema.optional()),
+    oauthPrivateNetworks: bool,
     drainSeconds: z.coerce.number().int('expected whole seconds').min(0).max(300),
     dataDir: z.string().min(1),
     node: z.enum(['auto', 'required', 'off']),
@@ -307,6 +312,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'source-poll-seconds': { type: 'string' },
       'builds-per-organization': { type: 'string' },
       'build-placement': { type: 'string' },
+      'oauth-private-networks': { type: 'string' },
       'first-input-deadline-seconds': { type: 'string' },
       registry: { type: 'string' },
       'push-registry': { type: 'string' },
@@ -377,6 +383,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       values['organization-policy'] ?? env.BERTH_ORGANIZATION_POLICY ?? (dev ? JSON.stringify(hardenedOrganizationPolicy) : undefined),
     buildResources: values['build-resources'] ?? env.BERTH_BUILD_RESOURCES,
     buildPlacement: values['build-placement'] ?? env.BERTH_BUILD_PLACEMENT,
+    // The developer's own machine: its providers are on loopback.
+    oauthPrivateNetworks: values['oauth-private-networks'] ?? env.BERTH_OAUTH_PRIVATE_NETWORKS ?? (dev ? 'true' : 'false'),
     drainSeconds: values['drain-seconds'] ?? env.BERTH_DRAIN_SECONDS ?? '0',
     dataDir: values['data-dir'] ?? '.berth/dev',
     node: values.node ?? env.BERTH_NODE ?? 'auto',

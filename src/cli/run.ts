@@ -175,7 +175,7 @@ export async function startBerth(
       ...scope,
     });
     registerTracingProjectController(manager, scope);
-    registerOAuthProviderController(manager, scope);
+    registerOAuthProviderController(manager, { ...scope, privateNetworks: options.oauthPrivateNetworks });
     if (options.organizationPolicy || (pushRegistry && signing) || routing.tls) {
       const registry = pushRegistry && signing ? { registry: { host: pushRegistry, key: signing.pushKey } } : {};
       const tls = routing.tls ? { tls: { config: routing.tls, hostPolicy } } : {};

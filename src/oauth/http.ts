@@ -2,6 +2,9 @@
 // and failures turned into OAuthPeerError messages that name the peer and quote its OAuth error, but
 // never a request body, a query string or userinfo (where credentials would travel).
 
+import { fetch as publicFetch } from 'undici';
+import { privateAddressProblem, publicNetworkDispatcher } from './public-network.ts';
+
 export interface PeerRequestOptions {
   /** Whole exchange, headers and body included. */
   timeoutMs?: number;
@@ -9,6 +12,9 @@ export interface PeerRequestOptions {
   maxBytes?: number;
   /** Plain HTTP off loopback, for redirects too (see insecureUrlProblem). */
   allowHttp?: boolean;
+  /** Loopback, private and link-local addresses too (./public-network.ts): local development, a peer
+   * inside the cluster. Default: public addresses only. */
+  privateNetworks?: boolean;
   /** Abandons the request (the reconcile was cancelled); rethrown as is, not as a peer failure. */
   signal?: AbortSignal;
 }
@@ -122,13 +128,18 @@ export async function requestJson(
   try {
     let target = url;
     for (let hop = 0; ; hop++) {
-      const response = await fetch(target, {
+      const privateTarget = init.privateNetworks ? undefined : privateAddressProblem(target);
+      if (privateTarget) throw new OAuthPeerError('rejected', `${what}: ${privateTarget}`);
+      const request = {
         method,
         headers,
         body: init.json === undefined ? undefined : JSON.stringify(init.json),
         signal,
-        redirect: 'manual',
-      });
+        redirect: 'manual' as const,
+      };
+      const response = (
+        init.privateNetworks ? await fetch(target, request) : await publicFetch(target, { ...request, dispatcher: publicNetworkDispatcher })
+      ) as Response;
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel();

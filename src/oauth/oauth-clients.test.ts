@@ -9,7 +9,11 @@ import { discoverProvider } from './discovery.ts';
 import { OAuthPeerError, insecureUrlProblem, requestJson } from './http.ts';
 import { fetchProtectedResourceMetadata, protectedResourceMetadataCandidates } from './protected-resource.ts';
 import { endpointUnreachable } from './reachability.ts';
+import { isPrivateAddress } from './public-network.ts';
 import { clientRegistrationRequest, registerClient } from './registration.ts';
+
+/** The peers here run on loopback: Berth reaches them as an installation allowing private networks does. */
+const local = { privateNetworks: true };
 
 async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ origin: string; server: Server }> {
   const server = createServer(handler);
@@ -74,6 +78,53 @@ describe('well-known URLs', () => {
   });
 });
 
+describe('where a peer may be', () => {
+  it('is a public address unless private networks are allowed: never Berth itself, the cluster or a metadata service', async () => {
+    let asked = 0;
+    const { origin } = await serve((_req, res) => {
+      asked += 1;
+      json(res, 200, { here: true });
+    });
+    const port = new URL(origin).port;
+    for (const url of [
+      `${origin}/`,
+      `http://localhost:${port}/`,
+      `http://[::1]:${port}/`,
+      'https://169.254.169.254/latest',
+      'https://10.96.0.1/',
+    ]) {
+      const error = await rejection(requestJson('GET', url, { timeoutMs: 2_000 }));
+      expect(error.kind, url).toMatch(/^(rejected|unreachable)$/);
+      expect(error.message, url).toMatch(/is a private or local address|resolves to private or local addresses only/);
+    }
+    expect(await endpointUnreachable(`${origin}/token`)).toMatch(/private or local address/);
+    expect(asked).toBe(0);
+    // Allowed, the same peer answers.
+    await expect(requestJson('GET', `${origin}/`, local)).resolves.toEqual({ status: 200, body: { here: true } });
+    expect(asked).toBe(1);
+  });
+
+  it('knows private, local and public addresses apart', () => {
+    for (const address of [
+      '127.0.0.1',
+      '10.1.2.3',
+      '172.20.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      'fd00::1',
+      'fe80::1',
+      '::ffff:127.0.0.1',
+      '::',
+    ])
+      expect(isPrivateAddress(address), address).toBe(true);
+    for (const address of ['8.8.8.8', '140.82.112.3', '2606:4700::1111', '::ffff:8.8.8.8'])
+      expect(isPrivateAddress(address), address).toBe(false);
+  });
+});
+
 describe('against oidc-provider', () => {
   let server: AuthorizationServer;
   let oidcOnly: AuthorizationServer;
@@ -87,7 +138,7 @@ describe('against oidc-provider', () => {
   });
 
   it('discovers the authorization server of an MCP server', async () => {
-    const discovered = await discoverProvider(server.mcpServerUrl);
+    const discovered = await discoverProvider(server.mcpServerUrl, local);
     expect(discovered.resource.resource).toBe(server.mcpServerUrl);
     expect(discovered.authorizationServer).toMatchObject({
       issuer: server.issuer,
@@ -98,7 +149,7 @@ describe('against oidc-provider', () => {
   });
 
   it('falls back to OpenID Connect discovery when RFC 8414 metadata is not published', async () => {
-    const metadata = await fetchAuthorizationServerMetadata(oidcOnly.issuer);
+    const metadata = await fetchAuthorizationServerMetadata(oidcOnly.issuer, local);
     expect(metadata.token_endpoint).toBe(oidcOnly.tokenEndpoint);
     expect(oidcOnly.requests).toEqual(['GET /.well-known/oauth-authorization-server', 'GET /.well-known/openid-configuration']);
   });
@@ -107,6 +158,7 @@ describe('against oidc-provider', () => {
     const client = await registerClient(
       server.registrationEndpoint,
       clientRegistrationRequest({ clientName: 'berth test', tokenEndpointAuthMethod: 'client_secret_post' }),
+      local,
     );
     expect(client.clientId).toBeTruthy();
     expect(client.clientSecret).toBeTruthy();
@@ -118,12 +170,16 @@ describe('against oidc-provider', () => {
 
   it("quotes the server's refusal of a registration", async () => {
     const error = await rejection(
-      registerClient(server.registrationEndpoint, {
-        ...clientRegistrationRequest({ clientName: 'berth test', tokenEndpointAuthMethod: 'client_secret_post' }),
-        redirect_uris: ['not-a-uri'],
-        grant_types: ['authorization_code'],
-        response_types: ['code'],
-      }),
+      registerClient(
+        server.registrationEndpoint,
+        {
+          ...clientRegistrationRequest({ clientName: 'berth test', tokenEndpointAuthMethod: 'client_secret_post' }),
+          redirect_uris: ['not-a-uri'],
+          grant_types: ['authorization_code'],
+          response_types: ['code'],
+        },
+        local,
+      ),
     );
     expect(error.status).toBe(400);
     expect(error.message).toMatch(
@@ -137,7 +193,7 @@ describe('a misbehaving peer', () => {
     const { origin } = await serve((_req, res) =>
       json(res, 200, { resource: 'https://elsewhere.example.com/mcp', authorization_servers: ['https://a.example.com'] }),
     );
-    const error = await rejection(fetchProtectedResourceMetadata(`${origin}/mcp`));
+    const error = await rejection(fetchProtectedResourceMetadata(`${origin}/mcp`, local));
     expect(error.kind).toBe('invalid_response');
     expect(error.message).toContain('names resource https://elsewhere.example.com/mcp');
   });
@@ -148,7 +204,7 @@ describe('a misbehaving peer', () => {
         ? json(res, 200, { resource: origin, authorization_servers: ['https://a.example.com'] })
         : json(res, 404, {}),
     );
-    await expect(fetchProtectedResourceMetadata(`${origin}/mcp`)).resolves.toMatchObject({
+    await expect(fetchProtectedResourceMetadata(`${origin}/mcp`, local)).resolves.toMatchObject({
       authorization_servers: ['https://a.example.com'],
     });
   });
@@ -157,11 +213,13 @@ describe('a misbehaving peer', () => {
     const { origin: wrongIssuer } = await serve((_req, res) =>
       json(res, 200, { issuer: 'https://evil.example.com', token_endpoint: 'https://evil.example.com/t' }),
     );
-    expect((await rejection(fetchAuthorizationServerMetadata(wrongIssuer))).message).toContain('names issuer https://evil.example.com');
+    expect((await rejection(fetchAuthorizationServerMetadata(wrongIssuer, local))).message).toContain(
+      'names issuer https://evil.example.com',
+    );
     const { origin: insecure } = await serve((_req, res) =>
       json(res, 200, { issuer: insecure, token_endpoint: 'http://auth.example.com/token' }),
     );
-    expect((await rejection(fetchAuthorizationServerMetadata(insecure))).message).toContain(
+    expect((await rejection(fetchAuthorizationServerMetadata(insecure, local))).message).toContain(
       'token_endpoint http://auth.example.com/token must use https',
     );
   });
@@ -178,10 +236,10 @@ describe('a misbehaving peer', () => {
         json(res, 200, { here: true });
       }
     });
-    await expect(requestJson('GET', `${origin}/moved`)).resolves.toEqual({ status: 200, body: { here: true } });
-    const error = await rejection(requestJson('GET', `${origin}/to-plain-http`));
+    await expect(requestJson('GET', `${origin}/moved`, local)).resolves.toEqual({ status: 200, body: { here: true } });
+    const error = await rejection(requestJson('GET', `${origin}/to-plain-http`, local));
     expect(error.message).toBe(`GET ${origin}/to-plain-http: redirected to http://metadata.internal.example/latest must use https`);
-    const post = await rejection(requestJson('POST', `${origin}/moved`, { json: {} }));
+    const post = await rejection(requestJson('POST', `${origin}/moved`, { json: {}, ...local }));
     expect(post.message).toBe(`POST ${origin}/moved: answered 301, a redirect Berth does not follow`);
   });
 
@@ -190,12 +248,12 @@ describe('a misbehaving peer', () => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(`{"padding":"${'x'.repeat(300 * 1024)}"}`);
     });
-    expect((await rejection(requestJson('GET', origin))).kind).toBe('too_large');
+    expect((await rejection(requestJson('GET', origin, local))).kind).toBe('too_large');
   });
 
   it('is given up on when it never answers', async () => {
     const { origin } = await serve(() => {});
-    const error = await rejection(requestJson('GET', `${origin}/slow?token=hidden`, { timeoutMs: 200 }));
+    const error = await rejection(requestJson('GET', `${origin}/slow?token=hidden`, { timeoutMs: 200, ...local }));
     expect(error.kind).toBe('timeout');
     expect(error.message).toBe(`GET ${origin}/slow: no complete answer within 200 ms`);
   });
@@ -203,7 +261,7 @@ describe('a misbehaving peer', () => {
   it('is abandoned, not reported as failing, when the caller gives up', async () => {
     const { origin } = await serve(() => {});
     const caller = new AbortController();
-    const pending = requestJson('GET', origin, { signal: caller.signal });
+    const pending = requestJson('GET', origin, { signal: caller.signal, ...local });
     caller.abort();
     const error = await pending.then(
       () => undefined,
@@ -215,16 +273,16 @@ describe('a misbehaving peer', () => {
 
   it('is reported unreachable when nothing listens, and reachable on any HTTP answer', async () => {
     const { origin, server } = await serve((_req, res) => json(res, 405, { error: 'method_not_allowed' }));
-    expect(await endpointUnreachable(`${origin}/token`)).toBeUndefined();
+    expect(await endpointUnreachable(`${origin}/token`, local)).toBeUndefined();
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
-    expect(await endpointUnreachable(`${origin}/token`)).toBe(`GET ${origin}/token: ECONNREFUSED`);
+    expect(await endpointUnreachable(`${origin}/token`, local)).toBe(`GET ${origin}/token: ECONNREFUSED`);
   });
 
   it('never has its secret quoted when its registration answer is malformed', async () => {
     const { origin } = await serve((_req, res) => json(res, 201, { client_id: 42, client_secret: 'do-not-print-me' }));
     const error = await rejection(
-      registerClient(`${origin}/reg`, clientRegistrationRequest({ clientName: 'x', tokenEndpointAuthMethod: 'client_secret_post' })),
+      registerClient(`${origin}/reg`, clientRegistrationRequest({ clientName: 'x', tokenEndpointAuthMethod: 'client_secret_post' }), local),
     );
     expect(error.message).toBe(`registration at ${origin}/reg answered an invalid client: client_id: expected string`);
     expect(error.message).not.toContain('do-not-print-me');
@@ -233,7 +291,11 @@ describe('a misbehaving peer', () => {
   it('is refused when it issues no secret to a confidential client', async () => {
     const { origin } = await serve((_req, res) => json(res, 201, { client_id: 'abc' }));
     const error = await rejection(
-      registerClient(`${origin}/reg`, clientRegistrationRequest({ clientName: 'x', tokenEndpointAuthMethod: 'client_secret_basic' })),
+      registerClient(
+        `${origin}/reg`,
+        clientRegistrationRequest({ clientName: 'x', tokenEndpointAuthMethod: 'client_secret_basic' }),
+        local,
+      ),
     );
     expect(error.message).toBe(`registration at ${origin}/reg issued no client_secret for client_secret_basic`);
   });

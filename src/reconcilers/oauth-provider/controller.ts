@@ -41,7 +41,7 @@ export function registerOAuthProviderController(manager: Manager, options: OAuth
   // Untyped: the controller only reads metadata of these, to find whom to enqueue.
   const secrets = readableSecrets(manager, options.namespaces);
   const kc = manager.kubeConfig;
-  const peer = { allowHttp: options.allowHttp, timeoutMs: options.peerTimeoutMs };
+  const peer = { allowHttp: options.allowHttp, privateNetworks: options.privateNetworks, timeoutMs: options.peerTimeoutMs };
   const reconcile = createOAuthProviderReconciler(
     {
       getProvider: (key) => providers.get(key.namespace, key.name),
@@ -49,7 +49,8 @@ export function registerOAuthProviderController(manager: Manager, options: OAuth
       writeStatus: (provider, status) => writeOAuthProviderStatus(kc, provider, status),
       discover: (mcpServerUrl, signal) => discoverProvider(mcpServerUrl, { ...peer, signal }),
       register: (endpoint, request, signal) => registerClient(endpoint, request, { ...peer, signal }),
-      endpointUnreachable: (url, signal) => endpointUnreachable(url, { timeoutMs: options.peerTimeoutMs, signal }),
+      endpointUnreachable: (url, signal) =>
+        endpointUnreachable(url, { timeoutMs: options.peerTimeoutMs, privateNetworks: options.privateNetworks, signal }),
       now: () => new Date(),
     },
     options,

@@ -59,6 +59,10 @@ export interface OAuthProviderReconcilerDeps {
 export interface OAuthProviderReconcilerOptions {
   /** Plain-HTTP endpoints off loopback (an in-cluster provider). Default false: secrets travel over TLS. */
   allowHttp?: boolean;
+  /** Peers on loopback, private or link-local addresses (src/oauth/public-network.ts): `berth dev`, a
+   * provider inside the cluster. Default false: a provider's URLs are a tenant's, and Berth's own
+   * ports, the cluster's Services and a metadata service stay out of their reach. */
+  privateNetworks?: boolean;
   /**
    * Check that authorization and token endpoints answer. Off by default: a provider whose endpoints
    * are on the internet is valid in a cluster that cannot reach them, and an unreachable endpoint

@@ -1,0 +1,64 @@
+// Where Berth's requests to OAuth peers may go. An OAuthProvider's URLs are a tenant's words, so unless
+// the installation allows private networks (--oauth-private-networks: `berth dev`, a provider inside
+// the cluster), Berth connects only to public addresses: never to loopback (its own ports), the
+// cluster's or a cloud's private networks, link-local addresses (a metadata service) or multicast. A
+// name is checked as it resolves, when the connection is made (so a name that resolves elsewhere later
+// gains nothing), and a literal address before any request.
+import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { Agent } from 'undici';
+
+const notPublic = new BlockList();
+const ipv4Ranges: [string, number][] = [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 3],
+];
+const ipv6Ranges: [string, number][] = [
+  ['::', 127],
+  ['64:ff9b:1::', 48],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+];
+for (const [network, prefix] of ipv4Ranges) notPublic.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of ipv6Ranges) notPublic.addSubnet(network, prefix, 'ipv6');
+
+/** Whether an address is loopback, private, link-local, shared, reserved or multicast (IPv4-mapped
+ * IPv6 addresses as their IPv4 address). */
+export function isPrivateAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
+  if (mapped) return notPublic.check(mapped, 'ipv4');
+  const family = isIP(address);
+  if (family === 0) return true;
+  return notPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/** Why a URL's host, a literal address, may not be reached, or undefined. */
+export function privateAddressProblem(url: string): string | undefined {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+  return isIP(host) && isPrivateAddress(host) ? `${host} is a private or local address` : undefined;
+}
+
+type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+/** dns.lookup, with only the public addresses of a name; a name with none fails. */
+function publicLookup(hostname: string, options: LookupOptions, callback: LookupCallback): void {
+  lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, '');
+    const usable = addresses.filter((address) => !isPrivateAddress(address.address));
+    if (usable.length === 0) return callback(new Error(`${hostname} resolves to private or local addresses only`), '');
+    if (options.all) return callback(null, usable);
+    return callback(null, usable[0]!.address, usable[0]!.family);
+  });
+}
+
+/** The connections of requests that must stay on public addresses. */
+export const publicNetworkDispatcher = new Agent({ connect: { lookup: publicLookup as never } });
