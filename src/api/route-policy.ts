@@ -41,6 +41,11 @@ export const steeringResources = [
   },
 ];
 
+/** CEL: an update that leaves the spec as it was. The cluster's own controllers write such updates to
+ * what Berth made (KEDA adds its finalizer to a ScaledObject as the user system:keda or its service
+ * account); what steers traffic or scaling is in the spec, which stays Berth's alone. */
+const specUnchanged = "request.operation == 'UPDATE' && has(object.spec) && has(oldObject.spec) && object.spec == oldObject.spec";
+
 /** What a refusal says (CEL, with the kind refused). */
 const steeringMessage =
   "request.kind.kind + \" objects in an organization's namespace are Berth's: a deployment's hosts come from its spec (custom_url), where Berth checks each host's claim, and its scaling from its resource_spec\"";
@@ -61,7 +66,7 @@ export function renderRoutePolicy(berthUser: string, name = routePolicyName): ob
         },
         validations: [
           {
-            expression: `request.userInfo.username == ${JSON.stringify(berthUser)}`,
+            expression: `request.userInfo.username == ${JSON.stringify(berthUser)} || ${specUnchanged}`,
             messageExpression: steeringMessage,
             reason: 'Forbidden',
           },

@@ -214,11 +214,11 @@ describe('helm install onto the real node', () => {
       (await kubectlOk(['get', 'resourcequota,limitrange,networkpolicy', '-n', apps, '-o', 'name'])).trim().split('\n').sort();
     expect(
       await eventually(
-        async () => ((await policyObjects()).length === 2 ? policyObjects() : undefined),
+        async () => ((await policyObjects()).length === 3 ? policyObjects() : undefined),
         20_000,
         'the organization policy in apps',
       ),
-    ).toEqual(['networkpolicy.networking.k8s.io/berth-organization', 'resourcequota/berth-organization']);
+    ).toEqual(['limitrange/berth-organization', 'networkpolicy.networking.k8s.io/berth-organization', 'resourcequota/berth-organization']);
   });
 
   it('serves a Deployment created through the chart Service, with Postgres, Redis, a queue worker and an https:// URL, and deletes it with its volume', async () => {

@@ -30,8 +30,17 @@ beforeAll(async () => {
       verbs: ['create', 'update', 'get'],
     })),
   };
+  // Bound to this file's namespace only: the Berths of the suite's other files write routes and KEDA's
+  // objects in their organizations' namespaces meanwhile, as another identity.
+  const ownNamespace = { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } } };
+  const bound = (objects: object[]) =>
+    objects.map((object) =>
+      (object as { kind: string }).kind === 'ValidatingAdmissionPolicyBinding'
+        ? { ...object, spec: { ...(object as { spec: object }).spec, matchResources: ownNamespace } }
+        : object,
+    );
   const objects = [
-    ...renderRoutePolicy(identity('berth'), policyName),
+    ...bound(renderRoutePolicy(identity('berth'), policyName)),
     ...renderIssuerPolicy({
       issuer: appsIssuer,
       berthUser: identity('berth'),
@@ -66,7 +75,8 @@ const attempts = [
     metadata: { name: 'steal' },
     spec: {
       scaleTargetRef: { name: 'app' },
-      triggers: [{ type: 'prometheus', metadata: { serverAddress: 'http://169.254.169.254/', query: 'up', threshold: '1' } }],
+      // A trigger that sends KEDA nowhere: the object below is made for real.
+      triggers: [{ type: 'cpu', metricType: 'Utilization', metadata: { value: '50' } }],
     },
   },
   {
@@ -124,6 +134,35 @@ describe("what steers traffic or scaling in an organization's namespace", () => 
       expect(admitted.code).toBe(0);
     },
   );
+});
+
+describe("updates to what Berth made in an organization's namespace", () => {
+  it("admit the cluster's controllers' bookkeeping (a finalizer, a label), never a change to the spec", async () => {
+    const scaled = attempts[0]!;
+    await eventually(async () => (await create('berth', scaled)).code === 0, 20_000, 'the policy admitting Berth');
+    const made = await kubectl(['create', '-n', namespace, '-f', '-', `--as=${identity('berth')}`], JSON.stringify(scaled));
+    expect(made.code, made.stderr).toBe(0);
+    const patch = (as: string, body: object) =>
+      kubectl([
+        'patch',
+        'scaledobject',
+        'steal',
+        '-n',
+        namespace,
+        '--type=merge',
+        '--dry-run=server',
+        '-p',
+        JSON.stringify(body),
+        `--as=${identity(as)}`,
+      ]);
+    // As KEDA's operator does to every ScaledObject.
+    const bookkeeping = await patch('tenant', { metadata: { finalizers: ['finalizer.keda.sh'], labels: { seen: 'yes' } } });
+    expect(bookkeeping.stderr).toBe('');
+    expect(bookkeeping.code).toBe(0);
+    const steer = await patch('tenant', { spec: { maxReplicaCount: 100 } });
+    expect(steer.code).not.toBe(0);
+    expect(steer.stderr).toContain("ScaledObject objects in an organization's namespace are Berth's");
+  });
 });
 
 /** A Certificate for another organization's names, from the issuer `issuerRef` names. */
