@@ -84,7 +84,7 @@ describe('what berth run loads', () => {
     process.on('exit', () => process.stderr.write('LOADED ' + JSON.stringify({ modules: [...loaded] }) + '\\n'));
   `;
 
-  it("leaves out the local cluster's modules and the certificate library", async () => {
+  it("leaves out the local cluster's modules, the certificate library and undici", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'berth-loads-'));
     try {
       const kubeconfig = join(dir, 'kubeconfig');
@@ -128,6 +128,8 @@ describe('what berth run loads', () => {
       expect(modules.some((url) => url.endsWith('/src/reconcilers/deployment/index.ts'))).toBe(true);
       expect(modules.some((url) => url.includes('/node_modules/fastify/'))).toBe(true);
       expect(modules.filter((url) => url.includes('/src/dev/') || url.includes('/@peculiar/') || url.includes('/tsyringe/'))).toEqual([]);
+      // undici comes with the first OAuth request (src/oauth/public-network.ts), not at start.
+      expect(modules.filter((url) => url.includes('/node_modules/undici/'))).toEqual([]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

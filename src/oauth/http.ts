@@ -2,8 +2,7 @@
 // and failures turned into OAuthPeerError messages that name the peer and quote its OAuth error, but
 // never a request body, a query string or userinfo (where credentials would travel).
 
-import { fetch as publicFetch } from 'undici';
-import { privateAddressProblem, publicNetworkDispatcher } from './public-network.ts';
+import { privateAddressProblem, publicNetworkFetch } from './public-network.ts';
 
 export interface PeerRequestOptions {
   /** Whole exchange, headers and body included. */
@@ -137,9 +136,8 @@ export async function requestJson(
         signal,
         redirect: 'manual' as const,
       };
-      const response = (
-        init.privateNetworks ? await fetch(target, request) : await publicFetch(target, { ...request, dispatcher: publicNetworkDispatcher })
-      ) as Response;
+      const send = init.privateNetworks ? fetch : await publicNetworkFetch();
+      const response = await send(target, request);
       const location = response.headers.get('location');
       if (response.status >= 300 && response.status < 400 && location) {
         await response.body?.cancel();

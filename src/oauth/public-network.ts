@@ -6,7 +6,6 @@
 // gains nothing), and a literal address before any request.
 import { lookup, type LookupAddress, type LookupOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
-import { Agent } from 'undici';
 
 const notPublic = new BlockList();
 const ipv4Ranges: [string, number][] = [
@@ -60,5 +59,21 @@ function publicLookup(hostname: string, options: LookupOptions, callback: Lookup
   });
 }
 
-/** The connections of requests that must stay on public addresses. */
-export const publicNetworkDispatcher = new Agent({ connect: { lookup: publicLookup as never } });
+type PublicFetch = (url: string, init: RequestInit) => Promise<Response>;
+let publicFetch: Promise<PublicFetch> | undefined;
+
+/**
+ * fetch whose connections stay on public addresses: undici's, with an Agent whose lookup is
+ * publicLookup. undici is loaded with the first request, not at start: a Berth with no OAuthProvider
+ * never holds it (the berth process keeps client-node's copy out too: src/cli/without-api-clients.ts).
+ */
+export function publicNetworkFetch(): Promise<PublicFetch> {
+  publicFetch ??= import('undici').then(({ Agent, fetch }) => {
+    // net.connect's lookup, which undici's connector passes on; its type there is narrower than Node's.
+    const dispatcher = new Agent({ connect: { lookup: publicLookup as never } });
+    // undici's Response is the class Node's global fetch answers with, from the package's own copy: its
+    // type and the global one differ only in where they are declared.
+    return (url, init) => fetch(url, { ...(init as object), dispatcher }) as unknown as Promise<Response>;
+  });
+  return publicFetch;
+}
