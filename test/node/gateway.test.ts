@@ -23,9 +23,9 @@ beforeAll(async () => {
   const kc = testKubeConfig();
   const operatorNamespace = await useNamespace('berth-gateway-op');
   const namespaces = [await useNamespace('gw-a'), await useNamespace('gw-b')];
-  // Two organizations whose names the Gateway would run together: `gw-acme-<x>` and `gw-acme-<x>-<y>`.
+  // Two organizations whose names the Gateway would run together: `gw-acme-<x>` and `gw-acme-<x>-x-<y>`.
   const acmeNamespace = await useNamespace('gw-acme');
-  const pair = [acmeNamespace, await useNamespace(acmeNamespace)];
+  const pair = [acmeNamespace, await useNamespace(`${acmeNamespace}-x`)];
   const all = [...namespaces, ...pair];
   const ids = all.map(() => randomUUID());
   for (const [i, namespace] of all.entries()) await ensureOrganizationNamespace(kc, namespace, ids[i]!);
@@ -115,7 +115,8 @@ describe("a Deployment's URL through the node's Gateway", () => {
 
   it("never serves one organization's app at another's URL: a name the Gateway would share is refused", async () => {
     const [first, second] = acme as [(typeof acme)[0], (typeof acme)[0]];
-    // `<first>-<y>-web` in the first and `web` in `<first>-<y>`: one backend name at the Gateway.
+    // `x-<y>-web` in the first and `web` in `<first>-x-<y>`: one backend name at the Gateway (a name
+    // starts with a letter).
     const name = `${second.namespace.slice(first.namespace.length + 1)}-web`;
     const created = await create(first.api, name, await exampleImage('gateway-acme'));
     const own = await eventually(

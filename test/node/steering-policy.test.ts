@@ -27,7 +27,7 @@ beforeAll(async () => {
     metadata: { name: 'steering', namespace },
     rules: [...steeringResources, { apiGroups: ['cert-manager.io'], resources: ['certificates', 'certificaterequests'] }].map((rule) => ({
       ...rule,
-      verbs: ['create', 'update', 'get'],
+      verbs: ['create', 'update', 'patch', 'get'],
     })),
   };
   // Bound to this file's namespace only: the Berths of the suite's other files write routes and KEDA's
