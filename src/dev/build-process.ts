@@ -50,13 +50,11 @@ export function runBuildProcess(command: readonly string[], options: BuildProces
     throw new Error(`${command.join(' ')} failed (${how})${options.logFile ? `: see ${options.logFile}` : tail ? `:\n${tail}` : ''}`);
   });
   const pid = child.pid;
-  if (pid !== undefined) {
+  if (pid !== undefined)
     running.set(
       pid,
-      done.catch(() => {}),
+      done.catch(() => {}).finally(() => running.delete(pid)),
     );
-    void done.catch(() => {}).finally(() => running.delete(pid));
-  }
   return done;
 }
 
