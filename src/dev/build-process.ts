@@ -17,8 +17,9 @@ export interface BuildProcessOptions {
 }
 
 /** The shell around a build: it runs the command in the background so that a SIGTERM is handled at
- * once (its trap), not after the command, and sends the signal to the whole group. */
-const groupShell = 'trap "trap - TERM; kill -TERM 0" TERM; "$@" & wait $!';
+ * once (its trap), not after the command, and sends the signal to the whole group. It ignores TERM
+ * itself before it sends it: no second signal can end it half-way, before the group has its own. */
+const groupShell = 'trap "trap \'\' TERM; kill -TERM 0; exit 143" TERM; "$@" & wait $!';
 
 const running = new Map<number, Promise<unknown>>();
 
@@ -58,11 +59,13 @@ export function runBuildProcess(command: readonly string[], options: BuildProces
   return done;
 }
 
-/** Stops every build under way and resolves once each has ended (its clean-up done). */
+/** Stops every build under way and resolves once each has ended (its clean-up done). The signal goes
+ * to the shell around each build alone, which passes it to its group: every process there gets one
+ * SIGTERM. A second one would end a script in the middle of its EXIT trap, its mounts still there. */
 export async function stopBuildProcesses(): Promise<void> {
   for (const pid of running.keys()) {
     try {
-      process.kill(-pid, 'SIGTERM');
+      process.kill(pid, 'SIGTERM');
     } catch {
       // Already gone.
     }
