@@ -12,9 +12,9 @@ import type { DeploymentSpecInput } from '../src/reconcilers/deployment/render/s
 import { renderTracingProject } from '../src/reconcilers/deployment/render/tracing-project.ts';
 import { renderWorkloads } from '../src/reconcilers/deployment/render/workloads.ts';
 import { cleanupFinalizer } from '../src/reconcilers/deployment/finalize.ts';
-import { nextDeploymentStatus, nextRevisionStatus } from '../src/reconcilers/deployment/status-writer.ts';
+import { nextDeploymentStatus, nextRevisionStatus } from '../src/reconcilers/deployment/next-status.ts';
 import { nextTracingProjectStatus } from '../src/reconcilers/tracing-project/status.ts';
-import { applyObject, applyStatusIfChanged, kubeRequest } from '../src/runtime/index.ts';
+import { applyObject, writeStatus, kubeRequest } from '../src/runtime/index.ts';
 import { benchDeployment } from './fixtures.ts';
 import { inPool } from './pool.ts';
 
@@ -90,7 +90,7 @@ export async function floorConverge(kc: KubeConfig, namespace: string, name: str
     await counted(applyObject(kc, withAppliedHash(workload), fieldManager));
   }
   await counted(
-    applyStatusIfChanged<Revision>(
+    writeStatus<Revision>(
       kc,
       revision,
       nextRevisionStatus(undefined, { phase: 'DEPLOYING', message: `Rolling out ${image}.`, generation: 1 }, now),
@@ -98,7 +98,7 @@ export async function floorConverge(kc: KubeConfig, namespace: string, name: str
     ),
   );
   await counted(
-    applyStatusIfChanged<Deployment>(
+    writeStatus<Deployment>(
       kc,
       created,
       nextDeploymentStatus(
@@ -115,7 +115,7 @@ export async function floorConverge(kc: KubeConfig, namespace: string, name: str
     ),
   );
   await counted(
-    applyStatusIfChanged<TracingProject>(
+    writeStatus<TracingProject>(
       kc,
       project as TracingProject,
       nextTracingProjectStatus(undefined, (project as TracingProject).metadata.generation ?? 1, now),

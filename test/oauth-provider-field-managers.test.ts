@@ -118,8 +118,9 @@ describe('OAuthProvider writes of an earlier version', () => {
       [secretKind, secretName],
     ] as const) {
       const object = await read<object>(resource, objectName);
+      // The earlier version replaced the status (PUT) and wrote the Secret: Update entries, all.
       const renamed = object.metadata.managedFields!.map((entry) =>
-        entry.manager === fieldManager ? { ...entry, manager: legacy } : entry,
+        entry.manager === fieldManager ? { ...entry, manager: legacy, operation: 'Update' } : entry,
       );
       await legacyWrite('PATCH', objectPath(resource, { namespace, name: objectName }), [
         { op: 'replace', path: '/metadata/managedFields', value: renamed },
@@ -148,8 +149,10 @@ describe('OAuthProvider writes of an earlier version', () => {
       'the Secret entry adopted',
     );
 
-    // One owner, the same fields; the user's spec entry, the status and the data as they were.
+    // One owner, the same fields; the user's spec entry, the status and the data as they were. The
+    // status is Berth's by server-side apply now, so what it stops sending goes.
     expect(managersOf(provider.metadata.managedFields, 'status')).toEqual([fieldManager]);
+    expect(provider.metadata.managedFields!.find((e) => e.subresource === 'status')!.operation).toBe('Apply');
     expect(managersOf(provider.metadata.managedFields)).toEqual(managersOf(before.provider.metadata.managedFields));
     expect(provider.metadata.managedFields!.find((e) => e.subresource === 'status')!.fieldsV1).toEqual(
       before.provider.metadata.managedFields!.find((e) => e.subresource === 'status')!.fieldsV1,

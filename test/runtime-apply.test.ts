@@ -4,10 +4,12 @@ import { ApiextensionsV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applyObject,
-  applyStatusIfChanged,
+  writeStatus,
   deleteObject,
+  kubeRequest,
   onKubeApiRequest,
   resolveResource,
+  StaleObjectError,
   type KubeApiRequestLabels,
   type KubeObject,
 } from '../src/runtime/index.ts';
@@ -96,15 +98,29 @@ describe('write helpers', () => {
       { apiVersion, kind: 'Widget', metadata: { name: 's', namespace }, spec: { size: 1 } },
       'berth-test',
     );
-    const written = await applyStatusIfChanged(kc, current, { phase: 'Ready', observedGeneration: 1 }, 'berth-test');
+    const written = await writeStatus(kc, current, { phase: 'Ready', observedGeneration: 1 }, 'berth-test');
     expect(written?.status).toEqual({ phase: 'Ready', observedGeneration: 1 });
     const statusWrites = () => requests.filter((r) => r.resource === `widgets.${group}/status`).length;
     const before = statusWrites();
-    expect(await applyStatusIfChanged(kc, written!, { observedGeneration: 1, phase: 'Ready' }, 'berth-test')).toBeUndefined();
+    expect(await writeStatus(kc, written!, { observedGeneration: 1, phase: 'Ready' }, 'berth-test')).toBeUndefined();
     expect(statusWrites()).toBe(before);
-    const again = await applyStatusIfChanged(kc, written!, { phase: 'Failed', observedGeneration: 1 }, 'berth-test');
+    const again = await writeStatus(kc, written!, { phase: 'Failed', observedGeneration: 1 }, 'berth-test');
     expect(again?.status?.phase).toBe('Failed');
     expect(statusWrites()).toBe(before + 1);
+  });
+
+  it('refuses a status decided from an older version of the object, and changes nothing', async () => {
+    const seen = await applyObject<Widget>(
+      kc,
+      { apiVersion, kind: 'Widget', metadata: { name: 'stale', namespace }, spec: { size: 1 } },
+      'berth-test',
+    );
+    const newer = await writeStatus(kc, seen, { phase: 'Ready', observedGeneration: 1 }, 'berth-test');
+    const refused = writeStatus(kc, seen, { phase: 'Failed', observedGeneration: 1 }, 'berth-test');
+    await expect(refused).rejects.toBeInstanceOf(StaleObjectError);
+    await expect(refused).rejects.toThrow(`Widget ${namespace}/stale changed since resourceVersion ${seen.metadata?.resourceVersion}`);
+    const stored = await kubeRequest<Widget>(kc, { method: 'GET', path: `/apis/${apiVersion}/namespaces/${namespace}/widgets/stale` });
+    expect(stored.status).toEqual(newer!.status);
   });
 
   it('refuses an object without a name, before any request', async () => {

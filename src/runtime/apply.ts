@@ -1,10 +1,9 @@
 // Writes every controller needs, whatever the kind: server-side apply (always forced, under one field
 // manager: a controller owns what it sets, and sends all of it every time, so a field it stops sending
-// is removed) and a status write that is skipped when nothing changed,
-// so a reconcile that finds nothing to do issues no write.
+// is removed) and deletes. Status has its own module (status-write.ts).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeRequest } from './kube-request.ts';
-import { objectPath, type DeepReadonly, type KubeObject, type ResourceKind } from './types.ts';
+import { objectPath, type KubeObject, type ResourceKind } from './types.ts';
 
 interface DiscoveredResource {
   name: string;
@@ -59,40 +58,6 @@ export async function applyObject<T extends KubeObject>(kc: KubeConfig, object: 
     query: { fieldManager, force: 'true' },
     contentType: 'application/apply-patch+yaml',
     body: object,
-  });
-}
-
-/**
- * Applies `status` to the status subresource unless the object already has exactly that status.
- * Returns the updated object, or undefined when no write was needed.
- */
-export async function applyStatusIfChanged<T extends KubeObject & { status?: unknown }>(
-  kc: KubeConfig,
-  current: DeepReadonly<T> | T,
-  status: NonNullable<T['status']>,
-  fieldManager: string,
-  options: { unlessChangedSince?: string } = {},
-): Promise<T | undefined> {
-  if (sameJson(current.status, status)) return undefined;
-  const key = nameOf(current as KubeObject);
-  const resource = await resolveResource(kc, current.apiVersion!, current.kind!);
-  return kubeRequest<T>(kc, {
-    method: 'PATCH',
-    path: `${objectPath(resource, key)}/status`,
-    query: { fieldManager, force: 'true' },
-    contentType: 'application/apply-patch+yaml',
-    // With unlessChangedSince (the resourceVersion the status was decided from), an object that changed
-    // since answers 409 instead of taking a status decided from a stale cache.
-    body: {
-      apiVersion: current.apiVersion,
-      kind: current.kind,
-      metadata: {
-        name: key.name,
-        namespace: key.namespace || undefined,
-        ...(options.unlessChangedSince ? { resourceVersion: options.unlessChangedSince } : {}),
-      },
-      status,
-    },
   });
 }
 

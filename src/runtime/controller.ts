@@ -8,6 +8,7 @@ import type { EventRecorder } from './events.ts';
 import type { Informer } from './informer.ts';
 import type { Logger } from './logger.ts';
 import type { RuntimeMetrics } from './metrics.ts';
+import { staleCacheRetryMs, StaleObjectError } from './status-write.ts';
 import {
   groupOf,
   keyString,
@@ -32,7 +33,8 @@ export interface ReconcileContext {
 
 /**
  * Makes the world match the object named by `key` (which may no longer exist: read it from the
- * cache). Throwing retries the key with backoff; `requeueAfter` runs it again later.
+ * cache). Throwing retries the key with backoff, but a StaleObjectError (status-write.ts) runs it
+ * again after staleCacheRetryMs; `requeueAfter` runs it again later.
  */
 export type Reconcile = (key: ObjectKey, context: ReconcileContext) => Promise<ReconcileResult | void>;
 
@@ -211,6 +213,12 @@ export class Controller<T extends KubeObject = KubeObject> {
       metrics.reconcileTotal.inc({ controller: this.name, result: result?.requeueAfter !== undefined ? 'requeue' : 'success' });
       return result;
     } catch (error) {
+      // A pass that decided from a cache behind the object is no failure: it runs again, soon.
+      if (error instanceof StaleObjectError) {
+        keyed().debug({ err: error.message }, 'the cache lags the object: deciding again');
+        metrics.reconcileTotal.inc({ controller: this.name, result: 'requeue' });
+        return { requeueAfter: staleCacheRetryMs };
+      }
       metrics.reconcileTotal.inc({ controller: this.name, result: 'error' });
       metrics.reconcileErrors.inc({ controller: this.name });
       keyed().error({ err: error instanceof Error ? error.message : String(error) }, 'reconcile failed; retrying with backoff');

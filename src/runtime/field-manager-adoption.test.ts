@@ -68,4 +68,27 @@ describe('adoptedManagedFields', () => {
       ['berth', 'Update', 'berth.dev/v1alpha1', 'status'],
     ]);
   });
+
+  it("moves the manager's own Update entries, and legacy ones, into its Apply entry when it moved to server-side apply", () => {
+    const applied = { ...status('berth', { 'f:conditions': {} }, '2026-01-02T00:00:00Z'), operation: 'Apply' };
+    const adopted = adoptedManagedFields(
+      [
+        spec('berth'),
+        status('berth', { 'f:issuer': {} }, '2026-01-01T00:00:00Z'),
+        applied,
+        status('', { 'f:tokenEndpoint': {} }, '2026-01-03T00:00:00Z'),
+      ],
+      { legacy: [''], manager: 'berth', subresource: 'status', operation: 'Apply' },
+    );
+    expect(adopted).toEqual([
+      spec('berth'),
+      {
+        ...applied,
+        fieldsV1: { 'f:status': { 'f:conditions': {}, 'f:issuer': {}, 'f:tokenEndpoint': {} } },
+        time: new Date('2026-01-03T00:00:00Z'),
+      },
+    ]);
+    // Once moved, there is nothing left to move.
+    expect(adoptedManagedFields(adopted!, { legacy: [''], manager: 'berth', subresource: 'status', operation: 'Apply' })).toBeUndefined();
+  });
 });

@@ -14,32 +14,39 @@ export interface Adoption {
   legacy: readonly string[];
   manager: string;
   subresource?: string;
+  /**
+   * The operation of the entry they fold into. 'Apply' for fields the manager itself wrote with Update
+   * (a PUT) before it moved to server-side apply: its own Update entries move too, so what it stops
+   * sending is removed (client-go's csaupgrade). Default 'Update'.
+   */
+  operation?: 'Update' | 'Apply';
 }
 
 /**
- * `entries` with every Update entry of a `legacy` manager folded into `manager`'s Update entry of the
- * same API version and subresource (made when there is none; its time the latest of the folded ones).
- * Undefined when no entry belongs to a legacy manager: there is nothing to write.
+ * `entries` with every Update entry of a `legacy` manager folded into `manager`'s entry of the same API
+ * version and subresource and the adoption's operation (made when there is none; its time the latest of
+ * the folded ones). Undefined when no entry is to move: there is nothing to write.
  */
 export function adoptedManagedFields(entries: readonly V1ManagedFieldsEntry[], adoption: Adoption): V1ManagedFieldsEntry[] | undefined {
   const { legacy, manager, subresource } = adoption;
-  const isLegacy = (entry: V1ManagedFieldsEntry) =>
+  const operation = adoption.operation ?? 'Update';
+  const moves = (entry: V1ManagedFieldsEntry) =>
     entry.operation === 'Update' &&
-    legacy.includes(entry.manager ?? '') &&
+    (legacy.includes(entry.manager ?? '') || (operation === 'Apply' && entry.manager === manager)) &&
     (subresource === undefined || entry.subresource === subresource);
-  if (!entries.some(isLegacy)) return undefined;
+  if (!entries.some(moves)) return undefined;
   const slot = (entry: V1ManagedFieldsEntry) => `${entry.apiVersion ?? ''}|${entry.subresource ?? ''}`;
   const adopted: V1ManagedFieldsEntry[] = [];
   const owned = new Map<string, V1ManagedFieldsEntry>();
   for (const entry of entries) {
-    const ours = entry.operation === 'Update' && (entry.manager === manager || isLegacy(entry));
+    const ours = (entry.operation === operation && entry.manager === manager) || moves(entry);
     if (!ours) {
       adopted.push(entry);
       continue;
     }
     const previous = owned.get(slot(entry));
     if (!previous) {
-      const taken = { ...entry, manager };
+      const taken = { ...entry, manager, operation };
       owned.set(slot(entry), taken);
       adopted.push(taken);
       continue;

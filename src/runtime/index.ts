@@ -14,7 +14,7 @@
 //       if (!deployment) return;                                     // deleted: owned objects are GC'd
 //       ...
 //       await applyObject(kubeConfig, renderChild(deployment), 'berth');
-//       await applyStatusIfChanged(kubeConfig, deployment, nextStatus, 'berth');  // no write if equal
+//       await writeStatus(kubeConfig, deployment, nextStatus, 'berth');  // no write if equal; stale: run again
 //       recorder.event(deployment, 'Normal', 'RevisionCreated', `created ${revisionName}`);
 //       return { requeueAfter: 30_000 };                             // optional
 //     },
@@ -39,13 +39,15 @@
 //   registry (manager.metrics.registry), /healthz /readyz /metrics (healthPort, 0 = any free port),
 //   event recorder (manager.recorder.event(object, 'Normal' | 'Warning', reason, message), aggregated),
 //   stop(): stops intake, drains reconciles (bounded), releases the lease, closes watches and server.
-// Writes: applyObject(kc, object, fieldManager) (server-side apply, force), applyStatusIfChanged,
+// Writes: applyObject(kc, object, fieldManager) (server-side apply, force), writeStatus (at most once
+//   per pass, refused when decided from a stale cache: StaleObjectError, the pass runs again soon),
 //   deleteObject, kubeRequest (any API request over a pooled connection, errors as KubeApiError).
 //   Every request to the API server, from these or from client-node's generated clients, is counted
 //   in berth_kube_api_requests_total{verb,resource,code}.
 // Logging: createLogger() (pino) redacts secret fields, auth headers, secret values and Secret data.
 
-export { applyObject, applyStatusIfChanged, deleteObject, resolveResource } from './apply.ts';
+export { applyObject, deleteObject, resolveResource } from './apply.ts';
+export { staleCacheRetryMs, StaleObjectError, writeStatus } from './status-write.ts';
 export { describeKubeApiRequest, onKubeApiRequest, type KubeApiRequestLabels } from './api-request-counter.ts';
 export { backoffDelay, sleep, type BackoffPolicy } from './backoff.ts';
 export { fieldsOwnedBy, ownedFieldsView, projectFields, stripManagedFields, type CacheTransform, type FieldSet } from './cache-view.ts';

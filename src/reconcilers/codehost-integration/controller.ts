@@ -3,13 +3,12 @@
 // that name it: creating, rotating or deleting the Secret re-verifies them at once.
 import { codeHostIntegrationKind, fieldManager as berthFieldManager, type CodeHostIntegration } from '../../api/index.ts';
 import { CodeHostRegistry, type SecretLike } from '../../codehost/index.ts';
-import { applyStatusIfChanged } from '../../runtime/apply.ts';
-import { isKubeApiError } from '../../runtime/kube-request.ts';
+import { writeStatus } from '../../runtime/status-write.ts';
 import type { Controller } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { objectKey, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
 import { readableSecrets } from '../../workloads/readable-secrets.ts';
-import { createCodeHostIntegrationReconciler, StaleStatusError } from './reconcile.ts';
+import { createCodeHostIntegrationReconciler } from './reconcile.ts';
 import { defaultTiming } from './status.ts';
 
 /** Index of integrations by the Secret their credentialsSecretRef names, as `namespace/name`. */
@@ -66,16 +65,7 @@ export function registerCodeHostIntegrationController(
     {
       getIntegration: (key) => integrations.get(key.namespace, key.name),
       verify: (integration) => registry.verify(integration, readSecret),
-      writeStatus: async (integration, status) => {
-        try {
-          return await applyStatusIfChanged<CodeHostIntegration>(kc, integration, status, fieldManager, {
-            unlessChangedSince: integration.metadata.resourceVersion,
-          });
-        } catch (error) {
-          if (isKubeApiError(error, 409)) throw new StaleStatusError(`${integration.metadata.name} changed since it was read`);
-          throw error;
-        }
-      },
+      writeStatus: (integration, status) => writeStatus<CodeHostIntegration>(kc, integration, status, fieldManager),
       now: () => new Date(),
     },
     {
@@ -85,6 +75,7 @@ export function registerCodeHostIntegrationController(
   );
   const controller = manager.addController<CodeHostIntegration>({
     name: 'codehostintegration',
+    // No update filter: the write of a first status (Verifying) is what brings the pass that verifies.
     informer: integrations,
     watches: [
       {

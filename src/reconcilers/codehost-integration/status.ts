@@ -5,6 +5,7 @@ import {
   conditionTypes,
   statusesEqual,
   findCondition,
+  markReconciling,
   markVerdict,
   timestamp,
   type CodeHostIntegrationStatus,
@@ -110,6 +111,17 @@ export function decide(
     requeueAfterMs: requeueAfter(verification, input.timing ?? defaultTiming, now),
     event: eventFor(current, verdict),
   };
+}
+
+/** The status of an integration no pass has verified yet: Reconciling, while the code host is asked. */
+export function verifying(current: CodeHostIntegrationStatus | undefined, generation: number | undefined, now: Date): Decision {
+  const observation = {
+    reason: 'Verifying',
+    message: 'Asking the code host whether the credentials work',
+    ...(generation === undefined ? {} : { observedGeneration: generation }),
+  };
+  const status = { ...(current ?? {}), conditions: markReconciling(current?.conditions, observation, now) };
+  return { status, changed: true, requeueAfterMs: undefined, event: undefined };
 }
 
 /** An Event when the Ready condition changes status or reason; repeats of the same state make none. */

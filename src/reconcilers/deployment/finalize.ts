@@ -2,14 +2,14 @@
 // until every child Berth made is gone, so the status never claims a deletion that garbage collection
 // has not done yet. The TracingProject stays: it has no ownerReference on purpose.
 import { deploymentKind, type Deployment } from '../../api/index.ts';
-import type { DeepReadonly, Informer, ReconcileContext, ReconcileResult } from '../../runtime/index.ts';
+import type { DeepReadonly, Informer, ReconcileResult } from '../../runtime/index.ts';
 import { childKinds, workloadInformers, type DeploymentInformers } from './informers.ts';
 import { childNames } from '../../api/child-names.ts';
 import { buildForDeploymentLabel } from '../../workloads/build-jobs.ts';
 import type { DeploymentControllerOptions } from './options.ts';
 import type { OwnerDeployment } from './render/common.ts';
-import { conditionVerdict, deploymentPhase, type StatusObservation } from './status.ts';
-import { nextDeploymentStatus } from './status-writer.ts';
+import { optional } from './pass.ts';
+import type { PassStatus } from './status-decision.ts';
 import { releaseActivatorGrant } from './scale-to-zero.ts';
 import type { DeploymentWriter } from './writer.ts';
 
@@ -18,50 +18,19 @@ export const cleanupFinalizer = 'berth.dev/cleanup';
 /** A safety net: the delete events of the children normally bring the Deployment back sooner. */
 const recheckAfterMs = 5_000;
 
+/**
+ * One pass of a deletion: the children deleted, the finalizer removed once none is left. Answers the
+ * status the pass saw (AWAITING_DELETE, the revisions it last named) while children remain; none once
+ * the finalizer is gone, with the object.
+ */
 export async function finalizeDeployment(
   deps: { informers: DeploymentInformers; writer: DeploymentWriter; options: DeploymentControllerOptions },
   deployment: DeepReadonly<Deployment>,
   owner: OwnerDeployment,
-  context: ReconcileContext,
-): Promise<ReconcileResult | void> {
-  const { informers, writer, options } = deps;
+): Promise<{ status?: PassStatus; result?: ReconcileResult }> {
+  const { informers, writer } = deps;
   const finalizers = deployment.metadata.finalizers ?? [];
-  if (!finalizers.includes(cleanupFinalizer)) return;
-
-  const deleting: StatusObservation = {
-    deleting: true,
-    database: 'none',
-    scaledToZero: false,
-    workloadsAvailable: false,
-    workloadsRolledOut: false,
-    targetIsActive: false,
-  };
-  const previous = deployment.status as Deployment['status'];
-  const next = nextDeploymentStatus(
-    previous,
-    {
-      phase: deploymentPhase(deleting),
-      verdict: conditionVerdict(deleting),
-      generation: deployment.metadata.generation ?? 0,
-      ...(previous?.latestRevisionName && previous.latestRevisionId
-        ? { latest: { name: previous.latestRevisionName, uid: previous.latestRevisionId } }
-        : {}),
-      ...(previous?.activeRevisionName && previous.activeRevisionId
-        ? {
-            active: {
-              name: previous.activeRevisionName,
-              uid: previous.activeRevisionId,
-              ...(previous.imageVersion ? { image: previous.imageVersion } : {}),
-            },
-          }
-        : {}),
-    },
-    options.now(),
-  );
-  if (next !== previous) {
-    await writer.status<Deployment>(deployment, next);
-    context.recorder.event(deployment, 'Normal', 'Deleting', 'Removing the workloads, revisions and build Jobs of this Deployment.');
-  }
+  if (!finalizers.includes(cleanupFinalizer)) return {};
 
   const owned: Informer[] = [
     ...workloadInformers(informers),
@@ -86,7 +55,7 @@ export async function finalizeDeployment(
     // one refused its names (NameTaken) must not take another's data with it.
     await writer.delete(childKinds.persistentVolumeClaim, owner.namespace, `data-${postgres}-0`);
   }
-  if (remaining > 0) return { requeueAfter: recheckAfterMs };
+  if (remaining > 0) return { status: deletingStatus(deployment), result: { requeueAfter: recheckAfterMs } };
   await releaseActivatorGrant(deps, owner);
 
   await writer.finalizers(
@@ -94,8 +63,33 @@ export async function finalizeDeployment(
     deployment,
     finalizers.filter((f) => f !== cleanupFinalizer),
   );
+  return {};
 }
 
+/** AWAITING_DELETE, naming the revisions the status named before. */
+function deletingStatus(deployment: DeepReadonly<Deployment>): PassStatus {
+  const status = deployment.status;
+  return {
+    deployment,
+    observation: {
+      deleting: true,
+      database: 'none',
+      scaledToZero: false,
+      workloadsAvailable: false,
+      workloadsRolledOut: false,
+      targetIsActive: false,
+    },
+    facts: {
+      ...(status?.latestRevisionName && status.latestRevisionId
+        ? { latest: { name: status.latestRevisionName, uid: status.latestRevisionId } }
+        : {}),
+      ...(status?.activeRevisionName && status.activeRevisionId
+        ? { active: { name: status.activeRevisionName, uid: status.activeRevisionId, ...optional('image', status.imageVersion) } }
+        : {}),
+    },
+    revisionPhases: [],
+  };
+}
 /** Build Jobs in the build namespace have no ownerReference to the Deployment: found by its uid's label.
  * Each build's Secret is the Job's, and goes with it. Returns how many are not gone yet. */
 async function deleteBuildsApart(

@@ -12,8 +12,10 @@
 //   target-image.ts           step 3: the target's image (a build Job's state: build-state.ts)
 //   workloads.ts, writer.ts   step 4: apply what differs (compare.ts), prune what is no longer rendered
 //   lifecycle.ts, pods.ts     where the target stands: its rollout, what its pods' kubelet and scheduler say
-//   record-status.ts          steps 5-6: the Deployment's and the revisions' status, written when they change
-//   status.ts, status-writer.ts  the phase and kstatus verdict, and the stored status they make
+//   outcome.ts                step 5: what a pass saw for its status (the target's phase, workloads, URLs)
+//   status.ts, next-status.ts the phase and kstatus verdict, and the stored status they make
+//   status-decision.ts        a pass's status decided once: the writes, their order, their Events (pure)
+//   write-status.ts           the one place status is written, once per pass (finalize.ts's passes too)
 //   tier.ts                   what a tier means here (whether dev_zero scales to zero, its condition)
 //   scale-to-zero.ts          a Deployment's tier decided, and its namespace's grant to the activator
 //   scaling-status.ts         what the autoscaler is doing (status.scaling)

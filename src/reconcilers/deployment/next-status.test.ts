@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { nextDeploymentStatus, nextRevisionStatus, phaseReason } from './status-writer.ts';
+import { nextDeploymentStatus, nextRevisionStatus, phaseReason } from './next-status.ts';
 import { scaleToZero, tierCondition } from './tier.ts';
 
 const t0 = new Date('2026-01-01T00:00:00.123Z');

@@ -5,7 +5,8 @@
 //   rollout of the workloads ──▶ target DEPLOYED ──▶ activeRevision, status, conditions
 //
 // Each step is a module of its own: choose-revisions.ts (1, 2), target-image.ts (3), the workloads
-// here (4), record-status.ts (5, 6), pruning here (7).
+// here (4), outcome.ts (5), pruning here (6). Every pass, a halted one and the finalizer's too, ends
+// with its status decided once (status-decision.ts) and written once (write-status.ts).
 import { randomBytes } from 'node:crypto';
 import { deploymentKind, revisionKind, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
@@ -16,7 +17,7 @@ import { childKinds } from './informers.ts';
 import { childNames } from '../../api/child-names.ts';
 import { buildJobLocation } from '../../workloads/build-jobs.ts';
 import { optional, type DeploymentReconcilerDependencies, type Pass } from './pass.ts';
-import { recordOutcome, stall } from './record-status.ts';
+import { stallStatus, targetOutcome } from './outcome.ts';
 import type { ServingRevision } from './render/application.ts';
 import { backingServices } from './render/backing.ts';
 import { renderPasswordSecret, type OwnerDeployment } from './render/common.ts';
@@ -30,47 +31,42 @@ import type { Problem } from './status.ts';
 import { buildQueueRecheckMs, targetImage } from './target-image.ts';
 import { syncWorkloads, type CurrentWorkloads } from './workloads.ts';
 import { ensureActivatorGrant, releaseActivatorGrant, scaleToZeroOf } from './scale-to-zero.ts';
-import { StaleObjectError } from './writer.ts';
+import { decideStatus, type PassStatus } from './status-decision.ts';
+import { writeStatus } from './write-status.ts';
 
-/**
- * How soon a pass that met a stale cache runs again. The lagging change is most often the controller's
- * own status write, whose event enqueues nothing (a status-only update, index.ts): this retry is what
- * brings the pass back, unless another event enqueues it first.
- */
-const staleRetryMs = 100;
+/** What a pass leaves: its status, and when to run again. */
+interface PassEnd {
+  status?: PassStatus;
+  result?: ReconcileResult;
+}
 
 export function createDeploymentReconciler(deps: DeploymentReconcilerDependencies) {
   const heads = createSourceHeads({ intervalMs: deps.options.sourcePollIntervalMs });
-  /**
-   * One pass; a status decided from a cache older than the object (the controller's own last write not
-   * seen yet) is not written: the pass runs again after staleRetryMs, deciding from the caught-up cache.
-   */
   return async function reconcileDeployment(
     key: { namespace: string; name: string },
     context: ReconcileContext,
   ): Promise<ReconcileResult | void> {
-    try {
-      return await reconcileOnce({ ...deps, heads, context }, key);
-    } catch (error) {
-      if (!(error instanceof StaleObjectError)) throw error;
-      context.logger.debug({ err: error.message }, 'the cache lags the object: deciding again');
-      return { requeueAfter: staleRetryMs };
-    }
+    const pass: Pass = { ...deps, heads, context };
+    const end = await reconcileOnce(pass, key);
+    if (end.status) await writeStatus(pass, decideStatus(end.status, deps.options.now()));
+    return end.result;
   };
 }
 
-/** The one place a pass that cannot go on writes its status: the problem, and what it still shows. */
-async function halt(pass: Pass, deployment: DeepReadonly<Deployment>, halted: Halt): Promise<ReconcileResult | void> {
-  await stall(pass, deployment, halted.problem, halted.known);
-  return halted.requeueAfterMs === undefined ? undefined : { requeueAfter: halted.requeueAfterMs };
+/** A pass that cannot go on: the problem in its status, and when to look again. */
+function halt(pass: Pass, deployment: DeepReadonly<Deployment>, halted: Halt): PassEnd {
+  return {
+    status: stallStatus(pass, deployment, halted.problem, halted.known),
+    ...(halted.requeueAfterMs === undefined ? {} : { result: { requeueAfter: halted.requeueAfterMs } }),
+  };
 }
 
-async function reconcileOnce(pass: Pass, key: { namespace: string; name: string }): Promise<ReconcileResult | void> {
+async function reconcileOnce(pass: Pass, key: { namespace: string; name: string }): Promise<PassEnd> {
   const { informers, options } = pass;
   const found = informers.deployments.get(key.namespace, key.name);
-  if (!found) return;
+  if (!found) return {};
   const owner: OwnerDeployment = { name: key.name, namespace: key.namespace, uid: found.metadata.uid ?? '' };
-  if (found.metadata.deletionTimestamp) return finalizeDeployment(pass, found, owner, pass.context);
+  if (found.metadata.deletionTimestamp) return finalizeDeployment(pass, found, owner);
   const deployment = await withFinalizer(pass, found);
   const spec: DeploymentSpecInput = deployment.spec;
   const history = revisionHistory(informers, deployment, owner);
@@ -92,16 +88,22 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
       known: { latest: chosen.latest, ...optional('active', history.previousActive) },
     });
   if (!activated) await releaseActivatorGrant(pass, owner);
-  // 5, 6. Where the target stands, the status, the revisions' phases.
-  const active = await recordOutcome(pass, deployment, owner, chosen, image, applied.current, history.previousActive);
-  // 7. Old revisions beyond the retention count go; never the active, latest or pinned one.
-  await pruneRevisions(pass, owner, chosen.all, [chosen.latest.name, chosen.target.name, ...(active ? [active.name] : [])]);
-  // 8. A build-on-push Deployment looks at its branch again after the poll interval; a queued build, at
+  // 5. Where the target stands: the status, the revisions' phases.
+  const outcome = targetOutcome(pass, deployment, owner, chosen, image, applied.current, history.previousActive);
+  // 6. Old revisions beyond the retention count go; never the active, latest or pinned one. A revision
+  // pruned here gets no phase.
+  const pruned = await pruneRevisions(pass, owner, chosen.all, [
+    chosen.latest.name,
+    chosen.target.name,
+    ...(outcome.active ? [outcome.active.name] : []),
+  ]);
+  const status = { ...outcome.status, revisionPhases: outcome.status.revisionPhases.filter(({ revision }) => !pruned.has(revision.name)) };
+  // 7. A build-on-push Deployment looks at its branch again after the poll interval; a queued build, at
   // its organization's builds sooner.
   const queued = image.build.state === 'awaiting' && image.build.reason === 'BuildQueued';
   const recheck = [queued ? buildQueueRecheckMs : undefined, trackedBranch(spec) ? options.sourcePollIntervalMs : undefined];
   const requeueAfter = Math.min(...recheck.filter((ms) => ms !== undefined));
-  return Number.isFinite(requeueAfter) ? { requeueAfter } : undefined;
+  return { status, ...(Number.isFinite(requeueAfter) ? { result: { requeueAfter } } : {}) };
 }
 
 /** A Deployment that is not being deleted carries the cleanup finalizer before any child exists. */
@@ -167,11 +169,13 @@ async function syncCredentials(
     await pass.writer.delete(childKinds.secret, owner.namespace, name);
 }
 
-/** Old revisions beyond the retention count go, with their build Jobs; never one in `keep`. */
-async function pruneRevisions(pass: Pass, owner: OwnerDeployment, all: RevisionRecord[], keep: string[]): Promise<void> {
-  for (const revision of revisionsToPrune(all, pass.options.revisionRetention, new Set(keep))) {
+/** Old revisions beyond the retention count go, with their build Jobs; never one in `keep`. Answers their names. */
+async function pruneRevisions(pass: Pass, owner: OwnerDeployment, all: RevisionRecord[], keep: string[]): Promise<Set<string>> {
+  const pruned = revisionsToPrune(all, pass.options.revisionRetention, new Set(keep));
+  for (const revision of pruned) {
     await pass.writer.delete(revisionKind, owner.namespace, revision.name);
     const job = buildJobLocation(pass.options.buildNamespace, { ...owner, name: revision.name, uid: revision.object.metadata.uid ?? '' });
     if (pass.informers.jobs.get(job.namespace, job.name)) await pass.writer.delete(childKinds.job, job.namespace, job.name);
   }
+  return new Set(pruned.map((revision) => revision.name));
 }

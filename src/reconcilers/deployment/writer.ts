@@ -3,13 +3,14 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   applyObject,
-  applyStatusIfChanged,
   collectionPath,
   deleteObject,
   isKubeApiError,
   kubeRequest,
   objectPath,
   resolveResource,
+  StaleObjectError,
+  writeStatus,
 } from '../../runtime/index.ts';
 import type { DeepReadonly, KubeObject, ResourceKind } from '../../runtime/index.ts';
 import { fieldManager } from '../../api/group.ts';
@@ -20,23 +21,13 @@ export interface DeploymentWriter {
   createOrGet<T extends KubeObject>(object: T): Promise<{ object: T; created: boolean }>;
   delete(resource: ResourceKind, namespace: string, name: string): Promise<boolean>;
   /**
-   * Writes the status unless the object already has exactly that status. The status was decided from
-   * `current`: when the object has changed since (a cache that lags the controller's own last write),
-   * it throws StaleObjectError instead of overwriting a newer status with an older decision.
+   * Writes the status unless the object already has exactly that status (the runtime's writeStatus):
+   * when `current` has changed since the pass read it, it throws StaleObjectError instead of
+   * overwriting a newer status with an older decision.
    */
   status<T extends KubeObject & { status?: unknown }>(current: DeepReadonly<T>, status: NonNullable<T['status']>): Promise<boolean>;
   /** Sets metadata.finalizers, guarded by the resourceVersion the list was computed from; returns the object as stored. */
   finalizers<T extends KubeObject>(resource: ResourceKind, object: DeepReadonly<T>, finalizers: string[]): Promise<T>;
-}
-
-/** The object changed after the cache showed it: decide again from a fresher cache. */
-export class StaleObjectError extends Error {
-  constructor(object: DeepReadonly<KubeObject>) {
-    super(
-      `${object.kind} ${object.metadata?.namespace}/${object.metadata?.name} changed since resourceVersion ${object.metadata?.resourceVersion}`,
-    );
-    this.name = 'StaleObjectError';
-  }
 }
 
 export function createDeploymentWriter(kc: KubeConfig): DeploymentWriter {
@@ -63,15 +54,7 @@ export function createDeploymentWriter(kc: KubeConfig): DeploymentWriter {
       }
     },
     delete: (resource, namespace, name) => deleteObject(kc, resource, { namespace, name }),
-    async status(current, status) {
-      try {
-        const options = current.metadata?.resourceVersion ? { unlessChangedSince: current.metadata.resourceVersion } : {};
-        return (await applyStatusIfChanged(kc, current, status, fieldManager, options)) !== undefined;
-      } catch (error) {
-        if (isKubeApiError(error, 409)) throw new StaleObjectError(current);
-        throw error;
-      }
-    },
+    status: async (current, status) => (await writeStatus(kc, current, status, fieldManager)) !== undefined,
     async finalizers<T extends KubeObject>(resource: ResourceKind, object: DeepReadonly<T>, finalizers: string[]) {
       const key = { namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' };
       try {

@@ -9,10 +9,11 @@ import { registerClient } from '../../oauth/registration.ts';
 import { endpointUnreachable } from '../../oauth/reachability.ts';
 import type { Controller } from '../../runtime/controller.ts';
 import { adoptFieldManagers } from '../../runtime/field-manager-adoption.ts';
+import { writeStatus } from '../../runtime/status-write.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { objectKey, secretKind, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
 import { readableSecrets } from '../../workloads/readable-secrets.ts';
-import { kubeSecretStore, writeOAuthProviderStatus } from './kube-io.ts';
+import { kubeSecretStore } from './kube-io.ts';
 import { createOAuthProviderReconciler, type OAuthProviderReconcilerOptions } from './reconcile.ts';
 
 export interface OAuthProviderControllerOptions extends OAuthProviderReconcilerOptions {
@@ -46,7 +47,7 @@ export function registerOAuthProviderController(manager: Manager, options: OAuth
     {
       getProvider: (key) => providers.get(key.namespace, key.name),
       secrets: kubeSecretStore(kc),
-      writeStatus: (provider, status) => writeOAuthProviderStatus(kc, provider, status),
+      writeStatus: (provider, status) => writeStatus<OAuthProvider>(kc, provider, status, fieldManager),
       discover: (mcpServerUrl, signal) => discoverProvider(mcpServerUrl, { ...peer, signal }),
       register: (endpoint, request, signal) => registerClient(endpoint, request, { ...peer, signal }),
       endpointUnreachable: (url, signal) =>
@@ -84,7 +85,7 @@ export function registerOAuthProviderController(manager: Manager, options: OAuth
 
 /**
  * What earlier versions wrote under no field manager, taken over by Berth's: the provider's status (not
- * its spec, which is the user's) and the dynamic client Secret that status names, when the provider
+ * its spec, which is the user's; into Berth's server-side apply entry, Berth's own earlier PUTs too) and the dynamic client Secret that status names, when the provider
  * owns it (not one it only names). A provider with no status has nothing written by anyone to adopt.
  */
 async function adoptEarlierWrites(kc: KubeConfig, provider: DeepReadonly<OAuthProvider>): Promise<void> {
@@ -95,7 +96,8 @@ async function adoptEarlierWrites(kc: KubeConfig, provider: DeepReadonly<OAuthPr
     kc,
     oauthProviderKind,
     { namespace, name: provider.metadata.name ?? '' },
-    { ...adoption, subresource: 'status' },
+    // Earlier versions replaced the status (PUT, an Update entry); Berth now applies it.
+    { ...adoption, subresource: 'status', operation: 'Apply' },
   );
   const secretName = provider.status.dynamicClientSecretRef?.name;
   if (!secretName) return;

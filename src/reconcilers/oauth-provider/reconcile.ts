@@ -43,11 +43,10 @@ export interface OAuthProviderReconcilerDeps {
   getProvider(key: ObjectKey): DeepReadonly<OAuthProvider> | undefined;
   secrets: SecretStore;
   /**
-   * Replaces the status subresource; metadata.resourceVersion guards against a concurrent change, which
-   * answers 'conflict': the cache is behind, and the watch event that brings it up to date enqueues
-   * the provider again.
+   * Writes the status (the runtime's writeStatus): refused with a StaleObjectError when the provider
+   * changed since it was read, and the pass runs again from a fresher cache.
    */
-  writeStatus(provider: OAuthProvider, status: OAuthProviderStatus): Promise<'written' | 'conflict'>;
+  writeStatus(provider: OAuthProvider, status: OAuthProviderStatus): Promise<unknown>;
   /** Peer requests take the reconcile's signal: a replica that stops leading abandons them. */
   discover(mcpServerUrl: string, signal: AbortSignal): Promise<DiscoveredProvider>;
   register(registrationEndpoint: string, request: ClientRegistrationRequest, signal: AbortSignal): Promise<RegisteredClient>;
@@ -350,10 +349,7 @@ export function createOAuthProviderReconciler(deps: OAuthProviderReconcilerDeps,
       context.logger.info({ reason: note.reason }, note.message);
     }
     if (status !== provider.status) {
-      if ((await deps.writeStatus(provider, status)) === 'conflict') {
-        context.logger.debug('status write conflicted with a newer version; waiting for its watch event');
-        return retry;
-      }
+      await deps.writeStatus(provider, status);
       context.logger.debug({ generation: provider.metadata.generation }, 'status written');
       const transition = readyTransition(provider.status?.conditions, status.conditions);
       if (transition) {

@@ -1,7 +1,7 @@
 // The TracingProject controller: a project exists as soon as its object does, so reconciling it means
 // recording that (Ready=True for the generation seen), written only when it changes.
 import { fieldManager, tracingProjectKind, type TracingProject } from '../../api/index.ts';
-import { applyStatusIfChanged, unlessStatusOnly, type Controller, type Manager } from '../../runtime/index.ts';
+import { unlessStatusOnly, writeStatus, type Controller, type Manager } from '../../runtime/index.ts';
 import { nextTracingProjectStatus } from './status.ts';
 
 /** `namespaces` as the Deployment controller's: the cache of TracingProjects is the one it shares. */
@@ -16,9 +16,8 @@ export function registerTracingProjectController(manager: Manager, options: { na
     reconcile: async ({ namespace, name }) => {
       const project = projects.get(namespace, name);
       if (!project || project.metadata.deletionTimestamp) return;
-      const previous = project.status as TracingProject['status'];
-      const next = nextTracingProjectStatus(previous, project.metadata.generation ?? 0, now());
-      if (next !== previous) await applyStatusIfChanged<TracingProject>(manager.kubeConfig, project, next, fieldManager);
+      const next = nextTracingProjectStatus(project.status as TracingProject['status'], project.metadata.generation ?? 0, now());
+      await writeStatus<TracingProject>(manager.kubeConfig, project, next, fieldManager);
     },
   });
   return controller as unknown as Controller;
