@@ -4,7 +4,7 @@
 // allows; Berth's convergence time is reported against it.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { fieldManager, type Deployment, type Revision, type TracingProject } from '../src/api/index.ts';
-import { withAppliedHash } from '../src/reconcilers/deployment/compare.ts';
+import { withAppliedHash } from '../src/runtime/applied-hash.ts';
 import { revisionDigest } from '../src/reconcilers/deployment/digest.ts';
 import { defaultDeploymentControllerOptions } from '../src/reconcilers/deployment/options.ts';
 import { renderRevision } from '../src/reconcilers/deployment/render/revision.ts';

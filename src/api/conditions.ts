@@ -1,7 +1,7 @@
 // kstatus-style conditions (Ready, Reconciling, Stalled) and the pure helpers every reconciler uses to
 // set them, so that `kubectl wait --for=condition=Ready`, Flux and Argo CD read Berth objects alike.
 import { z } from 'zod';
-import { canonicalJson } from './canonical-json.ts';
+import { canonicalJson } from '../runtime/canonical-json.ts';
 
 const conditionStatusSchema = z.enum(['True', 'False', 'Unknown']).describe('Status of the condition: True, False or Unknown.');
 
@@ -34,6 +34,16 @@ export type ConditionUpdate = Omit<Condition, 'lastTransitionTime'>;
  * write of a status look like a change. */
 export function timestamp(now: Date): string {
   return now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * RFC 3339 text of a metav1.Time as an object holds it: the API client's types say Date, the caches
+ * hold the string the API server sent.
+ */
+export function timestampText(value: Date | string | undefined | { readonly getTime: () => number }): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  return timestamp(new Date(value.getTime()));
 }
 
 /**

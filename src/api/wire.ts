@@ -131,6 +131,13 @@ export function wireSchema<T extends AnySchema>(schema: T): z.ZodType<z.output<T
   return wireSchemaOf(schema) as z.ZodType<z.output<T>>;
 }
 
+/** The wire twin of an object schema, as the object schema it is (members renamed): one to extend or omit from. */
+export function wireObjectSchema(schema: z.ZodObject): z.ZodObject {
+  const wire = wireSchemaOf(schema);
+  if (!(wire instanceof z.ZodObject)) throw new Error('the wire twin of an object schema is an object schema');
+  return wire;
+}
+
 function wireSchemaOf(schema: AnySchema): AnySchema {
   const cached = wireSchemas.get(schema);
   if (cached) return cached;

@@ -89,7 +89,7 @@ export async function startDevCluster(options: DevOptions): Promise<DevCluster> 
     const crds = await installCrds(dev.kubeConfig, options.crdsDir);
     options.logger.info({ crds }, 'CRDs installed');
     // As the chart installs it: routes in organization namespaces are Berth's alone.
-    for (const object of renderRoutePolicy(adminUserName)) await applyObject(dev.kubeConfig, object as never, fieldManager);
+    for (const object of renderRoutePolicy(adminUserName)) await applyObject(dev.kubeConfig, object, fieldManager);
     dev.local = await localAccess(dev.kubeConfig, dataDir, options.operatorNamespace);
     Object.assign(dev, { kubeconfigPath: cluster.controlPlane.kubeconfigPath, cluster });
     if (!cluster.node) rmSync(join(dataDir, 'registry'), { force: true });

@@ -2,13 +2,15 @@
 // leader election, /healthz /readyz /metrics), the controllers and the HTTP facade. Wiring only.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { registerCodeHostIntegrationController } from '../reconcilers/codehost-integration/index.ts';
-import { registerDeploymentControllers } from '../reconcilers/deployment/index.ts';
-import { defaultDeploymentControllerOptions } from '../reconcilers/deployment/options.ts';
-import { scaledObjectKind } from '../reconcilers/deployment/render/autoscalers.ts';
-import { httpScaledObjectKind } from '../reconcilers/deployment/render/scale-to-zero.ts';
-import { prepareBuildNamespace } from '../reconcilers/deployment/build-namespace.ts';
+import {
+  defaultDeploymentControllerOptions,
+  httpScaledObjectKind,
+  prepareBuildNamespace,
+  registerDeploymentControllers,
+  scaledObjectKind,
+} from '../reconcilers/deployment/index.ts';
 import { labelManagedSecrets } from '../workloads/readable-secrets.ts';
-import { registerOAuthProviderController } from '../reconcilers/oauth-provider/controller.ts';
+import { registerOAuthProviderController } from '../reconcilers/oauth-provider/index.ts';
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
@@ -17,7 +19,8 @@ import { Manager, type Logger } from '../runtime/index.ts';
 import { resolveResource } from '../runtime/apply.ts';
 import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing.ts';
 import { registrySourceArchives } from '../registry/source-archives.ts';
-import { bearerToken, type RegistryAccess } from '../facade/routes/registry.ts';
+import type { RegistryAccess } from '../facade/ports.ts';
+import { bearerToken } from '../facade/routes/registry.ts';
 import { registryIssuer, registryService } from '../registry/tokens.ts';
 import { organizationPolicyObjectName, parseAppUrlTemplate, type Activator, type AppTls, type RequestConcurrency } from '../api/index.ts';
 import type { Options } from './options.ts';

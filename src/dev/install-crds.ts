@@ -28,7 +28,7 @@ export async function installCrds(kc: KubeConfig, dir: string, timeoutMs = 30_00
   // Sent as plain JSON: the client's typed serializer knows `enum`, `default` and `x-kubernetes-*`
   // only under its own property names and would drop them silently (CEL rules, enums, defaults,
   // preserve-unknown-fields).
-  for (const crd of crds) await applyObject(kc, crd as never, fieldManager);
+  for (const crd of crds) await applyObject(kc, crd, fieldManager);
   const deadline = Date.now() + timeoutMs;
   for (const crd of crds) {
     const name = crd.metadata!.name!;

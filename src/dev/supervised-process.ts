@@ -4,6 +4,7 @@
 // `berth dev` leaves no etcd or kube-apiserver behind.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
+import { Socket } from 'node:net';
 
 const watchdog = `
 "$0" "$@" & child=$!
@@ -39,7 +40,8 @@ export function startSupervised(
   // The pipe must not keep our event loop alive, nor crash us when the shell is gone.
   child.stdin?.on('error', () => {});
   child.unref();
-  (child.stdin as unknown as { unref?: () => void })?.unref?.();
+  // A pipe to a child is a net.Socket, which can be unref'd.
+  if (child.stdin instanceof Socket) child.stdin.unref();
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
     name,

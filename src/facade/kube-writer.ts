@@ -2,12 +2,10 @@
 // patch and delete objects, and to read one fresh before a read-modify-write.
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { isKubeApiError, kubeRequest } from '../runtime/kube-request.ts';
+import { collectionPath, objectPath, type ResourceKind } from '../runtime/types.ts';
 
 /** Where a kind lives: `v1` + `secrets`, or `berth.dev/v1alpha1` + `deployments`. */
-export interface ResourceRef {
-  apiVersion: string;
-  plural: string;
-}
+export type ResourceRef = Pick<ResourceKind, 'apiVersion' | 'plural'>;
 
 export interface WriteOptions {
   /** Run every admission and validation step (CEL rules included) without storing anything. */
@@ -41,7 +39,7 @@ export function kubeObjectWriter(kubeConfig: KubeConfig): ObjectWriter {
       kubeRequest(kubeConfig, { method: 'POST', path: collectionPath(resource, namespace), query: query(options), body: object }),
     async read(resource, namespace, name) {
       try {
-        return await kubeRequest(kubeConfig, { method: 'GET', path: objectPath(resource, namespace, name) });
+        return await kubeRequest(kubeConfig, { method: 'GET', path: objectPath(resource, { namespace, name }) });
       } catch (error) {
         if (isKubeApiError(error, 404)) return undefined;
         throw error;
@@ -50,14 +48,14 @@ export function kubeObjectWriter(kubeConfig: KubeConfig): ObjectWriter {
     replace: (resource, namespace, object, options) =>
       kubeRequest(kubeConfig, {
         method: 'PUT',
-        path: objectPath(resource, namespace, object.metadata?.name ?? ''),
+        path: objectPath(resource, { namespace, name: object.metadata?.name ?? '' }),
         query: query(options),
         body: object,
       }),
     patch: (resource, namespace, name, patch, options) =>
       kubeRequest(kubeConfig, {
         method: 'PATCH',
-        path: objectPath(resource, namespace, name),
+        path: objectPath(resource, { namespace, name }),
         query: query(options),
         body: patch,
         contentType: 'application/merge-patch+json',
@@ -66,7 +64,7 @@ export function kubeObjectWriter(kubeConfig: KubeConfig): ObjectWriter {
       try {
         await kubeRequest(kubeConfig, {
           method: 'DELETE',
-          path: objectPath(resource, namespace, name),
+          path: objectPath(resource, { namespace, name }),
           query: { propagationPolicy: 'Background' },
         });
         return true;
@@ -76,13 +74,4 @@ export function kubeObjectWriter(kubeConfig: KubeConfig): ObjectWriter {
       }
     },
   };
-}
-
-function collectionPath(resource: ResourceRef, namespace: string): string {
-  const root = resource.apiVersion.includes('/') ? `/apis/${resource.apiVersion}` : `/api/${resource.apiVersion}`;
-  return `${root}/namespaces/${encodeURIComponent(namespace)}/${resource.plural}`;
-}
-
-function objectPath(resource: ResourceRef, namespace: string, name: string): string {
-  return `${collectionPath(resource, namespace)}/${encodeURIComponent(name)}`;
 }

@@ -7,8 +7,8 @@ import type { Repository } from '../codehost/repository.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import type { ApiKeyRecord } from './api-keys.ts';
 import type { ObjectWriter } from './kube-writer.ts';
-import type { RegistryAccess } from './routes/registry.ts';
-import type { SourceUploads } from './routes/uploads.ts';
+import type { RegistrySigning } from '../registry/signing.ts';
+import type { SourceArchiveStore } from '../registry/source-archives.ts';
 
 /** The read side of an informer cache: the same shape as the runtime's Informer. */
 export interface CacheReader<T> {
@@ -62,4 +62,30 @@ export interface FacadeDependencies {
   maxReplicas?: number;
   /** Where build Jobs run (src/workloads/build-jobs.ts): their logs are read there. Default: beside their deployment. */
   buildNamespace?: string;
+}
+
+/** Berth's registry for pushed images: the push credentials and bearer tokens this API hands out (routes/registry.ts). */
+export interface RegistryAccess {
+  /** host[:port] of the registry whose `auth.token` realm is this API's /v2/registry/token. */
+  host: string;
+  /** Its `auth.token.service` and `auth.token.issuer`. */
+  service: string;
+  issuer: string;
+  signing: RegistrySigning;
+  /** Lifetime of a push credential (default 1 h) and of a bearer token (default 5 min). */
+  pushTokenTtlSeconds?: number;
+  bearerTtlSeconds?: number;
+  now?: () => number;
+}
+
+/** Where internal_source deployments' source archives are uploaded (routes/uploads.ts). */
+export interface SourceUploads {
+  /** Signs upload URLs (the key of push credentials: every replica holds it). */
+  key: Buffer;
+  store: SourceArchiveStore;
+  /** How long an upload URL may be used. Default 15 min. */
+  ttlSeconds?: number;
+  /** Largest archive. Default maxSourceArchiveBytes. */
+  maxBytes?: number;
+  now?: () => number;
 }

@@ -5,7 +5,7 @@ import {
   oauthProviderSpecSchema,
   revisionSourceConfigSchema,
   sourceConfigSchema,
-  timestamp,
+  timestampText,
   toWire,
   type Deployment,
   type OAuthProvider,
@@ -13,15 +13,6 @@ import {
 } from '../api/index.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import { maskedSecretValue, type DeploymentResponse, type ProviderResponse, type RevisionResponse } from './wire-schemas.ts';
-
-type Timestamp = Date | string | undefined | DeepReadonly<Date>;
-
-/** RFC 3339 text of a timestamp, whether it came parsed (Date) or raw (string) from the API server. */
-export function timestampText(value: Timestamp): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'string') return value;
-  return timestamp(new Date((value as Date).getTime()));
-}
 
 export function providerResponse(provider: DeepReadonly<OAuthProvider>, organizationId: string): ProviderResponse {
   const { spec, metadata, status } = provider;
@@ -75,7 +66,7 @@ export function revisionResponse(revision: DeepReadonly<Revision>, deploymentId:
   const { spec, metadata, status } = revision;
   const createdAt = timestampText(metadata.creationTimestamp) ?? '';
   const lastTransition = (status?.conditions ?? [])
-    .map((condition) => timestampText(condition.lastTransitionTime as Timestamp))
+    .map((condition) => timestampText(condition.lastTransitionTime))
     .filter((time): time is string => time !== undefined)
     .sort()
     .at(-1);

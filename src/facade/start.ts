@@ -33,8 +33,7 @@ import { kubeObjectWriter } from './kube-writer.ts';
 import { kubePodLogReader } from './pod-logs.ts';
 import { revisionPods } from '../workloads/revision-pods.ts';
 import { instrumentFacade } from './metrics.ts';
-import type { RegistryAccess } from './routes/registry.ts';
-import type { SourceUploads } from './routes/uploads.ts';
+import type { RegistryAccess, SourceUploads } from './ports.ts';
 import { byUid, type FacadeCache, type FacadeDependencies, type RepositoryLister } from './ports.ts';
 
 /** Where informers come from: the runtime's Manager fits (and lends its metrics registry). */
@@ -94,7 +93,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
   const source: InformerSource = options.manager ?? {
     informer: <T extends KubeObject>(resource: ResourceKind, informerOptions: Omit<InformerOptions, 'logger'> = {}) => {
       const informer = createInformer<T>(options.kubeConfig, resource, { ...informerOptions, logger: options.logger });
-      ownInformers.push(informer as unknown as Informer<KubeObject>);
+      ownInformers.push(informer);
       return informer;
     },
   };

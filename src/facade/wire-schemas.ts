@@ -13,6 +13,7 @@ import {
   sourceConfigSchema,
   sourceRevisionConfigSchema,
   trackedPackagesSchema,
+  wireObjectSchema,
   wireSchema,
   type OAuthProviderSpec,
   sourcesWhere,
@@ -31,7 +32,7 @@ const uuidString = (description: string) => z.string().describe(description).met
 
 // --- OAuth providers ---------------------------------------------------------------------------
 
-const providerSpecWire = strictDeep(wireSchema(oauthProviderSpecSchema)) as unknown as z.ZodObject<Record<string, z.ZodType>>;
+const providerSpecWire = strictDeep(wireObjectSchema(oauthProviderSpecSchema));
 const providerTypeSchema = z.enum(providerTypes).nullable().optional().describe('Vendor-specific kind of provider: vendor_a or vendor_b.');
 const clientSecretSchema = z
   .string()
@@ -68,7 +69,7 @@ export const providerUpdateSchema = patchForm(
 ).describe('Members to change; absent or null members are left as they are. provider_id cannot change.');
 export type ProviderUpdate = { [K in keyof Omit<ProviderCreate, 'provider_id'>]?: ProviderCreate[K] | null };
 
-export const providerResponseSchema = (wireSchema(oauthProviderSpecSchema) as unknown as z.ZodObject<Record<string, z.ZodType>>)
+export const providerResponseSchema = wireObjectSchema(oauthProviderSpecSchema)
   .omit({ client_secret_ref: true })
   .extend({
     id: uuidString('ID of the provider (metadata.uid of the OAuthProvider).'),
@@ -112,7 +113,7 @@ const aliasMembers = {
       'The name the reference tooling gives graph_config_path: either may be sent (equal when both are), and it is stored as graph_config_path.',
     ),
 };
-const sourceRevisionConfigWire = (strictDeep(wireSchema(sourceRevisionConfigSchema)) as unknown as z.ZodObject).extend(aliasMembers);
+const sourceRevisionConfigWire = strictDeep(wireObjectSchema(sourceRevisionConfigSchema)).extend(aliasMembers);
 const secretValueWire = strictDeep(wireSchema(secretValueSchema));
 
 /** Names of deployments become object names (Deployment, Service, TracingProject): a DNS-1035 label. */

@@ -5,6 +5,7 @@ import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
 import * as x509 from '@peculiar/x509';
 
+// Node's WebCrypto is the object the library wants; its type and the DOM's Crypto are declared apart.
 x509.cryptoProvider.set(webcrypto as unknown as Parameters<typeof x509.cryptoProvider.set>[0]);
 
 export { x509 };

@@ -145,7 +145,7 @@ export class Controller<T extends KubeObject = KubeObject> {
   /** The informers this controller reads, primary first. */
   get informers(): Informer[] {
     return [
-      this.#options.informer as unknown as Informer,
+      this.#options.informer,
       ...ownedSources(this.#options.owns).map((o) => o.informer),
       ...(this.#options.watches ?? []).map((w) => w.informer),
     ];

@@ -41,12 +41,14 @@
 //   stop(): stops intake, drains reconciles (bounded), releases the lease, closes watches and server.
 // Writes: applyObject(kc, object, fieldManager) (server-side apply, force), writeStatus (at most once
 //   per pass, refused when decided from a stale cache: StaleObjectError, the pass runs again soon),
+//   withAppliedHash/upToDate (apply a rendered object only when the cached one differs from it),
 //   deleteObject, kubeRequest (any API request over a pooled connection, errors as KubeApiError).
 //   Every request to the API server, from these or from client-node's generated clients, is counted
 //   in berth_kube_api_requests_total{verb,resource,code}.
 // Logging: createLogger() (pino) redacts secret fields, auth headers, secret values and Secret data.
 
 export { applyObject, deleteObject, resolveResource } from './apply.ts';
+export { appliedHashOf, contains, upToDate, withAppliedHash } from './applied-hash.ts';
 export { staleCacheRetryMs, StaleObjectError, writeStatus } from './status-write.ts';
 export { describeKubeApiRequest, onKubeApiRequest, type KubeApiRequestLabels } from './api-request-counter.ts';
 export { backoffDelay, sleep, type BackoffPolicy } from './backoff.ts';

@@ -98,12 +98,12 @@ export class Manager {
       for (const label of options.labelIndexes ?? []) informer.addIndex(label);
       for (const [name, indexer] of Object.entries(options.indexes ?? {})) informer.addIndex(name, indexer);
     }
-    return informer as unknown as Informer<T>;
+    return informer as Informer<T>;
   }
 
   addController<T extends KubeObject>(options: ControllerOptions<T>): Controller<T> {
     const controller = new Controller<T>(options, { logger: this.logger, metrics: this.metrics, recorder: this.recorder });
-    this.#controllers.push(controller as unknown as Controller);
+    this.#controllers.push(controller);
     if (this.#leading) void this.#startControllers(this.#leaderTerm);
     return controller;
   }

@@ -54,13 +54,13 @@ export function objectKey(object: DeepReadonly<KubeObject> | KubeObject): Object
 }
 
 /** The URL path of a resource's collection, in one namespace or across all of them. */
-export function collectionPath(resource: ResourceKind, namespace?: string): string {
+export function collectionPath(resource: Pick<ResourceKind, 'apiVersion' | 'plural' | 'namespaced'>, namespace?: string): string {
   const base = resource.apiVersion.includes('/') ? `/apis/${resource.apiVersion}` : `/api/${resource.apiVersion}`;
   const scope = namespace && resource.namespaced !== false ? `/namespaces/${encodeURIComponent(namespace)}` : '';
   return `${base}${scope}/${resource.plural}`;
 }
 
-export function objectPath(resource: ResourceKind, key: ObjectKey): string {
+export function objectPath(resource: Pick<ResourceKind, 'apiVersion' | 'plural' | 'namespaced'>, key: ObjectKey): string {
   return `${collectionPath(resource, key.namespace)}/${encodeURIComponent(key.name)}`;
 }
 

@@ -11,8 +11,10 @@ const kinds = [codehost, externalDocker, internalDocker, internalSource] as cons
 
 export type SourceName = (typeof kinds)[number]['name'];
 
-/** The names, in registration order: the enum of `spec.source`. */
-export const sourceNames = kinds.map((kind) => kind.name) as unknown as readonly [SourceName, ...SourceName[]];
+const [firstKind, ...otherKinds] = kinds;
+
+/** The names, in registration order: the enum of `spec.source` (a tuple of at least one, as z.enum wants). */
+export const sourceNames: readonly [SourceName, ...SourceName[]] = [firstKind.name, ...otherKinds.map((kind) => kind.name)];
 
 const byName = new Map<string, SourceKind>(kinds.map((kind) => [kind.name, kind]));
 

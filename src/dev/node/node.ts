@@ -228,9 +228,9 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
     ]);
     supervise('kube-proxy', join(kube, 'kube-proxy'), [`--config=${join(dirs.root, 'kube-proxy.yaml')}`, '--v=1']);
     for (const object of [storageClass(), ...clusterDnsObjects(pushed.coredns!, options.forwardDns)])
-      await applyObject(kc, object as never, fieldManager);
+      await applyObject(kc, object, fieldManager);
     await installCrds(kc, join(gateway, 'crds'));
-    for (const object of gatewayObjects()) await applyObject(kc, object as never, fieldManager);
+    for (const object of gatewayObjects()) await applyObject(kc, object, fieldManager);
     writeFileSync(join(dirs.root, 'gateway.yaml'), traefikConfig());
     supervise('gateway', join(gateway, 'traefik'), [`--configFile=${join(dirs.root, 'gateway.yaml')}`], {
       ...process.env,

@@ -54,7 +54,7 @@ const tls: NodePart = {
   async start(node, [bin]) {
     await installCrds(node.kc, join(bin!, 'crds'));
     for (const object of certificateObjects({ cert: node.pki.appsCaCert, key: node.pki.appsCaKey }))
-      await applyObject(node.kc, object as never, fieldManager);
+      await applyObject(node.kc, object, fieldManager);
     node.supervise('cert-manager', join(bin!, 'cert-manager-controller'), certManagerArgs(node.controlPlane.kubeconfigPath));
     const { namespace, name } = nodeTlsIssuer;
     await node.waitFor(
@@ -81,7 +81,7 @@ const resourceMetrics: NodePart = {
   builds: ['metrics-server'],
   async start(node, [bin]) {
     // Served through the aggregation layer.
-    for (const object of metricsServerObjects()) await applyObject(node.kc, object as never, fieldManager);
+    for (const object of metricsServerObjects()) await applyObject(node.kc, object, fieldManager);
     node.supervise(
       'metrics-server',
       join(bin!, 'metrics-server'),
@@ -128,7 +128,7 @@ const autoscaling: NodePart = {
       metricsStoreArgs({ dataDir: join(node.dirs.root, 'metrics-store'), scrapeConfig: join(node.dirs.root, 'metrics-store.yaml') }),
     );
     await installCrds(node.kc, join(keda!, 'crds'));
-    for (const object of [kedaOperatorRole(keda!), ...kedaObjects()]) await applyObject(node.kc, object as never, fieldManager);
+    for (const object of [kedaOperatorRole(keda!), ...kedaObjects()]) await applyObject(node.kc, object, fieldManager);
     const files = { kubeconfig: join(node.dirs.root, 'keda.kubeconfig'), certDir: join(node.dirs.root, 'keda') };
     const env = { ...process.env, ...kedaEnvironment };
     node.supervise('keda-operator', join(keda!, 'keda-operator'), kedaOperatorArgs(files), env);
@@ -148,7 +148,7 @@ const scaleToZero: NodePart = {
     const binaries = ['keda-http-interceptor', 'keda-http-scaler'].map((name) => join(bin!, name));
     const image = await buildImage('keda-http-add-on', { files: binaries, env: { HTTP_ADD_ON_BIN: bin! } }, node.log);
     const reference = await pushImage(join(node.nodeBin, 'crane'), image, `${registryAddress}/berth/keda-http-add-on:latest`);
-    for (const object of httpAddOnObjects(reference)) await applyObject(node.kc, object as never, fieldManager);
+    for (const object of httpAddOnObjects(reference)) await applyObject(node.kc, object, fieldManager);
     await node.waitFor(() => served(node, 'http.keda.sh/v1alpha1', 'HTTPScaledObject'), 'the HTTPScaledObject API');
     return { activator: nodeActivator };
   },

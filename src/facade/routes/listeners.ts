@@ -3,6 +3,7 @@
 // namespace's uid, so it is stable and names nothing of another organization). A deployment's
 // source_config.listener_id and listener_config.k8s_namespace are checked against it.
 import type { V1Namespace } from '@kubernetes/client-node';
+import { timestampText } from '../../api/index.ts';
 import type { FastifyInstance } from 'fastify';
 import { notFound, unprocessable, type ValidationProblem } from '../errors.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
@@ -10,7 +11,6 @@ import type { FacadeCache, FacadeDependencies } from '../ports.ts';
 import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
-import { timestampText } from '../responses.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { listenerResponseSchema, pageSchema, type ListenerResponse } from '../wire-schemas.ts';
 
@@ -23,7 +23,7 @@ function listenerOf(cache: FacadeCache, tenant: Tenant): ListenerResponse | unde
   const namespace = namespaceOf(cache, tenant);
   if (!namespace?.metadata?.uid) return undefined;
   // Second precision, as every other timestamp the API answers.
-  const created = timestampText(namespace.metadata.creationTimestamp as unknown as string | undefined) ?? timestampText(new Date(0))!;
+  const created = timestampText(namespace.metadata.creationTimestamp) ?? timestampText(new Date(0))!;
   return {
     id: namespace.metadata.uid,
     tenant_id: tenant.organizationId,

@@ -19,26 +19,12 @@ import {
   type RegistryCredential,
   type RegistryTokenInput,
 } from '../../registry/tokens.ts';
-import type { RegistrySigning } from '../../registry/signing.ts';
 import { badRequest, notFound, unauthorized } from '../errors.ts';
-import type { FacadeDependencies } from '../ports.ts';
+import type { FacadeDependencies, RegistryAccess } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
 import { deploymentById } from './deployment-answers.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { pushTokenResponseSchema, registryTokenQuerySchema, registryTokenResponseSchema } from '../wire-schemas.ts';
-
-export interface RegistryAccess {
-  /** host[:port] of the registry whose `auth.token` realm is this API's /v2/registry/token. */
-  host: string;
-  /** Its `auth.token.service` and `auth.token.issuer`. */
-  service: string;
-  issuer: string;
-  signing: RegistrySigning;
-  /** Lifetime of a push credential (default 1 h) and of a bearer token (default 5 min). */
-  pushTokenTtlSeconds?: number;
-  bearerTtlSeconds?: number;
-  now?: () => number;
-}
 
 /** A bearer token the registry verifies: signed with this installation's key, for its service. */
 export function bearerToken(

@@ -9,13 +9,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { offerRefusal, timestamp } from '../../api/index.ts';
 import { mintUploadToken, verifyUploadToken } from '../../registry/tokens.ts';
-import {
-  maxSourceArchiveBytes,
-  SourceArchiveError,
-  sourceArchivePath,
-  uploadIdOf,
-  type SourceArchiveStore,
-} from '../../registry/source-archives.ts';
+import { maxSourceArchiveBytes, SourceArchiveError, sourceArchivePath, uploadIdOf } from '../../registry/source-archives.ts';
 import { badRequest, conflict, HttpError, invalidField, notFound } from '../errors.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
@@ -23,17 +17,6 @@ import { selfHostedPrefix } from '../server.ts';
 import { deploymentById } from './deployment-answers.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { uploadResponseSchema, uploadUrlResponseSchema } from '../wire-schemas.ts';
-
-export interface SourceUploads {
-  /** Signs upload URLs (the key of push credentials: every replica holds it). */
-  key: Buffer;
-  store: SourceArchiveStore;
-  /** How long an upload URL may be used. Default 15 min. */
-  ttlSeconds?: number;
-  /** Largest archive. Default maxSourceArchiveBytes. */
-  maxBytes?: number;
-  now?: () => number;
-}
 
 /** The headers the PUT must carry, as the response tells the client. */
 const uploadHeaders = { 'Content-Type': 'application/gzip' };

@@ -6,7 +6,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { fieldManager } from '../../api/index.ts';
 import { applyObject, isKubeApiError, kubeRequest, type KubeObject, type Logger } from '../../runtime/index.ts';
-import { appliedHashOf, withAppliedHash } from './compare.ts';
+import { appliedHashOf, withAppliedHash } from '../../runtime/applied-hash.ts';
 
 const managed = { 'app.kubernetes.io/managed-by': 'berth' };
 

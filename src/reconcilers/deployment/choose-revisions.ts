@@ -18,6 +18,7 @@ import {
   type Deployment,
   type Revision,
   awaitedInputOf,
+  timestampText,
 } from '../../api/index.ts';
 import { secretValues } from '../../codehost/credentials.ts';
 import { baseUrlRefusal } from '../../codehost/outbound.ts';
@@ -122,7 +123,7 @@ export async function chooseRevisions(
 }
 
 function createdAtOf(deployment: DeepReadonly<Deployment>): string | undefined {
-  return deployment.metadata.creationTimestamp as unknown as string | undefined;
+  return timestampText(deployment.metadata.creationTimestamp);
 }
 
 /**

@@ -2,7 +2,7 @@
 // revision config and the same secret values get the same digest, whatever order their keys come in,
 // so the digest and not the generation decides whether a new Revision is due.
 import { hash } from 'node:crypto';
-import { canonicalJson } from '../../api/canonical-json.ts';
+import { canonicalJson } from '../../runtime/canonical-json.ts';
 
 // Declared with the API: statuses are compared in it too.
 export { canonicalJson };

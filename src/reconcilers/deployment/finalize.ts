@@ -32,12 +32,7 @@ export async function finalizeDeployment(
   const finalizers = deployment.metadata.finalizers ?? [];
   if (!finalizers.includes(cleanupFinalizer)) return {};
 
-  const owned: Informer[] = [
-    ...workloadInformers(informers),
-    informers.jobs as unknown as Informer,
-    informers.secrets as unknown as Informer,
-    informers.revisions as unknown as Informer,
-  ];
+  const owned: Informer[] = [...workloadInformers(informers), informers.jobs, informers.secrets, informers.revisions];
   let remaining = 0;
   for (const informer of owned) {
     for (const object of informer.byIndex('owner', owner.uid)) {

@@ -10,7 +10,7 @@
 //   choose-revisions.ts       steps 1-2: the Revision the spec describes and the one to serve, or a Halt
 //   revision-records.ts       the Revisions of a Deployment, summarized; revisions.ts: choose and prune
 //   target-image.ts           step 3: the target's image (a build Job's state: build-state.ts)
-//   workloads.ts, writer.ts   step 4: apply what differs (compare.ts), prune what is no longer rendered
+//   workloads.ts, writer.ts   step 4: apply what differs (runtime/applied-hash.ts), prune what is no longer rendered
 //   lifecycle.ts, pods.ts     where the target stands: its rollout, what its pods' kubelet and scheduler say
 //   outcome.ts                step 5: what a pass saw for its status (the target's phase, workloads, URLs)
 //   status.ts, next-status.ts the phase and kstatus verdict, and the stored status they make
@@ -31,7 +31,6 @@ import {
   unlessStatusOnly,
   type Controller,
   type DeepReadonly,
-  type Informer,
   type KubeObject,
   type Manager,
   type ObjectKey,
@@ -49,13 +48,11 @@ import { buildForDeploymentLabel, revisionNamespaceOf } from '../../workloads/bu
 import { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
 
 export { cleanupFinalizer } from './finalize.ts';
-export type { DeploymentControllerOptions } from './options.ts';
+export { defaultDeploymentControllerOptions, type DeploymentControllerOptions } from './options.ts';
+export { prepareBuildNamespace } from './build-namespace.ts';
+export { scaledObjectKind } from './render/autoscalers.ts';
+export { httpScaledObjectKind } from './render/scale-to-zero.ts';
 export { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
-
-/** Controllers take informers of any kind; a typed informer only narrows what its readers see. */
-function untyped<T extends KubeObject>(informer: Informer<T>): Informer {
-  return informer as unknown as Informer;
-}
 
 export interface DeploymentControllers {
   deployment: Controller;
@@ -97,19 +94,19 @@ export function registerDeploymentControllers(
     // their own: the pass that wrote them had decided from everything else (runtime/status-only.ts).
     changed: unlessStatusOnly,
     owns: [
-      { informer: untyped(informers.revisions), changed: unlessStatusOnly },
+      { informer: informers.revisions, changed: unlessStatusOnly },
       // The application's and queue worker's status moves many times in a rollout; passes read little of it.
-      { informer: untyped(informers.appsDeployments), changed: workloadChangeMatters },
-      untyped(informers.statefulSets),
-      untyped(informers.services),
-      untyped(informers.ingresses),
-      ...(informers.httpRoutes ? [{ informer: untyped(informers.httpRoutes), changed: unlessStatusOnly }] : []),
-      ...(informers.scaledObjects ? [{ informer: untyped(informers.scaledObjects), changed: unlessStatusOnly }] : []),
+      { informer: informers.appsDeployments, changed: workloadChangeMatters },
+      informers.statefulSets,
+      informers.services,
+      informers.ingresses,
+      ...(informers.httpRoutes ? [{ informer: informers.httpRoutes, changed: unlessStatusOnly }] : []),
+      ...(informers.scaledObjects ? [{ informer: informers.scaledObjects, changed: unlessStatusOnly }] : []),
     ],
     watches: [
       {
         // A Secret's value is part of the revision digest: its owner, and every Deployment that reads it.
-        informer: untyped(informers.secrets),
+        informer: informers.secrets,
         map: (object: DeepReadonly<KubeObject>) => {
           const secret = object as DeepReadonly<V1Secret>;
           const readers = informers.deployments
@@ -120,7 +117,7 @@ export function registerDeploymentControllers(
       },
       {
         // The TracingProject has no ownerReference (it outlives the Deployment): same name, same namespace.
-        informer: untyped(informers.tracingProjects),
+        informer: informers.tracingProjects,
         map: (object: DeepReadonly<KubeObject>) => {
           const project = object as DeepReadonly<TracingProject>;
           return [{ namespace: project.metadata.namespace ?? '', name: project.spec.deploymentName }];
@@ -129,7 +126,7 @@ export function registerDeploymentControllers(
       },
       {
         // An integration that appears, changes or goes may unblock or block the Deployments that use one.
-        informer: untyped(informers.integrations),
+        informer: informers.integrations,
         map: (object: DeepReadonly<KubeObject>) =>
           deploymentsInNamespace((object as DeepReadonly<CodeHostIntegration>).metadata.namespace)
             .filter((d) => sourceKind(d.spec.source)?.usesIntegration)
@@ -137,7 +134,7 @@ export function registerDeploymentControllers(
       },
       {
         // Berth's HorizontalPodAutoscaler is owned by the Deployment; KEDA's by the ScaledObject Berth owns.
-        informer: untyped(informers.autoscalers),
+        informer: informers.autoscalers,
         map: (object: DeepReadonly<KubeObject>) => {
           const owners = ownerKeys(object, deploymentKind);
           if (owners.length > 0 || !informers.scaledObjects) return owners;
@@ -150,7 +147,7 @@ export function registerDeploymentControllers(
       },
       {
         // A build Job beside its Deployment is owned by it; one in the build namespace names its Deployment's uid.
-        informer: untyped(informers.jobs),
+        informer: informers.jobs,
         map: (object: DeepReadonly<KubeObject>) => {
           const owners = ownerKeys(object, deploymentKind);
           if (owners.length > 0) return owners;
@@ -164,7 +161,7 @@ export function registerDeploymentControllers(
         ? [
             {
               // An organization's certificate that turns ready (or not) is every one of its Deployments' news.
-              informer: untyped(informers.certificates),
+              informer: informers.certificates,
               map: (object: DeepReadonly<KubeObject>) =>
                 deploymentsInNamespace(object.metadata?.labels?.[tlsOrganizationLabel] ?? '').map(keyOf),
             },
@@ -175,7 +172,7 @@ export function registerDeploymentControllers(
             {
               // A namespace's grant to the activator, changed or removed by someone else, is put back by
               // the Deployments that hold it.
-              informer: untyped(informers.activatorGrants),
+              informer: informers.activatorGrants,
               map: (object: DeepReadonly<KubeObject>) =>
                 grantHolders(informers, object.metadata?.labels?.[activatorGrantLabel] ?? '').map(keyOf),
             },
@@ -183,7 +180,7 @@ export function registerDeploymentControllers(
         : []),
       {
         // A pod of a revision that turns Ready, fails to pull or crashes moves that revision's phase.
-        informer: untyped(informers.pods),
+        informer: informers.pods,
         map: deploymentOfRevision,
         changed: (object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>) =>
           podChangeMatters(object as DeepReadonly<V1Pod>, previous as DeepReadonly<V1Pod>),
@@ -193,5 +190,5 @@ export function registerDeploymentControllers(
     concurrency: options.concurrency,
   });
 
-  return { deployment: deployment as unknown as Controller, informers };
+  return { deployment, informers };
 }

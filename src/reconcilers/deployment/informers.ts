@@ -184,5 +184,5 @@ export function workloadInformers(informers: DeploymentInformers): Informer[] {
     ...(informers.httpRoutes ? [informers.httpRoutes] : []),
     ...(informers.scaledObjects ? [informers.scaledObjects] : []),
     ...(informers.httpScaledObjects ? [informers.httpScaledObjects] : []),
-  ] as unknown as Informer[];
+  ];
 }

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { deploymentKind, revisionKind, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
 import { chooseRevisions, type Halt } from './choose-revisions.ts';
-import { upToDate, withAppliedHash } from './compare.ts';
+import { upToDate, withAppliedHash } from '../../runtime/applied-hash.ts';
 import { cleanupFinalizer, finalizeDeployment } from './finalize.ts';
 import { childKinds } from './informers.ts';
 import { childNames } from '../../api/child-names.ts';

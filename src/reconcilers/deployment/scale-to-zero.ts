@@ -7,7 +7,7 @@
 // written only when they differ from what is rendered.
 import type { Deployment } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
-import { upToDate, withAppliedHash } from './compare.ts';
+import { upToDate, withAppliedHash } from '../../runtime/applied-hash.ts';
 import { childKinds, type DeploymentInformers } from './informers.ts';
 import type { DeploymentControllerOptions } from './options.ts';
 import type { DeploymentReconcilerDependencies } from './pass.ts';

@@ -1,7 +1,7 @@
 // What the application's autoscaler is doing, as the Deployment's status says it (`status.scaling`):
 // its replicas, what it wants, when it last scaled and why. Pure.
 import type { V2HorizontalPodAutoscaler } from '@kubernetes/client-node';
-import type { DeploymentScaling } from '../../api/index.ts';
+import { timestamp, timestampText, type DeploymentScaling } from '../../api/index.ts';
 import { statusOnlyUpdate, type DeepReadonly, type KubeObject } from '../../runtime/index.ts';
 
 type Autoscaler = DeepReadonly<V2HorizontalPodAutoscaler> | V2HorizontalPodAutoscaler;
@@ -18,11 +18,11 @@ export function scalingStatus(autoscaler: Autoscaler | undefined): DeploymentSca
   const blind = conditions.find((c) => c.type === 'ScalingActive' && c.status === 'False');
   const limited = conditions.find((c) => c.type === 'ScalingLimited' && c.status === 'True');
   const why = blind ?? limited ?? conditions.find((c) => c.type === 'AbleToScale');
-  const lastScaleTime = status.lastScaleTime ? new Date(status.lastScaleTime as unknown as string).toISOString() : undefined;
+  const lastScaleTime = timestampText(status.lastScaleTime);
   return {
     replicas: status.currentReplicas ?? 0,
     desiredReplicas: status.desiredReplicas ?? 0,
-    ...(lastScaleTime ? { lastScaleTime: lastScaleTime.replace(/\.\d{3}Z$/, 'Z') } : {}),
+    ...(lastScaleTime ? { lastScaleTime: timestamp(new Date(lastScaleTime)) } : {}),
     ...(why?.reason ? { reason: why.reason } : {}),
     ...(why?.message ? { message: why.message.slice(0, 1024) } : {}),
   };

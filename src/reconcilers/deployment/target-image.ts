@@ -4,7 +4,7 @@ import { isBuiltSource, sourceKind, type Deployment } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { sourceArchiveUrls, uploadIdOf } from '../../registry/source-archives.ts';
 import { buildEnded, buildState, builtImageReference, type BuildState } from './build-state.ts';
-import { withAppliedHash } from './compare.ts';
+import { withAppliedHash } from '../../runtime/applied-hash.ts';
 import type { ChosenRevisions } from './choose-revisions.ts';
 import { buildJobLocation, podsOfBuild, revisionNamespaceOf, type BuildJobLocation } from '../../workloads/build-jobs.ts';
 import { optional, type Pass } from './pass.ts';

@@ -1,8 +1,8 @@
 // Brings the cluster's workloads to a rendered set: applies a manifest only where the cached object
-// differs from it (compare.ts), and deletes the workloads Berth made that are no longer rendered
+// differs from it (runtime/applied-hash.ts), and deletes the workloads Berth made that are no longer rendered
 // (e.g. the HPA once maxScale is 0). Returns the current object of every rendered manifest.
 import type { Informer, KubeObject } from '../../runtime/index.ts';
-import { upToDate, withAppliedHash } from './compare.ts';
+import { upToDate, withAppliedHash } from '../../runtime/applied-hash.ts';
 import { workloadInformers, type DeploymentInformers } from './informers.ts';
 import type { OwnerDeployment } from './render/common.ts';
 import type { DeploymentWriter } from './writer.ts';

@@ -86,10 +86,7 @@ export function registerOrganizationController(manager: Manager, options: Organi
   const controller = manager.addController({
     name: 'organization',
     informer: namespaces,
-    watches: [
-      ...Object.values(children).map((informer) => ({ informer: informer as unknown as Informer, map: toNamespace })),
-      ...((tls?.watches ?? []) as unknown as { informer: Informer; map: typeof toNamespace }[]),
-    ],
+    watches: [...Object.values(children).map((informer) => ({ informer, map: toNamespace })), ...(tls?.watches ?? [])],
     reconcile: async ({ name }) => {
       const namespace = namespaces.get('', name);
       const owner = isOrganization(namespace, options.namespaces) ? { name, uid: namespace.metadata!.uid! } : undefined;
@@ -113,7 +110,7 @@ export function registerOrganizationController(manager: Manager, options: Organi
       }
     },
   });
-  return controller as unknown as Controller;
+  return controller;
 }
 
 /** Its own field manager: the namespace's other labels (the organization's id) are not this one's to keep. */

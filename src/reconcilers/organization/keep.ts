@@ -2,7 +2,7 @@
 // deleted when it is no longer rendered. The organization's policy objects and TLS Certificates alike.
 import { fieldManager } from '../../api/index.ts';
 import { applyObject, deleteObject, type DeepReadonly, type KubeObject, type Manager, type ResourceKind } from '../../runtime/index.ts';
-import { appliedHashOf } from '../deployment/compare.ts';
+import { appliedHashOf } from '../../runtime/applied-hash.ts';
 
 /** Applies `wanted` (with its applied hash) when `current` differs, or deletes `current` when nothing is
  * wanted; answers whether it deleted. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { organizationPolicySchema } from '../../api/index.ts';
-import { appliedHashOf } from '../deployment/compare.ts';
+import { appliedHashOf } from '../../runtime/applied-hash.ts';
 import { renderOrganization } from './render.ts';
 
 const namespace = { name: 'org-a', uid: '0f0c1a52-7a47-4c36-9d36-4a8d2c6f7b10' };

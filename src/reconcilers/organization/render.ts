@@ -4,7 +4,7 @@
 // Berth's, owned by the Namespace (they go with it). A part the installation leaves out renders nothing. Pure.
 import type { V1LimitRange, V1ObjectMeta, V1ResourceQuota, V1Secret } from '@kubernetes/client-node';
 import { managedSecretLabels, organizationPolicyObjectName, type OrganizationPolicy } from '../../api/index.ts';
-import { withAppliedHash } from '../deployment/compare.ts';
+import { withAppliedHash } from '../../runtime/applied-hash.ts';
 
 /** The label that marks what Berth made, and what its informers of these kinds select. */
 export const policyObjectLabels = {

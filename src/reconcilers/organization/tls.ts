@@ -34,7 +34,7 @@ import {
   type KubeObject,
   type Manager,
 } from '../../runtime/index.ts';
-import { withAppliedHash } from '../deployment/compare.ts';
+import { withAppliedHash } from '../../runtime/applied-hash.ts';
 import { keepRendered } from './keep.ts';
 
 export interface OrganizationTlsCaches {
@@ -60,7 +60,7 @@ export function organizationTlsCaches(manager: Manager, tls: AppTls, organizatio
   };
   const toNamespace = (name: string): Key => ({ namespace: '', name });
   const claimOf = (o: DeepReadonly<KubeObject>) =>
-    `${customHostOf(o as never) ?? ''} ${o.metadata?.deletionTimestamp ? 'deleting' : ''} ${o.metadata?.creationTimestamp ?? ''}`;
+    `${customHostOf(o as DeepReadonly<Deployment>) ?? ''} ${o.metadata?.deletionTimestamp ? 'deleting' : ''} ${o.metadata?.creationTimestamp ?? ''}`;
   const watches = [
     {
       informer: caches.certificates,

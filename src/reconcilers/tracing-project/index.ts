@@ -20,5 +20,5 @@ export function registerTracingProjectController(manager: Manager, options: { na
       await writeStatus<TracingProject>(manager.kubeConfig, project, next, fieldManager);
     },
   });
-  return controller as unknown as Controller;
+  return controller;
 }

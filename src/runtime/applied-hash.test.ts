@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appliedHashOf, contains, upToDate, withAppliedHash } from './compare.ts';
+import { appliedHashOf, contains, upToDate, withAppliedHash } from './applied-hash.ts';
 
 describe('contains', () => {
   it.each([

@@ -4,7 +4,8 @@
 //   rendering (a removed label or sidecar), which a containment check cannot see;
 // - a containment check (every rendered value is present in the cached object, which may hold more:
 //   defaults, status, other managers' fields) catches drift made by someone else.
-import { canonicalJson, sha256Hex } from './digest.ts';
+import { hash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.ts';
 
 const appliedHashAnnotation = 'berth.dev/applied-hash';
 
@@ -19,9 +20,9 @@ export function appliedHashOf(object: unknown): string | undefined {
 
 /** The manifest with its own hash in the annotation Berth compares against. */
 export function withAppliedHash<T extends Manifest>(manifest: T): T {
-  const hash = sha256Hex(canonicalJson(manifest)).slice(0, 16);
+  const applied = hash('sha256', canonicalJson(manifest), 'hex').slice(0, 16);
   const metadata = (manifest.metadata ?? {}) as { annotations?: Record<string, string> };
-  return { ...manifest, metadata: { ...metadata, annotations: { ...metadata.annotations, [appliedHashAnnotation]: hash } } };
+  return { ...manifest, metadata: { ...metadata, annotations: { ...metadata.annotations, [appliedHashAnnotation]: applied } } };
 }
 
 /**
