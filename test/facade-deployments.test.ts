@@ -130,7 +130,7 @@ describe('POST /v2/deployments', () => {
     expect(again.body.detail).toBe('Deployment taken already exists.');
   });
 
-  it('accepts every tier of the reference, dev_zero (the scale-to-zero tier tools send by default) among them, in the older spellings too, and refuses others', async () => {
+  it('accepts every tier of the reference, dev_zero and serverless (the scale-to-zero tiers clients send by default) among them, in the older spellings too, and refuses others', async () => {
     const zero = await t.call('POST', '/v2/deployments', {
       body: {
         name: 'tier-zero',
@@ -146,6 +146,9 @@ describe('POST /v2/deployments', () => {
       ['dev-zero', 'dev_zero'],
       ['Production', 'prod'],
       ['development', 'dev'],
+      // What newer clients send (serverless is their default).
+      ['serverless', 'serverless'],
+      ['dedicated', 'dedicated'],
     ] as const) {
       const legacy = await t.call('POST', '/v2/deployments', {
         body: {
@@ -516,6 +519,12 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
     expect(await ids('name_contains=filter-&status=AWAITING_DELETE')).toEqual([]);
     expect((await t.call('GET', '/v2/deployments?status=RUNNING')).status).toBe(422);
     expect((await t.call('GET', '/v2/deployments?name=filter-alpha', { key: t.otherOrg.key })).body.resources).toEqual([]);
+    // Agent filters answer what the reference answers a tenant without agents, the words its client knows.
+    for (const query of ['agent_id=a1', 'agent_environment=production', 'name=filter-alpha&agent_id=']) {
+      const refused = await t.call('GET', `/v2/deployments?${query}`);
+      expect(refused.status, query).toBe(400);
+      expect(refused.body).toEqual({ detail: 'Agent filters are not available for this tenant.' });
+    }
   });
 
   it('names its organization as tenant_id, and answers the same under the self-hosted prefix /api-host', async () => {

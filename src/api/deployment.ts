@@ -32,7 +32,16 @@ export const trackedPackagesSchema = z
   .max(256)
   .describe('Packages the revision was made with, as the deploy tool reported them (name:version). Stored and shown back.');
 
-const deploymentTypes = ['dev_free', 'dev', 'dev_zero', 'prod'] as const;
+/** The tiers. serverless and dedicated are what newer reference clients send (serverless their default). */
+const deploymentTypes = ['dev_free', 'dev', 'dev_zero', 'prod', 'serverless', 'dedicated'] as const;
+
+/** The tiers that scale to zero when idle, where the installation can (the reconciler's tier.ts). */
+export const scaleToZeroTiers: ReadonlySet<string> = new Set(['dev_zero', 'serverless']);
+
+/** The fewest API replicas a tier keeps (its minScale counts above this). */
+export function tierMinReplicas(deploymentType: string | null | undefined): number {
+  return deploymentType === 'dedicated' ? 2 : 1;
+}
 
 /** Older spellings of the tiers that clients still send: the long names, and any case or dashes. */
 const deploymentTypeAliases: Record<string, (typeof deploymentTypes)[number]> = { development: 'dev', production: 'prod' };
@@ -236,8 +245,8 @@ export const sourceConfigSchema = z
       .enum(deploymentTypes)
       .optional()
       .describe(
-        'Tier of the deployment: dev_free, dev, dev_zero or prod. dev_zero scales to zero after 60 s without a request where the installation has a request-driven activator ' +
-          'and the deployment a URL; its next request waits while a pod starts. Elsewhere it runs as dev. The ScaleToZero condition says which. Immutable once set.',
+        'Tier of the deployment: dev_free, dev, dev_zero, prod, serverless or dedicated. dev_zero and serverless scale to zero after 60 s without a request where the installation has a request-driven activator ' +
+          'and the deployment a URL; its next request waits while a pod starts. Elsewhere they run as dev. The ScaleToZero condition says which. dedicated keeps at least two API replicas. Immutable once set.',
       ),
     buildOnPush: z
       .boolean()

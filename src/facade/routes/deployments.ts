@@ -26,7 +26,7 @@ import {
   sourceKind,
 } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
-import { conflict, invalidField, notFound } from '../errors.ts';
+import { badRequest, conflict, invalidField, notFound } from '../errors.ts';
 import { childNames } from '../../api/child-names.ts';
 import { planDeploymentCreate, planDeploymentPatch, renderDeployment, type DeploymentPlan } from '../deployment-plan.ts';
 import { createKeyedSerializer } from '../keyed-serializer.ts';
@@ -50,11 +50,24 @@ import { deploymentAnswers, deploymentNotFound } from './deployment-answers.ts';
 import { checkListenerChoice } from './listeners.ts';
 import { checkUploaded } from './uploads.ts';
 
+/** What the reference answers a tenant without agents that filters by one; its clients know this sentence. */
+const agentFiltersUnavailable = 'Agent filters are not available for this tenant.';
+
 /** List filters the reference's clients send; others they send are ignored, as the reference ignores them. */
 const deploymentListQuerySchema = pageQuerySchema.extend({
   name: z.string().max(253).optional().describe('Only the deployment of this name.'),
   name_contains: z.string().max(253).optional().describe('Only deployments whose name contains this text.'),
   status: z.enum(deploymentPhases).optional().describe('Only deployments in this state.'),
+  agent_id: z
+    .string()
+    .max(253)
+    .optional()
+    .describe(`Not available here: a request that names it answers 400, "${agentFiltersUnavailable}"`),
+  agent_environment: z
+    .string()
+    .max(253)
+    .optional()
+    .describe(`Not available here: a request that names it answers 400, "${agentFiltersUnavailable}"`),
 });
 type DeploymentListQuery = z.infer<typeof deploymentListQuerySchema>;
 
@@ -111,6 +124,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
   serve(app, deploymentRoutes.list, async (request) => {
     const tenant = tenantOf(request, cache);
     const query = parseRequestPart('query', deploymentListQuerySchema, request.query);
+    if (query.agent_id !== undefined || query.agent_environment !== undefined) throw badRequest(agentFiltersUnavailable);
     const matching = deployments.list(tenant.namespace).filter(listFilter(query));
     return paginate(matching.sort(byCreation), query, (deployment) => respond(deployment, tenant));
   });

@@ -1,9 +1,10 @@
 // What a Deployment's tier (sourceConfig.deploymentType) means here. dev_free, dev and prod render the
-// same workloads, sized by resourceSpec. dev_zero asks to scale to zero when idle, which needs a
+// same workloads, sized by resourceSpec; dedicated too, with at least two API replicas (src/api).
+// dev_zero and serverless ask to scale to zero when idle, which needs a
 // request-driven activator (something that holds a request while a pod starts): where the installation
 // has one (--activator-proxy) and the app has a URL for it to hold, the app scales to zero; otherwise it
 // runs as dev, and its ScaleToZero condition says which of the two is missing. Pure.
-import { idleSecondsBeforeZero, type Condition } from '../../api/index.ts';
+import { idleSecondsBeforeZero, scaleToZeroTiers, type Condition } from '../../api/index.ts';
 
 export const scaleToZeroCondition = 'ScaleToZero';
 
@@ -16,7 +17,7 @@ export function scaleToZero(
   deploymentType: string | null | undefined,
   where: { activator: boolean; routed: boolean },
 ): ScaleToZero | undefined {
-  if (deploymentType !== 'dev_zero') return undefined;
+  if (!deploymentType || !scaleToZeroTiers.has(deploymentType)) return undefined;
   if (!where.activator) return 'NoActivator';
   return where.routed ? 'activated' : 'NoRoute';
 }
@@ -33,14 +34,14 @@ const conditions: Record<ScaleToZero, TierCondition> = {
     status: 'False',
     reason: 'NoActivator',
     message:
-      'dev_zero scales to zero when idle only where the cluster has a request-driven activator; this one has none, so the deployment runs as dev (minScale replicas, at least one).',
+      'dev_zero and serverless scale to zero when idle only where the cluster has a request-driven activator; this one has none, so the deployment runs as dev (minScale replicas, at least one).',
   },
   NoRoute: {
     type: scaleToZeroCondition,
     status: 'False',
     reason: 'NoRoute',
     message:
-      'dev_zero scales to zero only where its requests come through a URL, where the activator holds them; this deployment has none, so it runs as dev (minScale replicas, at least one).',
+      'dev_zero and serverless scale to zero only where their requests come through a URL, where the activator holds them; this deployment has none, so it runs as dev (minScale replicas, at least one).',
   },
 };
 

@@ -11,7 +11,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { childNames } from '../../../api/child-names.ts';
-import { type BackingServices, type Scaling, scaling } from './backing.ts';
+import { applicationMinScale, type BackingServices, type Scaling, scaling } from './backing.ts';
 import {
   type Component,
   type OwnerDeployment,
@@ -255,7 +255,7 @@ export function renderApplication(input: WorkloadInput): V1Deployment {
     kind: 'Deployment',
     metadata: childMetadata(input.owner, name, 'application', resources.labels ?? {}),
     spec: {
-      ...replicasFor(scaling(resources.minScale, resources.maxScale)),
+      ...replicasFor(scaling(applicationMinScale(input.spec), resources.maxScale)),
       strategy: surgeStrategy,
       progressDeadlineSeconds: input.progressDeadlineSeconds,
       selector: { matchLabels: selectorLabels(input.owner, 'application') },

@@ -6,7 +6,7 @@ import type { V2HorizontalPodAutoscaler, V2HorizontalPodAutoscalerBehavior } fro
 import { childNames } from '../../../api/child-names.ts';
 import { concurrencyQuery, targetConcurrencyPerReplica, type RequestConcurrency } from '../../../api/request-concurrency.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
-import { scaling } from './backing.ts';
+import { applicationMinScale, scaling } from './backing.ts';
 import { type Component, type OwnerDeployment, childMetadata } from './common.ts';
 import { applicationServicePort } from './application.ts';
 import type { DeploymentSpecInput } from './spec.ts';
@@ -112,8 +112,9 @@ export function renderApplicationAutoscaler(
   requestConcurrency?: RequestConcurrency,
 ): V2HorizontalPodAutoscaler | ScaledObject | undefined {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
-  if (requestConcurrency) return renderScaledObject(owner, requestConcurrency, resources.minScale, resources.maxScale);
-  return renderAutoscaler(owner, childNames(owner.name).application, 'application', resources.minScale, resources.maxScale);
+  const minScale = applicationMinScale(spec);
+  if (requestConcurrency) return renderScaledObject(owner, requestConcurrency, minScale, resources.maxScale);
+  return renderAutoscaler(owner, childNames(owner.name).application, 'application', minScale, resources.maxScale);
 }
 
 export function renderQueueWorkerAutoscaler(owner: OwnerDeployment, spec: DeploymentSpecInput): V2HorizontalPodAutoscaler | undefined {

@@ -4,7 +4,7 @@
 //   field is set (an image deployment opts in by sizing its database).
 // - A queue worker when any queue* field is set.
 // - Redis when redisMemoryMb is set or a queue worker runs (the queue needs a broker).
-import { isBuiltSource } from '../../../api/index.ts';
+import { isBuiltSource, tierMinReplicas } from '../../../api/index.ts';
 import type { DeploymentSpecInput, ResourceSpecInput } from './spec.ts';
 
 const databaseFields = ['dbCpu', 'dbCpuLimit', 'dbMemoryMb', 'dbMemoryLimitMb', 'dbStorageGi', 'dbMaxConnections'] as const;
@@ -39,4 +39,11 @@ export function scaling(minScale: number | null | undefined, maxScale: number | 
   if (maxScale === 0) return { kind: 'scaledToZero' };
   const minReplicas = Math.max(minScale ?? 1, 1);
   return { kind: 'autoscaled', minReplicas, maxReplicas: Math.max(maxScale ?? minReplicas, minReplicas) };
+}
+
+/** The application's minScale: the spec's, raised to what its tier keeps (dedicated: two replicas). */
+export function applicationMinScale(spec: DeploymentSpecInput): number | undefined {
+  const minScale = spec.sourceConfig?.resourceSpec?.minScale ?? undefined;
+  const floor = tierMinReplicas(spec.sourceConfig?.deploymentType);
+  return floor > 1 ? Math.max(minScale ?? floor, floor) : minScale;
 }

@@ -141,6 +141,18 @@ describe('renderWorkloads', () => {
       expect([minimum(true), minimum(false)]).toEqual([1, 0]);
     });
 
+    it("scales a serverless app (the newer clients' default tier) to zero as dev_zero", () => {
+      const serverless = renderWorkloads({
+        owner,
+        spec: { source: 'external_docker', sourceConfig: { deploymentType: 'serverless', resourceSpec: { maxScale: 3 } } },
+        settings: { ...settings, appUrls, gateway, activator },
+        serving,
+      });
+      expect(serverless.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual(
+        zero({ resourceSpec: { maxScale: 3 } }).map((o) => `${o.kind}/${o.metadata?.name}`),
+      );
+    });
+
     it('runs as dev without a URL for the activator to hold, and with maxScale 0 runs nothing', () => {
       const unrouted = renderWorkloads({
         owner,
@@ -158,6 +170,26 @@ describe('renderWorkloads', () => {
       });
       expect(dev.map((o) => o.kind)).toEqual(['Service', 'Deployment', 'HorizontalPodAutoscaler', 'HTTPRoute']);
     });
+  });
+
+  it('keeps at least two API replicas of a dedicated app, more when its minScale asks', () => {
+    // The replica count is the autoscaler's (the Deployment sends none).
+    const bounds = (deploymentType: string, resourceSpec: Record<string, number>) => {
+      const objects = renderWorkloads({
+        owner,
+        spec: { source: 'external_docker', sourceConfig: { deploymentType, resourceSpec } },
+        settings,
+        serving,
+      });
+      const hpa = objects.find((o) => o.kind === 'HorizontalPodAutoscaler') as unknown as {
+        spec: { minReplicas: number; maxReplicas: number };
+      };
+      return [hpa.spec.minReplicas, hpa.spec.maxReplicas];
+    };
+    expect(bounds('dedicated', {})).toEqual([2, 2]);
+    expect(bounds('dedicated', { minScale: 1, maxScale: 5 })).toEqual([2, 5]);
+    expect(bounds('dedicated', { minScale: 3 })).toEqual([3, 3]);
+    expect(bounds('dev', {})).toEqual([1, 1]);
   });
 
   it('gates the app on a readiness probe on its port, drains it before stopping, kills no slow starter, and probes no queue worker', () => {

@@ -4,7 +4,7 @@ import { appHost, childNames, parseCustomUrl, type Activator, type AppUrlTemplat
 import type { KubeObject } from '../../../runtime/index.ts';
 import { renderApplication, renderApplicationService, renderQueueWorker, type ServingRevision } from './application.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
-import { backingServices, scaling } from './backing.ts';
+import { applicationMinScale, backingServices, scaling } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
 import { renderHttpRoute, renderIngress, type ExternalRoute, type GatewayRef } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
@@ -112,7 +112,7 @@ function activationOf(
   rollingOut: boolean,
 ): Activation | undefined {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
-  const scale = scaling(resources.minScale, resources.maxScale);
+  const scale = scaling(applicationMinScale(spec), resources.maxScale);
   if (scaleToZeroWith(settings, spec, routes) !== 'activated' || scale.kind !== 'autoscaled' || !settings.activator) return undefined;
   return { owner, activator: settings.activator, routes, maxReplicas: scale.maxReplicas, rollingOut };
 }
