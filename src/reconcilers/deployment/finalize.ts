@@ -18,19 +18,23 @@ export const cleanupFinalizer = 'berth.dev/cleanup';
 /** A safety net: the delete events of the children normally bring the Deployment back sooner. */
 const recheckAfterMs = 5_000;
 
+/** Whether the Deployment still holds its children's clean-up: its deletion is Berth's to finish. */
+export function awaitsCleanup(deployment: DeepReadonly<Deployment>): boolean {
+  return (deployment.metadata.finalizers ?? []).includes(cleanupFinalizer);
+}
+
 /**
- * One pass of a deletion: the children deleted, the finalizer removed once none is left. Answers the
- * status the pass saw (AWAITING_DELETE, the revisions it last named) while children remain; none once
- * the finalizer is gone, with the object.
+ * One pass of a deletion, once its status says so (deletingStatus, written first): the children
+ * deleted, the finalizer removed once none is left.
  */
 export async function finalizeDeployment(
   deps: { informers: DeploymentInformers; writer: DeploymentWriter; options: DeploymentControllerOptions },
   deployment: DeepReadonly<Deployment>,
   owner: OwnerDeployment,
-): Promise<{ status?: PassStatus; result?: ReconcileResult }> {
+): Promise<ReconcileResult | void> {
   const { informers, writer } = deps;
   const finalizers = deployment.metadata.finalizers ?? [];
-  if (!finalizers.includes(cleanupFinalizer)) return {};
+  if (!finalizers.includes(cleanupFinalizer)) return;
 
   const owned: Informer[] = [...workloadInformers(informers), informers.jobs, informers.secrets, informers.revisions];
   let remaining = 0;
@@ -50,7 +54,7 @@ export async function finalizeDeployment(
     // one refused its names (NameTaken) must not take another's data with it.
     await writer.delete(childKinds.persistentVolumeClaim, owner.namespace, `data-${postgres}-0`);
   }
-  if (remaining > 0) return { status: deletingStatus(deployment), result: { requeueAfter: recheckAfterMs } };
+  if (remaining > 0) return { requeueAfter: recheckAfterMs };
   await releaseActivatorGrant(deps, owner);
 
   await writer.finalizers(
@@ -58,11 +62,10 @@ export async function finalizeDeployment(
     deployment,
     finalizers.filter((f) => f !== cleanupFinalizer),
   );
-  return {};
 }
 
 /** AWAITING_DELETE, naming the revisions the status named before. */
-function deletingStatus(deployment: DeepReadonly<Deployment>): PassStatus {
+export function deletingStatus(deployment: DeepReadonly<Deployment>): PassStatus {
   const status = deployment.status;
   return {
     deployment,

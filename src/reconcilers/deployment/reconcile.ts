@@ -5,14 +5,15 @@
 //   rollout of the workloads ──▶ target DEPLOYED ──▶ activeRevision, status, conditions
 //
 // Each step is a module of its own: choose-revisions.ts (1, 2), target-image.ts (3), the workloads
-// here (4), outcome.ts (5), pruning here (6). Every pass, a halted one and the finalizer's too, ends
-// with its status decided once (status-decision.ts) and written once (write-status.ts).
+// here (4), outcome.ts (5), pruning here (6). Every pass, a halted one too, ends with its status
+// decided once (status-decision.ts) and written once (write-status.ts); a pass of a deletion writes
+// its status (AWAITING_DELETE) the same way, first.
 import { randomBytes } from 'node:crypto';
 import { deploymentKind, revisionKind, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
 import { chooseRevisions, type Halt } from './choose-revisions.ts';
 import { upToDate, withAppliedHash } from '../../runtime/applied-hash.ts';
-import { cleanupFinalizer, finalizeDeployment } from './finalize.ts';
+import { awaitsCleanup, cleanupFinalizer, deletingStatus, finalizeDeployment } from './finalize.ts';
 import { childKinds } from './informers.ts';
 import { childNames } from '../../api/child-names.ts';
 import { buildJobLocation } from '../../workloads/build-jobs.ts';
@@ -66,7 +67,7 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   const found = informers.deployments.get(key.namespace, key.name);
   if (!found) return {};
   const owner: OwnerDeployment = { name: key.name, namespace: key.namespace, uid: found.metadata.uid ?? '' };
-  if (found.metadata.deletionTimestamp) return finalizeDeployment(pass, found, owner);
+  if (found.metadata.deletionTimestamp) return finalizeDeploymentPass(pass, found, owner);
   const deployment = await withFinalizer(pass, found);
   const spec: DeploymentSpecInput = deployment.spec;
   const history = revisionHistory(informers, deployment, owner);
@@ -104,6 +105,17 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   const recheck = [queued ? buildQueueRecheckMs : undefined, trackedBranch(spec) ? options.sourcePollIntervalMs : undefined];
   const requeueAfter = Math.min(...recheck.filter((ms) => ms !== undefined));
   return { status, ...(Number.isFinite(requeueAfter) ? { result: { requeueAfter } } : {}) };
+}
+
+/**
+ * A pass of a deletion writes its status first: AWAITING_DELETE is there for readers before the
+ * children go, and the deletion then runs on without waiting for a later pass.
+ */
+async function finalizeDeploymentPass(pass: Pass, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment): Promise<PassEnd> {
+  if (!awaitsCleanup(deployment)) return {};
+  await writeStatus(pass, decideStatus(deletingStatus(deployment), pass.options.now()));
+  const result = await finalizeDeployment(pass, deployment, owner);
+  return result ? { result } : {};
 }
 
 /** A Deployment that is not being deleted carries the cleanup finalizer before any child exists. */
