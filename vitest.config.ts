@@ -14,7 +14,10 @@ export default defineConfig({
     // at Berth's default level (test/support/berth-process.ts).
     env: { BERTH_LOG_LEVEL: process.env.BERTH_TEST_LOG_LEVEL ?? 'silent' },
     projects: [
-      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts', 'bench/**/*.test.ts', 'scripts/**/*.test.ts'] } },
+      {
+        extends: true,
+        test: { name: 'unit', include: ['src/**/*.test.ts', 'workbench/**/*.test.ts', 'bench/**/*.test.ts', 'scripts/**/*.test.ts'] },
+      },
       {
         extends: true,
         test: {

@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { nodeFlags, processEnvironment } from '../src/cli/node-flags.ts';
-import { freePort } from '../src/dev/controlplane.ts';
+import { freePort } from '../workbench/controlplane.ts';
 import { createMemoryCgroup } from './memory-cgroup.ts';
 import { parseMetrics, type Sample } from './metrics.ts';
 import { waitFor } from './pool.ts';

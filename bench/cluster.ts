@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { startControlPlane } from '../src/dev/controlplane.ts';
-import { installCrds } from '../src/dev/install-crds.ts';
+import { startControlPlane } from '../workbench/controlplane.ts';
+import { installCrds } from '../workbench/install-crds.ts';
 
 export interface BenchCluster {
   kubeConfig: KubeConfig;

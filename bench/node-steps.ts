@@ -4,7 +4,7 @@ import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { fieldManager } from '../src/api/group.ts';
 import { defaultBuildResources } from '../src/api/build-resources.ts';
-import type { BuildImages } from '../src/dev/node/node.ts';
+import type { BuildImages } from '../workbench/node/node.ts';
 import { renderBuildJob, type BuildSources } from '../src/reconcilers/deployment/render/build-job.ts';
 import { buildJobLocation, defaultBuildNamespace } from '../src/workloads/build-jobs.ts';
 import { applyObject } from '../src/runtime/apply.ts';

@@ -26,12 +26,12 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { startControlPlane } from '../src/dev/controlplane.ts';
-import { installCrds } from '../src/dev/install-crds.ts';
-import { startLocalCluster, type LocalCluster } from '../src/dev/local-cluster.ts';
-import { pushExampleApp } from '../src/dev/node/example-app.ts';
-import { nodeBinaries, pushBuildImages, pushServiceImages } from '../src/dev/node/node.ts';
-import { nodeIp } from '../src/dev/node/network.ts';
+import { startControlPlane } from '../workbench/controlplane.ts';
+import { installCrds } from '../workbench/install-crds.ts';
+import { startLocalCluster, type LocalCluster } from '../workbench/local-cluster.ts';
+import { pushExampleApp } from '../workbench/node/example-app.ts';
+import { nodeBinaries, pushBuildImages, pushServiceImages } from '../workbench/node/node.ts';
+import { nodeIp } from '../workbench/node/network.ts';
 import { GitServer } from '../test/support/git-server.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
@@ -45,12 +45,12 @@ import {
   drainSeconds,
   surgeStrategy,
 } from '../src/reconcilers/deployment/render/application.ts';
-import { nodeAppUrlTemplate, nodeGateway } from '../src/dev/node/gateway.ts';
+import { nodeAppUrlTemplate, nodeGateway } from '../workbench/node/gateway.ts';
 import { cpuSignal, inFlightSignal, scaleBounds, scaleRounds, type ScaleSignal, type ScaleTimes } from './scale-rounds.ts';
-import { metricsStoreUrl } from '../src/dev/node/metrics-store.ts';
+import { metricsStoreUrl } from '../workbench/node/metrics-store.ts';
 import { urlRounds } from './url-rounds.ts';
 import { wakeRounds } from './wake-rounds.ts';
-import { nodeActivator } from '../src/dev/node/http-add-on.ts';
+import { nodeActivator } from '../workbench/node/http-add-on.ts';
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
 import { startBerthProcess, type BerthProcess } from './berth-process.ts';
 import { roundCosts } from './round-costs.ts';

@@ -5,8 +5,8 @@
 import { request } from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { fieldManager } from '../src/api/group.ts';
-import { nodeGateway } from '../src/dev/node/gateway.ts';
-import { gatewayHttpAddress } from '../src/dev/node/network.ts';
+import { nodeGateway } from '../workbench/node/gateway.ts';
+import { gatewayHttpAddress } from '../workbench/node/network.ts';
 import { applyObject, deleteObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import type { ResourceKind } from '../src/runtime/types.ts';

@@ -1,17 +1,17 @@
-// Builds every part the test suites use (src/dev/builds.ts: two at a time, the control plane first and
+// Builds every part the test suites use (workbench/builds.ts: two at a time, the control plane first and
 // at normal priority, the rest below it) while the Debian packages they take are installed beside them:
 // the build stage of CI (.ci/run), which runs the suites that need only the control plane and the
 // packaging tools while the rest builds. So those two come first, then the node's builds in the order its
-// parts need them (src/dev/node/parts.ts), then Flux. Prints a line as each build ends, with its time;
+// parts need them (workbench/node/parts.ts), then Flux. Prints a line as each build ends, with its time;
 // exits non-zero, with the build's log, when one fails.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { Builds, type BuildName } from '../src/dev/builds.ts';
-import { repoRoot } from '../src/dev/cache-dir.ts';
-import { nodeParts } from '../src/dev/node/parts.ts';
+import { Builds, type BuildName } from '../workbench/builds.ts';
+import { repoRoot } from '../workbench/cache-dir.ts';
+import { nodeParts } from '../workbench/node/parts.ts';
 
 const run = promisify(execFile);
 const started = Date.now();

@@ -4,8 +4,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { pushExampleApp } from '../src/dev/node/example-app.ts';
-import { nodeBinaries } from '../src/dev/node/node.ts';
+import { pushExampleApp } from '../workbench/node/example-app.ts';
+import { nodeBinaries } from '../workbench/node/node.ts';
 
 const { values } = parseArgs({
   options: {

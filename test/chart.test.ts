@@ -26,9 +26,9 @@ import { parse, parseAllDocuments } from 'yaml';
 import { apiKeyRecordFromSecret, matchApiKey } from '../src/facade/api-keys.ts';
 import { compareChartCrds, renderChartCrd } from '../scripts/chart-crds.ts';
 import { currentChartCrds, expectedChartCrds } from '../scripts/sync-chart-crds.ts';
-import { readCrds } from '../src/dev/install-crds.ts';
+import { readCrds } from '../workbench/install-crds.ts';
 import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
-import { cachedBuild } from '../src/dev/cache-dir.ts';
+import { cachedBuild } from '../workbench/cache-dir.ts';
 
 const root = join(import.meta.dirname, '..');
 const chart = join(root, 'charts/berth');

@@ -13,7 +13,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
 import { markReady, markReconciling, markStalled, markUnknown, type Condition } from '../src/api/conditions.ts';
 import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
-import { cachedBuild } from '../src/dev/cache-dir.ts';
+import { cachedBuild } from '../workbench/cache-dir.ts';
 
 const root = join(import.meta.dirname, '..');
 const healthLua = readFileSync(join(root, 'docs/gitops/argocd/health.lua'), 'utf8');

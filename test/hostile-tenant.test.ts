@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { cachedBuild } from '../src/dev/cache-dir.ts';
+import { cachedBuild } from '../workbench/cache-dir.ts';
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
 import { hardenedOrganizationPolicy } from '../src/api/organization-policy.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';

@@ -2,7 +2,7 @@
 // rules kubectl users rely on (CEL validations, enums, defaults, free-form maps) survive the client.
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { installCrds, readCrds } from '../src/dev/install-crds.ts';
+import { installCrds, readCrds } from '../workbench/install-crds.ts';
 import { kubeRequest } from '../src/runtime/index.ts';
 import { testKubeConfig } from './support/cluster.ts';
 

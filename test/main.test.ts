@@ -15,6 +15,8 @@ import { nodeFlags, processEnvironment } from '../src/cli/node-flags.ts';
 
 const kc = testKubeConfig();
 const main = join(import.meta.dirname, '../src/main.ts');
+/** `berth dev`'s entry: the workbench's (npm start), not in Berth's image. */
+const workbenchMain = join(import.meta.dirname, '../workbench/main.ts');
 
 interface Running {
   child: ChildProcessByStdio<null, Readable, Readable>;
@@ -28,8 +30,12 @@ afterAll(() => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
 
-function startBerth(args: string[], env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: inject('kubeconfigPath') }): Running {
-  const child = spawn(process.execPath, [...nodeFlags, main, ...args], {
+function startBerth(
+  args: string[],
+  env: NodeJS.ProcessEnv = { ...process.env, KUBECONFIG: inject('kubeconfigPath') },
+  entry = args[0] === 'dev' ? workbenchMain : main,
+): Running {
+  const child = spawn(process.execPath, [...nodeFlags, entry, ...args], {
     // Berth as users run it, at its default level (the test process itself logs nothing: vitest.config.ts).
     env: { ...env, ...processEnvironment, BERTH_LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -129,6 +135,12 @@ describe('berth run', () => {
     const berth = startBerth(['run', '--facade-address', 'nowhere']);
     expect(await berth.exited).toBe(2);
     expect(berth.stderr.join('\n')).toContain('--facade-address: expected host:port');
+  });
+
+  it('leaves `berth dev` to the workbench: the command as the image runs it refuses it, exit code 2', async () => {
+    const berth = startBerth(['dev', '--node', 'off'], undefined, main);
+    expect(await berth.exited).toBe(2);
+    expect(berth.stderr.join('\n')).toContain('berth dev runs from a checkout of Berth (npm start)');
   });
 });
 

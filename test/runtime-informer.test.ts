@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { CoreV1Api, KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startControlPlane, type ControlPlane } from '../src/dev/controlplane.ts';
+import { startControlPlane, type ControlPlane } from '../workbench/controlplane.ts';
 import { createInformer, createLogger, onKubeApiRequest, type Informer, type KubeApiRequestLabels } from '../src/runtime/index.ts';
 import { FaultyProxy, kubeConfigVia } from './fixtures/runtime-faulty-proxy.ts';
 import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';

@@ -6,7 +6,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository's root: the build scripts are under scripts/. */
-export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 export function berthCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.BERTH_CACHE_DIR ?? join(env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'berth');

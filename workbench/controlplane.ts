@@ -5,7 +5,7 @@
 //   roles). No node: Pods never run.
 // - For a real node (`forNode`): the API server on the node's address (pods reach it through the
 //   `kubernetes` Service) with what the kubelet needs, and every controller of the controller-manager,
-//   node CIDRs and a hostpath provisioner. src/dev/node starts the node itself.
+//   node CIDRs and a hostpath provisioner. workbench/node starts the node itself.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { Agent, request } from 'node:https';

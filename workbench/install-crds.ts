@@ -2,9 +2,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig, V1CustomResourceDefinition } from '@kubernetes/client-node';
-import { fieldManager } from '../api/group.ts';
-import { applyObject } from '../runtime/apply.ts';
-import { kubeRequest } from '../runtime/kube-request.ts';
+import { fieldManager } from '../src/api/group.ts';
+import { applyObject } from '../src/runtime/apply.ts';
+import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { parseAllDocuments } from 'yaml';
 
 export function readCrds(dir: string): V1CustomResourceDefinition[] {

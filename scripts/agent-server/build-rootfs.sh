@@ -7,7 +7,7 @@
 #   - base-build.sh run in the root (a chroot with no network): uv, pip, langgraph-api and its runtime
 #     installed as the reference image has them, /api editable, /storage/entrypoint.sh;
 # and writes OUTDIR/rootfs.tar (reproducible) and OUTDIR/config.json in the format of the node's other
-# images (scripts/node-images/build-rootfs.sh), which src/dev/node/images.ts pushes. Needs root.
+# images (scripts/node-images/build-rootfs.sh), which workbench/node/images.ts pushes. Needs root.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -28,7 +28,7 @@
 #              $INSECURE_REGISTRY over plain HTTP (the node's registry) (runc, busybox-static)
 # Images hold no package manager and no shell beyond busybox: every shared library that `ldd` lists
 # for a binary is copied under the path ldd prints. Needs root (files in the image are owned by
-# 999:999 where the image's user must write). src/dev/node/images.ts runs this and pushes the result.
+# 999:999 where the image's user must write). workbench/node/images.ts runs this and pushes the result.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)

@@ -1,5 +1,5 @@
 // What the cluster Berth runs against offers it, beside its flags: under `berth dev`, the embedded node's
-// registry, images, URLs and parts (src/dev/node/parts.ts). Types only.
+// registry, images, URLs and parts (workbench/node/parts.ts). Types only.
 import type { Activator } from './activator.ts';
 import type { TlsIssuer } from './app-tls.ts';
 

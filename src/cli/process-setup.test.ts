@@ -13,10 +13,11 @@ const root = join(import.meta.dirname, '../..');
 const read = (path: string) => readFileSync(join(root, path), 'utf8');
 
 describe('the Node flags and environment', () => {
-  it('are the same in the entry point, npm start and the image', () => {
+  it('are the same in the entry points, npm start and the image', () => {
     const flags = nodeFlags.join(' ');
     expect(read('src/main.ts').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${flags}`);
-    expect(JSON.parse(read('package.json')).scripts.start).toBe(`node ${flags} src/main.ts dev`);
+    expect(read('workbench/main.ts').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${flags}`);
+    expect(JSON.parse(read('package.json')).scripts.start).toBe(`node ${flags} workbench/main.ts`);
     const entrypoint = /^ENTRYPOINT (.*)$/m.exec(read('Dockerfile'))?.[1];
     expect(JSON.parse(entrypoint ?? '[]')).toEqual(['node', ...nodeFlags, 'dist/main.js', 'run']);
   });
@@ -127,7 +128,7 @@ describe('what berth run loads', () => {
       // It did start: the controllers' and the facade's modules are there.
       expect(modules.some((url) => url.endsWith('/src/reconcilers/deployment/index.ts'))).toBe(true);
       expect(modules.some((url) => url.includes('/node_modules/fastify/'))).toBe(true);
-      expect(modules.filter((url) => url.includes('/src/dev/') || url.includes('/@peculiar/') || url.includes('/tsyringe/'))).toEqual([]);
+      expect(modules.filter((url) => url.includes('/workbench/') || url.includes('/@peculiar/') || url.includes('/tsyringe/'))).toEqual([]);
       // undici comes with the first OAuth request (src/oauth/public-network.ts), not at start.
       expect(modules.filter((url) => url.includes('/node_modules/undici/'))).toEqual([]);
     } finally {

@@ -6,10 +6,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { startLocalCluster } from '../../src/dev/local-cluster.ts';
-import { nodeBinaries, nodeDirs } from '../../src/dev/node/node.ts';
+import { startLocalCluster } from '../../workbench/local-cluster.ts';
+import { nodeBinaries, nodeDirs } from '../../workbench/node/node.ts';
 import { imageUnderTest } from '../image/docker.ts';
-import { cachedBuild } from '../../src/dev/cache-dir.ts';
+import { cachedBuild } from '../../workbench/cache-dir.ts';
 
 // kubeconfigPath, controlPlaneBin, nodeBin and registry are declared with the node suite's setup.
 declare module 'vitest' {

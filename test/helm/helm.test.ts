@@ -11,10 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { gatewayHttpsAddress, nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
+import { gatewayHttpsAddress, nodeIp, pushRegistryAddress } from '../../workbench/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
-import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
+import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-registry.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
 import {
   appsCaCertificate,
@@ -26,10 +26,10 @@ import {
   nodeBuildImages,
   serviceImage,
 } from '../node/support.ts';
-import { nodeGateway, nodeTlsAppUrlTemplate } from '../../src/dev/node/gateway.ts';
-import { metricsStoreUrl } from '../../src/dev/node/metrics-store.ts';
-import { nodeActivator } from '../../src/dev/node/http-add-on.ts';
-import { nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
+import { nodeGateway, nodeTlsAppUrlTemplate } from '../../workbench/node/gateway.ts';
+import { metricsStoreUrl } from '../../workbench/node/metrics-store.ts';
+import { nodeActivator } from '../../workbench/node/http-add-on.ts';
+import { nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { runLanggraph } from '../support/langgraph-cli.ts';
 import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods } from './support.ts';

@@ -9,7 +9,7 @@ import { CustomObjectsApi } from '@kubernetes/client-node';
 import { getContainerRuntimeClient, Wait, type StartedTestContainer } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { freePort } from '../../src/dev/controlplane.ts';
+import { freePort } from '../../workbench/controlplane.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { dockerUnavailable, imageUnderTest, ReadOnlyRootContainer, repoRoot, type BuiltImage } from './docker.ts';
@@ -111,7 +111,7 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
     expect(inspected.Config.Entrypoint).toEqual(['node', '--optimize-for-size', 'dist/main.js', 'run']);
   });
 
-  it('holds production dependencies only, and no tests', async () => {
+  it('holds production dependencies only, no tests and no workbench (the embedded cluster of berth dev)', async () => {
     const probe = await new ReadOnlyRootContainer(image.tag)
       .withEntrypoint([
         'node',
@@ -119,7 +119,10 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
         [
           "const fs = require('node:fs');",
           "const has = (p) => fs.existsSync('/app/' + p);",
-          "console.log(JSON.stringify({ vitest: has('node_modules/vitest'), typescript: has('node_modules/typescript'), nodePackage: has('node_modules/node'), test: has('test'), zod: has('node_modules/zod'), crds: has('crds') }));",
+          "const files = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(dir + '/' + e.name) : [dir + '/' + e.name]));",
+          // What only the workbench's modules say: its local cluster, its node's images.
+          "const workbenchCode = files('/app/dist').filter((f) => /startLocalCluster|startDevCluster|debootstrap/.test(fs.readFileSync(f, 'utf8')));",
+          "console.log(JSON.stringify({ vitest: has('node_modules/vitest'), typescript: has('node_modules/typescript'), nodePackage: has('node_modules/node'), test: has('test'), workbench: has('workbench') || has('dist/dev'), workbenchCode, zod: has('node_modules/zod'), crds: has('crds') }));",
         ].join(' '),
       ])
       .withWaitStrategy(Wait.forOneShotStartup())
@@ -131,7 +134,16 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
       stream.on('end', () => resolve(text));
     });
     await probe.stop().catch(() => {});
-    expect(JSON.parse(output.trim())).toEqual({ vitest: false, typescript: false, nodePackage: false, test: false, zod: true, crds: true });
+    expect(JSON.parse(output.trim())).toEqual({
+      vitest: false,
+      typescript: false,
+      nodePackage: false,
+      test: false,
+      workbench: false,
+      workbenchCode: [],
+      zod: true,
+      crds: true,
+    });
   });
 
   it('turns ready on /readyz and answers /healthz and /metrics', async () => {

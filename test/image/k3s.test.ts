@@ -12,7 +12,7 @@ import { getContainerRuntimeClient, ImageName } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually } from '../support/cluster.ts';
 import { dockerUnavailable, imageUnderTest, repoRoot, type BuiltImage } from './docker.ts';
-import { cachedBuild } from '../../src/dev/cache-dir.ts';
+import { cachedBuild } from '../../workbench/cache-dir.ts';
 
 const k3sImage = process.env.BERTH_K3S_IMAGE ?? 'rancher/k3s:v1.33.1-k3s1';
 

@@ -6,7 +6,7 @@
 // replica) and never past it, then back to min_scale once the load stops, with 0 failed requests.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { metricsStoreUrl } from '../../src/dev/node/metrics-store.ts';
+import { metricsStoreUrl } from '../../workbench/node/metrics-store.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';

@@ -5,8 +5,8 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { inject } from 'vitest';
-import { cachedBuild } from '../../src/dev/cache-dir.ts';
-import { buildImage, pushImage } from '../../src/dev/node/images.ts';
+import { cachedBuild } from '../../workbench/cache-dir.ts';
+import { buildImage, pushImage } from '../../workbench/node/images.ts';
 import { eventually } from '../support/cluster.ts';
 import { crane, kubectlOk } from './support.ts';
 

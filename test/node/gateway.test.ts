@@ -7,11 +7,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { gatewayHttpAddress } from '../../src/dev/node/network.ts';
+import { gatewayHttpAddress } from '../../workbench/node/network.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
-import { nodeGateway } from '../../src/dev/node/gateway.ts';
+import { nodeGateway } from '../../workbench/node/gateway.ts';
 import { apply, exampleImage, examplePod, gatewayFlags, httpGet, waitForReadyPod } from './support.ts';
 
 let berth: BerthProcess;

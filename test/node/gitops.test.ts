@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { nodeIp } from '../../src/dev/node/network.ts';
+import { nodeIp } from '../../workbench/node/network.ts';
 import { eventually, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { FakeGitHub } from '../support/fake-github.ts';

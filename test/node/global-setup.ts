@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { TestProject } from 'vitest/node';
-import { installCrds } from '../../src/dev/install-crds.ts';
-import { startLocalCluster } from '../../src/dev/local-cluster.ts';
-import { nodeBinaries } from '../../src/dev/node/node.ts';
+import { installCrds } from '../../workbench/install-crds.ts';
+import { startLocalCluster } from '../../workbench/local-cluster.ts';
+import { nodeBinaries } from '../../workbench/node/node.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually, useNamespace } from '../support/cluster.ts';
-import { nodeName, registryAddress } from '../../src/dev/node/network.ts';
-import { prepareNodeHost } from '../../src/dev/node/node.ts';
+import { nodeName, registryAddress } from '../../workbench/node/network.ts';
+import { prepareNodeHost } from '../../workbench/node/node.ts';
 import {
   apply,
   examplePod,

@@ -12,14 +12,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pushRegistryAddress } from '../../src/dev/node/network.ts';
+import { pushRegistryAddress } from '../../workbench/node/network.ts';
 import { randomUUID } from 'node:crypto';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
-import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
+import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-registry.ts';
 import { crane, exampleImage, httpGet, kubectlOk } from './support.ts';
 
 const run = promisify(execFile);

@@ -5,7 +5,7 @@
 // waits while one starts, and gets the app's answer. No pod reaches the interceptor or the scaler.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { nodeActivator } from '../../src/dev/node/http-add-on.ts';
+import { nodeActivator } from '../../workbench/node/http-add-on.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
 import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { registryAddress } from '../../src/dev/node/network.ts';
+import { registryAddress } from '../../workbench/node/network.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { defaultBuildNamespace } from '../../src/workloads/build-jobs.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';

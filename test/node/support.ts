@@ -8,12 +8,12 @@ import { expect, inject } from 'vitest';
 import { eventually, kubectl, testKubeConfig } from '../support/cluster.ts';
 import { loopbackLookup } from '../support/loopback.ts';
 import type { BerthProcess } from '../support/berth-process.ts';
-import { pushExampleApp } from '../../src/dev/node/example-app.ts';
-import { appsCaSecret, nodeTlsIssuer } from '../../src/dev/node/certificates.ts';
-import { nodeAppUrlTemplate, nodeGateway, nodeTlsAppUrlTemplate } from '../../src/dev/node/gateway.ts';
-import { nodeIp, pushRegistryAddress } from '../../src/dev/node/network.ts';
-import { startPushRegistry, type PushRegistry } from '../../src/dev/node/push-registry.ts';
-import { pushBuildImages, pushServiceImages, type BuildImages } from '../../src/dev/node/node.ts';
+import { pushExampleApp } from '../../workbench/node/example-app.ts';
+import { appsCaSecret, nodeTlsIssuer } from '../../workbench/node/certificates.ts';
+import { nodeAppUrlTemplate, nodeGateway, nodeTlsAppUrlTemplate } from '../../workbench/node/gateway.ts';
+import { nodeIp, pushRegistryAddress } from '../../workbench/node/network.ts';
+import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-registry.ts';
+import { pushBuildImages, pushServiceImages, type BuildImages } from '../../workbench/node/node.ts';
 
 export const crane = () => join(inject('nodeBin'), 'crane');
 

@@ -15,8 +15,8 @@ import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { exampleImage, httpGet, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
-import { pushRegistryAddress } from '../../src/dev/node/network.ts';
-import type { PushRegistry } from '../../src/dev/node/push-registry.ts';
+import { pushRegistryAddress } from '../../workbench/node/network.ts';
+import type { PushRegistry } from '../../workbench/node/push-registry.ts';
 
 let berth: BerthProcess;
 let registry: PushRegistry | undefined;

@@ -15,7 +15,7 @@ import { runArgs, spawnBerth, waitReady } from '../support/berth-process.ts';
 import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { operationsOf, type OpenApiDocument } from './support/openapi-fuzz.ts';
 import { recordFigures } from './support/figures.ts';
-import { cachedBuild } from '../../src/dev/cache-dir.ts';
+import { cachedBuild } from '../../workbench/cache-dir.ts';
 
 const root = join(import.meta.dirname, '../..');
 

@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
 import type { TestProject } from 'vitest/node';
-import { startControlPlane } from '../../src/dev/controlplane.ts';
-import { installCrds } from '../../src/dev/install-crds.ts';
+import { startControlPlane } from '../../workbench/controlplane.ts';
+import { installCrds } from '../../workbench/install-crds.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -4,7 +4,7 @@ import { execFile, spawn } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { berthCacheDir } from '../../src/dev/cache-dir.ts';
+import { berthCacheDir } from '../../workbench/cache-dir.ts';
 
 const run = promisify(execFile);
 

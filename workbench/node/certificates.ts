@@ -4,7 +4,7 @@
 // `berth dev` writes to its data dir for curl --cacert and browsers. The issuer is an Issuer in the
 // Gateway's namespace, not a ClusterIssuer: a team that may make Certificates in its own namespace
 // cannot ask it for another organization's names. Objects rendered by pure functions.
-import type { KubeObject } from '../../runtime/index.ts';
+import type { KubeObject } from '../../src/runtime/index.ts';
 import { nodeGateway } from './gateway.ts';
 import { certManagerMetricsPort } from './network.ts';
 

@@ -106,7 +106,7 @@ export function cniConfig(dirs: NodeDirs, podCidr: string): string {
   );
 }
 
-/** `pkiDir` holds the control plane's certificates (src/dev/pki.ts), the kubelet's among them. */
+/** `pkiDir` holds the control plane's certificates (workbench/pki.ts), the kubelet's among them. */
 export function kubeletConfig(dirs: NodeDirs, pkiDir: string): string {
   return stringify({
     apiVersion: 'kubelet.config.k8s.io/v1beta1',

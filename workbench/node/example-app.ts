@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildImage, pushImage } from './images.ts';
 
-const appDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../../examples/app');
+const appDir = resolve(dirname(fileURLToPath(import.meta.url)), '../../examples/app');
 const exampleRepository = 'berth-example';
 
 /** Builds the example app answering `version` and pushes it; returns <registry>/berth-example@sha256:... */

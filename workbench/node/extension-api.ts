@@ -2,7 +2,7 @@
 // external.metrics.k8s.io): the rights every such server needs to check the callers the API server
 // vouches for, and the APIService that routes its group through a Service whose one endpoint is the
 // node's address. Objects rendered by pure functions.
-import type { KubeObject } from '../../runtime/index.ts';
+import type { KubeObject } from '../../src/runtime/index.ts';
 
 export type Subject = { kind: 'User'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string };
 

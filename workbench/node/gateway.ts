@@ -2,7 +2,7 @@
 // on the host beside the kubelet and listening on loopback only; the Gateway API CRDs; and the
 // GatewayClass and Gateway every Deployment's HTTPRoutes attach to. Objects rendered by pure functions.
 import { stringify } from 'yaml';
-import { labels } from '../../api/group.ts';
+import { labels } from '../../src/api/group.ts';
 import { gatewayHttpAddress, gatewayHttpsAddress, gatewayMetricsAddress } from './network.ts';
 
 /** The Gateway Berth's HTTPRoutes attach to under `berth dev` (its `--gateway`). */

@@ -6,8 +6,8 @@
 // back. Both run under service accounts with upstream's rights (read HTTPScaledObjects, Services,
 // EndpointSlices), as nobody, with nothing to write. Berth writes the HTTPScaledObjects and their
 // ScaledObjects itself: the add-on's operator is not run. Objects rendered by pure functions.
-import type { Activator } from '../../api/activator.ts';
-import type { KubeObject } from '../../runtime/index.ts';
+import type { Activator } from '../../src/api/activator.ts';
+import type { KubeObject } from '../../src/runtime/index.ts';
 import { partMetadata, roleBinding } from './extension-api.ts';
 import { activatorScalerServiceIp } from './network.ts';
 

@@ -14,7 +14,7 @@ import { processAlive } from './host.ts';
 import { mountTable } from './mount-propagation.ts';
 
 const run = promisify(execFile);
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const buildScript = join(repoRoot, 'scripts/node-images/build-rootfs.sh');
 
 /** The images a node needs, and the example app. */

@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import type { KubeObject } from '../../runtime/index.ts';
+import type { KubeObject } from '../../src/runtime/index.ts';
 import { extensionApiObjects, partMetadata, roleBinding } from './extension-api.ts';
 import { nodeIp } from './network.ts';
 

@@ -4,7 +4,7 @@
 // HorizontalPodAutoscalers act as on a cluster. Its identity is its own client certificate
 // (system:metrics-server) with the rights upstream's manifests give it, and no more.
 import { join } from 'node:path';
-import type { KubeObject } from '../../runtime/index.ts';
+import type { KubeObject } from '../../src/runtime/index.ts';
 import { extensionApiObjects, partMetadata, roleBinding } from './extension-api.ts';
 import { nodeIp } from './network.ts';
 

@@ -11,9 +11,9 @@ import { Resolver } from 'node:dns/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
-import { fieldManager } from '../../api/group.ts';
-import { applyObject } from '../../runtime/apply.ts';
-import { kubeRequest } from '../../runtime/kube-request.ts';
+import { fieldManager } from '../../src/api/group.ts';
+import { applyObject } from '../../src/runtime/apply.ts';
+import { kubeRequest } from '../../src/runtime/kube-request.ts';
 import { kubeconfig, readPki, type ControlPlane } from '../controlplane.ts';
 import type { Pki } from '../pki.ts';
 import { startSupervised, type SupervisedProcess } from '../supervised-process.ts';
@@ -48,7 +48,7 @@ import { metricsStoreScrapeConfig } from './metrics-store.ts';
 import { cachedBuild } from '../cache-dir.ts';
 
 const run = promisify(execFile);
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../../..');
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const pauseTag = '3.10.2';
 
 /** The binaries the node's core runs (its parts bring their own: ./parts.ts). */

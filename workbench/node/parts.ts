@@ -3,9 +3,9 @@
 // server for autoscaling, an activator, images). Declared once, in the order they are built and started:
 // what the first app needs sooner comes first.
 import { join } from 'node:path';
-import type { ClusterDefaults } from '../../api/cluster-defaults.ts';
-import { fieldManager } from '../../api/group.ts';
-import { applyObject, resolveResource } from '../../runtime/apply.ts';
+import type { ClusterDefaults } from '../../src/api/cluster-defaults.ts';
+import { fieldManager } from '../../src/api/group.ts';
+import { applyObject, resolveResource } from '../../src/runtime/apply.ts';
 import type { BuildName } from '../builds.ts';
 import { installCrds } from '../install-crds.ts';
 import { certManagerArgs, certificateObjects, nodeTlsIssuer } from './certificates.ts';

@@ -7,9 +7,9 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
-import { kubeRequest } from '../../runtime/index.ts';
-import { registrySigningSecretName } from '../../registry/signing.ts';
-import { registryIssuer, registryService } from '../../registry/tokens.ts';
+import { kubeRequest } from '../../src/runtime/index.ts';
+import { registrySigningSecretName } from '../../src/registry/signing.ts';
+import { registryIssuer, registryService } from '../../src/registry/tokens.ts';
 import { pushRegistryConfig } from './configs.ts';
 import { pushRegistryAddress } from './network.ts';
 

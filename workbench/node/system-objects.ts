@@ -1,5 +1,5 @@
 // The cluster's own objects on a local node, rendered by pure functions: cluster DNS (CoreDNS, as
-// kubeadm installs it) and a default StorageClass. Applied with server-side apply by src/dev/node.
+// kubeadm installs it) and a default StorageClass. Applied with server-side apply by workbench/node.
 import { clusterDomain, dnsServiceIp } from './network.ts';
 
 type KubeObject = {

@@ -174,7 +174,7 @@ describe('renderWorkloads', () => {
 
   it('keeps at least two API replicas of a dedicated app, more when its minScale asks', () => {
     // The replica count is the autoscaler's (the Deployment sends none).
-    const bounds = (deploymentType: string, resourceSpec: Record<string, number>) => {
+    const bounds = (deploymentType: 'dedicated' | 'dev', resourceSpec: Record<string, number>) => {
       const objects = renderWorkloads({
         owner,
         spec: { source: 'external_docker', sourceConfig: { deploymentType, resourceSpec } },

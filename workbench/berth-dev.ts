@@ -1,0 +1,109 @@
+// `berth dev`: Berth with the embedded local cluster where no cluster is configured. The cluster's
+// node and its parts come up after Berth does (built first where they are not cached): Berth restarts
+// with what they offer as each arrives, and with a node, the registry for pushed images starts beside
+// it. Loaded by workbench/main.ts once the process is set up.
+import { resolve } from 'node:path';
+import { optionsOrExit, stopOnSignals } from '../src/cli/process-lifecycle.ts';
+import { startBerth, type RunningBerth } from '../src/cli/run.ts';
+import { createLogger } from '../src/runtime/index.ts';
+import { startDevCluster, startDevPushRegistry, type DevCluster } from './dev-cluster.ts';
+
+/** How long `berth dev` waits, after a part of the node comes up, for others before it restarts Berth. */
+const restartSettleMs = 2_000;
+
+const argv = process.argv.slice(2);
+const options = optionsOrExit(argv[0] === 'dev' ? argv : ['dev', ...argv]);
+const logger = createLogger();
+const stopping = stopOnSignals(logger);
+
+try {
+  const devStart = startDevCluster({
+    dataDir: options.dataDir,
+    crdsDir: resolve(import.meta.dirname, '../crds'),
+    operatorNamespace: options.namespace,
+    node: options.node,
+    logger,
+  });
+  // A stop during start-up (Ctrl-C while the node comes up) waits for the start, then undoes it.
+  stopping.add(async () => (await devStart.catch(() => undefined))?.cluster?.stop());
+  const dev = await devStart;
+  const kubeConfig = dev.kubeConfig;
+  let berth = await startBerth(kubeConfig, options, logger, dev.node ?? {});
+  let pushRegistry: { stop(): Promise<void> } | undefined;
+  let following: Promise<void> = Promise.resolve();
+  stopping.add(async () => {
+    await following;
+    await pushRegistry?.stop();
+    await berth.stop();
+  });
+  /** With a node: the registry for pushed images, whose tokens the running Berth issues (started once). */
+  const startPushRegistry = async () => {
+    if (pushRegistry || !dev.node || !berth.facade) return;
+    pushRegistry = await startDevPushRegistry(dev, options.dataDir, berth.facade.nodeUrl ?? berth.facade.url, options.namespace);
+  };
+  await startPushRegistry();
+  if (dev.kubeconfigPath && dev.local) process.stdout.write(banner(dev, berth));
+  // Under `berth dev` the node and its parts come up after Berth does (built first where they are not
+  // cached): Berth restarts with what they offer as each arrives, and what was applied before converges.
+  let startedWith = dev.node;
+  const follow = () => {
+    following = following
+      // Parts that come up together (a warm start brings them all within seconds) make one restart.
+      .then(() => new Promise((settled) => setTimeout(settled, restartSettleMs)))
+      .then(async () => {
+        if (!dev.node || dev.node === startedWith || stopping.requested) return;
+        const first = !startedWith;
+        startedWith = dev.node;
+        logger.info('restarting Berth with what the node offers now');
+        await berth.stop();
+        berth = await startBerth(kubeConfig, options, logger, startedWith);
+        await startPushRegistry();
+        if (first && dev.kubeconfigPath && dev.local) process.stdout.write(banner(dev, berth));
+      })
+      .catch((error: unknown) => void stopping.stop(`restart failed: ${(error as Error).message}`, 1));
+  };
+  dev.onChange(follow);
+  follow();
+} catch (error) {
+  logger.error({ err: error }, 'failed to start');
+  await stopping.stop('startup failure', 1);
+}
+
+/** What `berth dev` prints once Berth answers, and again once the node runs. */
+function banner(dev: DevCluster, berth: RunningBerth): string {
+  const facade = berth.facade?.url;
+  const kubeconfigPath = dev.kubeconfigPath!;
+  const local = dev.local!;
+  return [
+    '',
+    dev.node
+      ? 'Berth is running against an embedded cluster with a real node.'
+      : dev.cluster?.withoutNode
+        ? 'Berth is running against an embedded control plane (no node: Pods will not run).'
+        : "Berth is running against an embedded control plane; the node's parts are being built and come up one by one (see the progress lines).",
+    `  kubeconfig:   ${kubeconfigPath}`,
+    ...(dev.node
+      ? [
+          `  registry:     ${dev.node.registry}  (plain HTTP; npm run example:push builds and pushes the example app)`,
+          `  pushes:       ${dev.node.pushRegistry}  (plain HTTP; docker login with POST /v2/deployments/{id}/push-token)`,
+          `  try:          kubectl --kubeconfig ${kubeconfigPath} apply --server-side -f examples/hello.yaml  (see the README)`,
+          `                an app answers at its url: curl --cacert ${dev.node.appsCaFile} $(kubectl get bdeploy hello -o jsonpath='{.status.url}')/`,
+          `  apps' CA:     ${dev.node.appsCaFile}  (trust it to open the apps' https:// URLs in a browser)`,
+        ]
+      : [
+          `  node:         ${dev.cluster?.withoutNode ?? 'starting'}`,
+          `  try:          kubectl --kubeconfig ${kubeconfigPath} apply -f examples/deployment-external-docker.yaml`,
+        ]),
+    `                kubectl --kubeconfig ${kubeconfigPath} get berth`,
+    ...(facade
+      ? [
+          `  HTTP API:     ${facade}  (OpenAPI: ${facade}/openapi.json)`,
+          `  API key:      ${local.apiKey}  (organization ${local.organizationId}, namespace ${local.organizationNamespace})`,
+          `  try:          curl -H 'X-Api-Key: ${local.apiKey}' ${facade}/v2/deployments`,
+        ]
+      : []),
+    `  probes:       http://${options.probeAddress.host}:${berth.manager.healthPort}/readyz and /metrics`,
+    '  stop:         Ctrl-C (stops every process Berth started)',
+    '',
+  ].join('\n');
+}
