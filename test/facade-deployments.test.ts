@@ -45,8 +45,9 @@ async function listRevisions(namespace: string): Promise<Revision[]> {
     .items;
 }
 
-async function create(name: string, extra: Record<string, unknown> = {}) {
+async function create(name: string, extra: Record<string, unknown> = {}, key?: string) {
   const response = await t.call('POST', '/v2/deployments', {
+    ...(key ? { key } : {}),
     body: {
       name,
       source: 'external_docker',
@@ -577,6 +578,38 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
       30_000,
       'the Deployment to be deleted',
     );
+  });
+
+  it("deletes several deployments at once: all of them, or none when one is not the organization's", async () => {
+    const [one, two, three] = [await create('many-one'), await create('many-two'), await create('many-three')];
+    const foreign = await create('many-foreign', {}, t.otherOrg.key);
+    const stored = async (name: string) =>
+      custom.getNamespacedCustomObject({ group, version, namespace: t.org.namespace, plural: 'deployments', name }).then(
+        (object: { metadata?: { deletionTimestamp?: string } }) => !object.metadata?.deletionTimestamp,
+        () => false,
+      );
+
+    // One id of another organization: a 404 that names it, and nothing deleted.
+    const refused = await t.call('DELETE', `/v2/deployments?deployment_ids=${one.id}&deployment_ids=${foreign.id}`);
+    expect(refused.status).toBe(404);
+    expect(refused.body).toEqual({ detail: `Deployment ID ${foreign.id} not found.` });
+    expect(await stored('many-one')).toBe(true);
+
+    for (const query of ['deployment_ids=not-a-uuid', '', `deployment_ids=${Array.from({ length: 101 }, () => one.id).join(',')}`]) {
+      const invalid = await t.call('DELETE', `/v2/deployments?${query}`);
+      expect(invalid.status, query).toBe(422);
+      expect(invalid.body.detail[0].loc.slice(0, 2), query).toEqual(['query', 'deployment_ids']);
+    }
+    expect(await stored('many-one')).toBe(true);
+
+    // Repeated, as the reference's clients send them, or joined by commas.
+    const deleted = await t.call('DELETE', `/v2/deployments?deployment_ids=${one.id}&deployment_ids=${two.id}`);
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body).toEqual({});
+    expect([await stored('many-one'), await stored('many-two'), await stored('many-three')]).toEqual([false, false, true]);
+    expect((await t.call('DELETE', `/v2/deployments?deployment_ids=${three.id},${three.id}`)).status).toBe(200);
+    expect(await stored('many-three')).toBe(false);
+    expect((await t.call('GET', `/v2/deployments/${foreign.id}`, { key: t.otherOrg.key })).status).toBe(200);
   });
 });
 

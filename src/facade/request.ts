@@ -21,10 +21,13 @@ export function parseRequestPart<S extends z.ZodType>(where: 'body' | 'query' | 
   return result.data;
 }
 
+/** An id as the API hands them out: a metadata.uid, any case. */
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** A path parameter that must be a UUID (ids are metadata.uid values). */
 export function uuidPathParam(request: FastifyRequest, name: string): string {
   const value = (request.params as Record<string, string | undefined>)[name] ?? '';
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) {
+  if (!uuidPattern.test(value)) {
     throw unprocessable([{ loc: ['path', name], msg: 'Input should be a valid UUID', type: 'uuid_parsing' }]);
   }
   return value.toLowerCase();

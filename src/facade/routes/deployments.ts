@@ -35,7 +35,7 @@ import { waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret, writeOwnedSecretOrUndo } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import { byUid, type FacadeDependencies } from '../ports.ts';
-import { byCreation, parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
+import { byCreation, parseRequestPart, tenantOf, uuidPathParam, uuidPattern } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import {
@@ -71,6 +71,19 @@ const deploymentListQuerySchema = pageQuerySchema.extend({
 });
 type DeploymentListQuery = z.infer<typeof deploymentListQuerySchema>;
 
+/** The most deployments one request deletes, as the reference allows. */
+const maxDeletedAtOnce = 100;
+
+/** Ids repeated (`?deployment_ids=a&deployment_ids=b`, as the reference's clients send them) or joined by commas. */
+const deploymentIdsQuerySchema = z.object({
+  deployment_ids: z
+    .preprocess(
+      (value) => (Array.isArray(value) ? value : [value]).flatMap((id) => (typeof id === 'string' ? id.split(',') : [id])),
+      z.array(z.string().regex(uuidPattern, 'Input should be a valid UUID')).min(1).max(maxDeletedAtOnce),
+    )
+    .describe(`IDs of the deployments to delete (1-${maxDeletedAtOnce}): all of them, or none when one is not found.`),
+});
+
 const deploymentsUrl = '/v2/deployments';
 const deploymentUrl = '/v2/deployments/:deployment_id';
 
@@ -103,6 +116,14 @@ const deploymentRoutes = {
     success: { status: 200, description: 'The deployment once the controller has observed the patch.', schema: 'Deployment' },
   },
   remove: { method: 'DELETE', url: deploymentUrl, summary: 'Delete a deployment', success: { status: 204, description: 'Deleted.' } },
+  removeMany: {
+    method: 'DELETE',
+    url: deploymentsUrl,
+    summary: 'Delete deployments',
+    description: `Deletes up to ${maxDeletedAtOnce} deployments of the organization: all of them, or, when one is not found, none (404 naming it).`,
+    query: deploymentIdsQuerySchema,
+    success: { status: 200, description: 'Every deployment named is deleted.', schema: { jsonSchema: { type: 'object' } } },
+  },
 } satisfies Record<string, RouteSpec>;
 
 type DeploymentParams = { Params: { deployment_id: string } };
@@ -154,6 +175,16 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     await writer.delete(deploymentKind, tenant.namespace, deployment.metadata.name!);
     await waitForGone(() => deployments.get(tenant.namespace, deployment.metadata.name!), deps.observeTimeoutMs);
     return reply.code(204).send();
+  });
+
+  serve(app, deploymentRoutes.removeMany, async (request) => {
+    const tenant = tenantOf(request, cache);
+    const { deployment_ids: ids } = parseRequestPart('query', deploymentIdsQuerySchema, request.query);
+    // Every one is the tenant's before any goes: another organization's id is not found, as a missing one.
+    const named = [...new Set(ids.map((id) => id.toLowerCase()))].map((id) => findDeployment(tenant.namespace, id).metadata.name!);
+    for (const name of named) await writer.delete(deploymentKind, tenant.namespace, name);
+    for (const name of named) await waitForGone(() => deployments.get(tenant.namespace, name), deps.observeTimeoutMs);
+    return {};
   });
 }
 
