@@ -7,7 +7,7 @@
 // Each step is a module of its own: choose-revisions.ts (1, 2), target-image.ts (3), the workloads
 // here (4), outcome.ts (5), pruning here (6). Every pass, a halted one too, ends with its status
 // decided once (status-decision.ts) and written once (write-status.ts); a pass of a deletion writes
-// its status (AWAITING_DELETE) the same way, first.
+// its status (AWAITING_DELETE) the same way, before its deletes.
 import { randomBytes } from 'node:crypto';
 import { deploymentKind, revisionKind, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
@@ -35,10 +35,12 @@ import { ensureActivatorGrant, releaseActivatorGrant, scaleToZeroOf } from './sc
 import { decideStatus, type PassStatus } from './status-decision.ts';
 import { writeStatus } from './write-status.ts';
 
-/** What a pass leaves: its status, and when to run again. */
+/** What a pass leaves: its status, and when to run again; or what it does once its status is written. */
 interface PassEnd {
   status?: PassStatus;
   result?: ReconcileResult;
+  /** A deletion's work: AWAITING_DELETE is there for readers before the children go. */
+  afterStatus?: () => Promise<ReconcileResult | void>;
 }
 
 export function createDeploymentReconciler(deps: DeploymentReconcilerDependencies) {
@@ -50,7 +52,7 @@ export function createDeploymentReconciler(deps: DeploymentReconcilerDependencie
     const pass: Pass = { ...deps, heads, context };
     const end = await reconcileOnce(pass, key);
     if (end.status) await writeStatus(pass, decideStatus(end.status, deps.options.now()));
-    return end.result;
+    return end.afterStatus ? end.afterStatus() : end.result;
   };
 }
 
@@ -107,15 +109,10 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   return { status, ...(Number.isFinite(requeueAfter) ? { result: { requeueAfter } } : {}) };
 }
 
-/**
- * A pass of a deletion writes its status first: AWAITING_DELETE is there for readers before the
- * children go, and the deletion then runs on without waiting for a later pass.
- */
-async function finalizeDeploymentPass(pass: Pass, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment): Promise<PassEnd> {
+/** A pass of a deletion: its status (AWAITING_DELETE), then the deletes, in the same pass. */
+function finalizeDeploymentPass(pass: Pass, deployment: DeepReadonly<Deployment>, owner: OwnerDeployment): PassEnd {
   if (!awaitsCleanup(deployment)) return {};
-  await writeStatus(pass, decideStatus(deletingStatus(deployment), pass.options.now()));
-  const result = await finalizeDeployment(pass, deployment, owner);
-  return result ? { result } : {};
+  return { status: deletingStatus(deployment), afterStatus: () => finalizeDeployment(pass, deployment, owner) };
 }
 
 /** A Deployment that is not being deleted carries the cleanup finalizer before any child exists. */
