@@ -9,6 +9,7 @@ import { createLogger, Manager } from '../src/runtime/index.ts';
 import { eventually, kubectl, testKubeConfig } from './support/cluster.ts';
 import { startTestFacade, type TestFacade } from './support/facade.ts';
 import { deploymentTable, expectTable } from './support/facade-shapes.ts';
+import { sharedSecretLabels } from './support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
@@ -120,6 +121,52 @@ describe('POST /v2/deployments', () => {
       10_000,
       'the deployment taken back',
     );
+  });
+
+  it('takes secret_references: values read from Secrets the organization shares, a change of one a new revision', async () => {
+    await core.createNamespacedSecret({
+      namespace: t.org.namespace,
+      body: { metadata: { name: 'team-tokens', labels: sharedSecretLabels }, stringData: { api: 'token-one', other: 'token-two' } },
+    });
+    const reference = { name: 'API_TOKEN', secret_name: 'team-tokens', secret_key: 'api' };
+    const created = await t.call('POST', '/v2/deployments', {
+      body: {
+        name: 'referenced',
+        source: 'external_docker',
+        source_revision_config: { image_uri: 'nginx:1' },
+        secrets: [{ name: 'OWN', value: 'own-value' }],
+        secret_references: [reference],
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.secrets).toEqual([{ name: 'OWN', value: '********' }]);
+    expect(created.body.secret_references).toEqual([reference]);
+    expect((await readDeployment(t.org.namespace, 'referenced')).spec.secrets).toEqual([
+      { name: 'OWN' },
+      { name: 'API_TOKEN', valueFrom: { secretKeyRef: { name: 'team-tokens', key: 'api' } } },
+    ]);
+    expect(created.text).not.toContain('token-one');
+
+    // Another key: a new revision; the secret with a value stays.
+    const moved = await t.call('PATCH', `/v2/deployments/${created.body.id}`, {
+      body: { secret_references: [{ ...reference, secret_key: 'other' }] },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body.latest_revision_id).not.toBe(created.body.latest_revision_id);
+    expect(moved.body.secrets).toEqual([{ name: 'OWN', value: '********' }]);
+    expect(moved.body.secret_references).toEqual([{ ...reference, secret_key: 'other' }]);
+
+    // A name twice is a 422 that changes nothing.
+    const twice = await t.call('PATCH', `/v2/deployments/${created.body.id}`, {
+      body: { secret_references: [{ name: 'OWN', secret_name: 'team-tokens', secret_key: 'api' }] },
+    });
+    expect(twice.status).toBe(422);
+    expect(twice.body.detail).toEqual([
+      { loc: ['body', 'secret_references', 0, 'name'], msg: 'Duplicate secret name OWN', type: 'value_error' },
+    ]);
+    const cleared = await t.call('PATCH', `/v2/deployments/${created.body.id}`, { body: { secret_references: [] } });
+    expect(cleared.body.secret_references).toEqual([]);
+    expect((await readDeployment(t.org.namespace, 'referenced')).spec.secrets).toEqual([{ name: 'OWN' }]);
   });
 
   it('answers 409 for a name already taken in the organization', async () => {

@@ -352,6 +352,34 @@ export const secretValueSchema = z
   .describe('A secret and its value.');
 export type SecretValue = z.infer<typeof secretValueSchema>;
 
+/**
+ * A secret as the HTTP interface names one that stays where it is (its secret_references): an
+ * environment variable from a key of a Secret of the organization's namespace, which the Secret shares
+ * with Deployments by its label berth.dev/secret. In the spec it is a secret with valueFrom.
+ */
+export const secretReferenceSchema = z
+  .object({
+    name: deploymentSecretSchema.shape.name.describe('Name of the environment variable.'),
+    secretName: secretKeySelectorSchema.shape.name.describe("Name of the Secret in the organization's namespace."),
+    secretKey: secretKeySelectorSchema.shape.key.describe('Key of the value in that Secret.'),
+  })
+  .describe("An environment variable from a key of a Secret of the organization's namespace (labelled berth.dev/secret).");
+export type SecretReference = z.infer<typeof secretReferenceSchema>;
+
+/** The spec's secret for a reference. */
+export function secretOfReference(reference: SecretReference): DeploymentSecret {
+  return { name: reference.name, valueFrom: { secretKeyRef: { name: reference.secretName, key: reference.secretKey } } };
+}
+
+/** The reference a spec's secret is, when its value comes from a Secret of the namespace. */
+export function referenceOfSecret(secret: {
+  readonly name: string;
+  readonly valueFrom?: { readonly secretKeyRef: { readonly name: string; readonly key: string } } | undefined;
+}): SecretReference | undefined {
+  const ref = secret.valueFrom?.secretKeyRef;
+  return ref ? { name: secret.name, secretName: ref.name, secretKey: ref.key } : undefined;
+}
+
 /** A member that belongs to some sources only: a Deployment of another source that sets one is refused. */
 function sourceOnlyRule({ path, sources, why }: ReturnType<typeof sourceOnlyMembers>[number]): CelRule {
   return {

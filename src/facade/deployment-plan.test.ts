@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { Deployment } from '../api/index.ts';
 import { HttpError } from './errors.ts';
 import { planDeploymentCreate, planDeploymentPatch, revisionSourceMismatch } from './deployment-plan.ts';
-import type { DeploymentPatch } from './wire-schemas.ts';
+import type { DeploymentCreate, DeploymentPatch } from './wire-schemas.ts';
 
 const codehost: Deployment = {
   apiVersion: 'berth.dev/v1alpha1',
@@ -134,10 +134,41 @@ describe('planDeploymentPatch', () => {
     expect(plan.secretValues).toEqual({ KEPT: 'stored', NEW: 'v' });
   });
 
-  it('an empty secrets list removes them all', () => {
+  it("an empty secrets list removes every secret with a value; references are secret_references' to change", () => {
     const plan = planDeploymentPatch(codehost, { secrets: [] }, {});
-    expect(plan.spec.secrets).toBeUndefined();
+    expect(plan.spec.secrets).toEqual([{ name: 'REF', valueFrom: { secretKeyRef: { name: 'other', key: 'k' } } }]);
     expect(plan.secretValues).toEqual({});
+    const none = planDeploymentPatch(codehost, { secrets: [], secret_references: [] }, {});
+    expect(none.spec.secrets).toBeUndefined();
+  });
+
+  it('replaces the secret references with secret_references, and keeps the secrets with values', () => {
+    const plan = planDeploymentPatch(
+      codehost,
+      { secret_references: [{ name: 'TOKEN', secret_name: 'shared', secret_key: 'token' }] } as DeploymentPatch,
+      { KEPT: 'stored' },
+    );
+    expect(plan.spec.secrets).toEqual([{ name: 'KEPT' }, { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'shared', key: 'token' } } }]);
+    expect(plan.secretValues).toBeUndefined();
+    expect(() =>
+      planDeploymentPatch(codehost, { secret_references: [{ name: 'KEPT', secret_name: 's', secret_key: 'k' }] } as DeploymentPatch, {}),
+    ).toThrow(/Duplicate secret name KEPT/);
+  });
+
+  it('creates secrets with values and references side by side, each name once', () => {
+    const body = {
+      name: 'app',
+      source: 'external_docker',
+      source_revision_config: { image_uri: 'nginx:1' },
+      secrets: [{ name: 'A', value: 'a' }],
+      secret_references: [{ name: 'B', secret_name: 'shared', secret_key: 'b' }],
+    } as DeploymentCreate;
+    const plan = planDeploymentCreate(body);
+    expect(plan.spec.secrets).toEqual([{ name: 'A' }, { name: 'B', valueFrom: { secretKeyRef: { name: 'shared', key: 'b' } } }]);
+    expect(plan.secretValues).toEqual({ A: 'a' });
+    expect(() =>
+      planDeploymentCreate({ ...body, secret_references: [{ name: 'A', secret_name: 's', secret_key: 'k' }] } as DeploymentCreate),
+    ).toThrow(/Duplicate secret name A/);
   });
 });
 

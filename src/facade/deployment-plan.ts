@@ -14,7 +14,10 @@ import {
   type SourceConfig,
   type SourceRevisionConfig,
   aSourceDeployment,
+  secretOfReference,
+  secretReferenceSchema,
   sourceKind,
+  type SecretReference,
 } from '../api/index.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import { unprocessable, type ValidationProblem } from './errors.ts';
@@ -32,6 +35,22 @@ function secretsProblems(secrets: { name: string }[]): ValidationProblem[] {
     seen.add(secret.name);
   });
   return problems;
+}
+
+/** A name a reference gives twice, or one a secret with a value has already. */
+function referencesProblems(references: readonly SecretReference[], valueNames: ReadonlySet<string>): ValidationProblem[] {
+  const seen = new Set(valueNames);
+  return references.flatMap((reference, index) => {
+    const duplicate = seen.has(reference.name);
+    seen.add(reference.name);
+    return duplicate
+      ? [{ loc: ['body', 'secret_references', index, 'name'], msg: `Duplicate secret name ${reference.name}`, type: 'value_error' }]
+      : [];
+  });
+}
+
+function referencesOf(wire: readonly unknown[] | null | undefined): SecretReference[] {
+  return (wire ?? []).map((reference) => fromWire(secretReferenceSchema, reference) as SecretReference);
 }
 
 function withoutNulls(value: WireObject | null | undefined): WireObject {
@@ -72,13 +91,15 @@ export function planDeploymentCreate(body: DeploymentCreate): DeploymentPlan {
   const revisionConfig = withoutAliases(withoutNulls(body.source_revision_config as WireObject | undefined), problems);
   const sourceRevisionConfig = fromWire(sourceRevisionConfigSchema, revisionConfig) as SourceRevisionConfig;
   const secrets = body.secrets ?? [];
+  const references = referencesOf(body.secret_references);
+  const entries = [...secrets.map((secret) => ({ name: secret.name })), ...references.map(secretOfReference)];
   const spec: DeploymentSpec = {
     source: body.source,
     sourceConfig,
     sourceRevisionConfig,
-    ...(secrets.length > 0 ? { secrets: secrets.map((secret) => ({ name: secret.name })) } : {}),
+    ...(entries.length > 0 ? { secrets: entries } : {}),
   };
-  problems.push(...secretsProblems(secrets));
+  problems.push(...secretsProblems(secrets), ...referencesProblems(references, new Set(secrets.map((secret) => secret.name))));
   if (problems.length > 0) throw unprocessable(problems);
   return { spec, ...(secrets.length > 0 ? { secretValues: Object.fromEntries(secrets.map((s) => [s.name, s.value])) } : {}) };
 }
@@ -164,6 +185,17 @@ export function planDeploymentPatch(
       entries.push({ name: secret.name });
       secretValues![secret.name] = secret.value;
     });
+    // References are secret_references' to change: those the request does not name stay.
+    const named = new Set(patch.secrets.map((secret) => secret.name));
+    for (const entry of currentEntries.values()) if (entry.valueFrom && !named.has(entry.name)) entries.push(structuredClone(entry));
+    if (entries.length > 0) spec.secrets = entries;
+    else delete spec.secrets;
+  }
+  if (patch.secret_references != null) {
+    const references = referencesOf(patch.secret_references);
+    const values = (spec.secrets ?? []).filter((entry) => !entry.valueFrom);
+    problems.push(...referencesProblems(references, new Set(values.map((entry) => entry.name))));
+    const entries = [...values, ...references.map(secretOfReference)];
     if (entries.length > 0) spec.secrets = entries;
     else delete spec.secrets;
   }

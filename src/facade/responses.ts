@@ -5,6 +5,8 @@ import {
   oauthProviderSpecSchema,
   revisionSourceConfigSchema,
   sourceConfigSchema,
+  referenceOfSecret,
+  secretReferenceSchema,
   timestampText,
   toWire,
   type Deployment,
@@ -49,7 +51,12 @@ export function deploymentResponse(
     source: spec.source,
     source_config: toWire(sourceConfigSchema, spec.sourceConfig ?? {}) as DeploymentResponse['source_config'],
     source_revision_config: toWire(revisionSourceConfigSchema, revisionConfig) as DeploymentResponse['source_revision_config'],
-    secrets: (spec.secrets ?? []).map((secret) => ({ name: secret.name, value: maskedSecretValue })),
+    // A secret whose value stays in a Secret of the namespace is a reference; the others' values are masked.
+    secrets: (spec.secrets ?? []).filter((secret) => !secret.valueFrom).map((secret) => ({ name: secret.name, value: maskedSecretValue })),
+    secret_references: (spec.secrets ?? []).flatMap((secret) => {
+      const reference = referenceOfSecret(secret);
+      return reference ? [toWire(secretReferenceSchema, reference) as DeploymentResponse['secret_references'][number]] : [];
+    }),
     id: metadata.uid ?? '',
     created_at: createdAt,
     updated_at: status?.updatedAt ?? createdAt,

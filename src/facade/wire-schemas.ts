@@ -9,6 +9,7 @@ import {
   providerTypes,
   revisionPhases,
   revisionSourceConfigSchema,
+  secretReferenceSchema,
   secretValueSchema,
   sourceConfigSchema,
   sourceRevisionConfigSchema,
@@ -115,6 +116,10 @@ const aliasMembers = {
 };
 const sourceRevisionConfigWire = strictDeep(wireObjectSchema(sourceRevisionConfigSchema)).extend(aliasMembers);
 const secretValueWire = strictDeep(wireSchema(secretValueSchema));
+const secretReferenceWire = strictDeep(wireObjectSchema(secretReferenceSchema));
+const secretReferencesDescription =
+  "Environment variables from keys of Secrets of the organization's namespace that share themselves with Deployments (label berth.dev/secret): " +
+  'the values stay there, and a change of one makes a new revision, as secrets do.';
 
 /** Names of deployments become object names (Deployment, Service, TracingProject): a DNS-1035 label. */
 const deploymentNameSchema = z
@@ -133,6 +138,7 @@ export const deploymentCreateSchema = z
     source_config: sourceConfigWire.optional(),
     source_revision_config: sourceRevisionConfigWire.optional(),
     secrets: z.array(secretValueWire).max(256).optional().describe('Secret environment variables and their values.'),
+    secret_references: z.array(secretReferenceWire).max(256).nullable().optional().describe(secretReferencesDescription),
   })
   .describe('A deployment to create.');
 export type DeploymentCreate = z.infer<typeof deploymentCreateSchema>;
@@ -175,6 +181,12 @@ export const deploymentPatchSchema = z
       .nullable()
       .optional()
       .describe(`The complete set of secrets. A value equal to the mask that reads return (${maskedSecretValue}) keeps the stored value.`),
+    secret_references: z
+      .array(secretReferenceWire)
+      .max(256)
+      .nullable()
+      .optional()
+      .describe(`The complete set of secret references (absent or null: left as they are). ${secretReferencesDescription}`),
   })
   .describe('Changes to a deployment.');
 export type DeploymentPatch = z.infer<typeof deploymentPatchSchema>;
@@ -190,6 +202,7 @@ export const deploymentResponseSchema = z
     secrets: z
       .array(z.object({ name: z.string(), value: z.string().describe(`Always ${maskedSecretValue}: values are never returned.`) }))
       .describe('Secret names; values are masked.'),
+    secret_references: z.array(wireObjectSchema(secretReferenceSchema)).describe(secretReferencesDescription),
     id: uuidString('ID of the deployment (metadata.uid).'),
     created_at: dateTime('When the deployment was created.'),
     updated_at: dateTime('When the controller last recorded a change.'),

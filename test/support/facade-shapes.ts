@@ -28,6 +28,7 @@ export const deploymentTable: Record<string, FieldType> = {
   source_config: 'object',
   source_revision_config: 'object',
   secrets: 'array',
+  secret_references: 'array',
   id: 'uuid',
   created_at: 'date-time',
   updated_at: 'date-time',
