@@ -55,8 +55,19 @@ async function freeCores(): Promise<number> {
   return cores(node.items[0]!.status.allocatable.cpu) - requested;
 }
 
-/** A plain workload that takes all of the node's free CPU but `leave` cores. */
+/** A plain workload that takes all of the node's free CPU but `leave` cores. Measured once no pod of the
+ * namespace is on its way out: a terminating pod still counts, and its room would appear later. */
 async function hog(leave: number): Promise<void> {
+  await eventually(
+    async () => {
+      const pods = JSON.parse(await kubectlOk(['get', 'pods', '-n', namespace, '-o', 'json'])) as {
+        items: { metadata: { deletionTimestamp?: string } }[];
+      };
+      return pods.items.every((pod) => !pod.metadata.deletionTimestamp);
+    },
+    120_000,
+    'no pod terminating',
+  );
   const take = cpuQuantity(Math.max((await freeCores()) - leave, 0.01));
   await apply(namespace, {
     apiVersion: 'apps/v1',
