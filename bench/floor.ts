@@ -92,7 +92,7 @@ export async function floorConverge(kc: KubeConfig, namespace: string, name: str
   await counted(
     writeStatus<Revision>(
       kc,
-      revision,
+      unguarded(revision),
       nextRevisionStatus(undefined, { phase: 'DEPLOYING', message: `Rolling out ${image}.`, generation: 1 }, now),
       fieldManager,
     ),
@@ -100,7 +100,7 @@ export async function floorConverge(kc: KubeConfig, namespace: string, name: str
   await counted(
     writeStatus<Deployment>(
       kc,
-      created,
+      unguarded(created),
       nextDeploymentStatus(
         undefined,
         {
@@ -117,7 +117,7 @@ export async function floorConverge(kc: KubeConfig, namespace: string, name: str
   await counted(
     writeStatus<TracingProject>(
       kc,
-      project as TracingProject,
+      unguarded(project as TracingProject),
       nextTracingProjectStatus(undefined, (project as TracingProject).metadata.generation ?? 1, now),
       fieldManager,
     ),
@@ -133,4 +133,10 @@ export async function runFloor(kc: KubeConfig, namespace: string, names: readonl
     writes += made;
   });
   return writes;
+}
+
+/** The object without the resourceVersion that would guard its status write: the floor writes each status
+ * once, as the object stands, with no cache that could lag it (a controller's writes are guarded). */
+function unguarded<T extends { metadata?: object }>(object: T): T {
+  return { ...object, metadata: { ...object.metadata, resourceVersion: undefined } };
 }
