@@ -25,28 +25,24 @@ import { maskedSecretValue, revisionConfigAliases, type DeploymentCreate, type D
 
 type WireObject = Record<string, unknown>;
 
-function secretsProblems(secrets: { name: string }[]): ValidationProblem[] {
-  const seen = new Set<string>();
-  const problems: ValidationProblem[] = [];
-  secrets.forEach((secret, index) => {
-    if (seen.has(secret.name)) {
-      problems.push({ loc: ['body', 'secrets', index, 'name'], msg: `Duplicate secret name ${secret.name}`, type: 'value_error' });
-    }
-    seen.add(secret.name);
+/** Each entry of `member` whose name came before: in the list itself, or among `taken`. */
+function duplicateNames(
+  member: 'secrets' | 'secret_references',
+  entries: readonly { name: string }[],
+  taken: ReadonlySet<string> = new Set(),
+): ValidationProblem[] {
+  const seen = new Set(taken);
+  return entries.flatMap((entry, index) => {
+    const duplicate = seen.has(entry.name);
+    seen.add(entry.name);
+    return duplicate ? [{ loc: ['body', member, index, 'name'], msg: `Duplicate secret name ${entry.name}`, type: 'value_error' }] : [];
   });
-  return problems;
 }
 
-/** A name a reference gives twice, or one a secret with a value has already. */
-function referencesProblems(references: readonly SecretReference[], valueNames: ReadonlySet<string>): ValidationProblem[] {
-  const seen = new Set(valueNames);
-  return references.flatMap((reference, index) => {
-    const duplicate = seen.has(reference.name);
-    seen.add(reference.name);
-    return duplicate
-      ? [{ loc: ['body', 'secret_references', index, 'name'], msg: `Duplicate secret name ${reference.name}`, type: 'value_error' }]
-      : [];
-  });
+/** The spec's secrets, absent when there are none. */
+function withSecrets(spec: DeploymentSpec, entries: DeploymentSecret[]): void {
+  if (entries.length > 0) spec.secrets = entries;
+  else delete spec.secrets;
 }
 
 function referencesOf(wire: readonly unknown[] | null | undefined): SecretReference[] {
@@ -93,13 +89,12 @@ export function planDeploymentCreate(body: DeploymentCreate): DeploymentPlan {
   const secrets = body.secrets ?? [];
   const references = referencesOf(body.secret_references);
   const entries = [...secrets.map((secret) => ({ name: secret.name })), ...references.map(secretOfReference)];
-  const spec: DeploymentSpec = {
-    source: body.source,
-    sourceConfig,
-    sourceRevisionConfig,
-    ...(entries.length > 0 ? { secrets: entries } : {}),
-  };
-  problems.push(...secretsProblems(secrets), ...referencesProblems(references, new Set(secrets.map((secret) => secret.name))));
+  const spec: DeploymentSpec = { source: body.source, sourceConfig, sourceRevisionConfig };
+  withSecrets(spec, entries);
+  problems.push(
+    ...duplicateNames('secrets', secrets),
+    ...duplicateNames('secret_references', references, new Set(secrets.map((secret) => secret.name))),
+  );
   if (problems.length > 0) throw unprocessable(problems);
   return { spec, ...(secrets.length > 0 ? { secretValues: Object.fromEntries(secrets.map((s) => [s.name, s.value])) } : {}) };
 }
@@ -162,7 +157,7 @@ export function planDeploymentPatch(
 
   let secretValues: Record<string, string> | undefined;
   if (patch.secrets != null) {
-    problems.push(...secretsProblems(patch.secrets));
+    problems.push(...duplicateNames('secrets', patch.secrets));
     const currentEntries = new Map((current.spec.secrets ?? []).map((entry) => [entry.name, entry as DeploymentSecret]));
     const entries: DeploymentSecret[] = [];
     secretValues = {};
@@ -188,16 +183,13 @@ export function planDeploymentPatch(
     // References are secret_references' to change: those the request does not name stay.
     const named = new Set(patch.secrets.map((secret) => secret.name));
     for (const entry of currentEntries.values()) if (entry.valueFrom && !named.has(entry.name)) entries.push(structuredClone(entry));
-    if (entries.length > 0) spec.secrets = entries;
-    else delete spec.secrets;
+    withSecrets(spec, entries);
   }
   if (patch.secret_references != null) {
     const references = referencesOf(patch.secret_references);
     const values = (spec.secrets ?? []).filter((entry) => !entry.valueFrom);
-    problems.push(...referencesProblems(references, new Set(values.map((entry) => entry.name))));
-    const entries = [...values, ...references.map(secretOfReference)];
-    if (entries.length > 0) spec.secrets = entries;
-    else delete spec.secrets;
+    problems.push(...duplicateNames('secret_references', references, new Set(values.map((entry) => entry.name))));
+    withSecrets(spec, [...values, ...references.map(secretOfReference)]);
   }
 
   if (patch.tracked_packages != null) spec.trackedPackages = [...patch.tracked_packages];

@@ -39,7 +39,8 @@ export async function resolveResource(kc: KubeConfig, apiVersion: string, kind: 
   return { apiVersion, kind, plural: found.name, namespaced: found.namespaced };
 }
 
-function nameOf(object: KubeObject): { namespace: string; name: string } {
+/** Where an object to apply lives; refused before any request when it cannot say. */
+export function appliedObjectKey(object: KubeObject): { namespace: string; name: string } {
   const name = object.metadata?.name;
   if (!object.apiVersion || !object.kind || !name) throw new Error('an applied object needs apiVersion, kind and metadata.name');
   return { namespace: object.metadata?.namespace ?? '', name };
@@ -50,7 +51,7 @@ function nameOf(object: KubeObject): { namespace: string; name: string } {
  * left out are removed from its ownership, and deleted when nobody else owns them).
  */
 export async function applyObject<T extends KubeObject>(kc: KubeConfig, object: T, fieldManager: string): Promise<T> {
-  const key = nameOf(object);
+  const key = appliedObjectKey(object);
   const resource = await resolveResource(kc, object.apiVersion!, object.kind!);
   return kubeRequest<T>(kc, {
     method: 'PATCH',

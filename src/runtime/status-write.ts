@@ -5,7 +5,7 @@
 // yet) is refused by the API server instead of taking back what a newer pass said. The controller runs
 // such a pass again after staleCacheRetryMs (controller.ts), deciding from the caught-up cache.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { resolveResource, sameJson } from './apply.ts';
+import { appliedObjectKey, resolveResource, sameJson } from './apply.ts';
 import { isKubeApiError, kubeRequest } from './kube-request.ts';
 import { objectPath, type DeepReadonly, type KubeObject } from './types.ts';
 
@@ -33,11 +33,8 @@ export async function writeStatus<T extends KubeObject & { status?: unknown }>(
   fieldManager: string,
 ): Promise<T | undefined> {
   if (sameJson(current.status, status)) return undefined;
-  const name = current.metadata?.name;
-  if (!current.apiVersion || !current.kind || !name)
-    throw new Error('a status is written for an object with apiVersion, kind and metadata.name');
-  const namespace = current.metadata?.namespace ?? '';
-  const resource = await resolveResource(kc, current.apiVersion, current.kind);
+  const { namespace, name } = appliedObjectKey(current as KubeObject);
+  const resource = await resolveResource(kc, current.apiVersion!, current.kind!);
   const resourceVersion = current.metadata?.resourceVersion;
   try {
     return await kubeRequest<T>(kc, {

@@ -24,8 +24,8 @@ export function awaitsCleanup(deployment: DeepReadonly<Deployment>): boolean {
 }
 
 /**
- * One pass of a deletion, once its status says so (deletingStatus, written first): the children
- * deleted, the finalizer removed once none is left.
+ * One pass of a deletion that awaits its clean-up (awaitsCleanup), once its status says so
+ * (deletingStatus, written first): the children deleted, the finalizer removed once none is left.
  */
 export async function finalizeDeployment(
   deps: { informers: DeploymentInformers; writer: DeploymentWriter; options: DeploymentControllerOptions },
@@ -33,9 +33,6 @@ export async function finalizeDeployment(
   owner: OwnerDeployment,
 ): Promise<ReconcileResult | void> {
   const { informers, writer } = deps;
-  const finalizers = deployment.metadata.finalizers ?? [];
-  if (!finalizers.includes(cleanupFinalizer)) return;
-
   const owned: Informer[] = [...workloadInformers(informers), informers.jobs, informers.secrets, informers.revisions];
   let remaining = 0;
   for (const informer of owned) {
@@ -60,7 +57,7 @@ export async function finalizeDeployment(
   await writer.finalizers(
     deploymentKind,
     deployment,
-    finalizers.filter((f) => f !== cleanupFinalizer),
+    (deployment.metadata.finalizers ?? []).filter((f) => f !== cleanupFinalizer),
   );
 }
 
@@ -88,6 +85,7 @@ export function deletingStatus(deployment: DeepReadonly<Deployment>): PassStatus
     revisionPhases: [],
   };
 }
+
 /** Build Jobs in the build namespace have no ownerReference to the Deployment: found by its uid's label.
  * Each build's Secret is the Job's, and goes with it. Returns how many are not gone yet. */
 async function deleteBuildsApart(
