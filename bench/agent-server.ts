@@ -6,7 +6,7 @@
 // baseline's. Berth's time is broken down (upload and PATCH, Job queued, each build step, built to
 // DEPLOYED, DEPLOYED to the client's return) so the note can say where it goes.
 // Needs root and the cached binaries and images (the node suite or `npm start` builds them).
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -24,7 +24,7 @@ import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { fieldManager } from '../src/api/group.ts';
 import { organizationPolicyObjectName } from '../src/api/organization-policy.ts';
-import { runLanggraph, type ClientUser } from '../test/support/langgraph-cli.ts';
+import { copyAgentProject, runLanggraph, type ClientUser } from '../workbench/support/langgraph-cli.ts';
 import { startBerthProcess } from './berth-process.ts';
 import { baselineBuild, berthBuildOf, onlyImageServes, setImage, stepDurations, until } from './node-steps.ts';
 import { percentile } from './stats.ts';
@@ -127,8 +127,7 @@ try {
   try {
     const api = `${berth.facadeUrl!}/api-host`;
     const user: ClientUser = { api, key, organization, home: dataDir };
-    const project = join(dataDir, 'agent-project');
-    cpSync(join(import.meta.dirname, '../test/node/fixtures/agent-project'), project, { recursive: true });
+    const project = copyAgentProject(dataDir);
     const headers = { 'x-api-key': key, 'x-tenant-id': organization, 'content-type': 'application/json' };
     const created = (await (
       await fetch(`${api}/v2/deployments`, {

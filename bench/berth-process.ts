@@ -1,13 +1,12 @@
 // Berth as users run it: `node --optimize-for-size dist/main.js run` in its own process against the
 // benchmark's cluster, so its memory, CPU and API traffic are its own. Ports are read from its JSON log lines.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { nodeFlags, processEnvironment } from '../src/cli/node-flags.ts';
 import { freePort } from '../workbench/controlplane.ts';
+import { runArgs, startBerthChild } from '../workbench/support/berth-child.ts';
+import { eventually, GiveUp } from '../workbench/support/poll.ts';
 import { createMemoryCgroup } from './memory-cgroup.ts';
 import { parseMetrics, type Sample } from './metrics.ts';
-import { waitFor } from './pool.ts';
 
 export interface BerthProcessOptions {
   kubeconfigPath: string;
@@ -51,71 +50,49 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
   const facadePort = await freePort();
   // BENCH_BERTH_NODE_FLAGS: more V8 or Node flags for Berth's process alone, e.g. --trace-gc (its lines go to the log file).
   const extraFlags = (process.env.BENCH_BERTH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
-  const nodeArgs = [
-    ...nodeFlags,
-    ...extraFlags,
-    ...(options.nodeFlags ?? []),
-    ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
-  ];
-  const args = options.reconcileConcurrency
-    ? [...nodeArgs, tunedScript, options.watchNamespaces.join(',')]
-    : [
-        ...nodeArgs,
-        mainScript,
-        'run',
-        '--namespace',
-        options.operatorNamespace,
-        '--watch-namespaces',
-        options.watchNamespaces.join(','),
-        '--components',
-        options.components.join(','),
-        '--leader-elect',
-        'false',
-        '--facade-address',
-        `127.0.0.1:${facadePort}`,
-        '--probe-address',
-        `127.0.0.1:${probePort}`,
-      ];
-  const env = {
-    ...process.env,
-    ...processEnvironment,
-    KUBECONFIG: options.kubeconfigPath,
-    ...options.env,
-    ...(options.reconcileConcurrency
-      ? { BENCH_RECONCILE_CONCURRENCY: String(options.reconcileConcurrency), BENCH_PROBE_PORT: String(probePort) }
-      : {}),
-  };
   const cgroup = options.memoryLimitBytes
     ? createMemoryCgroup(`berth-bench-${process.pid}-${probePort}`, options.memoryLimitBytes)
     : undefined;
-  const [command, ...argv] = cgroup ? cgroup.wrap([process.execPath, ...args]) : [process.execPath, ...args];
-  const child: ChildProcess = spawn(command!, argv, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  // A benchmark that dies or is interrupted takes its Berth processes with it.
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.removeListener('exit', killOnExit));
   mkdirSync(dirname(options.logFile), { recursive: true });
   const log = createWriteStream(options.logFile);
-  child.stderr!.pipe(log);
-  let exited: number | null | undefined;
-  const exit = new Promise<number | null>((done) =>
-    child.once('exit', (code) => {
-      cgroup?.remove();
-      done((exited = code));
-    }),
-  );
-  child.stdout!.pipe(log);
+  const berth = startBerthChild({
+    script: options.reconcileConcurrency ? tunedScript : mainScript,
+    args: options.reconcileConcurrency
+      ? [options.watchNamespaces.join(',')]
+      : runArgs({
+          operatorNamespace: options.operatorNamespace,
+          watchNamespaces: options.watchNamespaces,
+          components: options.components.join(','),
+          facadeAddress: `127.0.0.1:${facadePort}`,
+          probeAddress: `127.0.0.1:${probePort}`,
+        }),
+    env: {
+      KUBECONFIG: options.kubeconfigPath,
+      ...options.env,
+      ...(options.reconcileConcurrency
+        ? { BENCH_RECONCILE_CONCURRENCY: String(options.reconcileConcurrency), BENCH_PROBE_PORT: String(probePort) }
+        : {}),
+    },
+    nodeFlags: [
+      ...extraFlags,
+      ...(options.nodeFlags ?? []),
+      ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
+    ],
+    ...(cgroup ? { wrap: cgroup.wrap } : {}),
+    onLine: (line) => log.write(`${line}\n`),
+  });
+  void berth.exited.then(() => cgroup?.remove());
   const wantsFacade = options.components.includes('facade');
   const answers = async (url: string) => {
-    if (exited !== undefined) throw new Error(`berth exited with ${exited} before serving; see ${options.logFile}`);
+    if (!berth.running()) throw new GiveUp(`berth exited with ${await berth.exited} before serving; see ${options.logFile}`);
     return (await fetch(url).catch(() => undefined))?.ok;
   };
   // Loading and type-stripping every module takes seconds, minutes on a starved machine.
-  await waitFor(() => answers(`http://127.0.0.1:${probePort}/readyz`), 300_000, 'berth /readyz', 200);
-  if (wantsFacade) await waitFor(() => answers(`http://127.0.0.1:${facadePort}/openapi.json`), 300_000, 'the HTTP API', 200);
+  await eventually(() => answers(`http://127.0.0.1:${probePort}/readyz`), 300_000, 'berth /readyz', 200);
+  if (wantsFacade) await eventually(() => answers(`http://127.0.0.1:${facadePort}/openapi.json`), 300_000, 'the HTTP API', 200);
   const metricsUrl = `http://127.0.0.1:${probePort}/metrics`;
   return {
-    pid: child.pid!,
+    pid: berth.pid,
     metricsUrl,
     ...(cgroup ? { memoryLimitBytes: options.memoryLimitBytes } : {}),
     ...(wantsFacade ? { facadeUrl: `http://127.0.0.1:${facadePort}` } : {}),
@@ -123,13 +100,12 @@ export async function startBerthProcess(options: BerthProcessOptions): Promise<B
       return parseMetrics(await (await fetch(metricsUrl)).text());
     },
     memory() {
-      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      const status = readFileSync(`/proc/${berth.pid}/status`, 'utf8');
       const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? Number.NaN) * 1024;
       return { rss: kib('VmRSS'), peakRss: kib('VmHWM') };
     },
     async stop() {
-      if (exited === undefined) child.kill('SIGTERM');
-      const code = await exit;
+      const code = await berth.end('SIGTERM');
       await new Promise<void>((done) => log.end(done));
       return code;
     },

@@ -9,19 +9,11 @@ import { renderBuildJob, type BuildSources } from '../src/reconcilers/deployment
 import { buildJobLocation, defaultBuildNamespace } from '../src/workloads/build-jobs.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { eventually } from '../workbench/support/poll.ts';
 
 /** The check's first defined answer, polled every 25 ms; a failed check counts as no answer yet. */
-export async function until<T>(check: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('timed out');
-    await sleep(25);
-  }
-}
+export const until = <T>(check: () => Promise<T | undefined>, timeoutMs = 120_000): Promise<T> =>
+  eventually(check, timeoutMs, 'a node step', 25);
 
 export type Pod = {
   metadata?: { creationTimestamp?: string };

@@ -32,7 +32,7 @@ import { startLocalCluster, type LocalCluster } from '../workbench/local-cluster
 import { pushExampleApp } from '../workbench/node/example-app.ts';
 import { nodeBinaries, pushBuildImages, pushServiceImages } from '../workbench/node/node.ts';
 import { nodeIp } from '../workbench/node/network.ts';
-import { GitServer } from '../test/support/git-server.ts';
+import { GitServer } from '../workbench/support/git-server.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { createInformer } from '../src/runtime/informer.ts';
@@ -55,7 +55,7 @@ import { resourceRequirements } from '../src/reconcilers/deployment/render/commo
 import { startBerthProcess, type BerthProcess } from './berth-process.ts';
 import { roundCosts } from './round-costs.ts';
 import { baselineBuild, berthBuildOf, onlyImageServes, setImage, stepDurations, until, type Pod, type PodList } from './node-steps.ts';
-import { sharedSecretLabels } from '../test/support/shared-secrets.ts';
+import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 
 const { values } = parseArgs({
   options: {

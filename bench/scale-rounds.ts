@@ -11,8 +11,8 @@ import { fieldManager } from '../src/api/group.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import type { ResourceKind } from '../src/runtime/index.ts';
 import { concurrencyQuery, defaultConcurrencyQuery, targetConcurrencyPerReplica } from '../src/api/request-concurrency.ts';
-import { autoscalerOf, readyReplicasOf } from '../test/node/scaling-support.ts';
-import { steadyClient, windowStats } from '../test/node/steady-client.ts';
+import { autoscalerOf, readyReplicasOf } from '../workbench/support/scaling.ts';
+import { steadyClient, windowStats } from '../workbench/support/steady-client.ts';
 import { until } from './node-steps.ts';
 import { answer, plainRoute, plainService, removeSide, urlOf, type SideBySideInput } from './url-rounds.ts';
 

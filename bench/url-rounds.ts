@@ -10,7 +10,7 @@ import { gatewayHttpAddress } from '../workbench/node/network.ts';
 import { applyObject, deleteObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import type { ResourceKind } from '../src/runtime/types.ts';
-import { loopbackLookup } from '../test/support/loopback.ts';
+import { loopbackLookup } from '../workbench/support/loopback.ts';
 import { setImage, until } from './node-steps.ts';
 
 export interface UrlTimes {

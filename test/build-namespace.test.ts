@@ -8,8 +8,9 @@ import type { Deployment, Revision } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
 import { prepareBuildNamespace } from '../src/reconcilers/deployment/build-namespace.ts';
 import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
-import { managedSecretLabels, sharedSecretLabels } from './support/shared-secrets.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
+import { managedSecretLabels, sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);

@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeHostIntegrationKind, group, version, type CodeHostIntegration, type Condition } from '../src/api/index.ts';
 import { registerCodeHostIntegrationController } from '../src/reconcilers/codehost-integration/index.ts';
 import { createLogger, Manager } from '../src/runtime/index.ts';
-import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 import { FakeGitHub } from './support/fake-github.ts';
-import { sharedSecretLabels } from './support/shared-secrets.ts';
+import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 import { secretNotReadableMessage } from '../src/api/readable-secrets.ts';
 
 const kc = testKubeConfig();

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, Watch, type V1ConfigMap } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);

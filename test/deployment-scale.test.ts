@@ -7,8 +7,9 @@ import type { Deployment } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
 import { registerTracingProjectController } from '../src/reconcilers/tracing-project/index.ts';
 import { createLogger, kubeRequest, Manager, onKubeApiRequest, type KubeApiRequestLabels } from '../src/runtime/index.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
-import { managedSecretLabels } from './support/shared-secrets.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
+import { managedSecretLabels } from '../workbench/support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const custom = kc.makeApiClient(CustomObjectsApi);

@@ -5,8 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Revision, TracingProject } from '../src/api/index.ts';
 import { createDeploymentWriter, registerDeploymentControllers, type DeploymentWriter } from '../src/reconcilers/deployment/index.ts';
 import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
-import { sharedSecretLabels } from './support/shared-secrets.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
+import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 import { secretNotReadableMessage } from '../src/api/readable-secrets.ts';
 import { buildEnded } from '../src/reconcilers/deployment/build-state.ts';
 

@@ -15,7 +15,7 @@ import {
 } from '../src/api/index.ts';
 import { testKubeConfig } from './support/cluster.ts';
 import { startTestFacade, type CallOptions, type TestFacade } from './support/facade.ts';
-import { sharedSecretLabels } from './support/shared-secrets.ts';
+import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);

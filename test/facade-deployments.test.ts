@@ -6,10 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentKind, group, revisionKind, version, type Deployment, type Revision } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
 import { createLogger, Manager } from '../src/runtime/index.ts';
-import { eventually, kubectl, testKubeConfig } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { kubectl, testKubeConfig } from './support/cluster.ts';
 import { startTestFacade, type TestFacade } from './support/facade.ts';
 import { deploymentTable, expectTable } from './support/facade-shapes.ts';
-import { sharedSecretLabels } from './support/shared-secrets.ts';
+import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);

@@ -4,7 +4,8 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ensureDevAccess, uuidFromName } from '../src/facade/dev-access.ts';
 import { startFacade } from '../src/facade/start.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
 import { pino } from 'pino';
 
 const kc = testKubeConfig();

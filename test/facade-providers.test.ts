@@ -4,7 +4,8 @@
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { group, oauthProviderKind, oauthProviderObjectName, version, type OAuthProvider } from '../src/api/index.ts';
-import { eventually, kubectl, testKubeConfig } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { kubectl, testKubeConfig } from './support/cluster.ts';
 import { startTestFacade, type TestFacade } from './support/facade.ts';
 import { expectTable, providerTable } from './support/facade-shapes.ts';
 

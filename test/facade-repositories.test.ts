@@ -4,11 +4,12 @@
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { codeHostIntegrationKind, group, version } from '../src/api/index.ts';
-import { eventually, testKubeConfig } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig } from './support/cluster.ts';
 import { startTestFacade, type TestFacade } from './support/facade.ts';
 import { expectTable, repositoryTable } from './support/facade-shapes.ts';
 import { FakeGitHub } from './support/fake-github.ts';
-import { sharedSecretLabels } from './support/shared-secrets.ts';
+import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
 import { createLogger, Manager } from '../src/runtime/index.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const kc = testKubeConfig();
 const custom = kc.makeApiClient(CustomObjectsApi);

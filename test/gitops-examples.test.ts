@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
 import { createLogger, Manager } from '../src/runtime/index.ts';
-import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 
 /** Berth as it runs in a cluster, here limited to the test's namespace. */
 interface BerthUnderTest {

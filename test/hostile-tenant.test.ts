@@ -13,7 +13,8 @@ import { cachedBuild } from '../workbench/cache-dir.ts';
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
 import { hardenedOrganizationPolicy } from '../src/api/organization-policy.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
-import { eventually, kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/berth-process.ts';
 import { httpApi, type Api } from './support/http-api.ts';
 

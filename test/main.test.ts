@@ -10,7 +10,8 @@ import { CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
 import { nodeFlags, processEnvironment } from '../src/cli/node-flags.ts';
 
 const kc = testKubeConfig();

@@ -9,7 +9,8 @@ import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { Manager } from '../src/runtime/manager.ts';
 import { collectionPath, objectPath, secretKind, type ResourceKind } from '../src/runtime/types.ts';
 import { startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const kc = testKubeConfig();
 let namespace: string;

@@ -19,8 +19,9 @@ import { registerOAuthProviderController } from '../src/reconcilers/oauth-provid
 import { createLogger } from '../src/runtime/logger.ts';
 import { Manager } from '../src/runtime/manager.ts';
 import { startAuthorizationServer, type AuthorizationServer } from './support/authorization-server.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
-import { sharedSecretLabels } from './support/shared-secrets.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
+import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 import { secretNotReadableMessage } from '../src/api/readable-secrets.ts';
 
 const kc = testKubeConfig();

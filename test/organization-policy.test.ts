@@ -5,7 +5,8 @@
 // a namespace that stops being an organization's loses them, and one never an organization's has none.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { httpApi, type Api } from './support/http-api.ts';
-import { eventually, kubectl, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { kubectl, useNamespace } from './support/cluster.ts';
 import { useOrganization } from './support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/berth-process.ts';
 

@@ -7,8 +7,9 @@ import { readableSecretLabel, type Deployment } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
 import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
 import { labelManagedSecrets, readableSecrets } from '../src/workloads/readable-secrets.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
-import { sharedSecretLabels } from './support/shared-secrets.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
+import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);

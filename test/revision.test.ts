@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Revision } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
 import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const kc = testKubeConfig();
 const custom = kc.makeApiClient(CustomObjectsApi);

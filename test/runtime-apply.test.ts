@@ -13,7 +13,8 @@ import {
   type KubeApiRequestLabels,
   type KubeObject,
 } from '../src/runtime/index.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const kc = testKubeConfig();
 const extensions = kc.makeApiClient(ApiextensionsV1Api);

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startControlPlane, type ControlPlane } from '../workbench/controlplane.ts';
 import { createInformer, createLogger, onKubeApiRequest, type Informer, type KubeApiRequestLabels } from '../src/runtime/index.ts';
 import { FaultyProxy, kubeConfigVia } from './fixtures/runtime-faulty-proxy.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const configMaps = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' } as const;
 

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Manager, type Informer } from '../src/runtime/index.ts';
 import { createLogger } from '../src/runtime/logger.ts';
 import { proxiedKubeConfig } from './fixtures/runtime-faulty-proxy.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const configMaps = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' } as const;
 const kc = testKubeConfig();

@@ -4,7 +4,8 @@ import { CoreV1Api, type V1ConfigMap } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
 import { applyObject, Manager, onKubeApiRequest, type KubeApiRequestLabels } from '../src/runtime/index.ts';
 import { createLogger } from '../src/runtime/logger.ts';
-import { eventually, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from './support/cluster.ts';
 
 const configMaps = { apiVersion: 'v1', kind: 'ConfigMap', plural: 'configmaps' } as const;
 const kc = testKubeConfig();

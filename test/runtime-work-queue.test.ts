@@ -1,7 +1,7 @@
 // The work queue's guarantees, observed through the calls it makes to its process function.
 import { describe, expect, it } from 'vitest';
 import { WorkQueue } from '../src/runtime/index.ts';
-import { eventually } from './support/cluster.ts';
+import { eventually } from '../workbench/support/poll.ts';
 
 /** A promise with its resolve function, to hold a run open until the test lets it go. */
 function gate(): { promise: Promise<void>; open: () => void } {

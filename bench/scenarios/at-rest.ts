@@ -4,7 +4,7 @@
 import type { BerthProcess } from '../berth-process.ts';
 import { startBerth, type BenchContext } from '../context.ts';
 import { apiWrites, sumOf, total } from '../metrics.ts';
-import { waitFor } from '../pool.ts';
+import { eventually } from '../../workbench/support/poll.ts';
 import { loadAverage } from '../stats.ts';
 import type { ConvergedNamespace } from './convergence.ts';
 
@@ -20,7 +20,7 @@ export interface AtRestResult {
 /** Waits until every Deployment and TracingProject was reconciled at least once and no queue holds a key. */
 export async function waitUntilIdle(berth: BerthProcess, size: number, timeoutMs: number): Promise<number> {
   let reconciles = 0;
-  await waitFor(
+  await eventually(
     async () => {
       const samples = await berth.metrics();
       const deployment = sumOf(samples, 'berth_reconcile_total', { controller: 'deployment' });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GitServer } from '../../test/support/git-server.ts';
+import { GitServer } from '../../workbench/support/git-server.ts';
 import { advertisementUrl, branchHead, parseAdvertisement } from './branch-head.ts';
 
 let git: GitServer;

@@ -6,13 +6,14 @@
 // adopts it without a write. The steps run in order, on one release.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { gatewayHttpsAddress, nodeIp, pushRegistryAddress } from '../../workbench/node/network.ts';
-import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
 import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-registry.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
@@ -31,9 +32,9 @@ import { metricsStoreUrl } from '../../workbench/node/metrics-store.ts';
 import { nodeActivator } from '../../workbench/node/http-add-on.ts';
 import { nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { runLanggraph } from '../support/langgraph-cli.ts';
+import { copyAgentProject, runLanggraph } from '../../workbench/support/langgraph-cli.ts';
 import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods } from './support.ts';
-import { shareSecretArgs } from '../support/shared-secrets.ts';
+import { shareSecretArgs } from '../../workbench/support/shared-secrets.ts';
 
 const release = 'berth';
 /** Where the release's builds run (builder.namespace), apart from the organization's apps. */
@@ -374,8 +375,7 @@ describe('helm install onto the real node', () => {
     });
     const home = mkdtempSync(join(tmpdir(), 'berth-helm-agent-'));
     try {
-      const project = join(home, 'agent-project');
-      cpSync(join(import.meta.dirname, '..', 'node', 'fixtures', 'agent-project'), project, { recursive: true });
+      const project = copyAgentProject(home);
       const user = { api: `${api.url}/api-host`, key, organization, home };
       await runLanggraph(user, project, ['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
       // The build log, read by the client as it reads it (the level upper-cased), from either replica.
@@ -409,8 +409,7 @@ describe('helm install onto the real node', () => {
     await organizationRegistry();
     const home = mkdtempSync(join(tmpdir(), 'berth-helm-local-'));
     try {
-      const project = join(home, 'agent-project');
-      cpSync(join(import.meta.dirname, '..', 'node', 'fixtures', 'agent-project'), project, { recursive: true });
+      const project = copyAgentProject(home);
       const user = { api: `${api.url}/api-host`, key, organization, home };
       const serves = async (id: string, text: string) => {
         const deployment = await api.ok('GET', `/v2/deployments/${id}`);

@@ -11,7 +11,8 @@ import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 
 import { parseAllDocuments } from 'yaml';
 import { freePort } from '../../workbench/controlplane.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { dockerUnavailable, imageUnderTest, ReadOnlyRootContainer, repoRoot, type BuiltImage } from './docker.ts';
 
 const unavailable = await dockerUnavailable();

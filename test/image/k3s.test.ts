@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { K3sContainer, type StartedK3sContainer } from '@testcontainers/k3s';
 import { getContainerRuntimeClient, ImageName } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
 import { dockerUnavailable, imageUnderTest, repoRoot, type BuiltImage } from './docker.ts';
 import { cachedBuild } from '../../workbench/cache-dir.ts';
 

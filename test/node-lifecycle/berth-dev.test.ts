@@ -17,7 +17,7 @@ import { controlPlaneBinaries } from '../../workbench/controlplane.ts';
 import { pushExampleApp } from '../../workbench/node/example-app.ts';
 import { registryAddress } from '../../workbench/node/network.ts';
 import { cleanUpAfterDeadNode, nodeBinaries } from '../../workbench/node/node.ts';
-import { eventually } from '../support/cluster.ts';
+import { eventually, GiveUp } from '../../workbench/support/poll.ts';
 import { httpsGet } from '../node/support.ts';
 import { hostSnapshot } from './host-snapshot.ts';
 
@@ -65,14 +65,18 @@ function berthDev() {
   createInterface({ input: child.stderr }).on('line', (line) => output.push(line));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   /** The first group of pattern in the output; fails at once, with the output, if berth dev exits first. */
-  const printed = async (pattern: RegExp, timeoutMs = 600_000): Promise<string> => {
-    for (const deadline = Date.now() + timeoutMs; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
-      const found = pattern.exec(output.join('\n'))?.[1];
-      if (found) return found;
-      if (child.exitCode !== null) break;
-    }
-    throw new Error(`no ${pattern} in berth dev's output (exit code ${child.exitCode}):\n${output.slice(-20).join('\n')}`);
-  };
+  const printed = (pattern: RegExp, timeoutMs = 600_000): Promise<string> =>
+    eventually(
+      () => {
+        const found = pattern.exec(output.join('\n'))?.[1];
+        if (!found && child.exitCode !== null) throw new GiveUp(`berth dev exited with ${child.exitCode}`);
+        return found;
+      },
+      timeoutMs,
+      String(pattern),
+    ).catch((error: Error) => {
+      throw new Error(`no ${pattern} in berth dev's output (${error.message}):\n${output.slice(-20).join('\n')}`);
+    });
   return { child, output, exited, printed };
 }
 

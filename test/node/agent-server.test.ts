@@ -10,15 +10,15 @@
 // engine (it pulls the base image, which the engine's Docker Hub mirror, the node's registry, has; builds
 // locally; pushes with the deployment's push token; PATCHes the digest), and --image-uri.
 import { execFile } from 'node:child_process';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { pushRegistryAddress } from '../../workbench/node/network.ts';
 import type { PushRegistry } from '../../workbench/node/push-registry.ts';
-import { eventually } from '../support/cluster.ts';
-import { runLanggraph, startLanggraph, type ClientUser } from '../support/langgraph-cli.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { copyAgentProject, runLanggraph, startLanggraph, type ClientUser } from '../../workbench/support/langgraph-cli.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
@@ -53,8 +53,7 @@ beforeAll(async () => {
   const { operatorNamespace, key, id: organization, ...org } = await useOrganization('agents');
   namespace = org.namespace;
   workdir = mkdtempSync(join(tmpdir(), 'berth-agents-'));
-  project = join(workdir, 'agent-project');
-  cpSync(join(import.meta.dirname, 'fixtures', 'agent-project'), project, { recursive: true });
+  project = copyAgentProject(workdir);
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
     ...(await sourceBuildFlags()),

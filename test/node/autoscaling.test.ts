@@ -7,12 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
-import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from './scaling-support.ts';
+import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from '../../workbench/support/scaling.ts';
 import { deployScaledApp, scaleBackIn } from './scaling-steps.ts';
-import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
-import { steadyClient, windowStats } from './steady-client.ts';
+import { steadyClient, windowStats } from '../../workbench/support/steady-client.ts';
 import { gatewayFlags, kubectlOk } from './support.ts';
 
 const kc = testKubeConfig();

@@ -4,7 +4,8 @@
 // connection settings Berth gives it (passwords from Secrets), from its first moment: its containers
 // wait for both to answer. Delete takes the volume too.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { apply, exampleImage, httpGet, componentPods, kubectlOk, serviceImage } from './support.ts';
 

@@ -10,15 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nodeIp, pushRegistryAddress } from '../../workbench/node/network.ts';
 import type { PushRegistry } from '../../workbench/node/push-registry.ts';
-import { eventually } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
 import { defaultBuildNamespace } from '../../src/workloads/build-jobs.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
-import { GitServer } from '../support/git-server.ts';
+import { GitServer } from '../../workbench/support/git-server.ts';
 import { httpApi, revisionReaches as revisionStatus, type Api } from '../support/http-api.ts';
 import { exampleImage, httpGet, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
-import { shareSecretArgs } from '../support/shared-secrets.ts';
+import { shareSecretArgs } from '../../workbench/support/shared-secrets.ts';
 
 let berth: BerthProcess;
 let registry: PushRegistry | undefined;

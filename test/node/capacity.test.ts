@@ -5,7 +5,7 @@
 // --progress-deadline-seconds) is DEPLOY_FAILED with the scheduler's words, the previous one still serving.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cpuQuantity } from '../../src/reconcilers/deployment/render/common.ts';
-import { eventually } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';

@@ -9,12 +9,13 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { metricsStoreUrl } from '../../workbench/node/metrics-store.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
-import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
-import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from './scaling-support.ts';
+import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from '../../workbench/support/scaling.ts';
 import { deployScaledApp, scaleBackIn } from './scaling-steps.ts';
-import { steadyClient, windowStats } from './steady-client.ts';
+import { steadyClient, windowStats } from '../../workbench/support/steady-client.ts';
 import { gatewayFlags, namespaceAdmin } from './support.ts';
 
 const kc = testKubeConfig();

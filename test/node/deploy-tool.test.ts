@@ -4,7 +4,7 @@
 // yet) when there is none, PATCH the pushed image, poll the newest revision until DEPLOYED, read its
 // deploy logs; a second run finds the deployment by name and ships the next image the same way.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';

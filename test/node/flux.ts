@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { inject } from 'vitest';
 import { cachedBuild } from '../../workbench/cache-dir.ts';
 import { buildImage, pushImage } from '../../workbench/node/images.ts';
-import { eventually } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
 import { crane, kubectlOk } from './support.ts';
 
 export const fluxNamespace = 'flux-system';

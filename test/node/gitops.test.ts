@@ -8,13 +8,14 @@ import { randomUUID } from 'node:crypto';
 import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { nodeIp } from '../../workbench/node/network.ts';
-import { eventually, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { FakeGitHub } from '../support/fake-github.ts';
-import { GitServer } from '../support/git-server.ts';
+import { GitServer } from '../../workbench/support/git-server.ts';
 import { fluxLogs, fluxNamespace, installFlux } from './flux.ts';
 import { exampleImage, httpGet, kubectlOk } from './support.ts';
-import { shareSecretArgs } from '../support/shared-secrets.ts';
+import { shareSecretArgs } from '../../workbench/support/shared-secrets.ts';
 
 let berth: BerthProcess;
 let git: GitServer;

@@ -6,7 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { nodeIp, registryAddress } from '../../workbench/node/network.ts';
-import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { apply, examplePod, exampleImage, httpGet, isReady, kubectlOk, podStatus } from './support.ts';
 

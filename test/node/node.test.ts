@@ -4,7 +4,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
-import { eventually, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { useNamespace } from '../support/cluster.ts';
 import { nodeName, registryAddress } from '../../workbench/node/network.ts';
 import { prepareNodeHost } from '../../workbench/node/node.ts';
 import {

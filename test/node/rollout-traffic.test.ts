@@ -6,10 +6,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { registryAddress } from '../../workbench/node/network.ts';
-import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { steadyClient, windowStats, type WindowStats } from './steady-client.ts';
+import { steadyClient, windowStats, type WindowStats } from '../../workbench/support/steady-client.ts';
 import { componentPods, exampleImage, gatewayFlags, httpGet } from './support.ts';
 
 let berth: BerthProcess;

@@ -8,10 +8,11 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { nodeActivator } from '../../workbench/node/http-add-on.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
-import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { autoscalerOf, readyReplicasOf } from './scaling-support.ts';
+import { autoscalerOf, readyReplicasOf } from '../../workbench/support/scaling.ts';
 import { apply, exampleImage, examplePod, gatewayFlags, httpGet, namespaceAdmin, waitForReadyPod } from './support.ts';
 
 const kc = testKubeConfig();

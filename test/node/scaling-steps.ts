@@ -1,10 +1,10 @@
 // The steps both autoscaling tests take: the app they scale (min 1, max 3, at its URL through the Gateway)
 // and its scale-in under a light client.
 import type { KubeConfig } from '@kubernetes/client-node';
-import { eventually } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
 import { revisionReaches, type Api } from '../support/http-api.ts';
-import { autoscalerOf, readyReplicasOf } from './scaling-support.ts';
-import { steadyClient, windowStats, type WindowStats } from './steady-client.ts';
+import { autoscalerOf, readyReplicasOf } from '../../workbench/support/scaling.ts';
+import { steadyClient, windowStats, type WindowStats } from '../../workbench/support/steady-client.ts';
 import { exampleImage, httpGet } from './support.ts';
 
 /** Creates the example app as `name` (min 1, max 3, a tenth of a core) and answers its URL once it serves there. */

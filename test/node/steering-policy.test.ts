@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { renderRoutePolicy, steeringResources } from '../../src/api/route-policy.ts';
 import { defaultCertManagerUser, renderIssuerPolicy } from '../../src/api/issuer-policy.ts';
-import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { kubectlOk } from './support.ts';
 
 const policyName = `berth-steering-${process.pid}`;

@@ -11,10 +11,11 @@ import { nodeGateway } from '../../workbench/node/gateway.ts';
 import { nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { gatewayHttpsAddress } from '../../workbench/node/network.ts';
 import { organizationTlsNames } from '../../src/api/app-tls.ts';
-import { eventually, kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
-import { steadyClient, windowStats } from './steady-client.ts';
+import { steadyClient, windowStats } from '../../workbench/support/steady-client.ts';
 import { appsCaCertificate, exampleImage, gatewayFlags, httpsGet, kubectlOk } from './support.ts';
 
 let berth: BerthProcess;

@@ -6,7 +6,8 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { describe, expect, inject, it } from 'vitest';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
-import { eventually, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+import { testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { converge, Fleet, newHistory, recordConfig, testFieldManager } from './support/fleet.ts';
 import { recordFigures, sizeFromEnv } from './support/figures.ts';
 

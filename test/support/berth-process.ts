@@ -2,20 +2,19 @@
 // log lines collected, its ports read from those lines, stopped with SIGTERM or killed with SIGKILL.
 // The reliability suite kills and restarts these processes; every one still running when the test
 // file ends is killed, so no Berth outlives its suite.
-import { spawn, type ChildProcessByStdio } from 'node:child_process';
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { afterAll } from 'vitest';
-import { eventually } from './cluster.ts';
-import { nodeFlags, processEnvironment } from '../../src/cli/node-flags.ts';
+import { startBerthChild, type BerthChild } from '../../workbench/support/berth-child.ts';
+import { eventually } from '../../workbench/support/poll.ts';
+
+export { runArgs } from '../../workbench/support/berth-child.ts';
 
 const main = join(import.meta.dirname, '../../src/main.ts');
 const probeLine = 'serving /healthz, /readyz and /metrics';
 const facadeLine = 'serving the HTTP API';
 
 export interface BerthProcess {
-  readonly child: ChildProcessByStdio<null, Readable, Readable>;
+  readonly child: BerthChild['child'];
   readonly pid: number;
   /** Every stdout line, parsed as JSON when it is JSON ({ text } otherwise). */
   readonly lines: Array<Record<string, unknown>>;
@@ -35,40 +34,34 @@ export interface BerthProcess {
 }
 
 const running = new Set<BerthProcess>();
-// Registered when a test file imports this module (collection time), so the hook belongs to the file;
-// the exit handler is the backstop for a worker that ends without running hooks.
+// Registered when a test file imports this module (collection time), so the hook belongs to the file.
 afterAll(async () => {
   await Promise.all([...running].map((berth) => berth.kill()));
-});
-process.once('exit', () => {
-  for (const berth of running) berth.child.kill('SIGKILL');
 });
 
 /** Every line any Berth process of this test file wrote, including those already gone. */
 export const allBerthOutput: string[] = [];
 
 export function spawnBerth(kubeconfigPath: string, args: string[], env: Record<string, string> = {}): BerthProcess {
-  const child = spawn(process.execPath, [...nodeFlags, main, ...args], {
-    // At Berth's default level, whatever the test process logs at (vitest.config.ts quiets that one).
-    env: { ...process.env, ...processEnvironment, BERTH_LOG_LEVEL: 'info', KUBECONFIG: kubeconfigPath, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
   const lines: Array<Record<string, unknown>> = [];
   const rawOutput: string[] = [];
-  const keep = (line: string) => {
-    rawOutput.push(line);
-    allBerthOutput.push(line);
-  };
-  createInterface({ input: child.stdout }).on('line', (line) => {
-    keep(line);
-    try {
-      lines.push(JSON.parse(line) as Record<string, unknown>);
-    } catch {
-      lines.push({ text: line });
-    }
+  const berthChild = startBerthChild({
+    script: main,
+    args,
+    // At Berth's default level, whatever the test process logs at (vitest.config.ts quiets that one).
+    env: { BERTH_LOG_LEVEL: 'info', KUBECONFIG: kubeconfigPath, ...env },
+    onLine(line, stream) {
+      rawOutput.push(line);
+      allBerthOutput.push(line);
+      if (stream === 'stderr') return;
+      try {
+        lines.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        lines.push({ text: line });
+      }
+    },
   });
-  createInterface({ input: child.stderr }).on('line', keep);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const { child, exited } = berthChild;
 
   const logged = (message: string, timeoutMs = 60_000) =>
     eventually(async () => lines.find((line) => line.msg === message), timeoutMs, `"${message}" in the log of Berth ${child.pid}`);
@@ -76,7 +69,7 @@ export function spawnBerth(kubeconfigPath: string, args: string[], env: Record<s
 
   const berth: BerthProcess = {
     child,
-    pid: child.pid ?? -1,
+    pid: berthChild.pid,
     lines,
     rawOutput,
     exited,
@@ -84,13 +77,11 @@ export function spawnBerth(kubeconfigPath: string, args: string[], env: Record<s
     facadePort: (timeoutMs) => portOf(facadeLine, timeoutMs),
     logged,
     async kill() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
+      await berthChild.end('SIGKILL');
       running.delete(berth);
     },
     async stop() {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const code = await exited;
+      const code = await berthChild.end('SIGTERM');
       running.delete(berth);
       return code;
     },
@@ -98,29 +89,6 @@ export function spawnBerth(kubeconfigPath: string, args: string[], env: Record<s
   running.add(berth);
   void exited.then(() => running.delete(berth));
   return berth;
-}
-
-/** The arguments of `berth run` for a test: loopback ports chosen by the OS, a scoped set of namespaces. */
-export function runArgs(options: {
-  operatorNamespace: string;
-  watchNamespaces: string[];
-  leaderElect?: boolean;
-  components?: string;
-}): string[] {
-  return [
-    'run',
-    '--namespace',
-    options.operatorNamespace,
-    '--facade-address',
-    '127.0.0.1:0',
-    '--probe-address',
-    '127.0.0.1:0',
-    '--leader-elect',
-    String(options.leaderElect ?? false),
-    '--watch-namespaces',
-    options.watchNamespaces.join(','),
-    ...(options.components ? ['--components', options.components] : []),
-  ];
 }
 
 /** True once /readyz answers 200. */

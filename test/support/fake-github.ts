@@ -2,7 +2,7 @@
 // GitHub's wire format for the few endpoints Berth calls. Response bodies, status codes, pagination
 // `Link` headers and rate-limit headers follow what api.github.com sends, so the client under test runs
 // unchanged against it (Octokit with `baseUrl` pointing here, as it would at GitHub Enterprise).
-import { isGitPath, type GitServer } from './git-server.ts';
+import { isGitPath, type GitServer } from '../../workbench/support/git-server.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';

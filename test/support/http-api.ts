@@ -1,6 +1,6 @@
 // Berth's HTTP API as the node and helm suites call it: JSON in and out over a real socket, every request
 // bounded in time, with the headers a client sends (an API key, a tenant).
-import { eventually } from './cluster.ts';
+import { eventually } from '../../workbench/support/poll.ts';
 export interface Api {
   url: string;
   // Response bodies are checked member by member.

@@ -1,10 +1,10 @@
 // The reference's deploy client, langgraph-cli, as a user installs it: from PyPI, at a pinned version,
 // in a virtual environment kept in Berth's cache (made once per version, then reused).
 import { execFile, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { berthCacheDir } from '../../workbench/cache-dir.ts';
+import { berthCacheDir } from '../cache-dir.ts';
 
 const run = promisify(execFile);
 
@@ -24,6 +24,14 @@ export async function langgraphCli(): Promise<string> {
   await run(join(dir, 'bin', 'pip'), ['install', '--quiet', `langgraph-cli==${langgraphCliVersion}`], { maxBuffer: 16 << 20 });
   writeFileSync(join(dir, '.complete'), '');
   return command;
+}
+
+/** A copy of the agent project the suites and benchmarks deploy (a `langgraph.json` and one graph), made
+ * in `parent`: its path. */
+export function copyAgentProject(parent: string): string {
+  const project = join(parent, 'agent-project');
+  cpSync(join(import.meta.dirname, 'agent-project'), project, { recursive: true });
+  return project;
 }
 
 /** What a user of the client sets: the control plane's address (Berth's API under /api-host), the API

@@ -1,6 +1,6 @@
 // What the autoscaling tests and benchmarks read of an app: its HorizontalPodAutoscaler (Berth's or KEDA's,
 // one name either way), the Berth Deployment's status.scaling and the ready replicas of its pods. No test
-// runner here: bench/ imports it too (the tests' steps are in scaling-steps.ts).
+// runner here: the node suite and bench/ share it (the tests' steps are in test/node/scaling-steps.ts).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { kubeRequest } from '../../src/runtime/index.ts';
 

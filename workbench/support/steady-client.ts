@@ -3,7 +3,7 @@
 // https:// URL is read trusting only the CA it is given.
 import { Agent, request } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { loopbackLookup } from '../support/loopback.ts';
+import { loopbackLookup } from './loopback.ts';
 
 export interface Sample {
   /** When the request was sent (ms since the epoch) and how long it took. */
