@@ -1,6 +1,7 @@
 // The Helm chart, checked with the pinned helm (test/tools) against the real test API server: it lints,
 // renders manifests the API server accepts (server-side dry-run, strict field validation), installs,
 // and gives Berth's service account exactly the permissions the controller and the facade need.
+import { renderNamespacePolicy } from '../src/api/namespace-policy.ts';
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
 import { defaultCertManagerUser, renderIssuerPolicy } from '../src/api/issuer-policy.ts';
 import { buildPlacementSchema } from '../src/api/build-placement.ts';
@@ -339,6 +340,43 @@ describe('the chart', () => {
     expect(
       (await render('berth-system', ['--set', 'organizations.routePolicy=false'])).filter((m) => m.metadata.name === 'berth-routes'),
     ).toEqual([]);
+  });
+
+  it("narrows Berth's namespace patches with the policy src/api/namespace-policy.ts renders, with Pod Security on", async () => {
+    const manifests = await render('berth-system');
+    const policy = manifests.filter((m) => m.metadata.name === 'berth-namespace-labels');
+    const spec = (objects: object[]) => objects.map((o) => [(o as Manifest).kind, (o as { spec: unknown }).spec]);
+    expect(spec(policy)).toEqual(spec(renderNamespacePolicy('system:serviceaccount:berth-system:berth')));
+    expect(
+      (await render('berth-system', ['--set', 'organizations.podSecurity=none'])).filter(
+        (m) => m.metadata.name === 'berth-namespace-labels',
+      ),
+    ).toEqual([]);
+  });
+
+  it("keeps a NetworkPolicy on Berth's own pods: the API from anywhere, metrics from the release namespace, no link-local address", async () => {
+    const policyOf = async (values: string[] = []) =>
+      (await render('berth-system', values)).find((m) => m.kind === 'NetworkPolicy' && m.metadata.name === 'berth') as
+        (Manifest & { spec: Record<string, unknown> }) | undefined;
+    expect((await policyOf())?.spec).toEqual({
+      podSelector: { matchLabels: { 'app.kubernetes.io/name': 'berth', 'app.kubernetes.io/instance': 'berth' } },
+      policyTypes: ['Ingress', 'Egress'],
+      ingress: [
+        { ports: [{ port: 8080, protocol: 'TCP' }] },
+        {
+          ports: [{ port: 9090, protocol: 'TCP' }],
+          from: [
+            { namespaceSelector: { matchExpressions: [{ key: 'kubernetes.io/metadata.name', operator: 'In', values: ['berth-system'] }] } },
+          ],
+        },
+      ],
+      egress: [
+        { to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['169.254.0.0/16'] } }, { ipBlock: { cidr: '::/0', except: ['fe80::/10'] } }] },
+      ],
+    });
+    const monitored = await policyOf(['--set', 'networkPolicy.metricsFromNamespaces[0]=monitoring']);
+    expect(JSON.stringify(monitored?.spec)).toContain('["berth-system","monitoring"]');
+    expect(await policyOf(['--set', 'networkPolicy.enabled=false'])).toBeUndefined();
   });
 
   it('keeps a ClusterIssuer to Berth with the policy src/api/issuer-policy.ts renders, and renders none for an Issuer', async () => {
