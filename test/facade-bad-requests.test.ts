@@ -310,6 +310,15 @@ const cases: Case[] = [
   ["revisions of another organization's deployment", 'GET', () => `/v2/deployments/${ids.otherDeployment}/revisions`, {}, 404],
   ['a revision id that is not a UUID', 'GET', () => `${dep()}/revisions/first`, {}, 422],
   ["a redeploy of another deployment's revision", 'POST', () => `${dep()}/revisions/${ids.revision}/redeploy`, {}, 404],
+  [
+    "a new revision of another organization's deployment",
+    'POST',
+    () => `/v2/deployments/${ids.otherDeployment}/revisions`,
+    json({ source_revision_config: { image_uri: 'y' } }),
+    404,
+  ],
+  ['a new revision with an unknown field', 'POST', () => `${dep()}/revisions`, json({ name: 'renamed' }), 422],
+  ['a new revision that changes no revision input', 'POST', () => `${dep()}/revisions`, json({ source_config: {} }), 409],
   // Repositories
   ['an integration id that is not a UUID', 'GET', () => '/v1/integrations/codehost/github/repos', {}, 422],
   ['an unknown integration', 'GET', () => `/v1/integrations/codehost/${randomUUID()}/repos`, {}, 404],

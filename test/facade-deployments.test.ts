@@ -612,6 +612,40 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('creates a revision explicitly, answering with it; a body that would make none is a 409 that changes nothing', async () => {
+    const created = await create('explicit');
+    const made = await t.call('POST', `/v2/deployments/${created.id}/revisions`, {
+      body: { source_revision_config: { image_uri: 'nginx:2' } },
+    });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body).toMatchObject({
+      deployment_id: created.id,
+      source: 'external_docker',
+      source_revision_config: { image_uri: 'nginx:2' },
+    });
+    const deployment = await t.call('GET', `/v2/deployments/${created.id}`);
+    expect(deployment.body.latest_revision_id).toBe(made.body.id);
+    expect((await t.call('GET', `/v2/deployments/${created.id}/revisions/${made.body.id}`)).body).toEqual(made.body);
+
+    // The same config again, or a change to source_config alone, makes no revision: refused, nothing written.
+    const stored = await readDeployment(t.org.namespace, 'explicit');
+    for (const body of [{ source_revision_config: { image_uri: 'nginx:2' } }, { source_config: { resource_spec: { min_scale: 2 } } }]) {
+      const refused = await t.call('POST', `/v2/deployments/${created.id}/revisions`, { body });
+      expect(refused.status, JSON.stringify(body)).toBe(409);
+      expect(refused.body.detail).toMatch(/^This body makes no new revision/);
+    }
+    expect((await readDeployment(t.org.namespace, 'explicit')).metadata.resourceVersion).toBe(stored.metadata.resourceVersion);
+    expect((await t.call('GET', `/v2/deployments/${created.id}/revisions`)).body.resources).toHaveLength(2);
+
+    // Another organization's deployment is not found; a body that is not a patch is a 422.
+    const foreign = await t.call('POST', `/v2/deployments/${created.id}/revisions`, {
+      body: { source_revision_config: { image_uri: 'nginx:3' } },
+      key: t.otherOrg.key,
+    });
+    expect(foreign.status).toBe(404);
+    expect((await t.call('POST', `/v2/deployments/${created.id}/revisions`, { body: { name: 'renamed' } })).status).toBe(422);
+  });
+
   it('deletes a deployment (204)', async () => {
     const created = await create('doomed');
     expect((await t.call('DELETE', `/v2/deployments/${created.id}`, { key: t.otherOrg.key })).status).toBe(404);

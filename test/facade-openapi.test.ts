@@ -31,6 +31,7 @@ describe('/openapi.json', () => {
       ]),
     );
     expect(Object.keys(document.paths['/v2/deployments/{deployment_id}'])).toEqual(expect.arrayContaining(['get', 'patch', 'delete']));
+    expect(Object.keys(document.paths['/v2/deployments/{deployment_id}/revisions'])).toEqual(expect.arrayContaining(['get', 'post']));
     expect(document.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-Api-Key' });
   });
 

@@ -3,7 +3,7 @@
 // produced), bounded by observeTimeoutMs, so a PATCH that makes a revision answers with the new
 // latest_revision_id.
 import type { V1Secret } from '@kubernetes/client-node';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   canonicalDeploymentType,
@@ -26,14 +26,15 @@ import {
   sourceKind,
 } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
-import { badRequest, conflict, invalidField, notFound } from '../errors.ts';
+import { badRequest, conflict, invalidField, notFound, unavailable } from '../errors.ts';
 import { childNames } from '../../api/child-names.ts';
 import { planDeploymentCreate, planDeploymentPatch, renderDeployment, type DeploymentPlan } from '../deployment-plan.ts';
 import { createKeyedSerializer } from '../keyed-serializer.ts';
 import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
-import { waitForGone } from '../observe.ts';
+import { waitForCache, waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret, writeOwnedSecretOrUndo } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
+import { revisionResponse } from '../responses.ts';
 import { byUid, type FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam, uuidPattern } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
@@ -115,6 +116,15 @@ const deploymentRoutes = {
     body: { schema: 'DeploymentPatch', required: true },
     success: { status: 200, description: 'The deployment once the controller has observed the patch.', schema: 'Deployment' },
   },
+  createRevision: {
+    method: 'POST',
+    url: `${deploymentUrl}/revisions`,
+    summary: 'Create a revision',
+    description:
+      'Applies the body as PATCH does and answers with the revision it makes. A body that changes neither source_revision_config nor the secrets makes none: 409, and nothing is changed.',
+    body: { schema: 'DeploymentPatch', required: true },
+    success: { status: 201, description: 'The revision, once the controller has made it.', schema: 'Revision' },
+  },
   remove: { method: 'DELETE', url: deploymentUrl, summary: 'Delete a deployment', success: { status: 204, description: 'Deleted.' } },
   removeMany: {
     method: 'DELETE',
@@ -155,18 +165,38 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     return respond(findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id')), tenant);
   });
 
-  serve<DeploymentParams>(app, deploymentRoutes.patch, async (request) => {
+  /** The tenant's deployment the request names, and its body as a patch (the same for PATCH and a new revision). */
+  const patchRequest = (request: FastifyRequest<DeploymentParams>) => {
     const tenant = tenantOf(request, cache);
     const cached = findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id'));
     const patch = parseRequestPart('body', deploymentPatchSchema, withCanonicalTier(request.body)) as DeploymentPatch;
     checkListenerChoice(cache, tenant, patch.source_config);
-    const key = `${tenant.namespace}/${cached.metadata.name!}`;
+    return { tenant, cached, patch, key: `${tenant.namespace}/${cached.metadata.name!}` };
+  };
+
+  serve<DeploymentParams>(app, deploymentRoutes.patch, async (request) => {
+    const { tenant, cached, patch, key } = patchRequest(request);
     const { written, secretValuesChanged, previousLatestRevisionId } = await oneWriteAtATime(key, () =>
       patchDeployment(deps, tenant, cached, patch),
     );
     // New values under the same names move no generation, yet they are a new revision (the digest
     // covers the values): wait for the latest revision to move instead.
     return respond(await observed(written, secretValuesChanged ? previousLatestRevisionId : undefined), tenant);
+  });
+
+  serve<DeploymentParams>(app, deploymentRoutes.createRevision, async (request, reply) => {
+    const { tenant, cached, patch, key } = patchRequest(request);
+    const { written, previousLatestRevisionId } = await oneWriteAtATime(key, () =>
+      patchDeployment(deps, tenant, cached, patch, { revisionRequired: true }),
+    );
+    const deployment = await observed(written, previousLatestRevisionId);
+    const latest = await waitForCache(
+      () => cache.revisions.get(tenant.namespace, deployment.status?.latestRevisionName ?? ''),
+      (revision) => revision.metadata.uid === deployment.status?.latestRevisionId,
+      { timeoutMs: deps.observeTimeoutMs },
+    );
+    if (!latest || latest.metadata.uid === previousLatestRevisionId) throw unavailable(revisionNotYetMade);
+    return reply.code(201).send(revisionResponse(latest, deployment.metadata.uid!));
   });
 
   serve<DeploymentParams>(app, deploymentRoutes.remove, async (request, reply) => {
@@ -211,14 +241,20 @@ async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: 
 }
 
 /** A new archive must have been uploaded; then the patch, retried on a conflict, in the API's error shapes. */
-async function patchDeployment(deps: FacadeDependencies, tenant: Tenant, cached: DeepReadonly<Deployment>, patch: DeploymentPatch) {
+async function patchDeployment(
+  deps: FacadeDependencies,
+  tenant: Tenant,
+  cached: DeepReadonly<Deployment>,
+  patch: DeploymentPatch,
+  options: WriteOptions = {},
+) {
   const name = cached.metadata.name!;
   const id = cached.metadata.uid!;
   const newArchive = archivePathOf(patch.source_revision_config);
   if (newArchive != null && newArchive !== cached.spec.sourceRevisionConfig?.sourceTarballPath) {
     await checkUploaded(deps, tenant.namespace, name, newArchive);
   }
-  return retryOnConflict(() => writePatch(deps, tenant.namespace, name, id, patch)).catch((error: unknown) =>
+  return retryOnConflict(() => writePatch(deps, tenant.namespace, name, id, patch, options)).catch((error: unknown) =>
     clientErrorFromKube(error, { notFound: deploymentNotFound(id) }),
   );
 }
@@ -285,7 +321,14 @@ function secretsOf(namespace: string, owner: Deployment, plan: DeploymentPlan): 
  * One attempt at a PATCH from a fresh read: the API server validates the new spec (CEL rules included,
  * a dry run) before the Secret changes, so a refusal changes nothing.
  */
-async function writePatch(deps: FacadeDependencies, namespace: string, name: string, id: string, patch: DeploymentPatch) {
+async function writePatch(
+  deps: FacadeDependencies,
+  namespace: string,
+  name: string,
+  id: string,
+  patch: DeploymentPatch,
+  options: WriteOptions,
+) {
   const { writer } = deps;
   const current = await writer.read<Deployment>(deploymentKind, namespace, name);
   if (!current || current.metadata.uid !== id) throw notFound(deploymentNotFound(id));
@@ -296,14 +339,32 @@ async function writePatch(deps: FacadeDependencies, namespace: string, name: str
   if (customHostOf(next) !== customHostOf(current)) checkCustomHost(deps, next.spec, id);
   checkRepositoryHost(deps, namespace, next.spec);
   const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
-  if (specChanged) await writer.replace(deploymentKind, namespace, next, { dryRun: true });
   const valuesChanged = plan.secretValues !== undefined && !sameValues(plan.secretValues, stored);
+  if (options.revisionRequired && !valuesChanged && !revisionInputsChanged(current.spec, next.spec)) throw conflict(noNewRevision);
+  if (specChanged) await writer.replace(deploymentKind, namespace, next, { dryRun: true });
   if (valuesChanged) await writeOwnedSecret(writer, secretsOf(namespace, current, plan)!);
   return {
     written: specChanged ? await writer.replace(deploymentKind, namespace, next) : current,
     secretValuesChanged: valuesChanged && !specChanged,
     previousLatestRevisionId: current.status?.latestRevisionId,
   };
+}
+
+interface WriteOptions {
+  /** The write must make a revision (a new revision's request): refused, before anything is written, when it would not. */
+  revisionRequired?: boolean;
+}
+
+const noNewRevision =
+  'This body makes no new revision: it changes neither source_revision_config nor the secrets. Change one of them, or redeploy an earlier revision.';
+const revisionNotYetMade = 'The revision was requested and is not made yet: list the revisions shortly.';
+
+/** Whether what a revision is made of (its source revision config and the secrets' names and sources) differs. */
+function revisionInputsChanged(current: DeepReadonly<Deployment['spec']>, next: DeepReadonly<Deployment['spec']>): boolean {
+  return (
+    JSON.stringify(current.sourceRevisionConfig ?? {}) !== JSON.stringify(next.sourceRevisionConfig ?? {}) ||
+    JSON.stringify(current.secrets ?? []) !== JSON.stringify(next.secrets ?? [])
+  );
 }
 
 function listFilter(query: DeploymentListQuery): (deployment: DeepReadonly<Deployment>) => boolean {
