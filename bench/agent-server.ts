@@ -114,6 +114,7 @@ try {
       BERTH_GIT_IMAGE: images.git,
       BERTH_BUILD_TOOLS_IMAGE: images.buildTools,
       BERTH_AGENT_TOOLS_IMAGE: images.agentTools,
+      BERTH_AGENT_SERVER_IMAGE: images.agentServer,
       BERTH_POSTGRES_IMAGE: services.postgres,
       BERTH_REDIS_IMAGE: services.redis,
     },

@@ -124,7 +124,13 @@ export async function baselineBuild(
     location: buildJobLocation(undefined, { namespace, name: `baseline-${round}`, uid: '' }),
     sources: input.sources,
     ...(input.graphConfigPath ? { graphConfigPath: input.graphConfigPath } : {}),
-    images: { git: images.git, tools: images.buildTools, builder: images.builder, agentTools: images.agentTools },
+    images: {
+      git: images.git,
+      tools: images.buildTools,
+      builder: images.builder,
+      agentTools: images.agentTools,
+      agentServer: images.agentServer,
+    },
     registry,
     privileged: true,
     // As Berth sizes its builds (bench Berths run with --request-scale 1).

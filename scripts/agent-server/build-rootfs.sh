@@ -1,20 +1,26 @@
 #!/usr/bin/env bash
-# Usage: build-rootfs.sh OUTDIR
-# Builds, from Debian's packages and PyPI's wheels (no image is pulled), the root filesystem of a local
-# stand-in for the reference's agent server base image, langchain/langgraph-api:3.11 (docs/agent-server.md):
-#   - a Debian bookworm root by debootstrap (minbase, python3, ca-certificates): bookworm's Python is 3.11;
-#   - the wheels of requirements.txt, hash-checked, in /wheels: offline builds install from there;
-#   - base-build.sh run in the root (a chroot with no network): uv, pip, langgraph-api and its runtime
-#     installed as the reference image has them, /api editable, /storage/entrypoint.sh;
+# Usage: build-rootfs.sh RECIPE OUTDIR
+# Builds, from Debian's packages and PyPI's wheels (no image is pulled), the root filesystem of an agent
+# server base image (docs/agent-server.md) from a recipe folder: inmem/, the local stand-in for the
+# reference's langchain/langgraph-api:3.11, or aegra/, the durable server Berth builds agents on.
+#   - a Debian root by debootstrap (minbase, python3, ca-certificates and the recipe's DEBIAN_PACKAGES)
+#     of the recipe's DEBIAN_SUITE;
+#   - the wheels of its requirements.txt for its PYTHON_VERSION, hash-checked, in /wheels: offline builds
+#     install from there;
+#   - its base-build.sh run in the root (a chroot with no network), with the recipe's files in /ctx;
 # and writes OUTDIR/rootfs.tar (reproducible) and OUTDIR/config.json in the format of the node's other
 # images (scripts/node-images/build-rootfs.sh), which workbench/node/images.ts pushes. Needs root.
 set -euo pipefail
 
-here=$(cd "$(dirname "$0")" && pwd)
-(($# == 1)) || { echo "usage: $0 OUTDIR" >&2; exit 2; }
+(($# == 2)) || { echo "usage: $0 RECIPE OUTDIR" >&2; exit 2; }
+recipe=$(cd "$1" && pwd)
+shift
 [[ $(id -u) == 0 ]] || { echo "build-rootfs: needs root (debootstrap, chroot)" >&2; exit 1; }
 command -v debootstrap >/dev/null || { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
-suite="${DEBIAN_SUITE:-bookworm}"
+DEBIAN_SUITE= DEBIAN_PACKAGES= PYTHON_VERSION= SDIST_WHEELS=
+# shellcheck source=inmem/recipe.env
+source "$recipe/recipe.env"
+suite="$DEBIAN_SUITE"
 mirror="${DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 python="${AGENT_BUILD_PYTHON:-python3}"
 mkdir -p "$1"
@@ -28,25 +34,25 @@ cleanup() {
 trap cleanup EXIT
 
 echo "build-rootfs: debootstrap $suite (minbase, python3) from $mirror" >&2
-debootstrap --variant=minbase --include=python3,ca-certificates "$suite" "$rootfs" "$mirror" >"$staging/debootstrap.log" 2>&1 ||
+debootstrap --variant=minbase --include="python3,ca-certificates${DEBIAN_PACKAGES:+,$DEBIAN_PACKAGES}" "$suite" "$rootfs" "$mirror" >"$staging/debootstrap.log" 2>&1 ||
   { tail -20 "$staging/debootstrap.log" >&2; exit 1; }
 
-echo "build-rootfs: the wheels of requirements.txt, hash-checked" >&2
+echo "build-rootfs: the wheels of requirements.txt, hash-checked${PYTHON_VERSION:+, for Python $PYTHON_VERSION}" >&2
 mkdir -p "$rootfs/wheels"
-"$python" -m pip download --quiet --no-deps --only-binary=:all: --require-hashes -r "$here/requirements.txt" -d "$rootfs/wheels"
-# blockbuster needs forbiddenfruit, which PyPI has as an sdist only: its wheel is built here.
-"$python" -m pip wheel --quiet --no-deps "forbiddenfruit==0.1.4" -w "$rootfs/wheels"
+# The image's Python, when it is not the host's: the wheels of its ABI, for the platforms its glibc runs.
+target=()
+[[ -n $PYTHON_VERSION ]] && target=(--python-version "$PYTHON_VERSION" --implementation cp --abi "cp${PYTHON_VERSION/./}" --abi abi3 --abi none
+  --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any)
+"$python" -m pip download --quiet --no-deps --only-binary=:all: --require-hashes "${target[@]}" -r "$recipe/requirements.txt" -d "$rootfs/wheels"
+for sdist in $SDIST_WHEELS; do "$python" -m pip wheel --quiet --no-deps "$sdist" -w "$rootfs/wheels"; done
 
-mkdir -p "$rootfs/ctx/api" "$rootfs/ctx/storage"
-cp "$here/api-pyproject.toml" "$rootfs/ctx/api/pyproject.toml"
-cp "$here/healthcheck.py" "$rootfs/ctx/api/healthcheck.py"
-cp "$here/entrypoint.sh" "$rootfs/ctx/storage/entrypoint.sh"
-cp "$here/base-build.sh" "$rootfs/ctx/base-build.sh"
+cp -r "$recipe" "$rootfs/ctx"
+cp "$(dirname "$0")/uv-from-wheel.py" "$rootfs/ctx/"
 
 echo "build-rootfs: the base image's steps, in the root with no network" >&2
 mount --bind /dev "$rootfs/dev"
 mount -t proc proc "$rootfs/proc"
-mapfile -t image_env < <(grep -v '^#' "$here/image.env")
+mapfile -t image_env < <(grep -v '^#' "$recipe/image.env")
 unshare --net env -i "${image_env[@]}" chroot "$rootfs" /bin/sh /ctx/base-build.sh >"$staging/base-build.log" 2>&1 ||
   { tail -30 "$staging/base-build.log" >&2; exit 1; }
 umount -l "$rootfs/proc" "$rootfs/dev"

@@ -12,6 +12,8 @@ export interface ClusterDefaults {
   gitImage?: string;
   buildToolsImage?: string;
   agentToolsImage?: string;
+  /** The durable agent server's base image (the node's, built from PyPI). */
+  agentServerImage?: string;
   /** The registry for pushed images (`berth dev` starts one once Berth answers). */
   pushRegistry?: string;
   /** The node's address, where the HTTP API also listens for the node and its pods (the registry's realm). */

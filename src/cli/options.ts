@@ -58,6 +58,11 @@ options (each also read from the environment variable in brackets):
                                the sources have none: Python with langgraph-cli, or pip to install it
                                (default python:3.11-slim; dev with a node: the agent server's base
                                image, built here)                         [BERTH_AGENT_TOOLS_IMAGE]
+  --agent-server-image <image> the base of an agent image made from its configuration file, in place
+                               of the reference's (langchain/langgraph-api): a server that keeps
+                               threads and runs in the deployment's Postgres (default: the
+                               reference's; dev with a node: Berth's, on aegra, built here)
+                                                                          [BERTH_AGENT_SERVER_IMAGE]
   --build-privileged <bool>    run the image step privileged, as BuildKit needs for RUN steps
                                without user namespaces (default true)     [BERTH_BUILD_PRIVILEGED]
   --build-namespace <name>     where build Jobs run, apart from every organization's apps (made if
@@ -215,6 +220,7 @@ const optionsSchema = z
     gitImage: z.string().min(1).optional(),
     buildToolsImage: z.string().min(1).optional(),
     agentToolsImage: z.string().min(1).optional(),
+    agentServerImage: z.string().min(1).optional(),
     buildPrivileged: bool,
     buildNamespace: z
       .string()
@@ -306,6 +312,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'git-image': { type: 'string' },
       'build-tools-image': { type: 'string' },
       'agent-tools-image': { type: 'string' },
+      'agent-server-image': { type: 'string' },
       'build-privileged': { type: 'string' },
       'build-namespace': { type: 'string' },
       'build-resources': { type: 'string' },
@@ -357,6 +364,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     gitImage: values['git-image'] ?? env.BERTH_GIT_IMAGE,
     buildToolsImage: values['build-tools-image'] ?? env.BERTH_BUILD_TOOLS_IMAGE,
     agentToolsImage: values['agent-tools-image'] ?? env.BERTH_AGENT_TOOLS_IMAGE,
+    agentServerImage: values['agent-server-image'] ?? env.BERTH_AGENT_SERVER_IMAGE,
     buildPrivileged: values['build-privileged'] ?? env.BERTH_BUILD_PRIVILEGED ?? 'true',
     buildNamespace: values['build-namespace'] ?? env.BERTH_BUILD_NAMESPACE ?? defaultBuildNamespace,
     sourcePollSeconds: values['source-poll-seconds'] ?? env.BERTH_SOURCE_POLL_SECONDS ?? '60',

@@ -43,6 +43,7 @@ export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
       git: options.gitImage ?? cluster.gitImage ?? defaults.images.git,
       buildTools: options.buildToolsImage ?? cluster.buildToolsImage ?? defaults.images.buildTools,
       agentTools: options.agentToolsImage ?? cluster.agentToolsImage ?? defaults.images.agentTools,
+      ...agentServerOf(options.agentServerImage ?? cluster.agentServerImage),
       postgres: options.postgresImage ?? cluster.postgresImage ?? defaults.images.postgres,
       redis: options.redisImage ?? cluster.redisImage ?? defaults.images.redis,
     },
@@ -249,4 +250,9 @@ function pushRegistryAccess(host: string, signing: RegistrySigning): RegistryAcc
 function ownToken(registry: RegistryAccess, repository: string): string {
   const access = [{ type: 'repository', name: repository, actions: ['pull', 'push'] }];
   return bearerToken(registry, { subject: 'berth', access, nowSeconds: Math.floor(Date.now() / 1000), ttlSeconds: 900 });
+}
+
+/** The durable agent server's image, when one is named (none: the reference's image). */
+function agentServerOf(image: string | undefined): { agentServer?: string } {
+  return image ? { agentServer: image } : {};
 }

@@ -144,6 +144,8 @@ beforeAll(async () => {
     '--set',
     `builder.agentToolsImage=${builds.agentTools}`,
     '--set',
+    `builder.agentServerImage=${builds.agentServer}`,
+    '--set',
     `builder.registry=${inject('registry')}`,
     '--set',
     `builder.pushRegistry=${pushRegistryAddress}`,

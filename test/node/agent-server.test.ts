@@ -19,10 +19,11 @@ import { pushRegistryAddress } from '../../workbench/node/network.ts';
 import type { PushRegistry } from '../../workbench/node/push-registry.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { copyAgentProject, runLanggraph, startLanggraph, type ClientUser } from '../../workbench/support/langgraph-cli.ts';
+import { concurrentRuns, createThread, readThread, runOnThread } from '../../workbench/support/langgraph-sdk.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
+import { componentPods, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -147,10 +148,50 @@ describe('an agent server deployed by the reference client', () => {
     expect(env).toEqual(expect.arrayContaining(['DATABASE_URI', 'REDIS_URI']));
   });
 
+  it("keeps a thread and its history in the deployment's Postgres when the server's pod is replaced", async () => {
+    const first = await createThread(url, { text: 'remember me' });
+    expect(first).toMatchObject({ status: 'idle', values: { text: 'REMEMBER ME!' } });
+    const before = await componentPods<{ metadata: { name: string } }>(namespace, 'agent');
+    await kubectlOk(['delete', 'pod', '-n', namespace, ...before.map((pod) => pod.metadata.name), '--wait=true']);
+    // A new pod, not one of those deleted, answers: the thread is the one the old pod kept.
+    await eventually(
+      async () => {
+        const answer = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
+        if (answer?.status !== 200) return undefined;
+        const pods = await componentPods<{ metadata: { name: string } }>(namespace, 'agent');
+        return pods.length > 0 && pods.every((pod) => !before.some((old) => old.metadata.name === pod.metadata.name));
+      },
+      180_000,
+      'a new agent server pod answering /ok',
+    );
+    expect(await readThread(url, first.thread_id)).toEqual(first);
+    const next = await runOnThread(url, first.thread_id, { text: 'and me' });
+    expect(next).toMatchObject({ thread_id: first.thread_id, status: 'idle', values: { text: 'AND ME!' } });
+    expect(next.checkpoints).toBeGreaterThan(first.checkpoints);
+  });
+
+  it('applies two runs sent at once to one thread one after the other, and refuses the second with reject', async () => {
+    const thread = await createThread(url, { notes: ['start'] }, 'notes');
+    // The first run takes two seconds: the second arrives while it runs, on the state it will leave.
+    const queued = await concurrentRuns(url, thread.thread_id, 'notes', [
+      { input: { notes: ['a'], seconds: 2 }, strategy: 'enqueue' },
+      { input: { notes: ['b'], seconds: 0 }, strategy: 'enqueue' },
+    ]);
+    expect(queued.outcomes).toEqual(['ok', 'ok']);
+    expect(queued.thread.values.notes).toEqual(['start', 'a', 'b']);
+    const refused = await concurrentRuns(url, thread.thread_id, 'notes', [
+      { input: { notes: ['c'], seconds: 2 }, strategy: 'enqueue' },
+      { input: { notes: ['d'], seconds: 0 }, strategy: 'reject' },
+    ]);
+    expect(refused.outcomes).toEqual(['ok', 409]);
+    expect(refused.thread.values.notes).toEqual(['start', 'a', 'b', 'c']);
+  });
+
   it('reads the build logs with the client, the level in upper case as it sends it', async () => {
     const logs = await client(['deploy', 'logs', '--name', 'agent', '--type', 'build', '--level', 'info', '--limit', '500']);
     expect(logs).toContain('making the Dockerfile from langgraph.json');
-    expect(logs).toContain('langchain/langgraph-api:3.11');
+    // The reference's server replaced by the durable one Berth names (--agent-server-image).
+    expect(logs).toMatch(/the agent server: \S+\/berth\/agent-server@sha256:[0-9a-f]{64} \(threads, runs and the store/);
   });
 
   it('fails a build whose configuration file names a graph that is not there, saying where, while the server keeps serving', async () => {

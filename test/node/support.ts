@@ -56,6 +56,8 @@ export async function buildImageFlags(): Promise<string[]> {
     images.buildTools,
     '--agent-tools-image',
     images.agentTools,
+    '--agent-server-image',
+    images.agentServer,
   ];
 }
 

@@ -30,7 +30,8 @@ export type ImageName =
   | 'source-controller'
   | 'kustomize-controller'
   | 'keda-http-add-on'
-  | 'agent-server';
+  | 'agent-server'
+  | 'durable-agent-server';
 
 /** The Debian packages an image is made of: a new package version makes a new image. */
 const packagesOf: Record<ImageName, string[]> = {
@@ -46,21 +47,35 @@ const packagesOf: Record<ImageName, string[]> = {
   'kustomize-controller': ['ca-certificates'],
   'keda-http-add-on': [],
   'agent-server': [],
+  'durable-agent-server': [],
 };
+
+/** The agent server images' recipes (scripts/agent-server/<recipe>): the reference's in-memory stand-in,
+ * and the durable server Berth builds agents on. */
+const agentServerRecipes: Partial<Record<ImageName, string>> = { 'agent-server': 'inmem', 'durable-agent-server': 'aegra' };
+
+/** Every file under a folder, in a stable order. */
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
+}
 
 /**
  * How an image's root filesystem is made: the script and its arguments, given the output folder, and the
- * files whose content makes the image. The agent server's base image is a Debian root with PyPI's wheels
- * (scripts/agent-server), not a copy of host packages.
+ * files whose content makes the image. The agent servers' base images are Debian roots with PyPI's wheels
+ * (scripts/agent-server), not copies of host packages.
  */
 function recipeOf(name: ImageName): { command: (outdir: string) => string[]; files: string[] } {
-  if (name === 'agent-server') {
+  const recipe = agentServerRecipes[name];
+  if (recipe) {
     const dir = join(repoRoot, 'scripts/agent-server');
     const script = join(dir, 'build-rootfs.sh');
-    const inputs = ['base-build.sh', 'requirements.txt', 'image.env', 'api-pyproject.toml', 'healthcheck.py', 'entrypoint.sh'].map((file) =>
-      join(dir, file),
-    );
-    return { command: (outdir) => [script, outdir], files: [script, ...inputs] };
+    return {
+      command: (outdir) => [script, join(dir, recipe), outdir],
+      files: [script, join(dir, 'uv-from-wheel.py'), ...filesUnder(join(dir, recipe))],
+    };
   }
   return { command: (outdir) => [buildScript, name, outdir], files: [buildScript, join(repoRoot, 'scripts/node-images/pause.c')] };
 }

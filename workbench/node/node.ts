@@ -340,6 +340,8 @@ export interface BuildImages {
   buildTools: string;
   /** The agent server's base image: it has the reference's tooling that makes Dockerfiles. */
   agentTools: string;
+  /** The durable agent server Berth builds agents on (scripts/agent-server/aegra). */
+  agentServer: string;
 }
 
 /** Where the agent server's base image is pushed: the name Dockerfiles use, which BuildKit and
@@ -355,14 +357,16 @@ export async function pushBuildImages(
   buildkit: string = cachedBuild('buildkit'),
 ): Promise<BuildImages> {
   const crane = join(nodeBin, 'crane');
-  const [builder, git, buildTools, agentServer] = await Promise.all([
+  const [builder, git, buildTools, agentTools, agentServer] = await Promise.all([
     buildImage('builder', { env: { BUILDKIT_BIN: buildkit, INSECURE_REGISTRY: registryAddress, PUSH_REGISTRY: pushRegistryAddress } }, log),
     buildImage('git', {}, log),
     buildImage('build-tools', {}, log),
     buildImage('agent-server', {}, log),
+    buildImage('durable-agent-server', {}, log),
   ]);
   return {
-    agentTools: await pushImage(crane, agentServer, agentServerBaseReference),
+    agentTools: await pushImage(crane, agentTools, agentServerBaseReference),
+    agentServer: await pushImage(crane, agentServer, `${registryAddress}/berth/agent-server:aegra-0.11.0`),
     builder: await pushImage(crane, builder, `${registryAddress}/berth/buildkit:latest`),
     git: await pushImage(crane, git, `${registryAddress}/berth/git:latest`),
     buildTools: await pushImage(crane, buildTools, `${registryAddress}/berth/build-tools:latest`),

@@ -33,6 +33,7 @@ export type NodeOffers = Pick<
   | 'gitImage'
   | 'buildToolsImage'
   | 'agentToolsImage'
+  | 'agentServerImage'
 >;
 
 export interface NodePart {
@@ -166,6 +167,7 @@ const builds: NodePart = {
       gitImage: images.git,
       buildToolsImage: images.buildTools,
       agentToolsImage: images.agentTools,
+      agentServerImage: images.agentServer,
     };
   },
 };

@@ -31,6 +31,9 @@ export interface DeploymentControllerOptions {
     buildTools: string;
     /** Makes the Dockerfile from the application configuration file when the sources have none. */
     agentTools: string;
+    /** The base of an agent image made from its configuration file, in place of the reference's
+     * (render/build-job.ts): absent, the reference's image, for those who hold its licence. */
+    agentServer?: string;
     postgres: string;
     redis: string;
   };

@@ -77,6 +77,7 @@ async function ensureBuild(
       tools: options.images.buildTools,
       builder: options.images.builder,
       agentTools: options.images.agentTools,
+      ...optional('agentServer', options.images.agentServer),
     },
     registry: options.registry,
     ...optional('serviceAccountName', options.buildServiceAccountName || undefined),

@@ -32,6 +32,9 @@ export interface BuildImages {
   /** Makes a Dockerfile from the application configuration file: Python with `langgraph` (langgraph-cli)
    * on the PATH, or pip to install the pinned version. Also fetches an uploaded archive (Python). */
   agentTools: string;
+  /** The base image of an agent image made from its configuration file, in place of the reference's
+   * `FROM` (unless the file names its own `base_image`); absent, the reference's image. */
+  agentServer?: string;
 }
 
 /** The reference tooling's version that makes Dockerfiles where the image has none of its own. */
@@ -194,6 +197,28 @@ export const graphCheck = [
   'sys.exit(1 if failed else 0)',
 ].join('\n');
 
+/** Exits 0 when the configuration file (its one argument) names no `base_image` of its own. */
+const namesNoBaseImage = 'import json, sys\nsys.exit(1 if json.load(open(sys.argv[1], encoding="utf-8")).get("base_image") else 0)';
+
+/** With AGENT_SERVER_IMAGE, the generated Dockerfile's first FROM (the reference's server) becomes that
+ * image, unless the configuration file ($config) names its own `base_image`. */
+export const agentServerBase = [
+  `if [ -n "\${AGENT_SERVER_IMAGE:-}" ] && printf %s "$NO_BASE_IMAGE_CHECK" | ${graphCheckInterpreter.join(' ')} "$config"; then`,
+  '  sed -i "0,/^FROM /s|^FROM .*|FROM $AGENT_SERVER_IMAGE|" /generated/Dockerfile',
+  '  echo "the agent server: $AGENT_SERVER_IMAGE (threads, runs and the store in the deployment\'s Postgres)"',
+  'fi',
+].join('\n');
+
+/** The dockerfile step's settings for agentServerBase. */
+export function agentServerBaseEnv(image: string | undefined): V1EnvVar[] {
+  return image
+    ? [
+        { name: 'AGENT_SERVER_IMAGE', value: image },
+        { name: 'NO_BASE_IMAGE_CHECK', value: namesNoBaseImage },
+      ]
+    : [];
+}
+
 /**
  * A shell function, `build_context WORKSPACE FILE`: the directory FILE names inside WORKSPACE, resolved
  * (symbolic links followed) and printed only when it is still inside WORKSPACE. The sources and the
@@ -224,6 +249,7 @@ const dockerfileScript = [
   'echo "making the Dockerfile from $config with $(langgraph --version 2>/dev/null)"',
   'langgraph dockerfile -c "$config" /generated/Dockerfile >/tmp/dockerfile.log 2>&1 || { tail -n 20 /tmp/dockerfile.log; echo "$config: not a configuration file langgraph-cli accepts"; exit 1; }',
   `printf %s "$GRAPH_CHECK" | ${graphCheckInterpreter.join(' ')} "$config" || { echo "$config names graphs that are not there"; exit 1; }`,
+  agentServerBase,
   'dirname "$config" >/generated/context',
   'build_context /workspace /generated/context >/dev/null',
   'cat /generated/Dockerfile',
@@ -320,6 +346,7 @@ function dockerfileStep(input: BuildJobInput): V1Container {
       { name: 'GRAPH_CONFIG_PATH', value: input.graphConfigPath ?? '' },
       { name: 'LANGGRAPH_CLI_VERSION', value: langgraphCliVersion },
       { name: 'GRAPH_CHECK', value: graphCheck },
+      ...agentServerBaseEnv(input.images.agentServer),
     ],
     volumeMounts: [...workspace, generated],
     ...step,

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,8 @@ import { renderApplication, renderApplicationService, renderQueueWorker, type Wo
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
 import { backingServices, scaling } from './backing.ts';
 import {
+  agentServerBase,
+  agentServerBaseEnv,
   buildContextFunction,
   builtImage,
   fetchProgram,
@@ -685,6 +687,36 @@ describe('the graph check of a configuration file', () => {
     );
     expect(result).toEqual({ status: 0, stdout: '' });
     expect(existsSync(marker)).toBe(false);
+  });
+});
+
+describe("the agent server's base image", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-agent-base-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  /** The generated Dockerfile after the step, as its shell runs it with the Job's settings. */
+  const baseOf = (image: string | undefined, config: object) => {
+    mkdirSync(join(dir, 'generated'), { recursive: true });
+    writeFileSync(join(dir, 'generated/Dockerfile'), 'FROM langchain/langgraph-api:3.11\nADD . /deps/app\nFROM other AS second\n');
+    writeFileSync(join(dir, 'langgraph.json'), JSON.stringify(config));
+    const env = Object.fromEntries(agentServerBaseEnv(image).map(({ name, value }) => [name, value!]));
+    const script = `config=langgraph.json\n${agentServerBase.replaceAll('/generated/', `${dir}/generated/`)}`;
+    const result = spawnSync('sh', ['-eu', '-c', script], { cwd: dir, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    return readFileSync(join(dir, 'generated/Dockerfile'), 'utf8');
+  };
+
+  it("replaces the reference's server, and only it, with the one Berth names", () => {
+    expect(baseOf('registry.local/berth/agent-server:aegra', { graphs: {} })).toBe(
+      'FROM registry.local/berth/agent-server:aegra\nADD . /deps/app\nFROM other AS second\n',
+    );
+  });
+
+  it("keeps the reference's server when none is named, or the configuration file names its own base_image", () => {
+    expect(agentServerBaseEnv(undefined)).toEqual([]);
+    expect(baseOf(undefined, { graphs: {} })).toMatch(/^FROM langchain\/langgraph-api:3.11\n/);
+    expect(baseOf('registry.local/berth/agent-server:aegra', { base_image: 'mine/server', graphs: {} })).toMatch(
+      /^FROM langchain\/langgraph-api:3.11\n/,
+    );
   });
 });
 

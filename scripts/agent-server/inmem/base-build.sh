@@ -2,15 +2,8 @@
 # The base image's steps, run as root in its root filesystem with no network (build-rootfs.sh): the
 # wheels are in /wheels, the files to copy in /ctx.
 set -eux
-# uv + uvx binaries at /usr/bin, taken from the uv wheel (generated Dockerfile ends with `rm /usr/bin/uv /usr/bin/uvx`)
-python3 -c '
-import glob, os, zipfile
-z = zipfile.ZipFile(glob.glob("/wheels/uv-*.whl")[0])
-for n in z.namelist():
-    if ".data/scripts/" in n:
-        d = "/usr/bin/" + os.path.basename(n)
-        open(d, "wb").write(z.read(n)); os.chmod(d, 0o755)
-'
+# uv + uvx at /usr/bin, from the uv wheel (a generated Dockerfile ends with `rm /usr/bin/uv /usr/bin/uvx`)
+python3 /ctx/uv-from-wheel.py
 # PEP 668: the official python:3.x images carry no EXTERNALLY-MANAGED marker; drop Debian's.
 rm -f /usr/lib/python3*/EXTERNALLY-MANAGED
 ln -sf python3 /usr/bin/python
@@ -20,7 +13,7 @@ uv pip install --system --no-cache-dir pip setuptools wheel hatchling "langgraph
 mkdir -p /api
 python3 -m zipfile -e /wheels/langgraph_api-0.16.7-py3-none-any.whl /api
 rm -rf /api/langgraph_api-0.16.7.dist-info /api/hatch_build.py
-cp /ctx/api/pyproject.toml /ctx/api/healthcheck.py /api/
+cp /ctx/api-pyproject.toml /api/pyproject.toml && cp /ctx/healthcheck.py /api/
 uv pip freeze --system --exclude-editable | grep -vi '^langgraph-api==' > /api/constraints.txt
 uv pip install --system --no-cache-dir --no-deps -e /api
-mkdir -p /storage && cp /ctx/storage/entrypoint.sh /storage/entrypoint.sh
+mkdir -p /storage && cp /ctx/entrypoint.sh /storage/entrypoint.sh

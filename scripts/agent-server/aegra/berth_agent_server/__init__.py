@@ -1,0 +1,1 @@
+"""Berth's adapter around aegra-api: the reference image's contract for an open, durable server."""

@@ -1,0 +1,90 @@
+"""Before the server starts (entrypoint.sh): aegra's configuration from the graphs the image names, and
+the deployment's database migrated once, under a lock, so replicas that start together take turns.
+
+Writes the configuration to CONFIG_PATH (nothing when the image names no graphs: aegra then reads the
+langgraph.json of its working directory). Exits 1 with the migration's own error when it fails.
+"""
+
+import asyncio
+import importlib.util
+import json
+import os
+import sys
+import traceback
+
+CONFIG_PATH = "/tmp/berth-aegra.json"
+# One lock for every migration of this database (pg_advisory_lock's key space is the database's).
+MIGRATION_LOCK = 0x62657274
+
+
+def file_graph(spec: str) -> str:
+    """A graph as aegra loads it, `<file>:<attr>`: a `module.path:attr` becomes the module's file."""
+    target, _, attr = spec.rpartition(":")
+    if target.endswith(".py") or os.sep in target:
+        return spec
+    found = importlib.util.find_spec(target)
+    if found is None or found.origin is None:
+        raise SystemExit(f"graph {spec!r}: no module {target!r} in the image")
+    return f"{found.origin}:{attr}"
+
+
+def config_from_env() -> dict | None:
+    """The image's graphs (LANGSERVE_GRAPHS, as a generated Dockerfile sets them) and the optional
+    http, store and auth settings of its langgraph.json."""
+    graphs = json.loads(os.environ.get("LANGSERVE_GRAPHS") or "{}")
+    if not graphs:
+        return None
+    config: dict = {"graphs": {}}
+    for graph_id, spec in graphs.items():
+        if isinstance(spec, dict):
+            config["graphs"][graph_id] = {**spec, "path": file_graph(spec["path"])}
+        else:
+            config["graphs"][graph_id] = file_graph(spec)
+    for key, variable in (("http", "LANGGRAPH_HTTP"), ("store", "LANGGRAPH_STORE"), ("auth", "LANGGRAPH_AUTH")):
+        if os.environ.get(variable):
+            config[key] = json.loads(os.environ[variable])
+    return config
+
+
+def migrate() -> None:
+    """aegra's migrations, then the checkpointer's and the store's tables, under one advisory lock."""
+    import psycopg
+
+    from aegra_api.core import migrations
+    from aegra_api.core.database import db_manager
+    from aegra_api.settings import settings
+
+    with psycopg.connect(settings.db.database_url_sync, autocommit=True) as lock:
+        lock.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+        migrations.run_migrations_if_needed()
+
+        async def tables() -> None:
+            await db_manager.initialize()
+            await db_manager.close()
+
+        asyncio.run(tables())
+
+
+def main() -> None:
+    if not os.environ.get("DATABASE_URL"):
+        raise SystemExit("this agent server keeps threads and runs in Postgres, and the deployment has no database (DATABASE_URI)")
+    config = config_from_env()
+    if config is not None:
+        with open(CONFIG_PATH, "w") as out:
+            json.dump(config, out)
+    try:
+        migrate()
+    except Exception:
+        error = traceback.format_exc()
+        print(error, file=sys.stderr)
+        # What the kubelet reports as the container's termination message, and Berth in the revision.
+        try:
+            with open("/dev/termination-log", "w") as log:
+                log.write(error[-2000:])
+        except OSError:
+            pass
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
