@@ -4,8 +4,7 @@ import {
   gatewayNameClaimants,
   gatewayNameRefusal,
   gatewayNames,
-  indexChildNames,
-  indexGatewayNames,
+  indexNameStems,
   nameClaimants,
   nameRefusal,
   type NameClaim,
@@ -15,17 +14,38 @@ const deployment = (name: string, uid: string, creationTimestamp = '2026-11-26T1
   metadata: { name, namespace: 'org', uid, creationTimestamp },
 });
 
+/** The nameStemIndex over `stored`, as an informer holds it. */
+function indexOf(stored: NameClaim[]): (key: string) => NameClaim[] {
+  const index = new Map<string, NameClaim[]>();
+  for (const object of stored) for (const key of indexNameStems(object)) index.set(key, [...(index.get(key) ?? []), object]);
+  return (key) => index.get(key) ?? [];
+}
+
 /** The claimants an index lookup finds for `name` among `stored`. */
 function claimantsOf(name: string, stored: NameClaim[]): NameClaim[] {
-  const index = new Map<string, NameClaim[]>();
-  for (const object of stored) for (const key of indexChildNames(object)) index.set(key, [...(index.get(key) ?? []), object]);
-  return nameClaimants('org', name, (key) => index.get(key) ?? []);
+  return nameClaimants('org', name, indexOf(stored));
 }
 
 describe('name claims', () => {
   it('a deployment claims the names of its children', () => {
     expect(claimedNames('shop')).toEqual(['shop', 'shop-queue', 'shop-postgres', 'shop-redis', 'shop-secrets', 'shop-custom']);
-    expect(indexChildNames(deployment('shop', 'u1'))).toContain('org/shop-queue');
+  });
+
+  it('indexes most deployments by one stem, and one whose children are cut and hashed by each child name', () => {
+    expect(indexNameStems(deployment('shop', 'u1'))).toEqual(['org/shop']);
+    expect(indexNameStems(deployment('a.b', 'u1'))).toEqual(['org/a-b', 'org/a.b']);
+    const long = `shop-${'x'.repeat(50)}`;
+    expect(indexNameStems(deployment(long, 'u1'))).toEqual(claimedNames(long).map((child) => `org/${child}`));
+    expect(claimedNames(long).some((child) => /-[0-9a-f]{8}-postgres$/.test(child))).toBe(true);
+  });
+
+  it('finds a long name whose cut child name another deployment takes whole, both ways', () => {
+    const long = deployment(`shop-${'x'.repeat(50)}`, 'u1');
+    const postgres = claimedNames(long.metadata.name!).find((child) => child.endsWith('-postgres') && child.length <= 52)!;
+    const squatter = deployment(postgres, 'u2', '2026-11-26T11:00:00Z');
+    expect(claimantsOf(postgres, [long, squatter])).toEqual(expect.arrayContaining([long, squatter]));
+    expect(nameRefusal(squatter, claimantsOf(postgres, [long, squatter]))?.reason).toBe('NameTaken');
+    expect(claimantsOf(long.metadata.name!, [long, squatter])).toEqual(expect.arrayContaining([long, squatter]));
   });
 
   it("refuses a new deployment whose name is an existing one's queue worker, and says which", () => {
@@ -65,7 +85,9 @@ describe('gatewayNameRefusal', () => {
   it('refuses the later of two deployments of different namespaces that the Gateway would name alike', () => {
     expect(gatewayNames('acme', 'corp-web')).toContain('acme-corp-web');
     expect(gatewayNames('acme-corp', 'web')).toContain('acme-corp-web');
-    const claimants = gatewayNameClaimants('acme-corp', 'web', (key) => [corpWeb, web].filter((d) => indexGatewayNames(d).includes(key)));
+    const claimants = gatewayNameClaimants('acme-corp', 'web', indexOf([corpWeb, web]));
+    expect(claimants).toEqual(expect.arrayContaining([corpWeb, web]));
+    expect(gatewayNameClaimants('acme', 'corp-web', indexOf([corpWeb, web]))).toEqual(expect.arrayContaining([corpWeb, web]));
     expect(gatewayNameRefusal(web, claimants)?.reason).toBe('GatewayNameTaken');
     expect(gatewayNameRefusal(corpWeb, claimants)).toBeUndefined();
     // A new deployment (no uid yet) is refused by any claimant.
@@ -78,6 +100,9 @@ describe('gatewayNameRefusal', () => {
     expect(
       gatewayNameRefusal(at('acme', 'web', 'c', '2026-11-26T12:00:00Z'), [at('acme', 'web2', 'd', '2026-11-26T09:00:00Z')]),
     ).toBeUndefined();
-    expect(gatewayNameClaimants('acme-corp', 'shop', (key) => [corpWeb].filter((d) => indexGatewayNames(d).includes(key)))).toEqual([]);
+    expect(gatewayNameClaimants('acme-corp', 'shop', indexOf([corpWeb]))).toEqual([]);
+    // A custom route's name (`-custom`) collides across namespaces too.
+    const custom = at('acme', 'corp-web-custom', 'e', '2026-11-26T09:00:00Z');
+    expect(gatewayNameClaimants('acme-corp', 'web', indexOf([custom, web]))).toEqual(expect.arrayContaining([custom]));
   });
 });

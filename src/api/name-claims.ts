@@ -4,7 +4,7 @@
 // cannot be served: the earlier keeps the names (as a host claim is settled), the HTTP API refuses the
 // later one before writing (409), and the controller stalls one applied with kubectl (NameTaken) before
 // it writes a child. Pure.
-import { childNames } from './child-names.ts';
+import { childNames, dnsLabelBase } from './child-names.ts';
 import { claimedBefore } from './custom-hosts.ts';
 
 /** What a claim is read from: a Deployment, as stored or as cached (a new one has no uid yet). */
@@ -12,8 +12,39 @@ export interface NameClaim {
   readonly metadata: { readonly name?: string; readonly namespace?: string; readonly uid?: string; readonly creationTimestamp?: unknown };
 }
 
-/** The informer index of Deployments by `<namespace>/<child name>`, for each name its children take. */
-export const childNameIndex = 'berth.dev/child-name';
+/**
+ * The informer index of Deployments by `<namespace>/<stem>`, the stem being what their children's names
+ * are made from: the name as a DNS label (and the name itself, when they differ). A Deployment whose
+ * children's names are cut and hashed (a long name) is indexed by each of those names instead. A lookup
+ * turns a child name back into the stems that could make it (stemCandidates), so most Deployments take
+ * one key where a key per child name and per Gateway name took eleven: about 20 MiB at 10,000
+ * Deployments, in each of the controller's and the HTTP API's caches (BENCHMARKS.md, section 5).
+ */
+export const nameStemIndex = 'berth.dev/name-stem';
+
+/** What the children add to a stem (child-names.ts): all to the DNS-label base but `-secrets`, which
+ * follows the name as it is. */
+const childSuffixes = ['-queue', '-postgres', '-redis', '-custom', '-secrets'];
+
+export function indexNameStems(object: unknown): string[] {
+  const { name, namespace } = (object as NameClaim).metadata;
+  if (!name) return [];
+  const base = dnsLabelBase(name);
+  const made = (child: string) => child === `${name}-secrets` || child === base || childSuffixes.some((suffix) => child === base + suffix);
+  const children = claimedNames(name);
+  const stems = children.every(made) ? [...new Set([base, name])] : children;
+  return stems.map((stem) => `${namespace}/${stem}`);
+}
+
+/** The stems that could make `child`: itself, and itself less each suffix it ends with. */
+function stemCandidates(child: string): string[] {
+  return [
+    child,
+    ...childSuffixes
+      .filter((suffix) => child.length > suffix.length && child.endsWith(suffix))
+      .map((suffix) => child.slice(0, -suffix.length)),
+  ];
+}
 
 /** The names a Deployment's children take (of any kind: a Secret and a Service may share one, but a
  * rule that needs no kind is one a user can read). */
@@ -31,11 +62,6 @@ export function claimedNames(deploymentName: string): string[] {
       names.customRoute,
     ]),
   ];
-}
-
-export function indexChildNames(object: unknown): string[] {
-  const { name, namespace } = (object as NameClaim).metadata;
-  return name ? claimedNames(name).map((child) => `${namespace}/${child}`) : [];
 }
 
 /**
@@ -59,9 +85,13 @@ export function nameRefusal(deployment: NameClaim, claimants: readonly NameClaim
   };
 }
 
-/** The claimants of any of a deployment's child names, from a lookup of the index. */
-export function nameClaimants<T>(namespace: string, deploymentName: string, byIndex: (key: string) => readonly T[]): T[] {
-  return [...new Set(claimedNames(deploymentName).flatMap((child) => byIndex(`${namespace}/${child}`)))];
+/** The Deployments of the namespace that take any of a deployment's child names, from lookups of the
+ * nameStemIndex (the deployment itself among them when it is stored). */
+export function nameClaimants<T extends NameClaim>(namespace: string, deploymentName: string, byIndex: (key: string) => readonly T[]): T[] {
+  const mine = new Set(claimedNames(deploymentName));
+  const found = new Set<T>();
+  for (const child of mine) for (const stem of stemCandidates(child)) for (const other of byIndex(`${namespace}/${stem}`)) found.add(other);
+  return [...found].filter((other) => claimedNames(other.metadata.name ?? '').some((child) => mine.has(child)));
 }
 
 /**
@@ -70,16 +100,9 @@ export function nameClaimants<T>(namespace: string, deploymentName: string, byIn
  * <route>-...`), merging equal ones. Namespaces hold dashes, so `acme`'s `corp-web` and `acme-corp`'s
  * `web` would share one: the later of two such Deployments is refused, as a child name is.
  */
-export const gatewayNameIndex = 'berth.dev/gateway-name';
-
 export function gatewayNames(namespace: string, deploymentName: string): string[] {
   const names = childNames(deploymentName);
   return [...new Set([names.application, names.ingress, names.customRoute].map((name) => `${namespace}-${name}`))];
-}
-
-export function indexGatewayNames(object: unknown): string[] {
-  const { name, namespace } = (object as NameClaim).metadata;
-  return name && namespace ? gatewayNames(namespace, name) : [];
 }
 
 /**
@@ -107,7 +130,22 @@ export function gatewayNameRefusal(
   };
 }
 
-/** The claimants of any of the Gateway names of a deployment, from a lookup of the index. */
-export function gatewayNameClaimants<T>(namespace: string, deploymentName: string, byIndex: (key: string) => readonly T[]): T[] {
-  return [...new Set(gatewayNames(namespace, deploymentName).flatMap((key) => byIndex(key)))];
+/** The Deployments of any namespace the Gateway would name as it names a deployment, from lookups of the
+ * nameStemIndex: each Gateway name split at a dash into a namespace and a child name. */
+export function gatewayNameClaimants<T extends NameClaim>(
+  namespace: string,
+  deploymentName: string,
+  byIndex: (key: string) => readonly T[],
+): T[] {
+  const mine = new Set(gatewayNames(namespace, deploymentName));
+  const found = new Set<T>();
+  for (const key of mine) {
+    for (let dash = key.indexOf('-'); dash > 0; dash = key.indexOf('-', dash + 1)) {
+      const [space, child] = [key.slice(0, dash), key.slice(dash + 1)];
+      for (const stem of stemCandidates(child)) for (const other of byIndex(`${space}/${stem}`)) found.add(other);
+    }
+  }
+  return [...found].filter((other) =>
+    gatewayNames(other.metadata.namespace ?? '', other.metadata.name ?? '').some((name) => mine.has(name)),
+  );
 }

@@ -7,11 +7,9 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
   codeHostIntegrationKind,
-  childNameIndex,
-  gatewayNameIndex,
-  indexGatewayNames,
+  nameStemIndex,
   customHostIndex,
-  indexChildNames,
+  indexNameStems,
   deploymentKind,
   indexCustomHost,
   isReadableSecret,
@@ -114,8 +112,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
       indexes: {
         [byUid]: uidIndex,
         [customHostIndex]: indexCustomHost,
-        [childNameIndex]: indexChildNames,
-        [gatewayNameIndex]: indexGatewayNames,
+        [nameStemIndex]: indexNameStems,
       },
     }),
     revisions: source.informer<Revision>(revisionKind, findableById),

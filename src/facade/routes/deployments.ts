@@ -7,9 +7,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   canonicalDeploymentType,
-  childNameIndex,
+  nameStemIndex,
   gatewayNameClaimants,
-  gatewayNameIndex,
   gatewayNameRefusal,
   customHostIndex,
   nameClaimants,
@@ -289,12 +288,12 @@ function checkChildNames(deps: FacadeDependencies, namespace: string, name: stri
   const claim = { metadata: { name, namespace } };
   const refused = nameRefusal(
     claim,
-    nameClaimants(namespace, name, (key) => deps.cache.deployments.byIndex(childNameIndex, key)),
+    nameClaimants(namespace, name, (key) => deps.cache.deployments.byIndex(nameStemIndex, key)),
   );
   if (refused) throw conflict(`${refused.message}.`);
   const gatewayRefused = gatewayNameRefusal(
     claim,
-    gatewayNameClaimants(namespace, name, (key) => deps.cache.deployments.byIndex(gatewayNameIndex, key)),
+    gatewayNameClaimants(namespace, name, (key) => deps.cache.deployments.byIndex(nameStemIndex, key)),
   );
   if (gatewayRefused) throw conflict(`${gatewayRefused.message}.`);
 }

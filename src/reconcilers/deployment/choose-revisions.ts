@@ -4,10 +4,9 @@
 // the one place a halted pass's status is written.
 import { codeHostCredentialKeys } from '../../api/codehost-integration.ts';
 import {
-  childNameIndex,
+  nameStemIndex,
   customHostIndex,
   gatewayNameClaimants,
-  gatewayNameIndex,
   gatewayNameRefusal,
   customHostOf,
   hostRefusal,
@@ -82,11 +81,11 @@ export async function chooseRevisions(
   const refused =
     nameRefusal(
       deployment,
-      nameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(childNameIndex, key)),
+      nameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(nameStemIndex, key)),
     ) ??
     gatewayNameRefusal(
       deployment,
-      gatewayNameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(gatewayNameIndex, key)),
+      gatewayNameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(nameStemIndex, key)),
     ) ??
     (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined);
   if (refused) return { problem: refused, known, requeueAfterMs: hostRecheckMs };

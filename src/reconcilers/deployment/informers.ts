@@ -12,11 +12,9 @@ import type {
 } from '@kubernetes/client-node';
 import {
   codeHostIntegrationKind,
-  childNameIndex,
-  gatewayNameIndex,
-  indexGatewayNames,
+  nameStemIndex,
   customHostIndex,
-  indexChildNames,
+  indexNameStems,
   indexCustomHost,
   fieldManager,
   deploymentKind,
@@ -135,8 +133,7 @@ export function deploymentInformers(
       indexes: {
         [secretReaderIndex]: indexSecretReaders,
         [customHostIndex]: indexCustomHost,
-        [childNameIndex]: indexChildNames,
-        [gatewayNameIndex]: indexGatewayNames,
+        [nameStemIndex]: indexNameStems,
       },
     }),
     revisions: manager.informer<Revision>(revisionKind, scope),
