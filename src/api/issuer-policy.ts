@@ -6,6 +6,7 @@
 // issuer to anyone but Berth and cert-manager's controller (which makes the CertificateRequests of
 // Berth's Certificates). The chart installs it with an apps.tlsIssuer of kind ClusterIssuer
 // (test/chart.test.ts compares); an Issuer in the Gateway's namespace needs none, no team reaching it.
+import { admissionPolicy } from './admission-policy.ts';
 
 /** Who may name the issuer: Berth, and cert-manager's controller (both as their user names). */
 export interface IssuerPolicyInput {
@@ -30,40 +31,25 @@ function namesIssuer(issuer: string): string {
 }
 
 export function renderIssuerPolicy(input: IssuerPolicyInput): object[] {
-  const managed = { 'app.kubernetes.io/managed-by': 'berth' };
   const allowed = JSON.stringify([input.berthUser, input.certManagerUser]);
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name: input.name, labels: managed },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [
-            {
-              apiGroups: ['cert-manager.io'],
-              apiVersions: ['*'],
-              operations: ['CREATE', 'UPDATE'],
-              resources: ['certificates', 'certificaterequests'],
-            },
-          ],
+  return admissionPolicy(input.name, {
+    matchConstraints: {
+      resourceRules: [
+        {
+          apiGroups: ['cert-manager.io'],
+          apiVersions: ['*'],
+          operations: ['CREATE', 'UPDATE'],
+          resources: ['certificates', 'certificaterequests'],
         },
-        matchConditions: [{ name: 'names-the-apps-issuer', expression: namesIssuer(input.issuer) }],
-        validations: [
-          {
-            expression: `request.userInfo.username in ${allowed}`,
-            message: `ClusterIssuer ${input.issuer} signs the apps' certificates for Berth alone: use an issuer of your own`,
-            reason: 'Forbidden',
-          },
-        ],
+      ],
+    },
+    matchConditions: [{ name: 'names-the-apps-issuer', expression: namesIssuer(input.issuer) }],
+    validations: [
+      {
+        expression: `request.userInfo.username in ${allowed}`,
+        message: `ClusterIssuer ${input.issuer} signs the apps' certificates for Berth alone: use an issuer of your own`,
+        reason: 'Forbidden',
       },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name: input.name, labels: managed },
-      spec: { policyName: input.name, validationActions: ['Deny'] },
-    },
-  ];
+    ],
+  });
 }

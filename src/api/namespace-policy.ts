@@ -5,6 +5,7 @@
 // find the organization label on the namespace, keep it, and change no label but
 // `pod-security.kubernetes.io/*`, no annotation and no finalizer. The chart installs the same objects for
 // its service account (test/chart.test.ts compares).
+import { admissionPolicy } from './admission-policy.ts';
 import { labels } from './group.ts';
 
 /** `berth dev`'s; a chart release names its own after itself. */
@@ -42,27 +43,12 @@ const rules = [
 
 /** The policy and its binding; `berthUser` is the identity Berth writes as (its service account's user name). */
 export function renderNamespacePolicy(berthUser: string, name = namespacePolicyName): object[] {
-  const managed = { 'app.kubernetes.io/managed-by': 'berth' };
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name, labels: managed },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['namespaces'], operations: ['UPDATE'] }],
-        },
-        matchConditions: [{ name: 'berth', expression: `request.userInfo.username == ${JSON.stringify(berthUser)}` }],
-        variables,
-        validations: rules.map(({ expression, message }) => ({ expression, message, reason: 'Forbidden' })),
-      },
+  return admissionPolicy(name, {
+    matchConstraints: {
+      resourceRules: [{ apiGroups: [''], apiVersions: ['v1'], resources: ['namespaces'], operations: ['UPDATE'] }],
     },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name, labels: managed },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ];
+    matchConditions: [{ name: 'berth', expression: `request.userInfo.username == ${JSON.stringify(berthUser)}` }],
+    variables,
+    validations: rules.map(({ expression, message }) => ({ expression, message, reason: 'Forbidden' })),
+  });
 }

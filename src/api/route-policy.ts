@@ -8,6 +8,7 @@
 // listeners. This ValidatingAdmissionPolicy (the API server's own policy engine, CEL) refuses all of
 // them in organization namespaces from anyone but Berth. The chart installs the same objects for its
 // service account (test/chart.test.ts compares).
+import { admissionPolicy } from './admission-policy.ts';
 import { labels } from './group.ts';
 
 /** `berth dev`'s; a chart release names its own after itself. */
@@ -54,32 +55,17 @@ const steeringMessage =
 
 /** The policy and its binding; `berthUser` is the identity Berth writes as (its service account's user name). */
 export function renderRoutePolicy(berthUser: string, name = routePolicyName): object[] {
-  const managed = { 'app.kubernetes.io/managed-by': 'berth' };
-  return [
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicy',
-      metadata: { name, labels: managed },
-      spec: {
-        failurePolicy: 'Fail',
-        matchConstraints: {
-          namespaceSelector: { matchExpressions: [{ key: labels.organizationId, operator: 'Exists' }] },
-          resourceRules: steeringResources.map((rule) => ({ ...rule, apiVersions: ['*'], operations: ['CREATE', 'UPDATE'] })),
-        },
-        validations: [
-          {
-            expression: `request.userInfo.username == ${JSON.stringify(berthUser)} || ${clusterControllerUpdate}`,
-            messageExpression: steeringMessage,
-            reason: 'Forbidden',
-          },
-        ],
+  return admissionPolicy(name, {
+    matchConstraints: {
+      namespaceSelector: { matchExpressions: [{ key: labels.organizationId, operator: 'Exists' }] },
+      resourceRules: steeringResources.map((rule) => ({ ...rule, apiVersions: ['*'], operations: ['CREATE', 'UPDATE'] })),
+    },
+    validations: [
+      {
+        expression: `request.userInfo.username == ${JSON.stringify(berthUser)} || ${clusterControllerUpdate}`,
+        messageExpression: steeringMessage,
+        reason: 'Forbidden',
       },
-    },
-    {
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind: 'ValidatingAdmissionPolicyBinding',
-      metadata: { name, labels: managed },
-      spec: { policyName: name, validationActions: ['Deny'] },
-    },
-  ];
+    ],
+  });
 }
