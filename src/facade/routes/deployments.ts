@@ -24,6 +24,7 @@ import {
   type Deployment,
   sourceKind,
 } from '../../api/index.ts';
+import { sameJson } from '../../runtime/apply.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { badRequest, conflict, invalidField, notFound, unavailable } from '../errors.ts';
 import { childNames } from '../../api/child-names.ts';
@@ -358,11 +359,11 @@ const noNewRevision =
   'This body makes no new revision: it changes neither source_revision_config nor the secrets. Change one of them, or redeploy an earlier revision.';
 const revisionNotYetMade = 'The revision was requested and is not made yet: list the revisions shortly.';
 
-/** Whether what a revision is made of (its source revision config and the secrets' names and sources) differs. */
+/** Whether what a revision is made of (its source revision config and the secrets' names and sources)
+ * differs, whatever order the keys come in, as the revision digest sees it. */
 function revisionInputsChanged(current: DeepReadonly<Deployment['spec']>, next: DeepReadonly<Deployment['spec']>): boolean {
   return (
-    JSON.stringify(current.sourceRevisionConfig ?? {}) !== JSON.stringify(next.sourceRevisionConfig ?? {}) ||
-    JSON.stringify(current.secrets ?? []) !== JSON.stringify(next.secrets ?? [])
+    !sameJson(current.sourceRevisionConfig ?? {}, next.sourceRevisionConfig ?? {}) || !sameJson(current.secrets ?? [], next.secrets ?? [])
   );
 }
 
