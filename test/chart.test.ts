@@ -582,7 +582,7 @@ const needed: Omit<V1ResourceAttributes, 'namespace'>[] = [
     ['autoscaling', 'horizontalpodautoscalers'],
     ['networking.k8s.io', 'ingresses'],
   ].flatMap(([group, resource]) => manage.map((verb) => ({ group, resource, verb }))),
-  ...['get', 'list', 'watch', 'delete'].map((verb) => ({ group: '', resource: 'persistentvolumeclaims', verb })),
+  ...['get', 'list', 'watch', 'patch', 'delete'].map((verb) => ({ group: '', resource: 'persistentvolumeclaims', verb })),
   ...['get', 'list', 'watch'].map((verb) => ({ group: '', resource: 'pods', verb })),
   { group: '', resource: 'pods', subresource: 'log', verb: 'get' },
   ...['', 'events.k8s.io'].flatMap((group) => ['create', 'patch'].map((verb) => ({ group, resource: 'events', verb }))),

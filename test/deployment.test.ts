@@ -57,6 +57,19 @@ async function createDeployment(name: string, spec: Partial<DeploymentSpecBody> 
   })) as Deployment;
 }
 
+/** The claim the StatefulSet controller makes for the database's one replica (not running here). */
+async function createDatabaseClaim(name: string): Promise<string> {
+  const claim = `data-${name}-postgres-0`;
+  await core.createNamespacedPersistentVolumeClaim({
+    namespace,
+    body: {
+      metadata: { name: claim },
+      spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+    },
+  });
+  return claim;
+}
+
 async function getDeployment(name: string): Promise<Deployment> {
   return (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'deployments', name })) as Deployment;
 }
@@ -819,6 +832,7 @@ describe('restarts and deletion', () => {
       'the Ingress',
     );
     await waitForDeployment(name, (d) => d.metadata.finalizers?.includes('berth.dev/cleanup') === true, 'the finalizer');
+    const claim = await createDatabaseClaim(name);
 
     const seen: string[] = [];
     const watch = await new Watch(kc).watch(
@@ -850,10 +864,18 @@ describe('restarts and deletion', () => {
     }
     await expect(apps.readNamespacedStatefulSet({ namespace, name: `${name}-postgres` })).rejects.toMatchObject({ code: 404 });
     await expect(core.readNamespacedService({ namespace, name })).rejects.toMatchObject({ code: 404 });
-    await expect(core.readNamespacedSecret({ namespace, name: `${name}-postgres` })).rejects.toMatchObject({ code: 404 });
     await expect(
       kubeRequest(kc, { method: 'GET', path: `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses/${name}` }),
     ).rejects.toMatchObject({ code: 404 });
+    // The data stays by default: its claim and password, released and labelled.
+    for (const kept of [
+      await core.readNamespacedPersistentVolumeClaim({ namespace, name: claim }),
+      await core.readNamespacedSecret({ namespace, name: `${name}-postgres` }),
+    ]) {
+      expect(kept.metadata?.ownerReferences ?? []).toEqual([]);
+      expect(kept.metadata?.deletionTimestamp).toBeUndefined();
+      expect(kept.metadata?.labels?.['berth.dev/retained-data']).toBe(name);
+    }
     expect(await revisionsOf(name)).toHaveLength(0);
     const project = (await custom.getNamespacedCustomObject({
       group,
@@ -863,5 +885,61 @@ describe('restarts and deletion', () => {
       name,
     })) as TracingProject;
     expect(project.spec.deploymentName).toBe(name);
+  });
+
+  it("takes a deleted Deployment's retained database back when one of the same name is made again", async () => {
+    const name = 'doomed';
+    const password = (await core.readNamespacedSecret({ namespace, name: `${name}-postgres` })).data?.password;
+    expect(password).toBeTruthy();
+    const again = await createDeployment(name, {
+      source: 'external_docker',
+      sourceConfig: { resourceSpec: { dbStorageGi: 1 } },
+      sourceRevisionConfig: { imageUri: 'nginx:1.27' },
+    });
+    const adopted = await eventually(
+      async () => {
+        const secret = await core.readNamespacedSecret({ namespace, name: `${name}-postgres` });
+        return secret.metadata?.ownerReferences?.[0]?.uid === again.metadata.uid ? secret : undefined;
+      },
+      30_000,
+      'the password owned by the new Deployment',
+    );
+    expect(adopted.data?.password).toBe(password);
+    expect(adopted.metadata?.labels?.['berth.dev/retained-data']).toBeUndefined();
+    const claim = await core.readNamespacedPersistentVolumeClaim({ namespace, name: `data-${name}-postgres-0` });
+    expect(claim.metadata?.labels?.['berth.dev/retained-data']).toBeUndefined();
+    const statefulSet = await eventually(
+      () => apps.readNamespacedStatefulSet({ namespace, name: `${name}-postgres` }).catch(() => undefined),
+      30_000,
+      'the StatefulSet',
+    );
+    expect(statefulSet.spec?.persistentVolumeClaimRetentionPolicy?.whenDeleted).toBe('Retain');
+  });
+
+  it('deletes the data with the Deployment when databaseRetention is delete', async () => {
+    const name = 'doomed';
+    const chosen = await patchDeployment(name, { spec: { sourceConfig: { databaseRetention: 'delete' } } });
+    expect(chosen.spec.sourceConfig.databaseRetention).toBe('delete');
+    await eventually(
+      async () =>
+        (await apps.readNamespacedStatefulSet({ namespace, name: `${name}-postgres` })).spec?.persistentVolumeClaimRetentionPolicy
+          ?.whenDeleted === 'Delete' || undefined,
+      30_000,
+      'the StatefulSet deleting its claim with it',
+    );
+    await custom.deleteNamespacedCustomObject({ group, version, namespace, plural: 'deployments', name });
+    await eventually(
+      () =>
+        getDeployment(name).then(
+          () => false,
+          (e: { code?: number }) => e.code === 404,
+        ),
+      30_000,
+      'the Deployment gone',
+    );
+    await expect(core.readNamespacedSecret({ namespace, name: `${name}-postgres` })).rejects.toMatchObject({ code: 404 });
+    // Gone, or going once the claim protection lets it.
+    const claim = await core.readNamespacedPersistentVolumeClaim({ namespace, name: `data-${name}-postgres-0` }).catch(() => undefined);
+    expect(claim === undefined || claim.metadata?.deletionTimestamp !== undefined).toBe(true);
   });
 });

@@ -237,6 +237,10 @@ function immutableOnceSet(path: string): CelRule {
   };
 }
 
+/** What deleting a Deployment does to its database: kept unless the user chose otherwise. */
+export const databaseRetentions = ['retain', 'delete'] as const;
+export type DatabaseRetention = (typeof databaseRetentions)[number];
+
 export const sourceConfigSchema = z
   .object({
     integrationId: uuid('ID of the CodeHostIntegration (its metadata.uid) that reaches the repository. Immutable once set.').optional(),
@@ -256,6 +260,14 @@ export const sourceConfigSchema = z
     healthCheck: healthCheckSchema.optional(),
     queueWorker: queueWorkerSchema.optional(),
     resourceSpec: resourceSpecSchema.optional(),
+    databaseRetention: z
+      .enum(databaseRetentions)
+      .optional()
+      .describe(
+        "What becomes of the deployment's Postgres data when the deployment is deleted. retain (the default): its volume claim and password " +
+          'stay in the namespace, and a deployment of the same name made there later takes them back. delete: the data is deleted with the deployment. ' +
+          'Applied in place (no new revision).',
+      ),
     listenerId: uuid('ID of the listener that runs a self-hosted deployment. Immutable once set.').optional(),
     listenerConfig: listenerConfigSchema.optional(),
     installCommand: z

@@ -130,6 +130,7 @@ const everyFieldBody = {
     health_check: { path: '/healthz', period_seconds: 5, timeout_seconds: 2, failure_threshold: 4 },
     install_command: 'pip install .',
     build_command: 'make',
+    database_retention: 'delete',
     queue_worker: {
       command: ['/app'],
       args: ['worker'],

@@ -49,12 +49,13 @@ the watched namespaces and the release namespace.
   apiGroups: [""]
   resources: [secrets, services]
   verbs: [get, list, watch, create, update, patch, delete]
-# delete: a Deployment's database volume goes with it (the finalizer deletes the claim, wherever no
-# StatefulSet controller applies the retention policy).
+# delete: a Deployment's database volume goes with it when its user chose so (the finalizer deletes the
+# claim, wherever no StatefulSet controller applies the retention policy); patch: otherwise the claim is
+# released from it and labelled berth.dev/retained-data, and taken back by a Deployment of the same name.
 - scope: watched
   apiGroups: [""]
   resources: [persistentvolumeclaims]
-  verbs: [get, list, watch, delete]
+  verbs: [get, list, watch, patch, delete]
 # Read only: a revision's pods say why it cannot serve (pull errors, crashes) in seconds, and their logs
 # are the deploy and build logs of the HTTP API.
 - scope: watched

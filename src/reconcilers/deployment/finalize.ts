@@ -1,8 +1,9 @@
 // Deleting a Deployment: the finalizer berth.dev/cleanup holds the object (status AWAITING_DELETE)
 // until every child Berth made is gone, so the status never claims a deletion that garbage collection
-// has not done yet. The TracingProject stays: it has no ownerReference on purpose.
+// has not done yet. The TracingProject stays: it has no ownerReference on purpose. So does the
+// database's data unless the user chose to delete it (retained-data.ts).
 import { deploymentKind, type Deployment } from '../../api/index.ts';
-import type { DeepReadonly, Informer, ReconcileResult } from '../../runtime/index.ts';
+import type { DeepReadonly, Informer, KubeObject, ReconcileResult } from '../../runtime/index.ts';
 import { childKinds, workloadInformers, type DeploymentInformers } from './informers.ts';
 import { childNames } from '../../api/child-names.ts';
 import { buildForDeploymentLabel } from '../../workloads/build-jobs.ts';
@@ -11,6 +12,8 @@ import type { OwnerDeployment } from './render/common.ts';
 import { optional } from './pass.ts';
 import type { PassStatus } from './status-decision.ts';
 import { releaseActivatorGrant } from './scale-to-zero.ts';
+import { deletesData, postgresClaimName } from './render/postgres.ts';
+import { releaseDatabase } from './retained-data.ts';
 import type { DeploymentWriter } from './writer.ts';
 
 export const cleanupFinalizer = 'berth.dev/cleanup';
@@ -33,23 +36,31 @@ export async function finalizeDeployment(
   owner: OwnerDeployment,
 ): Promise<ReconcileResult | void> {
   const { informers, writer } = deps;
+  const names = childNames(owner.name);
+  const ownsItsOwn = (object: DeepReadonly<KubeObject> | undefined) =>
+    object?.metadata?.ownerReferences?.some((reference) => reference.uid === owner.uid) === true;
+  // Only this Deployment's own: one refused its names (NameTaken) must not take another's data with it.
+  const ownsDatabase =
+    ownsItsOwn(informers.statefulSets.get(owner.namespace, names.postgres)) ||
+    ownsItsOwn(informers.secrets.get(owner.namespace, names.postgresCredentials));
+  const keepsData = !deletesData(deployment.spec);
+  if (ownsDatabase && keepsData) await releaseDatabase(writer, owner);
   const owned: Informer[] = [...workloadInformers(informers), informers.jobs, informers.secrets, informers.revisions];
   let remaining = 0;
   for (const informer of owned) {
     for (const object of informer.byIndex('owner', owner.uid)) {
       if (object.metadata?.namespace !== owner.namespace) continue;
+      // Released above; the cache may not have seen it yet.
+      if (keepsData && informer === informers.secrets && object.metadata.name === names.postgresCredentials) continue;
       remaining += 1;
       if (!object.metadata.deletionTimestamp) await writer.delete(informer.resource, owner.namespace, object.metadata.name!);
     }
   }
   remaining += await deleteBuildsApart(deps, owner);
-  const postgres = childNames(owner.name).postgres;
-  const database = informers.statefulSets.get(owner.namespace, postgres);
-  if (database?.metadata?.ownerReferences?.some((reference) => reference.uid === owner.uid)) {
+  if (ownsDatabase && !keepsData) {
     // The StatefulSet controller would delete the claim (retention policy Delete); say it here too, so the
-    // data goes with the Deployment wherever that controller is not running. Only this Deployment's own:
-    // one refused its names (NameTaken) must not take another's data with it.
-    await writer.delete(childKinds.persistentVolumeClaim, owner.namespace, `data-${postgres}-0`);
+    // data goes with the Deployment wherever that controller is not running.
+    await writer.delete(childKinds.persistentVolumeClaim, owner.namespace, postgresClaimName(owner));
   }
   if (remaining > 0) return { requeueAfter: recheckAfterMs };
   await releaseActivatorGrant(deps, owner);

@@ -9,6 +9,7 @@
 // decided once (status-decision.ts) and written once (write-status.ts); a pass of a deletion writes
 // its status (AWAITING_DELETE) the same way, before its deletes.
 import { randomBytes } from 'node:crypto';
+import { adoptDatabase, isRetainedPassword } from './retained-data.ts';
 import { deploymentKind, revisionKind, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
 import { chooseRevisions, type Halt } from './choose-revisions.ts';
@@ -164,7 +165,8 @@ async function applyWorkloads(
   }
 }
 
-/** A backing service's password: made once, kept while the service is wanted, gone with it. */
+/** A backing service's password: made once (or taken back from a deleted Deployment of the same name,
+ * retained-data.ts), kept while the service is wanted, gone with it. */
 async function syncCredentials(
   pass: Pass,
   owner: OwnerDeployment,
@@ -174,6 +176,7 @@ async function syncCredentials(
 ): Promise<void> {
   const secret = pass.informers.secrets.get(owner.namespace, name);
   if (wanted && !secret) await pass.writer.createOrGet(renderPasswordSecret(owner, name, component, randomBytes(24).toString('base64url')));
+  if (wanted && secret && isRetainedPassword(secret, owner)) await adoptDatabase(pass.writer, owner);
   if (!wanted && secret?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid))
     await pass.writer.delete(childKinds.secret, owner.namespace, name);
 }

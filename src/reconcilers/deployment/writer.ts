@@ -1,6 +1,6 @@
 // Every write the Deployment controller makes, in one place: server-side apply under Berth's field
 // manager, create-once objects, deletes, status, finalizers. Only this module talks to the API server.
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig, V1OwnerReference } from '@kubernetes/client-node';
 import {
   applyObject,
   collectionPath,
@@ -26,8 +26,16 @@ export interface DeploymentWriter {
    * overwriting a newer status with an older decision.
    */
   status<T extends KubeObject & { status?: unknown }>(current: DeepReadonly<T>, status: NonNullable<T['status']>): Promise<boolean>;
+  /** Merges `metadata` (owner references, labels) into the object; false when it is not there. */
+  patchMetadata(resource: ResourceKind, namespace: string, name: string, metadata: MetadataPatch): Promise<boolean>;
   /** Sets metadata.finalizers, guarded by the resourceVersion the list was computed from; returns the object as stored. */
   finalizers<T extends KubeObject>(resource: ResourceKind, object: DeepReadonly<T>, finalizers: string[]): Promise<T>;
+}
+
+/** A JSON merge patch of metadata: a list replaces the stored one, a null label removes it. */
+export interface MetadataPatch {
+  ownerReferences?: V1OwnerReference[];
+  labels?: Record<string, string | null>;
 }
 
 export function createDeploymentWriter(kc: KubeConfig): DeploymentWriter {
@@ -54,6 +62,21 @@ export function createDeploymentWriter(kc: KubeConfig): DeploymentWriter {
       }
     },
     delete: (resource, namespace, name) => deleteObject(kc, resource, { namespace, name }),
+    async patchMetadata(resource, namespace, name, metadata) {
+      try {
+        await kubeRequest(kc, {
+          method: 'PATCH',
+          path: objectPath(resource, { namespace, name }),
+          query: { fieldManager },
+          contentType: 'application/merge-patch+json',
+          body: { metadata },
+        });
+        return true;
+      } catch (error) {
+        if (isKubeApiError(error, 404)) return false;
+        throw error;
+      }
+    },
     status: async (current, status) => (await writeStatus(kc, current, status, fieldManager)) !== undefined,
     async finalizers<T extends KubeObject>(resource: ResourceKind, object: DeepReadonly<T>, finalizers: string[]) {
       const key = { namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' };

@@ -28,6 +28,16 @@ export interface PostgresInput {
   existingStorage?: string;
 }
 
+/** Whether deleting the Deployment deletes its database's data: only when sourceConfig.databaseRetention says delete. */
+export function deletesData(spec: DeploymentSpecInput): boolean {
+  return spec.sourceConfig?.databaseRetention === 'delete';
+}
+
+/** The volume claim the StatefulSet makes for its one replica: the data. */
+export function postgresClaimName(owner: Pick<OwnerDeployment, 'name'>): string {
+  return `data-${childNames(owner.name).postgres}-0`;
+}
+
 export function renderPostgres(input: PostgresInput): V1StatefulSet {
   const { owner } = input;
   const resources = input.spec.sourceConfig?.resourceSpec ?? {};
@@ -41,8 +51,8 @@ export function renderPostgres(input: PostgresInput): V1StatefulSet {
       replicas: 1,
       serviceName: names.postgres,
       selector: { matchLabels: selectorLabels(owner, 'postgres') },
-      // The database goes with its Deployment: the finalizer deletes the StatefulSet and this deletes the data.
-      persistentVolumeClaimRetentionPolicy: { whenDeleted: 'Delete', whenScaled: 'Retain' },
+      // The data goes with the StatefulSet only when the user chose so (finalize.ts keeps the claim otherwise).
+      persistentVolumeClaimRetentionPolicy: { whenDeleted: deletesData(input.spec) ? 'Delete' : 'Retain', whenScaled: 'Retain' },
       template: {
         metadata: { labels: selectorLabels(owner, 'postgres') },
         spec: {

@@ -52,7 +52,7 @@ export type SecretEntryInput = Pick<DeploymentSecret, 'name'> & Reads<Deployment
 
 type SourceConfigInput = Reads<
   SourceConfig,
-  'repoUrl' | 'customUrl' | 'installCommand' | 'buildCommand' | 'queueWorker' | 'deploymentType'
+  'repoUrl' | 'customUrl' | 'installCommand' | 'buildCommand' | 'queueWorker' | 'deploymentType' | 'databaseRetention'
 > & {
   readonly healthCheck?: Maybe<Reads<HealthCheck, 'path' | 'periodSeconds' | 'timeoutSeconds' | 'failureThreshold'>>;
   readonly resourceSpec?: Maybe<ResourceSpecInput>;

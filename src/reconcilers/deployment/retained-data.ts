@@ -1,0 +1,42 @@
+// A Deployment's database outlives it unless its user chose otherwise (sourceConfig.databaseRetention):
+// at deletion its volume claim and its password Secret are released (no owner, so garbage collection
+// leaves them) and labelled; a Deployment of the same name made in that namespace later takes the
+// password back, and its StatefulSet the claim of the same name, so it serves the same data.
+import type { V1Secret } from '@kubernetes/client-node';
+import { childNames } from '../../api/child-names.ts';
+import type { DeepReadonly } from '../../runtime/index.ts';
+import { childKinds } from './informers.ts';
+import { componentLabel, ownerReference, type OwnerDeployment } from './render/common.ts';
+import { postgresClaimName } from './render/postgres.ts';
+import type { DeploymentWriter } from './writer.ts';
+
+/** On what a deleted Deployment left behind: `kubectl get pvc,secrets -l berth.dev/retained-data` finds it. */
+export const retainedDataLabel = 'berth.dev/retained-data';
+
+/** Releases the database's claim and password from the Deployment before its children are deleted. */
+export async function releaseDatabase(writer: DeploymentWriter, owner: OwnerDeployment): Promise<void> {
+  const released = { ownerReferences: [], labels: { [retainedDataLabel]: owner.name } };
+  await writer.patchMetadata(childKinds.persistentVolumeClaim, owner.namespace, postgresClaimName(owner), released);
+  await writer.patchMetadata(childKinds.secret, owner.namespace, childNames(owner.name).postgresCredentials, released);
+}
+
+/** Whether `secret` is the password a deleted Deployment of this name left, unowned: this one's to take back. */
+export function isRetainedPassword(secret: DeepReadonly<V1Secret>, owner: OwnerDeployment): boolean {
+  const metadata = secret.metadata;
+  return (
+    metadata?.labels?.[retainedDataLabel] === owner.name &&
+    metadata.labels[componentLabel] === 'postgres' &&
+    (metadata.ownerReferences ?? []).length === 0
+  );
+}
+
+/** Takes the retained password (and the claim's label) back: owned again, no longer marked retained. */
+export async function adoptDatabase(writer: DeploymentWriter, owner: OwnerDeployment): Promise<void> {
+  await writer.patchMetadata(childKinds.secret, owner.namespace, childNames(owner.name).postgresCredentials, {
+    ownerReferences: [ownerReference(owner)],
+    labels: { [retainedDataLabel]: null },
+  });
+  await writer.patchMetadata(childKinds.persistentVolumeClaim, owner.namespace, postgresClaimName(owner), {
+    labels: { [retainedDataLabel]: null },
+  });
+}
