@@ -6,7 +6,7 @@ import type { Deployment, Revision, TracingProject } from '../src/api/index.ts';
 import { createDeploymentWriter, registerDeploymentControllers, type DeploymentWriter } from '../src/reconcilers/deployment/index.ts';
 import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
 import { eventually } from '../workbench/support/poll.ts';
-import { testKubeConfig, useNamespace } from './support/cluster.ts';
+import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 import { secretNotReadableMessage } from '../src/api/readable-secrets.ts';
 import { buildEnded } from '../src/reconcilers/deployment/build-state.ts';
@@ -742,6 +742,41 @@ describe('a Deployment built from a code-host repository', () => {
       "spec.sourceConfig.repoUrl must be on the integration's host https://github.com: its credentials go nowhere else",
     );
     expect(await revisionsOf(name)).toEqual([]);
+  });
+
+  it('stops a building revision annotated berth.dev/interrupted-at: its Job goes, none comes back, and it is INTERRUPTED', async () => {
+    const name = 'halted-build';
+    await createDeployment(name, codehostSpec('main'));
+    const revision = await eventually(async () => (await revisionsOf(name))[0], 30_000, 'a revision');
+    const jobPath = `/apis/batch/v1/namespaces/${namespace}/jobs/${revision.metadata.name}-build`;
+    await eventually(() => kubeRequest(kc, { method: 'GET', path: jobPath }), 30_000, 'the build Job');
+    const annotated = await kubectl([
+      'annotate',
+      'revisions.berth.dev',
+      revision.metadata.name!,
+      '-n',
+      namespace,
+      'berth.dev/interrupted-at=2026-11-28T12:00:00Z',
+    ]);
+    expect(annotated.code, annotated.stderr).toBe(0);
+    const stopped = await eventually(
+      async () => ((await revisionsOf(name))[0]?.status?.status === 'INTERRUPTED' ? (await revisionsOf(name))[0] : undefined),
+      30_000,
+      'INTERRUPTED',
+    );
+    expect(stopped.status).toMatchObject({ reason: 'Interrupted' });
+    expect(stopped.status?.message).toMatch(/^Interrupted at 2026-11-28T12:00:00Z: its build and rollout were stopped/);
+    const jobGone = () =>
+      kubeRequest<{ metadata?: { deletionTimestamp?: string } }>(kc, { method: 'GET', path: jobPath }).then(
+        (job) => job.metadata?.deletionTimestamp !== undefined,
+        (e: { code?: number }) => e.code === 404,
+      );
+    await eventually(async () => (await jobGone()) || undefined, 30_000, 'the build Job gone');
+    // A later pass starts no build for it again.
+    await patchDeployment(name, { spec: { sourceConfig: { resourceSpec: { minScale: 1 } } } });
+    await waitForDeployment(name, (d) => d.status?.observedGeneration === d.metadata.generation, 'the change observed');
+    expect(await jobGone()).toBe(true);
+    expect(await readAppsDeployment(name)).toBeUndefined();
   });
 
   it('reports BUILD_FAILED and Stalled when the build Job fails', async () => {

@@ -1,7 +1,7 @@
 // Deployments through the HTTP facade with the Deployment controller running in-process against the
 // real API server: create, read, list, PATCH (in place or a new revision), revisions, redeploy,
 // delete, secrets kept in an owned Secret and masked in every answer, kubectl interop.
-import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentKind, group, revisionKind, version, type Deployment, type Revision } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
@@ -14,6 +14,7 @@ import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 
 const kc = testKubeConfig();
 const core = kc.makeApiClient(CoreV1Api);
+const apps = kc.makeApiClient(AppsV1Api);
 const custom = kc.makeApiClient(CustomObjectsApi);
 
 let t: TestFacade;
@@ -45,6 +46,35 @@ async function readDeployment(namespace: string, name: string): Promise<Deployme
 async function listRevisions(namespace: string): Promise<Revision[]> {
   return ((await custom.listNamespacedCustomObject({ group, version, namespace, plural: revisionKind.plural })) as { items: Revision[] })
     .items;
+}
+
+/** Marks the apps/v1 Deployment's rollout done, as its controller would (none runs here). */
+async function markRolledOut(namespace: string, name: string): Promise<true> {
+  const current = await apps.readNamespacedDeployment({ namespace, name });
+  const replicas = current.spec?.replicas ?? 1;
+  await apps.patchNamespacedDeploymentStatus(
+    {
+      namespace,
+      name,
+      body: {
+        status: {
+          observedGeneration: current.metadata!.generation,
+          replicas,
+          updatedReplicas: replicas,
+          readyReplicas: replicas,
+          availableReplicas: replicas,
+        },
+      },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+  return true;
+}
+
+/** The image the application Deployment's pod template runs, if it exists. */
+async function templateImage(namespace: string, name: string): Promise<string | undefined> {
+  const found = await apps.readNamespacedDeployment({ namespace, name }).catch(() => undefined);
+  return found?.spec?.template.spec?.containers[0]?.image;
 }
 
 async function create(name: string, extra: Record<string, unknown> = {}, key?: string) {
@@ -644,6 +674,48 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
     });
     expect(foreign.status).toBe(404);
     expect((await t.call('POST', `/v2/deployments/${created.id}/revisions`, { body: { name: 'renamed' } })).status).toBe(422);
+  });
+
+  it('interrupts a revision that is deploying: its rollout goes back to the revision before, and it ends INTERRUPTED', async () => {
+    const created = await create('interrupted');
+    // No kubelet here: the first rollout is marked done as the apps/v1 controller would.
+    await eventually(() => markRolledOut(t.org.namespace, 'interrupted'), 30_000, 'the first rollout marked done');
+    await eventually(
+      async () =>
+        (await t.call('GET', `/v2/deployments/${created.id}`)).body.active_revision_id === created.latest_revision_id || undefined,
+      30_000,
+      'the first revision DEPLOYED',
+    );
+    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_revision_config: { image_uri: 'nginx:2' } } });
+    const stuck = patched.body.latest_revision_id as string;
+    await eventually(
+      async () => (await templateImage(t.org.namespace, 'interrupted')) === 'nginx:2' || undefined,
+      30_000,
+      'the rollout of nginx:2',
+    );
+
+    const interrupted = await t.call('POST', `/v2/deployments/${created.id}/revisions/${stuck}/interrupt`);
+    expect(interrupted.status, interrupted.text).toBe(200);
+    expect(interrupted.body).toMatchObject({ id: stuck, status: 'INTERRUPTED' });
+    expect(interrupted.body.status_message).toMatch(/^Interrupted at .*: its build and rollout were stopped/);
+    await eventually(
+      async () => (await templateImage(t.org.namespace, 'interrupted')) === 'nginx:1.27' || undefined,
+      30_000,
+      'back to nginx:1.27',
+    );
+    expect((await t.call('GET', `/v2/deployments/${created.id}`)).body.active_revision_id).toBe(created.latest_revision_id);
+
+    // Only a revision on its way: one that ended is a 409, and nothing changes.
+    for (const ended of [stuck, created.latest_revision_id as string]) {
+      const refused = await t.call('POST', `/v2/deployments/${created.id}/revisions/${ended}/interrupt`);
+      expect(refused.status).toBe(409);
+      expect(refused.body.detail).toMatch(/only a revision that is building or deploying can be interrupted/);
+    }
+    const first = (await listRevisions(t.org.namespace)).find((r) => r.metadata.uid === created.latest_revision_id)!;
+    expect(first.metadata.annotations?.['berth.dev/interrupted-at']).toBeUndefined();
+    const unknown = `/v2/deployments/${created.id}/revisions/00000000-0000-4000-8000-000000000000/interrupt`;
+    expect((await t.call('POST', unknown)).status).toBe(404);
+    expect((await t.call('POST', `/v2/deployments/${created.id}/revisions/${stuck}/interrupt`, { key: t.otherOrg.key })).status).toBe(404);
   });
 
   it('deletes a deployment (204)', async () => {

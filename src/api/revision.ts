@@ -49,6 +49,34 @@ export const revisionPhases = [
 ] as const;
 export type RevisionPhase = (typeof revisionPhases)[number];
 
+/** The phases a revision ends in: it leaves them only through a spec change, and is no longer interruptible. */
+export const settledRevisionPhases: ReadonlySet<RevisionPhase> = new Set([
+  'DEPLOYED',
+  'CREATE_FAILED',
+  'BUILD_FAILED',
+  'DEPLOY_FAILED',
+  'SKIPPED',
+  'INTERRUPTED',
+]);
+
+/**
+ * Set on a Revision that is building or deploying to stop it (the HTTP API's interrupt, or `kubectl
+ * annotate`): its build Job goes, its rollout goes back to the revision serving before, and it ends
+ * INTERRUPTED. The value is when it was asked (RFC 3339). On a settled revision it does nothing.
+ */
+export const interruptedAnnotation = 'berth.dev/interrupted-at';
+
+/** When the revision was asked to stop, if it was while it was still on its way. */
+export function interruptionOf(revision: {
+  readonly metadata?: { readonly annotations?: Readonly<Record<string, string>> | undefined } | undefined;
+  readonly status?: { readonly status?: RevisionPhase | undefined } | undefined;
+}): string | undefined {
+  const asked = revision.metadata?.annotations?.[interruptedAnnotation];
+  const phase = revision.status?.status;
+  if (!asked || (phase && phase !== 'INTERRUPTED' && settledRevisionPhases.has(phase))) return undefined;
+  return asked;
+}
+
 export const revisionStatusSchema = z
   .object({
     status: z

@@ -1,10 +1,21 @@
-// A deployment's revisions: /v2/deployments/{deployment_id}/revisions[/{revision_id}[/redeploy]].
+// A deployment's revisions: /v2/deployments/{deployment_id}/revisions[/{revision_id}[/redeploy|/interrupt]].
 // Listed newest first; a redeploy pins the revision (spec.revisionName) and answers once the controller
-// has observed the pin.
+// has observed the pin; an interrupt stops a revision on its way (interruptedAnnotation) and answers once
+// the controller has stopped it.
 import type { FastifyInstance } from 'fastify';
-import { deploymentKind, type Deployment } from '../../api/index.ts';
+import {
+  deploymentKind,
+  interruptedAnnotation,
+  interruptionOf,
+  revisionKind,
+  settledRevisionPhases,
+  type Deployment,
+  type Revision,
+} from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
+import { conflict } from '../errors.ts';
 import { clientErrorFromKube } from '../kube-errors.ts';
+import { waitForCache } from '../observe.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
@@ -36,6 +47,14 @@ const revisionRoutes = {
     summary: 'Serve this revision again (a rollback)',
     success: { status: 200, description: 'The deployment.', schema: 'Deployment' },
   },
+  interrupt: {
+    method: 'POST',
+    url: '/v2/deployments/:deployment_id/revisions/:revision_id/interrupt',
+    summary: 'Stop a revision that is building or deploying',
+    description:
+      'Its build stops, its rollout goes back to the revision that served before, and it ends INTERRUPTED. No body. A revision that has ended already (DEPLOYED, *_FAILED, SKIPPED, INTERRUPTED) is a 409, and nothing changes.',
+    success: { status: 200, description: 'The revision, INTERRUPTED once the controller has stopped it.', schema: 'Revision' },
+  },
 } satisfies Record<string, RouteSpec>;
 
 export function registerRevisionRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
@@ -58,6 +77,29 @@ export function registerRevisionRoutes(app: FastifyInstance, deps: FacadeDepende
     const deployment = findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id'));
     const revision = findRevision(tenant.namespace, deployment, uuidPathParam(request, 'revision_id'));
     return revisionResponse(revision, deployment.metadata.uid!);
+  });
+
+  serve<RevisionParams>(app, revisionRoutes.interrupt, async (request) => {
+    const tenant = tenantOf(request, cache);
+    const id = uuidPathParam(request, 'deployment_id');
+    const deployment = findDeployment(tenant.namespace, id);
+    const revisionId = uuidPathParam(request, 'revision_id');
+    const revision = findRevision(tenant.namespace, deployment, revisionId);
+    const phase = revision.status?.status;
+    if (phase && settledRevisionPhases.has(phase))
+      throw conflict(`Revision ${revisionId} is ${phase}: only a revision that is building or deploying can be interrupted.`);
+    const asked = interruptionOf(revision) ?? new Date().toISOString();
+    await writer
+      .patch<Revision>(revisionKind, tenant.namespace, revision.metadata.name!, {
+        metadata: { uid: revisionId, annotations: { [interruptedAnnotation]: asked } },
+      })
+      .catch((error: unknown) => clientErrorFromKube(error, { notFound: `Revision ID ${revisionId} not found.` }));
+    const stopped = await waitForCache(
+      () => cache.revisions.get(tenant.namespace, revision.metadata.name!),
+      (seen) => seen.status?.status === 'INTERRUPTED',
+      { timeoutMs: deps.observeTimeoutMs },
+    );
+    return revisionResponse(stopped ?? revision, id);
   });
 
   serve<RevisionParams>(app, revisionRoutes.redeploy, async (request) => {

@@ -1,6 +1,7 @@
 import type { V1Deployment } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { bypassedPhase, rolloutOf, targetPhase, workloadChangeMatters, type TargetObservation } from './lifecycle.ts';
+import { interruptionOf } from '../../api/index.ts';
 import { revisionLabel } from './render/common.ts';
 
 const deployment = (revision: string, generation: number, status: V1Deployment['status'], replicas?: number): V1Deployment => ({
@@ -162,6 +163,26 @@ describe('targetPhase', () => {
     const result = targetPhase(observation as TargetObservation);
     expect(result.phase).toBe(phase);
     expect(result.image).toBe(expectedImage);
+  });
+
+  it('ends INTERRUPTED, whatever the build and rollout show, once asked to stop on its way', () => {
+    for (const observation of [image, { ...codehost, build: { state: 'running' as const, step: 'image' } }]) {
+      expect(targetPhase({ ...observation, interruptedAt: '2026-11-28T12:00:00Z' })).toEqual({
+        phase: 'INTERRUPTED',
+        reason: 'Interrupted',
+        message:
+          'Interrupted at 2026-11-28T12:00:00Z: its build and rollout were stopped, and the revision that served before keeps serving.',
+      });
+    }
+  });
+
+  it('takes an interruption only from a revision still on its way (interruptionOf)', () => {
+    const asked = { annotations: { 'berth.dev/interrupted-at': '2026-11-28T12:00:00Z' } };
+    expect(interruptionOf({ metadata: asked, status: { status: 'BUILDING' } })).toBe('2026-11-28T12:00:00Z');
+    expect(interruptionOf({ metadata: asked, status: { status: 'INTERRUPTED' } })).toBe('2026-11-28T12:00:00Z');
+    expect(interruptionOf({ metadata: asked, status: { status: 'DEPLOYED' } })).toBeUndefined();
+    expect(interruptionOf({ metadata: asked, status: { status: 'BUILD_FAILED' } })).toBeUndefined();
+    expect(interruptionOf({ metadata: {}, status: { status: 'BUILDING' } })).toBeUndefined();
   });
 
   it('says why a build waits, for the builder or for its organization, and makes no image', () => {

@@ -2,21 +2,14 @@
 // plane's phases: src/api/revision.ts), read from what the cluster shows: the
 // build Job of a codehost revision and the rollout of the application Deployment. Pure.
 import type { V1Deployment } from '@kubernetes/client-node';
-import { isBuiltSource, type RevisionPhase } from '../../api/index.ts';
+import { isBuiltSource, settledRevisionPhases, type RevisionPhase } from '../../api/index.ts';
 import { statusOnlyUpdate, type DeepReadonly, type KubeObject } from '../../runtime/index.ts';
 import { builtImageReference, type BuildState } from './build-state.ts';
 import type { PodProblem } from './pods.ts';
 import { revisionLabel } from './render/common.ts';
 
 /** Phases a revision leaves only through a spec change: they are kept when it stops being the target. */
-const settledPhases: ReadonlySet<RevisionPhase> = new Set([
-  'DEPLOYED',
-  'CREATE_FAILED',
-  'BUILD_FAILED',
-  'DEPLOY_FAILED',
-  'SKIPPED',
-  'INTERRUPTED',
-]);
+const settledPhases = settledRevisionPhases;
 
 export interface Rollout {
   /** The revision the Deployment's pod template runs (its revision label), if the Deployment exists. */
@@ -90,6 +83,8 @@ export interface TargetObservation {
   podProblem?: PodProblem;
   /** Why a pod of this revision waits for a node, as the scheduler said it. */
   podWait?: PodProblem;
+  /** When it was asked to stop while on its way (interruptionOf). */
+  interruptedAt?: string;
 }
 
 export interface TargetPhase {
@@ -107,6 +102,12 @@ export const waitingForCapacity = 'WaitingForCapacity';
 
 /** The phase of the revision the Deployment wants to serve. */
 export function targetPhase(o: TargetObservation): TargetPhase {
+  if (o.interruptedAt)
+    return {
+      phase: 'INTERRUPTED',
+      reason: 'Interrupted',
+      message: `Interrupted at ${o.interruptedAt}: its build and rollout were stopped, and the revision that served before keeps serving.`,
+    };
   if (!o.knownImage && isBuiltSource(o.source)) {
     const built = buildPhase(o.build, o.buildImage);
     const commit = 'commit' in o.build && o.build.commit ? { repoCommitSha: o.build.commit } : {};

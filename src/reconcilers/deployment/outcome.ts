@@ -2,7 +2,7 @@
 // certificates say, and the phases its Revisions reached. Reads caches, writes nothing: the status is
 // decided from this once (status-decision.ts) and written once (write-status.ts).
 import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
-import { appUrl, customHostOf, organizationTlsNames, organizationWildcardHost, type Deployment } from '../../api/index.ts';
+import { appUrl, customHostOf, interruptionOf, organizationTlsNames, organizationWildcardHost, type Deployment } from '../../api/index.ts';
 import { scalingStatus } from './scaling-status.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase } from './lifecycle.ts';
@@ -120,6 +120,7 @@ export function targetOutcome(
     // ScaledObject holds one while the revision is new: render/scale-to-zero.ts).
     rollout: rolloutOf(application, previousActive?.name !== target.name && activated ? 1 : 0),
     ...revisionPodsSay(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload')),
+    ...optional('interruptedAt', interruptionOf(target.object)),
   });
   const active = phase.phase === 'DEPLOYED' ? target : previousActive;
   const postgres = backing.database ? pass.informers.statefulSets.get(owner.namespace, names.postgres) : undefined;

@@ -1,6 +1,7 @@
 // Step 3 of a pass: the target revision's image, named by its config, or built by a Job for a built
 // source (started once, then observed); and the revision the workloads run meanwhile.
-import { isBuiltSource, sourceKind, type Deployment } from '../../api/index.ts';
+import { interruptionOf, isBuiltSource, sourceKind, type Deployment } from '../../api/index.ts';
+import { childKinds } from './informers.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { sourceArchiveUrls, uploadIdOf } from '../../registry/source-archives.ts';
 import { buildEnded, buildState, builtImageReference, type BuildState } from './build-state.ts';
@@ -33,9 +34,21 @@ export async function targetImage(
   const { target } = chosen;
   const knownImage = imageOf(target.object);
   const buildImage = builtImage(pass.options.registry, owner.namespace, owner.name, target.name);
+  if (interruptionOf(target.object)) {
+    // Stopped on its way: its build goes, and what served before serves on.
+    await stopBuild(pass, owner, target);
+    return { knownImage, buildImage, build: { state: 'absent' }, serving: servingRevision(target, undefined, previousActive) };
+  }
   const build = await ensureBuild(pass, deployment, owner, chosen, knownImage);
   const image = knownImage ?? (build.state === 'succeeded' ? builtImageReference(buildImage, build) : undefined);
   return { knownImage, buildImage, build, serving: servingRevision(target, image, previousActive) };
+}
+
+/** Deletes an interrupted revision's build Job, if it has one (its pods and Secret go with it). */
+async function stopBuild(pass: Pass, owner: OwnerDeployment, target: RevisionRecord): Promise<void> {
+  const location = buildJobLocation(pass.options.buildNamespace, { ...owner, name: target.name, uid: target.object.metadata.uid ?? '' });
+  const job = pass.informers.jobs.get(location.namespace, location.name);
+  if (job && !job.metadata?.deletionTimestamp) await pass.writer.delete(childKinds.job, location.namespace, location.name);
 }
 
 /** A revision of a built source without an image is built by a Job: started once, then observed. */
