@@ -4,7 +4,8 @@
 // from the same uploaded archive, then the same image change on a plain apps/v1 Deployment of Berth's own
 // pod template. Each round changes the graph's answer; the ratio is Berth's median and p90 over the
 // baseline's. Berth's time is broken down (upload and PATCH, Job queued, each build step, built to
-// DEPLOYED, DEPLOYED to the client's return) so the note can say where it goes.
+// DEPLOYED, DEPLOYED to the client's return) so the note can say where it goes. Then the cost of
+// durability (agent-durability.ts): a run on a thread on the durable server against the in-memory one.
 // Needs root and the cached binaries and images (the node suite or `npm start` builds them).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,6 +29,7 @@ import { copyAgentProject, runLanggraph, type ClientUser } from '../workbench/su
 import { startBerthProcess } from './berth-process.ts';
 import { baselineBuild, berthBuildOf, onlyImageServes, setImage, stepDurations, until } from './node-steps.ts';
 import { percentile } from './stats.ts';
+import { durabilityCost, inMemoryProject } from './agent-durability.ts';
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '3' }, out: { type: 'string', default: 'bench/results/agent-server.json' } },
@@ -130,22 +132,32 @@ try {
     const user: ClientUser = { api, key, organization, home: dataDir };
     const project = copyAgentProject(dataDir);
     const headers = { 'x-api-key': key, 'x-tenant-id': organization, 'content-type': 'application/json' };
-    const created = (await (
-      await fetch(`${api}/v2/deployments`, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          name: 'agent',
-          source: 'internal_source',
-          source_config: {
-            resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
-          },
-          source_revision_config: {},
-        }),
-      })
-    ).json()) as { id: string };
-    const deploymentUrl = async () =>
-      ((await (await fetch(`${api}/v2/deployments/${created.id}`, { headers })).json()) as { url: string }).url;
+    const createDeployment = async (name: string) =>
+      (await (
+        await fetch(`${api}/v2/deployments`, {
+          method: 'POST',
+          headers,
+          body: JSON.stringify({
+            name,
+            source: 'internal_source',
+            source_config: {
+              resource_spec: {
+                min_scale: 1,
+                max_scale: 1,
+                cpu: 0.1,
+                memory_mb: 256,
+                memory_limit_mb: 1024,
+                db_cpu: 0.1,
+                db_memory_mb: 128,
+              },
+            },
+            source_revision_config: {},
+          }),
+        })
+      ).json()) as { id: string };
+    const urlOf = async (id: string) => ((await (await fetch(`${api}/v2/deployments/${id}`, { headers })).json()) as { url: string }).url;
+    const created = await createDeployment('agent');
+    const deploymentUrl = () => urlOf(created.id);
     const deploy = () => runLanggraph(user, project, ['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
     const latestRevision = async () => {
       const object = await kubeRequest<{ status?: { latestRevisionName?: string } }>(kc, {
@@ -263,6 +275,18 @@ try {
           `built directly + apps/v1 ${seconds(jobMs + baselineRollout)} (Job ${seconds(jobMs)}: ${stepText(baselineSteps)}; rollout ${seconds(baselineRollout)})`,
       );
     }
+    // The cost of durability: the same project on the in-memory runtime, beside the durable server.
+    const inMemory = await createDeployment('agent-inmem');
+    const inMemoryDir = inMemoryProject(project, join(dataDir, 'agent-inmem'));
+    await runLanggraph(user, inMemoryDir, ['deploy', '--remote', '--name', 'agent-inmem', '--no-input', '-c', 'langgraph.json']);
+    const inMemoryUrl = await urlOf(inMemory.id);
+    await until(() => answers(inMemoryUrl, `!${rounds}`), 120_000);
+    const durability = await durabilityCost(url, inMemoryUrl);
+    log(
+      `a run on a thread, durable server vs in-memory: median ratio ${durability.ratioMedian.toFixed(2)}, p90 ratio ${durability.ratioP90.toFixed(2)} ` +
+        `(durable median ${durability.durableMs.median.toFixed(1)} ms, in-memory median ${durability.inMemoryMs.median.toFixed(1)} ms, ${durability.runs} runs each)`,
+    );
+
     const berthTimes = results.map((r) => r.berthMs);
     const baselineTimes = results.map((r) => r.baselineMs);
     const summary = {
@@ -270,6 +294,7 @@ try {
       rounds: results,
       ratioMedian: median(berthTimes) / median(baselineTimes),
       ratioP90: p90(berthTimes) / p90(baselineTimes),
+      durability,
     };
     mkdirSync(dirname(values.out), { recursive: true });
     writeFileSync(values.out, `${JSON.stringify(summary, null, 2)}\n`);

@@ -6,8 +6,8 @@ import { CoreV1Api, type V1Job, type V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Revision } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
-import { prepareBuildNamespace } from '../src/reconcilers/deployment/build-namespace.ts';
-import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
+import { prepareBuildNamespace, renderBuildNetworkPolicy } from '../src/reconcilers/deployment/build-namespace.ts';
+import { createLogger, kubeRequest, Manager, type KubeObject } from '../src/runtime/index.ts';
 import { eventually } from '../workbench/support/poll.ts';
 import { testKubeConfig, useNamespace } from './support/cluster.ts';
 import { managedSecretLabels, sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
@@ -179,5 +179,28 @@ describe('a codehost build in the build namespace', () => {
     expect(policy.spec.policyTypes).toEqual(['Ingress', 'Egress']);
     expect(policy.spec.ingress ?? []).toEqual([]);
     expect(policy.spec.egress[0]!.to[0]!.ipBlock.except).toEqual(['169.254.0.0/16']);
+    // Cluster DNS stays reachable, whatever networks the installation blocks.
+    expect(policy.spec.egress[2]).toEqual({
+      to: [
+        {
+          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
+          podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
+        },
+      ],
+      ports: [
+        { protocol: 'UDP', port: 53 },
+        { protocol: 'TCP', port: 53 },
+      ],
+    });
+  });
+
+  it('blocks the networks the installation names (--build-blocked-cidrs), each in its family', () => {
+    const policy = renderBuildNetworkPolicy('b', ['169.254.0.0/16', 'fe80::/10', '10.244.0.0/16']) as KubeObject & {
+      spec: { egress: { to: { ipBlock?: { cidr: string; except?: string[] } }[] }[] };
+    };
+    expect(policy.spec.egress.slice(0, 2).map((rule) => rule.to[0]!.ipBlock)).toEqual([
+      { cidr: '0.0.0.0/0', except: ['169.254.0.0/16', '10.244.0.0/16'] },
+      { cidr: '::/0', except: ['fe80::/10'] },
+    ]);
   });
 });

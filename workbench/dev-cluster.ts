@@ -14,7 +14,7 @@ import { renderRoutePolicy } from '../src/api/route-policy.ts';
 import { fieldManager } from '../src/api/group.ts';
 import { applyObject } from '../src/runtime/index.ts';
 import { startLocalCluster, type LocalCluster } from './local-cluster.ts';
-import { nodeIp, pushRegistryAddress, registryAddress } from './node/network.ts';
+import { nodeBuildBlockedCidrs, nodeIp, pushRegistryAddress, registryAddress } from './node/network.ts';
 import { nodeAppUrlTemplate, nodeGateway } from './node/gateway.ts';
 import type { NodeOffers } from './node/parts.ts';
 import { readPki } from './controlplane.ts';
@@ -55,6 +55,7 @@ export interface DevNode extends NodeOffers {
   /** Where the apps CA's certificate is written for clients (curl --cacert, a browser's trust store). */
   appsCaFile: string;
   codeHostOrigins: string[];
+  buildBlockedCidrs: readonly string[];
 }
 
 const localOrganizationNamespace = 'default';
@@ -131,6 +132,8 @@ function devNode(dataDir: string, offers: NodeOffers): DevNode {
     nodeHost: nodeIp,
     // A git server of the developer's own on the node's address serves integrations too.
     codeHostOrigins: [`http://${nodeIp}:*`],
+    // Berth, its registries and git servers are on the node's address: no build needs a pod.
+    buildBlockedCidrs: nodeBuildBlockedCidrs,
     gateway: nodeGateway,
     appsCaFile,
   };

@@ -29,6 +29,8 @@ export interface ClusterDefaults {
   activator?: Activator;
   /** Why builds cannot start yet (the node's builder is being built): build Jobs wait until it is gone. */
   awaitedBuilder?: string;
+  /** Networks builds may not reach (`berth dev`: the node's pod network too, beside link-local addresses). */
+  buildBlockedCidrs?: readonly string[];
   /** Code hosts the cluster itself serves, allowed beside the public ones (`berth dev`: its node's address). */
   codeHostOrigins?: readonly string[];
 }

@@ -38,6 +38,9 @@ const deploymentTypes = ['dev_free', 'dev', 'dev_zero', 'prod', 'serverless', 'd
 /** The tiers that scale to zero when idle, where the installation can (the reconciler's tier.ts). */
 export const scaleToZeroTiers: ReadonlySet<string> = new Set(['dev_zero', 'serverless']);
 
+/** The tiers for development: their database is sized small unless db* fields say otherwise. */
+export const devTiers: ReadonlySet<string> = new Set(['dev_free', 'dev', 'dev_zero', 'serverless']);
+
 /** The fewest API replicas a tier keeps (its minScale counts above this). */
 export function tierMinReplicas(deploymentType: string | null | undefined): number {
   return deploymentType === 'dedicated' ? 2 : 1;

@@ -18,7 +18,7 @@ const quantity = z.preprocess(
 const quantities = z.record(z.string().min(1).max(253), quantity);
 
 /** An IPv4 or IPv6 network in CIDR notation. */
-const cidr = z
+export const cidrSchema = z
   .string()
   .regex(
     /^([0-9]{1,3}(\.[0-9]{1,3}){3}\/[0-9]{1,2}|[0-9a-fA-F:]+\/[0-9]{1,3})$/,
@@ -52,7 +52,7 @@ export const organizationPolicySchema = z
     networkPolicy: z
       .object({
         blockedCidrs: z
-          .array(cidr)
+          .array(cidrSchema)
           .max(64)
           .describe(
             "Networks pods may not reach even though they are outside the namespace: the cluster's pod and node networks, cloud metadata addresses.",

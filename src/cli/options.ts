@@ -7,7 +7,7 @@ import { parseAppUrlTemplate } from '../api/app-urls.ts';
 import { parseTlsIssuer } from '../api/app-tls.ts';
 import { buildPlacementSchema } from '../api/build-placement.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
-import { hardenedOrganizationPolicy, organizationPolicySchema } from '../api/organization-policy.ts';
+import { cidrSchema, hardenedOrganizationPolicy, organizationPolicySchema } from '../api/organization-policy.ts';
 import { concurrencyQueryProblem, defaultConcurrencyQuery } from '../api/request-concurrency.ts';
 import { defaultBuildNamespace } from '../workloads/build-jobs.ts';
 
@@ -63,11 +63,21 @@ options (each also read from the environment variable in brackets):
                                threads and runs in the deployment's Postgres (default: the
                                reference's; dev with a node: Berth's, on aegra, built here)
                                                                           [BERTH_AGENT_SERVER_IMAGE]
+  --agent-server-license-secret <name>
+                               a Secret in Berth's namespace whose LANGGRAPH_CLOUD_LICENSE_KEY the
+                               agent servers built on the reference's image get (copied to each
+                               organization namespace; a tenant's own is dropped)
+                                                                [BERTH_AGENT_SERVER_LICENSE_SECRET]
   --build-privileged <bool>    run the image step privileged, as BuildKit needs for RUN steps
                                without user namespaces (default true)     [BERTH_BUILD_PRIVILEGED]
   --build-namespace <name>     where build Jobs run, apart from every organization's apps (made if
                                missing; default berth-builds; empty: beside their deployment)
                                                                      [BERTH_BUILD_NAMESPACE]
+  --build-blocked-cidrs <list> networks builds may not reach, comma-separated (default
+                               169.254.0.0/16,fe80::/10: a cloud's metadata service; add the cluster's
+                               pod network where nothing a build needs runs in a pod; dev with a node:
+                               its pod network too). Cluster DNS stays reachable
+                                                                     [BERTH_BUILD_BLOCKED_CIDRS]
   --build-resources <json>     what each build step asks for and may use: {"cpu", "memoryMb",
                                "cpuLimit", "memoryLimitMb", "diskLimitGi"} (default 0.5 core,
                                1024 MiB; at most 2 cores, 4096 MiB, 20 GiB)
@@ -221,12 +231,27 @@ const optionsSchema = z
     buildToolsImage: z.string().min(1).optional(),
     agentToolsImage: z.string().min(1).optional(),
     agentServerImage: z.string().min(1).optional(),
+    agentServerLicenseSecret: z
+      .string()
+      .regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, "expected the name of a Secret in Berth's namespace")
+      .max(253)
+      .optional(),
     buildPrivileged: bool,
     buildNamespace: z
       .string()
       .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/, 'expected a namespace name, or nothing for builds beside their deployment')
       .max(63)
       .transform((name) => name || undefined),
+    buildBlockedCidrs: z
+      .string()
+      .transform((list) =>
+        list
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean),
+      )
+      .pipe(z.array(cidrSchema).max(64))
+      .optional(),
     sourcePollSeconds: z.coerce.number().int('expected whole seconds').min(1).max(86_400),
     buildsPerOrganization: z.coerce.number().int('expected a whole number').min(1).max(1000),
     firstInputDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(1).max(604_800),
@@ -313,8 +338,10 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'build-tools-image': { type: 'string' },
       'agent-tools-image': { type: 'string' },
       'agent-server-image': { type: 'string' },
+      'agent-server-license-secret': { type: 'string' },
       'build-privileged': { type: 'string' },
       'build-namespace': { type: 'string' },
+      'build-blocked-cidrs': { type: 'string' },
       'build-resources': { type: 'string' },
       'source-poll-seconds': { type: 'string' },
       'builds-per-organization': { type: 'string' },
@@ -365,8 +392,10 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     buildToolsImage: values['build-tools-image'] ?? env.BERTH_BUILD_TOOLS_IMAGE,
     agentToolsImage: values['agent-tools-image'] ?? env.BERTH_AGENT_TOOLS_IMAGE,
     agentServerImage: values['agent-server-image'] ?? env.BERTH_AGENT_SERVER_IMAGE,
+    agentServerLicenseSecret: values['agent-server-license-secret'] ?? env.BERTH_AGENT_SERVER_LICENSE_SECRET,
     buildPrivileged: values['build-privileged'] ?? env.BERTH_BUILD_PRIVILEGED ?? 'true',
     buildNamespace: values['build-namespace'] ?? env.BERTH_BUILD_NAMESPACE ?? defaultBuildNamespace,
+    buildBlockedCidrs: values['build-blocked-cidrs'] ?? env.BERTH_BUILD_BLOCKED_CIDRS,
     sourcePollSeconds: values['source-poll-seconds'] ?? env.BERTH_SOURCE_POLL_SECONDS ?? '60',
     buildsPerOrganization: values['builds-per-organization'] ?? env.BERTH_BUILDS_PER_ORGANIZATION ?? '4',
     firstInputDeadlineSeconds: values['first-input-deadline-seconds'] ?? env.BERTH_FIRST_INPUT_DEADLINE_SECONDS ?? '1800',

@@ -22,7 +22,14 @@ import { registrySourceArchives } from '../registry/source-archives.ts';
 import type { RegistryAccess } from '../facade/ports.ts';
 import { bearerToken } from '../facade/routes/registry.ts';
 import { registryIssuer, registryService } from '../registry/tokens.ts';
-import { organizationPolicyObjectName, parseAppUrlTemplate, type Activator, type AppTls, type RequestConcurrency } from '../api/index.ts';
+import {
+  agentServerLicenseSecretName,
+  organizationPolicyObjectName,
+  parseAppUrlTemplate,
+  type Activator,
+  type AppTls,
+  type RequestConcurrency,
+} from '../api/index.ts';
 import type { Options } from './options.ts';
 import type { ClusterDefaults } from '../api/cluster-defaults.ts';
 
@@ -37,6 +44,7 @@ export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
   return {
     registry: pushRegistry ?? options.registry ?? cluster.registry ?? 'registry.berth-system.svc:5000',
     ...(pushRegistry ? { registryCredentials: organizationPolicyObjectName } : {}),
+    ...(options.agentServerLicenseSecret ? { agentServerLicense: agentServerLicenseSecretName } : {}),
     images: {
       ...defaults.images,
       builder: options.builderImage ?? cluster.builderImage ?? defaults.images.builder,
@@ -156,7 +164,8 @@ export async function startBerth(
     if (scaling.requestConcurrency) await requireScaledObjects(kubeConfig);
     const activation = await activatorFor(kubeConfig, options, cluster, routing.gateway);
     const buildNamespace = options.buildNamespace;
-    if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger));
+    const blocked = options.buildBlockedCidrs ?? cluster.buildBlockedCidrs;
+    if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger, blocked));
     manager.whenLeading('readable Secrets', () => labelManagedSecrets(kubeConfig, scope.namespaces, logger));
     registerDeploymentControllers(manager, {
       ...images,
@@ -180,10 +189,18 @@ export async function startBerth(
     });
     registerTracingProjectController(manager, scope);
     registerOAuthProviderController(manager, { ...scope, privateNetworks: options.oauthPrivateNetworks });
-    if (options.organizationPolicy || (pushRegistry && signing) || routing.tls) {
+    const license = options.agentServerLicenseSecret;
+    if (options.organizationPolicy || (pushRegistry && signing) || routing.tls || license) {
       const registry = pushRegistry && signing ? { registry: { host: pushRegistry, key: signing.pushKey } } : {};
       const tls = routing.tls ? { tls: { config: routing.tls, hostPolicy } } : {};
-      registerOrganizationController(manager, { policy: options.organizationPolicy ?? {}, ...registry, ...tls, ...scope });
+      const agentServerLicense = license ? { agentServerLicense: { namespace: options.namespace, name: license } } : {};
+      registerOrganizationController(manager, {
+        policy: options.organizationPolicy ?? {},
+        ...registry,
+        ...tls,
+        ...agentServerLicense,
+        ...scope,
+      });
     }
     codeHost = registerCodeHostIntegrationController(manager, { ...scope, origins: codeHostOrigins });
   }

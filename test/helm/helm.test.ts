@@ -6,7 +6,7 @@
 // adopts it without a write. The steps run in order, on one release.
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
@@ -19,6 +19,7 @@ import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-
 import { FakeGitHub } from '../support/fake-github.ts';
 import {
   appsCaCertificate,
+  componentPods,
   exampleImage,
   httpGet,
   httpsGet,
@@ -33,6 +34,7 @@ import { nodeActivator } from '../../workbench/node/http-add-on.ts';
 import { nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { copyAgentProject, runLanggraph } from '../../workbench/support/langgraph-cli.ts';
+import { createThread, readThread } from '../../workbench/support/langgraph-sdk.ts';
 import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods } from './support.ts';
 import { shareSecretArgs } from '../../workbench/support/shared-secrets.ts';
 
@@ -400,6 +402,24 @@ describe('helm install onto the real node', () => {
       input: { text: 'under the chart' },
     });
     expect(run).toEqual({ text: 'UNDER THE CHART!' });
+    // Its threads live in its Postgres: one outlives the server's pod, read with the reference's SDK at the https URL.
+    const caDir = mkdtempSync(join(tmpdir(), 'berth-helm-ca-'));
+    try {
+      const caFile = join(caDir, 'apps-ca.pem');
+      writeFileSync(caFile, await appsCaCertificate());
+      const server = { url: deployment.url as string, caFile };
+      const thread = await createThread(server, { text: 'kept under the chart' });
+      const before = await componentPods<{ metadata: { name: string } }>(apps, 'agent');
+      await kubectlOk(['delete', 'pod', '-n', apps, ...before.map((pod) => pod.metadata.name), '--wait=true']);
+      await eventually(
+        async () => (await httpsGet(`${deployment.url}/ok`, await appsCaCertificate()).catch(() => undefined))?.status === 200,
+        180_000,
+        'a new agent server pod answering /ok',
+      );
+      expect(await readThread(server, thread.thread_id)).toEqual(thread);
+    } finally {
+      rmSync(caDir, { recursive: true, force: true });
+    }
     expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
     await nothingLeft(['deployments.berth.dev', 'jobs']);
     await nothingLeft(['jobs', 'secrets'], buildNamespace);

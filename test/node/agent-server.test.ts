@@ -19,11 +19,23 @@ import { pushRegistryAddress } from '../../workbench/node/network.ts';
 import type { PushRegistry } from '../../workbench/node/push-registry.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { copyAgentProject, runLanggraph, startLanggraph, type ClientUser } from '../../workbench/support/langgraph-cli.ts';
-import { concurrentRuns, createThread, readThread, runOnThread } from '../../workbench/support/langgraph-sdk.ts';
+import {
+  concurrentRuns,
+  createThread,
+  joinRuns,
+  readThread,
+  runOnThread,
+  startRuns,
+  streamRun,
+  type AgentServer,
+} from '../../workbench/support/langgraph-sdk.ts';
+import { loopbackLookup } from '../../workbench/support/loopback.ts';
+import { nodeActivator } from '../../workbench/node/http-add-on.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { componentPods, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
+import { Agent, fetch as undiciFetch, type RequestInit } from 'undici';
+import { appsCaCertificate, componentPods, gatewayFlags, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -45,6 +57,28 @@ let project: string;
 let user: ClientUser;
 let id: string;
 let namespace: string;
+let caFile: string;
+let apps: Agent;
+
+/** The production tier, sized for the node's two cores, with its database, cache and a queue worker. */
+const sizing = {
+  min_scale: 1,
+  max_scale: 1,
+  cpu: 0.1,
+  memory_mb: 256,
+  memory_limit_mb: 1024,
+  queue_min_scale: 1,
+  queue_max_scale: 2,
+  queue_cpu: 0.1,
+  queue_memory_mb: 256,
+  queue_memory_limit_mb: 1024,
+  db_cpu: 0.1,
+  db_memory_mb: 128,
+  redis_memory_mb: 64,
+};
+
+/** A request to an app's https URL on the node's Gateway, trusting the node's apps CA. */
+const appFetch = (url: string, init: RequestInit = {}) => undiciFetch(url, { ...init, dispatcher: apps });
 
 beforeAll(async () => {
   if (process.env.CI === 'true' && !useDocker)
@@ -55,40 +89,38 @@ beforeAll(async () => {
   namespace = org.namespace;
   workdir = mkdtempSync(join(tmpdir(), 'berth-agents-'));
   project = copyAgentProject(workdir);
+  // Apps at https URLs on the node's Gateway, dev_zero scaled to zero by the node's activator.
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
     ...(await sourceBuildFlags()),
+    ...gatewayFlags({ tls: true }),
+    '--activator-proxy',
+    `${nodeActivator.proxy.namespace}/${nodeActivator.proxy.name}:${nodeActivator.proxy.port}`,
+    '--activator-scaler',
+    nodeActivator.scalerAddress,
   ]);
+  const ca = await appsCaCertificate();
+  caFile = join(workdir, 'apps-ca.pem');
+  writeFileSync(caFile, ca);
+  apps = new Agent({ connect: { ca, lookup: loopbackLookup } });
   await waitReady(berth);
   const berthUrl = `http://127.0.0.1:${await berth.facadePort()}`;
   const api = `${berthUrl}/api-host`;
   registry = await startOrganizationRegistry(berth, operatorNamespace, join(workdir, 'registry'));
   tool = httpApi(api, { 'x-api-key': key, 'X-Tenant-ID': organization });
   user = { api, key, organization, home: workdir };
-  // The platform team sized the deployment for the node's two cores, in the production tier with its
-  // database and cache; the client finds it by its name.
+  // The platform team sized the deployment for the node's two cores; the client finds it by its name.
   const created = await tool.ok('POST', '/v2/deployments', {
     name: 'agent',
     source: 'internal_source',
-    source_config: {
-      deployment_type: 'prod',
-      resource_spec: {
-        min_scale: 1,
-        max_scale: 1,
-        cpu: 0.1,
-        memory_mb: 256,
-        memory_limit_mb: 1024,
-        db_cpu: 0.1,
-        db_memory_mb: 128,
-        redis_memory_mb: 64,
-      },
-    },
+    source_config: { deployment_type: 'prod', resource_spec: sizing },
     source_revision_config: {},
   });
   id = created.id;
 }, 900_000);
 
 afterAll(async () => {
+  await apps?.close();
   await registry?.stop();
   await berth?.stop();
   if (workdir) rmSync(workdir, { recursive: true, force: true });
@@ -97,9 +129,38 @@ afterAll(async () => {
 /** The reference client, run in the project as its user. */
 const client = (args: string[]) => runLanggraph(user, project, args);
 
+interface Pod {
+  metadata: { name: string; labels?: Record<string, string>; deletionTimestamp?: string };
+  status: { podIP?: string; conditions?: { type: string; status: string }[] };
+}
+
+/** WORKER_COUNT of a workload's first container. */
+async function workerCount(workload: string): Promise<string> {
+  return kubectlOk([
+    'get',
+    'deployments.apps',
+    workload,
+    '-n',
+    namespace,
+    '-o',
+    'jsonpath={.spec.template.spec.containers[0].env[?(@.name=="WORKER_COUNT")].value}',
+  ]);
+}
+
+/** The revisions the deployment's application pods run (terminating ones included). */
+async function servingRevisions(deployment: string): Promise<string[]> {
+  const pods = await componentPods<Pod>(namespace, deployment);
+  return [...new Set(pods.map((pod) => pod.metadata.labels?.['berth.dev/revision'] ?? ''))];
+}
+
+/** The queue worker's replicas, as its autoscaler last set them. */
+async function queueWorkerReplicas(): Promise<number> {
+  return Number(await kubectlOk(['get', 'deployments.apps', 'agent-queue', '-n', namespace, '-o', 'jsonpath={.spec.replicas}']));
+}
+
 /** A POST with a JSON body to the deployed server, bounded in time. */
 async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
-  const response = await fetch(url, {
+  const response = await appFetch(url, {
     method: 'POST',
     body: JSON.stringify(body),
     headers: { 'Content-Type': 'application/json' },
@@ -110,53 +171,64 @@ async function postJson(url: string, body: unknown): Promise<{ status: number; b
 
 describe('an agent server deployed by the reference client', () => {
   let url: string;
+  /** The server at its https URL, as the SDK reaches it. */
+  let server: AgentServer;
 
-  it('deploys with the remote build, the Dockerfile made from langgraph.json, streaming its build log once, and serves the graph', async () => {
-    const output = await client(['deploy', '--remote', '--verbose', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
-    // --verbose polls the build log by its offsets: each line printed once, in order.
-    expect(output.split('\n').filter((line) => line.includes('making the Dockerfile from langgraph.json'))).toHaveLength(1);
-    const deployment = await tool.ok('GET', `/v2/deployments/${id}`);
-    expect(deployment.source_revision_config.graph_config_path).toBe('langgraph.json');
-    const revision = await tool.ok('GET', `/v2/deployments/${id}/revisions/${deployment.latest_revision_id}`);
-    expect(revision.status, revision.status_message).toBe('DEPLOYED');
-    url = deployment.url;
-    const ok = await eventually(
-      async () => {
-        const answer = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
-        return answer?.status === 200 ? ((await answer.json()) as { ok: boolean }) : undefined;
-      },
-      120_000,
-      'the agent server answering /ok',
-    );
-    expect(ok.ok).toBe(true);
-    expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'hello from berth' } })).toEqual({
-      status: 200,
-      body: { text: 'HELLO FROM BERTH!' },
-    });
-    // The production tier's server gets its database and cache as the reference's image reads them.
-    const env = (
-      await kubectlOk([
-        'get',
-        'deployments.apps',
-        'agent',
-        '-n',
-        namespace,
-        '-o',
-        'jsonpath={.spec.template.spec.containers[0].env[*].name}',
-      ])
-    ).split(' ');
-    expect(env).toEqual(expect.arrayContaining(['DATABASE_URI', 'REDIS_URI']));
-  });
+  it(
+    'deploys with the remote build, the Dockerfile made from langgraph.json, streaming its build log once, and serves the graph',
+    { timeout: 300_000 },
+    async () => {
+      const output = await client(['deploy', '--remote', '--verbose', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
+      // --verbose polls the build log by its offsets: each line printed once, in order.
+      expect(output.split('\n').filter((line) => line.includes('making the Dockerfile from langgraph.json'))).toHaveLength(1);
+      const deployment = await tool.ok('GET', `/v2/deployments/${id}`);
+      expect(deployment.source_revision_config.graph_config_path).toBe('langgraph.json');
+      const revision = await tool.ok('GET', `/v2/deployments/${id}/revisions/${deployment.latest_revision_id}`);
+      expect(revision.status, revision.status_message).toBe('DEPLOYED');
+      url = deployment.url;
+      expect(url).toMatch(/^https:\/\/agent\./);
+      server = { url, caFile };
+      const ok = await eventually(
+        async () => {
+          const answer = await appFetch(`${url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
+          return answer?.status === 200 ? ((await answer.json()) as { ok: boolean }) : undefined;
+        },
+        120_000,
+        'the agent server answering /ok',
+      );
+      expect(ok.ok).toBe(true);
+      expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'hello from berth' } })).toEqual({
+        status: 200,
+        body: { text: 'HELLO FROM BERTH!' },
+      });
+      // The production tier's server gets its database and cache as the reference's image reads them.
+      const env = (
+        await kubectlOk([
+          'get',
+          'deployments.apps',
+          'agent',
+          '-n',
+          namespace,
+          '-o',
+          'jsonpath={.spec.template.spec.containers[0].env[*].name}',
+        ])
+      ).split(' ');
+      expect(env).toEqual(expect.arrayContaining(['DATABASE_URI', 'REDIS_URI', 'WORKER_COUNT']));
+      // The API queues runs; the queue worker runs them (that run went through it).
+      expect(await workerCount('agent')).toBe('0');
+      expect(await workerCount('agent-queue')).toBe('1');
+    },
+  );
 
-  it("keeps a thread and its history in the deployment's Postgres when the server's pod is replaced", async () => {
-    const first = await createThread(url, { text: 'remember me' });
+  it("keeps a thread and its history in the deployment's Postgres when the server's pod is replaced", { timeout: 300_000 }, async () => {
+    const first = await createThread(server, { text: 'remember me' });
     expect(first).toMatchObject({ status: 'idle', values: { text: 'REMEMBER ME!' } });
     const before = await componentPods<{ metadata: { name: string } }>(namespace, 'agent');
     await kubectlOk(['delete', 'pod', '-n', namespace, ...before.map((pod) => pod.metadata.name), '--wait=true']);
     // A new pod, not one of those deleted, answers: the thread is the one the old pod kept.
     await eventually(
       async () => {
-        const answer = await fetch(`${url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
+        const answer = await appFetch(`${url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
         if (answer?.status !== 200) return undefined;
         const pods = await componentPods<{ metadata: { name: string } }>(namespace, 'agent');
         return pods.length > 0 && pods.every((pod) => !before.some((old) => old.metadata.name === pod.metadata.name));
@@ -164,27 +236,154 @@ describe('an agent server deployed by the reference client', () => {
       180_000,
       'a new agent server pod answering /ok',
     );
-    expect(await readThread(url, first.thread_id)).toEqual(first);
-    const next = await runOnThread(url, first.thread_id, { text: 'and me' });
+    expect(await readThread(server, first.thread_id)).toEqual(first);
+    const next = await runOnThread(server, first.thread_id, { text: 'and me' });
     expect(next).toMatchObject({ thread_id: first.thread_id, status: 'idle', values: { text: 'AND ME!' } });
     expect(next.checkpoints).toBeGreaterThan(first.checkpoints);
   });
 
+  it('streams a run through the Gateway as it goes: its first event comes while it still runs', async () => {
+    const streamed = await streamRun(server, 'notes', { notes: ['streamed'], seconds: 3 });
+    expect(['pending', 'running']).toContain(streamed.first_seen_while);
+    expect(streamed.events[0]).toBe('metadata');
+    expect(streamed.events.filter((event) => event === 'values').length).toBeGreaterThanOrEqual(2);
+    expect(streamed.values.notes).toEqual(['streamed']);
+  });
+
   it('applies two runs sent at once to one thread one after the other, and refuses the second with reject', async () => {
-    const thread = await createThread(url, { notes: ['start'] }, 'notes');
+    const thread = await createThread(server, { notes: ['start'] }, 'notes');
     // The first run takes two seconds: the second arrives while it runs, on the state it will leave.
-    const queued = await concurrentRuns(url, thread.thread_id, 'notes', [
+    const queued = await concurrentRuns(server, thread.thread_id, 'notes', [
       { input: { notes: ['a'], seconds: 2 }, strategy: 'enqueue' },
       { input: { notes: ['b'], seconds: 0 }, strategy: 'enqueue' },
     ]);
     expect(queued.outcomes).toEqual(['ok', 'ok']);
     expect(queued.thread.values.notes).toEqual(['start', 'a', 'b']);
-    const refused = await concurrentRuns(url, thread.thread_id, 'notes', [
+    const refused = await concurrentRuns(server, thread.thread_id, 'notes', [
       { input: { notes: ['c'], seconds: 2 }, strategy: 'enqueue' },
       { input: { notes: ['d'], seconds: 0 }, strategy: 'reject' },
     ]);
     expect(refused.outcomes).toEqual(['ok', 409]);
     expect(refused.thread.values.notes).toEqual(['start', 'a', 'b', 'c']);
+  });
+
+  it('keeps every thread through a rollout to a new revision', { timeout: 400_000 }, async () => {
+    const thread = await createThread(server, { text: 'before the rollout' });
+    const before = await tool.ok('GET', `/v2/deployments/${id}`);
+    const oldRevisions = await servingRevisions('agent');
+    await client(['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
+    const after = await tool.ok('GET', `/v2/deployments/${id}`);
+    expect(after.latest_revision_id).not.toBe(before.latest_revision_id);
+    expect(after.active_revision_id).toBe(after.latest_revision_id);
+    // Only the new revision's pods are left, and they read the thread the old ones made.
+    await eventually(
+      async () => {
+        const now = await servingRevisions('agent');
+        return now.length === 1 && !oldRevisions.includes(now[0]!) ? now : undefined;
+      },
+      180_000,
+      "only the new revision's pods",
+    );
+    expect(await readThread(server, thread.thread_id)).toEqual(thread);
+    expect(await runOnThread(server, thread.thread_id, { text: 'after it' })).toMatchObject({ values: { text: 'AFTER IT!' } });
+  });
+
+  it('serves one thread through either of two replicas', { timeout: 300_000 }, async () => {
+    await tool.ok('PATCH', `/v2/deployments/${id}`, {
+      source_config: { deployment_type: 'prod', resource_spec: { ...sizing, min_scale: 2, max_scale: 2 } },
+    });
+    const [first, second] = await eventually(
+      async () => {
+        const ready = (await componentPods<Pod>(namespace, 'agent')).filter(
+          (pod) => !pod.metadata.deletionTimestamp && pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+        );
+        return ready.length === 2 ? ready.map((pod) => `http://${pod.status.podIP}:8000`) : undefined;
+      },
+      180_000,
+      'two ready replicas',
+    );
+    const thread = await createThread(first!, { text: 'made on one' });
+    expect(await readThread(second!, thread.thread_id)).toEqual(thread);
+    const next = await runOnThread(second!, thread.thread_id, { text: 'run on the other' });
+    expect(next).toMatchObject({ values: { text: 'RUN ON THE OTHER!' } });
+    expect(await readThread(first!, thread.thread_id)).toEqual(next);
+    await tool.ok('PATCH', `/v2/deployments/${id}`, { source_config: { deployment_type: 'prod', resource_spec: sizing } });
+  });
+
+  it(
+    "fails a revision whose migration fails, with the migration's own error, while the previous one serves",
+    { timeout: 400_000 },
+    async () => {
+      const psql = async (sql: string) =>
+        (await kubectlOk(['exec', '-n', namespace, 'agent-postgres-0', '--', 'psql', '-U', 'postgres', '-tAc', sql])).trim();
+      const thread = await createThread(server, { text: 'before a bad migration' });
+      const head = await psql('SELECT version_num FROM alembic_version');
+      // The database as a newer server left it: a revision this server's migrations do not know.
+      await psql("UPDATE alembic_version SET version_num = 'f00dbeef'");
+      try {
+        const before = await tool.ok('GET', `/v2/deployments/${id}`);
+        const patched = await tool.ok('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'MIGRATION_PROBE', value: 'one' }] });
+        expect(patched.latest_revision_id).not.toBe(before.latest_revision_id);
+        const revision = await revisionReaches(tool, id, patched.latest_revision_id, ['DEPLOY_FAILED', 'DEPLOYED', 'BUILD_FAILED'], {
+          timeoutMs: 300_000,
+        });
+        expect(revision.status).toBe('DEPLOY_FAILED');
+        expect(revision.status_message).toContain('CrashLoopBackOff');
+        expect(revision.status_message).toContain("Can't locate revision identified by 'f00dbeef'");
+        expect((await tool.ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(before.active_revision_id);
+        expect(await readThread(server, thread.thread_id)).toEqual(thread);
+      } finally {
+        await psql(`UPDATE alembic_version SET version_num = '${head}'`);
+        await tool.ok('PATCH', `/v2/deployments/${id}`, { secrets: [] });
+      }
+    },
+  );
+
+  it("scales the queue worker on the backlog of runs in the deployment's Postgres, and back", { timeout: 720_000 }, async () => {
+    // KEDA reads the backlog with the database's own password (its trigger is Ready once it has).
+    await eventually(
+      async () => {
+        const scaled = JSON.parse(await kubectlOk(['get', 'scaledobjects.keda.sh', 'agent-queue', '-n', namespace, '-o', 'json'])) as {
+          spec: { triggers: { type: string }[] };
+          status?: { conditions?: { type: string; status: string }[] };
+        };
+        return (
+          scaled.spec.triggers[0]?.type === 'postgresql' &&
+          scaled.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+        );
+      },
+      120_000,
+      "the queue worker's ScaledObject Ready",
+    );
+    const runs = await startRuns(server, 'notes', 14, { notes: ['slow'], seconds: 45 });
+    await eventually(async () => (await queueWorkerReplicas()) >= 2 || undefined, 240_000, 'a second queue worker for the backlog');
+    expect(await joinRuns(server, runs)).toEqual(runs.map(() => 'success'));
+    await eventually(async () => (await queueWorkerReplicas()) === 1 || undefined, 300_000, 'one queue worker once the backlog is done');
+  });
+
+  it('takes a dev_zero agent to zero when idle and wakes it with every thread intact', { timeout: 600_000 }, async () => {
+    const created = await tool.ok('POST', '/v2/deployments', {
+      name: 'agent-zero',
+      source: 'internal_source',
+      source_config: {
+        deployment_type: 'dev_zero',
+        resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
+        database_retention: 'delete',
+      },
+      source_revision_config: {},
+    });
+    await client(['deploy', '--remote', '--name', 'agent-zero', '--no-input', '-c', 'langgraph.json']);
+    const deployment = await tool.ok('GET', `/v2/deployments/${created.id}`);
+    const sleepy = { url: deployment.url as string, caFile };
+    const thread = await createThread(sleepy, { text: 'sleep on it' });
+    await eventually(
+      async () => (await componentPods(namespace, 'agent-zero')).length === 0 || undefined,
+      300_000,
+      'agent-zero at zero pods',
+    );
+    // The first request waits while a pod starts; the thread is the one the last pod kept.
+    expect(await readThread(sleepy, thread.thread_id)).toEqual(thread);
+    expect(await runOnThread(sleepy, thread.thread_id, { text: 'and wake' })).toMatchObject({ values: { text: 'AND WAKE!' } });
   });
 
   it('reads the build logs with the client, the level in upper case as it sends it', async () => {
@@ -281,7 +480,7 @@ describe('an agent server deployed by the reference client', () => {
       const revision = await tool.ok('GET', `/v2/deployments/${localId}/revisions/${deployment.latest_revision_id}`);
       expect(revision.status, revision.status_message).toBe('DEPLOYED');
       await eventually(
-        async () => (await fetch(`${deployment.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200,
+        async () => (await appFetch(`${deployment.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200,
         120_000,
         'the local build answering /ok',
       );
@@ -300,7 +499,7 @@ describe('an agent server deployed by the reference client', () => {
     const revision = await tool.ok('GET', `/v2/deployments/${imageId}/revisions/${deployment.latest_revision_id}`);
     expect(revision.status, revision.status_message).toBe('DEPLOYED');
     await eventually(
-      async () => (await fetch(`${deployment.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200,
+      async () => (await appFetch(`${deployment.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200,
       120_000,
       'the published image answering /ok',
     );

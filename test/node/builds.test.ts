@@ -17,7 +17,7 @@ import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/be
 import { FakeGitHub } from '../support/fake-github.ts';
 import { GitServer } from '../../workbench/support/git-server.ts';
 import { httpApi, revisionReaches as revisionStatus, type Api } from '../support/http-api.ts';
-import { exampleImage, httpGet, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
+import { componentPods, exampleImage, httpGet, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
 import { shareSecretArgs } from '../../workbench/support/shared-secrets.ts';
 
 let berth: BerthProcess;
@@ -178,6 +178,23 @@ describe('a codehost Deployment on the real node', () => {
     expect(revision.status_message).toContain('step "image" exited with code 1');
     expect(revision.status_message).toContain('failing on purpose');
     expect((await api.ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(first);
+    await answerAt(url, 'berth-example built-1');
+  });
+
+  it("keeps a build's RUN steps from the pod network: an app's pod is out of reach, while its URL answers", async () => {
+    const [pod] = await componentPods<{ status: { podIP: string } }>(namespace, 'shop');
+    const target = `http://${pod!.status.podIP}:8000/`;
+    const probe = await git.commit(
+      repository,
+      { Dockerfile: dockerfile('probe', ['/app', 'get', target]) },
+      'a build that calls an app pod',
+    );
+    const patched = await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { repo_ref: probe } });
+    const revision = await revisionReaches(id, patched.latest_revision_id, ['BUILD_FAILED', 'DEPLOYED', 'DEPLOY_FAILED']);
+    expect(revision.status).toBe('BUILD_FAILED');
+    expect(revision.status_message).toContain('step "image" exited with code 1');
+    expect(revision.status_message).toContain(target);
+    expect(revision.status_message).toMatch(/Client\.Timeout exceeded|i\/o timeout|connection refused|no route to host/);
     await answerAt(url, 'berth-example built-1');
   });
 

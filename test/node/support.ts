@@ -12,7 +12,7 @@ import type { BerthProcess } from '../support/berth-process.ts';
 import { pushExampleApp } from '../../workbench/node/example-app.ts';
 import { appsCaSecret, nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { nodeAppUrlTemplate, nodeGateway, nodeTlsAppUrlTemplate } from '../../workbench/node/gateway.ts';
-import { nodeIp, pushRegistryAddress } from '../../workbench/node/network.ts';
+import { nodeBuildBlockedCidrs, nodeIp, pushRegistryAddress } from '../../workbench/node/network.ts';
 import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-registry.ts';
 import { pushBuildImages, pushServiceImages, type BuildImages } from '../../workbench/node/node.ts';
 
@@ -58,6 +58,9 @@ export async function buildImageFlags(): Promise<string[]> {
     images.agentTools,
     '--agent-server-image',
     images.agentServer,
+    // As `berth dev` has it: no build reaches a pod (Berth, the registries, the git servers are on the host).
+    '--build-blocked-cidrs',
+    nodeBuildBlockedCidrs.join(','),
   ];
 }
 

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/runtime/index.ts';
 import { extensionApiObjects, partMetadata, roleBinding } from './extension-api.ts';
-import { nodeIp } from './network.ts';
+import { clusterDomain, dnsServiceIp, nodeIp } from './network.ts';
 
 export const kedaUser = 'system:keda';
 /** Where KEDA's objects live: its APIService's Service, and the namespace its operator calls its own. */
@@ -74,14 +74,42 @@ export function kedaObjects(): KubeObject[] {
 }
 
 /** What both processes are given in their environment: the namespace they call their own (as a pod
- * would read it from its service account), and Secrets read there only: Berth's triggers need none, and
- * a trigger's credentials never come from a team's namespace. */
+ * would read it from its service account). Secret access is not restricted to it, as upstream installs
+ * KEDA: a durable agent server's queue worker scales on the runs in its Deployment's own Postgres, read
+ * with that database's password from the queue worker's environment (src/reconcilers/deployment/render/
+ * agent-server.ts). Only Berth writes triggers: no team has rights on KEDA's kinds. */
 export const kedaEnvironment = {
   POD_NAMESPACE: kedaNamespace,
   KEDA_CLUSTER_OBJECT_NAMESPACE: kedaNamespace,
   WATCH_NAMESPACE: '',
-  KEDA_RESTRICT_SECRET_ACCESS: 'true',
 };
+
+/** The resolver configuration a pod gets: the cluster's DNS, and its domain to search. */
+export function clusterResolvConf(): string {
+  return `nameserver ${dnsServiceIp}\nsearch ${clusterDomain}\noptions ndots:5\n`;
+}
+
+/**
+ * The operator dials its triggers' servers by their cluster names (a Deployment's Postgres at
+ * `<name>-postgres.<namespace>.svc`) as it would in a pod: it runs in a mount namespace of its own
+ * whose /etc/resolv.conf is `resolvConf` (clusterResolvConf). The host's resolver is unchanged.
+ */
+export function withClusterDns(resolvConf: string, binary: string, args: string[]): { binary: string; args: string[] } {
+  return {
+    binary: 'unshare',
+    args: [
+      '--mount',
+      '--propagation',
+      'private',
+      'sh',
+      '-c',
+      'mount --bind "$0" /etc/resolv.conf && exec "$@"',
+      resolvConf,
+      binary,
+      ...args,
+    ],
+  };
+}
 
 /** The operator's flags: its kubeconfig, its certificates (no rotation, no patching of others' objects). */
 export function kedaOperatorArgs(input: { kubeconfig: string; certDir: string }): string[] {

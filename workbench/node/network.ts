@@ -33,3 +33,7 @@ export const gatewayHttpsAddress = { host: '127.0.0.1', port: 18443 };
 export const gatewayMetricsAddress = { host: '127.0.0.1', port: 20490 };
 /** cert-manager's metrics (and health) endpoint: loopback only. */
 export const certManagerMetricsPort = 20402;
+
+/** What builds on the node may not reach: link-local addresses, as anywhere, and the pod network (Berth,
+ * its registries and git servers are on the node's address; cluster DNS stays reachable). */
+export const nodeBuildBlockedCidrs: readonly string[] = ['169.254.0.0/16', 'fe80::/10', clusterCidr];

@@ -2,6 +2,7 @@
 // node runs and its build is done, and then offers Berth what it adds (an issuer for TLS, a metrics
 // server for autoscaling, an activator, images). Declared once, in the order they are built and started:
 // what the first app needs sooner comes first.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ClusterDefaults } from '../../src/api/cluster-defaults.ts';
 import { fieldManager } from '../../src/api/group.ts';
@@ -12,7 +13,15 @@ import { certManagerArgs, certificateObjects, nodeTlsIssuer } from './certificat
 import { nodeTlsAppUrlTemplate } from './gateway.ts';
 import { httpAddOnObjects, nodeActivator } from './http-add-on.ts';
 import { buildImage, pushImage } from './images.ts';
-import { kedaAdapterArgs, kedaEnvironment, kedaObjects, kedaOperatorArgs, kedaOperatorRole } from './keda.ts';
+import {
+  clusterResolvConf,
+  kedaAdapterArgs,
+  kedaEnvironment,
+  kedaObjects,
+  kedaOperatorArgs,
+  kedaOperatorRole,
+  withClusterDns,
+} from './keda.ts';
 import { metricsStoreArgs, metricsStoreUrl } from './metrics-store.ts';
 import { metricsServerArgs, metricsServerObjects } from './metrics.ts';
 import { nodeName, registryAddress } from './network.ts';
@@ -132,7 +141,10 @@ const autoscaling: NodePart = {
     for (const object of [kedaOperatorRole(keda!), ...kedaObjects()]) await applyObject(node.kc, object, fieldManager);
     const files = { kubeconfig: join(node.dirs.root, 'keda.kubeconfig'), certDir: join(node.dirs.root, 'keda') };
     const env = { ...process.env, ...kedaEnvironment };
-    node.supervise('keda-operator', join(keda!, 'keda-operator'), kedaOperatorArgs(files), env);
+    const resolvConf = join(node.dirs.root, 'keda-resolv.conf');
+    writeFileSync(resolvConf, clusterResolvConf());
+    const operator = withClusterDns(resolvConf, join(keda!, 'keda-operator'), kedaOperatorArgs(files));
+    node.supervise('keda-operator', operator.binary, operator.args, env);
     node.supervise('keda-adapter', join(keda!, 'keda-adapter'), kedaAdapterArgs(files), env);
     await node.waitFor(() => served(node, 'keda.sh/v1alpha1', 'ScaledObject'), 'the ScaledObject API');
     return { concurrencyMetrics: metricsStoreUrl };

@@ -22,10 +22,27 @@ export interface ConcurrentRuns {
   outcomes: (string | number)[];
 }
 
+/** An agent server as the SDK reaches it: its URL, and for an https URL under `localhost` (the node's
+ * Gateway) the CA its certificate is trusted by. Names under `localhost` are loopback (loopback.ts). */
+export interface AgentServer {
+  url: string;
+  /** A PEM file of the CA (httpx reads SSL_CERT_FILE). */
+  caFile?: string;
+}
+
 const program = `
-import asyncio, json, sys
+import asyncio, json, socket, sys
 import httpx
 from langgraph_sdk import get_client
+
+# Names under localhost are loopback, as browsers resolve them (RFC 6761); getaddrinfo here knows only localhost.
+_getaddrinfo = socket.getaddrinfo
+def _loopback(host, *args, **kwargs):
+    name = host.decode() if isinstance(host, bytes) else host
+    if isinstance(name, str) and name.endswith(".localhost"):
+        host = "127.0.0.1"
+    return _getaddrinfo(host, *args, **kwargs)
+socket.getaddrinfo = _loopback
 
 async def reading(client, thread_id):
     thread = await client.threads.get(thread_id)
@@ -56,39 +73,91 @@ async def main(url, step, thread_id, graph, inputs):
         )
         print(json.dumps({"thread": await reading(client, thread_id), "outcomes": list(outcomes)}))
         return
+    if step == "backlog":
+        # Runs started in the background, each on a thread of its own, none waited for.
+        runs = []
+        for _ in range(inputs[0]["count"]):
+            thread = (await client.threads.create())["thread_id"]
+            run = await client.runs.create(thread, graph, input=inputs[0]["input"])
+            runs.append([thread, run["run_id"]])
+        print(json.dumps(runs))
+        return
+    if step == "stream":
+        # A run streamed through the URL: what the run's status was when the first event came, and the events.
+        thread_id = (await client.threads.create())["thread_id"]
+        events, first_seen_while = [], None
+        async for part in client.runs.stream(thread_id, graph, input=inputs[0], stream_mode="values"):
+            if first_seen_while is None:
+                first_seen_while = (await client.runs.list(thread_id))[0]["status"]
+            events.append(part.event)
+        state = await client.threads.get_state(thread_id)
+        print(json.dumps({"first_seen_while": first_seen_while, "events": events, "values": state["values"]}))
+        return
+    if step == "join":
+        for thread, run in inputs:
+            await client.runs.join(thread, run)
+        print(json.dumps([(await client.runs.get(thread, run))["status"] for thread, run in inputs]))
+        return
     print(json.dumps(await reading(client, thread_id)))
 
 asyncio.run(main(*sys.argv[1:]))
 `;
 
-async function sdk(url: string, step: string, threadId: string, graph: string, inputs: unknown[]): Promise<unknown> {
+async function sdk(server: string | AgentServer, step: string, threadId: string, graph: string, inputs: unknown[]): Promise<unknown> {
+  const { url, caFile } = typeof server === 'string' ? { url: server, caFile: undefined } : server;
   const python = join(dirname(await langgraphCli()), 'python');
   const args = ['-c', program, url, step, threadId, graph, JSON.stringify(inputs)];
-  const { stdout } = await run(python, args, { timeout: 180_000, encoding: 'utf8' });
+  const env = { ...process.env, ...(caFile ? { SSL_CERT_FILE: caFile } : {}) };
+  const { stdout } = await run(python, args, { timeout: 300_000, encoding: 'utf8', env });
   return JSON.parse(stdout.trim().split('\n').at(-1)!);
 }
 
 /** A new thread with one run of `graph` on `input`, read back. */
-export function createThread(url: string, input: object, graph = 'agent'): Promise<ThreadReading> {
-  return sdk(url, 'create', '', graph, [input]) as Promise<ThreadReading>;
+export function createThread(server: string | AgentServer, input: object, graph = 'agent'): Promise<ThreadReading> {
+  return sdk(server, 'create', '', graph, [input]) as Promise<ThreadReading>;
 }
 
 /** One more run on the thread, read back. */
-export function runOnThread(url: string, threadId: string, input: object, graph = 'agent'): Promise<ThreadReading> {
-  return sdk(url, 'run', threadId, graph, [input]) as Promise<ThreadReading>;
+export function runOnThread(server: string | AgentServer, threadId: string, input: object, graph = 'agent'): Promise<ThreadReading> {
+  return sdk(server, 'run', threadId, graph, [input]) as Promise<ThreadReading>;
 }
 
 /** The thread as it is. */
-export function readThread(url: string, threadId: string): Promise<ThreadReading> {
-  return sdk(url, 'read', threadId, 'agent', []) as Promise<ThreadReading>;
+export function readThread(server: string | AgentServer, threadId: string): Promise<ThreadReading> {
+  return sdk(server, 'read', threadId, 'agent', []) as Promise<ThreadReading>;
 }
 
 /** Two runs sent at once to one thread, each with its multitask strategy. */
 export function concurrentRuns(
-  url: string,
+  server: string | AgentServer,
   threadId: string,
   graph: string,
   runs: [{ input: object; strategy: string }, { input: object; strategy: string }],
 ): Promise<ConcurrentRuns> {
-  return sdk(url, 'concurrent', threadId, graph, runs) as Promise<ConcurrentRuns>;
+  return sdk(server, 'concurrent', threadId, graph, runs) as Promise<ConcurrentRuns>;
+}
+
+/** A run streamed (`runs.stream`, values): the run's status when its first event came, and the events. */
+export interface StreamedRun {
+  first_seen_while: string;
+  events: string[];
+  values: Record<string, unknown>;
+}
+
+/** One run of `graph` on `input`, on a new thread, streamed as it goes. */
+export function streamRun(server: string | AgentServer, graph: string, input: object): Promise<StreamedRun> {
+  return sdk(server, 'stream', '', graph, [input]) as Promise<StreamedRun>;
+}
+
+/** A thread and one of its runs. */
+export type StartedRun = [threadId: string, runId: string];
+
+/** `count` runs of `graph` on `input` started in the background, each on a new thread. */
+export function startRuns(server: string | AgentServer, graph: string, count: number, input: object): Promise<StartedRun[]> {
+  return sdk(server, 'backlog', '', graph, [{ count, input }]) as Promise<StartedRun[]>;
+}
+
+/** Waits for each run to end; answers their statuses. */
+export function joinRuns(server: string | AgentServer, runs: StartedRun[]): Promise<string[]> {
+  return sdk(server, 'join', '', 'agent', runs) as Promise<string[]>;
 }

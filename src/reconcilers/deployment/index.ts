@@ -26,6 +26,7 @@
 //   reconcile.ts, finalize.ts the loop and the deletion finalizer
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { deploymentKind, sourceKind, tlsOrganizationLabel, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
+import { servesScaledObjects } from './render/autoscalers.ts';
 import {
   ownerKeys,
   unlessStatusOnly,
@@ -68,7 +69,7 @@ export function registerDeploymentControllers(
   const informers = deploymentInformers(manager, options.namespaces, {
     httpRoutes: options.gateway !== undefined,
     ...(options.tls ? { tls: options.tls } : {}),
-    scaledObjects: options.requestConcurrency !== undefined || options.activator !== undefined,
+    scaledObjects: servesScaledObjects(options),
     ...(options.activator ? { activatorNamespace: options.activator.proxy.namespace } : {}),
   });
   const writer = dependencies.writer ?? createDeploymentWriter(manager.kubeConfig);

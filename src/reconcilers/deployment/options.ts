@@ -37,6 +37,9 @@ export interface DeploymentControllerOptions {
     postgres: string;
     redis: string;
   };
+  /** The Secret in each organization namespace holding the licence key of the reference's agent server
+   * (src/api/agent-server-license.ts): agent servers built on the reference's image read it. */
+  agentServerLicense?: string;
   /** Port the application listens on (its PORT). */
   applicationPort: number;
   ingressClassName?: string;

@@ -42,6 +42,28 @@ describe('podProblem', () => {
       'CrashLoopBackOff',
       'pod p, container app: CrashLoopBackOff (last exit code 1, Error): back-off 10s',
     ],
+    [
+      'a crash loop whose container said why as it ended, its last ten lines',
+      waiting('CrashLoopBackOff', 'back-off 10s', {
+        lastState: {
+          terminated: {
+            exitCode: 1,
+            reason: 'Error',
+            message: [
+              ...Array.from({ length: 12 }, (_, i) => `line ${i}`),
+              "alembic.util.exc.CommandError: Can't locate revision identified by 'f00d'",
+              '',
+            ].join('\n'),
+          },
+        },
+      }),
+      'CrashLoopBackOff',
+      [
+        'pod p, container app: CrashLoopBackOff (last exit code 1, Error): back-off 10s',
+        ...Array.from({ length: 9 }, (_, i) => `line ${i + 3}`),
+        "alembic.util.exc.CommandError: Can't locate revision identified by 'f00d'",
+      ].join('\n'),
+    ],
   ])('%s', (_, status, reason, message) => {
     expect(podProblem(pod('p', status as V1Pod['status']))).toEqual({ reason, message });
   });

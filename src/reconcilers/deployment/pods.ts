@@ -39,7 +39,14 @@ function containerProblem(pod: string, status: ReadonlyContainerStatus): PodProb
       ? ` (last exit code ${lastExit.exitCode}${lastExit.reason ? `, ${lastExit.reason}` : ''})`
       : '';
   const said = waiting.message ? `: ${waiting.message}` : '';
-  return { reason: waiting.reason, message: `pod ${pod}, container ${status.name}: ${waiting.reason}${exit}${said}` };
+  // What the container said as it ended (its termination message, or its log's tail): a failed migration's own error.
+  const last = waiting.reason === 'CrashLoopBackOff' && lastExit?.message ? `\n${lastLines(lastExit.message)}` : '';
+  return { reason: waiting.reason, message: `pod ${pod}, container ${status.name}: ${waiting.reason}${exit}${said}${last}` };
+}
+
+/** The last lines of what a container said, bounded: a revision's message stays readable. */
+function lastLines(text: string, lines = 10, characters = 1500): string {
+  return text.trimEnd().split('\n').slice(-lines).join('\n').slice(-characters);
 }
 
 /** Why this pod will not serve without a change, if the kubelet has said so. */

@@ -5,9 +5,11 @@
 // organization's, is deleted. With TLS for the apps' URLs, each organization also gets its wildcard
 // Certificate and HTTPS listener on the Gateway (tls.ts). Objects are compared by the hash of what
 // was applied, so a pass that finds them as rendered writes nothing; a deleted one comes back at once.
-import type { V1Namespace } from '@kubernetes/client-node';
+import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
 import { mintOrganizationToken, organizationUsername } from '../../registry/tokens.ts';
 import {
+  agentServerLicenseKey,
+  agentServerLicenseSecretName,
   fieldManager,
   labels as apiLabels,
   organizationPolicyObjectName,
@@ -36,7 +38,17 @@ const policyKinds = {
   limitRange: { apiVersion: 'v1', kind: 'LimitRange', plural: 'limitranges' },
   networkPolicy: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', plural: 'networkpolicies' },
   registryCredentials: secretKind,
+  agentServerLicense: secretKind,
 } satisfies Record<string, ResourceKind>;
+
+/** Each part's name in the namespace: berth-organization, but for the licence copy. */
+const partNames: Record<keyof typeof policyKinds, string> = {
+  resourceQuota: organizationPolicyObjectName,
+  limitRange: organizationPolicyObjectName,
+  networkPolicy: organizationPolicyObjectName,
+  registryCredentials: organizationPolicyObjectName,
+  agentServerLicense: agentServerLicenseSecretName,
+};
 
 export interface OrganizationControllerOptions {
   policy: OrganizationPolicy;
@@ -47,6 +59,8 @@ export interface OrganizationControllerOptions {
   /** TLS for the apps' URLs: a Certificate and a Gateway listener per organization, and for its
    * custom_url hosts whose claims hold under `hostPolicy`. */
   tls?: { config: AppTls; hostPolicy: HostPolicy };
+  /** The platform's Secret holding the reference's agent server licence key, copied to each organization. */
+  agentServerLicense?: { namespace: string; name: string };
 }
 
 function isOrganization(
@@ -83,25 +97,32 @@ export function registerOrganizationController(manager: Manager, options: Organi
       .filter((namespace) => isOrganization(namespace, options.namespaces))
       .map((namespace) => namespace.metadata!.name!);
   const tls = options.tls && organizationTlsCaches(manager, options.tls.config, organizations, options.namespaces);
+  const license = options.agentServerLicense;
+  const licenseSource = license && manager.informer<V1Secret>(secretKind, { namespaces: [license.namespace] });
+  const licenseData = () => license && licenseSource?.get(license.namespace, license.name)?.data?.[agentServerLicenseKey];
+  // A new or rotated key reaches every organization.
+  const licenseWatch = licenseSource
+    ? [
+        {
+          informer: licenseSource as Informer<KubeObject>,
+          map: (object: DeepReadonly<KubeObject>) =>
+            object.metadata?.name === license!.name ? organizations().map((name) => ({ namespace: '', name })) : [],
+        },
+      ]
+    : [];
   const controller = manager.addController({
     name: 'organization',
     informer: namespaces,
-    watches: [...Object.values(children).map((informer) => ({ informer, map: toNamespace })), ...(tls?.watches ?? [])],
+    watches: [...Object.values(children).map((informer) => ({ informer, map: toNamespace })), ...licenseWatch, ...(tls?.watches ?? [])],
     reconcile: async ({ name }) => {
       const namespace = namespaces.get('', name);
       const owner = isOrganization(namespace, options.namespaces) ? { name, uid: namespace.metadata!.uid! } : undefined;
-      const desired = owner ? renderOrganization(owner, options.policy, registryFor(owner)) : {};
+      const desired = owner ? renderOrganization(owner, options.policy, registryFor(owner), licenseData()) : {};
       if (owner && options.policy.podSecurity) await enforcePodSecurity(manager, namespace!, podSecurityLabels(options.policy.podSecurity));
       for (const part of Object.keys(policyKinds) as (keyof typeof policyKinds)[]) {
         const wanted = desired[part as keyof typeof desired];
-        const current = children[part].get(name, organizationPolicyObjectName);
-        await keepRendered(
-          manager,
-          policyKinds[part],
-          { namespace: name, name: organizationPolicyObjectName },
-          current,
-          wanted as KubeObject,
-        );
+        const current = children[part].get(name, partNames[part]);
+        await keepRendered(manager, policyKinds[part], { namespace: name, name: partNames[part] }, current, wanted as KubeObject);
       }
       if (tls) {
         const { config, hostPolicy } = options.tls!;

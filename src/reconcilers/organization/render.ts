@@ -1,10 +1,18 @@
 // The objects Berth keeps in one organization namespace: a ResourceQuota, a LimitRange and a
 // NetworkPolicy from the organization policy, and the organization's registry credential (a pull secret
-// the kubelet and the organization's builds use), each named berth-organization and labelled as
-// Berth's, owned by the Namespace (they go with it). A part the installation leaves out renders nothing. Pure.
+// the kubelet and the organization's builds use), each named berth-organization, and the platform's
+// licence key of the reference's agent server (berth-agent-server-license); labelled as Berth's, owned
+// by the Namespace (they go with it). A part the installation leaves out renders nothing. Pure.
 import type { V1LimitRange, V1ObjectMeta, V1ResourceQuota, V1Secret } from '@kubernetes/client-node';
-import { managedSecretLabels, organizationPolicyObjectName, type OrganizationPolicy } from '../../api/index.ts';
+import {
+  agentServerLicenseKey,
+  agentServerLicenseSecretName,
+  managedSecretLabels,
+  organizationPolicyObjectName,
+  type OrganizationPolicy,
+} from '../../api/index.ts';
 import { withAppliedHash } from '../../runtime/applied-hash.ts';
+import { clusterDnsEgress } from '../../api/cluster-dns.ts';
 
 /** The label that marks what Berth made, and what its informers of these kinds select. */
 export const policyObjectLabels = {
@@ -52,20 +60,6 @@ export function renderLimitRange(namespace: OwnerNamespace, policy: Organization
   });
 }
 
-/** Cluster DNS, which every pod needs whatever else it may reach. */
-const clusterDns = {
-  to: [
-    {
-      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
-      podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
-    },
-  ],
-  ports: [
-    { protocol: 'UDP', port: 53 },
-    { protocol: 'TCP', port: 53 },
-  ],
-};
-
 /** Every address of one family but the blocked networks. */
 function outside(cidr: string, except: string[]) {
   return { ipBlock: { cidr, ...(except.length > 0 ? { except } : {}) } };
@@ -85,7 +79,7 @@ export function renderNetworkPolicy(namespace: OwnerNamespace, policy: Organizat
       ingress: [{ from: [sameNamespace, ...network.ingressFromNamespaces.map((matchLabels) => ({ namespaceSelector: { matchLabels } }))] }],
       egress: [
         { to: [sameNamespace] },
-        clusterDns,
+        clusterDnsEgress,
         {
           to: [
             outside(
@@ -125,12 +119,32 @@ export function renderRegistryCredentials(namespace: OwnerNamespace, registry: O
   });
 }
 
+/** The platform's licence key for the reference's agent server image (base64, as its Secret holds it),
+ * where the organization's agent servers read it (src/api/agent-server-license.ts). Undefined while the
+ * installation names none or its Secret has none. */
+export function renderAgentServerLicense(namespace: OwnerNamespace, licenseData: string | undefined): V1Secret | undefined {
+  if (!licenseData) return undefined;
+  return withAppliedHash({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: { ...metadata(namespace), name: agentServerLicenseSecretName, labels: { ...policyObjectLabels, ...managedSecretLabels } },
+    data: { [agentServerLicenseKey]: licenseData },
+  });
+}
+
 /** Every object Berth keeps in one organization namespace, by kind; undefined where the installation has no such part. */
-export function renderOrganization(namespace: OwnerNamespace, policy: OrganizationPolicy, registry?: OrganizationRegistry) {
+export function renderOrganization(
+  namespace: OwnerNamespace,
+  policy: OrganizationPolicy,
+  registry?: OrganizationRegistry,
+  agentServerLicense?: string,
+) {
   return {
     resourceQuota: renderResourceQuota(namespace, policy),
     limitRange: renderLimitRange(namespace, policy),
     networkPolicy: renderNetworkPolicy(namespace, policy),
     registryCredentials: renderRegistryCredentials(namespace, registry),
+    agentServerLicense: renderAgentServerLicense(namespace, agentServerLicense),
   };
 }

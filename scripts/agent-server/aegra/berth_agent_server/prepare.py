@@ -10,6 +10,7 @@ import importlib.util
 import json
 import os
 import sys
+import time
 import traceback
 
 CONFIG_PATH = "/tmp/berth-aegra.json"
@@ -46,6 +47,18 @@ def config_from_env() -> dict | None:
     return config
 
 
+def take_lock(connection) -> None:
+    """The migration lock, asked for once a second rather than waited on: a session blocked in
+    pg_advisory_lock holds a snapshot, and a migration that builds an index CONCURRENTLY (aegra has one)
+    waits for every snapshot older than its own, so the holder would wait for the waiter forever."""
+    said = False
+    while not connection.execute("SELECT pg_try_advisory_lock(%s)", (MIGRATION_LOCK,)).fetchone()[0]:
+        if not said:
+            print("another pod migrates this database: waiting for it", file=sys.stderr, flush=True)
+            said = True
+        time.sleep(1)
+
+
 def migrate() -> None:
     """aegra's migrations, then the checkpointer's and the store's tables, under one advisory lock."""
     import psycopg
@@ -55,7 +68,7 @@ def migrate() -> None:
     from aegra_api.settings import settings
 
     with psycopg.connect(settings.db.database_url_sync, autocommit=True) as lock:
-        lock.execute("SELECT pg_advisory_lock(%s)", (MIGRATION_LOCK,))
+        take_lock(lock)
         migrations.run_migrations_if_needed()
 
         async def tables() -> None:

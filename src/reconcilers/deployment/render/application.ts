@@ -21,6 +21,7 @@ import {
   selectorLabels,
   type Sizing,
 } from './common.ts';
+import { agentRunsEnv, agentServerLicenseEnv, withoutTenantLicense } from './agent-server.ts';
 import { asContainers, asEnv, asVolumeMounts, asVolumes, type DeploymentSpecInput } from './spec.ts';
 
 export interface ServingRevision {
@@ -47,6 +48,10 @@ export interface WorkloadInput {
   /** That registry (`host[:port][/path]`): its images are pulled with the credential at every start
    * (pullEveryStart), never run from a node's cache that another organization's pull filled. */
   credentialedRegistry?: string;
+  /** The durable agent server with a queue worker: its API queues runs, its queue worker runs them (agent-server.ts). */
+  agentRuns?: boolean;
+  /** The organization's copy of the reference image's licence key, for an agent server on that image. */
+  agentServerLicense?: string;
 }
 
 /**
@@ -179,9 +184,9 @@ function backingServiceWaits(owner: OwnerDeployment, backing: BackingServices, i
 }
 
 /** The queue worker's own command and environment (sourceConfig.queueWorker): its env wins by name. */
-function queueWorkerStart(spec: DeploymentSpecInput, env: V1EnvVar[]): Pick<V1Container, 'command' | 'args' | 'env'> {
+function queueWorkerStart(spec: DeploymentSpecInput, env: V1EnvVar[], licensed: boolean): Pick<V1Container, 'command' | 'args' | 'env'> {
   const own = spec.sourceConfig?.queueWorker ?? {};
-  const extra = asEnv(own.env);
+  const extra = withoutTenantLicense(asEnv(own.env), licensed);
   const overridden = new Set(extra.map((entry) => entry.name));
   return {
     ...(own.command?.length ? { command: [...own.command] } : {}),
@@ -199,18 +204,24 @@ function podTemplate(
 ): V1PodTemplateSpec {
   const { owner, spec, serving } = input;
   const resources = spec.sourceConfig?.resourceSpec ?? {};
+  const licensed = input.agentServerLicense !== undefined;
   const env: V1EnvVar[] = [
     { name: 'BERTH_ROLE', value: role },
     { name: 'PORT', value: String(input.port) },
+    ...(input.agentRuns ? agentRunsEnv(role) : []),
     ...backingEnv(owner, input.backing),
-    ...secretEnv(owner, spec),
+    ...withoutTenantLicense(secretEnv(owner, spec), licensed),
+    ...(input.agentServerLicense ? [agentServerLicenseEnv(input.agentServerLicense)] : []),
   ];
   const pull = pullEveryStart(input.credentialedRegistry);
   const main = {
     name: role === 'api' ? 'app' : 'queue',
     image: serving.image,
-    ...(role === 'queue' ? queueWorkerStart(spec, env) : { env }),
+    ...(role === 'queue' ? queueWorkerStart(spec, env, licensed) : { env }),
     resources: resourceRequirements(sizing, defaults, input.requestScale),
+    // A container that ends with an error says why in its status (and the revision's message), from its
+    // termination message or else its log's tail: a failed migration's own error.
+    terminationMessagePolicy: 'FallbackToLogsOnError',
     ...(role === 'api'
       ? { ports: [{ name: 'http', containerPort: input.port }], readinessProbe: applicationReadiness(spec), lifecycle: drainBeforeStop }
       : {}),

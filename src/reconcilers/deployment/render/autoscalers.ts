@@ -21,6 +21,12 @@ const scaleDownWindowSeconds = 60;
 /** KEDA's kind, which the controller caches and applies and Berth asks the cluster for at start. */
 export const scaledObjectKind = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', plural: 'scaledobjects' } as const;
 
+/** Whether the installation has KEDA: Berth asks for its ScaledObjects at start where apps scale on their
+ * requests in flight or to zero (src/cli/run.ts), and caches and writes them only then. */
+export function servesScaledObjects(installation: { requestConcurrency?: unknown; activator?: unknown }): boolean {
+  return installation.requestConcurrency !== undefined || installation.activator !== undefined;
+}
+
 const scaleDownBehavior = { scaleDown: { stabilizationWindowSeconds: scaleDownWindowSeconds } };
 
 /** The members of KEDA's ScaledObject that Berth sets. */
@@ -31,6 +37,7 @@ export interface ScaledObject extends KubeObject {
     maxReplicaCount: number;
     cooldownPeriod?: number;
     initialCooldownPeriod?: number;
+    pollingInterval?: number;
     advanced: { horizontalPodAutoscalerConfig: { name: string; behavior: V2HorizontalPodAutoscalerBehavior } };
     triggers: { type: string; name?: string; metricType: 'Utilization' | 'AverageValue'; metadata: Record<string, string> }[];
   };
@@ -59,17 +66,32 @@ function renderAutoscaler(
   };
 }
 
+type ScaledObjectBounds = Pick<
+  ScaledObject['spec'],
+  'minReplicaCount' | 'maxReplicaCount' | 'cooldownPeriod' | 'initialCooldownPeriod' | 'pollingInterval'
+>;
+
 /** The application's ScaledObject with its bounds and triggers: KEDA's HPA keeps the application's name. */
 export function applicationScaledObject(
   owner: OwnerDeployment,
-  bounds: Pick<ScaledObject['spec'], 'minReplicaCount' | 'maxReplicaCount' | 'cooldownPeriod' | 'initialCooldownPeriod'>,
+  bounds: ScaledObjectBounds,
   triggers: ScaledObject['spec']['triggers'],
 ): ScaledObject {
-  const target = childNames(owner.name).application;
+  return scaledObject(owner, { name: childNames(owner.name).application, component: 'application' }, bounds, triggers);
+}
+
+/** A ScaledObject of one of the Deployment's workloads, named after it, as KEDA's HPA then is. */
+export function scaledObject(
+  owner: OwnerDeployment,
+  workload: { name: string; component: Component },
+  bounds: ScaledObjectBounds,
+  triggers: ScaledObject['spec']['triggers'],
+): ScaledObject {
+  const target = workload.name;
   return {
     apiVersion: scaledObjectKind.apiVersion,
     kind: scaledObjectKind.kind,
-    metadata: childMetadata(owner, target, 'application'),
+    metadata: childMetadata(owner, target, workload.component),
     spec: {
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
       ...bounds,

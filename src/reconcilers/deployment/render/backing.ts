@@ -3,7 +3,8 @@
 //   application, which the reference control plane always gives a database) or when any db* sizing
 //   field is set (an image deployment opts in by sizing its database).
 // - A queue worker when any queue* field is set.
-// - Redis when redisMemoryMb is set or a queue worker runs (the queue needs a broker).
+// - Redis when redisMemoryMb is set, a queue worker runs (the queue needs a broker), or an agent server
+//   built from its configuration file may run more than one replica (its processes share runs through it).
 import { isBuiltSource, tierMinReplicas } from '../../../api/index.ts';
 import type { DeploymentSpecInput, ResourceSpecInput } from './spec.ts';
 
@@ -24,8 +25,16 @@ export function backingServices(spec: DeploymentSpecInput): BackingServices {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const database = isBuiltSource(spec.source) || anySet(resources, databaseFields);
   const queueWorker = anySet(resources, queueFields);
-  const redis = resources.redisMemoryMb != null || queueWorker;
+  const redis = resources.redisMemoryMb != null || queueWorker || agentWithReplicas(spec);
   return { database, queueWorker, redis };
+}
+
+/** An agent server built from its configuration file that may run more than one API replica: its
+ * processes join and stream each other's runs through Redis. */
+function agentWithReplicas(spec: DeploymentSpecInput): boolean {
+  if (!isBuiltSource(spec.source) || !spec.sourceRevisionConfig?.graphConfigPath) return false;
+  const scale = scaling(applicationMinScale(spec), spec.sourceConfig?.resourceSpec?.maxScale);
+  return scale.kind === 'autoscaled' && scale.maxReplicas > 1;
 }
 
 /**

@@ -3,6 +3,7 @@
 // cluster IP ranges are small.
 import type { V1Service, V1StatefulSet } from '@kubernetes/client-node';
 import { childNames } from '../../../api/child-names.ts';
+import { devTiers } from '../../../api/index.ts';
 import {
   type OwnerDeployment,
   childMetadata,
@@ -14,6 +15,13 @@ import {
 import type { DeploymentSpecInput } from './spec.ts';
 
 const postgresDefaults = { cpu: 0.25, memoryMb: 512, storageGi: 10, maxConnections: 100 };
+/** The development tiers' database: small, as the reference sizes it; db* fields still win. */
+const devPostgresDefaults = { cpu: 0.1, memoryMb: 256, storageGi: 1, maxConnections: 100 };
+
+/** What the database gets where db* fields say nothing, by tier. */
+export function postgresDefaultsFor(deploymentType: string | null | undefined): typeof postgresDefaults {
+  return deploymentType && devTiers.has(deploymentType) ? devPostgresDefaults : postgresDefaults;
+}
 
 export interface PostgresInput {
   owner: OwnerDeployment;
@@ -41,8 +49,9 @@ export function postgresClaimName(owner: Pick<OwnerDeployment, 'name'>): string 
 export function renderPostgres(input: PostgresInput): V1StatefulSet {
   const { owner } = input;
   const resources = input.spec.sourceConfig?.resourceSpec ?? {};
+  const defaults = postgresDefaultsFor(input.spec.sourceConfig?.deploymentType);
   const names = childNames(owner.name);
-  const storage = input.existingStorage ?? memoryQuantity((resources.dbStorageGi ?? postgresDefaults.storageGi) * 1024);
+  const storage = input.existingStorage ?? memoryQuantity((resources.dbStorageGi ?? defaults.storageGi) * 1024);
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
@@ -60,7 +69,7 @@ export function renderPostgres(input: PostgresInput): V1StatefulSet {
             {
               name: 'postgres',
               image: input.image,
-              args: ['-c', `max_connections=${resources.dbMaxConnections ?? postgresDefaults.maxConnections}`],
+              args: ['-c', `max_connections=${resources.dbMaxConnections ?? defaults.maxConnections}`],
               env: [
                 { name: 'POSTGRES_USER', value: 'postgres' },
                 { name: 'POSTGRES_DB', value: 'postgres' },
@@ -75,7 +84,7 @@ export function renderPostgres(input: PostgresInput): V1StatefulSet {
                   memoryMb: resources.dbMemoryMb,
                   memoryLimitMb: resources.dbMemoryLimitMb,
                 },
-                postgresDefaults,
+                defaults,
                 input.requestScale,
               ),
               readinessProbe: { exec: { command: ['pg_isready', '-U', 'postgres'] } },

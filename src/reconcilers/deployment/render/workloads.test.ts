@@ -1,8 +1,9 @@
-import type { V1Deployment, V1Ingress } from '@kubernetes/client-node';
+import type { V1Deployment, V1Ingress, V1StatefulSet } from '@kubernetes/client-node';
 import { parseAppUrlTemplate, type AppUrlTemplate } from '../../../api/index.ts';
 import { describe, expect, it } from 'vitest';
 import type { DeploymentSpecInput } from './spec.ts';
 import { renderWorkloads } from './workloads.ts';
+import type { ScaledObject } from './autoscalers.ts';
 
 const owner = { name: 'shop', namespace: 'ns', uid: 'uid-1' };
 const settings = {
@@ -44,6 +45,34 @@ describe('renderWorkloads', () => {
       { source: 'codehost' },
       false,
       ['Service/shop', 'StatefulSet/shop-postgres', 'Service/shop-postgres'],
+    ],
+    [
+      'an agent server that may run two replicas (they share runs through Redis)',
+      {
+        source: 'internal_source',
+        sourceConfig: { resourceSpec: { maxScale: 2 } },
+        sourceRevisionConfig: { graphConfigPath: 'langgraph.json' },
+      },
+      true,
+      [
+        'Service/shop',
+        'Deployment/shop',
+        'HorizontalPodAutoscaler/shop',
+        'StatefulSet/shop-postgres',
+        'Service/shop-postgres',
+        'Deployment/shop-redis',
+        'Service/shop-redis',
+      ],
+    ],
+    [
+      'an agent server of one replica',
+      {
+        source: 'internal_source',
+        sourceConfig: { resourceSpec: { maxScale: 1 } },
+        sourceRevisionConfig: { graphConfigPath: 'langgraph.json' },
+      },
+      true,
+      ['Service/shop', 'Deployment/shop', 'HorizontalPodAutoscaler/shop', 'StatefulSet/shop-postgres', 'Service/shop-postgres'],
     ],
     [
       'a custom URL',
@@ -169,6 +198,140 @@ describe('renderWorkloads', () => {
         serving,
       });
       expect(dev.map((o) => o.kind)).toEqual(['Service', 'Deployment', 'HorizontalPodAutoscaler', 'HTTPRoute']);
+    });
+  });
+
+  describe('a durable agent server with a queue worker', () => {
+    const agent: DeploymentSpecInput = {
+      source: 'internal_source',
+      sourceConfig: { resourceSpec: { queueMinScale: 1, queueMaxScale: 3 } },
+      sourceRevisionConfig: { graphConfigPath: 'langgraph.json' },
+    };
+    const durable = { ...settings, images: { ...settings.images, agentServer: 'registry/berth/agent-server@sha256:0' } };
+    const render = (spec: DeploymentSpecInput, installation: typeof durable) =>
+      renderWorkloads({ owner, spec, settings: installation, serving });
+    const envOf = (objects: ReturnType<typeof render>, name: string) =>
+      Object.fromEntries(
+        (
+          (objects.find((o) => o.kind === 'Deployment' && o.metadata?.name === name) as V1Deployment).spec!.template.spec!.containers[0]!
+            .env ?? []
+        )
+          .filter((e) => e.value !== undefined)
+          .map((e) => [e.name, e.value]),
+      );
+
+    it('queues runs on the API and runs them on the queue worker, ten per pod', () => {
+      const objects = render(agent, durable);
+      expect(envOf(objects, 'shop')).toMatchObject({ BERTH_ROLE: 'api', WORKER_COUNT: '0' });
+      expect(envOf(objects, 'shop-queue')).toMatchObject({ BERTH_ROLE: 'queue', WORKER_COUNT: '1', N_JOBS_PER_WORKER: '10' });
+    });
+
+    it("scales the queue worker on the runs in its own Postgres where the installation has KEDA, with that database's password", () => {
+      const withKeda = { ...durable, requestConcurrency: { serverAddress: 'http://metrics:8428', query: 'q' } };
+      const objects = render(agent, withKeda);
+      expect(objects.map((o) => `${o.kind}/${o.metadata?.name}`)).not.toContain('HorizontalPodAutoscaler/shop-queue');
+      const queue = objects.find((o) => o.kind === 'ScaledObject' && o.metadata?.name === 'shop-queue') as ScaledObject;
+      expect(queue.spec).toMatchObject({
+        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop-queue' },
+        minReplicaCount: 1,
+        maxReplicaCount: 3,
+        advanced: { horizontalPodAutoscalerConfig: { name: 'shop-queue' } },
+        triggers: [
+          {
+            type: 'postgresql',
+            metricType: 'AverageValue',
+            metadata: {
+              host: 'shop-postgres.ns.svc',
+              userName: 'postgres',
+              dbName: 'postgres',
+              passwordFromEnv: 'POSTGRES_PASSWORD',
+              query: "SELECT count(*) FROM runs WHERE status IN ('pending', 'running')",
+              targetQueryValue: '10',
+            },
+          },
+        ],
+      });
+      // The password KEDA reads is the queue worker's own, from this database's Secret.
+      const queueWorker = objects.find((o) => o.metadata?.name === 'shop-queue' && o.kind === 'Deployment') as V1Deployment;
+      expect(queueWorker.spec!.template.spec!.containers[0]!.env).toContainEqual({
+        name: 'POSTGRES_PASSWORD',
+        valueFrom: { secretKeyRef: { name: 'shop-postgres', key: 'password' } },
+      });
+    });
+
+    it('leaves other apps, and agents on the reference image, to the CPU autoscaler with every worker in the API', () => {
+      for (const [spec, installation] of [
+        [agent, settings],
+        [{ ...agent, sourceRevisionConfig: {} }, durable],
+        [{ ...agent, source: 'external_docker', sourceRevisionConfig: { imageUri: 'x' } }, durable],
+      ] as const) {
+        const objects = render(spec as DeploymentSpecInput, installation as typeof durable);
+        expect(objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toContain('HorizontalPodAutoscaler/shop-queue');
+        expect(envOf(objects, 'shop').WORKER_COUNT).toBeUndefined();
+      }
+    });
+  });
+
+  describe("the reference image's licence key", () => {
+    const licensed = { ...settings, agentServerLicense: 'berth-agent-server-license' };
+    const tenantKey = { name: 'LANGGRAPH_CLOUD_LICENSE_KEY', value: 'the-tenants-own' };
+    const agent: DeploymentSpecInput = {
+      source: 'internal_source',
+      sourceConfig: { resourceSpec: { queueMaxScale: 1 }, queueWorker: { env: [tenantKey] } },
+      sourceRevisionConfig: { graphConfigPath: 'langgraph.json' },
+      secrets: [{ name: 'LANGGRAPH_CLOUD_LICENSE_KEY' }],
+    };
+    const licenceEnv = (spec: DeploymentSpecInput, installation: object) =>
+      (
+        renderWorkloads({ owner, spec, settings: installation as typeof settings, serving }).filter(
+          (o) => o.kind === 'Deployment' && o.metadata?.name !== 'shop-redis',
+        ) as V1Deployment[]
+      ).map((d) => d.spec!.template.spec!.containers[0]!.env!.filter((e) => e.name === 'LANGGRAPH_CLOUD_LICENSE_KEY'));
+
+    it("comes from the organization's copy of the platform's Secret, never from the tenant, in the API and the queue worker", () => {
+      const platform = {
+        name: 'LANGGRAPH_CLOUD_LICENSE_KEY',
+        valueFrom: { secretKeyRef: { name: 'berth-agent-server-license', key: 'LANGGRAPH_CLOUD_LICENSE_KEY' } },
+      };
+      expect(licenceEnv(agent, licensed)).toEqual([[platform], [platform]]);
+      // The client's own Docker build runs the reference's image too.
+      expect(licenceEnv({ source: 'internal_docker', sourceRevisionConfig: { imageUri: 'r/i@sha256:0' } }, licensed)).toEqual([[platform]]);
+    });
+
+    it("is left out where agents run on the installation's own server, other apps, and installations that name none", () => {
+      const durable = { ...licensed, images: { ...settings.images, agentServer: 'registry/berth/agent-server@sha256:0' } };
+      const tenants = {
+        name: 'LANGGRAPH_CLOUD_LICENSE_KEY',
+        valueFrom: { secretKeyRef: { name: 'shop-secrets', key: 'LANGGRAPH_CLOUD_LICENSE_KEY' } },
+      };
+      // The queue worker's own variable wins over the secret's there, as any of its own does.
+      expect(licenceEnv(agent, durable)).toEqual([[tenants], [tenantKey]]);
+      expect(licenceEnv(agent, settings)).toEqual([[tenants], [tenantKey]]);
+      expect(licenceEnv({ source: 'external_docker', sourceRevisionConfig: { imageUri: 'nginx:1' } }, licensed)).toEqual([[]]);
+    });
+  });
+
+  it("sizes a development tier's database small, unless its db* fields say otherwise", () => {
+    const database = (spec: DeploymentSpecInput) => {
+      const sts = renderWorkloads({ owner, spec, settings }).find((o) => o.kind === 'StatefulSet') as V1StatefulSet;
+      return {
+        requests: sts.spec!.template.spec!.containers[0]!.resources!.requests,
+        storage: sts.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests!.storage,
+      };
+    };
+    expect(database({ source: 'codehost', sourceConfig: { deploymentType: 'dev' } })).toEqual({
+      requests: { cpu: '100m', memory: '256Mi' },
+      storage: '1Gi',
+    });
+    expect(database({ source: 'codehost', sourceConfig: { deploymentType: 'prod' } })).toEqual({
+      requests: { cpu: '250m', memory: '512Mi' },
+      storage: '10Gi',
+    });
+    expect(
+      database({ source: 'codehost', sourceConfig: { deploymentType: 'dev_zero', resourceSpec: { dbStorageGi: 5, dbCpu: 0.5 } } }),
+    ).toEqual({
+      requests: { cpu: '500m', memory: '256Mi' },
+      storage: '5Gi',
     });
   });
 

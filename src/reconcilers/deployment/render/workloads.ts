@@ -3,7 +3,8 @@
 import { appHost, childNames, parseCustomUrl, type Activator, type AppUrlTemplate, type RequestConcurrency } from '../../../api/index.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
 import { renderApplication, renderApplicationService, renderQueueWorker, type ServingRevision } from './application.ts';
-import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
+import { agentServerLicenseFor, queuesAgentRuns, renderRunBacklogScaledObject } from './agent-server.ts';
+import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler, servesScaledObjects } from './autoscalers.ts';
 import { applicationMinScale, backingServices, scaling } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
 import { renderHttpRoute, renderIngress, type ExternalRoute, type GatewayRef } from './ingress.ts';
@@ -15,7 +16,7 @@ import type { DeploymentSpecInput } from './spec.ts';
 
 export interface WorkloadSettings {
   applicationPort: number;
-  images: { postgres: string; redis: string };
+  images: { postgres: string; redis: string; agentServer?: string };
   requestScale: number;
   progressDeadlineSeconds: number;
   ingressClassName?: string;
@@ -31,6 +32,8 @@ export interface WorkloadSettings {
   requestConcurrency?: RequestConcurrency;
   /** The request-driven activator: with it, a dev_zero app that has a URL scales to zero when idle. */
   activator?: Activator;
+  /** The organizations' copy of the reference agent server's licence key (src/api/agent-server-license.ts). */
+  agentServerLicense?: string;
 }
 
 export interface WorkloadsInput {
@@ -48,6 +51,11 @@ export interface WorkloadsInput {
 export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   const { owner, spec, serving, settings } = input;
   const backing = backingServices(spec);
+  const agentRuns = queuesAgentRuns(spec, settings.images.agentServer, backing.queueWorker);
+  const license = agentServerLicenseFor(spec, {
+    agentServerImage: settings.images.agentServer,
+    licenseSecret: settings.agentServerLicense,
+  });
   const routes = externalRoutes(owner, spec, settings);
   const activation = activationOf(owner, spec, settings, routes, input.rollingOut ?? false);
   const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
@@ -57,6 +65,8 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
       spec,
       serving,
       backing,
+      agentRuns,
+      ...(license ? { agentServerLicense: license } : {}),
       port: settings.applicationPort,
       images: settings.images,
       requestScale: settings.requestScale,
@@ -72,7 +82,8 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
     for (const autoscaler of autoscalers) if (autoscaler) desired.push(autoscaler);
     if (backing.queueWorker) {
       desired.push(renderQueueWorker(workload));
-      const queueAutoscaler = renderQueueWorkerAutoscaler(owner, spec);
+      const queueAutoscaler =
+        agentRuns && servesScaledObjects(settings) ? renderRunBacklogScaledObject(owner, spec) : renderQueueWorkerAutoscaler(owner, spec);
       if (queueAutoscaler) desired.push(queueAutoscaler);
     }
   }

@@ -1,0 +1,99 @@
+// What Berth renders for agent servers, built from their configuration file.
+//
+// The reference's image, where the installation builds on it and names its licence Secret: the key from
+// the organization's copy (src/api/agent-server-license.ts), never the tenant's own variable of that name.
+//
+// How a durable agent server (scripts/agent-server/aegra, the installation's --agent-server-image) splits
+// its runs when the Deployment has a queue worker, as the reference's API and queue pods do: the API's
+// pods take runs and queue them (WORKER_COUNT=0), the queue worker's pods run them, ten at a time each
+// (WORKER_COUNT=1, N_JOBS_PER_WORKER=10), and where the installation has KEDA the queue worker scales on
+// the runs pending or running in the Deployment's own Postgres, between queueMinScale and queueMaxScale.
+// KEDA connects with that database's own password (the queue worker's POSTGRES_PASSWORD), which reaches
+// no other database. Pure.
+import type { V1EnvVar } from '@kubernetes/client-node';
+import { agentServerLicenseKey, childNames, isBuiltSource } from '../../../api/index.ts';
+import { scaling } from './backing.ts';
+import { scaledObject, type ScaledObject } from './autoscalers.ts';
+import type { OwnerDeployment } from './common.ts';
+import type { DeploymentSpecInput } from './spec.ts';
+
+/** Runs one queue worker pod executes at once: the reference's N_JOBS_PER_WORKER default. */
+export const runsPerQueueWorker = 10;
+
+/** The backlog: runs waiting for a worker or running on one (aegra's table `runs`). */
+export const runBacklogQuery = "SELECT count(*) FROM runs WHERE status IN ('pending', 'running')";
+
+/** How often KEDA reads the backlog, in seconds: a run waits at most this long before a worker is asked for. */
+const backlogPollingSeconds = 10;
+
+/** Whether Berth builds the Deployment's image from its configuration file (langgraph.json): an agent server. */
+function buildsAgentServer(spec: DeploymentSpecInput): boolean {
+  return isBuiltSource(spec.source) && !!spec.sourceRevisionConfig?.graphConfigPath;
+}
+
+/** Whether the Deployment runs the durable agent server with a queue worker: an agent project built from
+ * its configuration file on the installation's agent server image, with any queue* field set. */
+export function queuesAgentRuns(spec: DeploymentSpecInput, agentServerImage: string | undefined, queueWorker: boolean): boolean {
+  return queueWorker && agentServerImage !== undefined && buildsAgentServer(spec);
+}
+
+/** The licence Secret an agent server on the reference's image reads, if the installation names one: one
+ * built from its configuration file with no agent server image of the installation's, or the client's
+ * own Docker build of it (internal_docker, on the reference's image). */
+export function agentServerLicenseFor(
+  spec: DeploymentSpecInput,
+  installation: { agentServerImage?: string | undefined; licenseSecret?: string | undefined },
+): string | undefined {
+  if (!installation.licenseSecret) return undefined;
+  const onReferenceImage = (buildsAgentServer(spec) && !installation.agentServerImage) || spec.source === 'internal_docker';
+  return onReferenceImage ? installation.licenseSecret : undefined;
+}
+
+/** The licence key's variable, from the organization's copy. */
+export function agentServerLicenseEnv(secret: string): V1EnvVar {
+  return { name: agentServerLicenseKey, valueFrom: { secretKeyRef: { name: secret, key: agentServerLicenseKey } } };
+}
+
+/** A tenant's variables, less the licence key where the installation supplies it. */
+export function withoutTenantLicense(env: V1EnvVar[], licensed: boolean): V1EnvVar[] {
+  return licensed ? env.filter((entry) => entry.name !== agentServerLicenseKey) : env;
+}
+
+/** The API's pods queue runs; the queue worker's run them (the queue worker's own env still wins by name). */
+export function agentRunsEnv(role: 'api' | 'queue'): V1EnvVar[] {
+  if (role === 'api') return [{ name: 'WORKER_COUNT', value: '0' }];
+  return [
+    { name: 'WORKER_COUNT', value: '1' },
+    { name: 'N_JOBS_PER_WORKER', value: String(runsPerQueueWorker) },
+  ];
+}
+
+/** The queue worker's ScaledObject: one replica per ten runs in the backlog, or fewer for its CPU. */
+export function renderRunBacklogScaledObject(owner: OwnerDeployment, spec: DeploymentSpecInput): ScaledObject | undefined {
+  const resources = spec.sourceConfig?.resourceSpec ?? {};
+  const scale = scaling(resources.queueMinScale, resources.queueMaxScale);
+  if (scale.kind === 'scaledToZero') return undefined;
+  const names = childNames(owner.name);
+  return scaledObject(
+    owner,
+    { name: names.queueWorker, component: 'queue-worker' },
+    { minReplicaCount: scale.minReplicas, maxReplicaCount: scale.maxReplicas, pollingInterval: backlogPollingSeconds },
+    [
+      {
+        type: 'postgresql',
+        name: 'run-backlog',
+        metricType: 'AverageValue',
+        metadata: {
+          host: `${names.postgres}.${owner.namespace}.svc`,
+          port: '5432',
+          userName: 'postgres',
+          dbName: 'postgres',
+          sslmode: 'disable',
+          passwordFromEnv: 'POSTGRES_PASSWORD',
+          query: runBacklogQuery,
+          targetQueryValue: String(runsPerQueueWorker),
+        },
+      },
+    ],
+  );
+}
