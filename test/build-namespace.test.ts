@@ -5,6 +5,7 @@
 import { CoreV1Api, type V1Job, type V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Revision } from '../src/api/index.ts';
+import { clusterDnsEgress } from '../src/api/cluster-dns.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
 import { prepareBuildNamespace, renderBuildNetworkPolicy } from '../src/reconcilers/deployment/build-namespace.ts';
 import { createLogger, kubeRequest, Manager, type KubeObject } from '../src/runtime/index.ts';
@@ -180,18 +181,7 @@ describe('a codehost build in the build namespace', () => {
     expect(policy.spec.ingress ?? []).toEqual([]);
     expect(policy.spec.egress[0]!.to[0]!.ipBlock.except).toEqual(['169.254.0.0/16']);
     // Cluster DNS stays reachable, whatever networks the installation blocks.
-    expect(policy.spec.egress[2]).toEqual({
-      to: [
-        {
-          namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': 'kube-system' } },
-          podSelector: { matchLabels: { 'k8s-app': 'kube-dns' } },
-        },
-      ],
-      ports: [
-        { protocol: 'UDP', port: 53 },
-        { protocol: 'TCP', port: 53 },
-      ],
-    });
+    expect(policy.spec.egress[2]).toEqual(clusterDnsEgress);
   });
 
   it('blocks the networks the installation names (--build-blocked-cidrs), each in its family', () => {

@@ -7,6 +7,7 @@ import { createDeploymentWriter, registerDeploymentControllers, type DeploymentW
 import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
 import { eventually } from '../workbench/support/poll.ts';
 import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
+import { markRolledOut as markRolledOutIn } from './support/rollout.ts';
 import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 import { secretNotReadableMessage } from '../src/api/readable-secrets.ts';
 import { buildEnded } from '../src/reconcilers/deployment/build-state.ts';
@@ -74,6 +75,19 @@ async function getDeployment(name: string): Promise<Deployment> {
   return (await custom.getNamespacedCustomObject({ group, version, namespace, plural: 'deployments', name })) as Deployment;
 }
 
+/** Waits until the Deployment is gone from the API server. */
+async function deploymentGone(name: string): Promise<void> {
+  await eventually(
+    () =>
+      getDeployment(name).then(
+        () => false,
+        (e: { code?: number }) => e.code === 404,
+      ),
+    30_000,
+    'the Deployment gone',
+  );
+}
+
 async function patchDeployment(name: string, patch: unknown): Promise<Deployment> {
   return kubeRequest<Deployment>(kc, {
     method: 'PATCH',
@@ -102,22 +116,7 @@ async function readAppsDeployment(name: string): Promise<V1Deployment | undefine
 
 /** Plays the Deployment controller and kubelet: every wanted replica of the current template is up. */
 async function markRolledOut(name: string): Promise<void> {
-  const current = await apps.readNamespacedDeployment({ namespace, name });
-  const replicas = current.spec?.replicas ?? 1;
-  await kubeRequest(kc, {
-    method: 'PATCH',
-    path: `/apis/apps/v1/namespaces/${namespace}/deployments/${name}/status`,
-    contentType: 'application/merge-patch+json',
-    body: {
-      status: {
-        observedGeneration: current.metadata!.generation,
-        replicas,
-        updatedReplicas: replicas,
-        readyReplicas: replicas,
-        availableReplicas: replicas,
-      },
-    },
-  });
+  await markRolledOutIn(kc, namespace, name);
 }
 
 async function markDatabaseReady(statefulSet: string): Promise<void> {
@@ -880,15 +879,7 @@ describe('restarts and deletion', () => {
     );
     try {
       await custom.deleteNamespacedCustomObject({ group, version, namespace, plural: 'deployments', name });
-      await eventually(
-        () =>
-          getDeployment(name).then(
-            () => false,
-            (e: { code?: number }) => e.code === 404,
-          ),
-        30_000,
-        'the Deployment gone',
-      );
+      await deploymentGone(name);
       await eventually(async () => seen.includes('AWAITING_DELETE'), 10_000, 'AWAITING_DELETE seen by the watch');
     } finally {
       watch.abort();
@@ -963,15 +954,7 @@ describe('restarts and deletion', () => {
       'the StatefulSet deleting its claim with it',
     );
     await custom.deleteNamespacedCustomObject({ group, version, namespace, plural: 'deployments', name });
-    await eventually(
-      () =>
-        getDeployment(name).then(
-          () => false,
-          (e: { code?: number }) => e.code === 404,
-        ),
-      30_000,
-      'the Deployment gone',
-    );
+    await deploymentGone(name);
     await expect(core.readNamespacedSecret({ namespace, name: `${name}-postgres` })).rejects.toMatchObject({ code: 404 });
     // Gone, or going once the claim protection lets it.
     const claim = await core.readNamespacedPersistentVolumeClaim({ namespace, name: `data-${name}-postgres-0` }).catch(() => undefined);

@@ -1,7 +1,7 @@
 // Deployments through the HTTP facade with the Deployment controller running in-process against the
 // real API server: create, read, list, PATCH (in place or a new revision), revisions, redeploy,
 // delete, secrets kept in an owned Secret and masked in every answer, kubectl interop.
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentKind, group, revisionKind, version, type Deployment, type Revision } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
@@ -9,6 +9,7 @@ import { createLogger, Manager } from '../src/runtime/index.ts';
 import { eventually } from '../workbench/support/poll.ts';
 import { kubectl, testKubeConfig } from './support/cluster.ts';
 import { startTestFacade, type TestFacade } from './support/facade.ts';
+import { markRolledOut } from './support/rollout.ts';
 import { deploymentTable, expectTable } from './support/facade-shapes.ts';
 import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 
@@ -46,29 +47,6 @@ async function readDeployment(namespace: string, name: string): Promise<Deployme
 async function listRevisions(namespace: string): Promise<Revision[]> {
   return ((await custom.listNamespacedCustomObject({ group, version, namespace, plural: revisionKind.plural })) as { items: Revision[] })
     .items;
-}
-
-/** Marks the apps/v1 Deployment's rollout done, as its controller would (none runs here). */
-async function markRolledOut(namespace: string, name: string): Promise<true> {
-  const current = await apps.readNamespacedDeployment({ namespace, name });
-  const replicas = current.spec?.replicas ?? 1;
-  await apps.patchNamespacedDeploymentStatus(
-    {
-      namespace,
-      name,
-      body: {
-        status: {
-          observedGeneration: current.metadata!.generation,
-          replicas,
-          updatedReplicas: replicas,
-          readyReplicas: replicas,
-          availableReplicas: replicas,
-        },
-      },
-    },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-  );
-  return true;
 }
 
 /** The image the application Deployment's pod template runs, if it exists. */
@@ -679,7 +657,7 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
   it('interrupts a revision that is deploying: its rollout goes back to the revision before, and it ends INTERRUPTED', async () => {
     const created = await create('interrupted');
     // No kubelet here: the first rollout is marked done as the apps/v1 controller would.
-    await eventually(() => markRolledOut(t.org.namespace, 'interrupted'), 30_000, 'the first rollout marked done');
+    await eventually(() => markRolledOut(kc, t.org.namespace, 'interrupted'), 30_000, 'the first rollout marked done');
     await eventually(
       async () =>
         (await t.call('GET', `/v2/deployments/${created.id}`)).body.active_revision_id === created.latest_revision_id || undefined,
