@@ -232,6 +232,8 @@ describe('helm install onto the real node', () => {
       name: 'shop',
       source: 'external_docker',
       source_config: {
+        // Its data goes with it (the default keeps it).
+        database_retention: 'delete',
         custom_url: 'http://shop.example.test',
         resource_spec: {
           min_scale: 1,

@@ -155,7 +155,24 @@ describe('a Berth Deployment on the real node', () => {
     expect(await revisions()).toEqual(before);
   }, 300_000);
 
-  it('takes the app, its database and its volume down on delete', async () => {
+  it('takes the app, its database and its volume down on delete, once its data is to go with it', async () => {
+    // The default keeps the data: the user says it goes (the StatefulSet's claim policy follows).
+    const patch = { spec: { sourceConfig: { databaseRetention: 'delete' } } };
+    await kubectlOk(['patch', 'deployments.berth.dev', '-n', namespace, 'shop', '--type', 'merge', '-p', JSON.stringify(patch)]);
+    await eventually(
+      async () =>
+        (await kubectlOk([
+          'get',
+          'statefulset',
+          '-n',
+          namespace,
+          'shop-postgres',
+          '-o',
+          'jsonpath={.spec.persistentVolumeClaimRetentionPolicy.whenDeleted}',
+        ])) === 'Delete' || undefined,
+      60_000,
+      'the claim policy Delete',
+    );
     await kubectlOk(['delete', 'deployments.berth.dev', '-n', namespace, 'shop', '--wait=true', '--timeout=120s']);
     await eventually(
       async () => (await kubectlOk(['get', 'pvc', '-n', namespace, '-o', 'name'])).trim() === '',
