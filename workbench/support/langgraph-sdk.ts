@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { langgraphCli } from './langgraph-cli.ts';
+import { startLoopbackProxy } from './loopback-proxy.ts';
 
 const run = promisify(execFile);
 
@@ -23,7 +24,8 @@ export interface ConcurrentRuns {
 }
 
 /** An agent server as the SDK reaches it: its URL, and for an https URL under `localhost` (the node's
- * Gateway) the CA its certificate is trusted by. Names under `localhost` are loopback (loopback.ts). */
+ * Gateway) the CA its certificate is trusted by. Names under `localhost` are reached through the
+ * loopback proxy (loopback-proxy.ts). */
 export interface AgentServer {
   url: string;
   /** A PEM file of the CA (httpx reads SSL_CERT_FILE). */
@@ -31,18 +33,14 @@ export interface AgentServer {
 }
 
 const program = `
-import asyncio, json, socket, sys
+import asyncio, json, sys
 import httpx
-from langgraph_sdk import get_client
+from langgraph_sdk.client import LangGraphClient
 
-# Names under localhost are loopback, as browsers resolve them (RFC 6761); getaddrinfo here knows only localhost.
-_getaddrinfo = socket.getaddrinfo
-def _loopback(host, *args, **kwargs):
-    name = host.decode() if isinstance(host, bytes) else host
-    if isinstance(name, str) and name.endswith(".localhost"):
-        host = "127.0.0.1"
-    return _getaddrinfo(host, *args, **kwargs)
-socket.getaddrinfo = _loopback
+def connect(url):
+    # The SDK's client on an httpx client of its own, which takes the environment's proxy and CA
+    # (HTTPS_PROXY, SSL_CERT_FILE), as an app behind a proxy does: get_client's transport takes no proxy.
+    return LangGraphClient(httpx.AsyncClient(base_url=url, timeout=httpx.Timeout(connect=5, read=300, write=300, pool=5)))
 
 async def reading(client, thread_id):
     thread = await client.threads.get(thread_id)
@@ -58,7 +56,7 @@ async def outcome(coroutine):
         return error.response.status_code
 
 async def main(url, step, thread_id, graph, inputs):
-    client = get_client(url=url)
+    client = connect(url)
     inputs = json.loads(inputs)
     if step == "create":
         thread_id = (await client.threads.create())["thread_id"]
@@ -103,11 +101,21 @@ async def main(url, step, thread_id, graph, inputs):
 asyncio.run(main(*sys.argv[1:]))
 `;
 
+let loopbackProxy: Promise<string> | undefined;
+
+/** A URL under `localhost` is reached through the loopback proxy (loopback-proxy.ts), by the client's
+ * own proxy setting; any other directly. */
+async function proxyFor(url: string): Promise<Record<string, string>> {
+  if (!new URL(url).hostname.endsWith('.localhost')) return {};
+  loopbackProxy ??= startLoopbackProxy();
+  return { HTTPS_PROXY: await loopbackProxy, NO_PROXY: '' };
+}
+
 async function sdk(server: string | AgentServer, step: string, threadId: string, graph: string, inputs: unknown[]): Promise<unknown> {
   const { url, caFile } = typeof server === 'string' ? { url: server, caFile: undefined } : server;
   const python = join(dirname(await langgraphCli()), 'python');
   const args = ['-c', program, url, step, threadId, graph, JSON.stringify(inputs)];
-  const env = { ...process.env, ...(caFile ? { SSL_CERT_FILE: caFile } : {}) };
+  const env = { ...process.env, ...(caFile ? { SSL_CERT_FILE: caFile } : {}), ...(await proxyFor(url)) };
   const { stdout } = await run(python, args, { timeout: 300_000, encoding: 'utf8', env });
   return JSON.parse(stdout.trim().split('\n').at(-1)!);
 }

@@ -40,11 +40,11 @@ export async function finalizeDeployment(
   const ownsItsOwn = (object: DeepReadonly<KubeObject> | undefined) =>
     object?.metadata?.ownerReferences?.some((reference) => reference.uid === owner.uid) === true;
   // Only this Deployment's own: one refused its names (NameTaken) must not take another's data with it.
-  const ownsDatabase =
-    ownsItsOwn(informers.statefulSets.get(owner.namespace, names.postgres)) ||
-    ownsItsOwn(informers.secrets.get(owner.namespace, names.postgresCredentials));
+  const ownsPassword = ownsItsOwn(informers.secrets.get(owner.namespace, names.postgresCredentials));
+  const ownsDatabase = ownsPassword || ownsItsOwn(informers.statefulSets.get(owner.namespace, names.postgres));
   const keepsData = !deletesData(deployment.spec);
-  if (ownsDatabase && keepsData) await releaseDatabase(writer, owner);
+  // Once: a released password is no longer this Deployment's.
+  if (ownsPassword && keepsData) await releaseDatabase(writer, owner);
   const owned: Informer[] = [...workloadInformers(informers), informers.jobs, informers.secrets, informers.revisions];
   let remaining = 0;
   for (const informer of owned) {
