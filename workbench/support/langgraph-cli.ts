@@ -50,6 +50,8 @@ function clientEnv(user: ClientUser): NodeJS.ProcessEnv {
     LANGGRAPH_HOST_URL: user.api,
     LANGGRAPH_HOST_API_KEY: user.key,
     LANGSMITH_TENANT_ID: user.organization,
+    // The client reports each use to a third party unless told not to: the suites send nothing off this machine.
+    LANGGRAPH_CLI_NO_ANALYTICS: '1',
   };
 }
 

@@ -345,6 +345,8 @@ function dockerfileStep(input: BuildJobInput): V1Container {
     env: [
       { name: 'GRAPH_CONFIG_PATH', value: input.graphConfigPath ?? '' },
       { name: 'LANGGRAPH_CLI_VERSION', value: langgraphCliVersion },
+      // The tool reports each use to a third party unless told not to: a tenant's build tells no one.
+      { name: 'LANGGRAPH_CLI_NO_ANALYTICS', value: '1' },
       { name: 'GRAPH_CHECK', value: graphCheck },
       ...agentServerBaseEnv(input.images.agentServer),
     ],

@@ -521,6 +521,8 @@ describe('renderBuildJob', () => {
       expect.arrayContaining([
         { name: 'GRAPH_CONFIG_PATH', value: 'agents/langgraph.json' },
         { name: 'LANGGRAPH_CLI_VERSION', value: langgraphCliVersion },
+        // No report of the build to the tool's maker.
+        { name: 'LANGGRAPH_CLI_NO_ANALYTICS', value: '1' },
       ]),
     );
     const script = step.command!.join(' ');
