@@ -10,6 +10,11 @@ import { byCreation } from '../request.ts';
 import { deploymentResponse } from '../responses.ts';
 import type { Tenant } from '../tenancy.ts';
 
+/** The reference's words for a revision id the deployment does not have. */
+export function revisionNotFound(id: string): string {
+  return `Revision ID ${id} not found.`;
+}
+
 export function deploymentNotFound(id: string): string {
   return `Deployment ID ${id} not found.`;
 }
@@ -43,7 +48,7 @@ export function revisionById(
   const revision = revisionsOf(deployment, cache.revisions.byIndex(byUid, id)).find(
     (candidate) => candidate.metadata.namespace === namespace,
   );
-  if (!revision) throw notFound(`Revision ID ${id} not found.`);
+  if (!revision) throw notFound(revisionNotFound(id));
   return revision;
 }
 

@@ -22,7 +22,7 @@ import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import { revisionResponse } from '../responses.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { pageSchema, revisionResponseSchema } from '../wire-schemas.ts';
-import { deploymentAnswers, deploymentNotFound, revisionById, revisionsOf } from './deployment-answers.ts';
+import { deploymentAnswers, deploymentNotFound, revisionById, revisionNotFound, revisionsOf } from './deployment-answers.ts';
 
 type DeploymentParams = { Params: { deployment_id: string } };
 type RevisionParams = { Params: { deployment_id: string; revision_id: string } };
@@ -93,7 +93,7 @@ export function registerRevisionRoutes(app: FastifyInstance, deps: FacadeDepende
       .patch<Revision>(revisionKind, tenant.namespace, revision.metadata.name!, {
         metadata: { uid: revisionId, annotations: { [interruptedAnnotation]: asked } },
       })
-      .catch((error: unknown) => clientErrorFromKube(error, { notFound: `Revision ID ${revisionId} not found.` }));
+      .catch((error: unknown) => clientErrorFromKube(error, { notFound: revisionNotFound(revisionId) }));
     const stopped = await waitForCache(
       () => cache.revisions.get(tenant.namespace, revision.metadata.name!),
       (seen) => seen.status?.status === 'INTERRUPTED',

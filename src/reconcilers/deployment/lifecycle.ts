@@ -8,9 +8,6 @@ import { builtImageReference, type BuildState } from './build-state.ts';
 import type { PodProblem } from './pods.ts';
 import { revisionLabel } from './render/common.ts';
 
-/** Phases a revision leaves only through a spec change: they are kept when it stops being the target. */
-const settledPhases = settledRevisionPhases;
-
 export interface Rollout {
   /** The revision the Deployment's pod template runs (its revision label), if the Deployment exists. */
   revision?: string;
@@ -170,6 +167,7 @@ function rolloutPhase(o: TargetObservation, image: string | undefined): TargetPh
  * INTERRUPTED. A settled phase stays as it is. Either resumes if the revision becomes the target again.
  */
 export function bypassedPhase(recorded: string | undefined, skippedByPin: boolean): RevisionPhase | undefined {
-  if (recorded !== undefined && settledPhases.has(recorded as RevisionPhase)) return undefined;
+  // A settled phase (one a revision leaves only through a spec change) is kept when it stops being the target.
+  if (recorded !== undefined && settledRevisionPhases.has(recorded as RevisionPhase)) return undefined;
   return skippedByPin ? 'SKIPPED' : 'INTERRUPTED';
 }
