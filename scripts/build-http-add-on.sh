@@ -7,7 +7,7 @@
 # the pin or the Go toolchain changes. Prints the bin directory on the last line; the CRD is in its crds/.
 set -euo pipefail
 
-http_add_on_version=v0.12.0
+http_add_on_version=v0.15.0
 
 source "$(dirname "$0")/lib/cached-build.sh"
 key=$(sed -n '/^http_add_on_version=/p' "$0" | cat - <(go env GOVERSION GOOS GOARCH) | sha256sum | cut -c1-16)

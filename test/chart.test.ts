@@ -475,6 +475,7 @@ describe('the chart', () => {
         )
         .map((m) => `${m.kind}/${m.metadata?.namespace ?? ''}`);
     const plain = await render('berth-system');
+    expect(granting(plain, 'interceptorroutes')).toEqual([]);
     expect(granting(plain, 'httpscaledobjects')).toEqual([]);
     expect(granting(plain, 'referencegrants')).toEqual([]);
     const zero = await render('berth-system', [
@@ -494,6 +495,8 @@ describe('the chart', () => {
       ]),
     );
     // Where Berth watches (the watched namespaces' Roles), as its other children.
+    expect(granting(zero, 'interceptorroutes')).toEqual(granting(zero, 'httproutes'));
+    // The HTTPScaledObjects an earlier Berth wrote, there too, to prune.
     expect(granting(zero, 'httpscaledobjects')).toEqual(granting(zero, 'httproutes'));
     expect(granting(zero, 'scaledobjects')).toEqual(granting(zero, 'httproutes'));
     expect(granting(zero, 'referencegrants')).toEqual(['Role/keda']);

@@ -179,7 +179,7 @@ describe('berth run --activator-proxy', () => {
     const berth = startBerth([...base, ...activator, '--gateway', 'gateways/public']);
     expect(await berth.exited).toBe(1);
     expect(JSON.stringify(berth.lines)).toContain(
-      '--activator-proxy needs KEDA and its HTTP add-on: this cluster serves no ScaledObject (keda.sh/v1alpha1)',
+      '--activator-proxy needs KEDA and its HTTP add-on (v0.14.0 or later): this cluster serves no ScaledObject (keda.sh/v1alpha1)',
     );
   });
 });

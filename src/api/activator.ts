@@ -14,7 +14,13 @@ export interface Activator {
   readonly proxy: ActivatorProxy;
   /** The external scaler, host:port as KEDA's operator dials it: `--activator-scaler`. */
   readonly scalerAddress: string;
+  /** The add-on still serves its HTTPScaledObject, which an earlier Berth wrote in place of today's
+   * InterceptorRoute: Berth prunes those it wrote. Found on the cluster at start. */
+  readonly servesHttpScaledObjects?: boolean;
 }
+
+/** The condition of a Deployment that says whether it scales to zero here (True: through the activator). */
+export const scaleToZeroCondition = 'ScaleToZero';
 
 /** How long an app of the dev_zero tier receives no request before it goes to zero: Knative's stable
  * window. It is also the grace a new app gets before its first idle spell counts. */

@@ -47,12 +47,18 @@ export function revisionName(deploymentName: string, digest: string): string {
   return boundedName(deploymentName, `-${digest.slice(0, 10)}`);
 }
 
+/** The port of the application's Service, where routes send its traffic (its pods listen on their own). */
+export const applicationServicePort = 80;
+
 export function childNames(deploymentName: string) {
   const base = dnsLabelBase(deploymentName);
+  const postgres = boundedName(base, '-postgres', statefulSetNameLimit);
   return {
     application: boundedName(base, ''),
     queueWorker: boundedName(base, '-queue'),
-    postgres: boundedName(base, '-postgres', statefulSetNameLimit),
+    postgres,
+    /** The volume claim the Postgres StatefulSet makes for its one replica: the data. */
+    postgresClaim: `data-${postgres}-0`,
     postgresCredentials: boundedName(base, '-postgres'),
     redis: boundedName(base, '-redis', statefulSetNameLimit),
     redisCredentials: boundedName(base, '-redis'),

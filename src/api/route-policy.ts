@@ -24,7 +24,7 @@ export const steeringResources = [
   },
   { apiGroups: ['gateway.networking.x-k8s.io'], resources: ['xlistenersets'] },
   { apiGroups: ['keda.sh'], resources: ['scaledobjects', 'scaledjobs', 'triggerauthentications'] },
-  { apiGroups: ['http.keda.sh'], resources: ['httpscaledobjects'] },
+  { apiGroups: ['http.keda.sh'], resources: ['interceptorroutes', 'httpscaledobjects'] },
   {
     apiGroups: ['traefik.io'],
     resources: [

@@ -5,6 +5,7 @@ import { registerCodeHostIntegrationController } from '../reconcilers/codehost-i
 import {
   defaultDeploymentControllerOptions,
   httpScaledObjectKind,
+  interceptorRouteKind,
   prepareBuildNamespace,
   registerDeploymentControllers,
   scaledObjectKind,
@@ -99,14 +100,19 @@ async function activatorFor(
       : cluster.activator;
   if (!activator) return {};
   if (!gateway) throw new Error('--activator-proxy needs a Gateway (--gateway): an Ingress cannot reach a Service in another namespace');
-  for (const { apiVersion, kind } of [scaledObjectKind, httpScaledObjectKind]) {
+  for (const { apiVersion, kind } of [scaledObjectKind, interceptorRouteKind]) {
     await resolveResource(kubeConfig, apiVersion, kind).catch(() => {
       throw new Error(
-        `--activator-proxy needs KEDA and its HTTP add-on: this cluster serves no ${kind} (${apiVersion}). Install them, or leave --activator-proxy unset (dev_zero then runs as dev)`,
+        `--activator-proxy needs KEDA and its HTTP add-on (v0.14.0 or later): this cluster serves no ${kind} (${apiVersion}). Install them, or leave --activator-proxy unset (dev_zero then runs as dev)`,
       );
     });
   }
-  return { activator };
+  const { apiVersion, kind } = httpScaledObjectKind;
+  const servesHttpScaledObjects = await resolveResource(kubeConfig, apiVersion, kind).then(
+    () => true,
+    () => false,
+  );
+  return { activator: { ...activator, servesHttpScaledObjects } };
 }
 
 /** Where apps' request concurrency is read for autoscaling: the flag, else what the cluster offers. */

@@ -124,7 +124,7 @@ beforeAll(async () => {
     '--set',
     `apps.concurrencyMetrics=${metricsStoreUrl}`,
     // dev_zero apps (the reference client's default tier) scale to zero through the node's activator:
-    // HTTPScaledObjects under the chart's Role, the grant under its Role in the activator's namespace,
+    // InterceptorRoutes under the chart's Role, the grant under its Role in the activator's namespace,
     // whose interceptor the organizations' network policy admits.
     '--set',
     `apps.activatorProxy=${nodeActivator.proxy.namespace}/${nodeActivator.proxy.name}:${nodeActivator.proxy.port}`,

@@ -1,13 +1,16 @@
 // dev_zero scales to zero on the real node, and the request that wakes it is answered: Berth, given the
 // node's activator (KEDA's HTTP add-on, built here, its interceptor and scaler in pods), routes a dev_zero
-// app's URL to the interceptor and writes the add-on's HTTPScaledObject and the KEDA ScaledObject that
-// scales the app from zero. Once idle the app has no pod; a request through the Gateway (loopback) then
-// waits while one starts, and gets the app's answer. No pod reaches the interceptor or the scaler.
+// app's URL to the interceptor and writes the add-on's InterceptorRoute and the KEDA ScaledObject that
+// scales the app from zero. An app an earlier Berth gave the add-on's HTTPScaledObject moves to an
+// InterceptorRoute without losing its URL. Once idle the app has no pod; a request through the Gateway
+// (loopback) then waits while one starts, and gets the app's answer. No pod reaches the interceptor or
+// the scaler.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { nodeActivator } from '../../workbench/node/http-add-on.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { kubeRequest } from '../../src/runtime/index.ts';
+import { fieldManager } from '../../src/api/group.ts';
+import { applyObject, kubeRequest, type KubeObject } from '../../src/runtime/index.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
@@ -21,21 +24,31 @@ let api: Api;
 let namespace: string;
 const proxy = nodeActivator.proxy;
 
+let berthArgs: string[];
+let apiKey: string;
+
+/** Starts Berth (again) and points the HTTP API client at it. */
+async function startBerth(): Promise<void> {
+  berth = spawnBerth(inject('kubeconfigPath'), berthArgs);
+  await waitReady(berth);
+  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': apiKey });
+}
+
 beforeAll(async () => {
   const operatorNamespace = await useNamespace('berth-zero-op');
   namespace = await useNamespace('zero');
   const org = randomUUID();
   await ensureOrganizationNamespace(kc, namespace, org);
-  berth = spawnBerth(inject('kubeconfigPath'), [
+  berthArgs = [
     ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
     ...gatewayFlags(),
     '--activator-proxy',
     `${proxy.namespace}/${proxy.name}:${proxy.port}`,
     '--activator-scaler',
     nodeActivator.scalerAddress,
-  ]);
-  await waitReady(berth);
-  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [org])).key });
+  ];
+  apiKey = (await ensureApiKey(kc, operatorNamespace, [org])).key;
+  await startBerth();
 });
 
 afterAll(async () => {
@@ -53,6 +66,12 @@ const berthDeployment = (name: string) =>
   get<{ status?: { status?: string; conditions?: Condition[] } }>(`/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${name}`);
 const grant = () =>
   get<object>(`/apis/gateway.networking.k8s.io/v1beta1/namespaces/${proxy.namespace}/referencegrants/berth-routes-${namespace}`);
+const interceptorRoute = () =>
+  get<KubeObject & { spec: Record<string, unknown> }>(`/apis/http.keda.sh/v1beta1/namespaces/${namespace}/interceptorroutes/sleepy`);
+const scaledObject = () =>
+  get<{ spec: { minReplicaCount: number; triggers: { type: string; metadata: Record<string, string> }[] } }>(
+    `/apis/keda.sh/v1alpha1/namespaces/${namespace}/scaledobjects/sleepy`,
+  );
 const condition = async (name: string, type: string) => (await berthDeployment(name))?.status?.conditions?.find((c) => c.type === type);
 
 describe('a dev_zero app on a node with an activator', () => {
@@ -60,7 +79,7 @@ describe('a dev_zero app on a node with an activator', () => {
   let url: string;
   let others: string[] = [];
 
-  it('serves at its URL through the activator, with its HTTPScaledObject, ScaledObject and grant', { timeout: 240_000 }, async () => {
+  it('serves at its URL through the activator, with its InterceptorRoute, ScaledObject and grant', { timeout: 240_000 }, async () => {
     const created = await api.ok('POST', '/v2/deployments', {
       name: 'sleepy',
       source: 'external_docker',
@@ -83,26 +102,92 @@ describe('a dev_zero app on a node with an activator', () => {
     expect(route?.spec.rules[0]!.backendRefs).toEqual([
       expect.objectContaining({ namespace: proxy.namespace, name: proxy.name, port: proxy.port }),
     ]);
-    const routing = await get<{ spec: Record<string, unknown> }>(
-      `/apis/http.keda.sh/v1alpha1/namespaces/${namespace}/httpscaledobjects/sleepy`,
-    );
-    expect(routing?.spec).toMatchObject({
-      hosts: [new URL(url).hostname],
-      scaleTargetRef: { name: 'sleepy', service: 'sleepy', port: 80 },
-      replicas: { min: 0, max: 2 },
+    expect((await interceptorRoute())?.spec).toMatchObject({
+      target: { service: 'sleepy', port: 80 },
+      rules: [{ hosts: [new URL(url).hostname], paths: [{ value: '/' }] }],
     });
-    const scaler = await get<{ spec: { minReplicaCount: number; triggers: { type: string; metadata: Record<string, string> }[] } }>(
-      `/apis/keda.sh/v1alpha1/namespaces/${namespace}/scaledobjects/sleepy`,
-    );
+    const scaler = await scaledObject();
     expect(scaler?.spec.minReplicaCount).toBe(0);
     expect(scaler?.spec.triggers).toEqual([
       expect.objectContaining({
         type: 'external-push',
-        metadata: { scalerAddress: nodeActivator.scalerAddress, httpScaledObject: 'sleepy' },
+        metadata: { scalerAddress: nodeActivator.scalerAddress, interceptorRoute: 'sleepy' },
       }),
     ]);
     expect(await grant()).toBeDefined();
   });
+
+  it(
+    'moves an app an earlier Berth gave an HTTPScaledObject to an InterceptorRoute, answering at its URL throughout',
+    { timeout: 240_000 },
+    async () => {
+      // What the previous release left: the add-on's HTTPScaledObject, Berth's own, and a ScaledObject on it.
+      await berth.stop();
+      try {
+        const route = (await interceptorRoute())!;
+        const { labels, ownerReferences } = route.metadata!;
+        const legacy = {
+          apiVersion: 'http.keda.sh/v1alpha1',
+          kind: 'HTTPScaledObject',
+          metadata: { name: 'sleepy', namespace, labels, ownerReferences },
+          spec: {
+            hosts: [new URL(url).hostname],
+            pathPrefixes: ['/'],
+            scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'sleepy', service: 'sleepy', port: 80 },
+            replicas: { min: 0, max: 2 },
+            scaledownPeriod: 60,
+            scalingMetric: { concurrency: { targetValue: 10 } },
+          },
+        };
+        await applyObject(kc, legacy as KubeObject, fieldManager);
+        await kubeRequest(kc, { method: 'DELETE', path: `/apis/http.keda.sh/v1beta1/namespaces/${namespace}/interceptorroutes/sleepy` });
+        const scaler = (await scaledObject())!;
+        const trigger = {
+          ...scaler.spec.triggers[0]!,
+          metadata: { scalerAddress: nodeActivator.scalerAddress, httpScaledObject: 'sleepy' },
+        };
+        // The whole spec, as the previous release applied it under the same field manager.
+        await applyObject(
+          kc,
+          {
+            apiVersion: 'keda.sh/v1alpha1',
+            kind: 'ScaledObject',
+            metadata: { name: 'sleepy', namespace },
+            spec: { ...scaler.spec, triggers: [trigger] },
+          } as KubeObject,
+          fieldManager,
+        );
+        await eventually(async () => !(await interceptorRoute()), 30_000, 'the InterceptorRoute gone');
+        // The interceptor routes the HTTPScaledObject it still serves.
+        await eventually(
+          async () => (await httpGet(`${url}/ok`).catch(() => undefined))?.status === 200,
+          60_000,
+          'routed by the HTTPScaledObject',
+        );
+      } finally {
+        await startBerth();
+      }
+      await eventually(
+        async () =>
+          !!(await interceptorRoute()) &&
+          !(await get<object>(`/apis/http.keda.sh/v1alpha1/namespaces/${namespace}/httpscaledobjects/sleepy`)) &&
+          (await scaledObject())?.spec.triggers[0]?.metadata.interceptorRoute === 'sleepy',
+        60_000,
+        'the InterceptorRoute back, the HTTPScaledObject pruned, the trigger on the route',
+      );
+      expect((await scaledObject())?.spec.triggers[0]?.metadata).toEqual({
+        scalerAddress: nodeActivator.scalerAddress,
+        interceptorRoute: 'sleepy',
+      });
+      expect(await grant()).toBeDefined();
+      await eventually(
+        async () => (await httpGet(`${url}/ok`).catch(() => undefined))?.status === 200,
+        60_000,
+        'routed by the InterceptorRoute',
+      );
+      // The next tests take it to zero and wake it on the route.
+    },
+  );
 
   it('goes to zero once idle and says so, still READY', { timeout: 300_000 }, async () => {
     const from = Date.now();
@@ -176,11 +261,10 @@ describe('a dev_zero app on a node with an activator', () => {
     },
   );
 
-  it('lets a team that administers its namespace write no HTTPScaledObject', async () => {
+  it("lets a team that administers its namespace write none of the add-on's kinds", async () => {
     const tenant = await namespaceAdmin(namespace);
-    expect((await kubectl(['auth', 'can-i', 'create', 'httpscaledobjects.http.keda.sh', '-n', namespace, tenant])).stdout.trim()).toBe(
-      'no',
-    );
+    for (const kind of ['interceptorroutes.http.keda.sh', 'httpscaledobjects.http.keda.sh'])
+      expect((await kubectl(['auth', 'can-i', 'create', kind, '-n', namespace, tenant])).stdout.trim(), kind).toBe('no');
     expect(
       (
         await kubectl(['auth', 'can-i', 'create', 'referencegrants.gateway.networking.k8s.io', '-n', proxy.namespace, tenant])

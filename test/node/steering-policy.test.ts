@@ -1,8 +1,8 @@
 // What steers traffic or scaling in an organization's namespace is Berth's alone, refused to anyone
 // else by the API server's own admission policy (src/api/route-policy.ts), with the node's real CRDs:
-// KEDA's ScaledObject and TriggerAuthentication, the HTTP add-on's HTTPScaledObject, and the Gateway
-// API's ReferenceGrant and Gateway. The team here holds a Role that grants those kinds (as a cluster
-// that aggregates KEDA's roles into `edit` would): the policy is what refuses them. The same for the
+// KEDA's ScaledObject and TriggerAuthentication, the HTTP add-on's InterceptorRoute and HTTPScaledObject,
+// and the Gateway API's ReferenceGrant and Gateway. The team here holds a Role that grants those kinds (as
+// a cluster that aggregates KEDA's roles into `edit` would): the policy is what refuses them. The same for the
 // apps' ClusterIssuer (src/api/issuer-policy.ts), with cert-manager's Certificates.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -85,6 +85,16 @@ const attempts = [
     kind: 'TriggerAuthentication',
     metadata: { name: 'steal' },
     spec: { secretTargetRef: [{ parameter: 'bearerToken', name: 'other', key: 'token' }] },
+  },
+  {
+    apiVersion: 'http.keda.sh/v1beta1',
+    kind: 'InterceptorRoute',
+    metadata: { name: 'steal' },
+    spec: {
+      target: { service: 'app', port: 8000 },
+      rules: [{ hosts: ['bank.example.com'] }],
+      scalingMetric: { concurrency: { targetValue: 10 } },
+    },
   },
   {
     apiVersion: 'http.keda.sh/v1alpha1',

@@ -3,9 +3,10 @@
 // runs them. The Gateway sends a dev_zero app's traffic to the interceptor, which counts it, holds a
 // request while the app has no ready pod, and forwards it to the app's Service by cluster DNS; the scaler
 // tells KEDA's operator (on the host) how many requests wait, and KEDA takes the app from zero to one and
-// back. Both run under service accounts with upstream's rights (read HTTPScaledObjects, Services,
-// EndpointSlices), as nobody, with nothing to write. Berth writes the HTTPScaledObjects and their
-// ScaledObjects itself: the add-on's operator is not run. Objects rendered by pure functions.
+// back. Both run under service accounts with upstream's rights (read InterceptorRoutes, the
+// HTTPScaledObjects they replace, Services, EndpointSlices), as nobody, with nothing to write. Berth
+// writes the InterceptorRoutes and their ScaledObjects itself: the add-on's operator is not run.
+// Objects rendered by pure functions.
 import type { Activator } from '../../src/api/activator.ts';
 import type { KubeObject } from '../../src/runtime/index.ts';
 import { partMetadata, roleBinding } from './extension-api.ts';
@@ -35,7 +36,14 @@ function clusterRole(name: string, rules: object[]): KubeObject {
   return { apiVersion: 'rbac.authorization.k8s.io/v1', kind: 'ClusterRole', metadata: partMetadata(labels, name), rules } as KubeObject;
 }
 
-const readHttpScaledObjects = { apiGroups: ['http.keda.sh'], resources: ['httpscaledobjects'], verbs: ['get', 'list', 'watch'] };
+// The add-on reads both its kinds (v0.15.0 lists InterceptorRoutes even where only HTTPScaledObjects
+// exist). Upstream also lets the interceptor read ConfigMaps, for a cold start's placeholder page, which
+// it reads only when a route names one: Berth's never do, so it is not granted.
+const readRoutes = {
+  apiGroups: ['http.keda.sh'],
+  resources: ['interceptorroutes', 'httpscaledobjects'],
+  verbs: ['get', 'list', 'watch'],
+};
 const readEndpointSlices = { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get', 'list', 'watch'] };
 
 function part(
@@ -44,6 +52,7 @@ function part(
   command: string,
   env: Record<string, string>,
   containerPorts: Record<string, number>,
+  readinessProbe: object,
 ): KubeObject[] {
   const podLabels = componentLabels(name);
   return [
@@ -69,7 +78,7 @@ function part(
                 command: [command],
                 env: Object.entries(env).map(([key, value]) => ({ name: key, value })),
                 ports: Object.entries(containerPorts).map(([portName, containerPort]) => ({ name: portName, containerPort })),
-                readinessProbe: { tcpSocket: { port: Object.values(containerPorts)[0] }, periodSeconds: 1 },
+                readinessProbe: { ...readinessProbe, periodSeconds: 1 },
                 resources: { requests: { cpu: '20m', memory: '32Mi' }, limits: { memory: '128Mi' } },
                 securityContext: {
                   allowPrivilegeEscalation: false,
@@ -106,27 +115,28 @@ export function httpAddOnObjects(image: string): KubeObject[] {
     clusterRole(names.interceptor, [
       { apiGroups: [''], resources: ['services'], verbs: ['get', 'list', 'watch'] },
       readEndpointSlices,
-      readHttpScaledObjects,
+      readRoutes,
     ]),
     ...part(
       names.interceptor,
       image,
       '/keda-http-interceptor',
       {
-        KEDA_HTTP_CURRENT_NAMESPACE: namespace,
         KEDA_HTTP_PROXY_PORT: String(ports.proxy),
         KEDA_HTTP_ADMIN_PORT: String(ports.admin),
-        KEDA_CONDITION_WAIT_TIMEOUT: `${coldStartWaitSeconds}s`,
+        KEDA_HTTP_READINESS_TIMEOUT: `${coldStartWaitSeconds}s`,
         // An agent server's runs/wait sends its headers when the run ends: minutes, as through the Gateway.
-        KEDA_RESPONSE_HEADER_TIMEOUT: '600s',
+        KEDA_HTTP_RESPONSE_HEADER_TIMEOUT: '600s',
         KEDA_HTTP_CONNECT_TIMEOUT: '5s',
         OTEL_PROM_EXPORTER_ENABLED: 'false',
       },
       { proxy: ports.proxy, admin: ports.admin },
+      // Ready once its caches have synced (upstream's probe, on the admin port since v0.12.2).
+      { httpGet: { path: '/readyz', port: ports.admin } },
     ),
     service(names.proxy, names.interceptor, ports.proxy),
     service(names.admin, names.interceptor, ports.admin),
-    clusterRole(names.scaler, [readEndpointSlices, readHttpScaledObjects]),
+    clusterRole(names.scaler, [readEndpointSlices, readRoutes]),
     ...part(
       names.scaler,
       image,
@@ -143,6 +153,7 @@ export function httpAddOnObjects(image: string): KubeObject[] {
         KEDA_HTTP_SCALER_STREAM_INTERVAL_MS: '100',
       },
       { grpc: ports.scaler },
+      { tcpSocket: { port: ports.scaler } },
     ),
     service(names.scaler, names.scaler, ports.scaler, activatorScalerServiceIp),
     // The interceptor reaches any dev_zero app with any Host header, and its admin port lists every

@@ -162,7 +162,7 @@ const scaleToZero: NodePart = {
     const image = await buildImage('keda-http-add-on', { files: binaries, env: { HTTP_ADD_ON_BIN: bin! } }, node.log);
     const reference = await pushImage(join(node.nodeBin, 'crane'), image, `${registryAddress}/berth/keda-http-add-on:latest`);
     for (const object of httpAddOnObjects(reference)) await applyObject(node.kc, object, fieldManager);
-    await node.waitFor(() => served(node, 'http.keda.sh/v1alpha1', 'HTTPScaledObject'), 'the HTTPScaledObject API');
+    await node.waitFor(() => served(node, 'http.keda.sh/v1beta1', 'InterceptorRoute'), 'the InterceptorRoute API');
     return { activator: nodeActivator };
   },
 };

@@ -97,12 +97,16 @@ the watched namespaces and the release namespace.
   verbs: [get, list, watch, create, update, patch, delete]
 {{- end }}
 {{- if .Values.apps.activatorProxy }}
-# apps.activatorProxy: a dev_zero app scales to zero through KEDA's HTTP add-on: its HTTPScaledObject and
-# its KEDA ScaledObject.
+# apps.activatorProxy: a dev_zero app scales to zero through KEDA's HTTP add-on: its InterceptorRoute and
+# its KEDA ScaledObject. The HTTPScaledObjects an earlier Berth wrote in their place are pruned.
+- scope: watched
+  apiGroups: [http.keda.sh]
+  resources: [interceptorroutes]
+  verbs: [get, list, watch, create, update, patch, delete]
 - scope: watched
   apiGroups: [http.keda.sh]
   resources: [httpscaledobjects]
-  verbs: [get, list, watch, create, update, patch, delete]
+  verbs: [get, list, watch, delete]
 {{- if not .Values.apps.concurrencyMetrics }}
 - scope: watched
   apiGroups: [keda.sh]

@@ -52,7 +52,7 @@ export { cleanupFinalizer } from './finalize.ts';
 export { defaultDeploymentControllerOptions, type DeploymentControllerOptions } from './options.ts';
 export { prepareBuildNamespace } from './build-namespace.ts';
 export { scaledObjectKind } from './render/autoscalers.ts';
-export { httpScaledObjectKind } from './render/scale-to-zero.ts';
+export { httpScaledObjectKind, interceptorRouteKind } from './render/scale-to-zero.ts';
 export { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
 
 export interface DeploymentControllers {
@@ -70,7 +70,9 @@ export function registerDeploymentControllers(
     httpRoutes: options.gateway !== undefined,
     ...(options.tls ? { tls: options.tls } : {}),
     scaledObjects: servesScaledObjects(options),
-    ...(options.activator ? { activatorNamespace: options.activator.proxy.namespace } : {}),
+    ...(options.activator
+      ? { activatorNamespace: options.activator.proxy.namespace, httpScaledObjects: !!options.activator.servesHttpScaledObjects }
+      : {}),
   });
   const writer = dependencies.writer ?? createDeploymentWriter(manager.kubeConfig);
   const reconcile = createDeploymentReconciler({ informers, writer, options });

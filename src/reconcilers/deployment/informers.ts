@@ -39,7 +39,7 @@ import {
 import { referencedSecretNames } from './inputs.ts';
 import { autoscalerStatusPaths } from './scaling-status.ts';
 import { scaledObjectKind } from './render/autoscalers.ts';
-import { activatorGrantLabel, httpScaledObjectKind, referenceGrantKind } from './render/scale-to-zero.ts';
+import { activatorGrantLabel, httpScaledObjectKind, interceptorRouteKind, referenceGrantKind } from './render/scale-to-zero.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
 import { readableSecrets } from '../../workloads/readable-secrets.ts';
 import { organizationCertificates } from '../organization/tls.ts';
@@ -52,6 +52,7 @@ export const childKinds = {
   ingress: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses' },
   httpRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes' },
   scaledObject: scaledObjectKind,
+  interceptorRoute: interceptorRouteKind,
   httpScaledObject: httpScaledObjectKind,
   referenceGrant: referenceGrantKind,
   job: { apiVersion: 'batch/v1', kind: 'Job', plural: 'jobs' },
@@ -76,8 +77,10 @@ export interface DeploymentInformers {
   certificates?: Informer<KubeObject>;
   /** Only where apps scale on their requests in flight: their KEDA ScaledObjects (KEDA's CRDs). */
   scaledObjects?: Informer<KubeObject>;
-  /** Only with an activator for dev_zero: the add-on's HTTPScaledObjects Berth writes, and the
+  /** Only with an activator for dev_zero: the add-on's InterceptorRoutes Berth writes, and the
    * ReferenceGrants it keeps in the activator's namespace (one per namespace with such apps). */
+  interceptorRoutes?: Informer<KubeObject>;
+  /** Only where the add-on still serves its HTTPScaledObject: those an earlier Berth wrote, to prune. */
   httpScaledObjects?: Informer<KubeObject>;
   activatorGrants?: Informer<KubeObject>;
   jobs: Informer<V1Job>;
@@ -112,6 +115,7 @@ const appliedView = {
   ingress: ownedFieldsView(fieldManager),
   httpRoute: ownedFieldsView(fieldManager),
   scaledObject: ownedFieldsView(fieldManager),
+  interceptorRoute: ownedFieldsView(fieldManager),
   httpScaledObject: ownedFieldsView(fieldManager),
   referenceGrant: ownedFieldsView(fieldManager),
 };
@@ -119,12 +123,19 @@ const appliedView = {
 /**
  * `namespaces` limits every cache to those namespaces (one controller per namespace set, e.g. in tests);
  * `httpRoutes` caches the HTTPRoutes Berth makes, where it routes through a Gateway; `scaledObjects` its
- * ScaledObjects, where apps scale on their requests in flight.
+ * ScaledObjects, where apps scale on their requests in flight; `httpScaledObjects` the add-on's earlier
+ * kind, where the cluster still serves it, to prune those an earlier Berth wrote.
  */
 export function deploymentInformers(
   manager: Manager,
   namespaces?: string[],
-  routes: { httpRoutes: boolean; tls?: AppTls; scaledObjects?: boolean; activatorNamespace?: string } = { httpRoutes: false },
+  routes: {
+    httpRoutes: boolean;
+    tls?: AppTls;
+    scaledObjects?: boolean;
+    activatorNamespace?: string;
+    httpScaledObjects?: boolean;
+  } = { httpRoutes: false },
 ): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
   return {
@@ -153,14 +164,22 @@ export function deploymentInformers(
       : {}),
     ...(routes.activatorNamespace !== undefined
       ? {
-          httpScaledObjects: manager.informer<KubeObject>(childKinds.httpScaledObject, {
+          interceptorRoutes: manager.informer<KubeObject>(childKinds.interceptorRoute, {
             ...scope,
-            transform: appliedView.httpScaledObject,
+            transform: appliedView.interceptorRoute,
           }),
           activatorGrants: manager.informer<KubeObject>(childKinds.referenceGrant, {
             namespaces: [routes.activatorNamespace],
             labelSelector: activatorGrantLabel,
             transform: appliedView.referenceGrant,
+          }),
+        }
+      : {}),
+    ...(routes.httpScaledObjects
+      ? {
+          httpScaledObjects: manager.informer<KubeObject>(childKinds.httpScaledObject, {
+            ...scope,
+            transform: appliedView.httpScaledObject,
           }),
         }
       : {}),
@@ -180,6 +199,7 @@ export function workloadInformers(informers: DeploymentInformers): Informer[] {
     informers.ingresses,
     ...(informers.httpRoutes ? [informers.httpRoutes] : []),
     ...(informers.scaledObjects ? [informers.scaledObjects] : []),
+    ...(informers.interceptorRoutes ? [informers.interceptorRoutes] : []),
     ...(informers.httpScaledObjects ? [informers.httpScaledObjects] : []),
   ];
 }

@@ -3,6 +3,7 @@
 import {
   statusesEqual,
   markVerdict,
+  scaleToZeroCondition,
   setCondition,
   timestamp,
   type Condition,
@@ -15,7 +16,7 @@ import {
 } from '../../api/index.ts';
 import type { TargetPhase } from './lifecycle.ts';
 import type { DeploymentPhase } from './status.ts';
-import { scaleToZeroCondition, type TierCondition } from './tier.ts';
+import type { TierCondition } from './tier.ts';
 import { certificateReadyCondition, type CertificateCondition } from './certificate-status.ts';
 
 export interface DeploymentFacts {

@@ -3,8 +3,9 @@
 // ReferenceGrant in the activator's namespace that lets a namespace's HTTPRoutes lead there. A pass of an
 // app that scales to zero makes sure the grant is there; a pass of one that does not, and its finalizer,
 // remove the grant when no other app of the namespace holds it. The holders are found through their
-// HTTPScaledObjects, so a pass never looks through the namespace's Deployments. Read from the caches;
-// written only when they differ from what is rendered.
+// InterceptorRoutes (or the HTTPScaledObjects an earlier Berth wrote, until pruned), so a pass never
+// looks through the namespace's Deployments. Read from the caches; written only when they differ from
+// what is rendered.
 import type { Deployment } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { upToDate, withAppliedHash } from '../../runtime/applied-hash.ts';
@@ -42,12 +43,13 @@ export async function releaseActivatorGrant(deps: DeploymentReconcilerDependenci
 }
 
 /**
- * The Deployments of the namespace that hold its grant: those with an HTTPScaledObject of their own that
- * are not being deleted. One whose app stopped scaling to zero holds it until its pass removes that
- * object, and then releases the grant itself if it was the last.
+ * The Deployments of the namespace that hold its grant: those with an InterceptorRoute (or a not yet
+ * pruned HTTPScaledObject) of their own that are not being deleted. One whose app stopped scaling to
+ * zero holds it until its pass removes that object, and then releases the grant itself if it was the last.
  */
 export function grantHolders(informers: DeploymentInformers, namespace: string): DeepReadonly<Deployment>[] {
-  return (informers.httpScaledObjects?.list(namespace) ?? []).flatMap((routing) => {
+  const routings = [informers.interceptorRoutes, informers.httpScaledObjects].flatMap((cache) => cache?.list(namespace) ?? []);
+  return routings.flatMap((routing) => {
     const owner = routing.metadata?.ownerReferences?.find((reference) => reference.controller);
     const deployment = owner ? informers.deployments.get(namespace, owner.name) : undefined;
     return deployment && deployment.metadata.uid === owner?.uid && !deployment.metadata.deletionTimestamp ? [deployment] : [];

@@ -4,9 +4,7 @@
 // request-driven activator (something that holds a request while a pod starts): where the installation
 // has one (--activator-proxy) and the app has a URL for it to hold, the app scales to zero; otherwise it
 // runs as dev, and its ScaleToZero condition says which of the two is missing. Pure.
-import { idleSecondsBeforeZero, scaleToZeroTiers, type Condition } from '../../api/index.ts';
-
-export const scaleToZeroCondition = 'ScaleToZero';
+import { idleSecondsBeforeZero, scaleToZeroCondition, scaleToZeroTiers, type Condition } from '../../api/index.ts';
 
 export type TierCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
 

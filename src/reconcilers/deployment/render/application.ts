@@ -10,7 +10,7 @@ import type {
   V1Service,
 } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
-import { childNames } from '../../../api/child-names.ts';
+import { applicationServicePort, childNames } from '../../../api/child-names.ts';
 import { applicationMinScale, type BackingServices, type Scaling, scaling } from './backing.ts';
 import {
   type Component,
@@ -274,9 +274,6 @@ export function renderApplication(input: WorkloadInput): V1Deployment {
     },
   };
 }
-
-/** The port of the application's Service, where routes send its traffic (its pods listen on their own). */
-export const applicationServicePort = 80;
 
 export function renderApplicationService(input: Pick<WorkloadInput, 'owner' | 'spec'>): V1Service {
   const resources = input.spec.sourceConfig?.resourceSpec ?? {};

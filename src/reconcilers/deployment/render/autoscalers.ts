@@ -8,7 +8,7 @@ import { concurrencyQuery, targetConcurrencyPerReplica, type RequestConcurrency 
 import type { KubeObject } from '../../../runtime/index.ts';
 import { applicationMinScale, scaling } from './backing.ts';
 import { type Component, type OwnerDeployment, childMetadata } from './common.ts';
-import { applicationServicePort } from './application.ts';
+import { applicationServicePort } from '../../../api/child-names.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
 /** CPU utilisation the autoscaler holds the pods at, as a share of their CPU request. */

@@ -6,7 +6,7 @@ import type { CustomUrlRoute } from '../../../api/index.ts';
 import { childNames } from '../../../api/child-names.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
 import { type OwnerDeployment, childMetadata } from './common.ts';
-import { applicationServicePort } from './application.ts';
+import { applicationServicePort } from '../../../api/child-names.ts';
 
 /** A host and path prefix that reach the application, and the name of the object that routes it. */
 export interface ExternalRoute extends CustomUrlRoute {

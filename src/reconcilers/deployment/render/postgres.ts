@@ -43,7 +43,7 @@ export function deletesData(spec: DeploymentSpecInput): boolean {
 
 /** The volume claim the StatefulSet makes for its one replica: the data. */
 export function postgresClaimName(owner: Pick<OwnerDeployment, 'name'>): string {
-  return `data-${childNames(owner.name).postgres}-0`;
+  return childNames(owner.name).postgresClaim;
 }
 
 export function renderPostgres(input: PostgresInput): V1StatefulSet {

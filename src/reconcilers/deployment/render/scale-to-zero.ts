@@ -1,17 +1,23 @@
 // A dev_zero app that scales to zero (tier.ts): its routes lead to the activator, KEDA's HTTP add-on, in
 // the activator's namespace, which counts and holds each request while the app has no ready pod, then
-// forwards it to the app's Service. Berth writes the add-on's HTTPScaledObject (which hosts and paths
+// forwards it to the app's Service. Berth writes the add-on's InterceptorRoute (which hosts and paths
 // are the app's, and its Service) and the KEDA ScaledObject that scales the app on the requests the
 // add-on counts, 10 in flight per replica, from zero; and, in the activator's namespace, the
 // ReferenceGrant that lets the namespace's HTTPRoutes name the activator's Service. Pure.
+//
+// The add-on's InterceptorRoute came in its v0.14.0 and replaces its HTTPScaledObject, which Berth wrote
+// before: an installation that still serves that kind has Berth prune the ones it wrote (the new route
+// takes precedence over one of the same name, so an app is routed throughout).
 import { idleSecondsBeforeZero, targetConcurrencyPerReplica, type Activator, type ActivatorProxy } from '../../../api/index.ts';
 import { childNames } from '../../../api/child-names.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
-import { applicationServicePort } from './application.ts';
+import { applicationServicePort } from '../../../api/child-names.ts';
 import { applicationScaledObject, type ScaledObject } from './autoscalers.ts';
 import { type OwnerDeployment, childMetadata } from './common.ts';
 import type { ExternalRoute, RouteBackend } from './ingress.ts';
 
+export const interceptorRouteKind = { apiVersion: 'http.keda.sh/v1beta1', kind: 'InterceptorRoute', plural: 'interceptorroutes' } as const;
+/** The add-on's earlier kind, which Berth wrote before InterceptorRoute: now only pruned. */
 export const httpScaledObjectKind = { apiVersion: 'http.keda.sh/v1alpha1', kind: 'HTTPScaledObject', plural: 'httpscaledobjects' } as const;
 export const referenceGrantKind = {
   apiVersion: 'gateway.networking.k8s.io/v1beta1',
@@ -22,19 +28,21 @@ export const referenceGrantKind = {
 /** The label of a ReferenceGrant Berth keeps for one namespace's routes: the namespace. */
 export const activatorGrantLabel = 'berth.dev/activator-grant-for';
 
-/** The add-on's routing entry and scaling target for the app: its hosts and paths, its Service. */
-export function renderHttpScaledObject(owner: OwnerDeployment, routes: readonly ExternalRoute[], maxReplicas: number): KubeObject {
+/** The add-on's routing entry for the app: a rule per host, with that host's paths, and its Service.
+ * What it scales on is the ScaledObject's: the route names the metric, the concurrency per replica. */
+export function renderInterceptorRoute(owner: OwnerDeployment, routes: readonly ExternalRoute[]): KubeObject {
   const target = childNames(owner.name).application;
+  const hosts = [...new Set(routes.map((route) => route.host))];
   return {
-    apiVersion: httpScaledObjectKind.apiVersion,
-    kind: httpScaledObjectKind.kind,
+    apiVersion: interceptorRouteKind.apiVersion,
+    kind: interceptorRouteKind.kind,
     metadata: childMetadata(owner, target, 'application'),
     spec: {
-      hosts: [...new Set(routes.map((route) => route.host))],
-      pathPrefixes: [...new Set(routes.map((route) => route.path))],
-      scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target, service: target, port: applicationServicePort },
-      replicas: { min: 0, max: maxReplicas },
-      scaledownPeriod: idleSecondsBeforeZero,
+      target: { service: target, port: applicationServicePort },
+      rules: hosts.map((host) => ({
+        hosts: [host],
+        paths: [...new Set(routes.filter((route) => route.host === host).map((route) => route.path))].map((value) => ({ value })),
+      })),
       scalingMetric: { concurrency: { targetValue: targetConcurrencyPerReplica } },
     },
   } as KubeObject;
@@ -61,7 +69,7 @@ export function renderActivatedScaledObject(
       type: 'external-push',
       name: 'requests',
       metricType: 'AverageValue',
-      metadata: { scalerAddress: activator.scalerAddress, httpScaledObject: childNames(owner.name).application },
+      metadata: { scalerAddress: activator.scalerAddress, interceptorRoute: childNames(owner.name).application },
     },
   ]);
 }

@@ -134,25 +134,27 @@ describe('renderWorkloads', () => {
       expect(objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual([
         'Service/shop',
         'Deployment/shop',
-        'HTTPScaledObject/shop',
+        'InterceptorRoute/shop',
         'ScaledObject/shop',
         'HTTPRoute/shop',
         'HTTPRoute/shop-custom',
       ]);
       const spec = (kind: string) => (objects.find((o) => o.kind === kind) as unknown as { spec: Record<string, unknown> }).spec;
-      expect(spec('HTTPScaledObject')).toEqual({
-        hosts: ['shop.ns.localhost', 'shop.example.com'],
-        pathPrefixes: ['/', '/store'],
-        scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop', service: 'shop', port: 80 },
-        replicas: { min: 0, max: 3 },
-        scaledownPeriod: 60,
+      // A rule per host, with that host's own paths: the custom URL's path is not opened on the app's own host.
+      expect(spec('InterceptorRoute')).toEqual({
+        target: { service: 'shop', port: 80 },
+        rules: [
+          { hosts: ['shop.ns.localhost'], paths: [{ value: '/' }] },
+          { hosts: ['shop.example.com'], paths: [{ value: '/store' }] },
+        ],
         scalingMetric: { concurrency: { targetValue: 10 } },
       });
       expect(spec('ScaledObject')).toMatchObject({
         minReplicaCount: 0,
         maxReplicaCount: 3,
         advanced: { horizontalPodAutoscalerConfig: { name: 'shop' } },
-        triggers: [{ type: 'external-push', metadata: { scalerAddress: 'scaler.keda:9090', httpScaledObject: 'shop' } }],
+        cooldownPeriod: 60,
+        triggers: [{ type: 'external-push', metadata: { scalerAddress: 'scaler.keda:9090', interceptorRoute: 'shop' } }],
       });
       for (const route of objects.filter((o) => o.kind === 'HTTPRoute'))
         expect((route as unknown as { spec: { rules: { backendRefs: unknown[] }[] } }).spec.rules[0]!.backendRefs).toEqual([

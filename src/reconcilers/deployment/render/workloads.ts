@@ -9,7 +9,7 @@ import { applicationMinScale, backingServices, scaling } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
 import { renderHttpRoute, renderIngress, type ExternalRoute, type GatewayRef } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
-import { activatorBackend, renderActivatedScaledObject, renderHttpScaledObject } from './scale-to-zero.ts';
+import { activatorBackend, renderActivatedScaledObject, renderInterceptorRoute } from './scale-to-zero.ts';
 import { scaleToZero, type ScaleToZero } from '../tier.ts';
 import { renderRedis, renderRedisService } from './redis.ts';
 import type { DeploymentSpecInput } from './spec.ts';
@@ -142,7 +142,7 @@ export function scaleToZeroWith(
 
 function activatedAutoscalers(activation: Activation): KubeObject[] {
   const { owner, activator, routes, maxReplicas, rollingOut } = activation;
-  return [renderHttpScaledObject(owner, routes, maxReplicas), renderActivatedScaledObject(owner, activator, maxReplicas, rollingOut)];
+  return [renderInterceptorRoute(owner, routes), renderActivatedScaledObject(owner, activator, maxReplicas, rollingOut)];
 }
 
 /** The Deployment's own URL's host, then its customUrl's host and path. */
