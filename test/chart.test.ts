@@ -6,6 +6,7 @@ import { renderRoutePolicy } from '../src/api/route-policy.ts';
 import { defaultCertManagerUser, renderIssuerPolicy } from '../src/api/issuer-policy.ts';
 import { buildPlacementSchema } from '../src/api/build-placement.ts';
 import { hardenedOrganizationPolicy, organizationPolicySchema } from '../src/api/organization-policy.ts';
+import { metricsViewFiles, renderAlertRules, renderDashboard } from '../src/api/metrics-views.ts';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -162,11 +163,37 @@ describe('the chart', () => {
       '--set',
       'metrics.serviceMonitor.enabled=true',
       '--set',
+      'metrics.prometheusRule.enabled=true',
+      '--set',
+      'metrics.grafanaDashboard.enabled=true',
+      '--set',
       `apiKey.sha256=${sha256('key')}`,
       '--set',
       'apiKey.organizations={00000000-0000-4000-8000-000000000001}',
     ]);
     expect(everything.stdout).toContain('0 chart(s) failed');
+  });
+
+  it('installs the dashboard and alerts of metrics-views.ts when asked, as generated (run `npm run generate` after changing them)', async () => {
+    for (const [file, text] of Object.entries(metricsViewFiles()))
+      expect(readFileSync(join(import.meta.dirname, '../charts/berth', file), 'utf8'), file).toBe(text);
+    expect((await render('berth-system')).filter((m) => m.kind === 'PrometheusRule' || m.metadata?.name?.endsWith('-dashboard'))).toEqual(
+      [],
+    );
+    const views = await render('berth-system', [
+      '--set',
+      'metrics.prometheusRule.enabled=true',
+      '--set',
+      'metrics.grafanaDashboard.enabled=true',
+    ]);
+    const rule = views.find((m) => m.kind === 'PrometheusRule') as unknown as { spec: object };
+    expect(rule.spec).toEqual(renderAlertRules());
+    const dashboard = views.find((m) => m.kind === 'ConfigMap' && m.metadata?.name?.endsWith('-dashboard')) as unknown as {
+      metadata: { labels: Record<string, string> };
+      data: Record<string, string>;
+    };
+    expect(dashboard.metadata.labels.grafana_dashboard).toBe('1');
+    expect(JSON.parse(dashboard.data['berth-deployment.json']!)).toEqual(renderDashboard());
   });
 
   it('is namespace-scoped by default: without watchNamespaces it renders only when rbac.clusterWide says so', async () => {

@@ -696,6 +696,27 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
     expect((await t.call('POST', `/v2/deployments/${created.id}/revisions/${stuck}/interrupt`, { key: t.otherOrg.key })).status).toBe(404);
   });
 
+  it("answers a deployment's figures, null where this cluster cannot measure them, and why", async () => {
+    const created = await create('measured');
+    const figures = await t.call('GET', `/v2/deployments/${created.id}/metrics`);
+    expect(figures.status, figures.text).toBe(200);
+    expect(figures.body).toMatchObject({
+      deployment_id: created.id,
+      // No kubelet runs pods here, and no metrics-server or store measures them.
+      application: { replicas: 0, ready_replicas: 0, restarts: 0, cpu_cores: null, memory_bytes: null },
+      database: null,
+      api: null,
+      unavailable: [
+        { metric: 'cpu_cores, memory_bytes', reason: 'this cluster serves no resource metrics (metrics-server)' },
+        { metric: 'api', reason: 'this installation reads no request metrics (--concurrency-metrics)' },
+      ],
+    });
+    expect(Date.parse(figures.body.measured_at as string)).not.toBeNaN();
+    // Another organization's deployment is not found, as a missing one; an id that is not one is a 422.
+    expect((await t.call('GET', `/v2/deployments/${created.id}/metrics`, { key: t.otherOrg.key })).status).toBe(404);
+    expect((await t.call('GET', '/v2/deployments/not-an-id/metrics')).status).toBe(422);
+  });
+
   it('deletes a deployment (204)', async () => {
     const created = await create('doomed');
     expect((await t.call('DELETE', `/v2/deployments/${created.id}`, { key: t.otherOrg.key })).status).toBe(404);

@@ -28,10 +28,22 @@ describe('/openapi.json', () => {
         '/v2/deployments/{deployment_id}/revisions',
         '/v2/deployments/{deployment_id}/revisions/{revision_id}',
         '/v2/deployments/{deployment_id}/revisions/{revision_id}/redeploy',
+        '/v2/deployments/{deployment_id}/revisions/{revision_id}/interrupt',
+        '/v2/deployments/{deployment_id}/metrics',
       ]),
     );
     expect(Object.keys(document.paths['/v2/deployments/{deployment_id}'])).toEqual(expect.arrayContaining(['get', 'patch', 'delete']));
     expect(Object.keys(document.paths['/v2/deployments/{deployment_id}/revisions'])).toEqual(expect.arrayContaining(['get', 'post']));
+    // A deployment's figures, documented with the route.
+    const figures = document.paths['/v2/deployments/{deployment_id}/metrics'].get.responses['200'].content['application/json'].schema;
+    expect(Object.keys(figures.properties).sort()).toEqual([
+      'api',
+      'application',
+      'database',
+      'deployment_id',
+      'measured_at',
+      'unavailable',
+    ]);
     expect(document.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-Api-Key' });
   });
 

@@ -20,5 +20,6 @@ export * from './build-resources.ts';
 export * from './app-urls.ts';
 export * from './app-tls.ts';
 export * from './request-concurrency.ts';
+export * from './request-metrics.ts';
 export * from './readable-secrets.ts';
 export * from './activator.ts';

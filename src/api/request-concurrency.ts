@@ -11,8 +11,10 @@ export interface RequestConcurrency {
   readonly query: string;
 }
 
-export const defaultConcurrencyQuery =
-  'sum(rate(traefik_service_request_duration_seconds_sum{service="{namespace}-{service}-http-{port}@kubernetesgateway"}[30s]))';
+/** How Traefik's Gateway labels the metrics of one backend Service: the app's, in the templates' terms. */
+export const gatewayServiceSelector = 'service="{namespace}-{service}-http-{port}@kubernetesgateway"';
+
+export const defaultConcurrencyQuery = `sum(rate(traefik_service_request_duration_seconds_sum{${gatewayServiceSelector}}[30s]))`;
 
 /** Requests in flight per replica the autoscaler holds an app at: the reference platform's figure. */
 export const targetConcurrencyPerReplica = 10;

@@ -121,6 +121,12 @@ function requestConcurrencyFor(options: Options, cluster: ClusterDefaults): { re
   return serverAddress ? { requestConcurrency: { serverAddress, query: options.concurrencyQuery } } : {};
 }
 
+/** Where the HTTP API reads a deployment's request figures: the store apps scale from. */
+function metricsStoreOf(options: Options, cluster: ClusterDefaults): { metricsStore?: string } {
+  const store = requestConcurrencyFor(options, cluster).requestConcurrency?.serverAddress;
+  return store ? { metricsStore: store } : {};
+}
+
 /** The registry whose tokens Berth issues: the flag, else the one the cluster offers (berth dev's). */
 function pushRegistryOf(options: Options, cluster: ClusterDefaults): string | undefined {
   return options.pushRegistry ?? cluster.pushRegistry;
@@ -230,6 +236,7 @@ export async function startBerth(
       ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
       ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+      ...metricsStoreOf(options, cluster),
       ...(registry
         ? {
             registry,

@@ -12,6 +12,7 @@ import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRepositoryRoutes } from './routes/repositories.ts';
 import { registerRegistryRoutes } from './routes/registry.ts';
 import { registerRevisionRoutes } from './routes/revisions.ts';
+import { registerMetricsRoutes } from './routes/metrics.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { createServer, selfHostedPrefix, type FacadeServer } from './server.ts';
 
@@ -39,6 +40,7 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
     registerProviderRoutes(scope, deps);
     registerDeploymentRoutes(scope, deps);
     registerRevisionRoutes(scope, deps);
+    registerMetricsRoutes(scope, deps);
     registerLogRoutes(scope, deps);
     registerRepositoryRoutes(scope, deps);
     registerListenerRoutes(scope, deps);

@@ -38,6 +38,25 @@ export interface PodLogReader {
   read(namespace: string, pod: string, container: string, options: { previous: boolean; limitBytes: number }): Promise<string>;
 }
 
+/** What one pod uses now, as metrics-server measured it, and its part of the deployment (component label). */
+export interface PodUsage {
+  component: string;
+  cpuCores: number;
+  memoryBytes: number;
+}
+
+/** What the metrics route reads beyond the caches (facade/metrics-sources.ts adapts the cluster's). */
+export interface MetricsSources {
+  /** The usage of each pod labelled with the deployment; undefined where the cluster serves no
+   * resource metrics (metrics.k8s.io). */
+  podUsage(namespace: string, deploymentLabel: string): Promise<PodUsage[] | undefined>;
+  /** The size of a volume claim, or undefined when there is no such claim. */
+  claimCapacity(namespace: string, claim: string): Promise<number | undefined>;
+  /** One PromQL instant value from the store the installation reads request metrics from (undefined:
+   * no series, or a NaN); absent without a store. Throws when the store does not answer. */
+  query?(promql: string): Promise<number | undefined>;
+}
+
 /** Lists what an integration's credentials reach; failures are the code host's typed errors. */
 export interface RepositoryLister {
   listRepositories(integration: DeepReadonly<CodeHostIntegration>): Promise<Repository[]>;
@@ -62,6 +81,8 @@ export interface FacadeDependencies {
   maxReplicas?: number;
   /** Where build Jobs run (src/workloads/build-jobs.ts): their logs are read there. Default: beside their deployment. */
   buildNamespace?: string;
+  /** Where a deployment's figures are read (routes/metrics.ts). */
+  metrics: MetricsSources;
 }
 
 /** Berth's registry for pushed images: the push credentials and bearer tokens this API hands out (routes/registry.ts). */

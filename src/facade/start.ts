@@ -29,6 +29,7 @@ import { apiKeyLabel, apiKeyRecordFromSecret, type ApiKeyRecord } from './api-ke
 import { buildFacadeApp } from './app.ts';
 import { kubeObjectWriter } from './kube-writer.ts';
 import { kubePodLogReader } from './pod-logs.ts';
+import { clusterMetricsSources } from './metrics-sources.ts';
 import { revisionPods } from '../workloads/revision-pods.ts';
 import { instrumentFacade } from './metrics.ts';
 import type { RegistryAccess, SourceUploads } from './ports.ts';
@@ -56,6 +57,9 @@ export interface FacadeOptions {
   bodyLimit?: number;
   /** How long a write waits for the controller to observe it. Default 10 s. */
   observeTimeoutMs?: number;
+  /** The Prometheus-compatible store the Gateway's request metrics are in (--concurrency-metrics):
+   * a deployment's request figures are read there. */
+  metricsStore?: string;
   /** How long to wait for the caches to fill before listening anyway. Default 60 s. */
   syncTimeoutMs?: number;
   repositories?: RepositoryLister;
@@ -146,6 +150,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
         },
       ),
     podLogs: kubePodLogReader(options.kubeConfig),
+    metrics: clusterMetricsSources(options.kubeConfig, options.metricsStore),
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
     ...(options.registry ? { registry: options.registry } : {}),
     ...(options.uploads ? { uploads: options.uploads } : {}),

@@ -315,3 +315,47 @@ export const uploadResponseSchema = z
     size: z.number().int().describe('Bytes stored.'),
   })
   .describe('The stored archive.');
+
+// --- Metrics -------------------------------------------------------------------------------------
+
+const usageSchema = {
+  cpu_cores: z.number().min(0).nullable().describe('CPU in use now, in cores, summed over the pods (metrics-server).'),
+  memory_bytes: z.number().int().min(0).nullable().describe('Memory in use now (working set), summed over the pods.'),
+};
+
+export const deploymentMetricsResponseSchema = z
+  .object({
+    deployment_id: uuidString('ID of the deployment.'),
+    measured_at: dateTime('When the figures were read.'),
+    application: z
+      .object({
+        replicas: z.number().int().min(0).describe('Pods of the API server and queue worker that exist now.'),
+        ready_replicas: z.number().int().min(0).describe('Of those, the ready ones.'),
+        restarts: z.number().int().min(0).describe("Container restarts of those pods, summed (each pod's count since it started)."),
+        ...usageSchema,
+      })
+      .describe('The API server and queue worker.'),
+    database: z
+      .object({
+        ...usageSchema,
+        disk_capacity_bytes: z.number().int().min(0).nullable().describe("Size of the database's volume."),
+      })
+      .nullable()
+      .describe('The Postgres the deployment has, or null without one.'),
+    api: z
+      .object({
+        window_seconds: z.number().int().describe('The figures are rates and quantiles over this many seconds, up to now.'),
+        requests_per_second: z.number().min(0),
+        success_ratio: z.number().min(0).max(1).nullable().describe('Share of answers that were not 5xx; null without requests.'),
+        errors_per_second: z.number().min(0).describe('5xx answers per second.'),
+        latency_p50_seconds: z.number().min(0).nullable(),
+        latency_p99_seconds: z.number().min(0).nullable(),
+      })
+      .nullable()
+      .describe("The requests at the deployment's URL, as the Gateway measured them; null where they cannot be read."),
+    unavailable: z
+      .array(z.object({ metric: z.string(), reason: z.string() }))
+      .describe('Figures that could not be read, and why (e.g. no resource metrics on this cluster).'),
+  })
+  .describe("A deployment's figures now: its pods' CPU, memory, replicas and restarts, its database, its requests.");
+export type DeploymentMetricsResponse = z.infer<typeof deploymentMetricsResponseSchema>;

@@ -6,6 +6,7 @@
 //   defaults, status, other managers' fields) catches drift made by someone else.
 import { hash } from 'node:crypto';
 import { canonicalJson } from './canonical-json.ts';
+import { quantityValue } from './quantity.ts';
 
 const appliedHashAnnotation = 'berth.dev/applied-hash';
 
@@ -50,33 +51,6 @@ export function contains(actual: unknown, desired: unknown): boolean {
   // The API server stores quantities in canonical form ("1000m" becomes "1"); a user's sidecar may
   // spell them either way. Equal amounts are equal: what Berth renders is already covered by the hash.
   return typeof actual === 'string' && typeof desired === 'string' && sameQuantity(actual, desired);
-}
-
-const quantityPattern = /^([+-]?(?:\d+(?:\.\d*)?|\.\d+))(?:([eE][+-]?\d+)|(m|k|M|G|T|P|E|Ki|Mi|Gi|Ti|Pi|Ei))?$/;
-const suffixes: Record<string, number> = {
-  m: 1e-3,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  E: 1e18,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-  Ei: 2 ** 60,
-};
-
-/** The amount a Kubernetes quantity string stands for, or undefined when it is not one. */
-function quantityValue(text: string): number | undefined {
-  const match = quantityPattern.exec(text);
-  if (!match) return undefined;
-  const [, number, exponent, suffix] = match;
-  const base = Number(number);
-  if (exponent) return Number(`${number}${exponent}`);
-  return suffix ? base * suffixes[suffix]! : base;
 }
 
 function sameQuantity(a: string, b: string): boolean {

@@ -242,6 +242,31 @@ describe('an agent server deployed by the reference client', () => {
     expect(next.checkpoints).toBeGreaterThan(first.checkpoints);
   });
 
+  it("answers its figures in the HTTP API: its server's and queue worker's pods, and its database's", { timeout: 180_000 }, async () => {
+    interface Usage {
+      cpu_cores: number | null;
+      memory_bytes: number | null;
+    }
+    interface Figures {
+      application: Usage & { replicas: number; ready_replicas: number };
+      database: (Usage & { disk_capacity_bytes: number | null }) | null;
+    }
+    // metrics-server reads a pod within a scrape or two of its start.
+    const figures = await eventually(
+      async () => {
+        const read: Figures = await tool.ok('GET', `/v2/deployments/${id}/metrics`);
+        return (read.application.memory_bytes ?? 0) > 0 && (read.database?.memory_bytes ?? 0) > 0 ? read : undefined;
+      },
+      120_000,
+      "the deployment's figures with its database's",
+    );
+    console.error(`[agent-server] figures: ${JSON.stringify(figures)}`);
+    // The API server and the queue worker, each ready.
+    expect(figures.application.ready_replicas).toBeGreaterThanOrEqual(2);
+    expect(figures.database?.cpu_cores).not.toBeNull();
+    expect(figures.database?.disk_capacity_bytes).toBeGreaterThan(0);
+  });
+
   it('streams a run through the Gateway as it goes: its first event comes while it still runs', async () => {
     const streamed = await streamRun(server, 'notes', { notes: ['streamed'], seconds: 3 });
     expect(['pending', 'running']).toContain(streamed.first_seen_while);

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { metricsStoreUrl } from '../../workbench/node/metrics-store.ts';
+import { renderAlertRules, renderDashboard } from '../../src/api/metrics-views.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
 import { eventually } from '../../workbench/support/poll.ts';
@@ -58,6 +59,53 @@ const inFlightPerReplica = async (name: string) => {
   if (value === undefined) return undefined;
   return value.endsWith('m') ? Number(value.slice(0, -1)) / 1000 : Number(value);
 };
+
+/** The deployment's figures in the HTTP API under the load: its three pods, their usage, its requests. */
+async function expectFiguresUnderLoad(): Promise<void> {
+  const id = (await api.ok('GET', '/v2/deployments?name_contains=calm')).resources[0].id as string;
+  interface Figures {
+    application: { replicas: number; ready_replicas: number; cpu_cores: number | null; memory_bytes: number | null };
+    api: { requests_per_second: number; success_ratio: number | null; latency_p50_seconds: number | null } | null;
+    unavailable: unknown[];
+  }
+  // metrics-server reads the new pods within a scrape or two, and the store the Gateway every 5 s.
+  const figures = await eventually(
+    async () => {
+      const read: Figures = await api.ok('GET', `/v2/deployments/${id}/metrics`);
+      return read.unavailable.length === 0 && (read.api?.requests_per_second ?? 0) > 5 && read.application.cpu_cores !== null
+        ? read
+        : undefined;
+    },
+    90_000,
+    "the deployment's figures under load",
+  );
+  console.error(`[concurrency-scaling] figures under load: ${JSON.stringify(figures)}`);
+  expect(figures.application).toMatchObject({ replicas: 3, ready_replicas: 3 });
+  expect(figures.application.memory_bytes).toBeGreaterThan(0);
+  // Every request is answered 200, and each waits 1 s in the app: the Gateway's median is in its 0.3-1.2 s bucket.
+  expect(figures.api?.success_ratio).toBe(1);
+  expect(figures.api?.latency_p50_seconds).toBeGreaterThan(0.3);
+  await expectViewsUnderLoad();
+}
+
+/** The chart's dashboard and alerts, asked of the node's store: every query is one it runs, and the
+ * dashboard's request panels show the load. */
+async function expectViewsUnderLoad(): Promise<void> {
+  const ask = async (query: string) => {
+    const answer = await fetch(`${metricsStoreUrl}/api/v1/query?${new URLSearchParams({ query })}`);
+    const body = (await answer.json()) as { status: string; data?: { result: { value: [number, string] }[] } };
+    expect(body.status, query).toBe('success');
+    return body.data?.result.map((series) => Number(series.value[1])) ?? [];
+  };
+  const panels = (renderDashboard() as { panels: { title: string; targets: { expr: string }[] }[] }).panels;
+  for (const panel of panels)
+    for (const target of panel.targets) {
+      const values = await ask(target.expr.replaceAll('$namespace', namespace).replaceAll('$deployment', 'calm'));
+      if (panel.title === 'Requests' && !target.expr.includes('5..')) expect(values[0], panel.title).toBeGreaterThan(5);
+    }
+  const rules = (renderAlertRules() as { groups: { rules: { alert: string; expr: string }[] }[] }).groups.flatMap((group) => group.rules);
+  for (const rule of rules) await ask(rule.expr);
+}
 
 describe('an app with slow requests on the real node, scaled on its requests in flight', () => {
   let url: string;
@@ -138,6 +186,7 @@ describe('an app with slow requests on the real node, scaled on its requests in 
           'requests in flight read per replica',
         );
         await eventually(async () => (await berthScalingOf(kc, namespace, 'calm'))?.replicas === 3, 60_000, 'status.scaling at 3');
+        await expectFiguresUnderLoad();
         console.error(
           `[concurrency-scaling] scale out 1 -> 3: ${Math.round((Date.now() - outFrom) / 1000)} s, the autoscaler read ${perReplica} in flight per replica, ${JSON.stringify(out)}`,
         );

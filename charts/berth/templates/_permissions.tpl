@@ -66,6 +66,11 @@ the watched namespaces and the release namespace.
   apiGroups: [""]
   resources: [pods/log]
   verbs: [get]
+# Read only: what a deployment's pods use now, for its figures in the HTTP API (metrics-server's API).
+- scope: watched
+  apiGroups: [metrics.k8s.io]
+  resources: [pods]
+  verbs: [get, list]
 - scope: watched
   apiGroups: [apps]
   resources: [deployments, statefulsets]

@@ -1,0 +1,73 @@
+// The cluster's figures as the metrics route reads them: each pod's usage from metrics-server
+// (metrics.k8s.io, through the API server), a volume claim's size, and PromQL instant queries to the
+// Prometheus-compatible store the installation reads request metrics from. Each read is bounded in time;
+// nothing a team chooses reaches a query but its Service's name, a DNS label.
+import type { KubeConfig, PodMetricsList } from '@kubernetes/client-node';
+import { componentLabel } from '../workloads/revision-pods.ts';
+import { isKubeApiError, kubeRequest } from '../runtime/kube-request.ts';
+import { quantityValue } from '../runtime/quantity.ts';
+import { labels } from '../api/group.ts';
+import type { MetricsSources, PodUsage } from './ports.ts';
+
+const readTimeoutMs = 5_000;
+
+export function clusterMetricsSources(kc: KubeConfig, store?: string): MetricsSources {
+  return {
+    async podUsage(namespace, deploymentLabel) {
+      try {
+        const list = await kubeRequest<PodMetricsList>(kc, {
+          method: 'GET',
+          path: `/apis/metrics.k8s.io/v1beta1/namespaces/${encodeURIComponent(namespace)}/pods`,
+          query: { labelSelector: `${labels.deployment}=${deploymentLabel}` },
+          timeoutMs: readTimeoutMs,
+        });
+        return list.items.map(podUsage);
+      } catch (error) {
+        // No metrics-server (or one that is not ready yet): the figures are unavailable, not an error.
+        if (isKubeApiError(error, 404) || isKubeApiError(error, 503)) return undefined;
+        throw error;
+      }
+    },
+    async claimCapacity(namespace, claim) {
+      try {
+        const found = await kubeRequest<{ status?: { capacity?: Record<string, string> } }>(kc, {
+          method: 'GET',
+          path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/persistentvolumeclaims/${encodeURIComponent(claim)}`,
+          timeoutMs: readTimeoutMs,
+        });
+        return quantityValue(found.status?.capacity?.storage ?? '');
+      } catch (error) {
+        if (isKubeApiError(error, 404)) return undefined;
+        throw error;
+      }
+    },
+    ...(store ? { query: (promql: string) => instantValue(store, promql) } : {}),
+  };
+}
+
+function podUsage(item: PodMetricsList['items'][number]): PodUsage {
+  const sum = (read: (usage: { cpu: string; memory: string }) => string) =>
+    item.containers.reduce((total, container) => total + (quantityValue(read(container.usage)) ?? 0), 0);
+  return {
+    component: item.metadata.labels?.[componentLabel] ?? '',
+    cpuCores: sum((usage) => usage.cpu),
+    memoryBytes: Math.round(sum((usage) => usage.memory)),
+  };
+}
+
+interface PromAnswer {
+  status: string;
+  error?: string;
+  data?: { result?: { value?: [number, string] }[] };
+}
+
+/** The first sample of an instant query (each of Berth's queries sums to one series), or undefined. */
+async function instantValue(store: string, promql: string): Promise<number | undefined> {
+  const url = new URL('api/v1/query', store.endsWith('/') ? store : `${store}/`);
+  url.searchParams.set('query', promql);
+  const response = await fetch(url, { signal: AbortSignal.timeout(readTimeoutMs), redirect: 'error' });
+  const answer = (await response.json().catch(() => ({ status: 'error' }))) as PromAnswer;
+  if (!response.ok || answer.status !== 'success') throw new Error(`the metrics store answered ${response.status}`);
+  const value = Number(answer.data?.result?.[0]?.value?.[1]);
+  return Number.isFinite(value) ? value : undefined;
+}

@@ -1,0 +1,88 @@
+// A deployment's figures now: GET /v2/deployments/{deployment_id}/metrics. Its pods' CPU, memory,
+// replicas and restarts, its database's, and its requests as the Gateway measured them. A figure that
+// cannot be read here (no metrics-server, no metrics store, one that does not answer) is null, and the
+// answer says why: never an error for the whole.
+import type { FastifyInstance } from 'fastify';
+import { labels, requestMetricQueries, scaleToZeroCondition, type Deployment, type RequestMetricQueries } from '../../api/index.ts';
+import type { DeepReadonly } from '../../runtime/types.ts';
+import { applicationServicePort, childNames, deploymentLabelValue } from '../../api/child-names.ts';
+import { hasRole } from '../../workloads/revision-pods.ts';
+import { deploymentMetrics, type ApiReadings, type MetricsReadings } from '../deployment-metrics.ts';
+import type { FacadeDependencies, MetricsSources } from '../ports.ts';
+import { tenantOf, uuidPathParam } from '../request.ts';
+import { serve, type RouteSpec } from '../route-spec.ts';
+import { deploymentMetricsResponseSchema } from '../wire-schemas.ts';
+import { deploymentById } from './deployment-answers.ts';
+
+const metricsRoute = {
+  method: 'GET',
+  url: '/v2/deployments/:deployment_id/metrics',
+  summary: "Read a deployment's figures now",
+  description:
+    "CPU and memory of its pods (metrics-server), replicas and restarts, its database's CPU, memory and volume size, and its requests per second, success ratio and latency over the last five minutes as the Gateway measured them (the installation's metrics store). What cannot be read is null and listed in `unavailable`.",
+  success: { status: 200, description: "The deployment's figures.", schema: deploymentMetricsResponseSchema },
+} satisfies RouteSpec;
+
+type Params = { Params: { deployment_id: string } };
+
+export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
+  const { cache, metrics } = deps;
+  serve<Params>(app, metricsRoute, async (request) => {
+    const tenant = tenantOf(request, cache);
+    const id = uuidPathParam(request, 'deployment_id');
+    const deployment = deploymentById(cache, tenant.namespace, id);
+    const namespace = tenant.namespace;
+    const name = deployment.metadata.name!;
+    const names = childNames(name);
+    const ownLabel = deploymentLabelValue(name);
+    const pods = cache.pods
+      .list(namespace)
+      .filter((pod) => pod.metadata?.labels?.[labels.deployment] === ownLabel && hasRole(pod, 'workload'));
+    const [usage, capacity, api] = await Promise.all([
+      usageOf(metrics, namespace, ownLabel),
+      metrics.claimCapacity(namespace, names.postgresClaim).then(
+        (bytes) => ({ found: bytes !== undefined, bytes }),
+        // A claim that exists but cannot be read counts as a database with no size known.
+        () => ({ found: true, bytes: undefined }),
+      ),
+      activated(deployment)
+        ? { unavailable: "its requests pass the activator (it scales to zero): the Gateway counts them as the activator's" }
+        : apiReadings(metrics, requestMetricQueries({ namespace, name: names.application, port: applicationServicePort })),
+    ]);
+    const readings: MetricsReadings = {
+      deploymentId: id,
+      measuredAt: new Date(),
+      pods,
+      usage,
+      database: capacity.found ? { capacityBytes: capacity.bytes } : undefined,
+      api,
+    };
+    return deploymentMetrics(readings);
+  });
+}
+
+/** An app that scales to zero is routed to the activator, which the Gateway measures for all such apps. */
+function activated(deployment: DeepReadonly<Deployment>): boolean {
+  return (deployment.status?.conditions ?? []).some((condition) => condition.type === scaleToZeroCondition && condition.status === 'True');
+}
+
+async function usageOf(metrics: MetricsSources, namespace: string, deploymentLabel: string): Promise<MetricsReadings['usage']> {
+  try {
+    return (
+      (await metrics.podUsage(namespace, deploymentLabel)) ?? { unavailable: 'this cluster serves no resource metrics (metrics-server)' }
+    );
+  } catch {
+    return { unavailable: 'the resource metrics could not be read' };
+  }
+}
+
+async function apiReadings(metrics: MetricsSources, queries: RequestMetricQueries): Promise<MetricsReadings['api']> {
+  const query = metrics.query;
+  if (!query) return { unavailable: 'this installation reads no request metrics (--concurrency-metrics)' };
+  try {
+    const entries = await Promise.all(Object.entries(queries).map(async ([key, promql]) => [key, await query(promql)] as const));
+    return Object.fromEntries(entries) as ApiReadings;
+  } catch {
+    return { unavailable: 'the metrics store did not answer' };
+  }
+}
