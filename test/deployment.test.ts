@@ -156,6 +156,61 @@ async function recordChanges(
   };
 }
 
+/** What the Job controller would write of a Job that ended (no controller runs Jobs here). */
+async function setJobStatus(jobName: string, outcome: 'Complete' | 'Failed'): Promise<void> {
+  const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const conditions =
+    outcome === 'Complete'
+      ? [
+          {
+            type: 'SuccessCriteriaMet',
+            status: 'True',
+            reason: 'CompletionsReached',
+            message: 'Reached expected number of succeeded pods',
+            lastProbeTime: now,
+            lastTransitionTime: now,
+          },
+          {
+            type: 'Complete',
+            status: 'True',
+            reason: 'CompletionsReached',
+            message: 'Reached expected number of succeeded pods',
+            lastProbeTime: now,
+            lastTransitionTime: now,
+          },
+        ]
+      : [
+          {
+            type: 'FailureTarget',
+            status: 'True',
+            reason: 'BackoffLimitExceeded',
+            message: 'Job has reached the specified backoff limit',
+            lastProbeTime: now,
+            lastTransitionTime: now,
+          },
+          {
+            type: 'Failed',
+            status: 'True',
+            reason: 'BackoffLimitExceeded',
+            message: 'Job has reached the specified backoff limit',
+            lastProbeTime: now,
+            lastTransitionTime: now,
+          },
+        ];
+  await kubeRequest(kc, {
+    method: 'PATCH',
+    path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}/status`,
+    contentType: 'application/merge-patch+json',
+    body: {
+      status: {
+        startTime: now,
+        ...(outcome === 'Complete' ? { completionTime: now, succeeded: 1 } : { failed: 2 }),
+        conditions,
+      },
+    },
+  });
+}
+
 const condition = (d: Deployment | Revision, type: string) => d.status?.conditions?.find((c) => c.type === type);
 
 async function waitForDeployment(name: string, check: (d: Deployment) => boolean, what: string): Promise<Deployment> {
@@ -475,6 +530,72 @@ describe('a Deployment from an external image', () => {
   });
 });
 
+describe('a pre-deploy command and a smoke test', () => {
+  const name = 'migrator';
+  const readJob = (revision: string) =>
+    kubeRequest<V1Job>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${revision}-pre-deploy` }).catch(
+      () => undefined,
+    );
+  const revisionPhase = async (revision: string) => {
+    const found = (await revisionsOf(name)).find((r) => r.metadata.name === revision);
+    return found?.status?.status && { phase: found.status.status, reason: found.status.reason, message: found.status.message };
+  };
+
+  it("runs the command once, in the revision's image, before any pod of it, then rolls the revision out", async () => {
+    await putSecret(`${name}-secrets`, { DB_URL: 'postgres://x' });
+    await createDeployment(name, {
+      source: 'external_docker',
+      sourceConfig: { preDeployCommand: 'migrate --yes', smokeTestPath: '/ready' },
+      sourceRevisionConfig: { imageUri: 'nginx:1.27' },
+      secrets: [{ name: 'DB_URL' }],
+    });
+    const revision = (await eventually(async () => (await revisionsOf(name))[0], 30_000, 'a revision')).metadata.name!;
+    const job = await eventually(() => readJob(revision), 30_000, 'the pre-deploy Job');
+    const container = job.spec!.template.spec!.containers[0]!;
+    expect(container).toMatchObject({ name: 'pre-deploy', image: 'nginx:1.27', command: ['sh', '-c', 'migrate --yes'] });
+    expect(container.env).toContainEqual({ name: 'DB_URL', valueFrom: { secretKeyRef: { name: 'migrator-secrets', key: 'DB_URL' } } });
+    expect(job.metadata!.ownerReferences).toEqual([expect.objectContaining({ kind: 'Revision', name: revision, controller: true })]);
+    // No pod of the revision runs before the command has.
+    expect(await eventually(() => revisionPhase(revision), 30_000, 'a phase')).toMatchObject({ phase: 'DEPLOYING', reason: 'PreDeploy' });
+    expect(await readAppsDeployment(name)).toBeUndefined();
+
+    await setJobStatus(job.metadata!.name!, 'Complete');
+    const app = await eventually(() => readAppsDeployment(name), 30_000, 'the application once the command succeeded');
+    expect(app.spec!.template.spec!.containers[0]!.startupProbe).toMatchObject({ httpGet: { path: '/ready', port: 'http' } });
+    await markRolledOut(name);
+    await waitForDeployment(name, (d) => d.status?.status === 'READY', 'READY');
+    // Made once: the Job of the serving revision is the one that ran.
+    expect((await readJob(revision))?.metadata?.uid).toBe(job.metadata!.uid);
+  });
+
+  it('keeps the previous revision serving when the command fails, and fails the new one with it', async () => {
+    const before = await getDeployment(name);
+    await patchDeployment(name, { spec: { sourceRevisionConfig: { imageUri: 'nginx:1.28' } } });
+    const revision = await eventually(
+      async () =>
+        (await getDeployment(name)).status?.latestRevisionName !== before.status?.latestRevisionName &&
+        (await getDeployment(name)).status?.latestRevisionName,
+      30_000,
+      'a new revision',
+    );
+    const job = await eventually(() => readJob(revision as string), 30_000, 'its pre-deploy Job');
+    expect(job.spec!.template.spec!.containers[0]!.image).toBe('nginx:1.28');
+    await setJobStatus(job.metadata!.name!, 'Failed');
+    const failed = await eventually(
+      async () => {
+        const phase = await revisionPhase(revision as string);
+        return phase?.phase === 'DEPLOY_FAILED' ? phase : undefined;
+      },
+      30_000,
+      'DEPLOY_FAILED',
+    );
+    expect(failed).toMatchObject({ reason: 'PreDeployFailed' });
+    expect(failed.message).toMatch(/^The pre-deploy command failed: BackoffLimitExceeded/);
+    expect((await readAppsDeployment(name))!.spec!.template.spec!.containers[0]!.image).toBe('nginx:1.27');
+    expect((await getDeployment(name)).status?.activeRevisionName).toBe(before.status?.activeRevisionName);
+  });
+});
+
 describe('a spec that cannot be served', () => {
   it('stalls with a clear message and an Event when a Secret is missing, and recovers when it appears', async () => {
     const name = 'needs-secret';
@@ -571,60 +692,6 @@ describe('a Deployment built from a code-host repository', () => {
     },
     sourceRevisionConfig: { repoRef },
   });
-
-  async function setJobStatus(jobName: string, outcome: 'Complete' | 'Failed'): Promise<void> {
-    const now = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-    const conditions =
-      outcome === 'Complete'
-        ? [
-            {
-              type: 'SuccessCriteriaMet',
-              status: 'True',
-              reason: 'CompletionsReached',
-              message: 'Reached expected number of succeeded pods',
-              lastProbeTime: now,
-              lastTransitionTime: now,
-            },
-            {
-              type: 'Complete',
-              status: 'True',
-              reason: 'CompletionsReached',
-              message: 'Reached expected number of succeeded pods',
-              lastProbeTime: now,
-              lastTransitionTime: now,
-            },
-          ]
-        : [
-            {
-              type: 'FailureTarget',
-              status: 'True',
-              reason: 'BackoffLimitExceeded',
-              message: 'Job has reached the specified backoff limit',
-              lastProbeTime: now,
-              lastTransitionTime: now,
-            },
-            {
-              type: 'Failed',
-              status: 'True',
-              reason: 'BackoffLimitExceeded',
-              message: 'Job has reached the specified backoff limit',
-              lastProbeTime: now,
-              lastTransitionTime: now,
-            },
-          ];
-    await kubeRequest(kc, {
-      method: 'PATCH',
-      path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}/status`,
-      contentType: 'application/merge-patch+json',
-      body: {
-        status: {
-          startTime: now,
-          ...(outcome === 'Complete' ? { completionTime: now, succeeded: 1 } : { failed: 2 }),
-          conditions,
-        },
-      },
-    });
-  }
 
   it('starts no build while the builder is awaited, says so, and builds once it is there', async () => {
     const name = 'awaits-builder';

@@ -283,6 +283,24 @@ export const sourceConfigSchema = z
       .max(4096)
       .optional()
       .describe('Command that builds the application before the image is built (codehost and internal_source).'),
+    preDeployCommand: z
+      .string()
+      .max(4096)
+      .optional()
+      .describe(
+        "Command run once per revision (sh -c), in the revision's image with the application's environment, secrets and database, before any of its pods take traffic: " +
+          "database migrations. The revision rolls out once it exits 0; if it fails, the revision is DEPLOY_FAILED (PreDeployFailed) with the command's last lines, and the previous revision keeps serving. " +
+          'Not run for the revision that serves already. The image needs a shell. Empty: none (how a PATCH removes it).',
+      ),
+    smokeTestPath: z
+      .string()
+      .max(1024)
+      .regex(/^(\/|$)/, { message: 'must start with / (or be empty: no smoke test)' })
+      .optional()
+      .describe(
+        'HTTP path on the app port each new pod must answer (2xx or 3xx, as the kubelet counts it) within 60 s of starting, before it takes traffic. ' +
+          'A pod that does not is restarted, and a revision whose pods keep failing it is DEPLOY_FAILED while the previous one serves. Empty: none.',
+      ),
   })
   .describe('Settings applied to the running workloads in place: changing them makes no new revision. Some are immutable once set.')
   .meta({

@@ -130,6 +130,8 @@ const everyFieldBody = {
     health_check: { path: '/healthz', period_seconds: 5, timeout_seconds: 2, failure_threshold: 4 },
     install_command: 'pip install .',
     build_command: 'make',
+    pre_deploy_command: 'alembic upgrade head',
+    smoke_test_path: '/ready',
     database_retention: 'delete',
     queue_worker: {
       command: ['/app'],

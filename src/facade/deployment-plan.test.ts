@@ -142,6 +142,23 @@ describe('planDeploymentPatch', () => {
     expect(none.spec.secrets).toBeUndefined();
   });
 
+  it('keeps a source_config member a PATCH sends as null, and takes an empty pre-deploy command as none', () => {
+    const set = planDeploymentPatch(codehost, { source_config: { pre_deploy_command: 'migrate' } } as DeploymentPatch, {});
+    expect(set.spec.sourceConfig?.preDeployCommand).toBe('migrate');
+    const kept = planDeploymentPatch(
+      { ...codehost, spec: set.spec },
+      { source_config: { pre_deploy_command: null } } as DeploymentPatch,
+      {},
+    );
+    expect(kept.spec.sourceConfig?.preDeployCommand).toBe('migrate');
+    const removed = planDeploymentPatch(
+      { ...codehost, spec: set.spec },
+      { source_config: { pre_deploy_command: '' } } as DeploymentPatch,
+      {},
+    );
+    expect(removed.spec.sourceConfig?.preDeployCommand).toBe('');
+  });
+
   it('replaces the secret references with secret_references, and keeps the secrets with values', () => {
     const plan = planDeploymentPatch(
       codehost,

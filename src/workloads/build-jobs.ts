@@ -38,7 +38,7 @@ export function buildJobLocation(buildNamespace: string | undefined, revision: B
 }
 
 /** The Job controller labels a Job's pods with the Job's name. */
-function jobNameOf(pod: DeepReadonly<V1Pod>): string | undefined {
+export function jobNameOf(pod: DeepReadonly<V1Pod>): string | undefined {
   const labels = pod.metadata?.labels ?? {};
   return labels['batch.kubernetes.io/job-name'] ?? labels['job-name'];
 }

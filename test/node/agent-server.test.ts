@@ -364,6 +364,55 @@ describe('an agent server deployed by the reference client', () => {
     },
   );
 
+  it(
+    'runs a pre-deploy command once per revision before it serves, and keeps the previous revision serving when one fails',
+    { timeout: 480_000 },
+    async () => {
+      const psql = async (sql: string) =>
+        (await kubectlOk(['exec', '-n', namespace, 'agent-postgres-0', '--', 'psql', '-U', 'postgres', '-tAc', sql])).trim();
+      // A migration as an app's would be: it records each run in the deployment's own database.
+      const migrate = `python3 -c "import os, psycopg
+with psycopg.connect(os.environ['DATABASE_URI']) as db:
+    db.execute('CREATE TABLE IF NOT EXISTS pre_deploy_runs (revision text, at timestamptz DEFAULT now())')
+    db.execute('INSERT INTO pre_deploy_runs (revision) VALUES (%s)', (os.environ['MIGRATION_MARK'],))"`;
+      const deploy = async (mark: string) => {
+        const before = await tool.ok('GET', `/v2/deployments/${id}`);
+        const patched = await tool.ok('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'MIGRATION_MARK', value: mark }] });
+        expect(patched.latest_revision_id).not.toBe(before.latest_revision_id);
+        return {
+          before,
+          revision: await revisionReaches(tool, id, patched.latest_revision_id, ['DEPLOYED', 'DEPLOY_FAILED', 'BUILD_FAILED'], {
+            timeoutMs: 300_000,
+          }),
+        };
+      };
+      try {
+        await tool.ok('PATCH', `/v2/deployments/${id}`, { source_config: { pre_deploy_command: migrate } });
+        const good = await deploy('first');
+        expect(good.revision.status, good.revision.status_message).toBe('DEPLOYED');
+        // Once, whatever the replicas: the serving revision's pods came after it.
+        expect(await psql("SELECT count(*) FROM pre_deploy_runs WHERE revision = 'first'")).toBe('1');
+
+        await tool.ok('PATCH', `/v2/deployments/${id}`, {
+          source_config: { pre_deploy_command: 'echo "migration 0042 failed: column tenant_id does not exist" >&2; exit 3' },
+        });
+        const bad = await deploy('second');
+        expect(bad.revision.status).toBe('DEPLOY_FAILED');
+        expect(bad.revision.status_message).toMatch(/^The pre-deploy command failed: step "pre-deploy" exited with code 3/);
+        expect(bad.revision.status_message).toContain('migration 0042 failed: column tenant_id does not exist');
+        expect((await tool.ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(bad.before.active_revision_id);
+        expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'served on' } })).toEqual({
+          status: 200,
+          body: { text: 'SERVED ON!' },
+        });
+      } finally {
+        // An empty command removes it (a null member of a PATCH leaves a field as it is).
+        await tool.ok('PATCH', `/v2/deployments/${id}`, { source_config: { pre_deploy_command: '' }, secrets: [] });
+        expect((await tool.ok('GET', `/v2/deployments/${id}`)).source_config.pre_deploy_command).toBe('');
+      }
+    },
+  );
+
   it("scales the queue worker on the backlog of runs in the deployment's Postgres, and back", { timeout: 720_000 }, async () => {
     // KEDA reads the backlog with the database's own password (its trigger is Ready once it has).
     await eventually(
@@ -443,6 +492,39 @@ describe('an agent server deployed by the reference client', () => {
       body: { text: 'STILL HERE!' },
     });
   });
+
+  it(
+    'fails a revision whose auth.path does not load, with its error, rather than serve every request unauthenticated',
+    { timeout: 420_000 },
+    async () => {
+      const config = join(project, 'langgraph.json');
+      const good = readFileSync(config, 'utf8');
+      const auth = join(project, 'auth.py');
+      // aegra alone would log this and serve everyone as one anonymous user.
+      writeFileSync(auth, "raise RuntimeError('the identity provider is not configured')\n");
+      writeFileSync(config, JSON.stringify({ ...JSON.parse(good), auth: { path: './auth.py:auth' } }));
+      try {
+        const before = await tool.ok('GET', `/v2/deployments/${id}`);
+        // The client reports the failed revision and exits non-zero.
+        await client(['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']).catch(() => undefined);
+        const deployment = await tool.ok('GET', `/v2/deployments/${id}`);
+        expect(deployment.latest_revision_id).not.toBe(before.latest_revision_id);
+        const revision = await revisionReaches(tool, id, deployment.latest_revision_id, ['DEPLOY_FAILED', 'DEPLOYED', 'BUILD_FAILED'], {
+          timeoutMs: 300_000,
+        });
+        expect(revision.status).toBe('DEPLOY_FAILED');
+        expect(revision.status_message).toContain('the identity provider is not configured');
+        expect((await tool.ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(before.active_revision_id);
+        expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'still served' } })).toEqual({
+          status: 200,
+          body: { text: 'STILL SERVED!' },
+        });
+      } finally {
+        writeFileSync(config, good);
+        rmSync(auth, { force: true });
+      }
+    },
+  );
 
   it('fails a build whose configuration file is missing or not one, with the step, the file and the error', async () => {
     const deployment = await tool.ok('GET', `/v2/deployments/${id}`);

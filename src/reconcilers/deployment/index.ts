@@ -149,14 +149,16 @@ export function registerDeploymentControllers(
         changed: autoscalerChangeMatters,
       },
       {
-        // A build Job beside its Deployment is owned by it; one in the build namespace names its Deployment's uid.
+        // A build Job beside its Deployment is owned by it; one in the build namespace names its Deployment's
+        // uid; a pre-deploy Job is its Revision's (render/pre-deploy.ts), found by its revision label.
         informer: informers.jobs,
         map: (object: DeepReadonly<KubeObject>) => {
           const owners = ownerKeys(object, deploymentKind);
           if (owners.length > 0) return owners;
           const uid = object.metadata?.labels?.[buildForDeploymentLabel];
+          if (!uid) return deploymentOfRevision(object);
           return deploymentsInNamespace(revisionNamespaceOf(object))
-            .filter((d) => uid && d.metadata.uid === uid)
+            .filter((d) => d.metadata.uid === uid)
             .map(keyOf);
         },
       },

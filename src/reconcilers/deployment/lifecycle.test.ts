@@ -185,6 +185,31 @@ describe('targetPhase', () => {
     expect(interruptionOf({ metadata: {}, status: { status: 'BUILDING' } })).toBeUndefined();
   });
 
+  it('holds a revision DEPLOYING while its pre-deploy command runs, and fails it with the command when it fails', () => {
+    const at = (preDeploy: TargetObservation['preDeploy']) => targetPhase({ ...image, preDeploy });
+    expect(at({ state: 'queued' })).toMatchObject({
+      phase: 'DEPLOYING',
+      reason: 'PreDeploy',
+      message: 'The pre-deploy command is starting.',
+    });
+    expect(at({ state: 'running', step: 'wait-for-postgres' })).toMatchObject({
+      phase: 'DEPLOYING',
+      message: 'The pre-deploy command waits for its backing services: step "wait-for-postgres".',
+    });
+    expect(at({ state: 'running', step: 'pre-deploy' })).toMatchObject({
+      phase: 'DEPLOYING',
+      message: 'The pre-deploy command is running.',
+    });
+    expect(at({ state: 'failed', step: 'pre-deploy', message: 'step "pre-deploy" exited with code 3:\nno such table' })).toEqual({
+      phase: 'DEPLOY_FAILED',
+      reason: 'PreDeployFailed',
+      message: 'The pre-deploy command failed: step "pre-deploy" exited with code 3:\nno such table',
+      image: image.knownImage,
+    });
+    // Once it succeeded, the rollout decides, as without one.
+    expect(at({ state: 'succeeded' })).toEqual(targetPhase(image));
+  });
+
   it('says why a build waits, for the builder or for its organization, and makes no image', () => {
     const waiting = targetPhase({
       ...codehost,

@@ -75,6 +75,8 @@ export interface TargetObservation {
   /** The revision is the one serving now (the Deployment's active revision). */
   serving?: boolean;
   build: BuildState;
+  /** Where its pre-deploy command stands, when it has one to run before it rolls out. */
+  preDeploy?: BuildState;
   rollout: Rollout;
   /** Why a pod of this revision will not serve, as the kubelet said it. */
   podProblem?: PodProblem;
@@ -138,6 +140,8 @@ function buildPhase(build: BuildState, buildImage: string): Omit<TargetPhase, 'r
 
 function rolloutPhase(o: TargetObservation, image: string | undefined): TargetPhase {
   if (!image) return { phase: 'CREATE_FAILED', message: 'The revision names no image to deploy (sourceRevisionConfig.imageUri).' };
+  const preDeploy = o.preDeploy && preDeployPhase(o.preDeploy, image);
+  if (preDeploy) return preDeploy;
   if (o.rollout.revision !== o.revisionName)
     return { phase: 'AWAITING_DEPLOY', message: 'Waiting for the workloads to be updated.', image };
   // Once deployed, a revision stays deployed while it is served: scaling or a sourceConfig change that
@@ -159,6 +163,28 @@ function rolloutPhase(o: TargetObservation, image: string | undefined): TargetPh
   // No node fits yet: the previous revision keeps serving while room is waited for, until the deadline.
   if (o.podWait) return { phase: 'DEPLOYING', message: `Waiting for capacity: ${o.podWait.message}`, image, reason: waitingForCapacity };
   return { phase: 'DEPLOYING', message: 'The workloads are rolling out.', image };
+}
+
+/** The revision's phase while its pre-deploy command runs or when it failed; none once it succeeded. */
+function preDeployPhase(job: BuildState, image: string): TargetPhase | undefined {
+  switch (job.state) {
+    case 'succeeded':
+      return undefined;
+    case 'failed':
+      return { phase: 'DEPLOY_FAILED', message: `The pre-deploy command failed: ${job.message}`, image, reason: 'PreDeployFailed' };
+    case 'running':
+      return {
+        phase: 'DEPLOYING',
+        message:
+          job.step && job.step !== 'pre-deploy'
+            ? `The pre-deploy command waits for its backing services: step "${job.step}".`
+            : 'The pre-deploy command is running.',
+        image,
+        reason: 'PreDeploy',
+      };
+    default:
+      return { phase: 'DEPLOYING', message: 'The pre-deploy command is starting.', image, reason: 'PreDeploy' };
+  }
 }
 
 /**

@@ -116,6 +116,7 @@ export function targetOutcome(
     ...optional('recordedPhase', target.object.status?.status),
     serving: previousActive?.name === target.name,
     build: image.build,
+    ...optional('preDeploy', image.preDeploy),
     // An app that scales to zero is not DEPLOYED before a pod of the revision is available (the
     // ScaledObject holds one while the revision is new: render/scale-to-zero.ts).
     rollout: rolloutOf(application, previousActive?.name !== target.name && activated ? 1 : 0),

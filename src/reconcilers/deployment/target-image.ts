@@ -7,7 +7,10 @@ import { sourceArchiveUrls, uploadIdOf } from '../../registry/source-archives.ts
 import { buildEnded, buildState, builtImageReference, type BuildState } from './build-state.ts';
 import { withAppliedHash } from '../../runtime/applied-hash.ts';
 import type { ChosenRevisions } from './choose-revisions.ts';
-import { buildJobLocation, podsOfBuild, revisionNamespaceOf, type BuildJobLocation } from '../../workloads/build-jobs.ts';
+import { buildJobLocation, jobNameOf, podsOfBuild, revisionNamespaceOf, type BuildJobLocation } from '../../workloads/build-jobs.ts';
+import { revisionLabel } from '../../workloads/revision-pods.ts';
+import { preDeployJobName, renderPreDeployJob } from './render/pre-deploy.ts';
+import { workloadInput } from './render/workloads.ts';
 import { optional, type Pass } from './pass.ts';
 import type { ServingRevision } from './render/application.ts';
 import { builtImage, renderBuildJob, renderBuildSecret, type BuildSources } from './render/build-job.ts';
@@ -20,7 +23,10 @@ export interface TargetImage {
   /** Where the target's build pushes. */
   buildImage: string;
   build: ReturnType<typeof buildState>;
-  /** What the workloads run: the target once its image exists, else the revision serving now (if any). */
+  /** Where the target's pre-deploy command stands, when it has one to run (its Job's state). */
+  preDeploy?: BuildState;
+  /** What the workloads run: the target once its image exists (and its pre-deploy command succeeded),
+   * else the revision serving now (if any). */
   serving: ServingRevision | undefined;
 }
 
@@ -41,7 +47,36 @@ export async function targetImage(
   }
   const build = await ensureBuild(pass, deployment, owner, chosen, knownImage);
   const image = knownImage ?? (build.state === 'succeeded' ? builtImageReference(buildImage, build) : undefined);
-  return { knownImage, buildImage, build, serving: servingRevision(target, image, previousActive) };
+  // A revision that serves already needs no pre-deploy command (one added later runs for the next).
+  const command = target.name === previousActive?.name ? undefined : deployment.spec.sourceConfig?.preDeployCommand;
+  if (!image || !command) return { knownImage, buildImage, build, serving: servingRevision(target, image, previousActive) };
+  const preDeploy = await ensurePreDeploy(pass, deployment, owner, target, { name: target.name, image }, command);
+  const ready = preDeploy.state === 'succeeded' ? image : undefined;
+  return { knownImage, buildImage, build, preDeploy, serving: servingRevision(target, ready, previousActive) };
+}
+
+/** The target's pre-deploy Job: started once (in its image, as its pods would run), then observed. */
+async function ensurePreDeploy(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  owner: OwnerDeployment,
+  target: RevisionRecord,
+  serving: ServingRevision,
+  command: string,
+): Promise<BuildState> {
+  const name = preDeployJobName(target.name);
+  const job = pass.informers.jobs.get(owner.namespace, name);
+  if (job) {
+    const pods = pass.informers.pods
+      .byIndex(revisionLabel, target.name)
+      .filter((pod) => pod.metadata?.namespace === owner.namespace && jobNameOf(pod) === name);
+    return buildState(job, pods);
+  }
+  const input = workloadInput({ owner, spec: deployment.spec, settings: pass.options }, serving);
+  const { created } = await pass.writer.createOrGet(renderPreDeployJob(input, command, target.object.metadata.uid ?? ''));
+  if (created)
+    pass.context.recorder.event(deployment, 'Normal', 'PreDeployStarted', `Running the pre-deploy command of Revision ${target.name}.`);
+  return { state: 'queued' };
 }
 
 /** Deletes an interrupted revision's build Job, if it has one (its pods and Secret go with it). */

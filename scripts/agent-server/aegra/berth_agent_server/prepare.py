@@ -2,7 +2,9 @@
 the deployment's database migrated once, under a lock, so replicas that start together take turns.
 
 Writes the configuration to CONFIG_PATH (nothing when the image names no graphs: aegra then reads the
-langgraph.json of its working directory). Exits 1 with the migration's own error when it fails.
+langgraph.json of its working directory). Exits 1, with the error as the container's termination message,
+when the migration fails or the langgraph.json's auth.path does not load: aegra would serve every request
+as one anonymous user then, and a deployment that asked for authentication gets none rather than that.
 """
 
 import asyncio
@@ -47,6 +49,40 @@ def config_from_env() -> dict | None:
     return config
 
 
+def check_auth(config: dict) -> None:
+    """Loads auth.path as aegra does (`<file.py>:<attr>` or `<module>:<attr>`), and refuses one that does not
+    load or names something other than a langgraph_sdk Auth: aegra only logs that and serves unauthenticated."""
+    path = (config.get("auth") or {}).get("path")
+    if not path:
+        return
+    from langgraph_sdk import Auth
+
+    target, _, attr = str(path).rpartition(":")
+    if not target or not attr:
+        raise ValueError(f"auth.path {path!r}: expected <file.py or module>:<attribute>")
+    if target.endswith(".py") or target.startswith(("./", "../", "/")):
+        spec = importlib.util.spec_from_file_location("berth_auth_check", target)
+        if spec is None or spec.loader is None or not os.path.isfile(target):
+            raise ValueError(f"auth.path {path!r}: no file {target!r} in the image")
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    else:
+        module = importlib.import_module(target)
+    if not isinstance(getattr(module, attr, None), Auth):
+        raise ValueError(f"auth.path {path!r}: {attr!r} is not a langgraph_sdk Auth")
+
+
+def fail(error: str) -> None:
+    """Ends the container with `error` on its log and as its termination message (the revision's)."""
+    print(error, file=sys.stderr)
+    try:
+        with open("/dev/termination-log", "w") as log:
+            log.write(error[-2000:])
+    except OSError:
+        pass
+    sys.exit(1)
+
+
 def take_lock(connection) -> None:
     """The migration lock, asked for once a second rather than waited on: a session blocked in
     pg_advisory_lock holds a snapshot, and a migration that builds an index CONCURRENTLY (aegra has one)
@@ -83,20 +119,16 @@ def main() -> None:
         raise SystemExit("this agent server keeps threads and runs in Postgres, and the deployment has no database (DATABASE_URI)")
     config = config_from_env()
     if config is not None:
+        try:
+            check_auth(config)
+        except Exception:
+            fail(traceback.format_exc())
         with open(CONFIG_PATH, "w") as out:
             json.dump(config, out)
     try:
         migrate()
     except Exception:
-        error = traceback.format_exc()
-        print(error, file=sys.stderr)
-        # What the kubelet reports as the container's termination message, and Berth in the revision.
-        try:
-            with open("/dev/termination-log", "w") as log:
-                log.write(error[-2000:])
-        except OSError:
-            pass
-        sys.exit(1)
+        fail(traceback.format_exc())
 
 
 if __name__ == "__main__":

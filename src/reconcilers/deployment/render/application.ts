@@ -84,6 +84,21 @@ export function applicationReadiness(spec: DeploymentSpecInput): V1Probe {
   };
 }
 
+/** How long a new pod has to pass its smoke test before the kubelet restarts it. */
+export const smokeTestSeconds = 60;
+
+/**
+ * A pod passes the spec's smoke test (sourceConfig.smokeTestPath) before anything else: the kubelet
+ * runs no readiness check, so the pod takes no traffic, until the path answers; one that does not within
+ * smokeTestSeconds is restarted, and keeps failing as a crash loop the revision reports.
+ */
+function smokeTest(spec: DeploymentSpecInput): { startupProbe?: V1Probe } {
+  const path = spec.sourceConfig?.smokeTestPath;
+  return path
+    ? { startupProbe: { httpGet: { path, port: 'http' }, periodSeconds: 1, timeoutSeconds: 1, failureThreshold: smokeTestSeconds } }
+    : {};
+}
+
 /**
  * A new revision's pods come up beside the old ones, which stay until the new ones are Ready: a
  * revision that cannot serve (a bad image, a crash) never takes the working one down.
@@ -218,12 +233,18 @@ function podTemplate(
     name: role === 'api' ? 'app' : 'queue',
     image: serving.image,
     ...(role === 'queue' ? queueWorkerStart(spec, env, licensed) : { env }),
+    ...(role === 'queue' && input.agentRuns ? { readinessProbe: agentQueueWorkerReadiness(input.port) } : {}),
     resources: resourceRequirements(sizing, defaults, input.requestScale),
     // A container that ends with an error says why in its status (and the revision's message), from its
     // termination message or else its log's tail: a failed migration's own error.
     terminationMessagePolicy: 'FallbackToLogsOnError',
     ...(role === 'api'
-      ? { ports: [{ name: 'http', containerPort: input.port }], readinessProbe: applicationReadiness(spec), lifecycle: drainBeforeStop }
+      ? {
+          ports: [{ name: 'http', containerPort: input.port }],
+          ...smokeTest(spec),
+          readinessProbe: applicationReadiness(spec),
+          lifecycle: drainBeforeStop,
+        }
       : {}),
     ...(resources.volumeMounts?.length ? { volumeMounts: asVolumeMounts(resources.volumeMounts) } : {}),
   };
@@ -275,6 +296,27 @@ export function renderApplication(input: WorkloadInput): V1Deployment {
   };
 }
 
+/**
+ * The pod of a revision's pre-deploy command (pre-deploy.ts): the application's template (its image,
+ * environment, secrets and waits for its backing services), running `sh -c <command>` once instead of
+ * serving. The spec's sidecars are left out: one that never ends would keep the Job from completing.
+ */
+export function preDeployTemplate(input: WorkloadInput, command: string): V1PodTemplateSpec {
+  const resources = input.spec.sourceConfig?.resourceSpec ?? {};
+  const template = podTemplate(input, 'pre-deploy', 'api', resources, applicationDefaults);
+  const {
+    ports: _ports,
+    readinessProbe: _readiness,
+    startupProbe: _startup,
+    lifecycle: _lifecycle,
+    ...app
+  } = template.spec!.containers[0]!;
+  return {
+    metadata: template.metadata!,
+    spec: { ...template.spec!, restartPolicy: 'Never', containers: [{ ...app, name: 'pre-deploy', command: ['sh', '-c', command] }] },
+  };
+}
+
 export function renderApplicationService(input: Pick<WorkloadInput, 'owner' | 'spec'>): V1Service {
   const resources = input.spec.sourceConfig?.resourceSpec ?? {};
   return {
@@ -286,6 +328,19 @@ export function renderApplicationService(input: Pick<WorkloadInput, 'owner' | 's
       ports: [{ name: 'http', port: applicationServicePort, targetPort: 'http' }],
     },
   };
+}
+
+/**
+ * How long a new queue worker pod must stay up before the rollout counts it and lets an old one go. A
+ * queue worker serves no traffic, so nothing else tells a pod that exits at once (a bad revision) from
+ * one that works: without it, such a pod replaced the working one, and queued runs waited for nobody.
+ */
+export const queueWorkerSettleSeconds = 10;
+
+/** The durable agent server's queue worker is its server too: ready once it listens, after its
+ * migrations and configuration checks (berth_agent_server.prepare). */
+function agentQueueWorkerReadiness(port: number): V1Probe {
+  return { tcpSocket: { port }, periodSeconds: 1, failureThreshold: 3 };
 }
 
 export function renderQueueWorker(input: WorkloadInput): V1Deployment {
@@ -304,6 +359,7 @@ export function renderQueueWorker(input: WorkloadInput): V1Deployment {
       ...replicasFor(scaling(resources.queueMinScale, resources.queueMaxScale)),
       strategy: surgeStrategy,
       progressDeadlineSeconds: input.progressDeadlineSeconds,
+      minReadySeconds: queueWorkerSettleSeconds,
       selector: { matchLabels: selectorLabels(input.owner, 'queue-worker') },
       template: podTemplate(input, 'queue-worker', 'queue', sizing, queueWorkerDefaults),
     },

@@ -52,7 +52,15 @@ export type SecretEntryInput = Pick<DeploymentSecret, 'name'> & Reads<Deployment
 
 type SourceConfigInput = Reads<
   SourceConfig,
-  'repoUrl' | 'customUrl' | 'installCommand' | 'buildCommand' | 'queueWorker' | 'deploymentType' | 'databaseRetention'
+  | 'repoUrl'
+  | 'customUrl'
+  | 'installCommand'
+  | 'buildCommand'
+  | 'queueWorker'
+  | 'deploymentType'
+  | 'databaseRetention'
+  | 'preDeployCommand'
+  | 'smokeTestPath'
 > & {
   readonly healthCheck?: Maybe<Reads<HealthCheck, 'path' | 'periodSeconds' | 'timeoutSeconds' | 'failureThreshold'>>;
   readonly resourceSpec?: Maybe<ResourceSpecInput>;

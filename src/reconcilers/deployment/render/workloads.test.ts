@@ -2,7 +2,8 @@ import type { V1Deployment, V1Ingress, V1StatefulSet } from '@kubernetes/client-
 import { parseAppUrlTemplate, type AppUrlTemplate } from '../../../api/index.ts';
 import { describe, expect, it } from 'vitest';
 import type { DeploymentSpecInput } from './spec.ts';
-import { renderWorkloads } from './workloads.ts';
+import { renderWorkloads, workloadInput } from './workloads.ts';
+import { renderPreDeployJob } from './pre-deploy.ts';
 import type { ScaledObject } from './autoscalers.ts';
 
 const owner = { name: 'shop', namespace: 'ns', uid: 'uid-1' };
@@ -412,5 +413,84 @@ describe('renderWorkloads', () => {
     expect(JSON.stringify(renderWorkloads({ owner, spec, settings, serving }))).toBe(
       JSON.stringify(renderWorkloads({ owner, spec, settings, serving })),
     );
+  });
+});
+
+const next = { name: 'shop-bbbbbbbbbb', image: 'registry/shop:2' };
+const migrating: DeploymentSpecInput = {
+  source: 'external_docker',
+  sourceConfig: {
+    preDeployCommand: 'alembic upgrade head',
+    smokeTestPath: '/ready',
+    resourceSpec: { dbCpu: 0.5, sidecars: [{ name: 'proxy', image: 'envoy:1' }] },
+  },
+  secrets: [{ name: 'DB_TOKEN' }],
+};
+
+describe('a pre-deploy command', () => {
+  it("runs once, in the revision's image with the application's environment and waits, owned by the Revision", () => {
+    const job = renderPreDeployJob(workloadInput({ owner, spec: migrating, settings }, next), 'alembic upgrade head', 'rev-uid');
+    expect(job.metadata).toMatchObject({
+      name: 'shop-bbbbbbbbbb-pre-deploy',
+      namespace: 'ns',
+      labels: { 'berth.dev/revision': 'shop-bbbbbbbbbb', 'app.kubernetes.io/component': 'pre-deploy' },
+      ownerReferences: [{ kind: 'Revision', name: 'shop-bbbbbbbbbb', uid: 'rev-uid', controller: true }],
+    });
+    expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 1800 });
+    const pod = job.spec!.template.spec!;
+    expect(pod.restartPolicy).toBe('Never');
+    expect(pod.initContainers?.map((c) => c.name)).toEqual(['wait-for-postgres']);
+    // The application's container, running the command: no port, probes, hook or sidecar.
+    expect(pod.containers).toHaveLength(1);
+    const [container] = pod.containers;
+    expect(container).toMatchObject({ name: 'pre-deploy', image: 'registry/shop:2', command: ['sh', '-c', 'alembic upgrade head'] });
+    expect(container!.env).toContainEqual({ name: 'DB_TOKEN', valueFrom: { secretKeyRef: { name: 'shop-secrets', key: 'DB_TOKEN' } } });
+    expect(container).not.toHaveProperty('ports');
+    expect(container).not.toHaveProperty('readinessProbe');
+    expect(container).not.toHaveProperty('startupProbe');
+  });
+});
+
+describe('a smoke test', () => {
+  it('holds a new pod out of traffic until its path answers, and restarts one that does not within 60 s', () => {
+    const app = renderWorkloads({ owner, spec: migrating, settings, serving: next }).find(
+      (o) => o.kind === 'Deployment' && o.metadata?.name === 'shop',
+    ) as {
+      spec: { template: { spec: { containers: { startupProbe?: object }[] } } };
+    };
+    expect(app.spec.template.spec.containers[0]!.startupProbe).toEqual({
+      httpGet: { path: '/ready', port: 'http' },
+      periodSeconds: 1,
+      timeoutSeconds: 1,
+      failureThreshold: 60,
+    });
+  });
+});
+
+describe('a queue worker', () => {
+  it('counts a new pod only once it stayed up 10 s; a durable agent server one once it listens', () => {
+    const queue = (
+      extra: Partial<DeploymentSpecInput>,
+      images: { postgres: string; redis: string; agentServer?: string } = settings.images,
+    ) =>
+      renderWorkloads({
+        owner,
+        spec: { source: 'internal_source', sourceConfig: { resourceSpec: { queueMaxScale: 2 } }, ...extra },
+        settings: { ...settings, images },
+        serving: next,
+      }).find((o) => o.metadata?.name === 'shop-queue') as {
+        spec: { minReadySeconds: number; template: { spec: { containers: { readinessProbe?: object }[] } } };
+      };
+    expect(queue({}).spec.minReadySeconds).toBe(10);
+    expect(queue({}).spec.template.spec.containers[0]!.readinessProbe).toBeUndefined();
+    const agent = queue({ sourceRevisionConfig: { graphConfigPath: 'langgraph.json' } }, {
+      ...settings.images,
+      agentServer: 'agent:1',
+    } as never);
+    expect(agent.spec.template.spec.containers[0]!.readinessProbe).toEqual({
+      tcpSocket: { port: 8000 },
+      periodSeconds: 1,
+      failureThreshold: 3,
+    });
   });
 });

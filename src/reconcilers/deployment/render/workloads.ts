@@ -2,7 +2,7 @@
 // revision being served. Pure; the reconciler applies what differs from the cache and prunes the rest.
 import { appHost, childNames, parseCustomUrl, type Activator, type AppUrlTemplate, type RequestConcurrency } from '../../../api/index.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
-import { renderApplication, renderApplicationService, renderQueueWorker, type ServingRevision } from './application.ts';
+import { renderApplication, renderApplicationService, renderQueueWorker, type ServingRevision, type WorkloadInput } from './application.ts';
 import { agentServerLicenseFor, queuesAgentRuns, renderRunBacklogScaledObject } from './agent-server.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler, servesScaledObjects } from './autoscalers.ts';
 import { applicationMinScale, backingServices, scaling } from './backing.ts';
@@ -48,33 +48,38 @@ export interface WorkloadsInput {
   existingDatabaseStorage?: string;
 }
 
-export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
-  const { owner, spec, serving, settings } = input;
+/** What the application's (and queue worker's, and pre-deploy command's) pods are made from, for the
+ * revision they run. */
+export function workloadInput(input: Omit<WorkloadsInput, 'serving'>, serving: ServingRevision): WorkloadInput {
+  const { owner, spec, settings } = input;
   const backing = backingServices(spec);
-  const agentRuns = queuesAgentRuns(spec, settings.images.agentServer, backing.queueWorker);
   const license = agentServerLicenseFor(spec, {
     agentServerImage: settings.images.agentServer,
     licenseSecret: settings.agentServerLicense,
   });
+  return {
+    owner,
+    spec,
+    serving,
+    backing,
+    agentRuns: queuesAgentRuns(spec, settings.images.agentServer, backing.queueWorker),
+    ...(license ? { agentServerLicense: license } : {}),
+    port: settings.applicationPort,
+    images: settings.images,
+    requestScale: settings.requestScale,
+    progressDeadlineSeconds: settings.progressDeadlineSeconds,
+    ...(settings.registryCredentials ? { registryCredentials: settings.registryCredentials, credentialedRegistry: settings.registry } : {}),
+  };
+}
+
+export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
+  const { owner, spec, serving, settings } = input;
+  const backing = backingServices(spec);
   const routes = externalRoutes(owner, spec, settings);
   const activation = activationOf(owner, spec, settings, routes, input.rollingOut ?? false);
   const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
   if (serving) {
-    const workload = {
-      owner,
-      spec,
-      serving,
-      backing,
-      agentRuns,
-      ...(license ? { agentServerLicense: license } : {}),
-      port: settings.applicationPort,
-      images: settings.images,
-      requestScale: settings.requestScale,
-      progressDeadlineSeconds: settings.progressDeadlineSeconds,
-    };
-    if (settings.registryCredentials) {
-      Object.assign(workload, { registryCredentials: settings.registryCredentials, credentialedRegistry: settings.registry });
-    }
+    const workload = workloadInput(input, serving);
     desired.push(renderApplication(workload));
     const autoscalers = activation
       ? activatedAutoscalers(activation)
@@ -83,7 +88,9 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
     if (backing.queueWorker) {
       desired.push(renderQueueWorker(workload));
       const queueAutoscaler =
-        agentRuns && servesScaledObjects(settings) ? renderRunBacklogScaledObject(owner, spec) : renderQueueWorkerAutoscaler(owner, spec);
+        workload.agentRuns && servesScaledObjects(settings)
+          ? renderRunBacklogScaledObject(owner, spec)
+          : renderQueueWorkerAutoscaler(owner, spec);
       if (queueAutoscaler) desired.push(queueAutoscaler);
     }
   }
