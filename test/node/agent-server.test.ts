@@ -387,11 +387,15 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
         };
       };
       try {
-        await tool.ok('PATCH', `/v2/deployments/${id}`, { source_config: { pre_deploy_command: migrate } });
+        // Two replicas of the server, and its queue worker: the command still runs once.
+        await tool.ok('PATCH', `/v2/deployments/${id}`, {
+          source_config: { pre_deploy_command: migrate, resource_spec: { ...sizing, min_scale: 2, max_scale: 2 } },
+        });
         const good = await deploy('first');
         expect(good.revision.status, good.revision.status_message).toBe('DEPLOYED');
-        // Once, whatever the replicas: the serving revision's pods came after it.
         expect(await psql("SELECT count(*) FROM pre_deploy_runs WHERE revision = 'first'")).toBe('1');
+        const serving = (await componentPods<Pod>(namespace, 'agent')).filter((pod) => !pod.metadata.deletionTimestamp);
+        expect(serving.map((pod) => pod.metadata.labels?.['berth.dev/revision'])).toEqual([good.revision.name, good.revision.name]);
 
         await tool.ok('PATCH', `/v2/deployments/${id}`, {
           source_config: { pre_deploy_command: 'echo "migration 0042 failed: column tenant_id does not exist" >&2; exit 3' },
@@ -407,7 +411,10 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
         });
       } finally {
         // An empty command removes it (a null member of a PATCH leaves a field as it is).
-        await tool.ok('PATCH', `/v2/deployments/${id}`, { source_config: { pre_deploy_command: '' }, secrets: [] });
+        await tool.ok('PATCH', `/v2/deployments/${id}`, {
+          source_config: { pre_deploy_command: '', resource_spec: sizing },
+          secrets: [],
+        });
         expect((await tool.ok('GET', `/v2/deployments/${id}`)).source_config.pre_deploy_command).toBe('');
       }
     },
