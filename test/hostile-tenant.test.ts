@@ -4,6 +4,7 @@
 // refused or contained; the victim's secret must appear in nothing the attacker gets back. The count
 // of attacks tried, refused and of secrets leaked is printed.
 import { execFile } from 'node:child_process';
+import type { V1Job } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -503,6 +504,34 @@ describe('a hostile tenant', () => {
     expect(shadow.code, shadow.stderr).toBe(0);
     await eventually(async () => (await reason('app-queue')) === 'NameTaken', 20_000, 'the shadowing name Stalled');
     tally.refused += 1;
+  });
+
+  it("runs its pre-deploy command only as its own app would, and reads no other organization's figures", async () => {
+    await throughApi('GET', `/v2/deployments/${victimDeploymentId}/metrics`, undefined, [404]);
+    const created = await attacker.ok('POST', '/v2/deployments', {
+      name: 'migrate',
+      source: 'external_docker',
+      source_config: { pre_deploy_command: 'env; cat /etc/hostname', smoke_test_path: '/ready' },
+      source_revision_config: { image_uri: 'busybox:1' },
+    });
+    // The command's Job: in the attacker's own namespace, its own image, its own secrets' Secret at most,
+    // under the namespace's Pod Security like its pods, and nothing of the victim's.
+    const job = await eventually(
+      async () => {
+        const found = await kubectl(['get', 'jobs', '-n', attackerNamespace, '-l', 'app.kubernetes.io/component=pre-deploy', '-o', 'json']);
+        const items = (JSON.parse(found.stdout || '{"items":[]}') as { items: V1Job[] }).items;
+        return items[0];
+      },
+      20_000,
+      'the pre-deploy Job',
+    );
+    expect(job.metadata?.namespace).toBe(attackerNamespace);
+    const pod = job.spec!.template.spec!;
+    expect(pod.containers.map((c) => c.image)).toEqual(['busybox:1']);
+    expect(JSON.stringify(pod)).not.toContain(victimNamespace);
+    expect(pod.containers[0]!.securityContext?.privileged).toBeUndefined();
+    expect(pod.serviceAccountName).toBeUndefined();
+    await attacker.ok('DELETE', `/v2/deployments/${created.id}`);
   });
 
   it("never sees the victim's secret, wherever the attacker can read", async () => {
