@@ -4,15 +4,12 @@
 // request queries are the API's own (request-metrics.ts); pods' usage comes from the kubelet's cAdvisor
 // and kube-state-metrics, as a kube-prometheus installation scrapes them. Pure.
 import { applicationServicePort } from './child-names.ts';
-import { gatewayServiceSelector } from './request-concurrency.ts';
+import { concurrencyQuery, gatewayServiceSelector } from './request-concurrency.ts';
 import { requestMetricTemplates, requestMetricsWindowSeconds } from './request-metrics.ts';
 
 /** A query template filled with the dashboard's variables: the namespace and the deployment's Service. */
 function forDashboard(template: string): string {
-  return template
-    .replaceAll('{namespace}', '$namespace')
-    .replaceAll('{service}', '$deployment')
-    .replaceAll('{port}', String(applicationServicePort));
+  return concurrencyQuery(template, { namespace: '$namespace', name: '$deployment', port: applicationServicePort });
 }
 
 /** The application's and queue worker's pods (a Deployment's `<name>-<hash>-<hash>`, `<name>-queue-...`)
@@ -78,7 +75,7 @@ const panels: Panel[] = [
   },
 ];
 
-export const dashboardUid = 'berth-deployment';
+const dashboardUid = 'berth-deployment';
 
 /** The Grafana dashboard: one row of panels per figure, for the namespace and deployment chosen. */
 export function renderDashboard(): object {
