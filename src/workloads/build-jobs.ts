@@ -38,16 +38,17 @@ export function buildJobLocation(buildNamespace: string | undefined, revision: B
 }
 
 /** The Job controller labels a Job's pods with the Job's name. */
-export function jobNameOf(pod: DeepReadonly<V1Pod>): string | undefined {
+function jobNameOf(pod: DeepReadonly<V1Pod>): string | undefined {
   const labels = pod.metadata?.labels ?? {};
   return labels['batch.kubernetes.io/job-name'] ?? labels['job-name'];
 }
 
-/** The pods of one build Job, from the revision pods' cache (indexed by the revision label). */
+/** The pods of one of a revision's Jobs (its build, its pre-deploy command), from the revision pods'
+ * cache (indexed by the revision label). */
 export function podsOfBuild(
   pods: { byIndex(index: string, value: string): DeepReadonly<V1Pod>[] },
   revisionName: string,
-  location: BuildJobLocation,
+  location: Pick<BuildJobLocation, 'namespace' | 'name'>,
 ): DeepReadonly<V1Pod>[] {
   return pods
     .byIndex(revisionLabel, revisionName)

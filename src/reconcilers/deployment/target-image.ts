@@ -7,8 +7,7 @@ import { sourceArchiveUrls, uploadIdOf } from '../../registry/source-archives.ts
 import { buildEnded, buildState, builtImageReference, type BuildState } from './build-state.ts';
 import { withAppliedHash } from '../../runtime/applied-hash.ts';
 import type { ChosenRevisions } from './choose-revisions.ts';
-import { buildJobLocation, jobNameOf, podsOfBuild, revisionNamespaceOf, type BuildJobLocation } from '../../workloads/build-jobs.ts';
-import { revisionLabel } from '../../workloads/revision-pods.ts';
+import { buildJobLocation, podsOfBuild, revisionNamespaceOf, type BuildJobLocation } from '../../workloads/build-jobs.ts';
 import { preDeployJobName, renderPreDeployJob } from './render/pre-deploy.ts';
 import { workloadInput } from './render/workloads.ts';
 import { optional, type Pass } from './pass.ts';
@@ -66,12 +65,7 @@ async function ensurePreDeploy(
 ): Promise<BuildState> {
   const name = preDeployJobName(target.name);
   const job = pass.informers.jobs.get(owner.namespace, name);
-  if (job) {
-    const pods = pass.informers.pods
-      .byIndex(revisionLabel, target.name)
-      .filter((pod) => pod.metadata?.namespace === owner.namespace && jobNameOf(pod) === name);
-    return buildState(job, pods);
-  }
+  if (job) return buildState(job, podsOfBuild(pass.informers.pods, target.name, { namespace: owner.namespace, name }));
   const input = workloadInput({ owner, spec: deployment.spec, settings: pass.options }, serving);
   const { created } = await pass.writer.createOrGet(renderPreDeployJob(input, command, target.object.metadata.uid ?? ''));
   if (created)
