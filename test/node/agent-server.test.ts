@@ -158,6 +158,11 @@ async function queueWorkerReplicas(): Promise<number> {
   return Number(await kubectlOk(['get', 'deployments.apps', 'agent-queue', '-n', namespace, '-o', 'jsonpath={.spec.replicas}']));
 }
 
+/** One SQL statement in the agent deployment's own Postgres, as its superuser; the answer unaligned. */
+async function psql(sql: string): Promise<string> {
+  return (await kubectlOk(['exec', '-n', namespace, 'agent-postgres-0', '--', 'psql', '-U', 'postgres', '-tAc', sql])).trim();
+}
+
 /** A POST with a JSON body to the deployed server, bounded in time. */
 async function postJson(url: string, body: unknown): Promise<{ status: number; body: unknown }> {
   const response = await appFetch(url, {
@@ -339,8 +344,6 @@ describe('an agent server deployed by the reference client', () => {
     "fails a revision whose migration fails, with the migration's own error, while the previous one serves",
     { timeout: 400_000 },
     async () => {
-      const psql = async (sql: string) =>
-        (await kubectlOk(['exec', '-n', namespace, 'agent-postgres-0', '--', 'psql', '-U', 'postgres', '-tAc', sql])).trim();
       const thread = await createThread(server, { text: 'before a bad migration' });
       const head = await psql('SELECT version_num FROM alembic_version');
       // The database as a newer server left it: a revision this server's migrations do not know.
@@ -368,8 +371,6 @@ describe('an agent server deployed by the reference client', () => {
     'runs a pre-deploy command once per revision before it serves, and keeps the previous revision serving when one fails',
     { timeout: 480_000 },
     async () => {
-      const psql = async (sql: string) =>
-        (await kubectlOk(['exec', '-n', namespace, 'agent-postgres-0', '--', 'psql', '-U', 'postgres', '-tAc', sql])).trim();
       // A migration as an app's would be: it records each run in the deployment's own database.
       const migrate = `python3 -c "import os, psycopg
 with psycopg.connect(os.environ['DATABASE_URI']) as db:
