@@ -10,7 +10,7 @@
 // engine (it pulls the base image, which the engine's Docker Hub mirror, the node's registry, has; builds
 // locally; pushes with the deployment's push token; PATCHes the digest), and --image-uri.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -642,4 +642,138 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
         `${deployment.name} gone`,
       );
   });
+});
+
+describe("a project using the langgraph.json keys the reference's builds honour, uploaded as the API takes it", () => {
+  const fixture = join(import.meta.dirname, 'fixtures/agent-keys');
+  let keysId: string;
+  let keysUrl: string;
+
+  /** The fixture project, its configuration changed by `change`, with the wheel only its pip.conf
+   * finds, uploaded to the deployment: the archive's object path. */
+  async function uploadProject(change: (config: Record<string, unknown>) => Record<string, unknown> = (config) => config) {
+    const dir = mkdtempSync(join(workdir, 'keys-'));
+    cpSync(join(fixture, 'project'), dir, { recursive: true });
+    const config = join(dir, 'langgraph.json');
+    writeFileSync(config, JSON.stringify(change(JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>)));
+    await execFileAsync('python3', [join(fixture, 'make_wheel.py'), join(dir, 'wheels')]);
+    const archive = `${dir}.tar.gz`;
+    await execFileAsync('tar', ['-czf', archive, '-C', dir, '.']);
+    const grant = await tool.ok('POST', `/v2/deployments/${keysId}/upload-url`);
+    const stored = await fetch(grant.upload_url, {
+      method: 'PUT',
+      body: readFileSync(archive),
+      headers: grant.upload_headers,
+      signal: AbortSignal.timeout(30_000),
+    });
+    expect(stored.status).toBe(200);
+    return grant.object_path as string;
+  }
+
+  /** A revision of the uploaded sources, once it settles. */
+  async function deployUpload(objectPath: string, timeoutMs: number) {
+    const patched = await tool.ok('PATCH', `/v2/deployments/${keysId}`, {
+      revision_source: 'internal_source',
+      source_revision_config: { source_tarball_path: objectPath, graph_config_path: 'langgraph.json' },
+    });
+    return revisionReaches(tool, keysId, patched.latest_revision_id, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED'], { timeoutMs });
+  }
+
+  it(
+    'builds each key into the image and serves the graph under http.mount_prefix, the env values never in a log',
+    { timeout: 600_000 },
+    async () => {
+      const created = await tool.ok('POST', '/v2/deployments', {
+        name: 'agent-keys',
+        source: 'internal_source',
+        source_config: {
+          deployment_type: 'dev',
+          resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
+          database_retention: 'delete',
+        },
+        source_revision_config: {},
+      });
+      keysId = created.id;
+      const revision = await deployUpload(await uploadProject(), 480_000);
+      expect(revision.status, revision.status_message).toBe('DEPLOYED');
+
+      const logs = await tool.ok('GET', `/v2/deployments/${keysId}/revisions/${revision.id}/logs?type=build&order=asc&limit=1000`);
+      const messages: string[] = logs.logs.map((line: { message: string }) => line.message);
+      for (const said of [
+        "python_version 3.12: run on the agent server's Python 3.13",
+        "api_version 0.4: a version of the reference's server; the agent server is the installation's",
+        "image_distro wolfi: the agent server's image is Debian",
+        'env: the variables of app.env (values not shown)',
+        'PIP_CONFIG_FILE=/pipconfig.txt',
+      ])
+        expect(
+          messages.some((message) => message.includes(said)),
+          said,
+        ).toBe(true);
+      expect(messages.filter((message) => message.includes('never-printed-5d1e'))).toEqual([]);
+
+      keysUrl = (await tool.ok('GET', `/v2/deployments/${keysId}`)).url;
+      await eventually(
+        async () => (await appFetch(`${keysUrl}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200,
+        120_000,
+        'the keys project answering /ok',
+      );
+      // pip read pip.conf (the wheel only it finds), dockerfile_lines ran, env came from its file, on the
+      // server's Python, with the routes under the mount prefix.
+      expect(await postJson(`${keysUrl}/agents/runs/wait`, { assistant_id: 'keys', input: { text: 'every key' } })).toEqual({
+        status: 200,
+        body: {
+          text: 'EVERY KEY',
+          probe: 'installed-from-the-pip-config',
+          line: 'added-by-a-line',
+          env: 'from-the-env-file',
+          secret_set: true,
+          python: '3.13',
+        },
+      });
+      expect((await postJson(`${keysUrl}/runs/wait`, { assistant_id: 'keys', input: { text: 'outside' } })).status).toBe(404);
+      // The values stay in the image: the Deployment's pods do not carry them.
+      const names = await kubectlOk([
+        'get',
+        'deployments.apps',
+        'agent-keys',
+        '-n',
+        namespace,
+        '-o',
+        'jsonpath={.spec.template.spec.containers[0].env[*].name}',
+      ]);
+      expect(names.split(' ')).not.toContain('KEYS_SECRET');
+    },
+  );
+
+  it('deletes a thread once checkpointer.ttl has passed', { timeout: 240_000 }, async () => {
+    const thread = await postJson(`${keysUrl}/agents/threads`, {});
+    expect(thread.status).toBe(200);
+    const threadUrl = `${keysUrl}/agents/threads/${(thread.body as { thread_id: string }).thread_id}`;
+    expect((await appFetch(threadUrl, { signal: AbortSignal.timeout(10_000) })).status).toBe(200);
+    // default_ttl 0.5 min, swept every 6 s.
+    await eventually(
+      async () => (await appFetch(threadUrl, { signal: AbortSignal.timeout(10_000) })).status === 404 || undefined,
+      180_000,
+      'the thread swept after its TTL',
+    );
+  });
+
+  it(
+    "fails a revision whose store.index needs pgvector the deployment's Postgres lacks, saying so, while the previous one serves",
+    { timeout: 600_000 },
+    async () => {
+      const before = await tool.ok('GET', `/v2/deployments/${keysId}`);
+      const revision = await deployUpload(
+        await uploadProject((config) => ({ ...config, store: { index: { dims: 3, embed: 'openai:text-embedding-3-small' } } })),
+        480_000,
+      );
+      expect(revision.status).toBe('DEPLOY_FAILED');
+      expect(revision.status_message).toContain("store.index needs the pgvector extension (vector) in the deployment's Postgres");
+      expect((await tool.ok('GET', `/v2/deployments/${keysId}`)).active_revision_id).toBe(before.active_revision_id);
+      expect((await postJson(`${keysUrl}/agents/runs/wait`, { assistant_id: 'keys', input: { text: 'kept' } })).body).toMatchObject({
+        text: 'KEPT',
+      });
+    },
+  );
 });

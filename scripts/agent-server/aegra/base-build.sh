@@ -2,6 +2,11 @@
 # The durable agent server base image's steps, run as root in its root filesystem with no network
 # (../build-rootfs.sh): the wheels are in /wheels, this recipe's files in /ctx.
 set -eux
+# Installs come from the wheelhouse, in the system-wide configuration of pip and uv rather than in the
+# environment: a project's pip_config_file (read last by pip) or its dockerfile_lines (UV_NO_CONFIG=1, an
+# index of its own) may point its build elsewhere, which variables of the image would override.
+printf '[global]\nno-index = true\nfind-links = /wheels\n' > /etc/pip.conf
+mkdir -p /etc/uv && printf 'offline = true\nfind-links = ["/wheels"]\n' > /etc/uv/uv.toml
 python3 /ctx/uv-from-wheel.py
 # PEP 668: the official python:3.x images carry no EXTERNALLY-MANAGED marker; drop Debian's.
 rm -f /usr/lib/python3*/EXTERNALLY-MANAGED

@@ -3,8 +3,9 @@ the deployment's database migrated once, under a lock, so replicas that start to
 
 Writes the configuration to CONFIG_PATH (nothing when the image names no graphs: aegra then reads the
 langgraph.json of its working directory). Exits 1, with the error as the container's termination message,
-when the migration fails or the langgraph.json's auth.path does not load: aegra would serve every request
-as one anonymous user then, and a deployment that asked for authentication gets none rather than that.
+when the migration fails, the langgraph.json's auth.path does not load (aegra would serve every request
+as one anonymous user then, and a deployment that asked for authentication gets none rather than that),
+its checkpointer.ttl is not one aegra accepts, or its store.index has no pgvector to use.
 """
 
 import asyncio
@@ -14,6 +15,8 @@ import os
 import sys
 import time
 import traceback
+
+from berth_agent_server import app_env
 
 CONFIG_PATH = "/tmp/berth-aegra.json"
 # One lock for every migration of this database (pg_advisory_lock's key space is the database's).
@@ -33,7 +36,7 @@ def file_graph(spec: str) -> str:
 
 def config_from_env() -> dict | None:
     """The image's graphs (LANGSERVE_GRAPHS, as a generated Dockerfile sets them) and the optional
-    http, store and auth settings of its langgraph.json."""
+    http, store, auth and checkpointer settings of its langgraph.json."""
     graphs = json.loads(os.environ.get("LANGSERVE_GRAPHS") or "{}")
     if not graphs:
         return None
@@ -43,7 +46,12 @@ def config_from_env() -> dict | None:
             config["graphs"][graph_id] = {**spec, "path": file_graph(spec["path"])}
         else:
             config["graphs"][graph_id] = file_graph(spec)
-    for key, variable in (("http", "LANGGRAPH_HTTP"), ("store", "LANGGRAPH_STORE"), ("auth", "LANGGRAPH_AUTH")):
+    for key, variable in (
+        ("http", "LANGGRAPH_HTTP"),
+        ("store", "LANGGRAPH_STORE"),
+        ("auth", "LANGGRAPH_AUTH"),
+        ("checkpointer", "LANGGRAPH_CHECKPOINTER"),
+    ):
         if os.environ.get(variable):
             config[key] = json.loads(os.environ[variable])
     return config
@@ -72,6 +80,29 @@ def check_auth(config: dict) -> None:
         raise ValueError(f"auth.path {path!r}: {attr!r} is not a langgraph_sdk Auth")
 
 
+def check_thread_ttl(config: dict) -> None:
+    """Validates checkpointer.ttl with aegra's own model now, so that a bad one fails the revision with
+    its own error before any pod serves (aegra would fail each pod's start with it)."""
+    ttl = (config.get("checkpointer") or {}).get("ttl")
+    if ttl is None:
+        return
+    from aegra_api.services.thread_ttl import ThreadTTLConfig
+
+    ThreadTTLConfig.model_validate(ttl)
+
+
+def check_vector_store(connection, config: dict | None) -> None:
+    """store.index keeps embeddings in the deployment's Postgres, which needs the pgvector extension."""
+    if not ((config or {}).get("store") or {}).get("index"):
+        return
+    found = connection.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone()
+    if found is None:
+        raise RuntimeError(
+            "store.index needs the pgvector extension (vector) in the deployment's Postgres, and its image has none: "
+            "remove store.index, or ask the platform team for a Postgres image with pgvector"
+        )
+
+
 def fail(error: str) -> None:
     """Ends the container with `error` on its log and as its termination message (the revision's)."""
     print(error, file=sys.stderr)
@@ -95,7 +126,7 @@ def take_lock(connection) -> None:
         time.sleep(1)
 
 
-def migrate() -> None:
+def migrate(config: dict | None) -> None:
     """aegra's migrations, then the checkpointer's and the store's tables, under one advisory lock."""
     import psycopg
 
@@ -104,6 +135,7 @@ def migrate() -> None:
     from aegra_api.settings import settings
 
     with psycopg.connect(settings.db.database_url_sync, autocommit=True) as lock:
+        check_vector_store(lock, config)
         take_lock(lock)
         migrations.run_migrations_if_needed()
 
@@ -117,16 +149,18 @@ def migrate() -> None:
 def main() -> None:
     if not os.environ.get("DATABASE_URL"):
         raise SystemExit("this agent server keeps threads and runs in Postgres, and the deployment has no database (DATABASE_URI)")
+    app_env.load()
     config = config_from_env()
     if config is not None:
         try:
             check_auth(config)
+            check_thread_ttl(config)
         except Exception:
             fail(traceback.format_exc())
         with open(CONFIG_PATH, "w") as out:
             json.dump(config, out)
     try:
-        migrate()
+        migrate(config)
     except Exception:
         fail(traceback.format_exc())
 

@@ -10,6 +10,7 @@ import type { V1Container, V1EnvVar, V1Job, V1ObjectMeta, V1Secret, V1Volume } f
 import type { BuildPlacement } from '../../../api/build-placement.ts';
 import type { BuildResources } from '../../../api/build-resources.ts';
 import { managedSecretLabels } from '../../../api/readable-secrets.ts';
+import { agentConfigCheckEnv } from './agent-config-check.ts';
 import { buildForDeploymentLabel, buildForNamespaceLabel, type BuildJobLocation } from '../../../workloads/build-jobs.ts';
 import {
   type OwnerDeployment,
@@ -201,21 +202,21 @@ export const graphCheck = [
 const namesNoBaseImage = 'import json, sys\nsys.exit(1 if json.load(open(sys.argv[1], encoding="utf-8")).get("base_image") else 0)';
 
 /** With AGENT_SERVER_IMAGE, the generated Dockerfile's first FROM (the reference's server) becomes that
- * image, unless the configuration file ($config) names its own `base_image`. */
+ * image, unless the configuration file ($config) names its own `base_image`; then the file's keys are
+ * checked against what that server honours (agent-config-check.ts). */
 export const agentServerBase = [
   `if [ -n "\${AGENT_SERVER_IMAGE:-}" ] && printf %s "$NO_BASE_IMAGE_CHECK" | ${graphCheckInterpreter.join(' ')} "$config"; then`,
   '  sed -i "0,/^FROM /s|^FROM .*|FROM $AGENT_SERVER_IMAGE|" /generated/Dockerfile',
   '  echo "the agent server: $AGENT_SERVER_IMAGE (threads, runs and the store in the deployment\'s Postgres)"',
+  `  printf %s "$AGENT_CONFIG_CHECK" | ${graphCheckInterpreter.join(' ')} "$config" /generated/Dockerfile ||`,
+  '    { echo "$config asks for what this agent server does not do"; exit 1; }',
   'fi',
 ].join('\n');
 
 /** The dockerfile step's settings for agentServerBase. */
 export function agentServerBaseEnv(image: string | undefined): V1EnvVar[] {
   return image
-    ? [
-        { name: 'AGENT_SERVER_IMAGE', value: image },
-        { name: 'NO_BASE_IMAGE_CHECK', value: namesNoBaseImage },
-      ]
+    ? [{ name: 'AGENT_SERVER_IMAGE', value: image }, { name: 'NO_BASE_IMAGE_CHECK', value: namesNoBaseImage }, ...agentConfigCheckEnv]
     : [];
 }
 
