@@ -47,6 +47,11 @@ export function revisionName(deploymentName: string, digest: string): string {
   return boundedName(deploymentName, `-${digest.slice(0, 10)}`);
 }
 
+/** The Job that runs a revision's pre-deploy command (render/pre-deploy.ts), beside its pods. */
+export function preDeployJobName(revision: string): string {
+  return boundedName(revision, '-pre-deploy');
+}
+
 /** The port of the application's Service, where routes send its traffic (its pods listen on their own). */
 export const applicationServicePort = 80;
 

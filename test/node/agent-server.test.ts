@@ -405,6 +405,14 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
         expect(bad.revision.status).toBe('DEPLOY_FAILED');
         expect(bad.revision.status_message).toMatch(/^The pre-deploy command failed: step "pre-deploy" exited with code 3/);
         expect(bad.revision.status_message).toContain('migration 0042 failed: column tenant_id does not exist');
+        // The revision's deploy log has the command's own output, as its status has its last lines.
+        const log = await tool.ok('GET', `/v2/deployments/${id}/revisions/${bad.revision.id}/logs?type=deploy&limit=100`);
+        expect(log.logs).toContainEqual(
+          expect.objectContaining({
+            container_name: 'pre-deploy',
+            message: 'migration 0042 failed: column tenant_id does not exist',
+          }),
+        );
         expect((await tool.ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(bad.before.active_revision_id);
         expect(await postJson(`${url}/runs/wait`, { assistant_id: 'agent', input: { text: 'served on' } })).toEqual({
           status: 200,

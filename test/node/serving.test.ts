@@ -287,6 +287,25 @@ describe('a Deployment created through the HTTP API on the real node', () => {
       'token ********',
     );
 
+    // The newer form: a deployment's lines by cursor, the same lines as the older forms give.
+    const oldest = await api.ok('POST', `/v1/projects/${id}/deploy_logs`, { order: 'asc', limit: 100 });
+    const newer = await api.ok('GET', `/v2/deployment-logs?deployment_id=${id}&page_size=100`);
+    expect(newer).toEqual({ items: oldest.logs, next_cursor: oldest.next_offset });
+    const one = await api.ok('GET', `/v2/deployment-logs?deployment_id=${id}&page_size=1`);
+    const next = await api.ok('GET', `/v2/deployment-logs?deployment_id=${id}&page_size=1&cursor=${encodeURIComponent(one.next_cursor)}`);
+    expect([...one.items, ...next.items]).toEqual(oldest.logs.slice(0, 2));
+    expect(
+      (await api.ok('GET', `/v2/deployment-logs?deployment_id=${id}&revision_id=${first}&log_type=BUILD`)).items.map(
+        (line: { message: string }) => line.message,
+      ),
+    ).toEqual(['token ********']);
+    expect((await otherApi.call('GET', `/v2/deployment-logs?deployment_id=${id}`)).status).toBe(404);
+    expect((await api.call('GET', `/v2/deployment-logs?deployment_id=${id}&page_size=101`)).status).toBe(422);
+    expect((await api.call('GET', `/v2/deployment-logs?deployment_id=${id}&cursor=not-a-cursor`)).body).toMatchObject({
+      detail: [{ loc: ['query', 'cursor'] }],
+    });
+    expect((await api.call('GET', '/v2/deployment-logs')).status).toBe(422);
+
     expect((await otherApi.call('GET', `${path}?type=deploy`)).status).toBe(404);
     expect((await api.call('GET', `${path}?offset=not-a-cursor`)).status).toBe(422);
     expect((await api.call('GET', `${path}?limit=1001`)).status).toBe(422);

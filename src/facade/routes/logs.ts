@@ -1,16 +1,17 @@
 // Logs of a deployment's pods: deploy logs (the application's and queue worker's containers of a
-// revision) and build logs (the revision's build Job pod), in the reference control plane's shape.
+// revision, and its pre-deploy command's) and build logs (the revision's build Job pod), in the reference control plane's shape.
 //   GET  /v2/deployments/{deployment_id}/revisions/{revision_id}/logs?type=deploy|build&...
 //   POST /v1/projects/{project_id}/revisions/{revision_id}/build_logs    (project id = deployment id)
 //   POST /v1/projects/{project_id}/revisions/{revision_id}/deploy_logs
 //   POST /v1/projects/{project_id}/deploy_logs                          (every revision's pods)
+//   GET  /v2/deployment-logs?deployment_id=...[&revision_id=...]         (the newer form, by cursor)
 // The POST forms take the same filters in the body; members they do not know are ignored, as older
 // clients send more. Every secret value of the deployment is masked in every line.
 import type { V1Pod } from '@kubernetes/client-node';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Deployment, Revision } from '../../api/index.ts';
-import { childNames } from '../../api/child-names.ts';
+import { childNames, preDeployJobName } from '../../api/child-names.ts';
 import { podsOfRevision } from '../../workloads/revision-pods.ts';
 import { buildJobLocation, podsOfBuild } from '../../workloads/build-jobs.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
@@ -20,6 +21,7 @@ import {
   decodeCursor,
   logFilterSchema,
   logPage,
+  logPageSchema,
   logTypes,
   type ContainerLog,
   type LogFilter,
@@ -28,13 +30,36 @@ import {
 } from '../logs.ts';
 import { readSecretValues } from '../owned-secrets.ts';
 import { byUid, type FacadeDependencies } from '../ports.ts';
-import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
+import { parseRequestPart, tenantOf, uuidPathParam, uuidPattern } from '../request.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { deploymentById, revisionById, revisionsOf } from './deployment-answers.ts';
 
 const logQuerySchema = logFilterSchema.extend({
   type: z.enum(logTypes).default('deploy').describe("deploy: the revision's application and queue worker; build: its build Job."),
 });
+
+const uuid = z.string().regex(uuidPattern, 'Input should be a valid UUID');
+
+/** The newer form's query: the same filters under its own names, a deployment's revisions by cursor. */
+const deploymentLogQuerySchema = z.object({
+  deployment_id: uuid.describe('ID of the deployment.'),
+  revision_id: uuid.nullable().optional().describe("ID of one of its revisions; absent, every revision's."),
+  log_type: z.enum(['BUILD', 'DEPLOY']).default('DEPLOY').describe('DEPLOY: the application and queue worker; BUILD: the build Jobs.'),
+  sort_order: logFilterSchema.shape.order.unwrap().default('asc'),
+  page_size: z.coerce.number().int().min(1).max(100).default(20).describe('Most lines to return (1-100).'),
+  cursor: logFilterSchema.shape.offset.describe('The next_cursor of the previous page; absent for the first page.'),
+  level: logFilterSchema.shape.level,
+  query: logFilterSchema.shape.query,
+  start_time: logFilterSchema.shape.start_time,
+  end_time: logFilterSchema.shape.end_time,
+});
+
+export const deploymentLogsListSchema = z
+  .object({
+    items: logPageSchema.shape.logs,
+    next_cursor: logPageSchema.shape.next_offset.describe('Pass as cursor for the lines after this page.'),
+  })
+  .describe("One page of a deployment's log lines.");
 
 type Params = { Params: { deployment_id?: string; project_id?: string; revision_id?: string } };
 
@@ -70,6 +95,13 @@ const logRoutes = {
     body: logFilterBody,
     success: logPageAnswer,
   },
+  deployment: {
+    method: 'GET',
+    url: '/v2/deployment-logs',
+    summary: "Read a deployment's deploy or build logs",
+    query: deploymentLogQuerySchema,
+    success: { status: 200, description: 'One page of log lines.', schema: deploymentLogsListSchema },
+  },
 } satisfies Record<string, RouteSpec>;
 
 export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
@@ -78,7 +110,12 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
   const podsOf = (namespace: string, revisions: readonly DeepReadonly<Revision>[], type: LogType) =>
     revisions.flatMap((revision) => {
       const name = revision.metadata.name ?? '';
-      if (type !== 'build') return podsOfRevision(cache.pods, namespace, name, 'workload');
+      // A deploy's log begins with its pre-deploy command's, if it has one.
+      if (type !== 'build')
+        return [
+          ...podsOfRevision(cache.pods, namespace, name, 'workload'),
+          ...podsOfBuild(cache.pods, name, { namespace, name: preDeployJobName(name) }),
+        ];
       return podsOfBuild(cache.pods, name, buildJobLocation(deps.buildNamespace, { namespace, name, uid: revision.metadata.uid ?? '' }));
     });
 
@@ -145,10 +182,10 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
     revisions: readonly DeepReadonly<Revision>[],
     type: LogType,
     filter: LogFilter,
-    where: 'query' | 'body',
+    offsetField: ['query' | 'body', string],
   ): Promise<LogPage> => {
     const cursor = filter.offset ? decodeCursor(filter.offset) : undefined;
-    if (filter.offset && !cursor) throw invalidField([where, 'offset'], 'Input should be a next_offset this API returned', 'value_error');
+    if (filter.offset && !cursor) throw invalidField(offsetField, 'Input should be a next_offset this API returned', 'value_error');
     const [logs, secrets] = await Promise.all([
       containerLogs(namespace, podsOf(namespace, revisions, type)),
       secretValues(namespace, deployment, type),
@@ -173,7 +210,20 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
     const tenant = tenantOf(request, cache);
     const { deployment, revisions } = target(request, 'deployment_id', tenant.namespace);
     const query = parseRequestPart('query', logQuerySchema, request.query);
-    return answer(tenant.namespace, deployment, revisions, query.type, query, 'query');
+    return answer(tenant.namespace, deployment, revisions, query.type, query, ['query', 'offset']);
+  });
+
+  serve(app, logRoutes.deployment, async (request) => {
+    const tenant = tenantOf(request, cache);
+    const query = parseRequestPart('query', deploymentLogQuerySchema, request.query);
+    const deployment = deploymentById(cache, tenant.namespace, query.deployment_id);
+    const revisions = query.revision_id
+      ? [revisionById(cache, tenant.namespace, deployment, query.revision_id)]
+      : revisionsOf(deployment, cache.revisions.byIndex('owner', deployment.metadata.uid ?? ''));
+    const filter = { ...query, limit: query.page_size, offset: query.cursor, order: query.sort_order };
+    const type = query.log_type === 'BUILD' ? 'build' : 'deploy';
+    const page = await answer(tenant.namespace, deployment, revisions, type, filter, ['query', 'cursor']);
+    return { items: page.logs, next_cursor: page.next_offset };
   });
 
   const v1 = (spec: RouteSpec, type: LogType) =>
@@ -181,7 +231,7 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
       const tenant = tenantOf(request, cache);
       const { deployment, revisions } = target(request, 'project_id', tenant.namespace);
       const body = parseRequestPart('body', logFilterSchema, request.body ?? {});
-      return answer(tenant.namespace, deployment, revisions, type, body, 'body');
+      return answer(tenant.namespace, deployment, revisions, type, body, ['body', 'offset']);
     });
   v1(logRoutes.buildV1, 'build');
   v1(logRoutes.deployV1, 'deploy');

@@ -8,7 +8,8 @@ import { buildEnded, buildState, builtImageReference, type BuildState } from './
 import { withAppliedHash } from '../../runtime/applied-hash.ts';
 import type { ChosenRevisions } from './choose-revisions.ts';
 import { buildJobLocation, podsOfBuild, revisionNamespaceOf, type BuildJobLocation } from '../../workloads/build-jobs.ts';
-import { preDeployJobName, renderPreDeployJob } from './render/pre-deploy.ts';
+import { preDeployJobName } from '../../api/child-names.ts';
+import { renderPreDeployJob } from './render/pre-deploy.ts';
 import { workloadInput } from './render/workloads.ts';
 import { optional, type Pass } from './pass.ts';
 import type { ServingRevision } from './render/application.ts';

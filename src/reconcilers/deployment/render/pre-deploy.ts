@@ -4,16 +4,12 @@
 // the Revision is pruned, and while it is kept the command is not run again. Pure.
 import type { V1Job } from '@kubernetes/client-node';
 import { apiVersion } from '../../../api/group.ts';
-import { boundedName } from '../../../api/child-names.ts';
+import { preDeployJobName } from '../../../api/child-names.ts';
 import { preDeployTemplate, type WorkloadInput } from './application.ts';
 import { revisionLabel, selectorLabels } from './common.ts';
 
 /** How long the command may run before the revision fails with it (a migration is minutes, not hours). */
 export const preDeployDeadlineSeconds = 1800;
-
-export function preDeployJobName(revision: string): string {
-  return boundedName(revision, '-pre-deploy');
-}
 
 /** The Job that runs `command` for the revision `input.serving` names (the Revision's uid: its owner). */
 export function renderPreDeployJob(input: WorkloadInput, command: string, revisionUid: string): V1Job {
