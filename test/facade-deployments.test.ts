@@ -584,6 +584,23 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
     }
   });
 
+  it("counts the organization's free deployments, as the reference's free-count does", async () => {
+    const count = async (key?: string) => {
+      const answer = await t.call('GET', '/v2/deployments/free-count', key ? { key } : {});
+      expect(answer.status).toBe(200);
+      return (answer.body as { count: number }).count;
+    };
+    const [before, otherBefore] = [await count(), await count(t.otherOrg.key)];
+    const free = await create('free-tier', {
+      source_config: { deployment_type: 'dev_free', resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1 } },
+    });
+    await create('paid-tier', { source_config: { deployment_type: 'prod', resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1 } } });
+    expect(await count()).toBe(before + 1);
+    expect(await count(t.otherOrg.key)).toBe(otherBefore);
+    expect((await t.call('DELETE', `/v2/deployments/${free.id}`)).status).toBe(204);
+    expect(await count()).toBe(before);
+  });
+
   it('names its organization as tenant_id, and answers the same under the self-hosted prefix /api-host', async () => {
     const created = await create('prefixed');
     expect(created.tenant_id).toBe(t.org.id);

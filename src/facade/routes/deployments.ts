@@ -85,6 +85,13 @@ const deploymentIdsQuerySchema = z.object({
     .describe(`IDs of the deployments to delete (1-${maxDeletedAtOnce}): all of them, or none when one is not found.`),
 });
 
+/** The tier the reference counts as free. */
+const freeTier = 'dev_free';
+
+const freeCountSchema = z
+  .object({ count: z.number().int().describe(`How many of the organization's deployments are of the ${freeTier} tier.`) })
+  .describe("The organization's free deployments.");
+
 const deploymentsUrl = '/v2/deployments';
 const deploymentUrl = '/v2/deployments/:deployment_id';
 
@@ -102,6 +109,12 @@ const deploymentRoutes = {
     summary: 'List deployments',
     query: deploymentListQuerySchema,
     success: { status: 200, description: 'One page of deployments.', schema: pageSchema(deploymentResponseSchema) },
+  },
+  freeCount: {
+    method: 'GET',
+    url: `${deploymentsUrl}/free-count`,
+    summary: 'Count free deployments',
+    success: { status: 200, description: `How many ${freeTier} deployments the organization has.`, schema: freeCountSchema },
   },
   read: {
     method: 'GET',
@@ -158,6 +171,11 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     if (query.agent_id !== undefined || query.agent_environment !== undefined) throw badRequest(agentFiltersUnavailable);
     const matching = deployments.list(tenant.namespace).filter(listFilter(query));
     return paginate(matching.sort(byCreation), query, (deployment) => respond(deployment, tenant));
+  });
+
+  serve(app, deploymentRoutes.freeCount, async (request) => {
+    const tenant = tenantOf(request, cache);
+    return { count: deployments.list(tenant.namespace).filter((d) => d.spec.sourceConfig?.deploymentType === freeTier).length };
   });
 
   serve<DeploymentParams>(app, deploymentRoutes.read, async (request) => {
