@@ -174,6 +174,20 @@ async function postJson(url: string, body: unknown): Promise<{ status: number; b
   return { status: response.status, body: await response.json() };
 }
 
+/** A one-replica agent deployment of uploaded sources, sized for the node, its database deleted with it. */
+function createSmallAgent(name: string, tier: string) {
+  return tool.ok('POST', '/v2/deployments', {
+    name,
+    source: 'internal_source',
+    source_config: {
+      deployment_type: tier,
+      resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
+      database_retention: 'delete',
+    },
+    source_revision_config: {},
+  });
+}
+
 describe('an agent server deployed by the reference client', () => {
   let url: string;
   /** The server at its https URL, as the SDK reaches it. */
@@ -452,16 +466,7 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
   });
 
   it('takes a dev_zero agent to zero when idle and wakes it with every thread intact', { timeout: 600_000 }, async () => {
-    const created = await tool.ok('POST', '/v2/deployments', {
-      name: 'agent-zero',
-      source: 'internal_source',
-      source_config: {
-        deployment_type: 'dev_zero',
-        resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
-        database_retention: 'delete',
-      },
-      source_revision_config: {},
-    });
+    const created = await createSmallAgent('agent-zero', 'dev_zero');
     await client(['deploy', '--remote', '--name', 'agent-zero', '--no-input', '-c', 'langgraph.json']);
     const deployment = await tool.ok('GET', `/v2/deployments/${created.id}`);
     const sleepy = { url: deployment.url as string, caFile };
@@ -691,16 +696,7 @@ describe("a project using the langgraph.json keys the reference's builds honour,
     'builds each key into the image and serves the graph under http.mount_prefix, the env values never in a log',
     { timeout: 600_000 },
     async () => {
-      const created = await tool.ok('POST', '/v2/deployments', {
-        name: 'agent-keys',
-        source: 'internal_source',
-        source_config: {
-          deployment_type: 'dev',
-          resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
-          database_retention: 'delete',
-        },
-        source_revision_config: {},
-      });
+      const created = await createSmallAgent('agent-keys', 'dev');
       keysId = created.id;
       const revision = await deployUpload(await uploadProject(), 480_000);
       expect(revision.status, revision.status_message).toBe('DEPLOYED');
