@@ -189,6 +189,7 @@ describe('a hostile tenant', () => {
     await throughApi('DELETE', `/v2/deployments/${victimDeploymentId}`, undefined, [404]);
     await throughApi('GET', `/v2/deployments/${victimDeploymentId}/revisions`, undefined, [404]);
     await throughApi('POST', `/v2/deployments/${victimDeploymentId}/push-token`, undefined, [404]);
+    await throughApi('GET', `/v2/deployment-logs?deployment_id=${victimDeploymentId}`, undefined, [404]);
     await throughApi('GET', '/v2/deployments', undefined, [401], { 'x-tenant-id': victimOrganization });
     const list = await attacker.ok('GET', '/v2/deployments');
     expect(list.resources).toEqual([]);
