@@ -1,6 +1,6 @@
 // The first steps of every route: who is asking, and is what they sent well-formed.
 import type { FastifyRequest } from 'fastify';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { problemsFromZod, unprocessable } from './errors.ts';
 import type { FacadeCache } from './ports.ts';
 import { resolveTenant, type Tenant } from './tenancy.ts';
@@ -23,6 +23,12 @@ export function parseRequestPart<S extends z.ZodType>(where: 'body' | 'query' | 
 
 /** An id as the API hands them out: a metadata.uid, any case. */
 export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An id in a query: a UUID in any case, lowercased as uuidPathParam lowercases one in a path. */
+export const uuidSchema = z
+  .string()
+  .regex(uuidPattern, 'Input should be a valid UUID')
+  .transform((id) => id.toLowerCase());
 
 /** A path parameter that must be a UUID (ids are metadata.uid values). */
 export function uuidPathParam(request: FastifyRequest, name: string): string {

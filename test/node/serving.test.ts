@@ -291,6 +291,8 @@ describe('a Deployment created through the HTTP API on the real node', () => {
     const oldest = await api.ok('POST', `/v1/projects/${id}/deploy_logs`, { order: 'asc', limit: 100 });
     const newer = await api.ok('GET', `/v2/deployment-logs?deployment_id=${id}&page_size=100`);
     expect(newer).toEqual({ items: oldest.logs, next_cursor: oldest.next_offset });
+    // Ids in any case, as in paths.
+    expect(await api.ok('GET', `/v2/deployment-logs?deployment_id=${id.toUpperCase()}&page_size=100`)).toEqual(newer);
     const one = await api.ok('GET', `/v2/deployment-logs?deployment_id=${id}&page_size=1`);
     const next = await api.ok('GET', `/v2/deployment-logs?deployment_id=${id}&page_size=1&cursor=${encodeURIComponent(one.next_cursor)}`);
     expect([...one.items, ...next.items]).toEqual(oldest.logs.slice(0, 2));

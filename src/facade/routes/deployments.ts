@@ -36,7 +36,7 @@ import { readSecretValues, renderOwnedSecret, writeOwnedSecret, writeOwnedSecret
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import { revisionResponse } from '../responses.ts';
 import { byUid, type FacadeDependencies } from '../ports.ts';
-import { byCreation, parseRequestPart, tenantOf, uuidPathParam, uuidPattern } from '../request.ts';
+import { byCreation, parseRequestPart, tenantOf, uuidPathParam, uuidSchema } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import {
@@ -80,7 +80,7 @@ const deploymentIdsQuerySchema = z.object({
   deployment_ids: z
     .preprocess(
       (value) => (Array.isArray(value) ? value : [value]).flatMap((id) => (typeof id === 'string' ? id.split(',') : [id])),
-      z.array(z.string().regex(uuidPattern, 'Input should be a valid UUID')).min(1).max(maxDeletedAtOnce),
+      z.array(uuidSchema).min(1).max(maxDeletedAtOnce),
     )
     .describe(`IDs of the deployments to delete (1-${maxDeletedAtOnce}): all of them, or none when one is not found.`),
 });
@@ -229,7 +229,7 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     const tenant = tenantOf(request, cache);
     const { deployment_ids: ids } = parseRequestPart('query', deploymentIdsQuerySchema, request.query);
     // Every one is the tenant's before any goes: another organization's id is not found, as a missing one.
-    const named = [...new Set(ids.map((id) => id.toLowerCase()))].map((id) => findDeployment(tenant.namespace, id).metadata.name!);
+    const named = [...new Set(ids)].map((id) => findDeployment(tenant.namespace, id).metadata.name!);
     for (const name of named) await writer.delete(deploymentKind, tenant.namespace, name);
     for (const name of named) await waitForGone(() => deployments.get(tenant.namespace, name), deps.observeTimeoutMs);
     return {};

@@ -1,5 +1,6 @@
 // Logs of a deployment's pods: deploy logs (the application's and queue worker's containers of a
-// revision, and its pre-deploy command's) and build logs (the revision's build Job pod), in the reference control plane's shape.
+// revision, and its pre-deploy command's) and build logs (the revision's build Job pod), in the
+// reference control plane's shape.
 //   GET  /v2/deployments/{deployment_id}/revisions/{revision_id}/logs?type=deploy|build&...
 //   POST /v1/projects/{project_id}/revisions/{revision_id}/build_logs    (project id = deployment id)
 //   POST /v1/projects/{project_id}/revisions/{revision_id}/deploy_logs
@@ -30,7 +31,7 @@ import {
 } from '../logs.ts';
 import { readSecretValues } from '../owned-secrets.ts';
 import { byUid, type FacadeDependencies } from '../ports.ts';
-import { parseRequestPart, tenantOf, uuidPathParam, uuidPattern } from '../request.ts';
+import { parseRequestPart, tenantOf, uuidPathParam, uuidSchema } from '../request.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { deploymentById, revisionById, revisionsOf } from './deployment-answers.ts';
 
@@ -38,12 +39,10 @@ const logQuerySchema = logFilterSchema.extend({
   type: z.enum(logTypes).default('deploy').describe("deploy: the revision's application and queue worker; build: its build Job."),
 });
 
-const uuid = z.string().regex(uuidPattern, 'Input should be a valid UUID');
-
 /** The newer form's query: the same filters under its own names, a deployment's revisions by cursor. */
 const deploymentLogQuerySchema = z.object({
-  deployment_id: uuid.describe('ID of the deployment.'),
-  revision_id: uuid.nullable().optional().describe("ID of one of its revisions; absent, every revision's."),
+  deployment_id: uuidSchema.describe('ID of the deployment.'),
+  revision_id: uuidSchema.nullable().optional().describe("ID of one of its revisions; absent, every revision's."),
   log_type: z.enum(['BUILD', 'DEPLOY']).default('DEPLOY').describe('DEPLOY: the application and queue worker; BUILD: the build Jobs.'),
   sort_order: logFilterSchema.shape.order.unwrap().default('asc'),
   page_size: z.coerce.number().int().min(1).max(100).default(20).describe('Most lines to return (1-100).'),
@@ -193,22 +192,27 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
     return logPage(logs, filter, secrets, cursor);
   };
 
-  /** The deployment and the revisions whose logs are asked for: the one in the path, or all of them. */
-  const target = (request: FastifyRequest<Params>, deploymentParam: 'deployment_id' | 'project_id', namespace: string) => {
-    const deployment = deploymentById(cache, namespace, uuidPathParam(request, deploymentParam));
-    const revision =
-      request.params.revision_id !== undefined
-        ? revisionById(cache, namespace, deployment, uuidPathParam(request, 'revision_id'))
-        : undefined;
+  /** The deployment and the revisions whose logs are asked for: the one named, or all of them. */
+  const target = (namespace: string, deploymentId: string, revisionId: string | null | undefined) => {
+    const deployment = deploymentById(cache, namespace, deploymentId);
+    const revision = revisionId ? revisionById(cache, namespace, deployment, revisionId) : undefined;
     return {
       deployment,
       revisions: revision ? [revision] : revisionsOf(deployment, cache.revisions.byIndex('owner', deployment.metadata.uid ?? '')),
     };
   };
 
+  /** target, for the ids in a path (`deploymentParam`, and revision_id where the route has one). */
+  const pathTarget = (request: FastifyRequest<Params>, deploymentParam: 'deployment_id' | 'project_id', namespace: string) =>
+    target(
+      namespace,
+      uuidPathParam(request, deploymentParam),
+      request.params.revision_id !== undefined ? uuidPathParam(request, 'revision_id') : undefined,
+    );
+
   serve<Params>(app, logRoutes.revision, async (request) => {
     const tenant = tenantOf(request, cache);
-    const { deployment, revisions } = target(request, 'deployment_id', tenant.namespace);
+    const { deployment, revisions } = pathTarget(request, 'deployment_id', tenant.namespace);
     const query = parseRequestPart('query', logQuerySchema, request.query);
     return answer(tenant.namespace, deployment, revisions, query.type, query, ['query', 'offset']);
   });
@@ -216,10 +220,7 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
   serve(app, logRoutes.deployment, async (request) => {
     const tenant = tenantOf(request, cache);
     const query = parseRequestPart('query', deploymentLogQuerySchema, request.query);
-    const deployment = deploymentById(cache, tenant.namespace, query.deployment_id);
-    const revisions = query.revision_id
-      ? [revisionById(cache, tenant.namespace, deployment, query.revision_id)]
-      : revisionsOf(deployment, cache.revisions.byIndex('owner', deployment.metadata.uid ?? ''));
+    const { deployment, revisions } = target(tenant.namespace, query.deployment_id, query.revision_id);
     const filter = { ...query, limit: query.page_size, offset: query.cursor, order: query.sort_order };
     const type = query.log_type === 'BUILD' ? 'build' : 'deploy';
     const page = await answer(tenant.namespace, deployment, revisions, type, filter, ['query', 'cursor']);
@@ -229,7 +230,7 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
   const v1 = (spec: RouteSpec, type: LogType) =>
     serve<Params>(app, spec, async (request) => {
       const tenant = tenantOf(request, cache);
-      const { deployment, revisions } = target(request, 'project_id', tenant.namespace);
+      const { deployment, revisions } = pathTarget(request, 'project_id', tenant.namespace);
       const body = parseRequestPart('body', logFilterSchema, request.body ?? {});
       return answer(tenant.namespace, deployment, revisions, type, body, ['body', 'offset']);
     });
