@@ -14,7 +14,9 @@
 //
 // At start it logs the value of $BERTH_EXAMPLE_LOG when set (a line for log tests: Berth must mask it
 // when it is a secret), and a warning when $BERTH_EXAMPLE_WARN is set. With $BERTH_EXAMPLE_EXIT set
-// it exits at once with that status: a container that crashes on a configuration change.
+// it exits at once with that status: a container that crashes on a configuration change. An image
+// whose version ends in -fail-every-N (or any, with $BERTH_EXAMPLE_FAIL_EVERY=N) answers 500 to every
+// Nth request to /: a revision that starts and serves, but badly.
 package main
 
 import (
@@ -26,6 +28,8 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -73,7 +77,13 @@ func main() {
 		port = "8000"
 	}
 	mux := http.NewServeMux()
+	failEvery := failureRate()
+	var served atomic.Int64
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		if failEvery > 0 && served.Add(1)%failEvery == 0 {
+			http.Error(w, "berth-example failing on purpose", http.StatusInternalServerError)
+			return
+		}
 		fmt.Fprintf(w, "berth-example %s\n", version)
 	})
 	mux.HandleFunc("GET /ok", func(w http.ResponseWriter, r *http.Request) {
@@ -197,4 +207,20 @@ func get(url string) int {
 		return 1
 	}
 	return 0
+}
+
+// failureRate is N when every Nth request to / is to fail: $BERTH_EXAMPLE_FAIL_EVERY, else the version's
+// -fail-every-N suffix, else 0 (none).
+func failureRate() int64 {
+	value := os.Getenv("BERTH_EXAMPLE_FAIL_EVERY")
+	if value == "" {
+		if i := strings.LastIndex(version, "-fail-every-"); i >= 0 {
+			value = version[i+len("-fail-every-"):]
+		}
+	}
+	n, err := strconv.ParseInt(value, 10, 64)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
 }

@@ -61,6 +61,8 @@ export function childNames(deploymentName: string) {
   return {
     application: boundedName(base, ''),
     queueWorker: boundedName(base, '-queue'),
+    /** The new revision's Deployment and Service while a canary runs (sourceConfig.canary). */
+    canary: boundedName(base, '-canary'),
     postgres,
     /** The volume claim the Postgres StatefulSet makes for its one replica: the data. */
     postgresClaim: `data-${postgres}-0`,

@@ -46,6 +46,13 @@ export const crdSources: CrdSource[] = [
         description: 'What its autoscaler asks for.',
         priority: 1,
       },
+      {
+        name: 'Canary',
+        type: 'integer',
+        jsonPath: '.status.canary.weight',
+        description: "Percent of requests a new revision's canary takes now.",
+        priority: 1,
+      },
       ready,
       age,
     ],

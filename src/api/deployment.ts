@@ -200,6 +200,61 @@ const healthCheckSchema = z
   );
 export type HealthCheck = z.infer<typeof healthCheckSchema>;
 
+/** What a canary is held to when its spec leaves it out: the alert thresholds' success ratio (metrics-views.ts). */
+export const canaryDefaults = { pauseSeconds: 60, minRequests: 50, minSuccessRatio: 0.99, maxLatencyRatio: 1.5 } as const;
+
+const canarySchema = z
+  .object({
+    steps: z
+      .array(z.number().int().min(1).max(99).describe('Percent of requests the new revision takes at this step.'))
+      .max(10)
+      .describe(
+        'Traffic weights, ascending and each below 100, that a new revision takes in turn before it serves all traffic. Empty: no canary (how a PATCH removes it).',
+      ),
+    pauseSeconds: seconds(`Seconds each step lasts before its analysis. Default ${canaryDefaults.pauseSeconds}.`, 3600),
+    minRequests: z
+      .number()
+      .int()
+      .min(1)
+      .max(1_000_000)
+      .optional()
+      .describe(
+        `Requests the new revision must have answered in a step for its analysis to count. Default ${canaryDefaults.minRequests}. ` +
+          'A step that has too few by the end of the progress deadline fails.',
+      ),
+    minSuccessRatio: z
+      .number()
+      .min(0)
+      .max(1)
+      .optional()
+      .describe(
+        `Share of the new revision's requests in a step that must answer other than 5xx. Default ${canaryDefaults.minSuccessRatio}.`,
+      ),
+    maxLatencyRatio: z
+      .number()
+      .min(1)
+      .max(100)
+      .optional()
+      .describe(
+        `How many times the stable revision's p99 latency the new revision's may be in a step. Default ${canaryDefaults.maxLatencyRatio}.`,
+      ),
+  })
+  .describe(
+    "A canary rollout (needs the installation's Gateway and metrics store): a new revision first takes each step's share of requests, " +
+      'and after each pause its success ratio and p99 latency, as the Gateway measured them, are held to the thresholds. A step that fails sends all traffic back ' +
+      'to the revision that served, and the new one is DEPLOY_FAILED (CanaryAnalysisFailed) with the figures; after the last step it serves all traffic. ' +
+      'Not for a rollback (spec.revisionName), a first revision, or an app that scales to zero. Applied in place (no new revision).',
+  )
+  .meta({
+    'x-kubernetes-validations': [
+      {
+        rule: 'self.steps.isSorted() && self.steps.all(s, self.steps.filter(t, t == s).size() == 1)',
+        message: 'steps must be ascending, each once',
+      },
+    ],
+  });
+export type CanarySpec = z.infer<typeof canarySchema>;
+
 const queueWorkerSchema = z
   .object({
     command: z
@@ -301,6 +356,7 @@ export const sourceConfigSchema = z
         'HTTP path on the app port each new pod must answer (2xx or 3xx, as the kubelet counts it) within 60 s of starting, before it takes traffic. ' +
           'A pod that does not is restarted, and a revision whose pods keep failing it is DEPLOY_FAILED while the previous one serves. Empty: none.',
       ),
+    canary: canarySchema.optional(),
   })
   .describe('Settings applied to the running workloads in place: changing them makes no new revision. Some are immutable once set.')
   .meta({
@@ -504,6 +560,39 @@ export const deploymentScalingSchema = z
   );
 export type DeploymentScaling = z.infer<typeof deploymentScalingSchema>;
 
+/** What a canary measured in a step: the Gateway's figures of the new revision, and the stable one's p99. */
+export const canaryFiguresSchema = z
+  .object({
+    requests: z.number().min(0).describe("Requests the new revision answered in the step's window."),
+    successRatio: z.number().min(0).max(1).optional().describe('Share of them that answered other than 5xx.'),
+    latencyP99Seconds: z.number().min(0).optional().describe("The new revision's p99 latency, in seconds."),
+    stableLatencyP99Seconds: z.number().min(0).optional().describe("The stable revision's p99 latency over the same window, in seconds."),
+    windowSeconds: z.number().int().min(0).describe('The window the figures cover, in seconds.'),
+  })
+  .describe("What the step's analysis read from the Gateway's metrics.");
+export type CanaryFigures = z.infer<typeof canaryFiguresSchema>;
+
+export const canaryPhases = ['Starting', 'Analyzing', 'Promoting', 'Failed'] as const;
+export type CanaryPhase = (typeof canaryPhases)[number];
+
+export const canaryStatusSchema = z
+  .object({
+    revisionName: z.string().max(253).describe('The Revision on trial.'),
+    phase: z
+      .enum(canaryPhases)
+      .describe(
+        "Starting: its pods come up, with no traffic. Analyzing: it takes the step's weight. Promoting: it passed every step and rolls out to all replicas. Failed: all traffic went back.",
+      ),
+    step: z.number().int().min(0).max(10).describe('The step it is at, from 1 (0 while Starting).'),
+    steps: z.number().int().min(1).max(10).describe('How many steps the canary has.'),
+    weight: z.number().int().min(0).max(100).describe('Percent of requests it takes now.'),
+    stepStartedAt: z.string().max(64).describe('When the current step (or phase) began (RFC 3339).'),
+    reason: z.string().max(128).optional().describe('Why it failed: CanaryAnalysisFailed, or what its pods said (CrashLoopBackOff, ...).'),
+    message: z.string().max(1024).optional().describe('What the last analysis found.'),
+    figures: canaryFiguresSchema.optional(),
+  })
+  .describe('Where a canary rollout stands: absent when none runs and none failed for the target revision.');
+
 export const deploymentStatusSchema = z
   .object({
     status: z.enum(deploymentPhases).optional().describe('Lifecycle state: AWAITING_DATABASE, READY, UNUSED, AWAITING_DELETE or UNKNOWN.'),
@@ -538,6 +627,7 @@ export const deploymentStatusSchema = z
       .describe(
         'The custom URL host this Deployment holds, and since when: a host belongs to its first accepted claim, whatever the age of a Deployment that claims it later. Absent while the claim is refused.',
       ),
+    canary: canaryStatusSchema.optional(),
     observedGeneration: observedGenerationSchema.optional(),
     updatedAt: updatedAtSchema.optional(),
     conditions: conditionsSchema.optional(),

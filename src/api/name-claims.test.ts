@@ -28,7 +28,15 @@ function claimantsOf(name: string, stored: NameClaim[]): NameClaim[] {
 
 describe('name claims', () => {
   it('a deployment claims the names of its children', () => {
-    expect(claimedNames('shop')).toEqual(['shop', 'shop-queue', 'shop-postgres', 'shop-redis', 'shop-secrets', 'shop-custom']);
+    expect(claimedNames('shop')).toEqual([
+      'shop',
+      'shop-queue',
+      'shop-canary',
+      'shop-postgres',
+      'shop-redis',
+      'shop-secrets',
+      'shop-custom',
+    ]);
   });
 
   it('indexes most deployments by one stem, and one whose children are cut and hashed by each child name', () => {

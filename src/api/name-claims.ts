@@ -24,7 +24,7 @@ export const nameStemIndex = 'berth.dev/name-stem';
 
 /** What the children add to a stem (child-names.ts): all to the DNS-label base but `-secrets`, which
  * follows the name as it is. */
-const childSuffixes = ['-queue', '-postgres', '-redis', '-custom', '-secrets'];
+const childSuffixes = ['-queue', '-canary', '-postgres', '-redis', '-custom', '-secrets'];
 
 export function indexNameStems(object: unknown): string[] {
   const { name, namespace } = (object as NameClaim).metadata;
@@ -54,6 +54,7 @@ export function claimedNames(deploymentName: string): string[] {
     ...new Set([
       names.application,
       names.queueWorker,
+      names.canary,
       names.postgres,
       names.postgresCredentials,
       names.redis,
@@ -102,7 +103,7 @@ export function nameClaimants<T extends NameClaim>(namespace: string, deployment
  */
 export function gatewayNames(namespace: string, deploymentName: string): string[] {
   const names = childNames(deploymentName);
-  return [...new Set([names.application, names.ingress, names.customRoute].map((name) => `${namespace}-${name}`))];
+  return [...new Set([names.application, names.canary, names.ingress, names.customRoute].map((name) => `${namespace}-${name}`))];
 }
 
 /**

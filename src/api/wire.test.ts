@@ -133,6 +133,7 @@ const everyFieldBody = {
     pre_deploy_command: 'alembic upgrade head',
     smoke_test_path: '/ready',
     database_retention: 'delete',
+    canary: { steps: [10, 50], pause_seconds: 30, min_requests: 20, min_success_ratio: 0.95, max_latency_ratio: 2 },
     queue_worker: {
       command: ['/app'],
       args: ['worker'],

@@ -5,6 +5,7 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { requestMetricsWindowSeconds, type RequestMetricQueries } from '../api/index.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import type { PodUsage } from './ports.ts';
+import { workloadComponents } from '../workloads/revision-pods.ts';
 import type { DeploymentMetricsResponse } from './wire-schemas.ts';
 
 export type ApiReadings = { [K in keyof RequestMetricQueries]: number | undefined };
@@ -22,8 +23,6 @@ export interface MetricsReadings {
 }
 
 type Unavailable = DeploymentMetricsResponse['unavailable'];
-
-const workloadComponents = new Set(['application', 'queue-worker']);
 
 export function deploymentMetrics(readings: MetricsReadings): DeploymentMetricsResponse {
   const unavailable: Unavailable = [];

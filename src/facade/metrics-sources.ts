@@ -8,6 +8,7 @@ import { isKubeApiError, kubeRequest } from '../runtime/kube-request.ts';
 import { quantityValue } from '../runtime/quantity.ts';
 import { labels } from '../api/group.ts';
 import type { MetricsSources, PodUsage } from './ports.ts';
+import { instantValue } from '../workloads/metrics-store.ts';
 
 const readTimeoutMs = 5_000;
 
@@ -53,21 +54,4 @@ function podUsage(item: PodMetricsList['items'][number]): PodUsage {
     cpuCores: sum((usage) => usage.cpu),
     memoryBytes: Math.round(sum((usage) => usage.memory)),
   };
-}
-
-interface PromAnswer {
-  status: string;
-  error?: string;
-  data?: { result?: { value?: [number, string] }[] };
-}
-
-/** The first sample of an instant query (each of Berth's queries sums to one series), or undefined. */
-async function instantValue(store: string, promql: string): Promise<number | undefined> {
-  const url = new URL('api/v1/query', store.endsWith('/') ? store : `${store}/`);
-  url.searchParams.set('query', promql);
-  const response = await fetch(url, { signal: AbortSignal.timeout(readTimeoutMs), redirect: 'error' });
-  const answer = (await response.json().catch(() => ({ status: 'error' }))) as PromAnswer;
-  if (!response.ok || answer.status !== 'success') throw new Error(`the metrics store answered ${response.status}`);
-  const value = Number(answer.data?.result?.[0]?.value?.[1]);
-  return Number.isFinite(value) ? value : undefined;
 }

@@ -2,6 +2,7 @@
 // organization_id the namespace's label, created_at the creationTimestamp, updated_at what the
 // controller recorded in status (the creationTimestamp until it has). Secret values never appear.
 import {
+  canaryStatusSchema,
   oauthProviderSpecSchema,
   revisionSourceConfigSchema,
   sourceConfigSchema,
@@ -65,6 +66,7 @@ export function deploymentResponse(
     active_revision_id: status?.activeRevisionId ?? null,
     image_version: status?.imageVersion ?? null,
     url: status?.url ?? null,
+    canary: status?.canary ? (toWire(canaryStatusSchema, status.canary) as DeploymentResponse['canary']) : null,
     tenant_id: organizationId,
   };
 }

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import {
   deploymentPhases,
+  canaryStatusSchema,
   deploymentSourceSchema,
   oauthProviderSpecSchema,
   providerTypes,
@@ -215,6 +216,9 @@ export const deploymentResponseSchema = z
       .string()
       .nullable()
       .describe("Where the application answers: its custom_url when set, otherwise its Service's cluster address. Null until known."),
+    canary: wireSchema(canaryStatusSchema)
+      .nullable()
+      .describe("Where the new revision's canary rollout stands (source_config.canary). Null when none runs or failed for it."),
   })
   .describe('A deployment.');
 export type DeploymentResponse = z.infer<typeof deploymentResponseSchema>;

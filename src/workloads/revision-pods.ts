@@ -14,7 +14,8 @@ export const podKind = { apiVersion: 'v1', kind: 'Pod', plural: 'pods' } as cons
 /** Whose pods: the application's and the queue worker's ('workload'), or the build Job's ('build'). */
 export type PodRole = 'workload' | 'build';
 
-const workloadComponents: ReadonlySet<string> = new Set(['application', 'queue-worker']);
+/** The components whose pods serve or work: the application's, a canary's and the queue worker's. */
+export const workloadComponents: ReadonlySet<string> = new Set(['application', 'canary', 'queue-worker']);
 
 export function hasRole(pod: DeepReadonly<V1Pod>, role: PodRole): boolean {
   const labels = pod.metadata?.labels ?? {};

@@ -2,7 +2,8 @@
 // table with that type (and no field the table does not list).
 import { expect } from 'vitest';
 
-export type FieldType = 'string' | 'uuid' | 'date-time' | 'boolean' | 'integer' | 'object' | 'array' | `${'string' | 'uuid'} | null`;
+export type FieldType =
+  'string' | 'uuid' | 'date-time' | 'boolean' | 'integer' | 'object' | 'array' | `${'string' | 'uuid' | 'object'} | null`;
 
 export const providerTable: Record<string, FieldType> = {
   id: 'uuid',
@@ -37,6 +38,7 @@ export const deploymentTable: Record<string, FieldType> = {
   active_revision_id: 'uuid | null',
   image_version: 'string | null',
   url: 'string | null',
+  canary: 'object | null',
   tenant_id: 'uuid',
 };
 

@@ -37,6 +37,8 @@ export interface DeploymentFacts {
   certificate?: CertificateCondition;
   /** The custom URL host it holds, and since when (custom-hosts.ts). */
   hostClaim?: RecordedHostClaim;
+  /** Where the target's canary stands (canary.ts). */
+  canary?: DeploymentStatus['canary'];
 }
 
 /** A condition beside the verdict's three, set when given and removed when not. */
@@ -55,6 +57,7 @@ export function nextDeploymentStatus(previous: DeploymentStatus | undefined, fac
     ...(facts.clusterUrl ? { clusterUrl: facts.clusterUrl } : {}),
     ...(facts.scaling ? { scaling: facts.scaling } : {}),
     ...(facts.hostClaim ? { customHostClaim: { ...facts.hostClaim } } : {}),
+    ...(facts.canary ? { canary: facts.canary } : {}),
     observedGeneration: facts.generation,
     conditions: withSide(
       withSide(

@@ -22,6 +22,7 @@ import type { TargetImage } from './target-image.ts';
 import { tierCondition } from './tier.ts';
 import { scaleToZeroOf } from './scale-to-zero.ts';
 import { certificateCondition } from './certificate-status.ts';
+import { canaryTargetPhase, type CanaryDecision } from './canary.ts';
 import { workloadKey, type CurrentWorkloads } from './workloads.ts';
 
 /** What the cluster says beside the verdict: the tier's condition and, with TLS for the apps' URLs,
@@ -70,6 +71,7 @@ export function stallStatus(
       ...optional('url', status?.url),
       ...optional('clusterUrl', status?.clusterUrl),
       ...optional('scaling', status?.scaling),
+      ...optional('canary', status?.canary),
       ...clusterFacts(pass, deployment),
     },
     revisionPhases: [],
@@ -100,6 +102,7 @@ export function targetOutcome(
   image: TargetImage,
   current: CurrentWorkloads,
   previousActive: RevisionRecord | undefined,
+  canary?: CanaryDecision,
 ): { status: PassStatus; active: RevisionRecord | undefined } {
   const spec: DeploymentSpecInput = deployment.spec;
   const { target, latest } = chosen;
@@ -108,21 +111,24 @@ export function targetOutcome(
   const application = current.get(workloadKey('Deployment', names.application)) as V1Deployment | undefined;
   const queueWorker = current.get(workloadKey('Deployment', names.queueWorker)) as V1Deployment | undefined;
   const activated = scaleToZeroOf(pass.options, deployment) === 'activated';
-  const phase = targetPhase({
-    revisionName: target.name,
-    source: target.object.spec.source,
-    ...optional('knownImage', image.knownImage),
-    buildImage: image.buildImage,
-    ...optional('recordedPhase', target.object.status?.status),
-    serving: previousActive?.name === target.name,
-    build: image.build,
-    ...optional('preDeploy', image.preDeploy),
-    // An app that scales to zero is not DEPLOYED before a pod of the revision is available (the
-    // ScaledObject holds one while the revision is new: render/scale-to-zero.ts).
-    rollout: rolloutOf(application, previousActive?.name !== target.name && activated ? 1 : 0),
-    ...revisionPodsSay(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload')),
-    ...optional('interruptedAt', interruptionOf(target.object)),
-  });
+  const decided = canary && image.serving && canaryTargetPhase(canary, image.serving.image);
+  const phase =
+    decided ??
+    targetPhase({
+      revisionName: target.name,
+      source: target.object.spec.source,
+      ...optional('knownImage', image.knownImage),
+      buildImage: image.buildImage,
+      ...optional('recordedPhase', target.object.status?.status),
+      serving: previousActive?.name === target.name,
+      build: image.build,
+      ...optional('preDeploy', image.preDeploy),
+      // An app that scales to zero is not DEPLOYED before a pod of the revision is available (the
+      // ScaledObject holds one while the revision is new: render/scale-to-zero.ts).
+      rollout: rolloutOf(application, previousActive?.name !== target.name && activated ? 1 : 0),
+      ...revisionPodsSay(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload')),
+      ...optional('interruptedAt', interruptionOf(target.object)),
+    });
   const active = phase.phase === 'DEPLOYED' ? target : previousActive;
   const postgres = backing.database ? pass.informers.statefulSets.get(owner.namespace, names.postgres) : undefined;
   const service = pass.informers.services.get(owner.namespace, names.application);
@@ -149,6 +155,7 @@ export function targetOutcome(
       ...optional('url', applicationUrl(spec, service, appUrls && appUrl(appUrls, owner.name, owner.namespace))),
       ...optional('clusterUrl', clusterUrl(service)),
       ...optional('scaling', scalingStatus(pass.informers.autoscalers.get(owner.namespace, names.application))),
+      ...optional('canary', canary?.status),
       ...clusterFacts(pass, deployment),
     },
     revisionPhases: [{ revision: target, phase }, ...bypassedPhases(chosen)],

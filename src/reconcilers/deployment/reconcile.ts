@@ -25,7 +25,8 @@ import { backingServices } from './render/backing.ts';
 import { renderPasswordSecret, type OwnerDeployment } from './render/common.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
 import { renderTracingProject } from './render/tracing-project.ts';
-import { renderWorkloads } from './render/workloads.ts';
+import { renderWorkloads, type CanaryWorkload } from './render/workloads.ts';
+import { canaryPlan } from './canary-pass.ts';
 import { revisionHistory, type RevisionRecord } from './revision-records.ts';
 import { revisionsToPrune } from './revisions.ts';
 import { createSourceHeads, trackedBranch } from './source-head.ts';
@@ -81,11 +82,14 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   if ('problem' in chosen) return halt(pass, deployment, chosen);
   // 3. Its image.
   const image = await targetImage(pass, deployment, owner, chosen, history.previousActive);
+  // 3b. Its canary, when the spec asks for one: which revision the application runs, and the canary's share.
+  const canary = await canaryPlan(pass, deployment, owner, chosen, image, history.previousActive);
   // 4. Workloads: applied only where the cache differs from the rendering. The activator's grant goes in
   // before routes that lead to the activator, so that they resolve at once, and out after they no longer do.
   const activated = scaleToZeroOf(options, deployment) === 'activated';
   if (activated) await ensureActivatorGrant(pass, owner.namespace);
-  const applied = await applyWorkloads(pass, owner, spec, image.serving, image.serving?.name !== history.previousActive?.name);
+  const serving = canary ? canary.serving : image.serving;
+  const applied = await applyWorkloads(pass, owner, spec, serving, image.serving?.name !== history.previousActive?.name, canary?.canary);
   if ('problem' in applied)
     return halt(pass, deployment, {
       problem: applied.problem,
@@ -93,7 +97,7 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
     });
   if (!activated) await releaseActivatorGrant(pass, owner);
   // 5. Where the target stands: the status, the revisions' phases.
-  const outcome = targetOutcome(pass, deployment, owner, chosen, image, applied.current, history.previousActive);
+  const outcome = targetOutcome(pass, deployment, owner, chosen, image, applied.current, history.previousActive, canary?.decision);
   // 6. Old revisions beyond the retention count go; never the active, latest or pinned one. A revision
   // pruned here gets no phase.
   const pruned = await pruneRevisions(pass, owner, chosen.all, [
@@ -103,9 +107,13 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   ]);
   const status = { ...outcome.status, revisionPhases: outcome.status.revisionPhases.filter(({ revision }) => !pruned.has(revision.name)) };
   // 7. A build-on-push Deployment looks at its branch again after the poll interval; a queued build, at
-  // its organization's builds sooner.
+  // its organization's builds sooner; a canary, when its step's pause is over.
   const queued = image.build.state === 'awaiting' && image.build.reason === 'BuildQueued';
-  const recheck = [queued ? buildQueueRecheckMs : undefined, trackedBranch(spec) ? options.sourcePollIntervalMs : undefined];
+  const recheck = [
+    queued ? buildQueueRecheckMs : undefined,
+    trackedBranch(spec) ? options.sourcePollIntervalMs : undefined,
+    canary?.decision.recheckMs,
+  ];
   const requeueAfter = Math.min(...recheck.filter((ms) => ms !== undefined));
   return { status, ...(Number.isFinite(requeueAfter) ? { result: { requeueAfter } } : {}) };
 }
@@ -140,6 +148,7 @@ async function applyWorkloads(
   spec: DeploymentSpecInput,
   serving: ServingRevision | undefined,
   rollingOut: boolean,
+  canary: CanaryWorkload | undefined,
 ): Promise<{ current: CurrentWorkloads } | { problem: Problem }> {
   const { informers, writer, options } = pass;
   const names = childNames(owner.name);
@@ -154,6 +163,7 @@ async function applyWorkloads(
       spec,
       ...(serving ? { serving } : {}),
       rollingOut,
+      ...optional('canary', canary),
       settings: options,
       ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
     });

@@ -24,6 +24,7 @@ import {
 } from '../../api/index.ts';
 import type { DeepReadonly, EventType } from '../../runtime/index.ts';
 import type { CertificateCondition } from './certificate-status.ts';
+import type { CanaryStatus } from './canary.ts';
 import type { TargetPhase } from './lifecycle.ts';
 import { nextDeploymentStatus, nextRevisionStatus } from './next-status.ts';
 import { optional } from './pass.ts';
@@ -53,6 +54,8 @@ export interface StatusFacts {
   scaling?: DeploymentScaling;
   tier?: TierCondition;
   certificate?: CertificateCondition;
+  /** Where the target's canary stands, while it has one. */
+  canary?: CanaryStatus;
 }
 
 /** Everything a pass says about status. */
@@ -99,6 +102,7 @@ export function decideStatus(pass: PassStatus, now: Date): StatusDecision {
       ...optional('scaling', facts.scaling),
       ...optional('tier', facts.tier),
       ...optional('certificate', facts.certificate),
+      ...optional('canary', facts.canary),
       // A Deployment on its way out holds no host.
       ...optional(
         'hostClaim',
@@ -139,11 +143,36 @@ function newsOf(
   const wasStalled = findCondition(previous?.conditions, 'Stalled');
   if (verdict.state === 'stalled' && !(wasStalled?.status === 'True' && wasStalled.reason === verdict.reason))
     events.push({ type: 'Warning', reason: verdict.reason, message: verdict.message });
+  events.push(...canaryNews(previous?.canary, next.canary));
   if (next.activeRevisionName && next.activeRevisionName !== previous?.activeRevisionName)
     events.push({ type: 'Normal', reason: 'RevisionActive', message: `Revision ${next.activeRevisionName} is now serving.` });
   if (observation.deleting && previous?.status !== 'AWAITING_DELETE')
     events.push({ type: 'Normal', reason: 'Deleting', message: 'Removing the workloads, revisions and build Jobs of this Deployment.' });
   return events;
+}
+
+/** A canary's new step, and its promotion (a failure is the Stalled Warning). */
+function canaryNews(previous: CanaryStatus | undefined, next: CanaryStatus | undefined): StatusEvent[] {
+  if (!next) return [];
+  const same = previous?.revisionName === next.revisionName;
+  if (next.phase === 'Analyzing' && !(same && previous?.step === next.step))
+    return [
+      {
+        type: 'Normal',
+        reason: 'CanaryStep',
+        message:
+          `Revision ${next.revisionName} takes ${next.weight}% of requests (step ${next.step} of ${next.steps}). ${next.message ?? ''}`.trim(),
+      },
+    ];
+  if (next.phase === 'Promoting' && !(same && previous?.phase === 'Promoting'))
+    return [
+      {
+        type: 'Normal',
+        reason: 'CanaryPromoted',
+        message: `Revision ${next.revisionName} passed every step. ${next.message ?? ''}`.trim(),
+      },
+    ];
+  return [];
 }
 
 function revisionWrites(phases: PassStatus['revisionPhases'], now: Date): StatusWrite[] {

@@ -2,6 +2,7 @@
 // reconciler writes (and only when the result differs from what is stored, ignoring timestamps).
 import type { DeploymentPhase, Verdict } from '../../api/index.ts';
 import type { TargetPhase } from './lifecycle.ts';
+import { canaryAnalysisFailed } from './canary.ts';
 
 export type { DeploymentPhase };
 
@@ -56,7 +57,8 @@ export function conditionVerdict(o: StatusObservation): Verdict {
     case 'BUILD_FAILED':
       return { state: 'stalled', reason: 'BuildFailed', message: target.message };
     case 'DEPLOY_FAILED':
-      return { state: 'stalled', reason: 'DeployFailed', message: target.message };
+      // A canary's verdict keeps its own reason: the figures it failed on are in the message.
+      return { state: 'stalled', reason: target.reason === canaryAnalysisFailed ? target.reason : 'DeployFailed', message: target.message };
     case 'CREATE_FAILED':
       return { state: 'stalled', reason: 'CreateFailed', message: target.message };
     case 'QUEUED':

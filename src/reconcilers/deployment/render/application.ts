@@ -318,14 +318,44 @@ export function preDeployTemplate(input: WorkloadInput, command: string): V1PodT
 }
 
 export function renderApplicationService(input: Pick<WorkloadInput, 'owner' | 'spec'>): V1Service {
+  return servingService(input, childNames(input.owner.name).application, 'application');
+}
+
+/** The canary's Service: the route's second backend while a canary runs (canary.ts). */
+export function renderCanaryService(input: Pick<WorkloadInput, 'owner' | 'spec'>): V1Service {
+  return servingService(input, childNames(input.owner.name).canary, 'canary');
+}
+
+function servingService(input: Pick<WorkloadInput, 'owner' | 'spec'>, name: string, component: 'application' | 'canary'): V1Service {
   const resources = input.spec.sourceConfig?.resourceSpec ?? {};
   return {
     apiVersion: 'v1',
     kind: 'Service',
-    metadata: childMetadata(input.owner, childNames(input.owner.name).application, 'application', resources.labels ?? {}),
+    metadata: childMetadata(input.owner, name, component, resources.labels ?? {}),
     spec: {
-      selector: selectorLabels(input.owner, 'application'),
+      selector: selectorLabels(input.owner, component),
       ports: [{ name: 'http', port: applicationServicePort, targetPort: 'http' }],
+    },
+  };
+}
+
+/**
+ * The new revision's pods while a canary runs (canary.ts): the application's pod template under a
+ * component of their own, so that the application's Service and autoscaler leave them out, at a fixed
+ * count (the stable replicas' share at the step's weight).
+ */
+export function renderCanary(input: WorkloadInput, replicas: number): V1Deployment {
+  const resources = input.spec.sourceConfig?.resourceSpec ?? {};
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: childMetadata(input.owner, childNames(input.owner.name).canary, 'canary', resources.labels ?? {}),
+    spec: {
+      replicas,
+      strategy: surgeStrategy,
+      progressDeadlineSeconds: input.progressDeadlineSeconds,
+      selector: { matchLabels: selectorLabels(input.owner, 'canary') },
+      template: podTemplate(input, 'canary', 'api', resources, applicationDefaults),
     },
   };
 }

@@ -16,7 +16,7 @@ export interface OwnerDeployment {
 // Declared with the revision pods' cache, which both the controller and the HTTP API read.
 export { componentLabel, revisionLabel };
 
-export type Component = 'application' | 'queue-worker' | 'postgres' | 'redis' | 'build' | 'pre-deploy';
+export type Component = 'application' | 'canary' | 'queue-worker' | 'postgres' | 'redis' | 'build' | 'pre-deploy';
 
 /** Labels that select a component's pods: stable for the Deployment's whole life (selectors are immutable). */
 export function selectorLabels(owner: OwnerDeployment, component: Component): Record<string, string> {

@@ -28,11 +28,20 @@ export function applicationBackend(owner: OwnerDeployment): RouteBackend {
   return { group: '', kind: 'Service', name: childNames(owner.name).application, port: applicationServicePort, weight: 1 };
 }
 
+/** The canary's Service at a weight beside the application's (canary.ts): weights are percents. */
+export function canaryBackends(owner: OwnerDeployment, weight: number): RouteBackend[] {
+  const names = childNames(owner.name);
+  return [
+    { ...applicationBackend(owner), weight: 100 - weight },
+    { ...applicationBackend(owner), name: names.canary, weight },
+  ];
+}
+
 export function renderHttpRoute(
   owner: OwnerDeployment,
   route: ExternalRoute,
   gateway: GatewayRef,
-  backend: RouteBackend = applicationBackend(owner),
+  backends: RouteBackend[] = [applicationBackend(owner)],
 ): KubeObject {
   return {
     apiVersion: httpRouteApiVersion,
@@ -44,7 +53,7 @@ export function renderHttpRoute(
       rules: [
         {
           matches: [{ path: { type: 'PathPrefix', value: route.path } }],
-          backendRefs: [backend],
+          backendRefs: backends,
         },
       ],
     },

@@ -117,6 +117,44 @@ describe('renderWorkloads', () => {
     ]);
   });
 
+  it("runs a canary's pods apart from the application's, and routes its weight to them once it has one", () => {
+    const appUrls = parseAppUrlTemplate('http://{deployment}.{organization}.localhost:18080/') as AppUrlTemplate;
+    const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { customUrl: 'https://shop.example.com/store' } };
+    const gateway = { namespace: 'gw', name: 'public' };
+    const next = { name: 'shop-bbbbbbbbbb', image: 'nginx:2' };
+    const render = (weight: number) =>
+      renderWorkloads({
+        owner,
+        spec,
+        settings: { ...settings, appUrls, gateway },
+        serving,
+        canary: { serving: next, replicas: 2, weight },
+      });
+    const objects = render(10);
+    const byName = (kind: string, name: string) => objects.find((o) => o.kind === kind && o.metadata?.name === name);
+    const canary = byName('Deployment', 'shop-canary') as V1Deployment;
+    const stable = byName('Deployment', 'shop') as V1Deployment;
+    expect(canary.spec!.replicas).toBe(2);
+    expect(canary.spec!.template.spec!.containers[0]!.image).toBe('nginx:2');
+    expect(stable.spec!.template.spec!.containers[0]!.image).toBe('nginx:1');
+    // Disjoint selectors: the application's Service never sends the canary's share.
+    expect(canary.spec!.selector.matchLabels).toEqual({ 'berth.dev/deployment': 'shop', 'app.kubernetes.io/component': 'canary' });
+    expect(byName('Service', 'shop-canary')).toMatchObject({ spec: { selector: canary.spec!.selector.matchLabels } });
+    const backends = (objects: ReturnType<typeof render>) =>
+      objects
+        .filter((o) => o.kind === 'HTTPRoute')
+        .map((route) => (route as { spec: { rules: { backendRefs: unknown }[] } }).spec.rules[0]!.backendRefs);
+    const weighted = [
+      { group: '', kind: 'Service', name: 'shop', port: 80, weight: 90 },
+      { group: '', kind: 'Service', name: 'shop-canary', port: 80, weight: 10 },
+    ];
+    expect(backends(objects)).toEqual([weighted, weighted]);
+    // At weight 0 its pods run, and the routes name the application alone.
+    const single = [{ group: '', kind: 'Service', name: 'shop', port: 80, weight: 1 }];
+    expect(backends(render(0))).toEqual([single, single]);
+    expect(render(0).some((o) => o.metadata?.name === 'shop-canary')).toBe(true);
+  });
+
   describe('a dev_zero app where the installation has an activator', () => {
     const appUrls = parseAppUrlTemplate('http://{deployment}.{organization}.localhost:18080/') as AppUrlTemplate;
     const gateway = { namespace: 'gw', name: 'public' };

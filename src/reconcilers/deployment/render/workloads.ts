@@ -2,12 +2,28 @@
 // revision being served. Pure; the reconciler applies what differs from the cache and prunes the rest.
 import { appHost, childNames, parseCustomUrl, type Activator, type AppUrlTemplate, type RequestConcurrency } from '../../../api/index.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
-import { renderApplication, renderApplicationService, renderQueueWorker, type ServingRevision, type WorkloadInput } from './application.ts';
+import {
+  renderApplication,
+  renderApplicationService,
+  renderCanary,
+  renderCanaryService,
+  renderQueueWorker,
+  type ServingRevision,
+  type WorkloadInput,
+} from './application.ts';
 import { agentServerLicenseFor, queuesAgentRuns, renderRunBacklogScaledObject } from './agent-server.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler, servesScaledObjects } from './autoscalers.ts';
 import { applicationMinScale, backingServices, scaling } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
-import { renderHttpRoute, renderIngress, type ExternalRoute, type GatewayRef } from './ingress.ts';
+import {
+  applicationBackend,
+  canaryBackends,
+  renderHttpRoute,
+  renderIngress,
+  type ExternalRoute,
+  type GatewayRef,
+  type RouteBackend,
+} from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
 import { activatorBackend, renderActivatedScaledObject, renderInterceptorRoute } from './scale-to-zero.ts';
 import { scaleToZero, type ScaleToZero } from '../tier.ts';
@@ -46,6 +62,15 @@ export interface WorkloadsInput {
   rollingOut?: boolean;
   /** The claim size of the database that exists already (volumeClaimTemplates are immutable). */
   existingDatabaseStorage?: string;
+  /** A canary of a new revision beside `serving` (canary.ts): its pods, and the percent of requests routed to them. */
+  canary?: CanaryWorkload;
+}
+
+export interface CanaryWorkload {
+  serving: ServingRevision;
+  replicas: number;
+  /** 0 until its pods are available (a route to a Service without endpoints would answer 500s). */
+  weight: number;
 }
 
 /** What the application's (and queue worker's, and pre-deploy command's) pods are made from, for the
@@ -85,6 +110,8 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
       ? activatedAutoscalers(activation)
       : [renderApplicationAutoscaler(owner, spec, settings.requestConcurrency)];
     for (const autoscaler of autoscalers) if (autoscaler) desired.push(autoscaler);
+    if (input.canary)
+      desired.push(renderCanaryService({ owner, spec }), renderCanary(workloadInput(input, input.canary.serving), input.canary.replicas));
     if (backing.queueWorker) {
       desired.push(renderQueueWorker(workload));
       const queueAutoscaler =
@@ -107,10 +134,17 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
     );
   }
   if (backing.redis) desired.push(renderRedis(owner, spec, settings.images.redis, settings.requestScale), renderRedisService(owner));
-  const backend = activation && activatorBackend(activation.activator.proxy);
-  if (settings.gateway) for (const route of routes) desired.push(renderHttpRoute(owner, route, settings.gateway, backend));
+  const backends = routeBackends(owner, activation, input.canary);
+  if (settings.gateway) for (const route of routes) desired.push(renderHttpRoute(owner, route, settings.gateway, backends));
   else if (routes.length > 0) desired.push(renderIngress(owner, routes, settings.ingressClassName));
   return desired;
+}
+
+/** Where the routes send requests: the activator, or the application with a canary's share beside it. */
+function routeBackends(owner: OwnerDeployment, activation: Activation | undefined, canary: CanaryWorkload | undefined): RouteBackend[] {
+  if (activation) return [activatorBackend(activation.activator.proxy)];
+  if (canary && canary.weight > 0) return canaryBackends(owner, canary.weight);
+  return [applicationBackend(owner)];
 }
 
 interface Activation {
