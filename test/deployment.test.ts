@@ -528,6 +528,42 @@ describe('a Deployment from an external image', () => {
     );
     expect(hpa.spec.minReplicas).toBe(1);
   });
+
+  it('rolls a new revision out at once where the installation cannot run the canary its spec asks for, and says why', async () => {
+    const name = 'canary-less';
+    await createDeployment(name, {
+      source: 'external_docker',
+      sourceConfig: { canary: { steps: [10, 50] } },
+      sourceRevisionConfig: { imageUri: 'registry.example.com/shop:1' },
+    });
+    await eventually(() => readAppsDeployment(name), 30_000, 'the application');
+    await markRolledOut(name);
+    const first = await waitForDeployment(name, (d) => !!d.status?.activeRevisionName, 'a first active revision');
+    expect(condition(first, 'Canary')).toMatchObject({ status: 'False', reason: 'NoGateway' });
+    await patchDeployment(name, { spec: { sourceRevisionConfig: { imageUri: 'registry.example.com/shop:2' } } });
+    // The application itself takes the new image: no canary beside it.
+    await eventually(
+      async () => (await readAppsDeployment(name))?.spec?.template.spec?.containers[0]?.image === 'registry.example.com/shop:2',
+      30_000,
+      'the new image on the application',
+    );
+    await markRolledOut(name);
+    const second = await waitForDeployment(
+      name,
+      (d) => !!d.status?.activeRevisionName && d.status.activeRevisionName !== first.status!.activeRevisionName,
+      'the second revision active',
+    );
+    expect(second.status?.canary).toBeUndefined();
+    const canaries = await kubeRequest<{ items: unknown[] }>(kc, {
+      method: 'GET',
+      path: `/apis/apps/v1/namespaces/${namespace}/deployments`,
+      query: { labelSelector: `app.kubernetes.io/component=canary` },
+    });
+    expect(canaries.items).toEqual([]);
+    // Asking for none removes the condition.
+    await patchDeployment(name, { spec: { sourceConfig: { canary: { steps: [] } } } });
+    await waitForDeployment(name, (d) => condition(d, 'Canary') === undefined, 'the Canary condition gone');
+  });
 });
 
 describe('a pre-deploy command and a smoke test', () => {

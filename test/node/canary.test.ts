@@ -153,6 +153,17 @@ describe('a canary rollout through the Gateway', () => {
       expect(seen.every((state) => state.step <= 1)).toBe(true);
       const canary = (await canaryOf())!;
       expect(canary).toMatchObject({ phase: 'Failed', reason: 'CanaryAnalysisFailed', step: 1, weight: 0 });
+      // kubectl shows the same: the canary's state, and the Stalled condition with its reason.
+      const object = JSON.parse(await kubectlOk(['get', 'deployments.berth.dev', 'web', '-n', namespace, '-o', 'json'])) as {
+        status: { canary: { phase: string }; conditions: { type: string; status: string; reason: string }[] };
+      };
+      expect(object.status.canary.phase).toBe('Failed');
+      expect(object.status.conditions).toEqual(
+        expect.arrayContaining([
+          expect.objectContaining({ type: 'Stalled', status: 'True', reason: 'CanaryAnalysisFailed' }),
+          expect.objectContaining({ type: 'Canary', status: 'True', reason: 'Available' }),
+        ]),
+      );
       expect(canary.figures!.success_ratio).toBeLessThan(0.9);
       expect((await api.ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(active);
       // After the rollback, the revision that served answers every request.

@@ -6,7 +6,15 @@ import { applicationServicePort } from '../../api/child-names.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { podsOfRevision } from '../../workloads/revision-pods.ts';
 import { instantValue } from '../../workloads/metrics-store.ts';
-import { analysisDue, analysisWindowSeconds, canarySettings, decideCanary, recordedCanary, type CanaryDecision } from './canary.ts';
+import {
+  analysisDue,
+  analysisWindowSeconds,
+  canarySettings,
+  decideCanary,
+  recordedCanary,
+  type CanaryAbility,
+  type CanaryDecision,
+} from './canary.ts';
 import type { ChosenRevisions } from './choose-revisions.ts';
 import { rolloutOf } from './lifecycle.ts';
 import type { Pass } from './pass.ts';
@@ -26,6 +34,16 @@ export interface CanaryPlan {
   canary?: CanaryWorkload;
 }
 
+/** Whether a canary the spec asks for can run in this installation; undefined when it asks for none. */
+export function canaryAbility(pass: Pick<Pass, 'options'>, deployment: DeepReadonly<Deployment>): CanaryAbility | undefined {
+  const { options } = pass;
+  if (!canarySettings(deployment.spec.sourceConfig?.canary, options.progressDeadlineSeconds)) return undefined;
+  if (!options.gateway) return 'NoGateway';
+  if (!options.requestConcurrency?.serverAddress) return 'NoMetricsStore';
+  if (scaleToZeroOf(options, deployment) === 'activated') return 'ScalesToZero';
+  return 'Available';
+}
+
 /** The target's canary, when it goes out as one: with a Gateway and a metrics store, after a revision
  * that served, its image ready, neither pinned (a rollback is at once) nor scaling to zero. */
 export async function canaryPlan(
@@ -42,9 +60,9 @@ export async function canaryPlan(
   const { target } = chosen;
   const stableImage = previousActive && imageOf(previousActive.object);
   const targetServing = image.serving?.name === target.name ? image.serving : undefined;
-  if (!settings || !store || !options.gateway || chosen.pinned || interruptionOf(target.object)) return undefined;
+  if (!settings || !store || canaryAbility(pass, deployment) !== 'Available' || chosen.pinned || interruptionOf(target.object))
+    return undefined;
   if (!previousActive || !stableImage || previousActive.name === target.name || !targetServing) return undefined;
-  if (scaleToZeroOf(options, deployment) === 'activated') return undefined;
 
   const names = childNames(owner.name);
   const stableDeployment = informers.appsDeployments.get(owner.namespace, names.application);

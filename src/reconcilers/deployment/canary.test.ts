@@ -3,6 +3,7 @@ import type { CanaryFigures } from '../../api/index.ts';
 import {
   analysisDue,
   canaryAnalysisFailed,
+  canaryCondition,
   canarySettings,
   canaryTargetPhase,
   canaryTeardownMs,
@@ -174,5 +175,14 @@ describe('canaryReplicas', () => {
     expect(canaryReplicas(2, 10)).toBe(1);
     expect(canaryReplicas(10, 50)).toBe(5);
     expect(canaryReplicas(3, 50)).toBe(2);
+  });
+});
+
+describe('canaryCondition', () => {
+  it('says whether the installation can run the canary the spec asks for, and is absent when none is asked', () => {
+    expect(canaryCondition(undefined)).toBeUndefined();
+    expect(canaryCondition('Available')).toMatchObject({ type: 'Canary', status: 'True', reason: 'Available' });
+    expect(canaryCondition('NoMetricsStore')).toMatchObject({ type: 'Canary', status: 'False', reason: 'NoMetricsStore' });
+    expect(canaryCondition('NoMetricsStore')!.message).toContain('--concurrency-metrics');
   });
 });

@@ -7,7 +7,7 @@
 //   share until that is done, then none) ─▶ DEPLOYED, the canary goes.
 //   Any step that fails, or pods that cannot serve ─▶ Failed: all traffic back, the revision
 //   DEPLOY_FAILED. Failed stays while the revision is the target: a new revision starts a new canary.
-import { canaryDefaults, timestamp, type CanaryFigures, type CanarySpec, type DeploymentStatus } from '../../api/index.ts';
+import { canaryDefaults, timestamp, type CanaryFigures, type CanarySpec, type Condition, type DeploymentStatus } from '../../api/index.ts';
 import type { TargetPhase } from './lifecycle.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 
@@ -234,3 +234,26 @@ export function canaryTargetPhase(decision: CanaryDecision, image: string): Targ
 
 /** The reason of a target on its way through a canary's steps. */
 export const canaryStepReason = 'CanaryStep';
+
+/** The condition that says whether a canary the spec asks for can run here. */
+export const canaryConditionType = 'Canary';
+
+export type CanaryAbility = 'Available' | 'NoGateway' | 'NoMetricsStore' | 'ScalesToZero';
+
+const abilityMessages: Record<CanaryAbility, string> = {
+  Available: 'A new revision goes out through the canary steps, judged on the Gateway metrics (a first revision and a rollback at once).',
+  NoGateway: 'A canary needs the installation to route through a Gateway (--gateway); new revisions roll out at once.',
+  NoMetricsStore: "A canary needs the installation's metrics store (--concurrency-metrics); new revisions roll out at once.",
+  ScalesToZero: 'An app that scales to zero is reached through the activator, which splits no traffic; new revisions roll out at once.',
+};
+
+/** The Canary condition of a Deployment whose spec asks for one; undefined when it asks for none. */
+export function canaryCondition(ability: CanaryAbility | undefined): Pick<Condition, 'type' | 'status' | 'reason' | 'message'> | undefined {
+  if (!ability) return undefined;
+  return {
+    type: canaryConditionType,
+    status: ability === 'Available' ? 'True' : 'False',
+    reason: ability,
+    message: abilityMessages[ability],
+  };
+}

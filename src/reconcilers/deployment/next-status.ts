@@ -18,6 +18,7 @@ import type { TargetPhase } from './lifecycle.ts';
 import type { DeploymentPhase } from './status.ts';
 import type { TierCondition } from './tier.ts';
 import { certificateReadyCondition, type CertificateCondition } from './certificate-status.ts';
+import { canaryConditionType } from './canary.ts';
 
 export interface DeploymentFacts {
   phase: DeploymentPhase;
@@ -39,12 +40,24 @@ export interface DeploymentFacts {
   hostClaim?: RecordedHostClaim;
   /** Where the target's canary stands (canary.ts). */
   canary?: DeploymentStatus['canary'];
+  /** Whether a canary the spec asks for can run here (canary.ts); likewise. */
+  canaryCondition?: TierCondition;
 }
 
 /** A condition beside the verdict's three, set when given and removed when not. */
 function withSide(conditions: Condition[], type: string, side: ConditionUpdate | undefined, generation: number, now: Date): Condition[] {
   if (side) return setCondition(conditions, { ...side, observedGeneration: generation }, now);
   return conditions.filter((c) => c.type !== type);
+}
+
+/** The conditions beside the verdict's: each set when its fact is given, removed when not. */
+function sideConditions(conditions: Condition[], facts: DeploymentFacts, now: Date): Condition[] {
+  const sides: [string, ConditionUpdate | undefined][] = [
+    [scaleToZeroCondition, facts.tier],
+    [certificateReadyCondition, facts.certificate],
+    [canaryConditionType, facts.canaryCondition],
+  ];
+  return sides.reduce((all, [type, side]) => withSide(all, type, side, facts.generation, now), conditions);
 }
 
 export function nextDeploymentStatus(previous: DeploymentStatus | undefined, facts: DeploymentFacts, now: Date): DeploymentStatus {
@@ -59,19 +72,7 @@ export function nextDeploymentStatus(previous: DeploymentStatus | undefined, fac
     ...(facts.hostClaim ? { customHostClaim: { ...facts.hostClaim } } : {}),
     ...(facts.canary ? { canary: facts.canary } : {}),
     observedGeneration: facts.generation,
-    conditions: withSide(
-      withSide(
-        markVerdict(previous?.conditions, facts.verdict, facts.generation, now),
-        scaleToZeroCondition,
-        facts.tier,
-        facts.generation,
-        now,
-      ),
-      certificateReadyCondition,
-      facts.certificate,
-      facts.generation,
-      now,
-    ),
+    conditions: sideConditions(markVerdict(previous?.conditions, facts.verdict, facts.generation, now), facts, now),
   };
   if (previous && statusesEqual(previous, next)) return previous;
   return { ...next, updatedAt: timestamp(now) };

@@ -22,22 +22,25 @@ import type { TargetImage } from './target-image.ts';
 import { tierCondition } from './tier.ts';
 import { scaleToZeroOf } from './scale-to-zero.ts';
 import { certificateCondition } from './certificate-status.ts';
-import { canaryTargetPhase, type CanaryDecision } from './canary.ts';
+import { canaryCondition, canaryTargetPhase, type CanaryDecision } from './canary.ts';
+import { canaryAbility } from './canary-pass.ts';
 import { workloadKey, type CurrentWorkloads } from './workloads.ts';
 
 /** What the cluster says beside the verdict: the tier's condition and, with TLS for the apps' URLs,
  * the readiness of the organization's certificates. */
-function clusterFacts(pass: Pass, deployment: DeepReadonly<Deployment>): Pick<StatusFacts, 'tier' | 'certificate'> {
+function clusterFacts(pass: Pass, deployment: DeepReadonly<Deployment>): Pick<StatusFacts, 'tier' | 'certificate' | 'canaryCondition'> {
   const tier = tierCondition(scaleToZeroOf(pass.options, deployment));
+  const canary = canaryCondition(canaryAbility(pass, deployment));
   const tls = pass.options.tls;
   const certificates = pass.informers.certificates;
-  if (!tls || !certificates) return optional('tier', tier);
+  if (!tls || !certificates) return { ...optional('tier', tier), ...optional('canaryCondition', canary) };
   const organization = deployment.metadata.namespace ?? '';
   const names = organizationTlsNames(organization);
   const get = (name: string) => certificates.get(tls.gateway.namespace, name);
   const host = customHostOf(deployment);
   return {
     ...optional('tier', tier),
+    ...optional('canaryCondition', canary),
     certificate: certificateCondition(tls, [
       { name: names.certificate, for: organizationWildcardHost(tls, organization), object: get(names.certificate) },
       ...(host ? [{ name: names.customCertificate, for: host, object: get(names.customCertificate) }] : []),

@@ -56,6 +56,8 @@ export interface StatusFacts {
   certificate?: CertificateCondition;
   /** Where the target's canary stands, while it has one. */
   canary?: CanaryStatus;
+  /** Whether a canary the spec asks for can run here. */
+  canaryCondition?: TierCondition;
 }
 
 /** Everything a pass says about status. */
@@ -103,6 +105,7 @@ export function decideStatus(pass: PassStatus, now: Date): StatusDecision {
       ...optional('tier', facts.tier),
       ...optional('certificate', facts.certificate),
       ...optional('canary', facts.canary),
+      ...optional('canaryCondition', facts.canaryCondition),
       // A Deployment on its way out holds no host.
       ...optional(
         'hostClaim',
