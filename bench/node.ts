@@ -19,7 +19,10 @@
 // - scale to zero: a dev_zero deployment with no pod, its first request through its URL until answered
 //   (the node's activator, KEDA's HTTP add-on), against the same pod scaled from zero to one by hand
 //   behind a hand-written HTTPRoute (bench/wake-rounds.ts).
-// `--only a,b` runs some of: starts, pods, deployments, rollouts, urls, scaling, inflight, wake, failures, builds.
+// - a canary: an image change through steps of 20 and 50 % with 15 s pauses until only the new image
+//   answers, Berth's canary judged on the Gateway's metrics against the same steps done by hand with
+//   HTTPRoute weights (bench/canary-rounds.ts).
+// `--only a,b` runs some of: starts, pods, deployments, rollouts, urls, scaling, inflight, wake, canary, failures, builds.
 // Needs root and the cached binaries and images (the node suite or `npm start` builds them).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,7 +41,8 @@ import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { createInformer } from '../src/runtime/informer.ts';
 import type { DeepReadonly } from '../src/runtime/types.ts';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
-import { fieldManager } from '../src/api/group.ts';
+import { fieldManager, labels } from '../src/api/group.ts';
+import { randomUUID } from 'node:crypto';
 import {
   applicationDefaults,
   applicationReadiness,
@@ -49,6 +53,7 @@ import { nodeAppUrlTemplate, nodeGateway } from '../workbench/node/gateway.ts';
 import { cpuSignal, inFlightSignal, scaleBounds, scaleRounds, type ScaleSignal, type ScaleTimes } from './scale-rounds.ts';
 import { metricsStoreUrl } from '../workbench/node/metrics-store.ts';
 import { urlRounds } from './url-rounds.ts';
+import { canaryRounds } from './canary-rounds.ts';
 import { wakeRounds } from './wake-rounds.ts';
 import { nodeActivator } from '../workbench/node/http-add-on.ts';
 import { resourceRequirements } from '../src/reconcilers/deployment/render/common.ts';
@@ -65,7 +70,8 @@ const { values } = parseArgs({
     rollouts: { type: 'string', default: '20' },
     failures: { type: 'string', default: '5' },
     builds: { type: 'string', default: '5' },
-    only: { type: 'string', default: 'starts,pods,deployments,rollouts,urls,scaling,inflight,wake,failures,builds' },
+    canaries: { type: 'string', default: '3' },
+    only: { type: 'string', default: 'starts,pods,deployments,rollouts,urls,scaling,inflight,wake,canary,failures,builds' },
     out: { type: 'string', default: 'bench/results/node.json' },
   },
 });
@@ -160,6 +166,16 @@ function scaledBerthDeployment(name: string, image: string): object {
 function idleBerthDeployment(name: string, image: string): object {
   const object = berthDeployment(name, image) as { spec: { sourceConfig: object } };
   object.spec.sourceConfig = { ...object.spec.sourceConfig, deploymentType: 'dev_zero' };
+  return object;
+}
+
+/** The steps and pause both sides of the canary bench take. */
+const canaryBench = { steps: [20, 50], pauseSeconds: 15 };
+
+/** A Berth Deployment that rolls new images out as a canary of canaryBench's steps. */
+function canaryBerthDeployment(name: string, image: string): object {
+  const object = berthDeployment(name, image) as { spec: { sourceConfig: object } };
+  object.spec.sourceConfig = { ...object.spec.sourceConfig, canary: { ...canaryBench, minRequests: 20 } };
   return object;
 }
 
@@ -664,7 +680,12 @@ try {
   kc.loadFromFile(cluster.controlPlane.kubeconfigPath);
   await installCrds(kc, join(import.meta.dirname, '../crds'));
   const namespace = `bench-node-${Date.now()}`;
-  await kubeRequest(kc, { method: 'POST', path: '/api/v1/namespaces', body: { metadata: { name: namespace } } });
+  // An organization's namespace: the Gateway's shared listener admits routes from those alone.
+  await kubeRequest(kc, {
+    method: 'POST',
+    path: '/api/v1/namespaces',
+    body: { metadata: { name: namespace, labels: { [labels.organizationId]: randomUUID() } } },
+  });
   const crane = join(nodeBinaries(), 'crane');
   const image = await pushExampleApp(crane, cluster.node!.registry, 'bench');
   const other = await pushExampleApp(crane, cluster.node!.registry, 'bench-b');
@@ -715,6 +736,26 @@ try {
         namespace,
         () => wakeRounds({ kc, namespace, rounds, image, berthDeployment: idleBerthDeployment, plainDeployment: plainLikeBerth, log }),
         { ...gatewayEnv, ...activatorEnv },
+      )
+    : undefined;
+  const canaries = only.has('canary')
+    ? await withBerth(
+        namespace,
+        () =>
+          canaryRounds({
+            kc,
+            namespace,
+            rounds: Number(values.canaries),
+            images: [
+              { image, body: 'berth-example bench\n' },
+              { image: other, body: 'berth-example bench-b\n' },
+            ],
+            ...canaryBench,
+            berthDeployment: canaryBerthDeployment,
+            plainDeployment: plainLikeBerth,
+            log,
+          }),
+        { ...gatewayEnv, BERTH_CONCURRENCY_METRICS: metricsStoreUrl },
       )
     : undefined;
   const failures = only.has('failures') ? await failureRounds(kc, namespace, image, cluster.node!.registry) : undefined;
@@ -779,6 +820,16 @@ try {
           },
         }
       : {}),
+    ...(canaries
+      ? {
+          canaryToPromotion: {
+            ...canaries,
+            ...canaryBench,
+            ratioMedian: median(canaries.berth) / median(canaries.plain),
+            ratioP90: p90(canaries.berth) / p90(canaries.plain),
+          },
+        }
+      : {}),
     ...(failures
       ? { badImageToDeployFailed: { ms: failures, medianMs: median(failures), p90Ms: p90(failures), maxMs: Math.max(...failures) } }
       : {}),
@@ -810,6 +861,8 @@ try {
       `30 requests held in flight to ${scaleBounds.max} ready replicas, Berth (KEDA ScaledObject) vs apps/v1 + a hand-written ScaledObject: ${scaleSummary(inFlight)}`,
     wake &&
       `a request at zero until answered, Berth through the activator vs apps/v1 scaled to one by hand: median ratio ${(median(wake.berth) / median(wake.plain)).toFixed(2)}, p90 ratio ${(p90(wake.berth) / p90(wake.plain)).toFixed(2)} (Berth median ${seconds(median(wake.berth))}, p90 ${seconds(p90(wake.berth))}; plain median ${seconds(median(wake.plain))}, p90 ${seconds(p90(wake.plain))})`,
+    canaries &&
+      `canary, image change (steps ${canaryBench.steps.join(', ')} %, ${canaryBench.pauseSeconds} s pauses) until only the new image answers, Berth vs the same steps by hand: median ratio ${(median(canaries.berth) / median(canaries.plain)).toFixed(2)}, p90 ratio ${(p90(canaries.berth) / p90(canaries.plain)).toFixed(2)} (Berth median ${seconds(median(canaries.berth))}, by hand ${seconds(median(canaries.plain))}; failed requests Berth ${canaries.failed.berth}, by hand ${canaries.failed.plain})`,
     failures &&
       `bad image, first pull error to DEPLOY_FAILED: median ${seconds(median(failures))}, p90 ${seconds(p90(failures))}, max ${seconds(Math.max(...failures))} (target <= 30 s)`,
     builds &&
