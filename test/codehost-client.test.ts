@@ -7,6 +7,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CodeHostCredentialsError,
+  CodeHostNotFoundError,
   CodeHostRateLimitedError,
   CodeHostRegistry,
   CodeHostUnauthorizedError,
@@ -275,6 +276,29 @@ describe('GitHub App authentication', () => {
       credentials: { kind: 'app', appId: String(appId), privateKey: keys.privateKey, installationId },
     });
     await expect(client.verify()).resolves.toEqual({ login: 'acme', kind: 'installation' });
+  });
+
+  it("lists a granted repository's open pull requests across pages, and finds none of a repository it was not given", async () => {
+    const client = createGitHubClient({
+      integrationId: 'app-integration',
+      baseUrl: github.url,
+      credentials: { kind: 'app', appId: String(appId), privateKey: keys.privateKey, installationId },
+    });
+    const [granted] = (await client.listRepositories()).slice(0, 1);
+    for (let n = 1; n <= 130; n++)
+      github.openPullRequest(granted!.id, {
+        headSha: String(n).padStart(40, '0'),
+        headRef: `topic-${n}`,
+        fromFork: n === 2 ? 'deleted' : n === 3,
+      });
+    github.closePullRequest(granted!.id, 4);
+    const pulls = await client.openPullRequests(`acme/${granted!.name}`);
+    expect(pulls).toHaveLength(129);
+    expect(pulls[0]).toEqual({ number: 1, headSha: '1'.padStart(40, '0'), headRef: 'topic-1', fromFork: false, labels: [], draft: false });
+    expect(pulls.filter((pull) => pull.fromFork).map((pull) => pull.number)).toEqual([2, 3]);
+    expect(pulls.some((pull) => pull.number === 4)).toBe(false);
+    const refused = await failureOf(client.openPullRequests('acme/not-granted-1'));
+    expect(refused).toBeInstanceOf(CodeHostNotFoundError);
   });
 
   it('is refused when the JWT is signed with another key', async () => {

@@ -24,6 +24,30 @@ const projects = Array.from({ length: 230 }, (_, index) => ({
   default_branch: index === 0 ? null : 'main',
 }));
 
+/** Merge requests of platform/backend/service-1 (project 5000): 150 open ones, in two offset pages, and a closed one. */
+const mergeRequests = [
+  ...Array.from({ length: 150 }, (_, index) => ({
+    iid: index + 1,
+    state: 'opened',
+    sha: String(index + 1).padStart(40, '0'),
+    source_branch: `topic-${index + 1}`,
+    source_project_id: index === 1 ? 6000 : 5000,
+    target_project_id: 5000,
+    labels: index === 0 ? ['preview'] : [],
+    draft: index === 2,
+  })),
+  {
+    iid: 151,
+    state: 'closed',
+    sha: 'f'.repeat(40),
+    source_branch: 'old',
+    source_project_id: 5000,
+    target_project_id: 5000,
+    labels: [],
+    draft: false,
+  },
+];
+
 let baseUrl: string;
 let rateLimited = false;
 const seen: string[] = [];
@@ -52,6 +76,18 @@ const server = createServer((request: IncomingMessage, response: ServerResponse)
     if (last) next.searchParams.set('id_after', String(last.id));
     return send(200, page, more ? { link: `<${next.toString()}>; rel="next"` } : {});
   }
+  // The project by its URL-encoded full path, as GitLab takes it in place of the id.
+  if (url.pathname === '/api/v4/projects/platform%2Fbackend%2Fservice-1/merge_requests') {
+    const state = url.searchParams.get('state');
+    const listed = mergeRequests.filter((request) => !state || request.state === state);
+    const perPage = Math.min(100, Number(url.searchParams.get('per_page') ?? 20));
+    const page = Number(url.searchParams.get('page') ?? 1);
+    const next = new URL(`${baseUrl}/projects/platform%2Fbackend%2Fservice-1/merge_requests`);
+    for (const [key, value] of url.searchParams) next.searchParams.set(key, value);
+    next.searchParams.set('page', String(page + 1));
+    const more = page * perPage < listed.length;
+    return send(200, listed.slice((page - 1) * perPage, page * perPage), more ? { link: `<${next.toString()}>; rel="next"` } : {});
+  }
   return send(404, { message: '404 Not Found' });
 });
 
@@ -79,6 +115,24 @@ describe('GitLab', () => {
     });
     expect(repositories[1]!.default_branch).toBe('main');
     expect(seen.filter((path) => path.startsWith('/api/v4/projects'))).toHaveLength(3);
+  });
+
+  it("lists a project's open merge requests across offset pages, a fork's and a draft told apart", async () => {
+    const client = createGitLabClient({ integrationId: 'gl', baseUrl, credentials: { kind: 'token', token: validToken } });
+    const requests = await client.openPullRequests('platform/backend/service-1');
+    expect(requests).toHaveLength(150);
+    expect(requests[0]).toEqual({
+      number: 1,
+      headSha: '1'.padStart(40, '0'),
+      headRef: 'topic-1',
+      fromFork: false,
+      labels: ['preview'],
+      draft: false,
+    });
+    expect(requests[1]!.fromFork).toBe(true);
+    expect(requests[2]!.draft).toBe(true);
+    const refusal = await client.openPullRequests('platform/backend/unknown').catch((error: Error) => error);
+    expect((refusal as Error).message).toMatch(/^GitLab found nothing at GET \/projects\/platform%2Fbackend%2Funknown\/merge_requests/);
   });
 
   it('verifies the token and maps refusals and limits to typed errors without the token', async () => {

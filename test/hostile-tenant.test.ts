@@ -507,6 +507,37 @@ describe('a hostile tenant', () => {
     tally.refused += 1;
   });
 
+  it("cannot pass a deployment of its own off as another organization's preview", async () => {
+    tally.tried += 1;
+    const applied = await kubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
+      deployment('bank-pr-1', {
+        previewOf: { deploymentName: 'bank', pullRequest: 1, fromFork: false },
+        secrets: [{ name: 'BANK_TOKEN', valueFrom: { secretKeyRef: { name: 'bank-secrets', key: 'BANK_TOKEN' } } }],
+      }),
+    );
+    expect(applied.code, applied.stderr).toBe(0);
+    // It stays the attacker's: not in the victim's listing, and reading the victim's Secret name in its own
+    // namespace finds nothing to read.
+    const stalled = async () =>
+      (
+        await kubectl([
+          'get',
+          'deployments.berth.dev',
+          'bank-pr-1',
+          '-n',
+          attackerNamespace,
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Stalled")].reason}',
+        ])
+      ).stdout;
+    await eventually(async () => (await stalled()) === 'SecretNotFound', 20_000, 'the pretend preview Stalled');
+    const victims = (await victim.ok('GET', '/v2/deployments')).resources as { name: string; is_preview: boolean }[];
+    expect(victims.map((listed) => listed.name)).not.toContain('bank-pr-1');
+    expect(victims.some((listed) => listed.is_preview)).toBe(false);
+    tally.refused += 1;
+  });
+
   it("runs its pre-deploy command only as its own app would, and reads no other organization's figures", async () => {
     await throughApi('GET', `/v2/deployments/${victimDeploymentId}/metrics`, undefined, [404]);
     const created = await attacker.ok('POST', '/v2/deployments', {

@@ -255,6 +255,60 @@ const canarySchema = z
   });
 export type CanarySpec = z.infer<typeof canarySchema>;
 
+/** Which open pull requests get a preview. */
+export const previewTriggers = ['all', 'label', 'off'] as const;
+
+/** How many previews a Deployment runs at once when its spec does not say. */
+export const defaultMaxPreviews = 5;
+
+const previewsSchema = z
+  .object({
+    trigger: z
+      .enum(previewTriggers)
+      .optional()
+      .describe(
+        'Which open pull (merge) requests get a preview: all but drafts (the default), those that carry `label`, or none (off: how a PATCH removes the previews).',
+      ),
+    label: z.string().min(1).max(50).optional().describe('The label a pull request must carry for a preview, with trigger label.'),
+    maxConcurrent: z
+      .number()
+      .int()
+      .min(1)
+      .max(50)
+      .optional()
+      .describe(
+        `Most previews at once (default ${defaultMaxPreviews}): the lowest-numbered requests get them, and one that has a preview keeps it while its request is open.`,
+      ),
+  })
+  .describe(
+    "A preview Deployment per open pull request of the repository (GitHub; merge request on GitLab): built from the request's head and rebuilt on every push to it, " +
+      "at its own URL, with its own revisions, tracing project and empty database, removed when the request closes or merges. It takes the deployment's settings but " +
+      'its custom URL, and its secrets unless the request comes from a fork (the installation decides: --preview-fork-secrets). It scales to zero when idle where the installation can. ' +
+      'Applied in place (no new revision).',
+  )
+  .meta({
+    'x-kubernetes-validations': [
+      {
+        rule: "!has(self.trigger) || self.trigger != 'label' || has(self.label)",
+        message: 'trigger label needs a label',
+        fieldPath: '.label',
+      },
+    ],
+  });
+export type PreviewsSpec = z.infer<typeof previewsSchema>;
+
+/** What makes a Deployment a preview, set by the controller that makes it. */
+const previewOfSchema = z
+  .object({
+    deploymentName: z.string().min(1).max(253).describe('The Deployment whose preview this is.'),
+    pullRequest: z.number().int().min(1).describe('The number of its pull (merge) request.'),
+    fromFork: z
+      .boolean()
+      .describe("The request comes from a fork: the preview has none of the deployment's secrets unless the installation allows them."),
+  })
+  .describe('Set on a preview by the controller that made it (absent on any other Deployment). Immutable.')
+  .meta({ 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec.previewOf is immutable' }] });
+
 const queueWorkerSchema = z
   .object({
     command: z
@@ -357,6 +411,7 @@ export const sourceConfigSchema = z
           'A pod that does not is restarted, and a revision whose pods keep failing it is DEPLOY_FAILED while the previous one serves. Empty: none.',
       ),
     canary: canarySchema.optional(),
+    previews: previewsSchema.optional(),
   })
   .describe('Settings applied to the running workloads in place: changing them makes no new revision. Some are immutable once set.')
   .meta({
@@ -516,6 +571,7 @@ export const deploymentSpecSchema = z
       .describe(
         'Packages the next revision is made with, as the deploy tool reported them (name:version): copied to each new Revision. A change alone makes no revision.',
       ),
+    previewOf: previewOfSchema.optional(),
   })
   .describe('Desired state of the Deployment.')
   .meta({

@@ -31,6 +31,10 @@ export const labels = {
   organizationId: 'berth.dev/organization-id',
   /** On a Secret: Berth may read it (api/readable-secrets.ts). */
   secret: 'berth.dev/secret',
+  /** On a preview Deployment: the Deployment (as a label value) it previews a pull request of. */
+  previewOf: 'berth.dev/preview-of',
+  /** On a preview Deployment: the number of its pull (merge) request. */
+  pullRequest: 'berth.dev/pull-request',
 } as const;
 
 /** What a generated CRD needs to know about a kind besides its schema. */

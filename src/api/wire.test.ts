@@ -134,6 +134,7 @@ const everyFieldBody = {
     smoke_test_path: '/ready',
     database_retention: 'delete',
     canary: { steps: [10, 50], pause_seconds: 30, min_requests: 20, min_success_ratio: 0.95, max_latency_ratio: 2 },
+    previews: { trigger: 'label', label: 'preview', max_concurrent: 3 },
     queue_worker: {
       command: ['/app'],
       args: ['worker'],
@@ -152,6 +153,7 @@ const everyFieldBody = {
   secrets: [{ name: 'TOKEN' }, { name: 'DB_PASSWORD', value_from: { secret_key_ref: { name: 'db', key: 'password' } } }],
   revision_name: 'app-0123456789',
   tracked_packages: ['fastapi:0.115.0'],
+  preview_of: { deployment_name: 'app', pull_request: 12, from_fork: false },
 };
 
 describe('wire conversion', () => {

@@ -98,6 +98,12 @@ describe('parseCommandLine', () => {
     );
   });
 
+  it("keeps a deployment's secrets from previews of forks' pull requests unless told otherwise", () => {
+    expect(options([]).previewForkSecrets).toBe(false);
+    expect(options(['--preview-fork-secrets', 'true']).previewForkSecrets).toBe(true);
+    expect(options([], { BERTH_PREVIEW_FORK_SECRETS: 'true' }).previewForkSecrets).toBe(true);
+  });
+
   it("reads apps' requests in flight from a Prometheus-compatible server when given one, with a query that names the app", () => {
     expect(options([]).concurrencyMetrics).toBeUndefined();
     expect(options([]).concurrencyQuery).toBe(defaultConcurrencyQuery);

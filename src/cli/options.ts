@@ -48,6 +48,10 @@ options (each also read from the environment variable in brackets):
                                let OAuthProviders' URLs reach loopback, private and link-local
                                addresses (default false for run: public addresses only; true for
                                dev)                                 [BERTH_OAUTH_PRIVATE_NETWORKS]
+  --preview-fork-secrets <bool>
+                               give previews of pull requests from forks their deployment's
+                               secrets (default false: a fork's code never sees them)
+                                                                     [BERTH_PREVIEW_FORK_SECRETS]
   --builder-image <image>      the image step of codehost builds: BuildKit (default
                                moby/buildkit:v0.34.2; dev with a node: one built here) [BERTH_BUILDER_IMAGE]
   --git-image <image>          the clone step of codehost builds (default alpine/git:2.47.2;
@@ -290,6 +294,7 @@ const optionsSchema = z
     buildResources: jsonText.pipe(buildResourcesSchema.optional()),
     buildPlacement: jsonText.pipe(buildPlacementSchema.optional()),
     oauthPrivateNetworks: bool,
+    previewForkSecrets: bool,
     drainSeconds: z.coerce.number().int('expected whole seconds').min(0).max(300),
     dataDir: z.string().min(1),
     node: z.enum(['auto', 'required', 'off']),
@@ -347,6 +352,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'builds-per-organization': { type: 'string' },
       'build-placement': { type: 'string' },
       'oauth-private-networks': { type: 'string' },
+      'preview-fork-secrets': { type: 'string' },
       'first-input-deadline-seconds': { type: 'string' },
       registry: { type: 'string' },
       'push-registry': { type: 'string' },
@@ -422,6 +428,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     buildPlacement: values['build-placement'] ?? env.BERTH_BUILD_PLACEMENT,
     // The developer's own machine: its providers are on loopback.
     oauthPrivateNetworks: values['oauth-private-networks'] ?? env.BERTH_OAUTH_PRIVATE_NETWORKS ?? (dev ? 'true' : 'false'),
+    previewForkSecrets: values['preview-fork-secrets'] ?? env.BERTH_PREVIEW_FORK_SECRETS ?? 'false',
     drainSeconds: values['drain-seconds'] ?? env.BERTH_DRAIN_SECONDS ?? '0',
     dataDir: values['data-dir'] ?? '.berth/dev',
     node: values.node ?? env.BERTH_NODE ?? 'auto',

@@ -1,5 +1,6 @@
 // Starts the parts of Berth the options ask for against one cluster: the Manager (shared informers,
 // leader election, /healthz /readyz /metrics), the controllers and the HTTP facade. Wiring only.
+import { registerPreviewController } from '../reconcilers/preview/index.ts';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { registerCodeHostIntegrationController } from '../reconcilers/codehost-integration/index.ts';
 import {
@@ -215,6 +216,13 @@ export async function startBerth(
       });
     }
     codeHost = registerCodeHostIntegrationController(manager, { ...scope, origins: codeHostOrigins });
+    registerPreviewController(manager, {
+      registry: codeHost.registry,
+      readSecret: codeHost.readSecret,
+      intervalMs: options.sourcePollSeconds * 1000,
+      forkSecrets: options.previewForkSecrets,
+      ...scope,
+    });
   }
   await manager.start();
 

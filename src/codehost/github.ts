@@ -19,6 +19,10 @@ import {
 import type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from './repository.ts';
 import { silentLog } from './repository.ts';
 import { sameOriginFetch } from './outbound.ts';
+import { fromGitHubPull, type GitHubPull, type PullRequest } from './pull-request.ts';
+
+/** A pull request listing stops here: previews are capped far below it. */
+const maxPullRequests = 1000;
 
 export const gitHubDefaultBaseUrl = 'https://api.github.com';
 
@@ -77,6 +81,21 @@ export function createGitHubClient(options: GitHubClientOptions): CodeHostClient
           }
         }
         return repositories;
+      }),
+    openPullRequests: (repositoryPath) =>
+      call(async () => {
+        const github = await octokit();
+        const [owner, repo] = repositoryPath.split('/') as [string, string];
+        const pulls: PullRequest[] = [];
+        const pages = github.paginate.iterator('GET /repos/{owner}/{repo}/pulls', { owner, repo, state: 'open', per_page: 100 });
+        for await (const page of pages) {
+          for (const pull of page.data as GitHubPull[]) pulls.push(fromGitHubPull(pull));
+          if (pulls.length >= maxPullRequests) {
+            log.warn(`GitHub pull request listing stopped at ${maxPullRequests}`);
+            break;
+          }
+        }
+        return pulls;
       }),
     verify: () =>
       call(async (): Promise<CodeHostAccount> => {

@@ -15,6 +15,7 @@ import {
 } from './errors.ts';
 import type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from './repository.ts';
 import { silentLog } from './repository.ts';
+import { fromGitLabMergeRequest, type GitLabMergeRequest, type PullRequest } from './pull-request.ts';
 
 export const gitLabDefaultBaseUrl = 'https://gitlab.com/api/v4';
 
@@ -84,6 +85,17 @@ export function createGitLabClient(options: GitLabClientOptions): CodeHostClient
       }
       if (next) log.warn(`GitLab listing stopped after ${maxPages} pages`);
       return repositories;
+    },
+    async openPullRequests(repositoryPath) {
+      const requests: PullRequest[] = [];
+      const project = encodeURIComponent(repositoryPath);
+      let next: string | undefined = `${baseUrl}/projects/${project}/merge_requests?state=opened&per_page=100`;
+      for (let page = 0; next && page < maxPages / 10; page++) {
+        const { body, headers } = await get(next);
+        for (const request of body as GitLabMergeRequest[]) requests.push(fromGitLabMergeRequest(request));
+        next = nextLink(headers.get('link'));
+      }
+      return requests;
     },
     async verify(): Promise<CodeHostAccount> {
       const { body } = await get(`${baseUrl}/user`);

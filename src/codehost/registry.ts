@@ -12,6 +12,7 @@ import { createGitHubClient, gitHubDefaultBaseUrl } from './github.ts';
 import { createGitLabClient, gitLabDefaultBaseUrl } from './gitlab.ts';
 import { baseUrlRefusal, publicCodeHostOrigins } from './outbound.ts';
 import type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from './repository.ts';
+import type { PullRequest } from './pull-request.ts';
 
 /** The fields of a CodeHostIntegration the registry reads; an informer's read-only object fits. */
 export interface IntegrationReference {
@@ -58,6 +59,7 @@ export const createCodeHostClient: ClientFactory = (input) =>
 
 export class CodeHostRegistry {
   readonly #listings: CoalescingCache<Repository[]>;
+  readonly #pullRequests: CoalescingCache<PullRequest[]>;
   readonly #clients = new Map<string, { version: string; client: CodeHostClient }>();
   readonly #createClient: ClientFactory;
   readonly #origins: readonly string[];
@@ -68,6 +70,8 @@ export class CodeHostRegistry {
 
   constructor(options: CodeHostRegistryOptions = {}) {
     this.#listings = new CoalescingCache({ ttlMs: options.listingTtlMs ?? 30_000, ...(options.now ? { now: options.now } : {}) });
+    // Previews of several Deployments of one repository ask once per pass.
+    this.#pullRequests = new CoalescingCache({ ttlMs: 5_000, ...(options.now ? { now: options.now } : {}) });
     this.#createClient = options.createClient ?? createCodeHostClient;
     this.#origins = options.origins ?? publicCodeHostOrigins;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 15_000;
@@ -81,6 +85,12 @@ export class CodeHostRegistry {
     return this.#listings.get(version, () => this.#ask(version, () => client.listRepositories()));
   }
 
+  /** The open pull (merge) requests of a repository (`owner/name`) the integration reaches, cached for seconds. */
+  async pullRequestsOf(integration: IntegrationReference, readSecret: SecretReader, repositoryPath: string): Promise<PullRequest[]> {
+    const { client, version } = await this.#clientOf(integration, readSecret);
+    return this.#pullRequests.get(`${version}/${repositoryPath}`, () => this.#ask(version, () => client.openPullRequests(repositoryPath)));
+  }
+
   /** Asks the host, uncached, whether the credentials work and whom they act as. */
   async verify(integration: IntegrationReference, readSecret: SecretReader): Promise<CodeHostAccount> {
     const { client, version } = await this.#clientOf(integration, readSecret);
@@ -92,6 +102,7 @@ export class CodeHostRegistry {
     this.#clients.delete(integrationUid);
     this.#rateLimits.delete(integrationUid);
     this.#listings.forget(`${integrationUid}/`);
+    this.#pullRequests.forget(`${integrationUid}/`);
   }
 
   /**

@@ -1,4 +1,5 @@
 // What Berth asks of a code host, whichever host it is.
+import type { PullRequest } from './pull-request.ts';
 
 /**
  * One repository as the HTTP interface lists it. Its fields are meant to be copied into a deployment:
@@ -28,6 +29,8 @@ export interface CodeHostAccount {
 export interface CodeHostClient {
   /** Every repository the credentials can reach, across all pages. */
   listRepositories(): Promise<Repository[]>;
+  /** The open pull (merge) requests of one repository, given as `owner/name`, across all pages. */
+  openPullRequests(repositoryPath: string): Promise<PullRequest[]>;
   /** Checks that the credentials are accepted and says whom they act as. */
   verify(): Promise<CodeHostAccount>;
 }

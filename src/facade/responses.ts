@@ -66,6 +66,7 @@ export function deploymentResponse(
     active_revision_id: status?.activeRevisionId ?? null,
     image_version: status?.imageVersion ?? null,
     url: status?.url ?? null,
+    is_preview: spec.previewOf !== undefined,
     canary: status?.canary ? (toWire(canaryStatusSchema, status.canary) as DeploymentResponse['canary']) : null,
     tenant_id: organizationId,
   };

@@ -216,6 +216,11 @@ export const deploymentResponseSchema = z
       .string()
       .nullable()
       .describe("Where the application answers: its custom_url when set, otherwise its Service's cluster address. Null until known."),
+    is_preview: z
+      .boolean()
+      .describe(
+        "A preview of a pull request, made by Berth for the deployment that asks for previews (source_config.previews): the reference's clients skip these.",
+      ),
     canary: wireSchema(canaryStatusSchema)
       .nullable()
       .describe("Where the new revision's canary rollout stands (source_config.canary). Null when none runs or failed for it."),

@@ -29,6 +29,7 @@ let github: FakeGitHub;
 let namespace: string;
 let token: string;
 let base: string;
+let repositoryId: number;
 const repository = 'acme/shop';
 
 /** A Dockerfile that builds on the example app's image and answers `version`; its RUN step runs in BuildKit's sandbox. */
@@ -44,7 +45,7 @@ beforeAll(async () => {
   git = await GitServer.start(nodeIp);
   github = await FakeGitHub.start({ host: nodeIp, git });
   const owner = github.account('acme', 'Organization');
-  github.addRepository(owner, { name: 'shop', private: true });
+  repositoryId = github.addRepository(owner, { name: 'shop', private: true });
   token = github.issuePersonalToken(owner);
   await git.createRepository(repository, { Dockerfile: dockerfile('built-1'), 'README.md': '# shop\n' }, { token });
   await kubectlOk(['create', 'secret', 'generic', '-n', namespace, 'github-token', `--from-literal=token=${token}`]);
@@ -270,6 +271,45 @@ describe('a codehost Deployment on the real node', () => {
     expect(built.source_revision_config.repo_commit_sha).toBe(pushed);
     await answerAt(url, 'berth-example built-3');
     expect(await count()).toBe(before + 1);
+  });
+
+  it('gives a pull request a preview built from its head at its own address, rebuilt on a push and removed when it closes', async () => {
+    const opened = await git.commit(repository, { Dockerfile: dockerfile('preview-1') }, 'a change to preview', 'feature');
+    await git.setRef(repository, 'refs/pull/1/head', opened);
+    const number = github.openPullRequest(repositoryId, { headSha: opened, headRef: 'feature' });
+    await api.ok('PATCH', `/v2/deployments/${id}`, { source_config: { previews: { trigger: 'all' } } });
+    const preview = await eventually(
+      async () => ((await api.ok('GET', '/v2/deployments?is_preview=true')).resources as { id: string; name: string }[])[0],
+      30_000,
+      'a preview',
+    );
+    expect(preview.name).toBe(`shop-pr-${number}`);
+    const latest = async () => ((await api.ok('GET', `/v2/deployments/${preview.id}`)).latest_revision_id as string | null) ?? undefined;
+    const first = await eventually(latest, 30_000, "the preview's first revision");
+    const built = await revisionReaches(preview.id, first, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED']);
+    expect(built.status, built.status_message).toBe('DEPLOYED');
+    expect(built.source_revision_config.repo_commit_sha).toBe(opened);
+    const previewUrl = (await api.ok('GET', `/v2/deployments/${preview.id}`)).url as string;
+    expect(previewUrl).not.toBe(url);
+    await answerAt(previewUrl, 'berth-example preview-1');
+    // The deployment itself serves what it served.
+    await answerAt(url, 'berth-example built-3');
+
+    const pushed = await git.commit(repository, { Dockerfile: dockerfile('preview-2') }, 'a push to the pull request', 'feature');
+    await git.setRef(repository, 'refs/pull/1/head', pushed);
+    github.updatePullRequest(repositoryId, number, { headSha: pushed });
+    const second = await eventually(async () => ((await latest()) !== first ? latest() : undefined), 30_000, 'a revision for the push');
+    const rebuilt = await revisionReaches(preview.id, second, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED']);
+    expect(rebuilt.status, rebuilt.status_message).toBe('DEPLOYED');
+    await answerAt(previewUrl, 'berth-example preview-2');
+
+    github.closePullRequest(repositoryId, number);
+    await eventually(
+      async () => ((await api.ok('GET', '/v2/deployments?is_preview=true')).resources as unknown[]).length === 0,
+      60_000,
+      'the preview removed',
+    );
+    await eventually(async () => (await componentPods(namespace, `shop-pr-${number}`)).length === 0, 60_000, "the preview's pods gone");
   });
 
   it('never shows the code host token: not in statuses, build logs, Berth log lines or Events', async () => {

@@ -38,6 +38,7 @@ export const deploymentTable: Record<string, FieldType> = {
   active_revision_id: 'uuid | null',
   image_version: 'string | null',
   url: 'string | null',
+  is_preview: 'boolean',
   canary: 'object | null',
   tenant_id: 'uuid',
 };

@@ -59,6 +59,20 @@ interface App {
   publicKey: KeyObject;
 }
 
+export interface FakePullRequestInput {
+  headSha: string;
+  headRef: string;
+  /** From a fork: its head repository is another (null: the fork was deleted). */
+  fromFork?: boolean | 'deleted';
+  labels?: string[];
+  draft?: boolean;
+}
+
+interface PullRequest extends FakePullRequestInput {
+  number: number;
+  state: 'open' | 'closed';
+}
+
 interface Installation {
   id: number;
   appId: number;
@@ -78,6 +92,7 @@ export class FakeGitHub {
   readonly #tokens = new Map<string, TokenGrant>();
   readonly #apps = new Map<number, App>();
   readonly #installations = new Map<number, Installation>();
+  readonly #pulls = new Map<number, PullRequest[]>();
   #nextId = 1000;
   #rateLimited: RateLimitSimulation;
   #url = '';
@@ -174,6 +189,26 @@ export class FakeGitHub {
     return id;
   }
 
+  /** Opens a pull request on a repository; returns its number (numbered per repository from 1). */
+  openPullRequest(repositoryId: number, input: FakePullRequestInput): number {
+    const pulls = this.#pulls.get(repositoryId) ?? [];
+    const number = pulls.length + 1;
+    pulls.push({ ...input, number, state: 'open' });
+    this.#pulls.set(repositoryId, pulls);
+    return number;
+  }
+
+  /** Changes an open pull request: a push to its head, labels, draft. */
+  updatePullRequest(repositoryId: number, number: number, change: Partial<FakePullRequestInput>): void {
+    const pull = this.#pulls.get(repositoryId)?.find((candidate) => candidate.number === number);
+    if (pull) Object.assign(pull, change);
+  }
+
+  closePullRequest(repositoryId: number, number: number): void {
+    const pull = this.#pulls.get(repositoryId)?.find((candidate) => candidate.number === number);
+    if (pull) pull.state = 'closed';
+  }
+
   suspendInstallation(installationId: number): void {
     const installation = this.#installations.get(installationId);
     if (installation) installation.suspended = true;
@@ -236,6 +271,22 @@ export class FakeGitHub {
         url,
         ids,
         (items) => ({ total_count: ids.length, repository_selection: 'selected', repositories: items }),
+        headers,
+        answer,
+      );
+    }
+    const pulls = /^\/repos\/([^/]+)\/([^/]+)\/pulls$/.exec(url.pathname);
+    if (method === 'GET' && pulls) {
+      const repository = this.#reachable(grant, pulls[1]!, pulls[2]!);
+      // GitHub hides a repository the credentials cannot reach.
+      if (!repository) return answer(404, { message: 'Not Found', documentation_url: documentationUrl, status: '404' }, headers);
+      const state = url.searchParams.get('state') ?? 'open';
+      const listed = (this.#pulls.get(repository.id) ?? []).filter((pull) => state === 'all' || pull.state === state);
+      return this.#pageOf(
+        url,
+        listed,
+        (pull) => this.#pullJson(repository, pull),
+        (items) => items,
         headers,
         answer,
       );
@@ -351,6 +402,14 @@ export class FakeGitHub {
     return Math.floor(Date.now() / 1000) + 3600;
   }
 
+  /** The repository `owner/name` if the grant reaches it: its user owns it, or its installation was given it. */
+  #reachable(grant: TokenGrant, owner: string, name: string): Repository | undefined {
+    const repository = [...this.#repositories.values()].find((candidate) => candidate.owner.login === owner && candidate.name === name);
+    if (!repository) return undefined;
+    if (grant.user) return repository.owner.login === grant.user.login ? repository : undefined;
+    return this.#installations.get(grant.installationId ?? -1)?.repositoryIds.includes(repository.id) ? repository : undefined;
+  }
+
   /** One page of `ids`, with GitHub's `per_page`/`page` semantics and RFC 8288 Link header. */
   #page(
     url: URL,
@@ -359,10 +418,21 @@ export class FakeGitHub {
     headers: Record<string, string>,
     answer: (status: number, body: unknown, headers?: Record<string, string>) => void,
   ): void {
+    this.#pageOf(url, ids, (id) => this.#repositoryJson(this.#repositories.get(id)!), wrap, headers, answer);
+  }
+
+  #pageOf<T>(
+    url: URL,
+    all: T[],
+    render: (item: T) => unknown,
+    wrap: (items: unknown[]) => unknown,
+    headers: Record<string, string>,
+    answer: (status: number, body: unknown, headers?: Record<string, string>) => void,
+  ): void {
     const perPage = Math.min(maxPerPage, positiveInteger(url.searchParams.get('per_page')) ?? defaultPerPage);
     const page = positiveInteger(url.searchParams.get('page')) ?? 1;
-    const lastPage = Math.max(1, Math.ceil(ids.length / perPage));
-    const items = ids.slice((page - 1) * perPage, page * perPage).map((id) => this.#repositoryJson(this.#repositories.get(id)!));
+    const lastPage = Math.max(1, Math.ceil(all.length / perPage));
+    const items = all.slice((page - 1) * perPage, page * perPage).map(render);
     const link = (target: number, rel: string) => {
       const next = new URL(url);
       next.searchParams.set('per_page', String(perPage));
@@ -417,6 +487,40 @@ export class FakeGitHub {
       created_at: '2026-01-01T00:00:00Z',
       updated_at: '2026-01-01T00:00:00Z',
       permissions: { admin: true, maintain: true, push: true, triage: true, pull: true },
+    };
+  }
+
+  /** A pull request as GET /repos/{owner}/{repo}/pulls lists it (the fields a client reads, and more). */
+  #pullJson(repository: Repository, pull: PullRequest) {
+    const base = this.#repositoryJson(repository);
+    const fork =
+      pull.fromFork === true ? { ...base, id: repository.id + 100_000, fork: true, full_name: `fork-owner/${repository.name}` } : base;
+    return {
+      url: `${this.#url}/repos/${base.full_name}/pulls/${pull.number}`,
+      id: repository.id * 1000 + pull.number,
+      html_url: `${this.#htmlBaseUrl}/${base.full_name}/pull/${pull.number}`,
+      number: pull.number,
+      state: pull.state,
+      locked: false,
+      title: `Pull request ${pull.number}`,
+      user: this.#userJson(repository.owner),
+      body: null,
+      labels: (pull.labels ?? []).map((name, index) => ({ id: index + 1, name, color: 'ededed', default: false })),
+      draft: pull.draft ?? false,
+      created_at: '2026-01-01T00:00:00Z',
+      updated_at: '2026-01-01T00:00:00Z',
+      head: {
+        label: `${pull.fromFork === true ? 'fork-owner' : repository.owner.login}:${pull.headRef}`,
+        ref: pull.headRef,
+        sha: pull.headSha,
+        repo: pull.fromFork === 'deleted' ? null : fork,
+      },
+      base: {
+        label: `${repository.owner.login}:${repository.defaultBranch}`,
+        ref: repository.defaultBranch,
+        sha: '0'.repeat(40),
+        repo: base,
+      },
     };
   }
 

@@ -75,7 +75,12 @@ export class GitServer {
     const work = mkdtempSync(join(tmpdir(), 'berth-git-work-'));
     try {
       await git(['clone', '-q', this.#bare(fullName), work]);
-      await git(['-C', work, 'checkout', '-q', '-B', branch]);
+      // On top of the branch where it exists; a new branch starts from the default one.
+      const exists = await git(['-C', work, 'rev-parse', '-q', '--verify', `refs/remotes/origin/${branch}`]).then(
+        () => true,
+        () => false,
+      );
+      await git(['-C', work, 'checkout', '-q', '-B', branch, ...(exists ? [`origin/${branch}`] : [])]);
       for (const [path, content] of Object.entries(files)) {
         mkdirSync(dirname(join(work, path)), { recursive: true });
         writeFileSync(join(work, path), content);
@@ -87,6 +92,11 @@ export class GitServer {
     } finally {
       rmSync(work, { recursive: true, force: true });
     }
+  }
+
+  /** Points `ref` (e.g. refs/pull/3/head, as GitHub keeps one per pull request) at `commit`. */
+  async setRef(fullName: string, ref: string, commit: string): Promise<void> {
+    await git(['--git-dir', this.#bare(fullName), 'update-ref', ref, commit]);
   }
 
   /** The commit `branch` points at. */

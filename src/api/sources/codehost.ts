@@ -11,6 +11,7 @@ export const codehost = {
     'sourceConfig.buildOnPush',
     'sourceConfig.installCommand',
     'sourceConfig.buildCommand',
+    'sourceConfig.previews',
     'sourceRevisionConfig.repoRef',
     'sourceRevisionConfig.graphConfigPath',
   ],

@@ -59,6 +59,7 @@ const deploymentListQuerySchema = pageQuerySchema.extend({
   name: z.string().max(253).optional().describe('Only the deployment of this name.'),
   name_contains: z.string().max(253).optional().describe('Only deployments whose name contains this text.'),
   status: z.enum(deploymentPhases).optional().describe('Only deployments in this state.'),
+  is_preview: z.enum(['true', 'false']).optional().describe('Only previews of pull requests (true), or only the others (false).'),
   agent_id: z
     .string()
     .max(253)
@@ -391,6 +392,7 @@ function listFilter(query: DeploymentListQuery): (deployment: DeepReadonly<Deplo
     if (query.name !== undefined && name !== query.name) return false;
     if (query.name_contains !== undefined && !name.includes(query.name_contains)) return false;
     if (query.status !== undefined && (deployment.status?.status ?? 'UNKNOWN') !== query.status) return false;
+    if (query.is_preview !== undefined && (deployment.spec.previewOf !== undefined) !== (query.is_preview === 'true')) return false;
     return true;
   };
 }

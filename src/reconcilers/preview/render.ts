@@ -1,0 +1,69 @@
+// A preview Deployment of one pull request: the parent's spec built from the request's head ref, with
+// its own name, URL, revisions and empty database, and the parent's secrets unless the request comes
+// from a fork the installation does not trust. Owned by the parent, so it goes with it. Pure.
+import { apiVersion, childNames, labels, type Deployment, type DeploymentSpec } from '../../api/index.ts';
+import { boundedName, deploymentLabelValue, dnsLabelBase } from '../../api/child-names.ts';
+import { pullRequestRef, type PullRequest } from '../../codehost/pull-request.ts';
+import type { DeepReadonly } from '../../runtime/index.ts';
+import { ownerReference } from '../deployment/render/common.ts';
+
+/** The preview's name: the parent's, then -pr-<number> (cut with a hash to stay a DNS label). */
+export function previewName(parentName: string, number: number): string {
+  return boundedName(dnsLabelBase(parentName), `-pr-${number}`);
+}
+
+export interface PreviewSettings {
+  provider: 'github' | 'gitlab';
+  /** A request from a fork gets the parent's secrets too (--preview-fork-secrets allow). */
+  forkSecrets: boolean;
+}
+
+export function renderPreview(parent: DeepReadonly<Deployment>, request: PullRequest, settings: PreviewSettings): Deployment {
+  const parentName = parent.metadata.name ?? '';
+  const {
+    customUrl: _url,
+    previews: _previews,
+    canary: _canary,
+    listenerId: _listener,
+    listenerConfig: _config,
+    ...sourceConfig
+  } = parent.spec.sourceConfig ?? {};
+  const graphConfigPath = parent.spec.sourceRevisionConfig?.graphConfigPath;
+  const spec: DeploymentSpec = {
+    source: parent.spec.source,
+    sourceConfig: {
+      ...(structuredClone(sourceConfig) as DeploymentSpec['sourceConfig']),
+      // Rebuilt on every push to the request; idle, it scales to zero where the installation can.
+      buildOnPush: true,
+      deploymentType: 'dev_zero',
+      // Its database is its own, made empty and gone with it.
+      databaseRetention: 'delete',
+    },
+    sourceRevisionConfig: {
+      repoRef: pullRequestRef(settings.provider, request.number),
+      ...(graphConfigPath ? { graphConfigPath } : {}),
+    },
+    secrets: request.fromFork && !settings.forkSecrets ? [] : inheritedSecrets(parent),
+    previewOf: { deploymentName: parentName, pullRequest: request.number, fromFork: request.fromFork },
+  };
+  return {
+    apiVersion,
+    kind: 'Deployment',
+    metadata: {
+      name: previewName(parentName, request.number),
+      namespace: parent.metadata.namespace ?? '',
+      labels: { [labels.previewOf]: deploymentLabelValue(parentName), [labels.pullRequest]: String(request.number) },
+      ownerReferences: [ownerReference({ name: parentName, namespace: parent.metadata.namespace ?? '', uid: parent.metadata.uid ?? '' })],
+    },
+    spec,
+  };
+}
+
+/** The parent's secrets, read where the parent's are: its own values from its Secret, shared ones as named. */
+function inheritedSecrets(parent: DeepReadonly<Deployment>): DeploymentSpec['secrets'] {
+  const own = childNames(parent.metadata.name ?? '').secrets;
+  return (parent.spec.secrets ?? []).map((secret) => ({
+    name: secret.name,
+    valueFrom: { secretKeyRef: secret.valueFrom ? { ...secret.valueFrom.secretKeyRef } : { name: own, key: secret.name } },
+  }));
+}
