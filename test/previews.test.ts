@@ -128,3 +128,81 @@ describe('preview deployments per pull request', () => {
     await eventually(async () => (await previewNames()).length === 0, 30_000, 'no previews');
   });
 });
+
+describe("a code host's webhook", () => {
+  const webhookSecret = 'hook-secret-0123456789';
+  let quiet: BerthProcess;
+  let quietApi: Api;
+  let base: string;
+  let cartId: number;
+  let cartIntegration: string;
+
+  beforeAll(async () => {
+    const alice = github.account('alice-hooks');
+    cartId = github.addRepository(alice, { name: 'cart' });
+    const token = github.issuePersonalToken(alice);
+    const organization = await useOrganization('webhooks');
+    for (const object of [
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'github', labels: sharedSecretLabels }, stringData: { token, webhookSecret } },
+      {
+        apiVersion: codeHostIntegrationKind.apiVersion,
+        kind: 'CodeHostIntegration',
+        metadata: { name: 'github' },
+        spec: { baseUrl: github.url, credentialsSecretRef: { name: 'github' } },
+      },
+    ]) {
+      const applied = await kubectl(['apply', '-n', organization.namespace, '-f', '-'], JSON.stringify(object));
+      expect(applied.code, applied.stderr).toBe(0);
+    }
+    cartIntegration = (
+      await kubectlJson<{ metadata: { uid: string } }>(['get', 'codehostintegration', 'github', '-n', organization.namespace])
+    ).metadata.uid;
+    // Polls every ten minutes: only a delivery can make it look sooner.
+    quiet = spawnBerth(inject('kubeconfigPath'), [
+      ...runArgs({
+        operatorNamespace: organization.operatorNamespace,
+        watchNamespaces: [organization.operatorNamespace, organization.namespace],
+      }),
+      '--code-host-origins',
+      github.url,
+      '--source-poll-seconds',
+      '600',
+    ]);
+    await waitReady(quiet);
+    base = `http://127.0.0.1:${await quiet.facadePort()}`;
+    quietApi = httpApi(base, { 'x-api-key': organization.key });
+    await quietApi.ok('POST', '/v2/deployments', {
+      name: 'cart',
+      source: 'codehost',
+      source_config: { integration_id: cartIntegration, repo_url: `${github.url}/alice-hooks/cart`, previews: {} },
+      source_revision_config: { repo_ref: 'main' },
+    });
+  });
+
+  afterAll(async () => {
+    await quiet?.stop();
+  });
+
+  it('makes the repository read again at once when signed with the secret, and is refused otherwise', async () => {
+    const previews = async () =>
+      ((await quietApi.ok('GET', '/v2/deployments?is_preview=true')).resources as { name: string }[]).map((d) => d.name);
+    // The first pass read no pull request; one opened now waits for the next poll, ten minutes away.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    const number = github.openPullRequest(cartId, { headSha: 'f'.repeat(40), headRef: 'hooked' });
+    const url = `${base}/v1/integrations/codehost/${cartIntegration}/webhook`;
+    const payload = { action: 'opened', number, repository: { html_url: github.htmlUrl('alice-hooks/cart') } };
+
+    const forged = await github.deliverWebhook(url, 'not-the-secret', 'pull_request', payload);
+    expect(forged.status).toBe(401);
+    const elsewhere = await github.deliverWebhook(url.replace(cartIntegration, integrationId), webhookSecret, 'pull_request', payload);
+    // The first organization's integration has no webhook secret: no webhook there.
+    expect(elsewhere.status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    expect(await previews()).toEqual([]);
+
+    const delivered = await github.deliverWebhook(url, webhookSecret, 'pull_request', payload);
+    expect(delivered.status).toBe(202);
+    expect(((await delivered.json()) as { detail: string }).detail).toBe('pull_request: 1 deployment(s) read the repository again.');
+    await eventually(async () => (await previews()).join() === `cart-pr-${number}`, 15_000, 'the preview, soon after the delivery');
+  });
+});

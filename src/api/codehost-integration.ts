@@ -13,7 +13,16 @@ export const codeHostCredentialKeys = {
   appId: 'appId',
   privateKey: 'privateKey',
   installationId: 'installationId',
+  /** The secret the code host signs webhook deliveries with (optional): with it, deliveries make Berth read the host at once. */
+  webhookSecret: 'webhookSecret',
 } as const;
+
+/**
+ * On a Deployment: the last verified webhook delivery about its repository (an id, or a time). A new
+ * value makes the next pass read the host again rather than answer from what it read within the poll
+ * interval; the delivery's content decides nothing.
+ */
+export const codeHostEventAnnotation = 'berth.dev/code-host-event';
 
 export const codeHostIntegrationSpecSchema = z
   .object({

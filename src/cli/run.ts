@@ -256,7 +256,12 @@ export async function startBerth(
         : {}),
       // One code-host client (and one App installation token) per integration for both halves.
       ...(codeHost
-        ? { repositories: { listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret) } }
+        ? {
+            repositories: {
+              listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret),
+              webhookSecret: (integration) => codeHost.registry.webhookSecretOf(integration, codeHost.readSecret),
+            },
+          }
         : {}),
     });
   }

@@ -4,6 +4,7 @@
 // App's installation token is reused until it expires), and caches listings briefly with request
 // coalescing, keyed by the integration's uid, generation and the Secret's resourceVersion: a rotated
 // token is used on the very next request.
+import { codeHostCredentialKeys } from '../api/codehost-integration.ts';
 import { secretNotReadableMessage } from '../api/readable-secrets.ts';
 import { CoalescingCache } from './coalescing-cache.ts';
 import { parseCredentials, secretValues, type CodeHostCredentials, type SecretLike } from './credentials.ts';
@@ -85,10 +86,25 @@ export class CodeHostRegistry {
     return this.#listings.get(version, () => this.#ask(version, () => client.listRepositories()));
   }
 
-  /** The open pull (merge) requests of a repository (`owner/name`) the integration reaches, cached for seconds. */
-  async pullRequestsOf(integration: IntegrationReference, readSecret: SecretReader, repositoryPath: string): Promise<PullRequest[]> {
+  /** The open pull (merge) requests of a repository (`owner/name`) the integration reaches, cached for seconds
+   * (`fresh`, a new code-host event, is read anew). */
+  async pullRequestsOf(
+    integration: IntegrationReference,
+    readSecret: SecretReader,
+    repositoryPath: string,
+    fresh = '',
+  ): Promise<PullRequest[]> {
     const { client, version } = await this.#clientOf(integration, readSecret);
-    return this.#pullRequests.get(`${version}/${repositoryPath}`, () => this.#ask(version, () => client.openPullRequests(repositoryPath)));
+    return this.#pullRequests.get(`${version}/${repositoryPath}/${fresh}`, () =>
+      this.#ask(version, () => client.openPullRequests(repositoryPath)),
+    );
+  }
+
+  /** The secret the integration's webhook deliveries are signed with, if its credentials Secret has one. */
+  async webhookSecretOf(integration: IntegrationReference, readSecret: SecretReader): Promise<string | undefined> {
+    const secret = await readSecret(integration.metadata?.namespace ?? '', integration.spec.credentialsSecretRef.name);
+    const value = secret ? secretValues(secret)[codeHostCredentialKeys.webhookSecret]?.trim() : undefined;
+    return value || undefined;
   }
 
   /** Asks the host, uncached, whether the credentials work and whom they act as. */

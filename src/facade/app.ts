@@ -14,6 +14,7 @@ import { registerRegistryRoutes } from './routes/registry.ts';
 import { registerRevisionRoutes } from './routes/revisions.ts';
 import { registerMetricsRoutes } from './routes/metrics.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
+import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { createServer, selfHostedPrefix, type FacadeServer } from './server.ts';
 
 export interface FacadeAppOptions {
@@ -46,6 +47,7 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
     registerListenerRoutes(scope, deps);
     registerRegistryRoutes(scope, deps);
     registerUploadRoutes(scope, deps);
+    registerWebhookRoutes(scope, deps);
   };
   void app.register(routes);
   void app.register(routes, { prefix: selfHostedPrefix });

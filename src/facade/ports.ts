@@ -57,15 +57,18 @@ export interface MetricsSources {
   query?(promql: string): Promise<number | undefined>;
 }
 
-/** Lists what an integration's credentials reach; failures are the code host's typed errors. */
-export interface RepositoryLister {
+/** What the routes ask of an integration's code host; failures are the code host's typed errors. */
+export interface CodeHostAccess {
+  /** What the integration's credentials reach. */
   listRepositories(integration: DeepReadonly<CodeHostIntegration>): Promise<Repository[]>;
+  /** The secret its webhook deliveries are signed with, if its credentials Secret has one. */
+  webhookSecret(integration: DeepReadonly<CodeHostIntegration>): Promise<string | undefined>;
 }
 
 export interface FacadeDependencies {
   cache: FacadeCache;
   writer: ObjectWriter;
-  repositories: RepositoryLister;
+  repositories: CodeHostAccess;
   podLogs: PodLogReader;
   /** How long a write waits for the controller to observe it before answering with the current state. */
   observeTimeoutMs: number;

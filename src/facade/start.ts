@@ -33,7 +33,7 @@ import { clusterMetricsSources } from './metrics-sources.ts';
 import { revisionPods } from '../workloads/revision-pods.ts';
 import { instrumentFacade } from './metrics.ts';
 import type { RegistryAccess, SourceUploads } from './ports.ts';
-import { byUid, type FacadeCache, type FacadeDependencies, type RepositoryLister } from './ports.ts';
+import { byUid, type FacadeCache, type FacadeDependencies, type CodeHostAccess } from './ports.ts';
 
 /** Where informers come from: the runtime's Manager fits (and lends its metrics registry). */
 export interface InformerSource {
@@ -62,7 +62,7 @@ export interface FacadeOptions {
   metricsStore?: string;
   /** How long to wait for the caches to fill before listening anyway. Default 60 s. */
   syncTimeoutMs?: number;
-  repositories?: RepositoryLister;
+  repositories?: CodeHostAccess;
   /** Serve only these namespaces' objects (as the controllers watch them). Default: all. */
   namespaces?: string[];
   /** Berth's registry for pushed images: push credentials and the registry's token endpoint. */
@@ -215,12 +215,15 @@ function apiKeyRecords(secrets: readonly V1Secret[]): ApiKeyRecord[] {
   return secrets.map(apiKeyRecordFromSecret).filter((record): record is ApiKeyRecord => record !== undefined);
 }
 
-/** The code-host registry as the facade's RepositoryLister. */
+/** The code-host registry as the facade's CodeHostAccess. */
 function registryLister(
   registry: CodeHostRegistry,
   readSecret: (namespace: string, name: string) => Promise<V1Secret | undefined>,
-): RepositoryLister {
-  return { listRepositories: (integration) => registry.repositoriesOf(integration, readSecret) };
+): CodeHostAccess {
+  return {
+    listRepositories: (integration) => registry.repositoriesOf(integration, readSecret),
+    webhookSecret: (integration) => registry.webhookSecretOf(integration, readSecret),
+  };
 }
 
 async function waitForSync(informers: Informer<KubeObject>[], timeoutMs: number, logger: Logger): Promise<void> {

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { afterAll } from 'vitest';
 import { labels, type HostPolicy } from '../../src/api/index.ts';
 import { ensureApiKey } from '../../src/facade/api-keys.ts';
-import type { RepositoryLister } from '../../src/facade/ports.ts';
+import type { CodeHostAccess } from '../../src/facade/ports.ts';
 import { startFacade, type InformerSource, type RunningFacade } from '../../src/facade/start.ts';
 import { testKubeConfig, useNamespace } from './cluster.ts';
 
@@ -51,7 +51,7 @@ export interface CallResult {
 export async function startTestFacade(
   options: {
     observeTimeoutMs?: number;
-    repositories?: RepositoryLister;
+    repositories?: CodeHostAccess;
     manager?: InformerSource;
     hostPolicy?: HostPolicy;
     codeHostOrigins?: string[];

@@ -4,7 +4,7 @@
 // unchanged against it (Octokit with `baseUrl` pointing here, as it would at GitHub Enterprise).
 import { isGitPath, type GitServer } from '../../workbench/support/git-server.ts';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
+import { createHmac, createPublicKey, randomBytes, randomUUID, verify, type KeyObject } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 
 const documentationUrl = 'https://docs.github.com/rest';
@@ -207,6 +207,28 @@ export class FakeGitHub {
   closePullRequest(repositoryId: number, number: number): void {
     const pull = this.#pulls.get(repositoryId)?.find((candidate) => candidate.number === number);
     if (pull) pull.state = 'closed';
+  }
+
+  /** Sends a webhook delivery as GitHub does: the JSON payload, its event and delivery id, and its
+   * HMAC-SHA256 signature with `secret` over the exact bytes (X-Hub-Signature-256). */
+  async deliverWebhook(url: string, secret: string, event: string, payload: object): Promise<Response> {
+    const body = JSON.stringify(payload);
+    return fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'user-agent': 'GitHub-Hookshot/berth-test',
+        'x-github-event': event,
+        'x-github-delivery': randomUUID(),
+        'x-hub-signature-256': `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
+      },
+      body,
+    });
+  }
+
+  /** The web address of a repository, as deliveries name it (`repository.html_url`). */
+  htmlUrl(fullName: string): string {
+    return `${this.#htmlBaseUrl}/${fullName}`;
   }
 
   suspendInstallation(installationId: number): void {

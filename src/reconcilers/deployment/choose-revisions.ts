@@ -2,7 +2,7 @@
 // then the Revision it describes (made once, named by its digest) and the one to serve (it, or the
 // pinned one). A problem halts the pass here: what it returns is the status the loop writes (reconcile.ts),
 // the one place a halted pass's status is written.
-import { codeHostCredentialKeys } from '../../api/codehost-integration.ts';
+import { codeHostCredentialKeys, codeHostEventAnnotation } from '../../api/codehost-integration.ts';
 import {
   nameStemIndex,
   customHostIndex,
@@ -174,7 +174,8 @@ async function trackedCommit(
   const branch = trackedBranch(deployment.spec);
   if (!branch) return undefined;
   try {
-    return await pass.heads.head({ ...branch, ...optional('token', token) });
+    const fresh = deployment.metadata.annotations?.[codeHostEventAnnotation];
+    return await pass.heads.head({ ...branch, ...optional('token', token), ...optional('fresh', fresh) });
   } catch (error) {
     const message = `Cannot read branch ${branch.ref} of ${branch.repoUrl}: ${(error as Error).message}. A push is seen once it answers.`;
     pass.context.recorder.event(deployment, 'Warning', 'SourceHeadUnknown', message);

@@ -51,4 +51,15 @@ describe('createSourceHeads', () => {
     await expect(heads.head({ repoUrl, ref: 'dev' })).rejects.toThrow('unreachable');
     expect(asked.filter((a) => a.startsWith('dev'))).toHaveLength(2);
   });
+
+  it("asks again within the interval once a code host's delivery marks the Deployment anew", async () => {
+    let asked = 0;
+    const heads = createSourceHeads({ intervalMs: 60_000, resolve: async () => String(++asked).padStart(40, '0') });
+    const repoUrl = 'https://git.example/acme/shop';
+    await heads.head({ repoUrl, ref: 'main' });
+    await heads.head({ repoUrl, ref: 'main', fresh: 'delivery-1' });
+    await heads.head({ repoUrl, ref: 'main', fresh: 'delivery-1' });
+    expect(await heads.head({ repoUrl, ref: 'main', fresh: 'delivery-2' })).toBe('3'.padStart(40, '0'));
+    expect(asked).toBe(3);
+  });
 });

@@ -24,7 +24,8 @@ export function trackedBranch(spec: TrackedSpec): { repoUrl: string; ref: string
 }
 
 export interface SourceHeads {
-  head(input: { repoUrl: string; ref: string; token?: string }): Promise<string>;
+  /** `fresh`: the Deployment's last code-host event (codeHostEventAnnotation); a new one is read anew. */
+  head(input: { repoUrl: string; ref: string; token?: string; fresh?: string }): Promise<string>;
 }
 
 export function createSourceHeads(options: { intervalMs: number; resolve?: (input: BranchHeadInput) => Promise<string> }): SourceHeads {
@@ -32,6 +33,7 @@ export function createSourceHeads(options: { intervalMs: number; resolve?: (inpu
   const resolve = options.resolve ?? branchHead;
   return {
     // The credential is part of the key: a private repository's head is never answered to another credential.
-    head: (input) => cache.get(`${input.repoUrl}\n${input.ref}\n${sha256Hex(input.token ?? '')}`, () => resolve(input)),
+    head: ({ fresh, ...input }) =>
+      cache.get(`${input.repoUrl}\n${input.ref}\n${sha256Hex(input.token ?? '')}\n${fresh ?? ''}`, () => resolve(input)),
   };
 }

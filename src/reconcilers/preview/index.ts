@@ -4,6 +4,7 @@
 // and removes previews only; each is then an ordinary Deployment, built from its request's head ref on
 // every push by the Deployment controller, which alone writes every Deployment's status.
 import {
+  codeHostEventAnnotation,
   codeHostIntegrationKind,
   deploymentKind,
   repositoryHostRefusal,
@@ -116,7 +117,12 @@ export function registerPreviewController(manager: Manager, options: PreviewCont
       return undefined;
     }
     try {
-      return await options.registry.pullRequestsOf(integration, options.readSecret, path);
+      return await options.registry.pullRequestsOf(
+        integration,
+        options.readSecret,
+        path,
+        parent.metadata.annotations?.[codeHostEventAnnotation],
+      );
     } catch (error) {
       context.recorder.event(parent, 'Warning', 'PreviewsUnavailable', `The pull requests could not be read: ${(error as Error).message}`);
       return undefined;
