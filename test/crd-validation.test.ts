@@ -112,6 +112,7 @@ const invalidOnCreate: [string, Manifest, string][] = [
   ['integrationId that is not a UUID', deployment(codehost({ integrationId: 'not-a-uuid' })), 'spec.sourceConfig.integrationId'],
   ['unknown deploymentType', deployment(docker({ deploymentType: 'huge' })), 'spec.sourceConfig.deploymentType'],
   ['negative minScale', deployment(resources({ minScale: -1 })), 'spec.sourceConfig.resourceSpec.minScale'],
+  ['idleSeconds below a minute', deployment(docker({ idleSeconds: 10 })), 'spec.sourceConfig.idleSeconds'],
   ['canary steps out of order', deployment(docker({ canary: { steps: [50, 10] } })), 'spec.sourceConfig.canary'],
   ['a canary step twice', deployment(docker({ canary: { steps: [10, 10, 50] } })), 'spec.sourceConfig.canary'],
   ['a canary step of 100', deployment(docker({ canary: { steps: [10, 100] } })), 'spec.sourceConfig.canary.steps[1]'],

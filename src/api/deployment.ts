@@ -12,6 +12,7 @@ import {
   uuid,
   type KindObject,
 } from './common.ts';
+import { idleSecondsBeforeZero } from './activator.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
 import { containerSchema, envVarSchema, volumeMountSchema, volumeSchema } from './workload.ts';
 import { sourceKind, sourceNames, sourceOnlyMembers } from './sources/index.ts';
@@ -270,6 +271,15 @@ const previewsSchema = z
         'Which open pull (merge) requests get a preview: all but drafts (the default), those that carry `label`, or none (off: how a PATCH removes the previews).',
       ),
     label: z.string().min(1).max(50).optional().describe('The label a pull request must carry for a preview, with trigger label.'),
+    idleSeconds: z
+      .number()
+      .int()
+      .min(idleSecondsBeforeZero)
+      .max(86_400)
+      .optional()
+      .describe(
+        `Seconds without a request before a preview scales to zero, where the installation can (default ${idleSecondsBeforeZero}).`,
+      ),
     maxConcurrent: z
       .number()
       .int()
@@ -361,7 +371,7 @@ export const sourceConfigSchema = z
       .enum(deploymentTypes)
       .optional()
       .describe(
-        'Tier of the deployment: dev_free, dev, dev_zero, prod, serverless or dedicated. dev_zero and serverless scale to zero after 60 s without a request where the installation has a request-driven activator ' +
+        'Tier of the deployment: dev_free, dev, dev_zero, prod, serverless or dedicated. dev_zero and serverless scale to zero after idleSeconds (60) without a request where the installation has a request-driven activator ' +
           'and the deployment a URL; its next request waits while a pod starts. Elsewhere they run as dev. The ScaleToZero condition says which. dedicated keeps at least two API replicas. Immutable once set.',
       ),
     buildOnPush: z
@@ -412,6 +422,16 @@ export const sourceConfigSchema = z
       ),
     canary: canarySchema.optional(),
     previews: previewsSchema.optional(),
+    idleSeconds: z
+      .number()
+      .int()
+      .min(idleSecondsBeforeZero)
+      .max(86_400)
+      .optional()
+      .describe(
+        `For dev_zero and serverless where they scale to zero: seconds without a request before the deployment scales to zero (default ${idleSecondsBeforeZero}). ` +
+          'Applied in place (no new revision).',
+      ),
   })
   .describe('Settings applied to the running workloads in place: changing them makes no new revision. Some are immutable once set.')
   .meta({

@@ -29,7 +29,7 @@ import { workloadKey, type CurrentWorkloads } from './workloads.ts';
 /** What the cluster says beside the verdict: the tier's condition and, with TLS for the apps' URLs,
  * the readiness of the organization's certificates. */
 function clusterFacts(pass: Pass, deployment: DeepReadonly<Deployment>): Pick<StatusFacts, 'tier' | 'certificate' | 'canaryCondition'> {
-  const tier = tierCondition(scaleToZeroOf(pass.options, deployment));
+  const tier = tierCondition(scaleToZeroOf(pass.options, deployment), deployment.spec.sourceConfig?.idleSeconds);
   const canary = canaryCondition(canaryAbility(pass, deployment));
   const tls = pass.options.tls;
   const certificates = pass.informers.certificates;

@@ -20,13 +20,7 @@ export function scaleToZero(
   return where.routed ? 'activated' : 'NoRoute';
 }
 
-const conditions: Record<ScaleToZero, TierCondition> = {
-  activated: {
-    type: scaleToZeroCondition,
-    status: 'True',
-    reason: 'Activated',
-    message: `after ${idleSecondsBeforeZero} s without a request the deployment scales to zero; the next request through its URL waits while a pod starts (callers of its Service inside the cluster are not held).`,
-  },
+const conditions: Record<Exclude<ScaleToZero, 'activated'>, TierCondition> = {
   NoActivator: {
     type: scaleToZeroCondition,
     status: 'False',
@@ -43,7 +37,13 @@ const conditions: Record<ScaleToZero, TierCondition> = {
   },
 };
 
-/** The condition a Deployment of this tier carries, if any. */
-export function tierCondition(state: ScaleToZero | undefined): TierCondition | undefined {
-  return state && conditions[state];
+/** The condition a Deployment of this tier carries, if any; `idleSeconds` its sourceConfig.idleSeconds. */
+export function tierCondition(state: ScaleToZero | undefined, idleSeconds = idleSecondsBeforeZero): TierCondition | undefined {
+  if (state !== 'activated') return state && conditions[state];
+  return {
+    type: scaleToZeroCondition,
+    status: 'True',
+    reason: 'Activated',
+    message: `after ${idleSeconds} s without a request the deployment scales to zero; the next request through its URL waits while a pod starts (callers of its Service inside the cluster are not held).`,
+  };
 }

@@ -83,6 +83,14 @@ describe('renderPreview', () => {
       { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'shop-secrets', key: 'TOKEN' } } },
       { name: 'SHARED', valueFrom: { secretKeyRef: { name: 'team', key: 'k' } } },
     ]);
+    const idle = {
+      ...parent,
+      spec: { ...parent.spec, sourceConfig: { ...parent.spec.sourceConfig, idleSeconds: 90, previews: { idleSeconds: 600 } } },
+    };
+    expect(
+      renderPreview(idle as DeepReadonly<Deployment>, request(12), { provider: 'github', forkSecrets: false }).spec.sourceConfig
+        ?.idleSeconds,
+    ).toBe(600);
     expect(renderPreview(parent, request(3), { provider: 'gitlab', forkSecrets: false }).spec.sourceRevisionConfig.repoRef).toBe(
       'refs/merge-requests/3/head',
     );

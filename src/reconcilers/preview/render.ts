@@ -22,10 +22,11 @@ export function renderPreview(parent: DeepReadonly<Deployment>, request: PullReq
   const parentName = parent.metadata.name ?? '';
   const {
     customUrl: _url,
-    previews: _previews,
+    previews,
     canary: _canary,
     listenerId: _listener,
     listenerConfig: _config,
+    idleSeconds: _idle,
     ...sourceConfig
   } = parent.spec.sourceConfig ?? {};
   const graphConfigPath = parent.spec.sourceRevisionConfig?.graphConfigPath;
@@ -36,6 +37,7 @@ export function renderPreview(parent: DeepReadonly<Deployment>, request: PullReq
       // Rebuilt on every push to the request; idle, it scales to zero where the installation can.
       buildOnPush: true,
       deploymentType: 'dev_zero',
+      ...(previews?.idleSeconds ? { idleSeconds: previews.idleSeconds } : {}),
       // Its database is its own, made empty and gone with it.
       databaseRetention: 'delete',
     },

@@ -56,13 +56,14 @@ export function renderActivatedScaledObject(
   activator: Activator,
   maxReplicas: number,
   rollingOut: boolean,
+  idleSeconds = idleSecondsBeforeZero,
 ): ScaledObject {
   const bounds = {
     minReplicaCount: rollingOut ? 1 : 0,
     maxReplicaCount: maxReplicas,
-    cooldownPeriod: idleSecondsBeforeZero,
+    cooldownPeriod: idleSeconds,
     // A new app is not taken to zero before its first pod has had the time to answer.
-    initialCooldownPeriod: idleSecondsBeforeZero,
+    initialCooldownPeriod: idleSeconds,
   };
   return applicationScaledObject(owner, bounds, [
     {

@@ -61,6 +61,7 @@ type SourceConfigInput = Reads<
   | 'databaseRetention'
   | 'preDeployCommand'
   | 'smokeTestPath'
+  | 'idleSeconds'
 > & {
   readonly healthCheck?: Maybe<Reads<HealthCheck, 'path' | 'periodSeconds' | 'timeoutSeconds' | 'failureThreshold'>>;
   readonly resourceSpec?: Maybe<ResourceSpecInput>;

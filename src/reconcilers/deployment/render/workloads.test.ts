@@ -201,6 +201,19 @@ describe('renderWorkloads', () => {
         ]);
     });
 
+    it('waits the idle time its spec asks for before zero', () => {
+      const cooldown = (idleSeconds?: number) =>
+        (
+          zero({ resourceSpec: { maxScale: 2 }, ...(idleSeconds ? { idleSeconds } : {}) }).find(
+            (o) => o.kind === 'ScaledObject',
+          ) as unknown as {
+            spec: { cooldownPeriod: number; initialCooldownPeriod: number };
+          }
+        ).spec;
+      expect(cooldown()).toMatchObject({ cooldownPeriod: 60, initialCooldownPeriod: 60 });
+      expect(cooldown(900)).toMatchObject({ cooldownPeriod: 900, initialCooldownPeriod: 900 });
+    });
+
     it('keeps one replica while a new revision rolls out, so that it shows it starts before it is DEPLOYED', () => {
       const minimum = (rollingOut: boolean) =>
         (

@@ -153,6 +153,8 @@ interface Activation {
   routes: ExternalRoute[];
   maxReplicas: number;
   rollingOut: boolean;
+  /** Seconds without a request before zero (sourceConfig.idleSeconds). */
+  idleSeconds?: number;
 }
 
 /** How a dev_zero app scales to zero here, if it does (tier.ts decides; maxScale 0 keeps nothing running). */
@@ -166,7 +168,15 @@ function activationOf(
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const scale = scaling(applicationMinScale(spec), resources.maxScale);
   if (scaleToZeroWith(settings, spec, routes) !== 'activated' || scale.kind !== 'autoscaled' || !settings.activator) return undefined;
-  return { owner, activator: settings.activator, routes, maxReplicas: scale.maxReplicas, rollingOut };
+  const idleSeconds = spec.sourceConfig?.idleSeconds;
+  return {
+    owner,
+    activator: settings.activator,
+    routes,
+    maxReplicas: scale.maxReplicas,
+    rollingOut,
+    ...(idleSeconds ? { idleSeconds } : {}),
+  };
 }
 
 /** Whether the app scales to zero with the installation's settings and its routes, or why not (tier.ts). */
@@ -182,8 +192,8 @@ export function scaleToZeroWith(
 }
 
 function activatedAutoscalers(activation: Activation): KubeObject[] {
-  const { owner, activator, routes, maxReplicas, rollingOut } = activation;
-  return [renderInterceptorRoute(owner, routes), renderActivatedScaledObject(owner, activator, maxReplicas, rollingOut)];
+  const { owner, activator, routes, maxReplicas, rollingOut, idleSeconds } = activation;
+  return [renderInterceptorRoute(owner, routes), renderActivatedScaledObject(owner, activator, maxReplicas, rollingOut, idleSeconds)];
 }
 
 /** The Deployment's own URL's host, then its customUrl's host and path. */
