@@ -82,7 +82,7 @@ describe('preview deployments per pull request', () => {
         integration_id: integrationId,
         repo_url: `${github.url}/alice/shop`,
         custom_url: 'https://shop.example.com',
-        previews: { max_concurrent: 2 },
+        previews: { max_concurrent: 2, secrets: [{ name: 'DB_URL', value_from: { secret_key_ref: { name: 'staging', key: 'url' } } }] },
       },
       source_revision_config: { repo_ref: 'main' },
       secrets: [{ name: 'API_TOKEN', value: 'parent-only' }],
@@ -95,7 +95,11 @@ describe('preview deployments per pull request', () => {
     expect(preview.spec.sourceRevisionConfig.repoRef).toBe(`refs/pull/${own}/head`);
     expect(preview.spec.sourceConfig).toMatchObject({ buildOnPush: true, databaseRetention: 'delete', deploymentType: 'dev_zero' });
     expect(preview.spec.sourceConfig?.customUrl).toBeUndefined();
-    expect(preview.spec.secrets).toEqual([{ name: 'API_TOKEN', valueFrom: { secretKeyRef: { name: 'shop-secrets', key: 'API_TOKEN' } } }]);
+    // The parent's own secret, read from the parent's Secret, and the previews' own beside it.
+    expect(preview.spec.secrets).toEqual([
+      { name: 'API_TOKEN', valueFrom: { secretKeyRef: { name: 'shop-secrets', key: 'API_TOKEN' } } },
+      { name: 'DB_URL', valueFrom: { secretKeyRef: { name: 'staging', key: 'url' } } },
+    ]);
     expect(preview.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Deployment', name: 'shop', controller: true });
     const forked = await kubectlJson<Deployment>(['get', 'deployments.berth.dev', `shop-pr-${fork}`, '-n', namespace]);
     expect(forked.spec.secrets).toEqual([]);

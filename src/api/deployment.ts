@@ -256,6 +256,15 @@ const canarySchema = z
   });
 export type CanarySpec = z.infer<typeof canarySchema>;
 
+/** An environment variable a secret fills: a valid Secret key. */
+const secretVariableName = (description: string) =>
+  z
+    .string()
+    .min(1)
+    .max(253)
+    .regex(/^[-._a-zA-Z0-9]+$/, { message: 'must be a valid Secret key' })
+    .describe(description);
+
 /** Which open pull requests get a preview. */
 export const previewTriggers = ['all', 'label', 'off'] as const;
 
@@ -280,6 +289,26 @@ const previewsSchema = z
       .describe(
         `Seconds without a request before a preview scales to zero, where the installation can (default ${idleSecondsBeforeZero}).`,
       ),
+    secrets: z
+      .array(
+        z
+          .object({
+            name: secretVariableName('Name of the environment variable.'),
+            valueFrom: z
+              .object({
+                secretKeyRef: secretKeySelectorSchema.describe('The Secret key that holds the value (a Secret shared with Berth).'),
+              })
+              .describe('Where the value comes from.'),
+          })
+          .describe("A secret of the previews: in place of the deployment's of the same name, or beside them."),
+      )
+      .max(64)
+      .optional()
+      .describe(
+        "Secrets the previews read in place of the deployment's of the same name (a staging database's address, say), or in addition: keys of Secrets shared with Berth. " +
+          "A fork's preview gets none of them unless the installation allows it, as with the deployment's own.",
+      )
+      .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
     maxConcurrent: z
       .number()
       .int()
@@ -486,12 +515,9 @@ export type SourceRevisionConfig = z.infer<typeof sourceRevisionConfigSchema>;
 
 const deploymentSecretSchema = z
   .object({
-    name: z
-      .string()
-      .min(1)
-      .max(253)
-      .regex(/^[-._a-zA-Z0-9]+$/, { message: 'must be a valid Secret key' })
-      .describe('Name of the environment variable, and of the key in the <deployment>-secrets Secret when valueFrom is absent.'),
+    name: secretVariableName(
+      'Name of the environment variable, and of the key in the <deployment>-secrets Secret when valueFrom is absent.',
+    ),
     valueFrom: z
       .object({
         secretKeyRef: secretKeySelectorSchema.describe('The Secret key that holds the value.'),

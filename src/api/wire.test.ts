@@ -134,7 +134,13 @@ const everyFieldBody = {
     smoke_test_path: '/ready',
     database_retention: 'delete',
     canary: { steps: [10, 50], pause_seconds: 30, min_requests: 20, min_success_ratio: 0.95, max_latency_ratio: 2 },
-    previews: { trigger: 'label', label: 'preview', max_concurrent: 3, idle_seconds: 300 },
+    previews: {
+      trigger: 'label',
+      label: 'preview',
+      max_concurrent: 3,
+      idle_seconds: 300,
+      secrets: [{ name: 'DB_URL', value_from: { secret_key_ref: { name: 'staging', key: 'url' } } }],
+    },
     idle_seconds: 120,
     queue_worker: {
       command: ['/app'],

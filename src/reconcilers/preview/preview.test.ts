@@ -96,6 +96,30 @@ describe('renderPreview', () => {
     );
   });
 
+  it("reads the previews' own secrets in place of the parent's of the same name, and beside them", () => {
+    const overriding = {
+      ...parent,
+      spec: {
+        ...parent.spec,
+        sourceConfig: {
+          ...parent.spec.sourceConfig,
+          previews: {
+            secrets: [
+              { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'staging', key: 'token' } } },
+              { name: 'EXTRA', valueFrom: { secretKeyRef: { name: 'staging', key: 'extra' } } },
+            ],
+          },
+        },
+      },
+    } as DeepReadonly<Deployment>;
+    expect(renderPreview(overriding, request(1), { provider: 'github', forkSecrets: false }).spec.secrets).toEqual([
+      { name: 'SHARED', valueFrom: { secretKeyRef: { name: 'team', key: 'k' } } },
+      { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'staging', key: 'token' } } },
+      { name: 'EXTRA', valueFrom: { secretKeyRef: { name: 'staging', key: 'extra' } } },
+    ]);
+    expect(renderPreview(overriding, request(2, { fromFork: true }), { provider: 'github', forkSecrets: false }).spec.secrets).toEqual([]);
+  });
+
   it("gives a fork's request none of the parent's secrets, unless the installation allows it", () => {
     expect(renderPreview(parent, request(5, { fromFork: true }), { provider: 'github', forkSecrets: false }).spec.secrets).toEqual([]);
     expect(renderPreview(parent, request(5, { fromFork: true }), { provider: 'github', forkSecrets: true }).spec.secrets).toHaveLength(2);

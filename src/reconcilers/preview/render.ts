@@ -45,7 +45,7 @@ export function renderPreview(parent: DeepReadonly<Deployment>, request: PullReq
       repoRef: pullRequestRef(settings.provider, request.number),
       ...(graphConfigPath ? { graphConfigPath } : {}),
     },
-    secrets: request.fromFork && !settings.forkSecrets ? [] : inheritedSecrets(parent),
+    secrets: request.fromFork && !settings.forkSecrets ? [] : previewSecrets(parent),
     previewOf: { deploymentName: parentName, pullRequest: request.number, fromFork: request.fromFork },
   };
   return {
@@ -61,11 +61,20 @@ export function renderPreview(parent: DeepReadonly<Deployment>, request: PullReq
   };
 }
 
-/** The parent's secrets, read where the parent's are: its own values from its Secret, shared ones as named. */
-function inheritedSecrets(parent: DeepReadonly<Deployment>): DeploymentSpec['secrets'] {
+/** The parent's secrets, read where the parent reads them (its own values from its Secret, shared ones as
+ * named), with the previews' own (previews.secrets) in place of those of the same name. */
+function previewSecrets(parent: DeepReadonly<Deployment>): DeploymentSpec['secrets'] {
   const own = childNames(parent.metadata.name ?? '').secrets;
-  return (parent.spec.secrets ?? []).map((secret) => ({
-    name: secret.name,
-    valueFrom: { secretKeyRef: secret.valueFrom ? { ...secret.valueFrom.secretKeyRef } : { name: own, key: secret.name } },
-  }));
+  const overrides = parent.spec.sourceConfig?.previews?.secrets ?? [];
+  const overridden = new Set(overrides.map((secret) => secret.name));
+  const inherited = (parent.spec.secrets ?? [])
+    .filter((secret) => !overridden.has(secret.name))
+    .map((secret) => ({
+      name: secret.name,
+      valueFrom: { secretKeyRef: secret.valueFrom ? { ...secret.valueFrom.secretKeyRef } : { name: own, key: secret.name } },
+    }));
+  return [
+    ...inherited,
+    ...overrides.map((secret) => ({ name: secret.name, valueFrom: { secretKeyRef: { ...secret.valueFrom.secretKeyRef } } })),
+  ];
 }
