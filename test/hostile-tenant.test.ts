@@ -18,6 +18,8 @@ import { eventually } from '../workbench/support/poll.ts';
 import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/berth-process.ts';
 import { httpApi, type Api } from './support/http-api.ts';
+import { FakeGitHub } from './support/fake-github.ts';
+import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 
 const victimSecret = `victim-${randomUUID()}`;
 const registryHost = 'registry.berth.invalid:5000';
@@ -38,8 +40,12 @@ let victimDeploymentId: string;
 const seen: string[] = [];
 const tally = { tried: 0, refused: 0 };
 
+let github: FakeGitHub;
+
 beforeAll(async () => {
   const kc = testKubeConfig();
+  // The victim's code host: its repository, where anyone may open a pull request from a fork.
+  github = await FakeGitHub.start({ enterprise: true });
   const operatorNamespace = await useNamespace('berth-hostile-op');
   attackerNamespace = await useNamespace('attacker');
   buildNamespace = await useNamespace('hostile-builds');
@@ -69,6 +75,10 @@ beforeAll(async () => {
     // The registry's token endpoint decides who reads and writes which repository: no registry need run.
     '--push-registry',
     registryHost,
+    '--code-host-origins',
+    github.url,
+    '--source-poll-seconds',
+    '2',
   ]);
   await waitReady(berth);
   const url = `http://127.0.0.1:${await berth.facadePort()}`;
@@ -131,6 +141,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await berth?.stop();
+  await github?.stop();
   await kubectl(['delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', routePolicy, '--ignore-not-found']);
   await kubectl([
     'delete',
@@ -564,6 +575,51 @@ describe('a hostile tenant', () => {
     expect(pod.containers[0]!.securityContext?.privileged).toBeUndefined();
     expect(pod.serviceAccountName).toBeUndefined();
     await attacker.ok('DELETE', `/v2/deployments/${created.id}`);
+  });
+
+  it("gets no secret of the victim's into the preview its pull request from a fork makes", async () => {
+    tally.tried += 1;
+    const owner = github.account('victim-org', 'Organization');
+    const repository = github.addRepository(owner, { name: 'store' });
+    const token = github.issuePersonalToken(owner);
+    for (const object of [
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'github', labels: sharedSecretLabels }, stringData: { token } },
+      {
+        apiVersion: 'berth.dev/v1alpha1',
+        kind: 'CodeHostIntegration',
+        metadata: { name: 'github' },
+        spec: { baseUrl: github.url, credentialsSecretRef: { name: 'github' } },
+      },
+    ])
+      expect((await kubectl(['apply', '-n', victimNamespace, '-f', '-'], JSON.stringify(object))).code).toBe(0);
+    const integration = JSON.parse(
+      (await kubectl(['get', 'codehostintegration', 'github', '-n', victimNamespace, '-o', 'json'])).stdout,
+    ) as {
+      metadata: { uid: string };
+    };
+    await victim.ok('POST', '/v2/deployments', {
+      name: 'store',
+      source: 'codehost',
+      source_config: { integration_id: integration.metadata.uid, repo_url: `${github.url}/victim-org/store`, previews: {} },
+      source_revision_config: { repo_ref: 'main' },
+      secrets: [{ name: 'STORE_TOKEN', value: victimSecret }],
+    });
+    // The attacker's fork asks to merge: its code would run in the preview.
+    const number = github.openPullRequest(repository, { headSha: 'a'.repeat(40), headRef: 'steal', fromFork: true });
+    const preview = await eventually(
+      async () => {
+        const found = await kubectl(['get', 'deployments.berth.dev', `store-pr-${number}`, '-n', victimNamespace, '-o', 'json']);
+        return found.code === 0
+          ? (JSON.parse(found.stdout) as { spec: { secrets?: unknown[]; previewOf?: { fromFork: boolean } } })
+          : undefined;
+      },
+      30_000,
+      "the fork's preview",
+    );
+    expect(preview.spec.previewOf?.fromFork).toBe(true);
+    expect(preview.spec.secrets).toEqual([]);
+    expect(JSON.stringify(preview)).not.toContain('store-secrets');
+    tally.refused += 1;
   });
 
   it("never sees the victim's secret, wherever the attacker can read", async () => {
