@@ -9,7 +9,7 @@ import { applyObject, deleteObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { steadyClient } from '../workbench/support/steady-client.ts';
 import { setImage, until } from './node-steps.ts';
-import { answer, plainRoute, plainService, removeSide, urlOf, type SideBySideInput } from './url-rounds.ts';
+import { answer, plainRoute, plainService, removeSide, setBerthImage, urlOf, type SideBySideInput } from './url-rounds.ts';
 
 export interface CanaryTimes {
   berth: number[];
@@ -58,13 +58,7 @@ export async function canaryRounds(input: CanaryRoundsInput): Promise<CanaryTime
       const began = performance.now();
       const since = Date.now();
       try {
-        if (kind === 'berth')
-          await kubeRequest(kc, {
-            method: 'PATCH',
-            path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${name}`,
-            body: { spec: { sourceRevisionConfig: { imageUri: images[1].image } } },
-            contentType: 'application/merge-patch+json',
-          });
+        if (kind === 'berth') await setBerthImage(kc, namespace, name, images[1].image);
         else await canaryByHand(input, apply, name, images[1].image);
         await answersOnly(url, images[1].body);
         times[kind].push(performance.now() - began);

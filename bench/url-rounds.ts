@@ -105,13 +105,7 @@ export async function urlRounds(input: UrlRoundsInput): Promise<UrlTimes> {
       times.create[kind].push(performance.now() - began);
 
       began = performance.now();
-      if (kind === 'berth')
-        await kubeRequest(kc, {
-          method: 'PATCH',
-          path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${name}`,
-          body: { spec: { sourceRevisionConfig: { imageUri: images[1].image } } },
-          contentType: 'application/merge-patch+json',
-        });
+      if (kind === 'berth') await setBerthImage(kc, namespace, name, images[1].image);
       else await setImage(kc, namespace, name, images[1].image);
       // Ten answers in a row (a quarter second) from the new image: the old one no longer serves.
       await answersOnly(url, images[1].body, 10);
@@ -123,6 +117,16 @@ export async function urlRounds(input: UrlRoundsInput): Promise<UrlTimes> {
     for (const kind of order) await removeSide(kc, namespace, kind, `url-${kind}-${i}`);
   }
   return times;
+}
+
+/** A Berth Deployment's new image: a new revision, as `kubectl patch` would make it. */
+export async function setBerthImage(kc: KubeConfig, namespace: string, name: string, image: string): Promise<void> {
+  await kubeRequest(kc, {
+    method: 'PATCH',
+    path: `/apis/berth.dev/v1alpha1/namespaces/${namespace}/deployments/${name}`,
+    body: { spec: { sourceRevisionConfig: { imageUri: image } } },
+    contentType: 'application/merge-patch+json',
+  });
 }
 
 /** Each round's objects go before the next, so every round finds the node as empty as the first;

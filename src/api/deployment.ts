@@ -256,6 +256,10 @@ const canarySchema = z
   });
 export type CanarySpec = z.infer<typeof canarySchema>;
 
+/** How long an app that scales to zero waits without a request, a minute to a day. */
+const idleTime = (description: string) =>
+  z.number().int().min(idleSecondsBeforeZero).max(86_400).optional().describe(`${description} (default ${idleSecondsBeforeZero}).`);
+
 /** An environment variable a secret fills: a valid Secret key. */
 const secretVariableName = (description: string) =>
   z
@@ -280,15 +284,7 @@ const previewsSchema = z
         'Which open pull (merge) requests get a preview: all but drafts (the default), those that carry `label`, or none (off: how a PATCH removes the previews).',
       ),
     label: z.string().min(1).max(50).optional().describe('The label a pull request must carry for a preview, with trigger label.'),
-    idleSeconds: z
-      .number()
-      .int()
-      .min(idleSecondsBeforeZero)
-      .max(86_400)
-      .optional()
-      .describe(
-        `Seconds without a request before a preview scales to zero, where the installation can (default ${idleSecondsBeforeZero}).`,
-      ),
+    idleSeconds: idleTime('Seconds without a request before a preview scales to zero, where the installation can'),
     secrets: z
       .array(
         z
@@ -451,16 +447,9 @@ export const sourceConfigSchema = z
       ),
     canary: canarySchema.optional(),
     previews: previewsSchema.optional(),
-    idleSeconds: z
-      .number()
-      .int()
-      .min(idleSecondsBeforeZero)
-      .max(86_400)
-      .optional()
-      .describe(
-        `For dev_zero and serverless where they scale to zero: seconds without a request before the deployment scales to zero (default ${idleSecondsBeforeZero}). ` +
-          'Applied in place (no new revision).',
-      ),
+    idleSeconds: idleTime(
+      'For dev_zero and serverless where they scale to zero: seconds without a request before the deployment scales to zero. Applied in place (no new revision)',
+    ),
   })
   .describe('Settings applied to the running workloads in place: changing them makes no new revision. Some are immutable once set.')
   .meta({

@@ -2,16 +2,12 @@
 // new revision takes each step's share of requests, judged on what the Gateway measured of it. A
 // healthy revision is promoted through every step with 0 failed requests; one that answers 500 to one
 // request in five is sent back at its first step, and the revision that served keeps serving.
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { metricsStoreUrl } from '../../workbench/node/metrics-store.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventually } from '../../workbench/support/poll.ts';
 import { steadyClient, windowStats } from '../../workbench/support/steady-client.ts';
-import { testKubeConfig, useNamespace } from '../support/cluster.ts';
-import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
-import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { componentPods, exampleImage, gatewayFlags, httpGet, kubectlOk } from './support.ts';
+import type { BerthProcess } from '../support/berth-process.ts';
+import { revisionReaches, type Api } from '../support/http-api.ts';
+import { berthWithMetrics, componentPods, exampleImage, httpGet, kubectlOk } from './support.ts';
 
 let berth: BerthProcess;
 let api: Api;
@@ -52,19 +48,7 @@ async function watchCanary<T>(until: Promise<T>): Promise<{ result: T; seen: Can
 }
 
 beforeAll(async () => {
-  const kc = testKubeConfig();
-  const operatorNamespace = await useNamespace('berth-canary-op');
-  namespace = await useNamespace('canary');
-  const org = randomUUID();
-  await ensureOrganizationNamespace(kc, namespace, org);
-  berth = spawnBerth(inject('kubeconfigPath'), [
-    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
-    ...gatewayFlags(),
-    '--concurrency-metrics',
-    metricsStoreUrl,
-  ]);
-  await waitReady(berth);
-  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [org])).key });
+  ({ berth, api, namespace } = await berthWithMetrics('canary'));
 });
 
 afterAll(async () => {

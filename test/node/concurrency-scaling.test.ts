@@ -4,20 +4,18 @@
 // HorizontalPodAutoscaler. A bounded client holds 30 slow but CPU-cheap requests in flight through the
 // Gateway (loopback only): a CPU autoscaler would not act, this one goes to max_scale (10 in flight per
 // replica) and never past it, then back to min_scale once the load stops, with 0 failed requests.
-import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { metricsStoreUrl } from '../../workbench/node/metrics-store.ts';
 import { renderAlertRules, renderDashboard } from '../../src/api/metrics-views.ts';
-import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
 import { eventually } from '../../workbench/support/poll.ts';
-import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
-import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
-import { httpApi, type Api } from '../support/http-api.ts';
+import { kubectl, testKubeConfig } from '../support/cluster.ts';
+import type { BerthProcess } from '../support/berth-process.ts';
+import type { Api } from '../support/http-api.ts';
 import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from '../../workbench/support/scaling.ts';
 import { deployScaledApp, scaleBackIn } from './scaling-steps.ts';
 import { steadyClient, windowStats } from '../../workbench/support/steady-client.ts';
-import { gatewayFlags, namespaceAdmin } from './support.ts';
+import { berthWithMetrics, namespaceAdmin } from './support.ts';
 
 const kc = testKubeConfig();
 let berth: BerthProcess;
@@ -25,18 +23,7 @@ let api: Api;
 let namespace: string;
 
 beforeAll(async () => {
-  const operatorNamespace = await useNamespace('berth-inflight-op');
-  namespace = await useNamespace('inflight');
-  const org = randomUUID();
-  await ensureOrganizationNamespace(kc, namespace, org);
-  berth = spawnBerth(inject('kubeconfigPath'), [
-    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
-    ...gatewayFlags(),
-    '--concurrency-metrics',
-    metricsStoreUrl,
-  ]);
-  await waitReady(berth);
-  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [org])).key });
+  ({ berth, api, namespace } = await berthWithMetrics('inflight'));
 });
 
 afterAll(async () => {

@@ -6,7 +6,12 @@ import type { PeerCertificate, TLSSocket } from 'node:tls';
 import { join } from 'node:path';
 import { expect, inject } from 'vitest';
 import { eventually } from '../../workbench/support/poll.ts';
-import { kubectl, testKubeConfig } from '../support/cluster.ts';
+import { randomUUID } from 'node:crypto';
+import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { metricsStoreUrl } from '../../workbench/node/metrics-store.ts';
+import { httpApi, type Api } from '../support/http-api.ts';
+import { runArgs, spawnBerth, waitReady } from '../support/berth-process.ts';
 import { loopbackLookup } from '../../workbench/support/loopback.ts';
 import type { BerthProcess } from '../support/berth-process.ts';
 import { pushExampleApp } from '../../workbench/node/example-app.ts';
@@ -162,6 +167,26 @@ export function gatewayFlags(options: { tls?: boolean } = {}): string[] {
   const gateway = ['--gateway', `${nodeGateway.namespace}/${nodeGateway.name}`];
   if (!options.tls) return ['--app-url-template', nodeAppUrlTemplate, ...gateway];
   return ['--app-url-template', nodeTlsAppUrlTemplate, ...gateway, '--tls-issuer', `${nodeTlsIssuer.kind}/${nodeTlsIssuer.name}`];
+}
+
+/** Berth on the node for one test file, as `berth dev` runs it: apps at URLs through the Gateway, their
+ * requests measured in the node's metrics store (KEDA scales on them, canaries are judged on them), an
+ * organization of its own. */
+export async function berthWithMetrics(name: string): Promise<{ berth: BerthProcess; api: Api; namespace: string }> {
+  const kc = testKubeConfig();
+  const operatorNamespace = await useNamespace(`berth-${name}-op`);
+  const namespace = await useNamespace(name);
+  const org = randomUUID();
+  await ensureOrganizationNamespace(kc, namespace, org);
+  const berth = spawnBerth(inject('kubeconfigPath'), [
+    ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+    ...gatewayFlags(),
+    '--concurrency-metrics',
+    metricsStoreUrl,
+  ]);
+  await waitReady(berth);
+  const key = (await ensureApiKey(kc, operatorNamespace, [org])).key;
+  return { berth, api: httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': key }), namespace };
 }
 
 /** GET with a 3 s bound (or `timeoutMs`), never a request that could wait on a route off this machine;
