@@ -90,14 +90,15 @@ describe('security', () => {
 
     // 1. Without a valid key, every documented operation answers 401; only the probes answer, and the
     // operations documented as public (the registry's token endpoint, which docker calls with its own
-    // credentials, and the upload URL, whose signed token is its credential) answer without a key, and
-    // never with a server error.
+    // credentials, the upload URL, whose signed token is its credential, and the code host's webhook,
+    // whose signature is) answer without a key, and never with a server error.
     const document = (await (await fetch(`${facade}/openapi.json`)).json()) as OpenApiDocument;
     const operations = operationsOf(document).filter((operation) => !operation.public);
     const publicOperations = operationsOf(document).filter((operation) => operation.public);
     expect(publicOperations.map((operation) => `${operation.method} ${operation.path}`)).toEqual([
       'GET /v2/registry/token',
       'PUT /v2/uploads/{upload_token}',
+      'POST /v1/integrations/codehost/{integration_id}/webhook',
     ]);
     for (const operation of publicOperations) {
       for (const key of [undefined, orgB.key]) expect((await call(operation.method, operation.path, key)).status).toBeLessThan(500);
