@@ -23,6 +23,7 @@ const readings = (overrides: Partial<MetricsReadings> = {}): MetricsReadings => 
   ],
   database: { capacityBytes: 2 ** 30 },
   api: { requestsPerSecond: 20, errorsPerSecond: 0.5, latencyP50Seconds: 0.012, latencyP99Seconds: 0.2 },
+  queue: { pending: 4, backlog: 14 },
   ...overrides,
 });
 
@@ -42,20 +43,34 @@ describe("a deployment's figures", () => {
         latency_p50_seconds: 0.012,
         latency_p99_seconds: 0.2,
       },
+      queue: { pending_runs: 4, active_runs: 10 },
       unavailable: [],
     });
   });
 
+  it('has no queue without a queue worker, and never fewer than no active runs', () => {
+    expect(deploymentMetrics(readings({ queue: undefined })).queue).toBeNull();
+    // The pending runs were read a moment after the backlog, and more had arrived.
+    expect(deploymentMetrics(readings({ queue: { pending: 6, backlog: 5 } })).queue).toEqual({ pending_runs: 6, active_runs: 0 });
+  });
+
   it('says what it could not read, and why, with null in its place', () => {
     const figures = deploymentMetrics(
-      readings({ usage: { unavailable: 'no metrics-server' }, api: { unavailable: 'no store' }, database: undefined }),
+      readings({
+        usage: { unavailable: 'no metrics-server' },
+        api: { unavailable: 'no store' },
+        database: undefined,
+        queue: { unavailable: 'no KEDA' },
+      }),
     );
     expect(figures.application).toEqual({ replicas: 2, ready_replicas: 1, restarts: 3, cpu_cores: null, memory_bytes: null });
     expect(figures.database).toBeNull();
     expect(figures.api).toBeNull();
+    expect(figures.queue).toBeNull();
     expect(figures.unavailable).toEqual([
       { metric: 'cpu_cores, memory_bytes', reason: 'no metrics-server' },
       { metric: 'api', reason: 'no store' },
+      { metric: 'queue', reason: 'no KEDA' },
     ]);
   });
 

@@ -1,10 +1,10 @@
 // A deployment's figures as the metrics route answers them, from what was read: its workload pods (the
-// cache), each pod's usage (metrics-server), its database volume's size, and the Gateway's measures of
-// its requests. What could not be read is null, and named in `unavailable` with the reason. Pure.
+// cache), each pod's usage (metrics-server), its database volume's size, the Gateway's measures of its
+// requests, and an agent server's run queue (KEDA's readings). What could not be read is null, and named in `unavailable` with the reason. Pure.
 import type { V1Pod } from '@kubernetes/client-node';
 import { requestMetricsWindowSeconds, type RequestMetricQueries } from '../api/index.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
-import type { PodUsage } from './ports.ts';
+import type { PodUsage, RunQueueFigures } from './ports.ts';
 import { workloadComponents } from '../workloads/revision-pods.ts';
 import type { DeploymentMetricsResponse } from './wire-schemas.ts';
 
@@ -20,6 +20,8 @@ export interface MetricsReadings {
   /** The database volume's size; undefined without a database. */
   database: { capacityBytes: number | undefined } | undefined;
   api: ApiReadings | { unavailable: string };
+  /** The run queue; undefined without a queue worker. */
+  queue: RunQueueFigures | { unavailable: string } | undefined;
 }
 
 type Unavailable = DeploymentMetricsResponse['unavailable'];
@@ -28,6 +30,7 @@ export function deploymentMetrics(readings: MetricsReadings): DeploymentMetricsR
   const unavailable: Unavailable = [];
   if ('unavailable' in readings.usage) unavailable.push({ metric: 'cpu_cores, memory_bytes', reason: readings.usage.unavailable });
   if ('unavailable' in readings.api) unavailable.push({ metric: 'api', reason: readings.api.unavailable });
+  if (readings.queue && 'unavailable' in readings.queue) unavailable.push({ metric: 'queue', reason: readings.queue.unavailable });
   const usage = 'unavailable' in readings.usage ? undefined : readings.usage;
   return {
     deployment_id: readings.deploymentId,
@@ -37,6 +40,7 @@ export function deploymentMetrics(readings: MetricsReadings): DeploymentMetricsR
       ? { ...usageOf(usage, (component) => component === 'postgres'), disk_capacity_bytes: readings.database.capacityBytes ?? null }
       : null,
     api: 'unavailable' in readings.api ? null : apiFigures(readings.api),
+    queue: readings.queue && !('unavailable' in readings.queue) ? queueFigures(readings.queue) : null,
     unavailable,
   };
 }
@@ -74,6 +78,11 @@ function apiFigures(api: ApiReadings): NonNullable<DeploymentMetricsResponse['ap
     latency_p50_seconds: api.latencyP50Seconds === undefined ? null : round(api.latencyP50Seconds, 4),
     latency_p99_seconds: api.latencyP99Seconds === undefined ? null : round(api.latencyP99Seconds, 4),
   };
+}
+
+/** Active runs are the backlog less the pending ones: two readings a moment apart, so never below 0. */
+function queueFigures(queue: RunQueueFigures): NonNullable<DeploymentMetricsResponse['queue']> {
+  return { pending_runs: queue.pending, active_runs: Math.max(0, queue.backlog - queue.pending) };
 }
 
 function round(value: number, digits: number): number {

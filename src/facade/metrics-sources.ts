@@ -1,5 +1,6 @@
 // The cluster's figures as the metrics route reads them: each pod's usage from metrics-server
-// (metrics.k8s.io, through the API server), a volume claim's size, and PromQL instant queries to the
+// (metrics.k8s.io, through the API server), a volume claim's size, an agent server's run queue as KEDA
+// reads it (external.metrics.k8s.io, through the API server), and PromQL instant queries to the
 // Prometheus-compatible store the installation reads request metrics from. Each read is bounded in time;
 // nothing a team chooses reaches a query but its Service's name, a DNS label.
 import type { KubeConfig, PodMetricsList } from '@kubernetes/client-node';
@@ -7,6 +8,7 @@ import { componentLabel } from '../workloads/revision-pods.ts';
 import { isKubeApiError, kubeRequest } from '../runtime/kube-request.ts';
 import { quantityValue } from '../runtime/quantity.ts';
 import { labels } from '../api/group.ts';
+import { runQueueMetricName, scaledObjectMetricSelector, type RunQueueReading } from '../api/run-queue.ts';
 import type { MetricsSources, PodUsage } from './ports.ts';
 import { instantValue } from '../workloads/metrics-store.ts';
 
@@ -41,6 +43,21 @@ export function clusterMetricsSources(kc: KubeConfig, store?: string): MetricsSo
         if (isKubeApiError(error, 404)) return undefined;
         throw error;
       }
+    },
+    async runQueue(namespace, scaledObject) {
+      const read = async (reading: RunQueueReading) => {
+        const list = await kubeRequest<{ items: { value: string }[] }>(kc, {
+          method: 'GET',
+          path: `/apis/external.metrics.k8s.io/v1beta1/namespaces/${encodeURIComponent(namespace)}/${runQueueMetricName(reading)}`,
+          query: { labelSelector: scaledObjectMetricSelector(scaledObject) },
+          timeoutMs: readTimeoutMs,
+        });
+        const value = quantityValue(list.items[0]?.value ?? '');
+        if (value === undefined) throw new Error(`KEDA has no ${reading} reading for ${scaledObject}`);
+        return Math.round(value);
+      };
+      const [backlog, pending] = await Promise.all([read('backlog'), read('pending')]);
+      return { backlog, pending };
     },
     ...(store ? { query: (promql: string) => instantValue(store, promql) } : {}),
   };

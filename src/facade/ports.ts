@@ -55,6 +55,16 @@ export interface MetricsSources {
   /** One PromQL instant value from the store the installation reads request metrics from (undefined:
    * no series, or a NaN); absent without a store. Throws when the store does not answer. */
   query?(promql: string): Promise<number | undefined>;
+  /** The runs in an agent server's queue as KEDA reads them for the queue worker's ScaledObject, through
+   * the external metrics API. Throws where the cluster serves no external metrics, or KEDA has no such
+   * reading or does not answer. */
+  runQueue(namespace: string, scaledObject: string): Promise<RunQueueFigures>;
+}
+
+/** The runs waiting for a worker, and all of those waiting or running. */
+export interface RunQueueFigures {
+  pending: number;
+  backlog: number;
 }
 
 /** What the routes ask of an integration's code host; failures are the code host's typed errors. */

@@ -362,9 +362,18 @@ export const deploymentMetricsResponseSchema = z
       })
       .nullable()
       .describe("The requests at the deployment's URL, as the Gateway measured them; null where they cannot be read."),
+    queue: z
+      .object({
+        pending_runs: z.number().int().min(0).describe('Runs waiting for a worker.'),
+        active_runs: z.number().int().min(0).describe('Runs a worker runs now.'),
+      })
+      .nullable()
+      .describe(
+        "An agent server's run queue, as KEDA reads it from the deployment's Postgres for its queue worker; null without a queue worker, or where it cannot be read.",
+      ),
     unavailable: z
       .array(z.object({ metric: z.string(), reason: z.string() }))
       .describe('Figures that could not be read, and why (e.g. no resource metrics on this cluster).'),
   })
-  .describe("A deployment's figures now: its pods' CPU, memory, replicas and restarts, its database, its requests.");
+  .describe("A deployment's figures now: its pods' CPU, memory, replicas and restarts, its database, its requests, its run queue.");
 export type DeploymentMetricsResponse = z.infer<typeof deploymentMetricsResponseSchema>;

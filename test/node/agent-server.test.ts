@@ -158,6 +158,12 @@ async function queueWorkerReplicas(): Promise<number> {
   return Number(await kubectlOk(['get', 'deployments.apps', 'agent-queue', '-n', namespace, '-o', 'jsonpath={.spec.replicas}']));
 }
 
+/** An agent server's run queue in the HTTP API's figures. */
+interface QueueFigures {
+  pending_runs: number;
+  active_runs: number;
+}
+
 /** One SQL statement in the agent deployment's own Postgres, as its superuser; the answer unaligned. */
 async function psql(sql: string): Promise<string> {
   return (await kubectlOk(['exec', '-n', namespace, 'agent-postgres-0', '--', 'psql', '-U', 'postgres', '-tAc', sql])).trim();
@@ -460,8 +466,27 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
       "the queue worker's ScaledObject Ready",
     );
     const runs = await startRuns(server, 'notes', 14, { notes: ['slow'], seconds: 45 });
+    // The HTTP API's figures have the queue as KEDA reads it: runs waiting and running, out of the 14.
+    const queued = await eventually(
+      async () => {
+        const { queue } = (await tool.ok('GET', `/v2/deployments/${id}/metrics`)) as { queue: QueueFigures | null };
+        return queue && queue.active_runs > 0 ? queue : undefined;
+      },
+      120_000,
+      'active runs in the figures',
+    );
+    console.error(`[agent-server] queue under load: ${JSON.stringify(queued)}`);
+    expect(queued.pending_runs + queued.active_runs).toBeLessThanOrEqual(14);
     await eventually(async () => (await queueWorkerReplicas()) >= 2 || undefined, 240_000, 'a second queue worker for the backlog');
     expect(await joinRuns(server, runs)).toEqual(runs.map(() => 'success'));
+    await eventually(
+      async () => {
+        const { queue } = (await tool.ok('GET', `/v2/deployments/${id}/metrics`)) as { queue: QueueFigures | null };
+        return (queue?.pending_runs === 0 && queue.active_runs === 0) || undefined;
+      },
+      60_000,
+      'an empty queue in the figures once the runs are done',
+    );
     await eventually(async () => (await queueWorkerReplicas()) === 1 || undefined, 300_000, 'one queue worker once the backlog is done');
   });
 

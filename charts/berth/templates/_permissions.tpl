@@ -71,6 +71,12 @@ the watched namespaces and the release namespace.
   apiGroups: [metrics.k8s.io]
   resources: [pods]
   verbs: [get, list]
+# Read only: an agent server's pending and active runs, as KEDA reads them for its queue worker's
+# ScaledObject (src/api/run-queue.ts names the two metrics).
+- scope: watched
+  apiGroups: [external.metrics.k8s.io]
+  resources: [s0-postgresql, s1-postgresql]
+  verbs: [get]
 - scope: watched
   apiGroups: [apps]
   resources: [deployments, statefulsets]

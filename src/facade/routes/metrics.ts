@@ -1,12 +1,13 @@
 // A deployment's figures now: GET /v2/deployments/{deployment_id}/metrics. Its pods' CPU, memory,
-// replicas and restarts, its database's, and its requests as the Gateway measured them. A figure that
+// replicas and restarts, its database's, its requests as the Gateway measured them, and an agent server's
+// run queue as KEDA reads it. A figure that
 // cannot be read here (no metrics-server, no metrics store, one that does not answer) is null, and the
 // answer says why: never an error for the whole.
 import type { FastifyInstance } from 'fastify';
 import { labels, requestMetricQueries, scaleToZeroCondition, type Deployment, type RequestMetricQueries } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { applicationServicePort, childNames, deploymentLabelValue } from '../../api/child-names.ts';
-import { hasRole } from '../../workloads/revision-pods.ts';
+import { componentLabel, hasRole } from '../../workloads/revision-pods.ts';
 import { deploymentMetrics, type ApiReadings, type MetricsReadings } from '../deployment-metrics.ts';
 import type { FacadeDependencies, MetricsSources } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
@@ -19,7 +20,7 @@ const metricsRoute = {
   url: '/v2/deployments/:deployment_id/metrics',
   summary: "Read a deployment's figures now",
   description:
-    "CPU and memory of its pods (metrics-server), replicas and restarts, its database's CPU, memory and volume size, and its requests per second, success ratio and latency over the last five minutes as the Gateway measured them (the installation's metrics store). What cannot be read is null and listed in `unavailable`.",
+    "CPU and memory of its pods (metrics-server), replicas and restarts, its database's CPU, memory and volume size, its requests per second, success ratio and latency over the last five minutes as the Gateway measured them (the installation's metrics store), and an agent server's pending and active runs (KEDA's readings of its queue). What cannot be read is null and listed in `unavailable`.",
   success: { status: 200, description: "The deployment's figures.", schema: deploymentMetricsResponseSchema },
 } satisfies RouteSpec;
 
@@ -38,7 +39,8 @@ export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependen
     const pods = cache.pods
       .list(namespace)
       .filter((pod) => pod.metadata?.labels?.[labels.deployment] === ownLabel && hasRole(pod, 'workload'));
-    const [usage, capacity, api] = await Promise.all([
+    const queued = pods.some((pod) => pod.metadata?.labels?.[componentLabel] === 'queue-worker');
+    const [usage, capacity, api, queue] = await Promise.all([
       usageOf(metrics, namespace, ownLabel),
       metrics.claimCapacity(namespace, names.postgresClaim).then(
         (bytes) => ({ found: bytes !== undefined, bytes }),
@@ -48,6 +50,7 @@ export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependen
       activated(deployment)
         ? { unavailable: "its requests pass the activator (it scales to zero): the Gateway counts them as the activator's" }
         : apiReadings(metrics, requestMetricQueries({ namespace, name: names.application, port: applicationServicePort })),
+      queued ? queueReadings(metrics, namespace, names.queueWorker) : undefined,
     ]);
     const readings: MetricsReadings = {
       deploymentId: id,
@@ -56,9 +59,18 @@ export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependen
       usage,
       database: capacity.found ? { capacityBytes: capacity.bytes } : undefined,
       api,
+      queue,
     };
     return deploymentMetrics(readings);
   });
+}
+
+async function queueReadings(metrics: MetricsSources, namespace: string, scaledObject: string): Promise<MetricsReadings['queue']> {
+  try {
+    return await metrics.runQueue(namespace, scaledObject);
+  } catch {
+    return { unavailable: "KEDA did not answer its queue's runs: they are read where an agent server's queue worker scales on them" };
+  }
 }
 
 /** An app that scales to zero is routed to the activator, which the Gateway measures for all such apps. */

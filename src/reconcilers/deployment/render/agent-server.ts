@@ -11,7 +11,7 @@
 // KEDA connects with that database's own password (the queue worker's POSTGRES_PASSWORD), which reaches
 // no other database. Pure.
 import type { V1EnvVar } from '@kubernetes/client-node';
-import { agentServerLicenseKey, childNames, isBuiltSource } from '../../../api/index.ts';
+import { agentServerLicenseKey, childNames, isBuiltSource, runQueueReadings, runQueueTriggerOrder } from '../../../api/index.ts';
 import { scaling } from './backing.ts';
 import { scaledObject, type ScaledObject } from './autoscalers.ts';
 import type { OwnerDeployment } from './common.ts';
@@ -19,9 +19,6 @@ import type { DeploymentSpecInput } from './spec.ts';
 
 /** Runs one queue worker pod executes at once: the reference's N_JOBS_PER_WORKER default. */
 export const runsPerQueueWorker = 10;
-
-/** The backlog: runs waiting for a worker or running on one (aegra's table `runs`). */
-export const runBacklogQuery = "SELECT count(*) FROM runs WHERE status IN ('pending', 'running')";
 
 /** How often KEDA reads the backlog, in seconds: a run waits at most this long before a worker is asked for. */
 const backlogPollingSeconds = 10;
@@ -68,7 +65,8 @@ export function agentRunsEnv(role: 'api' | 'queue'): V1EnvVar[] {
   ];
 }
 
-/** The queue worker's ScaledObject: one replica per ten runs in the backlog, or fewer for its CPU. */
+/** The queue worker's ScaledObject: one replica per ten runs in the backlog, or fewer for its CPU; its
+ * pending runs read beside it (src/api/run-queue.ts). */
 export function renderRunBacklogScaledObject(owner: OwnerDeployment, spec: DeploymentSpecInput): ScaledObject | undefined {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const scale = scaling(resources.queueMinScale, resources.queueMaxScale);
@@ -78,22 +76,20 @@ export function renderRunBacklogScaledObject(owner: OwnerDeployment, spec: Deplo
     owner,
     { name: names.queueWorker, component: 'queue-worker' },
     { minReplicaCount: scale.minReplicas, maxReplicaCount: scale.maxReplicas, pollingInterval: backlogPollingSeconds },
-    [
-      {
-        type: 'postgresql',
-        name: 'run-backlog',
-        metricType: 'AverageValue',
-        metadata: {
-          host: `${names.postgres}.${owner.namespace}.svc`,
-          port: '5432',
-          userName: 'postgres',
-          dbName: 'postgres',
-          sslmode: 'disable',
-          passwordFromEnv: 'POSTGRES_PASSWORD',
-          query: runBacklogQuery,
-          targetQueryValue: String(runsPerQueueWorker),
-        },
+    runQueueTriggerOrder.map((reading) => ({
+      type: 'postgresql',
+      name: runQueueReadings[reading].trigger,
+      metricType: 'AverageValue',
+      metadata: {
+        host: `${names.postgres}.${owner.namespace}.svc`,
+        port: '5432',
+        userName: 'postgres',
+        dbName: 'postgres',
+        sslmode: 'disable',
+        passwordFromEnv: 'POSTGRES_PASSWORD',
+        query: runQueueReadings[reading].query,
+        targetQueryValue: String(runsPerQueueWorker),
       },
-    ],
+    })),
   );
 }

@@ -303,6 +303,8 @@ describe('renderWorkloads', () => {
               targetQueryValue: '10',
             },
           },
+          // Read back by the metrics route; never more than the backlog, so never the larger of the two.
+          { type: 'postgresql', name: 'runs-pending', metadata: { query: "SELECT count(*) FROM runs WHERE status = 'pending'" } },
         ],
       });
       // The password KEDA reads is the queue worker's own, from this database's Secret.
