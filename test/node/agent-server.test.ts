@@ -10,6 +10,8 @@
 // engine (it pulls the base image, which the engine's Docker Hub mirror, the node's registry, has; builds
 // locally; pushes with the deployment's push token; PATCHes the digest), and --image-uri.
 import { execFile } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -733,6 +735,7 @@ describe("a project using the langgraph.json keys the reference's builds honour,
         "api_version 0.4: a version of the reference's server; the agent server is the installation's",
         "image_distro wolfi: the agent server's image is Debian",
         'env: the variables of app.env (values not shown)',
+        'webhooks: runs post to absolute http(s) URLs only; redirects are not followed',
         'PIP_CONFIG_FILE=/pipconfig.txt',
       ])
         expect(
@@ -787,6 +790,64 @@ describe("a project using the langgraph.json keys the reference's builds honour,
       'the thread swept after its TTL',
     );
   });
+
+  it('expires a store item once store.ttl has passed', { timeout: 240_000 }, async () => {
+    const items = `${keysUrl}/agents/store/items`;
+    const put = await appFetch(items, {
+      method: 'PUT',
+      body: JSON.stringify({ namespace: ['ttl'], key: 'brief', value: { kept: 'for a while' } }),
+      headers: { 'Content-Type': 'application/json' },
+      signal: AbortSignal.timeout(10_000),
+    });
+    expect(put.status).toBe(204);
+    const read = async () => (await appFetch(`${items}?namespace=ttl&key=brief`, { signal: AbortSignal.timeout(10_000) })).status;
+    expect(await read()).toBe(200);
+    // default_ttl 0.5 min, swept every 6 s.
+    await eventually(async () => (await read()) === 404 || undefined, 180_000, 'the store item swept after its TTL');
+  });
+
+  it(
+    "posts an ended run to its webhook with the configured header, and refuses a URL outside the policy with the reference's 422",
+    { timeout: 180_000 },
+    async () => {
+      // The receiver listens on the host the fixture's policy allows: the node's own address, which pods reach.
+      const { webhooks } = JSON.parse(readFileSync(join(fixture, 'project/langgraph.json'), 'utf8')) as {
+        webhooks: { url: { allowed_domains: string[] } };
+      };
+      const host = webhooks.url.allowed_domains[0]!;
+      const received: { headers: IncomingHttpHeaders; body: Record<string, unknown> }[] = [];
+      const receiver = createServer((request, response) => {
+        const chunks: Buffer[] = [];
+        request.on('data', (chunk: Buffer) => chunks.push(chunk));
+        request.on('end', () => {
+          received.push({ headers: request.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown> });
+          response.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((listening) => receiver.listen(0, host, listening));
+      try {
+        const hook = `http://${host}:${(receiver.address() as AddressInfo).port}/hook`;
+        const run = await postJson(`${keysUrl}/agents/runs/wait`, { assistant_id: 'keys', input: { text: 'hooked' }, webhook: hook });
+        expect(run.status).toBe(200);
+        const delivery = await eventually(async () => received[0], 60_000, 'the webhook delivered');
+        expect(delivery.headers['x-keys-hook']).toBe('token hook-token-3f9b');
+        expect(delivery.body).toMatchObject({ status: 'success', values: { text: 'HOOKED' }, kwargs: { webhook: hook } });
+        expect(delivery.body.run_id).toEqual(expect.any(String));
+
+        // A host the policy does not name: the reference's 422, and no run.
+        const refused = await postJson(`${keysUrl}/agents/runs/wait`, {
+          assistant_id: 'keys',
+          input: { text: 'never run' },
+          webhook: `http://${host}.nip.example/hook`,
+        });
+        expect(refused.status).toBe(422);
+        expect(JSON.stringify(refused.body)).toContain('Webhook domain not allowed');
+        expect(received).toHaveLength(1);
+      } finally {
+        receiver.close();
+      }
+    },
+  );
 
   it(
     "fails a revision whose store.index needs pgvector the deployment's Postgres lacks, saying so, while the previous one serves",

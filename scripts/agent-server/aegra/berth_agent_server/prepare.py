@@ -5,7 +5,8 @@ Writes the configuration to CONFIG_PATH (nothing when the image names no graphs:
 langgraph.json of its working directory). Exits 1, with the error as the container's termination message,
 when the migration fails, the langgraph.json's auth.path does not load (aegra would serve every request
 as one anonymous user then, and a deployment that asked for authentication gets none rather than that),
-its checkpointer.ttl is not one aegra accepts, or its store.index has no pgvector to use.
+its checkpointer.ttl or store.ttl is not one the server accepts, its webhooks' headers name a variable that
+is not set (or the policy is not one), or its store.index has no pgvector to use.
 """
 
 import asyncio
@@ -16,7 +17,7 @@ import sys
 import time
 import traceback
 
-from berth_agent_server import app_env
+from berth_agent_server import app_env, webhooks
 
 CONFIG_PATH = "/tmp/berth-aegra.json"
 # One lock for every migration of this database (pg_advisory_lock's key space is the database's).
@@ -91,6 +92,26 @@ def check_thread_ttl(config: dict) -> None:
     ThreadTTLConfig.model_validate(ttl)
 
 
+def check_store_ttl(config: dict) -> None:
+    """store.ttl as LangGraph's store takes it: default_ttl minutes (null: items never expire),
+    refresh_on_read, sweep_interval_minutes; anything else fails the revision, naming the key."""
+    ttl = (config.get("store") or {}).get("ttl")
+    if ttl is None:
+        return
+    if not isinstance(ttl, dict):
+        raise ValueError("store.ttl: an object with default_ttl, refresh_on_read and sweep_interval_minutes")
+    unknown = set(ttl) - {"default_ttl", "refresh_on_read", "sweep_interval_minutes"}
+    if unknown:
+        raise ValueError(f"store.ttl: unknown key(s) {', '.join(sorted(unknown))}")
+    number = (int, float)
+    if ttl.get("default_ttl") is not None and (not isinstance(ttl["default_ttl"], number) or ttl["default_ttl"] <= 0):
+        raise ValueError("store.ttl.default_ttl: minutes, a number above 0 (or null)")
+    if ttl.get("sweep_interval_minutes") is not None and (not isinstance(ttl["sweep_interval_minutes"], number) or ttl["sweep_interval_minutes"] <= 0):
+        raise ValueError("store.ttl.sweep_interval_minutes: a number above 0 (or null)")
+    if not isinstance(ttl.get("refresh_on_read", True), bool):
+        raise ValueError("store.ttl.refresh_on_read: true or false")
+
+
 def check_vector_store(connection, config: dict | None) -> None:
     """store.index keeps embeddings in the deployment's Postgres, which needs the pgvector extension."""
     if not ((config or {}).get("store") or {}).get("index"):
@@ -150,11 +171,16 @@ def main() -> None:
     if not os.environ.get("DATABASE_URL"):
         raise SystemExit("this agent server keeps threads and runs in Postgres, and the deployment has no database (DATABASE_URI)")
     app_env.load()
+    try:
+        webhooks.validate()
+    except ValueError:
+        fail(traceback.format_exc())
     config = config_from_env()
     if config is not None:
         try:
             check_auth(config)
             check_thread_ttl(config)
+            check_store_ttl(config)
         except Exception:
             fail(traceback.format_exc())
         with open(CONFIG_PATH, "w") as out:

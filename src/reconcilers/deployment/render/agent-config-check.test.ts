@@ -95,22 +95,23 @@ describe("the check of a configuration file against the agent server's keys", ()
     }
   });
 
-  it('fails the keys the server cannot honour, each by name, rather than ignoring them', () => {
-    const result = check({
-      webhooks: { env_prefix: 'LG_WEBHOOK_' },
-      store: { index: { dims: 3, embed: 'openai:x' }, ttl: { default_ttl: 5 } },
-      checkpointer: { path: './saver.py:saver', ttl: { default_ttl: 5 } },
-      graphs: {},
-    });
+  it('fails the keys the server cannot honour, by name, rather than ignoring them', () => {
+    const result = check({ checkpointer: { path: './saver.py:saver', ttl: { default_ttl: 5 } }, graphs: {} });
     expect(result.status).toBe(1);
     expect(result.stdout.trim().split('\n').slice(1)).toEqual([
-      'webhooks: this agent server sends no webhooks; remove the key, or name a base_image of your own',
-      'store.ttl: this agent server keeps store items until deleted; remove the key, or name a base_image of your own',
       "checkpointer.path: this agent server keeps checkpoints in the deployment's Postgres; only checkpointer.ttl applies",
     ]);
-    expect(check({ store: { index: { dims: 3, embed: 'openai:x' } }, checkpointer: { ttl: { default_ttl: 5 } }, graphs: {} }).status).toBe(
-      0,
-    );
+  });
+
+  it('passes the keys the server honours: store.index and store.ttl, checkpointer.ttl, webhooks (said in the log)', () => {
+    const result = check({
+      webhooks: { env_prefix: 'LG_WEBHOOK_', url: { allowed_domains: ['hooks.example.com'] } },
+      store: { index: { dims: 3, embed: 'openai:x' }, ttl: { default_ttl: 5 } },
+      checkpointer: { ttl: { default_ttl: 5 } },
+      graphs: {},
+    });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('webhooks: runs post to absolute http(s) URLs only; redirects are not followed');
   });
 });
 
