@@ -2,6 +2,7 @@
 // renders manifests the API server accepts (server-side dry-run, strict field validation), installs,
 // and gives Berth's service account exactly the permissions the controller and the facade need.
 import { renderNamespacePolicy } from '../src/api/namespace-policy.ts';
+import { renderNetworkPolicyGuard } from '../src/api/network-policy-guard.ts';
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
 import { defaultCertManagerUser, renderIssuerPolicy } from '../src/api/issuer-policy.ts';
 import { buildPlacementSchema } from '../src/api/build-placement.ts';
@@ -366,6 +367,18 @@ describe('the chart', () => {
     expect(policy.map((m) => m.kind)).toEqual(['ValidatingAdmissionPolicy', 'ValidatingAdmissionPolicyBinding']);
     expect(
       (await render('berth-system', ['--set', 'organizations.routePolicy=false'])).filter((m) => m.metadata.name === 'berth-routes'),
+    ).toEqual([]);
+  });
+
+  it("keeps organization namespaces' NetworkPolicies Berth's with the policy src/api/network-policy-guard.ts renders", async () => {
+    const manifests = await render('berth-system');
+    const policy = manifests.filter((m) => m.metadata.name === 'berth-network-policies');
+    const spec = (objects: object[]) => objects.map((o) => [(o as Manifest).kind, (o as { spec: unknown }).spec]);
+    expect(spec(policy)).toEqual(spec(renderNetworkPolicyGuard('system:serviceaccount:berth-system:berth')));
+    expect(
+      (await render('berth-system', ['--set', 'organizations.networkPolicy.enabled=false'])).filter(
+        (m) => m.metadata.name === 'berth-network-policies',
+      ),
     ).toEqual([]);
   });
 

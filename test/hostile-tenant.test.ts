@@ -4,6 +4,8 @@
 // refused or contained; the victim's secret must appear in nothing the attacker gets back. The count
 // of attacks tried, refused and of secrets leaked is printed.
 import { execFile } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { V1Job } from '@kubernetes/client-node';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
@@ -12,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cachedBuild } from '../workbench/cache-dir.ts';
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
+import { renderNetworkPolicyGuard } from '../src/api/network-policy-guard.ts';
 import { hardenedOrganizationPolicy } from '../src/api/organization-policy.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
 import { eventually } from '../workbench/support/poll.ts';
@@ -34,6 +37,7 @@ let victimNamespace: string;
 let buildNamespace: string;
 /** The route policy's name here: other test files' Berths share this API server. */
 const routePolicy = `berth-routes-hostile-${process.pid}`;
+const networkPolicyGuard = `berth-network-policies-hostile-${process.pid}`;
 let victimOrganization: string;
 let victimDeploymentId: string;
 /** Everything the attacker got back: no victim secret may be in it. */
@@ -97,7 +101,7 @@ beforeAll(async () => {
   expect((await kubectl(['apply', '-f', '-'], roles.stdout)).code).toBe(0);
   // The route policy as a release installs it (its objects compared with the chart's in chart.test.ts),
   // here for the identity this Berth runs as.
-  const policy = renderRoutePolicy('berth-admin', routePolicy);
+  const policy = [...renderRoutePolicy('berth-admin', routePolicy), ...renderNetworkPolicyGuard('berth-admin', networkPolicyGuard)];
   expect((await kubectl(['apply', '-f', '-'], policy.map((o) => JSON.stringify(o)).join('\n'))).code).toBe(0);
   // The tenant's kubectl identity: the `admin` role in its own namespace, nothing elsewhere.
   const setup = [
@@ -129,6 +133,13 @@ beforeAll(async () => {
     20_000,
     "admin aggregating Berth's kinds",
   );
+  // A deployment of the attacker's made before the victim's, to move onto the victim's host later.
+  await attacker.ok('POST', '/v2/deployments', {
+    name: 'decoy',
+    source: 'external_docker',
+    source_config: {},
+    source_revision_config: { image_uri: 'busybox:1' },
+  });
   const created = await victim.ok('POST', '/v2/deployments', {
     name: 'bank',
     source: 'external_docker',
@@ -142,7 +153,13 @@ beforeAll(async () => {
 afterAll(async () => {
   await berth?.stop();
   await github?.stop();
-  await kubectl(['delete', 'validatingadmissionpolicybinding,validatingadmissionpolicy', routePolicy, '--ignore-not-found']);
+  await kubectl([
+    'delete',
+    'validatingadmissionpolicybinding,validatingadmissionpolicy',
+    routePolicy,
+    networkPolicyGuard,
+    '--ignore-not-found',
+  ]);
   await kubectl([
     'delete',
     'clusterrole',
@@ -185,6 +202,19 @@ async function throughKubectl(args: string[], why: RegExp, input?: string): Prom
   tally.refused += 1;
 }
 
+/** The reason of an object's Stalled condition while it is True, or ''. */
+async function stalledReason(namespace: string, name: string, kind = 'deployments.berth.dev'): Promise<string> {
+  const got = await kubectl(['get', kind, name, '-n', namespace, '-o', 'json']);
+  const conditions = (JSON.parse(got.stdout) as { status?: { conditions?: { type: string; status: string; reason: string }[] } }).status
+    ?.conditions;
+  return conditions?.find((condition) => condition.type === 'Stalled' && condition.status === 'True')?.reason ?? '';
+}
+
+/** The names of a deployment listing: the attacker's own is its decoy alone. */
+function ownNames(listing: { resources: { name: string }[] }): string[] {
+  return listing.resources.map((deployment) => deployment.name);
+}
+
 const deployment = (name: string, spec: object) =>
   JSON.stringify({
     apiVersion: 'berth.dev/v1alpha1',
@@ -203,7 +233,7 @@ describe('a hostile tenant', () => {
     await throughApi('GET', `/v2/deployment-logs?deployment_id=${victimDeploymentId}`, undefined, [404]);
     await throughApi('GET', '/v2/deployments', undefined, [401], { 'x-tenant-id': victimOrganization });
     const list = await attacker.ok('GET', '/v2/deployments');
-    expect(list.resources).toEqual([]);
+    expect(ownNames(list)).toEqual(['decoy']);
   });
 
   it("cannot ask for privileges, another's host, Berth's host, a credentialed repository or a swarm", async () => {
@@ -260,10 +290,10 @@ describe('a hostile tenant', () => {
       },
       [422],
     );
-    expect((await attacker.ok('GET', '/v2/deployments')).resources).toEqual([]);
+    expect(ownNames(await attacker.ok('GET', '/v2/deployments'))).toEqual(['decoy']);
   });
 
-  it('cannot do through kubectl what the API refuses, nor leave its own namespace', async () => {
+  it("cannot do through kubectl what the API refuses, nor widen or lift its organization's NetworkPolicy", async () => {
     await throughKubectl(
       ['apply', '-n', attackerNamespace, '-f', '-'],
       /privileged containers are not allowed/,
@@ -271,11 +301,96 @@ describe('a hostile tenant', () => {
         sourceConfig: { resourceSpec: { sidecars: [{ name: 'root', image: 'busybox', securityContext: { privileged: true } }] } },
       }),
     );
-    await throughKubectl(['apply', '-n', victimNamespace, '-f', '-'], /forbidden/, deployment('squat', {}));
-    await throughKubectl(['get', 'secrets', '-n', victimNamespace], /forbidden/);
-    await throughKubectl(['get', 'deployments.berth.dev', '-n', victimNamespace], /forbidden/);
-    await throughKubectl(['delete', 'resourcequota', 'berth-organization', '-n', attackerNamespace], /forbidden/);
-    await throughKubectl(['get', 'secrets', '-n', await berthNamespace()], /forbidden/);
+    // Kubernetes' admin role may write NetworkPolicies, and they add up: one of the team's own beside the
+    // organization's could only open what it closes (the blocked networks), and deleting it opens all.
+    const policies = async () =>
+      JSON.parse((await kubectl(['get', 'networkpolicies', '-n', attackerNamespace, '-o', 'json'])).stdout) as {
+        items: { metadata: { name: string }; spec: unknown }[];
+      };
+    const organizationPolicy = await eventually(
+      async () => (await policies()).items.find((policy) => policy.metadata.name === 'berth-organization'),
+      20_000,
+      "the attacker's organization NetworkPolicy",
+    );
+    const berthOnly = /NetworkPolicies in an organization's namespace are Berth's/;
+    const everywhere = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'open' } };
+    await throughKubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-'],
+      berthOnly,
+      JSON.stringify({ ...everywhere, spec: { podSelector: {}, policyTypes: ['Egress'], egress: [{}] } }),
+    );
+    await throughKubectl(['delete', 'networkpolicy', 'berth-organization', '-n', attackerNamespace], berthOnly);
+    await throughKubectl(
+      ['patch', 'networkpolicy', 'berth-organization', '-n', attackerNamespace, '--type', 'merge', '-p', '{"spec":{"egress":[{}]}}'],
+      berthOnly,
+    );
+    // Where it would show: the namespace has the organization's policy alone, as Berth wrote it.
+    expect((await policies()).items).toEqual([organizationPolicy]);
+  });
+
+  it("cannot take another organization's host by moving an older deployment's custom URL onto it", async () => {
+    tally.tried += 1;
+    const moved = await kubectl([
+      'patch',
+      'deployments.berth.dev',
+      'decoy',
+      '-n',
+      attackerNamespace,
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({ spec: { sourceConfig: { customUrl: 'https://bank.apps.example.com' } } }),
+      `--as=system:serviceaccount:${attackerNamespace}:tenant`,
+    ]);
+    expect(moved.code, moved.stderr).toBe(0);
+    await eventually(
+      async () => (await stalledReason(attackerNamespace, 'decoy')) === 'HostClaimed',
+      20_000,
+      'the older deployment Stalled',
+    );
+    // The victim keeps its claim and is not Stalled: the host's first claim stands, whatever the age of a later claimant.
+    const bank = JSON.parse((await kubectl(['get', 'deployments.berth.dev', 'bank', '-n', victimNamespace, '-o', 'json'])).stdout) as {
+      status: { customHostClaim?: { host: string }; conditions?: { type: string; status: string }[] };
+    };
+    expect(bank.status.customHostClaim?.host).toBe('bank.apps.example.com');
+    expect(await stalledReason(victimNamespace, 'bank')).toBe('');
+    tally.refused += 1;
+  });
+
+  it("sends no request from Berth's pod to an address of its choosing through an integration's baseUrl", async () => {
+    // An address inside the cluster only Berth's pod reaches: the listener counts what arrives.
+    let arrived = 0;
+    const internal = createServer((_request, response) => {
+      arrived += 1;
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"login":"internal"}');
+    });
+    await new Promise<void>((listening) => internal.listen(0, '127.0.0.1', listening));
+    try {
+      tally.tried += 1;
+      const asTenant = ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`];
+      const token = { apiVersion: 'v1', kind: 'Secret', metadata: { name: 'internal-token' }, stringData: { token: 'ghp_attacker' } };
+      expect((await kubectl(asTenant, JSON.stringify(token))).code).toBe(0);
+      const integration = {
+        apiVersion: 'berth.dev/v1alpha1',
+        kind: 'CodeHostIntegration',
+        metadata: { name: 'internal' },
+        spec: {
+          baseUrl: `http://127.0.0.1:${(internal.address() as AddressInfo).port}/api/v3`,
+          credentialsSecretRef: { name: 'internal-token' },
+        },
+      };
+      const applied = await kubectl(asTenant, JSON.stringify(integration));
+      expect(applied.code, applied.stderr).toBe(0);
+      await eventually(
+        async () => (await stalledReason(attackerNamespace, 'internal', 'codehostintegrations.berth.dev')) === 'BaseUrlNotAllowed',
+        20_000,
+        'the integration Stalled',
+      );
+      expect(arrived).toBe(0);
+      tally.refused += 1;
+    } finally {
+      internal.close();
+    }
   });
 
   it("gets no access to another organization's sources and images in the registry, with its credential, a forged one or none", async () => {
@@ -655,11 +770,4 @@ function spliced(token: string, namespace: string): string {
   const [payload, mac] = token.slice('bor_'.length).split('.');
   const claims = JSON.parse(Buffer.from(payload ?? '', 'base64url').toString()) as Record<string, unknown>;
   return `bor_${Buffer.from(JSON.stringify({ ...claims, n: namespace })).toString('base64url')}.${mac}`;
-}
-
-/** The namespace Berth keeps its API keys in. */
-async function berthNamespace(): Promise<string> {
-  return (await kubectl(['get', 'namespaces', '-o', 'jsonpath={.items[*].metadata.name}'])).stdout
-    .split(' ')
-    .find((name) => name.startsWith('berth-hostile-op'))!;
 }

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { installCrds } from './install-crds.ts';
 import { adminUserName } from './pki.ts';
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
+import { renderNetworkPolicyGuard } from '../src/api/network-policy-guard.ts';
 import { fieldManager } from '../src/api/group.ts';
 import { applyObject } from '../src/runtime/index.ts';
 import { startLocalCluster, type LocalCluster } from './local-cluster.ts';
@@ -89,8 +90,9 @@ export async function startDevCluster(options: DevOptions): Promise<DevCluster> 
     dev.kubeConfig.loadFromFile(cluster.controlPlane.kubeconfigPath);
     const crds = await installCrds(dev.kubeConfig, options.crdsDir);
     options.logger.info({ crds }, 'CRDs installed');
-    // As the chart installs it: routes in organization namespaces are Berth's alone.
-    for (const object of renderRoutePolicy(adminUserName)) await applyObject(dev.kubeConfig, object, fieldManager);
+    // As the chart installs them: routes and NetworkPolicies in organization namespaces are Berth's alone.
+    for (const object of [...renderRoutePolicy(adminUserName), ...renderNetworkPolicyGuard(adminUserName)])
+      await applyObject(dev.kubeConfig, object, fieldManager);
     dev.local = await localAccess(dev.kubeConfig, dataDir, options.operatorNamespace);
     Object.assign(dev, { kubeconfigPath: cluster.controlPlane.kubeconfigPath, cluster });
     if (!cluster.node) rmSync(join(dataDir, 'registry'), { force: true });

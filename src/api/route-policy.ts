@@ -8,7 +8,7 @@
 // listeners. This ValidatingAdmissionPolicy (the API server's own policy engine, CEL) refuses all of
 // them in organization namespaces from anyone but Berth. The chart installs the same objects for its
 // service account (test/chart.test.ts compares).
-import { admissionPolicy } from './admission-policy.ts';
+import { admissionPolicy, clusterControllerRequest } from './admission-policy.ts';
 import { labels } from './group.ts';
 
 /** `berth dev`'s; a chart release names its own after itself. */
@@ -42,12 +42,10 @@ export const steeringResources = [
   },
 ];
 
-/** CEL: an update by one of the cluster's own controllers, a `system:` identity that is not a service
- * account of the organization's namespace. They update what Berth made (KEDA's operator, as the user
- * system:keda or its service account, writes its finalizer and more back into every ScaledObject); a
- * team's people and its namespace's service accounts make and change nothing here. */
-const clusterControllerUpdate =
-  "request.operation == 'UPDATE' && request.userInfo.username.startsWith('system:') && !request.userInfo.username.startsWith('system:serviceaccount:' + request.namespace + ':')";
+/** CEL: an update by one of the cluster's own controllers. They update what Berth made (KEDA's operator,
+ * as the user system:keda or its service account, writes its finalizer and more back into every
+ * ScaledObject); a team's people and its namespace's service accounts make and change nothing here. */
+const clusterControllerUpdate = clusterControllerRequest(['UPDATE']);
 
 /** What a refusal says (CEL, with the kind refused). */
 const steeringMessage =
