@@ -3,6 +3,7 @@
 // and gives Berth's service account exactly the permissions the controller and the facade need.
 import { renderNamespacePolicy } from '../src/api/namespace-policy.ts';
 import { renderNetworkPolicyGuard } from '../src/api/network-policy-guard.ts';
+import { runQueueMetricName, runQueueTriggerOrder } from '../src/api/run-queue.ts';
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
 import { defaultCertManagerUser, renderIssuerPolicy } from '../src/api/issuer-policy.ts';
 import { buildPlacementSchema } from '../src/api/build-placement.ts';
@@ -476,6 +477,16 @@ describe('the chart', () => {
         { name: 'BERTH_GATEWAY', value: 'gateways/public' },
       ]),
     );
+  });
+
+  it("lets Berth read exactly the run queue's external metrics that src/api/run-queue.ts names", async () => {
+    const external = (await render('berth-system'))
+      .filter((m) => m.kind === 'ClusterRole' || m.kind === 'Role')
+      .flatMap((m) => (m as unknown as { rules?: { apiGroups?: string[]; resources?: string[]; verbs?: string[] }[] }).rules ?? [])
+      .filter((rule) => rule.apiGroups?.includes('external.metrics.k8s.io'));
+    expect(external.map((rule) => ({ resources: rule.resources, verbs: rule.verbs }))).toEqual([
+      { resources: runQueueTriggerOrder.map(runQueueMetricName), verbs: ['get'] },
+    ]);
   });
 
   it("scales apps on their requests in flight with apps.concurrencyMetrics: passes it on, grants KEDA's ScaledObjects only then", async () => {
