@@ -724,6 +724,8 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
       application: { replicas: 0, ready_replicas: 0, restarts: 0, cpu_cores: null, memory_bytes: null },
       database: null,
       api: null,
+      // No queue worker: no queue, and nothing to say about it.
+      queue: null,
       unavailable: [
         { metric: 'cpu_cores, memory_bytes', reason: 'this cluster serves no resource metrics (metrics-server)' },
         { metric: 'api', reason: 'this installation reads no request metrics (--concurrency-metrics)' },

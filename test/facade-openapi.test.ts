@@ -42,6 +42,7 @@ describe('/openapi.json', () => {
       'database',
       'deployment_id',
       'measured_at',
+      'queue',
       'unavailable',
     ]);
     expect(document.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-Api-Key' });
