@@ -113,12 +113,16 @@ export async function forbiddenInLogs(namespace: string): Promise<string[]> {
   return lines;
 }
 
-/** Events anywhere in the cluster whose message says `forbidden`. */
+/** The kubelet's own refusals: the node authorizer answers "no relationship found" while its graph has
+ * not yet seen a just-bound pod's volume. The kubelet retries; no chart RBAC is involved. */
+const nodeAuthorizerLag = /User "system:node:[^"]+" .* no relationship found between node/;
+
+/** Events anywhere in the cluster whose message says `forbidden`, but the node authorizer's lag. */
 export async function forbiddenEvents(): Promise<string[]> {
   const list = JSON.parse(await kubectlOk(['get', 'events', '-A', '-o', 'json'])) as {
     items: { metadata: { namespace: string }; reason: string; message?: string }[];
   };
   return list.items
-    .filter((event) => /forbidden/i.test(event.message ?? ''))
+    .filter((event) => /forbidden/i.test(event.message ?? '') && !nodeAuthorizerLag.test(event.message ?? ''))
     .map((event) => `${event.metadata.namespace} ${event.reason}: ${event.message}`);
 }
