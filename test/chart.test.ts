@@ -5,6 +5,7 @@ import { renderNamespacePolicy } from '../src/api/namespace-policy.ts';
 import { renderNetworkPolicyGuard } from '../src/api/network-policy-guard.ts';
 import { runQueueMetricName, runQueueTriggerOrder } from '../src/api/run-queue.ts';
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
+import { metricsStorePolicyName, metricsStoreService } from '../src/api/metrics-store-policy.ts';
 import { defaultCertManagerUser, renderIssuerPolicy } from '../src/api/issuer-policy.ts';
 import { buildPlacementSchema } from '../src/api/build-placement.ts';
 import { hardenedOrganizationPolicy, organizationPolicySchema } from '../src/api/organization-policy.ts';
@@ -513,6 +514,33 @@ describe('the chart', () => {
         { name: 'BERTH_CONCURRENCY_QUERY', value: query },
       ]),
     );
+  });
+
+  it("lets Berth guard the metrics store's pods where apps.concurrencyMetrics names a Service, as metrics-store-policy.ts reads it", async () => {
+    const storeRole = (manifests: Manifest[]) => manifests.find((m) => m.kind === 'Role' && m.metadata.name === 'berth-metrics-store');
+    for (const url of [
+      'http://vmsingle.monitoring.svc:8428',
+      'http://prometheus.metrics:9090',
+      'https://vmauth.monitoring.svc.cluster.local/select',
+      'http://10.0.0.7:9090',
+      'https://metrics.example.com',
+      'http://prometheus:9090',
+    ]) {
+      const service = metricsStoreService(url);
+      const role = storeRole(await render('berth-system', ['--set', `apps.concurrencyMetrics=${url}`]));
+      expect(role?.metadata.namespace, url).toBe(service?.namespace);
+      if (!service) continue;
+      expect(role!.rules, url).toEqual([
+        { apiGroups: [''], resources: ['services'], verbs: ['get'], resourceNames: [service.name] },
+        {
+          apiGroups: ['networking.k8s.io'],
+          resources: ['networkpolicies'],
+          verbs: ['get', 'patch'],
+          resourceNames: [metricsStorePolicyName],
+        },
+        { apiGroups: ['networking.k8s.io'], resources: ['networkpolicies'], verbs: ['create'] },
+      ]);
+    }
   });
 
   it("scales dev_zero to zero with apps.activatorProxy: passes both parts on, grants ReferenceGrants in the activator's namespace only", async () => {

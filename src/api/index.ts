@@ -24,3 +24,4 @@ export * from './request-metrics.ts';
 export * from './run-queue.ts';
 export * from './readable-secrets.ts';
 export * from './activator.ts';
+export * from './metrics-store-policy.ts';

@@ -11,6 +11,8 @@ import {
   registerDeploymentControllers,
   scaledObjectKind,
 } from '../reconcilers/deployment/index.ts';
+import { writableStorePath } from '../workloads/metrics-store.ts';
+import { protectMetricsStore } from '../workloads/metrics-store-policy.ts';
 import { labelManagedSecrets } from '../workloads/readable-secrets.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/index.ts';
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
@@ -84,6 +86,16 @@ async function requireScaledObjects(kubeConfig: KubeConfig): Promise<void> {
       `--concurrency-metrics needs KEDA: this cluster serves no ${kind} (${apiVersion}). Install KEDA, or leave --concurrency-metrics unset for a HorizontalPodAutoscaler on CPU`,
     );
   });
+}
+
+/** KEDA reads apps' scale from the metrics store: a store that takes writes where KEDA reads is refused
+ * at start, with what to point the flag at instead. */
+async function refuseWritableStore(store: string): Promise<void> {
+  const path = await writableStorePath(store);
+  if (path)
+    throw new Error(
+      `--concurrency-metrics takes writes at ${path}, and whoever writes there moves every app's scale: point it at a query-only endpoint (vmselect, vmauth passing /api/v1/query alone, or Prometheus without its remote-write receiver)`,
+    );
 }
 
 /** The activator for dev_zero: the flags, else what the cluster offers. It needs the Gateway's routes
@@ -174,11 +186,16 @@ export async function startBerth(
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
     const scaling = requestConcurrencyFor(options, cluster);
-    if (scaling.requestConcurrency) await requireScaledObjects(kubeConfig);
+    if (scaling.requestConcurrency) {
+      await requireScaledObjects(kubeConfig);
+      await refuseWritableStore(scaling.requestConcurrency.serverAddress);
+    }
     const activation = await activatorFor(kubeConfig, options, cluster, routing.gateway);
     const buildNamespace = options.buildNamespace;
     const blocked = options.buildBlockedCidrs ?? cluster.buildBlockedCidrs;
     if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger, blocked));
+    const store = scaling.requestConcurrency?.serverAddress;
+    if (store) manager.whenLeading('metrics store', () => protectMetricsStore(kubeConfig, { url: store, buildNamespace }, logger));
     manager.whenLeading('readable Secrets', () => labelManagedSecrets(kubeConfig, scope.namespaces, logger));
     registerDeploymentControllers(manager, {
       ...images,

@@ -2,7 +2,7 @@
 // and failures turned into OAuthPeerError messages that name the peer and quote its OAuth error, but
 // never a request body, a query string or userinfo (where credentials would travel).
 
-import { privateAddressProblem, publicNetworkFetch } from './public-network.ts';
+import { isLoopbackHost, privateAddressProblem, publicNetworkFetch } from './public-network.ts';
 
 export interface PeerRequestOptions {
   /** Whole exchange, headers and body included. */
@@ -165,12 +165,6 @@ export async function requestJson(
     }
     throw new OAuthPeerError('unreachable', `${what}: ${networkCause(error)}`);
   }
-}
-
-/** Hosts where plain HTTP never leaves the machine. */
-function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '');
-  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
 /**

@@ -32,6 +32,12 @@ for (const [network, prefix] of ipv6Ranges) notPublic.addSubnet(network, prefix,
 
 /** Whether an address is loopback, private, link-local, shared, reserved or multicast (IPv4-mapped
  * IPv6 addresses as their IPv4 address). */
+/** Hosts where plain HTTP never leaves the machine (a pod's loopback is its own). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
+}
+
 export function isPrivateAddress(address: string): boolean {
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
   if (mapped) return notPublic.check(mapped, 'ipv4');

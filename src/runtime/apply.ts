@@ -2,6 +2,7 @@
 // manager: a controller owns what it sets, and sends all of it every time, so a field it stops sending
 // is removed) and deletes. Status has its own module (status-write.ts).
 import type { KubeConfig } from '@kubernetes/client-node';
+import { appliedHashOf } from './applied-hash.ts';
 import { kubeRequest } from './kube-request.ts';
 import { objectPath, type KubeObject, type ResourceKind } from './types.ts';
 
@@ -95,4 +96,19 @@ export function sameJson(a: unknown, b: unknown): boolean {
   }
   for (const key in y) if (y[key] !== undefined) members--;
   return members === 0;
+}
+
+/**
+ * Applies an object unless the stored one carries the same applied hash (withAppliedHash): for what the
+ * leader keeps at the start of each term, where a start that finds it in place writes nothing.
+ */
+export async function applyUnlessCurrent<T extends KubeObject>(kc: KubeConfig, object: T, fieldManager: string): Promise<void> {
+  const resource = await resolveResource(kc, object.apiVersion!, object.kind!);
+  const stored = await kubeRequest<KubeObject>(kc, { method: 'GET', path: objectPath(resource, appliedObjectKey(object)) }).catch(
+    (error: unknown) => {
+      if ((error as { code?: number }).code === 404) return undefined;
+      throw error;
+    },
+  );
+  if (appliedHashOf(stored) !== appliedHashOf(object)) await applyObject(kc, object, fieldManager);
 }

@@ -20,3 +20,34 @@ export async function instantValue(store: string, promql: string): Promise<numbe
   const value = Number(answer.data?.result?.[0]?.value?.[1]);
   return Number.isFinite(value) ? value : undefined;
 }
+
+/** The write endpoints Prometheus-compatible stores serve, each with a request that writes nothing: an
+ * empty remote-write batch (a snappy frame of zero bytes) and an empty import. */
+const writeProbes: { path: string; init: RequestInit }[] = [
+  {
+    path: 'api/v1/write',
+    init: {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-protobuf', 'content-encoding': 'snappy', 'x-prometheus-remote-write-version': '0.1.0' },
+      body: new Uint8Array([0]),
+    },
+  },
+  { path: 'api/v1/import', init: { method: 'POST', body: '' } },
+];
+
+/**
+ * The first write endpoint the store accepts an empty write at, or undefined when it accepts none (or
+ * does not answer from here: KEDA may reach it where Berth does not). What KEDA reads there drives
+ * every app's scale, so whoever may write it may move any organization's replicas.
+ */
+export async function writableStorePath(store: string): Promise<string | undefined> {
+  for (const probe of writeProbes) {
+    const url = new URL(probe.path, store.endsWith('/') ? store : `${store}/`);
+    const response = await fetch(url, { ...probe.init, signal: AbortSignal.timeout(readTimeoutMs), redirect: 'manual' }).catch(
+      () => undefined,
+    );
+    await response?.body?.cancel();
+    if (response?.ok) return `/${probe.path} (${response.status})`;
+  }
+  return undefined;
+}

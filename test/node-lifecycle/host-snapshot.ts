@@ -25,7 +25,7 @@ const sysctls = [
   'net.ipv4.conf.all.route_localnet',
 ];
 const nodeProcesses =
-  /^(kubelet|kube-proxy|kube-scheduler|kube-apiserver|kube-controller|kube-router|containerd|etcd|docker-registry|coredns|traefik|metrics-server|cert-manager|keda-operator|keda-adapter|victoria-metrics)/;
+  /^(kubelet|kube-proxy|kube-scheduler|kube-apiserver|kube-controller|kube-router|containerd|etcd|docker-registry|coredns|traefik|metrics-server|cert-manager|keda-operator|keda-adapter|victoria-metrics|vmauth)/;
 
 export async function hostSnapshot() {
   return {

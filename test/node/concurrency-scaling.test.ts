@@ -4,13 +4,14 @@
 // HorizontalPodAutoscaler. A bounded client holds 30 slow but CPU-cheap requests in flight through the
 // Gateway (loopback only): a CPU autoscaler would not act, this one goes to max_scale (10 in flight per
 // replica) and never past it, then back to min_scale once the load stops, with 0 failed requests.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { metricsStoreUrl } from '../../workbench/node/metrics-store.ts';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { metricsStoreUrl, writableStoreUrl } from '../../workbench/node/metrics-store.ts';
+import { writableStorePath } from '../../src/workloads/metrics-store.ts';
 import { renderAlertRules, renderDashboard } from '../../src/api/metrics-views.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
 import { eventually } from '../../workbench/support/poll.ts';
-import { kubectl, testKubeConfig } from '../support/cluster.ts';
-import type { BerthProcess } from '../support/berth-process.ts';
+import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { runArgs, spawnBerth, type BerthProcess } from '../support/berth-process.ts';
 import type { Api } from '../support/http-api.ts';
 import { autoscalerOf, berthScalingOf, readyReplicasOf, watchMostReplicas } from '../../workbench/support/scaling.ts';
 import { deployScaledApp, scaleBackIn } from './scaling-steps.ts';
@@ -112,6 +113,35 @@ describe('an app with slow requests on the real node, scaled on its requests in 
       'the ScaledObject Ready',
     );
     await eventually(async () => (await inFlightPerReplica('calm')) !== undefined, 120_000, 'the autoscaler reading requests in flight');
+  });
+
+  it('reads the store through a front that passes queries only: an import or a delete there is a 400', async () => {
+    const forged = { metric: { __name__: 'berth_forged', namespace }, values: [1000], timestamps: [Date.now()] };
+    const imported = await fetch(`${metricsStoreUrl}/api/v1/import`, { method: 'POST', body: JSON.stringify(forged) });
+    expect(imported.status).toBe(400);
+    expect(await imported.text()).toContain('missing route');
+    // A matcher of the forged series alone: on a writable store this deletes nothing else.
+    const deleted = await fetch(
+      `${metricsStoreUrl}/api/v1/admin/tsdb/delete_series?${new URLSearchParams({ 'match[]': 'berth_forged' })}`,
+      {
+        method: 'POST',
+      },
+    );
+    expect(deleted.status).toBe(400);
+    const read = await fetch(`${metricsStoreUrl}/api/v1/query?${new URLSearchParams({ query: 'berth_forged' })}`);
+    expect(await read.json()).toMatchObject({ status: 'success', data: { result: [] } });
+  });
+
+  it('refuses to start a Berth given the store itself, which takes writes, naming where', async () => {
+    expect(await writableStorePath(writableStoreUrl)).toBe('/api/v1/write (204)');
+    expect(await writableStorePath(metricsStoreUrl)).toBeUndefined();
+    const refused = spawnBerth(inject('kubeconfigPath'), [
+      ...runArgs({ operatorNamespace: await useNamespace('berth-writable-op'), watchNamespaces: [namespace] }),
+      '--concurrency-metrics',
+      writableStoreUrl,
+    ]);
+    expect(await refused.exited).toBe(1);
+    expect(JSON.stringify(refused.lines)).toContain('--concurrency-metrics takes writes at /api/v1/write (204)');
   });
 
   it('lets a team that administers its namespace write no ScaledObject, so no query or URL of its own reaches KEDA', async () => {

@@ -1,7 +1,9 @@
 // Organizations' NetworkPolicies enforced on the real node (kube-router's policy controller): with the
 // installation's organization policy, an organization's pods answer their own namespace and the node
 // (the Gateway), never another organization's pods or a namespace outside; and they cannot reach the
-// networks the policy blocks (here the node's own address: the API server, the registries).
+// networks the policy blocks (here the node's own address: the API server, the registries). The metrics
+// store apps scale on, a Service of its own namespace, answers that namespace's neighbours but no
+// organization or build (api/metrics-store-policy.ts).
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
@@ -9,11 +11,14 @@ import { nodeIp, registryAddress } from '../../workbench/node/network.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
-import { apply, examplePod, exampleImage, httpGet, isReady, kubectlOk, podStatus } from './support.ts';
+import { apply, examplePod, exampleImage, httpGet, isReady, kubectlOk, podStatus, service } from './support.ts';
 
 let berth: BerthProcess;
-const ns = { a: '', b: '', outside: '' };
+const ns = { a: '', b: '', outside: '', store: '', builds: '' };
 let serverIp: string;
+
+/** The metrics store Berth is given: a Service of a namespace that is no organization's. */
+const storeUrl = () => `http://store.${ns.store}.svc:8000`;
 
 /** What `/app get url` run in the pod prints, or why it could not. */
 async function getFrom(namespace: string, pod: string, url: string): Promise<{ ok: boolean; output: string }> {
@@ -39,6 +44,8 @@ beforeAll(async () => {
   ns.a = await useNamespace('netpol-a');
   ns.b = await useNamespace('netpol-b');
   ns.outside = await useNamespace('netpol-outside');
+  ns.store = await useNamespace('netpol-store');
+  ns.builds = await useNamespace('netpol-builds');
   await ensureOrganizationNamespace(kc, ns.a, randomUUID());
   await ensureOrganizationNamespace(kc, ns.b, randomUUID());
   const policy = { networkPolicy: { blockedCidrs: [`${nodeIp}/32`] } };
@@ -46,14 +53,21 @@ beforeAll(async () => {
     ...runArgs({ operatorNamespace, watchNamespaces: [ns.a, ns.b, operatorNamespace] }),
     '--organization-policy',
     JSON.stringify(policy),
+    '--concurrency-metrics',
+    storeUrl(),
+    '--build-namespace',
+    ns.builds,
   ]);
   await waitReady(berth);
   const image = await exampleImage('netpol');
   await apply(ns.a, examplePod('server', image, { readinessPath: '/ok' }), examplePod('client', image));
   await apply(ns.b, examplePod('client', image));
   await apply(ns.outside, examplePod('client', image));
+  await apply(ns.store, examplePod('store', image, { readinessPath: '/ok' }), service('store', { app: 'store' }, 8000));
+  await apply(ns.builds, examplePod('client', image));
   serverIp = await readyPodIp(ns.a, 'server');
-  for (const namespace of [ns.a, ns.b, ns.outside]) await readyPodIp(namespace, 'client');
+  await readyPodIp(ns.store, 'store');
+  for (const namespace of [ns.a, ns.b, ns.outside, ns.builds]) await readyPodIp(namespace, 'client');
   for (const namespace of [ns.a, ns.b])
     await eventually(
       async () => (await kubectl(['get', 'networkpolicy', '-n', namespace, 'berth-organization'])).code === 0,
@@ -93,5 +107,20 @@ describe("an organization's pods under its NetworkPolicy on the node", () => {
     const attempt = await getFrom(ns.b, 'late', `http://${serverIp}:8000/`);
     expect(attempt.ok, attempt.output).toBe(false);
     await kubectlOk(['delete', 'pod', '-n', ns.b, 'late', '--wait=false']);
+  });
+
+  it('keep organizations and builds from the metrics store, which a namespace outside still reads', async () => {
+    await eventually(
+      async () => (await kubectl(['get', 'networkpolicy', '-n', ns.store, 'berth-metrics-store'])).code === 0,
+      30_000,
+      'NetworkPolicy berth-metrics-store beside the store',
+    );
+    const url = `${storeUrl()}/`;
+    await eventually(async () => (await getFrom(ns.outside, 'client', url)).ok, 30_000, 'the store from outside the organizations');
+    expect((await getFrom(ns.outside, 'client', url)).output).toBe('berth-example netpol');
+    for (const namespace of [ns.a, ns.builds]) {
+      const attempt = await getFrom(namespace, 'client', url);
+      expect(attempt.ok, `${namespace} reached the metrics store: ${attempt.output}`).toBe(false);
+    }
   });
 });

@@ -2,14 +2,37 @@
 // run on the host, on loopback only. It scrapes the Gateway's Prometheus metrics every few seconds and
 // answers PromQL at /api/v1/query, which is where KEDA reads each app's request concurrency (Berth's
 // `--concurrency-metrics`), as it would from a cluster's Prometheus.
+//
+// The store also takes imports and deletes on the same port, and what KEDA reads drives every app's
+// scale: KEDA and Berth read it through vmauth instead, which passes the query paths only (anything else
+// is a 400, "missing route"), as a cluster's store should be read.
 import { stringify } from 'yaml';
 import { gatewayMetricsAddress } from './network.ts';
 
-/** Where the store answers PromQL: loopback only. */
+/** Where the store itself listens: loopback only, reached by vmauth alone. */
+const storeAddress = { host: '127.0.0.1', port: 20492 };
+
+/** Where the query-only front answers PromQL: loopback only. */
 export const metricsStoreAddress = { host: '127.0.0.1', port: 20491 };
 
-/** The URL Berth gives KEDA's prometheus triggers under `berth dev` and in the node suite. */
+/** The URL Berth gives KEDA's prometheus triggers under `berth dev` and in the node suite: the front. */
 export const metricsStoreUrl = `http://${metricsStoreAddress.host}:${metricsStoreAddress.port}`;
+
+/** The store's own URL, writable: for the node suite's proof that the front refuses what it takes. */
+export const writableStoreUrl = `http://${storeAddress.host}:${storeAddress.port}`;
+
+/** The read paths the front passes on (PromQL and metadata reads), as vmauth's regular expressions. */
+const readPaths = ['/api/v1/query', '/api/v1/query_range', '/api/v1/series', '/api/v1/labels', '/api/v1/label/[^/]+/values'];
+
+/** vmauth's configuration: callers without credentials reach the read paths of the store, nothing else. */
+export function metricsReaderConfig(): string {
+  return stringify({ unauthorized_user: { url_map: [{ src_paths: readPaths, url_prefix: writableStoreUrl }] } });
+}
+
+/** vmauth's flags: the front's address, its configuration, quiet logs. */
+export function metricsReaderArgs(config: string): string[] {
+  return [`-auth.config=${config}`, `-httpListenAddr=${metricsStoreAddress.host}:${metricsStoreAddress.port}`, '-loggerLevel=WARN'];
+}
 
 /** How often the Gateway is scraped: a load's concurrency shows within a few seconds. */
 const scrapeIntervalSeconds = 5;
@@ -35,7 +58,7 @@ export function metricsStoreArgs(input: { dataDir: string; scrapeConfig: string 
   return [
     `-storageDataPath=${input.dataDir}`,
     `-promscrape.config=${input.scrapeConfig}`,
-    `-httpListenAddr=${metricsStoreAddress.host}:${metricsStoreAddress.port}`,
+    `-httpListenAddr=${storeAddress.host}:${storeAddress.port}`,
     '-retentionPeriod=1d',
     '-memory.allowedBytes=64MiB',
     '-search.latencyOffset=1s',

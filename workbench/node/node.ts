@@ -44,7 +44,7 @@ import { gatewayObjects, nodeGateway, traefikConfig } from './gateway.ts';
 import { installCrds } from '../install-crds.ts';
 import { clusterDnsObjects, storageClass } from './system-objects.ts';
 import { kedaCertFiles } from './keda.ts';
-import { metricsStoreScrapeConfig } from './metrics-store.ts';
+import { metricsReaderConfig, metricsStoreScrapeConfig } from './metrics-store.ts';
 import { cachedBuild } from '../cache-dir.ts';
 
 const run = promisify(execFile);
@@ -301,6 +301,7 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
   mkdirSync(join(dirs.root, 'keda'), { recursive: true });
   for (const [name, pem] of Object.entries(kedaCertFiles(pki))) writeFileSync(join(dirs.root, 'keda', name), pem, { mode: 0o600 });
   writeFileSync(join(dirs.root, 'metrics-store.yaml'), metricsStoreScrapeConfig());
+  writeFileSync(join(dirs.root, 'metrics-reader.yaml'), metricsReaderConfig());
   // kube-proxy exits when its configuration file changes: written once, before it starts.
   writeFileSync(join(dirs.root, 'kube-proxy.yaml'), kubeProxyConfig(join(dirs.root, 'kube-proxy.kubeconfig')));
   return pki;

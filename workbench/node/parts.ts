@@ -22,7 +22,7 @@ import {
   kedaOperatorRole,
   withClusterDns,
 } from './keda.ts';
-import { metricsStoreArgs, metricsStoreUrl } from './metrics-store.ts';
+import { metricsReaderArgs, metricsStoreArgs, metricsStoreUrl } from './metrics-store.ts';
 import { metricsServerArgs, metricsServerObjects } from './metrics.ts';
 import { nodeName, registryAddress } from './network.ts';
 import { conditionTrue, pushBuildImages, pushServiceImages, type NodeContext } from './node.ts';
@@ -137,6 +137,7 @@ const autoscaling: NodePart = {
       join(metricsStore!, 'victoria-metrics'),
       metricsStoreArgs({ dataDir: join(node.dirs.root, 'metrics-store'), scrapeConfig: join(node.dirs.root, 'metrics-store.yaml') }),
     );
+    node.supervise('metrics-reader', join(metricsStore!, 'vmauth'), metricsReaderArgs(join(node.dirs.root, 'metrics-reader.yaml')));
     await installCrds(node.kc, join(keda!, 'crds'));
     for (const object of [kedaOperatorRole(keda!), ...kedaObjects()]) await applyObject(node.kc, object, fieldManager);
     const files = { kubeconfig: join(node.dirs.root, 'keda.kubeconfig'), certDir: join(node.dirs.root, 'keda') };

@@ -95,3 +95,17 @@ app.kubernetes.io/part-of: berth
 {{- define "berth.podSecurity" -}}
 {{- if ne .Values.organizations.podSecurity "none" }}{{ .Values.organizations.podSecurity }}{{ end }}
 {{- end }}
+
+{{/* The cluster Service apps.concurrencyMetrics names, as namespace/name, or nothing: a host
+<service>.<namespace>, optionally with .svc and the cluster's domain (metricsStoreService in
+src/api/metrics-store-policy.ts reads it the same way). Berth keeps a NetworkPolicy beside its pods. */}}
+{{- define "berth.metricsStoreService" -}}
+{{- with .Values.apps.concurrencyMetrics }}
+{{- $hostLabels := splitList "." ((urlParse .).host | splitList ":" | first) }}
+{{- if and (ge (len $hostLabels) 2) (or (eq (len $hostLabels) 2) (eq (index $hostLabels 2) "svc")) }}
+{{- if and (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" (index $hostLabels 0)) (regexMatch "^[a-z0-9]([-a-z0-9]*[a-z0-9])?$" (index $hostLabels 1)) }}
+{{- index $hostLabels 1 }}/{{ index $hostLabels 0 }}
+{{- end }}
+{{- end }}
+{{- end }}
+{{- end }}

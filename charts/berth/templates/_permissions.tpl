@@ -13,6 +13,9 @@ from (rbac.yaml). Each rule has a scope:
   gateway-tls      with apps.tlsIssuer, the Gateway's namespace only: the organizations' Certificates,
                    their Secrets' removal, and the Gateway's listeners (patched under a field manager
                    per organization).
+  metrics-store    with apps.concurrencyMetrics naming a cluster Service, the store's namespace only:
+                   that Service read, and the NetworkPolicy berth-metrics-store that keeps
+                   organizations and builds from the store's pods.
 Nothing here deletes namespaces, touches RBAC, ConfigMaps or CRDs, writes Pods, or reads Secrets outside
 the watched namespaces and the release namespace.
 */}}
@@ -170,6 +173,23 @@ the watched namespaces and the release namespace.
   apiGroups: [""]
   resources: [secrets]
   verbs: [delete]
+{{- end }}
+{{- with include "berth.metricsStoreService" . }}
+- scope: metrics-store
+  apiGroups: [""]
+  resources: [services]
+  verbs: [get]
+  resourceNames: [{{ splitList "/" . | last }}]
+- scope: metrics-store
+  apiGroups: [networking.k8s.io]
+  resources: [networkpolicies]
+  verbs: [get, patch]
+  resourceNames: [berth-metrics-store]
+# create: a server-side apply that makes the policy (a create cannot be limited to a name).
+- scope: metrics-store
+  apiGroups: [networking.k8s.io]
+  resources: [networkpolicies]
+  verbs: [create]
 {{- end }}
 {{- if .Values.builder.pushRegistry }}
 # create: Secret berth-registry-signing, the key pushed-image tokens are signed with (made by the first

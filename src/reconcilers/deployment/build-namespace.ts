@@ -6,8 +6,8 @@
 // when it does not exist (the chart makes it, with Berth's rights in it); its policy is Berth's to keep.
 import type { KubeConfig } from '@kubernetes/client-node';
 import { fieldManager } from '../../api/index.ts';
-import { applyObject, isKubeApiError, kubeRequest, type KubeObject, type Logger } from '../../runtime/index.ts';
-import { appliedHashOf, withAppliedHash } from '../../runtime/applied-hash.ts';
+import { applyUnlessCurrent, isKubeApiError, kubeRequest, type KubeObject, type Logger } from '../../runtime/index.ts';
+import { withAppliedHash } from '../../runtime/applied-hash.ts';
 import { clusterDnsEgress } from '../../api/cluster-dns.ts';
 
 const managed = { 'app.kubernetes.io/managed-by': 'berth' };
@@ -63,13 +63,5 @@ export async function prepareBuildNamespace(
     });
     logger.info({ namespace: name }, 'made the build namespace');
   }
-  const policy = withAppliedHash(renderBuildNetworkPolicy(name, blocked));
-  const stored = await kubeRequest<KubeObject>(kc, {
-    method: 'GET',
-    path: `/apis/networking.k8s.io/v1/namespaces/${name}/networkpolicies/${policy.metadata?.name}`,
-  }).catch((error: unknown) => {
-    if (isKubeApiError(error, 404)) return undefined;
-    throw error;
-  });
-  if (appliedHashOf(stored) !== appliedHashOf(policy)) await applyObject(kc, policy, fieldManager);
+  await applyUnlessCurrent(kc, withAppliedHash(renderBuildNetworkPolicy(name, blocked)), fieldManager);
 }
