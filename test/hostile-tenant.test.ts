@@ -39,6 +39,9 @@ let buildNamespace: string;
 const routePolicy = `berth-routes-hostile-${process.pid}`;
 const networkPolicyGuard = `berth-network-policies-hostile-${process.pid}`;
 let victimOrganization: string;
+/** A second victim's organization, named as the attacker's namespace with `-corp` after it: the Gateway
+ * would name its `web` as it names the attacker's `corp-web`. */
+let corpNamespace: string;
 let victimDeploymentId: string;
 /** Everything the attacker got back: no victim secret may be in it. */
 const seen: string[] = [];
@@ -54,14 +57,19 @@ beforeAll(async () => {
   attackerNamespace = await useNamespace('attacker');
   buildNamespace = await useNamespace('hostile-builds');
   victimNamespace = await useNamespace('victim');
+  corpNamespace = `${attackerNamespace}-corp`;
+  expect((await kubectl(['create', 'namespace', corpNamespace])).code).toBe(0);
+  const corpOrganization = randomUUID();
+  await ensureOrganizationNamespace(kc, corpNamespace, corpOrganization);
   const attackerOrganization = randomUUID();
   victimOrganization = randomUUID();
   await ensureOrganizationNamespace(kc, attackerNamespace, attackerOrganization);
   await ensureOrganizationNamespace(kc, victimNamespace, victimOrganization);
   attackerKey = (await ensureApiKey(kc, operatorNamespace, [attackerOrganization])).key;
   const victimKey = (await ensureApiKey(kc, operatorNamespace, [victimOrganization])).key;
+  const corpKey = (await ensureApiKey(kc, operatorNamespace, [corpOrganization])).key;
   berth = spawnBerth(inject('kubeconfigPath'), [
-    ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, attackerNamespace, victimNamespace] }),
+    ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, attackerNamespace, victimNamespace, corpNamespace] }),
     '--custom-url-domains',
     'apps.example.com,run.example.com',
     // Every deployment's own URL is under run.example.com: no custom_url may take another's.
@@ -148,11 +156,18 @@ beforeAll(async () => {
     secrets: [{ name: 'BANK_TOKEN', value: victimSecret }],
   });
   victimDeploymentId = created.id;
+  await httpApi(url, { 'x-api-key': corpKey }).ok('POST', '/v2/deployments', {
+    name: 'web',
+    source: 'external_docker',
+    source_config: {},
+    source_revision_config: { image_uri: 'nginx:1' },
+  });
 });
 
 afterAll(async () => {
   await berth?.stop();
   await github?.stop();
+  if (corpNamespace) await kubectl(['delete', 'namespace', corpNamespace, '--wait=false', '--ignore-not-found']);
   await kubectl([
     'delete',
     'validatingadmissionpolicybinding,validatingadmissionpolicy',
@@ -354,6 +369,32 @@ describe('a hostile tenant', () => {
     };
     expect(bank.status.customHostClaim?.host).toBe('bank.apps.example.com');
     expect(await stalledReason(victimNamespace, 'bank')).toBe('');
+    tally.refused += 1;
+  });
+
+  it("cannot take another organization's names at the Gateway with a deployment whose namespace and name join to the same", async () => {
+    // `<attacker>`'s `corp-web` would be `<attacker>-corp-web` at the Gateway, as `<attacker>-corp`'s `web` is.
+    await throughApi(
+      'POST',
+      '/v2/deployments',
+      { name: 'corp-web', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'busybox:1' } },
+      [409],
+    );
+    tally.tried += 1;
+    const applied = await kubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
+      deployment('corp-web', {}),
+    );
+    expect(applied.code, applied.stderr).toBe(0);
+    await eventually(
+      async () => (await stalledReason(attackerNamespace, 'corp-web')) === 'GatewayNameTaken',
+      20_000,
+      'the later deployment Stalled',
+    );
+    // Nothing of it was written under those names, and the first deployment keeps them.
+    expect((await kubectl(['get', 'service', 'corp-web', '-n', attackerNamespace])).code).not.toBe(0);
+    expect(await stalledReason(corpNamespace, 'web')).toBe('');
+    expect((await kubectl(['get', 'service', 'web', '-n', corpNamespace])).code).toBe(0);
     tally.refused += 1;
   });
 
