@@ -553,6 +553,12 @@ describe('a hostile tenant', () => {
   });
 
   it('cannot reach the build namespace, where builds run privileged: not its Jobs, not their Secrets, no pod there', async () => {
+    // Berth keeps the namespace closed: its NetworkPolicy admits no connection to any build.
+    const policy = JSON.parse((await kubectl(['get', 'networkpolicy', 'berth-builds', '-n', buildNamespace, '-o', 'json'])).stdout) as {
+      spec: { podSelector: object; policyTypes: string[]; ingress?: unknown[] };
+    };
+    expect(policy.spec).toMatchObject({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+    expect(policy.spec.ingress ?? []).toEqual([]);
     await throughKubectl(['get', 'secrets', '-n', buildNamespace], /forbidden/);
     await throughKubectl(['get', 'jobs', '-n', buildNamespace], /forbidden/);
     await throughKubectl(['logs', '-n', buildNamespace, 'any-build-pod'], /forbidden/);
@@ -775,6 +781,26 @@ describe('a hostile tenant', () => {
     expect(preview.spec.previewOf?.fromFork).toBe(true);
     expect(preview.spec.secrets).toEqual([]);
     expect(JSON.stringify(preview)).not.toContain('store-secrets');
+    // Its build (the fork's code, in the build namespace) gets the victim's build credentials, never its
+    // app's secrets: not in the Job, not in the Secret Berth copies for it.
+    const uid = (
+      JSON.parse((await kubectl(['get', 'deployments.berth.dev', `store-pr-${number}`, '-n', victimNamespace, '-o', 'json'])).stdout) as {
+        metadata: { uid: string };
+      }
+    ).metadata.uid;
+    const job = await eventually(
+      async () => {
+        const found = await kubectl(['get', 'jobs', '-n', buildNamespace, '-l', `berth.dev/build-for-deployment=${uid}`, '-o', 'json']);
+        return (JSON.parse(found.stdout) as { items: { metadata: { name: string }; spec: { template: { spec: object } } }[] }).items[0];
+      },
+      30_000,
+      "the fork preview's build Job",
+    );
+    expect(job.spec.template.spec).toMatchObject({ automountServiceAccountToken: false });
+    const copied = await kubectl(['get', 'secret', job.metadata.name, '-n', buildNamespace, '-o', 'json']);
+    expect(copied.code, copied.stderr).toBe(0);
+    for (const text of [JSON.stringify(job), copied.stdout])
+      expect(text.includes(victimSecret) || text.includes(Buffer.from(victimSecret).toString('base64'))).toBe(false);
     tally.refused += 1;
   });
 
@@ -798,6 +824,8 @@ describe('a hostile tenant', () => {
     expect(exposed(readable.stdout)).toBe(false);
     expect(exposed(JSON.stringify(await attacker.ok('GET', '/v2/deployments')))).toBe(false);
     expect(seen.filter(exposed)).toEqual([]);
+    // Nor in Berth's own log, which a platform team's log collector keeps.
+    expect(berth.rawOutput.filter(exposed)).toEqual([]);
     // The victim itself reads its secret's name back, never its value.
     expect(JSON.stringify(await victim.ok('GET', `/v2/deployments/${victimDeploymentId}`))).not.toContain(victimSecret);
     // The README names how many attacks this suite makes; every one was refused or contained above.
