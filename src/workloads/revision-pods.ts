@@ -6,6 +6,8 @@ import type { CacheTransform, DeepReadonly, Informer, KubeObject, Manager, Resou
 
 /** On every object a Deployment runs: its part (application, queue-worker, build, postgres, ...). */
 export const componentLabel = 'app.kubernetes.io/component';
+/** The values of componentLabel: each part a Deployment runs. */
+export type Component = 'application' | 'canary' | 'queue-worker' | 'postgres' | 'redis' | 'build' | 'pre-deploy';
 /** On a revision's pods (and the objects that make them): the Revision's name. */
 export const revisionLabel = 'berth.dev/revision';
 
@@ -15,7 +17,7 @@ export const podKind = { apiVersion: 'v1', kind: 'Pod', plural: 'pods' } as cons
 export type PodRole = 'workload' | 'build';
 
 /** The components whose pods serve or work: the application's, a canary's and the queue worker's. */
-export const workloadComponents: ReadonlySet<string> = new Set(['application', 'canary', 'queue-worker']);
+export const workloadComponents: ReadonlySet<string> = new Set<Component>(['application', 'canary', 'queue-worker']);
 
 export function hasRole(pod: DeepReadonly<V1Pod>, role: PodRole): boolean {
   const labels = pod.metadata?.labels ?? {};

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { labels, requestMetricQueries, scaleToZeroCondition, type Deployment, type RequestMetricQueries } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { applicationServicePort, childNames, deploymentLabelValue } from '../../api/child-names.ts';
-import { componentLabel, hasRole } from '../../workloads/revision-pods.ts';
+import { componentLabel, hasRole, type Component } from '../../workloads/revision-pods.ts';
 import { deploymentMetrics, type ApiReadings, type MetricsReadings } from '../deployment-metrics.ts';
 import type { FacadeDependencies, MetricsSources } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
@@ -39,7 +39,7 @@ export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependen
     const pods = cache.pods
       .list(namespace)
       .filter((pod) => pod.metadata?.labels?.[labels.deployment] === ownLabel && hasRole(pod, 'workload'));
-    const queued = pods.some((pod) => pod.metadata?.labels?.[componentLabel] === 'queue-worker');
+    const queued = pods.some((pod) => pod.metadata?.labels?.[componentLabel] === ('queue-worker' satisfies Component));
     const [usage, capacity, api, queue] = await Promise.all([
       usageOf(metrics, namespace, ownLabel),
       metrics.claimCapacity(namespace, names.postgresClaim).then(

@@ -5,7 +5,7 @@ import type { V1OwnerReference, V1ResourceRequirements, V1Secret, V1Service } fr
 import { apiVersion, labels as berthLabels } from '../../../api/group.ts';
 import { deploymentLabelValue } from '../../../api/child-names.ts';
 import { readableSecretLabel, readableSecretValues } from '../../../api/readable-secrets.ts';
-import { componentLabel, revisionLabel } from '../../../workloads/revision-pods.ts';
+import { componentLabel, revisionLabel, type Component } from '../../../workloads/revision-pods.ts';
 
 export interface OwnerDeployment {
   name: string;
@@ -14,9 +14,7 @@ export interface OwnerDeployment {
 }
 
 // Declared with the revision pods' cache, which both the controller and the HTTP API read.
-export { componentLabel, revisionLabel };
-
-export type Component = 'application' | 'canary' | 'queue-worker' | 'postgres' | 'redis' | 'build' | 'pre-deploy';
+export { componentLabel, revisionLabel, type Component };
 
 /** Labels that select a component's pods: stable for the Deployment's whole life (selectors are immutable). */
 export function selectorLabels(owner: OwnerDeployment, component: Component): Record<string, string> {
