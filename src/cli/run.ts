@@ -186,15 +186,15 @@ export async function startBerth(
   let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
   if (options.components.includes('controller')) {
     const scaling = requestConcurrencyFor(options, cluster);
-    if (scaling.requestConcurrency) {
+    const store = scaling.requestConcurrency?.serverAddress;
+    if (store) {
       await requireScaledObjects(kubeConfig);
-      await refuseWritableStore(scaling.requestConcurrency.serverAddress);
+      await refuseWritableStore(store);
     }
     const activation = await activatorFor(kubeConfig, options, cluster, routing.gateway);
     const buildNamespace = options.buildNamespace;
     const blocked = options.buildBlockedCidrs ?? cluster.buildBlockedCidrs;
     if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger, blocked));
-    const store = scaling.requestConcurrency?.serverAddress;
     if (store) manager.whenLeading('metrics store', () => protectMetricsStore(kubeConfig, { url: store, buildNamespace }, logger));
     manager.whenLeading('readable Secrets', () => labelManagedSecrets(kubeConfig, scope.namespaces, logger));
     registerDeploymentControllers(manager, {

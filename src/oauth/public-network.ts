@@ -30,14 +30,14 @@ const ipv6Ranges: [string, number][] = [
 for (const [network, prefix] of ipv4Ranges) notPublic.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of ipv6Ranges) notPublic.addSubnet(network, prefix, 'ipv6');
 
-/** Whether an address is loopback, private, link-local, shared, reserved or multicast (IPv4-mapped
- * IPv6 addresses as their IPv4 address). */
 /** Hosts where plain HTTP never leaves the machine (a pod's loopback is its own). */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
+/** Whether an address is loopback, private, link-local, shared, reserved or multicast (IPv4-mapped
+ * IPv6 addresses as their IPv4 address). */
 export function isPrivateAddress(address: string): boolean {
   const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
   if (mapped) return notPublic.check(mapped, 'ipv4');

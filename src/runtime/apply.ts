@@ -3,7 +3,7 @@
 // is removed) and deletes. Status has its own module (status-write.ts).
 import type { KubeConfig } from '@kubernetes/client-node';
 import { appliedHashOf } from './applied-hash.ts';
-import { kubeRequest } from './kube-request.ts';
+import { isKubeApiError, kubeRequest } from './kube-request.ts';
 import { objectPath, type KubeObject, type ResourceKind } from './types.ts';
 
 interface DiscoveredResource {
@@ -106,7 +106,7 @@ export async function applyUnlessCurrent<T extends KubeObject>(kc: KubeConfig, o
   const resource = await resolveResource(kc, object.apiVersion!, object.kind!);
   const stored = await kubeRequest<KubeObject>(kc, { method: 'GET', path: objectPath(resource, appliedObjectKey(object)) }).catch(
     (error: unknown) => {
-      if ((error as { code?: number }).code === 404) return undefined;
+      if (isKubeApiError(error, 404)) return undefined;
       throw error;
     },
   );
