@@ -10,9 +10,14 @@ interface PromAnswer {
   data?: { result?: { value?: [number, string] }[] };
 }
 
+/** A path below the store's URL, which may carry a path of its own (vmselect's /select/0/prometheus). */
+function storeUrl(store: string, path: string): URL {
+  return new URL(path, store.endsWith('/') ? store : `${store}/`);
+}
+
 /** The first sample of an instant query (each of Berth's queries sums to one series), or undefined. */
 export async function instantValue(store: string, promql: string): Promise<number | undefined> {
-  const url = new URL('api/v1/query', store.endsWith('/') ? store : `${store}/`);
+  const url = storeUrl(store, 'api/v1/query');
   url.searchParams.set('query', promql);
   const response = await fetch(url, { signal: AbortSignal.timeout(readTimeoutMs), redirect: 'error' });
   const answer = (await response.json().catch(() => ({ status: 'error' }))) as PromAnswer;
@@ -42,10 +47,11 @@ const writeProbes: { path: string; init: RequestInit }[] = [
  */
 export async function writableStorePath(store: string): Promise<string | undefined> {
   for (const probe of writeProbes) {
-    const url = new URL(probe.path, store.endsWith('/') ? store : `${store}/`);
-    const response = await fetch(url, { ...probe.init, signal: AbortSignal.timeout(readTimeoutMs), redirect: 'manual' }).catch(
-      () => undefined,
-    );
+    const response = await fetch(storeUrl(store, probe.path), {
+      ...probe.init,
+      signal: AbortSignal.timeout(readTimeoutMs),
+      redirect: 'manual',
+    }).catch(() => undefined);
     await response?.body?.cancel();
     if (response?.ok) return `/${probe.path} (${response.status})`;
   }
