@@ -20,17 +20,12 @@ const logDir = mkdtempSync(join(tmpdir(), 'berth-builds-'));
 const builds = new Builds({ logDir });
 const names: BuildName[] = ['controlplane', 'tools', 'node', 'gateway', ...nodeParts.flatMap((part) => part.builds), 'flux'];
 
-// One apt-get at a time: the node's packages and Chromium for the browser check (.ci/run installs Lua,
-// for the Argo CD check of the first suites, before it starts this).
-const packages = (async () => {
-  for (const script of ['install-node-packages.sh', 'install-browser.sh']) {
-    await run('bash', [join(repoRoot, 'scripts', script)], { maxBuffer: 64 << 20 });
-  }
-  console.error(`[${seconds()}] Debian packages installed`);
-})();
+// Every Debian package first, in one apt-get (a no-op when .ci/run or an earlier run installed them):
+// builds started side by side then never wait on apt, nor race for its locks.
+await run('bash', [join(repoRoot, 'scripts/install-debian-packages.sh')], { maxBuffer: 64 << 20 });
+console.error(`[${seconds()}] Debian packages installed`);
 
 const outcomes = await Promise.allSettled([
-  packages,
   ...names.map(async (name) => {
     const bin = await builds.bin(name);
     const built = builds.list().find((build) => build.name === name);

@@ -3,13 +3,5 @@
 # (a current Lua) and lua5.1 (the dialect of gopher-lua, which Argo CD embeds). Does nothing when both
 # are there.
 set -euo pipefail
-
-missing=()
-for interpreter in lua5.4 lua5.1; do
-  command -v "$interpreter" >/dev/null || missing+=("$interpreter")
-done
-(( ${#missing[@]} )) || exit 0
-[[ $(id -u) == 0 ]] || { echo "need root to install ${missing[*]} (apt-get install -y ${missing[*]})" >&2; exit 1; }
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq >&2
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+source "$(dirname "$0")/lib/debian-packages.sh"
+install_debian_packages "${lua_packages[@]}"

@@ -12,16 +12,8 @@ set -euo pipefail
 log_dir="${BERTH_DOCKER_LOG_DIR:-${TMPDIR:-/tmp}/berth-docker}"
 mkdir -p "$log_dir"
 
-missing=()
-command -v dockerd >/dev/null || missing+=(docker.io)
-command -v debootstrap >/dev/null || missing+=(debootstrap)
-if (( ${#missing[@]} )); then
-  [[ $(id -u) == 0 ]] || { echo "need root to install ${missing[*]}" >&2; exit 1; }
-  echo "installing ${missing[*]}" >&2
-  export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >&2
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-fi
+source "$(dirname "$0")/lib/debian-packages.sh"
+install_debian_packages "${image_packages[@]}"
 
 # The node's registries in daemon.json's insecure-registries, and the first as a Docker Hub mirror (kept
 # with whatever else the file says): an engine reads both at start and again on SIGHUP.

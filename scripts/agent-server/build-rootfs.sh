@@ -16,7 +16,8 @@ set -euo pipefail
 recipe=$(cd "$1" && pwd)
 shift
 [[ $(id -u) == 0 ]] || { echo "build-rootfs: needs root (debootstrap, chroot)" >&2; exit 1; }
-command -v debootstrap >/dev/null || { apt-get update -qq && apt-get install -y -qq debootstrap >/dev/null; }
+source "$(dirname "$0")/../lib/debian-packages.sh"
+install_debian_packages debootstrap
 DEBIAN_SUITE= DEBIAN_PACKAGES= PYTHON_VERSION= SDIST_WHEELS=
 # shellcheck source=inmem/recipe.env
 source "$recipe/recipe.env"

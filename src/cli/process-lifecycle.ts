@@ -1,6 +1,6 @@
 // What every berth process does around its work: reads its command line (help and mistakes answered
-// before anything starts), and stops in order on SIGINT or SIGTERM, each step undone last-in first-out,
-// then exits. `berth run` (berth.ts) and `berth dev` (workbench/berth-dev.ts) both run under it.
+// before anything starts), and stops in order on SIGINT, SIGTERM or SIGHUP (its terminal closed), each
+// step undone last-in first-out, then exits. `berth run` (berth.ts) and `berth dev` (workbench/berth-dev.ts) both run under it.
 import type { Logger } from '../runtime/index.ts';
 import { parseCommandLine, usage, type Options } from './options.ts';
 
@@ -27,7 +27,20 @@ export interface Stopping {
   readonly requested: boolean;
 }
 
-/** The stop of this process, asked for by SIGINT, SIGTERM or a failure. */
+/** The signals that stop the process in order: Ctrl-C, a stop asked for, and a terminal that closed (the
+ * default of SIGHUP would end it at once, leaving every process it started running). */
+const stopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+/** A log line at the stop that may find its terminal gone (SIGHUP): the stop goes on without it. */
+function sayQuietly(say: () => void): void {
+  try {
+    say();
+  } catch {
+    // stdout is closed: nobody is there to read it.
+  }
+}
+
+/** The stop of this process, asked for by one of stopSignals or a failure. */
 export function stopOnSignals(logger: Logger): Stopping {
   const steps: Array<() => Promise<void>> = [];
   let requested = false;
@@ -36,9 +49,10 @@ export function stopOnSignals(logger: Logger): Stopping {
     async stop(reason, exitCode = 0) {
       if (requested) return;
       requested = true;
-      logger.info({ reason }, 'stopping');
+      if (reason === 'SIGHUP') ignoreClosedOutput();
+      sayQuietly(() => logger.info({ reason }, 'stopping'));
       for (const step of steps.reverse()) {
-        await step().catch((error: unknown) => logger.error({ err: error }, 'error while stopping'));
+        await step().catch((error: unknown) => sayQuietly(() => logger.error({ err: error }, 'error while stopping')));
       }
       process.exit(exitCode);
     },
@@ -46,7 +60,11 @@ export function stopOnSignals(logger: Logger): Stopping {
       return requested;
     },
   };
-  process.once('SIGINT', () => void stopping.stop('SIGINT'));
-  process.once('SIGTERM', () => void stopping.stop('SIGTERM'));
+  for (const signal of stopSignals) process.once(signal, () => void stopping.stop(signal));
   return stopping;
+}
+
+/** After SIGHUP the terminal is gone: a write to it fails (EIO, EPIPE), and that must not end the stop. */
+function ignoreClosedOutput(): void {
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 }

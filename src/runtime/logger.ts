@@ -65,5 +65,14 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     redact: { paths: redactPaths, censor: redacted },
     formatters: { log: (object) => withoutSecretData(object) as Record<string, unknown> },
   };
-  return options.destination ? pino(config, options.destination as pino.DestinationStream) : pino(config);
+  return pino(config, (options.destination as pino.DestinationStream | undefined) ?? standardOutput());
+}
+
+/** stdout, each line written as it comes. Never a line held for the exit: pino flushes those with
+ * sonic-boom's flushSync, which retries a broken pipe forever, so a process whose terminal had closed
+ * (SIGHUP) would never end. A line nobody can read any more (EPIPE, EIO) is dropped. */
+function standardOutput(): pino.DestinationStream {
+  const stream = pino.destination({ dest: 1, sync: true });
+  stream.on('error', () => {});
+  return stream;
 }

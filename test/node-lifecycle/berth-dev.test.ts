@@ -1,7 +1,8 @@
 // `berth dev` with a real node, as a new user runs it: it starts the node, an image pushed to its
 // registry and applied as a Berth Deployment answers HTTP from the host; killed with SIGKILL, it leaves
-// pods behind that the next start cleans up before it comes back with the same app; stopped with
-// Ctrl-C, it leaves the host exactly as it found it. Runs before the shared-node suite: one node per
+// pods behind that the next start cleans up before it comes back with the same app; stopped by its
+// terminal closing (SIGHUP, its output read by nobody), it leaves the host exactly as it found it, as
+// Ctrl-C does (the same stop: src/cli/process-lifecycle.test.ts). Runs before the shared-node suite: one node per
 // machine.
 import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -119,7 +120,7 @@ describe('berth dev with a real node', () => {
   // host is compared with itself as it was before any node.
   beforeAll(() => cleanUpAfterDeadNode(controlPlaneBinaries()));
 
-  it('serves a pushed image applied as a Deployment, recovers from SIGKILL, and restores the host on Ctrl-C', async () => {
+  it('serves a pushed image applied as a Deployment, recovers from SIGKILL, and restores the host when its terminal closes', async () => {
     const before = await hostSnapshot();
 
     const first = berthDev();
@@ -154,7 +155,10 @@ describe('berth dev with a real node', () => {
       ),
     ).toBe(true);
 
-    second.child.kill('SIGINT');
+    // The terminal window closes: SIGHUP, and nobody reads what it prints any more.
+    second.child.stdout.destroy();
+    second.child.stderr.destroy();
+    second.child.kill('SIGHUP');
     expect(await second.exited).toBe(0);
     expect(await hostSnapshot()).toEqual(before);
   }, 900_000);
