@@ -2,9 +2,11 @@
 // `integration` (test/: a real kube-apiserver and etcd, started once per run by the global setup,
 // only when a test of this project runs).
 import { defineConfig } from 'vitest/config';
+import { reporters } from './test/support/reporters.ts';
 
 export default defineConfig({
   test: {
+    reporters: reporters('npm-test'),
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',

@@ -2,9 +2,11 @@
 // container from outside against the same real control plane as the default suite. Needs a Docker
 // engine (scripts/start-docker.sh); skips, saying so, when none answers.
 import { defineConfig } from 'vitest/config';
+import { reporters } from './test/support/reporters.ts';
 
 export default defineConfig({
   test: {
+    reporters: reporters('image'),
     include: ['test/image/**/*.test.ts'],
     globalSetup: ['test/support/global-setup.ts'],
     // No image can be pulled here, so testcontainers' reaper (an image from a registry) stays off; the
