@@ -88,4 +88,4 @@ export function ciReport(dir: string): string {
   return sections.join('\n\n');
 }
 
-if (import.meta.main) console.log(ciReport(process.argv[2] ?? '.'));
+if (import.meta.main) process.stdout.write(`${ciReport(process.argv[2] ?? '.')}\n`);

@@ -30,6 +30,7 @@ import {
   startRuns,
   streamRun,
   type AgentServer,
+  type ThreadReading,
 } from '../../workbench/support/langgraph-sdk.ts';
 import { loopbackLookup } from '../../workbench/support/loopback.ts';
 import { nodeActivator } from '../../workbench/node/http-add-on.ts';
@@ -196,6 +197,69 @@ function createSmallAgent(name: string, tier: string) {
   });
 }
 
+const keysFixture = join(import.meta.dirname, 'fixtures/agent-keys');
+
+/** The keys fixture project, its configuration changed by `change`, with the wheel only its pip.conf
+ * finds, uploaded to deployment `deploymentId`: the archive's object path. */
+async function uploadKeysProject(
+  deploymentId: string,
+  change: (config: Record<string, unknown>) => Record<string, unknown> = (config) => config,
+) {
+  const dir = mkdtempSync(join(workdir, 'keys-'));
+  cpSync(join(keysFixture, 'project'), dir, { recursive: true });
+  const config = join(dir, 'langgraph.json');
+  writeFileSync(config, JSON.stringify(change(JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>)));
+  await execFileAsync('python3', [join(keysFixture, 'make_wheel.py'), join(dir, 'wheels')]);
+  const archive = `${dir}.tar.gz`;
+  await execFileAsync('tar', ['-czf', archive, '-C', dir, '.']);
+  const grant = await tool.ok('POST', `/v2/deployments/${deploymentId}/upload-url`);
+  const stored = await fetch(grant.upload_url, {
+    method: 'PUT',
+    body: readFileSync(archive),
+    headers: grant.upload_headers,
+    signal: AbortSignal.timeout(30_000),
+  });
+  expect(stored.status).toBe(200);
+  return grant.object_path as string;
+}
+
+/** A revision of the uploaded sources of deployment `deploymentId`, once it settles. */
+async function deployUpload(deploymentId: string, objectPath: string, timeoutMs: number) {
+  const patched = await tool.ok('PATCH', `/v2/deployments/${deploymentId}`, {
+    revision_source: 'internal_source',
+    source_revision_config: { source_tarball_path: objectPath, graph_config_path: 'langgraph.json' },
+  });
+  return revisionReaches(tool, deploymentId, patched.latest_revision_id, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED'], { timeoutMs });
+}
+
+/** A dev_zero agent deployed by the client from a copy of the project, and a thread made on it. */
+async function deploySleepyAgent(): Promise<{ server: AgentServer; thread: ThreadReading }> {
+  const created = await createSmallAgent('agent-zero', 'dev_zero');
+  const copy = copyAgentProject(mkdtempSync(join(workdir, 'zero-')));
+  await runLanggraph(user, copy, ['deploy', '--remote', '--name', 'agent-zero', '--no-input', '-c', 'langgraph.json']);
+  const deployment = await tool.ok('GET', `/v2/deployments/${created.id}`);
+  const server = { url: deployment.url as string, caFile };
+  return { server, thread: await createThread(server, { text: 'sleep on it' }) };
+}
+
+/** The keys project's deployment and its first revision, once it settles. */
+async function deployKeysAgent(): Promise<{ id: string; revision: { id: string; status: string; status_message: string } }> {
+  const created = await createSmallAgent('agent-keys', 'dev');
+  return { id: created.id, revision: await deployUpload(created.id, await uploadKeysProject(created.id), 480_000) };
+}
+
+/** Deployments that later tests read, started once the first deployment serves: their builds, and the
+ * dev_zero one's idle window, pass while the tests between them run. Each later test still checks all
+ * it checked when it made its deployment itself. */
+let sleepyAgent: Promise<Awaited<ReturnType<typeof deploySleepyAgent>>>;
+let keysAgent: Promise<Awaited<ReturnType<typeof deployKeysAgent>>>;
+function startLaterDeployments(): void {
+  sleepyAgent = deploySleepyAgent();
+  keysAgent = deployKeysAgent();
+  // Awaited by their tests; a failure is theirs to report, never an unhandled rejection.
+  for (const started of [sleepyAgent, keysAgent]) started.catch(() => {});
+}
+
 describe('an agent server deployed by the reference client', () => {
   let url: string;
   /** The server at its https URL, as the SDK reaches it. */
@@ -244,6 +308,7 @@ describe('an agent server deployed by the reference client', () => {
       // The API queues runs; the queue worker runs them (that run went through it).
       expect(await workerCount('agent')).toBe('0');
       expect(await workerCount('agent-queue')).toBe('1');
+      startLaterDeployments();
     },
   );
 
@@ -493,11 +558,8 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
   });
 
   it('takes a dev_zero agent to zero when idle and wakes it with every thread intact', { timeout: 600_000 }, async () => {
-    const created = await createSmallAgent('agent-zero', 'dev_zero');
-    await client(['deploy', '--remote', '--name', 'agent-zero', '--no-input', '-c', 'langgraph.json']);
-    const deployment = await tool.ok('GET', `/v2/deployments/${created.id}`);
-    const sleepy = { url: deployment.url as string, caFile };
-    const thread = await createThread(sleepy, { text: 'sleep on it' });
+    // Deployed by the client, with a thread made on it, after the first test (startLaterDeployments).
+    const { server: sleepy, thread } = await sleepyAgent;
     await eventually(
       async () => (await componentPods(namespace, 'agent-zero')).length === 0 || undefined,
       300_000,
@@ -663,69 +725,19 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
       body: { text: 'BY URI!' },
     });
   });
-
-  it('lists deployments, revisions and listeners with the client, and deletes the deployments', async () => {
-    expect(JSON.parse(await client(['deploy', 'list', '--json']))).toContainEqual({ id, name: 'agent' });
-    const revisions = await client(['deploy', 'revisions', 'list', id]);
-    expect(revisions).toContain('DEPLOYED');
-    expect(revisions).toContain('BUILD_FAILED');
-    const listeners = JSON.parse(await client(['deploy', 'listeners', 'list', '--json'])) as {
-      compute_config: { k8s_namespaces: string[] };
-    }[];
-    expect(listeners.flatMap((listener) => listener.compute_config.k8s_namespaces)).toContain(namespace);
-    const all = JSON.parse(await client(['deploy', 'list', '--json'])) as { id: string; name: string }[];
-    for (const deployment of all) await client(['deploy', 'delete', deployment.id, '--force']);
-    for (const deployment of all)
-      await eventually(
-        async () => (await tool.call('GET', `/v2/deployments/${deployment.id}`)).status === 404,
-        60_000,
-        `${deployment.name} gone`,
-      );
-  });
 });
 
 describe("a project using the langgraph.json keys the reference's builds honour, uploaded as the API takes it", () => {
-  const fixture = join(import.meta.dirname, 'fixtures/agent-keys');
   let keysId: string;
   let keysUrl: string;
-
-  /** The fixture project, its configuration changed by `change`, with the wheel only its pip.conf
-   * finds, uploaded to the deployment: the archive's object path. */
-  async function uploadProject(change: (config: Record<string, unknown>) => Record<string, unknown> = (config) => config) {
-    const dir = mkdtempSync(join(workdir, 'keys-'));
-    cpSync(join(fixture, 'project'), dir, { recursive: true });
-    const config = join(dir, 'langgraph.json');
-    writeFileSync(config, JSON.stringify(change(JSON.parse(readFileSync(config, 'utf8')) as Record<string, unknown>)));
-    await execFileAsync('python3', [join(fixture, 'make_wheel.py'), join(dir, 'wheels')]);
-    const archive = `${dir}.tar.gz`;
-    await execFileAsync('tar', ['-czf', archive, '-C', dir, '.']);
-    const grant = await tool.ok('POST', `/v2/deployments/${keysId}/upload-url`);
-    const stored = await fetch(grant.upload_url, {
-      method: 'PUT',
-      body: readFileSync(archive),
-      headers: grant.upload_headers,
-      signal: AbortSignal.timeout(30_000),
-    });
-    expect(stored.status).toBe(200);
-    return grant.object_path as string;
-  }
-
-  /** A revision of the uploaded sources, once it settles. */
-  async function deployUpload(objectPath: string, timeoutMs: number) {
-    const patched = await tool.ok('PATCH', `/v2/deployments/${keysId}`, {
-      revision_source: 'internal_source',
-      source_revision_config: { source_tarball_path: objectPath, graph_config_path: 'langgraph.json' },
-    });
-    return revisionReaches(tool, keysId, patched.latest_revision_id, ['DEPLOYED', 'BUILD_FAILED', 'DEPLOY_FAILED'], { timeoutMs });
-  }
 
   it(
     'builds each key into the image and serves the graph under http.mount_prefix, the env values never in a log',
     { timeout: 600_000 },
     async () => {
-      const created = await createSmallAgent('agent-keys', 'dev');
-      keysId = created.id;
-      const revision = await deployUpload(await uploadProject(), 480_000);
+      // Created and built after the first test of the file (startLaterDeployments).
+      const { id: created, revision } = await keysAgent;
+      keysId = created;
       expect(revision.status, revision.status_message).toBe('DEPLOYED');
 
       const logs = await tool.ok('GET', `/v2/deployments/${keysId}/revisions/${revision.id}/logs?type=build&order=asc&limit=1000`);
@@ -778,7 +790,8 @@ describe("a project using the langgraph.json keys the reference's builds honour,
     },
   );
 
-  it('deletes a thread once checkpointer.ttl has passed', { timeout: 240_000 }, async () => {
+  // The two sweeps and the webhook are apart (a thread, a store item, a run of their own): they run at once.
+  it.concurrent('deletes a thread once checkpointer.ttl has passed', { timeout: 240_000 }, async () => {
     const thread = await postJson(`${keysUrl}/agents/threads`, {});
     expect(thread.status).toBe(200);
     const threadUrl = `${keysUrl}/agents/threads/${(thread.body as { thread_id: string }).thread_id}`;
@@ -791,7 +804,7 @@ describe("a project using the langgraph.json keys the reference's builds honour,
     );
   });
 
-  it('expires a store item once store.ttl has passed', { timeout: 240_000 }, async () => {
+  it.concurrent('expires a store item once store.ttl has passed', { timeout: 240_000 }, async () => {
     const items = `${keysUrl}/agents/store/items`;
     const put = await appFetch(items, {
       method: 'PUT',
@@ -806,12 +819,12 @@ describe("a project using the langgraph.json keys the reference's builds honour,
     await eventually(async () => (await read()) === 404 || undefined, 180_000, 'the store item swept after its TTL');
   });
 
-  it(
+  it.concurrent(
     "posts an ended run to its webhook with the configured header, and refuses a URL outside the policy with the reference's 422",
     { timeout: 180_000 },
     async () => {
       // The receiver listens on the host the fixture's policy allows: the node's own address, which pods reach.
-      const { webhooks } = JSON.parse(readFileSync(join(fixture, 'project/langgraph.json'), 'utf8')) as {
+      const { webhooks } = JSON.parse(readFileSync(join(keysFixture, 'project/langgraph.json'), 'utf8')) as {
         webhooks: { url: { allowed_domains: string[] } };
       };
       const host = webhooks.url.allowed_domains[0]!;
@@ -855,7 +868,8 @@ describe("a project using the langgraph.json keys the reference's builds honour,
     async () => {
       const before = await tool.ok('GET', `/v2/deployments/${keysId}`);
       const revision = await deployUpload(
-        await uploadProject((config) => ({ ...config, store: { index: { dims: 3, embed: 'openai:text-embedding-3-small' } } })),
+        keysId,
+        await uploadKeysProject(keysId, (config) => ({ ...config, store: { index: { dims: 3, embed: 'openai:text-embedding-3-small' } } })),
         480_000,
       );
       expect(revision.status).toBe('DEPLOY_FAILED');
@@ -866,4 +880,26 @@ describe("a project using the langgraph.json keys the reference's builds honour,
       });
     },
   );
+});
+
+// Last: it deletes every deployment of the file, the keys project's too.
+describe("the client's listings", () => {
+  it('lists deployments, revisions and listeners with the client, and deletes the deployments', async () => {
+    expect(JSON.parse(await client(['deploy', 'list', '--json']))).toContainEqual({ id, name: 'agent' });
+    const revisions = await client(['deploy', 'revisions', 'list', id]);
+    expect(revisions).toContain('DEPLOYED');
+    expect(revisions).toContain('BUILD_FAILED');
+    const listeners = JSON.parse(await client(['deploy', 'listeners', 'list', '--json'])) as {
+      compute_config: { k8s_namespaces: string[] };
+    }[];
+    expect(listeners.flatMap((listener) => listener.compute_config.k8s_namespaces)).toContain(namespace);
+    const all = JSON.parse(await client(['deploy', 'list', '--json'])) as { id: string; name: string }[];
+    for (const deployment of all) await client(['deploy', 'delete', deployment.id, '--force']);
+    for (const deployment of all)
+      await eventually(
+        async () => (await tool.call('GET', `/v2/deployments/${deployment.id}`)).status === 404,
+        60_000,
+        `${deployment.name} gone`,
+      );
+  });
 });
