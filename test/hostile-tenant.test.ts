@@ -141,6 +141,20 @@ beforeAll(async () => {
     20_000,
     "admin aggregating Berth's kinds",
   );
+  // The API server enforces a new admission policy once its informer has it: until the guard refuses a
+  // dry run as the tenant, an attack could pass for want of the policy, not for a hole in it.
+  await eventually(
+    async () => {
+      const probe = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', metadata: { name: 'probe' }, spec: { podSelector: {} } };
+      const answer = await kubectl(
+        ['apply', '--dry-run=server', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
+        JSON.stringify(probe),
+      );
+      return answer.code !== 0 && /are Berth's/.test(answer.stderr);
+    },
+    20_000,
+    'the NetworkPolicy guard in force',
+  );
   // A deployment of the attacker's made before the victim's, to move onto the victim's host later.
   await attacker.ok('POST', '/v2/deployments', {
     name: 'decoy',

@@ -66,17 +66,18 @@ export function deploymentAnswers(deps: Pick<FacadeDependencies, 'cache' | 'obse
   };
 
   /**
-   * The Deployment once the controller has acted on `written` (and, when only secret values changed,
-   * which moves no generation, once it has made or re-activated the revision they call for), or the
-   * newest the cache holds at the deadline.
+   * The Deployment once the controller has acted on `written` (and, given the latest revision before the
+   * write, once the latest is another: when only secret values changed, which moves no generation, the
+   * revision they call for; given null, when the write made the Secret the first revision reads, that
+   * revision), or the newest the cache holds at the deadline.
    */
-  const observed = async (written: Deployment, previousLatestRevisionId?: string): Promise<DeepReadonly<Deployment>> =>
+  const observed = async (written: Deployment, previousLatestRevisionId?: string | null): Promise<DeepReadonly<Deployment>> =>
     (await waitForCache(
       () => deployments.get(written.metadata.namespace ?? '', written.metadata.name ?? ''),
       (cached) =>
         cached.metadata.uid === written.metadata.uid &&
         (cached.status?.observedGeneration ?? -1) >= (written.metadata.generation ?? 0) &&
-        (previousLatestRevisionId === undefined || cached.status?.latestRevisionId !== previousLatestRevisionId),
+        (previousLatestRevisionId === undefined || (cached.status?.latestRevisionId ?? null) !== previousLatestRevisionId),
       { timeoutMs: deps.observeTimeoutMs },
     )) ?? written;
 

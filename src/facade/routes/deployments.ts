@@ -163,7 +163,10 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
     const tenant = tenantOf(request, cache);
     const body = parseRequestPart('body', deploymentCreateSchema, withCanonicalTier(request.body)) as DeploymentCreate;
     checkListenerChoice(cache, tenant, body.source_config);
-    return reply.code(201).send(respond(await observed(await createDeployment(deps, tenant, body)), tenant));
+    const { created, wroteSecret } = await createDeployment(deps, tenant, body);
+    // The controller may see the Deployment before the Secret of its values (written just after it, as
+    // its owner must exist first): the answer waits for the first revision, which reads them.
+    return reply.code(201).send(respond(await observed(created, wroteSecret ? null : undefined), tenant));
   });
 
   serve(app, deploymentRoutes.list, async (request) => {
@@ -238,7 +241,12 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
 }
 
 /** The Deployment, then its secrets' Secret (writeOwnedSecretOrUndo). */
-async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: DeploymentCreate): Promise<Deployment> {
+/** Creates the Deployment, then the Secret of the values the body carries (if any: `wroteSecret`). */
+async function createDeployment(
+  deps: FacadeDependencies,
+  tenant: Tenant,
+  body: DeploymentCreate,
+): Promise<{ created: Deployment; wroteSecret: boolean }> {
   const { writer } = deps;
   const alreadyExists = `Deployment ${body.name} already exists.`;
   if (deps.cache.deployments.get(tenant.namespace, body.name)) throw conflict(alreadyExists);
@@ -251,12 +259,9 @@ async function createDeployment(deps: FacadeDependencies, tenant: Tenant, body: 
   const created = await writer
     .create(deploymentKind, tenant.namespace, renderDeployment(tenant.namespace, body.name, plan.spec))
     .catch((error: unknown) => clientErrorFromKube(error, { alreadyExists }));
-  await writeOwnedSecretOrUndo(
-    writer,
-    { resource: deploymentKind, namespace: tenant.namespace, name: body.name },
-    secretsOf(tenant.namespace, created, plan),
-  );
-  return created;
+  const secret = secretsOf(tenant.namespace, created, plan);
+  await writeOwnedSecretOrUndo(writer, { resource: deploymentKind, namespace: tenant.namespace, name: body.name }, secret);
+  return { created, wroteSecret: secret !== undefined };
 }
 
 /** A new archive must have been uploaded; then the patch, retried on a conflict, in the API's error shapes. */
