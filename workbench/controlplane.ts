@@ -323,8 +323,5 @@ function nodeControllerManagerFlags(): string[] {
     '--enable-hostpath-provisioner',
     '--use-service-account-credentials',
     '--node-monitor-grace-period=40s',
-    // A small cluster's autoscalers look every 5 s rather than 15: scaling reacts a sync sooner, for
-    // Berth's and a baseline's alike.
-    '--horizontal-pod-autoscaler-sync-period=5s',
   ];
 }

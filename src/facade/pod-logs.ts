@@ -11,16 +11,33 @@ import type { PodLogReader } from './ports.ts';
 const podLogTailLines = 5000;
 const tailLinesFor = (limitBytes: number) => Math.max(100, Math.round((podLogTailLines * limitBytes) / logReadLimits.maxReadBytes));
 
+/** What the kubelet answers, with a 200, in place of the log of a container it has just removed: a
+ * notice, not a line of the app's. */
+const removedContainerNotice = /^unable to retrieve container logs for \S+\s*$/;
+
+/** A container's log as the kubelet answered it; nothing where it answered its removed-container notice. */
+export function containerLog(body: string): string {
+  return removedContainerNotice.test(body) ? '' : body;
+}
+
 export function kubePodLogReader(kc: KubeConfig): PodLogReader {
   return {
     async read(namespace, pod, container, { previous, limitBytes }) {
       try {
-        return await kubeText(kc, {
-          method: 'GET',
-          path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`,
-          query: { container, timestamps: true, tailLines: tailLinesFor(limitBytes), limitBytes, ...(previous ? { previous: true } : {}) },
-          timeoutMs: 10_000,
-        });
+        return containerLog(
+          await kubeText(kc, {
+            method: 'GET',
+            path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/pods/${encodeURIComponent(pod)}/log`,
+            query: {
+              container,
+              timestamps: true,
+              tailLines: tailLinesFor(limitBytes),
+              limitBytes,
+              ...(previous ? { previous: true } : {}),
+            },
+            timeoutMs: 10_000,
+          }),
+        );
       } catch (error) {
         // A pod that went away, or a container that has not started (or has no previous run): no lines.
         if (isKubeApiError(error, 404) || isKubeApiError(error, 400)) return '';

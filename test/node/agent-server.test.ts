@@ -248,8 +248,8 @@ async function deployKeysAgent(): Promise<{ id: string; revision: { id: string; 
   return { id: created.id, revision: await deployUpload(created.id, await uploadKeysProject(created.id), 480_000) };
 }
 
-/** Deployments that later tests read, started once the first deployment serves: their builds, and the
- * dev_zero one's idle window, pass while the tests between them run. Each later test still checks all
+/** Deployments that later tests read, started once the tests that time a run (streaming, queueing) are
+ * done: their builds, and the dev_zero one's idle window, pass while the tests between them run. Each later test still checks all
  * it checked when it made its deployment itself. */
 let sleepyAgent: Promise<Awaited<ReturnType<typeof deploySleepyAgent>>>;
 let keysAgent: Promise<Awaited<ReturnType<typeof deployKeysAgent>>>;
@@ -308,7 +308,6 @@ describe('an agent server deployed by the reference client', () => {
       // The API queues runs; the queue worker runs them (that run went through it).
       expect(await workerCount('agent')).toBe('0');
       expect(await workerCount('agent-queue')).toBe('1');
-      startLaterDeployments();
     },
   );
 
@@ -385,6 +384,8 @@ describe('an agent server deployed by the reference client', () => {
   });
 
   it('keeps every thread through a rollout to a new revision', { timeout: 400_000 }, async () => {
+    // From here on the tests time nothing finer than a rollout: the later deployments build beside them.
+    startLaterDeployments();
     const thread = await createThread(server, { text: 'before the rollout' });
     const before = await tool.ok('GET', `/v2/deployments/${id}`);
     const oldRevisions = await servingRevisions('agent');
@@ -558,7 +559,7 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
   });
 
   it('takes a dev_zero agent to zero when idle and wakes it with every thread intact', { timeout: 600_000 }, async () => {
-    // Deployed by the client, with a thread made on it, after the first test (startLaterDeployments).
+    // Deployed by the client, with a thread made on it, during the tests before (startLaterDeployments).
     const { server: sleepy, thread } = await sleepyAgent;
     await eventually(
       async () => (await componentPods(namespace, 'agent-zero')).length === 0 || undefined,
@@ -735,7 +736,7 @@ describe("a project using the langgraph.json keys the reference's builds honour,
     'builds each key into the image and serves the graph under http.mount_prefix, the env values never in a log',
     { timeout: 600_000 },
     async () => {
-      // Created and built after the first test of the file (startLaterDeployments).
+      // Created and built during the tests before (startLaterDeployments).
       const { id: created, revision } = await keysAgent;
       keysId = created;
       expect(revision.status, revision.status_message).toBe('DEPLOYED');

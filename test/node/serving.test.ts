@@ -287,7 +287,16 @@ describe('a Deployment created through the HTTP API on the real node', () => {
       'token ********',
     );
 
-    // The newer form: a deployment's lines by cursor, the same lines as the older forms give.
+    // The newer form: a deployment's lines by cursor, the same lines as the older forms give. Read once
+    // the rollouts' old pods are gone: a container the kubelet removes between two reads has lines in one.
+    await eventually(
+      async () =>
+        (await componentPods<{ metadata: { deletionTimestamp?: string } }>(namespace, 'web')).every(
+          (pod) => !pod.metadata.deletionTimestamp,
+        ),
+      60_000,
+      "only the current revision's pods",
+    );
     const oldest = await api.ok('POST', `/v1/projects/${id}/deploy_logs`, { order: 'asc', limit: 100 });
     const newer = await api.ok('GET', `/v2/deployment-logs?deployment_id=${id}&page_size=100`);
     expect(newer).toEqual({ items: oldest.logs, next_cursor: oldest.next_offset });

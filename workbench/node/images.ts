@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { runBuildProcess } from '../build-process.ts';
@@ -54,10 +54,11 @@ const packagesOf: Record<ImageName, string[]> = {
  * and the durable server Berth builds agents on. */
 const agentServerRecipes: Partial<Record<ImageName, string>> = { 'agent-server': 'inmem', 'durable-agent-server': 'aegra' };
 
-/** Every file under a folder, in a stable order. */
+/** Every file under a folder, in a stable order; not Python's byte-code caches, which a test that
+ * imports the recipe's modules leaves in a checkout and a clone lacks (the key would differ). */
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
+    .filter((entry) => entry.isFile() && !entry.parentPath.split(sep).includes('__pycache__'))
     .map((entry) => join(entry.parentPath, entry.name))
     .sort();
 }
@@ -114,7 +115,8 @@ async function packageVersions(packages: string[]): Promise<string> {
   return stdout;
 }
 
-async function contentKey(name: ImageName, inputs: BuildInputs): Promise<string> {
+/** The cache key of an image: its name, the content of its files, its build environment, its packages. */
+export async function contentKey(name: ImageName, inputs: BuildInputs): Promise<string> {
   const hash = createHash('sha256').update(name);
   for (const file of [...recipeOf(name).files, ...(inputs.files ?? [])]) {
     // Its name, not its path: a clone elsewhere, or another cache directory, makes the same key.
