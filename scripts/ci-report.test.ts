@@ -30,10 +30,12 @@ describe('the CI report', () => {
     writeFileSync(
       join(dir, 'node.json'),
       JSON.stringify({
+        numPassedTests: 2,
+        numFailedTests: 1,
         testResults: [file('test/node/a.test.ts', 90, [['a one', 80_000]]), file('test/node/b.test.ts', 700, [['b one', 650_000]])],
       }),
     );
-    writeFileSync(join(dir, 'npm-test.json'), JSON.stringify({ testResults: [file('src/x.test.ts', 1, [['x', 5]])] }));
+    writeFileSync(join(dir, 'npm-test.json'), JSON.stringify({ numPassedTests: 1, testResults: [file('src/x.test.ts', 1, [['x', 5]])] }));
     const report = ciReport(dir);
     expect(report).toContain('npm test    10m00s');
     expect(report).toContain('node suite  30m00s');
@@ -43,6 +45,8 @@ describe('the CI report', () => {
       '  10m50s  test/node/b.test.ts: b one',
       '   1m20s  test/node/a.test.ts: a one',
       '   0m00s  src/x.test.ts: x',
+      '',
+      'tests: 3 passed, 1 failed',
     ]);
   });
 });

@@ -7,6 +7,8 @@ import { join, relative } from 'node:path';
 import { repoRoot } from '../workbench/cache-dir.ts';
 
 interface TestReport {
+  numPassedTests?: number;
+  numFailedTests?: number;
   testResults: { name: string; startTime: number; endTime: number; status: string; assertionResults: TestResult[] }[];
 }
 interface TestResult {
@@ -85,6 +87,9 @@ export function ciReport(dir: string): string {
       slowest.map((test) => [minutes(test.ms / 1000), `${test.file}: ${test.name.slice(0, 100)}`]),
     ),
   );
+  // Last, alone on its line: every suite's tests in the plain form any reader of a CI log takes.
+  const count = (key: 'numPassedTests' | 'numFailedTests') => [...suites.values()].reduce((sum, report) => sum + (report[key] ?? 0), 0);
+  sections.push(`tests: ${count('numPassedTests')} passed, ${count('numFailedTests')} failed`);
   return sections.join('\n\n');
 }
 
