@@ -1,6 +1,7 @@
 # Every Debian package a part of Berth takes, declared once, and the one way they are installed: under
-# one lock (flock on /var/lock/berth-apt.lock, or $BERTH_APT_LOCK), one apt-get at a time, so builds that start in parallel
-# on a fresh machine never race for apt's own locks. Sourced by the install scripts.
+# one lock (flock on /var/lock/berth-apt.lock, or $BERTH_APT_LOCK), one apt-get at a time, so builds
+# that start in parallel on a fresh machine never race for apt's own locks. Sourced by the install
+# scripts.
 
 # The node: runc (the OCI runtime under containerd), the CNI plugins (bridge, host-local), the registry
 # (CNCF distribution), iptables, nftables, ipset and iproute2 (kube-proxy, kube-router and the node's

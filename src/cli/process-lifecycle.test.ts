@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 const dir = mkdtempSync(join(tmpdir(), 'berth-stop-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** A process that logs a line a second to stdout and records each step of its stop in `record`. */
+/** A process that logs to stdout all the time and records each step of its stop in `record`. */
 const script = (record: string) => `
   import { appendFileSync } from 'node:fs';
   import { stopOnSignals } from ${JSON.stringify(join(import.meta.dirname, 'process-lifecycle.ts'))};

@@ -1,6 +1,7 @@
 // What every berth process does around its work: reads its command line (help and mistakes answered
 // before anything starts), and stops in order on SIGINT, SIGTERM or SIGHUP (its terminal closed), each
-// step undone last-in first-out, then exits. `berth run` (berth.ts) and `berth dev` (workbench/berth-dev.ts) both run under it.
+// step undone last-in first-out, then exits. `berth run` (berth.ts) and `berth dev`
+// (workbench/berth-dev.ts) both run under it.
 import type { Logger } from '../runtime/index.ts';
 import { parseCommandLine, usage, type Options } from './options.ts';
 
@@ -31,15 +32,6 @@ export interface Stopping {
  * default of SIGHUP would end it at once, leaving every process it started running). */
 const stopSignals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 
-/** A log line at the stop that may find its terminal gone (SIGHUP): the stop goes on without it. */
-function sayQuietly(say: () => void): void {
-  try {
-    say();
-  } catch {
-    // stdout is closed: nobody is there to read it.
-  }
-}
-
 /** The stop of this process, asked for by one of stopSignals or a failure. */
 export function stopOnSignals(logger: Logger): Stopping {
   const steps: Array<() => Promise<void>> = [];
@@ -50,9 +42,9 @@ export function stopOnSignals(logger: Logger): Stopping {
       if (requested) return;
       requested = true;
       if (reason === 'SIGHUP') ignoreClosedOutput();
-      sayQuietly(() => logger.info({ reason }, 'stopping'));
+      logger.info({ reason }, 'stopping');
       for (const step of steps.reverse()) {
-        await step().catch((error: unknown) => sayQuietly(() => logger.error({ err: error }, 'error while stopping')));
+        await step().catch((error: unknown) => logger.error({ err: error }, 'error while stopping'));
       }
       process.exit(exitCode);
     },
@@ -64,7 +56,8 @@ export function stopOnSignals(logger: Logger): Stopping {
   return stopping;
 }
 
-/** After SIGHUP the terminal is gone: a write to it fails (EIO, EPIPE), and that must not end the stop. */
+/** After SIGHUP the terminal is gone: a write to it fails (EIO, EPIPE), and that must not end the stop.
+ * The logger drops such lines itself (src/runtime/logger.ts); this covers what is printed directly. */
 function ignoreClosedOutput(): void {
   for (const stream of [process.stdout, process.stderr]) stream.on('error', () => {});
 }
