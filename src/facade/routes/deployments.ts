@@ -240,8 +240,8 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
   });
 }
 
-/** The Deployment, then its secrets' Secret (writeOwnedSecretOrUndo). */
-/** Creates the Deployment, then the Secret of the values the body carries (if any: `wroteSecret`). */
+/** Creates the Deployment, then the Secret of the values the body carries (writeOwnedSecretOrUndo), if
+ * any: `wroteSecret`. */
 async function createDeployment(
   deps: FacadeDependencies,
   tenant: Tenant,
