@@ -44,7 +44,7 @@ function shortName(line: string): string {
 }
 
 /** Rows of two or three columns, padded, under a title. */
-export function table(title: string, rows: string[][]): string {
+function table(title: string, rows: string[][]): string {
   const widths = rows.reduce<number[]>((w, row) => row.map((cell, i) => Math.max(w[i] ?? 0, cell.length)), []);
   const lines = rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join('  '));
   return [title, ...lines.map((line) => `  ${line}`)].join('\n');
@@ -75,9 +75,9 @@ export function ciReport(dir: string): string {
       ),
     );
   }
-  const tests = [...suites].flatMap(([suite, report]) =>
+  const tests = [...suites.values()].flatMap((report) =>
     report.testResults.flatMap((file) =>
-      file.assertionResults.map((test) => ({ suite, file: relative(repoRoot, file.name), name: test.fullName, ms: test.duration ?? 0 })),
+      file.assertionResults.map((test) => ({ file: relative(repoRoot, file.name), name: test.fullName, ms: test.duration ?? 0 })),
     ),
   );
   const slowest = tests.sort((a, b) => b.ms - a.ms).slice(0, 10);

@@ -249,10 +249,10 @@ async function deployKeysAgent(): Promise<{ id: string; revision: { id: string; 
 }
 
 /** Deployments that later tests read, started once the tests that time a run (streaming, queueing) are
- * done: their builds, and the dev_zero one's idle window, pass while the tests between them run. Each later test still checks all
- * it checked when it made its deployment itself. */
-let sleepyAgent: Promise<Awaited<ReturnType<typeof deploySleepyAgent>>>;
-let keysAgent: Promise<Awaited<ReturnType<typeof deployKeysAgent>>>;
+ * done: their builds, and the dev_zero one's idle window, pass while the tests between them run. Each
+ * later test still checks all it checked when it made its deployment itself. */
+let sleepyAgent: ReturnType<typeof deploySleepyAgent>;
+let keysAgent: ReturnType<typeof deployKeysAgent>;
 function startLaterDeployments(): void {
   sleepyAgent = deploySleepyAgent();
   keysAgent = deployKeysAgent();
