@@ -2,12 +2,16 @@
 // CoreDNS, a registry) beside the control plane. Needs root; see the README. Files share one node.
 import { defineConfig } from 'vitest/config';
 import { reporters } from './test/support/reporters.ts';
+import { scaleDownWindowSeconds } from './test/node/scale-down-window.ts';
 
 export default defineConfig({
   test: {
     reporters: reporters('node'),
     include: ['test/node/**/*.test.ts'],
     globalSetup: ['test/node/global-setup.ts'],
+    // Every Berth a file starts lets load stay low a short window (test/node/scale-down-window.ts), not
+    // the default 60 s, before its autoscalers take replicas away: a scale-in is proved the same.
+    env: { BERTH_SCALE_DOWN_WINDOW_SECONDS: String(scaleDownWindowSeconds) },
     testTimeout: 120_000,
     hookTimeout: 600_000,
     pool: 'forks',

@@ -89,6 +89,13 @@ describe('parseCommandLine', () => {
     expect(() => options(['--request-scale', '2'])).toThrow('--request-scale: expected a factor of at most 1');
   });
 
+  it('lets load stay low 60 s before replicas go, or as long as the installation says', () => {
+    expect(options(['run']).scaleDownWindowSeconds).toBe(60);
+    expect(options(['run', '--scale-down-window-seconds', '10']).scaleDownWindowSeconds).toBe(10);
+    expect(options(['run'], { BERTH_SCALE_DOWN_WINDOW_SECONDS: '300' }).scaleDownWindowSeconds).toBe(300);
+    expect(() => options(['run', '--scale-down-window-seconds', '-1'])).toThrow('--scale-down-window-seconds');
+  });
+
   it('takes a public URL without its trailing slash, and refuses one with a credential or a query', () => {
     expect(options([]).publicUrl).toBeUndefined();
     expect(options([], { BERTH_PUBLIC_URL: '' }).publicUrl).toBeUndefined();

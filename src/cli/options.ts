@@ -10,6 +10,7 @@ import { buildResourcesSchema } from '../api/build-resources.ts';
 import { cidrSchema, hardenedOrganizationPolicy, organizationPolicySchema } from '../api/organization-policy.ts';
 import { concurrencyQueryProblem, defaultConcurrencyQuery } from '../api/request-concurrency.ts';
 import { defaultBuildNamespace } from '../workloads/build-jobs.ts';
+import { defaultScaleDownWindowSeconds } from '../reconcilers/deployment/index.ts';
 
 export const usage = `usage: berth <command> [options]
 
@@ -142,6 +143,9 @@ options (each also read from the environment variable in brackets):
                                how long a rollout may wait (for room on a node, for its pods to turn
                                Ready) before its revision is DEPLOY_FAILED (default 600)
                                                                    [BERTH_PROGRESS_DEADLINE_SECONDS]
+  --scale-down-window-seconds <n>
+                               how long an app's load must stay low before its autoscaler takes
+                               replicas away (default 60)          [BERTH_SCALE_DOWN_WINDOW_SECONDS]
   --request-scale <factor>     multiplies the CPU and memory requests of what deployments run, limits
                                unchanged, so that a laptop fits several apps (default 1 for run, 0.25
                                for dev)                                   [BERTH_REQUEST_SCALE]
@@ -289,6 +293,7 @@ const optionsSchema = z
       .regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?:[0-9]{1,5}$/, 'expected host:port, e.g. keda-add-ons-http-external-scaler.keda:9090')
       .optional(),
     progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
+    scaleDownWindowSeconds: z.coerce.number().int('expected whole seconds').min(0).max(3600),
     requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
     organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),
     buildResources: jsonText.pipe(buildResourcesSchema.optional()),
@@ -368,6 +373,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'activator-proxy': { type: 'string' },
       'activator-scaler': { type: 'string' },
       'progress-deadline-seconds': { type: 'string' },
+      'scale-down-window-seconds': { type: 'string' },
       'request-scale': { type: 'string' },
       'organization-policy': { type: 'string' },
       'drain-seconds': { type: 'string' },
@@ -419,6 +425,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     activatorProxy: values['activator-proxy'] ?? (env.BERTH_ACTIVATOR_PROXY || undefined),
     activatorScaler: values['activator-scaler'] ?? (env.BERTH_ACTIVATOR_SCALER || undefined),
     progressDeadlineSeconds: values['progress-deadline-seconds'] ?? env.BERTH_PROGRESS_DEADLINE_SECONDS ?? '600',
+    scaleDownWindowSeconds: values['scale-down-window-seconds'] ?? env.BERTH_SCALE_DOWN_WINDOW_SECONDS ?? String(defaultScaleDownWindowSeconds),
     // A laptop is not a cluster: `berth dev` asks a quarter of the requests, so several apps fit.
     requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? (dev ? '0.25' : '1'),
     // `berth dev` runs what the chart installs by default; `--organization-policy '{}'` turns it off.

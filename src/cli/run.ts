@@ -209,6 +209,7 @@ export async function startBerth(
       buildsPerOrganization: options.buildsPerOrganization,
       firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
       progressDeadlineSeconds: options.progressDeadlineSeconds,
+      scaleDownWindowSeconds: options.scaleDownWindowSeconds,
       ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
       requestScale: options.requestScale,
       hostPolicy,

@@ -35,6 +35,7 @@ import { nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { copyAgentProject, runLanggraph } from '../../workbench/support/langgraph-cli.ts';
 import { createThread, readThread } from '../../workbench/support/langgraph-sdk.ts';
+import { scaleDownWindowSeconds } from '../node/scale-down-window.ts';
 import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods } from './support.ts';
 import { shareSecretArgs } from '../../workbench/support/shared-secrets.ts';
 
@@ -110,6 +111,8 @@ beforeAll(async () => {
     // serve and build under all of it.
     '--set',
     `builder.namespace=${buildNamespace}`,
+    '--set',
+    `scaleDownWindowSeconds=${scaleDownWindowSeconds}`,
     // Apps at https:// URLs through the node's Gateway, with certificates from its cert-manager: the
     // organization's Certificate and listener under the chart's Role in the Gateway's namespace.
     '--set',
@@ -677,7 +680,7 @@ describe('helm install onto the real node', () => {
         await sleep(2000);
         const now = await reading();
         if (now !== last) [last, since] = [now, Date.now()];
-        return Date.now() - since >= 65_000;
+        return Date.now() - since >= (scaleDownWindowSeconds + 5) * 1000;
       },
       180_000,
       'the autoscaler at rest',

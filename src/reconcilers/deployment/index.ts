@@ -51,7 +51,7 @@ import { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
 export { cleanupFinalizer } from './finalize.ts';
 export { defaultDeploymentControllerOptions, type DeploymentControllerOptions } from './options.ts';
 export { prepareBuildNamespace } from './build-namespace.ts';
-export { scaledObjectKind } from './render/autoscalers.ts';
+export { defaultScaleDownWindowSeconds, scaledObjectKind } from './render/autoscalers.ts';
 export { httpScaledObjectKind, interceptorRouteKind } from './render/scale-to-zero.ts';
 export { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
 

@@ -13,6 +13,7 @@ import {
 } from '../../api/index.ts';
 import type { GatewayRef } from './render/ingress.ts';
 import { defaultRevisionRetention } from './revisions.ts';
+import { defaultScaleDownWindowSeconds } from './render/autoscalers.ts';
 
 export interface DeploymentControllerOptions {
   /** Revisions kept per Deployment besides the active, latest and pinned ones. Default 10. */
@@ -87,6 +88,9 @@ export interface DeploymentControllerOptions {
   /** How long a rollout may wait (for room on a node, for pods to turn Ready) before its revision is
    * DEPLOY_FAILED: the apps/v1 progress deadline. Default 600 s. */
   progressDeadlineSeconds: number;
+  /** How long load must stay low before an autoscaler takes replicas away (the HPA's scale-down
+   * stabilization window, for every autoscaler Berth renders). Default 60 s. */
+  scaleDownWindowSeconds: number;
   /** The most replicas one Deployment may ask for (the organization policy's maxReplicas). Default: no cap. */
   maxReplicas?: number;
   /** The custom URL hosts Deployments may claim (src/api/custom-hosts.ts). Default: any, none reserved. */
@@ -117,6 +121,7 @@ export const defaultDeploymentControllerOptions: DeploymentControllerOptions = {
   firstInputDeadlineMs: 30 * 60_000,
   requestScale: 1,
   progressDeadlineSeconds: 600,
+  scaleDownWindowSeconds: defaultScaleDownWindowSeconds,
   hostPolicy: openHostPolicy,
   concurrency: 4,
   now: () => new Date(),

@@ -13,7 +13,7 @@
 import type { V1EnvVar } from '@kubernetes/client-node';
 import { agentServerLicenseKey, childNames, isBuiltSource, runQueueReadings, runQueueTriggerOrder } from '../../../api/index.ts';
 import { scaling } from './backing.ts';
-import { scaledObject, type ScaledObject } from './autoscalers.ts';
+import { scaledObject, type AutoscalingSettings, type ScaledObject } from './autoscalers.ts';
 import type { OwnerDeployment } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
@@ -67,7 +67,11 @@ export function agentRunsEnv(role: 'api' | 'queue'): V1EnvVar[] {
 
 /** The queue worker's ScaledObject: one replica per ten runs in the backlog, or fewer for its CPU; its
  * pending runs read beside it (src/api/run-queue.ts). */
-export function renderRunBacklogScaledObject(owner: OwnerDeployment, spec: DeploymentSpecInput): ScaledObject | undefined {
+export function renderRunBacklogScaledObject(
+  owner: OwnerDeployment,
+  spec: DeploymentSpecInput,
+  { scaleDownWindowSeconds }: AutoscalingSettings,
+): ScaledObject | undefined {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const scale = scaling(resources.queueMinScale, resources.queueMaxScale);
   if (scale.kind === 'scaledToZero') return undefined;
@@ -75,7 +79,7 @@ export function renderRunBacklogScaledObject(owner: OwnerDeployment, spec: Deplo
   return scaledObject(
     owner,
     { name: names.queueWorker, component: 'queue-worker' },
-    { minReplicaCount: scale.minReplicas, maxReplicaCount: scale.maxReplicas, pollingInterval: backlogPollingSeconds },
+    { minReplicaCount: scale.minReplicas, maxReplicaCount: scale.maxReplicas, pollingInterval: backlogPollingSeconds, scaleDownWindowSeconds },
     runQueueTriggerOrder.map((reading) => ({
       type: 'postgresql',
       name: runQueueReadings[reading].trigger,

@@ -14,9 +14,17 @@ import type { DeploymentSpecInput } from './spec.ts';
 /** CPU utilisation the autoscaler holds the pods at, as a share of their CPU request. */
 const targetCpuUtilization = 70;
 
-/** How long load must stay low before replicas go: Knative's stable window. The HPA's own default,
- * five minutes, keeps an app's burst capacity (and its cost) long after a burst ends. */
-const scaleDownWindowSeconds = 60;
+/** How long load must stay low before replicas go, by default: Knative's stable window. The HPA's own
+ * default, five minutes, keeps an app's burst capacity (and its cost) long after a burst ends. */
+export const defaultScaleDownWindowSeconds = 60;
+
+/** What the installation chooses about every autoscaler Berth renders. */
+export interface AutoscalingSettings {
+  /** How long load must stay low before replicas go (the HPA's scale-down stabilization window). */
+  scaleDownWindowSeconds: number;
+  /** Where apps' requests in flight are read: the application then scales on them through KEDA. */
+  requestConcurrency?: RequestConcurrency;
+}
 
 /** KEDA's kind, which the controller caches and applies and Berth asks the cluster for at start. */
 export const scaledObjectKind = { apiVersion: 'keda.sh/v1alpha1', kind: 'ScaledObject', plural: 'scaledobjects' } as const;
@@ -27,7 +35,9 @@ export function servesScaledObjects(installation: { requestConcurrency?: unknown
   return installation.requestConcurrency !== undefined || installation.activator !== undefined;
 }
 
-const scaleDownBehavior = { scaleDown: { stabilizationWindowSeconds: scaleDownWindowSeconds } };
+function scaleDownBehavior(windowSeconds: number): V2HorizontalPodAutoscalerBehavior {
+  return { scaleDown: { stabilizationWindowSeconds: windowSeconds } };
+}
 
 /** The members of KEDA's ScaledObject that Berth sets. */
 export interface ScaledObject extends KubeObject {
@@ -49,6 +59,7 @@ function renderAutoscaler(
   component: Component,
   minScale: number | null | undefined,
   maxScale: number | null | undefined,
+  scaleDownWindowSeconds: number,
 ): V2HorizontalPodAutoscaler | undefined {
   const scale = scaling(minScale, maxScale);
   if (scale.kind === 'scaledToZero') return undefined;
@@ -61,15 +72,16 @@ function renderAutoscaler(
       minReplicas: scale.minReplicas,
       maxReplicas: scale.maxReplicas,
       metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: targetCpuUtilization } } }],
-      behavior: scaleDownBehavior,
+      behavior: scaleDownBehavior(scaleDownWindowSeconds),
     },
   };
 }
 
+/** How a ScaledObject scales: its replica bounds, KEDA's periods and the scale-down window of its HPA. */
 type ScaledObjectBounds = Pick<
   ScaledObject['spec'],
   'minReplicaCount' | 'maxReplicaCount' | 'cooldownPeriod' | 'initialCooldownPeriod' | 'pollingInterval'
->;
+> & { scaleDownWindowSeconds: number };
 
 /** The application's ScaledObject with its bounds and triggers: KEDA's HPA keeps the application's name. */
 export function applicationScaledObject(
@@ -88,14 +100,15 @@ export function scaledObject(
   triggers: ScaledObject['spec']['triggers'],
 ): ScaledObject {
   const target = workload.name;
+  const { scaleDownWindowSeconds, ...kedaBounds } = bounds;
   return {
     apiVersion: scaledObjectKind.apiVersion,
     kind: scaledObjectKind.kind,
     metadata: childMetadata(owner, target, workload.component),
     spec: {
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
-      ...bounds,
-      advanced: { horizontalPodAutoscalerConfig: { name: target, behavior: scaleDownBehavior } },
+      ...kedaBounds,
+      advanced: { horizontalPodAutoscalerConfig: { name: target, behavior: scaleDownBehavior(scaleDownWindowSeconds) } },
       triggers,
     },
   };
@@ -107,12 +120,14 @@ function renderScaledObject(
   signal: RequestConcurrency,
   minScale: number | null | undefined,
   maxScale: number | null | undefined,
+  scaleDownWindowSeconds: number,
 ): ScaledObject | undefined {
   const scale = scaling(minScale, maxScale);
   if (scale.kind === 'scaledToZero') return undefined;
   const target = childNames(owner.name).application;
   const query = concurrencyQuery(signal.query, { namespace: owner.namespace, name: target, port: applicationServicePort });
-  return applicationScaledObject(owner, { minReplicaCount: scale.minReplicas, maxReplicaCount: scale.maxReplicas }, [
+  const bounds = { minReplicaCount: scale.minReplicas, maxReplicaCount: scale.maxReplicas, scaleDownWindowSeconds };
+  return applicationScaledObject(owner, bounds, [
     { type: 'cpu', metricType: 'Utilization', metadata: { value: String(targetCpuUtilization) } },
     {
       type: 'prometheus',
@@ -131,15 +146,22 @@ function renderScaledObject(
 export function renderApplicationAutoscaler(
   owner: OwnerDeployment,
   spec: DeploymentSpecInput,
-  requestConcurrency?: RequestConcurrency,
+  settings: AutoscalingSettings,
 ): V2HorizontalPodAutoscaler | ScaledObject | undefined {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const minScale = applicationMinScale(spec);
-  if (requestConcurrency) return renderScaledObject(owner, requestConcurrency, minScale, resources.maxScale);
-  return renderAutoscaler(owner, childNames(owner.name).application, 'application', minScale, resources.maxScale);
+  const { requestConcurrency, scaleDownWindowSeconds } = settings;
+  if (requestConcurrency) return renderScaledObject(owner, requestConcurrency, minScale, resources.maxScale, scaleDownWindowSeconds);
+  const name = childNames(owner.name).application;
+  return renderAutoscaler(owner, name, 'application', minScale, resources.maxScale, scaleDownWindowSeconds);
 }
 
-export function renderQueueWorkerAutoscaler(owner: OwnerDeployment, spec: DeploymentSpecInput): V2HorizontalPodAutoscaler | undefined {
-  const resources = spec.sourceConfig?.resourceSpec ?? {};
-  return renderAutoscaler(owner, childNames(owner.name).queueWorker, 'queue-worker', resources.queueMinScale, resources.queueMaxScale);
+export function renderQueueWorkerAutoscaler(
+  owner: OwnerDeployment,
+  spec: DeploymentSpecInput,
+  settings: AutoscalingSettings,
+): V2HorizontalPodAutoscaler | undefined {
+  const { queueMinScale, queueMaxScale } = spec.sourceConfig?.resourceSpec ?? {};
+  const name = childNames(owner.name).queueWorker;
+  return renderAutoscaler(owner, name, 'queue-worker', queueMinScale, queueMaxScale, settings.scaleDownWindowSeconds);
 }

@@ -333,6 +333,7 @@ describe('renderApplicationService and renderQueueWorker', () => {
 });
 
 describe('autoscalers', () => {
+  const autoscaling = { scaleDownWindowSeconds: 60 };
   it.each([
     [
       { minScale: 2, maxScale: 5 },
@@ -341,7 +342,7 @@ describe('autoscalers', () => {
     [{}, { minReplicas: 1, maxReplicas: 1 }],
     [{ maxScale: 0 }, undefined],
   ])('%j', (resourceSpec, expected) => {
-    const hpa = renderApplicationAutoscaler(owner, { source: 'external_docker', sourceConfig: { resourceSpec } });
+    const hpa = renderApplicationAutoscaler(owner, { source: 'external_docker', sourceConfig: { resourceSpec } }, autoscaling);
     if (expected === undefined) expect(hpa).toBeUndefined();
     else expect(hpa!.spec).toMatchObject({ ...expected, scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' } });
   });
@@ -349,7 +350,7 @@ describe('autoscalers', () => {
   it('is a KEDA ScaledObject on requests in flight and CPU where the installation reads them', () => {
     const signal = { serverAddress: 'http://prometheus.monitoring:9090', query: defaultConcurrencyQuery };
     const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { resourceSpec: { minScale: 2, maxScale: 6 } } };
-    const scaled = renderApplicationAutoscaler(owner, spec, signal)!;
+    const scaled = renderApplicationAutoscaler(owner, spec, { ...autoscaling, requestConcurrency: signal })!;
     expect(scaled).toMatchObject({
       apiVersion: 'keda.sh/v1alpha1',
       kind: 'ScaledObject',
@@ -378,20 +379,26 @@ describe('autoscalers', () => {
     });
     // max_scale 0 still means no autoscaler at all.
     expect(
-      renderApplicationAutoscaler(owner, { source: 'external_docker', sourceConfig: { resourceSpec: { maxScale: 0 } } }, signal),
+      renderApplicationAutoscaler(
+        owner,
+        { source: 'external_docker', sourceConfig: { resourceSpec: { maxScale: 0 } } },
+        { ...autoscaling, requestConcurrency: signal },
+      ),
     ).toBeUndefined();
   });
 
-  it('scales the queue worker from the queue fields', () => {
+  it('scales the queue worker from the queue fields, load low for the installation\'s window before replicas go', () => {
     expect(
-      renderQueueWorkerAutoscaler(owner, {
-        source: 'external_docker',
-        sourceConfig: { resourceSpec: { queueMinScale: 1, queueMaxScale: 4 } },
-      })!.spec,
+      renderQueueWorkerAutoscaler(
+        owner,
+        { source: 'external_docker', sourceConfig: { resourceSpec: { queueMinScale: 1, queueMaxScale: 4 } } },
+        { scaleDownWindowSeconds: 15 },
+      )!.spec,
     ).toMatchObject({
       minReplicas: 1,
       maxReplicas: 4,
       scaleTargetRef: { name: 'shop-queue' },
+      behavior: { scaleDown: { stabilizationWindowSeconds: 15 } },
     });
   });
 });

@@ -54,16 +54,16 @@ export function renderInterceptorRoute(owner: OwnerDeployment, routes: readonly 
 export function renderActivatedScaledObject(
   owner: OwnerDeployment,
   activator: Activator,
-  maxReplicas: number,
-  rollingOut: boolean,
-  idleSeconds = idleSecondsBeforeZero,
+  scale: { maxReplicas: number; rollingOut: boolean; idleSeconds?: number; scaleDownWindowSeconds: number },
 ): ScaledObject {
+  const idleSeconds = scale.idleSeconds ?? idleSecondsBeforeZero;
   const bounds = {
-    minReplicaCount: rollingOut ? 1 : 0,
-    maxReplicaCount: maxReplicas,
+    minReplicaCount: scale.rollingOut ? 1 : 0,
+    maxReplicaCount: scale.maxReplicas,
     cooldownPeriod: idleSeconds,
     // A new app is not taken to zero before its first pod has had the time to answer.
     initialCooldownPeriod: idleSeconds,
+    scaleDownWindowSeconds: scale.scaleDownWindowSeconds,
   };
   return applicationScaledObject(owner, bounds, [
     {

@@ -12,6 +12,7 @@ const settings = {
   images: { postgres: 'postgres:16', redis: 'redis:7' },
   requestScale: 1,
   progressDeadlineSeconds: 600,
+  scaleDownWindowSeconds: 60,
 };
 const serving = { name: 'shop-aaaaaaaaaa', image: 'nginx:1' };
 

@@ -1,6 +1,6 @@
 // Everything a Deployment runs, rendered in one call: the set of workload manifests for a spec and the
 // revision being served. Pure; the reconciler applies what differs from the cache and prunes the rest.
-import { appHost, childNames, parseCustomUrl, type Activator, type AppUrlTemplate, type RequestConcurrency } from '../../../api/index.ts';
+import { appHost, childNames, parseCustomUrl, type Activator, type AppUrlTemplate } from '../../../api/index.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
 import {
   renderApplication,
@@ -12,7 +12,12 @@ import {
   type WorkloadInput,
 } from './application.ts';
 import { agentServerLicenseFor, queuesAgentRuns, renderRunBacklogScaledObject } from './agent-server.ts';
-import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler, servesScaledObjects } from './autoscalers.ts';
+import {
+  renderApplicationAutoscaler,
+  renderQueueWorkerAutoscaler,
+  servesScaledObjects,
+  type AutoscalingSettings,
+} from './autoscalers.ts';
 import { applicationMinScale, backingServices, scaling } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
 import {
@@ -30,7 +35,7 @@ import { scaleToZero, type ScaleToZero } from '../tier.ts';
 import { renderRedis, renderRedisService } from './redis.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
-export interface WorkloadSettings {
+export interface WorkloadSettings extends AutoscalingSettings {
   applicationPort: number;
   images: { postgres: string; redis: string; agentServer?: string };
   requestScale: number;
@@ -44,8 +49,6 @@ export interface WorkloadSettings {
   registryCredentials?: string;
   /** Berth's registry: with registryCredentials, its images are pulled with them at every start. */
   registry?: string;
-  /** Where apps' requests in flight are read: the application then scales on them through KEDA. */
-  requestConcurrency?: RequestConcurrency;
   /** The request-driven activator: with it, a dev_zero app that has a URL scales to zero when idle. */
   activator?: Activator;
   /** The organizations' copy of the reference agent server's licence key (src/api/agent-server-license.ts). */
@@ -108,7 +111,7 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
     desired.push(renderApplication(workload));
     const autoscalers = activation
       ? activatedAutoscalers(activation)
-      : [renderApplicationAutoscaler(owner, spec, settings.requestConcurrency)];
+      : [renderApplicationAutoscaler(owner, spec, settings)];
     for (const autoscaler of autoscalers) if (autoscaler) desired.push(autoscaler);
     if (input.canary)
       desired.push(renderCanaryService({ owner, spec }), renderCanary(workloadInput(input, input.canary.serving), input.canary.replicas));
@@ -116,8 +119,8 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
       desired.push(renderQueueWorker(workload));
       const queueAutoscaler =
         workload.agentRuns && servesScaledObjects(settings)
-          ? renderRunBacklogScaledObject(owner, spec)
-          : renderQueueWorkerAutoscaler(owner, spec);
+          ? renderRunBacklogScaledObject(owner, spec, settings)
+          : renderQueueWorkerAutoscaler(owner, spec, settings);
       if (queueAutoscaler) desired.push(queueAutoscaler);
     }
   }
@@ -155,6 +158,7 @@ interface Activation {
   rollingOut: boolean;
   /** Seconds without a request before zero (sourceConfig.idleSeconds). */
   idleSeconds?: number;
+  scaleDownWindowSeconds: number;
 }
 
 /** How a dev_zero app scales to zero here, if it does (tier.ts decides; maxScale 0 keeps nothing running). */
@@ -176,6 +180,7 @@ function activationOf(
     maxReplicas: scale.maxReplicas,
     rollingOut,
     ...(idleSeconds ? { idleSeconds } : {}),
+    scaleDownWindowSeconds: settings.scaleDownWindowSeconds,
   };
 }
 
@@ -192,8 +197,8 @@ export function scaleToZeroWith(
 }
 
 function activatedAutoscalers(activation: Activation): KubeObject[] {
-  const { owner, activator, routes, maxReplicas, rollingOut, idleSeconds } = activation;
-  return [renderInterceptorRoute(owner, routes), renderActivatedScaledObject(owner, activator, maxReplicas, rollingOut, idleSeconds)];
+  const { owner, activator, routes, ...scale } = activation;
+  return [renderInterceptorRoute(owner, routes), renderActivatedScaledObject(owner, activator, scale)];
 }
 
 /** The Deployment's own URL's host, then its customUrl's host and path. */
