@@ -425,7 +425,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     activatorProxy: values['activator-proxy'] ?? (env.BERTH_ACTIVATOR_PROXY || undefined),
     activatorScaler: values['activator-scaler'] ?? (env.BERTH_ACTIVATOR_SCALER || undefined),
     progressDeadlineSeconds: values['progress-deadline-seconds'] ?? env.BERTH_PROGRESS_DEADLINE_SECONDS ?? '600',
-    scaleDownWindowSeconds: values['scale-down-window-seconds'] ?? env.BERTH_SCALE_DOWN_WINDOW_SECONDS ?? String(defaultScaleDownWindowSeconds),
+    scaleDownWindowSeconds:
+      values['scale-down-window-seconds'] ?? env.BERTH_SCALE_DOWN_WINDOW_SECONDS ?? String(defaultScaleDownWindowSeconds),
     // A laptop is not a cluster: `berth dev` asks a quarter of the requests, so several apps fit.
     requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? (dev ? '0.25' : '1'),
     // `berth dev` runs what the chart installs by default; `--organization-policy '{}'` turns it off.

@@ -79,7 +79,12 @@ export function renderRunBacklogScaledObject(
   return scaledObject(
     owner,
     { name: names.queueWorker, component: 'queue-worker' },
-    { minReplicaCount: scale.minReplicas, maxReplicaCount: scale.maxReplicas, pollingInterval: backlogPollingSeconds, scaleDownWindowSeconds },
+    {
+      minReplicaCount: scale.minReplicas,
+      maxReplicaCount: scale.maxReplicas,
+      pollingInterval: backlogPollingSeconds,
+      scaleDownWindowSeconds,
+    },
     runQueueTriggerOrder.map((reading) => ({
       type: 'postgresql',
       name: runQueueReadings[reading].trigger,

@@ -387,7 +387,7 @@ describe('autoscalers', () => {
     ).toBeUndefined();
   });
 
-  it('scales the queue worker from the queue fields, load low for the installation\'s window before replicas go', () => {
+  it("scales the queue worker from the queue fields, load low for the installation's window before replicas go", () => {
     expect(
       renderQueueWorkerAutoscaler(
         owner,

@@ -12,12 +12,7 @@ import {
   type WorkloadInput,
 } from './application.ts';
 import { agentServerLicenseFor, queuesAgentRuns, renderRunBacklogScaledObject } from './agent-server.ts';
-import {
-  renderApplicationAutoscaler,
-  renderQueueWorkerAutoscaler,
-  servesScaledObjects,
-  type AutoscalingSettings,
-} from './autoscalers.ts';
+import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler, servesScaledObjects, type AutoscalingSettings } from './autoscalers.ts';
 import { applicationMinScale, backingServices, scaling } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
 import {
@@ -109,9 +104,7 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   if (serving) {
     const workload = workloadInput(input, serving);
     desired.push(renderApplication(workload));
-    const autoscalers = activation
-      ? activatedAutoscalers(activation)
-      : [renderApplicationAutoscaler(owner, spec, settings)];
+    const autoscalers = activation ? activatedAutoscalers(activation) : [renderApplicationAutoscaler(owner, spec, settings)];
     for (const autoscaler of autoscalers) if (autoscaler) desired.push(autoscaler);
     if (input.canary)
       desired.push(renderCanaryService({ owner, spec }), renderCanary(workloadInput(input, input.canary.serving), input.canary.replicas));
