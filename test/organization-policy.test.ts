@@ -12,7 +12,7 @@ import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/ber
 
 const policy = {
   maxReplicas: 5,
-  resourceQuota: { pods: '2' },
+  resourceQuota: { pods: '2', 'requests.cpu': '1' },
   limitRange: { defaultRequest: { cpu: '50m', memory: '32Mi' }, default: { cpu: '200m', memory: '128Mi' } },
   networkPolicy: { blockedCidrs: ['10.244.0.0/16', '169.254.169.254/32'] },
 };
@@ -154,6 +154,61 @@ describe('the organization policy', () => {
       "spec.sourceConfig.resourceSpec.maxScale 50 must be at most 5: this installation's cap on one deployment's replicas",
     );
     expect((await kubectl(['get', 'deployments.apps', 'swarm', '-n', organization])).code).not.toBe(0);
+  });
+
+  it("refuses a deployment that could never fit the quota, with the quota's numbers: a 422 from the API, Stalled from kubectl", async () => {
+    const body = (resourceSpec: object) => ({
+      name: 'greedy',
+      source: 'external_docker',
+      source_config: { resource_spec: resourceSpec },
+      source_revision_config: { image_uri: 'nginx:1' },
+    });
+    const refused = await api.call('POST', '/v2/deployments', body({ cpu: 2 }));
+    expect(refused.status).toBe(422);
+    expect((refused.body as { detail: unknown }).detail).toEqual([
+      {
+        loc: ['body', 'source_config', 'resource_spec', 'cpu'],
+        msg: "asks for 2 CPU for its 1 replica at the fewest, more than the organization's quota allows in all (requests.cpu=1): it could never run",
+        type: 'value_error',
+      },
+    ]);
+    const tooMany = await api.call('POST', '/v2/deployments', body({ cpu: 0.1, min_scale: 3, max_scale: 3 }));
+    expect(tooMany.status).toBe(422);
+    expect(JSON.stringify(tooMany.body)).toContain('(pods=2)');
+    expect((await kubectl(['get', 'deployments.berth.dev', 'greedy', '-n', organization])).code).not.toBe(0);
+
+    const manifest = {
+      apiVersion: 'berth.dev/v1alpha1',
+      kind: 'Deployment',
+      metadata: { name: 'hungry', namespace: organization },
+      spec: {
+        source: 'external_docker',
+        sourceConfig: { resourceSpec: { memoryMb: 256, cpu: 4 } },
+        sourceRevisionConfig: { imageUri: 'busybox:1' },
+      },
+    };
+    expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
+    const stalled = await eventually(
+      async () => {
+        const got = await kubectl([
+          'get',
+          'deployments.berth.dev',
+          'hungry',
+          '-n',
+          organization,
+          '-o',
+          'jsonpath={.status.conditions[?(@.type=="Stalled")]}',
+        ]);
+        const condition = got.stdout ? (JSON.parse(got.stdout) as { status: string; reason: string; message: string }) : undefined;
+        return condition?.reason === 'QuotaExceeded' ? condition : undefined;
+      },
+      20_000,
+      'Stalled QuotaExceeded',
+    );
+    expect(stalled.message).toBe(
+      "The deployment asks for 4 CPU for its 1 replica at the fewest, more than the organization's quota allows in all (requests.cpu=1): it could never run.",
+    );
+    expect((await kubectl(['get', 'deployments.apps', 'hungry', '-n', organization])).code).not.toBe(0);
   });
 
   it("removes them from a namespace that stops being an organization's", async () => {

@@ -105,6 +105,7 @@ export function nextHostClaim(
  * halted by one of them has not accepted its host. */
 export const hostRefusalReasons: ReadonlySet<string> = new Set([
   'ReplicaCapExceeded',
+  'QuotaExceeded',
   'NameTaken',
   'GatewayNameTaken',
   'HostReserved',

@@ -14,6 +14,7 @@ export * from './custom-hosts.ts';
 export * from './child-names.ts';
 export * from './name-claims.ts';
 export * from './organization-policy.ts';
+export * from './quota-fit.ts';
 export * from './agent-server-license.ts';
 export * from './build-placement.ts';
 export * from './build-resources.ts';

@@ -38,7 +38,9 @@ export const organizationPolicySchema = z
       ),
     resourceQuota: quantities
       .optional()
-      .describe('spec.hard of ResourceQuota berth-organization in each organization namespace, e.g. {"requests.cpu": "4", "pods": "40"}.'),
+      .describe(
+        'spec.hard of ResourceQuota berth-organization in each organization namespace, e.g. {"requests.cpu": "4", "pods": "40"}. A deployment whose fewest pods ask more than it allows in all is refused with a 422, or Stalled (QuotaExceeded) when applied with kubectl; one that fits once room is freed waits for it (WaitingForQuota).',
+      ),
     limitRange: z
       .object({
         default: quantities.optional().describe('Limits of a container that sets none.'),

@@ -32,6 +32,7 @@ import {
   parseAppUrlTemplate,
   type Activator,
   type AppTls,
+  type OrganizationQuota,
   type RequestConcurrency,
 } from '../api/index.ts';
 import type { Options } from './options.ts';
@@ -96,6 +97,17 @@ async function refuseWritableStore(store: string): Promise<void> {
     throw new Error(
       `--concurrency-metrics takes writes at ${path}, and whoever writes there moves every app's scale: point it at a query-only endpoint (vmselect, vmauth passing /api/v1/query alone, or Prometheus without its remote-write receiver)`,
     );
+}
+
+/** The organization policy's quota, as the controllers and the HTTP API hold deployments to it. */
+function organizationQuotaOf(options: Options): { organizationQuota?: OrganizationQuota } {
+  const hard = options.organizationPolicy?.resourceQuota;
+  return hard ? { organizationQuota: { hard, requestScale: options.requestScale } } : {};
+}
+
+/** The namespaces whose pods carry apps' requests to them, as this installation is configured. */
+function relayNamespaces(activator: Activator | undefined, gateway: { namespace: string } | undefined): string[] {
+  return [activator?.proxy.namespace, gateway?.namespace].filter((name): name is string => Boolean(name));
 }
 
 /** The activator for dev_zero: the flags, else what the cluster offers. It needs the Gateway's routes
@@ -211,6 +223,7 @@ export async function startBerth(
       progressDeadlineSeconds: options.progressDeadlineSeconds,
       scaleDownWindowSeconds: options.scaleDownWindowSeconds,
       ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
+      ...organizationQuotaOf(options),
       requestScale: options.requestScale,
       hostPolicy,
       ...routing,
@@ -227,6 +240,7 @@ export async function startBerth(
       const agentServerLicense = license ? { agentServerLicense: { namespace: options.namespace, name: license } } : {};
       registerOrganizationController(manager, {
         policy: options.organizationPolicy ?? {},
+        relayNamespaces: relayNamespaces(activation.activator, routing.gateway),
         ...registry,
         ...tls,
         ...agentServerLicense,
@@ -260,6 +274,7 @@ export async function startBerth(
       hostPolicy,
       codeHostOrigins,
       ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
+      ...organizationQuotaOf(options),
       ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
       ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
       ...metricsStoreOf(options, cluster),

@@ -18,6 +18,7 @@ import {
   type CodeHostIntegration,
   type Deployment,
   type HostPolicy,
+  type OrganizationQuota,
   type OAuthProvider,
   type Revision,
 } from '../api/index.ts';
@@ -73,6 +74,8 @@ export interface FacadeOptions {
   hostPolicy?: HostPolicy;
   /** The most replicas one deployment may ask for. Default: no cap. */
   maxReplicas?: number;
+  /** The organization policy's quota: a deployment that could never fit it is refused. Default: none. */
+  organizationQuota?: OrganizationQuota;
   /** Where clients reach this API. Default: each request's Host. */
   publicUrl?: string;
   /** Where build Jobs run (src/workloads/build-jobs.ts). Default: beside their deployment. */
@@ -156,6 +159,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     ...(options.uploads ? { uploads: options.uploads } : {}),
     ...(options.hostPolicy ? { hostPolicy: options.hostPolicy } : {}),
     ...(options.maxReplicas !== undefined ? { maxReplicas: options.maxReplicas } : {}),
+    ...(options.organizationQuota ? { organizationQuota: options.organizationQuota } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
   };

@@ -3,6 +3,8 @@
 // WaitingForCapacity and the scheduler's words, and the previous revision keeps serving. When room
 // appears (the other workload goes), it deploys. One that waits past the progress deadline (short here:
 // --progress-deadline-seconds) is DEPLOY_FAILED with the scheduler's words, the previous one still serving.
+// The same for room in an organization's quota: a revision whose pods the quota refuses waits, with
+// reason WaitingForQuota and the quota's words, and deploys once another workload frees room.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { cpuQuantity } from '../../src/reconcilers/deployment/render/common.ts';
 import { eventually } from '../../workbench/support/poll.ts';
@@ -176,5 +178,83 @@ describe('a rollout with no room on the node', () => {
     );
     await answers(url, 'v2');
     await unhog();
+  });
+});
+
+describe("a rollout with no room in its organization's quota", () => {
+  const quota = { resourceQuota: { 'requests.cpu': '1' }, limitRange: { defaultRequest: { cpu: '50m', memory: '32Mi' } } };
+  let quotaBerth: BerthProcess;
+  let quotaApi: Api;
+  let quotaNamespace: string;
+
+  beforeAll(async () => {
+    const { operatorNamespace, key, ...organization } = await useOrganization('quota');
+    quotaNamespace = organization.namespace;
+    quotaBerth = spawnBerth(inject('kubeconfigPath'), [
+      ...runArgs({ operatorNamespace, watchNamespaces: [quotaNamespace, operatorNamespace] }),
+      '--organization-policy',
+      JSON.stringify(quota),
+    ]);
+    await waitReady(quotaBerth);
+    quotaApi = httpApi(`http://127.0.0.1:${await quotaBerth.facadePort()}`, { 'x-api-key': key });
+    await eventually(
+      async () => (await kubectlOk(['get', 'resourcequota', '-n', quotaNamespace, '-o', 'name'])).includes('berth-organization'),
+      30_000,
+      "the organization's quota",
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await quotaBerth?.stop();
+  });
+
+  it("waits for room with the quota's words, then deploys once another workload frees it", async () => {
+    // Another workload of the organization holds 0.8 of its 1 CPU.
+    await apply(quotaNamespace, {
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: 'holder' },
+      spec: {
+        replicas: 1,
+        selector: { matchLabels: { app: 'holder' } },
+        template: {
+          metadata: { labels: { app: 'holder' } },
+          spec: {
+            terminationGracePeriodSeconds: 0,
+            containers: [{ name: 'holder', image: images.v1!, resources: { requests: { cpu: '800m', memory: '32Mi' } } }],
+          },
+        },
+      },
+    });
+    const created = await quotaApi.ok('POST', '/v2/deployments', {
+      name: 'cramped',
+      source: 'external_docker',
+      source_config: { resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.5, memory_mb: 64 } },
+      source_revision_config: { image_uri: images.v1 },
+    });
+    const waiting = await eventually(
+      async () => {
+        const revision = await quotaApi.ok('GET', `/v2/deployments/${created.id}/revisions/${created.latest_revision_id}`);
+        return revision.status_message?.startsWith('Waiting for room') ? revision : undefined;
+      },
+      60_000,
+      'the revision waiting for room in the quota',
+    );
+    expect(waiting.status).toBe('DEPLOYING');
+    expect(waiting.status_message).toContain('exceeded quota: berth-organization');
+    expect(waiting.status_message).toContain('limited: requests.cpu=1');
+    const reconciling = await kubectlOk([
+      'get',
+      'deployments.berth.dev',
+      'cramped',
+      '-n',
+      quotaNamespace,
+      '-o',
+      'jsonpath={.status.conditions[?(@.type=="Reconciling")].reason}',
+    ]);
+    expect(reconciling.trim()).toBe('WaitingForQuota');
+
+    await kubectlOk(['delete', 'deployment', 'holder', '-n', quotaNamespace, '--wait=true']);
+    await revisionReaches(quotaApi, created.id, created.latest_revision_id, ['DEPLOYED'], { timeoutMs: 180_000 });
   });
 });

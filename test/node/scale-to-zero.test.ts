@@ -4,12 +4,14 @@
 // scales the app from zero. An app an earlier Berth gave the add-on's HTTPScaledObject moves to an
 // InterceptorRoute without losing its URL. Once idle the app has no pod; a request through the Gateway
 // (loopback) then waits while one starts, and gets the app's answer. No pod reaches the interceptor or
-// the scaler.
+// the scaler. All of it under `npm start`'s default organization policy, whose NetworkPolicy admits the
+// interceptor's namespace because Berth routes through it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { nodeActivator } from '../../workbench/node/http-add-on.ts';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { fieldManager } from '../../src/api/group.ts';
+import { hardenedOrganizationPolicy } from '../../src/api/organization-policy.ts';
 import { applyObject, kubeRequest, type KubeObject } from '../../src/runtime/index.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
@@ -46,6 +48,10 @@ beforeAll(async () => {
     `${proxy.namespace}/${proxy.name}:${proxy.port}`,
     '--activator-scaler',
     nodeActivator.scalerAddress,
+    // As `npm start` runs: the quota, the LimitRange and the NetworkPolicy that admits only the
+    // organization's own namespace and what Berth routes through.
+    '--organization-policy',
+    JSON.stringify(hardenedOrganizationPolicy),
   ];
   apiKey = (await ensureApiKey(kc, operatorNamespace, [org])).key;
   await startBerth();
@@ -93,6 +99,13 @@ describe('a dev_zero app on a node with an activator', () => {
     id = created.id;
     await revisionReaches(api, id, created.latest_revision_id, ['DEPLOYED'], { timeoutMs: 120_000 });
     url = (await api.ok('GET', `/v2/deployments/${id}`)).url as string;
+    // Through the interceptor's pods in their own namespace, which the organization's policy admits.
+    const policy = await get<{ spec: { ingress: { from: object[] }[] } }>(
+      `/apis/networking.k8s.io/v1/namespaces/${namespace}/networkpolicies/berth-organization`,
+    );
+    expect(policy?.spec.ingress[0]!.from).toContainEqual({
+      namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': proxy.namespace } },
+    });
     await eventually(async () => (await httpGet(`${url}/ok`).catch(() => undefined))?.status === 200, 60_000, `${url} answering`);
 
     expect(await condition('sleepy', 'ScaleToZero')).toMatchObject({ status: 'True', reason: 'Activated' });

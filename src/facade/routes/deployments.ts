@@ -12,6 +12,7 @@ import {
   gatewayNameRefusal,
   customHostIndex,
   nameClaimants,
+  quotaExcess,
   replicaCapExcess,
   snakeCase,
   nameRefusal,
@@ -301,10 +302,13 @@ function checkCustomHost(deps: FacadeDependencies, spec: Deployment['spec'], uid
   if (refused) throw invalidField(['body', 'source_config', 'custom_url'], refused.message);
 }
 
-/** A 422 naming the scale field above the installation's replica cap. */
+/** A 422 naming the scale field above the installation's replica cap, or the sizing field that makes the
+ * deployment's fewest pods ask more than the organization's quota allows in all. */
 function checkReplicaCap(deps: FacadeDependencies, spec: Deployment['spec']): void {
   const excess = replicaCapExcess(spec.sourceConfig?.resourceSpec, deps.maxReplicas);
   if (excess) throw invalidField(['body', 'source_config', 'resource_spec', snakeCase(excess.field)], excess.message);
+  const overQuota = quotaExcess(spec.sourceConfig, deps.organizationQuota);
+  if (overQuota) throw invalidField(['body', 'source_config', 'resource_spec', snakeCase(overQuota.field)], overQuota.message);
 }
 
 /** A 409 when the new deployment's children would take names another deployment of the namespace uses,

@@ -12,6 +12,7 @@ import {
   hostRefusal,
   nameClaimants,
   nameRefusal,
+  quotaExcess,
   replicaCapExcess,
   repositoryHostRefusal,
   type Deployment,
@@ -76,6 +77,9 @@ export async function chooseRevisions(
     const message = `spec.sourceConfig.resourceSpec.${excess.field} ${excess.value} ${excess.message}`;
     return { problem: { reason: 'ReplicaCapExceeded', message }, known };
   }
+  // More than the organization's quota allows in all (kubectl's way in: the API refuses it).
+  const overQuota = quotaExcess(spec.sourceConfig, options.organizationQuota);
+  if (overQuota) return { problem: { reason: 'QuotaExceeded', message: `The deployment ${overQuota.message}.` }, known };
   // Child names another Deployment of the namespace took first: nothing is written under them.
   const host = customHostOf(deployment);
   const refused =

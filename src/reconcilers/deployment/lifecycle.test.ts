@@ -254,6 +254,31 @@ describe('targetPhase', () => {
     });
   });
 
+  it("waits for room in the organization's quota while its pods cannot be created, with the quota's words", () => {
+    const quota =
+      'pods "web-1-abc" is forbidden: exceeded quota: berth-organization, requested: requests.cpu=4, used: requests.cpu=14, limited: requests.cpu=16';
+    const deployment: V1Deployment = {
+      metadata: { generation: 2 },
+      spec: { replicas: 1, selector: {}, template: { metadata: { labels: { [revisionLabel]: 'r1' } } } },
+      status: {
+        observedGeneration: 2,
+        replicas: 0,
+        conditions: [{ type: 'ReplicaFailure', status: 'True', reason: 'FailedCreate', message: quota }],
+      },
+    };
+    const rollout = rolloutOf(deployment);
+    expect(rollout).toEqual({ revision: 'r1', complete: false, blocked: quota });
+    expect(targetPhase({ ...image, rollout })).toMatchObject({
+      phase: 'DEPLOYING',
+      reason: 'WaitingForQuota',
+      message: `Waiting for room to create its pods: ${quota}`,
+    });
+    expect(targetPhase({ ...image, rollout: { ...rollout, failed: 'ReplicaSet "web-1" has timed out progressing.' } })).toMatchObject({
+      phase: 'DEPLOY_FAILED',
+      message: `The rollout failed: ReplicaSet "web-1" has timed out progressing.; ${quota}`,
+    });
+  });
+
   it('says why a build failed', () => {
     expect(targetPhase({ ...codehost, build: { state: 'failed', message: 'BackoffLimitExceeded' } }).message).toContain(
       'BackoffLimitExceeded',

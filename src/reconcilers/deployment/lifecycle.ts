@@ -20,6 +20,10 @@ export interface Rollout {
   complete: boolean;
   /** The rollout passed its progress deadline. */
   failed?: string;
+  /** Why its pods could not be created (the apps/v1 ReplicaFailure condition): an organization's quota
+   * that has no room for them, say. Not a failure: room may come (another app scaled in), so the rollout
+   * waits for it, saying so, until its progress deadline. */
+  blocked?: string;
 }
 
 /** `atLeast`: the replicas a rollout must make available even where the Deployment asks fewer (an app at
@@ -38,7 +42,10 @@ export function rolloutOf(deployment: DeepReadonly<V1Deployment> | V1Deployment 
     observed && progressing?.status === 'False' && progressing.reason === 'ProgressDeadlineExceeded'
       ? (progressing.message ?? 'the rollout passed its progress deadline')
       : undefined;
-  return { ...(revision ? { revision } : {}), complete, ...(failed ? { failed } : {}) };
+  const replicaFailure = status.conditions?.find((c) => c.type === 'ReplicaFailure' && c.status === 'True');
+  const blocked =
+    !complete && replicaFailure ? (replicaFailure.message ?? replicaFailure.reason ?? 'its pods could not be created') : undefined;
+  return { ...(revision ? { revision } : {}), complete, ...(failed ? { failed } : {}), ...(blocked ? { blocked } : {}) };
 }
 
 /**
@@ -55,8 +62,8 @@ export function workloadChangeMatters(object: DeepReadonly<KubeObject>, previous
 
 /** What passes read of a workload Deployment's status, as one comparable string. */
 function workloadReading(deployment: DeepReadonly<V1Deployment>): string {
-  const { revision, complete, failed } = rolloutOf(deployment);
-  return JSON.stringify([revision, complete, failed, hasAvailableReplica(deployment)]);
+  const { revision, complete, failed, blocked } = rolloutOf(deployment);
+  return JSON.stringify([revision, complete, failed, blocked, hasAvailableReplica(deployment)]);
 }
 
 /** At least one of the workload's pods is available: it serves (or works, for a queue worker). */
@@ -84,6 +91,8 @@ export interface TargetObservation {
   podWait?: PodProblem;
   /** When it was asked to stop while on its way (interruptionOf). */
   interruptedAt?: string;
+  /** The build key of the image it takes from an earlier revision instead of building (build-reuse.ts). */
+  reusedBuildKey?: string;
 }
 
 export interface TargetPhase {
@@ -94,10 +103,14 @@ export interface TargetPhase {
   reason?: string;
   /** The commit a build checked out. */
   repoCommitSha?: string;
+  /** What its image was built from (build-reuse.ts): its build's key, or the one whose image it reuses. */
+  buildKey?: string;
 }
 
 /** The reason of a rollout whose pods wait for a node. */
 export const waitingForCapacity = 'WaitingForCapacity';
+/** The reason of a rollout whose pods cannot be created yet: its organization's quota has no room. */
+export const waitingForQuota = 'WaitingForQuota';
 
 /** The phase of the revision the Deployment wants to serve. */
 export function targetPhase(o: TargetObservation): TargetPhase {
@@ -111,13 +124,15 @@ export function targetPhase(o: TargetObservation): TargetPhase {
     const built = buildPhase(o.build, o.buildImage);
     const commit = 'commit' in o.build && o.build.commit ? { repoCommitSha: o.build.commit } : {};
     if ('phase' in built) return { ...built, ...commit };
-    return { ...rolloutPhase(o, built.image), ...commit };
+    const key = o.build.state === 'succeeded' && o.build.buildKey ? { buildKey: o.build.buildKey } : {};
+    return { ...rolloutPhase(o, built.image), ...commit, ...key };
   }
-  return rolloutPhase(o, o.knownImage);
+  const reused = o.reusedBuildKey ? { buildKey: o.reusedBuildKey } : {};
+  return { ...rolloutPhase(o, o.knownImage), ...reused };
 }
 
 /** A build's phase while it runs or when it failed, else the image it pushed. */
-function buildPhase(build: BuildState, buildImage: string): Omit<TargetPhase, 'repoCommitSha'> | { image: string } {
+function buildPhase(build: BuildState, buildImage: string): Omit<TargetPhase, 'repoCommitSha' | 'buildKey'> | { image: string } {
   switch (build.state) {
     case 'absent':
       return { phase: 'AWAITING_BUILD', message: 'The build Job is being created.' };
@@ -152,7 +167,7 @@ function rolloutPhase(o: TargetObservation, image: string | undefined): TargetPh
   // The kubelet says so in seconds; the progress deadline only after minutes.
   if (o.podProblem)
     return { phase: 'DEPLOY_FAILED', message: `The revision cannot serve: ${o.podProblem.message}`, image, reason: o.podProblem.reason };
-  const waiting = o.podWait ? `; ${o.podWait.message}` : '';
+  const waiting = o.podWait ? `; ${o.podWait.message}` : o.rollout.blocked ? `; ${o.rollout.blocked}` : '';
   if (o.rollout.failed)
     return {
       phase: 'DEPLOY_FAILED',
@@ -162,6 +177,8 @@ function rolloutPhase(o: TargetObservation, image: string | undefined): TargetPh
     };
   // No node fits yet: the previous revision keeps serving while room is waited for, until the deadline.
   if (o.podWait) return { phase: 'DEPLOYING', message: `Waiting for capacity: ${o.podWait.message}`, image, reason: waitingForCapacity };
+  if (o.rollout.blocked)
+    return { phase: 'DEPLOYING', message: `Waiting for room to create its pods: ${o.rollout.blocked}`, image, reason: waitingForQuota };
   return { phase: 'DEPLOYING', message: 'The workloads are rolling out.', image };
 }
 

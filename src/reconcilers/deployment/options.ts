@@ -8,6 +8,7 @@ import {
   type BuildPlacement,
   type BuildResources,
   type HostPolicy,
+  type OrganizationQuota,
   type Activator,
   type RequestConcurrency,
 } from '../../api/index.ts';
@@ -91,6 +92,9 @@ export interface DeploymentControllerOptions {
   /** How long load must stay low before an autoscaler takes replicas away (the HPA's scale-down
    * stabilization window, for every autoscaler Berth renders). Default 60 s. */
   scaleDownWindowSeconds: number;
+  /** The organization policy's quota: a Deployment whose fewest pods could never fit it is Stalled
+   * (QuotaExceeded). Unset: no quota. */
+  organizationQuota?: OrganizationQuota;
   /** The most replicas one Deployment may ask for (the organization policy's maxReplicas). Default: no cap. */
   maxReplicas?: number;
   /** The custom URL hosts Deployments may claim (src/api/custom-hosts.ts). Default: any, none reserved. */

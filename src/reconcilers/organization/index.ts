@@ -54,6 +54,9 @@ export interface OrganizationControllerOptions {
   policy: OrganizationPolicy;
   /** Berth's registry for organizations' sources and images: its host and the key its credentials are signed with. */
   registry?: { host: string; key: Buffer };
+  /** The namespaces whose pods relay requests to apps (the activator's proxy, the Gateway): the
+   * organization's NetworkPolicy admits them whatever its ingressFromNamespaces say. */
+  relayNamespaces?: readonly string[];
   /** Only these namespaces (Berth's --watch-namespaces). Default: all. */
   namespaces?: string[];
   /** TLS for the apps' URLs: a Certificate and a Gateway listener per organization, and for its
@@ -117,7 +120,9 @@ export function registerOrganizationController(manager: Manager, options: Organi
     reconcile: async ({ name }) => {
       const namespace = namespaces.get('', name);
       const owner = isOrganization(namespace, options.namespaces) ? { name, uid: namespace.metadata!.uid! } : undefined;
-      const desired = owner ? renderOrganization(owner, options.policy, registryFor(owner), licenseData()) : {};
+      const desired = owner
+        ? renderOrganization(owner, options.policy, options.relayNamespaces ?? [], registryFor(owner), licenseData())
+        : {};
       if (owner && options.policy.podSecurity) await enforcePodSecurity(manager, namespace!, podSecurityLabels(options.policy.podSecurity));
       for (const part of Object.keys(policyKinds) as (keyof typeof policyKinds)[]) {
         const wanted = desired[part as keyof typeof desired];

@@ -7,7 +7,7 @@ const namespace = { name: 'org-a', uid: '0f0c1a52-7a47-4c36-9d36-4a8d2c6f7b10' }
 
 describe('renderOrganization', () => {
   it('renders nothing for an empty policy', () => {
-    expect(renderOrganization(namespace, organizationPolicySchema.parse({}))).toEqual({
+    expect(renderOrganization(namespace, organizationPolicySchema.parse({}), [])).toEqual({
       resourceQuota: undefined,
       limitRange: undefined,
       networkPolicy: undefined,
@@ -22,6 +22,7 @@ describe('renderOrganization', () => {
         resourceQuota: { pods: '10' },
         limitRange: { defaultRequest: { cpu: '50m' }, max: { memory: '2Gi' } },
       }),
+      [],
     );
     expect(resourceQuota?.spec).toEqual({ hard: { pods: '10' } });
     expect(resourceQuota?.metadata?.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Namespace', name: 'org-a', uid: namespace.uid }]);
@@ -38,6 +39,7 @@ describe('renderOrganization', () => {
           ingressFromNamespaces: [{ 'kubernetes.io/metadata.name': 'gateway' }],
         },
       }),
+      [],
     );
     expect(networkPolicy?.spec).toEqual({
       podSelector: {},
@@ -67,9 +69,23 @@ describe('renderOrganization', () => {
     });
   });
 
+  it('admits the namespaces Berth routes requests through, once each, before those the policy lists', () => {
+    const { networkPolicy } = renderOrganization(
+      namespace,
+      organizationPolicySchema.parse({
+        networkPolicy: { blockedCidrs: [], ingressFromNamespaces: [{ 'kubernetes.io/metadata.name': 'gateway' }, { team: 'edge' }] },
+      }),
+      ['kube-system', 'gateway'],
+    );
+    const named = (name: string) => ({ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } });
+    expect((networkPolicy?.spec as { ingress: unknown[] }).ingress).toEqual([
+      { from: [{ podSelector: {} }, named('kube-system'), named('gateway'), { namespaceSelector: { matchLabels: { team: 'edge' } } }] },
+    ]);
+  });
+
   it('renders the registry credential as a pull secret for the registry host, the same at every pass', () => {
     const registry = { host: '10.243.0.1:5001', username: 'berth-organization', password: 'bor_x.y' };
-    const { registryCredentials } = renderOrganization(namespace, organizationPolicySchema.parse({}), registry);
+    const { registryCredentials } = renderOrganization(namespace, organizationPolicySchema.parse({}), [], registry);
     expect(registryCredentials?.type).toBe('kubernetes.io/dockerconfigjson');
     const config = JSON.parse(Buffer.from(registryCredentials?.data?.['.dockerconfigjson'] ?? '', 'base64').toString());
     expect(config).toEqual({
@@ -82,7 +98,7 @@ describe('renderOrganization', () => {
       },
     });
     expect(appliedHashOf(registryCredentials)).toBe(
-      appliedHashOf(renderOrganization(namespace, organizationPolicySchema.parse({}), registry).registryCredentials),
+      appliedHashOf(renderOrganization(namespace, organizationPolicySchema.parse({}), [], registry).registryCredentials),
     );
   });
 });

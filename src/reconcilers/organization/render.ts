@@ -65,10 +65,26 @@ function outside(cidr: string, except: string[]) {
   return { ipBlock: { cidr, ...(except.length > 0 ? { except } : {}) } };
 }
 
-export function renderNetworkPolicy(namespace: OwnerNamespace, policy: OrganizationPolicy): NetworkPolicyManifest | undefined {
+/** The namespace with this name, by the label the API server gives every namespace. */
+function namespaceNamed(name: string): Record<string, string> {
+  return { 'kubernetes.io/metadata.name': name };
+}
+
+/**
+ * The organization's NetworkPolicy. Besides its own namespace and the policy's ingressFromNamespaces,
+ * the namespaces Berth itself routes apps' requests through (`relayNamespaces`: its activator's proxy,
+ * its Gateway) reach its pods: an installation never has to list what its own configuration names, and
+ * a dev_zero app's URL answers under the default policy.
+ */
+export function renderNetworkPolicy(
+  namespace: OwnerNamespace,
+  policy: OrganizationPolicy,
+  relayNamespaces: readonly string[] = [],
+): NetworkPolicyManifest | undefined {
   const network = policy.networkPolicy;
   if (!network) return undefined;
   const sameNamespace = { podSelector: {} };
+  const admitted = uniqueLabelSets([...relayNamespaces.map(namespaceNamed), ...network.ingressFromNamespaces]);
   return withAppliedHash({
     apiVersion: 'networking.k8s.io/v1' as const,
     kind: 'NetworkPolicy' as const,
@@ -76,7 +92,7 @@ export function renderNetworkPolicy(namespace: OwnerNamespace, policy: Organizat
     spec: {
       podSelector: {},
       policyTypes: ['Ingress', 'Egress'],
-      ingress: [{ from: [sameNamespace, ...network.ingressFromNamespaces.map((matchLabels) => ({ namespaceSelector: { matchLabels } }))] }],
+      ingress: [{ from: [sameNamespace, ...admitted.map((matchLabels) => ({ namespaceSelector: { matchLabels } }))] }],
       egress: [
         { to: [sameNamespace] },
         clusterDnsEgress,
@@ -94,6 +110,17 @@ export function renderNetworkPolicy(namespace: OwnerNamespace, policy: Organizat
         },
       ],
     },
+  });
+}
+
+/** Each label set once, in the order first given. */
+function uniqueLabelSets(sets: readonly Record<string, string>[]): Record<string, string>[] {
+  const seen = new Set<string>();
+  return sets.filter((set) => {
+    const key = JSON.stringify(Object.entries(set).sort(([a], [b]) => a.localeCompare(b)));
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
   });
 }
 
@@ -137,13 +164,14 @@ export function renderAgentServerLicense(namespace: OwnerNamespace, licenseData:
 export function renderOrganization(
   namespace: OwnerNamespace,
   policy: OrganizationPolicy,
+  relayNamespaces: readonly string[],
   registry?: OrganizationRegistry,
   agentServerLicense?: string,
 ) {
   return {
     resourceQuota: renderResourceQuota(namespace, policy),
     limitRange: renderLimitRange(namespace, policy),
-    networkPolicy: renderNetworkPolicy(namespace, policy),
+    networkPolicy: renderNetworkPolicy(namespace, policy, relayNamespaces),
     registryCredentials: renderRegistryCredentials(namespace, registry),
     agentServerLicense: renderAgentServerLicense(namespace, agentServerLicense),
   };

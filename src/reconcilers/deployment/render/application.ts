@@ -11,6 +11,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { applicationServicePort, childNames } from '../../../api/child-names.ts';
+import { applicationSizingDefaults } from '../../../api/quota-fit.ts';
 import { applicationMinScale, type BackingServices, type Scaling, scaling } from './backing.ts';
 import {
   type Component,
@@ -64,7 +65,7 @@ export function pullEveryStart(registry: string | undefined): (container: V1Cont
   return (container) => (registry && container.image?.startsWith(`${registry}/`) ? { ...container, imagePullPolicy: 'Always' } : container);
 }
 
-export const applicationDefaults = { cpu: 0.5, memoryMb: 512 };
+export const applicationDefaults = applicationSizingDefaults;
 
 /** The health check's timings when the spec leaves them out. */
 const healthCheckDefaults = { periodSeconds: 1, timeoutSeconds: 1, failureThreshold: 3 };

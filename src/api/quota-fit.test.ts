@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { quantityValue, quotaExcess } from './quota-fit.ts';
+
+describe('quantityValue', () => {
+  it.each([
+    ['16', 16],
+    ['500m', 0.5],
+    ['32Gi', 32 * 2 ** 30],
+    ['1e3', 1000],
+    ['2k', 2000],
+    ['1.5', 1.5],
+  ])('%s is %d', (quantity, value) => expect(quantityValue(quantity)).toBeCloseTo(value));
+
+  it('reads nothing from what is not a quantity', () => expect(quantityValue('lots')).toBeUndefined());
+});
+
+describe('quotaExcess', () => {
+  const quota = { hard: { 'requests.cpu': '16', 'requests.memory': '32Gi', pods: '100' }, requestScale: 1 };
+
+  it('says nothing without a quota, or for a deployment whose fewest pods fit it', () => {
+    expect(quotaExcess({ resourceSpec: { cpu: 64 } }, undefined)).toBeUndefined();
+    expect(quotaExcess({ resourceSpec: { cpu: 8, minScale: 2 } }, quota)).toBeUndefined();
+    // Its most replicas may wait for room; only its fewest must fit.
+    expect(quotaExcess({ resourceSpec: { cpu: 8, minScale: 1 } }, quota)).toBeUndefined();
+  });
+
+  it("names the field and the quota's numbers for one that could never run", () => {
+    expect(quotaExcess({ resourceSpec: { cpu: 64 } }, quota)).toEqual({
+      field: 'cpu',
+      message:
+        "asks for 64 CPU for its 1 replica at the fewest, more than the organization's quota allows in all (requests.cpu=16): it could never run",
+    });
+    expect(quotaExcess({ resourceSpec: { memoryMb: 20_000, minScale: 2 } }, quota)?.field).toBe('memoryMb');
+    expect(quotaExcess({ resourceSpec: { cpu: 0.01, memoryMb: 1, minScale: 101 } }, quota)?.field).toBe('minScale');
+  });
+
+  it("counts the application's defaults, the tier's fewest replicas and the installation's request scale", () => {
+    const small = { hard: { cpu: '900m' }, requestScale: 1 };
+    expect(quotaExcess({}, small)).toBeUndefined();
+    expect(quotaExcess({ deploymentType: 'dedicated' }, small)?.message).toContain('1 CPU for its 2 replicas');
+    expect(quotaExcess({ deploymentType: 'dedicated' }, { ...small, requestScale: 0.25 })).toBeUndefined();
+  });
+});

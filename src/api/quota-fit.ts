@@ -1,0 +1,71 @@
+// Whether a deployment can ever run within its organization's quota (the organization policy's
+// resourceQuota): the requests of the application pods it keeps at its fewest, against the quota's
+// hard limits. One that never fits is refused (the HTTP API's 422; Stalled, QuotaExceeded, when applied
+// with kubectl); one that fits once other workloads free room waits for it (WaitingForQuota). Counts
+// the application alone, so it never refuses a deployment that could fit. Pure.
+import { tierMinReplicas } from './deployment.ts';
+
+/** What the application's pods ask for when the spec says nothing (the renderers use these too). */
+export const applicationSizingDefaults: { readonly cpu: number; readonly memoryMb: number } = { cpu: 0.5, memoryMb: 512 };
+
+/** The organization policy's quota as the installation applies it: its hard limits, and the factor it
+ * scales every request by (--request-scale). */
+export interface OrganizationQuota {
+  hard: Readonly<Record<string, string>>;
+  requestScale: number;
+}
+
+export interface QuotaExcess {
+  /** The resourceSpec field to lower. */
+  field: 'cpu' | 'memoryMb' | 'minScale';
+  message: string;
+}
+
+interface SourceConfigSizing {
+  deploymentType?: string | null | undefined;
+  resourceSpec?: { minScale?: number | null; cpu?: number | null; memoryMb?: number | null } | null | undefined;
+}
+
+/** A quantity as a number of its base unit (cores, bytes, objects), or undefined if unreadable. */
+export function quantityValue(quantity: string): number | undefined {
+  const match = /^\+?([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:([eE][+-]?[0-9]+)|([KMGTPE]i)|([numkMGTPE]))?$/.exec(quantity.trim());
+  if (!match) return undefined;
+  const [, digits, exponent, binary, decimal] = match;
+  const binaryPowers: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
+  const decimalPowers: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
+  const value = Number(digits);
+  if (exponent) return value * 10 ** Number(exponent.slice(1));
+  if (binary) return value * 1024 ** binaryPowers[binary]!;
+  if (decimal) return value * 10 ** decimalPowers[decimal]!;
+  return value;
+}
+
+/** The first hard limit the deployment's fewest application pods exceed, with the numbers, or undefined. */
+export function quotaExcess(
+  sourceConfig: SourceConfigSizing | null | undefined,
+  organizationQuota: OrganizationQuota | undefined,
+): QuotaExcess | undefined {
+  if (!organizationQuota) return undefined;
+  const { hard: quota, requestScale } = organizationQuota;
+  const resources = sourceConfig?.resourceSpec ?? {};
+  const pods = Math.max(resources.minScale ?? 1, tierMinReplicas(sourceConfig?.deploymentType), 1);
+  const cores = (resources.cpu ?? applicationSizingDefaults.cpu) * requestScale * pods;
+  const bytes = (resources.memoryMb ?? applicationSizingDefaults.memoryMb) * requestScale * pods * 2 ** 20;
+  const asked: { keys: string[]; field: QuotaExcess['field']; value: number; shown: string }[] = [
+    { keys: ['requests.cpu', 'cpu'], field: 'cpu', value: cores, shown: `${+cores.toFixed(3)} CPU` },
+    { keys: ['requests.memory', 'memory'], field: 'memoryMb', value: bytes, shown: `${+(bytes / 2 ** 20).toFixed(1)} MiB of memory` },
+    { keys: ['pods'], field: 'minScale', value: pods, shown: `${pods} pods` },
+  ];
+  const replicas = `${pods} replica${pods === 1 ? '' : 's'}`;
+  for (const { keys, field, value, shown } of asked) {
+    for (const key of keys) {
+      const hard = quota[key] === undefined ? undefined : quantityValue(quota[key]);
+      if (hard !== undefined && value > hard)
+        return {
+          field,
+          message: `asks for ${shown} for its ${replicas} at the fewest, more than the organization's quota allows in all (${key}=${quota[key]}): it could never run`,
+        };
+    }
+  }
+  return undefined;
+}
