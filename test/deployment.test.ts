@@ -831,6 +831,50 @@ describe('a Deployment built from a code-host repository', () => {
     expect(deployed.status).toMatchObject({ status: 'DEPLOYED', imageUri: `${registry}/${namespace}/${name}:${revision.metadata.name}` });
   });
 
+  it('runs the image of a revision built from the same commit and commands: a secret change makes no build', async () => {
+    const name = 'reused';
+    const commit = '3f9b2c1d4e5a6b7c8d9e0f1a2b3c4d5e6f7a8b9c';
+    await putSecret(`${name}-secrets`, { API_KEY: 'one' });
+    await createDeployment(name, { ...codehostSpec(commit), secrets: [{ name: 'API_KEY' }] });
+    const first = await eventually(async () => (await revisionsOf(name))[0], 30_000, 'a revision');
+    const jobPath = (revision: Revision) => `/apis/batch/v1/namespaces/${namespace}/jobs/${revision.metadata.name}-build`;
+    await eventually(() => kubeRequest(kc, { method: 'GET', path: jobPath(first) }), 30_000, 'the first build Job');
+    await setJobStatus(`${first.metadata.name}-build`, 'Complete');
+    const built = await eventually(
+      async () => (await revisionsOf(name)).find((r) => r.metadata.name === first.metadata.name && r.status?.buildKey),
+      30_000,
+      'the first revision built, with its build key',
+    );
+
+    // A new secret value: a new revision, on the first one's image, with no Job of its own.
+    await putSecret(`${name}-secrets`, { API_KEY: 'two' });
+    const second = await eventually(
+      async () => (await revisionsOf(name)).find((r) => r.metadata.name !== first.metadata.name && r.status?.imageUri),
+      30_000,
+      'a second revision with an image',
+    );
+    expect(second.status).toMatchObject({ imageUri: built.status!.imageUri, buildKey: built.status!.buildKey });
+    await expect(kubeRequest(kc, { method: 'GET', path: jobPath(second) })).rejects.toMatchObject({ code: 404 });
+    await eventually(
+      async () => {
+        const events = await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` });
+        return events.items.find((e) => e.reason === 'BuildReused')?.message?.includes(`Revision ${first.metadata.name}`);
+      },
+      30_000,
+      'a BuildReused Event',
+    );
+
+    // Another install command: what the image is made of changed, so the next revision builds.
+    await patchDeployment(name, { spec: { sourceConfig: { installCommand: 'npm ci --omit=dev' } } });
+    await putSecret(`${name}-secrets`, { API_KEY: 'three' });
+    const third = await eventually(
+      async () => (await revisionsOf(name)).find((r) => ![first.metadata.name, second.metadata.name].includes(r.metadata.name)),
+      30_000,
+      'a third revision',
+    );
+    await eventually(() => kubeRequest(kc, { method: 'GET', path: jobPath(third) }), 30_000, "the third revision's build Job");
+  });
+
   it("stalls a repository away from its integration's host: no revision, no build, the token sent nowhere", async () => {
     const name = 'foreign-host';
     const spec = codehostSpec('main');

@@ -85,6 +85,13 @@ export const revisionStatusSchema = z
       .describe(`Lifecycle state: ${revisionPhases.join(', ')}.`),
     imageUri: z.string().max(1024).optional().describe('Image this revision runs (built, or taken from the spec).'),
     repoCommitSha: z.string().max(64).optional().describe('Commit this revision was built from.'),
+    buildKey: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'What its image was built from (sources pinned by content, commands, configuration file, build images), as a digest: a later revision with the same one runs this image without a build.',
+      ),
     message: z.string().max(32768).optional().describe('Details of the current state, e.g. why a build failed.'),
     reason: z
       .string()

@@ -5,6 +5,7 @@
 import type { V1ContainerStatus, V1Job, V1Pod } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { buildSteps } from './render/build-job.ts';
+import { buildKeyAnnotation } from './build-reuse.ts';
 
 export type BuildState =
   | { state: 'absent' }
@@ -13,7 +14,7 @@ export type BuildState =
   | { state: 'awaiting'; message: string; reason: 'AwaitingBuilder' | 'BuildQueued' }
   | { state: 'queued' }
   | { state: 'running'; step?: string; commit?: string }
-  | { state: 'succeeded'; digest?: string; commit?: string }
+  | { state: 'succeeded'; digest?: string; commit?: string; buildKey?: string }
   | { state: 'failed'; message: string; step?: string; commit?: string };
 
 type ReadonlyJob = DeepReadonly<V1Job> | V1Job;
@@ -42,7 +43,8 @@ export function buildState(
   const isTrue = (type: string) => conditions.find((c) => c.type === type && c.status === 'True');
   if (isTrue('Complete')) {
     const digest = digestOf(steps.get(buildSteps.image));
-    return { state: 'succeeded', ...(digest ? { digest } : {}), ...withCommit };
+    const key = job.metadata?.annotations?.[buildKeyAnnotation];
+    return { state: 'succeeded', ...(digest ? { digest } : {}), ...withCommit, ...(key ? { buildKey: key } : {}) };
   }
   const failed = isTrue('Failed') ?? isTrue('FailureTarget');
   if (failed) {

@@ -98,7 +98,15 @@ export function phaseReason(phase: string): string {
 
 export function nextRevisionStatus(
   previous: RevisionStatus | undefined,
-  update: { phase: TargetPhase['phase']; message: string; reason?: string; image?: string; repoCommitSha?: string; generation: number },
+  update: {
+    phase: TargetPhase['phase'];
+    message: string;
+    reason?: string;
+    image?: string;
+    repoCommitSha?: string;
+    buildKey?: string;
+    generation: number;
+  },
   now: Date,
 ): RevisionStatus {
   const conditions = markVerdict(previous?.conditions, revisionVerdict(update.phase, update.message), update.generation, now);
@@ -108,6 +116,7 @@ export function nextRevisionStatus(
     ...(update.reason ? { reason: update.reason } : {}),
     ...((update.image ?? previous?.imageUri) ? { imageUri: update.image ?? previous?.imageUri } : {}),
     ...((update.repoCommitSha ?? previous?.repoCommitSha) ? { repoCommitSha: update.repoCommitSha ?? previous?.repoCommitSha } : {}),
+    ...((update.buildKey ?? previous?.buildKey) ? { buildKey: update.buildKey ?? previous?.buildKey } : {}),
     observedGeneration: update.generation,
     conditions,
   };

@@ -131,6 +131,7 @@ export function targetOutcome(
       rollout: rolloutOf(application, previousActive?.name !== target.name && activated ? 1 : 0),
       ...revisionPodsSay(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload')),
       ...optional('interruptedAt', interruptionOf(target.object)),
+      ...optional('reusedBuildKey', image.reusedBuildKey),
     });
   const active = phase.phase === 'DEPLOYED' ? target : previousActive;
   const postgres = backing.database ? pass.informers.statefulSets.get(owner.namespace, names.postgres) : undefined;

@@ -13,7 +13,8 @@ import { renderPreDeployJob } from './render/pre-deploy.ts';
 import { workloadInput } from './render/workloads.ts';
 import { optional, type Pass } from './pass.ts';
 import type { ServingRevision } from './render/application.ts';
-import { builtImage, renderBuildJob, renderBuildSecret, type BuildSources } from './render/build-job.ts';
+import { builtImage, renderBuildJob, renderBuildSecret, type BuildImages, type BuildSources } from './render/build-job.ts';
+import { buildKey, buildKeyAnnotation, reusableBuild } from './build-reuse.ts';
 import type { OwnerDeployment } from './render/common.ts';
 import { imageOf, type RevisionRecord } from './revision-records.ts';
 
@@ -28,6 +29,8 @@ export interface TargetImage {
   /** What the workloads run: the target once its image exists (and its pre-deploy command succeeded),
    * else the revision serving now (if any). */
   serving: ServingRevision | undefined;
+  /** The build key of the image the target takes from an earlier revision instead of building. */
+  reusedBuildKey?: string;
 }
 
 export async function targetImage(
@@ -38,21 +41,70 @@ export async function targetImage(
   previousActive: RevisionRecord | undefined,
 ): Promise<TargetImage> {
   const { target } = chosen;
-  const knownImage = imageOf(target.object);
+  const recorded = imageOf(target.object);
   const buildImage = builtImage(pass.options.registry, owner.namespace, owner.name, target.name);
   if (interruptionOf(target.object)) {
     // Stopped on its way: its build goes, and what served before serves on.
     await stopBuild(pass, owner, target);
-    return { knownImage, buildImage, build: { state: 'absent' }, serving: servingRevision(target, undefined, previousActive) };
+    return { knownImage: recorded, buildImage, build: { state: 'absent' }, serving: servingRevision(target, undefined, previousActive) };
   }
-  const build = await ensureBuild(pass, deployment, owner, chosen, knownImage);
+  const key = targetBuildKey(pass, deployment, owner, chosen);
+  const reused = !recorded && key ? reuseBuild(pass, deployment, chosen, key) : undefined;
+  const knownImage = recorded ?? reused;
+  const reuse = reused ? { reusedBuildKey: key! } : {};
+  const build = await ensureBuild(pass, deployment, owner, chosen, knownImage, key);
   const image = knownImage ?? (build.state === 'succeeded' ? builtImageReference(buildImage, build) : undefined);
   // A revision that serves already needs no pre-deploy command (one added later runs for the next).
   const command = target.name === previousActive?.name ? undefined : deployment.spec.sourceConfig?.preDeployCommand;
-  if (!image || !command) return { knownImage, buildImage, build, serving: servingRevision(target, image, previousActive) };
+  if (!image || !command) return { knownImage, buildImage, build, serving: servingRevision(target, image, previousActive), ...reuse };
   const preDeploy = await ensurePreDeploy(pass, deployment, owner, target, { name: target.name, image }, command);
   const ready = preDeploy.state === 'succeeded' ? image : undefined;
-  return { knownImage, buildImage, build, preDeploy, serving: servingRevision(target, ready, previousActive) };
+  return { knownImage, buildImage, build, preDeploy, serving: servingRevision(target, ready, previousActive), ...reuse };
+}
+
+/** What the target's build would be made from, as a key (build-reuse.ts); undefined for an image source or
+ * sources that can move. */
+function targetBuildKey(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  owner: OwnerDeployment,
+  chosen: ChosenRevisions,
+): string | undefined {
+  const { spec } = chosen.target.object;
+  if (!isBuiltSource(spec.source)) return undefined;
+  const config = spec.sourceRevisionConfig;
+  return buildKey({
+    sources: buildSources(pass, deployment, owner, chosen, undefined),
+    pinned: Boolean(config.repoCommitSha) || /^[0-9a-f]{40}$/.test(config.repoRef ?? ''),
+    installCommand: deployment.spec.sourceConfig?.installCommand,
+    buildCommand: deployment.spec.sourceConfig?.buildCommand,
+    graphConfigPath: config.graphConfigPath,
+    images: buildImagesOf(pass.options),
+  });
+}
+
+/** The image of an earlier revision built from the same key, said in an Event when the target takes it. */
+function reuseBuild(pass: Pass, deployment: DeepReadonly<Deployment>, chosen: ChosenRevisions, key: string): string | undefined {
+  const found = reusableBuild(chosen.all, key, chosen.target.name);
+  if (!found) return undefined;
+  pass.context.recorder.event(
+    deployment,
+    'Normal',
+    'BuildReused',
+    `Revision ${chosen.target.name} runs the image of Revision ${found.revision}, built from the same sources, commands and build images: no build.`,
+  );
+  return found.image;
+}
+
+/** The images a build Job runs its steps in. */
+function buildImagesOf(options: Pass['options']): BuildImages {
+  return {
+    git: options.images.git,
+    tools: options.images.buildTools,
+    builder: options.images.builder,
+    agentTools: options.images.agentTools,
+    ...optional('agentServer', options.images.agentServer),
+  };
 }
 
 /** The target's pre-deploy Job: started once (in its image, as its pods would run), then observed. */
@@ -88,6 +140,7 @@ async function ensureBuild(
   owner: OwnerDeployment,
   chosen: ChosenRevisions,
   knownImage: string | undefined,
+  key: string | undefined,
 ) {
   const { informers, options } = pass;
   const { target } = chosen;
@@ -115,13 +168,7 @@ async function ensureBuild(
     installCommand: spec.sourceConfig?.installCommand,
     buildCommand: spec.sourceConfig?.buildCommand,
     graphConfigPath: target.object.spec.sourceRevisionConfig.graphConfigPath,
-    images: {
-      git: options.images.git,
-      tools: options.images.buildTools,
-      builder: options.images.builder,
-      agentTools: options.images.agentTools,
-      ...optional('agentServer', options.images.agentServer),
-    },
+    images: buildImagesOf(options),
     registry: options.registry,
     ...optional('serviceAccountName', options.buildServiceAccountName || undefined),
     privileged: options.buildPrivileged,
@@ -130,6 +177,7 @@ async function ensureBuild(
     requestScale: options.requestScale,
     ...optional('registryCredentials', options.registryCredentials && (apartCredentials ?? options.registryCredentials)),
   });
+  if (key) job.metadata = { ...job.metadata, annotations: { ...job.metadata?.annotations, [buildKeyAnnotation]: key } };
   const started = await pass.writer.apply(withAppliedHash(job));
   if (location.apart) await ensureBuildSecret(pass, owner, chosen, started);
   pass.context.recorder.event(deployment, 'Normal', 'BuildStarted', `Building Revision ${target.name}${whereApart(location)}.`);
