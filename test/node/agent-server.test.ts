@@ -253,11 +253,25 @@ async function deployKeysAgent(): Promise<{ id: string; revision: { id: string; 
  * later test still checks all it checked when it made its deployment itself. */
 let sleepyAgent: ReturnType<typeof deploySleepyAgent>;
 let keysAgent: ReturnType<typeof deployKeysAgent>;
+let pgvectorRevision: ReturnType<typeof deployPgvectorRevision>;
 function startLaterDeployments(): void {
   sleepyAgent = deploySleepyAgent();
   keysAgent = deployKeysAgent();
+  // The keys project's revision that needs pgvector follows its first at once: its build and its
+  // failure pass while the tests between run, and the first revision serves their requests meanwhile.
+  pgvectorRevision = keysAgent.then(({ id: keysId }) => deployPgvectorRevision(keysId));
   // Awaited by their tests; a failure is theirs to report, never an unhandled rejection.
-  for (const started of [sleepyAgent, keysAgent]) started.catch(() => {});
+  for (const started of [sleepyAgent, keysAgent, pgvectorRevision]) started.catch(() => {});
+}
+
+/** A revision of the keys project whose store.index needs pgvector, once it settles, and the deployment before it. */
+async function deployPgvectorRevision(keysId: string) {
+  const before = await tool.ok('GET', `/v2/deployments/${keysId}`);
+  const objectPath = await uploadKeysProject(keysId, (config) => ({
+    ...config,
+    store: { index: { dims: 3, embed: 'openai:text-embedding-3-small' } },
+  }));
+  return { before, revision: await deployUpload(keysId, objectPath, 480_000) };
 }
 
 describe('an agent server deployed by the reference client', () => {
@@ -867,12 +881,8 @@ describe("a project using the langgraph.json keys the reference's builds honour,
     "fails a revision whose store.index needs pgvector the deployment's Postgres lacks, saying so, while the previous one serves",
     { timeout: 600_000 },
     async () => {
-      const before = await tool.ok('GET', `/v2/deployments/${keysId}`);
-      const revision = await deployUpload(
-        keysId,
-        await uploadKeysProject(keysId, (config) => ({ ...config, store: { index: { dims: 3, embed: 'openai:text-embedding-3-small' } } })),
-        480_000,
-      );
+      // Made during the tests before (startLaterDeployments).
+      const { before, revision } = await pgvectorRevision;
       expect(revision.status).toBe('DEPLOY_FAILED');
       expect(revision.status_message).toContain("store.index needs the pgvector extension (vector) in the deployment's Postgres");
       expect((await tool.ok('GET', `/v2/deployments/${keysId}`)).active_revision_id).toBe(before.active_revision_id);
