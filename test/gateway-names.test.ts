@@ -1,7 +1,8 @@
 // Names a Gateway gives a Deployment's Service and routes are `<namespace>-<name>`: with namespaces
 // `<x>` and `<x>-corp`, the deployment `corp-web` of the first and `web` of the second would be one backend
-// at the Gateway, and one would serve the other's URL. The later one is refused before Berth writes a
-// child: Stalled, GatewayNameTaken; the first is untouched.
+// at the Gateway, and one would serve the other's URL; so would `corp--web` of `<x>`, whose dashes the
+// Gateway folds into one. The later one is refused before Berth writes a child: Stalled,
+// GatewayNameTaken; the first is untouched.
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment } from '../src/api/index.ts';
@@ -73,5 +74,18 @@ describe('names at the Gateway, claimed once across namespaces', () => {
     expect(services.items.map((s) => s.metadata?.name)).not.toContain('web');
     expect(await stalled(first, 'corp-web')).toBeUndefined();
     expect((await core.readNamespacedService({ namespace: first, name: 'corp-web' })).metadata?.name).toBe('corp-web');
+  });
+
+  it('refuses a name whose dashes the Gateway folds into the name of an earlier one', async () => {
+    // `corp-web` of `<x>` holds `<x>-corp-web`; `corp--web` of `<x>` is that at the Gateway too, though
+    // its objects' names differ.
+    await create(first, 'corp--web');
+    const refusal = await eventually(() => stalled(first, 'corp--web'), 30_000, 'the folded name Stalled');
+    expect(refusal).toMatchObject({
+      reason: 'GatewayNameTaken',
+      message: `the name corp--web in namespace ${first} would be ${first}-corp-web at the Gateway, which deployment corp-web already is; choose another name`,
+    });
+    const services = await core.listNamespacedService({ namespace: first });
+    expect(services.items.map((s) => s.metadata?.name)).not.toContain('corp--web');
   });
 });

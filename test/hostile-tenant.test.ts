@@ -413,6 +413,14 @@ describe('a hostile tenant', () => {
     expect(await stalledReason(corpNamespace, 'web')).toBe('');
     expect((await kubectl(['get', 'service', 'web', '-n', corpNamespace])).code).toBe(0);
     tally.refused += 1;
+
+    // `corp--web`, whose two dashes the Gateway folds into one, is that name at the Gateway too.
+    await throughApi(
+      'POST',
+      '/v2/deployments',
+      { name: 'corp--web', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'busybox:1' } },
+      [409],
+    );
   });
 
   it("sends no request from Berth's pod to an address of its choosing through an integration's baseUrl", async () => {

@@ -40,10 +40,13 @@ describe('name claims', () => {
   });
 
   it('indexes most deployments by one stem, and one whose children are cut and hashed by each child name', () => {
-    expect(indexNameStems(deployment('shop', 'u1'))).toEqual(['org/shop']);
-    expect(indexNameStems(deployment('a.b', 'u1'))).toEqual(['org/a-b', 'org/a.b']);
+    expect(indexNameStems(deployment('shop', 'u1'))).toEqual(['org/shop', 'gateway:org-shop']);
+    expect(indexNameStems(deployment('a.b', 'u1'))).toEqual(['org/a-b', 'org/a.b', 'gateway:org-a-b']);
     const long = `shop-${'x'.repeat(50)}`;
-    expect(indexNameStems(deployment(long, 'u1'))).toEqual(claimedNames(long).map((child) => `org/${child}`));
+    expect(indexNameStems(deployment(long, 'u1'))).toEqual([
+      ...claimedNames(long).map((child) => `org/${child}`),
+      ...gatewayNames('org', long).map((name) => `gateway:${name}`),
+    ]);
     expect(claimedNames(long).some((child) => /-[0-9a-f]{8}-postgres$/.test(child))).toBe(true);
   });
 
@@ -102,6 +105,17 @@ describe('gatewayNameRefusal', () => {
     expect(gatewayNameRefusal({ metadata: { namespace: 'acme-corp', name: 'web' } }, [corpWeb])?.message).toBe(
       'the name web in namespace acme-corp would be acme-corp-web at the Gateway, which a deployment of another organization already is; choose another name',
     );
+  });
+
+  it('folds runs of dashes as the Gateway does: `corp--web` of `acme` is `acme-corp-web` there too', () => {
+    const folded = at('acme', 'corp--web', 'f', '2026-11-26T12:00:00Z');
+    expect(gatewayNames('acme', 'corp--web')).toContain('acme-corp-web');
+    const claimants = gatewayNameClaimants('acme', 'corp--web', indexOf([web, folded]));
+    expect(claimants).toEqual(expect.arrayContaining([web, folded]));
+    expect(gatewayNameRefusal(folded, claimants)?.reason).toBe('GatewayNameTaken');
+    // The other way round: the folded name first keeps it.
+    const earlyFolded = at('acme', 'corp--web', 'g', '2026-11-26T09:00:00Z');
+    expect(gatewayNameRefusal(web, gatewayNameClaimants('acme-corp', 'web', indexOf([web, earlyFolded])))?.reason).toBe('GatewayNameTaken');
   });
 
   it('leaves deployments of one namespace to the child-name rule, and different names alone', () => {

@@ -27,13 +27,32 @@ export const nameStemIndex = 'berth.dev/name-stem';
 const childSuffixes = ['-queue', '-canary', '-postgres', '-redis', '-custom', '-secrets'];
 
 export function indexNameStems(object: unknown): string[] {
-  const { name, namespace } = (object as NameClaim).metadata;
+  const { name, namespace = '' } = (object as NameClaim).metadata;
   if (!name) return [];
   const base = dnsLabelBase(name);
   const made = (child: string) => child === `${name}-secrets` || child === base || childSuffixes.some((suffix) => child === base + suffix);
   const children = claimedNames(name);
-  const stems = children.every(made) ? [...new Set([base, name])] : children;
-  return stems.map((stem) => `${namespace}/${stem}`);
+  const whole = children.every(made);
+  const stems = whole ? [...new Set([base, name])] : children;
+  // And the names the Gateway gives them (gatewayNames): the application's, which the others extend, or
+  // each one for a name cut and hashed.
+  const atGateway = gatewayNames(namespace, name);
+  return [...stems.map((stem) => `${namespace}/${stem}`), ...(whole ? atGateway.slice(0, 1) : atGateway).map(gatewayIndexKey)];
+}
+
+/** The index key of a name at the Gateway: apart from the `<namespace>/<stem>` keys (it has no slash). */
+const gatewayIndexKey = (gatewayName: string) => `gateway:${gatewayName}`;
+
+/**
+ * A name as Traefik writes it into its configuration (its provider's Normalize): every run of characters
+ * that are neither letters nor digits becomes one dash, and none leads or trails. `corp--web` is
+ * `corp-web` there.
+ */
+export function gatewayFolded(name: string): string {
+  return name
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .join('-');
 }
 
 /** The stems that could make `child`: itself, and itself less each suffix it ends with. */
@@ -98,18 +117,22 @@ export function nameClaimants<T extends NameClaim>(namespace: string, deployment
 /**
  * The names a Gateway and its metrics give a Deployment's Service and routes: `<namespace>-<name>`, as
  * Traefik names a backend (`<namespace>-<service>-http-<port>`) and a route (`httproute-<namespace>-
- * <route>-...`), merging equal ones. Namespaces hold dashes, so `acme`'s `corp-web` and `acme-corp`'s
- * `web` would share one: the later of two such Deployments is refused, as a child name is.
+ * <route>-...`), folded as it folds them (gatewayFolded), merging equal ones; the application's first.
+ * Namespaces hold dashes, so `acme`'s `corp-web` and `acme-corp`'s `web` would share one, and so would
+ * `acme`'s `corp--web`: the later of two such Deployments is refused, as a child name is.
  */
 export function gatewayNames(namespace: string, deploymentName: string): string[] {
   const names = childNames(deploymentName);
-  return [...new Set([names.application, names.canary, names.ingress, names.customRoute].map((name) => `${namespace}-${name}`))];
+  return [
+    ...new Set([names.application, names.ingress, names.canary, names.customRoute].map((name) => gatewayFolded(`${namespace}-${name}`))),
+  ];
 }
 
 /**
  * Why `deployment` may not take the names the Gateway would give it, or undefined: `claimants` are the
- * Deployments of the index for any of those names; one of another namespace that came first refuses it.
- * The other organization is never named.
+ * Deployments of the index for any of those names; another that came first refuses it (of its own
+ * namespace, one whose name folds to the same: `corp--web` and `corp-web`). Another organization is
+ * never named.
  */
 export function gatewayNameRefusal(
   deployment: NameClaim,
@@ -117,22 +140,29 @@ export function gatewayNameRefusal(
 ): { reason: 'GatewayNameTaken'; message: string } | undefined {
   const { name = '', namespace = '' } = deployment.metadata;
   const mine = new Set(gatewayNames(namespace, name));
+  const sharedWith = (other: NameClaim) =>
+    gatewayNames(other.metadata.namespace ?? '', other.metadata.name ?? '').filter((key) => mine.has(key));
   const earlier = claimants.find(
     (other) =>
-      other.metadata.namespace !== namespace &&
+      !(other.metadata.namespace === namespace && other.metadata.name === name) &&
       other.metadata.uid !== deployment.metadata.uid &&
-      (!deployment.metadata.uid || claimedBefore(other, deployment)),
+      (!deployment.metadata.uid || claimedBefore(other, deployment)) &&
+      sharedWith(other).length > 0,
   );
   if (!earlier) return undefined;
-  const shared = gatewayNames(earlier.metadata.namespace ?? '', earlier.metadata.name ?? '').filter((key) => mine.has(key));
+  const shared = sharedWith(earlier);
+  const holder =
+    earlier.metadata.namespace === namespace
+      ? `deployment ${earlier.metadata.name} already is`
+      : 'a deployment of another organization already is';
   return {
     reason: 'GatewayNameTaken',
-    message: `the name ${name} in namespace ${namespace} would be ${shared[0]} at the Gateway, which a deployment of another organization already is; choose another name`,
+    message: `the name ${name} in namespace ${namespace} would be ${shared[0]} at the Gateway, which ${holder}; choose another name`,
   };
 }
 
 /** The Deployments of any namespace the Gateway would name as it names a deployment, from lookups of the
- * nameStemIndex: each Gateway name split at a dash into a namespace and a child name. */
+ * nameStemIndex: each Gateway name, and each less a suffix the application's name takes there. */
 export function gatewayNameClaimants<T extends NameClaim>(
   namespace: string,
   deploymentName: string,
@@ -140,12 +170,7 @@ export function gatewayNameClaimants<T extends NameClaim>(
 ): T[] {
   const mine = new Set(gatewayNames(namespace, deploymentName));
   const found = new Set<T>();
-  for (const key of mine) {
-    for (let dash = key.indexOf('-'); dash > 0; dash = key.indexOf('-', dash + 1)) {
-      const [space, child] = [key.slice(0, dash), key.slice(dash + 1)];
-      for (const stem of stemCandidates(child)) for (const other of byIndex(`${space}/${stem}`)) found.add(other);
-    }
-  }
+  for (const key of mine) for (const stem of stemCandidates(key)) for (const other of byIndex(gatewayIndexKey(stem))) found.add(other);
   return [...found].filter((other) =>
     gatewayNames(other.metadata.namespace ?? '', other.metadata.name ?? '').some((name) => mine.has(name)),
   );
