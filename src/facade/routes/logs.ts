@@ -103,11 +103,34 @@ const logRoutes = {
   },
 } satisfies Record<string, RouteSpec>;
 
+function buildPodsOf(deps: FacadeDependencies, namespace: string, revision: DeepReadonly<Revision>) {
+  const name = revision.metadata.name ?? '';
+  const location = buildJobLocation(deps.buildNamespace, { namespace, name, uid: revision.metadata.uid ?? '' });
+  return podsOfBuild(deps.cache.pods, name, location);
+}
+
+/** A revision's build pods; for one that runs an earlier revision's image (the same build key and no
+ * build of its own: src/reconcilers/deployment/build-reuse.ts), the build that made that image. */
+function imageBuildPods(deps: FacadeDependencies, namespace: string, revision: DeepReadonly<Revision>) {
+  const own = buildPodsOf(deps, namespace, revision);
+  const key = revision.status?.buildKey;
+  if (own.length > 0 || !key) return own;
+  const owner = revision.metadata.ownerReferences?.[0]?.uid ?? '';
+  const builders = deps.cache.revisions
+    .byIndex('owner', owner)
+    .filter((other) => other.metadata.namespace === namespace && other.status?.buildKey === key && other !== revision);
+  for (const builder of builders) {
+    const pods = buildPodsOf(deps, namespace, builder);
+    if (pods.length > 0) return pods;
+  }
+  return [];
+}
+
 export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const { cache } = deps;
 
-  const podsOf = (namespace: string, revisions: readonly DeepReadonly<Revision>[], type: LogType) =>
-    revisions.flatMap((revision) => {
+  const podsOf = (namespace: string, revisions: readonly DeepReadonly<Revision>[], type: LogType) => {
+    const pods = revisions.flatMap((revision) => {
       const name = revision.metadata.name ?? '';
       // A deploy's log begins with its pre-deploy command's, if it has one.
       if (type !== 'build')
@@ -115,8 +138,11 @@ export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies
           ...podsOfRevision(cache.pods, namespace, name, 'workload'),
           ...podsOfBuild(cache.pods, name, { namespace, name: preDeployJobName(name) }),
         ];
-      return podsOfBuild(cache.pods, name, buildJobLocation(deps.buildNamespace, { namespace, name, uid: revision.metadata.uid ?? '' }));
+      return imageBuildPods(deps, namespace, revision);
     });
+    // Two revisions on one image read one build.
+    return [...new Map(pods.map((pod) => [`${pod.metadata?.namespace}/${pod.metadata?.name}`, pod])).values()];
+  };
 
   /** One replica's log reads in flight at once, whatever the number of requests, turns shared fairly
    * among the organizations that wait (log-reads.ts). */
