@@ -37,6 +37,9 @@ export async function waitUntilIdle(berth: BerthProcess, size: number, timeoutMs
 }
 
 export async function atRest(context: BenchContext, converged: ConvergedNamespace): Promise<{ result: AtRestResult; berth: BerthProcess }> {
+  // At rest means the first process has written all it had to: its queues empty, not just every
+  // Deployment's status naming its revision (what convergence waits for).
+  await waitUntilIdle(converged.berth, converged.size, 120_000 + converged.size * 200);
   await converged.berth.stop();
   const started = performance.now();
   const berth = await startBerth(context, [converged.namespace], ['controller'], `at-rest-${converged.size}`);
