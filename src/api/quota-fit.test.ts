@@ -1,18 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quantityValue, quotaExcess } from './quota-fit.ts';
-
-describe('quantityValue', () => {
-  it.each([
-    ['16', 16],
-    ['500m', 0.5],
-    ['32Gi', 32 * 2 ** 30],
-    ['1e3', 1000],
-    ['2k', 2000],
-    ['1.5', 1.5],
-  ])('%s is %d', (quantity, value) => expect(quantityValue(quantity)).toBeCloseTo(value));
-
-  it('reads nothing from what is not a quantity', () => expect(quantityValue('lots')).toBeUndefined());
-});
+import { quotaExcess } from './quota-fit.ts';
 
 describe('quotaExcess', () => {
   const quota = { hard: { 'requests.cpu': '16', 'requests.memory': '32Gi', pods: '100' }, requestScale: 1 };

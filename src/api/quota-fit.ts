@@ -3,6 +3,7 @@
 // hard limits. One that never fits is refused (the HTTP API's 422; Stalled, QuotaExceeded, when applied
 // with kubectl); one that fits once other workloads free room waits for it (WaitingForQuota). Counts
 // the application alone, so it never refuses a deployment that could fit. Pure.
+import { quantityValue } from '../runtime/quantity.ts';
 import { tierMinReplicas } from './deployment.ts';
 
 /** What the application's pods ask for when the spec says nothing (the renderers use these too). */
@@ -24,20 +25,6 @@ export interface QuotaExcess {
 interface SourceConfigSizing {
   deploymentType?: string | null | undefined;
   resourceSpec?: { minScale?: number | null; cpu?: number | null; memoryMb?: number | null } | null | undefined;
-}
-
-/** A quantity as a number of its base unit (cores, bytes, objects), or undefined if unreadable. */
-export function quantityValue(quantity: string): number | undefined {
-  const match = /^\+?([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:([eE][+-]?[0-9]+)|([KMGTPE]i)|([numkMGTPE]))?$/.exec(quantity.trim());
-  if (!match) return undefined;
-  const [, digits, exponent, binary, decimal] = match;
-  const binaryPowers: Record<string, number> = { Ki: 1, Mi: 2, Gi: 3, Ti: 4, Pi: 5, Ei: 6 };
-  const decimalPowers: Record<string, number> = { n: -9, u: -6, m: -3, k: 3, M: 6, G: 9, T: 12, P: 15, E: 18 };
-  const value = Number(digits);
-  if (exponent) return value * 10 ** Number(exponent.slice(1));
-  if (binary) return value * 1024 ** binaryPowers[binary]!;
-  if (decimal) return value * 10 ** decimalPowers[decimal]!;
-  return value;
 }
 
 /** The first hard limit the deployment's fewest application pods exceed, with the numbers, or undefined. */
