@@ -48,6 +48,34 @@ async function objectsIn(namespace: string): Promise<string[]> {
 const pod = (name: string) =>
   JSON.stringify({ apiVersion: 'v1', kind: 'Pod', metadata: { name }, spec: { containers: [{ name: 'app', image: 'busybox:1' }] } });
 
+/** A Deployment applied with kubectl, once its Stalled condition has `reason`. */
+async function appliedUntilStalled(name: string, resourceSpec: object, reason: string) {
+  const manifest = {
+    apiVersion: 'berth.dev/v1alpha1',
+    kind: 'Deployment',
+    metadata: { name, namespace: organization },
+    spec: { source: 'external_docker', sourceConfig: { resourceSpec }, sourceRevisionConfig: { imageUri: 'busybox:1' } },
+  };
+  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
+  return eventually(
+    async () => {
+      const got = await kubectl([
+        'get',
+        'deployments.berth.dev',
+        name,
+        '-n',
+        organization,
+        '-o',
+        'jsonpath={.status.conditions[?(@.type=="Stalled")]}',
+      ]);
+      const condition = got.stdout ? (JSON.parse(got.stdout) as { status: string; reason: string; message: string }) : undefined;
+      return condition?.reason === reason ? condition : undefined;
+    },
+    20_000,
+    `Stalled ${reason}`,
+  );
+}
+
 describe('the organization policy', () => {
   const expected = [
     'limitrange/berth-organization',
@@ -122,34 +150,7 @@ describe('the organization policy', () => {
     expect(patch.status).toBe(422);
     expect(JSON.stringify(patch.body)).toContain('"queue_max_scale"');
 
-    const manifest = {
-      apiVersion: 'berth.dev/v1alpha1',
-      kind: 'Deployment',
-      metadata: { name: 'swarm', namespace: organization },
-      spec: {
-        source: 'external_docker',
-        sourceConfig: { resourceSpec: { maxScale: 50 } },
-        sourceRevisionConfig: { imageUri: 'busybox:1' },
-      },
-    };
-    expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
-    const stalled = await eventually(
-      async () => {
-        const got = await kubectl([
-          'get',
-          'deployments.berth.dev',
-          'swarm',
-          '-n',
-          organization,
-          '-o',
-          'jsonpath={.status.conditions[?(@.type=="Stalled")]}',
-        ]);
-        const condition = got.stdout ? (JSON.parse(got.stdout) as { status: string; reason: string; message: string }) : undefined;
-        return condition?.reason === 'ReplicaCapExceeded' ? condition : undefined;
-      },
-      20_000,
-      'Stalled ReplicaCapExceeded',
-    );
+    const stalled = await appliedUntilStalled('swarm', { maxScale: 50 }, 'ReplicaCapExceeded');
     expect(stalled.message).toBe(
       "spec.sourceConfig.resourceSpec.maxScale 50 must be at most 5: this installation's cap on one deployment's replicas",
     );
@@ -177,34 +178,7 @@ describe('the organization policy', () => {
     expect(JSON.stringify(tooMany.body)).toContain('(pods=2)');
     expect((await kubectl(['get', 'deployments.berth.dev', 'greedy', '-n', organization])).code).not.toBe(0);
 
-    const manifest = {
-      apiVersion: 'berth.dev/v1alpha1',
-      kind: 'Deployment',
-      metadata: { name: 'hungry', namespace: organization },
-      spec: {
-        source: 'external_docker',
-        sourceConfig: { resourceSpec: { memoryMb: 256, cpu: 4 } },
-        sourceRevisionConfig: { imageUri: 'busybox:1' },
-      },
-    };
-    expect((await kubectl(['apply', '-f', '-'], JSON.stringify(manifest))).code).toBe(0);
-    const stalled = await eventually(
-      async () => {
-        const got = await kubectl([
-          'get',
-          'deployments.berth.dev',
-          'hungry',
-          '-n',
-          organization,
-          '-o',
-          'jsonpath={.status.conditions[?(@.type=="Stalled")]}',
-        ]);
-        const condition = got.stdout ? (JSON.parse(got.stdout) as { status: string; reason: string; message: string }) : undefined;
-        return condition?.reason === 'QuotaExceeded' ? condition : undefined;
-      },
-      20_000,
-      'Stalled QuotaExceeded',
-    );
+    const stalled = await appliedUntilStalled('hungry', { memoryMb: 256, cpu: 4 }, 'QuotaExceeded');
     expect(stalled.message).toBe(
       "The deployment asks for 4 CPU for its 1 replica at the fewest, more than the organization's quota allows in all (requests.cpu=1): it could never run.",
     );

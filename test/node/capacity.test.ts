@@ -57,6 +57,26 @@ async function freeCores(): Promise<number> {
   return cores(node.items[0]!.status.allocatable.cpu) - requested;
 }
 
+/** A plain workload of one pod that asks for `cpu` and does nothing with it. */
+function cpuHolder(name: string, cpu: string) {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name },
+    spec: {
+      replicas: 1,
+      selector: { matchLabels: { app: name } },
+      template: {
+        metadata: { labels: { app: name } },
+        spec: {
+          terminationGracePeriodSeconds: 0,
+          containers: [{ name, image: images.v1!, resources: { requests: { cpu } } }],
+        },
+      },
+    },
+  };
+}
+
 /** A plain workload that takes all of the node's free CPU but `leave` cores. Measured once no pod of the
  * namespace is on its way out: a terminating pod still counts, and its room would appear later. */
 async function hog(leave: number): Promise<void> {
@@ -71,22 +91,7 @@ async function hog(leave: number): Promise<void> {
     'no pod terminating',
   );
   const take = cpuQuantity(Math.max((await freeCores()) - leave, 0.01));
-  await apply(namespace, {
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    metadata: { name: 'hog' },
-    spec: {
-      replicas: 1,
-      selector: { matchLabels: { app: 'hog' } },
-      template: {
-        metadata: { labels: { app: 'hog' } },
-        spec: {
-          terminationGracePeriodSeconds: 0,
-          containers: [{ name: 'hog', image: images.v1!, resources: { requests: { cpu: take } } }],
-        },
-      },
-    },
-  });
+  await apply(namespace, cpuHolder('hog', take));
   await eventually(
     async () => (await kubectlOk(['get', 'deployment', 'hog', '-n', namespace, '-o', 'jsonpath={.status.availableReplicas}'])) === '1',
     60_000,
@@ -210,22 +215,7 @@ describe("a rollout with no room in its organization's quota", () => {
 
   it("waits for room with the quota's words, then deploys once another workload frees it", async () => {
     // Another workload of the organization holds 0.8 of its 1 CPU.
-    await apply(quotaNamespace, {
-      apiVersion: 'apps/v1',
-      kind: 'Deployment',
-      metadata: { name: 'holder' },
-      spec: {
-        replicas: 1,
-        selector: { matchLabels: { app: 'holder' } },
-        template: {
-          metadata: { labels: { app: 'holder' } },
-          spec: {
-            terminationGracePeriodSeconds: 0,
-            containers: [{ name: 'holder', image: images.v1!, resources: { requests: { cpu: '800m', memory: '32Mi' } } }],
-          },
-        },
-      },
-    });
+    await apply(quotaNamespace, cpuHolder('holder', '800m'));
     const created = await quotaApi.ok('POST', '/v2/deployments', {
       name: 'cramped',
       source: 'external_docker',
