@@ -26,5 +26,8 @@ describe('quotaExcess', () => {
     expect(quotaExcess({}, small)).toBeUndefined();
     expect(quotaExcess({ deploymentType: 'dedicated' }, small)?.message).toContain('1 CPU for its 2 replicas');
     expect(quotaExcess({ deploymentType: 'dedicated' }, { ...small, requestScale: 0.25 })).toBeUndefined();
+    expect(quotaExcess({ resourceSpec: { cpu: 100 } }, { hard: { 'requests.cpu': '16' }, requestScale: 0.25 })?.message).toBe(
+      "asks for 100 CPU (25 at this installation's request scale, 0.25) for its 1 replica at the fewest, more than the organization's quota allows in all (requests.cpu=16): it could never run",
+    );
   });
 });

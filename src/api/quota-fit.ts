@@ -36,11 +36,21 @@ export function quotaExcess(
   const { hard: quota, requestScale } = organizationQuota;
   const resources = sourceConfig?.resourceSpec ?? {};
   const pods = Math.max(resources.minScale ?? 1, tierMinReplicas(sourceConfig?.deploymentType), 1);
-  const cores = (resources.cpu ?? applicationSizingDefaults.cpu) * requestScale * pods;
-  const bytes = (resources.memoryMb ?? applicationSizingDefaults.memoryMb) * requestScale * pods * 2 ** 20;
+  const cores = (resources.cpu ?? applicationSizingDefaults.cpu) * pods;
+  const mebibytes = (resources.memoryMb ?? applicationSizingDefaults.memoryMb) * pods;
+  // What the pods request: the spec's figures times the installation's request scale (--request-scale).
+  const scaled = (amount: number, unit: string) =>
+    requestScale === 1
+      ? `${+amount.toFixed(3)} ${unit}`
+      : `${+amount.toFixed(3)} ${unit} (${+(amount * requestScale).toFixed(3)} at this installation's request scale, ${requestScale})`;
   const asked: { keys: string[]; field: QuotaExcess['field']; value: number; shown: string }[] = [
-    { keys: ['requests.cpu', 'cpu'], field: 'cpu', value: cores, shown: `${+cores.toFixed(3)} CPU` },
-    { keys: ['requests.memory', 'memory'], field: 'memoryMb', value: bytes, shown: `${+(bytes / 2 ** 20).toFixed(1)} MiB of memory` },
+    { keys: ['requests.cpu', 'cpu'], field: 'cpu', value: cores * requestScale, shown: scaled(cores, 'CPU') },
+    {
+      keys: ['requests.memory', 'memory'],
+      field: 'memoryMb',
+      value: mebibytes * requestScale * 2 ** 20,
+      shown: scaled(mebibytes, 'MiB of memory'),
+    },
     { keys: ['pods'], field: 'minScale', value: pods, shown: `${pods} pods` },
   ];
   const replicas = `${pods} replica${pods === 1 ? '' : 's'}`;
