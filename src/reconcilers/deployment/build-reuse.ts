@@ -5,7 +5,6 @@
 // have no key: they are built each time. Pure.
 import { createHash } from 'node:crypto';
 import type { BuildImages, BuildSources } from './render/build-job.ts';
-import { imageOf, type RevisionRecord } from './revision-records.ts';
 
 /** On a build Job: the key of what it builds, recorded on its revision once it succeeds. */
 export const buildKeyAnnotation = 'berth.dev/build-key';
@@ -35,15 +34,21 @@ export function buildKey(inputs: BuildInputs): string | undefined {
   return createHash('sha256').update(canonical).digest('hex').slice(0, 32);
 }
 
-/** The newest other revision whose image was built from `key`, and that image. */
+/** A revision as reuse reads it (revision-records.ts's summary). */
+interface BuiltRevision {
+  name: string;
+  creationTimestamp: string;
+  object: { readonly status?: { readonly buildKey?: string | undefined; readonly imageUri?: string | undefined } | undefined };
+}
+
+/** The newest other revision whose image was built from `key` (its status records both), and that image. */
 export function reusableBuild(
-  revisions: readonly RevisionRecord[],
+  revisions: readonly BuiltRevision[],
   key: string,
   target: string,
 ): { revision: string; image: string } | undefined {
-  const candidates = revisions
-    .filter((r) => r.name !== target && r.object.status?.buildKey === key && imageOf(r.object))
-    .sort((a, b) => b.creationTimestamp.localeCompare(a.creationTimestamp));
-  const found = candidates[0];
-  return found ? { revision: found.name, image: imageOf(found.object)! } : undefined;
+  const found = revisions
+    .filter((r) => r.name !== target && r.object.status?.buildKey === key && r.object.status.imageUri)
+    .sort((a, b) => b.creationTimestamp.localeCompare(a.creationTimestamp))[0];
+  return found ? { revision: found.name, image: found.object.status!.imageUri! } : undefined;
 }
