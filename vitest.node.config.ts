@@ -1,14 +1,19 @@
 // The node suite (npm run test:node): real pods on a real node (containerd, kubelet, kube-proxy,
-// CoreDNS, a registry) beside the control plane. Needs root; see the README. Files share one node.
+// CoreDNS, a registry) beside the control plane. Needs root; see the README. Files share one node; they
+// start once its core runs, those that need least first, each once the parts it needs run
+// (test/node/file-needs.ts).
 import { defineConfig } from 'vitest/config';
 import { reporters } from './test/support/reporters.ts';
 import { scaleDownWindowSeconds } from './test/node/scale-down-window.ts';
+import { NeedsSequencer } from './test/node/sequencer.ts';
 
 export default defineConfig({
   test: {
     reporters: reporters('node'),
     include: ['test/node/**/*.test.ts'],
     globalSetup: ['test/node/global-setup.ts'],
+    setupFiles: ['test/node/await-needs.ts'],
+    sequence: { sequencer: NeedsSequencer },
     // Every Berth a file starts lets load stay low a short window (test/node/scale-down-window.ts), not
     // the default 60 s, before its autoscalers take replicas away: a scale-in is proved the same.
     env: { BERTH_SCALE_DOWN_WINDOW_SECONDS: String(scaleDownWindowSeconds) },

@@ -3,8 +3,9 @@
 // (./builds.ts runs two at a time, the control plane's first), so that on a fresh machine the node's
 // parts are built while the control plane is. The control plane starts as soon as its build is done;
 // the node's core (containerd, the kubelet, DNS, the Gateway) once its builds are; then each of the
-// node's parts (./node/parts.ts) as its build is done. The tests wait for all of it; `berth dev` waits
-// for the control plane only and is told as each part comes up. Stops in reverse, undoing every host
+// node's parts (./node/parts.ts) as its build is done. The node suite waits for the node's core, each
+// test file for the parts it needs; `berth dev` waits for the control plane only and is told as each
+// part comes up. Stops in reverse, undoing every host
 // change last.
 import { join } from 'node:path';
 import { Builds, coldBuildMinutes, type BuildName } from './builds.ts';
@@ -18,7 +19,7 @@ import {
   startNode,
   type LocalNode,
 } from './node/node.ts';
-import { nodeParts, type NodeOffers, type NodePart } from './node/parts.ts';
+import { nodeParts, type NodeOffers, type NodePart, type NodePartName } from './node/parts.ts';
 
 export interface LocalClusterOptions {
   dataDir: string;
@@ -30,9 +31,10 @@ export interface LocalClusterOptions {
   forwardDns: boolean;
   log?: (message: string) => void;
   /** `everything` (the default): resolve once the node and all its parts run, or reject with the first
-   * that failed. `control plane`: resolve once the API server answers; the node and its parts come up
-   * behind it, each announced through onChange and the log. */
-  waitFor?: 'everything' | 'control plane';
+   * that failed. `node`: resolve once the node's core runs (or reject as it fails); its parts come up
+   * behind it (`parts`). `control plane`: resolve once the API server answers; the node and its parts
+   * come up behind it, each announced through onChange and the log. */
+  waitFor?: 'everything' | 'node' | 'control plane';
   /** Called as the node, then each of its parts, starts to run: with all that the node offers so far. */
   onChange?: (offers: NodeOffers) => void;
 }
@@ -47,6 +49,8 @@ export interface LocalCluster {
   offers: NodeOffers;
   /** Resolves when the node and every part run (at once without a node); rejects with the first failure. */
   ready: Promise<void>;
+  /** Each of the node's parts by name: resolves when it runs, rejects as it fails (empty without a node). */
+  parts: ReadonlyMap<NodePartName, Promise<void>>;
   stop(): Promise<void>;
 }
 
@@ -66,7 +70,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   if (withoutNode) {
     const controlPlane = await startControlPlane({ dataDir: options.dataDir, ephemeral: options.ephemeral, log, binDir: await kubeBin });
     progress.done();
-    return { controlPlane, withoutNode, offers: {}, ready: Promise.resolve(), stop: () => controlPlane.stop() };
+    return { controlPlane, withoutNode, offers: {}, ready: Promise.resolve(), parts: new Map(), stop: () => controlPlane.stop() };
   }
   // Every build asked for now, in the order needed: they run while the control plane is built.
   for (const name of [...coreBuilds, ...nodeParts.flatMap((part) => part.builds)]) builds.bin(name).catch(() => {});
@@ -101,7 +105,7 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
     await stop();
     throw error;
   }
-  const cluster: LocalCluster = { controlPlane, offers: {}, ready: Promise.resolve(), stop };
+  const cluster: LocalCluster = { controlPlane, offers: {}, ready: Promise.resolve(), parts: new Map(), stop };
   const offer = (offers: NodeOffers) => {
     if (Object.entries(offers).every(([key, value]) => cluster.offers[key as keyof NodeOffers] === value)) return;
     Object.assign(cluster.offers, offers);
@@ -124,13 +128,16 @@ export async function startLocalCluster(options: LocalClusterOptions): Promise<L
   })();
   // Its failure is the parts' to report (they await it once their builds are done), never an unhandled one.
   nodeRunning.catch(() => {});
-  cluster.ready = startParts(nodeRunning, builds, progress, offer);
-  if (options.waitFor !== 'control plane') {
-    await cluster.ready.catch(async (error: unknown) => {
+  cluster.parts = startParts(nodeRunning, builds, progress, offer);
+  cluster.ready = allRunning(cluster.parts, progress);
+  const awaited = { everything: cluster.ready, node: nodeRunning, 'control plane': undefined }[options.waitFor ?? 'everything'];
+  if (awaited) {
+    await awaited.catch(async (error: unknown) => {
       await cluster.stop();
       throw error;
     });
-  } else {
+  }
+  if (options.waitFor !== 'everything') {
     cluster.ready.catch((error: unknown) => log(`${(error as Error).message}; the cluster runs without it`));
   }
   return cluster;
@@ -152,14 +159,15 @@ async function nodeUnavailable(options: LocalClusterOptions, log: (m: string) =>
   }
 }
 
-/** Starts each part once the node runs and the part's builds are done (after the parts it needs). */
-async function startParts(
+/** Starts each part once the node runs and the part's builds are done (after the parts it needs), each
+ * said ready in the progress lines. */
+function startParts(
   node: Promise<LocalNode>,
   builds: Builds,
   progress: Progress,
   offer: (offers: NodeOffers) => void,
-): Promise<void> {
-  const started = new Map<string, Promise<void>>();
+): Map<NodePartName, Promise<void>> {
+  const started = new Map<NodePartName, Promise<void>>();
   const start = async (part: NodePart) => {
     const bins = await Promise.all(part.builds.map((name) => builds.bin(name)));
     const running = await node;
@@ -172,7 +180,14 @@ async function startParts(
     progress.ready(part.name, part.gives);
   };
   for (const part of nodeParts) started.set(part.name, start(part));
-  const outcomes = await Promise.allSettled(started.values());
+  // Each failure is reported by allRunning (and to whoever awaits that part), never as an unhandled one.
+  for (const running of started.values()) running.catch(() => {});
+  return started;
+}
+
+/** Resolves once every part runs; rejects with the first that failed, once none is still starting. */
+async function allRunning(parts: ReadonlyMap<NodePartName, Promise<void>>, progress: Progress): Promise<void> {
+  const outcomes = await Promise.allSettled(parts.values());
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;
   progress.done();

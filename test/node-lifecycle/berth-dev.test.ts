@@ -2,7 +2,7 @@
 // registry and applied as a Berth Deployment answers HTTP from the host; killed with SIGKILL, it leaves
 // pods behind that the next start cleans up before it comes back with the same app; stopped by its
 // terminal closing (SIGHUP, its output read by nobody), it leaves the host exactly as it found it, as
-// Ctrl-C does (the same stop: src/cli/process-lifecycle.test.ts). Runs before the shared-node suite: one node per
+// Ctrl-C does (the same stop: src/cli/process-lifecycle.test.ts). Runs after the shared-node suite: one node per
 // machine.
 import { execFile, spawn, type ChildProcessByStdio } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

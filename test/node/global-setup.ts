@@ -1,6 +1,8 @@
 // One local cluster with a real node per `npm run test:node`: the control plane, containerd, the
 // kubelet, kube-scheduler, kube-proxy, cluster DNS and the registry, with Berth's CRDs installed. Test
-// files share it (one node per machine), each in its own namespace, and reach it through inject().
+// files share it (one node per machine), each in its own namespace, and reach it through inject(). The
+// suite starts once the node's core runs; each file waits for the parts it needs (./await-needs.ts), and
+// a part that failed fails the run at its end even if no file needed it.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -9,6 +11,7 @@ import type { TestProject } from 'vitest/node';
 import { installCrds } from '../../workbench/install-crds.ts';
 import { startLocalCluster } from '../../workbench/local-cluster.ts';
 import { nodeBinaries } from '../../workbench/node/node.ts';
+import { recordParts } from '../../workbench/node/part-markers.ts';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -16,13 +19,23 @@ declare module 'vitest' {
     controlPlaneBin: string;
     nodeBin: string;
     registry: string;
+    /** Where the node's parts are said ready or failed (workbench/node/part-markers.ts). */
+    nodePartsDir: string;
   }
 }
 
 export default async function setup(project: TestProject) {
   const dataDir = mkdtempSync(join(tmpdir(), 'berth-node-'));
   const log = (message: string) => console.error(`[node] ${message}`);
-  const cluster = await startLocalCluster({ dataDir, ephemeral: true, node: 'required', forwardDns: false, log });
+  const cluster = await startLocalCluster({ dataDir, ephemeral: true, node: 'required', forwardDns: false, log, waitFor: 'node' });
+  const partsDir = join(dataDir, 'parts');
+  recordParts(cluster.parts, partsDir);
+  // A part that fails while the suite runs (not one whose build the stop below cancels).
+  let partFailed: Error | undefined;
+  let stopping = false;
+  cluster.ready.catch((error: Error) => {
+    if (!stopping) partFailed = error;
+  });
   const kc = new KubeConfig();
   kc.loadFromFile(cluster.controlPlane.kubeconfigPath);
   await installCrds(kc, resolve(import.meta.dirname, '../../crds'));
@@ -30,8 +43,11 @@ export default async function setup(project: TestProject) {
   project.provide('controlPlaneBin', cluster.controlPlane.binDir);
   project.provide('nodeBin', nodeBinaries());
   project.provide('registry', cluster.node!.registry);
+  project.provide('nodePartsDir', partsDir);
   return async () => {
+    stopping = true;
     await cluster.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    if (partFailed) throw partFailed;
   };
 }

@@ -45,14 +45,17 @@ export type NodeOffers = Pick<
   | 'agentServerImage'
 >;
 
+/** The node's parts, as progress lines, conditions and the node suite's files name them. */
+export type NodePartName = 'TLS' | 'databases' | 'resource metrics' | 'network policy' | 'autoscaling' | 'scale to zero' | 'builds';
+
 export interface NodePart {
   /** How progress lines and conditions name it. */
-  name: string;
+  name: NodePartName;
   /** What it brings, once it runs. */
   gives: string;
   builds: BuildName[];
   /** Parts that must run before this one starts. */
-  after?: string[];
+  after?: NodePartName[];
   /** Starts it; bins are its builds' bin directories, in the order of `builds`. */
   start(node: NodeContext, bins: string[]): Promise<NodeOffers>;
 }

@@ -1,0 +1,49 @@
+// What each file of the node suite needs beyond the node's core (containerd, the kubelet, DNS, the
+// registry, the Gateway): the node's parts it uses (workbench/node/parts.ts) and the builds it reads
+// itself. Listed in the order the files run (./sequencer.ts): those that need least first, then by how
+// late their parts come up on a fresh machine, so that they run while the other parts still build. A
+// file not listed waits for every part and runs last.
+import type { BuildName } from '../../workbench/builds.ts';
+import type { NodePartName } from '../../workbench/node/parts.ts';
+
+export interface FileNeeds {
+  parts: NodePartName[];
+  builds?: BuildName[];
+}
+
+const none: FileNeeds = { parts: [] };
+
+export const fileNeeds: ReadonlyArray<readonly [file: string, needs: FileNeeds]> = [
+  ['serving.test.ts', none],
+  ['gateway.test.ts', none],
+  ['rollout-traffic.test.ts', none],
+  ['push.test.ts', none],
+  ['tls.test.ts', { parts: ['TLS'] }],
+  ['browser.test.ts', { parts: ['TLS'] }],
+  // Their Postgres and Redis images are the ones the databases part pushes.
+  ['node.test.ts', { parts: ['databases'] }],
+  ['berth-deployment.test.ts', { parts: ['databases'] }],
+  ['capacity.test.ts', { parts: ['network policy'] }],
+  ['autoscaling.test.ts', { parts: ['resource metrics'] }],
+  ['canary.test.ts', { parts: ['autoscaling'] }],
+  ['concurrency-scaling.test.ts', { parts: ['resource metrics', 'autoscaling'] }],
+  ['network-policy.test.ts', { parts: ['network policy', 'autoscaling'] }],
+  ['scale-to-zero.test.ts', { parts: ['network policy', 'scale to zero'] }],
+  // The kinds its admission policy guards are cert-manager's, KEDA's and the HTTP add-on's.
+  ['steering-policy.test.ts', { parts: ['TLS', 'scale to zero'] }],
+  // Their build images are the ones the builds part pushes (BuildKit's build read at once).
+  ['builds.test.ts', { parts: ['databases', 'builds'] }],
+  ['uploads.test.ts', { parts: ['databases', 'builds'] }],
+  ['gitops.test.ts', { parts: [], builds: ['flux'] }],
+];
+
+/** What the file at `path` needs: its entry above; undefined for a file not listed (every part). */
+export function needsOf(path: string): FileNeeds | undefined {
+  return fileNeeds.find(([file]) => path.endsWith(`/${file}`))?.[1];
+}
+
+/** Where the file at `path` comes in the run: its place above, the unlisted after every listed one. */
+export function runOrder(path: string): number {
+  const index = fileNeeds.findIndex(([file]) => path.endsWith(`/${file}`));
+  return index === -1 ? fileNeeds.length : index;
+}
