@@ -3,25 +3,25 @@
 // with what they offer as each arrives, and with a node, the registry for pushed images starts beside
 // it. Loaded by workbench/main.ts once the process is set up.
 import { resolve } from 'node:path';
-import { optionsOrExit, stopOnSignals } from '../src/cli/process-lifecycle.ts';
+import { parsedOrExit, stopOnSignals } from '../src/cli/process-lifecycle.ts';
 import { startBerth, type RunningBerth } from '../src/cli/run.ts';
 import { createLogger } from '../src/runtime/index.ts';
 import { startDevCluster, startDevPushRegistry, type DevCluster } from './dev-cluster.ts';
+import { devUsage, parseDevCommandLine } from './dev-options.ts';
 
 /** How long `berth dev` waits, after a part of the node comes up, for others before it restarts Berth. */
 const restartSettleMs = 2_000;
 
-const argv = process.argv.slice(2);
-const options = optionsOrExit(argv[0] === 'dev' ? argv : ['dev', ...argv]);
+const { options, dataDir, node } = parsedOrExit(() => parseDevCommandLine(process.argv.slice(2)), devUsage);
 const logger = createLogger();
 const stopping = stopOnSignals(logger);
 
 try {
   const devStart = startDevCluster({
-    dataDir: options.dataDir,
+    dataDir,
     crdsDir: resolve(import.meta.dirname, '../crds'),
     operatorNamespace: options.namespace,
-    node: options.node,
+    node,
     logger,
   });
   // A stop during start-up (Ctrl-C while the node comes up) waits for the start, then undoes it.
@@ -39,7 +39,7 @@ try {
   /** With a node: the registry for pushed images, whose tokens the running Berth issues (started once). */
   const startPushRegistry = async () => {
     if (pushRegistry || !dev.node || !berth.facade) return;
-    pushRegistry = await startDevPushRegistry(dev, options.dataDir, berth.facade.nodeUrl ?? berth.facade.url, options.namespace);
+    pushRegistry = await startDevPushRegistry(dev, dataDir, berth.facade.nodeUrl ?? berth.facade.url, options.namespace);
   };
   await startPushRegistry();
   if (dev.kubeconfigPath && dev.local) process.stdout.write(banner(dev, berth));

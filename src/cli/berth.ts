@@ -1,17 +1,11 @@
 // The berth command: parses the command line and runs Berth against the configured cluster (in-cluster
 // service account or KUBECONFIG), nothing else. Loaded by src/main.ts once the process is set up.
-// `berth dev`, with its embedded local cluster, is the workbench's (workbench/main.ts, `npm start` in a
-// checkout): Berth's image holds none of it.
 import { findConfiguredCluster } from './cluster-config.ts';
 import { optionsOrExit, stopOnSignals } from './process-lifecycle.ts';
 import { startBerth } from './run.ts';
 import { createLogger } from '../runtime/index.ts';
 
 const options = optionsOrExit(process.argv.slice(2));
-if (options.command === 'dev') {
-  process.stderr.write('berth dev runs from a checkout of Berth (npm start): this build runs `berth run` only.\n');
-  process.exit(2);
-}
 
 const logger = createLogger();
 const stopping = stopOnSignals(logger);

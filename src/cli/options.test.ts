@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommandLine } from './options.ts';
+import { clusterDefaults, parseCommandLine } from './options.ts';
 import { defaultConcurrencyQuery } from '../api/request-concurrency.ts';
-import { hardenedOrganizationPolicy } from '../api/organization-policy.ts';
 
 function options(argv: string[], env: NodeJS.ProcessEnv = {}) {
   const parsed = parseCommandLine(argv, env);
@@ -10,12 +9,6 @@ function options(argv: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 describe('parseCommandLine', () => {
-  it("gives `berth dev` the chart's hardened organization policy unless told otherwise, and `berth run` none", () => {
-    expect(options(['dev']).organizationPolicy).toEqual(hardenedOrganizationPolicy);
-    expect(options(['dev', '--organization-policy', '{}']).organizationPolicy).toEqual({});
-    expect(options(['run']).organizationPolicy).toBeUndefined();
-  });
-
   it('reads an organization policy as JSON and says where a part of it is wrong', () => {
     expect(options(['run']).organizationPolicy).toBeUndefined();
     const policy = { resourceQuota: { 'requests.cpu': '4', pods: '40' }, networkPolicy: { blockedCidrs: ['169.254.169.254/32'] } };
@@ -79,8 +72,8 @@ describe('parseCommandLine', () => {
     );
   });
 
-  it('asks a quarter of the requests in dev and all of them in run; rollouts wait 600 s for progress by default', () => {
-    expect(options([])).toMatchObject({ requestScale: 0.25, progressDeadlineSeconds: 600 });
+  it('asks all of the requests by default; rollouts wait 600 s for progress by default', () => {
+    expect(options([])).toMatchObject({ requestScale: 1, progressDeadlineSeconds: 600 });
     expect(options(['run'])).toMatchObject({ requestScale: 1, progressDeadlineSeconds: 600 });
     expect(options(['run', '--request-scale', '0.5', '--progress-deadline-seconds', '120'])).toMatchObject({
       requestScale: 0.5,
@@ -145,23 +138,26 @@ describe('parseCommandLine', () => {
     );
   });
 
-  it('defaults dev to loopback addresses without leader election', () => {
-    expect(options([])).toMatchObject({
-      command: 'dev',
-      components: ['controller', 'facade'],
-      facadeAddress: { host: '127.0.0.1', port: 8080 },
-      probeAddress: { host: '127.0.0.1', port: 9090 },
-      leaderElect: false,
-      watchNamespaces: [],
-    });
+  it('defaults to all interfaces with leader election, no organization policy and public OAuth addresses only', () => {
+    for (const argv of [[], ['run']]) {
+      expect(options(argv)).toMatchObject({
+        components: ['controller', 'facade'],
+        facadeAddress: { host: '0.0.0.0', port: 8080 },
+        probeAddress: { host: '0.0.0.0', port: 9090 },
+        leaderElect: true,
+        watchNamespaces: [],
+        organizationPolicy: undefined,
+        oauthPrivateNetworks: false,
+      });
+    }
   });
 
-  it('defaults run to all interfaces with leader election', () => {
-    expect(options(['run'])).toMatchObject({
-      command: 'run',
-      facadeAddress: { host: '0.0.0.0', port: 8080 },
-      leaderElect: true,
-    });
+  it('takes the defaults and the flags of a caller that runs Berth in a place of its own', () => {
+    const defaults = { ...clusterDefaults, facadeAddress: '127.0.0.1:7000', requestScale: '0.5' };
+    const parsed = parseCommandLine(['--spot', 'here', '--request-scale', '0.75'], {}, { defaults, ownFlags: ['spot', 'unset'] });
+    expect(parsed).toMatchObject({ help: false, options: { facadeAddress: { host: '127.0.0.1', port: 7000 }, requestScale: 0.75 } });
+    expect(parsed.help === false && parsed.own).toEqual({ spot: 'here', unset: undefined });
+    expect(() => parseCommandLine(['--spot', 'here'], {})).toThrow(/spot/);
   });
 
   it('reads the environment, and flags win over it', () => {
@@ -178,12 +174,9 @@ describe('parseCommandLine', () => {
     });
   });
 
-  it('leaves the registry and service images unset unless given, and starts a node where possible by default', () => {
-    expect(options(['dev'])).toMatchObject({ node: 'auto', registry: undefined, postgresImage: undefined, redisImage: undefined });
-    expect(
-      options(['dev', '--node', 'off', '--postgres-image', 'pg:1'], { BERTH_REDIS_IMAGE: 'r:1', BERTH_REGISTRY: 'reg:5000' }),
-    ).toMatchObject({
-      node: 'off',
+  it('leaves the registry and service images unset unless given', () => {
+    expect(options([])).toMatchObject({ registry: undefined, postgresImage: undefined, redisImage: undefined });
+    expect(options(['--postgres-image', 'pg:1'], { BERTH_REDIS_IMAGE: 'r:1', BERTH_REGISTRY: 'reg:5000' })).toMatchObject({
       postgresImage: 'pg:1',
       redisImage: 'r:1',
       registry: 'reg:5000',
@@ -223,14 +216,14 @@ describe('parseCommandLine', () => {
   });
 
   it.each([
-    [['serve'], /command/],
+    [['serve'], /command: expected run \(or none\), got serve/],
+    [['--data-dir', '/tmp/x'], /data-dir/],
     [['run', '--components', 'controller,web'], /--components/],
     [['run', '--components', ''], /--components: name at least one component/],
     [['run', '--facade-address', 'localhost'], /--facade-address: expected host:port/],
     [['run', '--probe-address', ':70000'], /--probe-address: port out of range/],
     [['run', '--namespace', 'Not_A_Name'], /--namespace/],
     [['run', '--leader-elect', 'maybe'], /--leader-elect/],
-    [['dev', '--node', 'sometimes'], /--node/],
     [['run', 'extra'], /unexpected arguments: extra/],
     [['run', '--no-such-flag'], /no-such-flag/],
   ])('refuses %j with a message naming the flag', (argv, message) => {

@@ -7,30 +7,22 @@ import { parseAppUrlTemplate } from '../api/app-urls.ts';
 import { parseTlsIssuer } from '../api/app-tls.ts';
 import { buildPlacementSchema } from '../api/build-placement.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
-import { cidrSchema, hardenedOrganizationPolicy, organizationPolicySchema } from '../api/organization-policy.ts';
+import { cidrSchema, organizationPolicySchema } from '../api/organization-policy.ts';
 import { concurrencyQueryProblem, defaultConcurrencyQuery } from '../api/request-concurrency.ts';
 import { defaultBuildNamespace } from '../workloads/build-jobs.ts';
 import { defaultScaleDownWindowSeconds } from '../reconcilers/deployment/index.ts';
 
-export const usage = `usage: berth <command> [options]
-
-commands:
-  run     run Berth against the configured cluster (in-cluster service account or KUBECONFIG)
-  dev     like run, but with no cluster configured it starts an embedded local cluster (data in
-          --data-dir): the control plane, and a real node (kubelet, containerd, registry, DNS)
-          where the machine allows one; it mints an API key for a local organization
-
-options (each also read from the environment variable in brackets):
+/** Every option of `berth run`, each with its default and its environment variable. */
+export const optionsUsage = `options (each also read from the environment variable in brackets):
   --components <list>          controller,facade or one of them           [BERTH_COMPONENTS]
-  --facade-address <host:port> where the HTTP API listens (default 127.0.0.1:8080 for dev,
-                               0.0.0.0:8080 for run)                      [BERTH_FACADE_ADDRESS]
+  --facade-address <host:port> where the HTTP API listens (default 0.0.0.0:8080)
+                                                                          [BERTH_FACADE_ADDRESS]
   --facade-node-address <host:port>
                                where the HTTP API also listens for the node and its pods when
                                Berth runs outside the cluster: the realm of the registry's token
-                               authentication (berth dev: the node's address, the facade's
-                               port)                                 [BERTH_FACADE_NODE_ADDRESS]
-  --probe-address <host:port>  /healthz, /readyz and /metrics (default 127.0.0.1:9090 for dev,
-                               0.0.0.0:9090 for run)                      [BERTH_PROBE_ADDRESS]
+                               authentication                        [BERTH_FACADE_NODE_ADDRESS]
+  --probe-address <host:port>  /healthz, /readyz and /metrics (default 0.0.0.0:9090)
+                                                                          [BERTH_PROBE_ADDRESS]
   --namespace <name>           the operator's namespace: API keys, leader-election Lease
                                (default berth-system)                     [POD_NAMESPACE]
   --watch-namespaces <list>    only these namespaces (default: all)       [BERTH_WATCH_NAMESPACES]
@@ -41,33 +33,30 @@ options (each also read from the environment variable in brackets):
   --code-host-origins <list>   the only origins a CodeHostIntegration's baseUrl may name, as
                                https://host[:port] (or scheme://host:* for any port); its
                                requests, redirects and page links stay on its own (default:
-                               https://api.github.com, https://github.com, https://gitlab.com;
-                               berth dev adds its node's address)     [BERTH_CODE_HOST_ORIGINS]
-  --leader-elect <bool>        elect a leader before reconciling (default true for run,
-                               false for dev)                             [BERTH_LEADER_ELECT]
+                               https://api.github.com, https://github.com, https://gitlab.com)
+                                                                   [BERTH_CODE_HOST_ORIGINS]
+  --leader-elect <bool>        elect a leader before reconciling (default true) [BERTH_LEADER_ELECT]
   --oauth-private-networks <bool>
                                let OAuthProviders' URLs reach loopback, private and link-local
-                               addresses (default false for run: public addresses only; true for
-                               dev)                                 [BERTH_OAUTH_PRIVATE_NETWORKS]
+                               addresses (default false: public addresses only)
+                                                                    [BERTH_OAUTH_PRIVATE_NETWORKS]
   --preview-fork-secrets <bool>
                                give previews of pull requests from forks their deployment's
                                secrets (default false: a fork's code never sees them)
                                                                      [BERTH_PREVIEW_FORK_SECRETS]
   --builder-image <image>      the image step of codehost builds: BuildKit (default
-                               moby/buildkit:v0.34.2; dev with a node: one built here) [BERTH_BUILDER_IMAGE]
-  --git-image <image>          the clone step of codehost builds (default alpine/git:2.47.2;
-                               dev with a node: one built here)           [BERTH_GIT_IMAGE]
-  --build-tools-image <image>  runs a build's install and build commands (default node:24-bookworm;
-                               dev with a node: busybox, built here)      [BERTH_BUILD_TOOLS_IMAGE]
+                               moby/buildkit:v0.34.2)                     [BERTH_BUILDER_IMAGE]
+  --git-image <image>          the clone step of codehost builds (default alpine/git:2.47.2)
+                                                                          [BERTH_GIT_IMAGE]
+  --build-tools-image <image>  runs a build's install and build commands (default node:24-bookworm)
+                                                                          [BERTH_BUILD_TOOLS_IMAGE]
   --agent-tools-image <image>  makes a build's Dockerfile from its application configuration file when
                                the sources have none: Python with langgraph-cli, or pip to install it
-                               (default python:3.11-slim; dev with a node: the agent server's base
-                               image, built here)                         [BERTH_AGENT_TOOLS_IMAGE]
+                               (default python:3.11-slim)                 [BERTH_AGENT_TOOLS_IMAGE]
   --agent-server-image <image> the base of an agent image made from its configuration file, in place
                                of the reference's (langchain/langgraph-api): a server that keeps
                                threads and runs in the deployment's Postgres (default: the
-                               reference's; dev with a node: Berth's, on aegra, built here)
-                                                                          [BERTH_AGENT_SERVER_IMAGE]
+                               reference's)                               [BERTH_AGENT_SERVER_IMAGE]
   --agent-server-license-secret <name>
                                a Secret in Berth's namespace whose LANGGRAPH_CLOUD_LICENSE_KEY the
                                agent servers built on the reference's image get (copied to each
@@ -80,8 +69,8 @@ options (each also read from the environment variable in brackets):
                                                                      [BERTH_BUILD_NAMESPACE]
   --build-blocked-cidrs <list> networks builds may not reach, comma-separated (default
                                169.254.0.0/16,fe80::/10: a cloud's metadata service; add the cluster's
-                               pod network where nothing a build needs runs in a pod; dev with a node:
-                               its pod network too). Cluster DNS stays reachable
+                               pod network where nothing a build needs runs in a pod). Cluster DNS
+                               stays reachable
                                                                      [BERTH_BUILD_BLOCKED_CIDRS]
   --build-resources <json>     what each build step asks for and may use: {"cpu", "memoryMb",
                                "cpuLimit", "memoryLimitMb", "diskLimitGi"} (default 0.5 core,
@@ -98,41 +87,39 @@ options (each also read from the environment variable in brackets):
                                how long an internal_source or internal_docker deployment waits for its
                                first source archive or image before it is Stalled (default 1800)
                                                                    [BERTH_FIRST_INPUT_DEADLINE_SECONDS]
-  --registry <host/path>       where built images are pushed (default registry.berth-system.svc:5000;
-                               dev with a node: the node's registry)     [BERTH_REGISTRY]
+  --registry <host/path>       where built images are pushed (default registry.berth-system.svc:5000)
+                                                                          [BERTH_REGISTRY]
   --push-registry <host:port> Berth's registry for pushed images (internal_docker): push credentials
                                (POST /v2/deployments/{id}/push-token) and its token endpoint
                                (GET /v2/registry/token); the registry trusts Berth's certificate
                                (Secret berth-registry-signing). Default: none [BERTH_PUSH_REGISTRY]
   --postgres-image <image>     the database of Deployments that ask for one (default
-                               postgres:16-alpine; dev with a node: one built here) [BERTH_POSTGRES_IMAGE]
-  --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine;
-                               dev with a node: one built here)           [BERTH_REDIS_IMAGE]
+                               postgres:16-alpine)                        [BERTH_POSTGRES_IMAGE]
+  --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine)
+                                                                          [BERTH_REDIS_IMAGE]
   --app-url-template <url>     every deployment's own URL, routed to it from outside the cluster:
-                               http(s)://{deployment}.{organization}.<domain>[:port]/ (default: none;
-                               dev with a node: http://{deployment}.{organization}.localhost:18080/)
+                               http(s)://{deployment}.{organization}.<domain>[:port]/ (default: none)
                                                                    [BERTH_APP_URL_TEMPLATE]
   --gateway <namespace/name>   the Gateway (Gateway API) whose HTTPRoutes carry those URLs and each
-                               custom_url (default: none, an Ingress each; dev with a node: the node's)
-                                                                   [BERTH_GATEWAY]
+                               custom_url (default: none, an Ingress each) [BERTH_GATEWAY]
   --ingress-class <name>       the IngressClass of those Ingresses (default: the cluster's default)
                                                                    [BERTH_INGRESS_CLASS]
   --tls-issuer <Kind/name>     TLS for https:// app URLs on the Gateway: cert-manager's ClusterIssuer/<name>
                                (or Issuer/<name> in the Gateway's namespace) signs a wildcard certificate
-                               per organization, served by an HTTPS listener of its own (default: none;
-                               dev with a node: Issuer/berth-local-ca)     [BERTH_TLS_ISSUER]
+                               per organization, served by an HTTPS listener of its own (default: none)
+                                                                          [BERTH_TLS_ISSUER]
   --concurrency-metrics <url>  a Prometheus-compatible server where KEDA reads each app's requests in
                                flight: apps then scale on them (10 per replica) as well as on CPU,
-                               through KEDA ScaledObjects (default: none, CPU only; dev with a node:
-                               the node's)                             [BERTH_CONCURRENCY_METRICS]
+                               through KEDA ScaledObjects (default: none, CPU only)
+                                                                       [BERTH_CONCURRENCY_METRICS]
   --concurrency-query <promql> one app's requests in flight, with {namespace}, {service} and {port}
                                of its Service (default: from Traefik's Gateway metrics)
                                                                    [BERTH_CONCURRENCY_QUERY]
   --activator-proxy <namespace/service:port>
                                scale to zero for dev_zero: the proxy Service of KEDA's HTTP add-on
                                (its interceptor), where the Gateway sends those apps' requests; needs
-                               --activator-scaler and a Gateway (default: none, dev_zero runs as dev;
-                               dev with a node: the node's)               [BERTH_ACTIVATOR_PROXY]
+                               --activator-scaler and a Gateway (default: none, dev_zero runs as dev)
+                                                                          [BERTH_ACTIVATOR_PROXY]
   --activator-scaler <host:port>
                                the add-on's external scaler, as KEDA's operator reaches it
                                                                    [BERTH_ACTIVATOR_SCALER]
@@ -147,21 +134,22 @@ options (each also read from the environment variable in brackets):
                                how long an app's load must stay low before its autoscaler takes
                                replicas away (default 60)          [BERTH_SCALE_DOWN_WINDOW_SECONDS]
   --request-scale <factor>     multiplies the CPU and memory requests of what deployments run, limits
-                               unchanged, so that a laptop fits several apps (default 1 for run, 0.25
-                               for dev)                                   [BERTH_REQUEST_SCALE]
+                               unchanged, so that a laptop fits several apps (default 1)
+                                                                          [BERTH_REQUEST_SCALE]
   --organization-policy <json> what every organization namespace gets: a ResourceQuota, a LimitRange
-                               and a NetworkPolicy (src/api/organization-policy.ts; default: none for
-                               run, the chart's hardened defaults for dev; '{}' for none)
-                                                                   [BERTH_ORGANIZATION_POLICY]
+                               and a NetworkPolicy (src/api/organization-policy.ts; default: none;
+                               '{}' for none)                      [BERTH_ORGANIZATION_POLICY]
   --drain-seconds <n>          on SIGTERM, keep answering the HTTP API this long, closing each
                                connection after its response, before stopping: clients move to
                                another replica and none loses a request (default 0) [BERTH_DRAIN_SECONDS]
-  --data-dir <dir>             the embedded cluster's data (dev; default .berth/dev)
-  --node <auto|required|off>   dev without a cluster: start a real node where the machine allows
-                               (auto, the default), insist on one, or run the control plane only
-                                                                          [BERTH_NODE]
   -h, --help                   this text
 `;
+
+export const usage = `usage: berth [run] [options]
+
+Runs Berth against the configured cluster (in-cluster service account or KUBECONFIG).
+
+${optionsUsage}`;
 
 const address = z
   .string()
@@ -218,7 +206,6 @@ const jsonText = z
 
 const optionsSchema = z
   .object({
-    command: z.enum(['run', 'dev']),
     components: list.pipe(z.array(component).min(1, 'name at least one component')),
     facadeAddress: address,
     facadeNodeAddress: address.optional(),
@@ -301,8 +288,6 @@ const optionsSchema = z
     oauthPrivateNetworks: bool,
     previewForkSecrets: bool,
     drainSeconds: z.coerce.number().int('expected whole seconds').min(0).max(300),
-    dataDir: z.string().min(1),
-    node: z.enum(['auto', 'required', 'off']),
   })
   // Builds beside their deployment run in the organization's namespace: its Pod Security level must admit them.
   .refine((options) => !(options.organizationPolicy?.podSecurity && options.buildPrivileged && !options.buildNamespace), {
@@ -324,15 +309,45 @@ const optionsSchema = z
 export type Options = z.output<typeof optionsSchema>;
 export type Component = z.output<typeof component>;
 
-export type ParsedCommandLine = { help: true } | { help: false; options: Options };
+/** The defaults that depend on where Berth runs, as text a flag would give; `berth run`'s are a cluster's. */
+export interface WhereDefaults {
+  facadeAddress: string;
+  probeAddress: string;
+  leaderElect: string;
+  requestScale: string;
+  organizationPolicy?: string;
+  oauthPrivateNetworks: string;
+}
+
+export const clusterDefaults: WhereDefaults = {
+  facadeAddress: '0.0.0.0:8080',
+  probeAddress: '0.0.0.0:9090',
+  leaderElect: 'true',
+  requestScale: '1',
+  oauthPrivateNetworks: 'false',
+};
+
+/** What a caller that runs Berth in a place of its own changes: the defaults, and flags it reads itself
+ * (strings, returned unchecked in `own`). */
+export interface CommandLineShape {
+  defaults: WhereDefaults;
+  ownFlags: readonly string[];
+}
+
+export type ParsedCommandLine = { help: true } | { help: false; options: Options; own: Record<string, string | undefined> };
 
 /** Parses argv (without node and the script) and env; throws an Error whose message says what is wrong. */
-export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env): ParsedCommandLine {
+export function parseCommandLine(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+  shape: CommandLineShape = { defaults: clusterDefaults, ownFlags: [] },
+): ParsedCommandLine {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
     strict: true,
     options: {
+      ...Object.fromEntries(shape.ownFlags.map((flag) => [flag, { type: 'string' } as const])),
       components: { type: 'string' },
       'facade-address': { type: 'string' },
       'facade-node-address': { type: 'string' },
@@ -377,27 +392,25 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
       'request-scale': { type: 'string' },
       'organization-policy': { type: 'string' },
       'drain-seconds': { type: 'string' },
-      'data-dir': { type: 'string' },
-      node: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return { help: true };
-  if (positionals.length > 1) throw new Error(`unexpected arguments: ${positionals.slice(1).join(' ')}`);
-  const command = positionals[0] ?? 'dev';
-  const dev = command === 'dev';
+  const [command, ...extra] = positionals;
+  if (command !== undefined && command !== 'run') throw new Error(`command: expected run (or none), got ${command}`);
+  if (extra.length > 0) throw new Error(`unexpected arguments: ${extra.join(' ')}`);
+  const where = shape.defaults;
   const raw = {
-    command,
     components: values.components ?? env.BERTH_COMPONENTS ?? 'controller,facade',
-    facadeAddress: values['facade-address'] ?? env.BERTH_FACADE_ADDRESS ?? (dev ? '127.0.0.1:8080' : '0.0.0.0:8080'),
+    facadeAddress: values['facade-address'] ?? env.BERTH_FACADE_ADDRESS ?? where.facadeAddress,
     facadeNodeAddress: values['facade-node-address'] ?? env.BERTH_FACADE_NODE_ADDRESS,
-    probeAddress: values['probe-address'] ?? env.BERTH_PROBE_ADDRESS ?? (dev ? '127.0.0.1:9090' : '0.0.0.0:9090'),
+    probeAddress: values['probe-address'] ?? env.BERTH_PROBE_ADDRESS ?? where.probeAddress,
     namespace: values.namespace ?? env.POD_NAMESPACE ?? 'berth-system',
     watchNamespaces: values['watch-namespaces'] ?? env.BERTH_WATCH_NAMESPACES ?? '',
     customUrlDomains: values['custom-url-domains'] ?? env.BERTH_CUSTOM_URL_DOMAINS ?? '',
     reservedHosts: values['reserved-hosts'] ?? env.BERTH_RESERVED_HOSTS ?? '',
     codeHostOrigins: values['code-host-origins'] ?? env.BERTH_CODE_HOST_ORIGINS,
-    leaderElect: values['leader-elect'] ?? env.BERTH_LEADER_ELECT ?? (dev ? 'false' : 'true'),
+    leaderElect: values['leader-elect'] ?? env.BERTH_LEADER_ELECT ?? where.leaderElect,
     // Unset means the default of where Berth runs: see imagesFor in run.ts.
     builderImage: values['builder-image'] ?? env.BERTH_BUILDER_IMAGE,
     gitImage: values['git-image'] ?? env.BERTH_GIT_IMAGE,
@@ -427,19 +440,13 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     progressDeadlineSeconds: values['progress-deadline-seconds'] ?? env.BERTH_PROGRESS_DEADLINE_SECONDS ?? '600',
     scaleDownWindowSeconds:
       values['scale-down-window-seconds'] ?? env.BERTH_SCALE_DOWN_WINDOW_SECONDS ?? String(defaultScaleDownWindowSeconds),
-    // A laptop is not a cluster: `berth dev` asks a quarter of the requests, so several apps fit.
-    requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? (dev ? '0.25' : '1'),
-    // `berth dev` runs what the chart installs by default; `--organization-policy '{}'` turns it off.
-    organizationPolicy:
-      values['organization-policy'] ?? env.BERTH_ORGANIZATION_POLICY ?? (dev ? JSON.stringify(hardenedOrganizationPolicy) : undefined),
+    requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? where.requestScale,
+    organizationPolicy: values['organization-policy'] ?? env.BERTH_ORGANIZATION_POLICY ?? where.organizationPolicy,
     buildResources: values['build-resources'] ?? env.BERTH_BUILD_RESOURCES,
     buildPlacement: values['build-placement'] ?? env.BERTH_BUILD_PLACEMENT,
-    // The developer's own machine: its providers are on loopback.
-    oauthPrivateNetworks: values['oauth-private-networks'] ?? env.BERTH_OAUTH_PRIVATE_NETWORKS ?? (dev ? 'true' : 'false'),
+    oauthPrivateNetworks: values['oauth-private-networks'] ?? env.BERTH_OAUTH_PRIVATE_NETWORKS ?? where.oauthPrivateNetworks,
     previewForkSecrets: values['preview-fork-secrets'] ?? env.BERTH_PREVIEW_FORK_SECRETS ?? 'false',
     drainSeconds: values['drain-seconds'] ?? env.BERTH_DRAIN_SECONDS ?? '0',
-    dataDir: values['data-dir'] ?? '.berth/dev',
-    node: values.node ?? env.BERTH_NODE ?? 'auto',
   };
   const parsed = optionsSchema.safeParse(raw);
   if (!parsed.success) {
@@ -448,10 +455,12 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     );
     throw new Error(problems.join('\n'));
   }
-  return { help: false, options: parsed.data };
+  const given: Record<string, unknown> = values;
+  const own = Object.fromEntries(shape.ownFlags.map((flag) => [flag, typeof given[flag] === 'string' ? given[flag] : undefined]));
+  return { help: false, options: parsed.data, own };
 }
 
 function flagOf(path: PropertyKey[]): string {
   const key = String(path[0] ?? '');
-  return key === 'command' ? 'command' : `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 }

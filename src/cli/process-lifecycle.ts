@@ -1,23 +1,32 @@
 // What every berth process does around its work: reads its command line (help and mistakes answered
 // before anything starts), and stops in order on SIGINT, SIGTERM or SIGHUP (its terminal closed), each
-// step undone last-in first-out, then exits. `berth run` (berth.ts) and `berth dev`
-// (workbench/berth-dev.ts) both run under it.
+// step undone last-in first-out, then exits. `berth run` (berth.ts) runs under it, and so may a command
+// that runs Berth in a place of its own.
 import type { Logger } from '../runtime/index.ts';
 import { parseCommandLine, usage, type Options } from './options.ts';
 
-/** The options of `argv`; `--help` prints the usage and a mistake says what is wrong, each then exits. */
-export function optionsOrExit(argv: string[]): Options {
+/** What `parse` makes of a command line; `--help` prints `text` and a mistake says what is wrong with
+ * `text` after it, each then exits. */
+export function parsedOrExit<T>(parse: () => { help: true } | { help: false; value: T }, text: string): T {
   try {
-    const parsed = parseCommandLine(argv);
+    const parsed = parse();
     if (parsed.help) {
-      process.stdout.write(usage);
+      process.stdout.write(text);
       process.exit(0);
     }
-    return parsed.options;
+    return parsed.value;
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${usage}`);
+    process.stderr.write(`${(error as Error).message}\n\n${text}`);
     process.exit(2);
   }
+}
+
+/** The options of `berth run` in `argv`, or its help or mistake said and the process ended. */
+export function optionsOrExit(argv: string[]): Options {
+  return parsedOrExit(() => {
+    const parsed = parseCommandLine(argv);
+    return parsed.help ? parsed : { help: false, value: parsed.options };
+  }, usage);
 }
 
 export interface Stopping {

@@ -152,7 +152,7 @@ function metricsStoreOf(options: Options, cluster: ClusterDefaults): { metricsSt
   return store ? { metricsStore: store } : {};
 }
 
-/** The registry whose tokens Berth issues: the flag, else the one the cluster offers (berth dev's). */
+/** The registry whose tokens Berth issues: the flag, else the one the cluster offers (a local cluster's). */
 function pushRegistryOf(options: Options, cluster: ClusterDefaults): string | undefined {
   return options.pushRegistry ?? cluster.pushRegistry;
 }
@@ -309,7 +309,7 @@ export async function startBerth(
   };
 }
 
-/** Where the HTTP API listens besides, for the node and its pods: --facade-node-address, else (berth dev)
+/** Where the HTTP API listens besides, for the node and its pods: --facade-node-address, else (a local node)
  * the node's address at the facade's port. */
 function nodeAddress(options: Options, cluster: ClusterDefaults): { nodeAddress?: { host: string; port: number } } {
   const address =
