@@ -21,7 +21,7 @@ import type { NodeOffers } from './node/parts.ts';
 import { readPki } from './controlplane.ts';
 import { startPushRegistry, type PushRegistry } from './node/push-registry.ts';
 import { mintApiKey } from '../src/facade/api-keys.ts';
-import { ensureDevAccess } from '../src/facade/dev-access.ts';
+import { ensureDevAccess } from './dev-access.ts';
 import { findConfiguredCluster } from '../src/cli/cluster-config.ts';
 
 export interface DevOptions {

@@ -2,7 +2,7 @@
 // an API key that reaches it. The key is printed once by the caller; only its hash is stored.
 import { createHash } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ensureApiKey, ensureOrganizationNamespace } from './api-keys.ts';
+import { ensureApiKey, ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
 
 export interface DevAccessOptions {
   operatorNamespace: string;

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ensureDevAccess, uuidFromName } from '../src/facade/dev-access.ts';
+import { ensureDevAccess, uuidFromName } from '../workbench/dev-access.ts';
 import { startFacade } from '../src/facade/start.ts';
 import { eventually } from '../workbench/support/poll.ts';
 import { testKubeConfig, useNamespace } from './support/cluster.ts';
