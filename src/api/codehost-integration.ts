@@ -1,11 +1,10 @@
 // CodeHostIntegration: a connection to a code host whose repositories can be listed. Credentials sit in
 // a Secret: key `token`, or keys `appId`, `privateKey` and `installationId` for a GitHub App.
 import { z } from 'zod';
+import { codeHostProvider, codeHostProviderNames, type CodeHostProviderName } from './codehost-providers.ts';
 import { conditionsSchema } from './conditions.ts';
 import { httpUrl, localObjectReferenceSchema, observedGenerationSchema, updatedAtSchema, type KindObject } from './common.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
-
-const codeHostProviders = ['github', 'gitlab'] as const;
 
 /** Keys read from the credentials Secret. */
 export const codeHostCredentialKeys = {
@@ -26,7 +25,7 @@ export const codeHostEventAnnotation = 'berth.dev/code-host-event';
 
 export const codeHostIntegrationSpecSchema = z
   .object({
-    provider: z.enum(codeHostProviders).default('github').describe('Kind of code host: github or gitlab.'),
+    provider: z.enum(codeHostProviderNames).default('github').describe('Kind of code host: github or gitlab.'),
     baseUrl: httpUrl(
       'API base URL of the code host, for GitHub Enterprise or a self-managed GitLab. Absent: the public service.',
     ).optional(),
@@ -49,19 +48,13 @@ export type CodeHostIntegrationStatus = z.infer<typeof codeHostIntegrationStatus
 
 export type CodeHostIntegration = KindObject<'CodeHostIntegration', CodeHostIntegrationSpec, CodeHostIntegrationStatus>;
 
-/** The public services' origins of repositories, when an integration names no base URL. */
-const publicRepositoryOrigins: Record<(typeof codeHostProviders)[number], string> = {
-  github: 'https://github.com',
-  gitlab: 'https://gitlab.com',
-};
-
 /**
  * Where an integration's credentials belong: its base URL's origin, scheme, host and port (GitHub
  * Enterprise and a self-managed GitLab serve repositories and API there), or the public service's.
  */
-export function repositoryOriginOf(spec: { readonly provider?: string; readonly baseUrl?: string }): string {
+export function repositoryOriginOf(spec: { readonly provider?: CodeHostProviderName; readonly baseUrl?: string }): string {
   if (spec.baseUrl && URL.canParse(spec.baseUrl)) return new URL(spec.baseUrl).origin;
-  return publicRepositoryOrigins[(spec.provider ?? 'github') as keyof typeof publicRepositoryOrigins] ?? publicRepositoryOrigins.github;
+  return codeHostProvider(spec.provider).publicRepositoryOrigin;
 }
 
 /**
@@ -72,7 +65,7 @@ export function repositoryOriginOf(spec: { readonly provider?: string; readonly 
  */
 export function repositoryHostRefusal(
   repoUrl: string,
-  spec: { readonly provider?: string; readonly baseUrl?: string },
+  spec: { readonly provider?: CodeHostProviderName; readonly baseUrl?: string },
   field = 'repo_url',
 ): string | undefined {
   const origin = URL.canParse(repoUrl) ? new URL(repoUrl).origin : undefined;

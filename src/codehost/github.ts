@@ -6,6 +6,7 @@
 // Octokit loads with a client's first call, not with every Berth start: most installations have no
 // GitHub integration, and the two packages hold about 1.5 MiB of heap once loaded.
 import type { Octokit } from '@octokit/rest';
+import { codeHostProviders } from '../api/codehost-providers.ts';
 import type { CodeHostCredentials } from './credentials.ts';
 import { secretsOf } from './credentials.ts';
 import {
@@ -24,7 +25,7 @@ import { fromGitHubPull, type GitHubPull, type PullRequest } from './pull-reques
 /** A pull request listing stops here: previews are capped far below it. */
 const maxPullRequests = 1000;
 
-export const gitHubDefaultBaseUrl = 'https://api.github.com';
+export const gitHubDefaultBaseUrl = codeHostProviders.github.publicApiBaseUrl;
 
 export interface GitHubClientOptions {
   /** Stamped on every listed repository as `host_integration_id`. */

@@ -1,6 +1,7 @@
 // GitLab (gitlab.com or self-managed) over its REST API v4 with plain fetch: a personal, group or
 // project access token lists the projects it is a member of (GET /projects?membership=true), page by
 // page with keyset pagination (the Link header's rel="next"), which stays fast on large instances.
+import { codeHostProviders } from '../api/codehost-providers.ts';
 import { sameOriginFetch } from './outbound.ts';
 import type { CodeHostCredentials } from './credentials.ts';
 import { secretsOf } from './credentials.ts';
@@ -17,7 +18,7 @@ import type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from '.
 import { silentLog } from './repository.ts';
 import { fromGitLabMergeRequest, type GitLabMergeRequest, type PullRequest } from './pull-request.ts';
 
-export const gitLabDefaultBaseUrl = 'https://gitlab.com/api/v4';
+export const gitLabDefaultBaseUrl = codeHostProviders.gitlab.publicApiBaseUrl;
 
 /** A listing stops here rather than walking an unbounded instance: 100 pages of 100. */
 const maxPages = 100;

@@ -3,9 +3,12 @@
 // no query, fragment or user information, before any request is made. A client then keeps every request,
 // redirect and page link on its base URL's origin: a Location or a Link elsewhere is refused, never
 // followed. Pure but for the fetch it wraps.
+import { codeHostProviders } from '../api/codehost-providers.ts';
 
 /** What an installation allows when its platform team says nothing: the public code hosts' APIs. */
-export const publicCodeHostOrigins: readonly string[] = ['https://api.github.com', 'https://github.com', 'https://gitlab.com'];
+export const publicCodeHostOrigins: readonly string[] = [
+  ...new Set(Object.values(codeHostProviders).flatMap((host) => [new URL(host.publicApiBaseUrl).origin, host.publicRepositoryOrigin])),
+];
 
 /** Whether `url`'s origin is allowed: an entry is an origin (`https://host[:port]`), or `scheme://host:*`
  * for any port of one host. */

@@ -68,8 +68,3 @@ export function repositoryPathOf(repoUrl: string): string | undefined {
   const parts = path.split('/');
   return parts.length >= 2 && parts.every((part) => /^[A-Za-z0-9_.-]+$/.test(part) && part !== '.' && part !== '..') ? path : undefined;
 }
-
-/** The ref a request's head is fetched by, from the base repository: both hosts keep one per request. */
-export function pullRequestRef(provider: 'github' | 'gitlab', number: number): string {
-  return provider === 'gitlab' ? `refs/merge-requests/${number}/head` : `refs/pull/${number}/head`;
-}

@@ -5,12 +5,13 @@
 // coalescing, keyed by the integration's uid, generation and the Secret's resourceVersion: a rotated
 // token is used on the very next request.
 import { codeHostCredentialKeys } from '../api/codehost-integration.ts';
+import { codeHostProvider, type CodeHostProviderName } from '../api/codehost-providers.ts';
 import { secretNotReadableMessage } from '../api/readable-secrets.ts';
 import { CoalescingCache } from './coalescing-cache.ts';
 import { parseCredentials, secretValues, type CodeHostCredentials, type SecretLike } from './credentials.ts';
 import { CodeHostCredentialsError, CodeHostNotAllowedError, CodeHostRateLimitedError, CodeHostUnauthorizedError } from './errors.ts';
-import { createGitHubClient, gitHubDefaultBaseUrl } from './github.ts';
-import { createGitLabClient, gitLabDefaultBaseUrl } from './gitlab.ts';
+import { createGitHubClient } from './github.ts';
+import { createGitLabClient } from './gitlab.ts';
 import { baseUrlRefusal, publicCodeHostOrigins } from './outbound.ts';
 import type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from './repository.ts';
 import type { PullRequest } from './pull-request.ts';
@@ -19,7 +20,7 @@ import type { PullRequest } from './pull-request.ts';
 export interface IntegrationReference {
   readonly metadata?: { readonly uid?: string; readonly namespace?: string; readonly name?: string; readonly generation?: number };
   readonly spec: {
-    readonly provider?: 'github' | 'gitlab';
+    readonly provider?: CodeHostProviderName;
     readonly baseUrl?: string;
     readonly credentialsSecretRef: { readonly name: string };
   };
@@ -29,7 +30,7 @@ export interface IntegrationReference {
 export type SecretReader = (namespace: string, name: string) => SecretLike | undefined | Promise<SecretLike | undefined>;
 
 export interface ClientFactoryInput {
-  provider: 'github' | 'gitlab';
+  provider: CodeHostProviderName;
   integrationId: string;
   baseUrl: string | undefined;
   credentials: CodeHostCredentials;
@@ -52,11 +53,16 @@ export interface CodeHostRegistryOptions {
 
 /** The API root an integration's requests go to: its base URL, or its provider's public one. */
 export function baseUrlOf(spec: IntegrationReference['spec']): string {
-  return spec.baseUrl ?? (spec.provider === 'gitlab' ? gitLabDefaultBaseUrl : gitHubDefaultBaseUrl);
+  return spec.baseUrl ?? codeHostProvider(spec.provider).publicApiBaseUrl;
 }
 
-export const createCodeHostClient: ClientFactory = (input) =>
-  input.provider === 'gitlab' ? createGitLabClient(input) : createGitHubClient(input);
+/** Each host's client (src/api/codehost-providers.ts holds the rest of what differs between them). */
+const codeHostClients: Readonly<Record<CodeHostProviderName, ClientFactory>> = {
+  github: createGitHubClient,
+  gitlab: createGitLabClient,
+};
+
+export const createCodeHostClient: ClientFactory = (input) => codeHostClients[input.provider](input);
 
 export class CodeHostRegistry {
   readonly #listings: CoalescingCache<Repository[]>;

@@ -3,6 +3,7 @@
 // a hint only, never for state: which repository and, for a pull (merge) request, which one. A verified
 // delivery makes Berth read the code host again; what it then reads is what counts. Pure.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { CodeHostProvider } from '../api/codehost-providers.ts';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -16,11 +17,11 @@ function sameSecret(a: string, b: string): boolean {
   return timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
 }
 
-export function deliveryVerified(provider: 'github' | 'gitlab', headers: Headers, body: Buffer, secret: string): boolean {
+export function deliveryVerified(provider: CodeHostProvider, headers: Headers, body: Buffer, secret: string): boolean {
   if (secret === '') return false;
-  if (provider === 'gitlab') return sameSecret(header(headers, 'x-gitlab-token') ?? '', secret);
-  const signature = header(headers, 'x-hub-signature-256') ?? '';
-  return sameSecret(signature, `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`);
+  const { kind, header: name } = provider.webhook.signature;
+  const expected = kind === 'secret' ? secret : `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+  return sameSecret(header(headers, name) ?? '', expected);
 }
 
 export interface DeliveryHint {
@@ -32,12 +33,12 @@ export interface DeliveryHint {
   delivery?: string;
 }
 
-export function deliveryHint(provider: 'github' | 'gitlab', headers: Headers, payload: unknown): DeliveryHint {
-  const body = (payload ?? {}) as { repository?: { html_url?: unknown }; project?: { web_url?: unknown } };
-  const url = provider === 'gitlab' ? body.project?.web_url : body.repository?.html_url;
-  const delivery = header(headers, 'x-github-delivery');
+export function deliveryHint(provider: CodeHostProvider, headers: Headers, payload: unknown): DeliveryHint {
+  const { eventHeader, deliveryHeader, repositoryUrl } = provider.webhook;
+  const url = repositoryUrl(payload);
+  const delivery = deliveryHeader ? header(headers, deliveryHeader) : undefined;
   return {
-    event: header(headers, provider === 'gitlab' ? 'x-gitlab-event' : 'x-github-event') ?? '',
+    event: header(headers, eventHeader) ?? '',
     ...(typeof url === 'string' ? { repositoryUrl: url } : {}),
     ...(delivery ? { delivery: delivery.slice(0, 64) } : {}),
   };

@@ -4,6 +4,7 @@
 // of that repository (previews included) so that its next pass reads branches and pull requests anew;
 // nothing in the delivery is taken as state.
 import type { FastifyInstance } from 'fastify';
+import { codeHostProvider } from '../../api/codehost-providers.ts';
 import { codeHostEventAnnotation, deploymentKind } from '../../api/index.ts';
 import { deliveryHint, deliveryVerified, sameRepository } from '../../codehost/webhook.ts';
 import { HttpError, notFound } from '../errors.ts';
@@ -49,7 +50,7 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: FacadeDependen
       if (!integration) throw none;
       const secret = await deps.repositories.webhookSecret(integration).catch(() => undefined);
       if (!secret) throw none;
-      const provider = integration.spec.provider === 'gitlab' ? 'gitlab' : 'github';
+      const provider = codeHostProvider(integration.spec.provider);
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
       if (!deliveryVerified(provider, request.headers, body, secret))
         throw new HttpError(401, "The delivery's signature does not match the integration's webhook secret.");

@@ -61,7 +61,7 @@ export function registerPreviewController(manager: Manager, options: PreviewCont
       open,
       existing.map((child) => child.spec.previewOf!.pullRequest),
     );
-    const provider = integrationOf(parent)?.spec.provider === 'gitlab' ? 'gitlab' : 'github';
+    const provider = integrationOf(parent)?.spec.provider ?? 'github';
     for (const request of choice.wanted) {
       const desired = withAppliedHash(renderPreview(parent, request, { provider, forkSecrets: options.forkSecrets }));
       const name = desired.metadata!.name!;

@@ -3,7 +3,8 @@
 // from a fork the installation does not trust. Owned by the parent, so it goes with it. Pure.
 import { apiVersion, childNames, labels, type Deployment, type DeploymentSpec } from '../../api/index.ts';
 import { boundedName, deploymentLabelValue, dnsLabelBase } from '../../api/child-names.ts';
-import { pullRequestRef, type PullRequest } from '../../codehost/pull-request.ts';
+import { codeHostProvider, type CodeHostProviderName } from '../../api/codehost-providers.ts';
+import type { PullRequest } from '../../codehost/pull-request.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { ownerReference } from '../deployment/render/common.ts';
 
@@ -13,7 +14,7 @@ export function previewName(parentName: string, number: number): string {
 }
 
 export interface PreviewSettings {
-  provider: 'github' | 'gitlab';
+  provider: CodeHostProviderName;
   /** A request from a fork gets the parent's secrets too (--preview-fork-secrets allow). */
   forkSecrets: boolean;
 }
@@ -42,7 +43,7 @@ export function renderPreview(parent: DeepReadonly<Deployment>, request: PullReq
       databaseRetention: 'delete',
     },
     sourceRevisionConfig: {
-      repoRef: pullRequestRef(settings.provider, request.number),
+      repoRef: codeHostProvider(settings.provider).pullRequestRef(request.number),
       ...(graphConfigPath ? { graphConfigPath } : {}),
     },
     secrets: request.fromFork && !settings.forkSecrets ? [] : previewSecrets(parent),
