@@ -39,19 +39,32 @@ export interface ReconcileContext {
 export type Reconcile = (key: ObjectKey, context: ReconcileContext) => Promise<ReconcileResult | void>;
 
 /** Whether an update of a source's object can matter to the objects it maps to. Default: every update does. */
-export type UpdateFilter = (object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>) => boolean;
+export type UpdateFilter<T extends KubeObject = KubeObject> = (object: DeepReadonly<T>, previous: DeepReadonly<T>) => boolean;
 
-export interface WatchSource {
-  informer: Informer;
+/** Another kind's informer, and the primary objects each of its objects concerns. Its map and filter see
+ * the informer's own kind (methods, so that sources of several kinds make one list): write one with
+ * watch(), which infers that kind from the informer. */
+export interface WatchSource<T extends KubeObject = KubeObject> {
+  informer: Informer<T>;
   /** Keys of primary objects to reconcile when this object changes. */
-  map: (object: DeepReadonly<KubeObject>) => ObjectKey[];
-  changed?: UpdateFilter;
+  map(object: DeepReadonly<T>): ObjectKey[];
+  changed?(object: DeepReadonly<T>, previous: DeepReadonly<T>): boolean;
+}
+
+/** A watch source typed by its informer's kind. */
+export function watch<T extends KubeObject>(source: WatchSource<T>): WatchSource<T> {
+  return source;
 }
 
 /** An owned informer whose updates are filtered (a plain informer: every update enqueues the owner). */
-export interface OwnedSource {
-  informer: Informer;
-  changed?: UpdateFilter;
+export interface OwnedSource<T extends KubeObject = KubeObject> {
+  informer: Informer<T>;
+  changed?(object: DeepReadonly<T>, previous: DeepReadonly<T>): boolean;
+}
+
+/** An owned source typed by its informer's kind. */
+export function owned<T extends KubeObject>(source: OwnedSource<T>): OwnedSource<T> {
+  return source;
 }
 
 export interface ControllerOptions<T extends KubeObject = KubeObject> {

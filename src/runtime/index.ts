@@ -55,7 +55,9 @@ export { backoffDelay, sleep, type BackoffPolicy } from './backoff.ts';
 export { fieldsOwnedBy, ownedFieldsView, projectFields, stripManagedFields, type CacheTransform, type FieldSet } from './cache-view.ts';
 export {
   Controller,
+  owned,
   ownerKeys,
+  watch,
   type ControllerOptions,
   type Reconcile,
   type ReconcileContext,

@@ -24,12 +24,13 @@
 //   options.ts                what an installation chooses (images, registry, routing, TLS)
 //   render/                   pure renderers: spec in, manifests out (workloads.ts: the whole set)
 //   reconcile.ts, finalize.ts the loop and the deletion finalizer
-import type { V1Pod, V1Secret } from '@kubernetes/client-node';
-import { deploymentKind, sourceKind, tlsOrganizationLabel, type CodeHostIntegration, type TracingProject } from '../../api/index.ts';
+import { deploymentKind, sourceKind, tlsOrganizationLabel } from '../../api/index.ts';
 import { servesScaledObjects } from './render/autoscalers.ts';
 import {
   ownerKeys,
+  owned,
   unlessStatusOnly,
+  watch,
   type Controller,
   type DeepReadonly,
   type KubeObject,
@@ -99,7 +100,7 @@ export function registerDeploymentControllers(
     owns: [
       { informer: informers.revisions, changed: unlessStatusOnly },
       // The application's and queue worker's status moves many times in a rollout; passes read little of it.
-      { informer: informers.appsDeployments, changed: workloadChangeMatters },
+      owned({ informer: informers.appsDeployments, changed: workloadChangeMatters }),
       informers.statefulSets,
       informers.services,
       informers.ingresses,
@@ -107,38 +108,34 @@ export function registerDeploymentControllers(
       ...(informers.scaledObjects ? [{ informer: informers.scaledObjects, changed: unlessStatusOnly }] : []),
     ],
     watches: [
-      {
+      watch({
         // A Secret's value is part of the revision digest: its owner, and every Deployment that reads it.
         informer: informers.secrets,
-        map: (object: DeepReadonly<KubeObject>) => {
-          const secret = object as DeepReadonly<V1Secret>;
+        map: (secret) => {
           const readers = informers.deployments
             .byIndex(secretReaderIndex, `${secret.metadata?.namespace}/${secret.metadata?.name}`)
             .map(keyOf);
-          return [...ownerKeys(object, deploymentKind), ...readers];
+          return [...ownerKeys(secret, deploymentKind), ...readers];
         },
-      },
-      {
+      }),
+      watch({
         // The TracingProject has no ownerReference (it outlives the Deployment): same name, same namespace.
         informer: informers.tracingProjects,
-        map: (object: DeepReadonly<KubeObject>) => {
-          const project = object as DeepReadonly<TracingProject>;
-          return [{ namespace: project.metadata.namespace ?? '', name: project.spec.deploymentName }];
-        },
+        map: (project) => [{ namespace: project.metadata.namespace ?? '', name: project.spec.deploymentName }],
         changed: unlessStatusOnly,
-      },
-      {
+      }),
+      watch({
         // An integration that appears, changes or goes may unblock or block the Deployments that use one.
         informer: informers.integrations,
-        map: (object: DeepReadonly<KubeObject>) =>
-          deploymentsInNamespace((object as DeepReadonly<CodeHostIntegration>).metadata.namespace)
+        map: (integration) =>
+          deploymentsInNamespace(integration.metadata.namespace)
             .filter((d) => sourceKind(d.spec.source)?.usesIntegration)
             .map(keyOf),
-      },
-      {
+      }),
+      watch({
         // Berth's HorizontalPodAutoscaler is owned by the Deployment; KEDA's by the ScaledObject Berth owns.
         informer: informers.autoscalers,
-        map: (object: DeepReadonly<KubeObject>) => {
+        map: (object) => {
           const owners = ownerKeys(object, deploymentKind);
           if (owners.length > 0 || !informers.scaledObjects) return owners;
           return ownerKeys(object, childKinds.scaledObject).flatMap(({ namespace, name }) => {
@@ -147,12 +144,12 @@ export function registerDeploymentControllers(
           });
         },
         changed: autoscalerChangeMatters,
-      },
-      {
+      }),
+      watch({
         // A build Job beside its Deployment is owned by it; one in the build namespace names its Deployment's
         // uid; a pre-deploy Job is its Revision's (render/pre-deploy.ts), found by its revision label.
         informer: informers.jobs,
-        map: (object: DeepReadonly<KubeObject>) => {
+        map: (object) => {
           const owners = ownerKeys(object, deploymentKind);
           if (owners.length > 0) return owners;
           const uid = object.metadata?.labels?.[buildForDeploymentLabel];
@@ -161,35 +158,32 @@ export function registerDeploymentControllers(
             .filter((d) => d.metadata.uid === uid)
             .map(keyOf);
         },
-      },
+      }),
       ...(informers.certificates
         ? [
-            {
+            watch({
               // An organization's certificate that turns ready (or not) is every one of its Deployments' news.
               informer: informers.certificates,
-              map: (object: DeepReadonly<KubeObject>) =>
-                deploymentsInNamespace(object.metadata?.labels?.[tlsOrganizationLabel] ?? '').map(keyOf),
-            },
+              map: (object) => deploymentsInNamespace(object.metadata?.labels?.[tlsOrganizationLabel] ?? '').map(keyOf),
+            }),
           ]
         : []),
       ...(informers.activatorGrants
         ? [
-            {
+            watch({
               // A namespace's grant to the activator, changed or removed by someone else, is put back by
               // the Deployments that hold it.
               informer: informers.activatorGrants,
-              map: (object: DeepReadonly<KubeObject>) =>
-                grantHolders(informers, object.metadata?.labels?.[activatorGrantLabel] ?? '').map(keyOf),
-            },
+              map: (object) => grantHolders(informers, object.metadata?.labels?.[activatorGrantLabel] ?? '').map(keyOf),
+            }),
           ]
         : []),
-      {
+      watch({
         // A pod of a revision that turns Ready, fails to pull or crashes moves that revision's phase.
         informer: informers.pods,
         map: deploymentOfRevision,
-        changed: (object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>) =>
-          podChangeMatters(object as DeepReadonly<V1Pod>, previous as DeepReadonly<V1Pod>),
-      },
+        changed: podChangeMatters,
+      }),
     ],
     reconcile,
     concurrency: options.concurrency,

@@ -3,7 +3,7 @@
 // build Job of a codehost revision and the rollout of the application Deployment. Pure.
 import type { V1Deployment } from '@kubernetes/client-node';
 import { isBuiltSource, settledRevisionPhases, type RevisionPhase } from '../../api/index.ts';
-import { statusOnlyUpdate, type DeepReadonly, type KubeObject } from '../../runtime/index.ts';
+import { statusOnlyUpdate, type DeepReadonly } from '../../runtime/index.ts';
 import { builtImageReference, type BuildState } from './build-state.ts';
 import type { PodProblem } from './pods.ts';
 import { revisionLabel } from './render/common.ts';
@@ -55,9 +55,9 @@ export function rolloutOf(deployment: DeepReadonly<V1Deployment> | V1Deployment 
  * several times in one rollout (the new template observed, the surge pod created, then Ready, the old
  * one going); the passes for the steps between decided the same and wrote nothing.
  */
-export function workloadChangeMatters(object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>): boolean {
+export function workloadChangeMatters(object: DeepReadonly<V1Deployment>, previous: DeepReadonly<V1Deployment>): boolean {
   if (!statusOnlyUpdate(object, previous)) return true;
-  return workloadReading(object as DeepReadonly<V1Deployment>) !== workloadReading(previous as DeepReadonly<V1Deployment>);
+  return workloadReading(object) !== workloadReading(previous);
 }
 
 /** What passes read of a workload Deployment's status, as one comparable string. */

@@ -21,6 +21,7 @@ import {
 import {
   applyObject,
   secretKind,
+  watch,
   type Controller,
   type DeepReadonly,
   type Informer,
@@ -106,11 +107,10 @@ export function registerOrganizationController(manager: Manager, options: Organi
   // A new or rotated key reaches every organization.
   const licenseWatch = licenseSource
     ? [
-        {
-          informer: licenseSource as Informer<KubeObject>,
-          map: (object: DeepReadonly<KubeObject>) =>
-            object.metadata?.name === license!.name ? organizations().map((name) => ({ namespace: '', name })) : [],
-        },
+        watch({
+          informer: licenseSource,
+          map: (secret) => (secret.metadata?.name === license!.name ? organizations().map((name) => ({ namespace: '', name })) : []),
+        }),
       ]
     : [];
   const controller = manager.addController({

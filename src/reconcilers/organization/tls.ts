@@ -29,6 +29,7 @@ import {
   applyObject,
   deleteObject,
   secretKind,
+  watch,
   type DeepReadonly,
   type Informer,
   type KubeObject,
@@ -59,22 +60,22 @@ export function organizationTlsCaches(manager: Manager, tls: AppTls, organizatio
     }),
   };
   const toNamespace = (name: string): Key => ({ namespace: '', name });
-  const claimOf = (o: DeepReadonly<KubeObject>) =>
-    `${customHostOf(o as DeepReadonly<Deployment>) ?? ''} ${o.metadata?.deletionTimestamp ? 'deleting' : ''} ${o.metadata?.creationTimestamp ?? ''}`;
+  const claimOf = (d: DeepReadonly<Deployment>) =>
+    `${customHostOf(d) ?? ''} ${d.metadata?.deletionTimestamp ? 'deleting' : ''} ${d.metadata?.creationTimestamp ?? ''}`;
   const watches = [
-    {
+    watch({
       informer: caches.certificates,
-      map: (o: DeepReadonly<KubeObject>) => [toNamespace(o.metadata?.labels?.[tlsOrganizationLabel] ?? '')],
-    },
-    {
+      map: (o) => [toNamespace(o.metadata?.labels?.[tlsOrganizationLabel] ?? '')],
+    }),
+    watch({
       informer: caches.gateways,
-      map: (o: DeepReadonly<KubeObject>) => (o.metadata?.name === tls.gateway.name ? organizations().map(toNamespace) : []),
-    },
-    {
+      map: (o) => (o.metadata?.name === tls.gateway.name ? organizations().map(toNamespace) : []),
+    }),
+    watch({
       informer: caches.deployments,
-      map: (o: DeepReadonly<KubeObject>) => [toNamespace(o.metadata?.namespace ?? '')],
-      changed: (o: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>) => claimOf(o) !== claimOf(previous),
-    },
+      map: (d) => [toNamespace(d.metadata?.namespace ?? '')],
+      changed: (d, previous) => claimOf(d) !== claimOf(previous),
+    }),
   ];
   return { caches, watches };
 }
