@@ -2,7 +2,7 @@
 // for the node's parts and the builds it needs (./file-needs.ts). A part that failed fails the file at
 // once with its error.
 import { join } from 'node:path';
-import { beforeAll, inject } from 'vitest';
+import { beforeAll, expect, inject } from 'vitest';
 import { Builds } from '../../workbench/builds.ts';
 import { nodeParts } from '../../workbench/node/parts.ts';
 import { needsOf } from './file-needs.ts';
@@ -11,8 +11,11 @@ import { awaitParts } from '../../workbench/node/part-markers.ts';
 /** Long enough for the last part of a fresh machine's builds; a warm machine has them in a minute. */
 const waitMs = 60 * 60_000;
 
-beforeAll(async (_context, suite) => {
-  const needs = needsOf(suite.file.filepath) ?? { parts: nodeParts.map((part) => part.name) };
+// A setup file runs again before each test file, in that file's context.
+const testFile = expect.getState().testPath ?? '';
+
+beforeAll(async () => {
+  const needs = needsOf(testFile) ?? { parts: nodeParts.map((part) => part.name) };
   await awaitParts(inject('nodePartsDir'), needs.parts, waitMs);
   if (needs.builds?.length) {
     const builds = new Builds({ logDir: join(inject('nodePartsDir'), 'builds') });
