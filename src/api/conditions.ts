@@ -29,6 +29,8 @@ export const conditionTypes = { ready: 'Ready', reconciling: 'Reconciling', stal
 
 /** What a caller says about a condition; the helper stamps the transition time. */
 export type ConditionUpdate = Omit<Condition, 'lastTransitionTime'>;
+/** A condition as a decision names it: its generation and transition time are the status writer's. */
+export type ConditionDecision = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
 
 /** RFC 3339 at second precision, as Kubernetes stores metav1.Time: a finer one would make every
  * write of a status look like a change. */

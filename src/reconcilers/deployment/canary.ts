@@ -7,7 +7,14 @@
 //   share until that is done, then none) ─▶ DEPLOYED, the canary goes.
 //   Any step that fails, or pods that cannot serve ─▶ Failed: all traffic back, the revision
 //   DEPLOY_FAILED. Failed stays while the revision is the target: a new revision starts a new canary.
-import { canaryDefaults, timestamp, type CanaryFigures, type CanarySpec, type Condition, type DeploymentStatus } from '../../api/index.ts';
+import {
+  canaryDefaults,
+  timestamp,
+  type CanaryFigures,
+  type CanarySpec,
+  type ConditionDecision,
+  type DeploymentStatus,
+} from '../../api/index.ts';
 import type { TargetPhase } from './lifecycle.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 
@@ -248,7 +255,7 @@ const abilityMessages: Record<CanaryAbility, string> = {
 };
 
 /** The Canary condition of a Deployment whose spec asks for one; undefined when it asks for none. */
-export function canaryCondition(ability: CanaryAbility | undefined): Pick<Condition, 'type' | 'status' | 'reason' | 'message'> | undefined {
+export function canaryCondition(ability: CanaryAbility | undefined): ConditionDecision | undefined {
   if (!ability) return undefined;
   return {
     type: canaryConditionType,

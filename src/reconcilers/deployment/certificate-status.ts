@@ -2,12 +2,10 @@
 // wildcard Certificate and, with a custom_url, the organization's custom hosts' Certificate
 // (src/api/app-tls.ts), as cert-manager reports them. A CertificateReady condition: True once all are
 // issued, False with cert-manager's own reason and message for the first that is not. Pure.
-import type { AppTls, Condition } from '../../api/index.ts';
+import type { AppTls, ConditionDecision } from '../../api/index.ts';
 import type { DeepReadonly, KubeObject } from '../../runtime/index.ts';
 
 export const certificateReadyCondition = 'CertificateReady';
-
-export type CertificateCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
 
 type CertificateObject = DeepReadonly<
   KubeObject & { status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] } }
@@ -21,7 +19,7 @@ export interface ServingCertificate {
   object: CertificateObject | undefined;
 }
 
-export function certificateCondition(tls: AppTls, certificates: readonly ServingCertificate[]): CertificateCondition {
+export function certificateCondition(tls: AppTls, certificates: readonly ServingCertificate[]): ConditionDecision {
   for (const certificate of certificates) {
     const where = `Certificate ${tls.gateway.namespace}/${certificate.name}`;
     const ready = certificate.object?.status?.conditions?.find((c) => c.type === 'Ready');

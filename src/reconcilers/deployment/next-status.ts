@@ -7,6 +7,7 @@ import {
   setCondition,
   timestamp,
   type Condition,
+  type ConditionDecision,
   type ConditionUpdate,
   type DeploymentScaling,
   type DeploymentStatus,
@@ -16,8 +17,7 @@ import {
 } from '../../api/index.ts';
 import type { TargetPhase } from './lifecycle.ts';
 import type { DeploymentPhase } from './status.ts';
-import type { TierCondition } from './tier.ts';
-import { certificateReadyCondition, type CertificateCondition } from './certificate-status.ts';
+import { certificateReadyCondition } from './certificate-status.ts';
 import { canaryConditionType } from './canary.ts';
 
 export interface DeploymentFacts {
@@ -33,15 +33,15 @@ export interface DeploymentFacts {
   /** What the application's autoscaler is doing (scaling-status.ts). */
   scaling?: DeploymentScaling;
   /** What the tier says about this cluster (tier.ts); its absence removes an earlier one. */
-  tier?: TierCondition;
+  tier?: ConditionDecision;
   /** Where the URL is https://: its certificate's readiness (certificate-status.ts); likewise. */
-  certificate?: CertificateCondition;
+  certificate?: ConditionDecision;
   /** The custom URL host it holds, and since when (custom-hosts.ts). */
   hostClaim?: RecordedHostClaim;
   /** Where the target's canary stands (canary.ts). */
   canary?: DeploymentStatus['canary'];
   /** Whether a canary the spec asks for can run here (canary.ts); likewise. */
-  canaryCondition?: TierCondition;
+  canaryCondition?: ConditionDecision;
 }
 
 /** A condition beside the verdict's three, set when given and removed when not. */

@@ -16,6 +16,7 @@ import {
   hostRefusalReasons,
   nextHostClaim,
   timestamp,
+  type ConditionDecision,
   type Deployment,
   type DeploymentScaling,
   type DeploymentStatus,
@@ -23,14 +24,12 @@ import {
   type RevisionStatus,
 } from '../../api/index.ts';
 import type { DeepReadonly, EventType } from '../../runtime/index.ts';
-import type { CertificateCondition } from './certificate-status.ts';
 import type { CanaryStatus } from './canary.ts';
 import type { TargetPhase } from './lifecycle.ts';
 import { nextDeploymentStatus, nextRevisionStatus } from './next-status.ts';
 import { optional } from './pass.ts';
 import { imageOf, type RevisionRecord } from './revision-records.ts';
 import { conditionVerdict, deploymentPhase, type StatusObservation } from './status.ts';
-import type { TierCondition } from './tier.ts';
 
 /** A revision as the status names it. */
 export interface NamedRevision {
@@ -52,12 +51,12 @@ export interface StatusFacts {
   url?: string;
   clusterUrl?: string;
   scaling?: DeploymentScaling;
-  tier?: TierCondition;
-  certificate?: CertificateCondition;
+  tier?: ConditionDecision;
+  certificate?: ConditionDecision;
   /** Where the target's canary stands, while it has one. */
   canary?: CanaryStatus;
   /** Whether a canary the spec asks for can run here. */
-  canaryCondition?: TierCondition;
+  canaryCondition?: ConditionDecision;
 }
 
 /** Everything a pass says about status. */

@@ -4,9 +4,7 @@
 // request-driven activator (something that holds a request while a pod starts): where the installation
 // has one (--activator-proxy) and the app has a URL for it to hold, the app scales to zero; otherwise it
 // runs as dev, and its ScaleToZero condition says which of the two is missing. Pure.
-import { idleSecondsBeforeZero, scaleToZeroCondition, scaleToZeroTiers, type Condition } from '../../api/index.ts';
-
-export type TierCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
+import { idleSecondsBeforeZero, scaleToZeroCondition, scaleToZeroTiers, type ConditionDecision } from '../../api/index.ts';
 
 /** Whether a Deployment scales to zero when idle, or why it does not; undefined for the tiers that never do. */
 export type ScaleToZero = 'activated' | 'NoActivator' | 'NoRoute';
@@ -20,7 +18,7 @@ export function scaleToZero(
   return where.routed ? 'activated' : 'NoRoute';
 }
 
-const conditions: Record<Exclude<ScaleToZero, 'activated'>, TierCondition> = {
+const conditions: Record<Exclude<ScaleToZero, 'activated'>, ConditionDecision> = {
   NoActivator: {
     type: scaleToZeroCondition,
     status: 'False',
@@ -38,7 +36,7 @@ const conditions: Record<Exclude<ScaleToZero, 'activated'>, TierCondition> = {
 };
 
 /** The condition a Deployment of this tier carries, if any; `idleSeconds` its sourceConfig.idleSeconds. */
-export function tierCondition(state: ScaleToZero | undefined, idleSeconds = idleSecondsBeforeZero): TierCondition | undefined {
+export function tierCondition(state: ScaleToZero | undefined, idleSeconds = idleSecondsBeforeZero): ConditionDecision | undefined {
   if (state !== 'activated') return state && conditions[state];
   return {
     type: scaleToZeroCondition,
