@@ -1,0 +1,133 @@
+// What enqueues a Deployment besides its own changes: the children it owns (and which of their updates
+// matter), and the other kinds whose objects concern it (a Secret it reads, its TracingProject, a pod
+// of one of its revisions, ...), each mapped to the Deployments it concerns through the caches.
+import { deploymentKind, sourceKind, tlsOrganizationLabel } from '../../api/index.ts';
+import {
+  ownerKeys,
+  owned,
+  unlessStatusOnly,
+  watch,
+  type DeepReadonly,
+  type Informer,
+  type KubeObject,
+  type ObjectKey,
+  type OwnedSource,
+  type WatchSource,
+} from '../../runtime/index.ts';
+import { buildForDeploymentLabel, revisionNamespaceOf } from '../../workloads/build-jobs.ts';
+import { childKinds, secretReaderIndex, type DeploymentInformers } from './informers.ts';
+import { workloadChangeMatters } from './lifecycle.ts';
+import { podChangeMatters } from './pods.ts';
+import { revisionLabel } from './render/common.ts';
+import { activatorGrantLabel } from './render/scale-to-zero.ts';
+import { grantHolders } from './scale-to-zero.ts';
+import { autoscalerChangeMatters } from './scaling-status.ts';
+
+/** The children a Deployment owns, each with the updates of theirs that matter to it. */
+export function deploymentOwns(informers: DeploymentInformers): (Informer | OwnedSource)[] {
+  return [
+    { informer: informers.revisions, changed: unlessStatusOnly },
+    // The application's and queue worker's status moves many times in a rollout; passes read little of it.
+    owned({ informer: informers.appsDeployments, changed: workloadChangeMatters }),
+    informers.statefulSets,
+    informers.services,
+    informers.ingresses,
+    ...(informers.httpRoutes ? [{ informer: informers.httpRoutes, changed: unlessStatusOnly }] : []),
+    ...(informers.scaledObjects ? [{ informer: informers.scaledObjects, changed: unlessStatusOnly }] : []),
+  ];
+}
+
+/** The other kinds whose objects concern Deployments, each mapped to those it concerns. */
+export function deploymentWatches(informers: DeploymentInformers): WatchSource[] {
+  const deploymentsInNamespace = (namespace: string | undefined) =>
+    informers.deployments.list(namespace ?? '').filter((d) => d.metadata.namespace === namespace);
+  const keyOf = (d: { metadata: { namespace?: string; name?: string } }): ObjectKey => ({
+    namespace: d.metadata.namespace ?? '',
+    name: d.metadata.name ?? '',
+  });
+
+  /** The Deployment whose Revision a pod or build Job is labelled with (src/workloads/build-jobs.ts). */
+  const deploymentOfRevision = (object: DeepReadonly<KubeObject>): ObjectKey[] => {
+    const revision = informers.revisions.get(revisionNamespaceOf(object), object.metadata?.labels?.[revisionLabel] ?? '');
+    return revision ? [{ namespace: revision.metadata.namespace ?? '', name: revision.spec.deploymentName }] : [];
+  };
+
+  return [
+    watch({
+      // A Secret's value is part of the revision digest: its owner, and every Deployment that reads it.
+      informer: informers.secrets,
+      map: (secret) => {
+        const readers = informers.deployments
+          .byIndex(secretReaderIndex, `${secret.metadata?.namespace}/${secret.metadata?.name}`)
+          .map(keyOf);
+        return [...ownerKeys(secret, deploymentKind), ...readers];
+      },
+    }),
+    watch({
+      // The TracingProject has no ownerReference (it outlives the Deployment): same name, same namespace.
+      informer: informers.tracingProjects,
+      map: (project) => [{ namespace: project.metadata.namespace ?? '', name: project.spec.deploymentName }],
+      changed: unlessStatusOnly,
+    }),
+    watch({
+      // An integration that appears, changes or goes may unblock or block the Deployments that use one.
+      informer: informers.integrations,
+      map: (integration) =>
+        deploymentsInNamespace(integration.metadata.namespace)
+          .filter((d) => sourceKind(d.spec.source)?.usesIntegration)
+          .map(keyOf),
+    }),
+    watch({
+      // Berth's HorizontalPodAutoscaler is owned by the Deployment; KEDA's by the ScaledObject Berth owns.
+      informer: informers.autoscalers,
+      map: (object) => {
+        const owners = ownerKeys(object, deploymentKind);
+        if (owners.length > 0 || !informers.scaledObjects) return owners;
+        return ownerKeys(object, childKinds.scaledObject).flatMap(({ namespace, name }) => {
+          const scaledObject = informers.scaledObjects?.get(namespace, name);
+          return scaledObject ? ownerKeys(scaledObject, deploymentKind) : [];
+        });
+      },
+      changed: autoscalerChangeMatters,
+    }),
+    watch({
+      // A build Job beside its Deployment is owned by it; one in the build namespace names its Deployment's
+      // uid; a pre-deploy Job is its Revision's (render/pre-deploy.ts), found by its revision label.
+      informer: informers.jobs,
+      map: (object) => {
+        const owners = ownerKeys(object, deploymentKind);
+        if (owners.length > 0) return owners;
+        const uid = object.metadata?.labels?.[buildForDeploymentLabel];
+        if (!uid) return deploymentOfRevision(object);
+        return deploymentsInNamespace(revisionNamespaceOf(object))
+          .filter((d) => d.metadata.uid === uid)
+          .map(keyOf);
+      },
+    }),
+    ...(informers.certificates
+      ? [
+          watch({
+            // An organization's certificate that turns ready (or not) is every one of its Deployments' news.
+            informer: informers.certificates,
+            map: (object) => deploymentsInNamespace(object.metadata?.labels?.[tlsOrganizationLabel] ?? '').map(keyOf),
+          }),
+        ]
+      : []),
+    ...(informers.activatorGrants
+      ? [
+          watch({
+            // A namespace's grant to the activator, changed or removed by someone else, is put back by
+            // the Deployments that hold it.
+            informer: informers.activatorGrants,
+            map: (object) => grantHolders(informers, object.metadata?.labels?.[activatorGrantLabel] ?? '').map(keyOf),
+          }),
+        ]
+      : []),
+    watch({
+      // A pod of a revision that turns Ready, fails to pull or crashes moves that revision's phase.
+      informer: informers.pods,
+      map: deploymentOfRevision,
+      changed: podChangeMatters,
+    }),
+  ];
+}
