@@ -41,17 +41,7 @@ export function deploymentOwns(informers: DeploymentInformers): (Informer | Owne
 export function deploymentWatches(informers: DeploymentInformers): WatchSource[] {
   const deploymentsInNamespace = (namespace: string | undefined) =>
     informers.deployments.list(namespace ?? '').filter((d) => d.metadata.namespace === namespace);
-  const keyOf = (d: { metadata: { namespace?: string; name?: string } }): ObjectKey => ({
-    namespace: d.metadata.namespace ?? '',
-    name: d.metadata.name ?? '',
-  });
-
-  /** The Deployment whose Revision a pod or build Job is labelled with (src/workloads/build-jobs.ts). */
-  const deploymentOfRevision = (object: DeepReadonly<KubeObject>): ObjectKey[] => {
-    const revision = informers.revisions.get(revisionNamespaceOf(object), object.metadata?.labels?.[revisionLabel] ?? '');
-    return revision ? [{ namespace: revision.metadata.namespace ?? '', name: revision.spec.deploymentName }] : [];
-  };
-
+  const deploymentOfRevision = (object: DeepReadonly<KubeObject>) => revisionOwner(informers, object);
   return [
     watch({
       // A Secret's value is part of the revision digest: its owner, and every Deployment that reads it.
@@ -104,30 +94,52 @@ export function deploymentWatches(informers: DeploymentInformers): WatchSource[]
           .map(keyOf);
       },
     }),
-    ...(informers.certificates
-      ? [
-          watch({
-            // An organization's certificate that turns ready (or not) is every one of its Deployments' news.
-            informer: informers.certificates,
-            map: (object) => deploymentsInNamespace(object.metadata?.labels?.[tlsOrganizationLabel] ?? '').map(keyOf),
-          }),
-        ]
-      : []),
-    ...(informers.activatorGrants
-      ? [
-          watch({
-            // A namespace's grant to the activator, changed or removed by someone else, is put back by
-            // the Deployments that hold it.
-            informer: informers.activatorGrants,
-            map: (object) => grantHolders(informers, object.metadata?.labels?.[activatorGrantLabel] ?? '').map(keyOf),
-          }),
-        ]
-      : []),
+    ...routingWatches(informers, deploymentsInNamespace),
     watch({
       // A pod of a revision that turns Ready, fails to pull or crashes moves that revision's phase.
       informer: informers.pods,
       map: deploymentOfRevision,
       changed: podChangeMatters,
     }),
+  ];
+}
+
+const keyOf = (d: { metadata: { namespace?: string; name?: string } }): ObjectKey => ({
+  namespace: d.metadata.namespace ?? '',
+  name: d.metadata.name ?? '',
+});
+
+/** The Deployment whose Revision a pod or build Job is labelled with (src/workloads/build-jobs.ts). */
+function revisionOwner(informers: DeploymentInformers, object: DeepReadonly<KubeObject>): ObjectKey[] {
+  const revision = informers.revisions.get(revisionNamespaceOf(object), object.metadata?.labels?.[revisionLabel] ?? '');
+  return revision ? [{ namespace: revision.metadata.namespace ?? '', name: revision.spec.deploymentName }] : [];
+}
+
+/** The kinds that exist where TLS and scale to zero are on: certificates and the activator's grants. */
+function routingWatches(
+  informers: DeploymentInformers,
+  deploymentsInNamespace: (namespace: string) => readonly { metadata: { namespace?: string; name?: string } }[],
+): WatchSource[] {
+  const { certificates, activatorGrants } = informers;
+  return [
+    ...(certificates
+      ? [
+          watch({
+            // An organization's certificate that turns ready (or not) is every one of its Deployments' news.
+            informer: certificates,
+            map: (object) => deploymentsInNamespace(object.metadata?.labels?.[tlsOrganizationLabel] ?? '').map(keyOf),
+          }),
+        ]
+      : []),
+    ...(activatorGrants
+      ? [
+          watch({
+            // A namespace's grant to the activator, changed or removed by someone else, is put back by
+            // the Deployments that hold it.
+            informer: activatorGrants,
+            map: (object) => grantHolders(informers, object.metadata?.labels?.[activatorGrantLabel] ?? '').map(keyOf),
+          }),
+        ]
+      : []),
   ];
 }
