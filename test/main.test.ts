@@ -138,10 +138,14 @@ describe('berth run', () => {
     expect(berth.stderr.join('\n')).toContain('--facade-address: expected host:port');
   });
 
-  it('leaves `berth dev` to the workbench: the command as the image runs it refuses it, exit code 2', async () => {
-    const berth = startBerth(['dev', '--node', 'off'], undefined, main);
-    expect(await berth.exited).toBe(2);
-    expect(berth.stderr.join('\n')).toContain('berth dev runs from a checkout of Berth (npm start)');
+  it('leaves `berth dev` to the workbench: the command as the image runs it knows only run, exit code 2', async () => {
+    const dev = startBerth(['dev'], undefined, main);
+    expect(await dev.exited).toBe(2);
+    expect(dev.stderr.join('\n')).toContain('command: expected run (or none), got dev');
+    // Nor its flags: the image has no embedded cluster to keep data for.
+    const devFlags = startBerth(['run', '--node', 'off'], undefined, main);
+    expect(await devFlags.exited).toBe(2);
+    expect(devFlags.stderr.join('\n')).toContain("Unknown option '--node'");
   });
 });
 
