@@ -12,6 +12,8 @@ import { installCrds } from './install-crds.ts';
 import { adminUserName } from './pki.ts';
 import { renderRoutePolicy } from '../src/api/route-policy.ts';
 import { renderNetworkPolicyGuard } from '../src/api/network-policy-guard.ts';
+import { defaultClusterControllers } from '../src/api/admission-policy.ts';
+import { kedaUser } from './node/keda.ts';
 import { fieldManager } from '../src/api/group.ts';
 import { applyObject } from '../src/runtime/index.ts';
 import { startLocalCluster, type LocalCluster } from './local-cluster.ts';
@@ -91,7 +93,11 @@ export async function startDevCluster(options: DevOptions): Promise<DevCluster> 
     const crds = await installCrds(dev.kubeConfig, options.crdsDir);
     options.logger.info({ crds }, 'CRDs installed');
     // As the chart installs them: routes and NetworkPolicies in organization namespaces are Berth's alone.
-    for (const object of [...renderRoutePolicy(adminUserName), ...renderNetworkPolicyGuard(adminUserName)])
+    const controllers = [...defaultClusterControllers, kedaUser];
+    for (const object of [
+      ...renderRoutePolicy(adminUserName, undefined, controllers),
+      ...renderNetworkPolicyGuard(adminUserName, undefined, controllers),
+    ])
       await applyObject(dev.kubeConfig, object, fieldManager);
     dev.local = await localAccess(dev.kubeConfig, dataDir, options.operatorNamespace);
     Object.assign(dev, { kubeconfigPath: cluster.controlPlane.kubeconfigPath, cluster });

@@ -3,15 +3,26 @@
 // (route-policy.ts, namespace-policy.ts, issuer-policy.ts, network-policy-guard.ts) says only what it
 // matches and refuses.
 
-/** CEL: a request, for one of `operations`, by one of the cluster's own controllers: a `system:` identity
- * that is not a service account of the object's namespace (a team's people and its namespace's service
- * accounts are never one). */
-export function clusterControllerRequest(operations: readonly string[]): string {
-  const operation =
-    operations.length === 1
-      ? `request.operation == '${operations[0]}'`
-      : `request.operation in [${operations.map((o) => `'${o}'`).join(', ')}]`;
-  return `${operation} && request.userInfo.username.startsWith('system:') && !request.userInfo.username.startsWith('system:serviceaccount:' + request.namespace + ':')`;
+/**
+ * The identities that update or delete what Berth made in organization namespaces besides Berth: the
+ * controller-manager (as itself, or with a service account per controller) removing finalizers and
+ * emptying a namespace that goes, and KEDA's operator writing its finalizer into every ScaledObject (as
+ * its upstream chart installs it). Named, never a prefix: another namespace's service account or a
+ * cluster-wide GitOps controller applying a team's manifests is a `system:` identity too. A platform
+ * names its own (the chart's organizations.clusterControllers; `berth dev` adds its KEDA's user).
+ */
+export const defaultClusterControllers = [
+  'system:kube-controller-manager',
+  'system:serviceaccount:kube-system:generic-garbage-collector',
+  'system:serviceaccount:kube-system:namespace-controller',
+  'system:serviceaccount:keda:keda-operator',
+] as const;
+
+/** CEL: a request, for one of `operations`, by one of the named cluster controllers. */
+export function clusterControllerRequest(operations: readonly string[], controllers: readonly string[]): string {
+  const list = (items: readonly string[]) => `[${items.map((item) => `'${item}'`).join(', ')}]`;
+  const operation = operations.length === 1 ? `request.operation == '${operations[0]}'` : `request.operation in ${list(operations)}`;
+  return `${operation} && request.userInfo.username in ${list(controllers)}`;
 }
 
 /** The policy named `name` with `spec`, and its binding (validationActions Deny), both Berth's. */

@@ -7,14 +7,19 @@
 // namespaces to anyone but Berth and the cluster's own controllers (the namespace controller empties a
 // namespace that goes). The chart installs the same objects with organizations.networkPolicy
 // (test/chart.test.ts compares).
-import { admissionPolicy, clusterControllerRequest } from './admission-policy.ts';
+import { admissionPolicy, clusterControllerRequest, defaultClusterControllers } from './admission-policy.ts';
 import { labels } from './group.ts';
 
 /** `berth dev`'s; a chart release names its own after itself. */
 export const networkPolicyGuardName = 'berth-network-policies';
 
-/** The policy and its binding; `berthUser` is the identity Berth writes as (its service account's user name). */
-export function renderNetworkPolicyGuard(berthUser: string, name = networkPolicyGuardName): object[] {
+/** The policy and its binding; `berthUser` is the identity Berth writes as (its service account's user name),
+ * and the named cluster controllers may update and delete (the namespace controller empties a namespace). */
+export function renderNetworkPolicyGuard(
+  berthUser: string,
+  name = networkPolicyGuardName,
+  controllers: readonly string[] = defaultClusterControllers,
+): object[] {
   return admissionPolicy(name, {
     matchConstraints: {
       namespaceSelector: { matchExpressions: [{ key: labels.organizationId, operator: 'Exists' }] },
@@ -29,7 +34,7 @@ export function renderNetworkPolicyGuard(berthUser: string, name = networkPolicy
     },
     validations: [
       {
-        expression: `request.userInfo.username == ${JSON.stringify(berthUser)} || ${clusterControllerRequest(['UPDATE', 'DELETE'])}`,
+        expression: `request.userInfo.username == ${JSON.stringify(berthUser)} || ${clusterControllerRequest(['UPDATE', 'DELETE'], controllers)}`,
         message:
           "NetworkPolicies in an organization's namespace are Berth's: the organization policy sets what its pods reach and what reaches them",
         reason: 'Forbidden',

@@ -8,7 +8,7 @@
 // listeners. This ValidatingAdmissionPolicy (the API server's own policy engine, CEL) refuses all of
 // them in organization namespaces from anyone but Berth. The chart installs the same objects for its
 // service account (test/chart.test.ts compares).
-import { admissionPolicy, clusterControllerRequest } from './admission-policy.ts';
+import { admissionPolicy, clusterControllerRequest, defaultClusterControllers } from './admission-policy.ts';
 import { labels } from './group.ts';
 
 /** `berth dev`'s; a chart release names its own after itself. */
@@ -42,17 +42,18 @@ export const steeringResources = [
   },
 ];
 
-/** CEL: an update by one of the cluster's own controllers. They update what Berth made (KEDA's operator,
- * as the user system:keda or its service account, writes its finalizer and more back into every
- * ScaledObject); a team's people and its namespace's service accounts make and change nothing here. */
-const clusterControllerUpdate = clusterControllerRequest(['UPDATE']);
-
 /** What a refusal says (CEL, with the kind refused). */
 const steeringMessage =
   "request.kind.kind + \" objects in an organization's namespace are Berth's: a deployment's hosts come from its spec (custom_url), where Berth checks each host's claim, and its scaling from its resource_spec\"";
 
-/** The policy and its binding; `berthUser` is the identity Berth writes as (its service account's user name). */
-export function renderRoutePolicy(berthUser: string, name = routePolicyName): object[] {
+/** The policy and its binding; `berthUser` is the identity Berth writes as (its service account's user name).
+ * The named cluster controllers may update what Berth made (KEDA's operator writes its finalizer and more
+ * back into every ScaledObject); a team's people and service accounts make and change nothing here. */
+export function renderRoutePolicy(
+  berthUser: string,
+  name = routePolicyName,
+  controllers: readonly string[] = defaultClusterControllers,
+): object[] {
   return admissionPolicy(name, {
     matchConstraints: {
       namespaceSelector: { matchExpressions: [{ key: labels.organizationId, operator: 'Exists' }] },
@@ -60,7 +61,7 @@ export function renderRoutePolicy(berthUser: string, name = routePolicyName): ob
     },
     validations: [
       {
-        expression: `request.userInfo.username == ${JSON.stringify(berthUser)} || ${clusterControllerUpdate}`,
+        expression: `request.userInfo.username == ${JSON.stringify(berthUser)} || ${clusterControllerRequest(['UPDATE'], controllers)}`,
         messageExpression: steeringMessage,
         reason: 'Forbidden',
       },

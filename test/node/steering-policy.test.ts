@@ -8,6 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { renderRoutePolicy, steeringResources } from '../../src/api/route-policy.ts';
+import { defaultClusterControllers } from '../../src/api/admission-policy.ts';
+import { kedaUser } from '../../workbench/node/keda.ts';
 import { defaultCertManagerUser, renderIssuerPolicy } from '../../src/api/issuer-policy.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
@@ -41,7 +43,8 @@ beforeAll(async () => {
         : object,
     );
   const objects = [
-    ...bound(renderRoutePolicy(identity('berth'), policyName)),
+    // As berth dev installs it: the node's KEDA writes back into ScaledObjects as its own user.
+    ...bound(renderRoutePolicy(identity('berth'), policyName, [...defaultClusterControllers, kedaUser])),
     ...renderIssuerPolicy({
       issuer: appsIssuer,
       berthUser: identity('berth'),

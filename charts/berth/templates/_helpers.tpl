@@ -109,3 +109,15 @@ src/api/metrics-store-policy.ts reads it the same way). Berth keeps a NetworkPol
 {{- end }}
 {{- end }}
 {{- end }}
+
+{{/*
+The controllers that may update (and, for NetworkPolicies, delete) what Berth made in organization
+namespaces, as a CEL list: named identities, never a prefix (src/api/admission-policy.ts).
+*/}}
+{{- define "berth.clusterControllers" -}}
+{{- $quoted := list }}
+{{- range .Values.organizations.clusterControllers }}
+{{- $quoted = append $quoted (printf "'%s'" .) }}
+{{- end }}
+{{- printf "[%s]" (join ", " $quoted) }}
+{{- end }}
