@@ -25,7 +25,7 @@ let manager: Manager;
 
 function startManager(
   writer?: DeploymentWriter,
-  options: { awaitedBuilder?: string; buildsPerOrganization?: number } = {},
+  options: { awaitedBuilder?: string; buildsPerOrganization?: number; previewBuildsPerOrganization?: number } = {},
 ): Promise<Manager> {
   const m = new Manager({
     kubeConfig: testKubeConfig(),
@@ -783,6 +783,50 @@ describe('a Deployment built from a code-host repository', () => {
 
     await setJobStatus(first, 'Failed');
     await eventually(() => kubeRequest(kc, { method: 'GET', path: jobPath(second) }), 30_000, 'the second build Job once the first ended');
+    await manager.stop();
+    manager = await startManager();
+  });
+
+  it("builds previews in slots of their own: pull requests never hold the deployments' slots", async () => {
+    const jobs = await kubeRequest<{ items: V1Job[] }>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs` });
+    for (const job of jobs.items) if (!buildEnded(job)) await setJobStatus(job.metadata!.name!, 'Failed');
+    await manager.stop();
+    manager = await startManager(undefined, { buildsPerOrganization: 1, previewBuildsPerOrganization: 1 });
+    const jobOf = async (name: string) =>
+      `${(await eventually(async () => (await revisionsOf(name))[0], 30_000, 'a revision')).metadata.name}-build`;
+    const job = (name: string) => kubeRequest<V1Job>(kc, { method: 'GET', path: `/apis/batch/v1/namespaces/${namespace}/jobs/${name}` });
+    const queuedWith = (name: string) =>
+      eventually(
+        async () => {
+          const current = (await revisionsOf(name))[0];
+          return current?.status?.reason === 'BuildQueued' ? current.status.message : undefined;
+        },
+        30_000,
+        `${name}'s build queued`,
+      );
+    const preview = (number: number) => ({
+      ...codehostSpec(`refs/pull/${number}/head`),
+      previewOf: { deploymentName: 'slots', pullRequest: number, fromFork: true },
+    });
+
+    await createDeployment('slots', codehostSpec('main'));
+    await eventually(async () => job(await jobOf('slots')), 30_000, "the deployment's build Job");
+    await createDeployment('slots-pr-1', preview(1));
+    const previewJob = await eventually(async () => job(await jobOf('slots-pr-1')), 30_000, "the preview's build Job beside it");
+    expect(previewJob.metadata?.labels?.['berth.dev/preview-of']).toBe('slots');
+    await createDeployment('slots-pr-2', preview(2));
+    expect(await queuedWith('slots-pr-2')).toBe(
+      "The organization's previews run 1 build already, as many as they may run at once: this one starts when one of them ends.",
+    );
+    await createDeployment('slots-next', codehostSpec('main'));
+    expect(await queuedWith('slots-next')).toBe(
+      'The organization runs 1 build already, as many as it may run at once: this one starts when one of them ends.',
+    );
+
+    // A fork's code holds no credential of the cluster's: its pods mount no ServiceAccount token.
+    await setJobStatus(previewJob.metadata!.name!, 'Complete');
+    const app = await eventually(() => readAppsDeployment('slots-pr-1'), 30_000, "the preview's application Deployment");
+    expect(app.spec!.template.spec!.automountServiceAccountToken).toBe(false);
     await manager.stop();
     manager = await startManager();
   });

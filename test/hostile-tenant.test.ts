@@ -224,10 +224,15 @@ async function throughApi(
   return response.status;
 }
 
-/** An attack through kubectl as the tenant: it must fail, with a message matching `why`. */
-async function throughKubectl(args: string[], why: RegExp, input?: string): Promise<void> {
+/** An attack through kubectl as the tenant (or another identity it holds): it must fail, with a message matching `why`. */
+async function throughKubectl(
+  args: string[],
+  why: RegExp,
+  input?: string,
+  as = `system:serviceaccount:${attackerNamespace}:tenant`,
+): Promise<void> {
   tally.tried += 1;
-  const result = await kubectl([...args, `--as=system:serviceaccount:${attackerNamespace}:tenant`], input);
+  const result = await kubectl([...args, `--as=${as}`], input);
   seen.push(result.stdout, result.stderr);
   expect(result.code, `kubectl ${args.join(' ')}`).not.toBe(0);
   expect(result.stderr).toMatch(why);
@@ -358,6 +363,44 @@ describe('a hostile tenant', () => {
     );
     // Where it would show: the namespace has the organization's policy alone, as Berth wrote it.
     expect((await policies()).items).toEqual([organizationPolicy]);
+  });
+
+  it("gets no exemption as a service account of another namespace, as a GitOps controller's would be", async () => {
+    // A `system:` identity outside the organization's namespace, with admin rights in it: what a team's
+    // own tools namespace, or a cluster-wide GitOps controller applying the team's manifests, holds.
+    const tools = `${attackerNamespace}-tools`;
+    for (const args of [
+      ['create', 'namespace', tools],
+      ['create', 'serviceaccount', 'applier', '-n', tools],
+      ['create', 'rolebinding', 'applier-admin', '-n', attackerNamespace, '--clusterrole=admin', `--serviceaccount=${tools}:applier`],
+    ])
+      expect((await kubectl(args)).code).toBe(0);
+    const applier = `system:serviceaccount:${tools}:applier`;
+    await eventually(
+      async () =>
+        (await kubectl(['auth', 'can-i', 'delete', 'networkpolicies', '-n', attackerNamespace, `--as=${applier}`])).stdout.trim() === 'yes',
+      20_000,
+      'the applier bound to admin',
+    );
+    const berthOnly = /NetworkPolicies in an organization's namespace are Berth's/;
+    await throughKubectl(
+      [
+        'patch',
+        'networkpolicy',
+        'berth-organization',
+        '-n',
+        attackerNamespace,
+        '--type',
+        'merge',
+        '-p',
+        '{"spec":{"podSelector":{"matchLabels":{"none":"x"}}}}',
+      ],
+      berthOnly,
+      undefined,
+      applier,
+    );
+    await throughKubectl(['delete', 'networkpolicy', 'berth-organization', '-n', attackerNamespace], berthOnly, undefined, applier);
+    await kubectl(['delete', 'namespace', tools, '--wait=false']);
   });
 
   it("cannot take another organization's host by moving an older deployment's custom URL onto it", async () => {
@@ -791,13 +834,21 @@ describe('a hostile tenant', () => {
       source_revision_config: { repo_ref: 'main' },
       secrets: [{ name: 'STORE_TOKEN', value: victimSecret }],
     });
-    // The attacker's fork asks to merge: its code would run in the preview.
+    // The attacker's fork asks to merge: its code would run in the preview. It gets none until a
+    // maintainer labels the request (previews.forks defaults to label), however long it waits.
     const number = github.openPullRequest(repository, { headSha: 'a'.repeat(40), headRef: 'steal', fromFork: true });
+    tally.tried += 1;
+    await new Promise((resolve) => setTimeout(resolve, 5000));
+    expect((await kubectl(['get', 'deployments.berth.dev', `store-pr-${number}`, '-n', victimNamespace])).code).not.toBe(0);
+    tally.refused += 1;
+    github.updatePullRequest(repository, number, { labels: ['ok-to-preview'] });
     const preview = await eventually(
       async () => {
         const found = await kubectl(['get', 'deployments.berth.dev', `store-pr-${number}`, '-n', victimNamespace, '-o', 'json']);
         return found.code === 0
-          ? (JSON.parse(found.stdout) as { spec: { secrets?: unknown[]; previewOf?: { fromFork: boolean } } })
+          ? (JSON.parse(found.stdout) as {
+              spec: { secrets?: unknown[]; previewOf?: { fromFork: boolean }; sourceConfig?: { resourceSpec?: object } };
+            })
           : undefined;
       },
       30_000,
@@ -805,6 +856,7 @@ describe('a hostile tenant', () => {
     );
     expect(preview.spec.previewOf?.fromFork).toBe(true);
     expect(preview.spec.secrets).toEqual([]);
+    expect(preview.spec.sourceConfig?.resourceSpec).toBeUndefined();
     expect(JSON.stringify(preview)).not.toContain('store-secrets');
     // Its build (the fork's code, in the build namespace) gets the victim's build credentials, never its
     // app's secrets: not in the Job, not in the Secret Berth copies for it.

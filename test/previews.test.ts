@@ -1,7 +1,7 @@
 // Preview Deployments per pull request, against a real API server and a running Berth, with the real
 // GitHub client against a GitHub that speaks GitHub's wire format: a preview per open request (drafts
-// and requests over the cap left out), the parent's secrets for the team's own requests and none for a
-// fork's, `is_preview` in the HTTP API, and the preview gone once its request closes or the deployment
+// and requests over the cap left out, a fork's until a maintainer labels it), the parent's secrets for
+// the team's own requests and none for a fork's (nor its service account), `is_preview` in the HTTP API, and the preview gone once its request closes or the deployment
 // asks for none.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { codeHostIntegrationKind, type Deployment } from '../src/api/index.ts';
@@ -71,7 +71,7 @@ afterAll(async () => {
 });
 
 describe('preview deployments per pull request', () => {
-  it("makes one per open request, with the deployment's secrets for its own requests and none for a fork's", async () => {
+  it("makes one per open request, a fork's once a maintainer labels it, with the deployment's secrets for its own requests and none for a fork's", async () => {
     const own = github.openPullRequest(repositoryId, { headSha: 'a'.repeat(40), headRef: 'feature' });
     const fork = github.openPullRequest(repositoryId, { headSha: 'b'.repeat(40), headRef: 'patch', fromFork: true });
     github.openPullRequest(repositoryId, { headSha: 'c'.repeat(40), headRef: 'wip', draft: true });
@@ -83,10 +83,16 @@ describe('preview deployments per pull request', () => {
         repo_url: `${github.url}/alice/shop`,
         custom_url: 'https://shop.example.com',
         previews: { max_concurrent: 2, secrets: [{ name: 'DB_URL', value_from: { secret_key_ref: { name: 'staging', key: 'url' } } }] },
+        resource_spec: { max_scale: 2, service_account_name: 'deployer' },
       },
       source_revision_config: { repo_ref: 'main' },
       secrets: [{ name: 'API_TOKEN', value: 'parent-only' }],
     });
+    await eventually(async () => (await previewNames()).join() === `shop-pr-${own}`, 30_000, "the team's own request's preview");
+    // A fork's request waits for a maintainer's label (previews.forks defaults to label).
+    await new Promise((resolve) => setTimeout(resolve, 4000));
+    expect(await previewNames()).toEqual([`shop-pr-${own}`]);
+    github.updatePullRequest(repositoryId, fork, { labels: ['ok-to-preview'] });
     await eventually(async () => (await previewNames()).join() === `shop-pr-${own},shop-pr-${fork}`, 30_000, 'two previews');
     const listedAll = (await api.ok('GET', '/v2/deployments?is_preview=false')).resources as { name: string }[];
     expect(listedAll.map((deployment) => deployment.name)).toEqual(['shop']);
@@ -103,6 +109,9 @@ describe('preview deployments per pull request', () => {
     expect(preview.metadata.ownerReferences?.[0]).toMatchObject({ kind: 'Deployment', name: 'shop', controller: true });
     const forked = await kubectlJson<Deployment>(['get', 'deployments.berth.dev', `shop-pr-${fork}`, '-n', namespace]);
     expect(forked.spec.secrets).toEqual([]);
+    // A fork's code gets a minimal pod: sizes, not the deployment's service account.
+    expect(preview.spec.sourceConfig?.resourceSpec).toEqual({ maxScale: 2, serviceAccountName: 'deployer' });
+    expect(forked.spec.sourceConfig?.resourceSpec).toEqual({ maxScale: 2 });
     expect(forked.spec.previewOf).toEqual({ deploymentName: 'shop', pullRequest: fork, fromFork: true });
   });
 

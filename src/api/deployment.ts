@@ -274,6 +274,11 @@ export const previewTriggers = ['all', 'label', 'off'] as const;
 
 /** How many previews a Deployment runs at once when its spec does not say. */
 export const defaultMaxPreviews = 5;
+/** Which requests from forks get a preview: those a maintainer labelled (the default), all, or none. */
+export const previewForkModes = ['label', 'all', 'off'] as const;
+export type PreviewForkMode = (typeof previewForkModes)[number];
+/** The label a maintainer puts on a fork's request to let it have a preview (previews.forkLabel). */
+export const defaultPreviewForkLabel = 'ok-to-preview';
 
 const previewsSchema = z
   .object({
@@ -284,6 +289,20 @@ const previewsSchema = z
         'Which open pull (merge) requests get a preview: all but drafts (the default), those that carry `label`, or none (off: how a PATCH removes the previews).',
       ),
     label: z.string().min(1).max(50).optional().describe('The label a pull request must carry for a preview, with trigger label.'),
+    forks: z
+      .enum(previewForkModes)
+      .optional()
+      .describe(
+        'Which requests from forks get a preview, once `trigger` admits them: those that carry `forkLabel` (the default: only a maintainer can label a request), all, or none (off). ' +
+          "A fork's preview runs as a minimal pod: no ServiceAccount token, none of the deployment's volumes, sidecars, init containers, labels, annotations or pull secrets; " +
+          "the label admits the request's code as it is then and after every push, so take it away to stop one.",
+      ),
+    forkLabel: z
+      .string()
+      .min(1)
+      .max(50)
+      .optional()
+      .describe(`The label that lets a request from a fork have a preview, with forks label (default ${defaultPreviewForkLabel}).`),
     idleSeconds: idleTime('Seconds without a request before a preview scales to zero, where the installation can'),
     secrets: z
       .array(
@@ -318,7 +337,8 @@ const previewsSchema = z
   .describe(
     "A preview Deployment per open pull request of the repository (GitHub; merge request on GitLab): built from the request's head and rebuilt on every push to it, " +
       "at its own URL, with its own revisions, tracing project and empty database, removed when the request closes or merges. It takes the deployment's settings but " +
-      'its custom URL, and its secrets unless the request comes from a fork (the installation decides: --preview-fork-secrets). It scales to zero when idle where the installation can. ' +
+      "its custom URL, and its secrets unless the request comes from a fork (the installation decides: --preview-fork-secrets). A fork's request waits for a maintainer's label (forks). " +
+      'Previews build in slots of their own (--preview-builds-per-organization). It scales to zero when idle where the installation can. ' +
       'Applied in place (no new revision).',
   )
   .meta({

@@ -81,6 +81,9 @@ export const optionsUsage = `options (each also read from the environment variab
   --builds-per-organization <n> the most build Jobs one organization runs at once; a revision beyond
                                them waits in AWAITING_BUILD (BuildQueued) (default 4)
                                                                    [BERTH_BUILDS_PER_ORGANIZATION]
+  --preview-builds-per-organization <n>
+                               the most build Jobs one organization's previews run at once, in slots
+                               of their own (default 2)   [BERTH_PREVIEW_BUILDS_PER_ORGANIZATION]
   --source-poll-seconds <n>    how often a build-on-push Deployment's branch is read for a new
                                commit (default 60)                        [BERTH_SOURCE_POLL_SECONDS]
   --first-input-deadline-seconds <n>
@@ -249,6 +252,7 @@ const optionsSchema = z
       .optional(),
     sourcePollSeconds: z.coerce.number().int('expected whole seconds').min(1).max(86_400),
     buildsPerOrganization: z.coerce.number().int('expected a whole number').min(1).max(1000),
+    previewBuildsPerOrganization: z.coerce.number().int('expected a whole number').min(1).max(1000),
     firstInputDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(1).max(604_800),
     registry: z.string().min(1).optional(),
     pushRegistry: z
@@ -370,6 +374,7 @@ export function parseCommandLine(
       'build-resources': { type: 'string' },
       'source-poll-seconds': { type: 'string' },
       'builds-per-organization': { type: 'string' },
+      'preview-builds-per-organization': { type: 'string' },
       'build-placement': { type: 'string' },
       'oauth-private-networks': { type: 'string' },
       'preview-fork-secrets': { type: 'string' },
@@ -423,6 +428,7 @@ export function parseCommandLine(
     buildBlockedCidrs: values['build-blocked-cidrs'] ?? env.BERTH_BUILD_BLOCKED_CIDRS,
     sourcePollSeconds: values['source-poll-seconds'] ?? env.BERTH_SOURCE_POLL_SECONDS ?? '60',
     buildsPerOrganization: values['builds-per-organization'] ?? env.BERTH_BUILDS_PER_ORGANIZATION ?? '4',
+    previewBuildsPerOrganization: values['preview-builds-per-organization'] ?? env.BERTH_PREVIEW_BUILDS_PER_ORGANIZATION ?? '2',
     firstInputDeadlineSeconds: values['first-input-deadline-seconds'] ?? env.BERTH_FIRST_INPUT_DEADLINE_SECONDS ?? '1800',
     registry: values['registry'] ?? env.BERTH_REGISTRY,
     pushRegistry: values['push-registry'] ?? env.BERTH_PUSH_REGISTRY,

@@ -219,6 +219,7 @@ export async function startBerth(
       ...(options.buildPlacement ? { buildPlacement: options.buildPlacement } : {}),
       sourcePollIntervalMs: options.sourcePollSeconds * 1000,
       buildsPerOrganization: options.buildsPerOrganization,
+      previewBuildsPerOrganization: options.previewBuildsPerOrganization,
       firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
       progressDeadlineSeconds: options.progressDeadlineSeconds,
       scaleDownWindowSeconds: options.scaleDownWindowSeconds,

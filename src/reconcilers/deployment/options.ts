@@ -74,6 +74,9 @@ export interface DeploymentControllerOptions {
   /** The most build Jobs one organization runs at once: a revision beyond them waits in AWAITING_BUILD
    * (reason BuildQueued) until one ends. Unset: no limit. */
   buildsPerOrganization?: number;
+  /** The most build Jobs one organization's previews run at once, in slots of their own: pull requests
+   * never hold the deployments' slots. Unset: no limit. */
+  previewBuildsPerOrganization?: number;
   /** The nodes build Jobs run on (a node selector and tolerations). Unset: any. */
   buildPlacement?: BuildPlacement;
   /** What each build step asks for and may use (CPU, memory, node disk). */

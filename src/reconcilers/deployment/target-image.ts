@@ -1,6 +1,6 @@
 // Step 3 of a pass: the target revision's image, named by its config, or built by a Job for a built
 // source (started once, then observed); and the revision the workloads run meanwhile.
-import { interruptionOf, isBuiltSource, sourceKind, type Deployment } from '../../api/index.ts';
+import { interruptionOf, isBuiltSource, labels, sourceKind, type Deployment } from '../../api/index.ts';
 import { childKinds } from './informers.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { sourceArchiveUrls, uploadIdOf } from '../../registry/source-archives.ts';
@@ -8,7 +8,7 @@ import { buildEnded, buildState, builtImageReference, type BuildState } from './
 import { withAppliedHash } from '../../runtime/applied-hash.ts';
 import type { ChosenRevisions } from './choose-revisions.ts';
 import { buildJobLocation, podsOfBuild, revisionNamespaceOf, type BuildJobLocation } from '../../workloads/build-jobs.ts';
-import { preDeployJobName } from '../../api/child-names.ts';
+import { deploymentLabelValue, preDeployJobName } from '../../api/child-names.ts';
 import { renderPreDeployJob } from './render/pre-deploy.ts';
 import { workloadInput } from './render/workloads.ts';
 import { optional, type Pass } from './pass.ts';
@@ -155,7 +155,7 @@ async function ensureBuild(
   // The builder is not there yet (berth dev while it builds BuildKit): no Job, whose image could not be
   // pulled; the pass that follows its arrival starts it.
   if (options.awaitedBuilder) return { state: 'awaiting' as const, message: options.awaitedBuilder, reason: 'AwaitingBuilder' as const };
-  const queued = buildQueue(pass, owner.namespace, location);
+  const queued = buildQueue(pass, owner.namespace, location, previewOfValue(deployment.spec) !== undefined);
   if (queued) return queued;
   const spec = deployment.spec;
   // Apart, the steps read the copies in the build's own Secret (named like the Job).
@@ -176,6 +176,7 @@ async function ensureBuild(
     ...optional('placement', options.buildPlacement),
     requestScale: options.requestScale,
     ...optional('registryCredentials', options.registryCredentials && (apartCredentials ?? options.registryCredentials)),
+    ...optional('previewOf', previewOfValue(spec)),
   });
   if (key) job.metadata = { ...job.metadata, annotations: { ...job.metadata?.annotations, [buildKeyAnnotation]: key } };
   const started = await pass.writer.apply(withAppliedHash(job));
@@ -184,23 +185,33 @@ async function ensureBuild(
   return build;
 }
 
+/** The label value of the Deployment a preview's build is for (labels.previewOf); undefined for any other. */
+function previewOfValue(spec: DeepReadonly<Deployment>['spec']): string | undefined {
+  return spec.previewOf ? deploymentLabelValue(spec.previewOf.deploymentName) : undefined;
+}
+
 /**
- * The organization's builds under way, when they are as many as it may run at once: the build waits.
- * Read from the cache, so two passes at the same moment may each start one (the limit is a bound on what
- * an organization keeps running, not a lock).
+ * The organization's builds under way in the slots this one takes (its previews' or its deployments'),
+ * when they are as many as it may run at once: the build waits. Read from the cache, so two passes at the
+ * same moment may each start one (the limit is a bound on what an organization keeps running, not a lock).
  */
-function buildQueue(pass: Pass, organization: string, location: BuildJobLocation): BuildState | undefined {
-  const limit = pass.options.buildsPerOrganization;
+function buildQueue(pass: Pass, organization: string, location: BuildJobLocation, preview: boolean): BuildState | undefined {
+  const limit = preview ? pass.options.previewBuildsPerOrganization : pass.options.buildsPerOrganization;
   if (limit === undefined) return undefined;
   const running = pass.informers.jobs
     .list(location.namespace)
-    .filter((job) => revisionNamespaceOf(job) === organization && !buildEnded(job)).length;
+    .filter((job) => revisionNamespaceOf(job) === organization && isPreviewBuild(job) === preview && !buildEnded(job)).length;
   if (running < limit) return undefined;
+  const whose = preview ? "organization's previews run" : 'organization runs';
   return {
     state: 'awaiting',
     reason: 'BuildQueued',
-    message: `The organization runs ${running} build${running === 1 ? '' : 's'} already, as many as it may run at once: this one starts when one of them ends.`,
+    message: `The ${whose} ${running} build${running === 1 ? '' : 's'} already, as many as ${preview ? 'they' : 'it'} may run at once: this one starts when one of them ends.`,
   };
+}
+
+function isPreviewBuild(job: DeepReadonly<{ metadata?: { labels?: Record<string, string> } }>): boolean {
+  return job.metadata?.labels?.[labels.previewOf] !== undefined;
 }
 
 /** How soon a pass looks again at a build that waits for one of its organization's to end. */

@@ -30,6 +30,17 @@ describe('decidePreviews', () => {
     expect(decidePreviews(undefined, open, [1])).toEqual({ wanted: [], removed: [1], overCap: [] });
   });
 
+  it("admits a fork's request only with a maintainer's label, unless the deployment says all or off", () => {
+    const open = [request(1, { fromFork: true }), request(2, { fromFork: true, labels: ['ok-to-preview'] }), request(3)];
+    const wanted = (config: Parameters<typeof decidePreviews>[0]) => decidePreviews(config, open, []).wanted.map((r) => r.number);
+    expect(wanted({})).toEqual([2, 3]);
+    expect(wanted({ forkLabel: 'safe' })).toEqual([3]);
+    expect(wanted({ forks: 'all' })).toEqual([1, 2, 3]);
+    expect(wanted({ forks: 'off' })).toEqual([3]);
+    // The label taken away: the preview goes.
+    expect(decidePreviews({}, [request(2, { fromFork: true })], [2]).removed).toEqual([2]);
+  });
+
   it('caps them: a request that has a preview keeps it, then the lowest-numbered', () => {
     const open = [request(1), request(2), request(3), request(4)];
     const choice = decidePreviews({ maxConcurrent: 2 }, open, [4]);
@@ -123,6 +134,54 @@ describe('renderPreview', () => {
   it("gives a fork's request none of the parent's secrets, unless the installation allows it", () => {
     expect(renderPreview(parent, request(5, { fromFork: true }), { provider: 'github', forkSecrets: false }).spec.secrets).toEqual([]);
     expect(renderPreview(parent, request(5, { fromFork: true }), { provider: 'github', forkSecrets: true }).spec.secrets).toHaveLength(2);
+  });
+
+  it("takes the parent's settings by allow-list: a fork's pod gets sizes only, and no secret through the queue worker", () => {
+    const loaded = {
+      ...parent,
+      spec: {
+        ...parent.spec,
+        sourceConfig: {
+          ...parent.spec.sourceConfig,
+          listenerId: '7f1c2a3e-8b4d-4f7a-9c2e-1d3b5a7c9e0f',
+          idleSeconds: 90,
+          smokeTestPath: '/ok',
+          queueWorker: {
+            env: [
+              { name: 'MODE', value: 'q' },
+              { name: 'KEY', valueFrom: { secretKeyRef: { name: 'vault', key: 'k' } } },
+            ],
+          },
+          resourceSpec: {
+            maxScale: 2,
+            cpu: 1,
+            serviceAccountName: 'deployer',
+            annotations: { 'vault.hashicorp.com/agent-inject': 'true' },
+            labels: { team: 'shop' },
+            imagePullSecrets: [{ name: 'private' }],
+            volumes: [{ name: 'creds', secret: { secretName: 'creds' } }],
+            volumeMounts: [{ name: 'creds', mountPath: '/creds' }],
+            initContainers: [{ name: 'init', image: 'init:1' }],
+            sidecars: [{ name: 'proxy', image: 'proxy:1' }],
+          },
+        },
+      },
+    } as DeepReadonly<Deployment>;
+    const own = renderPreview(loaded, request(1), { provider: 'github', forkSecrets: false }).spec.sourceConfig!;
+    expect(Object.keys(own).sort()).toEqual([
+      'buildOnPush',
+      'databaseRetention',
+      'deploymentType',
+      'integrationId',
+      'queueWorker',
+      'repoUrl',
+      'resourceSpec',
+      'smokeTestPath',
+    ]);
+    expect(own.resourceSpec).toEqual(loaded.spec.sourceConfig?.resourceSpec);
+    const fork = renderPreview(loaded, request(2, { fromFork: true }), { provider: 'github', forkSecrets: true }).spec.sourceConfig!;
+    expect(fork.resourceSpec).toEqual({ maxScale: 2, cpu: 1 });
+    expect(fork.queueWorker).toEqual({ env: [{ name: 'MODE', value: 'q' }] });
   });
 
   it('names a long parent within a DNS label', () => {

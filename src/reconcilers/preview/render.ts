@@ -1,7 +1,16 @@
-// A preview Deployment of one pull request: the parent's spec built from the request's head ref, with
-// its own name, URL, revisions and empty database, and the parent's secrets unless the request comes
-// from a fork the installation does not trust. Owned by the parent, so it goes with it. Pure.
-import { apiVersion, childNames, labels, type Deployment, type DeploymentSpec } from '../../api/index.ts';
+// A preview Deployment of one pull request: the parent's build and check settings (by allow-list) built
+// from the request's head ref, with its own name, URL, revisions and empty database, and the parent's
+// secrets unless the request comes from a fork the installation does not trust. A fork's gets a minimal
+// pod. Owned by the parent, so it goes with it. Pure.
+import {
+  apiVersion,
+  childNames,
+  labels,
+  type Deployment,
+  type DeploymentSpec,
+  type ResourceSpec,
+  type SourceConfig,
+} from '../../api/index.ts';
 import { boundedName, deploymentLabelValue, dnsLabelBase } from '../../api/child-names.ts';
 import { codeHostProvider, type CodeHostProviderName } from '../../api/codehost-providers.ts';
 import type { PullRequest } from '../../codehost/pull-request.ts';
@@ -21,20 +30,13 @@ export interface PreviewSettings {
 
 export function renderPreview(parent: DeepReadonly<Deployment>, request: PullRequest, settings: PreviewSettings): Deployment {
   const parentName = parent.metadata.name ?? '';
-  const {
-    customUrl: _url,
-    previews,
-    canary: _canary,
-    listenerId: _listener,
-    listenerConfig: _config,
-    idleSeconds: _idle,
-    ...sourceConfig
-  } = parent.spec.sourceConfig ?? {};
+  const previews = parent.spec.sourceConfig?.previews;
+  const sourceConfig = previewSourceConfig(parent.spec.sourceConfig ?? {}, request.fromFork);
   const graphConfigPath = parent.spec.sourceRevisionConfig?.graphConfigPath;
   const spec: DeploymentSpec = {
     source: parent.spec.source,
     sourceConfig: {
-      ...(structuredClone(sourceConfig) as DeploymentSpec['sourceConfig']),
+      ...sourceConfig,
       // Rebuilt on every push to the request; idle, it scales to zero where the installation can.
       buildOnPush: true,
       deploymentType: 'dev_zero',
@@ -60,6 +62,62 @@ export function renderPreview(parent: DeepReadonly<Deployment>, request: PullReq
     },
     spec,
   };
+}
+
+/** What a preview takes of its parent's sourceConfig: what builds and checks it, by name, never what
+ * routes, releases or places it (custom URL, canary, listener, tier). A fork's code gets a minimal pod:
+ * sizes only, and of the queue worker's environment only plain values. */
+function previewSourceConfig(parent: DeepReadonly<SourceConfig>, fromFork: boolean): SourceConfig {
+  const copied: SourceConfig = structuredClone(pick(parent as SourceConfig, copiedSettings));
+  if (!fromFork) return copied;
+  const { resourceSpec, queueWorker } = copied;
+  return {
+    ...copied,
+    ...(resourceSpec ? { resourceSpec: pick(resourceSpec, forkResourceFields) } : {}),
+    ...(queueWorker ? { queueWorker: { ...queueWorker, env: queueWorker.env?.filter((entry) => entry.valueFrom === undefined) } } : {}),
+  };
+}
+
+/** The settings a preview takes from its parent as they are. */
+const copiedSettings = [
+  'integrationId',
+  'repoUrl',
+  'installCommand',
+  'buildCommand',
+  'preDeployCommand',
+  'smokeTestPath',
+  'healthCheck',
+  'queueWorker',
+  'resourceSpec',
+] as const satisfies readonly (keyof SourceConfig)[];
+
+/** What a fork's preview takes of the parent's resourceSpec: sizes and scale, nothing that reaches the pod's
+ * identity, mounts or neighbours (service account, volumes, sidecars, init containers, labels, annotations,
+ * pull secrets). */
+const forkResourceFields = [
+  'minScale',
+  'maxScale',
+  'cpu',
+  'cpuLimit',
+  'memoryMb',
+  'memoryLimitMb',
+  'queueMinScale',
+  'queueMaxScale',
+  'queueCpu',
+  'queueCpuLimit',
+  'queueMemoryMb',
+  'queueMemoryLimitMb',
+  'redisMemoryMb',
+  'dbCpu',
+  'dbCpuLimit',
+  'dbMemoryMb',
+  'dbMemoryLimitMb',
+  'dbStorageGi',
+  'dbMaxConnections',
+] as const satisfies readonly (keyof ResourceSpec)[];
+
+function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]): Pick<T, K> {
+  return Object.fromEntries(keys.filter((key) => object[key] !== undefined).map((key) => [key, object[key]])) as Pick<T, K>;
 }
 
 /** The parent's secrets, read where the parent reads them (its own values from its Secret, shared ones as

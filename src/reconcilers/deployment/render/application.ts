@@ -258,6 +258,8 @@ function podTemplate(
     },
     spec: {
       ...(resources.serviceAccountName ? { serviceAccountName: resources.serviceAccountName } : {}),
+      // A fork's code holds no credential of the cluster's: its preview's pods mount no token.
+      ...(spec.previewOf?.fromFork ? { automountServiceAccountToken: false } : {}),
       ...imagePullSecrets([...(resources.imagePullSecrets ?? []).map((secret) => secret.name), input.registryCredentials]),
       ...initContainers([...backingServiceWaits(owner, input.backing, input.images), ...asContainers(resources.initContainers).map(pull)]),
       containers: [main, ...asContainers(resources.sidecars)].map(pull),

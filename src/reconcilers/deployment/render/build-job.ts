@@ -9,6 +9,7 @@
 import type { V1Container, V1EnvVar, V1Job, V1ObjectMeta, V1Secret, V1Volume } from '@kubernetes/client-node';
 import type { BuildPlacement } from '../../../api/build-placement.ts';
 import type { BuildResources } from '../../../api/build-resources.ts';
+import { labels } from '../../../api/group.ts';
 import { managedSecretLabels } from '../../../api/readable-secrets.ts';
 import { agentConfigCheckEnv } from './agent-config-check.ts';
 import { buildForDeploymentLabel, buildForNamespaceLabel, type BuildJobLocation } from '../../../workloads/build-jobs.ts';
@@ -84,6 +85,8 @@ export interface BuildJobInput {
   /** The organization's credential for the registry (a dockerconfigjson Secret): the fetch step reads
    * the sources with it and BuildKit pushes with it. Only those two steps mount it. */
   registryCredentials?: string;
+  /** The Deployment whose preview this build is (its labels.previewOf value): it takes a preview slot. */
+  previewOf?: string;
 }
 
 export function builtImage(registry: string, namespace: string, deployment: string, revision: string): string {
@@ -390,8 +393,10 @@ function buildVolumes(input: BuildJobInput): V1Volume[] {
  * Beside its Deployment a Job is owned by it. Apart (in the build namespace) no ownerReference can
  * cross namespaces: labels say whose build it is, and the Deployment's finalizer removes it.
  */
-function buildJobMetadata(owner: OwnerDeployment, revisionName: string, location: BuildJobLocation): V1ObjectMeta {
-  if (!location.apart) return childMetadata(owner, location.name, 'build', { [revisionLabel]: revisionName });
+function buildJobMetadata(input: BuildJobInput): V1ObjectMeta {
+  const { owner, revisionName, location } = input;
+  const preview: Record<string, string> = input.previewOf ? { [labels.previewOf]: input.previewOf } : {};
+  if (!location.apart) return childMetadata(owner, location.name, 'build', { [revisionLabel]: revisionName, ...preview });
   return {
     name: location.name,
     namespace: location.namespace,
@@ -401,6 +406,7 @@ function buildJobMetadata(owner: OwnerDeployment, revisionName: string, location
       [revisionLabel]: revisionName,
       [buildForNamespaceLabel]: owner.namespace,
       [buildForDeploymentLabel]: owner.uid,
+      ...preview,
     },
   };
 }
@@ -441,7 +447,7 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',
-    metadata: buildJobMetadata(owner, revisionName, location),
+    metadata: buildJobMetadata(input),
     spec: {
       // A build that failed fails again from the same commit: its reason is shown at once.
       backoffLimit: 0,

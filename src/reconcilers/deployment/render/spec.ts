@@ -72,6 +72,7 @@ export interface DeploymentSpecInput {
   readonly sourceConfig?: Maybe<SourceConfigInput>;
   readonly sourceRevisionConfig?: Maybe<Reads<SourceRevisionConfig, 'repoRef' | 'graphConfigPath' | 'imageUri'>>;
   readonly secrets?: Maybe<readonly SecretEntryInput[]>;
+  readonly previewOf?: Maybe<Reads<NonNullable<DeploymentSpec['previewOf']>, 'fromFork'>>;
 }
 
 /** The free-form members of resourceSpec are Kubernetes shapes the interface spells in camelCase. */
