@@ -127,6 +127,38 @@ describe('the organization policy', () => {
     expect(await versions()).toBe(before);
   });
 
+  it('puts its NetworkPolicy back when someone edits it under the same hash: to select no pod, or with a rule added', async () => {
+    const spec = async () =>
+      JSON.parse((await kubectl(['get', 'networkpolicy', 'berth-organization', '-n', organization, '-o', 'jsonpath={.spec}'])).stdout) as {
+        podSelector: object;
+        ingress: unknown[];
+      };
+    const rendered = await spec();
+    expect(rendered.podSelector).toEqual({});
+    for (const patch of [
+      { spec: { podSelector: { matchLabels: { none: 'selected' } } } },
+      { spec: { ingress: [...rendered.ingress, { from: [{ namespaceSelector: {} }] }] } },
+    ]) {
+      const edited = await kubectl([
+        'patch',
+        'networkpolicy',
+        'berth-organization',
+        '-n',
+        organization,
+        '--type',
+        'merge',
+        '-p',
+        JSON.stringify(patch),
+      ]);
+      expect(edited.code, edited.stderr).toBe(0);
+      await eventually(
+        async () => JSON.stringify(await spec()) === JSON.stringify(rendered),
+        20_000,
+        'the NetworkPolicy as rendered again',
+      );
+    }
+  });
+
   it("caps one deployment's replicas: a 422 naming the field from the API, Stalled from kubectl", async () => {
     const body = (resourceSpec: object) => ({
       name: 'many',

@@ -26,6 +26,12 @@ export function withAppliedHash<T extends Manifest>(manifest: T): T {
   return { ...manifest, metadata: { ...metadata, annotations: { ...metadata.annotations, [appliedHashAnnotation]: applied } } };
 }
 
+/** True when `a` and `b` hold the same values, an absent member and an empty list or map being the same
+ * (the API server drops them): what someone else added shows, as well as what they changed. */
+export function sameContent(a: unknown, b: unknown): boolean {
+  return contains(a, b) && contains(b, a);
+}
+
 /**
  * True when `actual` holds every value `desired` sets. Empty lists and maps in `desired` match an
  * absent member (the API server drops them); lists must match element by element.

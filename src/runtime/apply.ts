@@ -63,6 +63,26 @@ export async function applyObject<T extends KubeObject>(kc: KubeConfig, object: 
   });
 }
 
+/**
+ * Replaces a stored object with `object` at `resourceVersion` (an update, PUT): every field another
+ * manager added goes too, which server-side apply would keep. For what Berth alone may hold as it is.
+ */
+export async function replaceObject<T extends KubeObject>(
+  kc: KubeConfig,
+  object: T,
+  resourceVersion: string,
+  fieldManager: string,
+): Promise<T> {
+  const key = appliedObjectKey(object);
+  const resource = await resolveResource(kc, object.apiVersion!, object.kind!);
+  return kubeRequest<T>(kc, {
+    method: 'PUT',
+    path: objectPath(resource, key),
+    query: { fieldManager },
+    body: { ...object, metadata: { ...object.metadata, resourceVersion } },
+  });
+}
+
 /** Deletes an object; an object already gone is not an error. Returns whether a delete was sent and accepted. */
 export async function deleteObject(kc: KubeConfig, resource: ResourceKind, key: { namespace: string; name: string }): Promise<boolean> {
   try {

@@ -127,7 +127,8 @@ export function registerOrganizationController(manager: Manager, options: Organi
       for (const part of Object.keys(policyKinds) as (keyof typeof policyKinds)[]) {
         const wanted = desired[part as keyof typeof desired];
         const current = children[part].get(name, partNames[part]);
-        await keepRendered(manager, policyKinds[part], { namespace: name, name: partNames[part] }, current, wanted as KubeObject);
+        const exactly = part === 'networkPolicy' ? specOf : undefined;
+        await keepRendered(manager, policyKinds[part], { namespace: name, name: partNames[part] }, current, wanted as KubeObject, exactly);
       }
       if (tls) {
         const { config, hostPolicy } = options.tls!;
@@ -138,6 +139,10 @@ export function registerOrganizationController(manager: Manager, options: Organi
   });
   return controller;
 }
+
+/** The NetworkPolicy is kept as rendered to the letter: a policy edited to select no pod, or with a rule
+ * added, under the hash Berth wrote, is put back. */
+const specOf = (object: DeepReadonly<KubeObject>) => (object as { spec?: unknown }).spec;
 
 /** Its own field manager: the namespace's other labels (the organization's id) are not this one's to keep. */
 const podSecurityManager = `${fieldManager}-pod-security`;
