@@ -365,6 +365,42 @@ describe('a hostile tenant', () => {
     expect((await policies()).items).toEqual([organizationPolicy]);
   });
 
+  it("reads none of Berth's own Secrets (the registry credential, the licence copy) into an app, by any way a pod names a Secret", async () => {
+    const image = { source: 'external_docker', source_revision_config: { image_uri: 'busybox:1' } };
+    const licence = { name: 'berth-agent-server-license', key: 'LANGGRAPH_CLOUD_LICENSE_KEY' };
+    await throughApi(
+      'POST',
+      '/v2/deployments',
+      { name: 'licence-ref', ...image, secret_references: [{ name: 'KEY', value_from: { secret_key_ref: licence } }] },
+      [422],
+    );
+    const sidecar = (more: object) => ({ name: 'peek', image: 'busybox:1', ...more });
+    for (const resourceSpec of [
+      { sidecars: [sidecar({ env: [{ name: 'KEY', valueFrom: { secretKeyRef: licence } }] })] },
+      { sidecars: [sidecar({ envFrom: [{ secretRef: { name: 'berth-organization' } }] })] },
+      { volumes: [{ name: 'creds', secret: { secretName: 'berth-organization' } }] },
+      { volumes: [{ name: 'creds', projected: { sources: [{ secret: { name: 'berth-agent-server-license' } }] } }] },
+    ])
+      await throughApi('POST', '/v2/deployments', { name: 'peek', ...image, source_config: { resource_spec: resourceSpec } }, [422]);
+    // kubectl: the secret entry is refused by the CRD; a free-form pod part is Stalled, and nothing runs.
+    await throughKubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-'],
+      /which no deployment reads/,
+      deployment('licence-entry', { secrets: [{ name: 'KEY', valueFrom: { secretKeyRef: licence } }] }),
+    );
+    tally.tried += 1;
+    const applied = await kubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
+      deployment('peek', {
+        sourceConfig: { resourceSpec: { volumes: [{ name: 'creds', secret: { secretName: 'berth-organization' } }] } },
+      }),
+    );
+    expect(applied.code, applied.stderr).toBe(0);
+    await eventually(async () => (await stalledReason(attackerNamespace, 'peek')) === 'SecretReserved', 20_000, 'the deployment Stalled');
+    expect((await kubectl(['get', 'deployments.apps', 'peek', '-n', attackerNamespace])).code).not.toBe(0);
+    tally.refused += 1;
+  });
+
   it("gets no exemption as a service account of another namespace, as a GitOps controller's would be", async () => {
     // A `system:` identity outside the organization's namespace, with admin rights in it: what a team's
     // own tools namespace, or a cluster-wide GitOps controller applying the team's manifests, holds.

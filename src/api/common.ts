@@ -2,6 +2,19 @@
 import type { V1ObjectMeta } from '@kubernetes/client-node';
 import { z } from 'zod';
 import type { apiVersion } from './group.ts';
+import { berthOwnSecretMessage, berthOwnSecretNames } from './berth-own-secrets.ts';
+
+/** A Secret's name a spec may read: any of its namespace's but Berth's own. */
+const readableSecretName = z
+  .string()
+  .min(1)
+  .max(253)
+  .refine((name) => !berthOwnSecretNames.includes(name), { message: berthOwnSecretMessage })
+  .meta({
+    'x-kubernetes-validations': [
+      { rule: `!(self in [${berthOwnSecretNames.map((name) => `'${name}'`).join(', ')}])`, message: berthOwnSecretMessage },
+    ],
+  });
 
 /** An absolute http(s) URL. A pattern rather than a format: the API server checks it before storing. */
 export function httpUrl(description: string) {
@@ -31,7 +44,7 @@ export function uuid(description: string) {
 
 export const secretKeySelectorSchema = z
   .object({
-    name: z.string().min(1).max(253).describe('Name of a Secret in the same namespace.'),
+    name: readableSecretName.describe("Name of a Secret in the same namespace (not one of Berth's own)."),
     key: z.string().min(1).max(253).describe('Key of the value in that Secret.'),
   })
   .describe('A key of a Secret in the same namespace.');

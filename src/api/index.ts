@@ -1,6 +1,7 @@
 // Berth's API: every kind, its schemas and types, the condition helpers and the wire conversion.
 export * from './group.ts';
 export * from './common.ts';
+export * from './berth-own-secrets.ts';
 export * from './conditions.ts';
 export * from './wire.ts';
 export * from './workload.ts';

@@ -14,6 +14,8 @@ import {
   nameClaimants,
   quotaExcess,
   replicaCapExcess,
+  berthOwnSecretMessage,
+  berthOwnSecretReference,
   snakeCase,
   nameRefusal,
   customHostOf,
@@ -309,6 +311,12 @@ function checkReplicaCap(deps: FacadeDependencies, spec: Deployment['spec']): vo
   if (excess) throw invalidField(['body', 'source_config', 'resource_spec', snakeCase(excess.field)], excess.message);
   const overQuota = quotaExcess(spec.sourceConfig, deps.organizationQuota);
   if (overQuota) throw invalidField(['body', 'source_config', 'resource_spec', snakeCase(overQuota.field)], overQuota.message);
+  const ownSecret = berthOwnSecretReference(spec.sourceConfig);
+  if (ownSecret)
+    throw invalidField(
+      ['body', 'source_config', ...ownSecret.map((part) => (typeof part === 'string' ? snakeCase(part) : part))],
+      berthOwnSecretMessage,
+    );
 }
 
 /** A 409 when the new deployment's children would take names another deployment of the namespace uses,

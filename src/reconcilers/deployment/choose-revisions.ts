@@ -14,6 +14,8 @@ import {
   nameRefusal,
   quotaExcess,
   replicaCapExcess,
+  berthOwnSecretMessage,
+  berthOwnSecretReference,
   repositoryHostRefusal,
   type Deployment,
   type Revision,
@@ -80,6 +82,10 @@ export async function chooseRevisions(
   // More than the organization's quota allows in all (kubectl's way in: the API refuses it).
   const overQuota = quotaExcess(spec.sourceConfig, options.organizationQuota);
   if (overQuota) return { problem: { reason: 'QuotaExceeded', message: `The deployment ${overQuota.message}.` }, known };
+  // A pod part that names Berth's own Secrets (kubectl's way in: the API refuses it).
+  const ownSecret = berthOwnSecretReference(spec.sourceConfig);
+  if (ownSecret)
+    return { problem: { reason: 'SecretReserved', message: `spec.sourceConfig.${ownSecret.join('.')} ${berthOwnSecretMessage}.` }, known };
   // Child names another Deployment of the namespace took first: nothing is written under them.
   const host = customHostOf(deployment);
   const refused =
