@@ -340,6 +340,65 @@ export interface CommandLineShape {
 
 export type ParsedCommandLine = { help: true } | { help: false; options: Options; own: Record<string, string | undefined> };
 
+/** Where each option is read when its flag (the key in kebab case) is absent: its environment variable
+ * (an empty one is unset where it says so), then its default, fixed or where Berth runs. */
+interface OptionSource {
+  env: string;
+  emptyIsUnset?: true;
+  fallback?: string | ((where: WhereDefaults) => string | undefined);
+}
+
+const optionSources = {
+  components: { env: 'BERTH_COMPONENTS', fallback: 'controller,facade' },
+  facadeAddress: { env: 'BERTH_FACADE_ADDRESS', fallback: (where) => where.facadeAddress },
+  facadeNodeAddress: { env: 'BERTH_FACADE_NODE_ADDRESS' },
+  probeAddress: { env: 'BERTH_PROBE_ADDRESS', fallback: (where) => where.probeAddress },
+  namespace: { env: 'POD_NAMESPACE', fallback: 'berth-system' },
+  watchNamespaces: { env: 'BERTH_WATCH_NAMESPACES', fallback: '' },
+  customUrlDomains: { env: 'BERTH_CUSTOM_URL_DOMAINS', fallback: '' },
+  reservedHosts: { env: 'BERTH_RESERVED_HOSTS', fallback: '' },
+  codeHostOrigins: { env: 'BERTH_CODE_HOST_ORIGINS' },
+  leaderElect: { env: 'BERTH_LEADER_ELECT', fallback: (where) => where.leaderElect },
+  // Unset means the default of where Berth runs: see imagesFor in run.ts.
+  builderImage: { env: 'BERTH_BUILDER_IMAGE' },
+  gitImage: { env: 'BERTH_GIT_IMAGE' },
+  buildToolsImage: { env: 'BERTH_BUILD_TOOLS_IMAGE' },
+  agentToolsImage: { env: 'BERTH_AGENT_TOOLS_IMAGE' },
+  agentServerImage: { env: 'BERTH_AGENT_SERVER_IMAGE' },
+  agentServerLicenseSecret: { env: 'BERTH_AGENT_SERVER_LICENSE_SECRET' },
+  buildPrivileged: { env: 'BERTH_BUILD_PRIVILEGED', fallback: 'true' },
+  buildNamespace: { env: 'BERTH_BUILD_NAMESPACE', fallback: defaultBuildNamespace },
+  buildBlockedCidrs: { env: 'BERTH_BUILD_BLOCKED_CIDRS' },
+  sourcePollSeconds: { env: 'BERTH_SOURCE_POLL_SECONDS', fallback: '60' },
+  buildsPerOrganization: { env: 'BERTH_BUILDS_PER_ORGANIZATION', fallback: '4' },
+  previewBuildsPerOrganization: { env: 'BERTH_PREVIEW_BUILDS_PER_ORGANIZATION', fallback: '2' },
+  firstInputDeadlineSeconds: { env: 'BERTH_FIRST_INPUT_DEADLINE_SECONDS', fallback: '1800' },
+  registry: { env: 'BERTH_REGISTRY' },
+  pushRegistry: { env: 'BERTH_PUSH_REGISTRY' },
+  postgresImage: { env: 'BERTH_POSTGRES_IMAGE' },
+  redisImage: { env: 'BERTH_REDIS_IMAGE' },
+  publicUrl: { env: 'BERTH_PUBLIC_URL', emptyIsUnset: true },
+  appUrlTemplate: { env: 'BERTH_APP_URL_TEMPLATE', emptyIsUnset: true },
+  gateway: { env: 'BERTH_GATEWAY', emptyIsUnset: true },
+  ingressClass: { env: 'BERTH_INGRESS_CLASS', emptyIsUnset: true },
+  tlsIssuer: { env: 'BERTH_TLS_ISSUER', emptyIsUnset: true },
+  concurrencyMetrics: { env: 'BERTH_CONCURRENCY_METRICS', emptyIsUnset: true },
+  concurrencyQuery: { env: 'BERTH_CONCURRENCY_QUERY', emptyIsUnset: true, fallback: defaultConcurrencyQuery },
+  activatorProxy: { env: 'BERTH_ACTIVATOR_PROXY', emptyIsUnset: true },
+  activatorScaler: { env: 'BERTH_ACTIVATOR_SCALER', emptyIsUnset: true },
+  progressDeadlineSeconds: { env: 'BERTH_PROGRESS_DEADLINE_SECONDS', fallback: '600' },
+  scaleDownWindowSeconds: { env: 'BERTH_SCALE_DOWN_WINDOW_SECONDS', fallback: String(defaultScaleDownWindowSeconds) },
+  requestScale: { env: 'BERTH_REQUEST_SCALE', fallback: (where) => where.requestScale },
+  organizationPolicy: { env: 'BERTH_ORGANIZATION_POLICY', fallback: (where) => where.organizationPolicy },
+  buildResources: { env: 'BERTH_BUILD_RESOURCES' },
+  buildPlacement: { env: 'BERTH_BUILD_PLACEMENT' },
+  oauthPrivateNetworks: { env: 'BERTH_OAUTH_PRIVATE_NETWORKS', fallback: (where) => where.oauthPrivateNetworks },
+  previewForkSecrets: { env: 'BERTH_PREVIEW_FORK_SECRETS', fallback: 'false' },
+  drainSeconds: { env: 'BERTH_DRAIN_SECONDS', fallback: '0' },
+} satisfies Record<string, OptionSource>;
+
+type OptionName = keyof typeof optionSources;
+
 /** Parses argv (without node and the script) and env; throws an Error whose message says what is wrong. */
 export function parseCommandLine(
   argv: string[],
@@ -351,52 +410,7 @@ export function parseCommandLine(
     allowPositionals: true,
     strict: true,
     options: {
-      ...Object.fromEntries(shape.ownFlags.map((flag) => [flag, { type: 'string' } as const])),
-      components: { type: 'string' },
-      'facade-address': { type: 'string' },
-      'facade-node-address': { type: 'string' },
-      'probe-address': { type: 'string' },
-      namespace: { type: 'string' },
-      'watch-namespaces': { type: 'string' },
-      'custom-url-domains': { type: 'string' },
-      'code-host-origins': { type: 'string' },
-      'reserved-hosts': { type: 'string' },
-      'leader-elect': { type: 'string' },
-      'builder-image': { type: 'string' },
-      'git-image': { type: 'string' },
-      'build-tools-image': { type: 'string' },
-      'agent-tools-image': { type: 'string' },
-      'agent-server-image': { type: 'string' },
-      'agent-server-license-secret': { type: 'string' },
-      'build-privileged': { type: 'string' },
-      'build-namespace': { type: 'string' },
-      'build-blocked-cidrs': { type: 'string' },
-      'build-resources': { type: 'string' },
-      'source-poll-seconds': { type: 'string' },
-      'builds-per-organization': { type: 'string' },
-      'preview-builds-per-organization': { type: 'string' },
-      'build-placement': { type: 'string' },
-      'oauth-private-networks': { type: 'string' },
-      'preview-fork-secrets': { type: 'string' },
-      'first-input-deadline-seconds': { type: 'string' },
-      registry: { type: 'string' },
-      'push-registry': { type: 'string' },
-      'postgres-image': { type: 'string' },
-      'redis-image': { type: 'string' },
-      'public-url': { type: 'string' },
-      'app-url-template': { type: 'string' },
-      gateway: { type: 'string' },
-      'ingress-class': { type: 'string' },
-      'tls-issuer': { type: 'string' },
-      'concurrency-metrics': { type: 'string' },
-      'concurrency-query': { type: 'string' },
-      'activator-proxy': { type: 'string' },
-      'activator-scaler': { type: 'string' },
-      'progress-deadline-seconds': { type: 'string' },
-      'scale-down-window-seconds': { type: 'string' },
-      'request-scale': { type: 'string' },
-      'organization-policy': { type: 'string' },
-      'drain-seconds': { type: 'string' },
+      ...Object.fromEntries([...shape.ownFlags, ...optionNames.map(flagName)].map((flag) => [flag, { type: 'string' } as const])),
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -404,56 +418,8 @@ export function parseCommandLine(
   const [command, ...extra] = positionals;
   if (command !== undefined && command !== 'run') throw new Error(`command: expected run (or none), got ${command}`);
   if (extra.length > 0) throw new Error(`unexpected arguments: ${extra.join(' ')}`);
-  const where = shape.defaults;
-  const raw = {
-    components: values.components ?? env.BERTH_COMPONENTS ?? 'controller,facade',
-    facadeAddress: values['facade-address'] ?? env.BERTH_FACADE_ADDRESS ?? where.facadeAddress,
-    facadeNodeAddress: values['facade-node-address'] ?? env.BERTH_FACADE_NODE_ADDRESS,
-    probeAddress: values['probe-address'] ?? env.BERTH_PROBE_ADDRESS ?? where.probeAddress,
-    namespace: values.namespace ?? env.POD_NAMESPACE ?? 'berth-system',
-    watchNamespaces: values['watch-namespaces'] ?? env.BERTH_WATCH_NAMESPACES ?? '',
-    customUrlDomains: values['custom-url-domains'] ?? env.BERTH_CUSTOM_URL_DOMAINS ?? '',
-    reservedHosts: values['reserved-hosts'] ?? env.BERTH_RESERVED_HOSTS ?? '',
-    codeHostOrigins: values['code-host-origins'] ?? env.BERTH_CODE_HOST_ORIGINS,
-    leaderElect: values['leader-elect'] ?? env.BERTH_LEADER_ELECT ?? where.leaderElect,
-    // Unset means the default of where Berth runs: see imagesFor in run.ts.
-    builderImage: values['builder-image'] ?? env.BERTH_BUILDER_IMAGE,
-    gitImage: values['git-image'] ?? env.BERTH_GIT_IMAGE,
-    buildToolsImage: values['build-tools-image'] ?? env.BERTH_BUILD_TOOLS_IMAGE,
-    agentToolsImage: values['agent-tools-image'] ?? env.BERTH_AGENT_TOOLS_IMAGE,
-    agentServerImage: values['agent-server-image'] ?? env.BERTH_AGENT_SERVER_IMAGE,
-    agentServerLicenseSecret: values['agent-server-license-secret'] ?? env.BERTH_AGENT_SERVER_LICENSE_SECRET,
-    buildPrivileged: values['build-privileged'] ?? env.BERTH_BUILD_PRIVILEGED ?? 'true',
-    buildNamespace: values['build-namespace'] ?? env.BERTH_BUILD_NAMESPACE ?? defaultBuildNamespace,
-    buildBlockedCidrs: values['build-blocked-cidrs'] ?? env.BERTH_BUILD_BLOCKED_CIDRS,
-    sourcePollSeconds: values['source-poll-seconds'] ?? env.BERTH_SOURCE_POLL_SECONDS ?? '60',
-    buildsPerOrganization: values['builds-per-organization'] ?? env.BERTH_BUILDS_PER_ORGANIZATION ?? '4',
-    previewBuildsPerOrganization: values['preview-builds-per-organization'] ?? env.BERTH_PREVIEW_BUILDS_PER_ORGANIZATION ?? '2',
-    firstInputDeadlineSeconds: values['first-input-deadline-seconds'] ?? env.BERTH_FIRST_INPUT_DEADLINE_SECONDS ?? '1800',
-    registry: values['registry'] ?? env.BERTH_REGISTRY,
-    pushRegistry: values['push-registry'] ?? env.BERTH_PUSH_REGISTRY,
-    postgresImage: values['postgres-image'] ?? env.BERTH_POSTGRES_IMAGE,
-    redisImage: values['redis-image'] ?? env.BERTH_REDIS_IMAGE,
-    publicUrl: values['public-url'] ?? (env.BERTH_PUBLIC_URL || undefined),
-    appUrlTemplate: values['app-url-template'] ?? (env.BERTH_APP_URL_TEMPLATE || undefined),
-    gateway: values.gateway ?? (env.BERTH_GATEWAY || undefined),
-    ingressClass: values['ingress-class'] ?? (env.BERTH_INGRESS_CLASS || undefined),
-    tlsIssuer: values['tls-issuer'] ?? (env.BERTH_TLS_ISSUER || undefined),
-    concurrencyMetrics: values['concurrency-metrics'] ?? (env.BERTH_CONCURRENCY_METRICS || undefined),
-    concurrencyQuery: values['concurrency-query'] ?? (env.BERTH_CONCURRENCY_QUERY || defaultConcurrencyQuery),
-    activatorProxy: values['activator-proxy'] ?? (env.BERTH_ACTIVATOR_PROXY || undefined),
-    activatorScaler: values['activator-scaler'] ?? (env.BERTH_ACTIVATOR_SCALER || undefined),
-    progressDeadlineSeconds: values['progress-deadline-seconds'] ?? env.BERTH_PROGRESS_DEADLINE_SECONDS ?? '600',
-    scaleDownWindowSeconds:
-      values['scale-down-window-seconds'] ?? env.BERTH_SCALE_DOWN_WINDOW_SECONDS ?? String(defaultScaleDownWindowSeconds),
-    requestScale: values['request-scale'] ?? env.BERTH_REQUEST_SCALE ?? where.requestScale,
-    organizationPolicy: values['organization-policy'] ?? env.BERTH_ORGANIZATION_POLICY ?? where.organizationPolicy,
-    buildResources: values['build-resources'] ?? env.BERTH_BUILD_RESOURCES,
-    buildPlacement: values['build-placement'] ?? env.BERTH_BUILD_PLACEMENT,
-    oauthPrivateNetworks: values['oauth-private-networks'] ?? env.BERTH_OAUTH_PRIVATE_NETWORKS ?? where.oauthPrivateNetworks,
-    previewForkSecrets: values['preview-fork-secrets'] ?? env.BERTH_PREVIEW_FORK_SECRETS ?? 'false',
-    drainSeconds: values['drain-seconds'] ?? env.BERTH_DRAIN_SECONDS ?? '0',
-  };
+  const given: Record<string, unknown> = values;
+  const raw = Object.fromEntries(optionNames.map((name) => [name, optionValue(name, given[flagName(name)], env, shape.defaults)]));
   const parsed = optionsSchema.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map(
@@ -461,12 +427,26 @@ export function parseCommandLine(
     );
     throw new Error(problems.join('\n'));
   }
-  const given: Record<string, unknown> = values;
   const own = Object.fromEntries(shape.ownFlags.map((flag) => [flag, typeof given[flag] === 'string' ? given[flag] : undefined]));
   return { help: false, options: parsed.data, own };
 }
 
+const optionNames = Object.keys(optionSources) as OptionName[];
+
+/** An option's flag: its name in kebab case (facadeAddress is --facade-address). */
+function flagName(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** An option's value: its flag's, else its environment variable's, else its default. */
+function optionValue(name: OptionName, flag: unknown, env: NodeJS.ProcessEnv, where: WhereDefaults): string | undefined {
+  if (typeof flag === 'string') return flag;
+  const source: OptionSource = optionSources[name];
+  const fromEnv = source.emptyIsUnset ? env[source.env] || undefined : env[source.env];
+  if (fromEnv !== undefined) return fromEnv;
+  return typeof source.fallback === 'function' ? source.fallback(where) : source.fallback;
+}
+
 function flagOf(path: PropertyKey[]): string {
-  const key = String(path[0] ?? '');
-  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  return `--${flagName(String(path[0] ?? ''))}`;
 }

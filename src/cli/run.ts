@@ -32,6 +32,7 @@ import {
   parseAppUrlTemplate,
   type Activator,
   type AppTls,
+  type HostPolicy,
   type OrganizationQuota,
   type RequestConcurrency,
 } from '../api/index.ts';
@@ -171,10 +172,6 @@ export async function startBerth(
   logger: Logger,
   cluster: ClusterDefaults = {},
 ): Promise<RunningBerth> {
-  // Every informer, controller's and facade's alike, watches the same namespaces (all when none given),
-  // and the build namespace, where the builds of those namespaces run.
-  const watched = [...options.watchNamespaces, ...(options.buildNamespace ? [options.buildNamespace] : [])];
-  const scope = options.watchNamespaces.length > 0 ? { namespaces: [...new Set(watched)] } : {};
   const manager = new Manager({
     kubeConfig,
     logger,
@@ -182,123 +179,14 @@ export async function startBerth(
     healthHost: options.probeAddress.host,
     ...(options.leaderElect ? { leaderElection: { namespace: options.namespace } } : {}),
   });
-  // What the installation runs and where builds push: the controllers' and the uploads' one answer.
-  const images = imagesFor(options, cluster);
-  const pushRegistry = pushRegistryOf(options, cluster);
-  const signing = pushRegistry ? await ensureRegistrySigning(kubeConfig, options.namespace) : undefined;
-  const routing = routingFor(options, cluster);
-  // One rule for custom URL hosts, held by the facade before a write and by the controller after one.
-  const hostPolicy = {
-    allowedDomains: options.customUrlDomains,
-    reservedHosts: options.reservedHosts,
-    ...(routing.appUrls ? { reservedDomains: [routing.appUrls.domain] } : {}),
-  };
-  // The code hosts integrations may call: the flag, else the public ones and any the cluster serves.
-  const codeHostOrigins = options.codeHostOrigins ?? [...publicCodeHostOrigins, ...(cluster.codeHostOrigins ?? [])];
-  let codeHost: ReturnType<typeof registerCodeHostIntegrationController> | undefined;
-  if (options.components.includes('controller')) {
-    const scaling = requestConcurrencyFor(options, cluster);
-    const store = scaling.requestConcurrency?.serverAddress;
-    if (store) {
-      await requireScaledObjects(kubeConfig);
-      await refuseWritableStore(store);
-    }
-    const activation = await activatorFor(kubeConfig, options, cluster, routing.gateway);
-    const buildNamespace = options.buildNamespace;
-    const blocked = options.buildBlockedCidrs ?? cluster.buildBlockedCidrs;
-    if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger, blocked));
-    if (store) manager.whenLeading('metrics store', () => protectMetricsStore(kubeConfig, { url: store, buildNamespace }, logger));
-    manager.whenLeading('readable Secrets', () => labelManagedSecrets(kubeConfig, scope.namespaces, logger));
-    registerDeploymentControllers(manager, {
-      ...images,
-      buildPrivileged: options.buildPrivileged,
-      codeHostOrigins,
-      ...(cluster.awaitedBuilder ? { awaitedBuilder: cluster.awaitedBuilder } : {}),
-      ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
-      ...(options.buildResources ? { buildResources: options.buildResources } : {}),
-      ...(options.buildPlacement ? { buildPlacement: options.buildPlacement } : {}),
-      sourcePollIntervalMs: options.sourcePollSeconds * 1000,
-      buildsPerOrganization: options.buildsPerOrganization,
-      previewBuildsPerOrganization: options.previewBuildsPerOrganization,
-      firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
-      progressDeadlineSeconds: options.progressDeadlineSeconds,
-      scaleDownWindowSeconds: options.scaleDownWindowSeconds,
-      ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
-      ...organizationQuotaOf(options),
-      requestScale: options.requestScale,
-      hostPolicy,
-      ...routing,
-      ...scaling,
-      ...activation,
-      ...scope,
-    });
-    registerTracingProjectController(manager, scope);
-    registerOAuthProviderController(manager, { ...scope, privateNetworks: options.oauthPrivateNetworks });
-    const license = options.agentServerLicenseSecret;
-    if (options.organizationPolicy || (pushRegistry && signing) || routing.tls || license) {
-      const registry = pushRegistry && signing ? { registry: { host: pushRegistry, key: signing.pushKey } } : {};
-      const tls = routing.tls ? { tls: { config: routing.tls, hostPolicy } } : {};
-      const agentServerLicense = license ? { agentServerLicense: { namespace: options.namespace, name: license } } : {};
-      registerOrganizationController(manager, {
-        policy: options.organizationPolicy ?? {},
-        relayNamespaces: relayNamespaces(activation.activator, routing.gateway),
-        ...registry,
-        ...tls,
-        ...agentServerLicense,
-        ...scope,
-      });
-    }
-    codeHost = registerCodeHostIntegrationController(manager, { ...scope, origins: codeHostOrigins });
-    registerPreviewController(manager, {
-      registry: codeHost.registry,
-      readSecret: codeHost.readSecret,
-      intervalMs: options.sourcePollSeconds * 1000,
-      forkSecrets: options.previewForkSecrets,
-      ...scope,
-    });
-  }
+  const installation = await installationOf(kubeConfig, options, logger, cluster);
+  const codeHost = options.components.includes('controller')
+    ? await registerControllers(manager, options, cluster, installation)
+    : undefined;
   await manager.start();
-
-  let facade: RunningFacade | undefined;
-  if (options.components.includes('facade')) {
-    // Source uploads are signed with the push credentials' key and kept in the registry builds push to.
-    const registry = pushRegistry && signing ? pushRegistryAccess(pushRegistry, signing) : undefined;
-    facade = await startFacade({
-      kubeConfig,
-      manager,
-      operatorNamespace: options.namespace,
-      ...scope,
-      port: options.facadeAddress.port,
-      host: options.facadeAddress.host,
-      ...nodeAddress(options, cluster),
-      logger,
-      hostPolicy,
-      codeHostOrigins,
-      ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
-      ...organizationQuotaOf(options),
-      ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
-      ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-      ...metricsStoreOf(options, cluster),
-      ...(registry
-        ? {
-            registry,
-            uploads: {
-              key: registry.signing.pushKey,
-              store: registrySourceArchives(images.registry, undefined, (repository) => ownToken(registry, repository)),
-            },
-          }
-        : {}),
-      // One code-host client (and one App installation token) per integration for both halves.
-      ...(codeHost
-        ? {
-            repositories: {
-              listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret),
-              webhookSecret: (integration) => codeHost.registry.webhookSecretOf(integration, codeHost.readSecret),
-            },
-          }
-        : {}),
-    });
-  }
+  const facade = options.components.includes('facade')
+    ? await startBerthFacade(manager, options, cluster, installation, codeHost)
+    : undefined;
   return {
     manager,
     facade,
@@ -308,6 +196,164 @@ export async function startBerth(
       await manager.stop();
     },
   };
+}
+
+/** What the controllers and the HTTP API share: one answer each, read once from the options and the cluster. */
+interface Installation {
+  kubeConfig: KubeConfig;
+  logger: Logger;
+  /** Every informer, controller's and facade's alike, watches the same namespaces (all when none given),
+   * and the build namespace, where the builds of those namespaces run. */
+  scope: { namespaces?: string[] };
+  /** What the installation runs and where builds push: the controllers' and the uploads' one answer. */
+  images: ReturnType<typeof imagesFor>;
+  pushRegistry: string | undefined;
+  signing: RegistrySigning | undefined;
+  routing: ReturnType<typeof routingFor>;
+  /** One rule for custom URL hosts, held by the facade before a write and by the controller after one. */
+  hostPolicy: HostPolicy;
+  /** The code hosts integrations may call: the flag, else the public ones and any the cluster serves. */
+  codeHostOrigins: readonly string[];
+}
+
+async function installationOf(kubeConfig: KubeConfig, options: Options, logger: Logger, cluster: ClusterDefaults): Promise<Installation> {
+  const watched = [...options.watchNamespaces, ...(options.buildNamespace ? [options.buildNamespace] : [])];
+  const pushRegistry = pushRegistryOf(options, cluster);
+  const routing = routingFor(options, cluster);
+  return {
+    kubeConfig,
+    logger,
+    scope: options.watchNamespaces.length > 0 ? { namespaces: [...new Set(watched)] } : {},
+    images: imagesFor(options, cluster),
+    pushRegistry,
+    signing: pushRegistry ? await ensureRegistrySigning(kubeConfig, options.namespace) : undefined,
+    routing,
+    hostPolicy: {
+      allowedDomains: options.customUrlDomains,
+      reservedHosts: options.reservedHosts,
+      ...(routing.appUrls ? { reservedDomains: [routing.appUrls.domain] } : {}),
+    },
+    codeHostOrigins: options.codeHostOrigins ?? [...publicCodeHostOrigins, ...(cluster.codeHostOrigins ?? [])],
+  };
+}
+/** The controllers of the components' `controller` half; answers the code hosts' registry the HTTP API shares. */
+async function registerControllers(manager: Manager, options: Options, cluster: ClusterDefaults, installation: Installation) {
+  const { kubeConfig, logger, scope, images, hostPolicy, codeHostOrigins, routing } = installation;
+  const scaling = requestConcurrencyFor(options, cluster);
+  const store = scaling.requestConcurrency?.serverAddress;
+  if (store) {
+    await requireScaledObjects(kubeConfig);
+    await refuseWritableStore(store);
+  }
+  const activation = await activatorFor(kubeConfig, options, cluster, routing.gateway);
+  const buildNamespace = options.buildNamespace;
+  const blocked = options.buildBlockedCidrs ?? cluster.buildBlockedCidrs;
+  if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger, blocked));
+  if (store) manager.whenLeading('metrics store', () => protectMetricsStore(kubeConfig, { url: store, buildNamespace }, logger));
+  manager.whenLeading('readable Secrets', () => labelManagedSecrets(kubeConfig, scope.namespaces, logger));
+  registerDeploymentControllers(manager, {
+    ...images,
+    buildPrivileged: options.buildPrivileged,
+    codeHostOrigins,
+    ...(cluster.awaitedBuilder ? { awaitedBuilder: cluster.awaitedBuilder } : {}),
+    ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
+    ...(options.buildResources ? { buildResources: options.buildResources } : {}),
+    ...(options.buildPlacement ? { buildPlacement: options.buildPlacement } : {}),
+    sourcePollIntervalMs: options.sourcePollSeconds * 1000,
+    buildsPerOrganization: options.buildsPerOrganization,
+    previewBuildsPerOrganization: options.previewBuildsPerOrganization,
+    firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
+    progressDeadlineSeconds: options.progressDeadlineSeconds,
+    scaleDownWindowSeconds: options.scaleDownWindowSeconds,
+    ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
+    ...organizationQuotaOf(options),
+    requestScale: options.requestScale,
+    hostPolicy,
+    ...routing,
+    ...scaling,
+    ...activation,
+    ...scope,
+  });
+  registerTracingProjectController(manager, scope);
+  registerOAuthProviderController(manager, { ...scope, privateNetworks: options.oauthPrivateNetworks });
+  registerOrganizationControllerIfAny(manager, options, installation, relayNamespaces(activation.activator, routing.gateway));
+  const codeHost = registerCodeHostIntegrationController(manager, { ...scope, origins: codeHostOrigins });
+  registerPreviewController(manager, {
+    registry: codeHost.registry,
+    readSecret: codeHost.readSecret,
+    intervalMs: options.sourcePollSeconds * 1000,
+    forkSecrets: options.previewForkSecrets,
+    ...scope,
+  });
+  return codeHost;
+}
+
+/** The organization controller, where the installation gives organizations anything to keep. */
+function registerOrganizationControllerIfAny(
+  manager: Manager,
+  options: Options,
+  installation: Installation,
+  relayed: readonly string[],
+): void {
+  const { pushRegistry, signing, routing, hostPolicy, scope } = installation;
+  const license = options.agentServerLicenseSecret;
+  if (!options.organizationPolicy && !(pushRegistry && signing) && !routing.tls && !license) return;
+  registerOrganizationController(manager, {
+    policy: options.organizationPolicy ?? {},
+    relayNamespaces: relayed,
+    ...(pushRegistry && signing ? { registry: { host: pushRegistry, key: signing.pushKey } } : {}),
+    ...(routing.tls ? { tls: { config: routing.tls, hostPolicy } } : {}),
+    ...(license ? { agentServerLicense: { namespace: options.namespace, name: license } } : {}),
+    ...scope,
+  });
+}
+
+/** The HTTP API, on the manager's caches; uploads where builds push, and the controllers' code-host clients. */
+async function startBerthFacade(
+  manager: Manager,
+  options: Options,
+  cluster: ClusterDefaults,
+  installation: Installation,
+  codeHost: Awaited<ReturnType<typeof registerControllers>> | undefined,
+): Promise<RunningFacade> {
+  const { kubeConfig, logger, scope, images, pushRegistry, signing, hostPolicy, codeHostOrigins } = installation;
+  // Source uploads are signed with the push credentials' key and kept in the registry builds push to.
+  const registry = pushRegistry && signing ? pushRegistryAccess(pushRegistry, signing) : undefined;
+  return startFacade({
+    kubeConfig,
+    manager,
+    operatorNamespace: options.namespace,
+    ...scope,
+    port: options.facadeAddress.port,
+    host: options.facadeAddress.host,
+    ...nodeAddress(options, cluster),
+    logger,
+    hostPolicy,
+    codeHostOrigins,
+    ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
+    ...organizationQuotaOf(options),
+    ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
+    ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...metricsStoreOf(options, cluster),
+    ...(registry
+      ? {
+          registry,
+          uploads: {
+            key: registry.signing.pushKey,
+            store: registrySourceArchives(images.registry, undefined, (repository) => ownToken(registry, repository)),
+          },
+        }
+      : {}),
+    // One code-host client (and one App installation token) per integration for both halves.
+    ...(codeHost
+      ? {
+          repositories: {
+            listRepositories: (integration) => codeHost.registry.repositoriesOf(integration, codeHost.readSecret),
+            webhookSecret: (integration) => codeHost.registry.webhookSecretOf(integration, codeHost.readSecret),
+          },
+        }
+      : {}),
+  });
 }
 
 /** Where the HTTP API listens besides, for the node and its pods: --facade-node-address, else (a local node)

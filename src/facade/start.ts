@@ -93,25 +93,18 @@ export interface RunningFacade {
 
 const namespaceKind: ResourceKind = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
 
-export async function startFacade(options: FacadeOptions): Promise<RunningFacade> {
-  const ownInformers: Informer<KubeObject>[] = [];
-  const source: InformerSource = options.manager ?? {
-    informer: <T extends KubeObject>(resource: ResourceKind, informerOptions: Omit<InformerOptions, 'logger'> = {}) => {
-      const informer = createInformer<T>(options.kubeConfig, resource, { ...informerOptions, logger: options.logger });
-      ownInformers.push(informer);
-      return informer;
-    },
-  };
+/** The caches the HTTP API reads: each kind it answers from, indexed as its routes look things up. */
+function facadeCache(source: InformerSource, options: FacadeOptions): FacadeCache & { apiKeySecrets: Informer<V1Secret> } {
   const scope = options.namespaces && options.namespaces.length > 0 ? { namespaces: options.namespaces } : {};
   // Requests name these by id: a uid index answers them without scanning the namespace.
   const findableById = { ...scope, indexes: { [byUid]: uidIndex } };
-  const namespaces = source.informer<V1Namespace>(namespaceKind);
   const apiKeySecrets = source.informer<V1Secret>(secretKind, {
     namespaces: [options.operatorNamespace],
     labelSelector: `${apiKeyLabel}=true`,
   });
-  const cache: FacadeCache = {
-    namespaces,
+  return {
+    namespaces: source.informer<V1Namespace>(namespaceKind),
+    apiKeySecrets,
     apiKeys: { list: () => apiKeyRecords(apiKeySecrets.list(options.operatorNamespace) as V1Secret[]) },
     oauthProviders: source.informer<OAuthProvider>(oauthProviderKind, scope),
     deployments: source.informer<Deployment>(deploymentKind, {
@@ -126,20 +119,12 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, findableById),
     pods: revisionPods(source, options.namespaces && options.namespaces.length > 0 ? options.namespaces : undefined),
   };
-  const informers = [
-    namespaces,
-    apiKeySecrets,
-    cache.oauthProviders,
-    cache.deployments,
-    cache.revisions,
-    cache.codeHostIntegrations,
-    cache.pods,
-  ] as Informer<KubeObject>[];
-  for (const informer of informers) informer.start();
-  await waitForSync(informers, options.syncTimeoutMs ?? 60_000, options.logger);
+}
 
+/** What the routes use: the caches, a writer, and the clients and settings the installation gives. */
+function facadeDependencies(options: FacadeOptions, cache: FacadeCache): FacadeDependencies {
   const writer = kubeObjectWriter(options.kubeConfig);
-  const deps: FacadeDependencies = {
+  return {
     cache,
     writer,
     repositories:
@@ -163,6 +148,31 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
   };
+}
+
+export async function startFacade(options: FacadeOptions): Promise<RunningFacade> {
+  const ownInformers: Informer<KubeObject>[] = [];
+  const source: InformerSource = options.manager ?? {
+    informer: <T extends KubeObject>(resource: ResourceKind, informerOptions: Omit<InformerOptions, 'logger'> = {}) => {
+      const informer = createInformer<T>(options.kubeConfig, resource, { ...informerOptions, logger: options.logger });
+      ownInformers.push(informer);
+      return informer;
+    },
+  };
+  const cache = facadeCache(source, options);
+  const { namespaces, apiKeySecrets, oauthProviders, deployments, revisions, codeHostIntegrations, pods } = cache;
+  const informers = [
+    namespaces,
+    apiKeySecrets,
+    oauthProviders,
+    deployments,
+    revisions,
+    codeHostIntegrations,
+    pods,
+  ] as Informer<KubeObject>[];
+  for (const informer of informers) informer.start();
+  await waitForSync(informers, options.syncTimeoutMs ?? 60_000, options.logger);
+  const deps = facadeDependencies(options, cache);
   const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
   // While draining, every response closes its connection: a client's next request opens a new one,
   // which the Service sends to a replica that is not stopping.

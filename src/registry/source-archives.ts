@@ -108,98 +108,93 @@ export function registrySourceArchives(
   limits: ArchiveLimits = { bytes: maxSourceArchiveBytes, unpackedBytes: maxSourceArchiveUnpackedBytes },
   authorize?: RepositoryAuthorizer,
 ): SourceArchiveStore {
-  const where = (namespace: string, deployment: string): Location => {
+  const where = (namespace: string, deployment: string): Target => {
     const at = locate(registry, namespace, deployment);
-    return authorize ? { ...at, headers: { Authorization: `Bearer ${authorize(at.repository)}` } } : at;
+    return { registry, ...at, ...(authorize ? { headers: { Authorization: `Bearer ${authorize(at.repository)}` } } : {}) };
   };
-
-  const unavailable = (what: string, detail: string) =>
-    new SourceArchiveError(502, `The registry ${registry} did not take the archive (${what}: ${detail}).`);
-
-  async function call(
-    at: Location,
-    url: string,
-    init: RequestInit & { duplex?: 'half'; headers?: Record<string, string> },
-    expected: number,
-    what: string,
-  ): Promise<Response> {
-    const response = await fetch(url, { ...init, headers: { ...init.headers, ...at.headers } }).catch((error: unknown) => {
-      throw unavailable(what, (error as Error).message);
-    });
-    if (response.status !== expected) throw unavailable(what, `HTTP ${response.status}`);
-    return response;
-  }
-
-  const nextLocation = (response: Response, base: string) => new URL(response.headers.get('location') ?? '', base).toString();
-  const withDigest = (location: string, digest: string) =>
-    `${location}${location.includes('?') ? '&' : '?'}digest=${encodeURIComponent(digest)}`;
-
-  /** A blob in one request (small: the config). */
-  async function putBlob(at: Location, data: string): Promise<Descriptor> {
-    const started = await call(at, `${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
-    const digest = sha256(data);
-    await call(
-      at,
-      withDigest(nextLocation(started, at.base), digest),
-      { method: 'PUT', body: data, headers: { 'Content-Type': 'application/octet-stream' } },
-      201,
-      'config',
-    );
-    return { digest, size: Buffer.byteLength(data) };
-  }
-
-  /** The archive, streamed as one chunk of a chunked upload, committed only once it checked out. */
-  async function putArchive(at: Location, body: Readable): Promise<{ layer: Descriptor; uncompressed: string }> {
-    const started = await call(at, `${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
-    const session = nextLocation(started, at.base);
-    const check = archiveCheck(limits);
-    body.on('error', (error) => check.stream.destroy(error));
-    body.pipe(check.stream);
-    try {
-      const sent = await fetch(session, {
-        method: 'PATCH',
-        body: check.stream,
-        duplex: 'half',
-        headers: { 'Content-Type': 'application/octet-stream', ...at.headers },
-      } as RequestInit);
-      const outcome = await check.done;
-      if (sent.status !== 202) throw unavailable('archive', `HTTP ${sent.status}`);
-      await call(at, withDigest(nextLocation(sent, at.base), outcome.layer.digest), { method: 'PUT' }, 201, 'commit');
-      return outcome;
-    } catch (error) {
-      await fetch(session, { method: 'DELETE', headers: at.headers }).catch(() => undefined);
-      throw check.failure() ?? (error instanceof SourceArchiveError ? error : unavailable('archive', (error as Error).message));
-    }
-  }
-
   return {
-    async exists(namespace, deployment, uploadId) {
-      const at = where(namespace, deployment);
-      const response = await fetch(`${at.base}/v2/${at.repository}/manifests/${uploadId}`, {
-        method: 'HEAD',
-        headers: { Accept: manifestType, ...at.headers },
-      }).catch((error: unknown) => {
-        throw unavailable('lookup', (error as Error).message);
-      });
-      if (response.status === 200) return true;
-      if (response.status === 404) return false;
-      throw unavailable('lookup', `HTTP ${response.status}`);
-    },
-
+    exists: (namespace, deployment, uploadId) => archiveExists(where(namespace, deployment), uploadId),
     async store(namespace, deployment, uploadId, body) {
       const at = where(namespace, deployment);
-      const { layer, uncompressed } = await putArchive(at, body);
+      const { layer, uncompressed } = await putArchive(at, body, limits);
       const config = await putBlob(at, archiveConfig(uncompressed));
-      await call(
-        at,
-        `${at.base}/v2/${at.repository}/manifests/${uploadId}`,
-        { method: 'PUT', body: archiveManifest(config, layer), headers: { 'Content-Type': manifestType } },
-        201,
-        'manifest',
-      );
+      const manifest = { method: 'PUT', body: archiveManifest(config, layer), headers: { 'Content-Type': manifestType } };
+      await call(at, `${at.base}/v2/${at.repository}/manifests/${uploadId}`, manifest, 201, 'manifest');
       return layer;
     },
   };
+}
+
+/** A repository of the registry, named in the errors as the registry is configured. */
+interface Target extends Location {
+  registry: string;
+}
+
+function unavailable(at: Target, what: string, detail: string): SourceArchiveError {
+  return new SourceArchiveError(502, `The registry ${at.registry} did not take the archive (${what}: ${detail}).`);
+}
+
+async function call(
+  at: Target,
+  url: string,
+  init: RequestInit & { duplex?: 'half'; headers?: Record<string, string> },
+  expected: number,
+  what: string,
+): Promise<Response> {
+  const response = await fetch(url, { ...init, headers: { ...init.headers, ...at.headers } }).catch((error: unknown) => {
+    throw unavailable(at, what, (error as Error).message);
+  });
+  if (response.status !== expected) throw unavailable(at, what, `HTTP ${response.status}`);
+  return response;
+}
+
+const nextLocation = (response: Response, base: string) => new URL(response.headers.get('location') ?? '', base).toString();
+const withDigest = (location: string, digest: string) =>
+  `${location}${location.includes('?') ? '&' : '?'}digest=${encodeURIComponent(digest)}`;
+
+async function archiveExists(at: Target, uploadId: string): Promise<boolean> {
+  const response = await fetch(`${at.base}/v2/${at.repository}/manifests/${uploadId}`, {
+    method: 'HEAD',
+    headers: { Accept: manifestType, ...at.headers },
+  }).catch((error: unknown) => {
+    throw unavailable(at, 'lookup', (error as Error).message);
+  });
+  if (response.status === 200) return true;
+  if (response.status === 404) return false;
+  throw unavailable(at, 'lookup', `HTTP ${response.status}`);
+}
+
+/** A blob in one request (small: the config). */
+async function putBlob(at: Target, data: string): Promise<Descriptor> {
+  const started = await call(at, `${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
+  const digest = sha256(data);
+  const upload = { method: 'PUT', body: data, headers: { 'Content-Type': 'application/octet-stream' } };
+  await call(at, withDigest(nextLocation(started, at.base), digest), upload, 201, 'config');
+  return { digest, size: Buffer.byteLength(data) };
+}
+
+/** The archive, streamed as one chunk of a chunked upload, committed only once it checked out. */
+async function putArchive(at: Target, body: Readable, limits: ArchiveLimits): Promise<{ layer: Descriptor; uncompressed: string }> {
+  const started = await call(at, `${at.base}/v2/${at.repository}/blobs/uploads/`, { method: 'POST' }, 202, 'start upload');
+  const session = nextLocation(started, at.base);
+  const check = archiveCheck(limits);
+  body.on('error', (error) => check.stream.destroy(error));
+  body.pipe(check.stream);
+  try {
+    const sent = await fetch(session, {
+      method: 'PATCH',
+      body: check.stream,
+      duplex: 'half',
+      headers: { 'Content-Type': 'application/octet-stream', ...at.headers },
+    } as RequestInit);
+    const outcome = await check.done;
+    if (sent.status !== 202) throw unavailable(at, 'archive', `HTTP ${sent.status}`);
+    await call(at, withDigest(nextLocation(sent, at.base), outcome.layer.digest), { method: 'PUT' }, 201, 'commit');
+    return outcome;
+  } catch (error) {
+    await fetch(session, { method: 'DELETE', headers: at.headers }).catch(() => undefined);
+    throw check.failure() ?? (error instanceof SourceArchiveError ? error : unavailable(at, 'archive', (error as Error).message));
+  }
 }
 
 /**

@@ -126,141 +126,156 @@ function imageBuildPods(deps: FacadeDependencies, namespace: string, revision: D
   return [];
 }
 
+/** What reads logs for the routes: the dependencies, and one replica's limit on log reads in flight
+ * (whatever the number of requests, turns shared fairly among the organizations that wait: log-reads.ts). */
+interface LogReader {
+  deps: FacadeDependencies;
+  requests: Limiter;
+}
+
 export function registerLogRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const { cache } = deps;
-
-  const podsOf = (namespace: string, revisions: readonly DeepReadonly<Revision>[], type: LogType) => {
-    const pods = revisions.flatMap((revision) => {
-      const name = revision.metadata.name ?? '';
-      // A deploy's log begins with its pre-deploy command's, if it has one.
-      if (type !== 'build')
-        return [
-          ...podsOfRevision(cache.pods, namespace, name, 'workload'),
-          ...podsOfBuild(cache.pods, name, { namespace, name: preDeployJobName(name) }),
-        ];
-      return imageBuildPods(deps, namespace, revision);
-    });
-    // Two revisions on one image read one build.
-    return [...new Map(pods.map((pod) => [`${pod.metadata?.namespace}/${pod.metadata?.name}`, pod])).values()];
+  const reader: LogReader = {
+    deps,
+    requests: new Limiter(logReadLimits.concurrentRequests, logReadLimits.queuedRequests, logReadLimits.queuedPerOrganization),
   };
-
-  /** One replica's log reads in flight at once, whatever the number of requests, turns shared fairly
-   * among the organizations that wait (log-reads.ts). */
-  const requests = new Limiter(logReadLimits.concurrentRequests, logReadLimits.queuedRequests, logReadLimits.queuedPerOrganization);
-
-  /**
-   * Each container's current log, and the previous run's of a container that restarted (why it
-   * crashed): the newest pods' first, within the request's bounds.
-   */
-  const containerLogs = async (organization: string, pods: readonly DeepReadonly<V1Pod>[]): Promise<ContainerLog[]> => {
-    const newestFirst = [...pods].sort((a, b) =>
-      String(b.metadata?.creationTimestamp ?? '').localeCompare(String(a.metadata?.creationTimestamp ?? '')),
-    );
-    const reads = newestFirst
-      .flatMap((pod) => {
-        const name = pod.metadata?.name ?? '';
-        const namespace = pod.metadata?.namespace ?? '';
-        const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
-        const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => c.name);
-        return containers.flatMap((container) => {
-          const restarted = (statuses.find((s) => s.name === container)?.restartCount ?? 0) > 0;
-          return restarted
-            ? [
-                { namespace, pod: name, container, previous: true },
-                { namespace, pod: name, container, previous: false },
-              ]
-            : [{ namespace, pod: name, container, previous: false }];
-        });
-      })
-      .slice(0, logReadLimits.maxReads);
-    const limitBytes = perReadBytes(reads.length);
-    const works = reads.map(
-      ({ namespace, pod, container, previous }) =>
-        () =>
-          deps.podLogs.read(namespace, pod, container, { previous, limitBytes }).then((text) => ({ pod, container, text })),
-    );
-    return requests.run(organization, () => inTurns(works, logReadLimits.concurrentReads));
-  };
-
-  /** The values a log line must never show: the deployment's secrets, its database password, the build's credentials. */
-  const secretValues = async (namespace: string, deployment: DeepReadonly<Deployment>, type: LogType): Promise<string[]> => {
-    const names = childNames(deployment.metadata.name ?? '');
-    const sources = [
-      names.secrets,
-      names.postgresCredentials,
-      names.redisCredentials,
-      ...(deployment.spec.secrets ?? []).flatMap((s) => (s.valueFrom ? [s.valueFrom.secretKeyRef.name] : [])),
-    ];
-    if (type === 'build') {
-      const integration = cache.codeHostIntegrations
-        .byIndex(byUid, deployment.spec.sourceConfig?.integrationId ?? '')
-        .find((i) => i.metadata.namespace === namespace);
-      if (integration) sources.push(integration.spec.credentialsSecretRef.name);
-    }
-    const values = await Promise.all([...new Set(sources)].map((name) => readSecretValues(deps.writer, namespace, name)));
-    return values.flatMap((record) => Object.values(record));
-  };
-
-  const answer = async (
-    namespace: string,
-    deployment: DeepReadonly<Deployment>,
-    revisions: readonly DeepReadonly<Revision>[],
-    type: LogType,
-    filter: LogFilter,
-    offsetField: ['query' | 'body', string],
-  ): Promise<LogPage> => {
-    const cursor = filter.offset ? decodeCursor(filter.offset) : undefined;
-    if (filter.offset && !cursor) throw invalidField(offsetField, 'Input should be a next_offset this API returned', 'value_error');
-    const [logs, secrets] = await Promise.all([
-      containerLogs(namespace, podsOf(namespace, revisions, type)),
-      secretValues(namespace, deployment, type),
-    ]);
-    return logPage(logs, filter, secrets, cursor);
-  };
-
-  /** The deployment and the revisions whose logs are asked for: the one named, or all of them. */
-  const target = (namespace: string, deploymentId: string, revisionId: string | null | undefined) => {
-    const deployment = deploymentById(cache, namespace, deploymentId);
-    const revision = revisionId ? revisionById(cache, namespace, deployment, revisionId) : undefined;
-    return {
-      deployment,
-      revisions: revision ? [revision] : revisionsOf(deployment, cache.revisions.byIndex('owner', deployment.metadata.uid ?? '')),
-    };
-  };
-
-  /** target, for the ids in a path (`deploymentParam`, and revision_id where the route has one). */
-  const pathTarget = (request: FastifyRequest<Params>, deploymentParam: 'deployment_id' | 'project_id', namespace: string) =>
-    target(
-      namespace,
-      uuidPathParam(request, deploymentParam),
-      request.params.revision_id !== undefined ? uuidPathParam(request, 'revision_id') : undefined,
-    );
 
   serve<Params>(app, logRoutes.revision, async (request) => {
     const tenant = tenantOf(request, cache);
-    const { deployment, revisions } = pathTarget(request, 'deployment_id', tenant.namespace);
+    const { deployment, revisions } = pathTarget(cache, request, 'deployment_id', tenant.namespace);
     const query = parseRequestPart('query', logQuerySchema, request.query);
-    return answer(tenant.namespace, deployment, revisions, query.type, query, ['query', 'offset']);
+    return answer(reader, tenant.namespace, deployment, revisions, query.type, query, ['query', 'offset']);
   });
 
   serve(app, logRoutes.deployment, async (request) => {
     const tenant = tenantOf(request, cache);
     const query = parseRequestPart('query', deploymentLogQuerySchema, request.query);
-    const { deployment, revisions } = target(tenant.namespace, query.deployment_id, query.revision_id);
+    const { deployment, revisions } = target(cache, tenant.namespace, query.deployment_id, query.revision_id);
     const filter = { ...query, limit: query.page_size, offset: query.cursor, order: query.sort_order };
     const type = query.log_type === 'BUILD' ? 'build' : 'deploy';
-    const page = await answer(tenant.namespace, deployment, revisions, type, filter, ['query', 'cursor']);
+    const page = await answer(reader, tenant.namespace, deployment, revisions, type, filter, ['query', 'cursor']);
     return { items: page.logs, next_cursor: page.next_offset };
   });
 
   const v1 = (spec: RouteSpec, type: LogType) =>
     serve<Params>(app, spec, async (request) => {
       const tenant = tenantOf(request, cache);
-      const { deployment, revisions } = pathTarget(request, 'project_id', tenant.namespace);
+      const { deployment, revisions } = pathTarget(cache, request, 'project_id', tenant.namespace);
       const body = parseRequestPart('body', logFilterSchema, request.body ?? {});
-      return answer(tenant.namespace, deployment, revisions, type, body, ['body', 'offset']);
+      return answer(reader, tenant.namespace, deployment, revisions, type, body, ['body', 'offset']);
     });
   v1(logRoutes.buildV1, 'build');
   v1(logRoutes.deployV1, 'deploy');
   v1(logRoutes.projectV1, 'deploy');
+}
+
+/** The pods whose logs a request reads: a deploy's (its pre-deploy command's first), or the build that made its image. */
+function logPods(deps: FacadeDependencies, namespace: string, revisions: readonly DeepReadonly<Revision>[], type: LogType) {
+  const pods = revisions.flatMap((revision) => {
+    const name = revision.metadata.name ?? '';
+    // A deploy's log begins with its pre-deploy command's, if it has one.
+    if (type !== 'build')
+      return [
+        ...podsOfRevision(deps.cache.pods, namespace, name, 'workload'),
+        ...podsOfBuild(deps.cache.pods, name, { namespace, name: preDeployJobName(name) }),
+      ];
+    return imageBuildPods(deps, namespace, revision);
+  });
+  // Two revisions on one image read one build.
+  return [...new Map(pods.map((pod) => [`${pod.metadata?.namespace}/${pod.metadata?.name}`, pod])).values()];
+}
+
+/** Each container's log reads: the current log, and the previous run's of a container that restarted (why it crashed). */
+function containerReads(pod: DeepReadonly<V1Pod>) {
+  const name = pod.metadata?.name ?? '';
+  const namespace = pod.metadata?.namespace ?? '';
+  const statuses = [...(pod.status?.initContainerStatuses ?? []), ...(pod.status?.containerStatuses ?? [])];
+  const containers = [...(pod.spec?.initContainers ?? []), ...(pod.spec?.containers ?? [])].map((c) => c.name);
+  return containers.flatMap((container) => {
+    const restarted = (statuses.find((s) => s.name === container)?.restartCount ?? 0) > 0;
+    const current = { namespace, pod: name, container, previous: false };
+    return restarted ? [{ ...current, previous: true }, current] : [current];
+  });
+}
+
+/** The containers' logs, the newest pods' first, within the request's bounds. */
+async function containerLogs(reader: LogReader, organization: string, pods: readonly DeepReadonly<V1Pod>[]): Promise<ContainerLog[]> {
+  const newestFirst = [...pods].sort((a, b) =>
+    String(b.metadata?.creationTimestamp ?? '').localeCompare(String(a.metadata?.creationTimestamp ?? '')),
+  );
+  const reads = newestFirst.flatMap(containerReads).slice(0, logReadLimits.maxReads);
+  const limitBytes = perReadBytes(reads.length);
+  const works = reads.map(
+    ({ namespace, pod, container, previous }) =>
+      () =>
+        reader.deps.podLogs.read(namespace, pod, container, { previous, limitBytes }).then((text) => ({ pod, container, text })),
+  );
+  return reader.requests.run(organization, () => inTurns(works, logReadLimits.concurrentReads));
+}
+
+/** The values a log line must never show: the deployment's secrets, its database password, the build's credentials. */
+async function secretValues(
+  deps: FacadeDependencies,
+  namespace: string,
+  deployment: DeepReadonly<Deployment>,
+  type: LogType,
+): Promise<string[]> {
+  const names = childNames(deployment.metadata.name ?? '');
+  const sources = [
+    names.secrets,
+    names.postgresCredentials,
+    names.redisCredentials,
+    ...(deployment.spec.secrets ?? []).flatMap((s) => (s.valueFrom ? [s.valueFrom.secretKeyRef.name] : [])),
+  ];
+  if (type === 'build') {
+    const integration = deps.cache.codeHostIntegrations
+      .byIndex(byUid, deployment.spec.sourceConfig?.integrationId ?? '')
+      .find((i) => i.metadata.namespace === namespace);
+    if (integration) sources.push(integration.spec.credentialsSecretRef.name);
+  }
+  const values = await Promise.all([...new Set(sources)].map((name) => readSecretValues(deps.writer, namespace, name)));
+  return values.flatMap((record) => Object.values(record));
+}
+
+async function answer(
+  reader: LogReader,
+  namespace: string,
+  deployment: DeepReadonly<Deployment>,
+  revisions: readonly DeepReadonly<Revision>[],
+  type: LogType,
+  filter: LogFilter,
+  offsetField: ['query' | 'body', string],
+): Promise<LogPage> {
+  const cursor = filter.offset ? decodeCursor(filter.offset) : undefined;
+  if (filter.offset && !cursor) throw invalidField(offsetField, 'Input should be a next_offset this API returned', 'value_error');
+  const [logs, secrets] = await Promise.all([
+    containerLogs(reader, namespace, logPods(reader.deps, namespace, revisions, type)),
+    secretValues(reader.deps, namespace, deployment, type),
+  ]);
+  return logPage(logs, filter, secrets, cursor);
+}
+
+/** The deployment and the revisions whose logs are asked for: the one named, or all of them. */
+function target(cache: FacadeDependencies['cache'], namespace: string, deploymentId: string, revisionId: string | null | undefined) {
+  const deployment = deploymentById(cache, namespace, deploymentId);
+  const revision = revisionId ? revisionById(cache, namespace, deployment, revisionId) : undefined;
+  return {
+    deployment,
+    revisions: revision ? [revision] : revisionsOf(deployment, cache.revisions.byIndex('owner', deployment.metadata.uid ?? '')),
+  };
+}
+
+/** target, for the ids in a path (`deploymentParam`, and revision_id where the route has one). */
+function pathTarget(
+  cache: FacadeDependencies['cache'],
+  request: FastifyRequest<Params>,
+  deploymentParam: 'deployment_id' | 'project_id',
+  namespace: string,
+) {
+  return target(
+    cache,
+    namespace,
+    uuidPathParam(request, deploymentParam),
+    request.params.revision_id !== undefined ? uuidPathParam(request, 'revision_id') : undefined,
+  );
 }
