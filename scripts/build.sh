@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# `npm run build`: compiles src/ (tests excluded) to dist/ with tsc, the JavaScript the image runs.
+# `npm run build`: compiles what src/main.ts reaches (and the stand-ins src/cli/without-api-clients.ts
+# loads by name: tsconfig.build.json) to dist/ with tsc, the JavaScript the image runs. The CRD and
+# chart generators and the admission-policy renderers, which scripts, the workbench and tests read, stay out.
 # Running the sources directly (Node's type stripping, as `npm start` and the tests do) keeps a
 # TypeScript parser in memory for the life of the process: about 18 MiB. dist/.source.sha256 records
 # which sources it was built from; the Dockerfile refuses a dist/ that does not match its src/.

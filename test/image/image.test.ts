@@ -112,7 +112,7 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
     expect(inspected.Config.Entrypoint).toEqual(['node', '--optimize-for-size', 'dist/main.js', 'run']);
   });
 
-  it('holds production dependencies only, no tests and no workbench (the embedded cluster of berth dev)', async () => {
+  it('holds production dependencies only, no tests, no workbench (the embedded cluster of berth dev) and no generators', async () => {
     const probe = await new ReadOnlyRootContainer(image.tag)
       .withEntrypoint([
         'node',
@@ -123,7 +123,9 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
           "const files = (dir) => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(dir + '/' + e.name) : [dir + '/' + e.name]));",
           // What only the workbench's modules say: its local cluster, its node's images.
           "const workbenchCode = files('/app/dist').filter((f) => /startLocalCluster|startDevCluster|debootstrap/.test(fs.readFileSync(f, 'utf8')));",
-          "console.log(JSON.stringify({ vitest: has('node_modules/vitest'), typescript: has('node_modules/typescript'), nodePackage: has('node_modules/node'), test: has('test'), workbench: has('workbench') || has('dist/dev'), workbenchCode, zod: has('node_modules/zod'), crds: has('crds') }));",
+          // The CRD and chart generators and the admission-policy renderers: scripts', the workbench's and tests'.
+          "const generators = ['crd', 'crd-yaml', 'structural-schema', 'metrics-views', 'route-policy', 'network-policy-guard', 'issuer-policy', 'namespace-policy'].filter((name) => has('dist/api/' + name + '.js'));",
+          "console.log(JSON.stringify({ vitest: has('node_modules/vitest'), typescript: has('node_modules/typescript'), nodePackage: has('node_modules/node'), test: has('test'), workbench: has('workbench') || has('dist/dev'), workbenchCode, generators, zod: has('node_modules/zod'), crds: has('crds') }));",
         ].join(' '),
       ])
       .withWaitStrategy(Wait.forOneShotStartup())
@@ -142,6 +144,7 @@ describe.skipIf(unavailable !== undefined)('the Berth image', () => {
       test: false,
       workbench: false,
       workbenchCode: [],
+      generators: [],
       zod: true,
       crds: true,
     });
