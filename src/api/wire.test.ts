@@ -137,6 +137,8 @@ const everyFieldBody = {
     previews: {
       trigger: 'label',
       label: 'preview',
+      forks: 'all',
+      fork_label: 'safe-to-preview',
       max_concurrent: 3,
       idle_seconds: 300,
       secrets: [{ name: 'DB_URL', value_from: { secret_key_ref: { name: 'staging', key: 'url' } } }],
