@@ -429,7 +429,10 @@ describe('PATCH /v2/deployments/{id}', () => {
       ).toEqual([loc]);
       expect(refused.body.detail[0].msg).toMatch(msg);
     }
-    expect((await readDeployment(t.org.namespace, 'ruled')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    // Nothing refused reached the spec (the controller writes status and its finalizer meanwhile).
+    const after = await readDeployment(t.org.namespace, 'ruled');
+    expect(after.metadata.generation).toBe(before.metadata.generation);
+    expect(after.spec).toEqual(before.spec);
     const bare = await t.call('POST', '/v2/deployments', { body: { name: 'bare', source: 'codehost' } });
     expect(bare.status).toBe(422);
     expect(bare.body.detail).toEqual([
@@ -479,7 +482,10 @@ describe('PATCH /v2/deployments/{id}', () => {
       key: t.otherOrg.key,
     });
     expect(foreign.status).toBe(404);
-    expect((await readDeployment(t.org.namespace, 'fixed')).metadata.resourceVersion).toBe(before.metadata.resourceVersion);
+    // Nothing refused reached the spec (the controller writes status and its finalizer meanwhile).
+    const after = await readDeployment(t.org.namespace, 'fixed');
+    expect(after.metadata.generation).toBe(before.metadata.generation);
+    expect(after.spec).toEqual(before.spec);
   });
 
   it('replaces secrets, keeps a masked value, and never answers a value', async () => {
