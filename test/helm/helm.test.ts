@@ -32,6 +32,8 @@ import { nodeGateway, nodeTlsAppUrlTemplate } from '../../workbench/node/gateway
 import { metricsStoreUrl } from '../../workbench/node/metrics-store.ts';
 import { nodeActivator } from '../../workbench/node/http-add-on.ts';
 import { nodeTlsIssuer } from '../../workbench/node/certificates.ts';
+import { defaultClusterControllers } from '../../src/api/admission-policy.ts';
+import { kedaUser } from '../../workbench/node/keda.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { copyAgentProject, runLanggraph } from '../../workbench/support/langgraph-cli.ts';
 import { createThread, readThread } from '../../workbench/support/langgraph-sdk.ts';
@@ -135,6 +137,9 @@ beforeAll(async () => {
     `apps.activatorScaler=${nodeActivator.scalerAddress}`,
     '--set',
     `organizations.networkPolicy.ingressFromNamespaces[0].kubernetes\\.io/metadata\\.name=${nodeActivator.proxy.namespace}`,
+    // The node's KEDA runs as a user of its own (its client certificate), not as its chart's service
+    // account: the platform names it beside the defaults, or the route policy refuses its writes back.
+    ...[...defaultClusterControllers, kedaUser].flatMap((user, index) => ['--set', `organizations.clusterControllers[${index}]=${user}`]),
   ];
   // Builds as on a cluster whose registry holds the build images (the node's); organizations' sources
   // and images go to the registry whose tokens Berth issues.
