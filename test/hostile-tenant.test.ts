@@ -204,13 +204,15 @@ afterAll(async () => {
 /** Whether a text holds the victim's secret, as it is or in base64 (as a Secret's data holds it). */
 const exposed = (text: string) => text.includes(victimSecret) || text.includes(Buffer.from(victimSecret).toString('base64'));
 
-/** An attack through the HTTP API with the attacker's key: its answer's status must be one of `refusals`. */
+/** An attack through the HTTP API with the attacker's key: its answer's status must be one of `refusals`
+ * (and its body match `why`, where given: refused for the reason the attack is about). */
 async function throughApi(
   method: string,
   path: string,
   body: unknown,
   refusals: number[],
   headers: Record<string, string> = {},
+  why?: RegExp,
 ): Promise<number> {
   tally.tried += 1;
   const response = await fetch(`${attacker.url}${path}`, {
@@ -218,8 +220,10 @@ async function throughApi(
     headers: { 'x-api-key': attackerKey, ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  seen.push(await response.text());
+  const text = await response.text();
+  seen.push(text);
   expect(refusals, `${method} ${path}`).toContain(response.status);
+  if (why) expect(text).toMatch(why);
   tally.refused += 1;
   return response.status;
 }
@@ -368,12 +372,10 @@ describe('a hostile tenant', () => {
   it("reads none of Berth's own Secrets (the registry credential, the licence copy) into an app, by any way a pod names a Secret", async () => {
     const image = { source: 'external_docker', source_revision_config: { image_uri: 'busybox:1' } };
     const licence = { name: 'berth-agent-server-license', key: 'LANGGRAPH_CLOUD_LICENSE_KEY' };
-    await throughApi(
-      'POST',
-      '/v2/deployments',
-      { name: 'licence-ref', ...image, secret_references: [{ name: 'KEY', value_from: { secret_key_ref: licence } }] },
-      [422],
-    );
+    // Refused for naming Berth's own Secret, not for the shape of the request.
+    const own = /which no deployment reads/;
+    const reference = { name: 'KEY', secret_name: licence.name, secret_key: licence.key };
+    await throughApi('POST', '/v2/deployments', { name: 'licence-ref', ...image, secret_references: [reference] }, [422], {}, own);
     const sidecar = (more: object) => ({ name: 'peek', image: 'busybox:1', ...more });
     for (const resourceSpec of [
       { sidecars: [sidecar({ env: [{ name: 'KEY', valueFrom: { secretKeyRef: licence } }] })] },
@@ -381,7 +383,14 @@ describe('a hostile tenant', () => {
       { volumes: [{ name: 'creds', secret: { secretName: 'berth-organization' } }] },
       { volumes: [{ name: 'creds', projected: { sources: [{ secret: { name: 'berth-agent-server-license' } }] } }] },
     ])
-      await throughApi('POST', '/v2/deployments', { name: 'peek', ...image, source_config: { resource_spec: resourceSpec } }, [422]);
+      await throughApi(
+        'POST',
+        '/v2/deployments',
+        { name: 'peek', ...image, source_config: { resource_spec: resourceSpec } },
+        [422],
+        {},
+        own,
+      );
     // kubectl: the secret entry is refused by the CRD; a free-form pod part is Stalled, and nothing runs.
     await throughKubectl(
       ['apply', '-n', attackerNamespace, '-f', '-'],

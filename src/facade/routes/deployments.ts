@@ -314,7 +314,9 @@ function checkReplicaCap(deps: FacadeDependencies, spec: Deployment['spec']): vo
   const ownSecret = berthOwnSecretReference(spec.sourceConfig);
   if (ownSecret)
     throw invalidField(
-      ['body', 'source_config', ...ownSecret.map((part) => (typeof part === 'string' ? snakeCase(part) : part))],
+      // The structured members as the wire spells them (resource_spec.sidecars, queue_worker.env); the
+      // Kubernetes shapes inside as sent.
+      ['body', 'source_config', ...ownSecret.map((part, index) => (typeof part === 'string' && index < 2 ? snakeCase(part) : part))],
       berthOwnSecretMessage,
     );
 }
