@@ -172,6 +172,31 @@ const resourceSpecSchema = z
   });
 export type ResourceSpec = z.infer<typeof resourceSpecSchema>;
 
+/** The members of resourceSpec that size and scale the workloads: nothing that reaches a pod's identity,
+ * mounts or neighbours (service account, volumes, sidecars, init containers, labels, annotations, pull
+ * secrets). The stored-only orchestrator and executor members are left out: nothing renders them. */
+export const resourceSizingFields = [
+  'minScale',
+  'maxScale',
+  'cpu',
+  'cpuLimit',
+  'memoryMb',
+  'memoryLimitMb',
+  'queueMinScale',
+  'queueMaxScale',
+  'queueCpu',
+  'queueCpuLimit',
+  'queueMemoryMb',
+  'queueMemoryLimitMb',
+  'redisMemoryMb',
+  'dbCpu',
+  'dbCpuLimit',
+  'dbMemoryMb',
+  'dbMemoryLimitMb',
+  'dbStorageGi',
+  'dbMaxConnections',
+] as const satisfies readonly (keyof ResourceSpec)[];
+
 const listenerConfigSchema = z
   .object({
     k8sNamespace: z.string().min(1).max(63).optional().describe('Namespace the listener deploys into. Immutable once set.'),

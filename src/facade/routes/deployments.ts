@@ -256,6 +256,7 @@ async function createDeployment(
   const plan = planDeploymentCreate(body);
   checkChildNames(deps, tenant.namespace, body.name);
   checkReplicaCap(deps, plan.spec);
+  checkBerthOwnSecrets(plan.spec);
   checkCustomHost(deps, plan.spec);
   checkRepositoryHost(deps, tenant.namespace, plan.spec);
   await checkUploaded(deps, tenant.namespace, body.name, archivePathOf(body.source_revision_config));
@@ -311,6 +312,10 @@ function checkReplicaCap(deps: FacadeDependencies, spec: Deployment['spec']): vo
   if (excess) throw invalidField(['body', 'source_config', 'resource_spec', snakeCase(excess.field)], excess.message);
   const overQuota = quotaExcess(spec.sourceConfig, deps.organizationQuota);
   if (overQuota) throw invalidField(['body', 'source_config', 'resource_spec', snakeCase(overQuota.field)], overQuota.message);
+}
+
+/** A 422 naming the place in source_config whose pod part names one of Berth's own Secrets. */
+function checkBerthOwnSecrets(spec: Deployment['spec']): void {
   const ownSecret = berthOwnSecretReference(spec.sourceConfig);
   if (ownSecret)
     throw invalidField(
@@ -374,6 +379,7 @@ async function writePatch(
   const plan = planDeploymentPatch(current, patch, stored);
   const next: Deployment = { ...current, spec: plan.spec };
   checkReplicaCap(deps, next.spec);
+  checkBerthOwnSecrets(next.spec);
   if (customHostOf(next) !== customHostOf(current)) checkCustomHost(deps, next.spec, id);
   checkRepositoryHost(deps, namespace, next.spec);
   const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);

@@ -155,7 +155,8 @@ async function ensureBuild(
   // The builder is not there yet (berth dev while it builds BuildKit): no Job, whose image could not be
   // pulled; the pass that follows its arrival starts it.
   if (options.awaitedBuilder) return { state: 'awaiting' as const, message: options.awaitedBuilder, reason: 'AwaitingBuilder' as const };
-  const queued = buildQueue(pass, owner.namespace, location, previewOfValue(deployment.spec) !== undefined);
+  const previewOf = previewOfValue(deployment.spec);
+  const queued = buildQueue(pass, owner.namespace, location, previewOf !== undefined);
   if (queued) return queued;
   const spec = deployment.spec;
   // Apart, the steps read the copies in the build's own Secret (named like the Job).
@@ -176,7 +177,7 @@ async function ensureBuild(
     ...optional('placement', options.buildPlacement),
     requestScale: options.requestScale,
     ...optional('registryCredentials', options.registryCredentials && (apartCredentials ?? options.registryCredentials)),
-    ...optional('previewOf', previewOfValue(spec)),
+    ...optional('previewOf', previewOf),
   });
   if (key) job.metadata = { ...job.metadata, annotations: { ...job.metadata?.annotations, [buildKeyAnnotation]: key } };
   const started = await pass.writer.apply(withAppliedHash(job));

@@ -6,9 +6,9 @@ import {
   apiVersion,
   childNames,
   labels,
+  resourceSizingFields,
   type Deployment,
   type DeploymentSpec,
-  type ResourceSpec,
   type SourceConfig,
 } from '../../api/index.ts';
 import { boundedName, deploymentLabelValue, dnsLabelBase } from '../../api/child-names.ts';
@@ -73,7 +73,7 @@ function previewSourceConfig(parent: DeepReadonly<SourceConfig>, fromFork: boole
   const { resourceSpec, queueWorker } = copied;
   return {
     ...copied,
-    ...(resourceSpec ? { resourceSpec: pick(resourceSpec, forkResourceFields) } : {}),
+    ...(resourceSpec ? { resourceSpec: pick(resourceSpec, resourceSizingFields) } : {}),
     ...(queueWorker ? { queueWorker: { ...queueWorker, env: queueWorker.env?.filter((entry) => entry.valueFrom === undefined) } } : {}),
   };
 }
@@ -90,31 +90,6 @@ const copiedSettings = [
   'queueWorker',
   'resourceSpec',
 ] as const satisfies readonly (keyof SourceConfig)[];
-
-/** What a fork's preview takes of the parent's resourceSpec: sizes and scale, nothing that reaches the pod's
- * identity, mounts or neighbours (service account, volumes, sidecars, init containers, labels, annotations,
- * pull secrets). */
-const forkResourceFields = [
-  'minScale',
-  'maxScale',
-  'cpu',
-  'cpuLimit',
-  'memoryMb',
-  'memoryLimitMb',
-  'queueMinScale',
-  'queueMaxScale',
-  'queueCpu',
-  'queueCpuLimit',
-  'queueMemoryMb',
-  'queueMemoryLimitMb',
-  'redisMemoryMb',
-  'dbCpu',
-  'dbCpuLimit',
-  'dbMemoryMb',
-  'dbMemoryLimitMb',
-  'dbStorageGi',
-  'dbMaxConnections',
-] as const satisfies readonly (keyof ResourceSpec)[];
 
 function pick<T extends object, K extends keyof T>(object: T, keys: readonly K[]): Pick<T, K> {
   return Object.fromEntries(keys.filter((key) => object[key] !== undefined).map((key) => [key, object[key]])) as Pick<T, K>;

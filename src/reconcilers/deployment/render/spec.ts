@@ -7,6 +7,7 @@ import type {
   DeploymentSpec,
   HealthCheck,
   ResourceSpec,
+  resourceSizingFields,
   SourceConfig,
   SourceRevisionConfig,
 } from '../../../api/index.ts';
@@ -19,25 +20,7 @@ type Reads<T, K extends keyof T> = { readonly [P in K]?: Maybe<DeepReadonly<NonN
 
 export type ResourceSpecInput = Reads<
   ResourceSpec,
-  | 'minScale'
-  | 'maxScale'
-  | 'cpu'
-  | 'cpuLimit'
-  | 'memoryMb'
-  | 'memoryLimitMb'
-  | 'queueMinScale'
-  | 'queueMaxScale'
-  | 'queueCpu'
-  | 'queueCpuLimit'
-  | 'queueMemoryMb'
-  | 'queueMemoryLimitMb'
-  | 'redisMemoryMb'
-  | 'dbCpu'
-  | 'dbCpuLimit'
-  | 'dbMemoryMb'
-  | 'dbMemoryLimitMb'
-  | 'dbStorageGi'
-  | 'dbMaxConnections'
+  | (typeof resourceSizingFields)[number]
   | 'labels'
   | 'annotations'
   | 'serviceAccountName'
