@@ -16,9 +16,9 @@ describe("the node suite's file needs", () => {
     for (const file of needEverything) expect(needsOf(`/repo/test/node/${file}`)).toBeUndefined();
   });
 
-  it('order the files as listed, those not listed last', () => {
+  it('order the files not listed first, then the listed as listed', () => {
     const order = (file: string) => runOrder(`/repo/test/node/${file}`);
     expect(order('serving.test.ts')).toBeLessThan(order('scale-to-zero.test.ts'));
-    expect(order('agent-server.test.ts')).toBeGreaterThan(Math.max(...fileNeeds.map(([file]) => order(file))));
+    expect(order('agent-server.test.ts')).toBeLessThan(Math.min(...fileNeeds.map(([file]) => order(file))));
   });
 });
