@@ -5,6 +5,8 @@
 import { resolve } from 'node:path';
 import { parsedOrExit, stopOnSignals } from '../src/cli/process-lifecycle.ts';
 import { startBerth, type RunningBerth } from '../src/cli/run.ts';
+import type { ClusterDefaults } from './cluster-defaults.ts';
+import { withClusterDefaults } from './cluster-options.ts';
 import { createLogger } from '../src/runtime/index.ts';
 import { startDevCluster, startDevPushRegistry, type DevCluster } from './dev-cluster.ts';
 import { devUsage, parseDevCommandLine } from './dev-options.ts';
@@ -28,7 +30,10 @@ try {
   stopping.add(async () => (await devStart.catch(() => undefined))?.cluster?.stop());
   const dev = await devStart;
   const kubeConfig = dev.kubeConfig;
-  let berth = await startBerth(kubeConfig, options, logger, dev.node ?? {});
+  /** Berth with what the cluster offers where a flag left it unset, its builds waiting for the node's builder. */
+  const startBerthOn = (cluster: ClusterDefaults) =>
+    startBerth(kubeConfig, withClusterDefaults(options, cluster), logger, { builder: cluster.awaitedBuilder });
+  let berth = await startBerthOn(dev.node ?? {});
   let pushRegistry: { stop(): Promise<void> } | undefined;
   let following: Promise<void> = Promise.resolve();
   stopping.add(async () => {
@@ -56,7 +61,7 @@ try {
         startedWith = dev.node;
         logger.info('restarting Berth with what the node offers now');
         await berth.stop();
-        berth = await startBerth(kubeConfig, options, logger, startedWith);
+        berth = await startBerthOn(startedWith);
         await startPushRegistry();
         if (first && dev.kubeconfigPath && dev.local) process.stdout.write(banner(dev, berth));
       })

@@ -29,7 +29,6 @@ import { registryIssuer, registryService } from '../registry/tokens.ts';
 import {
   agentServerLicenseSecretName,
   organizationPolicyObjectName,
-  parseAppUrlTemplate,
   type Activator,
   type AppTls,
   type HostPolicy,
@@ -37,39 +36,35 @@ import {
   type RequestConcurrency,
 } from '../api/index.ts';
 import type { Options } from './options.ts';
-import type { ClusterDefaults } from '../api/cluster-defaults.ts';
 
-export type { ClusterDefaults };
-
-/** Flags first, then what the cluster offers, then the defaults of an installation. With a registry
- * whose tokens Berth issues, organizations' sources and built images are kept there, each
- * organization's reachable only with its own credential (Secret berth-organization in its namespace). */
-export function imagesFor(options: Options, cluster: ClusterDefaults = {}) {
+/** Flags first, then the defaults of an installation. With a registry whose tokens Berth issues,
+ * organizations' sources and built images are kept there, each organization's reachable only with its
+ * own credential (Secret berth-organization in its namespace). */
+export function imagesFor(options: Options) {
   const defaults = defaultDeploymentControllerOptions;
-  const pushRegistry = pushRegistryOf(options, cluster);
+  const pushRegistry = options.pushRegistry;
   return {
-    registry: pushRegistry ?? options.registry ?? cluster.registry ?? 'registry.berth-system.svc:5000',
+    registry: pushRegistry ?? options.registry ?? 'registry.berth-system.svc:5000',
     ...(pushRegistry ? { registryCredentials: organizationPolicyObjectName } : {}),
     ...(options.agentServerLicenseSecret ? { agentServerLicense: agentServerLicenseSecretName } : {}),
     images: {
       ...defaults.images,
-      builder: options.builderImage ?? cluster.builderImage ?? defaults.images.builder,
-      git: options.gitImage ?? cluster.gitImage ?? defaults.images.git,
-      buildTools: options.buildToolsImage ?? cluster.buildToolsImage ?? defaults.images.buildTools,
-      agentTools: options.agentToolsImage ?? cluster.agentToolsImage ?? defaults.images.agentTools,
-      ...agentServerOf(options.agentServerImage ?? cluster.agentServerImage),
-      postgres: options.postgresImage ?? cluster.postgresImage ?? defaults.images.postgres,
-      redis: options.redisImage ?? cluster.redisImage ?? defaults.images.redis,
+      builder: options.builderImage ?? defaults.images.builder,
+      git: options.gitImage ?? defaults.images.git,
+      buildTools: options.buildToolsImage ?? defaults.images.buildTools,
+      agentTools: options.agentToolsImage ?? defaults.images.agentTools,
+      ...agentServerOf(options.agentServerImage),
+      postgres: options.postgresImage ?? defaults.images.postgres,
+      redis: options.redisImage ?? defaults.images.redis,
     },
   };
 }
 
-/** Where deployments are reached from outside the cluster: flags first, then what the cluster offers. */
-function routingFor(options: Options, cluster: ClusterDefaults) {
-  const template = options.appUrlTemplate ?? (cluster.appUrlTemplate ? parseAppUrlTemplate(cluster.appUrlTemplate) : undefined);
-  const appUrls = template && !('error' in template) ? template : undefined;
-  const gateway = options.gateway ?? cluster.gateway;
-  const issuer = options.tlsIssuer ?? cluster.tlsIssuer;
+/** Where deployments are reached from outside the cluster. */
+function routingFor(options: Options) {
+  const appUrls = options.appUrlTemplate;
+  const gateway = options.gateway;
+  const issuer = options.tlsIssuer;
   const tls: AppTls | undefined = issuer && gateway && appUrls?.scheme === 'https' ? { issuer, gateway, appUrls } : undefined;
   return {
     ...(appUrls ? { appUrls } : {}),
@@ -111,20 +106,12 @@ function relayNamespaces(activator: Activator | undefined, gateway: { namespace:
   return [activator?.proxy.namespace, gateway?.namespace].filter((name): name is string => Boolean(name));
 }
 
-/** The activator for dev_zero: the flags, else what the cluster offers. It needs the Gateway's routes
+/** The activator for dev_zero, as the flags name it. It needs the Gateway's routes
  * (an Ingress cannot reach a Service in another namespace) and KEDA's two kinds, refused at start
  * otherwise, with what is missing. */
-async function activatorFor(
-  kubeConfig: KubeConfig,
-  options: Options,
-  cluster: ClusterDefaults,
-  gateway: unknown,
-): Promise<{ activator?: Activator }> {
-  const activator =
-    options.activatorProxy && options.activatorScaler
-      ? { proxy: options.activatorProxy, scalerAddress: options.activatorScaler }
-      : cluster.activator;
-  if (!activator) return {};
+async function activatorFor(kubeConfig: KubeConfig, options: Options, gateway: unknown): Promise<{ activator?: Activator }> {
+  if (!options.activatorProxy || !options.activatorScaler) return {};
+  const activator = { proxy: options.activatorProxy, scalerAddress: options.activatorScaler };
   if (!gateway) throw new Error('--activator-proxy needs a Gateway (--gateway): an Ingress cannot reach a Service in another namespace');
   for (const { apiVersion, kind } of [scaledObjectKind, interceptorRouteKind]) {
     await resolveResource(kubeConfig, apiVersion, kind).catch(() => {
@@ -141,21 +128,21 @@ async function activatorFor(
   return { activator: { ...activator, servesHttpScaledObjects } };
 }
 
-/** Where apps' request concurrency is read for autoscaling: the flag, else what the cluster offers. */
-function requestConcurrencyFor(options: Options, cluster: ClusterDefaults): { requestConcurrency?: RequestConcurrency } {
-  const serverAddress = options.concurrencyMetrics ?? cluster.concurrencyMetrics;
+/** Where apps' request concurrency is read for autoscaling. */
+function requestConcurrencyFor(options: Options): { requestConcurrency?: RequestConcurrency } {
+  const serverAddress = options.concurrencyMetrics;
   return serverAddress ? { requestConcurrency: { serverAddress, query: options.concurrencyQuery } } : {};
 }
 
 /** Where the HTTP API reads a deployment's request figures: the store apps scale from. */
-function metricsStoreOf(options: Options, cluster: ClusterDefaults): { metricsStore?: string } {
-  const store = requestConcurrencyFor(options, cluster).requestConcurrency?.serverAddress;
+function metricsStoreOf(options: Options): { metricsStore?: string } {
+  const store = requestConcurrencyFor(options).requestConcurrency?.serverAddress;
   return store ? { metricsStore: store } : {};
 }
 
-/** The registry whose tokens Berth issues: the flag, else the one the cluster offers (a local cluster's). */
-function pushRegistryOf(options: Options, cluster: ClusterDefaults): string | undefined {
-  return options.pushRegistry ?? cluster.pushRegistry;
+/** What builds wait for before they start: under `berth dev`, the node's builder while it is built. */
+export interface WaitingOn {
+  builder?: string;
 }
 
 export interface RunningBerth {
@@ -166,12 +153,7 @@ export interface RunningBerth {
   stop(): Promise<void>;
 }
 
-export async function startBerth(
-  kubeConfig: KubeConfig,
-  options: Options,
-  logger: Logger,
-  cluster: ClusterDefaults = {},
-): Promise<RunningBerth> {
+export async function startBerth(kubeConfig: KubeConfig, options: Options, logger: Logger, waiting: WaitingOn = {}): Promise<RunningBerth> {
   const manager = new Manager({
     kubeConfig,
     logger,
@@ -179,14 +161,12 @@ export async function startBerth(
     healthHost: options.probeAddress.host,
     ...(options.leaderElect ? { leaderElection: { namespace: options.namespace } } : {}),
   });
-  const installation = await installationOf(kubeConfig, options, logger, cluster);
+  const installation = await installationOf(kubeConfig, options, logger);
   const codeHost = options.components.includes('controller')
-    ? await registerControllers(manager, options, cluster, installation)
+    ? await registerControllers(manager, options, installation, waiting)
     : undefined;
   await manager.start();
-  const facade = options.components.includes('facade')
-    ? await startBerthFacade(manager, options, cluster, installation, codeHost)
-    : undefined;
+  const facade = options.components.includes('facade') ? await startBerthFacade(manager, options, installation, codeHost) : undefined;
   return {
     manager,
     facade,
@@ -198,7 +178,7 @@ export async function startBerth(
   };
 }
 
-/** What the controllers and the HTTP API share: one answer each, read once from the options and the cluster. */
+/** What the controllers and the HTTP API share: one answer each, read once from the options. */
 interface Installation {
   kubeConfig: KubeConfig;
   logger: Logger;
@@ -212,19 +192,19 @@ interface Installation {
   routing: ReturnType<typeof routingFor>;
   /** One rule for custom URL hosts, held by the facade before a write and by the controller after one. */
   hostPolicy: HostPolicy;
-  /** The code hosts integrations may call: the flag, else the public ones and any the cluster serves. */
+  /** The code hosts integrations may call: the flag, else the public ones. */
   codeHostOrigins: readonly string[];
 }
 
-async function installationOf(kubeConfig: KubeConfig, options: Options, logger: Logger, cluster: ClusterDefaults): Promise<Installation> {
+async function installationOf(kubeConfig: KubeConfig, options: Options, logger: Logger): Promise<Installation> {
   const watched = [...options.watchNamespaces, ...(options.buildNamespace ? [options.buildNamespace] : [])];
-  const pushRegistry = pushRegistryOf(options, cluster);
-  const routing = routingFor(options, cluster);
+  const pushRegistry = options.pushRegistry;
+  const routing = routingFor(options);
   return {
     kubeConfig,
     logger,
     scope: options.watchNamespaces.length > 0 ? { namespaces: [...new Set(watched)] } : {},
-    images: imagesFor(options, cluster),
+    images: imagesFor(options),
     pushRegistry,
     signing: pushRegistry ? await ensureRegistrySigning(kubeConfig, options.namespace) : undefined,
     routing,
@@ -233,21 +213,21 @@ async function installationOf(kubeConfig: KubeConfig, options: Options, logger: 
       reservedHosts: options.reservedHosts,
       ...(routing.appUrls ? { reservedDomains: [routing.appUrls.domain] } : {}),
     },
-    codeHostOrigins: options.codeHostOrigins ?? [...publicCodeHostOrigins, ...(cluster.codeHostOrigins ?? [])],
+    codeHostOrigins: options.codeHostOrigins ?? publicCodeHostOrigins,
   };
 }
 /** The controllers of the components' `controller` half; answers the code hosts' registry the HTTP API shares. */
-async function registerControllers(manager: Manager, options: Options, cluster: ClusterDefaults, installation: Installation) {
+async function registerControllers(manager: Manager, options: Options, installation: Installation, waiting: WaitingOn) {
   const { kubeConfig, logger, scope, images, hostPolicy, codeHostOrigins, routing } = installation;
-  const scaling = requestConcurrencyFor(options, cluster);
+  const scaling = requestConcurrencyFor(options);
   const store = scaling.requestConcurrency?.serverAddress;
   if (store) {
     await requireScaledObjects(kubeConfig);
     await refuseWritableStore(store);
   }
-  const activation = await activatorFor(kubeConfig, options, cluster, routing.gateway);
+  const activation = await activatorFor(kubeConfig, options, routing.gateway);
   const buildNamespace = options.buildNamespace;
-  const blocked = options.buildBlockedCidrs ?? cluster.buildBlockedCidrs;
+  const blocked = options.buildBlockedCidrs;
   if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger, blocked));
   if (store) manager.whenLeading('metrics store', () => protectMetricsStore(kubeConfig, { url: store, buildNamespace }, logger));
   manager.whenLeading('readable Secrets', () => labelManagedSecrets(kubeConfig, scope.namespaces, logger));
@@ -255,7 +235,7 @@ async function registerControllers(manager: Manager, options: Options, cluster: 
     ...images,
     buildPrivileged: options.buildPrivileged,
     codeHostOrigins,
-    ...(cluster.awaitedBuilder ? { awaitedBuilder: cluster.awaitedBuilder } : {}),
+    ...(waiting.builder ? { awaitedBuilder: waiting.builder } : {}),
     ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
     ...(options.buildResources ? { buildResources: options.buildResources } : {}),
     ...(options.buildPlacement ? { buildPlacement: options.buildPlacement } : {}),
@@ -312,7 +292,6 @@ function registerOrganizationControllerIfAny(
 async function startBerthFacade(
   manager: Manager,
   options: Options,
-  cluster: ClusterDefaults,
   installation: Installation,
   codeHost: Awaited<ReturnType<typeof registerControllers>> | undefined,
 ): Promise<RunningFacade> {
@@ -326,7 +305,7 @@ async function startBerthFacade(
     ...scope,
     port: options.facadeAddress.port,
     host: options.facadeAddress.host,
-    ...nodeAddress(options, cluster),
+    ...(options.facadeNodeAddress ? { nodeAddress: options.facadeNodeAddress } : {}),
     logger,
     hostPolicy,
     codeHostOrigins,
@@ -334,7 +313,7 @@ async function startBerthFacade(
     ...organizationQuotaOf(options),
     ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
-    ...metricsStoreOf(options, cluster),
+    ...metricsStoreOf(options),
     ...(registry
       ? {
           registry,
@@ -354,14 +333,6 @@ async function startBerthFacade(
         }
       : {}),
   });
-}
-
-/** Where the HTTP API listens besides, for the node and its pods: --facade-node-address, else (a local node)
- * the node's address at the facade's port. */
-function nodeAddress(options: Options, cluster: ClusterDefaults): { nodeAddress?: { host: string; port: number } } {
-  const address =
-    options.facadeNodeAddress ?? (cluster.nodeHost ? { host: cluster.nodeHost, port: options.facadeAddress.port } : undefined);
-  return address ? { nodeAddress: address } : {};
 }
 
 /** The registry for pushed images, with the signing material every replica shares (one Secret). */

@@ -4,7 +4,7 @@
 // what the first app needs sooner comes first.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ClusterDefaults } from '../../src/api/cluster-defaults.ts';
+import type { ClusterDefaults } from '../cluster-defaults.ts';
 import { fieldManager } from '../../src/api/group.ts';
 import { applyObject, resolveResource } from '../../src/runtime/apply.ts';
 import type { BuildName } from '../builds.ts';

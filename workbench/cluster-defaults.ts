@@ -1,7 +1,7 @@
 // What the cluster Berth runs against offers it, beside its flags: under `berth dev`, the embedded node's
 // registry, images, URLs and parts (workbench/node/parts.ts). Types only.
-import type { Activator } from './activator.ts';
-import type { TlsIssuer } from './app-tls.ts';
+import type { Activator } from '../src/api/activator.ts';
+import type { TlsIssuer } from '../src/api/app-tls.ts';
 
 /** What the cluster Berth runs against offers: the embedded node's registry and images in `berth dev`. */
 export interface ClusterDefaults {
