@@ -15,6 +15,7 @@ import { cachedBuild } from './cache-dir.ts';
 import { clusterCidr, nodeIp, serviceCidr } from './node/network.ts';
 import { frontProxyClientName, generatePki, type Pki } from './pki.ts';
 import { startSupervised, type SupervisedProcess } from './supervised-process.ts';
+import { eventually, GiveUp } from './support/poll.ts';
 
 export interface ControlPlaneOptions {
   /** Where etcd data, certificates, logs and the kubeconfig live. Reused when it already holds them. */
@@ -272,15 +273,13 @@ async function waitForApiserver(
   timeoutMs: number,
   logDir: string,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let exited: string | undefined;
   for (const p of processes) void p.exited.then((code) => (exited ??= `${p.name} exited with code ${code}`));
-  while (Date.now() < deadline) {
-    if (exited) throw new Error(`${exited}; see ${logDir}`);
-    if (await readyz(server, pki)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`kube-apiserver not ready within ${timeoutMs} ms; see ${logDir}`);
+  const ready = async () => {
+    if (exited) throw new GiveUp(`${exited}; see ${logDir}`);
+    return readyz(server, pki);
+  };
+  await eventually(ready, timeoutMs, `kube-apiserver ready (see ${logDir})`, 250);
 }
 
 /** What the API server needs beside a node: an advertised address for the `kubernetes` Service's

@@ -6,6 +6,7 @@ import { fieldManager } from '../src/api/group.ts';
 import { applyObject } from '../src/runtime/apply.ts';
 import { kubeRequest } from '../src/runtime/kube-request.ts';
 import { parseAllDocuments } from 'yaml';
+import { eventually } from './support/poll.ts';
 
 export function readCrds(dir: string): V1CustomResourceDefinition[] {
   let files: string[];
@@ -29,18 +30,18 @@ export async function installCrds(kc: KubeConfig, dir: string, timeoutMs = 30_00
   // only under its own property names and would drop them silently (CEL rules, enums, defaults,
   // preserve-unknown-fields).
   for (const crd of crds) await applyObject(kc, crd, fieldManager);
-  const deadline = Date.now() + timeoutMs;
-  for (const crd of crds) {
-    const name = crd.metadata!.name!;
-    for (;;) {
-      const current = await kubeRequest<V1CustomResourceDefinition>(kc, {
-        method: 'GET',
-        path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
-      });
-      if (current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) break;
-      if (Date.now() > deadline) throw new Error(`CRD ${name} not Established within ${timeoutMs} ms`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const established = async (name: string) => {
+    const current = await kubeRequest<V1CustomResourceDefinition>(kc, {
+      method: 'GET',
+      path: `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${name}`,
+    });
+    return current.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True');
+  };
+  const names = crds.map((crd) => crd.metadata!.name!);
+  await eventually(
+    async () => (await Promise.all(names.map(established))).every(Boolean),
+    timeoutMs,
+    `CRDs ${names.join(', ')} Established`,
+  );
   return crds.map((crd) => crd.metadata!.name!);
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { mountTable, propagationRestores } from './mount-propagation.ts';
 import { bridgeName, clusterCidr, nodeInterface, nodeIp, registryAddress, registryReaderPort, serviceCidr } from './network.ts';
+import { eventually } from '../support/poll.ts';
 
 const run = promisify(execFile);
 
@@ -287,8 +288,8 @@ async function killAndWait(pids: Set<number>): Promise<void> {
       // gone already
     }
   }
-  const deadline = Date.now() + 5000;
-  while ([...pids].some(processAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  // At most five seconds: what outlives SIGKILL (a process in uninterruptible sleep) is the next clean-up's.
+  await eventually(() => ![...pids].some(processAlive), 5000, 'the killed processes gone', 50).catch(() => undefined);
 }
 
 /** Every process in the pods' cgroups, and the containerd shims serving this node's socket. */

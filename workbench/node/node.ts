@@ -46,6 +46,7 @@ import { clusterDnsObjects, storageClass } from './system-objects.ts';
 import { kedaCertFiles } from './keda.ts';
 import { metricsReaderConfig, metricsStoreScrapeConfig } from './metrics-store.ts';
 import { cachedBuild } from '../cache-dir.ts';
+import { eventually } from '../support/poll.ts';
 
 const run = promisify(execFile);
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -443,11 +444,9 @@ async function dnsPods(kc: KubeConfig): Promise<string> {
   return pods.length > 0 ? pods.join('; ') : 'no CoreDNS pod';
 }
 
+/** `check` true within `timeoutMs`; a timeout says what `explain` finds then. */
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string, explain?: () => Promise<string>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline)
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${explain ? `: ${await explain()}` : ''}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await eventually(check, timeoutMs, what, 200).catch(async (error: unknown) => {
+    throw new Error(`${(error as Error).message}${explain ? `: ${await explain()}` : ''}`, { cause: error });
+  });
 }

@@ -12,6 +12,7 @@ import { registrySigningSecretName } from '../../src/registry/signing.ts';
 import { registryIssuer, registryService } from '../../src/registry/tokens.ts';
 import { pushRegistryConfig } from './configs.ts';
 import { pushRegistryAddress } from './network.ts';
+import { eventually, GiveUp } from '../support/poll.ts';
 
 export interface PushRegistry {
   address: string;
@@ -48,14 +49,14 @@ export async function startPushRegistry(input: {
   closeSync(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // distribution answers /v2/ with 401 and its realm once it listens.
-  const deadline = Date.now() + 15_000;
-  while ((await fetch(`http://${pushRegistryAddress}/v2/`).catch(() => undefined))?.status !== 401) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      child.kill('SIGKILL');
-      throw new Error(`the registry for pushed images did not start (log: ${join(input.dir, 'registry.log')})`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  const listening = async () => {
+    if (child.exitCode !== null) throw new GiveUp(`it exited with code ${child.exitCode}`);
+    return (await fetch(`http://${pushRegistryAddress}/v2/`).catch(() => undefined))?.status === 401;
+  };
+  await eventually(listening, 15_000, 'the registry for pushed images').catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw new Error(`the registry for pushed images did not start: ${(error as Error).message} (log: ${join(input.dir, 'registry.log')})`);
+  });
   return {
     address: pushRegistryAddress,
     async stop() {
