@@ -429,6 +429,9 @@ function immutableOnceSet(path: string): CelRule {
   };
 }
 
+/** How long an agent server's pod told to stop finishes its runs by default: the reference's grace. */
+export const defaultRunDrainSeconds = 180;
+
 /** What deleting a Deployment does to its database: kept unless the user chose otherwise. */
 export const databaseRetentions = ['retain', 'delete'] as const;
 export type DatabaseRetention = (typeof databaseRetentions)[number];
@@ -495,6 +498,16 @@ export const sourceConfigSchema = z
     idleSeconds: idleTime(
       'For dev_zero and serverless where they scale to zero: seconds without a request before the deployment scales to zero. Applied in place (no new revision)',
     ),
+    runDrainSeconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(3600)
+      .optional()
+      .describe(
+        `For an agent server on the installation's durable server: seconds a pod told to stop (a rollout, a scale-in, scale to zero, a node drain) takes no new run and finishes those it has, before it returns the rest to the queue, where another pod resumes each from its last checkpoint (default ${defaultRunDrainSeconds}, the reference's). ` +
+          'Applied in place (no new revision).',
+      ),
   })
   .describe('Settings applied to the running workloads in place: changing them makes no new revision. Some are immutable once set.')
   .meta({

@@ -144,6 +144,7 @@ const everyFieldBody = {
       secrets: [{ name: 'DB_URL', value_from: { secret_key_ref: { name: 'staging', key: 'url' } } }],
     },
     idle_seconds: 120,
+    run_drain_seconds: 60,
     queue_worker: {
       command: ['/app'],
       args: ['worker'],

@@ -585,6 +585,29 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
     expect(await runOnThread(sleepy, thread.thread_id, { text: 'and wake' })).toMatchObject({ values: { text: 'AND WAKE!' } });
   });
 
+  it(
+    'resumes a run whose pod was killed from its last checkpoint, on the pod that replaces it, without Redis',
+    { timeout: 420_000 },
+    async () => {
+      // agent-zero, awake from the test before, runs in one process with its runs queued in Postgres.
+      const { server: sleepy } = await sleepyAgent;
+      const [run] = await startRuns(sleepy, 'steps', 1, { seconds: 8 });
+      const [threadId] = run!;
+      const notesOf = async () => ((await readThread(sleepy, threadId)).values.notes ?? []) as string[];
+      await eventually(async () => (await notesOf()).length >= 1 || undefined, 120_000, 'the first of four steps checkpointed');
+      const pods = await componentPods<Pod>(namespace, 'agent-zero');
+      await kubectlOk(['delete', 'pod', '-n', namespace, ...pods.map((pod) => pod.metadata.name), '--grace-period=0', '--force']);
+      await eventually(
+        async () => (await appFetch(`${sleepy.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200,
+        180_000,
+        'the pod that replaces it answering /ok',
+      );
+      // Its lease runs out, the new pod's reaper returns it to the queue, and it goes on from its checkpoint.
+      expect(await joinRuns(sleepy, [run!])).toEqual(['success']);
+      expect(await notesOf()).toEqual(['step 1', 'step 2', 'step 3', 'step 4']);
+    },
+  );
+
   it('reads the build logs with the client, the level in upper case as it sends it', async () => {
     const logs = await client(['deploy', 'logs', '--name', 'agent', '--type', 'build', '--level', 'info', '--limit', '500']);
     expect(logs).toContain('making the Dockerfile from langgraph.json');

@@ -7,7 +7,9 @@ if [ -n "$LANGGRAPH_SERVER_PORT" ]; then
   export PORT=$LANGGRAPH_SERVER_PORT
 fi
 export DATABASE_URL="${DATABASE_URL:-$DATABASE_URI}"
-# With Redis (more than one process), runs are queued there and any process joins or streams them.
+# With Redis (more than one process), runs are queued there and any process joins or streams them;
+# without it, in Postgres (patches/0004). Either way a run holds a lease in Postgres while it runs, and a
+# run whose process died is returned to the queue and resumes from its last checkpoint.
 if [ -n "$REDIS_URI" ] && [ -z "$REDIS_URL" ]; then
   export REDIS_URL="$REDIS_URI" REDIS_BROKER_ENABLED=true
 fi
@@ -19,4 +21,6 @@ if [ -f /tmp/berth-aegra.json ]; then
   export AEGRA_CONFIG=/tmp/berth-aegra.json
 fi
 export RUN_MIGRATIONS_ON_STARTUP=false
-exec uvicorn berth_agent_server.app:app --host "${LANGGRAPH_SERVER_HOST:-0.0.0.0}" --port "${PORT:-8000}" --no-access-log --timeout-graceful-shutdown 3600
+# Told to stop, the server takes no new run and waits WORKER_DRAIN_TIMEOUT (Berth sets it from
+# runDrainSeconds) for the requests that wait on runs, then as long again for the runs left (patches/0004).
+exec uvicorn berth_agent_server.app:app --host "${LANGGRAPH_SERVER_HOST:-0.0.0.0}" --port "${PORT:-8000}" --no-access-log --timeout-graceful-shutdown "${WORKER_DRAIN_TIMEOUT:-3600}"

@@ -11,7 +11,14 @@
 // KEDA connects with that database's own password (the queue worker's POSTGRES_PASSWORD), which reaches
 // no other database. Pure.
 import type { V1EnvVar } from '@kubernetes/client-node';
-import { agentServerLicenseKey, childNames, isBuiltSource, runQueueReadings, runQueueTriggerOrder } from '../../../api/index.ts';
+import {
+  agentServerLicenseKey,
+  childNames,
+  defaultRunDrainSeconds,
+  isBuiltSource,
+  runQueueReadings,
+  runQueueTriggerOrder,
+} from '../../../api/index.ts';
 import { scaling } from './backing.ts';
 import { scaledObject, type AutoscalingSettings, type ScaledObject } from './autoscalers.ts';
 import type { OwnerDeployment } from './common.ts';
@@ -32,6 +39,29 @@ function buildsAgentServer(spec: DeploymentSpecInput): boolean {
  * its configuration file on the installation's agent server image, with any queue* field set. */
 export function queuesAgentRuns(spec: DeploymentSpecInput, agentServerImage: string | undefined, queueWorker: boolean): boolean {
   return queueWorker && agentServerImage !== undefined && buildsAgentServer(spec);
+}
+
+/** How long a durable agent server's pod, told to stop, finishes its runs (sourceConfig.runDrainSeconds):
+ * only for an agent project built from its configuration file on the installation's durable server. */
+export function runDrainSecondsOf(spec: DeploymentSpecInput, agentServerImage: string | undefined): number | undefined {
+  if (agentServerImage === undefined || !buildsAgentServer(spec)) return undefined;
+  return spec.sourceConfig?.runDrainSeconds ?? defaultRunDrainSeconds;
+}
+
+/** Seconds the kubelet gives a pod between its pre-stop sleep and its end, beyond the drains: the exit. */
+const exitSeconds = 15;
+
+/**
+ * A durable agent server's pod told to stop takes no new run (patches/0004) and drains twice, each for
+ * `seconds`: uvicorn waits for the requests that wait on runs, then the worker for the runs left; what
+ * still runs then goes back to the queue and resumes from its last checkpoint on another pod. The grace
+ * period covers the kubelet's pre-stop sleep, both drains and the exit, so no drain ends in a SIGKILL.
+ */
+export function runDrain(seconds: number, preStopSeconds: number): { env: V1EnvVar[]; terminationGracePeriodSeconds: number } {
+  return {
+    env: [{ name: 'WORKER_DRAIN_TIMEOUT', value: String(seconds) }],
+    terminationGracePeriodSeconds: preStopSeconds + 2 * seconds + exitSeconds,
+  };
 }
 
 /** The licence Secret an agent server on the reference's image reads, if the installation names one: one

@@ -22,7 +22,7 @@ import {
   selectorLabels,
   type Sizing,
 } from './common.ts';
-import { agentRunsEnv, agentServerLicenseEnv, withoutTenantLicense } from './agent-server.ts';
+import { agentRunsEnv, agentServerLicenseEnv, runDrain, withoutTenantLicense } from './agent-server.ts';
 import { asContainers, asEnv, asVolumeMounts, asVolumes, type DeploymentSpecInput } from './spec.ts';
 
 export interface ServingRevision {
@@ -51,6 +51,8 @@ export interface WorkloadInput {
   credentialedRegistry?: string;
   /** The durable agent server with a queue worker: its API queues runs, its queue worker runs them (agent-server.ts). */
   agentRuns?: boolean;
+  /** The durable agent server's run drain, in seconds (agent-server.ts runDrain). */
+  runDrainSeconds?: number;
   /** The organization's copy of the reference image's licence key, for an agent server on that image. */
   agentServerLicense?: string;
 }
@@ -221,10 +223,12 @@ function podTemplate(
   const { owner, spec, serving } = input;
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const licensed = input.agentServerLicense !== undefined;
+  const drain = input.runDrainSeconds === undefined ? undefined : runDrain(input.runDrainSeconds, drainSeconds);
   const env: V1EnvVar[] = [
     { name: 'BERTH_ROLE', value: role },
     { name: 'PORT', value: String(input.port) },
     ...(input.agentRuns ? agentRunsEnv(role) : []),
+    ...(drain?.env ?? []),
     ...backingEnv(owner, input.backing),
     ...withoutTenantLicense(secretEnv(owner, spec), licensed),
     ...(input.agentServerLicense ? [agentServerLicenseEnv(input.agentServerLicense)] : []),
@@ -258,6 +262,7 @@ function podTemplate(
     },
     spec: {
       ...(resources.serviceAccountName ? { serviceAccountName: resources.serviceAccountName } : {}),
+      ...(drain ? { terminationGracePeriodSeconds: drain.terminationGracePeriodSeconds } : {}),
       // A fork's code holds no credential of the cluster's: its preview's pods mount no token.
       ...(spec.previewOf?.fromFork ? { automountServiceAccountToken: false } : {}),
       ...imagePullSecrets([...(resources.imagePullSecrets ?? []).map((secret) => secret.name), input.registryCredentials]),

@@ -45,6 +45,7 @@ type SourceConfigInput = Reads<
   | 'preDeployCommand'
   | 'smokeTestPath'
   | 'idleSeconds'
+  | 'runDrainSeconds'
 > & {
   readonly healthCheck?: Maybe<Reads<HealthCheck, 'path' | 'periodSeconds' | 'timeoutSeconds' | 'failureThreshold'>>;
   readonly resourceSpec?: Maybe<ResourceSpecInput>;

@@ -327,6 +327,30 @@ describe('renderWorkloads', () => {
         expect(envOf(objects, 'shop').WORKER_COUNT).toBeUndefined();
       }
     });
+
+    it("drains its runs when told to stop, for the reference's 180 s or the deployment's own, within the pods' grace period", () => {
+      const graceOf = (objects: ReturnType<typeof render>, name: string) =>
+        (objects.find((o) => o.kind === 'Deployment' && o.metadata?.name === name) as V1Deployment).spec!.template.spec!
+          .terminationGracePeriodSeconds;
+      const byDefault = render(agent, durable);
+      for (const name of ['shop', 'shop-queue']) {
+        expect(envOf(byDefault, name).WORKER_DRAIN_TIMEOUT).toBe('180');
+        // The pre-stop sleep (5), uvicorn's wait for the requests and the worker's for the runs (180 each), the exit (15).
+        expect(graceOf(byDefault, name)).toBe(380);
+      }
+      const own = render({ ...agent, sourceConfig: { ...agent.sourceConfig, runDrainSeconds: 20 } }, durable);
+      expect(envOf(own, 'shop').WORKER_DRAIN_TIMEOUT).toBe('20');
+      expect(graceOf(own, 'shop')).toBe(60);
+      // Other apps, and agents on the reference's image, keep the kubelet's default.
+      for (const [spec, installation] of [
+        [agent, settings],
+        [{ ...agent, source: 'external_docker', sourceRevisionConfig: { imageUri: 'x' } }, durable],
+      ] as const) {
+        const objects = render(spec as DeploymentSpecInput, installation as typeof durable);
+        expect(envOf(objects, 'shop').WORKER_DRAIN_TIMEOUT).toBeUndefined();
+        expect(graceOf(objects, 'shop')).toBeUndefined();
+      }
+    });
   });
 
   describe("the reference image's licence key", () => {

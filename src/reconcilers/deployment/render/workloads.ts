@@ -11,7 +11,7 @@ import {
   type ServingRevision,
   type WorkloadInput,
 } from './application.ts';
-import { agentServerLicenseFor, queuesAgentRuns, renderRunBacklogScaledObject } from './agent-server.ts';
+import { agentServerLicenseFor, queuesAgentRuns, renderRunBacklogScaledObject, runDrainSecondsOf } from './agent-server.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler, servesScaledObjects, type AutoscalingSettings } from './autoscalers.ts';
 import { applicationMinScale, backingServices, scaling } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
@@ -86,6 +86,7 @@ export function workloadInput(input: Omit<WorkloadsInput, 'serving'>, serving: S
     serving,
     backing,
     agentRuns: queuesAgentRuns(spec, settings.images.agentServer, backing.queueWorker),
+    runDrainSeconds: runDrainSecondsOf(spec, settings.images.agentServer),
     ...(license ? { agentServerLicense: license } : {}),
     port: settings.applicationPort,
     images: settings.images,
