@@ -117,10 +117,19 @@ describe('where a peer may be', () => {
       'fd00::1',
       'fe80::1',
       '::ffff:127.0.0.1',
+      '::ffff:a00:1',
       '::',
+      // IPv6 addresses that carry a private IPv4 one: IPv4-compatible, NAT64's well-known prefix, 6to4.
+      '::10.0.0.1',
+      '::0.0.0.2',
+      '64:ff9b::10.0.0.1',
+      '64:ff9b::a9fe:a9fe',
+      '64:ff9b::7f00:1',
+      '2002:c0a8:101::1',
+      '2002:a00:1:0:0:0:0:1',
     ])
       expect(isPrivateAddress(address), address).toBe(true);
-    for (const address of ['8.8.8.8', '140.82.112.3', '2606:4700::1111', '::ffff:8.8.8.8'])
+    for (const address of ['8.8.8.8', '140.82.112.3', '2606:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '2002:808:808::1'])
       expect(isPrivateAddress(address), address).toBe(false);
   });
 });

@@ -36,14 +36,52 @@ export function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host);
 }
 
-/** Whether an address is loopback, private, link-local, shared, reserved or multicast (IPv4-mapped
- * IPv6 addresses as their IPv4 address). */
+/** Whether an address is loopback, private, link-local, shared, reserved or multicast. An IPv6 address
+ * that carries an IPv4 one (IPv4-mapped, IPv4-compatible, NAT64's well-known prefix, 6to4) is judged by
+ * that IPv4 address: a NAT64 gateway or a 6to4 relay would take a request for 64:ff9b::a00:1 to 10.0.0.1. */
 export function isPrivateAddress(address: string): boolean {
-  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address)?.[1];
-  if (mapped) return notPublic.check(mapped, 'ipv4');
   const family = isIP(address);
   if (family === 0) return true;
-  return notPublic.check(address, family === 4 ? 'ipv4' : 'ipv6');
+  if (family === 4) return notPublic.check(address, 'ipv4');
+  const carried = carriedIpv4(address);
+  return carried ? notPublic.check(carried, 'ipv4') : notPublic.check(address, 'ipv6');
+}
+
+/** The prefixes whose addresses carry an IPv4 address, and the 16-bit groups it is in. */
+const carriers = (
+  [
+    ['::ffff:0:0', 96, 6],
+    ['::', 96, 6],
+    ['64:ff9b::', 96, 6],
+    ['2002::', 16, 1],
+  ] as const
+).map(([network, prefix, high]) => {
+  const list = new BlockList();
+  list.addSubnet(network, prefix, 'ipv6');
+  return { list, high };
+});
+
+/** The IPv4 address an IPv6 address carries (carriers above), or undefined; `::` and `::1` carry none. */
+function carriedIpv4(address: string): string | undefined {
+  const carrier = carriers.find(({ list }) => list.check(address, 'ipv6'));
+  if (!carrier) return undefined;
+  const groups = ipv6Groups(address);
+  const [a, b] = [groups[carrier.high]!, groups[carrier.high + 1]!];
+  if (groups.every((group, index) => index === 7 || group === 0) && b <= 1) return undefined;
+  return [a >> 8, a & 0xff, b >> 8, b & 0xff].join('.');
+}
+
+/** A valid IPv6 address's eight 16-bit groups (a trailing dotted IPv4 part as two). */
+function ipv6Groups(address: string): number[] {
+  const dotted = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(address);
+  const hex = dotted
+    ? address.slice(0, dotted.index) +
+      [(+dotted[1]! << 8) | +dotted[2]!, (+dotted[3]! << 8) | +dotted[4]!].map((n) => n.toString(16)).join(':')
+    : address;
+  const [head = '', tail] = hex.split('::');
+  const parse = (part: string) => (part ? part.split(':').map((group) => parseInt(group, 16)) : []);
+  const [front, back] = [parse(head), parse(tail ?? '')];
+  return tail === undefined ? front : [...front, ...Array<number>(8 - front.length - back.length).fill(0), ...back];
 }
 
 /** Why a URL's host, a literal address, may not be reached, or undefined. */
