@@ -3,6 +3,7 @@
 // and requests over the cap left out, a fork's until a maintainer labels it), the parent's secrets for
 // the team's own requests and none for a fork's (nor its service account), `is_preview` in the HTTP API, and the preview gone once its request closes or the deployment
 // asks for none.
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { codeHostIntegrationKind, type Deployment } from '../src/api/index.ts';
 import { eventually } from '../workbench/support/poll.ts';
@@ -205,11 +206,22 @@ describe("a code host's webhook", () => {
     const url = `${base}/v1/integrations/codehost/${cartIntegration}/webhook`;
     const payload = { action: 'opened', number, repository: { html_url: github.htmlUrl('alice-hooks/cart') } };
 
-    const forged = await github.deliverWebhook(url, 'not-the-secret', 'pull_request', payload);
-    expect(forged.status).toBe(401);
-    const elsewhere = await github.deliverWebhook(url.replace(cartIntegration, integrationId), webhookSecret, 'pull_request', payload);
-    // The first organization's integration has no webhook secret: no webhook there.
-    expect(elsewhere.status).toBe(404);
+    // A forged delivery, one to an integration that takes no webhooks (the first organization's has no
+    // webhook secret) and one to no integration at all get the same answer: none tells them apart.
+    const refusals = await Promise.all(
+      [
+        github.deliverWebhook(url, 'not-the-secret', 'pull_request', payload),
+        github.deliverWebhook(url.replace(cartIntegration, integrationId), webhookSecret, 'pull_request', payload),
+        github.deliverWebhook(url.replace(cartIntegration, randomUUID()), webhookSecret, 'pull_request', payload),
+      ].map(async (answer) => {
+        const response = await answer;
+        const { detail } = (await response.json()) as { detail: string };
+        return [response.status, detail.replace(/integration ID \S+ /, 'integration ID <id> ')];
+      }),
+    );
+    expect(new Set(refusals.map((refusal) => JSON.stringify(refusal)))).toEqual(
+      new Set([JSON.stringify([401, 'The delivery is not verified: integration ID <id> takes no webhook signed so.'])]),
+    );
     await new Promise((resolve) => setTimeout(resolve, 3000));
     expect(await previews()).toEqual([]);
 

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { codeHostProvider } from '../../api/codehost-providers.ts';
 import { codeHostEventAnnotation, deploymentKind } from '../../api/index.ts';
 import { deliveryHint, deliveryVerified, sameRepository } from '../../codehost/webhook.ts';
-import { HttpError, notFound } from '../errors.ts';
+import { HttpError } from '../errors.ts';
 import { byUid, type FacadeDependencies } from '../ports.ts';
 import { uuidPathParam } from '../request.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
@@ -45,15 +45,15 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: FacadeDependen
     serve<{ Params: { integration_id: string } }>(scope, webhookRoutes.deliver, async (request, reply) => {
       const id = uuidPathParam(request, 'integration_id');
       const integration = deps.cache.codeHostIntegrations.byIndex(byUid, id)[0];
-      // One answer whether the integration is missing or takes no webhooks: a caller without the secret learns nothing.
-      const none = notFound(`No webhook for integration ID ${id}.`);
-      if (!integration) throw none;
+      // One answer whether the integration is missing, takes no webhooks or the signature is wrong: a
+      // caller without the secret cannot tell which integrations exist or take webhooks.
+      const unverified = new HttpError(401, `The delivery is not verified: integration ID ${id} takes no webhook signed so.`);
+      if (!integration) throw unverified;
       const secret = await deps.repositories.webhookSecret(integration).catch(() => undefined);
-      if (!secret) throw none;
+      if (!secret) throw unverified;
       const provider = codeHostProvider(integration.spec.provider);
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      if (!deliveryVerified(provider, request.headers, body, secret))
-        throw new HttpError(401, "The delivery's signature does not match the integration's webhook secret.");
+      if (!deliveryVerified(provider, request.headers, body, secret)) throw unverified;
       const hint = deliveryHint(provider, request.headers, parseStrictJson(body.toString('utf8')));
       const namespace = integration.metadata.namespace ?? '';
       const deployments = deps.cache.deployments
