@@ -586,25 +586,38 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
   });
 
   it(
-    'resumes a run whose pod was killed from its last checkpoint, on the pod that replaces it, without Redis',
-    { timeout: 420_000 },
+    'finishes a run in flight when its pod is deleted, and resumes one whose pod was killed from its last checkpoint, without Redis',
+    { timeout: 480_000 },
     async () => {
       // agent-zero, awake from the test before, runs in one process with its runs queued in Postgres.
       const { server: sleepy } = await sleepyAgent;
-      const [run] = await startRuns(sleepy, 'steps', 1, { seconds: 8 });
-      const [threadId] = run!;
-      const notesOf = async () => ((await readThread(sleepy, threadId)).values.notes ?? []) as string[];
-      await eventually(async () => (await notesOf()).length >= 1 || undefined, 120_000, 'the first of four steps checkpointed');
-      const pods = await componentPods<Pod>(namespace, 'agent-zero');
-      await kubectlOk(['delete', 'pod', '-n', namespace, ...pods.map((pod) => pod.metadata.name), '--grace-period=0', '--force']);
-      await eventually(
-        async () => (await appFetch(`${sleepy.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined))?.status === 200,
-        180_000,
-        'the pod that replaces it answering /ok',
-      );
-      // Its lease runs out, the new pod's reaper returns it to the queue, and it goes on from its checkpoint.
-      expect(await joinRuns(sleepy, [run!])).toEqual(['success']);
-      expect(await notesOf()).toEqual(['step 1', 'step 2', 'step 3', 'step 4']);
+      const notesOf = async (threadId: string) => ((await readThread(sleepy, threadId)).values.notes ?? []) as string[];
+      /** A run of four steps of 8 s, its pod deleted during the second (`how`), joined once only a new pod is left. */
+      const runThrough = async (how: string[]) => {
+        const [run] = await startRuns(sleepy, 'steps', 1, { seconds: 8 });
+        const [threadId] = run!;
+        await eventually(async () => (await notesOf(threadId)).length >= 1 || undefined, 120_000, 'the first of four steps checkpointed');
+        const pods = await componentPods<Pod>(namespace, 'agent-zero');
+        await kubectlOk(['delete', 'pod', '-n', namespace, ...pods.map((pod) => pod.metadata.name), '--wait=false', ...how]);
+        const old = new Set(pods.map((pod) => pod.metadata.name));
+        await eventually(
+          async () => {
+            const answer = await appFetch(`${sleepy.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
+            return (
+              answer?.status === 200 && (await componentPods<Pod>(namespace, 'agent-zero')).every((pod) => !old.has(pod.metadata.name))
+            );
+          },
+          300_000,
+          'only a new pod, answering /ok',
+        );
+        expect(await joinRuns(sleepy, [run!])).toEqual(['success']);
+        expect(await notesOf(threadId)).toEqual(['step 1', 'step 2', 'step 3', 'step 4']);
+      };
+      // Told to stop, the pod takes no new run and finishes the one it has (run_drain_seconds, 180 by default).
+      await runThrough([]);
+      // Killed, its run's lease runs out, the new pod's reaper returns it to the queue, and it goes on from
+      // its checkpoint: the steps done are not run again.
+      await runThrough(['--grace-period=0', '--force']);
     },
   );
 
