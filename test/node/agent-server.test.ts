@@ -592,9 +592,9 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
       // agent-zero, awake from the test before, runs in one process with its runs queued in Postgres.
       const { server: sleepy } = await sleepyAgent;
       const notesOf = async (threadId: string) => ((await readThread(sleepy, threadId)).values.notes ?? []) as string[];
-      /** A run of four steps of 8 s, its pod deleted during the second (`how`), joined once only a new pod is left. */
+      /** A run of four steps of 4 s, its pod deleted after the first (`how`), joined once only a new pod is left. */
       const runThrough = async (how: string[]) => {
-        const [run] = await startRuns(sleepy, 'steps', 1, { seconds: 8 });
+        const [run] = await startRuns(sleepy, 'steps', 1, { seconds: 4 });
         const [threadId] = run!;
         await eventually(async () => (await notesOf(threadId)).length >= 1 || undefined, 120_000, 'the first of four steps checkpointed');
         const pods = await componentPods<Pod>(namespace, 'agent-zero');
