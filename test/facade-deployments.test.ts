@@ -433,6 +433,13 @@ describe('PATCH /v2/deployments/{id}', () => {
     const after = await readDeployment(t.org.namespace, 'ruled');
     expect(after.metadata.generation).toBe(before.metadata.generation);
     expect(after.spec).toEqual(before.spec);
+    // The repository may change, as the reference's API takes it: in place, no new revision until the next build.
+    const moved = await t.call('PATCH', `/v2/deployments/${created.body.id}`, {
+      body: { source_config: { repo_url: 'https://github.com/a/c' } },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    expect(moved.body.latest_revision_id).toBe(created.body.latest_revision_id);
+    expect((await readDeployment(t.org.namespace, 'ruled')).spec.sourceConfig?.repoUrl).toBe('https://github.com/a/c');
     const bare = await t.call('POST', '/v2/deployments', { body: { name: 'bare', source: 'codehost' } });
     expect(bare.status).toBe(422);
     expect(bare.body.detail).toEqual([

@@ -439,7 +439,10 @@ export type DatabaseRetention = (typeof databaseRetentions)[number];
 export const sourceConfigSchema = z
   .object({
     integrationId: uuid('ID of the CodeHostIntegration (its metadata.uid) that reaches the repository. Immutable once set.').optional(),
-    repoUrl: repositoryUrl('URL of the repository to build from (no user information, query or fragment). Immutable once set.').optional(),
+    repoUrl: repositoryUrl(
+      'URL of the repository to build from (no user information, query or fragment), on the host of its integration. A change makes no new revision: ' +
+        'the next build (a push with buildOnPush, or a change of sourceRevisionConfig) reads the new repository.',
+    ).optional(),
     deploymentType: z
       .enum(deploymentTypes)
       .optional()
@@ -513,7 +516,6 @@ export const sourceConfigSchema = z
   .meta({
     'x-kubernetes-validations': [
       immutableOnceSet('integrationId'),
-      immutableOnceSet('repoUrl'),
       immutableOnceSet('deploymentType'),
       immutableOnceSet('listenerId'),
       immutableOnceSet('listenerConfig.k8sNamespace'),
