@@ -237,7 +237,6 @@ const invalidOnCreate: [string, Manifest, string][] = [
 /** [what changes, the valid object, the same object changed, text the error must contain]. */
 const invalidTransitions: [string, Manifest, Spec, string][] = [
   ['source changes', deployment(docker()), { ...docker(), source: 'internal_docker' }, 'spec.source'],
-  ['repoUrl changes', deployment(codehost()), codehost({ repoUrl: 'https://github.com/example-org/other' }), 'spec.sourceConfig.repoUrl'],
   [
     'integrationId changes',
     deployment(codehost()),
@@ -323,6 +322,12 @@ describe('CRD validation in the API server', () => {
         spec: docker({ deploymentType: 'dev', customUrl: 'https://a.example' }, { imageUri: 'app:2' }),
       } as KubernetesObject),
     ).toEqual({
+      ok: true,
+    });
+    // The repository changes in place too (the next build reads it).
+    const fromGit = deployment(codehost());
+    expect(await apply(fromGit)).toEqual({ ok: true });
+    expect(await apply({ ...fromGit, spec: codehost({ repoUrl: 'https://github.com/example-org/other' }) } as KubernetesObject)).toEqual({
       ok: true,
     });
   });
