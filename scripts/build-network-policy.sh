@@ -1,19 +1,34 @@
 #!/usr/bin/env bash
 # Builds kube-router from the Go module proxy, at the version pinned below, into a cache outside git (the
 # same cache root as the node): the embedded node runs its network policy controller alone (no routing,
-# no service proxy), so organizations' NetworkPolicies are enforced there as on a cluster. A build is
-# reused until the pin or the Go toolchain changes. Prints the bin directory on the last line.
+# no service proxy), so organizations' NetworkPolicies are enforced there as on a cluster, from a copy of
+# the module without the routing controller's AWS check (below). A build is reused until this script or the
+# Go toolchain changes. Prints the bin directory on the last line.
 set -euo pipefail
 
 kube_router_version=v2.1.0
 
 source "$(dirname "$0")/lib/cached-build.sh"
-key=$(sed -n '/^kube_router_version=/p' "$0" | cat - <(go env GOVERSION GOOS GOARCH) | sha256sum | cut -c1-16)
+key=$(cat "$0" <(go env GOVERSION GOOS GOARCH) | sha256sum | cut -c1-16)
 cached_build network-policy "$key"
 echo "building kube-router $kube_router_version into $bin (first time: a few minutes on 2 cores)" >&2
 start=$SECONDS
-GOBIN="$tmp" GOFLAGS= CGO_ENABLED=0 GO111MODULE=on go_compile install -trimpath \
-  -ldflags "-s -w -X github.com/cloudnativelabs/kube-router/v2/pkg/version.Version=$kube_router_version" \
-  "github.com/cloudnativelabs/kube-router/v2/cmd/kube-router@$kube_router_version" >&2
+module=github.com/cloudnativelabs/kube-router/v2
+src="$tmp/src"
+cd "$tmp"  # module_dir runs outside any module
+cp -r "$(module_dir "$module@$kube_router_version")" "$src"
+chmod -R u+w "$src"
+# One cut: the routing controller's AWS source/destination check, the only importer of the AWS SDK (its EC2
+# client is one 7.7 MB package, a fifth of the build). The node runs the policy controller alone
+# (--run-router=false), so the routing controller, and this check, never run.
+aws="$src/pkg/controllers/routing/aws.go"
+grep -q '^func (nrc \*NetworkRoutingController) disableSourceDestinationCheck() {' "$aws" ||
+  { echo "kube-router: the AWS cut no longer applies to $aws" >&2; exit 1; }
+printf '%s\n' 'package routing' '' \
+  '// disableSourceDestinationCheck: not built here (no AWS SDK); the node never runs the routing controller.' \
+  'func (nrc *NetworkRoutingController) disableSourceDestinationCheck() {}' >"$aws"
+(cd "$src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath \
+  -ldflags "-s -w -X $module/pkg/version.Version=$kube_router_version" -o "$tmp/kube-router" ./cmd/kube-router) >&2
+rm -rf "$src"
 echo "  built in $((SECONDS - start))s" >&2
 finish_cached_build
