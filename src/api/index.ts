@@ -27,3 +27,4 @@ export * from './run-queue.ts';
 export * from './readable-secrets.ts';
 export * from './activator.ts';
 export * from './metrics-store-policy.ts';
+export * from './network-path.ts';
