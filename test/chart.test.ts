@@ -255,6 +255,8 @@ describe('the chart', () => {
       [['--set', 'apps.concurrencyMetrics=prometheus:9090'], /concurrencyMetrics/],
       [['--set', 'apps.activatorProxy=interceptor:8080'], /activatorProxy/],
       [['--set', 'apps.activatorScaler=http://scaler'], /activatorScaler/],
+      [['--set', 'apps.proxyNamespace=Envoy_Gateway'], /proxyNamespace/],
+      [['--set', 'apps.networkPolicyCheck=maybe'], /networkPolicyCheck/],
       [['--set', 'codeHost.origins={https://ghe.example.com/api/v3}'], /codeHost/],
     ];
     for (const [values, message] of bad) {
@@ -579,6 +581,24 @@ describe('the chart', () => {
     expect(granting(zero, 'httpscaledobjects')).toEqual(granting(zero, 'httproutes'));
     expect(granting(zero, 'scaledobjects')).toEqual(granting(zero, 'httproutes'));
     expect(granting(zero, 'referencegrants')).toEqual(['Role/keda']);
+  });
+
+  it('passes the path check on: auto by default, and the proxy namespace when given', async () => {
+    const plain = await render('berth-system');
+    expect(env(plain)).toContainEqual({ name: 'BERTH_NETWORK_POLICY_CHECK', value: 'auto' });
+    expect(env(plain).map((e) => e.name)).not.toContain('BERTH_PROXY_NAMESPACE');
+    const proxied = await render('berth-system', [
+      '--set',
+      'apps.proxyNamespace=envoy-gateway-system',
+      '--set',
+      'apps.networkPolicyCheck=off',
+    ]);
+    expect(env(proxied)).toEqual(
+      expect.arrayContaining([
+        { name: 'BERTH_PROXY_NAMESPACE', value: 'envoy-gateway-system' },
+        { name: 'BERTH_NETWORK_POLICY_CHECK', value: 'off' },
+      ]),
+    );
   });
 
   it("terminates TLS with apps.tlsIssuer: passes it on, grants Certificates and listeners in the Gateway's namespace only", async () => {

@@ -746,7 +746,12 @@ export const canaryStatusSchema = z
 
 export const deploymentStatusSchema = z
   .object({
-    status: z.enum(deploymentPhases).optional().describe('Lifecycle state: AWAITING_DATABASE, READY, UNUSED, AWAITING_DELETE or UNKNOWN.'),
+    status: z
+      .enum(deploymentPhases)
+      .optional()
+      .describe(
+        'Lifecycle state: AWAITING_DATABASE, READY, UNUSED, AWAITING_DELETE or UNKNOWN (also while a NetworkPolicy keeps the relay of its requests from its pods: condition Stalled, reason PathBlocked).',
+      ),
     latestRevisionName: z.string().max(253).optional().describe('Name of the newest Revision.'),
     latestRevisionId: z.string().max(64).optional().describe('metadata.uid of the newest Revision.'),
     activeRevisionName: z.string().max(253).optional().describe('Name of the Revision being served.'),

@@ -126,6 +126,17 @@ export const optionsUsage = `options (each also read from the environment variab
   --activator-scaler <host:port>
                                the add-on's external scaler, as KEDA's operator reaches it
                                                                    [BERTH_ACTIVATOR_SCALER]
+  --proxy-namespace <name>     the namespace whose pods carry apps' requests to them (the Gateway's or
+                               the ingress controller's proxies, where they run in pods): organizations'
+                               NetworkPolicy admits it (default: none, a proxy on the nodes)
+                                                                   [BERTH_PROXY_NAMESPACE]
+  --network-policy-check <auto|on|off>
+                               check each app's NetworkPolicies against the relays its requests take
+                               (the activator, --proxy-namespace): an app none admits is Stalled
+                               (PathBlocked), never READY. auto: on where the organization policy has a
+                               networkPolicy and no API is served that can admit what NetworkPolicy
+                               denies (Cilium, Calico, Antrea, AdminNetworkPolicy) (default auto)
+                                                                   [BERTH_NETWORK_POLICY_CHECK]
   --public-url <url>           where clients reach the HTTP API, e.g. https://berth.example.com: the base
                                of the upload URLs it hands out (default: each request's Host header)
                                                                    [BERTH_PUBLIC_URL]
@@ -283,6 +294,12 @@ const optionsSchema = z
       .string()
       .regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?:[0-9]{1,5}$/, 'expected host:port, e.g. keda-add-ons-http-external-scaler.keda:9090')
       .optional(),
+    proxyNamespace: z
+      .string()
+      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a namespace name')
+      .max(63)
+      .optional(),
+    networkPolicyCheck: z.enum(['auto', 'on', 'off']),
     progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
     scaleDownWindowSeconds: z.coerce.number().int('expected whole seconds').min(0).max(3600),
     requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
@@ -386,6 +403,8 @@ const optionSources = {
   concurrencyQuery: { env: 'BERTH_CONCURRENCY_QUERY', emptyIsUnset: true, fallback: defaultConcurrencyQuery },
   activatorProxy: { env: 'BERTH_ACTIVATOR_PROXY', emptyIsUnset: true },
   activatorScaler: { env: 'BERTH_ACTIVATOR_SCALER', emptyIsUnset: true },
+  proxyNamespace: { env: 'BERTH_PROXY_NAMESPACE', emptyIsUnset: true },
+  networkPolicyCheck: { env: 'BERTH_NETWORK_POLICY_CHECK', fallback: 'auto' },
   progressDeadlineSeconds: { env: 'BERTH_PROGRESS_DEADLINE_SECONDS', fallback: '600' },
   scaleDownWindowSeconds: { env: 'BERTH_SCALE_DOWN_WINDOW_SECONDS', fallback: String(defaultScaleDownWindowSeconds) },
   requestScale: { env: 'BERTH_REQUEST_SCALE', fallback: (where) => where.requestScale },

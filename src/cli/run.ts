@@ -36,6 +36,7 @@ import {
   type RequestConcurrency,
 } from '../api/index.ts';
 import type { Options } from './options.ts';
+import { networkPolicyCheckFor } from './path-check.ts';
 
 /** Flags first, then the defaults of an installation. With a registry whose tokens Berth issues,
  * organizations' sources and built images are kept there, each organization's reachable only with its
@@ -102,8 +103,8 @@ function organizationQuotaOf(options: Options): { organizationQuota?: Organizati
 }
 
 /** The namespaces whose pods carry apps' requests to them, as this installation is configured. */
-function relayNamespaces(activator: Activator | undefined, gateway: { namespace: string } | undefined): string[] {
-  return [activator?.proxy.namespace, gateway?.namespace].filter((name): name is string => Boolean(name));
+function relayNamespaces(activator: Activator | undefined, gateway: { namespace: string } | undefined, proxyNamespace?: string): string[] {
+  return [...new Set([activator?.proxy.namespace, gateway?.namespace, proxyNamespace].filter((name): name is string => Boolean(name)))];
 }
 
 /** The activator for dev_zero, as the flags name it. It needs the Gateway's routes
@@ -226,6 +227,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     await refuseWritableStore(store);
   }
   const activation = await activatorFor(kubeConfig, options, routing.gateway);
+  const networkPolicyCheck = await networkPolicyCheckFor(kubeConfig, options, logger);
   const buildNamespace = options.buildNamespace;
   const blocked = options.buildBlockedCidrs;
   if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger, blocked));
@@ -252,11 +254,18 @@ async function registerControllers(manager: Manager, options: Options, installat
     ...routing,
     ...scaling,
     ...activation,
+    ...(options.proxyNamespace ? { proxyNamespace: options.proxyNamespace } : {}),
+    networkPolicyCheck,
     ...scope,
   });
   registerTracingProjectController(manager, scope);
   registerOAuthProviderController(manager, { ...scope, privateNetworks: options.oauthPrivateNetworks });
-  registerOrganizationControllerIfAny(manager, options, installation, relayNamespaces(activation.activator, routing.gateway));
+  registerOrganizationControllerIfAny(
+    manager,
+    options,
+    installation,
+    relayNamespaces(activation.activator, routing.gateway, options.proxyNamespace),
+  );
   const codeHost = registerCodeHostIntegrationController(manager, { ...scope, origins: codeHostOrigins });
   registerPreviewController(manager, {
     registry: codeHost.registry,

@@ -31,6 +31,7 @@ import { deploymentInformers, type DeploymentInformers } from './informers.ts';
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
 import { deploymentOwns, deploymentWatches } from './sources.ts';
+import { relayNamespacesOf } from './network-path.ts';
 import { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
 
 export { cleanupFinalizer } from './finalize.ts';
@@ -58,6 +59,7 @@ export function registerDeploymentControllers(
     ...(options.activator
       ? { activatorNamespace: options.activator.proxy.namespace, httpScaledObjects: !!options.activator.servesHttpScaledObjects }
       : {}),
+    networkPolicyCheck: !!options.networkPolicyCheck,
   });
   const writer = dependencies.writer ?? createDeploymentWriter(manager.kubeConfig);
   const reconcile = createDeploymentReconciler({ informers, writer, options });
@@ -69,7 +71,7 @@ export function registerDeploymentControllers(
     // their own: the pass that wrote them had decided from everything else (runtime/status-only.ts).
     changed: unlessStatusOnly,
     owns: deploymentOwns(informers),
-    watches: deploymentWatches(informers),
+    watches: deploymentWatches(informers, relayNamespacesOf(options)),
     reconcile,
     concurrency: options.concurrency,
   });

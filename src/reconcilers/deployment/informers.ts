@@ -1,6 +1,7 @@
 // The caches the Deployment controller reads: its own kinds and every kind it writes, one shared
 // informer per resource (the Manager hands out the same one to whoever asks).
 import type {
+  V1Namespace,
   V1Deployment,
   V1Ingress,
   V1Job,
@@ -61,6 +62,12 @@ export const childKinds = {
   pod: podKind,
 } as const satisfies Record<string, ResourceKind>;
 
+/** Kinds read for the path check, never written. */
+const pathKinds = {
+  networkPolicy: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', plural: 'networkpolicies' },
+  namespace: { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false },
+} as const satisfies Record<string, ResourceKind>;
+
 export interface DeploymentInformers {
   deployments: Informer<Deployment>;
   revisions: Informer<Revision>;
@@ -83,6 +90,10 @@ export interface DeploymentInformers {
   /** Only where the add-on still serves its HTTPScaledObject: those an earlier Berth wrote, to prune. */
   httpScaledObjects?: Informer<KubeObject>;
   activatorGrants?: Informer<KubeObject>;
+  /** Only with the path check (options.networkPolicyCheck): every NetworkPolicy of the watched
+   * namespaces, whoever wrote it, and the Namespaces (a relay namespace's labels). Read, never written. */
+  networkPolicies?: Informer<KubeObject>;
+  namespaces?: Informer<V1Namespace>;
   jobs: Informer<V1Job>;
   secrets: Informer<V1Secret>;
   /** Pods of revisions (application, queue worker, build): read for failures and logs, never written. */
@@ -135,6 +146,7 @@ export function deploymentInformers(
     scaledObjects?: boolean;
     activatorNamespace?: string;
     httpScaledObjects?: boolean;
+    networkPolicyCheck?: boolean;
   } = { httpRoutes: false },
 ): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
@@ -181,6 +193,12 @@ export function deploymentInformers(
             ...scope,
             transform: appliedView.httpScaledObject,
           }),
+        }
+      : {}),
+    ...(routes.networkPolicyCheck
+      ? {
+          networkPolicies: manager.informer<KubeObject>(pathKinds.networkPolicy, scope),
+          namespaces: manager.informer<V1Namespace>(pathKinds.namespace),
         }
       : {}),
     jobs: manager.informer<V1Job>(childKinds.job, { ...scope, transform: appliedView.job }),

@@ -57,6 +57,13 @@ export interface DeploymentControllerOptions {
   /** The request-driven activator (KEDA's HTTP add-on): with it, a dev_zero app that has a URL scales
    * to zero when idle and its routes lead to the activator. */
   activator?: Activator;
+  /** The namespace whose pods carry external requests to apps (the Gateway's or the ingress controller's
+   * proxies), where they run in pods: the organization policy admits it, and the path check evaluates it. */
+  proxyNamespace?: string;
+  /** Whether the NetworkPolicies of an app's namespace are checked against the relays its requests take
+   * (its activator, the proxy namespace): a path no policy admits makes the Deployment Stalled
+   * (PathBlocked), never READY (network-path.ts). On where NetworkPolicies are enforced. */
+  networkPolicyCheck?: boolean;
   /** Where build Jobs run (src/workloads/build-jobs.ts): a namespace of their own, apart from the
    * organizations' apps. Unset: beside their Deployment. */
   buildNamespace?: string;

@@ -25,6 +25,7 @@ import { certificateCondition } from './certificate-status.ts';
 import { canaryCondition, canaryTargetPhase, type CanaryDecision } from './canary.ts';
 import { canaryAbility } from './canary-pass.ts';
 import { workloadKey, type CurrentWorkloads } from './workloads.ts';
+import { pathBlocked } from './network-path.ts';
 
 /** What the cluster says beside the verdict: the tier's condition and, with TLS for the apps' URLs,
  * the readiness of the organization's certificates. */
@@ -152,6 +153,7 @@ export function targetOutcome(
       deleting: false,
       target: phase,
       targetIsActive: active?.name === target.name,
+      ...optional('pathBlocked', pathBlocked(pass.informers, pass.options, deployment, application)),
     },
     facts: {
       latest: namedRevision(latest),

@@ -38,7 +38,7 @@ export function deploymentOwns(informers: DeploymentInformers): (Informer | Owne
 }
 
 /** The other kinds whose objects concern Deployments, each mapped to those it concerns. */
-export function deploymentWatches(informers: DeploymentInformers): WatchSource[] {
+export function deploymentWatches(informers: DeploymentInformers, relayNamespaces: readonly string[] = []): WatchSource[] {
   const deploymentsInNamespace = (namespace: string | undefined) =>
     informers.deployments.list(namespace ?? '').filter((d) => d.metadata.namespace === namespace);
   const deploymentOfRevision = (object: DeepReadonly<KubeObject>) => revisionOwner(informers, object);
@@ -94,7 +94,7 @@ export function deploymentWatches(informers: DeploymentInformers): WatchSource[]
           .map(keyOf);
       },
     }),
-    ...routingWatches(informers, deploymentsInNamespace),
+    ...routingWatches(informers, deploymentsInNamespace, relayNamespaces),
     watch({
       // A pod of a revision that turns Ready, fails to pull or crashes moves that revision's phase.
       informer: informers.pods,
@@ -115,13 +115,36 @@ function revisionOwner(informers: DeploymentInformers, object: DeepReadonly<Kube
   return revision ? [{ namespace: revision.metadata.namespace ?? '', name: revision.spec.deploymentName }] : [];
 }
 
-/** The kinds that exist where TLS and scale to zero are on: certificates and the activator's grants. */
+/** The kinds that exist where TLS, scale to zero and the path check are on: certificates, the activator's
+ * grants, NetworkPolicies and Namespaces. */
 function routingWatches(
   informers: DeploymentInformers,
   deploymentsInNamespace: (namespace: string) => readonly { metadata: { namespace?: string; name?: string } }[],
+  relayNamespaces: readonly string[],
 ): WatchSource[] {
-  const { certificates, activatorGrants } = informers;
+  const { certificates, activatorGrants, networkPolicies, namespaces } = informers;
   return [
+    ...(networkPolicies
+      ? [
+          watch({
+            // A NetworkPolicy may cut a relay off from (or admit it to) any app of its namespace.
+            informer: networkPolicies,
+            map: (policy) => deploymentsInNamespace(policy.metadata?.namespace ?? '').map(keyOf),
+            changed: unlessStatusOnly,
+          }),
+        ]
+      : []),
+    ...(namespaces
+      ? [
+          watch({
+            // A relay namespace's labels are what namespace selectors match: any app may be concerned.
+            informer: namespaces,
+            map: (namespace) => (relayNamespaces.includes(namespace.metadata?.name ?? '') ? informers.deployments.list().map(keyOf) : []),
+            changed: (object, previous) =>
+              JSON.stringify(object.metadata?.labels ?? {}) !== JSON.stringify(previous.metadata?.labels ?? {}),
+          }),
+        ]
+      : []),
     ...(certificates
       ? [
           watch({

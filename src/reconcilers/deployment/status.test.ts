@@ -20,6 +20,9 @@ describe('deploymentPhase', () => {
     ['without a database, serving', { ...serving, database: 'none' }, 'READY'],
     ['not available yet', { ...serving, workloadsAvailable: false }, 'UNKNOWN'],
     ['idle at zero, woken by its next request', { ...serving, workloadsAvailable: false, idle: true }, 'READY'],
+    ['cut off from its relay by a NetworkPolicy', { ...serving, pathBlocked: { message: 'm' } }, 'UNKNOWN'],
+    ['cut off while idle', { ...serving, workloadsAvailable: false, idle: true, pathBlocked: { message: 'm' } }, 'UNKNOWN'],
+    ['cut off, but scaled to zero anyway', { ...serving, scaledToZero: true, pathBlocked: { message: 'm' } }, 'UNUSED'],
   ] as const)('%s -> %s', (_, observation, expected) => {
     expect(deploymentPhase(observation)).toBe(expected);
   });
@@ -30,6 +33,20 @@ describe('conditionVerdict', () => {
     ['serving', serving, 'ready', 'Ready'],
     ['scaled to zero', { ...serving, scaledToZero: true, workloadsAvailable: false, workloadsRolledOut: true }, 'ready', 'ScaledToZero'],
     ['idle at zero', { ...serving, idle: true, workloadsAvailable: false }, 'ready', 'Idle'],
+    ['cut off from its relay', { ...serving, pathBlocked: { message: 'm' } }, 'stalled', 'PathBlocked'],
+    ['cut off while idle', { ...serving, idle: true, workloadsAvailable: false, pathBlocked: { message: 'm' } }, 'stalled', 'PathBlocked'],
+    [
+      'cut off while its revision still rolls out',
+      { ...serving, targetIsActive: false, target: { phase: 'DEPLOYING', message: 'd', image: 'nginx:1' }, pathBlocked: { message: 'm' } },
+      'progressing',
+      'Deploying',
+    ],
+    [
+      'cut off with a problem',
+      { ...serving, problem: { reason: 'SecretNotFound', message: 'x' }, pathBlocked: { message: 'm' } },
+      'stalled',
+      'SecretNotFound',
+    ],
     ['a missing Secret', { ...serving, problem: { reason: 'SecretNotFound', message: 'Secret x not found' } }, 'stalled', 'SecretNotFound'],
     [
       'a Secret the HTTP API is about to write',

@@ -33,12 +33,16 @@ export interface StatusObservation {
   target?: TargetPhase;
   /** The target is the revision now serving (it reached DEPLOYED). */
   targetIsActive: boolean;
+  /** A relay of the app's requests surely cannot reach its pods: a NetworkPolicy admits none (network-path.ts). */
+  pathBlocked?: { message: string };
 }
 
 export function deploymentPhase(o: StatusObservation): DeploymentPhase {
   if (o.deleting) return 'AWAITING_DELETE';
   if (o.scaledToZero) return 'UNUSED';
   if (o.database === 'notReady') return 'AWAITING_DATABASE';
+  // The reference's phases are fixed: a URL whose requests never arrive is not READY, and UNKNOWN says so.
+  if (o.pathBlocked) return 'UNKNOWN';
   if (o.workloadsAvailable || o.idle) return 'READY';
   return 'UNKNOWN';
 }
@@ -77,6 +81,8 @@ export function conditionVerdict(o: StatusObservation): Verdict {
       message: target.message,
     };
   if (o.scaledToZero) return { state: 'ready', reason: 'ScaledToZero', message: 'The revision is deployed with maxScale 0: nothing runs.' };
+  // Stalled: the policy will not change by itself (the watch on NetworkPolicies clears it when one does).
+  if (o.pathBlocked) return { state: 'stalled', reason: 'PathBlocked', message: o.pathBlocked.message };
   if (o.idle)
     return {
       state: 'ready',
