@@ -10,12 +10,13 @@ import { withClusterDefaults } from './cluster-options.ts';
 import { createLogger } from '../src/runtime/index.ts';
 import { startDevCluster, startDevPushRegistry, type DevCluster } from './dev-cluster.ts';
 import { devUsage, parseDevCommandLine } from './dev-options.ts';
+import { terminalDestination } from './terminal-log.ts';
 
 /** How long `berth dev` waits, after a part of the node comes up, for others before it restarts Berth. */
 const restartSettleMs = 2_000;
 
 const { options, dataDir, node } = parsedOrExit(() => parseDevCommandLine(process.argv.slice(2)), devUsage);
-const logger = createLogger();
+const logger = createLogger({ destination: terminalDestination() });
 const stopping = stopOnSignals(logger);
 
 try {

@@ -81,6 +81,7 @@ export async function startDevCluster(options: DevOptions): Promise<DevCluster> 
     node: options.node === 'off' ? 'none' : options.node,
     forwardDns: true,
     log,
+    progress: (message, state) => options.logger.info({ progress: state }, message),
     waitFor: 'control plane',
     onChange: (offers) => {
       if (!dev.node) writeNodeFiles(dataDir);

@@ -30,6 +30,9 @@ export interface LocalClusterOptions {
   /** Cluster DNS forwards other names to the host's resolver (`berth dev`); tests keep every query local. */
   forwardDns: boolean;
   log?: (message: string) => void;
+  /** Where the build progress goes (what builds, how far; then that every part runs): `building` lines
+   * supersede each other, `done` ends them (a terminal shows them as one status line). Default: log. */
+  progress?: (message: string, state: 'building' | 'done') => void;
   /** `everything` (the default): resolve once the node and all its parts run, or reject with the first
    * that failed. `node`: resolve once the node's core runs (or reject as it fails); its parts come up
    * behind it (`parts`). `control plane`: resolve once the API server answers; the node and its parts
@@ -64,7 +67,7 @@ const coreBuilds: BuildName[] = ['node', 'gateway'];
 export async function startLocalCluster(options: LocalClusterOptions): Promise<LocalCluster> {
   const log = options.log ?? (() => {});
   const builds = new Builds({ logDir: join(options.dataDir, 'logs') });
-  const progress = new Progress(log, builds);
+  const progress = new Progress(log, options.progress ?? log, builds);
   const kubeBin = builds.bin('controlplane');
   const withoutNode = await nodeUnavailable(options, log);
   if (withoutNode) {
@@ -201,12 +204,14 @@ class Progress {
   private readonly readyParts: string[] = [];
   private readonly timer: NodeJS.Timeout;
   private readonly log: (message: string) => void;
+  private readonly status: NonNullable<LocalClusterOptions['progress']>;
   private readonly builds: Builds;
   private last = '';
   private finished = false;
 
-  constructor(log: (message: string) => void, builds: Builds) {
+  constructor(log: (message: string) => void, status: NonNullable<LocalClusterOptions['progress']>, builds: Builds) {
     this.log = log;
+    this.status = status;
     this.builds = builds;
     this.timer = setInterval(() => this.report(), 30_000).unref();
   }
@@ -227,7 +232,7 @@ class Progress {
     this.finished = true;
     clearInterval(this.timer);
     if (this.expected.length > 0 && this.readyParts.length === this.expected.length) {
-      this.log(`all parts ready in ${this.elapsed()}: ${this.readyParts.join(', ')}`);
+      this.status(`all parts ready in ${this.elapsed()}: ${this.readyParts.join(', ')}`, 'done');
     }
   }
 
@@ -247,7 +252,7 @@ class Progress {
     ].join('; ');
     if (line === this.last) return;
     this.last = line;
-    this.log(`${line} (${this.elapsed()})`);
+    this.status(`${line} (${this.elapsed()})`, 'building');
   }
 
   private elapsed(): string {

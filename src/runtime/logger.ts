@@ -55,7 +55,7 @@ export interface CreateLoggerOptions {
   level?: string;
   name?: string;
   /** Where lines go; default stdout. */
-  destination?: NodeJS.WritableStream;
+  destination?: pino.DestinationStream;
 }
 
 export function createLogger(options: CreateLoggerOptions = {}): Logger {
@@ -65,7 +65,7 @@ export function createLogger(options: CreateLoggerOptions = {}): Logger {
     redact: { paths: redactPaths, censor: redacted },
     formatters: { log: (object) => withoutSecretData(object) as Record<string, unknown> },
   };
-  return pino(config, (options.destination as pino.DestinationStream | undefined) ?? standardOutput());
+  return pino(config, options.destination ?? standardOutput());
 }
 
 /** stdout, each line written as it comes. Never a line held for the exit: pino flushes those with
