@@ -16,6 +16,35 @@ export function keepKeys<T extends AnySchema>(schema: T): T {
   return schema;
 }
 
+/**
+ * The object types whose keys the wire keeps, by name: the modules that mark a schema with keepKeys
+ * register its output type here (declaration merging), so that Wire<T> knows them without importing them.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type
+export interface KeptKeyShapes {}
+
+/** Whether T is one of the kept shapes (each way assignable: structurally the same type). */
+type IsKept<T> = true extends {
+  [P in keyof KeptKeyShapes]: [T] extends [KeptKeyShapes[P]] ? ([KeptKeyShapes[P]] extends [T] ? true : false) : false;
+}[keyof KeptKeyShapes]
+  ? true
+  : false;
+
+/** snakeCase at the type level. */
+export type SnakeKey<S extends string> = S extends `${infer Head}${infer Tail}`
+  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeKey<Tail>}`
+  : S;
+
+/** What toWire makes of a value of type T: the keys of declared objects in snake_case, kept shapes (and
+ * free-form maps' string keys) as they are, at every depth. */
+export type Wire<T> = T extends readonly (infer E)[]
+  ? Wire<E>[]
+  : IsKept<T> extends true
+    ? T
+    : T extends object
+      ? { [K in keyof T as K extends string ? SnakeKey<K> : K]: Wire<T[K]> }
+      : T;
+
 export function snakeCase(key: string): string {
   return key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
@@ -127,8 +156,8 @@ function copyMetadata(from: AnySchema, to: AnySchema): void {
  * The snake_case twin of a schema: the same types, checks, defaults and descriptions with the keys the
  * HTTP interface uses. The facade validates requests with it and the OpenAPI document is generated from it.
  */
-export function wireSchema<T extends AnySchema>(schema: T): z.ZodType<z.output<T>> {
-  return wireSchemaOf(schema) as z.ZodType<z.output<T>>;
+export function wireSchema<T extends AnySchema>(schema: T): z.ZodType<Wire<z.output<T>>> {
+  return wireSchemaOf(schema) as z.ZodType<Wire<z.output<T>>>;
 }
 
 /** The wire twin of an object schema, as the object schema it is (members renamed): one to extend or omit from. */

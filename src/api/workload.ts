@@ -184,3 +184,14 @@ export const containerSchema = keepKeys(
     .describe('A container added to the pod (an init container or a sidecar).'),
 );
 export type Container = z.infer<typeof containerSchema>;
+
+// The shapes above keep their keys on the wire (keepKeys): Wire<T> (wire.ts) knows them by these types.
+declare module './wire.ts' {
+  interface KeptKeyShapes {
+    envVar: EnvVar;
+    volumeMount: VolumeMount;
+    volume: Volume;
+    securityContext: SecurityContext;
+    container: Container;
+  }
+}

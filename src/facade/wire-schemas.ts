@@ -18,14 +18,12 @@ import {
   wireObjectSchema,
   wireSchema,
   type OAuthProviderSpec,
+  type SnakeKey,
   sourcesWhere,
   type SourceName,
 } from '../api/index.ts';
 import { patchForm, strictDeep } from './strict-schema.ts';
 
-type SnakeKey<S extends string> = S extends `${infer Head}${infer Tail}`
-  ? `${Head extends Lowercase<Head> ? Head : `_${Lowercase<Head>}`}${SnakeKey<Tail>}`
-  : S;
 /** An object type with its keys spelled as on the wire (one level). */
 export type SnakeKeys<T> = { [K in keyof T as K extends string ? SnakeKey<K> : K]: T[K] };
 
