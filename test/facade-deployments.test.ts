@@ -341,6 +341,11 @@ describe('POST /v2/deployments', () => {
     expect(stalled.spec.sourceRevisionConfig).toEqual({ graphConfigPath: 'langgraph.json' });
     const read = await t.call('GET', `/v2/deployments/${waiting.body.id}`);
     expect(read.body.source_revision_config.graph_config_path).toBe('langgraph.json');
+    // The conditions kubectl shows, in the answer too, spelled as the wire spells members.
+    expect(read.body.conditions).toContainEqual(
+      expect.objectContaining({ type: 'Stalled', status: 'True', reason: 'SourceNeverArrived', last_transition_time: expect.any(String) }),
+    );
+    expect(read.body.latest_revision_status).toBeNull();
   });
 });
 
@@ -689,12 +694,15 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
     const created = await create('interrupted');
     // No kubelet here: the first rollout is marked done as the apps/v1 controller would.
     await eventually(() => markRolledOut(kc, t.org.namespace, 'interrupted'), 30_000, 'the first rollout marked done');
-    await eventually(
-      async () =>
-        (await t.call('GET', `/v2/deployments/${created.id}`)).body.active_revision_id === created.latest_revision_id || undefined,
+    const deployed = await eventually(
+      async () => {
+        const read = await t.call('GET', `/v2/deployments/${created.id}`);
+        return read.body.active_revision_id === created.latest_revision_id ? read.body : undefined;
+      },
       30_000,
       'the first revision DEPLOYED',
     );
+    expect(deployed.latest_revision_status).toBe('DEPLOYED');
     const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, { body: { source_revision_config: { image_uri: 'nginx:2' } } });
     const stuck = patched.body.latest_revision_id as string;
     await eventually(

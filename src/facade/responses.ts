@@ -3,6 +3,7 @@
 // controller recorded in status (the creationTimestamp until it has). Secret values never appear.
 import {
   canaryStatusSchema,
+  conditionsSchema,
   oauthProviderSpecSchema,
   revisionSourceConfigSchema,
   sourceConfigSchema,
@@ -63,11 +64,13 @@ export function deploymentResponse(
     updated_at: status?.updatedAt ?? createdAt,
     status: status?.status ?? 'UNKNOWN',
     latest_revision_id: status?.latestRevisionId ?? null,
+    latest_revision_status: latestRevision?.status?.status ?? null,
     active_revision_id: status?.activeRevisionId ?? null,
     image_version: status?.imageVersion ?? null,
     url: status?.url ?? null,
     is_preview: spec.previewOf !== undefined,
     canary: status?.canary ? (toWire(canaryStatusSchema, status.canary) as DeploymentResponse['canary']) : null,
+    conditions: toWire(conditionsSchema, status?.conditions ?? []) as DeploymentResponse['conditions'],
     tenant_id: organizationId,
   };
 }

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   deploymentPhases,
   canaryStatusSchema,
+  conditionsSchema,
   deploymentSourceSchema,
   oauthProviderSpecSchema,
   providerTypes,
@@ -207,6 +208,10 @@ export const deploymentResponseSchema = z
     updated_at: dateTime('When the controller last recorded a change.'),
     status: z.enum(deploymentPhases),
     latest_revision_id: uuidString('ID of the newest revision.').nullable(),
+    latest_revision_status: z
+      .enum(revisionPhases)
+      .nullable()
+      .describe('Where the newest revision stands (BUILDING, DEPLOYING, DEPLOYED, BUILD_FAILED, ...). Null until there is one.'),
     active_revision_id: uuidString('ID of the revision being served.').nullable(),
     image_version: z.string().nullable(),
     tenant_id: uuidString('Organization that owns the deployment (the X-Tenant-Id that reaches it).'),
@@ -222,6 +227,9 @@ export const deploymentResponseSchema = z
     canary: wireSchema(canaryStatusSchema)
       .nullable()
       .describe("Where the new revision's canary rollout stands (source_config.canary). Null when none runs or failed for it."),
+    conditions: wireSchema(conditionsSchema).describe(
+      'What the controller last observed, as kubectl shows it: Ready, Reconciling and Stalled, each with a reason and a message (e.g. Stalled, PathBlocked). Empty until the controller has looked.',
+    ),
   })
   .describe('A deployment.');
 export type DeploymentResponse = z.infer<typeof deploymentResponseSchema>;

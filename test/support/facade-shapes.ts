@@ -35,11 +35,13 @@ export const deploymentTable: Record<string, FieldType> = {
   updated_at: 'date-time',
   status: 'string',
   latest_revision_id: 'uuid | null',
+  latest_revision_status: 'string | null',
   active_revision_id: 'uuid | null',
   image_version: 'string | null',
   url: 'string | null',
   is_preview: 'boolean',
   canary: 'object | null',
+  conditions: 'array',
   tenant_id: 'uuid',
 };
 
