@@ -346,6 +346,19 @@ describe('POST /v2/deployments', () => {
       expect.objectContaining({ type: 'Stalled', status: 'True', reason: 'SourceNeverArrived', last_transition_time: expect.any(String) }),
     );
     expect(read.body.latest_revision_status).toBeNull();
+    // And what was said about it, newest first.
+    const said = await eventually(
+      async () => {
+        const events = await t.call('GET', `/v2/deployments/${waiting.body.id}/events?limit=10`);
+        expect(events.status, events.text).toBe(200);
+        return events.body.resources.find((e: { reason: string }) => e.reason === 'SourceNeverArrived');
+      },
+      20_000,
+      'the SourceNeverArrived event',
+    );
+    expect(said).toMatchObject({ type: 'Warning', object: { kind: 'Deployment', name: 'never-sent' }, count: 1 });
+    expect((await t.call('GET', `/v2/deployments/${waiting.body.id}/events`, { key: t.otherOrg.key })).status).toBe(404);
+    expect((await t.call('GET', `/v2/deployments/${waiting.body.id}/events?limit=0`)).status).toBe(422);
   });
 });
 

@@ -13,6 +13,7 @@ import { registerRepositoryRoutes } from './routes/repositories.ts';
 import { registerRegistryRoutes } from './routes/registry.ts';
 import { registerRevisionRoutes } from './routes/revisions.ts';
 import { registerMetricsRoutes } from './routes/metrics.ts';
+import { registerEventRoutes } from './routes/events.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { createServer, selfHostedPrefix, type FacadeServer } from './server.ts';
@@ -42,6 +43,7 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
     registerDeploymentRoutes(scope, deps);
     registerRevisionRoutes(scope, deps);
     registerMetricsRoutes(scope, deps);
+    registerEventRoutes(scope, deps);
     registerLogRoutes(scope, deps);
     registerRepositoryRoutes(scope, deps);
     registerListenerRoutes(scope, deps);

@@ -9,6 +9,7 @@ import type { ApiKeyRecord } from './api-keys.ts';
 import type { ObjectWriter } from './kube-writer.ts';
 import type { RegistrySigning } from '../registry/signing.ts';
 import type { SourceArchiveStore } from '../registry/source-archives.ts';
+import type { KubeEvent } from './deployment-events.ts';
 
 /** The read side of an informer cache: the same shape as the runtime's Informer. */
 export interface CacheReader<T> {
@@ -30,6 +31,11 @@ export interface FacadeCache {
   codeHostIntegrations: CacheReader<CodeHostIntegration>;
   /** Pods that carry a revision label, indexed by it (the log routes find a revision's pods here). */
   pods: CacheReader<V1Pod>;
+}
+
+/** Reads a namespace's Events from the API server (no cache holds them). */
+export interface EventReader {
+  list(namespace: string): Promise<KubeEvent[]>;
 }
 
 /** Reads one container's log from the API server (the kubelet's, with timestamps). */
@@ -98,6 +104,8 @@ export interface FacadeDependencies {
   buildNamespace?: string;
   /** Where a deployment's figures are read (routes/metrics.ts). */
   metrics: MetricsSources;
+  /** Where a deployment's events are read (routes/events.ts). */
+  events: EventReader;
 }
 
 /** Berth's registry for pushed images: the push credentials and bearer tokens this API hands out (routes/registry.ts). */

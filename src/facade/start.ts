@@ -31,6 +31,7 @@ import { buildFacadeApp } from './app.ts';
 import { kubeObjectWriter } from './kube-writer.ts';
 import { kubePodLogReader } from './pod-logs.ts';
 import { clusterMetricsSources } from './metrics-sources.ts';
+import { kubeEventReader } from './deployment-events.ts';
 import { revisionPods } from '../workloads/revision-pods.ts';
 import { instrumentFacade } from './metrics.ts';
 import type { RegistryAccess, SourceUploads } from './ports.ts';
@@ -138,6 +139,7 @@ function facadeDependencies(options: FacadeOptions, cache: FacadeCache): FacadeD
         },
       ),
     podLogs: kubePodLogReader(options.kubeConfig),
+    events: kubeEventReader(options.kubeConfig),
     metrics: clusterMetricsSources(options.kubeConfig, options.metricsStore),
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
     ...(options.registry ? { registry: options.registry } : {}),

@@ -234,6 +234,27 @@ export const deploymentResponseSchema = z
   .describe('A deployment.');
 export type DeploymentResponse = z.infer<typeof deploymentResponseSchema>;
 
+// --- Events ------------------------------------------------------------------------------------
+
+export const deploymentEventSchema = z
+  .object({
+    type: z.enum(['Normal', 'Warning']),
+    reason: z.string().describe('Why, in CamelCase: BuildFailed, PathBlocked, BackOff, ...'),
+    message: z.string(),
+    object: z
+      .object({ kind: z.string(), name: z.string() })
+      .describe('What it is about: the Deployment, a Revision, a Pod, a ReplicaSet, ...'),
+    count: z.number().int().min(1).describe('How many times it was said.'),
+    first_seen: dateTime('When it was first said.'),
+    last_seen: dateTime('When it was last said.'),
+    source: z.string().describe('Who said it: berth, kubelet, default-scheduler, ...'),
+  })
+  .describe('A Kubernetes Event about a deployment or one of its objects.');
+
+export const deploymentEventsSchema = z
+  .object({ resources: z.array(deploymentEventSchema).describe('Newest first.') })
+  .describe("A deployment's events.");
+
 // --- Listeners ---------------------------------------------------------------------------------
 
 export const listenerResponseSchema = z

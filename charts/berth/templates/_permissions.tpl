@@ -132,10 +132,11 @@ the watched namespaces and the release namespace.
   resources: [referencegrants]
   verbs: [get, list, watch, create, update, patch, delete]
 {{- end }}
+# Events: Berth's own (create, patch), and a deployment's read for the HTTP API's events route (list).
 - scope: watched
   apiGroups: ["", events.k8s.io]
   resources: [events]
-  verbs: [create, patch]
+  verbs: [list, create, patch]
 # The organization policy's objects (organizations.*): read always, so that Berth removes what it made
 # once a part is unset.
 - scope: watched
