@@ -1038,3 +1038,68 @@ describe('child names, claimed once in a namespace', () => {
     expect(await ownedByFirst()).toBe(true);
   });
 });
+
+/** A watch stream's events as they come: `next(event)` resolves with the next one of that name. */
+async function watchStream(key: string, query = '') {
+  const abort = new AbortController();
+  const response = await fetch(`${t.url}/v2/deployments/watch${query}`, { headers: { 'x-api-key': key }, signal: abort.signal });
+  const events: { event: string; data: unknown }[] = [];
+  let buffered = '';
+  const pump = (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      buffered += decoder.decode(chunk, { stream: true });
+      let end: number;
+      while ((end = buffered.indexOf('\n\n')) >= 0) {
+        const block = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        const event = /^event: (.*)$/m.exec(block)?.[1];
+        const data = /^data: (.*)$/m.exec(block)?.[1];
+        if (event) events.push({ event, data: data ? JSON.parse(data) : undefined });
+      }
+    }
+  })().catch(() => {});
+  // Event bodies are checked field by field by the tests.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  const next = (event: string, matches: (data: any) => boolean = () => true) =>
+    eventually(() => events.find((e) => e.event === event && matches(e.data)), 20_000, `a ${event} event`);
+  return { response, events, next, close: async () => (abort.abort(), await pump) };
+}
+
+describe('GET /v2/deployments/watch', () => {
+  it("streams the organization's deployment and revision changes as server-sent events, and nothing of another's", async () => {
+    const mine = await watchStream(t.org.key);
+    const theirs = await watchStream(t.otherOrg.key);
+    expect(mine.response.status).toBe(200);
+    expect(mine.response.headers.get('content-type')).toContain('text/event-stream');
+    await mine.next('ready');
+    await theirs.next('ready');
+
+    const created = await create('watched');
+    const seen = (await mine.next('deployment', (d) => d.id === created.id)).data as Record<string, unknown>;
+    expectTable(seen, deploymentTable);
+    await mine.next('revision', (r) => r.deployment_id === created.id && r.id === created.latest_revision_id);
+    expect((await t.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
+    await mine.next('deployment_deleted', (d) => d.id === created.id);
+
+    expect(theirs.events.filter((e) => e.event !== 'ready')).toEqual([]);
+    await Promise.all([mine.close(), theirs.close()]);
+  });
+
+  it('follows one deployment when asked, and refuses one of another organization, a bad id or no key', async () => {
+    const one = await create('watched-one');
+    const other = await create('watched-other');
+    const only = await watchStream(t.org.key, `?deployment_id=${one.id}`);
+    await only.next('ready');
+    await t.call('PATCH', `/v2/deployments/${other.id}`, { body: { source_revision_config: { image_uri: 'nginx:2' } } });
+    await t.call('PATCH', `/v2/deployments/${one.id}`, { body: { source_revision_config: { image_uri: 'nginx:2' } } });
+    await only.next('revision', (r) => r.deployment_id === one.id && r.source_revision_config.image_uri === 'nginx:2');
+    expect(only.events.some((e) => (e.data as { id?: string; deployment_id?: string })?.deployment_id === other.id)).toBe(false);
+    expect(only.events.some((e) => (e.data as { id?: string })?.id === other.id)).toBe(false);
+    await only.close();
+
+    expect((await t.call('GET', `/v2/deployments/watch?deployment_id=${one.id}`, { key: t.otherOrg.key })).status).toBe(404);
+    expect((await t.call('GET', '/v2/deployments/watch?deployment_id=nope')).status).toBe(422);
+    expect((await t.call('GET', '/v2/deployments/watch', { key: null })).status).toBe(401);
+  });
+});

@@ -14,6 +14,7 @@ import { registerRegistryRoutes } from './routes/registry.ts';
 import { registerRevisionRoutes } from './routes/revisions.ts';
 import { registerMetricsRoutes } from './routes/metrics.ts';
 import { registerEventRoutes } from './routes/events.ts';
+import { registerWatchRoutes } from './routes/watch.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { createServer, selfHostedPrefix, type FacadeServer } from './server.ts';
@@ -44,6 +45,7 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
     registerRevisionRoutes(scope, deps);
     registerMetricsRoutes(scope, deps);
     registerEventRoutes(scope, deps);
+    registerWatchRoutes(scope, deps);
     registerLogRoutes(scope, deps);
     registerRepositoryRoutes(scope, deps);
     registerListenerRoutes(scope, deps);

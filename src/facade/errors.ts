@@ -27,6 +27,7 @@ export const notFound = (detail: string) => new HttpError(404, detail);
 export const conflict = (detail: string) => new HttpError(409, detail);
 export const unprocessable = (problems: ValidationProblem[]) => new HttpError(422, problems);
 export const unavailable = (detail: string) => new HttpError(503, detail);
+export const tooManyRequests = (detail: string) => new HttpError(429, detail);
 
 export function invalidField(loc: (string | number)[], msg: string, type = 'value_error'): HttpError {
   return unprocessable([{ loc, msg, type }]);

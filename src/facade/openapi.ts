@@ -101,7 +101,7 @@ function operationOf(spec: RouteSpec): JsonObject {
     responses: {
       [String(success.status)]: {
         description: success.description,
-        ...(success.schema ? content(schemaOf(success.schema, 'output')) : {}),
+        ...(success.schema ? content(schemaOf(success.schema, 'output'), success.contentType) : {}),
       },
       ...errors,
     },

@@ -31,6 +31,16 @@ export interface FacadeCache {
   codeHostIntegrations: CacheReader<CodeHostIntegration>;
   /** Pods that carry a revision label, indexed by it (the log routes find a revision's pods here). */
   pods: CacheReader<V1Pod>;
+  /** What changes in the deployments' and revisions' caches, as it happens (routes/watch.ts); absent
+   * where the caches are not informers. */
+  changes?: { deployments: ChangeSource<Deployment>; revisions: ChangeSource<Revision> };
+}
+
+/** An informer's change handlers: each returns the function that removes it. */
+export interface ChangeSource<T> {
+  onAdd(handler: (object: DeepReadonly<T>) => void): () => void;
+  onUpdate(handler: (object: DeepReadonly<T>, previous: DeepReadonly<T>) => void): () => void;
+  onDelete(handler: (object: DeepReadonly<T>) => void): () => void;
 }
 
 /** Reads a namespace's Events from the API server (no cache holds them). */

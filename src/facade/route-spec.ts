@@ -17,7 +17,7 @@ export interface RouteSpec {
   description?: string;
   query?: z.ZodType;
   body?: { schema: SchemaSource; required: boolean; contentType?: string };
-  success: { status: number; description: string; schema?: SchemaSource };
+  success: { status: number; description: string; schema?: SchemaSource; contentType?: string };
   /** Reached without an API key: the request carries its own credential, or needs none. */
   public?: boolean;
 }

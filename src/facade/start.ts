@@ -103,20 +103,23 @@ function facadeCache(source: InformerSource, options: FacadeOptions): FacadeCach
     namespaces: [options.operatorNamespace],
     labelSelector: `${apiKeyLabel}=true`,
   });
+  const deployments = source.informer<Deployment>(deploymentKind, {
+    ...scope,
+    indexes: {
+      [byUid]: uidIndex,
+      [customHostIndex]: indexCustomHost,
+      [nameStemIndex]: indexNameStems,
+    },
+  });
+  const revisions = source.informer<Revision>(revisionKind, findableById);
   return {
     namespaces: source.informer<V1Namespace>(namespaceKind),
     apiKeySecrets,
     apiKeys: { list: () => apiKeyRecords(apiKeySecrets.list(options.operatorNamespace) as V1Secret[]) },
     oauthProviders: source.informer<OAuthProvider>(oauthProviderKind, scope),
-    deployments: source.informer<Deployment>(deploymentKind, {
-      ...scope,
-      indexes: {
-        [byUid]: uidIndex,
-        [customHostIndex]: indexCustomHost,
-        [nameStemIndex]: indexNameStems,
-      },
-    }),
-    revisions: source.informer<Revision>(revisionKind, findableById),
+    deployments,
+    revisions,
+    changes: { deployments, revisions },
     codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, findableById),
     pods: revisionPods(source, options.namespaces && options.namespaces.length > 0 ? options.namespaces : undefined),
   };
