@@ -355,6 +355,7 @@ describe('the chart', () => {
       'organizations.networkPolicy.enabled=false': 'networkPolicy',
       'organizations.resourceQuota.enabled=false': 'resourceQuota',
       'organizations.limitRange.enabled=false': 'limitRange',
+      'organizations.nodeVolumes.enabled=false': 'nodeVolumes',
     } as const;
     for (const [value, part] of Object.entries(off)) {
       const { [part]: _, ...rest } = hardenedOrganizationPolicy;

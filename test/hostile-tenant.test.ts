@@ -410,6 +410,33 @@ describe('a hostile tenant', () => {
     tally.refused += 1;
   });
 
+  it('mounts nothing from the node past the network policy: no NFS export, no inline CSI volume', async () => {
+    const image = { source: 'external_docker', source_revision_config: { image_uri: 'busybox:1' } };
+    // The kubelet mounts these from the node's network, where no NetworkPolicy holds.
+    for (const volume of [{ nfs: { server: '10.96.0.1', path: '/' } }, { csi: { driver: 'hostpath.csi.k8s.io', volumeAttributes: {} } }])
+      await throughApi(
+        'POST',
+        '/v2/deployments',
+        { name: 'mount', ...image, source_config: { resource_spec: { volumes: [{ name: 'data', ...volume }] } } },
+        [422],
+        {},
+        /which this installation does not allow/,
+      );
+    tally.tried += 1;
+    const applied = await kubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
+      deployment('mount', { sourceConfig: { resourceSpec: { volumes: [{ name: 'data', nfs: { server: '10.96.0.1', path: '/' } }] } } }),
+    );
+    expect(applied.code, applied.stderr).toBe(0);
+    await eventually(
+      async () => (await stalledReason(attackerNamespace, 'mount')) === 'VolumeNotAllowed',
+      20_000,
+      'the deployment Stalled',
+    );
+    expect((await kubectl(['get', 'deployments.apps', 'mount', '-n', attackerNamespace])).code).not.toBe(0);
+    tally.refused += 1;
+  });
+
   it("gets no exemption as a service account of another namespace, as a GitOps controller's would be", async () => {
     // A `system:` identity outside the organization's namespace, with admin rights in it: what a team's
     // own tools namespace, or a cluster-wide GitOps controller applying the team's manifests, holds.

@@ -15,6 +15,7 @@ const policy = {
   resourceQuota: { pods: '2', 'requests.cpu': '1' },
   limitRange: { defaultRequest: { cpu: '50m', memory: '32Mi' }, default: { cpu: '200m', memory: '128Mi' } },
   networkPolicy: { blockedCidrs: ['10.244.0.0/16', '169.254.169.254/32'] },
+  nodeVolumes: { nfsServers: ['nfs.corp.example'], csiDrivers: [] },
 };
 const kinds = 'resourcequota,limitrange,networkpolicy';
 let berth: BerthProcess;
@@ -215,6 +216,36 @@ describe('the organization policy', () => {
       "The deployment asks for 4 CPU for its 1 replica at the fewest, more than the organization's quota allows in all (requests.cpu=1): it could never run.",
     );
     expect((await kubectl(['get', 'deployments.apps', 'hungry', '-n', organization])).code).not.toBe(0);
+  });
+
+  it('mounts from the node only what the installation lists: a 422 naming the volume from the API, Stalled from kubectl', async () => {
+    const body = (name: string, volume: object) => ({
+      name,
+      source: 'external_docker',
+      source_config: { resource_spec: { volumes: [{ name: 'data', ...volume }] } },
+      source_revision_config: { image_uri: 'nginx:1' },
+    });
+    const refused = await api.call('POST', '/v2/deployments', body('mounts', { nfs: { server: '10.0.0.5', path: '/' } }));
+    expect(refused.status).toBe(422);
+    expect((refused.body as { detail: unknown }).detail).toEqual([
+      {
+        loc: ['body', 'source_config', 'resource_spec', 'volumes', 0, 'nfs'],
+        msg: 'mounts NFS server "10.0.0.5", which this installation does not allow (the kubelet mounts it from the node, past every NetworkPolicy)',
+        type: 'value_error',
+      },
+    ]);
+    expect((await kubectl(['get', 'deployments.berth.dev', 'mounts', '-n', organization])).code).not.toBe(0);
+    await api.ok('POST', '/v2/deployments', body('mounts', { nfs: { server: 'nfs.corp.example', path: '/data' } }));
+
+    const stalled = await appliedUntilStalled(
+      'inline',
+      { volumes: [{ name: 'x', csi: { driver: 'hostpath.csi.k8s.io' } }] },
+      'VolumeNotAllowed',
+    );
+    expect(stalled.message).toBe(
+      'spec.sourceConfig.resourceSpec.volumes[0] names CSI driver "hostpath.csi.k8s.io", which this installation does not allow in an inline volume.',
+    );
+    expect((await kubectl(['get', 'deployments.apps', 'inline', '-n', organization])).code).not.toBe(0);
   });
 
   it("removes them from a namespace that stops being an organization's", async () => {

@@ -106,6 +106,7 @@ export function nextHostClaim(
 export const hostRefusalReasons: ReadonlySet<string> = new Set([
   'ReplicaCapExceeded',
   'QuotaExceeded',
+  'VolumeNotAllowed',
   'SecretReserved',
   'NameTaken',
   'GatewayNameTaken',

@@ -1,7 +1,8 @@
 // What an installation imposes on every organization namespace (chart values `organizations`, flag
 // --organization-policy): a cap on one deployment's replicas, a ResourceQuota, a LimitRange for
 // containers, a NetworkPolicy that keeps an organization's pods to themselves, their own databases,
-// cluster DNS and the outside, and the Pod Security level the API server enforces there. Each part is optional; an absent object part means Berth keeps no such
+// cluster DNS and the outside, the NFS servers and CSI drivers volumes may have the kubelet mount from the
+// node, and the Pod Security level the API server enforces there. Each part is optional; an absent object part means Berth keeps no such
 // object (and removes the one it made before).
 import { z } from 'zod';
 
@@ -72,6 +73,36 @@ export const organizationPolicySchema = z
       .describe(
         'NetworkPolicy berth-organization in each organization namespace: pods reach their own namespace, cluster DNS and any address outside blockedCidrs; only their own namespace and ingressFromNamespaces reach them.',
       ),
+    nodeVolumes: z
+      .object({
+        nfsServers: z
+          .array(
+            z
+              .string()
+              .min(1)
+              .max(253)
+              .regex(/^[A-Za-z0-9.:[\]-]+$/, 'expected a host name or address'),
+          )
+          .max(64)
+          .default([])
+          .describe('The NFS servers a deployment may mount exports of (a volume naming another is refused). Empty: none.'),
+        csiDrivers: z
+          .array(
+            z
+              .string()
+              .min(1)
+              .max(63)
+              .regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, 'expected a CSI driver name such as secrets-store.csi.k8s.io'),
+          )
+          .max(64)
+          .default([])
+          .describe('The CSI drivers an inline csi volume may name (a volume naming another is refused). Empty: none.'),
+      })
+      .strict()
+      .optional()
+      .describe(
+        'Volumes the kubelet mounts from the node, past every NetworkPolicy: NFS exports and inline CSI volumes. Only the listed servers and drivers; a deployment naming another is refused with a 422, or Stalled (VolumeNotAllowed) when applied with kubectl. Unset: any.',
+      ),
     podSecurity: z
       .literal('baseline', { error: 'expected baseline: the pods Berth renders do not meet restricted yet' })
       .optional()
@@ -102,6 +133,7 @@ export const hardenedOrganizationPolicy = {
     'services.nodeports': '0',
   },
   limitRange: { defaultRequest: { cpu: '50m', memory: '64Mi' } },
+  nodeVolumes: { nfsServers: [], csiDrivers: [] },
 } as const satisfies OrganizationPolicy;
 
 /** The name of every object the policy makes in an organization namespace. */
@@ -121,6 +153,39 @@ export function replicaCapExcess(
     const value = resourceSpec[field];
     if (value != null && value > maxReplicas)
       return { field, value, message: `must be at most ${maxReplicas}: this installation's cap on one deployment's replicas` };
+  }
+  return undefined;
+}
+
+export type NodeVolumes = NonNullable<OrganizationPolicy['nodeVolumes']>;
+
+/**
+ * The first volume of `resourceSpec` the kubelet would mount from the node that the policy does not
+ * list (an NFS server, an inline CSI driver): its place (index and source) and why; undefined when all
+ * are allowed, or the installation lists none (any). Pure.
+ */
+export function nodeVolumeRefusal(
+  resourceSpec: { volumes?: readonly { nfs?: Record<string, unknown>; csi?: Record<string, unknown> }[] | null } | null | undefined,
+  allowed: NodeVolumes | undefined,
+): { path: [number, 'nfs' | 'csi']; message: string } | undefined {
+  if (!allowed) return undefined;
+  for (const [index, volume] of (resourceSpec?.volumes ?? []).entries()) {
+    if (volume.nfs) {
+      const server = String(volume.nfs.server ?? '');
+      if (!allowed.nfsServers.includes(server))
+        return {
+          path: [index, 'nfs'],
+          message: `mounts NFS server ${JSON.stringify(server)}, which this installation does not allow (the kubelet mounts it from the node, past every NetworkPolicy)`,
+        };
+    }
+    if (volume.csi) {
+      const driver = String(volume.csi.driver ?? '');
+      if (!allowed.csiDrivers.includes(driver))
+        return {
+          path: [index, 'csi'],
+          message: `names CSI driver ${JSON.stringify(driver)}, which this installation does not allow in an inline volume`,
+        };
+    }
   }
   return undefined;
 }

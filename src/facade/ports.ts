@@ -2,7 +2,7 @@
 // server, the code-host's repository lister and a clock to wait on. `startFacade` adapts the real ones;
 // anything with the same shape (an Informer, a stub lister in a test) fits.
 import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
-import type { CodeHostIntegration, Deployment, HostPolicy, OAuthProvider, OrganizationQuota, Revision } from '../api/index.ts';
+import type { CodeHostIntegration, Deployment, HostPolicy, NodeVolumes, OAuthProvider, OrganizationQuota, Revision } from '../api/index.ts';
 import type { Repository } from '../codehost/repository.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import type { ApiKeyRecord } from './api-keys.ts';
@@ -108,6 +108,8 @@ export interface FacadeDependencies {
   publicUrl?: string;
   /** The most replicas one deployment may ask for (the organization policy's maxReplicas). Default: no cap. */
   maxReplicas?: number;
+  /** The NFS servers and inline CSI drivers volumes may name (the organization policy's nodeVolumes). Default: any. */
+  nodeVolumes?: NodeVolumes;
   /** The organization policy's quota: a deployment that could never fit it is refused. Default: none. */
   organizationQuota?: OrganizationQuota;
   /** Where build Jobs run (src/workloads/build-jobs.ts): their logs are read there. Default: beside their deployment. */

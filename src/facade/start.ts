@@ -19,6 +19,7 @@ import {
   type Deployment,
   type HostPolicy,
   type OrganizationQuota,
+  type NodeVolumes,
   type OAuthProvider,
   type Revision,
 } from '../api/index.ts';
@@ -75,6 +76,8 @@ export interface FacadeOptions {
   hostPolicy?: HostPolicy;
   /** The most replicas one deployment may ask for. Default: no cap. */
   maxReplicas?: number;
+  /** The NFS servers and inline CSI drivers volumes may name. Default: any. */
+  nodeVolumes?: NodeVolumes;
   /** The organization policy's quota: a deployment that could never fit it is refused. Default: none. */
   organizationQuota?: OrganizationQuota;
   /** Where clients reach this API. Default: each request's Host. */
@@ -149,6 +152,7 @@ function facadeDependencies(options: FacadeOptions, cache: FacadeCache): FacadeD
     ...(options.uploads ? { uploads: options.uploads } : {}),
     ...(options.hostPolicy ? { hostPolicy: options.hostPolicy } : {}),
     ...(options.maxReplicas !== undefined ? { maxReplicas: options.maxReplicas } : {}),
+    ...(options.nodeVolumes ? { nodeVolumes: options.nodeVolumes } : {}),
     ...(options.organizationQuota ? { organizationQuota: options.organizationQuota } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),

@@ -88,6 +88,9 @@ app.kubernetes.io/part-of: berth
 {{- if $organizations.networkPolicy.enabled }}
 {{- $_ := set $policy "networkPolicy" (dict "blockedCidrs" $organizations.networkPolicy.blockedCidrs "ingressFromNamespaces" $organizations.networkPolicy.ingressFromNamespaces) }}
 {{- end }}
+{{- if $organizations.nodeVolumes.enabled }}
+{{- $_ := set $policy "nodeVolumes" (dict "nfsServers" $organizations.nodeVolumes.nfsServers "csiDrivers" $organizations.nodeVolumes.csiDrivers) }}
+{{- end }}
 {{- if $policy }}{{ toJson $policy }}{{ end }}
 {{- end }}
 

@@ -14,6 +14,7 @@ import {
   nameClaimants,
   quotaExcess,
   replicaCapExcess,
+  nodeVolumeRefusal,
   berthOwnSecretMessage,
   berthOwnSecretReference,
   snakeCase,
@@ -256,6 +257,7 @@ async function createDeployment(
   const plan = planDeploymentCreate(body);
   checkChildNames(deps, tenant.namespace, body.name);
   checkReplicaCap(deps, plan.spec);
+  checkNodeVolumes(deps, plan.spec);
   checkBerthOwnSecrets(plan.spec);
   checkCustomHost(deps, plan.spec);
   checkRepositoryHost(deps, tenant.namespace, plan.spec);
@@ -312,6 +314,12 @@ function checkReplicaCap(deps: FacadeDependencies, spec: Deployment['spec']): vo
   if (excess) throw invalidField(['body', 'source_config', 'resource_spec', snakeCase(excess.field)], excess.message);
   const overQuota = quotaExcess(spec.sourceConfig, deps.organizationQuota);
   if (overQuota) throw invalidField(['body', 'source_config', 'resource_spec', snakeCase(overQuota.field)], overQuota.message);
+}
+
+/** A 422 naming the volume the kubelet would mount from the node that the installation does not list. */
+function checkNodeVolumes(deps: FacadeDependencies, spec: Deployment['spec']): void {
+  const refused = nodeVolumeRefusal(spec.sourceConfig?.resourceSpec, deps.nodeVolumes);
+  if (refused) throw invalidField(['body', 'source_config', 'resource_spec', 'volumes', ...refused.path], refused.message);
 }
 
 /** A 422 naming the place in source_config whose pod part names one of Berth's own Secrets. */
@@ -379,6 +387,7 @@ async function writePatch(
   const plan = planDeploymentPatch(current, patch, stored);
   const next: Deployment = { ...current, spec: plan.spec };
   checkReplicaCap(deps, next.spec);
+  checkNodeVolumes(deps, next.spec);
   checkBerthOwnSecrets(next.spec);
   if (customHostOf(next) !== customHostOf(current)) checkCustomHost(deps, next.spec, id);
   checkRepositoryHost(deps, namespace, next.spec);

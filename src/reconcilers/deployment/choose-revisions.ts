@@ -14,6 +14,7 @@ import {
   nameRefusal,
   quotaExcess,
   replicaCapExcess,
+  nodeVolumeRefusal,
   berthOwnSecretMessage,
   berthOwnSecretReference,
   repositoryHostRefusal,
@@ -82,6 +83,12 @@ export async function chooseRevisions(
   // More than the organization's quota allows in all (kubectl's way in: the API refuses it).
   const overQuota = quotaExcess(spec.sourceConfig, options.organizationQuota);
   if (overQuota) return { problem: { reason: 'QuotaExceeded', message: `The deployment ${overQuota.message}.` }, known };
+  // A volume the kubelet would mount from the node that the installation does not list (kubectl's way in).
+  const nodeVolume = nodeVolumeRefusal(spec.sourceConfig?.resourceSpec, options.nodeVolumes);
+  if (nodeVolume) {
+    const message = `spec.sourceConfig.resourceSpec.volumes[${nodeVolume.path[0]}] ${nodeVolume.message}.`;
+    return { problem: { reason: 'VolumeNotAllowed', message }, known };
+  }
   // A pod part that names Berth's own Secrets (kubectl's way in: the API refuses it).
   const ownSecret = berthOwnSecretReference(spec.sourceConfig);
   if (ownSecret)

@@ -8,6 +8,7 @@ import {
   type BuildPlacement,
   type BuildResources,
   type HostPolicy,
+  type NodeVolumes,
   type OrganizationQuota,
   type Activator,
   type RequestConcurrency,
@@ -107,6 +108,9 @@ export interface DeploymentControllerOptions {
   organizationQuota?: OrganizationQuota;
   /** The most replicas one Deployment may ask for (the organization policy's maxReplicas). Default: no cap. */
   maxReplicas?: number;
+  /** The NFS servers and inline CSI drivers volumes may name (the organization policy's nodeVolumes): a
+   * Deployment naming another is Stalled (VolumeNotAllowed). Default: any. */
+  nodeVolumes?: NodeVolumes;
   /** The custom URL hosts Deployments may claim (src/api/custom-hosts.ts). Default: any, none reserved. */
   hostPolicy: HostPolicy;
   /** Keys reconciled in parallel. */
