@@ -233,16 +233,23 @@ describe("a rollout with no room in its organization's quota", () => {
     expect(waiting.status).toBe('DEPLOYING');
     expect(waiting.status_message).toContain('exceeded quota: berth-organization');
     expect(waiting.status_message).toContain('limited: requests.cpu=1');
-    const reconciling = await kubectlOk([
-      'get',
-      'deployments.berth.dev',
-      'cramped',
-      '-n',
-      quotaNamespace,
-      '-o',
-      'jsonpath={.status.conditions[?(@.type=="Reconciling")].reason}',
-    ]);
-    expect(reconciling.trim()).toBe('WaitingForQuota');
+    // The Deployment's status is written after its Revision's, in the same pass: read it once it is.
+    await eventually(
+      async () =>
+        (
+          await kubectlOk([
+            'get',
+            'deployments.berth.dev',
+            'cramped',
+            '-n',
+            quotaNamespace,
+            '-o',
+            'jsonpath={.status.conditions[?(@.type=="Reconciling")].reason}',
+          ])
+        ).trim() === 'WaitingForQuota',
+      20_000,
+      'the Deployment Reconciling, WaitingForQuota',
+    );
 
     await kubectlOk(['delete', 'deployment', 'holder', '-n', quotaNamespace, '--wait=true']);
     await revisionReaches(quotaApi, created.id, created.latest_revision_id, ['DEPLOYED'], { timeoutMs: 180_000 });
