@@ -58,6 +58,7 @@ const errors = {
   '413': { description: 'The body is larger than the server accepts.', ...errorAnswer },
   '415': { description: 'The body is not application/json.', ...errorAnswer },
   '422': { description: 'The request is not valid: one entry per invalid member.', ...errorAnswer },
+  '429': { description: 'Too many open at once (watch streams of the organization); close one, or try again later.', ...errorAnswer },
   '503': { description: 'The Kubernetes API server is busy; try again.', ...errorAnswer },
 };
 
