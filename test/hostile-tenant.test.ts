@@ -251,6 +251,18 @@ async function stalledReason(namespace: string, name: string, kind = 'deployment
   return conditions?.find((condition) => condition.type === 'Stalled' && condition.status === 'True')?.reason ?? '';
 }
 
+/** One attack through kubectl that the CRD admits: the attacker's Deployment applied as the tenant, once it
+ * is Stalled with `reason` (counted as tried; the caller counts it refused once it checked nothing ran). */
+async function appliedUntilStalled(name: string, spec: object, reason: string, what = 'the deployment Stalled'): Promise<void> {
+  tally.tried += 1;
+  const applied = await kubectl(
+    ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
+    deployment(name, spec),
+  );
+  expect(applied.code, applied.stderr).toBe(0);
+  await eventually(async () => (await stalledReason(attackerNamespace, name)) === reason, 20_000, what);
+}
+
 /** The names of a deployment listing: the attacker's own is its decoy alone. */
 function ownNames(listing: { resources: { name: string }[] }): string[] {
   return listing.resources.map((deployment) => deployment.name);
@@ -397,15 +409,11 @@ describe('a hostile tenant', () => {
       /which no deployment reads/,
       deployment('licence-entry', { secrets: [{ name: 'KEY', valueFrom: { secretKeyRef: licence } }] }),
     );
-    tally.tried += 1;
-    const applied = await kubectl(
-      ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
-      deployment('peek', {
-        sourceConfig: { resourceSpec: { volumes: [{ name: 'creds', secret: { secretName: 'berth-organization' } }] } },
-      }),
+    await appliedUntilStalled(
+      'peek',
+      { sourceConfig: { resourceSpec: { volumes: [{ name: 'creds', secret: { secretName: 'berth-organization' } }] } } },
+      'SecretReserved',
     );
-    expect(applied.code, applied.stderr).toBe(0);
-    await eventually(async () => (await stalledReason(attackerNamespace, 'peek')) === 'SecretReserved', 20_000, 'the deployment Stalled');
     expect((await kubectl(['get', 'deployments.apps', 'peek', '-n', attackerNamespace])).code).not.toBe(0);
     tally.refused += 1;
   });
@@ -422,16 +430,10 @@ describe('a hostile tenant', () => {
         {},
         /which this installation does not allow/,
       );
-    tally.tried += 1;
-    const applied = await kubectl(
-      ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
-      deployment('mount', { sourceConfig: { resourceSpec: { volumes: [{ name: 'data', nfs: { server: '10.96.0.1', path: '/' } }] } } }),
-    );
-    expect(applied.code, applied.stderr).toBe(0);
-    await eventually(
-      async () => (await stalledReason(attackerNamespace, 'mount')) === 'VolumeNotAllowed',
-      20_000,
-      'the deployment Stalled',
+    await appliedUntilStalled(
+      'mount',
+      { sourceConfig: { resourceSpec: { volumes: [{ name: 'data', nfs: { server: '10.96.0.1', path: '/' } }] } } },
+      'VolumeNotAllowed',
     );
     expect((await kubectl(['get', 'deployments.apps', 'mount', '-n', attackerNamespace])).code).not.toBe(0);
     tally.refused += 1;
@@ -512,17 +514,7 @@ describe('a hostile tenant', () => {
       { name: 'corp-web', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'busybox:1' } },
       [409],
     );
-    tally.tried += 1;
-    const applied = await kubectl(
-      ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
-      deployment('corp-web', {}),
-    );
-    expect(applied.code, applied.stderr).toBe(0);
-    await eventually(
-      async () => (await stalledReason(attackerNamespace, 'corp-web')) === 'GatewayNameTaken',
-      20_000,
-      'the later deployment Stalled',
-    );
+    await appliedUntilStalled('corp-web', {}, 'GatewayNameTaken', 'the later deployment Stalled');
     // Nothing of it was written under those names, and the first deployment keeps them.
     expect((await kubectl(['get', 'service', 'corp-web', '-n', attackerNamespace])).code).not.toBe(0);
     expect(await stalledReason(corpNamespace, 'web')).toBe('');

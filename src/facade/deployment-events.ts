@@ -38,10 +38,14 @@ export interface DeploymentObjects {
   uids: ReadonlySet<string>;
 }
 
-/** The workloads Berth renders for the deployment, by kind, and the ReplicaSets their Deployments make. */
-function ownedByName(deploymentName: string, kind: string, name: string): boolean {
+/** The names of the workloads Berth renders for a deployment. */
+function workloadNames(deploymentName: string) {
   const names = childNames(deploymentName);
-  const appsDeployments = [names.application, names.queueWorker, names.canary];
+  return { appsDeployments: [names.application, names.queueWorker, names.canary], statefulSets: [names.postgres, names.redis] };
+}
+
+/** Whether an object is one of those workloads, or a ReplicaSet one of its Deployments makes. */
+function ownedByName({ appsDeployments, statefulSets }: ReturnType<typeof workloadNames>, kind: string, name: string): boolean {
   switch (kind) {
     case 'Deployment':
       return appsDeployments.includes(name);
@@ -49,7 +53,7 @@ function ownedByName(deploymentName: string, kind: string, name: string): boolea
       // A ReplicaSet is its Deployment's name and one hash segment.
       return appsDeployments.some((owner) => name.startsWith(`${owner}-`) && /^[a-z0-9]+$/.test(name.slice(owner.length + 1)));
     case 'StatefulSet':
-      return name === names.postgres || name === names.redis;
+      return statefulSets.includes(name);
     case 'HorizontalPodAutoscaler':
     case 'ScaledObject':
     case 'Service':
@@ -57,12 +61,6 @@ function ownedByName(deploymentName: string, kind: string, name: string): boolea
     default:
       return false;
   }
-}
-
-function concerns(event: KubeEvent, objects: DeploymentObjects): boolean {
-  const involved = event.involvedObject ?? {};
-  if (involved.uid && objects.uids.has(involved.uid)) return true;
-  return ownedByName(objects.name, involved.kind ?? '', involved.name ?? '');
 }
 
 const timeOf = (event: KubeEvent, which: 'first' | 'last'): string =>
@@ -74,8 +72,11 @@ const timeOf = (event: KubeEvent, which: 'first' | 'last'): string =>
 
 /** The events about the deployment's objects, newest first, at most `limit`, as the wire carries them. */
 export function deploymentEvents(events: readonly KubeEvent[], objects: DeploymentObjects, limit: number): DeploymentEvent[] {
+  const workloads = workloadNames(objects.name);
+  const concerns = ({ involvedObject: involved = {} }: KubeEvent) =>
+    (involved.uid !== undefined && objects.uids.has(involved.uid)) || ownedByName(workloads, involved.kind ?? '', involved.name ?? '');
   return events
-    .filter((event) => concerns(event, objects))
+    .filter(concerns)
     .map((event): DeploymentEvent => ({
       type: event.type === 'Warning' ? 'Warning' : 'Normal',
       reason: event.reason ?? '',

@@ -3,6 +3,7 @@
 // label and trimmed to what either reads; neither half reaches into the other for it.
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { CacheTransform, DeepReadonly, Informer, KubeObject, Manager, ResourceKind } from '../runtime/index.ts';
+import { labels } from '../api/group.ts';
 
 /** On every object a Deployment runs: its part (application, queue-worker, build, postgres, ...). */
 export const componentLabel = 'app.kubernetes.io/component';
@@ -34,6 +35,16 @@ export function podsOfRevision(
   role: PodRole,
 ): DeepReadonly<V1Pod>[] {
   return pods.byIndex(revisionLabel, revision).filter((pod) => pod.metadata?.namespace === namespace && hasRole(pod, role));
+}
+
+/** The pods of one deployment in its namespace (labelled with `deploymentLabel`, its deploymentLabelValue),
+ * from the cache revisionPods makes. */
+export function podsOfDeployment(
+  pods: { list(namespace?: string): DeepReadonly<V1Pod>[] },
+  namespace: string,
+  deploymentLabel: string,
+): DeepReadonly<V1Pod>[] {
+  return pods.list(namespace).filter((pod) => pod.metadata?.labels?.[labels.deployment] === deploymentLabel);
 }
 
 /** The pods that carry a revision label (the application's, the queue worker's, a build's), indexed by it. */

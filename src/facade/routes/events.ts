@@ -3,8 +3,8 @@
 // (deployment-events.ts picks them); read from the API server on each request, as no cache holds Events.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { labels } from '../../api/index.ts';
 import { deploymentLabelValue } from '../../api/child-names.ts';
+import { podsOfDeployment } from '../../workloads/revision-pods.ts';
 import { deploymentEvents } from '../deployment-events.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
@@ -36,14 +36,10 @@ export function registerEventRoutes(app: FastifyInstance, deps: FacadeDependenci
     const { limit } = parseRequestPart('query', eventsQuerySchema, request.query);
     const name = deployment.metadata.name ?? '';
     const uid = deployment.metadata.uid ?? '';
-    const ownLabel = deploymentLabelValue(name);
     const uids = new Set([
       uid,
       ...cache.revisions.byIndex('owner', uid).map((revision) => revision.metadata.uid ?? ''),
-      ...cache.pods
-        .list(tenant.namespace)
-        .filter((pod) => pod.metadata?.labels?.[labels.deployment] === ownLabel)
-        .map((pod) => pod.metadata?.uid ?? ''),
+      ...podsOfDeployment(cache.pods, tenant.namespace, deploymentLabelValue(name)).map((pod) => pod.metadata?.uid ?? ''),
     ]);
     return { resources: deploymentEvents(await events.list(tenant.namespace), { name, uids }, limit) };
   });

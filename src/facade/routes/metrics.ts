@@ -4,10 +4,10 @@
 // cannot be read here (no metrics-server, no metrics store, one that does not answer) is null, and the
 // answer says why: never an error for the whole.
 import type { FastifyInstance } from 'fastify';
-import { labels, requestMetricQueries, scaleToZeroCondition, type Deployment, type RequestMetricQueries } from '../../api/index.ts';
+import { requestMetricQueries, scaleToZeroCondition, type Deployment, type RequestMetricQueries } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { applicationServicePort, childNames, deploymentLabelValue } from '../../api/child-names.ts';
-import { componentLabel, hasRole, type Component } from '../../workloads/revision-pods.ts';
+import { componentLabel, hasRole, podsOfDeployment, type Component } from '../../workloads/revision-pods.ts';
 import { deploymentMetrics, type ApiReadings, type MetricsReadings } from '../deployment-metrics.ts';
 import type { FacadeDependencies, MetricsSources } from '../ports.ts';
 import { tenantOf, uuidPathParam } from '../request.ts';
@@ -36,9 +36,7 @@ export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependen
     const name = deployment.metadata.name!;
     const names = childNames(name);
     const ownLabel = deploymentLabelValue(name);
-    const pods = cache.pods
-      .list(namespace)
-      .filter((pod) => pod.metadata?.labels?.[labels.deployment] === ownLabel && hasRole(pod, 'workload'));
+    const pods = podsOfDeployment(cache.pods, namespace, ownLabel).filter((pod) => hasRole(pod, 'workload'));
     const queued = pods.some((pod) => pod.metadata?.labels?.[componentLabel] === ('queue-worker' satisfies Component));
     const [usage, capacity, api, queue] = await Promise.all([
       usageOf(metrics, namespace, ownLabel),

@@ -16,17 +16,16 @@ import {
 import type { DeepReadonly } from '../../runtime/index.ts';
 import type { DeploymentInformers } from './informers.ts';
 import type { DeploymentControllerOptions } from './options.ts';
-import { externalRoutes } from './render/workloads.ts';
-import { scaleToZeroOf } from './scale-to-zero.ts';
+import { externalRoutes, scaleToZeroWith } from './render/workloads.ts';
 
 /** The relays an app's requests take here, where the path check is on: pure. */
 export function relaysFor(options: DeploymentControllerOptions, deployment: DeepReadonly<Deployment>): Omit<Relay, 'namespaceLabels'>[] {
   if (!options.networkPolicyCheck) return [];
-  if (scaleToZeroOf(options, deployment) === 'activated' && options.activator)
-    return [{ role: 'activator', namespace: options.activator.proxy.namespace }];
   const { name = '', namespace = '', uid = '' } = deployment.metadata;
-  const routed = externalRoutes({ name, namespace, uid }, deployment.spec, options).length > 0;
-  return options.proxyNamespace && routed ? [{ role: 'proxy', namespace: options.proxyNamespace }] : [];
+  const routes = externalRoutes({ name, namespace, uid }, deployment.spec, options);
+  if (scaleToZeroWith(options, deployment.spec, routes) === 'activated' && options.activator)
+    return [{ role: 'activator', namespace: options.activator.proxy.namespace }];
+  return options.proxyNamespace && routes.length > 0 ? [{ role: 'proxy', namespace: options.proxyNamespace }] : [];
 }
 
 /** Every namespace a relay of this installation runs in. */

@@ -1,6 +1,7 @@
 // What enqueues a Deployment besides its own changes: the children it owns (and which of their updates
 // matter), and the other kinds whose objects concern it (a Secret it reads, its TracingProject, a pod
 // of one of its revisions, ...), each mapped to the Deployments it concerns through the caches.
+import { isDeepStrictEqual } from 'node:util';
 import { deploymentKind, sourceKind, tlsOrganizationLabel } from '../../api/index.ts';
 import {
   ownerKeys,
@@ -140,8 +141,7 @@ function routingWatches(
             // A relay namespace's labels are what namespace selectors match: any app may be concerned.
             informer: namespaces,
             map: (namespace) => (relayNamespaces.includes(namespace.metadata?.name ?? '') ? informers.deployments.list().map(keyOf) : []),
-            changed: (object, previous) =>
-              JSON.stringify(object.metadata?.labels ?? {}) !== JSON.stringify(previous.metadata?.labels ?? {}),
+            changed: (object, previous) => !isDeepStrictEqual(object.metadata?.labels ?? {}, previous.metadata?.labels ?? {}),
           }),
         ]
       : []),
