@@ -2,7 +2,8 @@
 // certificate per organization with the local apps CA, and the node's Gateway terminates TLS with it on
 // an HTTPS listener of that organization's own. Two organizations, each URL answered over TLS by its own
 // app with its own organization's certificate; the Deployment's CertificateReady condition; the
-// certificate and listener kept out of the organization's namespace and removed with the organization.
+// certificate and listener kept out of the organization's namespace and removed with the organization;
+// a second Berth on the same Gateway leaves the first's alone.
 import { randomUUID } from 'node:crypto';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -148,6 +149,38 @@ describe("a Deployment's https:// URL", () => {
     console.error(`[tls] ${web} while a listener came and went: ${JSON.stringify(seen)}`);
     expect(seen.requests).toBeGreaterThan(50);
     expect(seen.failed, seen.failures.join(', ')).toBe(0);
+  });
+
+  it("leaves another Berth's organizations on the shared Gateway alone", { timeout: 120_000 }, async () => {
+    // A second installation, watching an organization of its own, sees the first's Certificates in the
+    // Gateway's namespace: they are not its to remove.
+    const kc = testKubeConfig();
+    const operatorNamespace = await useNamespace('berth-tls-op2');
+    const namespace = await useNamespace('tls-c');
+    await ensureOrganizationNamespace(kc, namespace, randomUUID());
+    const other = spawnBerth(inject('kubeconfigPath'), [
+      ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
+      ...gatewayFlags({ tls: true }),
+    ]);
+    try {
+      await waitReady(other);
+      const own = organizationTlsNames(namespace);
+      await eventually(
+        async () =>
+          (await gatewayListeners()).some((l) => l.name === own.listener) && (await inGatewayNamespace('certificate', own.certificate)),
+        60_000,
+        "the second Berth's organization's listener and Certificate",
+      );
+      for (const org of orgs) {
+        const names = organizationTlsNames(org.namespace);
+        expect((await gatewayListeners()).map((l) => l.name)).toContain(names.listener);
+        expect(await inGatewayNamespace('certificate', names.certificate)).toBe(true);
+      }
+      const web = await httpsGet(`https://web.${orgs[0]!.namespace}.localhost:${gatewayHttpsAddress.port}/`, ca);
+      expect(web.body).toBe('berth-example tls-a\n');
+    } finally {
+      await other.stop();
+    }
   });
 
   it("keeps each organization's certificate and key out of its namespace, behind a listener of its own", async () => {

@@ -67,16 +67,21 @@ export interface OrganizationControllerOptions {
   agentServerLicense?: { namespace: string; name: string };
 }
 
+/** Whether the namespace is this Berth's to keep: in its --watch-namespaces, or any without them. A
+ * namespace outside them is another installation's, whatever it holds on a shared Gateway. */
+function inScope(name: string, scope: readonly string[] | undefined): boolean {
+  return !scope || scope.includes(name);
+}
+
 function isOrganization(
   namespace: DeepReadonly<V1Namespace> | undefined,
   scope: readonly string[] | undefined,
 ): namespace is DeepReadonly<V1Namespace> {
-  const name = namespace?.metadata?.name ?? '';
   return Boolean(
     namespace &&
     !namespace.metadata?.deletionTimestamp &&
     namespace.metadata?.labels?.[apiLabels.organizationId] &&
-    (!scope || scope.includes(name)),
+    inScope(namespace.metadata.name ?? '', scope),
   );
 }
 
@@ -118,6 +123,8 @@ export function registerOrganizationController(manager: Manager, options: Organi
     informer: namespaces,
     watches: [...Object.values(children).map((informer) => ({ informer, map: toNamespace })), ...licenseWatch, ...(tls?.watches ?? [])],
     reconcile: async ({ name }) => {
+      // Another Berth's organization's Certificate, seen in the shared Gateway namespace, is not this one's to remove.
+      if (!inScope(name, options.namespaces)) return;
       const namespace = namespaces.get('', name);
       const owner = isOrganization(namespace, options.namespaces) ? { name, uid: namespace.metadata!.uid! } : undefined;
       const desired = owner
