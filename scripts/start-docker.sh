@@ -2,7 +2,7 @@
 # Makes a Docker engine reachable for the image suite: installs Debian's docker.io (and debootstrap,
 # which scripts/build-base-image.sh needs) when missing, starts dockerd as root when no engine answers,
 # and waits until it does. Safe to run again: it changes nothing when the engine is already up. The
-# engine it starts reaches the node's registries (10.243.0.1:5000, and :5001 for pushed images) over plain
+# engine it starts reaches the node's registries (10.243.0.1:5000, and :5001 and :5002 for pushed images) over plain
 # HTTP (daemon.json's insecure-registries), as `docker pull` and `docker push` of the node tests need, and
 # takes the node's registry as its mirror of Docker Hub (registry-mirrors): no image can be pulled from
 # Docker Hub here, and the agent server's base image, langchain/langgraph-api, is built on the node and
@@ -17,7 +17,7 @@ install_debian_packages "${image_packages[@]}"
 
 # The node's registries in daemon.json's insecure-registries, and the first as a Docker Hub mirror (kept
 # with whatever else the file says): an engine reads both at start and again on SIGHUP.
-registries=(10.243.0.1:5000 10.243.0.1:5001)
+registries=(10.243.0.1:5000 10.243.0.1:5001 10.243.0.1:5002)
 mirror=http://10.243.0.1:5000
 reaches_registries() {
   local configs registry

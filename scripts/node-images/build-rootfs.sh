@@ -420,11 +420,13 @@ build_builder() {
 [registry."docker.io"]
   mirrors = ["$INSECURE_REGISTRY"]
 TOML
-  # The registry for organizations' sources and images (token authentication, Berth the issuer) answers
-  # plain HTTP too: builds push there with their organization's credential.
-  if [[ -n ${PUSH_REGISTRY:-} ]]; then
-    printf '[registry."%s"]\n  http = true\n' "$PUSH_REGISTRY" >>"$rootfs/etc/buildkit/buildkitd.toml"
-  fi
+  # The registries for organizations' sources and images (token authentication, Berth the issuer; one per
+  # Berth on the node, space-separated) answer plain HTTP too: builds push there with their organization's
+  # credential.
+  local registry
+  for registry in ${PUSH_REGISTRIES:-}; do
+    printf '[registry."%s"]\n  http = true\n' "$registry" >>"$rootfs/etc/buildkit/buildkitd.toml"
+  done
   write_accounts
   entrypoint=(/usr/bin/buildctl-daemonless.sh)
   user=0:0

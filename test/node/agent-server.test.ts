@@ -17,7 +17,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { pushRegistryAddress } from '../../workbench/node/network.ts';
 import type { PushRegistry } from '../../workbench/node/push-registry.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { copyAgentProject, runLanggraph, startLanggraph, type ClientUser } from '../../workbench/support/langgraph-cli.ts';
@@ -38,7 +37,15 @@ import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { Agent, fetch as undiciFetch, type RequestInit } from 'undici';
-import { appsCaCertificate, componentPods, gatewayFlags, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
+import {
+  appsCaCertificate,
+  componentPods,
+  filePushRegistry,
+  gatewayFlags,
+  kubectlOk,
+  sourceBuildFlags,
+  startOrganizationRegistry,
+} from './support.ts';
 
 const execFileAsync = promisify(execFile);
 
@@ -744,7 +751,7 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
       const deployment = await tool.ok('GET', `/v2/deployments/${localId}`);
       expect(deployment.source).toBe('internal_docker');
       pushed = deployment.source_revision_config.image_uri;
-      expect(pushed).toMatch(new RegExp(`^${pushRegistryAddress}/${namespace}/agent-local@sha256:[0-9a-f]{64}$`));
+      expect(pushed).toMatch(new RegExp(`^${filePushRegistry()}/${namespace}/agent-local@sha256:[0-9a-f]{64}$`));
       const revision = await tool.ok('GET', `/v2/deployments/${localId}/revisions/${deployment.latest_revision_id}`);
       expect(revision.status, revision.status_message).toBe('DEPLOYED');
       await eventually(

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { nodeIp, pushRegistryAddress } from '../../workbench/node/network.ts';
+import { nodeIp } from '../../workbench/node/network.ts';
 import type { PushRegistry } from '../../workbench/node/push-registry.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { defaultBuildNamespace } from '../../src/workloads/build-jobs.ts';
@@ -17,7 +17,15 @@ import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/be
 import { FakeGitHub } from '../support/fake-github.ts';
 import { GitServer } from '../../workbench/support/git-server.ts';
 import { httpApi, revisionReaches as revisionStatus, type Api } from '../support/http-api.ts';
-import { componentPods, exampleImage, httpGet, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
+import {
+  componentPods,
+  exampleImage,
+  filePushRegistry,
+  httpGet,
+  kubectlOk,
+  sourceBuildFlags,
+  startOrganizationRegistry,
+} from './support.ts';
 import { shareSecretArgs } from '../../workbench/support/shared-secrets.ts';
 
 let berth: BerthProcess;
@@ -140,7 +148,7 @@ describe('a codehost Deployment on the real node', () => {
     expect(seen).toContain('BUILDING');
     expect(seen.indexOf('BUILDING')).toBeLessThan(seen.indexOf('DEPLOYED'));
     expect(revision.source_revision_config.repo_commit_sha).toBe(head);
-    expect(revision.image_uri).toMatch(new RegExp(`^${pushRegistryAddress}/${namespace}/shop:${revision.name}@sha256:[0-9a-f]{64}$`));
+    expect(revision.image_uri).toMatch(new RegExp(`^${filePushRegistry()}/${namespace}/shop:${revision.name}@sha256:[0-9a-f]{64}$`));
 
     const deployment = await api.ok('GET', `/v2/deployments/${id}`);
     url = deployment.url;

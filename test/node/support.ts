@@ -17,7 +17,8 @@ import type { BerthProcess } from '../support/berth-process.ts';
 import { pushExampleApp } from '../../workbench/node/example-app.ts';
 import { appsCaSecret, nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { nodeAppUrlTemplate, nodeGateway, nodeTlsAppUrlTemplate } from '../../workbench/node/gateway.ts';
-import { nodeBuildBlockedCidrs, nodeIp, pushRegistryAddress } from '../../workbench/node/network.ts';
+import { nodeBuildBlockedCidrs, nodeIp, pushRegistryAddress, secondPushRegistryAddress } from '../../workbench/node/network.ts';
+import { runsBeside } from './file-needs.ts';
 import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-registry.ts';
 import { pushBuildImages, pushServiceImages, type BuildImages } from '../../workbench/node/node.ts';
 
@@ -69,6 +70,12 @@ export async function buildImageFlags(): Promise<string[]> {
   ];
 }
 
+/** The registry for pushed images of the running file's Berth: one of its own for a file that runs
+ * beside the others (./file-needs.ts), the node's first for those that take turns. */
+export function filePushRegistry(): string {
+  return runsBeside(expect.getState().testPath ?? '') ? secondPushRegistryAddress : pushRegistryAddress;
+}
+
 /**
  * Flags of a Berth that builds on the node as `berth dev` runs it: organizations' sources and images in
  * the registry whose tokens Berth issues (each organization's only with its own credential), the HTTP
@@ -79,7 +86,7 @@ export async function buildImageFlags(): Promise<string[]> {
 export async function sourceBuildFlags(): Promise<string[]> {
   return [
     '--push-registry',
-    pushRegistryAddress,
+    filePushRegistry(),
     '--facade-node-address',
     `${nodeIp}:0`,
     '--postgres-image',
@@ -94,7 +101,7 @@ export async function sourceBuildFlags(): Promise<string[]> {
 export async function startOrganizationRegistry(berth: BerthProcess, operatorNamespace: string, dir: string): Promise<PushRegistry> {
   const nodeUrl = (await berth.logged('serving the HTTP API')).nodeUrl;
   if (typeof nodeUrl !== 'string') throw new Error('Berth serves no HTTP API on the node address (--facade-node-address)');
-  return startPushRegistry({ dir, kubeConfig: testKubeConfig(), operatorNamespace, berthUrl: nodeUrl });
+  return startPushRegistry({ dir, address: filePushRegistry(), kubeConfig: testKubeConfig(), operatorNamespace, berthUrl: nodeUrl });
 }
 
 /** The pods of one component of a Berth Deployment (terminating ones included), as `T` says they look. */

@@ -14,8 +14,7 @@ import { eventually } from '../../workbench/support/poll.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { exampleImage, httpGet, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
-import { pushRegistryAddress } from '../../workbench/node/network.ts';
+import { exampleImage, filePushRegistry, httpGet, kubectlOk, sourceBuildFlags, startOrganizationRegistry } from './support.ts';
 import type { PushRegistry } from '../../workbench/node/push-registry.ts';
 
 let berth: BerthProcess;
@@ -149,7 +148,7 @@ describe('a remote build of uploaded sources, on the real node', () => {
     expect(seen).toContain('BUILDING');
     expect(revision.source_revision_config.source_tarball_path).toBe(grant.object_path);
     expect(revision.tracked_packages).toEqual(['example-sdk:1.2.3']);
-    expect(revision.image_uri).toMatch(new RegExp(`^${pushRegistryAddress}/${namespace}/remote:${revision.name}@sha256:[0-9a-f]{64}$`));
+    expect(revision.image_uri).toMatch(new RegExp(`^${filePushRegistry()}/${namespace}/remote:${revision.name}@sha256:[0-9a-f]{64}$`));
 
     const logs = await tool.ok('GET', `/v2/deployments/${id}/revisions/${revision.id}/logs?type=build&order=asc&limit=1000`);
     expect(logs.logs.some((line: { message: string }) => line.message.includes('RUN ["/app", "version"]'))).toBe(true);

@@ -12,7 +12,6 @@ import {
   kubeletPort,
   nodeIp,
   nodeName,
-  pushRegistryAddress,
   registryAddress,
   registryReaderPort,
 } from './network.ts';
@@ -200,13 +199,14 @@ export function registryReaderConfig(dirs: NodeDirs): string {
 /** The registry for pushed images: CNCF distribution with token authentication, Berth the token issuer
  * (`realm` its /v2/registry/token, `rootCertBundle` the certificate of Berth's Secret berth-registry-signing). */
 export function pushRegistryConfig(input: {
+  address: string;
   storage: string;
   realm: string;
   service: string;
   issuer: string;
   rootCertBundle: string;
 }): string {
-  return distributionConfig(input.storage, pushRegistryAddress, {
+  return distributionConfig(input.storage, input.address, {
     auth: { token: { realm: input.realm, service: input.service, issuer: input.issuer, rootcertbundle: input.rootCertBundle } },
   });
 }

@@ -20,6 +20,11 @@ const registryPort = 5000;
 export const registryAddress = `${nodeIp}:${registryPort}`;
 /** Where a registry for pushed images (token authentication, Berth the issuer) listens beside it. */
 export const pushRegistryAddress = `${nodeIp}:${registryPort + 1}`;
+/** Where a second one listens, for a second Berth on the node at the same time: a registry trusts one
+ * Berth's tokens (the node suite runs its agent-server file beside the others, test/node/file-needs.ts). */
+export const secondPushRegistryAddress = `${nodeIp}:${registryPort + 2}`;
+/** Every address a registry for pushed images may listen on: the node's containerd and BuildKit reach each over plain HTTP. */
+export const pushRegistryAddresses: readonly string[] = [pushRegistryAddress, secondPushRegistryAddress];
 /** The node's registry, read-only, on the same storage: pods that ask registryAddress get this one
  * (a DNAT rule for the pod network), so no build can replace a base image; the host writes. */
 export const registryReaderPort = registryPort + 3;

@@ -37,7 +37,7 @@ import {
   nodeIp,
   nodeName,
   podCidr,
-  pushRegistryAddress,
+  pushRegistryAddresses,
   registryAddress,
 } from './network.ts';
 import { gatewayObjects, nodeGateway, traefikConfig } from './gateway.ts';
@@ -269,7 +269,7 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
     mkdirSync(dir, { recursive: true });
   }
   // containerd looks registries up by host:port, with ':' kept on Linux.
-  for (const address of [registryAddress, pushRegistryAddress]) {
+  for (const address of [registryAddress, ...pushRegistryAddresses]) {
     mkdirSync(join(dirs.certsDir, address), { recursive: true });
     writeFileSync(join(dirs.certsDir, address, 'hosts.toml'), registryHostsToml(address));
   }
@@ -360,7 +360,11 @@ export async function pushBuildImages(
 ): Promise<BuildImages> {
   const crane = join(nodeBin, 'crane');
   const [builder, git, buildTools, agentTools, agentServer] = await Promise.all([
-    buildImage('builder', { env: { BUILDKIT_BIN: buildkit, INSECURE_REGISTRY: registryAddress, PUSH_REGISTRY: pushRegistryAddress } }, log),
+    buildImage(
+      'builder',
+      { env: { BUILDKIT_BIN: buildkit, INSECURE_REGISTRY: registryAddress, PUSH_REGISTRIES: pushRegistryAddresses.join(' ') } },
+      log,
+    ),
     buildImage('git', {}, log),
     buildImage('build-tools', {}, log),
     buildImage('agent-server', {}, log),

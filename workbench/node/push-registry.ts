@@ -21,10 +21,13 @@ export interface PushRegistry {
 
 export async function startPushRegistry(input: {
   dir: string;
+  /** Where it listens: network.ts's pushRegistryAddress unless another Berth's registry is there. */
+  address?: string;
   kubeConfig: KubeConfig;
   operatorNamespace: string;
   berthUrl: string;
 }): Promise<PushRegistry> {
+  const address = input.address ?? pushRegistryAddress;
   mkdirSync(join(input.dir, 'storage'), { recursive: true });
   const secret = await kubeRequest<V1Secret>(input.kubeConfig, {
     method: 'GET',
@@ -37,6 +40,7 @@ export async function startPushRegistry(input: {
   writeFileSync(
     config,
     pushRegistryConfig({
+      address,
       storage: join(input.dir, 'storage'),
       realm,
       service: registryService,
@@ -48,17 +52,19 @@ export async function startPushRegistry(input: {
   const child = spawn('/usr/bin/docker-registry', ['serve', config], { stdio: ['ignore', log, log] });
   closeSync(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  // distribution answers /v2/ with 401 and its realm once it listens.
+  // distribution answers /v2/ with 401 and its realm once it listens: this one's realm, not that of a
+  // registry another Berth left on the address (this one then exits, the port taken).
   const listening = async () => {
     if (child.exitCode !== null) throw new GiveUp(`it exited with code ${child.exitCode}`);
-    return (await fetch(`http://${pushRegistryAddress}/v2/`).catch(() => undefined))?.status === 401;
+    const answer = await fetch(`http://${address}/v2/`).catch(() => undefined);
+    return answer?.status === 401 && (answer.headers.get('www-authenticate') ?? '').includes(`realm="${realm}"`);
   };
   await eventually(listening, 15_000, 'the registry for pushed images').catch((error: unknown) => {
     child.kill('SIGKILL');
     throw new Error(`the registry for pushed images did not start: ${(error as Error).message} (log: ${join(input.dir, 'registry.log')})`);
   });
   return {
-    address: pushRegistryAddress,
+    address,
     async stop() {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
