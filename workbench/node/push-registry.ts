@@ -3,8 +3,7 @@
 // trusts the certificate in Berth's Secret berth-registry-signing, so it starts after Berth. It listens
 // on the node's address, where the kubelet pulls from it (anonymously: Berth grants pull to anyone)
 // as a cluster's nodes pull from an installation's registry. `berth dev` and the node tests run it.
-import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import { kubeRequest } from '../../src/runtime/index.ts';
@@ -13,6 +12,7 @@ import { registryIssuer, registryService } from '../../src/registry/tokens.ts';
 import { pushRegistryConfig } from './configs.ts';
 import { pushRegistryAddress } from './network.ts';
 import { eventually, GiveUp } from '../support/poll.ts';
+import { startSupervised } from '../supervised-process.ts';
 
 export interface PushRegistry {
   address: string;
@@ -48,26 +48,30 @@ export async function startPushRegistry(input: {
       rootCertBundle: bundle,
     }),
   );
-  const log = openSync(join(input.dir, 'registry.log'), 'a');
-  const child = spawn('/usr/bin/docker-registry', ['serve', config], { stdio: ['ignore', log, log] });
-  closeSync(log);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  // It dies with the process that started it: a killed test run leaves no registry on the address.
+  const registry = startSupervised(
+    'registry for pushed images',
+    '/usr/bin/docker-registry',
+    ['serve', config],
+    join(input.dir, 'registry.log'),
+  );
+  let exitCode: number | null | undefined;
+  void registry.exited.then((code) => (exitCode = code));
   // distribution answers /v2/ with 401 and its realm once it listens: this one's realm, not that of a
   // registry another Berth left on the address (this one then exits, the port taken).
   const listening = async () => {
-    if (child.exitCode !== null) throw new GiveUp(`it exited with code ${child.exitCode}`);
+    if (exitCode !== undefined) throw new GiveUp(`it exited with code ${exitCode}`);
     const answer = await fetch(`http://${address}/v2/`).catch(() => undefined);
     return answer?.status === 401 && (answer.headers.get('www-authenticate') ?? '').includes(`realm="${realm}"`);
   };
-  await eventually(listening, 15_000, 'the registry for pushed images').catch((error: unknown) => {
-    child.kill('SIGKILL');
+  await eventually(listening, 15_000, 'the registry for pushed images').catch(async (error: unknown) => {
+    await registry.stop();
     throw new Error(`the registry for pushed images did not start: ${(error as Error).message} (log: ${join(input.dir, 'registry.log')})`);
   });
   return {
     address,
     async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
+      await registry.stop();
     },
   };
 }
