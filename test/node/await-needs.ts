@@ -1,11 +1,12 @@
 // Set up before each file of the node suite (vitest.node.config.ts): before the file's own hooks, waits
-// for the node's parts and the builds it needs (./file-needs.ts). A part that failed fails the file at
-// once with its error.
+// for the node's parts and the builds it needs (./file-needs.ts), then for its locks (./locks.ts), which
+// it leaves after its own hooks. A part that failed fails the file at once with its error.
 import { join } from 'node:path';
-import { beforeAll, expect, inject } from 'vitest';
+import { afterAll, beforeAll, expect, inject } from 'vitest';
 import { Builds } from '../../workbench/builds.ts';
 import { nodeParts } from '../../workbench/node/parts.ts';
-import { needsOf } from './file-needs.ts';
+import { needsOf, runsBeside } from './file-needs.ts';
+import { takeLock, type LockName } from './locks.ts';
 import { awaitParts } from '../../workbench/node/part-markers.ts';
 
 /** Long enough for the last part of a fresh machine's builds; a warm machine has them in a minute. */
@@ -14,6 +15,9 @@ const waitMs = 60 * 60_000;
 // A setup file runs again before each test file, in that file's context.
 const testFile = expect.getState().testPath ?? '';
 
+/** The locks this file holds, the last taken first. */
+const releases: (() => void)[] = [];
+
 beforeAll(async () => {
   const needs = needsOf(testFile) ?? { parts: nodeParts.map((part) => part.name) };
   await awaitParts(inject('nodePartsDir'), needs.parts, waitMs);
@@ -21,4 +25,9 @@ beforeAll(async () => {
     const builds = new Builds({ logDir: join(inject('nodePartsDir'), 'builds') });
     await Promise.all(needs.builds.map((name) => builds.bin(name)));
   }
-}, waitMs);
+  const locks: LockName[] = runsBeside(testFile) ? ['beside'] : needs.alone ? ['turns', 'beside'] : ['turns'];
+  for (const lock of locks) releases.unshift(await takeLock(inject('nodePartsDir'), lock, testFile, waitMs));
+}, 3 * waitMs);
+
+// Registered before the file's own: after hooks run in reverse order, so this one runs last.
+afterAll(() => releases.forEach((release) => release()));

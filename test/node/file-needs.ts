@@ -2,14 +2,16 @@
 // registry, the Gateway): the node's parts it uses (workbench/node/parts.ts) and the builds it reads
 // itself. Listed in the order the files run (./sequencer.ts): those that need least first, then by how
 // late their parts come up on a fresh machine, so that they run while the other parts still build. A
-// file not listed needs every part and runs first: those are the longest chains, and they run slower on
-// a node that the other files have loaded (agent-server took 8.2 minutes first, 13.8 last).
+// file not listed needs every part and starts first: the longest chain, agent-server, which runs beside
+// the others (besideFiles below) while they take turns.
 import type { BuildName } from '../../workbench/builds.ts';
 import type { NodePartName } from '../../workbench/node/parts.ts';
 
 export interface FileNeeds {
   parts: NodePartName[];
   builds?: BuildName[];
+  /** It needs the node to itself (it takes all of the node's free CPU): no file runs beside it. */
+  alone?: true;
 }
 
 const none: FileNeeds = { parts: [] };
@@ -24,7 +26,6 @@ export const fileNeeds: ReadonlyArray<readonly [file: string, needs: FileNeeds]>
   // Their Postgres and Redis images are the ones the databases part pushes.
   ['node.test.ts', { parts: ['databases'] }],
   ['berth-deployment.test.ts', { parts: ['databases'] }],
-  ['capacity.test.ts', { parts: ['network policy'] }],
   ['autoscaling.test.ts', { parts: ['resource metrics'] }],
   ['canary.test.ts', { parts: ['autoscaling'] }],
   ['concurrency-scaling.test.ts', { parts: ['resource metrics', 'autoscaling'] }],
@@ -36,7 +37,20 @@ export const fileNeeds: ReadonlyArray<readonly [file: string, needs: FileNeeds]>
   ['builds.test.ts', { parts: ['databases', 'builds'] }],
   ['uploads.test.ts', { parts: ['databases', 'builds'] }],
   ['gitops.test.ts', { parts: [], builds: ['flux'] }],
+  // Last: by then the files beside the others have ended, and it need not wait for them.
+  ['capacity.test.ts', { parts: ['network policy'], alone: true }],
 ];
+
+/** The files that run beside the others (vitest.node.config.ts runs two files at once; the others take
+ * turns, ./locks.ts): each starts a Berth with a registry for pushed images of its own, and shares with
+ * the others only what is safe to share (the node's parts, each organization in its own namespaces and
+ * with its own Gateway listeners). Not listed above: they need every part, and start first. */
+export const besideFiles: readonly string[] = ['agent-server.test.ts'];
+
+/** Whether the file at `path` runs beside the others. */
+export function runsBeside(path: string): boolean {
+  return besideFiles.some((file) => path.endsWith(`/${file}`));
+}
 
 /** What the file at `path` needs: its entry above; undefined for a file not listed (every part). */
 export function needsOf(path: string): FileNeeds | undefined {
