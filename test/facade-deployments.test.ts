@@ -377,6 +377,35 @@ describe('PATCH /v2/deployments/{id}', () => {
     expect(stored.status?.observedGeneration).toBe(2);
   });
 
+  it('sizes by name in place: the pods take the size, the revision stays, a figure set beside it wins', async () => {
+    const created = await create('sized');
+    const patched = await t.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: { source_config: { resource_spec: { size: 'large' } } },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.latest_revision_id).toBe(created.latest_revision_id);
+    expect(patched.body.source_config.resource_spec).toEqual({ size: 'large', min_scale: 1, max_scale: 3, cpu: 0.5 });
+    // The spec's cpu (0.5) beside the size's memory and limits.
+    await eventually(
+      async () => {
+        const workload = await apps.readNamespacedDeployment({ namespace: t.org.namespace, name: 'sized' });
+        expect(workload.spec?.template.spec?.containers[0]?.resources).toEqual({
+          requests: { cpu: '500m', memory: '4Gi' },
+          limits: { cpu: '4', memory: '8Gi' },
+        });
+        return true;
+      },
+      20_000,
+      'the large size on the pod template',
+    );
+    const refused = await t.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: { source_config: { resource_spec: { size: 'huge' } } },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0].loc).toEqual(['body', 'source_config', 'resource_spec', 'size']);
+    expect((await readDeployment(t.org.namespace, 'sized')).spec.sourceConfig?.resourceSpec?.size).toBe('large');
+  });
+
   it("takes the reference's revision_source: the deployment's own source is accepted, anything else is a 422 that changes nothing", async () => {
     const created = await create('with-revision-source');
     const same = await t.call('PATCH', `/v2/deployments/${created.id}`, {

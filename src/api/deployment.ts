@@ -15,6 +15,7 @@ import {
 import { idleSecondsBeforeZero } from './activator.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
 import { containerSchema, envVarSchema, volumeMountSchema, volumeSchema } from './workload.ts';
+import { databaseSizeSchema, serverSizeSchema } from './sizes.ts';
 import { sourceKind, sourceNames, sourceOnlyMembers } from './sources/index.ts';
 
 export const deploymentSourceSchema = z
@@ -96,6 +97,7 @@ const limitRules = (prefix: string): CelRule[] => {
 
 const resourceSpecSchema = z
   .object({
+    size: serverSizeSchema.optional(),
     minScale: scale('Fewest replicas of the application server.'),
     maxScale: scale('Most replicas of the application server.'),
     cpu: cpu('CPU request of the application server'),
@@ -119,6 +121,7 @@ const resourceSpecSchema = z
     executorMemoryMb: storedOnly(megabytes('Memory request of the executor')),
     executorMemoryLimitMb: storedOnly(megabytes('Memory limit of the executor')),
     redisMemoryMb: megabytes('Memory of the Redis cache'),
+    dbSize: databaseSizeSchema.optional(),
     dbCpu: cpu('CPU request of the Postgres database'),
     dbCpuLimit: cpu('CPU limit of the Postgres database'),
     dbMemoryMb: megabytes('Memory request of the Postgres database'),
@@ -176,6 +179,7 @@ export type ResourceSpec = z.infer<typeof resourceSpecSchema>;
  * mounts or neighbours (service account, volumes, sidecars, init containers, labels, annotations, pull
  * secrets). The stored-only orchestrator and executor members are left out: nothing renders them. */
 export const resourceSizingFields = [
+  'size',
   'minScale',
   'maxScale',
   'cpu',
@@ -189,6 +193,7 @@ export const resourceSizingFields = [
   'queueMemoryMb',
   'queueMemoryLimitMb',
   'redisMemoryMb',
+  'dbSize',
   'dbCpu',
   'dbCpuLimit',
   'dbMemoryMb',

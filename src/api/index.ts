@@ -16,6 +16,7 @@ export * from './child-names.ts';
 export * from './name-claims.ts';
 export * from './organization-policy.ts';
 export * from './quota-fit.ts';
+export * from './sizes.ts';
 export * from './agent-server-license.ts';
 export * from './build-placement.ts';
 export * from './build-resources.ts';

@@ -21,6 +21,13 @@ describe('quotaExcess', () => {
     expect(quotaExcess({ resourceSpec: { cpu: 0.01, memoryMb: 1, minScale: 101 } }, quota)?.field).toBe('minScale');
   });
 
+  it("counts a named size's figures where the spec sets none", () => {
+    const small = { hard: { 'requests.cpu': '1500m' }, requestScale: 1 };
+    expect(quotaExcess({ resourceSpec: { size: 'medium' } }, small)).toBeUndefined();
+    expect(quotaExcess({ resourceSpec: { size: 'large' } }, small)?.message).toContain('asks for 2 CPU for its 1 replica');
+    expect(quotaExcess({ resourceSpec: { size: 'large', cpu: 1 } }, small)).toBeUndefined();
+  });
+
   it("counts the application's defaults, the tier's fewest replicas and the installation's request scale", () => {
     const small = { hard: { cpu: '900m' }, requestScale: 1 };
     expect(quotaExcess({}, small)).toBeUndefined();

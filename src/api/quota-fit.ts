@@ -5,9 +5,7 @@
 // the application alone, so it never refuses a deployment that could fit. Pure.
 import { quantityValue } from '../runtime/quantity.ts';
 import { tierMinReplicas } from './deployment.ts';
-
-/** What the application's pods ask for when the spec says nothing (the renderers use these too). */
-export const applicationSizingDefaults: { readonly cpu: number; readonly memoryMb: number } = { cpu: 0.5, memoryMb: 512 };
+import { type SizeName, serverSizing } from './sizes.ts';
 
 /** The organization policy's quota as the installation applies it: its hard limits, and the factor it
  * scales every request by (--request-scale). */
@@ -24,7 +22,7 @@ export interface QuotaExcess {
 
 interface SourceConfigSizing {
   deploymentType?: string | null | undefined;
-  resourceSpec?: { minScale?: number | null; cpu?: number | null; memoryMb?: number | null } | null | undefined;
+  resourceSpec?: { minScale?: number | null; cpu?: number | null; memoryMb?: number | null; size?: SizeName | null } | null | undefined;
 }
 
 /** The first hard limit the deployment's fewest application pods exceed, with the numbers, or undefined. */
@@ -36,8 +34,9 @@ export function quotaExcess(
   const { hard: quota, requestScale } = organizationQuota;
   const resources = sourceConfig?.resourceSpec ?? {};
   const pods = Math.max(resources.minScale ?? 1, tierMinReplicas(sourceConfig?.deploymentType), 1);
-  const cores = (resources.cpu ?? applicationSizingDefaults.cpu) * pods;
-  const mebibytes = (resources.memoryMb ?? applicationSizingDefaults.memoryMb) * pods;
+  const defaults = serverSizing(resources.size);
+  const cores = (resources.cpu ?? defaults.cpu) * pods;
+  const mebibytes = (resources.memoryMb ?? defaults.memoryMb) * pods;
   // What the pods request: the spec's figures times the installation's request scale (--request-scale).
   const scaled = (amount: number, unit: string) =>
     requestScale === 1

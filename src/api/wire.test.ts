@@ -76,6 +76,7 @@ const everyFieldBody = {
     build_on_push: true,
     custom_url: 'https://app.example.com',
     resource_spec: {
+      size: 'medium',
       min_scale: 1,
       max_scale: 3,
       cpu: 0.5,
@@ -99,6 +100,7 @@ const everyFieldBody = {
       executor_memory_mb: 1024,
       executor_memory_limit_mb: 2048,
       redis_memory_mb: 128,
+      db_size: 'small',
       db_cpu: 1,
       db_cpu_limit: 2,
       db_memory_mb: 1024,

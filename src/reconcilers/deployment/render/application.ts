@@ -11,7 +11,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { applicationServicePort, childNames } from '../../../api/child-names.ts';
-import { applicationSizingDefaults } from '../../../api/quota-fit.ts';
+import { type SizeFigures, applicationSizingDefaults, serverSizing } from '../../../api/sizes.ts';
 import { applicationMinScale, type BackingServices, type Scaling, scaling } from './backing.ts';
 import {
   type Component,
@@ -135,7 +135,6 @@ export function clusterUrl(service: DeepReadonly<V1Service> | undefined): string
   if (!ip || ip === 'None') return undefined;
   return `http://${ip.includes(':') ? `[${ip}]` : ip}`;
 }
-const queueWorkerDefaults = { cpu: 0.5, memoryMb: 512 };
 
 /** Where the secrets live: an explicit secretKeyRef, or key `<name>` of the `<deployment>-secrets` Secret. */
 function secretEnv(owner: OwnerDeployment, spec: DeploymentSpecInput): V1EnvVar[] {
@@ -218,7 +217,7 @@ function podTemplate(
   component: Component,
   role: 'api' | 'queue',
   sizing: Sizing,
-  defaults: typeof applicationDefaults,
+  defaults: SizeFigures,
 ): V1PodTemplateSpec {
   const { owner, spec, serving } = input;
   const resources = spec.sourceConfig?.resourceSpec ?? {};
@@ -299,7 +298,7 @@ export function renderApplication(input: WorkloadInput): V1Deployment {
       strategy: surgeStrategy,
       progressDeadlineSeconds: input.progressDeadlineSeconds,
       selector: { matchLabels: selectorLabels(input.owner, 'application') },
-      template: podTemplate(input, 'application', 'api', resources, applicationDefaults),
+      template: podTemplate(input, 'application', 'api', resources, serverSizing(resources.size)),
     },
   };
 }
@@ -311,7 +310,7 @@ export function renderApplication(input: WorkloadInput): V1Deployment {
  */
 export function preDeployTemplate(input: WorkloadInput, command: string): V1PodTemplateSpec {
   const resources = input.spec.sourceConfig?.resourceSpec ?? {};
-  const template = podTemplate(input, 'pre-deploy', 'api', resources, applicationDefaults);
+  const template = podTemplate(input, 'pre-deploy', 'api', resources, serverSizing(resources.size));
   const {
     ports: _ports,
     readinessProbe: _readiness,
@@ -363,7 +362,7 @@ export function renderCanary(input: WorkloadInput, replicas: number): V1Deployme
       strategy: surgeStrategy,
       progressDeadlineSeconds: input.progressDeadlineSeconds,
       selector: { matchLabels: selectorLabels(input.owner, 'canary') },
-      template: podTemplate(input, 'canary', 'api', resources, applicationDefaults),
+      template: podTemplate(input, 'canary', 'api', resources, serverSizing(resources.size)),
     },
   };
 }
@@ -399,7 +398,7 @@ export function renderQueueWorker(input: WorkloadInput): V1Deployment {
       progressDeadlineSeconds: input.progressDeadlineSeconds,
       minReadySeconds: queueWorkerSettleSeconds,
       selector: { matchLabels: selectorLabels(input.owner, 'queue-worker') },
-      template: podTemplate(input, 'queue-worker', 'queue', sizing, queueWorkerDefaults),
+      template: podTemplate(input, 'queue-worker', 'queue', sizing, serverSizing(resources.size)),
     },
   };
 }

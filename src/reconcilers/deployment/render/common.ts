@@ -5,6 +5,7 @@ import type { V1OwnerReference, V1ResourceRequirements, V1Secret, V1Service } fr
 import { apiVersion, labels as berthLabels } from '../../../api/group.ts';
 import { deploymentLabelValue } from '../../../api/child-names.ts';
 import { readableSecretLabel, readableSecretValues } from '../../../api/readable-secrets.ts';
+import type { SizeFigures } from '../../../api/sizes.ts';
 import { componentLabel, revisionLabel, type Component } from '../../../workloads/revision-pods.ts';
 
 export interface OwnerDeployment {
@@ -67,18 +68,29 @@ export interface Sizing {
   memoryLimitMb?: number | null;
 }
 
-/** Requests from the sizing (or the defaults), times the installation's request scale (at least 1m
- * and 1Mi); limits only where the spec sets one, never scaled. */
-export function resourceRequirements(
-  sizing: Sizing,
-  defaults: { cpu: number; memoryMb: number },
-  requestScale = 1,
-): V1ResourceRequirements {
-  const requests = scaledRequests(sizing.cpu ?? defaults.cpu, sizing.memoryMb ?? defaults.memoryMb, requestScale);
+/** Requests from the sizing (or the defaults: a named size's or Berth's), times the installation's
+ * request scale (at least 1m and 1Mi); limits where the spec or the size sets one, never scaled. */
+export function resourceRequirements(sizing: Sizing, defaults: SizeFigures, requestScale = 1): V1ResourceRequirements {
+  const cpu = requestAndLimit(sizing.cpu, sizing.cpuLimit, defaults.cpu, defaults.cpuLimit);
+  const memory = requestAndLimit(sizing.memoryMb, sizing.memoryLimitMb, defaults.memoryMb, defaults.memoryLimitMb);
+  const requests = scaledRequests(cpu.request, memory.request, requestScale);
   const limits: Record<string, string> = {};
-  if (sizing.cpuLimit != null) limits.cpu = cpuQuantity(sizing.cpuLimit);
-  if (sizing.memoryLimitMb != null) limits.memory = memoryQuantity(sizing.memoryLimitMb);
+  if (cpu.limit !== undefined) limits.cpu = cpuQuantity(cpu.limit);
+  if (memory.limit !== undefined) limits.memory = memoryQuantity(memory.limit);
   return Object.keys(limits).length > 0 ? { requests, limits } : { requests };
+}
+
+/** The spec's figures where it sets them; a default request never above the spec's limit, and a
+ * default limit never below the spec's request, so that a pod is never refused for its own sizes. */
+function requestAndLimit(
+  request: number | null | undefined,
+  limit: number | null | undefined,
+  defaultRequest: number,
+  defaultLimit: number | undefined,
+): { request: number; limit?: number } {
+  const chosen = request ?? Math.min(defaultRequest, limit ?? Infinity);
+  const chosenLimit = limit ?? (defaultLimit === undefined ? undefined : Math.max(defaultLimit, chosen));
+  return chosenLimit === undefined ? { request: chosen } : { request: chosen, limit: chosenLimit };
 }
 
 /**

@@ -12,15 +12,20 @@ import {
   resourceRequirements,
   selectorLabels,
 } from './common.ts';
+import { type SizeFigures, type SizeName, databaseSizes } from '../../../api/sizes.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
 const postgresDefaults = { cpu: 0.25, memoryMb: 512, storageGi: 10, maxConnections: 100 };
 /** The development tiers' database: small, as the reference sizes it; db* fields still win. */
 const devPostgresDefaults = { cpu: 0.1, memoryMb: 256, storageGi: 1, maxConnections: 100 };
 
-/** What the database gets where db* fields say nothing, by tier. */
-export function postgresDefaultsFor(deploymentType: string | null | undefined): typeof postgresDefaults {
-  return deploymentType && devTiers.has(deploymentType) ? devPostgresDefaults : postgresDefaults;
+type PostgresDefaults = SizeFigures & { storageGi: number; maxConnections: number };
+
+/** What the database gets where db* fields say nothing: its named size (dbSize) if any, else by tier;
+ * the storage always by tier (a size never resizes a volume). */
+export function postgresDefaultsFor(deploymentType: string | null | undefined, size?: SizeName | null): PostgresDefaults {
+  const byTier = deploymentType && devTiers.has(deploymentType) ? devPostgresDefaults : postgresDefaults;
+  return size ? { ...databaseSizes[size], storageGi: byTier.storageGi } : byTier;
 }
 
 export interface PostgresInput {
@@ -49,7 +54,7 @@ export function postgresClaimName(owner: Pick<OwnerDeployment, 'name'>): string 
 export function renderPostgres(input: PostgresInput): V1StatefulSet {
   const { owner } = input;
   const resources = input.spec.sourceConfig?.resourceSpec ?? {};
-  const defaults = postgresDefaultsFor(input.spec.sourceConfig?.deploymentType);
+  const defaults = postgresDefaultsFor(input.spec.sourceConfig?.deploymentType, resources.dbSize);
   const names = childNames(owner.name);
   const storage = input.existingStorage ?? memoryQuantity((resources.dbStorageGi ?? defaults.storageGi) * 1024);
   return {

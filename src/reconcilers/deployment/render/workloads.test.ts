@@ -572,3 +572,65 @@ describe('a queue worker', () => {
     });
   });
 });
+
+describe('named sizes', () => {
+  const resourcesOf = (spec: DeploymentSpecInput, name: string, requestScale = 1) => {
+    const found = renderWorkloads({ owner, spec, settings: { ...settings, requestScale }, serving }).find(
+      (o) => o.metadata?.name === name && (o.kind === 'Deployment' || o.kind === 'StatefulSet'),
+    ) as V1Deployment | V1StatefulSet | undefined;
+    const container = found?.spec?.template.spec?.containers[0];
+    return container && { resources: container.resources, args: container.args };
+  };
+  const sized = (resourceSpec: NonNullable<NonNullable<DeploymentSpecInput['sourceConfig']>['resourceSpec']>): DeploymentSpecInput => ({
+    source: 'internal_source',
+    sourceConfig: { deploymentType: 'prod', resourceSpec },
+  });
+
+  it("sizes the server and its queue worker by the server's size, the database by its own", () => {
+    const spec = sized({ size: 'medium', dbSize: 'large', queueMaxScale: 2 });
+    const medium = { requests: { cpu: '1', memory: '2Gi' }, limits: { cpu: '2', memory: '4Gi' } };
+    expect(resourcesOf(spec, 'shop')?.resources).toEqual(medium);
+    expect(resourcesOf(spec, 'shop-queue')?.resources).toEqual(medium);
+    expect(resourcesOf(spec, 'shop-postgres')).toEqual({
+      resources: { requests: { cpu: '2', memory: '8Gi' }, limits: { cpu: '4', memory: '16Gi' } },
+      args: ['-c', 'max_connections=400'],
+    });
+  });
+
+  it('lets a figure the spec sets win, and keeps every request within its limit', () => {
+    expect(resourcesOf(sized({ size: 'large', cpu: 3, memoryLimitMb: 1024 }), 'shop')?.resources).toEqual({
+      // The spec's cpu over the size's request; the size's limit raised to it would be 4 anyway.
+      // The size's memory request (4 GiB) is held to the spec's limit (1 GiB).
+      requests: { cpu: '3', memory: '1Gi' },
+      limits: { cpu: '4', memory: '1Gi' },
+    });
+    expect(resourcesOf(sized({ size: 'small', cpu: 3 }), 'shop')?.resources).toEqual({
+      requests: { cpu: '3', memory: '1Gi' },
+      limits: { cpu: '3', memory: '2Gi' },
+    });
+    // No size: a limit below Berth's default request holds the request too (the pod was refused before).
+    expect(resourcesOf(sized({ cpuLimit: 0.25 }), 'shop')?.resources).toEqual({
+      requests: { cpu: '250m', memory: '512Mi' },
+      limits: { cpu: '250m' },
+    });
+  });
+
+  it('scales the requests by the installation, never the limits', () => {
+    expect(resourcesOf(sized({ size: 'small' }), 'shop', 0.1)?.resources).toEqual({
+      requests: { cpu: '50m', memory: '102Mi' },
+      limits: { cpu: '1', memory: '2Gi' },
+    });
+  });
+
+  it('runs no workload by itself: a database size without a database sizes nothing', () => {
+    const image: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { resourceSpec: { dbSize: 'large', size: 'small' } } };
+    expect(kinds(image)).toEqual(['Service/shop', 'Deployment/shop', 'HorizontalPodAutoscaler/shop']);
+  });
+
+  it("keeps the database's storage by tier: a size never resizes a volume", () => {
+    const sts = renderWorkloads({ owner, spec: sized({ dbSize: 'small' }), settings }).find(
+      (o) => o.kind === 'StatefulSet',
+    ) as V1StatefulSet;
+    expect(sts.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests!.storage).toBe('10Gi');
+  });
+});
