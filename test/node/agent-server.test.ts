@@ -240,13 +240,13 @@ async function deployUpload(deploymentId: string, objectPath: string, timeoutMs:
 }
 
 /** A dev_zero agent deployed by the client from a copy of the project, and a thread made on it. */
-async function deploySleepyAgent(): Promise<{ server: AgentServer; thread: ThreadReading }> {
+async function deploySleepyAgent(): Promise<{ id: string; server: AgentServer; thread: ThreadReading }> {
   const created = await createSmallAgent('agent-zero', 'dev_zero');
   const copy = copyAgentProject(mkdtempSync(join(workdir, 'zero-')));
   await runLanggraph(user, copy, ['deploy', '--remote', '--name', 'agent-zero', '--no-input', '-c', 'langgraph.json']);
   const deployment = await tool.ok('GET', `/v2/deployments/${created.id}`);
   const server = { url: deployment.url as string, caFile };
-  return { server, thread: await createThread(server, { text: 'sleep on it' }) };
+  return { id: created.id, server, thread: await createThread(server, { text: 'sleep on it' }) };
 }
 
 /** The keys project's deployment and its first revision, once it settles. */
@@ -593,25 +593,24 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
   });
 
   it(
-    'finishes a run in flight when its pod is deleted, and resumes one whose pod was killed from its last checkpoint, without Redis',
-    { timeout: 480_000 },
+    'finishes a run in flight through a rollout and when its pod is deleted, and resumes one whose pod was killed from its last checkpoint, without Redis',
+    { timeout: 600_000 },
     async () => {
       // agent-zero, awake from the test before, runs in one process with its runs queued in Postgres.
-      const { server: sleepy } = await sleepyAgent;
+      const { id: sleepyId, server: sleepy } = await sleepyAgent;
       const notesOf = async (threadId: string) => ((await readThread(sleepy, threadId)).values.notes ?? []) as string[];
-      /** A run of four steps of 4 s, its pod deleted after the first (`how`), joined once only a new pod is left. */
-      const runThrough = async (how: string[]) => {
+      /** A run of four steps of 4 s, its pod told to go after the first (`disrupt`), joined once only a new pod is left. */
+      const runThrough = async (disrupt: (pods: string[]) => Promise<void>) => {
         const [run] = await startRuns(sleepy, 'steps', 1, { seconds: 4 });
         const [threadId] = run!;
         await eventually(async () => (await notesOf(threadId)).length >= 1 || undefined, 120_000, 'the first of four steps checkpointed');
-        const pods = await componentPods<Pod>(namespace, 'agent-zero');
-        await kubectlOk(['delete', 'pod', '-n', namespace, ...pods.map((pod) => pod.metadata.name), '--wait=false', ...how]);
-        const old = new Set(pods.map((pod) => pod.metadata.name));
+        const old = (await componentPods<Pod>(namespace, 'agent-zero')).map((pod) => pod.metadata.name);
+        await disrupt(old);
         await eventually(
           async () => {
             const answer = await appFetch(`${sleepy.url}/ok`, { signal: AbortSignal.timeout(3_000) }).catch(() => undefined);
             return (
-              answer?.status === 200 && (await componentPods<Pod>(namespace, 'agent-zero')).every((pod) => !old.has(pod.metadata.name))
+              answer?.status === 200 && (await componentPods<Pod>(namespace, 'agent-zero')).every((pod) => !old.includes(pod.metadata.name))
             );
           },
           300_000,
@@ -620,11 +619,23 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
         expect(await joinRuns(sleepy, [run!])).toEqual(['success']);
         expect(await notesOf(threadId)).toEqual(['step 1', 'step 2', 'step 3', 'step 4']);
       };
-      // Told to stop, the pod takes no new run and finishes the one it has (run_drain_seconds, 180 by default).
-      await runThrough([]);
+      const deletePods =
+        (...how: string[]) =>
+        (pods: string[]) =>
+          kubectlOk(['delete', 'pod', '-n', namespace, ...pods, '--wait=false', ...how]).then(() => undefined);
+      // A new revision (a secret's change: its build is reused) rolls the pods: the old one takes no new
+      // run and finishes the one it has (run_drain_seconds, 180 by default), as it does when told to stop.
+      await runThrough(async () => {
+        const patched = await tool.ok('PATCH', `/v2/deployments/${sleepyId}`, { secrets: [{ name: 'ROLLOUT_MARK', value: 'one' }] });
+        const revision = await revisionReaches(tool, sleepyId, patched.latest_revision_id, ['DEPLOYED', 'DEPLOY_FAILED', 'BUILD_FAILED'], {
+          timeoutMs: 240_000,
+        });
+        expect(revision.status, revision.status_message).toBe('DEPLOYED');
+      });
+      await runThrough(deletePods());
       // Killed, its run's lease runs out, the new pod's reaper returns it to the queue, and it goes on from
       // its checkpoint: the steps done are not run again.
-      await runThrough(['--grace-period=0', '--force']);
+      await runThrough(deletePods('--grace-period=0', '--force'));
     },
   );
 
