@@ -157,21 +157,15 @@ const deploymentRoutes = {
 type DeploymentParams = { Params: { deployment_id: string } };
 
 export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
-  const oneWriteAtATime = createKeyedSerializer();
-  const { cache, writer } = deps;
+  registerDeploymentReads(app, deps);
+  registerDeploymentWrites(app, deps);
+}
+
+/** List, count and read: answered from the caches. */
+function registerDeploymentReads(app: FastifyInstance, deps: FacadeDependencies): void {
+  const { cache } = deps;
   const deployments = cache.deployments;
-
-  const { findDeployment, respond, observed } = deploymentAnswers(deps);
-
-  serve(app, deploymentRoutes.create, async (request, reply) => {
-    const tenant = tenantOf(request, cache);
-    const body = parseRequestPart('body', deploymentCreateSchema, withCanonicalTier(request.body)) as DeploymentCreate;
-    checkListenerChoice(cache, tenant, body.source_config);
-    const { created, wroteSecret } = await createDeployment(deps, tenant, body);
-    // The controller may see the Deployment before the Secret of its values (written just after it, as
-    // its owner must exist first): the answer waits for the first revision, which reads them.
-    return reply.code(201).send(respond(await observed(created, wroteSecret ? null : undefined), tenant));
-  });
+  const { findDeployment, respond } = deploymentAnswers(deps);
 
   serve(app, deploymentRoutes.list, async (request) => {
     const tenant = tenantOf(request, cache);
@@ -189,6 +183,25 @@ export function registerDeploymentRoutes(app: FastifyInstance, deps: FacadeDepen
   serve<DeploymentParams>(app, deploymentRoutes.read, async (request) => {
     const tenant = tenantOf(request, cache);
     return respond(findDeployment(tenant.namespace, uuidPathParam(request, 'deployment_id')), tenant);
+  });
+}
+
+/** Create, PATCH, a new revision, delete: written to the API server, answered once the caches see it. */
+function registerDeploymentWrites(app: FastifyInstance, deps: FacadeDependencies): void {
+  const oneWriteAtATime = createKeyedSerializer();
+  const { cache, writer } = deps;
+  const deployments = cache.deployments;
+
+  const { findDeployment, respond, observed } = deploymentAnswers(deps);
+
+  serve(app, deploymentRoutes.create, async (request, reply) => {
+    const tenant = tenantOf(request, cache);
+    const body = parseRequestPart('body', deploymentCreateSchema, withCanonicalTier(request.body)) as DeploymentCreate;
+    checkListenerChoice(cache, tenant, body.source_config);
+    const { created, wroteSecret } = await createDeployment(deps, tenant, body);
+    // The controller may see the Deployment before the Secret of its values (written just after it, as
+    // its owner must exist first): the answer waits for the first revision, which reads them.
+    return reply.code(201).send(respond(await observed(created, wroteSecret ? null : undefined), tenant));
   });
 
   /** The tenant's deployment the request names, and its body as a patch (the same for PATCH and a new revision). */
