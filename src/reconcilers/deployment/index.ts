@@ -40,6 +40,8 @@ export { prepareBuildNamespace } from './build-namespace.ts';
 export { defaultScaleDownWindowSeconds, scaledObjectKind } from './render/autoscalers.ts';
 export { httpScaledObjectKind, interceptorRouteKind } from './render/scale-to-zero.ts';
 export { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
+export { resolveIntegration } from './inputs.ts';
+export { ownerReference } from './render/common.ts';
 
 export interface DeploymentControllers {
   deployment: Controller;

@@ -43,7 +43,7 @@ import { scaledObjectKind } from './render/autoscalers.ts';
 import { activatorGrantLabel, httpScaledObjectKind, interceptorRouteKind, referenceGrantKind } from './render/scale-to-zero.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
 import { readableSecrets } from '../../workloads/readable-secrets.ts';
-import { organizationCertificates } from '../organization/tls.ts';
+import { organizationCertificates } from '../organization/index.ts';
 
 export const childKinds = {
   appsDeployment: { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },

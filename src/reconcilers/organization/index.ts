@@ -51,6 +51,8 @@ const partNames: Record<keyof typeof policyKinds, string> = {
   agentServerLicense: agentServerLicenseSecretName,
 };
 
+export { organizationCertificates } from './tls.ts';
+
 export interface OrganizationControllerOptions {
   policy: OrganizationPolicy;
   /** Berth's registry for organizations' sources and images: its host and the key its credentials are signed with. */

@@ -26,8 +26,7 @@ import {
   type ReconcileContext,
   type ReconcileResult,
 } from '../../runtime/index.ts';
-import { createDeploymentWriter, type DeploymentWriter } from '../deployment/writer.ts';
-import { resolveIntegration } from '../deployment/inputs.ts';
+import { createDeploymentWriter, resolveIntegration, type DeploymentWriter } from '../deployment/index.ts';
 import { decidePreviews } from './decide.ts';
 import { previewName, renderPreview } from './render.ts';
 

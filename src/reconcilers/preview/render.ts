@@ -15,7 +15,7 @@ import { boundedName, deploymentLabelValue, dnsLabelBase } from '../../api/child
 import { codeHostProvider, type CodeHostProviderName } from '../../api/codehost-providers.ts';
 import type { PullRequest } from '../../codehost/pull-request.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
-import { ownerReference } from '../deployment/render/common.ts';
+import { ownerReference } from '../deployment/index.ts';
 
 /** The preview's name: the parent's, then -pr-<number> (cut with a hash to stay a DNS label). */
 export function previewName(parentName: string, number: number): string {
