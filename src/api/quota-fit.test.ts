@@ -26,6 +26,8 @@ describe('quotaExcess', () => {
     expect(quotaExcess({ resourceSpec: { size: 'medium' } }, small)).toBeUndefined();
     expect(quotaExcess({ resourceSpec: { size: 'large' } }, small)?.message).toContain('asks for 2 CPU for its 1 replica');
     expect(quotaExcess({ resourceSpec: { size: 'large', cpu: 1 } }, small)).toBeUndefined();
+    // The size's request held to the spec's limit, as the pod asks it.
+    expect(quotaExcess({ resourceSpec: { size: 'large', cpuLimit: 1 } }, small)).toBeUndefined();
   });
 
   it("counts the application's defaults, the tier's fewest replicas and the installation's request scale", () => {

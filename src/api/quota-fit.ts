@@ -5,7 +5,7 @@
 // the application alone, so it never refuses a deployment that could fit. Pure.
 import { quantityValue } from '../runtime/quantity.ts';
 import { tierMinReplicas } from './deployment.ts';
-import { type SizeName, serverSizing } from './sizes.ts';
+import { type SizeName, requestAndLimit, serverSizing } from './sizes.ts';
 
 /** The organization policy's quota as the installation applies it: its hard limits, and the factor it
  * scales every request by (--request-scale). */
@@ -22,7 +22,17 @@ export interface QuotaExcess {
 
 interface SourceConfigSizing {
   deploymentType?: string | null | undefined;
-  resourceSpec?: { minScale?: number | null; cpu?: number | null; memoryMb?: number | null; size?: SizeName | null } | null | undefined;
+  resourceSpec?:
+    | {
+        minScale?: number | null;
+        cpu?: number | null;
+        cpuLimit?: number | null;
+        memoryMb?: number | null;
+        memoryLimitMb?: number | null;
+        size?: SizeName | null;
+      }
+    | null
+    | undefined;
 }
 
 /** The first hard limit the deployment's fewest application pods exceed, with the numbers, or undefined. */
@@ -35,8 +45,9 @@ export function quotaExcess(
   const resources = sourceConfig?.resourceSpec ?? {};
   const pods = Math.max(resources.minScale ?? 1, tierMinReplicas(sourceConfig?.deploymentType), 1);
   const defaults = serverSizing(resources.size);
-  const cores = (resources.cpu ?? defaults.cpu) * pods;
-  const mebibytes = (resources.memoryMb ?? defaults.memoryMb) * pods;
+  // What each pod asks for, as the renderer sizes it (a default request held to the spec's limit).
+  const cores = requestAndLimit(resources.cpu, resources.cpuLimit, defaults.cpu, defaults.cpuLimit).request * pods;
+  const mebibytes = requestAndLimit(resources.memoryMb, resources.memoryLimitMb, defaults.memoryMb, defaults.memoryLimitMb).request * pods;
   // What the pods request: the spec's figures times the installation's request scale (--request-scale).
   const scaled = (amount: number, unit: string) =>
     requestScale === 1

@@ -58,3 +58,16 @@ export const databaseSizeSchema = z
 export function serverSizing(size: SizeName | null | undefined): SizeFigures {
   return size ? serverSizes[size] : applicationSizingDefaults;
 }
+
+/** The spec's figures where it sets them; a default request never above the spec's limit, and a
+ * default limit never below the spec's request, so that a pod is never refused for its own sizes. */
+export function requestAndLimit(
+  request: number | null | undefined,
+  limit: number | null | undefined,
+  defaultRequest: number,
+  defaultLimit: number | undefined,
+): { request: number; limit?: number } {
+  const chosen = request ?? Math.min(defaultRequest, limit ?? Infinity);
+  const chosenLimit = limit ?? (defaultLimit === undefined ? undefined : Math.max(defaultLimit, chosen));
+  return chosenLimit === undefined ? { request: chosen } : { request: chosen, limit: chosenLimit };
+}

@@ -5,7 +5,7 @@ import type { V1OwnerReference, V1ResourceRequirements, V1Secret, V1Service } fr
 import { apiVersion, labels as berthLabels } from '../../../api/group.ts';
 import { deploymentLabelValue } from '../../../api/child-names.ts';
 import { readableSecretLabel, readableSecretValues } from '../../../api/readable-secrets.ts';
-import type { SizeFigures } from '../../../api/sizes.ts';
+import { requestAndLimit, type SizeFigures } from '../../../api/sizes.ts';
 import { componentLabel, revisionLabel, type Component } from '../../../workloads/revision-pods.ts';
 
 export interface OwnerDeployment {
@@ -78,19 +78,6 @@ export function resourceRequirements(sizing: Sizing, defaults: SizeFigures, requ
   if (cpu.limit !== undefined) limits.cpu = cpuQuantity(cpu.limit);
   if (memory.limit !== undefined) limits.memory = memoryQuantity(memory.limit);
   return Object.keys(limits).length > 0 ? { requests, limits } : { requests };
-}
-
-/** The spec's figures where it sets them; a default request never above the spec's limit, and a
- * default limit never below the spec's request, so that a pod is never refused for its own sizes. */
-function requestAndLimit(
-  request: number | null | undefined,
-  limit: number | null | undefined,
-  defaultRequest: number,
-  defaultLimit: number | undefined,
-): { request: number; limit?: number } {
-  const chosen = request ?? Math.min(defaultRequest, limit ?? Infinity);
-  const chosenLimit = limit ?? (defaultLimit === undefined ? undefined : Math.max(defaultLimit, chosen));
-  return chosenLimit === undefined ? { request: chosen } : { request: chosen, limit: chosenLimit };
 }
 
 /**
