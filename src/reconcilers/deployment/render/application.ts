@@ -11,7 +11,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { applicationServicePort, childNames } from '../../../api/child-names.ts';
-import { type SizeFigures, applicationSizingDefaults, serverSizing } from '../../../api/sizes.ts';
+import { applicationSizingDefaults, serverSizing } from '../../../api/sizes.ts';
 import { applicationMinScale, type BackingServices, type Scaling, scaling } from './backing.ts';
 import {
   type Component,
@@ -212,13 +212,7 @@ function queueWorkerStart(spec: DeploymentSpecInput, env: V1EnvVar[], licensed: 
   };
 }
 
-function podTemplate(
-  input: WorkloadInput,
-  component: Component,
-  role: 'api' | 'queue',
-  sizing: Sizing,
-  defaults: SizeFigures,
-): V1PodTemplateSpec {
+function podTemplate(input: WorkloadInput, component: Component, role: 'api' | 'queue', sizing: Sizing): V1PodTemplateSpec {
   const { owner, spec, serving } = input;
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const licensed = input.agentServerLicense !== undefined;
@@ -238,7 +232,7 @@ function podTemplate(
     image: serving.image,
     ...(role === 'queue' ? queueWorkerStart(spec, env, licensed) : { env }),
     ...(role === 'queue' && input.agentRuns ? { readinessProbe: agentQueueWorkerReadiness(input.port) } : {}),
-    resources: resourceRequirements(sizing, defaults, input.requestScale),
+    resources: resourceRequirements(sizing, serverSizing(resources.size), input.requestScale),
     // A container that ends with an error says why in its status (and the revision's message), from its
     // termination message or else its log's tail: a failed migration's own error.
     terminationMessagePolicy: 'FallbackToLogsOnError',
@@ -298,7 +292,7 @@ export function renderApplication(input: WorkloadInput): V1Deployment {
       strategy: surgeStrategy,
       progressDeadlineSeconds: input.progressDeadlineSeconds,
       selector: { matchLabels: selectorLabels(input.owner, 'application') },
-      template: podTemplate(input, 'application', 'api', resources, serverSizing(resources.size)),
+      template: podTemplate(input, 'application', 'api', resources),
     },
   };
 }
@@ -310,7 +304,7 @@ export function renderApplication(input: WorkloadInput): V1Deployment {
  */
 export function preDeployTemplate(input: WorkloadInput, command: string): V1PodTemplateSpec {
   const resources = input.spec.sourceConfig?.resourceSpec ?? {};
-  const template = podTemplate(input, 'pre-deploy', 'api', resources, serverSizing(resources.size));
+  const template = podTemplate(input, 'pre-deploy', 'api', resources);
   const {
     ports: _ports,
     readinessProbe: _readiness,
@@ -362,7 +356,7 @@ export function renderCanary(input: WorkloadInput, replicas: number): V1Deployme
       strategy: surgeStrategy,
       progressDeadlineSeconds: input.progressDeadlineSeconds,
       selector: { matchLabels: selectorLabels(input.owner, 'canary') },
-      template: podTemplate(input, 'canary', 'api', resources, serverSizing(resources.size)),
+      template: podTemplate(input, 'canary', 'api', resources),
     },
   };
 }
@@ -398,7 +392,7 @@ export function renderQueueWorker(input: WorkloadInput): V1Deployment {
       progressDeadlineSeconds: input.progressDeadlineSeconds,
       minReadySeconds: queueWorkerSettleSeconds,
       selector: { matchLabels: selectorLabels(input.owner, 'queue-worker') },
-      template: podTemplate(input, 'queue-worker', 'queue', sizing, serverSizing(resources.size)),
+      template: podTemplate(input, 'queue-worker', 'queue', sizing),
     },
   };
 }
