@@ -243,6 +243,27 @@ async function throughKubectl(
   tally.refused += 1;
 }
 
+/** The Service a deployment's route (an Ingress here: no Gateway is configured) sends requests to. */
+async function routedService(namespace: string, name: string): Promise<string> {
+  return eventually(
+    async () => {
+      const got = await kubectl(['get', 'ingress', name, '-n', namespace, '-o', 'json']);
+      if (got.code !== 0) return undefined;
+      const ingress = JSON.parse(got.stdout) as { spec: { rules: { http: { paths: { backend: { service: { name: string } } }[] } }[] } };
+      return ingress.spec.rules[0]?.http.paths[0]?.backend.service.name;
+    },
+    30_000,
+    `the route of ${namespace}/${name}`,
+  );
+}
+
+/** A backend's name as Traefik writes it: every run of characters other than letters and digits one dash. */
+const atGateway = (name: string) =>
+  name
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .join('-');
+
 /** The reason of an object's Stalled condition while it is True, or ''. */
 async function stalledReason(namespace: string, name: string, kind = 'deployments.berth.dev'): Promise<string> {
   const got = await kubectl(['get', kind, name, '-n', namespace, '-o', 'json']);
@@ -506,27 +527,50 @@ describe('a hostile tenant', () => {
     tally.refused += 1;
   });
 
-  it("cannot take another organization's names at the Gateway with a deployment whose namespace and name join to the same", async () => {
-    // `<attacker>`'s `corp-web` would be `<attacker>-corp-web` at the Gateway, as `<attacker>-corp`'s `web` is.
-    await throughApi(
-      'POST',
-      '/v2/deployments',
-      { name: 'corp-web', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'busybox:1' } },
-      [409],
+  it("cannot reach another organization's app with names that join or fold to its names at the Gateway", async () => {
+    // Routes named Services after deployments, `<attacker>`'s `corp-web` and `corp--web` would be
+    // `<attacker>-corp-web` at the Gateway (`<namespace>-<service>-<port>`, dashes folded), as
+    // `<attacker>-corp`'s `web` is. Both are served, each through a route Service named from its uid.
+    tally.tried += 1;
+    await attacker.ok('POST', '/v2/deployments', {
+      name: 'corp-web',
+      source: 'external_docker',
+      source_config: {},
+      source_revision_config: { image_uri: 'busybox:1' },
+    });
+    tally.tried += 1;
+    const applied = await kubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
+      deployment('corp--web', {}),
     );
-    await appliedUntilStalled('corp-web', {}, 'GatewayNameTaken', 'the later deployment Stalled');
-    // Nothing of it was written under those names, and the first deployment keeps them.
-    expect((await kubectl(['get', 'service', 'corp-web', '-n', attackerNamespace])).code).not.toBe(0);
+    expect(applied.code, applied.stderr).toBe(0);
+    const backends = await Promise.all(
+      [
+        [corpNamespace, 'web'],
+        [attackerNamespace, 'corp-web'],
+        [attackerNamespace, 'corp--web'],
+      ].map(async ([namespace, name]) => {
+        const service = await routedService(namespace!, name!);
+        // Each route Service selects its own deployment's pods.
+        const selected = JSON.parse((await kubectl(['get', 'service', service, '-n', namespace!, '-o', 'json'])).stdout) as {
+          spec: { selector: Record<string, string> };
+        };
+        expect(selected.spec.selector['berth.dev/deployment']).toBe(name);
+        return atGateway(`${namespace}-${service}-80`);
+      }),
+    );
+    expect(new Set(backends).size).toBe(3);
     expect(await stalledReason(corpNamespace, 'web')).toBe('');
-    expect((await kubectl(['get', 'service', 'web', '-n', corpNamespace])).code).toBe(0);
-    tally.refused += 1;
-
-    // `corp--web`, whose two dashes the Gateway folds into one, is that name at the Gateway too.
+    tally.refused += 2;
+    // A name of the route Services' form is refused: it would take the route Service of another of its namespace.
+    const decoyRoute = await routedService(attackerNamespace, 'decoy');
     await throughApi(
       'POST',
       '/v2/deployments',
-      { name: 'corp--web', source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'busybox:1' } },
-      [409],
+      { name: decoyRoute, source: 'external_docker', source_config: {}, source_revision_config: { image_uri: 'busybox:1' } },
+      [422],
+      {},
+      /the form of the Services Berth routes through/,
     );
   });
 

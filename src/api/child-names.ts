@@ -79,6 +79,29 @@ export function childNames(deploymentName: string) {
   };
 }
 
+/** The Services the Gateway's routes send requests to: the application's pods, and a canary's. */
+export interface RouteServices {
+  stable: string;
+  canary: string;
+}
+
+/**
+ * Route Services are named from the Deployment's uid (docs/route-names.md). The Gateway names a backend
+ * `<namespace>-<service>-http-<port>` and folds each run of dashes into one, so a name made from the
+ * Deployment's name would let `corp--web` in one organization take `web` in another's. Behind a fixed,
+ * dashless `-[bc]<12 hex>` the namespace is read back exactly: no choice of names can make two equal.
+ */
+export function routeServiceNames(uid: string): RouteServices {
+  const hash = shortHash(uid, 12);
+  return { stable: `b${hash}`, canary: `c${hash}` };
+}
+
+/** What follows the route Services' first letter (b: the application's pods, c: the canary's). */
+export const routeServiceHashPattern = '[0-9a-f]{12}';
+
+/** The names route Services take: no Deployment may be named like one (name-claims.ts). */
+export const routeServiceNamePattern = new RegExp(`^[bc]${routeServiceHashPattern}$`);
+
 export function buildJobName(revision: string): string {
   return boundedName(revision, '-build');
 }

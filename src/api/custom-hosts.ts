@@ -109,7 +109,7 @@ export const hostRefusalReasons: ReadonlySet<string> = new Set([
   'VolumeNotAllowed',
   'SecretReserved',
   'NameTaken',
-  'GatewayNameTaken',
+  'NameReserved',
   'HostReserved',
   'HostNotAllowed',
   'HostClaimed',

@@ -3,13 +3,14 @@
 // rules, both installed by the chart (`npm run generate` writes them into charts/berth/files/). The
 // request queries are the API's own (request-metrics.ts); pods' usage comes from the kubelet's cAdvisor
 // and kube-state-metrics, as a kube-prometheus installation scrapes them. Pure.
-import { applicationServicePort } from './child-names.ts';
+import { applicationServicePort, routeServiceHashPattern } from './child-names.ts';
 import { concurrencyQuery, gatewayServiceSelector } from './request-concurrency.ts';
 import { requestMetricTemplates, requestMetricsWindowSeconds } from './request-metrics.ts';
 
-/** A query template filled with the dashboard's variables: the namespace and the deployment's Service. */
+/** A query template filled with the dashboard's variables: the namespace and the deployment's route
+ * Service (child-names.ts routeServiceNames), found from the deployment by its label. */
 function forDashboard(template: string): string {
-  return concurrencyQuery(template, { namespace: '$namespace', name: '$deployment', port: applicationServicePort });
+  return concurrencyQuery(template, { namespace: '$namespace', name: '$backend', port: applicationServicePort });
 }
 
 /** The application's and queue worker's pods (a Deployment's `<name>-<hash>-<hash>`, `<name>-queue-...`)
@@ -77,11 +78,15 @@ const panels: Panel[] = [
 
 const dashboardUid = 'berth-deployment';
 
+/** The stable route Services' names, as PromQL matches a label (anchored): `b` and 12 hex digits. */
+const routeServicePattern = `b${routeServiceHashPattern}`;
+
 /** The Grafana dashboard: one row of panels per figure, for the namespace and deployment chosen. */
 export function renderDashboard(): object {
-  const variable = (name: string, label: string, query: string) => ({
+  const variable = (name: string, label: string, query: string, hide = 0) => ({
     name,
     label,
+    hide,
     type: 'query',
     datasource: { type: 'prometheus', uid: '${datasource}' },
     query: { query, refId: name },
@@ -108,6 +113,13 @@ export function renderDashboard(): object {
           'deployment',
           'Deployment',
           `label_values(kube_deployment_labels{namespace="$namespace", label_app_kubernetes_io_managed_by="berth"}, deployment)`,
+        ),
+        // Hidden: the Service the Gateway routes the deployment's requests to, by the deployment's label.
+        variable(
+          'backend',
+          'Route Service',
+          `label_values(kube_service_labels{namespace="$namespace", label_berth_dev_deployment="$deployment", service=~"${routeServicePattern}"}, service)`,
+          2,
         ),
       ],
     },

@@ -1,14 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  claimedNames,
-  gatewayNameClaimants,
-  gatewayNameRefusal,
-  gatewayNames,
-  indexNameStems,
-  nameClaimants,
-  nameRefusal,
-  type NameClaim,
-} from './name-claims.ts';
+import { childNames, routeServiceNames } from './child-names.ts';
+import { claimedNames, indexNameStems, nameClaimants, nameRefusal, type NameClaim } from './name-claims.ts';
 
 const deployment = (name: string, uid: string, creationTimestamp = '2026-11-26T10:00:00Z'): NameClaim => ({
   metadata: { name, namespace: 'org', uid, creationTimestamp },
@@ -40,13 +32,10 @@ describe('name claims', () => {
   });
 
   it('indexes most deployments by one stem, and one whose children are cut and hashed by each child name', () => {
-    expect(indexNameStems(deployment('shop', 'u1'))).toEqual(['org/shop', 'gateway:org-shop']);
-    expect(indexNameStems(deployment('a.b', 'u1'))).toEqual(['org/a-b', 'org/a.b', 'gateway:org-a-b']);
+    expect(indexNameStems(deployment('shop', 'u1'))).toEqual(['org/shop']);
+    expect(indexNameStems(deployment('a.b', 'u1'))).toEqual(['org/a-b', 'org/a.b']);
     const long = `shop-${'x'.repeat(50)}`;
-    expect(indexNameStems(deployment(long, 'u1'))).toEqual([
-      ...claimedNames(long).map((child) => `org/${child}`),
-      ...gatewayNames('org', long).map((name) => `gateway:${name}`),
-    ]);
+    expect(indexNameStems(deployment(long, 'u1'))).toEqual(claimedNames(long).map((child) => `org/${child}`));
     expect(claimedNames(long).some((child) => /-[0-9a-f]{8}-postgres$/.test(child))).toBe(true);
   });
 
@@ -86,45 +75,42 @@ describe('name claims', () => {
   });
 });
 
-describe('gatewayNameRefusal', () => {
-  const at = (namespace: string, name: string, uid: string, createdAt: string) => ({
-    metadata: { namespace, name, uid, creationTimestamp: createdAt },
-  });
-  const corpWeb = at('acme', 'corp-web', 'a', '2026-11-26T10:00:00Z');
-  const web = at('acme-corp', 'web', 'b', '2026-11-26T11:00:00Z');
+/** A backend's name as Traefik's Gateway provider writes it: `<namespace>-<service>-http-<port>`, every
+ * run of characters other than letters and digits folded into one dash. */
+const atGateway = (namespace: string, service: string) =>
+  `${namespace}-${service}-http-80`
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter(Boolean)
+    .join('-');
 
-  it('refuses the later of two deployments of different namespaces that the Gateway would name alike', () => {
-    expect(gatewayNames('acme', 'corp-web')).toContain('acme-corp-web');
-    expect(gatewayNames('acme-corp', 'web')).toContain('acme-corp-web');
-    const claimants = gatewayNameClaimants('acme-corp', 'web', indexOf([corpWeb, web]));
-    expect(claimants).toEqual(expect.arrayContaining([corpWeb, web]));
-    expect(gatewayNameClaimants('acme', 'corp-web', indexOf([corpWeb, web]))).toEqual(expect.arrayContaining([corpWeb, web]));
-    expect(gatewayNameRefusal(web, claimants)?.reason).toBe('GatewayNameTaken');
-    expect(gatewayNameRefusal(corpWeb, claimants)).toBeUndefined();
-    // A new deployment (no uid yet) is refused by any claimant.
-    expect(gatewayNameRefusal({ metadata: { namespace: 'acme-corp', name: 'web' } }, [corpWeb])?.message).toBe(
-      'the name web in namespace acme-corp would be acme-corp-web at the Gateway, which a deployment of another organization already is; choose another name',
-    );
+describe('route Services', () => {
+  const acmeCorpWeb = { namespace: 'acme', name: 'corp-web', uid: '5e0c6d2a-0000-4000-8000-000000000001' };
+  const acmeCorpFolded = { namespace: 'acme', name: 'corp--web', uid: '5e0c6d2a-0000-4000-8000-000000000002' };
+  const corpWeb = { namespace: 'acme-corp', name: 'web', uid: '5e0c6d2a-0000-4000-8000-000000000003' };
+
+  it('named after the deployment, two organizations would share one backend at the Gateway', () => {
+    const names = [acmeCorpWeb, acmeCorpFolded, corpWeb].map((d) => atGateway(d.namespace, childNames(d.name).application));
+    expect(new Set(names).size).toBe(1);
   });
 
-  it('folds runs of dashes as the Gateway does: `corp--web` of `acme` is `acme-corp-web` there too', () => {
-    const folded = at('acme', 'corp--web', 'f', '2026-11-26T12:00:00Z');
-    expect(gatewayNames('acme', 'corp--web')).toContain('acme-corp-web');
-    const claimants = gatewayNameClaimants('acme', 'corp--web', indexOf([web, folded]));
-    expect(claimants).toEqual(expect.arrayContaining([web, folded]));
-    expect(gatewayNameRefusal(folded, claimants)?.reason).toBe('GatewayNameTaken');
-    // The other way round: the folded name first keeps it.
-    const earlyFolded = at('acme', 'corp--web', 'g', '2026-11-26T09:00:00Z');
-    expect(gatewayNameRefusal(web, gatewayNameClaimants('acme-corp', 'web', indexOf([web, earlyFolded])))?.reason).toBe('GatewayNameTaken');
+  it('named from the uid, each deployment has a backend of its own, and its canary another', () => {
+    const backends = [acmeCorpWeb, acmeCorpFolded, corpWeb].flatMap((d) => {
+      const route = routeServiceNames(d.uid);
+      return [atGateway(d.namespace, route.stable), atGateway(d.namespace, route.canary)];
+    });
+    expect(new Set(backends).size).toBe(6);
+    expect(routeServiceNames(corpWeb.uid)).toEqual(routeServiceNames(corpWeb.uid));
+    expect(routeServiceNames(corpWeb.uid).stable).toMatch(/^b[0-9a-f]{12}$/);
   });
 
-  it('leaves deployments of one namespace to the child-name rule, and different names alone', () => {
-    expect(
-      gatewayNameRefusal(at('acme', 'web', 'c', '2026-11-26T12:00:00Z'), [at('acme', 'web2', 'd', '2026-11-26T09:00:00Z')]),
-    ).toBeUndefined();
-    expect(gatewayNameClaimants('acme-corp', 'shop', indexOf([corpWeb]))).toEqual([]);
-    // A custom route's name (`-custom`) collides across namespaces too.
-    const custom = at('acme', 'corp-web-custom', 'e', '2026-11-26T09:00:00Z');
-    expect(gatewayNameClaimants('acme-corp', 'web', indexOf([custom, web]))).toEqual(expect.arrayContaining([custom]));
+  it('reserves their form: a deployment named like one is refused, before any child is written', () => {
+    const squatter = deployment(routeServiceNames('victim').stable, 'u1');
+    expect(nameRefusal(squatter, [])).toEqual({
+      reason: 'NameReserved',
+      message: expect.stringContaining('has the form of the Services Berth routes through'),
+    });
+    expect(nameRefusal(deployment(`c${'0'.repeat(12)}`, 'u2'), [])?.reason).toBe('NameReserved');
+    expect(nameRefusal(deployment('b0123456789ab-x', 'u3'), [])).toBeUndefined();
+    expect(nameRefusal(deployment('beef', 'u4'), [])).toBeUndefined();
   });
 });

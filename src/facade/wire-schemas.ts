@@ -22,6 +22,8 @@ import {
   type SnakeKey,
   sourcesWhere,
   type SourceName,
+  isRouteServiceName,
+  reservedNameMessage,
 } from '../api/index.ts';
 import { patchForm, strictDeep } from './strict-schema.ts';
 
@@ -129,6 +131,7 @@ const deploymentNameSchema = z
   .regex(/^[a-z]([-a-z0-9]*[a-z0-9])?$/, {
     message: 'must be lowercase letters, digits and dashes, start with a letter and end with a letter or digit',
   })
+  .refine((name) => !isRouteServiceName(name), { message: reservedNameMessage })
   .describe('Name of the deployment (and of its tracing project). Immutable.');
 
 export const deploymentCreateSchema = z

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { metricsStoreUrl, writableStoreUrl } from '../../workbench/node/metrics-store.ts';
 import { writableStorePath } from '../../src/workloads/metrics-store.ts';
 import { renderAlertRules, renderDashboard } from '../../src/api/metrics-views.ts';
+import { routeServiceNames } from '../../src/api/child-names.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
@@ -32,7 +33,7 @@ afterAll(async () => {
 });
 
 interface ScaledObject {
-  metadata: { ownerReferences?: { kind: string; name: string }[] };
+  metadata: { ownerReferences?: { kind: string; name: string; uid: string }[] };
   spec: { minReplicaCount: number; maxReplicaCount: number; triggers: { type: string; metadata: Record<string, string> }[] };
   status?: { conditions?: { type: string; status: string }[] };
 }
@@ -73,12 +74,12 @@ async function expectFiguresUnderLoad(): Promise<void> {
   // Every request is answered 200, and each waits 1 s in the app: the Gateway's median is in its 0.3-1.2 s bucket.
   expect(figures.api?.success_ratio).toBe(1);
   expect(figures.api?.latency_p50_seconds).toBeGreaterThan(0.3);
-  await expectViewsUnderLoad();
+  await expectViewsUnderLoad(routeServiceNames(id).stable);
 }
 
 /** The chart's dashboard and alerts, asked of the node's store: every query is one it runs, and the
  * dashboard's request panels show the load. */
-async function expectViewsUnderLoad(): Promise<void> {
+async function expectViewsUnderLoad(routeService: string): Promise<void> {
   const ask = async (query: string) => {
     const answer = await fetch(`${metricsStoreUrl}/api/v1/query?${new URLSearchParams({ query })}`);
     const body = (await answer.json()) as { status: string; data?: { result: { value: [number, string] }[] } };
@@ -88,7 +89,9 @@ async function expectViewsUnderLoad(): Promise<void> {
   const panels = (renderDashboard() as { panels: { title: string; targets: { expr: string }[] }[] }).panels;
   for (const panel of panels)
     for (const target of panel.targets) {
-      const values = await ask(target.expr.replaceAll('$namespace', namespace).replaceAll('$deployment', 'calm'));
+      const filled = target.expr.replaceAll('$namespace', namespace).replaceAll('$deployment', 'calm');
+      // The dashboard finds the route Service by the deployment's label (kube-state-metrics, not on the node).
+      const values = await ask(filled.replaceAll('$backend', routeService));
       if (panel.title === 'Requests' && !target.expr.includes('5..')) expect(values[0], panel.title).toBeGreaterThan(5);
     }
   const rules = (renderAlertRules() as { groups: { rules: { alert: string; expr: string }[] }[] }).groups.flatMap((group) => group.rules);
@@ -105,7 +108,9 @@ describe('an app with slow requests on the real node, scaled on its requests in 
     expect(object.spec).toMatchObject({ minReplicaCount: 1, maxReplicaCount: 3 });
     expect(object.spec.triggers.map((trigger) => trigger.type)).toEqual(['cpu', 'prometheus']);
     expect(object.spec.triggers[1]!.metadata).toMatchObject({ serverAddress: metricsStoreUrl, threshold: '10' });
-    expect(object.spec.triggers[1]!.metadata.query).toContain(`service="${namespace}-calm-http-80@kubernetesgateway"`);
+    // Its route Service's traffic (named from the uid: no other organization's names fold into it).
+    const routed = routeServiceNames(object.metadata.ownerReferences![0]!.uid).stable;
+    expect(object.spec.triggers[1]!.metadata.query).toContain(`service="${namespace}-${routed}-http-80@kubernetesgateway"`);
     // KEDA made the autoscaler under the app's name; its external metric reads (0 in flight while idle).
     await eventually(
       async () => (await scaledObject('calm')).status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),

@@ -8,8 +8,6 @@ import { z } from 'zod';
 import {
   canonicalDeploymentType,
   nameStemIndex,
-  gatewayNameClaimants,
-  gatewayNameRefusal,
   customHostIndex,
   nameClaimants,
   quotaExcess,
@@ -347,8 +345,7 @@ function checkBerthOwnSecrets(spec: Deployment['spec']): void {
     );
 }
 
-/** A 409 when the new deployment's children would take names another deployment of the namespace uses,
- * or names at the Gateway a deployment of another namespace has. */
+/** A 409 when the new deployment's children would take names another deployment of the namespace uses. */
 function checkChildNames(deps: FacadeDependencies, namespace: string, name: string): void {
   const claim = { metadata: { name, namespace } };
   const refused = nameRefusal(
@@ -356,11 +353,6 @@ function checkChildNames(deps: FacadeDependencies, namespace: string, name: stri
     nameClaimants(namespace, name, (key) => deps.cache.deployments.byIndex(nameStemIndex, key)),
   );
   if (refused) throw conflict(`${refused.message}.`);
-  const gatewayRefused = gatewayNameRefusal(
-    claim,
-    gatewayNameClaimants(namespace, name, (key) => deps.cache.deployments.byIndex(nameStemIndex, key)),
-  );
-  if (gatewayRefused) throw conflict(`${gatewayRefused.message}.`);
 }
 
 /** A 422 for a repo_url away from its integration's host (a missing integration is the controller's to say). */

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import { requestMetricQueries, scaleToZeroCondition, type Deployment, type RequestMetricQueries } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
-import { applicationServicePort, childNames, deploymentLabelValue } from '../../api/child-names.ts';
+import { applicationServicePort, childNames, deploymentLabelValue, routeServiceNames } from '../../api/child-names.ts';
 import { componentLabel, hasRole, podsOfDeployment, type Component } from '../../workloads/revision-pods.ts';
 import { deploymentMetrics, type ApiReadings, type MetricsReadings } from '../deployment-metrics.ts';
 import type { FacadeDependencies, MetricsSources } from '../ports.ts';
@@ -47,7 +47,7 @@ export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependen
       ),
       activated(deployment)
         ? { unavailable: "its requests pass the activator (it scales to zero): the Gateway counts them as the activator's" }
-        : apiReadings(metrics, requestMetricQueries({ namespace, name: names.application, port: applicationServicePort })),
+        : apiReadings(metrics, requestMetricQueries({ namespace, name: routeServiceNames(id).stable, port: applicationServicePort })),
       queued ? queueReadings(metrics, namespace, names.queueWorker) : undefined,
     ]);
     const readings: MetricsReadings = {

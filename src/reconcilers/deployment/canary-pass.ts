@@ -2,7 +2,7 @@
 // canary stands (canary.ts decides). Reads the caches, and the metrics store only when a step's pause is
 // over; writes nothing.
 import { canaryQueries, childNames, interruptionOf, type CanaryFigures, type Deployment } from '../../api/index.ts';
-import { applicationServicePort } from '../../api/child-names.ts';
+import { applicationServicePort, type RouteServices } from '../../api/child-names.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { podsOfRevision } from '../../workloads/revision-pods.ts';
 import { instantValue } from '../../workloads/metrics-store.ts';
@@ -53,6 +53,7 @@ export async function canaryPlan(
   chosen: ChosenRevisions,
   image: TargetImage,
   previousActive: RevisionRecord | undefined,
+  routeTo: RouteServices,
 ): Promise<CanaryPlan | undefined> {
   const { options, informers } = pass;
   const settings = canarySettings(deployment.spec.sourceConfig?.canary, options.progressDeadlineSeconds);
@@ -75,7 +76,7 @@ export async function canaryPlan(
   const failure = podProblem ?? (canaryRollout.failed ? { reason: 'ProgressDeadlineExceeded', message: canaryRollout.failed } : undefined);
   const figures =
     previous && analysisDue(previous, settings, now)
-      ? await readFigures(store, owner.namespace, names, analysisWindowSeconds(previous, now))
+      ? await readFigures(store, owner.namespace, routeTo, analysisWindowSeconds(previous, now))
       : undefined;
   const decision = decideCanary({
     settings,
@@ -107,13 +108,10 @@ export function canaryReplicas(stableReplicas: number, weight: number): number {
 async function readFigures(
   store: string,
   namespace: string,
-  names: { application: string; canary: string },
+  routeTo: RouteServices,
   windowSeconds: number,
 ): Promise<CanaryFigures | undefined> {
-  const queries = canaryQueries(
-    { namespace, canary: names.canary, stable: names.application, port: applicationServicePort },
-    windowSeconds,
-  );
+  const queries = canaryQueries({ namespace, canary: routeTo.canary, stable: routeTo.stable, port: applicationServicePort }, windowSeconds);
   try {
     const [requests, errors, p99, stableP99] = await Promise.all(
       [queries.requests, queries.errors, queries.latencyP99Seconds, queries.stableLatencyP99Seconds].map((query) =>

@@ -6,8 +6,6 @@ import { codeHostCredentialKeys, codeHostEventAnnotation } from '../../api/codeh
 import {
   nameStemIndex,
   customHostIndex,
-  gatewayNameClaimants,
-  gatewayNameRefusal,
   customHostOf,
   hostRefusal,
   nameClaimants,
@@ -99,12 +97,7 @@ export async function chooseRevisions(
     nameRefusal(
       deployment,
       nameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(nameStemIndex, key)),
-    ) ??
-    gatewayNameRefusal(
-      deployment,
-      gatewayNameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(nameStemIndex, key)),
-    ) ??
-    (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined);
+    ) ?? (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined);
   if (refused) return { problem: refused, known, requeueAfterMs: hostRecheckMs };
   const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) =>
     informers.secrets.get(ns, name),

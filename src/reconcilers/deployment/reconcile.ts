@@ -25,7 +25,8 @@ import { backingServices } from './render/backing.ts';
 import { renderPasswordSecret, type OwnerDeployment } from './render/common.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
 import { renderTracingProject } from './render/tracing-project.ts';
-import { renderWorkloads, type CanaryWorkload } from './render/workloads.ts';
+import { renderWorkloads, type WorkloadsInput } from './render/workloads.ts';
+import { routeTargetsOf } from './route-targets.ts';
 import { canaryPlan } from './canary-pass.ts';
 import { revisionHistory, type RevisionRecord } from './revision-records.ts';
 import { revisionsToPrune } from './revisions.ts';
@@ -82,14 +83,20 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   if ('problem' in chosen) return halt(pass, deployment, chosen);
   // 3. Its image.
   const image = await targetImage(pass, deployment, owner, chosen, history.previousActive);
-  // 3b. Its canary, when the spec asks for one: which revision the application runs, and the canary's share.
-  const canary = await canaryPlan(pass, deployment, owner, chosen, image, history.previousActive);
+  // 3b. Which Services the routes name (route-targets.ts), and the canary, when the spec asks for one:
+  // which revision the application runs, and the canary's share.
+  const routes = routeTargetsOf(informers, owner, options.now());
+  const canary = await canaryPlan(pass, deployment, owner, chosen, image, history.previousActive, routes.routeTo);
   // 4. Workloads: applied only where the cache differs from the rendering. The activator's grant goes in
   // before routes that lead to the activator, so that they resolve at once, and out after they no longer do.
   const activated = scaleToZeroOf(options, deployment) === 'activated';
   if (activated) await ensureActivatorGrant(pass, owner.namespace);
   const serving = canary ? canary.serving : image.serving;
-  const applied = await applyWorkloads(pass, owner, spec, serving, image.serving?.name !== history.previousActive?.name, canary?.canary);
+  const applied = await applyWorkloads(pass, owner, spec, serving, {
+    rollingOut: image.serving?.name !== history.previousActive?.name,
+    routeTo: routes.routeTo,
+    ...optional('canary', canary?.canary),
+  });
   if ('problem' in applied)
     return halt(pass, deployment, {
       problem: applied.problem,
@@ -113,6 +120,7 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
     queued ? buildQueueRecheckMs : undefined,
     trackedBranch(spec) ? options.sourcePollIntervalMs : undefined,
     canary?.decision.recheckMs,
+    routes.recheckMs,
   ];
   const requeueAfter = Math.min(...recheck.filter((ms) => ms !== undefined));
   return { status, ...(Number.isFinite(requeueAfter) ? { result: { requeueAfter } } : {}) };
@@ -147,8 +155,7 @@ async function applyWorkloads(
   owner: OwnerDeployment,
   spec: DeploymentSpecInput,
   serving: ServingRevision | undefined,
-  rollingOut: boolean,
-  canary: CanaryWorkload | undefined,
+  placement: Pick<WorkloadsInput, 'rollingOut' | 'routeTo' | 'canary'>,
 ): Promise<{ current: CurrentWorkloads } | { problem: Problem }> {
   const { informers, writer, options } = pass;
   const names = childNames(owner.name);
@@ -162,8 +169,7 @@ async function applyWorkloads(
       owner,
       spec,
       ...(serving ? { serving } : {}),
-      rollingOut,
-      ...optional('canary', canary),
+      ...placement,
       settings: options,
       ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
     });

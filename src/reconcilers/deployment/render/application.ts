@@ -322,9 +322,16 @@ export function renderApplicationService(input: Pick<WorkloadInput, 'owner' | 's
   return servingService(input, childNames(input.owner.name).application, 'application');
 }
 
-/** The canary's Service: the route's second backend while a canary runs (canary.ts). */
-export function renderCanaryService(input: Pick<WorkloadInput, 'owner' | 'spec'>): V1Service {
-  return servingService(input, childNames(input.owner.name).canary, 'canary');
+/**
+ * A Service only the Gateway's routes name (child-names.ts routeServiceNames): the application's pods,
+ * or while a canary runs (canary.ts) the canary's, the route's second backend.
+ */
+export function renderRouteService(
+  input: Pick<WorkloadInput, 'owner' | 'spec'>,
+  name: string,
+  component: 'application' | 'canary',
+): V1Service {
+  return servingService(input, name, component);
 }
 
 function servingService(input: Pick<WorkloadInput, 'owner' | 'spec'>, name: string, component: 'application' | 'canary'): V1Service {

@@ -117,6 +117,7 @@ export function scaledObject(
 /** The application's ScaledObject: replicas for its requests in flight (10 each) or its CPU, whichever asks more. */
 function renderScaledObject(
   owner: OwnerDeployment,
+  routedService: string,
   signal: RequestConcurrency,
   minScale: number | null | undefined,
   maxScale: number | null | undefined,
@@ -124,8 +125,7 @@ function renderScaledObject(
 ): ScaledObject | undefined {
   const scale = scaling(minScale, maxScale);
   if (scale.kind === 'scaledToZero') return undefined;
-  const target = childNames(owner.name).application;
-  const query = concurrencyQuery(signal.query, { namespace: owner.namespace, name: target, port: applicationServicePort });
+  const query = concurrencyQuery(signal.query, { namespace: owner.namespace, name: routedService, port: applicationServicePort });
   const bounds = { minReplicaCount: scale.minReplicas, maxReplicaCount: scale.maxReplicas, scaleDownWindowSeconds };
   return applicationScaledObject(owner, bounds, [
     { type: 'cpu', metricType: 'Utilization', metadata: { value: String(targetCpuUtilization) } },
@@ -143,15 +143,19 @@ function renderScaledObject(
   ]);
 }
 
+/** The application's autoscaler; with a request-concurrency signal, read at `routedService`, the
+ * Service the Gateway's routes name (child-names.ts routeServiceNames). */
 export function renderApplicationAutoscaler(
   owner: OwnerDeployment,
   spec: DeploymentSpecInput,
   settings: AutoscalingSettings,
+  routedService: string,
 ): V2HorizontalPodAutoscaler | ScaledObject | undefined {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const minScale = applicationMinScale(spec);
   const { requestConcurrency, scaleDownWindowSeconds } = settings;
-  if (requestConcurrency) return renderScaledObject(owner, requestConcurrency, minScale, resources.maxScale, scaleDownWindowSeconds);
+  if (requestConcurrency)
+    return renderScaledObject(owner, routedService, requestConcurrency, minScale, resources.maxScale, scaleDownWindowSeconds);
   const name = childNames(owner.name).application;
   return renderAutoscaler(owner, name, 'application', minScale, resources.maxScale, scaleDownWindowSeconds);
 }

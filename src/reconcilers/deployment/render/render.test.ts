@@ -22,6 +22,7 @@ import { buildJobLocation } from '../../../workloads/build-jobs.ts';
 import { cpuQuantity, memoryQuantity, resourceRequirements, revisionLabel } from './common.ts';
 import { defaultBuildResources, defaultConcurrencyQuery, parseCustomUrl } from '../../../api/index.ts';
 import { renderIngress } from './ingress.ts';
+import { routeServiceNames } from '../../../api/child-names.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
 import { renderRedis } from './redis.ts';
 import { renderRevision } from './revision.ts';
@@ -334,6 +335,7 @@ describe('renderApplicationService and renderQueueWorker', () => {
 
 describe('autoscalers', () => {
   const autoscaling = { scaleDownWindowSeconds: 60 };
+  const routed = routeServiceNames(owner.uid).stable;
   it.each([
     [
       { minScale: 2, maxScale: 5 },
@@ -342,7 +344,7 @@ describe('autoscalers', () => {
     [{}, { minReplicas: 1, maxReplicas: 1 }],
     [{ maxScale: 0 }, undefined],
   ])('%j', (resourceSpec, expected) => {
-    const hpa = renderApplicationAutoscaler(owner, { source: 'external_docker', sourceConfig: { resourceSpec } }, autoscaling);
+    const hpa = renderApplicationAutoscaler(owner, { source: 'external_docker', sourceConfig: { resourceSpec } }, autoscaling, routed);
     if (expected === undefined) expect(hpa).toBeUndefined();
     else expect(hpa!.spec).toMatchObject({ ...expected, scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop' } });
   });
@@ -350,7 +352,7 @@ describe('autoscalers', () => {
   it('is a KEDA ScaledObject on requests in flight and CPU where the installation reads them', () => {
     const signal = { serverAddress: 'http://prometheus.monitoring:9090', query: defaultConcurrencyQuery };
     const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { resourceSpec: { minScale: 2, maxScale: 6 } } };
-    const scaled = renderApplicationAutoscaler(owner, spec, { ...autoscaling, requestConcurrency: signal })!;
+    const scaled = renderApplicationAutoscaler(owner, spec, { ...autoscaling, requestConcurrency: signal }, routed)!;
     expect(scaled).toMatchObject({
       apiVersion: 'keda.sh/v1alpha1',
       kind: 'ScaledObject',
@@ -370,7 +372,8 @@ describe('autoscalers', () => {
           metricType: 'AverageValue',
           metadata: {
             serverAddress: 'http://prometheus.monitoring:9090',
-            query: `sum(rate(traefik_service_request_duration_seconds_sum{service="${owner.namespace}-shop-http-80@kubernetesgateway"}[30s]))`,
+            // The route Service's figures: named from the uid, no other deployment's can fold into them.
+            query: `sum(rate(traefik_service_request_duration_seconds_sum{service="${owner.namespace}-${routed}-http-80@kubernetesgateway"}[30s]))`,
             threshold: '10',
             ignoreNullValues: 'true',
           },
@@ -383,6 +386,7 @@ describe('autoscalers', () => {
         owner,
         { source: 'external_docker', sourceConfig: { resourceSpec: { maxScale: 0 } } },
         { ...autoscaling, requestConcurrency: signal },
+        routed,
       ),
     ).toBeUndefined();
   });
@@ -451,11 +455,12 @@ describe('ingress', () => {
     expect(parseCustomUrl(url)).toEqual(expected);
   });
 
-  it('routes the host to the application Service', () => {
-    const ingress = renderIngress(owner, [{ objectName: 'shop', host: 'shop.example.com', path: '/' }]);
+  it('routes the host to the route Service', () => {
+    const routed = routeServiceNames(owner.uid).stable;
+    const ingress = renderIngress(owner, [{ objectName: 'shop', host: 'shop.example.com', path: '/' }], routed);
     expect(ingress.spec!.rules![0]).toEqual({
       host: 'shop.example.com',
-      http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: 'shop', port: { name: 'http' } } } }] },
+      http: { paths: [{ path: '/', pathType: 'Prefix', backend: { service: { name: routed, port: { name: 'http' } } } }] },
     });
   });
 });

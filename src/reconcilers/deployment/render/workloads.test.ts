@@ -4,9 +4,12 @@ import { describe, expect, it } from 'vitest';
 import type { DeploymentSpecInput } from './spec.ts';
 import { renderWorkloads, workloadInput } from './workloads.ts';
 import { renderPreDeployJob } from './pre-deploy.ts';
+import { routeServiceNames } from '../../../api/child-names.ts';
 import type { ScaledObject } from './autoscalers.ts';
 
 const owner = { name: 'shop', namespace: 'ns', uid: 'uid-1' };
+/** Where routes send requests: Services named from the uid (child-names.ts routeServiceNames). */
+const route = routeServiceNames(owner.uid);
 const settings = {
   applicationPort: 8000,
   images: { postgres: 'postgres:16', redis: 'redis:7' },
@@ -80,7 +83,7 @@ describe('renderWorkloads', () => {
       'a custom URL',
       { source: 'external_docker', sourceConfig: { customUrl: 'https://shop.example.com' } },
       true,
-      ['Service/shop', 'Deployment/shop', 'HorizontalPodAutoscaler/shop', 'Ingress/shop'],
+      ['Service/shop', `Service/${route.stable}`, 'Deployment/shop', 'HorizontalPodAutoscaler/shop', 'Ingress/shop'],
     ],
   ])('%s', (_, spec, withServing, expected) => {
     expect(kinds(spec as DeploymentSpecInput, withServing)).toEqual(expected);
@@ -102,7 +105,7 @@ describe('renderWorkloads', () => {
           rules: [
             {
               matches: [{ path: { type: 'PathPrefix', value: '/' } }],
-              backendRefs: [{ group: '', kind: 'Service', name: 'shop', port: 80, weight: 1 }],
+              backendRefs: [{ group: '', kind: 'Service', name: route.stable, port: 80, weight: 1 }],
             },
           ],
         },
@@ -140,20 +143,36 @@ describe('renderWorkloads', () => {
     expect(stable.spec!.template.spec!.containers[0]!.image).toBe('nginx:1');
     // Disjoint selectors: the application's Service never sends the canary's share.
     expect(canary.spec!.selector.matchLabels).toEqual({ 'berth.dev/deployment': 'shop', 'app.kubernetes.io/component': 'canary' });
-    expect(byName('Service', 'shop-canary')).toMatchObject({ spec: { selector: canary.spec!.selector.matchLabels } });
+    expect(byName('Service', route.canary)).toMatchObject({ spec: { selector: canary.spec!.selector.matchLabels } });
+    expect(byName('Service', route.stable)).toMatchObject({ spec: { selector: stable.spec!.selector.matchLabels } });
     const backends = (objects: ReturnType<typeof render>) =>
       objects
         .filter((o) => o.kind === 'HTTPRoute')
         .map((route) => (route as { spec: { rules: { backendRefs: unknown }[] } }).spec.rules[0]!.backendRefs);
     const weighted = [
-      { group: '', kind: 'Service', name: 'shop', port: 80, weight: 90 },
-      { group: '', kind: 'Service', name: 'shop-canary', port: 80, weight: 10 },
+      { group: '', kind: 'Service', name: route.stable, port: 80, weight: 90 },
+      { group: '', kind: 'Service', name: route.canary, port: 80, weight: 10 },
     ];
     expect(backends(objects)).toEqual([weighted, weighted]);
     // At weight 0 its pods run, and the routes name the application alone.
-    const single = [{ group: '', kind: 'Service', name: 'shop', port: 80, weight: 1 }];
+    const single = [{ group: '', kind: 'Service', name: route.stable, port: 80, weight: 1 }];
     expect(backends(render(0))).toEqual([single, single]);
     expect(render(0).some((o) => o.metadata?.name === 'shop-canary')).toBe(true);
+    // Routed by an earlier Berth (route-targets.ts): the routes keep the Services they name while the
+    // route Service is made, and the canary's share keeps its own Service until the canary is over.
+    const earlier = renderWorkloads({
+      owner,
+      spec,
+      settings: { ...settings, appUrls, gateway },
+      serving,
+      canary: { serving: next, replicas: 2, weight: 10 },
+      routeTo: { stable: 'shop', canary: 'shop-canary' },
+    });
+    expect(backends(earlier)[0]).toEqual([
+      { group: '', kind: 'Service', name: 'shop', port: 80, weight: 90 },
+      { group: '', kind: 'Service', name: 'shop-canary', port: 80, weight: 10 },
+    ]);
+    expect(earlier.filter((o) => o.kind === 'Service').map((o) => o.metadata?.name)).toEqual(['shop', route.stable, 'shop-canary']);
   });
 
   describe('a dev_zero app where the installation has an activator', () => {
@@ -173,6 +192,7 @@ describe('renderWorkloads', () => {
       const objects = zero({ customUrl: 'https://shop.example.com/store', resourceSpec: { maxScale: 3 } });
       expect(objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual([
         'Service/shop',
+        `Service/${route.stable}`,
         'Deployment/shop',
         'InterceptorRoute/shop',
         'ScaledObject/shop',
@@ -245,14 +265,14 @@ describe('renderWorkloads', () => {
         serving,
       });
       expect(unrouted.map((o) => o.kind)).toEqual(['Service', 'Deployment', 'HorizontalPodAutoscaler']);
-      expect(zero({ resourceSpec: { maxScale: 0 } }).map((o) => o.kind)).toEqual(['Service', 'Deployment', 'HTTPRoute']);
+      expect(zero({ resourceSpec: { maxScale: 0 } }).map((o) => o.kind)).toEqual(['Service', 'Service', 'Deployment', 'HTTPRoute']);
       const dev = renderWorkloads({
         owner,
         spec: { source: 'external_docker', sourceConfig: { deploymentType: 'dev' } },
         settings: { ...settings, appUrls, gateway, activator },
         serving,
       });
-      expect(dev.map((o) => o.kind)).toEqual(['Service', 'Deployment', 'HorizontalPodAutoscaler', 'HTTPRoute']);
+      expect(dev.map((o) => o.kind)).toEqual(['Service', 'Service', 'Deployment', 'HorizontalPodAutoscaler', 'HTTPRoute']);
     });
   });
 

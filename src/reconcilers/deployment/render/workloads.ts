@@ -1,12 +1,13 @@
 // Everything a Deployment runs, rendered in one call: the set of workload manifests for a spec and the
 // revision being served. Pure; the reconciler applies what differs from the cache and prunes the rest.
 import { appHost, childNames, parseCustomUrl, type Activator, type AppUrlTemplate } from '../../../api/index.ts';
+import { routeServiceNames, type RouteServices } from '../../../api/child-names.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
 import {
   renderApplication,
   renderApplicationService,
   renderCanary,
-  renderCanaryService,
+  renderRouteService,
   renderQueueWorker,
   type ServingRevision,
   type WorkloadInput,
@@ -16,8 +17,8 @@ import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler, servesScaledO
 import { applicationMinScale, backingServices, scaling } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
 import {
-  applicationBackend,
   canaryBackends,
+  serviceBackend,
   renderHttpRoute,
   renderIngress,
   type ExternalRoute,
@@ -62,6 +63,9 @@ export interface WorkloadsInput {
   existingDatabaseStorage?: string;
   /** A canary of a new revision beside `serving` (canary.ts): its pods, and the percent of requests routed to them. */
   canary?: CanaryWorkload;
+  /** The Services the routes name (route-targets.ts): the route Services, unless an upgrade still routes
+   * to the application's and canary's own. */
+  routeTo?: RouteServices;
 }
 
 export interface CanaryWorkload {
@@ -101,14 +105,21 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   const backing = backingServices(spec);
   const routes = externalRoutes(owner, spec, settings);
   const activation = activationOf(owner, spec, settings, routes, input.rollingOut ?? false);
+  const routeTo = input.routeTo ?? routeServiceNames(owner.uid);
   const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
+  if (routes.length > 0) desired.push(renderRouteService({ owner, spec }, routeServiceNames(owner.uid).stable, 'application'));
   if (serving) {
     const workload = workloadInput(input, serving);
     desired.push(renderApplication(workload));
-    const autoscalers = activation ? activatedAutoscalers(activation) : [renderApplicationAutoscaler(owner, spec, settings)];
+    const autoscalers = activation
+      ? activatedAutoscalers(activation)
+      : [renderApplicationAutoscaler(owner, spec, settings, routeTo.stable)];
     for (const autoscaler of autoscalers) if (autoscaler) desired.push(autoscaler);
     if (input.canary)
-      desired.push(renderCanaryService({ owner, spec }), renderCanary(workloadInput(input, input.canary.serving), input.canary.replicas));
+      desired.push(
+        renderRouteService({ owner, spec }, routeTo.canary, 'canary'),
+        renderCanary(workloadInput(input, input.canary.serving), input.canary.replicas),
+      );
     if (backing.queueWorker) {
       desired.push(renderQueueWorker(workload));
       const queueAutoscaler =
@@ -131,17 +142,17 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
     );
   }
   if (backing.redis) desired.push(renderRedis(owner, spec, settings.images.redis, settings.requestScale), renderRedisService(owner));
-  const backends = routeBackends(owner, activation, input.canary);
+  const backends = routeBackends(routeTo, activation, input.canary);
   if (settings.gateway) for (const route of routes) desired.push(renderHttpRoute(owner, route, settings.gateway, backends));
-  else if (routes.length > 0) desired.push(renderIngress(owner, routes, settings.ingressClassName));
+  else if (routes.length > 0) desired.push(renderIngress(owner, routes, routeTo.stable, settings.ingressClassName));
   return desired;
 }
 
 /** Where the routes send requests: the activator, or the application with a canary's share beside it. */
-function routeBackends(owner: OwnerDeployment, activation: Activation | undefined, canary: CanaryWorkload | undefined): RouteBackend[] {
+function routeBackends(routeTo: RouteServices, activation: Activation | undefined, canary: CanaryWorkload | undefined): RouteBackend[] {
   if (activation) return [activatorBackend(activation.activator.proxy)];
-  if (canary && canary.weight > 0) return canaryBackends(owner, canary.weight);
-  return [applicationBackend(owner)];
+  if (canary && canary.weight > 0) return canaryBackends(routeTo, canary.weight);
+  return [serviceBackend(routeTo.stable)];
 }
 
 interface Activation {
