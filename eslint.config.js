@@ -20,8 +20,37 @@ export default tseslint.config(
   },
   {
     // Functions short enough to read at once: the product's, not its tests' describe blocks.
-    files: ['src/**/*.ts'],
+    files: ['src/**/*.{ts,tsx}'],
     ignores: ['src/**/*.test.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
+  },
+  {
+    // The web console runs in a browser: server code reaches it as types only, the key never leaves
+    // sessionStorage for a cookie or localStorage, and no markup is written from strings.
+    files: ['src/console/**/*.{ts,tsx}'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/api/**', '**/facade/**', '**/runtime/**', 'zod', 'node:*', '@kubernetes/*', 'fastify', 'pino'],
+              allowTypeImports: true,
+              message: 'The console takes only types from the server: import type.',
+            },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', 'process', 'Buffer', 'localStorage'],
+      'no-restricted-properties': [
+        'error',
+        { object: 'document', property: 'cookie' },
+        { object: 'window', property: 'localStorage' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "JSXAttribute[name.name='dangerouslySetInnerHTML']", message: 'Text only: no markup from strings.' },
+      ],
+    },
   },
 );

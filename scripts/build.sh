@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm run build`: compiles what src/main.ts reaches (and the stand-ins src/cli/without-api-clients.ts
+# `npm run build`: builds the web console (vite.console.config.ts) and compiles what src/main.ts reaches (and the stand-ins src/cli/without-api-clients.ts
 # loads by name: tsconfig.build.json) to dist/ with tsc, the JavaScript the image runs. The CRD and
 # chart generators and the admission-policy renderers, which scripts, the workbench and tests read, stay out.
 # Running the sources directly (Node's type stripping, as `npm start` and the tests do) keeps a
@@ -10,5 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 rm -rf dist
 node_modules/.bin/tsc -p tsconfig.build.json
+# The web console (src/console) as static files, dist/console, which the facade serves at /console/.
+node_modules/.bin/vite build --config vite.console.config.ts
 bash scripts/source-hash.sh > dist/.source.sha256
 echo "built dist/ from src/ ($(cat dist/.source.sha256 | cut -c1-12))" >&2

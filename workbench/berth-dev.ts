@@ -104,6 +104,7 @@ function banner(dev: DevCluster, berth: RunningBerth): string {
     ...(facade
       ? [
           `  HTTP API:     ${facade}  (OpenAPI: ${facade}/openapi.json)`,
+          `  console:      ${facade}/console/  (sign in with the API key)`,
           `  API key:      ${local.apiKey}  (organization ${local.organizationId}, namespace ${local.organizationNamespace})`,
           `  try:          curl -H 'X-Api-Key: ${local.apiKey}' ${facade}/v2/deployments`,
         ]

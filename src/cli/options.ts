@@ -140,6 +140,9 @@ export const optionsUsage = `options (each also read from the environment variab
   --public-url <url>           where clients reach the HTTP API, e.g. https://berth.example.com: the base
                                of the upload URLs it hands out (default: each request's Host header)
                                                                    [BERTH_PUBLIC_URL]
+  --console-dir <dir|off>      the built web console Berth serves at /console/ (npm run build:console);
+                               off serves none (default: dist/console beside Berth's code)
+                                                                   [BERTH_CONSOLE_DIR]
   --progress-deadline-seconds <n>
                                how long a rollout may wait (for room on a node, for its pods to turn
                                Ready) before its revision is DEPLOY_FAILED (default 600)
@@ -273,6 +276,7 @@ const optionsSchema = z
     postgresImage: z.string().min(1).optional(),
     redisImage: z.string().min(1).optional(),
     publicUrl: baseUrl.optional(),
+    consoleDir: z.string().min(1).optional(),
     appUrlTemplate: parsedBy(parseAppUrlTemplate).optional(),
     gateway: z
       .string()
@@ -395,6 +399,7 @@ const optionSources = {
   postgresImage: { env: 'BERTH_POSTGRES_IMAGE' },
   redisImage: { env: 'BERTH_REDIS_IMAGE' },
   publicUrl: { env: 'BERTH_PUBLIC_URL', emptyIsUnset: true },
+  consoleDir: { env: 'BERTH_CONSOLE_DIR', emptyIsUnset: true },
   appUrlTemplate: { env: 'BERTH_APP_URL_TEMPLATE', emptyIsUnset: true },
   gateway: { env: 'BERTH_GATEWAY', emptyIsUnset: true },
   ingressClass: { env: 'BERTH_INGRESS_CLASS', emptyIsUnset: true },

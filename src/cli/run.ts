@@ -324,6 +324,7 @@ async function startBerthFacade(
     ...organizationQuotaOf(options),
     ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
+    ...(options.consoleDir ? { consoleDir: options.consoleDir === 'off' ? false : options.consoleDir } : {}),
     ...metricsStoreOf(options),
     ...(registry
       ? {

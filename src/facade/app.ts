@@ -18,10 +18,13 @@ import { registerWatchRoutes } from './routes/watch.ts';
 import { registerUploadRoutes } from './routes/uploads.ts';
 import { registerWebhookRoutes } from './routes/webhooks.ts';
 import { createServer, selfHostedPrefix, type FacadeServer } from './server.ts';
+import { registerConsole, type ConsoleAssets } from './console.ts';
 
 export interface FacadeAppOptions {
   logger: Logger;
   bodyLimit?: number;
+  /** The web console at /console/ (console.ts), at the root only and outside the API's document. */
+  console?: { assets: ConsoleAssets | undefined };
 }
 
 export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptions): FacadeServer {
@@ -55,5 +58,6 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
   };
   void app.register(routes);
   void app.register(routes, { prefix: selfHostedPrefix });
+  if (options.console) registerConsole(app, options.console.assets);
   return app;
 }

@@ -29,6 +29,7 @@ import { uidIndex } from '../runtime/object-store.ts';
 import { secretKind, type KubeObject, type ResourceKind } from '../runtime/types.ts';
 import { apiKeyLabel, apiKeyRecordFromSecret, type ApiKeyRecord } from './api-keys.ts';
 import { buildFacadeApp } from './app.ts';
+import { defaultConsoleDir, loadConsole } from './console.ts';
 import { kubeObjectWriter } from './kube-writer.ts';
 import { kubePodLogReader } from './pod-logs.ts';
 import { clusterMetricsSources } from './metrics-sources.ts';
@@ -84,6 +85,8 @@ export interface FacadeOptions {
   publicUrl?: string;
   /** Where build Jobs run (src/workloads/build-jobs.ts). Default: beside their deployment. */
   buildNamespace?: string;
+  /** The built web console served at /console/ (console.ts); false serves none. Default: dist/console. */
+  consoleDir?: string | false;
 }
 
 export interface RunningFacade {
@@ -182,7 +185,13 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
   for (const informer of informers) informer.start();
   await waitForSync(informers, options.syncTimeoutMs ?? 60_000, options.logger);
   const deps = facadeDependencies(options, cache);
-  const app = buildFacadeApp(deps, { logger: options.logger, ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}) });
+  const consoleDir = options.consoleDir ?? defaultConsoleDir();
+  const consoleAssets = consoleDir === false ? undefined : loadConsole(consoleDir);
+  const app = buildFacadeApp(deps, {
+    logger: options.logger,
+    ...(options.bodyLimit ? { bodyLimit: options.bodyLimit } : {}),
+    ...(consoleDir === false ? {} : { console: { assets: consoleAssets } }),
+  });
   // While draining, every response closes its connection: a client's next request opens a new one,
   // which the Service sends to a replica that is not stopping.
   let draining = false;
@@ -196,6 +205,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
   const host = options.host && options.host !== '0.0.0.0' ? options.host : '127.0.0.1';
   const nodeServer = options.nodeAddress ? await listenAlso(app, options.nodeAddress) : undefined;
   options.logger.info({ port, ...(nodeServer ? { nodeUrl: nodeServer.url } : {}) }, 'serving the HTTP API');
+  if (consoleAssets) options.logger.info({ url: `${urlOf(host, port)}/console/` }, 'serving the console');
   return {
     url: urlOf(host, port),
     port,

@@ -254,6 +254,8 @@ export const deploymentEventSchema = z
   })
   .describe('A Kubernetes Event about a deployment or one of its objects.');
 
+export type DeploymentEvent = z.infer<typeof deploymentEventSchema>;
+
 export const deploymentEventsSchema = z
   .object({ resources: z.array(deploymentEventSchema).describe('Newest first.') })
   .describe("A deployment's events.");

@@ -3,7 +3,9 @@
 // Gateway (the browser resolves *.localhost to loopback itself) and reads the page the app serves. The
 // browser trusts the local apps CA the way a user's would (its NSS store, made here with certutil), and
 // nothing is told to ignore certificate errors. Every other name resolves nowhere, so the browser
-// reaches nothing beyond this machine.
+// reaches nothing beyond this machine. Then the web console (built here, about 1 s) in the same browser:
+// sign in with a key, the list live, a deployment's conditions, revisions, log and events, delete after
+// typing its name, and no CSP violation. Cost: about 10 s beyond the deployment's own rollout.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,6 +22,10 @@ import { appsCaCertificate, exampleImage, gatewayFlags, httpsGet } from './suppo
 
 let berth: BerthProcess;
 let api: Api;
+let apiKey: string;
+let facadeUrl: string;
+/** The web console, built here for this Berth (a parallel `npm run build` may be rewriting dist/). */
+const consoleDir = mkdtempSync(join(tmpdir(), 'berth-console-'));
 let browser: Browser | undefined;
 let namespace: string;
 let ca: string;
@@ -32,12 +38,21 @@ beforeAll(async () => {
   namespace = await useNamespace('browser');
   const org = randomUUID();
   await ensureOrganizationNamespace(kc, namespace, org);
+  const root = join(import.meta.dirname, '../..');
+  execFileSync(join(root, 'node_modules/.bin/vite'), ['build', '--config', join(root, 'vite.console.config.ts'), '--outDir', consoleDir], {
+    cwd: root,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
     ...gatewayFlags({ tls: true }),
+    '--console-dir',
+    consoleDir,
   ]);
   await waitReady(berth);
-  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [org])).key });
+  facadeUrl = `http://127.0.0.1:${await berth.facadePort()}`;
+  apiKey = (await ensureApiKey(kc, operatorNamespace, [org])).key;
+  api = httpApi(facadeUrl, { 'x-api-key': apiKey });
   const executablePath = execFileSync('bash', [join(import.meta.dirname, '../../scripts/install-browser.sh')], {
     encoding: 'utf8',
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -55,7 +70,7 @@ beforeAll(async () => {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE *.localhost',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE localhost, EXCLUDE *.localhost, EXCLUDE 127.0.0.1',
     ],
   });
 });
@@ -64,6 +79,7 @@ afterAll(async () => {
   await browser?.close();
   await berth?.stop();
   rmSync(home, { recursive: true, force: true });
+  rmSync(consoleDir, { recursive: true, force: true });
 });
 
 /** Loads `url`, again when Chromium saw the host's interfaces change (the node adds a pod's veth) and
@@ -107,6 +123,67 @@ describe("a browser at a deployment's URL", () => {
     expect(response?.securityDetails()?.issuer()).toBe('berth-local-apps-ca');
     expect(new URL(page.url()).hostname).toBe(`site.${namespace}.localhost`);
     expect(String(await page.evaluate('document.body.innerText')).trim()).toBe('berth-example browser');
+    await page.close();
+  });
+});
+
+describe('the web console in a browser', () => {
+  it('signs in with a key, lists the deployment live, shows its conditions and revisions, and deletes after its name is typed', async () => {
+    const page = await browser!.newPage();
+    /** What the page shows in an element (the browser's words: no DOM types in this program). */
+    const shown = async (selector: string) => String(await page.evaluate(`document.querySelector(${JSON.stringify(selector)}).innerText`));
+    // What the strict CSP refuses (an inline script, an eval, a sink for markup) the page reports here.
+    await page.evaluateOnNewDocument(
+      `window.cspViolations = []; document.addEventListener('securitypolicyviolation', (e) => window.cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));`,
+    );
+    const response = await page.goto(`${facadeUrl}/console/`, { waitUntil: 'load' });
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+
+    // A key the API refuses: the form again, with the API's words.
+    await page.type('input[name="api-key"]', 'bsk_not-a-key');
+    await page.click('button[type="submit"]');
+    await page.waitForSelector('.login .error');
+    await page.evaluate(`document.querySelector('input[name="api-key"]').value = ''`);
+    await page.type('input[name="api-key"]', apiKey);
+    await page.click('button[type="submit"]');
+
+    // The deployment of the test above, READY, with its URL.
+    await page.waitForSelector('tr[data-deployment="site"] .badge.good');
+    expect(await shown('tr[data-deployment="site"]')).toContain(`https://site.${namespace}.localhost:18443`);
+    // The key is kept for the tab only: never in a cookie or the address.
+    expect(await page.evaluate('document.cookie')).toBe('');
+    expect(page.url()).not.toContain(apiKey);
+    expect(await page.evaluate(`sessionStorage.getItem('berth.apiKey')`)).toBe(apiKey);
+
+    // Made through the API, it appears without a reload (the watch stream).
+    const other = await api.ok('POST', '/v2/deployments', {
+      name: 'other',
+      source: 'external_docker',
+      source_config: { resource_spec: { max_scale: 0 } },
+      source_revision_config: { image_uri: await exampleImage('browser') },
+    });
+    await page.waitForSelector('tr[data-deployment="other"]', { timeout: 30_000 });
+
+    // A deployment's page: its conditions and the revision it serves.
+    await page.click('tr[data-deployment="site"] a');
+    await page.waitForSelector('tr[data-condition="Ready"]');
+    expect(await shown('tr[data-condition="Ready"]')).toContain('True');
+    expect(await shown('.timeline')).toContain('serving');
+    // Its serving revision's log (the app's own line) and what Kubernetes and Berth said about it.
+    await page.waitForFunction(`document.querySelector('.log')?.innerText.includes('listening on')`, { timeout: 30_000 });
+    await page.waitForSelector('tr[data-event]', { timeout: 30_000 });
+
+    // Deleted from its page after typing its name: gone from the API, and from the list.
+    await page.goto(`${facadeUrl}/console/deployments/${other.id}`, { waitUntil: 'load' });
+    await page.waitForSelector('button.danger');
+    await page.click('button.danger');
+    await page.type('input[name="confirm-name"]', 'other');
+    await page.click('form.confirm button[type="submit"]');
+    await page.waitForSelector('tr[data-deployment="site"]');
+    await eventually(async () => (await api.call('GET', `/v2/deployments/${other.id}`)).status === 404, 30_000, 'the deployment gone');
+    await page.waitForFunction(`!document.querySelector('tr[data-deployment="other"]')`, { timeout: 30_000 });
+
+    expect(await page.evaluate('window.cspViolations')).toEqual([]);
     await page.close();
   });
 });

@@ -1,0 +1,97 @@
+// Small pieces the pages share: a status badge, a link to an app's URL, a name-typed confirmation.
+import { useState } from 'preact/hooks';
+import type { Deployment, Revision } from './api.ts';
+
+type Phase = Deployment['status'] | Revision['status'];
+
+/** How each phase reads at a glance; every phase the API has must be here (a new one fails tsc). */
+const tone: Record<Phase, 'good' | 'busy' | 'bad' | 'quiet'> = {
+  READY: 'good',
+  DEPLOYED: 'good',
+  UNUSED: 'quiet',
+  UNKNOWN: 'quiet',
+  SKIPPED: 'quiet',
+  AWAITING_DATABASE: 'busy',
+  AWAITING_DELETE: 'busy',
+  CREATING: 'busy',
+  QUEUED: 'busy',
+  AWAITING_BUILD: 'busy',
+  BUILDING: 'busy',
+  AWAITING_DEPLOY: 'busy',
+  DEPLOYING: 'busy',
+  CREATE_FAILED: 'bad',
+  BUILD_FAILED: 'bad',
+  DEPLOY_FAILED: 'bad',
+  INTERRUPTED: 'bad',
+};
+
+export function Badge({ phase }: { phase: Phase }) {
+  return <span class={`badge ${tone[phase]}`}>{phase.replaceAll('_', ' ').toLowerCase()}</span>;
+}
+
+/** The app's URL as a link, when it is one a browser should follow (http or https). */
+export function AppLink({ url }: { url: string | null }) {
+  if (!url) return <span class="hint">no URL yet</span>;
+  const safe = (() => {
+    try {
+      return ['http:', 'https:'].includes(new URL(url).protocol);
+    } catch {
+      return false;
+    }
+  })();
+  return safe ? (
+    <a href={url} target="_blank" rel="noopener noreferrer">
+      {url}
+    </a>
+  ) : (
+    <span>{url}</span>
+  );
+}
+
+export function tierOf(deployment: Deployment): string {
+  return deployment.source_config.deployment_type ?? 'dev';
+}
+
+/** A destructive action behind typing the thing's name. */
+export function ConfirmByName({ name, action, onConfirm }: { name: string; action: string; onConfirm: () => Promise<void> }) {
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState('');
+  const [error, setError] = useState<string>();
+  if (!open)
+    return (
+      <button type="button" class="danger" onClick={() => setOpen(true)}>
+        {action}
+      </button>
+    );
+  const confirm = async (event: SubmitEvent) => {
+    event.preventDefault();
+    try {
+      await onConfirm();
+    } catch (failure) {
+      setError(failure instanceof Error ? failure.message : String(failure));
+    }
+  };
+  return (
+    <form class="confirm" onSubmit={confirm}>
+      <label>
+        Type <strong>{name}</strong> to {action.toLowerCase()}
+        <input name="confirm-name" autocomplete="off" value={typed} onInput={(e) => setTyped(e.currentTarget.value)} />
+      </label>
+      <button type="submit" class="danger" disabled={typed !== name}>
+        {action}
+      </button>
+      <button type="button" class="quiet" onClick={() => setOpen(false)}>
+        Cancel
+      </button>
+      {error ? (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </form>
+  );
+}
+
+export function when(iso: string): string {
+  return new Date(iso).toLocaleString();
+}
