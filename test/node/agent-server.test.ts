@@ -27,6 +27,7 @@ import {
   readThread,
   runOnThread,
   startRuns,
+  steadyRuns,
   streamRun,
   type AgentServer,
   type ThreadReading,
@@ -638,6 +639,31 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
       await runThrough(deletePods('--grace-period=0', '--force'));
     },
   );
+
+  it('ends a steady stream of background runs started across a rollout, each success, none refused', { timeout: 480_000 }, async () => {
+    const { id: sleepyId, server: sleepy } = await sleepyAgent;
+    const old = (await componentPods<Pod>(namespace, 'agent-zero')).map((pod) => pod.metadata.name);
+    // At least 50 runs, one every 0.8 s, and on until the old pod is gone: the stream spans the rollout.
+    const marker = join(mkdtempSync(join(tmpdir(), 'berth-steady-')), 'rolled');
+    const stream = steadyRuns(sleepy, 'agent', { count: 50, intervalSeconds: 0.8, until: marker, input: { text: 'steady' } });
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    const patched = await tool.ok('PATCH', `/v2/deployments/${sleepyId}`, { secrets: [{ name: 'ROLLOUT_MARK', value: 'steady' }] });
+    const revision = await revisionReaches(tool, sleepyId, patched.latest_revision_id, ['DEPLOYED', 'DEPLOY_FAILED', 'BUILD_FAILED'], {
+      timeoutMs: 240_000,
+    });
+    expect(revision.status, revision.status_message).toBe('DEPLOYED');
+    await eventually(
+      async () => (await componentPods<Pod>(namespace, 'agent-zero')).every((pod) => !old.includes(pod.metadata.name)) || undefined,
+      300_000,
+      'the old pod gone',
+    );
+    writeFileSync(marker, '');
+    const { runs, refused } = await stream;
+    console.error(`[agent-server] steady stream across a rollout: ${runs.length} runs started, ${refused.length} refused`);
+    expect(refused).toEqual([]);
+    expect(runs.length).toBeGreaterThanOrEqual(50);
+    expect(await joinRuns(sleepy, runs)).toEqual(runs.map(() => 'success'));
+  });
 
   it('reads the build logs with the client, the level in upper case as it sends it', async () => {
     const logs = await client(['deploy', 'logs', '--name', 'agent', '--type', 'build', '--level', 'info', '--limit', '500']);

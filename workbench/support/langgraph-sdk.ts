@@ -33,7 +33,7 @@ export interface AgentServer {
 }
 
 const program = `
-import asyncio, json, sys
+import asyncio, json, os, sys
 import httpx
 from langgraph_sdk.client import LangGraphClient
 
@@ -79,6 +79,21 @@ async def main(url, step, thread_id, graph, inputs):
             run = await client.runs.create(thread, graph, input=inputs[0]["input"])
             runs.append([thread, run["run_id"]])
         print(json.dumps(runs))
+        return
+    if step == "steady":
+        # Runs started one at a time at an interval, each on a thread of its own, at least count of them
+        # and on until the marker file exists (or 4 x count): a create that fails is kept, not raised.
+        ask = inputs[0]
+        runs, refused = [], []
+        while len(runs) + len(refused) < 4 * ask["count"] and (len(runs) + len(refused) < ask["count"] or not os.path.exists(ask["until"])):
+            try:
+                thread = (await client.threads.create())["thread_id"]
+                run = await client.runs.create(thread, graph, input=ask["input"])
+                runs.append([thread, run["run_id"]])
+            except Exception as error:
+                refused.append(getattr(getattr(error, "response", None), "status_code", None) or type(error).__name__)
+            await asyncio.sleep(ask["interval"])
+        print(json.dumps({"runs": runs, "refused": refused}))
         return
     if step == "stream":
         # A run streamed through the URL: what the run's status was when the first event came, and the events.
@@ -163,6 +178,17 @@ export type StartedRun = [threadId: string, runId: string];
 /** `count` runs of `graph` on `input` started in the background, each on a new thread. */
 export function startRuns(server: string | AgentServer, graph: string, count: number, input: object): Promise<StartedRun[]> {
   return sdk(server, 'backlog', '', graph, [{ count, input }]) as Promise<StartedRun[]>;
+}
+
+/** Runs started one at a time, `intervalSeconds` apart, on threads of their own: at least `count`, and on
+ * until the file `until` exists. Creates the server refused (status code or error name) are in `refused`. */
+export function steadyRuns(
+  server: string | AgentServer,
+  graph: string,
+  ask: { count: number; intervalSeconds: number; until: string; input: object },
+): Promise<{ runs: StartedRun[]; refused: (number | string)[] }> {
+  const inputs = [{ count: ask.count, interval: ask.intervalSeconds, until: ask.until, input: ask.input }];
+  return sdk(server, 'steady', '', graph, inputs) as Promise<{ runs: StartedRun[]; refused: (number | string)[] }>;
 }
 
 /** Waits for each run to end; answers their statuses. */
