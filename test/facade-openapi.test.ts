@@ -34,9 +34,10 @@ describe('/openapi.json', () => {
     );
     expect(Object.keys(document.paths['/v2/deployments/{deployment_id}'])).toEqual(expect.arrayContaining(['get', 'patch', 'delete']));
     expect(Object.keys(document.paths['/v2/deployments/{deployment_id}/revisions'])).toEqual(expect.arrayContaining(['get', 'post']));
-    // A deployment's figures, documented with the route.
-    const figures = document.paths['/v2/deployments/{deployment_id}/metrics'].get.responses['200'].content['application/json'].schema;
-    expect(Object.keys(figures.properties).sort()).toEqual([
+    // A deployment's figures, documented with the route: now, or over a range (start, end and step).
+    const metrics = document.paths['/v2/deployments/{deployment_id}/metrics'].get;
+    const [now, range] = metrics.responses['200'].content['application/json'].schema.anyOf;
+    expect(Object.keys(now.properties).sort()).toEqual([
       'api',
       'application',
       'database',
@@ -45,6 +46,18 @@ describe('/openapi.json', () => {
       'queue',
       'unavailable',
     ]);
+    expect(Object.keys(range.properties).sort()).toEqual([
+      'deployment_id',
+      'end',
+      'revisions',
+      'series',
+      'start',
+      'step_seconds',
+      'unavailable',
+    ]);
+    expect(metrics.parameters.map((parameter: { name: string }) => parameter.name)).toEqual(
+      expect.arrayContaining(['start', 'end', 'step']),
+    );
     expect(document.components.securitySchemes.apiKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-Api-Key' });
   });
 

@@ -1,13 +1,20 @@
 // The console's client of Berth's public HTTP API: the same routes, keys and organizations as any
 // client's. The only place server code enters the console, and only as types (`import type`): a field
 // renamed in the API's zod schemas fails the console's type check.
-import type { DeploymentCreate, DeploymentEvent, DeploymentResponse, RevisionResponse } from '../facade/wire-schemas.ts';
+import type {
+  DeploymentCreate,
+  DeploymentEvent,
+  DeploymentMetricsRange,
+  DeploymentPatch,
+  DeploymentResponse,
+  RevisionResponse,
+} from '../facade/wire-schemas.ts';
 import type { LogPage, LogType } from '../facade/logs.ts';
 import type { Session } from './session.ts';
 
 export type Deployment = DeploymentResponse;
 export type Revision = RevisionResponse;
-export type { DeploymentEvent, LogPage, LogType };
+export type { DeploymentEvent, DeploymentMetricsRange, DeploymentPatch, LogPage, LogType };
 /** What a log read asks for: the filters of the logs route. */
 export interface LogRequest {
   type: LogType;
@@ -69,7 +76,17 @@ export function createClient(session: Session, refused: (message: string) => voi
       (await call<{ resources: DeploymentEvent[] }>('GET', `/v2/deployments/${encodeURIComponent(id)}/events?limit=50`)).resources,
     logs: (id: string, revision: string, request: LogRequest) =>
       call<LogPage>('GET', `/v2/deployments/${encodeURIComponent(id)}/revisions/${encodeURIComponent(revision)}/logs?${logQuery(request)}`),
+    metricsRange: (id: string, range: { start: Date; end: Date; stepSeconds: number }) =>
+      call<DeploymentMetricsRange>(
+        'GET',
+        `/v2/deployments/${encodeURIComponent(id)}/metrics?${new URLSearchParams({
+          start: range.start.toISOString(),
+          end: range.end.toISOString(),
+          step: String(range.stepSeconds),
+        })}`,
+      ),
     create: (draft: DeploymentDraft) => call<Deployment>('POST', '/v2/deployments', draft),
+    patch: (id: string, changes: DeploymentPatch) => call<Deployment>('PATCH', `/v2/deployments/${encodeURIComponent(id)}`, changes),
     remove: (id: string) => call<void>('DELETE', `/v2/deployments/${encodeURIComponent(id)}`),
     redeploy: (id: string, revision: string) =>
       call<unknown>('POST', `/v2/deployments/${encodeURIComponent(id)}/revisions/${encodeURIComponent(revision)}/redeploy`),

@@ -59,7 +59,7 @@ export function ConfirmByName({ name, action, onConfirm }: { name: string; actio
   const [error, setError] = useState<string>();
   if (!open)
     return (
-      <button type="button" class="danger" onClick={() => setOpen(true)}>
+      <button type="button" class="danger" data-action={action.toLowerCase()} onClick={() => setOpen(true)}>
         {action}
       </button>
     );

@@ -10,7 +10,7 @@ import { quantityValue } from '../runtime/quantity.ts';
 import { labels } from '../api/group.ts';
 import { runQueueMetricName, scaledObjectMetricSelector, type RunQueueReading } from '../api/run-queue.ts';
 import type { MetricsSources, PodUsage } from './ports.ts';
-import { instantValue } from '../workloads/metrics-store.ts';
+import { instantValue, rangeValues, type QueryRange } from '../workloads/metrics-store.ts';
 
 const readTimeoutMs = 5_000;
 
@@ -59,7 +59,12 @@ export function clusterMetricsSources(kc: KubeConfig, store?: string): MetricsSo
       const [backlog, pending] = await Promise.all([read('backlog'), read('pending')]);
       return { backlog, pending };
     },
-    ...(store ? { query: (promql: string) => instantValue(store, promql) } : {}),
+    ...(store
+      ? {
+          query: (promql: string) => instantValue(store, promql),
+          queryRange: (promql: string, range: QueryRange) => rangeValues(store, promql, range),
+        }
+      : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import type { ObjectWriter } from './kube-writer.ts';
 import type { RegistrySigning } from '../registry/signing.ts';
 import type { SourceArchiveStore } from '../registry/source-archives.ts';
 import type { KubeEvent } from './deployment-events.ts';
+import type { Points, QueryRange } from '../workloads/metrics-store.ts';
 
 /** The read side of an informer cache: the same shape as the runtime's Informer. */
 export interface CacheReader<T> {
@@ -71,6 +72,9 @@ export interface MetricsSources {
   /** One PromQL instant value from the store the installation reads request metrics from (undefined:
    * no series, or a NaN); absent without a store. Throws when the store does not answer. */
   query?(promql: string): Promise<number | undefined>;
+  /** One PromQL series over a range, a point per step (null where the store has none); absent without a
+   * store. Throws when the store does not answer. */
+  queryRange?(promql: string, range: QueryRange): Promise<Points>;
   /** The runs in an agent server's queue as KEDA reads them for the queue worker's ScaledObject, through
    * the external metrics API. Throws where the cluster serves no external metrics, or KEDA has no such
    * reading or does not answer. */

@@ -409,3 +409,71 @@ export const deploymentMetricsResponseSchema = z
   })
   .describe("A deployment's figures now: its pods' CPU, memory, replicas and restarts, its database, its requests, its run queue.");
 export type DeploymentMetricsResponse = z.infer<typeof deploymentMetricsResponseSchema>;
+
+/** The figures a range answer charts: the Gateway's (rates and quantiles over 5 minutes at each point),
+ * and those that have no history here, listed in `unavailable` with why. */
+export const rangeMetrics = [
+  'requests_per_second',
+  'errors_per_second',
+  'latency_p50_seconds',
+  'latency_p99_seconds',
+  'cpu_cores',
+  'memory_bytes',
+  'pending_runs',
+  'active_runs',
+] as const;
+
+/** Most points a range answer has per series: (end - start) / step. */
+export const rangePointLimit = 1000;
+
+export const metricsRangeQuerySchema = z
+  .object({
+    start: z.iso.datetime({ offset: true }).optional().describe('Start of the range (RFC 3339); with end and step.'),
+    end: z.iso.datetime({ offset: true }).optional().describe('End of the range (RFC 3339); with start and step.'),
+    step: z.coerce
+      .number()
+      .int()
+      .min(5)
+      .max(3600)
+      .optional()
+      .describe(`Seconds between points (5-3600); at most ${rangePointLimit} points.`),
+  })
+  .superRefine((query, context) => {
+    const given = [query.start, query.end, query.step].filter((value) => value !== undefined).length;
+    if (given === 0) return;
+    if (given < 3) {
+      for (const key of ['start', 'end', 'step'] as const)
+        if (query[key] === undefined) context.addIssue({ code: 'custom', path: [key], message: 'start, end and step come together' });
+      return;
+    }
+    const span = (Date.parse(query.end!) - Date.parse(query.start!)) / 1000;
+    if (span <= 0) context.addIssue({ code: 'custom', path: ['end'], message: 'must be after start' });
+    else if (span / query.step! > rangePointLimit)
+      context.addIssue({ code: 'custom', path: ['step'], message: `gives more than ${rangePointLimit} points: take a longer step` });
+  });
+
+export const deploymentMetricsRangeSchema = z
+  .object({
+    deployment_id: uuidString('ID of the deployment.'),
+    start: dateTime('Start of the range.'),
+    end: dateTime('End of the range.'),
+    step_seconds: z.number().int().describe('Seconds between points.'),
+    series: z
+      .array(
+        z.object({
+          metric: z.enum(rangeMetrics),
+          points: z
+            .array(z.tuple([z.number().describe('Unix seconds.'), z.number().nullable().describe('Null where nothing was measured.')]))
+            .describe('A point per step, oldest first.'),
+        }),
+      )
+      .describe('Each figure the store holds over time.'),
+    revisions: z
+      .array(z.object({ id: z.string(), name: z.string(), status: z.enum(revisionPhases), created_at: z.string() }))
+      .describe('Revisions made within the range, oldest first: where the chart marks a change.'),
+    unavailable: z
+      .array(z.object({ metric: z.enum(rangeMetrics), reason: z.string() }))
+      .describe('Figures that have no history here, and why.'),
+  })
+  .describe("A deployment's figures over a range: its requests as the Gateway measured them, with its revisions as markers.");
+export type DeploymentMetricsRange = z.infer<typeof deploymentMetricsRangeSchema>;

@@ -1,4 +1,4 @@
-// PromQL instant queries to the Prometheus-compatible store the installation reads request metrics from,
+// PromQL instant and range queries to the Prometheus-compatible store the installation reads request metrics from,
 // as both halves read it: the HTTP API (a deployment's figures) and the controller (a canary's). Each
 // read is bounded in time and follows no redirect.
 
@@ -24,6 +24,45 @@ export async function instantValue(store: string, promql: string): Promise<numbe
   if (!response.ok || answer.status !== 'success') throw new Error(`the metrics store answered ${response.status}`);
   const value = Number(answer.data?.result?.[0]?.value?.[1]);
   return Number.isFinite(value) ? value : undefined;
+}
+
+/** A time range and the seconds between its points. */
+export interface QueryRange {
+  start: Date;
+  end: Date;
+  stepSeconds: number;
+}
+
+/** A series over time: [unix seconds, value or null where the store has no sample (or a NaN)]. */
+export type Points = [number, number | null][];
+
+/** The first series of a range query (each of Berth's queries sums to one), a point per step, a gap
+ * (null) where the store has none. */
+export async function rangeValues(store: string, promql: string, range: QueryRange): Promise<Points> {
+  const url = storeUrl(store, 'api/v1/query_range');
+  // On multiples of the step, where stores that align a range (VictoriaMetrics) put their points too.
+  const step = range.stepSeconds;
+  const onStep = (date: Date) => Math.floor(date.getTime() / 1000 / step) * step;
+  const [first, last] = [onStep(range.start), onStep(range.end)];
+  url.searchParams.set('query', promql);
+  url.searchParams.set('start', String(first));
+  url.searchParams.set('end', String(last));
+  url.searchParams.set('step', `${step}s`);
+  const response = await fetch(url, { signal: AbortSignal.timeout(readTimeoutMs), redirect: 'error' });
+  const answer = (await response.json().catch(() => ({ status: 'error' }))) as PromRangeAnswer;
+  if (!response.ok || answer.status !== 'success') throw new Error(`the metrics store answered ${response.status}`);
+  const found = new Map((answer.data?.result?.[0]?.values ?? []).map(([at, value]) => [Math.round(at), Number(value)]));
+  const points: Points = [];
+  for (let at = first; at <= last; at += step) {
+    const value = found.get(at);
+    points.push([at, value !== undefined && Number.isFinite(value) ? value : null]);
+  }
+  return points;
+}
+
+interface PromRangeAnswer {
+  status: string;
+  data?: { result?: { values?: [number, string][] }[] };
 }
 
 /** The write endpoints Prometheus-compatible stores serve, each with a request that writes nothing: an

@@ -4,8 +4,10 @@
 // browser trusts the local apps CA the way a user's would (its NSS store, made here with certutil), and
 // nothing is told to ignore certificate errors. Every other name resolves nowhere, so the browser
 // reaches nothing beyond this machine. Then the web console (built here, about 1 s) in the same browser:
-// sign in with a key, the list live, a deployment's conditions, revisions, log and events, delete after
-// typing its name, and no CSP violation. Cost: about 10 s beyond the deployment's own rollout.
+// sign in with a key, the list live, a deployment's conditions, revisions, requests charted from the
+// node's metrics store, log and events, a refused setting and a secret set, delete after typing its
+// name, and no CSP violation.
+// Cost: about 10 s beyond the deployment's own rollout.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,6 +21,7 @@ import { testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { appsCaCertificate, exampleImage, gatewayFlags, httpsGet } from './support.ts';
+import { metricsStoreUrl } from '../../workbench/node/metrics-store.ts';
 
 let berth: BerthProcess;
 let api: Api;
@@ -46,6 +49,8 @@ beforeAll(async () => {
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [namespace, operatorNamespace] }),
     ...gatewayFlags({ tls: true }),
+    '--concurrency-metrics',
+    metricsStoreUrl,
     '--console-dir',
     consoleDir,
   ]);
@@ -169,14 +174,32 @@ describe('the web console in a browser', () => {
     await page.waitForSelector('tr[data-condition="Ready"]');
     expect(await shown('tr[data-condition="Ready"]')).toContain('True');
     expect(await shown('.timeline')).toContain('serving');
+    // Its requests over the last hour, charted from the node's metrics store, and no empty state.
+    await page.waitForSelector('div.chart[data-chart="per second"] canvas', { timeout: 30_000 });
+    expect(await shown('.charts')).toContain('requests');
     // Its serving revision's log (the app's own line) and what Kubernetes and Berth said about it.
     await page.waitForFunction(`document.querySelector('.log')?.innerText.includes('listening on')`, { timeout: 30_000 });
     await page.waitForSelector('tr[data-event]', { timeout: 30_000 });
 
     // Deleted from its page after typing its name: gone from the API, and from the list.
     await page.goto(`${facadeUrl}/console/deployments/${other.id}`, { waitUntil: 'load' });
-    await page.waitForSelector('button.danger');
-    await page.click('button.danger');
+    // Its settings: a scale the API refuses shows the API's words; a secret is written, never shown.
+    await page.waitForSelector('form[data-setting="scale"]');
+    await page.evaluate(`document.querySelector('input[name="min-scale"]').value = ''`);
+    await page.type('input[name="min-scale"]', '20000');
+    await page.click('form[data-setting="scale"] button[type="submit"]');
+    await page.waitForSelector('form[data-setting="scale"] .error');
+    expect(await shown('form[data-setting="scale"] .error')).toContain('resource_spec.min_scale');
+    const token = `value-${randomUUID()}`;
+    await page.type('input[name="secret-name"]', 'API_TOKEN');
+    await page.type('input[name="secret-value"]', token);
+    await page.click('form[data-setting="secret"] button[type="submit"]');
+    await page.waitForSelector('li[data-secret="API_TOKEN"]', { timeout: 30_000 });
+    const stored = await api.ok('GET', `/v2/deployments/${other.id}`);
+    expect(stored.secrets).toEqual([{ name: 'API_TOKEN', value: '********' }]);
+    expect(await page.evaluate('document.body.innerText')).not.toContain(token);
+    await page.waitForSelector('button[data-action="delete"]');
+    await page.click('button[data-action="delete"]');
     await page.type('input[name="confirm-name"]', 'other');
     await page.click('form.confirm button[type="submit"]');
     await page.waitForSelector('tr[data-deployment="site"]');

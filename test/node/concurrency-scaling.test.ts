@@ -75,6 +75,23 @@ async function expectFiguresUnderLoad(): Promise<void> {
   expect(figures.api?.success_ratio).toBe(1);
   expect(figures.api?.latency_p50_seconds).toBeGreaterThan(0.3);
   await expectViewsUnderLoad(routeServiceNames(id).stable);
+  await expectRangeUnderLoad(id);
+}
+
+/** The same figures over the last ten minutes, a point each 15 s: the load shows, and the revision
+ * made in that time is marked. */
+async function expectRangeUnderLoad(id: string): Promise<void> {
+  const end = new Date();
+  const start = new Date(end.getTime() - 600_000);
+  const query = new URLSearchParams({ start: start.toISOString(), end: end.toISOString(), step: '15' });
+  const range = await api.ok('GET', `/v2/deployments/${id}/metrics?${query}`);
+  const series = new Map((range.series as { metric: string; points: [number, number | null][] }[]).map((s) => [s.metric, s.points]));
+  expect([...series.keys()]).toEqual(['requests_per_second', 'errors_per_second', 'latency_p50_seconds', 'latency_p99_seconds']);
+  const requests = series.get('requests_per_second')!;
+  expect(requests.length).toBeGreaterThanOrEqual(40);
+  expect(Math.max(...requests.map(([, value]) => value ?? 0))).toBeGreaterThan(5);
+  expect((range.revisions as { name: string }[]).length).toBeGreaterThanOrEqual(1);
+  expect((range.unavailable as { metric: string }[]).map((entry) => entry.metric)).toEqual(['cpu_cores', 'memory_bytes']);
 }
 
 /** The chart's dashboard and alerts, asked of the node's store: every query is one it runs, and the

@@ -22,12 +22,13 @@ export const fileNeeds: ReadonlyArray<readonly [file: string, needs: FileNeeds]>
   ['rollout-traffic.test.ts', none],
   ['push.test.ts', none],
   ['tls.test.ts', { parts: ['TLS'] }],
-  ['browser.test.ts', { parts: ['TLS'] }],
   // Their Postgres and Redis images are the ones the databases part pushes.
   ['node.test.ts', { parts: ['databases'] }],
   ['berth-deployment.test.ts', { parts: ['databases'] }],
   ['autoscaling.test.ts', { parts: ['resource metrics'] }],
   ['canary.test.ts', { parts: ['autoscaling'] }],
+  // The console's charts read the node's metrics store.
+  ['browser.test.ts', { parts: ['TLS', 'autoscaling'] }],
   ['concurrency-scaling.test.ts', { parts: ['resource metrics', 'autoscaling'] }],
   ['network-policy.test.ts', { parts: ['network policy', 'autoscaling'] }],
   ['scale-to-zero.test.ts', { parts: ['network policy', 'scale to zero'] }],

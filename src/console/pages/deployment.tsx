@@ -1,12 +1,14 @@
 // One deployment, as it changes: its URL, scale, conditions with their reasons, canary, its revisions
-// as a timeline with what changed, redeploy (roll back) and interrupt, a revision's logs, its events;
-// delete after typing its name.
+// as a timeline with what changed, redeploy (roll back) and interrupt, its requests over time, a
+// revision's logs, its events, its settings; delete after typing its name.
 import type { Client, Deployment, Revision } from '../api.ts';
 import { useDeployment } from '../live.ts';
 import { consoleBase, navigate, onLink } from '../router.ts';
 import { AppLink, Badge, ConfirmByName, tierOf, when } from '../parts.tsx';
 import { useState } from 'preact/hooks';
 import { Events, Logs } from './feeds.tsx';
+import { Figures } from './figures.tsx';
+import { Settings } from './settings.tsx';
 
 export function DeploymentPage({ client, id }: { client: Client; id: string }) {
   const loaded = useDeployment(client, id);
@@ -44,8 +46,10 @@ export function DeploymentPage({ client, id }: { client: Client; id: string }) {
       <Conditions deployment={deployment} />
       {deployment.canary ? <Canary canary={deployment.canary} /> : null}
       <Timeline client={client} deployment={deployment} revisions={revisions} />
+      <Figures client={client} id={deployment.id} />
       <Logs client={client} id={deployment.id} revisions={revisions} active={deployment.active_revision_id} />
       <Events client={client} id={deployment.id} />
+      <Settings client={client} deployment={deployment} />
       <h2>Delete</h2>
       <ConfirmByName
         name={deployment.name}

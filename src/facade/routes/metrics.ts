@@ -1,4 +1,5 @@
-// A deployment's figures now: GET /v2/deployments/{deployment_id}/metrics. Its pods' CPU, memory,
+// A deployment's figures now: GET /v2/deployments/{deployment_id}/metrics (over a range with start, end
+// and step: deployment-metrics-range.ts). Its pods' CPU, memory,
 // replicas and restarts, its database's, its requests as the Gateway measured them, and an agent server's
 // run queue as KEDA reads it. A figure that
 // cannot be read here (no metrics-server, no metrics store, one that does not answer) is null, and the
@@ -10,18 +11,26 @@ import { applicationServicePort, childNames, deploymentLabelValue, routeServiceN
 import { componentLabel, hasRole, podsOfDeployment, type Component } from '../../workloads/revision-pods.ts';
 import { deploymentMetrics, type ApiReadings, type MetricsReadings } from '../deployment-metrics.ts';
 import type { FacadeDependencies, MetricsSources } from '../ports.ts';
-import { tenantOf, uuidPathParam } from '../request.ts';
+import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
-import { deploymentMetricsResponseSchema } from '../wire-schemas.ts';
-import { deploymentById } from './deployment-answers.ts';
+import { deploymentMetricsRangeSchema, deploymentMetricsResponseSchema, metricsRangeQuerySchema } from '../wire-schemas.ts';
+import { deploymentById, revisionsOf } from './deployment-answers.ts';
+import { metricsOverRange } from '../deployment-metrics-range.ts';
+import { revisionResponse } from '../responses.ts';
+import { z } from 'zod';
 
 const metricsRoute = {
   method: 'GET',
   url: '/v2/deployments/:deployment_id/metrics',
-  summary: "Read a deployment's figures now",
+  summary: "Read a deployment's figures, now or over a range",
   description:
-    "CPU and memory of its pods (metrics-server), replicas and restarts, its database's CPU, memory and volume size, its requests per second, success ratio and latency over the last five minutes as the Gateway measured them (the installation's metrics store), and an agent server's pending and active runs (KEDA's readings of its queue). What cannot be read is null and listed in `unavailable`.",
-  success: { status: 200, description: "The deployment's figures.", schema: deploymentMetricsResponseSchema },
+    "CPU and memory of its pods (metrics-server), replicas and restarts, its database's CPU, memory and volume size, its requests per second, success ratio and latency over the last five minutes as the Gateway measured them (the installation's metrics store), and an agent server's pending and active runs (KEDA's readings of its queue). What cannot be read is null and listed in `unavailable`. With `start`, `end` and `step`: its requests over that range, a point per step, and the revisions made within it as markers.",
+  query: metricsRangeQuerySchema,
+  success: {
+    status: 200,
+    description: "The deployment's figures now, or over the range asked for.",
+    schema: z.union([deploymentMetricsResponseSchema, deploymentMetricsRangeSchema]),
+  },
 } satisfies RouteSpec;
 
 type Params = { Params: { deployment_id: string } };
@@ -38,6 +47,15 @@ export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependen
     const ownLabel = deploymentLabelValue(name);
     const pods = podsOfDeployment(cache.pods, namespace, ownLabel).filter((pod) => hasRole(pod, 'workload'));
     const queued = pods.some((pod) => pod.metadata?.labels?.[componentLabel] === ('queue-worker' satisfies Component));
+    const requests = activated(deployment)
+      ? { unavailable: "its requests pass the activator (it scales to zero): the Gateway counts them as the activator's" }
+      : requestMetricQueries({ namespace, name: routeServiceNames(id).stable, port: applicationServicePort });
+    const asked = parseRequestPart('query', metricsRangeQuerySchema, request.query);
+    if (asked.start && asked.end && asked.step) {
+      const range = { start: new Date(asked.start), end: new Date(asked.end), stepSeconds: asked.step };
+      const revisions = revisionsOf(deployment, cache.revisions.list(namespace)).map((revision) => revisionResponse(revision, id));
+      return metricsOverRange(metrics, { deploymentId: id, range, requests, revisions, queued });
+    }
     const [usage, capacity, api, queue] = await Promise.all([
       usageOf(metrics, namespace, ownLabel),
       metrics.claimCapacity(namespace, names.postgresClaim).then(
@@ -45,9 +63,7 @@ export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependen
         // A claim that exists but cannot be read counts as a database with no size known.
         () => ({ found: true, bytes: undefined }),
       ),
-      activated(deployment)
-        ? { unavailable: "its requests pass the activator (it scales to zero): the Gateway counts them as the activator's" }
-        : apiReadings(metrics, requestMetricQueries({ namespace, name: routeServiceNames(id).stable, port: applicationServicePort })),
+      'unavailable' in requests ? requests : apiReadings(metrics, requests),
       queued ? queueReadings(metrics, namespace, names.queueWorker) : undefined,
     ]);
     const readings: MetricsReadings = {

@@ -1,0 +1,146 @@
+// A deployment's requests over time, as the Gateway measured them (uPlot charts): requests and errors
+// per second, p50 and p99 latency, with a line where each revision was made. What has no history here
+// is said, not drawn.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import uPlot from 'uplot';
+import 'uplot/dist/uPlot.min.css';
+import type { Client, DeploymentMetricsRange } from '../api.ts';
+import { when } from '../parts.tsx';
+
+const spans = { '1 hour': 3_600, '6 hours': 21_600, '24 hours': 86_400 } as const;
+type Span = keyof typeof spans;
+
+/** About 120 points over the span, on whole multiples of 15 s. */
+function stepFor(seconds: number): number {
+  return Math.max(15, Math.ceil(seconds / 120 / 15) * 15);
+}
+
+export function Figures({ client, id }: { client: Client; id: string }) {
+  const [span, setSpan] = useState<Span>('1 hour');
+  const [range, setRange] = useState<DeploymentMetricsRange>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    let stopped = false;
+    const end = new Date();
+    const seconds = spans[span];
+    client.metricsRange(id, { start: new Date(end.getTime() - seconds * 1000), end, stepSeconds: stepFor(seconds) }).then(
+      (read) => !stopped && (setRange(read), setError(undefined)),
+      (failure: unknown) => !stopped && setError(failure instanceof Error ? failure.message : String(failure)),
+    );
+    return () => {
+      stopped = true;
+    };
+  }, [client, id, span]);
+  return (
+    <>
+      <div class="heading">
+        <h2>Requests</h2>
+        <select name="figures-span" value={span} onChange={(e) => setSpan(e.currentTarget.value as Span)}>
+          {Object.keys(spans).map((name) => (
+            <option value={name}>last {name}</option>
+          ))}
+        </select>
+      </div>
+      {error ? (
+        <p class="error" role="alert">
+          The figures could not be read: {error}
+        </p>
+      ) : null}
+      {range ? <Charts range={range} /> : error ? null : <p class="hint">Loading figures…</p>}
+    </>
+  );
+}
+
+function Charts({ range }: { range: DeploymentMetricsRange }) {
+  const series = new Map(range.series.map((s) => [s.metric, s.points]));
+  const requests = series.get('requests_per_second');
+  const unavailable = range.unavailable.filter((entry) => entry.metric === 'requests_per_second')[0];
+  return (
+    <>
+      {requests ? (
+        <div class="charts">
+          <Chart
+            range={range}
+            title="per second"
+            lines={[
+              ['requests', 'requests_per_second', '#2456c7'],
+              ['5xx', 'errors_per_second', '#b3261e'],
+            ]}
+          />
+          <Chart
+            range={range}
+            title="latency (s)"
+            lines={[
+              ['p50', 'latency_p50_seconds', '#1f7a3a'],
+              ['p99', 'latency_p99_seconds', '#8a5a00'],
+            ]}
+          />
+        </div>
+      ) : (
+        <p class="empty">No request figures: {unavailable?.reason ?? 'none were measured'}.</p>
+      )}
+      {range.revisions.length > 0 ? (
+        <p class="hint">
+          Revisions in this range: {range.revisions.map((revision) => `${revision.name} (${when(revision.created_at)})`).join(', ')}
+        </p>
+      ) : null}
+      {range.unavailable.length > 0 ? (
+        <ul class="hint unavailable">
+          {range.unavailable
+            .filter(
+              (entry) => !entry.metric.startsWith('requests') && !entry.metric.startsWith('errors') && !entry.metric.startsWith('latency'),
+            )
+            .map((entry) => (
+              <li>
+                Not charted, {entry.metric.replaceAll('_', ' ')}: {entry.reason}.
+              </li>
+            ))}
+        </ul>
+      ) : null}
+    </>
+  );
+}
+
+type Line = [label: string, metric: DeploymentMetricsRange['series'][number]['metric'], color: string];
+
+/** One uPlot chart of some series, with a vertical line where each revision was made. */
+function Chart({ range, title, lines }: { range: DeploymentMetricsRange; title: string; lines: Line[] }) {
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const element = host.current;
+    if (!element) return;
+    const byMetric = new Map(range.series.map((s) => [s.metric, s.points]));
+    const times = (byMetric.get(lines[0]![1]) ?? []).map(([at]) => at);
+    const data: uPlot.AlignedData = [times, ...lines.map(([, metric]) => (byMetric.get(metric) ?? []).map(([, value]) => value))];
+    const markers = range.revisions.map((revision) => Date.parse(revision.created_at) / 1000);
+    const chart = new uPlot(
+      {
+        title,
+        width: Math.max(320, element.clientWidth),
+        height: 220,
+        series: [{}, ...lines.map(([label, , stroke]) => ({ label, stroke, width: 1.5 }))],
+        hooks: { draw: [(u) => drawMarkers(u, markers)] },
+      },
+      data,
+      element,
+    );
+    return () => chart.destroy();
+  }, [range, title]);
+  return <div class="chart" ref={host} data-chart={title} />;
+}
+
+function drawMarkers(u: uPlot, markers: number[]): void {
+  const { ctx, bbox } = u;
+  ctx.save();
+  ctx.strokeStyle = '#888';
+  ctx.setLineDash([4, 4]);
+  for (const at of markers) {
+    const x = u.valToPos(at, 'x', true);
+    if (x < bbox.left || x > bbox.left + bbox.width) continue;
+    ctx.beginPath();
+    ctx.moveTo(x, bbox.top);
+    ctx.lineTo(x, bbox.top + bbox.height);
+    ctx.stroke();
+  }
+  ctx.restore();
+}
