@@ -356,6 +356,7 @@ describe('the chart', () => {
       'organizations.resourceQuota.enabled=false': 'resourceQuota',
       'organizations.limitRange.enabled=false': 'limitRange',
       'organizations.nodeVolumes.enabled=false': 'nodeVolumes',
+      'organizations.maxCustomHosts=null': 'maxCustomHosts',
     } as const;
     for (const [value, part] of Object.entries(off)) {
       const { [part]: _, ...rest } = hardenedOrganizationPolicy;

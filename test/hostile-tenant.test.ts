@@ -813,6 +813,62 @@ describe('a hostile tenant', () => {
     expect((await attacker.call('DELETE', `/v2/deployments/${app.id}`)).status).toBe(204);
   });
 
+  it("cannot take every listener of the Gateway with custom hosts: one past its organization's cap is refused", async () => {
+    // Each custom host takes a listener of the shared Gateway (64 at most): the hardened policy lets an
+    // organization hold 10. The attacker fills its share, then asks for one more through both ways in.
+    const held = JSON.parse((await kubectl(['get', 'deployments.berth.dev', '-n', attackerNamespace, '-o', 'json'])).stdout) as {
+      items: { status?: { customHostClaim?: { host: string } } }[];
+    };
+    const already = new Set(held.items.map((item) => item.status?.customHostClaim?.host).filter(Boolean)).size;
+    const made: string[] = [];
+    const host = (name: string) => ({ custom_url: `https://${name}.apps.example.com/`, resource_spec: { max_scale: 0 } });
+    try {
+      for (let i = already; i < hardenedOrganizationPolicy.maxCustomHosts; i++) {
+        const created = await attacker.ok('POST', '/v2/deployments', {
+          name: `host-${i}`,
+          source: 'external_docker',
+          source_config: host(`host-${i}`),
+          source_revision_config: { image_uri: 'busybox:1' },
+        });
+        made.push(created.id);
+        await eventually(
+          async () => (await attacker.ok('GET', `/v2/deployments/${created.id}`)).conditions.length > 0 || undefined,
+          20_000,
+          `host-${i} looked at`,
+        );
+      }
+      await eventually(
+        async () => {
+          const now = JSON.parse(
+            (await kubectl(['get', 'deployments.berth.dev', '-n', attackerNamespace, '-o', 'json'])).stdout,
+          ) as typeof held;
+          return new Set(now.items.map((item) => item.status?.customHostClaim?.host).filter(Boolean)).size >= 10 || undefined;
+        },
+        30_000,
+        'ten hosts held',
+      );
+      await throughApi(
+        'POST',
+        '/v2/deployments',
+        {
+          name: 'one-more',
+          source: 'external_docker',
+          source_config: host('one-more'),
+          source_revision_config: { image_uri: 'busybox:1' },
+        },
+        [409],
+        {},
+        /the most this installation allows one organization \(10\)/,
+      );
+      await appliedUntilStalled('one-more', { sourceConfig: { customUrl: 'https://one-more.apps.example.com/' } }, 'CustomHostLimit');
+      expect((await kubectl(['get', 'ingress', 'one-more', '-n', attackerNamespace])).code).not.toBe(0);
+      tally.refused += 1;
+    } finally {
+      await kubectl(['delete', 'deployments.berth.dev', 'one-more', '-n', attackerNamespace, '--ignore-not-found', '--wait=false']);
+      for (const id of made) await attacker.call('DELETE', `/v2/deployments/${id}`);
+    }
+  });
+
   it('is contained when what it applies passes the schema: a swarm and a name that shadows its own are Stalled, writing nothing', async () => {
     tally.tried += 2;
     const applied = await kubectl(

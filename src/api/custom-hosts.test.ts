@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { hostRefusal, nextHostClaim, openHostPolicy, parseCustomUrl, type HostClaim } from './custom-hosts.ts';
+import { customHostLimitRefusal, hostRefusal, nextHostClaim, openHostPolicy, parseCustomUrl, type HostClaim } from './custom-hosts.ts';
 
 const claim = (uid: string | undefined, createdAt: string, customUrl?: string): HostClaim => ({
   metadata: { ...(uid ? { uid } : {}), creationTimestamp: createdAt },
@@ -71,5 +71,41 @@ describe('hostRefusal', () => {
   it('reads the host as the Ingress does', () => {
     expect(parseCustomUrl('https://API.example.com/app')).toEqual({ host: 'api.example.com', path: '/app' });
     expect(parseCustomUrl('https://10.0.0.1/')).toBeUndefined();
+  });
+});
+
+describe('customHostLimitRefusal', () => {
+  const at = (name: string, host: string | undefined, created: string, recorded?: string) => ({
+    metadata: { name, uid: name, creationTimestamp: created },
+    spec: { sourceConfig: host ? { customUrl: `https://${host}/` } : {} },
+    ...(recorded ? { status: { customHostClaim: { host: recorded, claimedAt: created } } } : {}),
+  });
+  const held = [
+    at('a', 'a.example.com', '2026-12-03T10:00:00Z', 'a.example.com'),
+    at('b', 'b.example.com', '2026-12-03T10:01:00Z', 'b.example.com'),
+  ];
+
+  it('refuses a host more than the organization may hold, saying how many it holds', () => {
+    const next = at('c', 'c.example.com', '2026-12-03T10:02:00Z');
+    expect(customHostLimitRefusal(next, () => held, 2)).toEqual({
+      reason: 'CustomHostLimit',
+      message: 'the organization already holds 2 custom URL hosts, the most this installation allows one organization (2): free one first',
+    });
+    expect(customHostLimitRefusal(next, () => held, 3)).toBeUndefined();
+    expect(customHostLimitRefusal(next, () => held, undefined)).toBeUndefined();
+  });
+
+  it('never refuses a claim already recorded, a host the organization holds already, or a deployment without one', () => {
+    expect(customHostLimitRefusal(held[0]!, () => held, 1)).toBeUndefined();
+    expect(customHostLimitRefusal(at('d', 'a.example.com', '2026-12-03T10:03:00Z'), () => held, 2)).toBeUndefined();
+    expect(customHostLimitRefusal(at('e', undefined, '2026-12-03T10:03:00Z'), () => held, 0)).toBeUndefined();
+  });
+
+  it('counts claims not recorded yet of earlier deployments, so a burst stops at the cap, but not those Stalled', () => {
+    const burst = ['p', 'q', 'r'].map((name, i) => at(name, `${name}.example.com`, `2026-12-03T10:0${i}:00Z`));
+    const passed = burst.filter((deployment) => !customHostLimitRefusal(deployment, () => burst, 2));
+    expect(passed.map((deployment) => deployment.metadata.name)).toEqual(['p', 'q']);
+    const refused = { ...burst[0]!, status: { conditions: [{ type: 'Stalled', status: 'True' }] } };
+    expect(customHostLimitRefusal(burst[2]!, () => [refused, burst[1]!], 2)).toBeUndefined();
   });
 });

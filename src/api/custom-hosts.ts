@@ -12,9 +12,17 @@ export interface RecordedHostClaim {
 
 /** What a claim is read from: a Deployment, as stored or as cached. */
 export interface HostClaim {
-  readonly metadata: { readonly uid?: string; readonly creationTimestamp?: unknown };
+  readonly metadata: {
+    readonly uid?: string;
+    readonly name?: string;
+    readonly creationTimestamp?: unknown;
+    readonly deletionTimestamp?: unknown;
+  };
   readonly spec?: { readonly sourceConfig?: { readonly customUrl?: string } };
-  readonly status?: { readonly customHostClaim?: RecordedHostClaim };
+  readonly status?: {
+    readonly customHostClaim?: RecordedHostClaim;
+    readonly conditions?: readonly { readonly type: string; readonly status: string }[];
+  };
 }
 
 export interface CustomUrlRoute {
@@ -113,6 +121,7 @@ export const hostRefusalReasons: ReadonlySet<string> = new Set([
   'HostReserved',
   'HostNotAllowed',
   'HostClaimed',
+  'CustomHostLimit',
 ]);
 
 export type HostRefusal = { reason: 'HostNotAllowed' | 'HostReserved' | 'HostClaimed'; message: string };
@@ -148,4 +157,36 @@ export function hostRefusal(deployment: HostClaim, claimants: readonly HostClaim
       (!deployment.metadata.uid || hostClaimedBefore(other, deployment, host)),
   );
   return earlier ? { reason: 'HostClaimed', message: `custom_url host ${host} is claimed by another deployment` } : undefined;
+}
+
+/**
+ * Why a deployment may not claim one more custom host in its organization, or undefined:
+ * `organizationDeployments` lists the organization's Deployments (read only for a new claim under a cap). Each host takes a listener of the shared Gateway (64 at most in
+ * all), so one organization must not take them all. A host already recorded as this deployment's claim
+ * is never refused (no flapping). Pure.
+ */
+export function customHostLimitRefusal(
+  deployment: HostClaim,
+  organizationDeployments: () => readonly HostClaim[],
+  maxCustomHosts: number | undefined,
+): { reason: 'CustomHostLimit'; message: string } | undefined {
+  const host = customHostOf(deployment);
+  if (maxCustomHosts === undefined || !host || deployment.status?.customHostClaim?.host === host) return undefined;
+  const others = organizationDeployments();
+  // Claims recorded, and those not recorded yet of earlier Deployments that are not Stalled: of claims
+  // made at once, the earlier Deployments' count first, so a burst cannot pass the cap before the
+  // records land; one refused (for its host or otherwise) holds nothing.
+  const pending = (other: HostClaim) =>
+    claimedBefore(other, deployment) && !other.status?.conditions?.some((c) => c.type === 'Stalled' && c.status === 'True');
+  const held = new Set(
+    others
+      .filter((other) => other.metadata.name !== deployment.metadata.name && !other.metadata.deletionTimestamp)
+      .map((other) => other.status?.customHostClaim?.host ?? (pending(other) ? customHostOf(other) : undefined))
+      .filter((claimed): claimed is string => claimed !== undefined),
+  );
+  if (held.has(host) || held.size < maxCustomHosts) return undefined;
+  return {
+    reason: 'CustomHostLimit',
+    message: `the organization already holds ${held.size} custom URL hosts, the most this installation allows one organization (${maxCustomHosts}): free one first`,
+  };
 }

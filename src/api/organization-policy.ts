@@ -1,9 +1,10 @@
 // What an installation imposes on every organization namespace (chart values `organizations`, flag
-// --organization-policy): a cap on one deployment's replicas, a ResourceQuota, a LimitRange for
-// containers, a NetworkPolicy that keeps an organization's pods to themselves, their own databases,
-// cluster DNS and the outside, the NFS servers and CSI drivers volumes may have the kubelet mount from the
-// node, and the Pod Security level the API server enforces there. Each part is optional; an absent object part means Berth keeps no such
-// object (and removes the one it made before).
+// --organization-policy): a cap on one deployment's replicas and on one organization's custom hosts, a
+// ResourceQuota, a LimitRange for containers, a NetworkPolicy that keeps an organization's pods to
+// themselves, their own databases, cluster DNS and the outside, the NFS servers and CSI drivers volumes
+// may have the kubelet mount from the node, and the Pod Security level the API server enforces there.
+// Each part is optional; an absent object part means Berth keeps no such object (and removes the one it
+// made before).
 import { z } from 'zod';
 
 /** A Kubernetes resource quantity: `500m`, `2`, `1Gi`, `1e3`. */
@@ -36,6 +37,15 @@ export const organizationPolicySchema = z
       .optional()
       .describe(
         'The most replicas one deployment may ask for, for its application and for its queue worker (min and max scale): a deployment asking more is refused with a 422, or Stalled (ReplicaCapExceeded) when applied with kubectl.',
+      ),
+    maxCustomHosts: z
+      .number()
+      .int()
+      .min(0)
+      .max(1_000)
+      .optional()
+      .describe(
+        "The most custom_url hosts one organization's deployments may hold. Each takes a listener of the shared Gateway, which holds 64, so one organization cannot take them all: another host is refused with a 409, or Stalled (CustomHostLimit) when applied with kubectl.",
       ),
     resourceQuota: quantities
       .optional()
@@ -122,6 +132,7 @@ export type OrganizationPolicy = z.output<typeof organizationPolicySchema>;
  */
 export const hardenedOrganizationPolicy = {
   podSecurity: 'baseline',
+  maxCustomHosts: 10,
   networkPolicy: { blockedCidrs: ['169.254.169.254/32'], ingressFromNamespaces: [] },
   resourceQuota: {
     'requests.cpu': '16',

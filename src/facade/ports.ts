@@ -112,6 +112,8 @@ export interface FacadeDependencies {
   publicUrl?: string;
   /** The most replicas one deployment may ask for (the organization policy's maxReplicas). Default: no cap. */
   maxReplicas?: number;
+  /** The most custom hosts one organization may hold (the organization policy's maxCustomHosts). Default: no cap. */
+  maxCustomHosts?: number;
   /** The NFS servers and inline CSI drivers volumes may name (the organization policy's nodeVolumes). Default: any. */
   nodeVolumes?: NodeVolumes;
   /** The organization policy's quota: a deployment that could never fit it is refused. Default: none. */

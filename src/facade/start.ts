@@ -77,6 +77,8 @@ export interface FacadeOptions {
   hostPolicy?: HostPolicy;
   /** The most replicas one deployment may ask for. Default: no cap. */
   maxReplicas?: number;
+  /** The most custom hosts one organization may hold. Default: no cap. */
+  maxCustomHosts?: number;
   /** The NFS servers and inline CSI drivers volumes may name. Default: any. */
   nodeVolumes?: NodeVolumes;
   /** The organization policy's quota: a deployment that could never fit it is refused. Default: none. */
@@ -155,6 +157,7 @@ function facadeDependencies(options: FacadeOptions, cache: FacadeCache): FacadeD
     ...(options.uploads ? { uploads: options.uploads } : {}),
     ...(options.hostPolicy ? { hostPolicy: options.hostPolicy } : {}),
     ...(options.maxReplicas !== undefined ? { maxReplicas: options.maxReplicas } : {}),
+    ...(options.maxCustomHosts !== undefined ? { maxCustomHosts: options.maxCustomHosts } : {}),
     ...(options.nodeVolumes ? { nodeVolumes: options.nodeVolumes } : {}),
     ...(options.organizationQuota ? { organizationQuota: options.organizationQuota } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),

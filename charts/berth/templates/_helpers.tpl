@@ -76,6 +76,7 @@ app.kubernetes.io/part-of: berth
 {{- $organizations := .Values.organizations }}
 {{- $policy := dict }}
 {{- with $organizations.maxReplicas }}{{ $_ := set $policy "maxReplicas" (int .) }}{{ end }}
+{{- if not (kindIs "invalid" $organizations.maxCustomHosts) }}{{ $_ := set $policy "maxCustomHosts" (int $organizations.maxCustomHosts) }}{{ end }}
 {{- if $organizations.resourceQuota.enabled }}{{ $_ := set $policy "resourceQuota" $organizations.resourceQuota.hard }}{{ end }}
 {{- if $organizations.limitRange.enabled }}
 {{- $limits := dict }}

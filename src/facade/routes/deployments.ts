@@ -18,6 +18,8 @@ import {
   snakeCase,
   nameRefusal,
   customHostOf,
+  customHostLimitRefusal,
+  type HostClaim,
   deploymentKind,
   deploymentPhases,
   hostRefusal,
@@ -271,6 +273,7 @@ async function createDeployment(
   checkNodeVolumes(deps, plan.spec);
   checkBerthOwnSecrets(plan.spec);
   checkCustomHost(deps, plan.spec);
+  checkCustomHostLimit(deps, tenant.namespace, { metadata: { name: body.name }, spec: plan.spec });
   checkRepositoryHost(deps, tenant.namespace, plan.spec);
   await checkUploaded(deps, tenant.namespace, body.name, archivePathOf(body.source_revision_config));
   const created = await writer
@@ -316,6 +319,12 @@ function checkCustomHost(deps: FacadeDependencies, spec: Deployment['spec'], uid
   const refused = hostRefusal(claim, others, deps.hostPolicy ?? openHostPolicy);
   if (refused?.reason === 'HostClaimed') throw conflict(`${refused.message}.`);
   if (refused) throw invalidField(['body', 'source_config', 'custom_url'], refused.message);
+}
+
+/** A 409 when the organization already holds as many custom hosts as the installation allows it. */
+function checkCustomHostLimit(deps: FacadeDependencies, namespace: string, deployment: HostClaim): void {
+  const refused = customHostLimitRefusal(deployment, () => deps.cache.deployments.list(namespace), deps.maxCustomHosts);
+  if (refused) throw conflict(`${refused.message}.`);
 }
 
 /** A 422 naming the scale field above the installation's replica cap, or the sizing field that makes the
@@ -394,7 +403,10 @@ async function writePatch(
   checkReplicaCap(deps, next.spec);
   checkNodeVolumes(deps, next.spec);
   checkBerthOwnSecrets(next.spec);
-  if (customHostOf(next) !== customHostOf(current)) checkCustomHost(deps, next.spec, id);
+  if (customHostOf(next) !== customHostOf(current)) {
+    checkCustomHost(deps, next.spec, id);
+    checkCustomHostLimit(deps, namespace, next);
+  }
   checkRepositoryHost(deps, namespace, next.spec);
   const specChanged = JSON.stringify(next.spec) !== JSON.stringify(current.spec);
   const valuesChanged = plan.secretValues !== undefined && !sameValues(plan.secretValues, stored);

@@ -7,6 +7,7 @@ import {
   nameStemIndex,
   customHostIndex,
   customHostOf,
+  customHostLimitRefusal,
   hostRefusal,
   nameClaimants,
   nameRefusal,
@@ -97,7 +98,9 @@ export async function chooseRevisions(
     nameRefusal(
       deployment,
       nameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(nameStemIndex, key)),
-    ) ?? (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined);
+    ) ??
+    (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined) ??
+    customHostLimitRefusal(deployment, () => informers.deployments.list(owner.namespace), options.maxCustomHosts);
   if (refused) return { problem: refused, known, requeueAfterMs: hostRecheckMs };
   const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) =>
     informers.secrets.get(ns, name),

@@ -108,6 +108,8 @@ export interface DeploymentControllerOptions {
   organizationQuota?: OrganizationQuota;
   /** The most replicas one Deployment may ask for (the organization policy's maxReplicas). Default: no cap. */
   maxReplicas?: number;
+  /** The most custom hosts one organization may hold (the organization policy's maxCustomHosts). Default: no cap. */
+  maxCustomHosts?: number;
   /** The NFS servers and inline CSI drivers volumes may name (the organization policy's nodeVolumes): a
    * Deployment naming another is Stalled (VolumeNotAllowed). Default: any. */
   nodeVolumes?: NodeVolumes;

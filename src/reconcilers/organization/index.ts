@@ -63,8 +63,8 @@ export interface OrganizationControllerOptions {
   /** Only these namespaces (Berth's --watch-namespaces). Default: all. */
   namespaces?: string[];
   /** TLS for the apps' URLs: a Certificate and a Gateway listener per organization, and for its
-   * custom_url hosts whose claims hold under `hostPolicy`. */
-  tls?: { config: AppTls; hostPolicy: HostPolicy };
+   * custom_url hosts whose claims hold under `hostPolicy`, within the organization's `maxCustomHosts`. */
+  tls?: { config: AppTls; hostPolicy: HostPolicy; maxCustomHosts?: number | undefined };
   /** The platform's Secret holding the reference's agent server licence key, copied to each organization. */
   agentServerLicense?: { namespace: string; name: string };
 }
@@ -140,8 +140,8 @@ export function registerOrganizationController(manager: Manager, options: Organi
         await keepRendered(manager, policyKinds[part], { namespace: name, name: partNames[part] }, current, wanted as KubeObject, exactly);
       }
       if (tls) {
-        const { config, hostPolicy } = options.tls!;
-        const wanted = owner ? { customHosts: heldCustomHosts(tls.caches.deployments, name, hostPolicy) } : undefined;
+        const { config, hostPolicy, maxCustomHosts } = options.tls!;
+        const wanted = owner ? { customHosts: heldCustomHosts(tls.caches.deployments, name, hostPolicy, maxCustomHosts) } : undefined;
         await keepOrganizationTls(manager, config, tls.caches, name, wanted);
       }
     },

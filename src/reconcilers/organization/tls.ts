@@ -8,6 +8,7 @@
 import {
   certificateKind,
   customHostIndex,
+  customHostLimitRefusal,
   customHostOf,
   deploymentKind,
   gatewayKind,
@@ -86,13 +87,21 @@ export function organizationCertificates(manager: Manager, tls: AppTls): Informe
   return manager.informer(certificateKind, { namespaces: [tls.gateway.namespace], labelSelector: tlsOrganizationLabel });
 }
 
-/** The custom_url hosts of the organization's Deployments whose claims hold, sorted. */
-export function heldCustomHosts(deployments: Informer<Deployment>, organization: string, policy: HostPolicy): string[] {
+/** The custom_url hosts of the organization's Deployments whose claims hold (within the organization's
+ * `maxCustomHosts`, as the Deployment's controller judges them), sorted. */
+export function heldCustomHosts(
+  deployments: Informer<Deployment>,
+  organization: string,
+  policy: HostPolicy,
+  maxCustomHosts?: number,
+): string[] {
   const hosts = new Set<string>();
-  for (const deployment of deployments.list(organization)) {
+  const all = deployments.list(organization);
+  for (const deployment of all) {
     const host = customHostOf(deployment);
     if (!host || deployment.metadata.deletionTimestamp) continue;
-    if (!hostRefusal(deployment, deployments.byIndex(customHostIndex, host), policy)) hosts.add(host);
+    if (hostRefusal(deployment, deployments.byIndex(customHostIndex, host), policy)) continue;
+    if (!customHostLimitRefusal(deployment, () => all, maxCustomHosts)) hosts.add(host);
   }
   return [...hosts].sort();
 }
