@@ -34,6 +34,11 @@ export class ApiError extends Error {
   }
 }
 
+/** What went wrong, as a person reads it: an error's message. */
+export function messageOf(failure: unknown): string {
+  return failure instanceof Error ? failure.message : String(failure);
+}
+
 type Problem = { detail?: string | { loc: (string | number)[]; msg: string }[] };
 
 function problemText(status: number, body: Problem | undefined): string {

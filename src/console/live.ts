@@ -1,7 +1,7 @@
 // Lists kept current: a list read once, then the watch's events applied to it; when the watch ends
 // (after 10 minutes, or a dropped connection) it is opened again and the list read again.
 import { useEffect, useState } from 'preact/hooks';
-import type { Client, Deployment, Revision, WatchEvent } from './api.ts';
+import { messageOf, type Client, type Deployment, type Revision, type WatchEvent } from './api.ts';
 
 export type Loaded<T> = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'loaded'; value: T };
 
@@ -16,7 +16,7 @@ function keepWatching(watch: (signal: AbortSignal) => Promise<void>, onFailure: 
         pause = 1_000;
       } catch (error) {
         if (abort.signal.aborted) return;
-        onFailure(error instanceof Error ? error.message : String(error));
+        onFailure(messageOf(error));
         await new Promise((resume) => setTimeout(resume, pause));
         pause = Math.min(pause * 2, 30_000);
       }
@@ -49,7 +49,7 @@ export function useDeployment(client: Client, id: string): Loaded<{ deployment: 
       if (event.type === 'ready')
         void Promise.all([client.deployment(id), client.revisions(id)]).then(
           ([deployment, revisions]) => setLoaded({ state: 'loaded', value: { deployment, revisions } }),
-          (error: unknown) => setLoaded({ state: 'failed', message: error instanceof Error ? error.message : String(error) }),
+          (error: unknown) => setLoaded({ state: 'failed', message: messageOf(error) }),
         );
       if (event.type === 'deployment_deleted') setLoaded({ state: 'loaded', value: 'gone' });
       setLoaded((now) => (now.state === 'loaded' && now.value !== 'gone' ? { state: 'loaded', value: applied(now.value, event) } : now));

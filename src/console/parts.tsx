@@ -1,6 +1,6 @@
 // Small pieces the pages share: a status badge, a link to an app's URL, a name-typed confirmation.
 import { useState } from 'preact/hooks';
-import type { Deployment, Revision } from './api.ts';
+import { messageOf, type Deployment, type Revision } from './api.ts';
 
 type Phase = Deployment['status'] | Revision['status'];
 
@@ -68,7 +68,7 @@ export function ConfirmByName({ name, action, onConfirm }: { name: string; actio
     try {
       await onConfirm();
     } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
+      setError(messageOf(failure));
     }
   };
   return (
@@ -83,13 +83,19 @@ export function ConfirmByName({ name, action, onConfirm }: { name: string; actio
       <button type="button" class="quiet" onClick={() => setOpen(false)}>
         Cancel
       </button>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert text={error} />
     </form>
   );
+}
+
+/** An error said in place (nothing when there is none), read out by screen readers as it comes. */
+export function Alert({ text, before = '' }: { text: string | undefined; before?: string }) {
+  return text ? (
+    <p class="error" role="alert">
+      {before}
+      {text}
+    </p>
+  ) : null;
 }
 
 export function when(iso: string): string {

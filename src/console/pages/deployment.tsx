@@ -1,10 +1,10 @@
 // One deployment, as it changes: its URL, scale, conditions with their reasons, canary, its revisions
 // as a timeline with what changed, redeploy (roll back) and interrupt, its requests over time, a
 // revision's logs, its events, its settings; delete after typing its name.
-import type { Client, Deployment, Revision } from '../api.ts';
+import { messageOf, type Client, type Deployment, type Revision } from '../api.ts';
 import { useDeployment } from '../live.ts';
 import { consoleBase, navigate, onLink } from '../router.ts';
-import { AppLink, Badge, ConfirmByName, tierOf, when } from '../parts.tsx';
+import { Alert, AppLink, Badge, ConfirmByName, tierOf, when } from '../parts.tsx';
 import { useState } from 'preact/hooks';
 import { Events, Logs } from './feeds.tsx';
 import { Figures } from './figures.tsx';
@@ -22,9 +22,7 @@ export function DeploymentPage({ client, id }: { client: Client; id: string }) {
     return (
       <section>
         {back}
-        <p class="error" role="alert">
-          The deployment could not be read: {loaded.message}
-        </p>
+        <Alert text={loaded.message} before="The deployment could not be read: " />
       </section>
     );
   if (loaded.value === 'gone')
@@ -136,18 +134,14 @@ function Timeline({ client, deployment, revisions }: { client: Client; deploymen
     try {
       await call();
     } catch (failure) {
-      setError(failure instanceof Error ? failure.message : String(failure));
+      setError(messageOf(failure));
     }
   };
   const ordered = [...revisions].sort((a, b) => b.created_at.localeCompare(a.created_at));
   return (
     <>
       <h2>Revisions</h2>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert text={error} />
       {ordered.length === 0 ? <p class="empty">No revision yet.</p> : null}
       <ol class="timeline">
         {ordered.map((revision, index) => {

@@ -4,19 +4,14 @@ import { useState } from 'preact/hooks';
 import { ApiError, type Client, type Deployment } from '../api.ts';
 import { useDeployments } from '../live.ts';
 import { deploymentPath, navigate, onLink } from '../router.ts';
-import { AppLink, Badge, tierOf } from '../parts.tsx';
+import { Alert, AppLink, Badge, tierOf } from '../parts.tsx';
 
 export function DeploymentsPage({ client }: { client: Client }) {
   const loaded = useDeployments(client);
   const [search, setSearch] = useState('');
   const [status, setStatus] = useState('');
   if (loaded.state === 'loading') return <p class="hint">Loading deployments…</p>;
-  if (loaded.state === 'failed')
-    return (
-      <p class="error" role="alert">
-        The deployments could not be read: {loaded.message}
-      </p>
-    );
+  if (loaded.state === 'failed') return <Alert text={loaded.message} before="The deployments could not be read: " />;
   const shown = loaded.value
     .filter((d) => d.name.includes(search.trim()) && (!status || d.status === status))
     .sort((a, b) => a.name.localeCompare(b.name));
@@ -129,11 +124,7 @@ function CreateForm({ client }: { client: Client }) {
       <button type="button" class="quiet" onClick={() => setOpen(false)}>
         Cancel
       </button>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <Alert text={error} />
     </form>
   );
 }

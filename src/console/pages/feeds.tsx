@@ -1,8 +1,8 @@
 // What was said about a deployment: its events (Berth's and Kubernetes', newest first) and a revision's
 // logs, followed as they come, with a level filter and a search.
 import { useEffect, useState } from 'preact/hooks';
-import type { Client, DeploymentEvent, LogPage, LogType, Revision } from '../api.ts';
-import { when } from '../parts.tsx';
+import { messageOf, type Client, type DeploymentEvent, type LogPage, type LogType, type Revision } from '../api.ts';
+import { Alert, when } from '../parts.tsx';
 
 const eventsRefreshMs = 10_000;
 const followMs = 2_000;
@@ -15,7 +15,7 @@ export function Events({ client, id }: { client: Client; id: string }) {
     const read = () =>
       client.events(id).then(
         (found) => !stopped && (setEvents(found), setError(undefined)),
-        (failure: unknown) => !stopped && setError(failure instanceof Error ? failure.message : String(failure)),
+        (failure: unknown) => !stopped && setError(messageOf(failure)),
       );
     void read();
     const timer = setInterval(read, eventsRefreshMs);
@@ -27,11 +27,7 @@ export function Events({ client, id }: { client: Client; id: string }) {
   return (
     <>
       <h2>Events</h2>
-      {error ? (
-        <p class="error" role="alert">
-          The events could not be read: {error}
-        </p>
-      ) : null}
+      <Alert text={error} before="The events could not be read: " />
       {events === undefined && !error ? <p class="hint">Loading events…</p> : null}
       {events?.length === 0 ? (
         <p class="empty">Nothing was said about this deployment lately (Kubernetes keeps events for an hour).</p>
@@ -80,7 +76,7 @@ function useLog(client: Client, id: string, revision: string | undefined, filter
         if (page.logs.length > 0) setLines((now) => [...now, ...page.logs].slice(-2000));
         setError(undefined);
       } catch (failure) {
-        if (!stopped) setError(failure instanceof Error ? failure.message : String(failure));
+        if (!stopped) setError(messageOf(failure));
       }
     };
     void read();
@@ -127,11 +123,7 @@ export function Logs({ client, id, revisions, active }: { client: Client; id: st
           onChange={(e) => setQuery(e.currentTarget.value)}
         />
       </div>
-      {error ? (
-        <p class="error" role="alert">
-          The log could not be read: {error}
-        </p>
-      ) : null}
+      <Alert text={error} before="The log could not be read: " />
       {!chosen ? <p class="empty">No revision yet, so no log.</p> : null}
       {chosen && lines.length === 0 && !error ? <p class="empty">No line yet; new ones appear as they are written.</p> : null}
       {lines.length > 0 ? (

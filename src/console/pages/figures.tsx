@@ -4,8 +4,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import type { Client, DeploymentMetricsRange } from '../api.ts';
-import { when } from '../parts.tsx';
+import { messageOf, type Client, type DeploymentMetricsRange } from '../api.ts';
+import { Alert, when } from '../parts.tsx';
 
 const spans = { '1 hour': 3_600, '6 hours': 21_600, '24 hours': 86_400 } as const;
 type Span = keyof typeof spans;
@@ -25,7 +25,7 @@ export function Figures({ client, id }: { client: Client; id: string }) {
     const seconds = spans[span];
     client.metricsRange(id, { start: new Date(end.getTime() - seconds * 1000), end, stepSeconds: stepFor(seconds) }).then(
       (read) => !stopped && (setRange(read), setError(undefined)),
-      (failure: unknown) => !stopped && setError(failure instanceof Error ? failure.message : String(failure)),
+      (failure: unknown) => !stopped && setError(messageOf(failure)),
     );
     return () => {
       stopped = true;
@@ -41,11 +41,7 @@ export function Figures({ client, id }: { client: Client; id: string }) {
           ))}
         </select>
       </div>
-      {error ? (
-        <p class="error" role="alert">
-          The figures could not be read: {error}
-        </p>
-      ) : null}
+      <Alert text={error} before="The figures could not be read: " />
       {range ? <Charts range={range} /> : error ? null : <p class="hint">Loading figures…</p>}
     </>
   );

@@ -2,6 +2,7 @@
 // can never reach a URL.
 import { useState } from 'preact/hooks';
 import type { Session } from '../session.ts';
+import { Alert } from '../parts.tsx';
 
 export function Login({ onSignIn, refusal }: { onSignIn: (session: Session) => void; refusal: string | undefined }) {
   const [apiKey, setApiKey] = useState('');
@@ -29,11 +30,7 @@ export function Login({ onSignIn, refusal }: { onSignIn: (session: Session) => v
           Organization <span class="hint">(only for a key that reaches several)</span>
           <input name="tenant-id" autocomplete="off" value={tenantId} onInput={(e) => setTenantId(e.currentTarget.value)} />
         </label>
-        {refusal ? (
-          <p class="error" role="alert">
-            {refusal}
-          </p>
-        ) : null}
+        <Alert text={refusal} />
         <button type="submit">Sign in</button>
       </form>
       <p class="hint">The key is kept for this tab only, never in a cookie or a URL.</p>

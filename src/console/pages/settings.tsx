@@ -2,7 +2,8 @@
 // custom URL, and its secrets, whose values are written and never shown (a value read back is the
 // API's mask, which keeps the stored one when sent again). The API's own refusal shows beside each form.
 import { useState } from 'preact/hooks';
-import type { Client, Deployment, DeploymentPatch } from '../api.ts';
+import { messageOf, type Client, type Deployment, type DeploymentPatch } from '../api.ts';
+import { Alert } from '../parts.tsx';
 
 /** A form's state: saving, saved, or the API's words. */
 function useSave(client: Client, id: string) {
@@ -13,16 +14,10 @@ function useSave(client: Client, id: string) {
       await client.patch(id, changes);
       setSaid({ saved: true });
     } catch (failure) {
-      setSaid({ error: failure instanceof Error ? failure.message : String(failure) });
+      setSaid({ error: messageOf(failure) });
     }
   };
-  const outcome = said.error ? (
-    <p class="error" role="alert">
-      {said.error}
-    </p>
-  ) : said.saved ? (
-    <p class="hint">Saved.</p>
-  ) : null;
+  const outcome = said.saved ? <p class="hint">Saved.</p> : <Alert text={said.error} />;
   return { save, outcome };
 }
 
