@@ -86,7 +86,9 @@ describe('a canary rollout through the Gateway', () => {
       const second = (await api.ok('PATCH', `/v2/deployments/${id}`, { source_revision_config: { image_uri: v2 } })).latest_revision_id;
       const { seen } = await watchCanary(revisionReaches(api, id, second, ['DEPLOYED', 'DEPLOY_FAILED'], { timeoutMs: 300_000 }));
       const revision = await api.ok('GET', `/v2/deployments/${id}/revisions/${second}`);
-      console.error(`[canary] healthy: ${JSON.stringify(seen.map(({ phase, step, weight }) => [phase, step, weight]))}`);
+      console.error(
+        `[canary] healthy: ${JSON.stringify(seen.map(({ phase, step, weight, message }) => [phase, step, weight, message]))}, ${revision.status}: ${revision.status_message}`,
+      );
       expect(revision.status).toBe('DEPLOYED');
       expect(seen.map(({ phase, step, weight }) => [phase, step, weight])).toEqual(
         expect.arrayContaining([
