@@ -47,30 +47,35 @@ export function Figures({ client, id }: { client: Client; id: string }) {
   );
 }
 
+/** What is charted: two charts of two series each. */
+const charts: { title: string; lines: Line[] }[] = [
+  {
+    title: 'per second',
+    lines: [
+      ['requests', 'requests_per_second', '#2456c7'],
+      ['5xx', 'errors_per_second', '#b3261e'],
+    ],
+  },
+  {
+    title: 'latency (s)',
+    lines: [
+      ['p50', 'latency_p50_seconds', '#1f7a3a'],
+      ['p99', 'latency_p99_seconds', '#8a5a00'],
+    ],
+  },
+];
+const charted = new Set(charts.flatMap((chart) => chart.lines.map(([, metric]) => metric)));
+
 function Charts({ range }: { range: DeploymentMetricsRange }) {
-  const series = new Map(range.series.map((s) => [s.metric, s.points]));
-  const requests = series.get('requests_per_second');
-  const unavailable = range.unavailable.filter((entry) => entry.metric === 'requests_per_second')[0];
+  const requests = range.series.some((s) => s.metric === 'requests_per_second');
+  const unavailable = range.unavailable.find((entry) => entry.metric === 'requests_per_second');
   return (
     <>
       {requests ? (
         <div class="charts">
-          <Chart
-            range={range}
-            title="per second"
-            lines={[
-              ['requests', 'requests_per_second', '#2456c7'],
-              ['5xx', 'errors_per_second', '#b3261e'],
-            ]}
-          />
-          <Chart
-            range={range}
-            title="latency (s)"
-            lines={[
-              ['p50', 'latency_p50_seconds', '#1f7a3a'],
-              ['p99', 'latency_p99_seconds', '#8a5a00'],
-            ]}
-          />
+          {charts.map((chart) => (
+            <Chart range={range} title={chart.title} lines={chart.lines} />
+          ))}
         </div>
       ) : (
         <p class="empty">No request figures: {unavailable?.reason ?? 'none were measured'}.</p>
@@ -83,9 +88,7 @@ function Charts({ range }: { range: DeploymentMetricsRange }) {
       {range.unavailable.length > 0 ? (
         <ul class="hint unavailable">
           {range.unavailable
-            .filter(
-              (entry) => !entry.metric.startsWith('requests') && !entry.metric.startsWith('errors') && !entry.metric.startsWith('latency'),
-            )
+            .filter((entry) => !charted.has(entry.metric))
             .map((entry) => (
               <li>
                 Not charted, {entry.metric.replaceAll('_', ' ')}: {entry.reason}.
