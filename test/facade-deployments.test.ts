@@ -447,6 +447,11 @@ describe('PATCH /v2/deployments/{id}', () => {
         /^source_config\.integration_id is immutable once set$/,
       ],
       [
+        { source_config: { external_database: { postgres_uri: { name: 'team-db', key: 'uri' } } } },
+        'body.source_config.external_database',
+        /^source_config\.external_database is chosen when the deployment is made: it cannot be added or removed later$/,
+      ],
+      [
         { source_revision_config: { image_uri: 'x' } },
         'body.source_revision_config.image_uri',
         /applies only when source is external_docker or internal_docker: the build makes the image/,

@@ -6,11 +6,11 @@
 #   OUTDIR/config.json   {"entrypoint", "cmd" (optional), "user", "env", "exposedPorts", "workingDir"}
 # NAME is one of (the Debian packages it takes in parentheses)
 #   pause      /pause, a static build of scripts/node-images/pause.c (gcc, libc6-dev)
-#   postgres   PostgreSQL 15's server and clients (psql, pg_dump, pg_isready, ...), busybox sh and sleep
+#   postgres   PostgreSQL 15's server and clients (psql, pg_dump, pg_isready, ...), busybox sh, awk and sleep
 #              (the wait an app's pod runs before its database answers: Berth's backingServiceWaits), an entrypoint
 #              that follows the official postgres image's POSTGRES_* contract
 #              (postgresql-15, postgresql-client-15, busybox-static)
-#   redis      redis-server and redis-cli, busybox sh and sleep; REDIS_PASSWORD, when set, is required
+#   redis      redis-server and redis-cli, busybox sh, awk and sleep; REDIS_PASSWORD, when set, is required
 #              (redis-server, redis-tools, busybox-static)
 #   coredns    /coredns, a copy of the binary that $COREDNS_BIN names (scripts/build-node.sh)
 #   example-app  /app, examples/app ($APP_DIR) built with Go as one static binary answering $APP_VERSION
@@ -200,7 +200,7 @@ build_postgres() {
   done < <(find "$rootfs$pg" -type f -print0)
   add_libs "${elf_files[@]}"
 
-  install_busybox sh cat chmod chown find id mkdir sleep
+  install_busybox sh awk cat chmod chown find id mkdir sleep
   # gosu (Debian's, a static binary) drops root as the official image does: started as root, the
   # entrypoint first hands the data directory (a fresh volume belongs to root) to postgres.
   [[ -x /usr/sbin/gosu ]] || die "/usr/sbin/gosu is missing: apt-get install gosu"
@@ -328,7 +328,7 @@ build_redis() {
   # Debian's redis-server is a symlink to redis-check-rdb: the binary picks its role from argv[0].
   copy_with_libs /usr/bin/redis-server
   copy_with_libs /usr/bin/redis-cli
-  install_busybox sh sleep
+  install_busybox sh awk sleep
   write_accounts redis:999:/data
   install -d -o 999 -g 999 -m 0755 "$rootfs/data"
   install_script /usr/local/bin/docker-entrypoint.sh <<'ENTRYPOINT'

@@ -441,6 +441,41 @@ export const defaultRunDrainSeconds = 180;
 export const databaseRetentions = ['retain', 'delete'] as const;
 export type DatabaseRetention = (typeof databaseRetentions)[number];
 
+/**
+ * Databases a team runs itself, each named by a key of a Secret shared with Berth that holds its URI:
+ * Berth then runs none of its own for that role. Chosen when the deployment is made (a switch would
+ * leave the data behind); the Secret and key named may change.
+ */
+export const externalDatabaseSchema = z
+  .object({
+    postgresUri: secretKeySelectorSchema
+      .optional()
+      .describe(
+        'The key of a Secret (labelled berth.dev/secret=shared) whose value is a Postgres URI (postgres://user:password@host:port/db?sslmode=...). ' +
+          'Berth runs no Postgres for the deployment, gives the URI to its containers as DATABASE_URI, and holds each new pod until the database accepts it: ' +
+          "a revision whose pods cannot reach it is DEPLOY_FAILED with the database's own words, and the previous revision keeps serving. " +
+          'Set when the deployment is made, never added or removed later. Previews get a database of their own.',
+      ),
+    redisUri: secretKeySelectorSchema
+      .optional()
+      .describe(
+        'The key of a Secret (labelled berth.dev/secret=shared) whose value is a Redis URI (redis://:password@host:port/db). ' +
+          'Berth runs no Redis for the deployment and gives the URI to its containers as REDIS_URI. Set when the deployment is made, never added or removed later.',
+      ),
+  })
+  .describe("Databases the deployment uses in place of Berth's own. Applied in place (no new revision).")
+  .meta({
+    'x-kubernetes-validations': [
+      { rule: 'has(self.postgresUri) == has(oldSelf.postgresUri)', message: externalChoiceMessage('postgresUri') },
+      { rule: 'has(self.redisUri) == has(oldSelf.redisUri)', message: externalChoiceMessage('redisUri') },
+    ],
+  });
+export type ExternalDatabase = z.infer<typeof externalDatabaseSchema>;
+
+function externalChoiceMessage(member: string): string {
+  return `spec.sourceConfig.externalDatabase.${member} is chosen when the deployment is made: it cannot be added or removed later (the Secret and key it names may change)`;
+}
+
 export const sourceConfigSchema = z
   .object({
     integrationId: uuid('ID of the CodeHostIntegration (its metadata.uid) that reaches the repository. Immutable once set.').optional(),
@@ -463,6 +498,7 @@ export const sourceConfigSchema = z
     healthCheck: healthCheckSchema.optional(),
     queueWorker: queueWorkerSchema.optional(),
     resourceSpec: resourceSpecSchema.optional(),
+    externalDatabase: externalDatabaseSchema.optional(),
     databaseRetention: z
       .enum(databaseRetentions)
       .optional()
@@ -524,6 +560,11 @@ export const sourceConfigSchema = z
       immutableOnceSet('deploymentType'),
       immutableOnceSet('listenerId'),
       immutableOnceSet('listenerConfig.k8sNamespace'),
+      {
+        rule: 'has(self.externalDatabase) == has(oldSelf.externalDatabase)',
+        message: 'spec.sourceConfig.externalDatabase is chosen when the deployment is made: it cannot be added or removed later',
+        fieldPath: '.externalDatabase',
+      },
     ],
   });
 export type SourceConfig = z.infer<typeof sourceConfigSchema>;

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, inject, it } from 'vitest';
 import { eventually } from '../../workbench/support/poll.ts';
-import { useNamespace } from '../support/cluster.ts';
+import { externalWaitScript } from '../../src/reconcilers/deployment/render/application.ts';
+import { kubectl, useNamespace } from '../support/cluster.ts';
 import { nodeName, registryAddress } from '../../workbench/node/network.ts';
 import { prepareNodeHost } from '../../workbench/node/node.ts';
 import {
@@ -238,6 +239,27 @@ describe('the images built from packages', () => {
       'psql through the Service',
     );
     expect(answer.trim()).toBe('42');
+  });
+
+  it("waits in the image for a team's own Postgres, and ends with its words, the URI's password masked", async () => {
+    // The script of an app's wait for a database named by sourceConfig.externalDatabase, in the image it runs in.
+    const wait = async (uri: string) => {
+      const args = ['exec', '-n', namespace, 'pg-client', '--', 'env', `URI=${uri}`, 'SECRET=team-db', 'KEY=uri', 'TRIES=2'];
+      const { code, stderr } = await kubectl([...args, 'sh', '-c', externalWaitScript('postgres')]);
+      return code === 0 ? 'answered' : stderr;
+    };
+    expect(await wait(`postgresql://postgres:node-test-secret@pg.${namespace}.svc:5432/app`)).toBe('answered');
+    const wrong = await wait(`postgresql://postgres:wrong-secret@pg.${namespace}.svc:5432/app`);
+    expect(wrong).toContain('The database of spec.sourceConfig.externalDatabase.postgresUri (Secret "team-db", key "uri") does not answer');
+    expect(wrong).toContain('password authentication failed for user "postgres"');
+    // What psql echoes of the URI (here a query parameter holding the password) is masked.
+    const echoed = await wait(`postgresql://postgres:wrong-secret@pg.${namespace}.svc:5432/app?sslmode=wrong-secret`);
+    expect(echoed).toContain('invalid sslmode value: "***"');
+    expect(echoed).not.toContain('wrong-secret');
+    // A value that is not a URI is never echoed: it may be a whole connection string with its password.
+    const notUri = await wait('host=pg password=wrong-secret');
+    expect(notUri).toContain('is not a postgres:// URI');
+    expect(notUri).not.toContain('wrong-secret');
   });
 
   it('Redis starts and answers another pod', async () => {

@@ -27,7 +27,14 @@ import { baseUrlRefusal } from '../../codehost/outbound.ts';
 import { baseUrlOf } from '../../codehost/registry.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { revisionDigest } from './digest.ts';
-import { awaitedProblem, facadeSecretGraceMs, fingerprintSecrets, resolveIntegration, secretReferences } from './inputs.ts';
+import {
+  awaitedProblem,
+  externalDatabaseReferences,
+  facadeSecretGraceMs,
+  fingerprintSecrets,
+  resolveIntegration,
+  secretReferences,
+} from './inputs.ts';
 import { optional, type Pass } from './pass.ts';
 import type { OwnerDeployment } from './render/common.ts';
 import { renderRevision } from './render/revision.ts';
@@ -110,6 +117,11 @@ export async function chooseRevisions(
     // The Secret's arrival enqueues the Deployment; this re-check turns the wait into Stalled if it never comes.
     return { problem, known, ...(problem.awaited ? { requeueAfterMs: facadeSecretGraceMs } : {}) };
   }
+  // The team's own databases are read by the pods as they start, so a change of their URI makes no revision.
+  const external = fingerprintSecrets(owner.namespace, externalDatabaseReferences(spec.sourceConfig?.externalDatabase), (ns, name) =>
+    informers.secrets.get(ns, name),
+  );
+  if ('problem' in external) return { problem: external.problem, known };
   const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
   if ('problem' in integration) return { problem: integration.problem, known };
   const foreignHost =

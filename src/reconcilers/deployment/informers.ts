@@ -106,7 +106,7 @@ export const secretReaderIndex = 'berth.dev/reads-secret';
 const indexSecretReaders: IndexFunction = (object) => {
   const deployment = object as DeepReadonly<Deployment>;
   const namespace = deployment.metadata?.namespace ?? '';
-  return [...referencedSecretNames(deployment.metadata?.name ?? '', deployment.spec?.secrets)].map((name) => `${namespace}/${name}`);
+  return [...referencedSecretNames(deployment.metadata?.name ?? '', deployment.spec)].map((name) => `${namespace}/${name}`);
 };
 
 /**

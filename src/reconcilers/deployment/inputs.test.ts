@@ -1,7 +1,14 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import type { CodeHostIntegration } from '../../api/index.ts';
-import { awaitedProblem, fingerprintSecrets, referencedSecretNames, resolveIntegration, secretReferences } from './inputs.ts';
+import {
+  awaitedProblem,
+  externalDatabaseReferences,
+  fingerprintSecrets,
+  referencedSecretNames,
+  resolveIntegration,
+  secretReferences,
+} from './inputs.ts';
 
 const secrets: Record<string, V1Secret> = {
   'shop-secrets': { metadata: { name: 'shop-secrets' }, data: { API_KEY: Buffer.from('one').toString('base64') } },
@@ -17,7 +24,7 @@ describe('secretReferences', () => {
       { entry: 'API_KEY', secretName: 'shop-secrets', key: 'API_KEY' },
       { entry: 'DB', secretName: 'vault', key: 'db' },
     ]);
-    expect(referencedSecretNames('shop', [{ name: 'A' }, { name: 'B' }])).toEqual(new Set(['shop-secrets']));
+    expect(referencedSecretNames('shop', { secrets: [{ name: 'A' }, { name: 'B' }] })).toEqual(new Set(['shop-secrets']));
   });
 });
 
@@ -46,6 +53,18 @@ describe('fingerprintSecrets', () => {
     const result = fingerprintSecrets('ns', secretReferences('shop', entries), lookup);
     expect(result).toMatchObject({ problem: { reason } });
     expect('problem' in result && result.problem.message).toContain(text);
+  });
+});
+
+describe("the team's own databases", () => {
+  const externalDatabase = { postgresUri: { name: 'vault', key: 'db' }, redisUri: { name: 'cache', key: 'uri' } };
+
+  it('are Secrets the Deployment reads, and each missing one says what reads it', () => {
+    expect(referencedSecretNames('shop', { secrets: [], sourceConfig: { externalDatabase } })).toEqual(new Set(['vault', 'cache']));
+    const result = fingerprintSecrets('ns', externalDatabaseReferences(externalDatabase), lookup);
+    expect(result).toMatchObject({ problem: { reason: 'SecretNotFound' } });
+    expect('problem' in result && result.problem.message).toContain('(for spec.sourceConfig.externalDatabase.redisUri).');
+    expect(externalDatabaseReferences(undefined)).toEqual([]);
   });
 });
 

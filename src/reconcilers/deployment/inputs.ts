@@ -2,7 +2,13 @@
 // codehost source, the CodeHostIntegration. A reference that cannot be followed is a Problem (the spec
 // passed the CRD but cannot be served): reported as Stalled, never thrown, never a crash loop.
 import type { V1Secret } from '@kubernetes/client-node';
-import { secretNotReadableMessage, sourceKind, type CodeHostIntegration } from '../../api/index.ts';
+import {
+  secretNotReadableMessage,
+  sourceKind,
+  type CodeHostIntegration,
+  type ExternalDatabase,
+  type SourceConfig,
+} from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { fingerprintSecret, type SecretFingerprint } from './digest.ts';
 import { childNames } from '../../api/child-names.ts';
@@ -16,6 +22,8 @@ export interface SecretReference {
   entry: string;
   secretName: string;
   key: string;
+  /** What reads it, as a message names it: `secret <entry>` unless said. */
+  readBy?: string;
 }
 
 export function secretReferences(deploymentName: string, secrets: readonly SecretEntryInput[] | null | undefined): SecretReference[] {
@@ -26,9 +34,29 @@ export function secretReferences(deploymentName: string, secrets: readonly Secre
   }));
 }
 
+/** The keys that hold the URIs of the team's own databases (sourceConfig.externalDatabase). */
+export function externalDatabaseReferences(externalDatabase: DeepReadonly<ExternalDatabase> | null | undefined): SecretReference[] {
+  const uris = [
+    ['postgresUri', 'DATABASE_URI', externalDatabase?.postgresUri],
+    ['redisUri', 'REDIS_URI', externalDatabase?.redisUri],
+  ] as const;
+  return uris.flatMap(([member, entry, uri]) =>
+    uri ? [{ entry, secretName: uri.name, key: uri.key, readBy: `spec.sourceConfig.externalDatabase.${member}` }] : [],
+  );
+}
+
 /** The names of the Secrets a Deployment reads: a change to one of them may make a new revision. */
-export function referencedSecretNames(deploymentName: string, secrets: readonly SecretEntryInput[] | null | undefined): Set<string> {
-  return new Set(secretReferences(deploymentName, secrets).map((ref) => ref.secretName));
+export function referencedSecretNames(
+  deploymentName: string,
+  spec:
+    | { readonly secrets?: readonly SecretEntryInput[] | null | undefined; readonly sourceConfig?: DeepReadonly<SourceConfig> | undefined }
+    | undefined,
+): Set<string> {
+  const references = [
+    ...secretReferences(deploymentName, spec?.secrets),
+    ...externalDatabaseReferences(spec?.sourceConfig?.externalDatabase),
+  ];
+  return new Set(references.map((ref) => ref.secretName));
 }
 
 export type SecretFingerprints = { fingerprints: SecretFingerprint[] } | { problem: Problem; secretName?: string };
@@ -66,7 +94,7 @@ export function fingerprintSecrets(
       return {
         problem: {
           reason: 'SecretNotFound',
-          message: `${secretNotReadableMessage(ref.secretName, namespace)} (for secret ${ref.entry}).`,
+          message: `${secretNotReadableMessage(ref.secretName, namespace)} (for ${ref.readBy ?? `secret ${ref.entry}`}).`,
         },
         secretName: ref.secretName,
       };
@@ -74,7 +102,10 @@ export function fingerprintSecrets(
     const encoded = secret.data?.[ref.key];
     if (encoded === undefined) {
       return {
-        problem: { reason: 'SecretKeyNotFound', message: `Secret ${ref.secretName} has no key ${ref.key} (for secret ${ref.entry}).` },
+        problem: {
+          reason: 'SecretKeyNotFound',
+          message: `Secret ${ref.secretName} has no key ${ref.key} (for ${ref.readBy ?? `secret ${ref.entry}`}).`,
+        },
       };
     }
     // Hashing the base64 form is hashing the value: the encoding is a bijection.

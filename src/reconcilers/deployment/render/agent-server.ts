@@ -120,15 +120,23 @@ export function renderRunBacklogScaledObject(
       name: runQueueReadings[reading].trigger,
       metricType: 'AverageValue',
       metadata: {
-        host: `${names.postgres}.${owner.namespace}.svc`,
-        port: '5432',
-        userName: 'postgres',
-        dbName: 'postgres',
-        sslmode: 'disable',
-        passwordFromEnv: 'POSTGRES_PASSWORD',
+        ...runQueueConnection(owner, spec),
         query: runQueueReadings[reading].query,
         targetQueryValue: String(runsPerQueueWorker),
       },
     })),
   );
+}
+
+/** Where the run queue is read: the deployment's own Postgres, or the team's through the worker's DATABASE_URI. */
+function runQueueConnection(owner: OwnerDeployment, spec: DeploymentSpecInput): Record<string, string> {
+  if (spec.sourceConfig?.externalDatabase?.postgresUri) return { connectionFromEnv: 'DATABASE_URI' };
+  return {
+    host: `${childNames(owner.name).postgres}.${owner.namespace}.svc`,
+    port: '5432',
+    userName: 'postgres',
+    dbName: 'postgres',
+    sslmode: 'disable',
+    passwordFromEnv: 'POSTGRES_PASSWORD',
+  };
 }

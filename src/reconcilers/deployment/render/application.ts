@@ -10,6 +10,7 @@ import type {
   V1Service,
 } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
+import type { SecretKeySelector } from '../../../api/index.ts';
 import { applicationServicePort, childNames } from '../../../api/child-names.ts';
 import { applicationSizingDefaults, serverSizing } from '../../../api/sizes.ts';
 import { applicationMinScale, type BackingServices, type Scaling, scaling } from './backing.ts';
@@ -161,7 +162,56 @@ function backingEnv(owner: OwnerDeployment, backing: BackingServices): V1EnvVar[
       { name: 'REDIS_URI', value: `redis://:$(REDIS_PASSWORD)@${names.redis}:6379` },
     );
   }
+  const { postgresUri, redisUri } = backing.external;
+  if (postgresUri) env.push({ name: 'DATABASE_URI', valueFrom: { secretKeyRef: { ...postgresUri } } });
+  if (redisUri) env.push({ name: 'REDIS_URI', valueFrom: { secretKeyRef: { ...redisUri } } });
   return env;
+}
+
+/**
+ * How a wait asks a team's own database whether it accepts the app, with the URI in URI (never in the
+ * script): Postgres by a query (so the credentials are checked too), Redis by a PING.
+ */
+const externalAsks = {
+  postgres: { schemes: ['postgres', 'postgresql'], member: 'postgresUri', ask: 'psql "$URI" -Atqc "select 1"' },
+  redis: {
+    schemes: ['redis'],
+    member: 'redisUri',
+    ask: 'out=$(redis-cli --no-auth-warning -u "$URI" ping 2>&1) && [ "$out" = PONG ] || { echo "$out" >&2; false; }',
+  },
+} as const;
+
+/**
+ * The script of a wait for a team's own database: it asks for 30 s (TRIES), then ends with what the database
+ * said (its termination message), so a revision whose pods cannot reach it fails with those words. The
+ * URI's password is masked in them, and a value that is not a URI of the right scheme is never echoed.
+ */
+export function externalWaitScript(kind: keyof typeof externalAsks): string {
+  const { schemes, member, ask } = externalAsks[kind];
+  const where = `spec.sourceConfig.externalDatabase.${member} (Secret \\"$SECRET\\", key \\"$KEY\\")`;
+  return [
+    `case "$URI" in ${schemes.map((scheme) => `${scheme}://*`).join('|')}) ;; *) echo "The value of ${where} is not a ${schemes[0]}:// URI." >&2; exit 1;; esac`,
+    `rest=\${URI#*://}; auth=\${rest%%@*}; pass=""; [ "$auth" != "$rest" ] && [ "$auth" != "\${auth#*:}" ] && pass=\${auth#*:}`,
+    `i=0; while [ $i -lt "\${TRIES:-30}" ]; do said=$( { ${ask}; } 2>&1 >/dev/null ) && exit 0; i=$((i+1)); sleep 1; done`,
+    `said=$(echo "$said" | PASS="$pass" awk '{ p = ENVIRON["PASS"]; if (p != "") while ((i = index($0, p)) > 0) $0 = substr($0, 1, i - 1) "***" substr($0, i + length(p)); print }')`,
+    `echo "The database of ${where} does not answer: $said" >&2; exit 1`,
+  ].join('\n');
+}
+
+function externalWait(kind: keyof typeof externalAsks, image: string, uri: DeepReadonly<SecretKeySelector>): V1Container {
+  return {
+    name: `wait-for-external-${kind}`,
+    image,
+    command: ['sh', '-c', externalWaitScript(kind)],
+    env: [
+      { name: 'URI', valueFrom: { secretKeyRef: { name: uri.name, key: uri.key } } },
+      { name: 'SECRET', value: uri.name },
+      { name: 'KEY', value: uri.key },
+      { name: 'PGCONNECT_TIMEOUT', value: '3' },
+    ],
+    resources: waitResources,
+    terminationMessagePolicy: 'FallbackToLogsOnError',
+  };
 }
 
 /** What a wait needs: a few millicores and megabytes, whatever the app asks for. */
@@ -197,6 +247,9 @@ function backingServiceWaits(owner: OwnerDeployment, backing: BackingServices, i
       resources: waitResources,
     });
   }
+  const { postgresUri, redisUri } = backing.external;
+  if (postgresUri) waits.push(externalWait('postgres', images.postgres, postgresUri));
+  if (redisUri) waits.push(externalWait('redis', images.redis, redisUri));
   return waits;
 }
 

@@ -5,17 +5,24 @@
 // - A queue worker when any queue* field is set.
 // - Redis when redisMemoryMb is set, a queue worker runs (the queue needs a broker), or an agent server
 //   built from its configuration file may run more than one replica (its processes share runs through it).
-import { isBuiltSource, tierMinReplicas } from '../../../api/index.ts';
+// - Either one of the team's own in place of Berth's when sourceConfig.externalDatabase names its URI.
+import { isBuiltSource, tierMinReplicas, type SecretKeySelector } from '../../../api/index.ts';
 import type { DeploymentSpecInput, ResourceSpecInput } from './spec.ts';
 
 const databaseFields = ['dbCpu', 'dbCpuLimit', 'dbMemoryMb', 'dbMemoryLimitMb', 'dbStorageGi', 'dbMaxConnections'] as const;
 const queueFields = ['queueMinScale', 'queueMaxScale', 'queueCpu', 'queueCpuLimit', 'queueMemoryMb', 'queueMemoryLimitMb'] as const;
 
 export interface BackingServices {
+  /** Berth runs a Postgres for the deployment. */
   database: boolean;
   queueWorker: boolean;
+  /** Berth runs a Redis for the deployment. */
   redis: boolean;
+  /** The Secret keys that hold the URIs of the team's own databases, in place of Berth's. */
+  external: { postgresUri: SecretKeySelectorInput | undefined; redisUri: SecretKeySelectorInput | undefined };
 }
+
+type SecretKeySelectorInput = Readonly<SecretKeySelector>;
 
 function anySet(resources: ResourceSpecInput, fields: readonly (keyof ResourceSpecInput)[]): boolean {
   return fields.some((field) => resources[field] != null);
@@ -23,10 +30,11 @@ function anySet(resources: ResourceSpecInput, fields: readonly (keyof ResourceSp
 
 export function backingServices(spec: DeploymentSpecInput): BackingServices {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
-  const database = isBuiltSource(spec.source) || anySet(resources, databaseFields);
+  const { postgresUri, redisUri } = spec.sourceConfig?.externalDatabase ?? {};
+  const database = !postgresUri && (isBuiltSource(spec.source) || anySet(resources, databaseFields));
   const queueWorker = anySet(resources, queueFields);
-  const redis = resources.redisMemoryMb != null || queueWorker || agentWithReplicas(spec);
-  return { database, queueWorker, redis };
+  const redis = !redisUri && (resources.redisMemoryMb != null || queueWorker || agentWithReplicas(spec));
+  return { database, queueWorker, redis, external: { postgresUri: postgresUri ?? undefined, redisUri: redisUri ?? undefined } };
 }
 
 /** An agent server built from its configuration file that may run more than one API replica: its

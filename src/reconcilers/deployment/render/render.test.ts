@@ -119,8 +119,23 @@ describe('backing services', () => {
       { source: 'external_docker', sourceConfig: { resourceSpec: { redisMemoryMb: 128 } } },
       { database: false, queueWorker: false, redis: true },
     ],
+    [
+      "an application with the team's own Postgres",
+      { source: 'codehost', sourceConfig: { externalDatabase: { postgresUri: { name: 'db', key: 'uri' } } } },
+      { database: false, queueWorker: false, redis: false },
+    ],
+    [
+      "a queue with the team's own Redis",
+      {
+        source: 'internal_docker',
+        sourceConfig: { resourceSpec: { queueMaxScale: 3 }, externalDatabase: { redisUri: { name: 'cache', key: 'uri' } } },
+      },
+      { database: false, queueWorker: true, redis: false },
+    ],
   ])('%s', (_, spec, expected) => {
-    expect(backingServices(spec as DeploymentSpecInput)).toEqual(expected);
+    const { external, ...ours } = backingServices(spec as DeploymentSpecInput);
+    expect(ours).toEqual(expected);
+    expect(external).toEqual((spec as DeploymentSpecInput).sourceConfig?.externalDatabase ?? {});
   });
 
   it.each([
@@ -269,6 +284,31 @@ describe('renderApplication', () => {
     }
     const databaseOnly = renderApplication(input({ source: 'external_docker', sourceConfig: { resourceSpec: { dbStorageGi: 1 } } }));
     expect(databaseOnly.spec!.template.spec!.initContainers!.map((c) => c.name)).toEqual(['wait-for-postgres']);
+  });
+
+  it("gives the team's own databases' URIs from their Secrets, and holds the pods until each answers", () => {
+    const externalDatabase = { postgresUri: { name: 'team-db', key: 'uri' }, redisUri: { name: 'team-cache', key: 'url' } };
+    const spec: DeploymentSpecInput = { source: 'codehost', sourceConfig: { resourceSpec: { queueMaxScale: 1 }, externalDatabase } };
+    for (const workload of [renderApplication(input(spec)), renderQueueWorker(input(spec))]) {
+      const pod = workload.spec!.template.spec!;
+      const env = pod.containers[0]!.env!;
+      expect(env.find((e) => e.name === 'DATABASE_URI')).toEqual({
+        name: 'DATABASE_URI',
+        valueFrom: { secretKeyRef: externalDatabase.postgresUri },
+      });
+      expect(env.find((e) => e.name === 'REDIS_URI')).toEqual({
+        name: 'REDIS_URI',
+        valueFrom: { secretKeyRef: externalDatabase.redisUri },
+      });
+      expect(env.map((e) => e.name)).not.toContain('POSTGRES_PASSWORD');
+      const init = pod.initContainers!;
+      expect(init.map((c) => [c.name, c.image])).toEqual([
+        ['wait-for-external-postgres', 'postgres:16'],
+        ['wait-for-external-redis', 'redis:7'],
+      ]);
+      expect(init[0]!.env).toContainEqual({ name: 'URI', valueFrom: { secretKeyRef: externalDatabase.postgresUri } });
+      expect(init[0]!.terminationMessagePolicy).toBe('FallbackToLogsOnError');
+    }
   });
 
   it('omits what resourceSpec does not set', () => {

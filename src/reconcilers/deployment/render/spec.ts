@@ -42,6 +42,7 @@ type SourceConfigInput = Reads<
   | 'queueWorker'
   | 'deploymentType'
   | 'databaseRetention'
+  | 'externalDatabase'
   | 'preDeployCommand'
   | 'smokeTestPath'
   | 'idleSeconds'
