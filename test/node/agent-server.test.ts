@@ -8,7 +8,10 @@
 // naming a graph that is not there fails the build with the step, the file and the error, while the
 // previous revision keeps serving. The client's other paths, unchanged too: its default with a Docker
 // engine (it pulls the base image, which the engine's Docker Hub mirror, the node's registry, has; builds
-// locally; pushes with the deployment's push token; PATCHes the digest), and --image-uri.
+// locally; pushes with the deployment's push token; PATCHes the digest), and --image-uri. The durable
+// server (without Redis): runs survive their pod (a rollout, a deletion, a kill), a steady stream of runs
+// crosses a rollout with none refused, and a cron fires once per tick across two replicas and their
+// replacement.
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -22,10 +25,13 @@ import { eventually } from '../../workbench/support/poll.ts';
 import { copyAgentProject, runLanggraph, startLanggraph, type ClientUser } from '../../workbench/support/langgraph-cli.ts';
 import {
   concurrentRuns,
+  createCron,
   createThread,
+  deleteCron,
   joinRuns,
   readThread,
   runOnThread,
+  runsMade,
   startRuns,
   steadyRuns,
   streamRun,
@@ -40,10 +46,13 @@ import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { Agent, fetch as undiciFetch, type RequestInit } from 'undici';
 import {
   appsCaCertificate,
+  apply,
   componentPods,
   filePushRegistry,
   gatewayFlags,
   kubectlOk,
+  service,
+  serviceImage,
   sourceBuildFlags,
   startOrganizationRegistry,
 } from './support.ts';
@@ -250,6 +259,97 @@ async function deploySleepyAgent(): Promise<{ id: string; server: AgentServer; t
   return { id: created.id, server, thread: await createThread(server, { text: 'sleep on it' }) };
 }
 
+/** A durable agent server of two replicas, each running its cron scheduler, with the settings that
+ * make its schedules seconds-long (aegra's CRON_* variables, as secrets). */
+async function deployCronAgent(): Promise<{ id: string; server: AgentServer }> {
+  const created = await tool.ok('POST', '/v2/deployments', {
+    name: 'agent-cron',
+    source: 'internal_source',
+    source_config: {
+      deployment_type: 'dev',
+      resource_spec: { min_scale: 2, max_scale: 2, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
+      database_retention: 'delete',
+    },
+    source_revision_config: {},
+  });
+  // As a user sets them: in the project's .env, which the client sends as the deployment's secrets (its
+  // PATCH names the whole list, so secrets set on the deployment alone would be dropped).
+  const copy = copyAgentProject(mkdtempSync(join(workdir, 'cron-')));
+  writeFileSync(join(copy, '.env'), 'CRON_ALLOW_SECONDS_SCHEDULE=true\nCRON_POLL_INTERVAL_SECONDS=1\nCRON_CLAIM_DURATION_SECONDS=20\n');
+  await runLanggraph(user, copy, ['deploy', '--remote', '--name', 'agent-cron', '--no-input', '-c', 'langgraph.json']);
+  const deployment = await tool.ok('GET', `/v2/deployments/${created.id}`);
+  return { id: created.id, server: { url: deployment.url as string, caFile } };
+}
+
+/**
+ * A Postgres the team runs itself (a pod and its Service in the organization's namespace, Berth's
+ * nothing), and two Secrets shared with Berth holding URIs of it: one with its password, one with a
+ * wrong one.
+ */
+async function startTeamDatabase(password: string): Promise<void> {
+  const uri = (secret: string) => `postgres://postgres:${secret}@team-postgres:5432/agents?sslmode=disable`;
+  const shared = (name: string, value: string) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, labels: { 'berth.dev/secret': 'shared' } },
+    stringData: { uri: value },
+  });
+  await apply(
+    namespace,
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'team-postgres', labels: { role: 'team-postgres' } },
+      spec: {
+        terminationGracePeriodSeconds: 2,
+        containers: [
+          {
+            name: 'postgres',
+            image: await serviceImage('postgres'),
+            env: [
+              { name: 'POSTGRES_PASSWORD', value: password },
+              { name: 'POSTGRES_DB', value: 'agents' },
+            ],
+            readinessProbe: { exec: { command: ['pg_isready', '-U', 'postgres'] }, periodSeconds: 1 },
+            resources: { requests: { cpu: '50m', memory: '64Mi' }, limits: { memory: '256Mi' } },
+          },
+        ],
+      },
+    },
+    service('team-postgres', { role: 'team-postgres' }, 5432),
+    shared('team-db', uri(password)),
+    shared('team-db-wrong', uri(`not-${password}`)),
+  );
+}
+
+/** An agent deployment of uploaded sources on the team's own Postgres, named by the Secret `secret`. */
+async function deployOnTeamDatabase(name: string, secret: string): Promise<{ id: string; output: string }> {
+  const created = await tool.ok('POST', '/v2/deployments', {
+    name,
+    source: 'internal_source',
+    source_config: {
+      deployment_type: 'dev',
+      resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024 },
+      external_database: { postgres_uri: { name: secret, key: 'uri' } },
+    },
+    source_revision_config: {},
+  });
+  const copy = copyAgentProject(mkdtempSync(join(workdir, `${name}-`)));
+  // The client fails when the revision does: what it said is the test's to read.
+  const output = await runLanggraph(user, copy, ['deploy', '--remote', '--name', name, '--no-input', '-c', 'langgraph.json']).catch(
+    (error: Error) => error.message,
+  );
+  return { id: created.id, output };
+}
+
+const teamPassword = `team-${process.pid}-secret`;
+
+/** The team's database, then two agents on it: one with its password, one with a wrong one. */
+async function deployTeamDatabaseAgents() {
+  await startTeamDatabase(teamPassword);
+  return Promise.all([deployOnTeamDatabase('agent-team-db', 'team-db'), deployOnTeamDatabase('agent-wrong-db', 'team-db-wrong')]);
+}
+
 /** The keys project's deployment and its first revision, once it settles. */
 async function deployKeysAgent(): Promise<{ id: string; revision: { id: string; status: string; status_message: string } }> {
   const created = await createSmallAgent('agent-keys', 'dev');
@@ -260,16 +360,20 @@ async function deployKeysAgent(): Promise<{ id: string; revision: { id: string; 
  * done: their builds, and the dev_zero one's idle window, pass while the tests between them run. Each
  * later test still checks all it checked when it made its deployment itself. */
 let sleepyAgent: ReturnType<typeof deploySleepyAgent>;
+let cronAgent: ReturnType<typeof deployCronAgent>;
+let teamDatabaseAgents: ReturnType<typeof deployTeamDatabaseAgents>;
 let keysAgent: ReturnType<typeof deployKeysAgent>;
 let pgvectorRevision: ReturnType<typeof deployPgvectorRevision>;
 function startLaterDeployments(): void {
   sleepyAgent = deploySleepyAgent();
+  cronAgent = deployCronAgent();
+  teamDatabaseAgents = deployTeamDatabaseAgents();
   keysAgent = deployKeysAgent();
   // The keys project's revision that needs pgvector follows its first at once: its build and its
   // failure pass while the tests between run, and the first revision serves their requests meanwhile.
   pgvectorRevision = keysAgent.then(({ id: keysId }) => deployPgvectorRevision(keysId));
   // Awaited by their tests; a failure is theirs to report, never an unhandled rejection.
-  for (const started of [sleepyAgent, keysAgent, pgvectorRevision]) started.catch(() => {});
+  for (const started of [sleepyAgent, cronAgent, teamDatabaseAgents, keysAgent, pgvectorRevision]) started.catch(() => {});
 }
 
 /** A revision of the keys project whose store.index needs pgvector, once it settles, and the deployment before it. */
@@ -664,6 +768,85 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
     expect(runs.length).toBeGreaterThanOrEqual(50);
     expect(await joinRuns(sleepy, runs)).toEqual(runs.map(() => 'success'));
   });
+
+  it('fires a cron once per tick with two replicas, and on after both are replaced', { timeout: 600_000 }, async () => {
+    // Two replicas that stay up, each running the server's scheduler, which claims a due cron in the
+    // database before it fires it. Ticks of 5 s (aegra's seconds schedules, looked at each second).
+    const { server: scheduled } = await cronAgent;
+    const twoReady = async () => {
+      const pods = (await componentPods<Pod>(namespace, 'agent-cron')).filter((pod) => !pod.metadata.deletionTimestamp);
+      const ready = pods.filter((pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
+      return ready.length === 2 && pods.length === 2 ? pods.map((pod) => pod.metadata.name) : undefined;
+    };
+    const first = await eventually(twoReady, 240_000, 'two ready replicas');
+    const cron = await createCron(scheduled, 'agent', { schedule: '*/5 * * * * *', input: { text: 'tick' } });
+    const ticks = async () => (await runsMade(scheduled, cron.thread_id)).map((at) => Date.parse(at));
+    /** Runs of the schedule after the one its creation starts: never two in one 5-second tick (one fired
+     * late for a tick missed while no replica ran is that tick's). */
+    const oncePerTick = (made: number[]) => {
+      const tickOf = made.slice(1).map((at) => Math.floor(at / 5_000));
+      expect(new Set(tickOf).size, JSON.stringify(made)).toBe(tickOf.length);
+    };
+    oncePerTick(await eventually(async () => ((await ticks()).length >= 6 ? ticks() : undefined), 120_000, 'five ticks'));
+    // Both replicas replaced: the schedule goes on in the new ones, still once per tick.
+    await kubectlOk(['delete', 'pod', '-n', namespace, ...first, '--wait=false']);
+    await eventually(
+      async () => (await twoReady())?.some((pod) => first.includes(pod)) === false || undefined,
+      240_000,
+      'two new replicas',
+    );
+    const replaced = Date.now();
+    const after = await eventually(
+      async () => {
+        const made = await ticks();
+        return made.filter((at) => at > replaced).length >= 3 ? made : undefined;
+      },
+      120_000,
+      'three ticks in the new replicas',
+    );
+    oncePerTick(after);
+    await deleteCron(scheduled, cron.cron_id);
+  });
+
+  it(
+    "keeps its threads in a Postgres the team runs, named by a Secret, with none of Berth's; one it cannot reach fails with the database's words",
+    { timeout: 600_000 },
+    async () => {
+      const [own, wrong] = await teamDatabaseAgents;
+      const deployment = await tool.ok('GET', `/v2/deployments/${own.id}`);
+      const revision = await tool.ok('GET', `/v2/deployments/${own.id}/revisions/${deployment.latest_revision_id}`);
+      expect(revision.status, `${revision.status_message}\n${own.output}`).toBe('DEPLOYED');
+      const server = { url: deployment.url as string, caFile };
+      const thread = await createThread(server, { text: 'kept by the team' });
+      // The thread is in the team's database, and Berth runs no Postgres for the deployment.
+      const stored = await kubectlOk(
+        ['exec', '-n', namespace, 'team-postgres', '--', 'psql', '-U', 'postgres', '-d', 'agents', '-tAc'].concat(
+          `select count(*) from thread where thread_id = '${thread.thread_id}'`,
+        ),
+      );
+      expect(stored.trim()).toBe('1');
+      expect(await componentPods<Pod>(namespace, 'agent-team-db', 'postgres')).toEqual([]);
+      expect(await kubectlOk(['get', 'statefulsets', '-n', namespace, '-o', 'name'])).not.toContain('agent-team-db');
+      // A new pod reads it back from there.
+      const first = (await componentPods<Pod>(namespace, 'agent-team-db')).map((pod) => pod.metadata.name);
+      await kubectlOk(['delete', 'pod', '-n', namespace, ...first, '--wait=false']);
+      expect(
+        await eventually(async () => readThread(server, thread.thread_id).catch(() => undefined), 180_000, 'the thread after a new pod'),
+      ).toMatchObject({
+        values: thread.values,
+      });
+      // The one with the wrong password never serves, and says what the database said, without the password.
+      const failed = await tool.ok('GET', `/v2/deployments/${wrong.id}`);
+      const verdict = await tool.ok('GET', `/v2/deployments/${wrong.id}/revisions/${failed.latest_revision_id}`);
+      expect(verdict.status, wrong.output).toBe('DEPLOY_FAILED');
+      expect(verdict.status_message).toContain('wait-for-external-postgres');
+      expect(verdict.status_message).toContain(
+        'spec.sourceConfig.externalDatabase.postgresUri (Secret "team-db-wrong", key "uri") does not answer',
+      );
+      expect(verdict.status_message).toContain('password authentication failed for user "postgres"');
+      expect(verdict.status_message).not.toContain(teamPassword);
+    },
+  );
 
   it('reads the build logs with the client, the level in upper case as it sends it', async () => {
     const logs = await client(['deploy', 'logs', '--name', 'agent', '--type', 'build', '--level', 'info', '--limit', '500']);

@@ -95,6 +95,22 @@ async def main(url, step, thread_id, graph, inputs):
             await asyncio.sleep(ask["interval"])
         print(json.dumps({"runs": runs, "refused": refused}))
         return
+    if step == "cron":
+        # A cron bound to a new thread (its first run starts at once), and its id.
+        thread_id = (await client.threads.create())["thread_id"]
+        await client.crons.create_for_thread(thread_id, graph, schedule=inputs[0]["schedule"], input=inputs[0]["input"])
+        crons = await client.crons.search(thread_id=thread_id)
+        print(json.dumps({"thread_id": thread_id, "cron_id": crons[0]["cron_id"]}))
+        return
+    if step == "cron_delete":
+        await client.crons.delete(inputs[0])
+        print(json.dumps("deleted"))
+        return
+    if step == "runs_made":
+        # When each run of the thread was made, oldest first.
+        runs = await client.runs.list(thread_id, limit=500)
+        print(json.dumps(sorted(run["created_at"] for run in runs)))
+        return
     if step == "stream":
         # A run streamed through the URL: what the run's status was when the first event came, and the events.
         thread_id = (await client.threads.create())["thread_id"]
@@ -189,6 +205,24 @@ export function steadyRuns(
 ): Promise<{ runs: StartedRun[]; refused: (number | string)[] }> {
   const inputs = [{ count: ask.count, interval: ask.intervalSeconds, until: ask.until, input: ask.input }];
   return sdk(server, 'steady', '', graph, inputs) as Promise<{ runs: StartedRun[]; refused: (number | string)[] }>;
+}
+
+/** A cron of `graph` on a new thread of its own (its first run starts at once): the thread and the cron. */
+export function createCron(
+  server: string | AgentServer,
+  graph: string,
+  cron: { schedule: string; input: object },
+): Promise<{ thread_id: string; cron_id: string }> {
+  return sdk(server, 'cron', '', graph, [cron]) as Promise<{ thread_id: string; cron_id: string }>;
+}
+
+export function deleteCron(server: string | AgentServer, cronId: string): Promise<unknown> {
+  return sdk(server, 'cron_delete', '', 'agent', [cronId]);
+}
+
+/** When each run of the thread was made (RFC 3339), oldest first. */
+export function runsMade(server: string | AgentServer, threadId: string): Promise<string[]> {
+  return sdk(server, 'runs_made', threadId, 'agent', []) as Promise<string[]>;
 }
 
 /** Waits for each run to end; answers their statuses. */
