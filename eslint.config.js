@@ -24,6 +24,9 @@ export default tseslint.config(
     ignores: ['src/**/*.test.ts'],
     rules: { 'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true }] },
   },
+  // The Deployment controller's rooms run in order within a pass: each imports only the rooms before
+  // it (src/reconcilers/deployment/index.ts), so no room reaches into one that runs after it.
+  ...deploymentRooms(['revisions', 'builds', 'rollout', 'status']),
   {
     // The web console runs in a browser: server code reaches it as types only, the key never leaves
     // sessionStorage for a cookie or localStorage, and no markup is written from strings.
@@ -54,3 +57,21 @@ export default tseslint.config(
     },
   },
 );
+
+/** A lint block per room of the Deployment controller that refuses imports of the rooms after it. */
+function deploymentRooms(rooms) {
+  return rooms.slice(0, -1).map((room, index) => ({
+    files: [`src/reconcilers/deployment/${room}/**/*.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: rooms.slice(index + 1).map((later) => ({
+            group: [`../${later}/*`],
+            message: `${room}/ runs before ${later}/ in a pass: it imports only the rooms before it.`,
+          })),
+        },
+      ],
+    },
+  }));
+}

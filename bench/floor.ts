@@ -5,14 +5,14 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { fieldManager, type Deployment, type Revision, type TracingProject } from '../src/api/index.ts';
 import { withAppliedHash } from '../src/runtime/applied-hash.ts';
-import { revisionDigest } from '../src/reconcilers/deployment/digest.ts';
+import { revisionDigest } from '../src/reconcilers/deployment/revisions/digest.ts';
 import { defaultDeploymentControllerOptions } from '../src/reconcilers/deployment/options.ts';
 import { renderRevision } from '../src/reconcilers/deployment/render/revision.ts';
 import type { DeploymentSpecInput } from '../src/reconcilers/deployment/render/spec.ts';
 import { renderTracingProject } from '../src/reconcilers/deployment/render/tracing-project.ts';
 import { renderWorkloads } from '../src/reconcilers/deployment/render/workloads.ts';
 import { cleanupFinalizer } from '../src/reconcilers/deployment/finalize.ts';
-import { nextDeploymentStatus, nextRevisionStatus } from '../src/reconcilers/deployment/next-status.ts';
+import { nextDeploymentStatus, nextRevisionStatus } from '../src/reconcilers/deployment/status/next-status.ts';
 import { nextTracingProjectStatus } from '../src/reconcilers/tracing-project/status.ts';
 import { applyObject, writeStatus, kubeRequest } from '../src/runtime/index.ts';
 import { benchDeployment } from './fixtures.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Revision } from '../src/api/index.ts';
 import { clusterDnsEgress } from '../src/api/cluster-dns.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
-import { prepareBuildNamespace, renderBuildNetworkPolicy } from '../src/reconcilers/deployment/build-namespace.ts';
+import { prepareBuildNamespace, renderBuildNetworkPolicy } from '../src/reconcilers/deployment/builds/build-namespace.ts';
 import { createLogger, kubeRequest, Manager, type KubeObject } from '../src/runtime/index.ts';
 import { eventually } from '../workbench/support/poll.ts';
 import { testKubeConfig, useNamespace } from './support/cluster.ts';

@@ -10,7 +10,7 @@ import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 import { markRolledOut as markRolledOutIn } from './support/rollout.ts';
 import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 import { secretNotReadableMessage } from '../src/api/readable-secrets.ts';
-import { buildEnded } from '../src/reconcilers/deployment/build-state.ts';
+import { buildEnded } from '../src/reconcilers/deployment/builds/build-state.ts';
 
 const kc = testKubeConfig();
 const custom = kc.makeApiClient(CustomObjectsApi);

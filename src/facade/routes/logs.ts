@@ -110,7 +110,7 @@ function buildPodsOf(deps: FacadeDependencies, namespace: string, revision: Deep
 }
 
 /** A revision's build pods; for one that runs an earlier revision's image (the same build key and no
- * build of its own: src/reconcilers/deployment/build-reuse.ts), the build that made that image. */
+ * build of its own: src/reconcilers/deployment/builds/build-reuse.ts), the build that made that image. */
 function imageBuildPods(deps: FacadeDependencies, namespace: string, revision: DeepReadonly<Revision>) {
   const own = buildPodsOf(deps, namespace, revision);
   const key = revision.status?.buildKey;

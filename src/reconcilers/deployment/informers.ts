@@ -37,8 +37,8 @@ import {
   type Manager,
   type ResourceKind,
 } from '../../runtime/index.ts';
-import { referencedSecretNames } from './inputs.ts';
-import { autoscalerStatusPaths } from './scaling-status.ts';
+import { referencedSecretNames } from './revisions/inputs.ts';
+import { autoscalerStatusPaths } from './status/scaling-status.ts';
 import { scaledObjectKind } from './render/autoscalers.ts';
 import { activatorGrantLabel, httpScaledObjectKind, interceptorRouteKind, referenceGrantKind } from './render/scale-to-zero.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';

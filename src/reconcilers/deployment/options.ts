@@ -14,7 +14,7 @@ import {
   type RequestConcurrency,
 } from '../../api/index.ts';
 import type { GatewayRef } from './render/ingress.ts';
-import { defaultRevisionRetention } from './revisions.ts';
+import { defaultRevisionRetention } from './revisions/revisions.ts';
 import { defaultScaleDownWindowSeconds } from './render/autoscalers.ts';
 
 export interface DeploymentControllerOptions {

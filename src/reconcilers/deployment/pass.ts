@@ -4,7 +4,7 @@
 import type { ReconcileContext } from '../../runtime/index.ts';
 import type { DeploymentInformers } from './informers.ts';
 import type { DeploymentControllerOptions } from './options.ts';
-import type { SourceHeads } from './source-head.ts';
+import type { SourceHeads } from './revisions/source-head.ts';
 import type { DeploymentWriter } from './writer.ts';
 
 export interface DeploymentReconcilerDependencies {

@@ -17,12 +17,12 @@ import {
 } from '../../runtime/index.ts';
 import { buildForDeploymentLabel, revisionNamespaceOf } from '../../workloads/build-jobs.ts';
 import { childKinds, secretReaderIndex, type DeploymentInformers } from './informers.ts';
-import { workloadChangeMatters } from './lifecycle.ts';
-import { podChangeMatters } from './pods.ts';
+import { workloadChangeMatters } from './rollout/lifecycle.ts';
+import { podChangeMatters } from './rollout/pods.ts';
 import { revisionLabel } from './render/common.ts';
 import { activatorGrantLabel } from './render/scale-to-zero.ts';
-import { grantHolders } from './scale-to-zero.ts';
-import { autoscalerChangeMatters } from './scaling-status.ts';
+import { grantHolders } from './rollout/scale-to-zero.ts';
+import { autoscalerChangeMatters } from './status/scaling-status.ts';
 
 /** The children a Deployment owns, each with the updates of theirs that matter to it. */
 export function deploymentOwns(informers: DeploymentInformers): (Informer | OwnedSource)[] {

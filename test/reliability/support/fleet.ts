@@ -4,7 +4,7 @@
 // available, since no Pod ever runs on this control plane.
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1OwnerReference } from '@kubernetes/client-node';
 import type { Deployment, Revision } from '../../../src/api/index.ts';
-import { canonicalJson } from '../../../src/reconcilers/deployment/digest.ts';
+import { canonicalJson } from '../../../src/reconcilers/deployment/revisions/digest.ts';
 import { kubeRequest } from '../../../src/runtime/index.ts';
 
 const group = 'berth.dev';

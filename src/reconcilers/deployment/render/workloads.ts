@@ -27,7 +27,7 @@ import {
 } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
 import { activatorBackend, renderActivatedScaledObject, renderInterceptorRoute } from './scale-to-zero.ts';
-import { scaleToZero, type ScaleToZero } from '../tier.ts';
+import { scaleToZero, type ScaleToZero } from './tier.ts';
 import { renderRedis, renderRedisService } from './redis.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 

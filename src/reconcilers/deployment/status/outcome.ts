@@ -1,0 +1,203 @@
+// What a pass saw, for its status: where the target stands, what the workloads, autoscaler and
+// certificates say, and the phases its Revisions reached. Reads caches, writes nothing: the status is
+// decided from this once (status-decision.ts) and written once (write-status.ts).
+import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
+import {
+  appUrl,
+  customHostOf,
+  interruptionOf,
+  organizationTlsNames,
+  organizationWildcardHost,
+  type Deployment,
+} from '../../../api/index.ts';
+import { scalingStatus } from './scaling-status.ts';
+import type { DeepReadonly } from '../../../runtime/index.ts';
+import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase } from '../rollout/lifecycle.ts';
+import { childNames } from '../../../api/child-names.ts';
+import { optional, type Pass } from '../pass.ts';
+import type { Problem } from '../problem.ts';
+import { podsOfRevision } from '../../../workloads/revision-pods.ts';
+import { revisionPodsSay } from '../rollout/pods.ts';
+import { backingServices, scaling } from '../render/backing.ts';
+import { applicationUrl, clusterUrl } from '../render/application.ts';
+import type { OwnerDeployment } from '../render/common.ts';
+import type { DeploymentSpecInput } from '../render/spec.ts';
+import type { RevisionRecord } from '../revisions/revision-records.ts';
+import type { ChosenRevisions } from '../revisions/choose-revisions.ts';
+import type { StatusObservation } from './status.ts';
+import { namedRevision, type PassStatus, type StatusFacts } from './status-decision.ts';
+import type { TargetImage } from '../builds/target-image.ts';
+import { tierCondition } from '../render/tier.ts';
+import { scaleToZeroOf } from '../rollout/scale-to-zero.ts';
+import { certificateCondition } from './certificate-status.ts';
+import { canaryCondition, canaryTargetPhase, type CanaryDecision } from '../rollout/canary.ts';
+import { canaryAbility } from '../rollout/canary-pass.ts';
+import { workloadKey, type CurrentWorkloads } from '../rollout/workloads.ts';
+import { pathBlocked } from '../rollout/network-path.ts';
+
+/** What the cluster says beside the verdict: the tier's condition and, with TLS for the apps' URLs,
+ * the readiness of the organization's certificates. */
+function clusterFacts(pass: Pass, deployment: DeepReadonly<Deployment>): Pick<StatusFacts, 'tier' | 'certificate' | 'canaryCondition'> {
+  const tier = tierCondition(scaleToZeroOf(pass.options, deployment), deployment.spec.sourceConfig?.idleSeconds);
+  const canary = canaryCondition(canaryAbility(pass, deployment));
+  const tls = pass.options.tls;
+  const certificates = pass.informers.certificates;
+  if (!tls || !certificates) return { ...optional('tier', tier), ...optional('canaryCondition', canary) };
+  const organization = deployment.metadata.namespace ?? '';
+  const names = organizationTlsNames(organization);
+  const get = (name: string) => certificates.get(tls.gateway.namespace, name);
+  const host = customHostOf(deployment);
+  return {
+    ...optional('tier', tier),
+    ...optional('canaryCondition', canary),
+    certificate: certificateCondition(tls, [
+      { name: names.certificate, for: organizationWildcardHost(tls, organization), object: get(names.certificate) },
+      ...(host ? [{ name: names.customCertificate, for: host, object: get(names.customCertificate) }] : []),
+    ]),
+  };
+}
+
+/** A pass that cannot act on the spec: the problem in the status, the workloads as they are. */
+export function stallStatus(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  problem: Problem,
+  known: { latest?: RevisionRecord; active?: RevisionRecord },
+): PassStatus {
+  const status = deployment.status;
+  return {
+    deployment,
+    observation: {
+      deleting: false,
+      problem,
+      database: 'none',
+      scaledToZero: false,
+      workloadsAvailable: status?.status === 'READY',
+      workloadsRolledOut: false,
+      targetIsActive: false,
+    },
+    // Where the app answers does not change while a new spec cannot be acted on.
+    facts: {
+      ...optional('latest', known.latest && namedRevision(known.latest)),
+      ...optional('active', known.active && namedRevision(known.active)),
+      ...optional('url', status?.url),
+      ...optional('clusterUrl', status?.clusterUrl),
+      ...optional('scaling', status?.scaling),
+      ...optional('canary', status?.canary),
+      ...clusterFacts(pass, deployment),
+    },
+    revisionPhases: [],
+  };
+}
+
+/** Revisions the target went past are marked so (SKIPPED by a pin, INTERRUPTED by a newer choice). */
+function bypassedPhases(chosen: ChosenRevisions): PassStatus['revisionPhases'] {
+  const { all, target, latest, pinned } = chosen;
+  return all.flatMap((revision) => {
+    if (revision.name === target.name) return [];
+    const skippedByPin = pinned && revision.name === latest.name;
+    const bypassed = bypassedPhase(revision.object.status?.status, skippedByPin);
+    if (!bypassed) return [];
+    const message = skippedByPin
+      ? `spec.revisionName pins Revision ${target.name}.`
+      : `Revision ${target.name} was chosen before this one was deployed.`;
+    return [{ revision, phase: { phase: bypassed, message } }];
+  });
+}
+
+/** Where the target stands and what the workloads say: the pass's status, and the revision that serves. */
+export function targetOutcome(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  owner: OwnerDeployment,
+  chosen: ChosenRevisions,
+  image: TargetImage,
+  current: CurrentWorkloads,
+  previousActive: RevisionRecord | undefined,
+  canary?: CanaryDecision,
+): { status: PassStatus; active: RevisionRecord | undefined } {
+  const spec: DeploymentSpecInput = deployment.spec;
+  const { target, latest } = chosen;
+  const names = childNames(owner.name);
+  const backing = backingServices(spec);
+  const application = current.get(workloadKey('Deployment', names.application)) as V1Deployment | undefined;
+  const queueWorker = current.get(workloadKey('Deployment', names.queueWorker)) as V1Deployment | undefined;
+  const activated = scaleToZeroOf(pass.options, deployment) === 'activated';
+  const decided = canary && image.serving && canaryTargetPhase(canary, image.serving.image);
+  const phase =
+    decided ??
+    targetPhase({
+      revisionName: target.name,
+      source: target.object.spec.source,
+      ...optional('knownImage', image.knownImage),
+      buildImage: image.buildImage,
+      ...optional('recordedPhase', target.object.status?.status),
+      serving: previousActive?.name === target.name,
+      build: image.build,
+      ...optional('preDeploy', image.preDeploy),
+      // An app that scales to zero is not DEPLOYED before a pod of the revision is available (the
+      // ScaledObject holds one while the revision is new: render/scale-to-zero.ts).
+      rollout: rolloutOf(application, previousActive?.name !== target.name && activated ? 1 : 0),
+      ...revisionPodsSay(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload')),
+      ...optional('interruptedAt', interruptionOf(target.object)),
+      ...optional('reusedBuildKey', image.reusedBuildKey),
+    });
+  const active = phase.phase === 'DEPLOYED' ? target : previousActive;
+  const postgres = backing.database ? pass.informers.statefulSets.get(owner.namespace, names.postgres) : undefined;
+  const service = pass.informers.services.get(owner.namespace, names.application);
+  const appUrls = pass.options.appUrls;
+  const status: PassStatus = {
+    deployment,
+    observation: {
+      ...workloadsObservation({
+        spec,
+        hasDatabase: backing.database,
+        postgres,
+        application,
+        queueWorker,
+        targetName: target.name,
+        activated,
+      }),
+      deleting: false,
+      target: phase,
+      targetIsActive: active?.name === target.name,
+      ...optional('pathBlocked', pathBlocked(pass.informers, pass.options, deployment, application)),
+    },
+    facts: {
+      latest: namedRevision(latest),
+      ...optional('active', active && namedRevision(active)),
+      ...optional('url', applicationUrl(spec, service, appUrls && appUrl(appUrls, owner.name, owner.namespace))),
+      ...optional('clusterUrl', clusterUrl(service)),
+      ...optional('scaling', scalingStatus(pass.informers.autoscalers.get(owner.namespace, names.application))),
+      ...optional('canary', canary?.status),
+      ...clusterFacts(pass, deployment),
+    },
+    revisionPhases: [{ revision: target, phase }, ...bypassedPhases(chosen)],
+  };
+  return { status, active };
+}
+
+/** What the workloads say about the Deployment's status: its database, its scale, its rollout. */
+function workloadsObservation(input: {
+  spec: DeploymentSpecInput;
+  hasDatabase: boolean;
+  postgres: DeepReadonly<V1StatefulSet> | undefined;
+  application: V1Deployment | undefined;
+  queueWorker: V1Deployment | undefined;
+  targetName: string;
+  /** The app scales to zero when idle (tier.ts): at zero replicas it is idle, not unavailable. */
+  activated: boolean;
+}): Pick<StatusObservation, 'database' | 'scaledToZero' | 'idle' | 'workloadsAvailable' | 'workloadsRolledOut'> {
+  const { application, queueWorker } = input;
+  const resources = input.spec.sourceConfig?.resourceSpec ?? {};
+  const queueScaledToZero = scaling(resources.queueMinScale, resources.queueMaxScale).kind === 'scaledToZero';
+  const appRollout = rolloutOf(application);
+  return {
+    database: !input.hasDatabase ? 'none' : (input.postgres?.status?.readyReplicas ?? 0) >= 1 ? 'ready' : 'notReady',
+    scaledToZero: scaling(resources.minScale, resources.maxScale).kind === 'scaledToZero',
+    idle: input.activated && application?.spec?.replicas === 0,
+    workloadsAvailable: hasAvailableReplica(application) && (!queueWorker || queueScaledToZero || hasAvailableReplica(queueWorker)),
+    workloadsRolledOut:
+      appRollout.complete && appRollout.revision === input.targetName && (!queueWorker || rolloutOf(queueWorker).complete),
+  };
+}
