@@ -16,6 +16,7 @@ import { idleSecondsBeforeZero } from './activator.ts';
 import { apiVersion, type KindDescriptor } from './group.ts';
 import { containerSchema, envVarSchema, volumeMountSchema, volumeSchema } from './workload.ts';
 import { databaseSizeSchema, serverSizeSchema } from './sizes.ts';
+import { notificationsSchema } from './notifications.ts';
 import { sourceKind, sourceNames, sourceOnlyMembers } from './sources/index.ts';
 
 export const deploymentSourceSchema = z
@@ -499,6 +500,7 @@ export const sourceConfigSchema = z
     queueWorker: queueWorkerSchema.optional(),
     resourceSpec: resourceSpecSchema.optional(),
     externalDatabase: externalDatabaseSchema.optional(),
+    notifications: notificationsSchema.optional(),
     databaseRetention: z
       .enum(databaseRetentions)
       .optional()

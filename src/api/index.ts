@@ -6,6 +6,7 @@ export * from './conditions.ts';
 export * from './wire.ts';
 export * from './workload.ts';
 export * from './deployment.ts';
+export * from './notifications.ts';
 export * from './sources/index.ts';
 export * from './revision.ts';
 export * from './oauth-provider.ts';

@@ -35,6 +35,11 @@ export const optionsUsage = `options (each also read from the environment variab
                                requests, redirects and page links stay on its own (default:
                                https://api.github.com, https://github.com, https://gitlab.com)
                                                                    [BERTH_CODE_HOST_ORIGINS]
+  --notification-origins <list>
+                               the only origins a deployment's notifications.url may name, as
+                               https://host[:port] (or scheme://host:* for any port); redirects
+                               are not followed (default: none, notifications go nowhere)
+                                                             [BERTH_NOTIFICATION_ORIGINS]
   --leader-elect <bool>        elect a leader before reconciling (default true) [BERTH_LEADER_ELECT]
   --oauth-private-networks <bool>
                                let OAuthProviders' URLs reach loopback, private and link-local
@@ -237,6 +242,9 @@ const optionsSchema = z
     codeHostOrigins: list
       .pipe(z.array(z.string().regex(/^https?:\/\/[^/?#@\s]+$/, 'expected origins such as https://ghe.example.com or http://10.0.0.5:*')))
       .optional(),
+    notificationOrigins: list.pipe(
+      z.array(z.string().regex(/^https?:\/\/[^/?#@\s]+$/, 'expected origins such as https://hooks.example.com or http://10.0.0.5:*')),
+    ),
     leaderElect: bool,
     builderImage: z.string().min(1).optional(),
     gitImage: z.string().min(1).optional(),
@@ -379,6 +387,7 @@ const optionSources = {
   customUrlDomains: { env: 'BERTH_CUSTOM_URL_DOMAINS', fallback: '' },
   reservedHosts: { env: 'BERTH_RESERVED_HOSTS', fallback: '' },
   codeHostOrigins: { env: 'BERTH_CODE_HOST_ORIGINS' },
+  notificationOrigins: { env: 'BERTH_NOTIFICATION_ORIGINS', fallback: '' },
   leaderElect: { env: 'BERTH_LEADER_ELECT', fallback: (where) => where.leaderElect },
   // Unset means the default of where Berth runs: see imagesFor in run.ts.
   builderImage: { env: 'BERTH_BUILDER_IMAGE' },

@@ -237,6 +237,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     ...images,
     buildPrivileged: options.buildPrivileged,
     codeHostOrigins,
+    notificationOrigins: options.notificationOrigins,
     ...(waiting.builder ? { awaitedBuilder: waiting.builder } : {}),
     ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
     ...(options.buildResources ? { buildResources: options.buildResources } : {}),

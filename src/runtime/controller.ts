@@ -38,6 +38,16 @@ export interface ReconcileContext {
  */
 export type Reconcile = (key: ObjectKey, context: ReconcileContext) => Promise<ReconcileResult | void>;
 
+/** A reconcile that records its Events through `wrap(recorder)` (one wrapper per recorder). */
+export function withRecorder(reconcile: Reconcile, wrap: (recorder: EventRecorder) => EventRecorder): Reconcile {
+  const wrapped = new WeakMap<EventRecorder, EventRecorder>();
+  return (key, context) => {
+    let recorder = wrapped.get(context.recorder);
+    if (!recorder) wrapped.set(context.recorder, (recorder = wrap(context.recorder)));
+    return reconcile(key, { ...context, recorder });
+  };
+}
+
 /** Whether an update of a source's object can matter to the objects it maps to. Default: every update does. */
 export type UpdateFilter<T extends KubeObject = KubeObject> = (object: DeepReadonly<T>, previous: DeepReadonly<T>) => boolean;
 

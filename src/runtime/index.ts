@@ -58,6 +58,7 @@ export {
   owned,
   ownerKeys,
   watch,
+  withRecorder,
   type ControllerOptions,
   type Reconcile,
   type ReconcileContext,

@@ -25,7 +25,11 @@
 // cache is src/workloads/), problem.ts (why a spec cannot be served), options.ts (what an installation
 // chooses), writer.ts (every write), reconcile.ts and finalize.ts (the loop and the deletion finalizer,
 // with retained-data.ts), sources.ts (what enqueues a Deployment).
-import { unlessStatusOnly, type Controller, type Manager } from '../../runtime/index.ts';
+import { unlessStatusOnly, withRecorder, type Controller, type DeepReadonly, type Manager } from '../../runtime/index.ts';
+import type { V1Secret } from '@kubernetes/client-node';
+import { secretValues } from '../../codehost/index.ts';
+import { createNotifier } from '../../notifications/notifier.ts';
+import { notifyingRecorder } from '../../notifications/recorder.ts';
 import { servesScaledObjects } from './render/autoscalers.ts';
 import { deploymentInformers, type DeploymentInformers } from './informers.ts';
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
@@ -64,7 +68,18 @@ export function registerDeploymentControllers(
     networkPolicyCheck: !!options.networkPolicyCheck,
   });
   const writer = dependencies.writer ?? createDeploymentWriter(manager.kubeConfig);
-  const reconcile = createDeploymentReconciler({ informers, writer, options });
+  const notifier = createNotifier({
+    logger: manager.logger.child({ controller: 'deployment-notifications' }),
+    secretValue: (namespace, name, key) => {
+      const secret: DeepReadonly<V1Secret> | undefined = informers.secrets.get(namespace, name);
+      return secret && secretValues(secret)[key];
+    },
+    origins: options.notificationOrigins,
+    retryBaseMs: options.notificationRetryBaseMs,
+  });
+  const reconcile = withRecorder(createDeploymentReconciler({ informers, writer, options }), (recorder) =>
+    notifyingRecorder(recorder, notifier),
+  );
 
   const deployment = manager.addController({
     name: 'deployment',

@@ -76,6 +76,10 @@ export interface DeploymentControllerOptions {
   /** The origins a code-host integration may name (src/codehost/outbound.ts): a Deployment built from one
    * elsewhere stalls, CodeHostNotAllowed, and its token is sent nowhere. */
   codeHostOrigins: readonly string[];
+  /** The origins a deployment's notifications may go to (none by default: a tenant's URL reaches nothing). */
+  notificationOrigins: readonly string[];
+  /** The first wait before a notification is sent again (doubling after each failure). */
+  notificationRetryBaseMs: number;
   /** Set while the builder is not there yet (`berth dev` while BuildKit builds): why. No build Job starts
    * meanwhile; the revisions that need one wait in AWAITING_BUILD (reason AwaitingBuilder) saying so. */
   awaitedBuilder?: string;
@@ -136,6 +140,8 @@ export const defaultDeploymentControllerOptions: DeploymentControllerOptions = {
   applicationPort: 8000,
   buildPrivileged: true,
   codeHostOrigins: publicCodeHostOrigins,
+  notificationOrigins: [],
+  notificationRetryBaseMs: 2_000,
   buildResources: defaultBuildResources,
   sourcePollIntervalMs: 60_000,
   firstInputDeadlineMs: 30 * 60_000,

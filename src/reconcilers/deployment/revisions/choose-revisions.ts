@@ -24,16 +24,17 @@ import {
 } from '../../../api/index.ts';
 import { secretValues } from '../../../codehost/credentials.ts';
 import { baseUrlRefusal } from '../../../codehost/outbound.ts';
+import { notificationUrlRefusal } from '../../../notifications/origins.ts';
 import { baseUrlOf } from '../../../codehost/registry.ts';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { revisionDigest } from './digest.ts';
 import {
   awaitedProblem,
-  externalDatabaseReferences,
   facadeSecretGraceMs,
   fingerprintSecrets,
   resolveIntegration,
   secretReferences,
+  sourceConfigSecretReferences,
 } from './inputs.ts';
 import { optional, type Pass } from '../pass.ts';
 import type { Problem } from '../problem.ts';
@@ -99,6 +100,10 @@ export async function chooseRevisions(
   const ownSecret = berthOwnSecretReference(spec.sourceConfig);
   if (ownSecret)
     return { problem: { reason: 'SecretReserved', message: `spec.sourceConfig.${ownSecret.join('.')} ${berthOwnSecretMessage}.` }, known };
+  // Notifications to an origin the installation does not list: Berth sends nothing there.
+  const notifications = spec.sourceConfig?.notifications;
+  const refusedUrl = notifications && notificationUrlRefusal(notifications.url, options.notificationOrigins);
+  if (refusedUrl) return { problem: { reason: 'NotificationOriginNotAllowed', message: `${refusedUrl}.` }, known };
   // Child names another Deployment of the namespace took first: nothing is written under them.
   const host = customHostOf(deployment);
   const refused =
@@ -117,8 +122,8 @@ export async function chooseRevisions(
     // The Secret's arrival enqueues the Deployment; this re-check turns the wait into Stalled if it never comes.
     return { problem, known, ...(problem.awaited ? { requeueAfterMs: facadeSecretGraceMs } : {}) };
   }
-  // The team's own databases are read by the pods as they start, so a change of their URI makes no revision.
-  const external = fingerprintSecrets(owner.namespace, externalDatabaseReferences(spec.sourceConfig?.externalDatabase), (ns, name) =>
+  // Read by the pods as they start (a database's URI) or by Berth as it sends (the signing key): a change makes no revision.
+  const external = fingerprintSecrets(owner.namespace, sourceConfigSecretReferences(spec.sourceConfig), (ns, name) =>
     informers.secrets.get(ns, name),
   );
   if ('problem' in external) return { problem: external.problem, known };

@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import type { CodeHostIntegration } from '../../../api/index.ts';
 import {
   awaitedProblem,
-  externalDatabaseReferences,
   fingerprintSecrets,
   referencedSecretNames,
   resolveIntegration,
   secretReferences,
+  sourceConfigSecretReferences,
 } from './inputs.ts';
 
 const secrets: Record<string, V1Secret> = {
@@ -61,10 +61,10 @@ describe("the team's own databases", () => {
 
   it('are Secrets the Deployment reads, and each missing one says what reads it', () => {
     expect(referencedSecretNames('shop', { secrets: [], sourceConfig: { externalDatabase } })).toEqual(new Set(['vault', 'cache']));
-    const result = fingerprintSecrets('ns', externalDatabaseReferences(externalDatabase), lookup);
+    const result = fingerprintSecrets('ns', sourceConfigSecretReferences({ externalDatabase }), lookup);
     expect(result).toMatchObject({ problem: { reason: 'SecretNotFound' } });
     expect('problem' in result && result.problem.message).toContain('(for spec.sourceConfig.externalDatabase.redisUri).');
-    expect(externalDatabaseReferences(undefined)).toEqual([]);
+    expect(sourceConfigSecretReferences(undefined)).toEqual([]);
   });
 });
 

@@ -2,13 +2,7 @@
 // codehost source, the CodeHostIntegration. A reference that cannot be followed is a Problem (the spec
 // passed the CRD but cannot be served): reported as Stalled, never thrown, never a crash loop.
 import type { V1Secret } from '@kubernetes/client-node';
-import {
-  secretNotReadableMessage,
-  sourceKind,
-  type CodeHostIntegration,
-  type ExternalDatabase,
-  type SourceConfig,
-} from '../../../api/index.ts';
+import { secretNotReadableMessage, sourceKind, type CodeHostIntegration, type SourceConfig } from '../../../api/index.ts';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { fingerprintSecret, type SecretFingerprint } from './digest.ts';
 import { childNames } from '../../../api/child-names.ts';
@@ -34,14 +28,16 @@ export function secretReferences(deploymentName: string, secrets: readonly Secre
   }));
 }
 
-/** The keys that hold the URIs of the team's own databases (sourceConfig.externalDatabase). */
-export function externalDatabaseReferences(externalDatabase: DeepReadonly<ExternalDatabase> | null | undefined): SecretReference[] {
-  const uris = [
-    ['postgresUri', 'DATABASE_URI', externalDatabase?.postgresUri],
-    ['redisUri', 'REDIS_URI', externalDatabase?.redisUri],
+/** The Secret keys sourceConfig reads besides the environment's: the URIs of the team's own databases
+ * (externalDatabase), and the key notifications are signed with. */
+export function sourceConfigSecretReferences(sourceConfig: DeepReadonly<SourceConfig> | null | undefined): SecretReference[] {
+  const keys = [
+    ['externalDatabase.postgresUri', 'DATABASE_URI', sourceConfig?.externalDatabase?.postgresUri],
+    ['externalDatabase.redisUri', 'REDIS_URI', sourceConfig?.externalDatabase?.redisUri],
+    ['notifications.signingSecret', 'notifications', sourceConfig?.notifications?.signingSecret],
   ] as const;
-  return uris.flatMap(([member, entry, uri]) =>
-    uri ? [{ entry, secretName: uri.name, key: uri.key, readBy: `spec.sourceConfig.externalDatabase.${member}` }] : [],
+  return keys.flatMap(([member, entry, key]) =>
+    key ? [{ entry, secretName: key.name, key: key.key, readBy: `spec.sourceConfig.${member}` }] : [],
   );
 }
 
@@ -52,10 +48,7 @@ export function referencedSecretNames(
     | { readonly secrets?: readonly SecretEntryInput[] | null | undefined; readonly sourceConfig?: DeepReadonly<SourceConfig> | undefined }
     | undefined,
 ): Set<string> {
-  const references = [
-    ...secretReferences(deploymentName, spec?.secrets),
-    ...externalDatabaseReferences(spec?.sourceConfig?.externalDatabase),
-  ];
+  const references = [...secretReferences(deploymentName, spec?.secrets), ...sourceConfigSecretReferences(spec?.sourceConfig)];
   return new Set(references.map((ref) => ref.secretName));
 }
 
