@@ -259,24 +259,45 @@ async function deploySleepyAgent(): Promise<{ id: string; server: AgentServer; t
   return { id: created.id, server, thread: await createThread(server, { text: 'sleep on it' }) };
 }
 
-/** A durable agent server of two replicas, each running its cron scheduler, with the settings that
- * make its schedules seconds-long (aegra's CRON_* variables, as secrets). */
+/** The deployment's latest revision once its status is one of `statuses`. */
+async function latestReaches(deploymentId: string, statuses: string[]): Promise<unknown> {
+  const deployment = await eventually(
+    async () => {
+      const read = await tool.ok('GET', `/v2/deployments/${deploymentId}`);
+      return read.latest_revision_id ? read : undefined;
+    },
+    60_000,
+    'a first revision',
+  );
+  return revisionReaches(tool, deploymentId, deployment.latest_revision_id, statuses, { timeoutMs: 300_000 });
+}
+
+/** The image the agent deployment serves: the later deployments that need no build of their own run it. */
+async function agentImage(): Promise<string> {
+  const deployment = await tool.ok('GET', `/v2/deployments/${id}`);
+  const revision = await tool.ok('GET', `/v2/deployments/${id}/revisions/${deployment.active_revision_id}`);
+  return revision.image_uri as string;
+}
+
+/** A durable agent server of two replicas of the agent's image, each running its cron scheduler, with
+ * the settings that make its schedules seconds-long (aegra's CRON_* variables, as secrets). */
 async function deployCronAgent(): Promise<{ id: string; server: AgentServer }> {
   const created = await tool.ok('POST', '/v2/deployments', {
     name: 'agent-cron',
-    source: 'internal_source',
+    source: 'external_docker',
     source_config: {
       deployment_type: 'dev',
       resource_spec: { min_scale: 2, max_scale: 2, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
       database_retention: 'delete',
     },
-    source_revision_config: {},
+    source_revision_config: { image_uri: await agentImage() },
+    secrets: [
+      { name: 'CRON_ALLOW_SECONDS_SCHEDULE', value: 'true' },
+      { name: 'CRON_POLL_INTERVAL_SECONDS', value: '1' },
+      { name: 'CRON_CLAIM_DURATION_SECONDS', value: '20' },
+    ],
   });
-  // As a user sets them: in the project's .env, which the client sends as the deployment's secrets (its
-  // PATCH names the whole list, so secrets set on the deployment alone would be dropped).
-  const copy = copyAgentProject(mkdtempSync(join(workdir, 'cron-')));
-  writeFileSync(join(copy, '.env'), 'CRON_ALLOW_SECONDS_SCHEDULE=true\nCRON_POLL_INTERVAL_SECONDS=1\nCRON_CLAIM_DURATION_SECONDS=20\n');
-  await runLanggraph(user, copy, ['deploy', '--remote', '--name', 'agent-cron', '--no-input', '-c', 'langgraph.json']);
+  await latestReaches(created.id, ['DEPLOYED']);
   const deployment = await tool.ok('GET', `/v2/deployments/${created.id}`);
   return { id: created.id, server: { url: deployment.url as string, caFile } };
 }
@@ -322,32 +343,29 @@ async function startTeamDatabase(password: string): Promise<void> {
   );
 }
 
-/** An agent deployment of uploaded sources on the team's own Postgres, named by the Secret `secret`. */
-async function deployOnTeamDatabase(name: string, secret: string): Promise<{ id: string; output: string }> {
-  const created = await tool.ok('POST', '/v2/deployments', {
+/** An agent deployment of the agent's image on the team's own Postgres, named by the Secret `secret`. */
+async function deployOnTeamDatabase(name: string, secret: string, image: string): Promise<{ id: string }> {
+  return tool.ok('POST', '/v2/deployments', {
     name,
-    source: 'internal_source',
+    source: 'external_docker',
     source_config: {
       deployment_type: 'dev',
       resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024 },
       external_database: { postgres_uri: { name: secret, key: 'uri' } },
     },
-    source_revision_config: {},
+    source_revision_config: { image_uri: image },
   });
-  const copy = copyAgentProject(mkdtempSync(join(workdir, `${name}-`)));
-  // The client fails when the revision does: what it said is the test's to read.
-  const output = await runLanggraph(user, copy, ['deploy', '--remote', '--name', name, '--no-input', '-c', 'langgraph.json']).catch(
-    (error: Error) => error.message,
-  );
-  return { id: created.id, output };
 }
 
 const teamPassword = `team-${process.pid}-secret`;
 
 /** The team's database, then two agents on it: one with its password, one with a wrong one. */
 async function deployTeamDatabaseAgents() {
-  await startTeamDatabase(teamPassword);
-  return Promise.all([deployOnTeamDatabase('agent-team-db', 'team-db'), deployOnTeamDatabase('agent-wrong-db', 'team-db-wrong')]);
+  const [image] = await Promise.all([agentImage(), startTeamDatabase(teamPassword)]);
+  const own = await deployOnTeamDatabase('agent-team-db', 'team-db', image);
+  const wrong = await deployOnTeamDatabase('agent-wrong-db', 'team-db-wrong', image);
+  await Promise.all([latestReaches(own.id, ['DEPLOYED', 'DEPLOY_FAILED']), latestReaches(wrong.id, ['DEPLOYED', 'DEPLOY_FAILED'])]);
+  return [own, wrong] as const;
 }
 
 /** The keys project's deployment and its first revision, once it settles. */
@@ -772,7 +790,7 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
   it('fires a cron once per tick with two replicas, and on after both are replaced', { timeout: 600_000 }, async () => {
     // Two replicas that stay up, each running the server's scheduler, which claims a due cron in the
     // database before it fires it. Ticks of 5 s (aegra's seconds schedules, looked at each second).
-    const { server: scheduled } = await cronAgent;
+    const { id: cronId, server: scheduled } = await cronAgent;
     const twoReady = async () => {
       const pods = (await componentPods<Pod>(namespace, 'agent-cron')).filter((pod) => !pod.metadata.deletionTimestamp);
       const ready = pods.filter((pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
@@ -806,6 +824,8 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
     );
     oncePerTick(after);
     await deleteCron(scheduled, cron.cron_id);
+    // Its three pods go: the builds of the tests after it need the node's room.
+    await tool.ok('DELETE', `/v2/deployments/${cronId}`);
   });
 
   it(
@@ -815,7 +835,7 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
       const [own, wrong] = await teamDatabaseAgents;
       const deployment = await tool.ok('GET', `/v2/deployments/${own.id}`);
       const revision = await tool.ok('GET', `/v2/deployments/${own.id}/revisions/${deployment.latest_revision_id}`);
-      expect(revision.status, `${revision.status_message}\n${own.output}`).toBe('DEPLOYED');
+      expect(revision.status, revision.status_message).toBe('DEPLOYED');
       const server = { url: deployment.url as string, caFile };
       const thread = await createThread(server, { text: 'kept by the team' });
       // The thread is in the team's database, and Berth runs no Postgres for the deployment.
@@ -838,13 +858,16 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
       // The one with the wrong password never serves, and says what the database said, without the password.
       const failed = await tool.ok('GET', `/v2/deployments/${wrong.id}`);
       const verdict = await tool.ok('GET', `/v2/deployments/${wrong.id}/revisions/${failed.latest_revision_id}`);
-      expect(verdict.status, wrong.output).toBe('DEPLOY_FAILED');
+      expect(verdict.status, verdict.status_message).toBe('DEPLOY_FAILED');
       expect(verdict.status_message).toContain('wait-for-external-postgres');
       expect(verdict.status_message).toContain(
         'spec.sourceConfig.externalDatabase.postgresUri (Secret "team-db-wrong", key "uri") does not answer',
       );
       expect(verdict.status_message).toContain('password authentication failed for user "postgres"');
       expect(verdict.status_message).not.toContain(teamPassword);
+      // Their pods and the team's database go: the builds of the tests after them need the node's room.
+      await Promise.all([own.id, wrong.id].map((deploymentId) => tool.ok('DELETE', `/v2/deployments/${deploymentId}`)));
+      await kubectlOk(['delete', 'pod,service', '-n', namespace, 'team-postgres', '--wait=false']);
     },
   );
 
