@@ -22,7 +22,7 @@ export const notificationsSchema = z
       'The key of a Secret (labelled berth.dev/secret=shared) whose value signs each delivery: the Berth-Signature header is t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">.',
     ),
     events: z
-      .array(z.enum(notificationEvents as [NotificationEvent, ...NotificationEvent[]]))
+      .array(z.enum(notificationEvents as [NotificationEvent, ...NotificationEvent[]]).describe(`One of ${notificationEvents.join(', ')}.`))
       .max(notificationEvents.length)
       .optional()
       .describe(
