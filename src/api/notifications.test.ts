@@ -8,6 +8,7 @@ describe('notifications', () => {
     ['BuildFailed', undefined, 'failed'],
     ['DeployFailed', ['failed'], 'failed'],
     ['CanaryAnalysisFailed', undefined, 'canary_rolled_back'],
+    ['CrashLooping', undefined, 'crash_looping'],
     ['CanaryAnalysisFailed', ['deployed', 'failed'], undefined],
     ['SecretNotFound', undefined, undefined],
     ['CanaryStep', undefined, undefined],

@@ -9,6 +9,7 @@ export const notificationReasons = {
   deployed: ['RevisionActive'],
   failed: ['BuildFailed', 'DeployFailed', 'CreateFailed'],
   canary_rolled_back: ['CanaryAnalysisFailed'],
+  crash_looping: ['CrashLooping'],
 } as const satisfies Record<string, readonly string[]>;
 export type NotificationEvent = keyof typeof notificationReasons;
 export const notificationEvents = Object.keys(notificationReasons) as NotificationEvent[];
@@ -27,7 +28,7 @@ export const notificationsSchema = z
       .optional()
       .describe(
         'Which events are sent (default all): deployed (a revision now serves), failed (a revision failed to build, deploy or be made), ' +
-          'canary_rolled_back (a canary failed its analysis and its revision took no more traffic).',
+          "canary_rolled_back (a canary failed its analysis and its revision took no more traffic), crash_looping (the serving revision's pods keep crashing).",
       )
       .meta({ 'x-kubernetes-list-type': 'set' }),
   })

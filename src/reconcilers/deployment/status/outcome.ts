@@ -12,12 +12,12 @@ import {
 } from '../../../api/index.ts';
 import { scalingStatus } from './scaling-status.ts';
 import type { DeepReadonly } from '../../../runtime/index.ts';
-import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase } from '../rollout/lifecycle.ts';
+import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, type TargetPhase } from '../rollout/lifecycle.ts';
 import { childNames } from '../../../api/child-names.ts';
 import { optional, type Pass } from '../pass.ts';
 import type { Problem } from '../problem.ts';
 import { podsOfRevision } from '../../../workloads/revision-pods.ts';
-import { revisionPodsSay } from '../rollout/pods.ts';
+import { revisionPodsSay, type PodProblem } from '../rollout/pods.ts';
 import { backingServices, scaling } from '../render/backing.ts';
 import { applicationUrl, clusterUrl } from '../render/application.ts';
 import type { OwnerDeployment } from '../render/common.ts';
@@ -124,6 +124,7 @@ export function targetOutcome(
   const queueWorker = current.get(workloadKey('Deployment', names.queueWorker)) as V1Deployment | undefined;
   const activated = scaleToZeroOf(pass.options, deployment) === 'activated';
   const decided = canary && image.serving && canaryTargetPhase(canary, image.serving.image);
+  const podsSay = revisionPodsSay(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload'));
   const phase =
     decided ??
     targetPhase({
@@ -138,7 +139,7 @@ export function targetOutcome(
       // An app that scales to zero is not DEPLOYED before a pod of the revision is available (the
       // ScaledObject holds one while the revision is new: render/scale-to-zero.ts).
       rollout: rolloutOf(application, previousActive?.name !== target.name && activated ? 1 : 0),
-      ...revisionPodsSay(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload')),
+      ...podsSay,
       ...optional('interruptedAt', interruptionOf(target.object)),
       ...optional('reusedBuildKey', image.reusedBuildKey),
     });
@@ -162,6 +163,7 @@ export function targetOutcome(
       target: phase,
       targetIsActive: active?.name === target.name,
       ...optional('pathBlocked', pathBlocked(pass.informers, pass.options, deployment, application)),
+      ...optional('crashLooping', crashLoopOf(phase, podsSay.podProblem)),
     },
     facts: {
       latest: namedRevision(latest),
@@ -200,4 +202,10 @@ function workloadsObservation(input: {
     workloadsRolledOut:
       appRollout.complete && appRollout.revision === input.targetName && (!queueWorker || rolloutOf(queueWorker).complete),
   };
+}
+
+/** A serving revision whose pods the kubelet keeps restarting: what to say of it. */
+function crashLoopOf(phase: TargetPhase, problem: PodProblem | undefined): { message: string } | undefined {
+  if (phase.phase !== 'DEPLOYED' || problem?.reason !== 'CrashLoopBackOff') return undefined;
+  return { message: `The revision serves, but its pods keep crashing: ${problem.message}` };
 }

@@ -91,6 +91,20 @@ describe('decideStatus', () => {
     expect(decideStatus(again, new Date('2026-01-01T01:00:00Z')).writes).toEqual([]);
   });
 
+  it('says once that the serving revision crash-loops, and is not Ready while it does', () => {
+    const crashing: PassStatus = {
+      deployment: deployment(),
+      observation: { ...rolledOut, workloadsAvailable: false, crashLooping: { message: 'its pods keep crashing' } },
+      facts: {},
+      revisionPhases: [],
+    };
+    const [write] = decideStatus(crashing, now).writes;
+    expect(write?.kind === 'Deployment' && write.events.map((event) => event.reason)).toEqual(['CrashLooping']);
+    const stored = write!.status as Deployment['status'];
+    expect(stored?.conditions?.find((c) => c.type === 'Ready')).toMatchObject({ status: 'False', reason: 'CrashLooping' });
+    expect(decideStatus({ ...crashing, deployment: deployment(stored) }, new Date('2026-01-01T00:05:00Z')).writes).toEqual([]);
+  });
+
   it('says a new reason to be stuck once, and a deletion once, without the host it held', () => {
     const stuck: PassStatus = {
       deployment: deployment(undefined, 'https://shop.example.com'),

@@ -29,7 +29,7 @@ import type { TargetPhase } from '../rollout/lifecycle.ts';
 import { nextDeploymentStatus, nextRevisionStatus } from './next-status.ts';
 import { optional } from '../pass.ts';
 import { imageOf, type RevisionRecord } from '../revisions/revision-records.ts';
-import { conditionVerdict, deploymentPhase, type StatusObservation } from './status.ts';
+import { conditionVerdict, crashLooping, deploymentPhase, type StatusObservation } from './status.ts';
 
 /** A revision as the status names it. */
 export interface NamedRevision {
@@ -133,8 +133,8 @@ export function decideStatus(pass: PassStatus, now: Date): StatusDecision {
   };
 }
 
-/** An Event for each new reason to be stuck (not for each pass that sees the same one), a newly serving
- * revision, and the start of a deletion. */
+/** An Event for each new reason to be stuck (not for each pass that sees the same one), a serving revision
+ * whose pods start crashing, a newly serving revision, and the start of a deletion. */
 function newsOf(
   previous: DeploymentStatus | undefined,
   next: DeploymentStatus,
@@ -145,6 +145,9 @@ function newsOf(
   const wasStalled = findCondition(previous?.conditions, 'Stalled');
   if (verdict.state === 'stalled' && !(wasStalled?.status === 'True' && wasStalled.reason === verdict.reason))
     events.push({ type: 'Warning', reason: verdict.reason, message: verdict.message });
+  const wasReady = findCondition(previous?.conditions, 'Ready');
+  if (verdict.reason === crashLooping && wasReady?.reason !== crashLooping)
+    events.push({ type: 'Warning', reason: crashLooping, message: verdict.message });
   events.push(...canaryNews(previous?.canary, next.canary));
   if (next.activeRevisionName && next.activeRevisionName !== previous?.activeRevisionName)
     events.push({ type: 'Normal', reason: 'RevisionActive', message: `Revision ${next.activeRevisionName} is now serving.` });

@@ -34,6 +34,7 @@ describe('conditionVerdict', () => {
     ['scaled to zero', { ...serving, scaledToZero: true, workloadsAvailable: false, workloadsRolledOut: true }, 'ready', 'ScaledToZero'],
     ['idle at zero', { ...serving, idle: true, workloadsAvailable: false }, 'ready', 'Idle'],
     ['cut off from its relay', { ...serving, pathBlocked: { message: 'm' } }, 'stalled', 'PathBlocked'],
+    ['serving, its pods crashing', { ...serving, workloadsAvailable: false, crashLooping: { message: 'm' } }, 'notReady', 'CrashLooping'],
     ['cut off while idle', { ...serving, idle: true, workloadsAvailable: false, pathBlocked: { message: 'm' } }, 'stalled', 'PathBlocked'],
     [
       'cut off while its revision still rolls out',

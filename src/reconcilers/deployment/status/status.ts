@@ -7,6 +7,9 @@ import type { Problem } from '../problem.ts';
 
 export type { DeploymentPhase };
 
+/** The Ready reason, and the Event's, of a serving revision whose pods keep crashing. */
+export const crashLooping = 'CrashLooping';
+
 export interface StatusObservation {
   deleting: boolean;
   problem?: Problem;
@@ -25,6 +28,8 @@ export interface StatusObservation {
   targetIsActive: boolean;
   /** A relay of the app's requests surely cannot reach its pods: a NetworkPolicy admits none (network-path.ts). */
   pathBlocked?: { message: string };
+  /** The revision serves, and its pods keep crashing (the kubelet's CrashLoopBackOff). */
+  crashLooping?: { message: string };
 }
 
 export function deploymentPhase(o: StatusObservation): DeploymentPhase {
@@ -73,6 +78,8 @@ export function conditionVerdict(o: StatusObservation): Verdict {
   if (o.scaledToZero) return { state: 'ready', reason: 'ScaledToZero', message: 'The revision is deployed with maxScale 0: nothing runs.' };
   // Stalled: the policy will not change by itself (the watch on NetworkPolicies clears it when one does).
   if (o.pathBlocked) return { state: 'stalled', reason: 'PathBlocked', message: o.pathBlocked.message };
+  // Not Ready, and not Berth's to fix: the app's own code or config crashes it (its logs say why).
+  if (o.crashLooping) return { state: 'notReady', reason: crashLooping, message: o.crashLooping.message };
   if (o.idle)
     return {
       state: 'ready',
