@@ -244,8 +244,24 @@ describe('the images built from packages', () => {
   it("waits in the image for a team's own Postgres, and ends with its words, the URI's password masked", async () => {
     // The script of an app's wait for a database named by sourceConfig.externalDatabase, in the image it runs in.
     const wait = async (uri: string) => {
-      const args = ['exec', '-n', namespace, 'pg-client', '--', 'env', `URI=${uri}`, 'SECRET=team-db', 'KEY=uri', 'TRIES=2'];
-      const { code, stderr } = await kubectl([...args, 'sh', '-c', externalWaitScript('postgres')]);
+      // The image has no env(1): the variables are exported by a shell, from its arguments.
+      const run = 'export URI="$1" SECRET="$2" KEY="$3" TRIES=2; exec sh -c "$4"';
+      const args = [
+        'exec',
+        '-n',
+        namespace,
+        'pg-client',
+        '--',
+        'sh',
+        '-c',
+        run,
+        'wait',
+        uri,
+        'team-db',
+        'uri',
+        externalWaitScript('postgres'),
+      ];
+      const { code, stderr } = await kubectl(args);
       return code === 0 ? 'answered' : stderr;
     };
     expect(await wait(`postgresql://postgres:node-test-secret@pg.${namespace}.svc:5432/app`)).toBe('answered');
