@@ -39,6 +39,7 @@ import {
   type ThreadReading,
 } from '../../workbench/support/langgraph-sdk.ts';
 import { loopbackLookup } from '../../workbench/support/loopback.ts';
+import { sharedSecretLabels } from '../../workbench/support/shared-secrets.ts';
 import { nodeActivator } from '../../workbench/node/http-add-on.ts';
 import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
@@ -312,7 +313,7 @@ async function startTeamDatabase(password: string): Promise<void> {
   const shared = (name: string, value: string) => ({
     apiVersion: 'v1',
     kind: 'Secret',
-    metadata: { name, labels: { 'berth.dev/secret': 'shared' } },
+    metadata: { name, labels: sharedSecretLabels },
     stringData: { uri: value },
   });
   await apply(
