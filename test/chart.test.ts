@@ -357,6 +357,7 @@ describe('the chart', () => {
       'organizations.limitRange.enabled=false': 'limitRange',
       'organizations.nodeVolumes.enabled=false': 'nodeVolumes',
       'organizations.maxCustomHosts=null': 'maxCustomHosts',
+      'organizations.customHostProof=null': 'customHostProof',
     } as const;
     for (const [value, part] of Object.entries(off)) {
       const { [part]: _, ...rest } = hardenedOrganizationPolicy;

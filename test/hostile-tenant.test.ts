@@ -22,6 +22,8 @@ import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/berth-process.ts';
 import { httpApi, type Api } from './support/http-api.ts';
 import { FakeGitHub } from './support/fake-github.ts';
+import { startDnsServer, type TestDnsServer } from './support/dns-server.ts';
+import { ownershipRecordName, ownershipToken } from '../src/api/host-ownership.ts';
 import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 
 const victimSecret = `victim-${randomUUID()}`;
@@ -39,6 +41,9 @@ let buildNamespace: string;
 const routePolicy = `berth-routes-hostile-${process.pid}`;
 const networkPolicyGuard = `berth-network-policies-hostile-${process.pid}`;
 let victimOrganization: string;
+let attackerOrganization: string;
+/** The organizations' own DNS, where each publishes its proof of a custom host's ownership. */
+let dns: TestDnsServer;
 /** A second victim's organization, named as the attacker's namespace with `-corp` after it: the Gateway
  * would name its `web` as it names the attacker's `corp-web`. */
 let corpNamespace: string;
@@ -61,15 +66,20 @@ beforeAll(async () => {
   expect((await kubectl(['create', 'namespace', corpNamespace])).code).toBe(0);
   const corpOrganization = randomUUID();
   await ensureOrganizationNamespace(kc, corpNamespace, corpOrganization);
-  const attackerOrganization = randomUUID();
+  attackerOrganization = randomUUID();
   victimOrganization = randomUUID();
   await ensureOrganizationNamespace(kc, attackerNamespace, attackerOrganization);
   await ensureOrganizationNamespace(kc, victimNamespace, victimOrganization);
   attackerKey = (await ensureApiKey(kc, operatorNamespace, [attackerOrganization])).key;
   const victimKey = (await ensureApiKey(kc, operatorNamespace, [victimOrganization])).key;
   const corpKey = (await ensureApiKey(kc, operatorNamespace, [corpOrganization])).key;
+  dns = await startDnsServer();
+  // The victim owns its bank's host and says so in its DNS, as Berth asks.
+  dns.setTxt(ownershipRecordName('bank.apps.example.com'), [ownershipToken(victimOrganization)]);
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, attackerNamespace, victimNamespace, corpNamespace] }),
+    '--dns-servers',
+    dns.address,
     '--custom-url-domains',
     'apps.example.com,run.example.com',
     // Every deployment's own URL is under run.example.com: no custom_url may take another's.
@@ -181,6 +191,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await berth?.stop();
   await github?.stop();
+  await dns?.close();
   if (corpNamespace) await kubectl(['delete', 'namespace', corpNamespace, '--wait=false', '--ignore-not-found']);
   await kubectl([
     'delete',
@@ -331,7 +342,13 @@ describe('a hostile tenant', () => {
       }),
       [422],
     );
-    await throughApi('POST', '/v2/deployments', create('phish', { custom_url: 'https://bank.apps.example.com/login' }), [409]);
+    // The victim's host and a host nobody holds get the same refusal: the answer tells nothing of other tenants.
+    for (const host of ['bank.apps.example.com', 'free.apps.example.com']) {
+      const unproven = new RegExp(
+        `custom_url host ${host.replaceAll('.', '\\.')} is not proven to be this organization's: publish a DNS TXT record`,
+      );
+      await throughApi('POST', '/v2/deployments', create('phish', { custom_url: `https://${host}/login` }), [422], {}, unproven);
+    }
     await throughApi('POST', '/v2/deployments', create('mitm', { custom_url: 'https://api.apps.example.com/v2' }), [422]);
     await throughApi('POST', '/v2/deployments', create('elsewhere', { custom_url: 'https://victim.example.org' }), [422]);
     // The victim's own URL (under an allowed domain, but the installation's apps domain).
@@ -513,11 +530,14 @@ describe('a hostile tenant', () => {
       `--as=system:serviceaccount:${attackerNamespace}:tenant`,
     ]);
     expect(moved.code, moved.stderr).toBe(0);
+    // Refused for want of proof, before any claim is looked at: Stalled the same whoever holds the host.
     await eventually(
-      async () => (await stalledReason(attackerNamespace, 'decoy')) === 'HostClaimed',
+      async () => (await stalledReason(attackerNamespace, 'decoy')) === 'HostOwnershipUnproven',
       20_000,
       'the older deployment Stalled',
     );
+    const decoyRoute = await kubectl(['get', 'ingress', 'decoy', '-n', attackerNamespace, '-o', 'jsonpath={.spec.rules[*].host}']);
+    expect(decoyRoute.stdout).not.toContain('bank.apps.example.com');
     // The victim keeps its claim and is not Stalled: the host's first claim stands, whatever the age of a later claimant.
     const bank = JSON.parse((await kubectl(['get', 'deployments.berth.dev', 'bank', '-n', victimNamespace, '-o', 'json'])).stdout) as {
       status: { customHostClaim?: { host: string }; conditions?: { type: string; status: string }[] };
@@ -525,6 +545,60 @@ describe('a hostile tenant', () => {
     expect(bank.status.customHostClaim?.host).toBe('bank.apps.example.com');
     expect(await stalledReason(victimNamespace, 'bank')).toBe('');
     tally.refused += 1;
+  });
+
+  it("cannot take a host its owner freed: the owner's DNS record still names the owner", async () => {
+    // The victim serves a host it proved, then deletes the deployment.
+    dns.setTxt(ownershipRecordName('shop.apps.example.com'), [ownershipToken(victimOrganization)]);
+    const shop = await victim.ok('POST', '/v2/deployments', {
+      name: 'shop',
+      source: 'external_docker',
+      source_config: { custom_url: 'https://shop.apps.example.com/' },
+      source_revision_config: { image_uri: 'nginx:1' },
+    });
+    await eventually(
+      async () => (await victim.ok('GET', `/v2/deployments/${shop.id}`)).conditions.length > 0 || undefined,
+      20_000,
+      'the shop looked at',
+    );
+    const recorded = await kubectl([
+      'get',
+      'deployments.berth.dev',
+      'shop',
+      '-n',
+      victimNamespace,
+      '-o',
+      'jsonpath={.status.customHostClaim.host}',
+    ]);
+    expect(recorded.stdout).toBe('shop.apps.example.com');
+    await victim.ok('DELETE', `/v2/deployments/${shop.id}`);
+    await eventually(
+      async () => (await kubectl(['get', 'deployments.berth.dev', 'shop', '-n', victimNamespace])).code !== 0 || undefined,
+      30_000,
+      'the shop gone',
+    );
+    // The attacker asks for it at once, both ways in.
+    await throughApi(
+      'POST',
+      '/v2/deployments',
+      {
+        name: 'freed',
+        source: 'external_docker',
+        source_config: { custom_url: 'https://shop.apps.example.com/' },
+        source_revision_config: { image_uri: 'busybox:1' },
+      },
+      [422],
+      {},
+      /_berth-challenge\.shop\.apps\.example\.com holds another value/,
+    );
+    try {
+      await appliedUntilStalled('freed', { sourceConfig: { customUrl: 'https://shop.apps.example.com/' } }, 'HostOwnershipUnproven');
+      const routed = await kubectl(['get', 'ingress', 'freed', '-n', attackerNamespace, '-o', 'jsonpath={.spec.rules[*].host}']);
+      expect(routed.stdout).not.toContain('shop.apps.example.com');
+      tally.refused += 1;
+    } finally {
+      await kubectl(['delete', 'deployments.berth.dev', 'freed', '-n', attackerNamespace, '--ignore-not-found', '--wait=false']);
+    }
   });
 
   it("cannot reach another organization's app with names that join or fold to its names at the Gateway", async () => {
@@ -822,6 +896,9 @@ describe('a hostile tenant', () => {
     const already = new Set(held.items.map((item) => item.status?.customHostClaim?.host).filter(Boolean)).size;
     const made: string[] = [];
     const host = (name: string) => ({ custom_url: `https://${name}.apps.example.com/`, resource_spec: { max_scale: 0 } });
+    // Hosts the attacker owns and proves: the cap, not the proof, is what stops the one more.
+    for (const name of [...Array.from({ length: hardenedOrganizationPolicy.maxCustomHosts }, (_, i) => `host-${i}`), 'one-more'])
+      dns.setTxt(ownershipRecordName(`${name}.apps.example.com`), [ownershipToken(attackerOrganization)]);
     try {
       for (let i = already; i < hardenedOrganizationPolicy.maxCustomHosts; i++) {
         const created = await attacker.ok('POST', '/v2/deployments', {

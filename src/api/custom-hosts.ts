@@ -121,6 +121,7 @@ export const hostRefusalReasons: ReadonlySet<string> = new Set([
   'HostReserved',
   'HostNotAllowed',
   'HostClaimed',
+  'HostOwnershipUnproven',
   'CustomHostLimit',
 ]);
 
@@ -134,6 +135,11 @@ export type HostRefusal = { reason: 'HostNotAllowed' | 'HostReserved' | 'HostCla
 export function hostRefusal(deployment: HostClaim, claimants: readonly HostClaim[], policy: HostPolicy): HostRefusal | undefined {
   const host = customHostOf(deployment);
   if (!host) return undefined;
+  return hostPolicyRefusal(host, policy) ?? hostClaimRefusal(deployment, claimants, host);
+}
+
+/** Why the installation lets no deployment claim `host` (reserved, outside the allowed domains), or undefined. */
+export function hostPolicyRefusal(host: string, policy: HostPolicy): HostRefusal | undefined {
   if (policy.reservedHosts.some((reserved) => reserved.toLowerCase() === host)) {
     return { reason: 'HostReserved', message: `custom_url host ${host} is reserved by this installation` };
   }
@@ -150,6 +156,12 @@ export function hostRefusal(deployment: HostClaim, claimants: readonly HostClaim
       message: `custom_url host ${host} is outside the domains this installation allows: ${policy.allowedDomains.join(', ')}`,
     };
   }
+  return undefined;
+}
+
+/** Why another claimant keeps `host` from `deployment` (an earlier claim), or undefined. Where the
+ * installation asks for proof of ownership, only a claimant that proved it is told. */
+export function hostClaimRefusal(deployment: HostClaim, claimants: readonly HostClaim[], host: string): HostRefusal | undefined {
   const earlier = claimants.find(
     (other) =>
       other.metadata.uid !== deployment.metadata.uid &&

@@ -13,6 +13,7 @@ export * from './oauth-provider.ts';
 export * from './codehost-integration.ts';
 export * from './tracing-project.ts';
 export * from './custom-hosts.ts';
+export * from './host-ownership.ts';
 export * from './child-names.ts';
 export * from './name-claims.ts';
 export * from './organization-policy.ts';

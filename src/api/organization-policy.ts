@@ -47,6 +47,12 @@ export const organizationPolicySchema = z
       .describe(
         "The most custom_url hosts one organization's deployments may hold. Each takes a listener of the shared Gateway, which holds 64, so one organization cannot take them all: another host is refused with a 409, or Stalled (CustomHostLimit) when applied with kubectl.",
       ),
+    customHostProof: z
+      .literal('dns', { error: 'expected dns: the only proof Berth asks for is a DNS TXT record' })
+      .optional()
+      .describe(
+        "What an organization proves before Berth routes or certifies a custom_url host for it. dns: a TXT record _berth-challenge.<host> holding the organization's token (the refusal names both), unless the organization namespace's annotation berth.dev/verified-domains lists the host's domain. An unproven host is refused with a 422, or Stalled (HostOwnershipUnproven) when applied with kubectl. Unset: none (the first claim of a host keeps it).",
+      ),
     resourceQuota: quantities
       .optional()
       .describe(
@@ -133,6 +139,7 @@ export type OrganizationPolicy = z.output<typeof organizationPolicySchema>;
 export const hardenedOrganizationPolicy = {
   podSecurity: 'baseline',
   maxCustomHosts: 10,
+  customHostProof: 'dns',
   networkPolicy: { blockedCidrs: ['169.254.169.254/32'], ingressFromNamespaces: [] },
   resourceQuota: {
     'requests.cpu': '16',

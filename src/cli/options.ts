@@ -30,6 +30,8 @@ export const optionsUsage = `options (each also read from the environment variab
                                                                    [BERTH_CUSTOM_URL_DOMAINS]
   --reserved-hosts <list>      hosts no deployment may claim, such as Berth's own API's
                                (default: none)                            [BERTH_RESERVED_HOSTS]
+  --dns-servers <list>         the resolvers asked for custom hosts' ownership records, as
+                               address[:port] (default: the system's)      [BERTH_DNS_SERVERS]
   --code-host-origins <list>   the only origins a CodeHostIntegration's baseUrl may name, as
                                https://host[:port] (or scheme://host:* for any port); its
                                requests, redirects and page links stay on its own (default:
@@ -239,6 +241,16 @@ const optionsSchema = z
     watchNamespaces: list,
     customUrlDomains: list,
     reservedHosts: list,
+    dnsServers: list.pipe(
+      z.array(
+        z
+          .string()
+          .regex(
+            /^(\[[0-9a-fA-F:]+\]|[0-9.]+|[0-9a-fA-F:]+)(:[0-9]{1,5})?$/,
+            'expected resolver addresses such as 10.96.0.10 or 127.0.0.1:5353',
+          ),
+      ),
+    ),
     codeHostOrigins: list
       .pipe(z.array(z.string().regex(/^https?:\/\/[^/?#@\s]+$/, 'expected origins such as https://ghe.example.com or http://10.0.0.5:*')))
       .optional(),
@@ -386,6 +398,7 @@ const optionSources = {
   watchNamespaces: { env: 'BERTH_WATCH_NAMESPACES', fallback: '' },
   customUrlDomains: { env: 'BERTH_CUSTOM_URL_DOMAINS', fallback: '' },
   reservedHosts: { env: 'BERTH_RESERVED_HOSTS', fallback: '' },
+  dnsServers: { env: 'BERTH_DNS_SERVERS', fallback: '' },
   codeHostOrigins: { env: 'BERTH_CODE_HOST_ORIGINS' },
   notificationOrigins: { env: 'BERTH_NOTIFICATION_ORIGINS', fallback: '' },
   leaderElect: { env: 'BERTH_LEADER_ELECT', fallback: (where) => where.leaderElect },

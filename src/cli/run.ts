@@ -19,6 +19,7 @@ import { registerTracingProjectController } from '../reconcilers/tracing-project
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { publicCodeHostOrigins } from '../codehost/outbound.ts';
+import { dnsOwnershipProver, type HostOwnershipProver } from '../domains/host-ownership.ts';
 import { Manager, type Logger } from '../runtime/index.ts';
 import { resolveResource } from '../runtime/apply.ts';
 import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing.ts';
@@ -195,6 +196,8 @@ interface Installation {
   hostPolicy: HostPolicy;
   /** The code hosts integrations may call: the flag, else the public ones. */
   codeHostOrigins: readonly string[];
+  /** Where the organization policy asks for proof of a custom host's ownership: how it is checked. */
+  hostOwnership: HostOwnershipProver | undefined;
 }
 
 async function installationOf(kubeConfig: KubeConfig, options: Options, logger: Logger): Promise<Installation> {
@@ -215,11 +218,12 @@ async function installationOf(kubeConfig: KubeConfig, options: Options, logger: 
       ...(routing.appUrls ? { reservedDomains: [routing.appUrls.domain] } : {}),
     },
     codeHostOrigins: options.codeHostOrigins ?? publicCodeHostOrigins,
+    hostOwnership: options.organizationPolicy?.customHostProof === 'dns' ? dnsOwnershipProver({ servers: options.dnsServers }) : undefined,
   };
 }
 /** The controllers of the components' `controller` half; answers the code hosts' registry the HTTP API shares. */
 async function registerControllers(manager: Manager, options: Options, installation: Installation, waiting: WaitingOn) {
-  const { kubeConfig, logger, scope, images, hostPolicy, codeHostOrigins, routing } = installation;
+  const { kubeConfig, logger, scope, images, hostPolicy, codeHostOrigins, routing, hostOwnership } = installation;
   const scaling = requestConcurrencyFor(options);
   const store = scaling.requestConcurrency?.serverAddress;
   if (store) {
@@ -254,6 +258,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     ...organizationQuotaOf(options),
     requestScale: options.requestScale,
     hostPolicy,
+    ...(hostOwnership ? { hostOwnership } : {}),
     ...routing,
     ...scaling,
     ...activation,
@@ -307,7 +312,7 @@ async function startBerthFacade(
   installation: Installation,
   codeHost: Awaited<ReturnType<typeof registerControllers>> | undefined,
 ): Promise<RunningFacade> {
-  const { kubeConfig, logger, scope, images, pushRegistry, signing, hostPolicy, codeHostOrigins } = installation;
+  const { kubeConfig, logger, scope, images, pushRegistry, signing, hostPolicy, codeHostOrigins, hostOwnership } = installation;
   // Source uploads are signed with the push credentials' key and kept in the registry builds push to.
   const registry = pushRegistry && signing ? pushRegistryAccess(pushRegistry, signing) : undefined;
   return startFacade({
@@ -320,6 +325,7 @@ async function startBerthFacade(
     ...(options.facadeNodeAddress ? { nodeAddress: options.facadeNodeAddress } : {}),
     logger,
     hostPolicy,
+    ...(hostOwnership ? { hostOwnership } : {}),
     codeHostOrigins,
     ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
     ...(options.organizationPolicy?.maxCustomHosts !== undefined ? { maxCustomHosts: options.organizationPolicy.maxCustomHosts } : {}),

@@ -5,6 +5,7 @@ import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
 import type { CodeHostIntegration, Deployment, HostPolicy, NodeVolumes, OAuthProvider, OrganizationQuota, Revision } from '../api/index.ts';
 import type { Repository } from '../codehost/repository.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
+import type { HostOwnershipProver } from '../domains/host-ownership.ts';
 import type { ApiKeyRecord } from './api-keys.ts';
 import type { ObjectWriter } from './kube-writer.ts';
 import type { RegistrySigning } from '../registry/signing.ts';
@@ -24,7 +25,7 @@ export interface CacheReader<T> {
 export const byUid = 'uid';
 
 export interface FacadeCache {
-  namespaces: Pick<CacheReader<V1Namespace>, 'list'>;
+  namespaces: Pick<CacheReader<V1Namespace>, 'list' | 'get'>;
   apiKeys: { list(): Iterable<ApiKeyRecord> };
   oauthProviders: CacheReader<OAuthProvider>;
   deployments: CacheReader<Deployment>;
@@ -108,6 +109,9 @@ export interface FacadeDependencies {
   uploads?: SourceUploads;
   /** The custom URL hosts deployments may claim. Default: any, none reserved. */
   hostPolicy?: HostPolicy;
+  /** How an organization proves it owns a custom host (the organization policy's customHostProof): an
+   * unproven host is a 422. Default: no proof asked. */
+  hostOwnership?: HostOwnershipProver;
   /** Where clients reach this API (--public-url): the base of the URLs it hands out. Default: each request's Host. */
   publicUrl?: string;
   /** The most replicas one deployment may ask for (the organization policy's maxReplicas). Default: no cap. */

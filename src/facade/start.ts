@@ -37,6 +37,7 @@ import { kubeEventReader } from './deployment-events.ts';
 import { revisionPods } from '../workloads/revision-pods.ts';
 import { instrumentFacade } from './metrics.ts';
 import type { RegistryAccess, SourceUploads } from './ports.ts';
+import type { HostOwnershipProver } from '../domains/host-ownership.ts';
 import { byUid, type FacadeCache, type FacadeDependencies, type CodeHostAccess } from './ports.ts';
 
 /** Where informers come from: the runtime's Manager fits (and lends its metrics registry). */
@@ -75,6 +76,7 @@ export interface FacadeOptions {
   uploads?: SourceUploads;
   /** The custom URL hosts deployments may claim. Default: any, none reserved. */
   hostPolicy?: HostPolicy;
+  hostOwnership?: HostOwnershipProver;
   /** The most replicas one deployment may ask for. Default: no cap. */
   maxReplicas?: number;
   /** The most custom hosts one organization may hold. Default: no cap. */
@@ -156,6 +158,7 @@ function facadeDependencies(options: FacadeOptions, cache: FacadeCache): FacadeD
     ...(options.registry ? { registry: options.registry } : {}),
     ...(options.uploads ? { uploads: options.uploads } : {}),
     ...(options.hostPolicy ? { hostPolicy: options.hostPolicy } : {}),
+    ...(options.hostOwnership ? { hostOwnership: options.hostOwnership } : {}),
     ...(options.maxReplicas !== undefined ? { maxReplicas: options.maxReplicas } : {}),
     ...(options.maxCustomHosts !== undefined ? { maxCustomHosts: options.maxCustomHosts } : {}),
     ...(options.nodeVolumes ? { nodeVolumes: options.nodeVolumes } : {}),

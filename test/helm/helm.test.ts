@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { verifiedDomainsAnnotation } from '../../src/api/host-ownership.ts';
 import { gatewayHttpsAddress, nodeIp, pushRegistryAddress } from '../../workbench/node/network.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { testKubeConfig, useNamespace } from '../support/cluster.ts';
@@ -91,6 +92,8 @@ beforeAll(async () => {
   namespace = await useNamespace('berth-system');
   apps = await useNamespace('apps');
   await ensureOrganizationNamespace(testKubeConfig(), apps, organization);
+  // The platform records example.test as the organization's: its custom hosts there need no DNS proof.
+  await kubectlOk(['annotate', 'namespace', apps, `${verifiedDomainsAnnotation}=example.test`, '--overwrite']);
   github = await FakeGitHub.start({ host: nodeIp });
   values = [
     // The GitHub Enterprise stand-in, an origin the installation allows beside the public ones.

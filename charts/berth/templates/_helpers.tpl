@@ -77,6 +77,7 @@ app.kubernetes.io/part-of: berth
 {{- $policy := dict }}
 {{- with $organizations.maxReplicas }}{{ $_ := set $policy "maxReplicas" (int .) }}{{ end }}
 {{- if not (kindIs "invalid" $organizations.maxCustomHosts) }}{{ $_ := set $policy "maxCustomHosts" (int $organizations.maxCustomHosts) }}{{ end }}
+{{- with $organizations.customHostProof }}{{ $_ := set $policy "customHostProof" . }}{{ end }}
 {{- if $organizations.resourceQuota.enabled }}{{ $_ := set $policy "resourceQuota" $organizations.resourceQuota.hard }}{{ end }}
 {{- if $organizations.limitRange.enabled }}
 {{- $limits := dict }}

@@ -22,7 +22,8 @@ import {
   type HostClaim,
   deploymentKind,
   deploymentPhases,
-  hostRefusal,
+  hostClaimRefusal,
+  hostPolicyRefusal,
   openHostPolicy,
   repositoryHostRefusal,
   type Deployment,
@@ -272,7 +273,7 @@ async function createDeployment(
   checkReplicaCap(deps, plan.spec);
   checkNodeVolumes(deps, plan.spec);
   checkBerthOwnSecrets(plan.spec);
-  checkCustomHost(deps, plan.spec);
+  await checkCustomHost(deps, tenant, plan.spec);
   checkCustomHostLimit(deps, tenant.namespace, { metadata: { name: body.name }, spec: plan.spec });
   checkRepositoryHost(deps, tenant.namespace, plan.spec);
   await checkUploaded(deps, tenant.namespace, body.name, archivePathOf(body.source_revision_config));
@@ -298,27 +299,44 @@ async function patchDeployment(
   if (newArchive != null && newArchive !== cached.spec.sourceRevisionConfig?.sourceTarballPath) {
     await checkUploaded(deps, tenant.namespace, name, newArchive);
   }
-  return retryOnConflict(() => writePatch(deps, tenant.namespace, name, id, patch, options)).catch((error: unknown) =>
+  return retryOnConflict(() => writePatch(deps, tenant, name, id, patch, options)).catch((error: unknown) =>
     clientErrorFromKube(error, { notFound: deploymentNotFound(id) }),
   );
 }
 
 /**
  * The host a deployment's custom_url claims, checked across the installation before anything is written:
- * 409 when another deployment claimed it first (never named: it may be another organization's), 422
- * when the installation keeps it or does not allow its domain. The controller holds the same rule for
- * what reaches it another way.
+ * 422 when the installation keeps it or does not allow its domain, or when the organization has not
+ * proved it owns it (where the installation asks; the same answer whoever holds the host); then 409 when
+ * another deployment claimed it first (never named: it may be another organization's). The controller
+ * holds the same rule for what reaches it another way.
  */
-function checkCustomHost(deps: FacadeDependencies, spec: Deployment['spec'], uid?: string): void {
+async function checkCustomHost(deps: FacadeDependencies, tenant: Tenant, spec: Deployment['spec'], uid?: string): Promise<void> {
   // A new claim (no uid, no age): any other claimant refuses it, however old; the controller settles
   // stored claims by age.
   const claim = { metadata: {}, spec };
   const host = customHostOf(claim);
   if (!host) return;
+  const refusedByPolicy = hostPolicyRefusal(host, deps.hostPolicy ?? openHostPolicy);
+  if (refusedByPolicy) throw invalidField(customUrlField, refusedByPolicy.message);
+  await checkHostOwnership(deps, tenant, host);
   const others = deps.cache.deployments.byIndex(customHostIndex, host).filter((other) => other.metadata.uid !== uid);
-  const refused = hostRefusal(claim, others, deps.hostPolicy ?? openHostPolicy);
-  if (refused?.reason === 'HostClaimed') throw conflict(`${refused.message}.`);
-  if (refused) throw invalidField(['body', 'source_config', 'custom_url'], refused.message);
+  const claimed = hostClaimRefusal(claim, others, host);
+  if (claimed) throw conflict(`${claimed.message}.`);
+}
+
+const customUrlField = ['body', 'source_config', 'custom_url'];
+
+/** A 422 naming the record to publish when the installation asks for proof and the organization has none. */
+async function checkHostOwnership(deps: FacadeDependencies, tenant: Tenant, host: string): Promise<void> {
+  if (!deps.hostOwnership) return;
+  const namespace = deps.cache.namespaces.get('', tenant.namespace);
+  const verdict = await deps.hostOwnership({
+    host,
+    organizationId: tenant.organizationId,
+    namespaceAnnotations: namespace?.metadata?.annotations,
+  });
+  if (!verdict.proven) throw invalidField(customUrlField, verdict.message);
 }
 
 /** A 409 when the organization already holds as many custom hosts as the installation allows it. */
@@ -388,13 +406,14 @@ function secretsOf(namespace: string, owner: Deployment, plan: DeploymentPlan): 
  */
 async function writePatch(
   deps: FacadeDependencies,
-  namespace: string,
+  tenant: Tenant,
   name: string,
   id: string,
   patch: DeploymentPatch,
   options: WriteOptions,
 ) {
   const { writer } = deps;
+  const { namespace } = tenant;
   const current = await writer.read<Deployment>(deploymentKind, namespace, name);
   if (!current || current.metadata.uid !== id) throw notFound(deploymentNotFound(id));
   const stored = patch.secrets != null ? await readSecretValues(writer, namespace, childNames(name).secrets) : {};
@@ -404,7 +423,7 @@ async function writePatch(
   checkNodeVolumes(deps, next.spec);
   checkBerthOwnSecrets(next.spec);
   if (customHostOf(next) !== customHostOf(current)) {
-    checkCustomHost(deps, next.spec, id);
+    await checkCustomHost(deps, tenant, next.spec, id);
     checkCustomHostLimit(deps, namespace, next);
   }
   checkRepositoryHost(deps, namespace, next.spec);

@@ -66,6 +66,7 @@ export function registerDeploymentControllers(
       ? { activatorNamespace: options.activator.proxy.namespace, httpScaledObjects: !!options.activator.servesHttpScaledObjects }
       : {}),
     networkPolicyCheck: !!options.networkPolicyCheck,
+    namespaces: !!options.networkPolicyCheck || !!options.hostOwnership,
   });
   const writer = dependencies.writer ?? createDeploymentWriter(manager.kubeConfig);
   const notifier = createNotifier({

@@ -91,8 +91,10 @@ export interface DeploymentInformers {
   httpScaledObjects?: Informer<KubeObject>;
   activatorGrants?: Informer<KubeObject>;
   /** Only with the path check (options.networkPolicyCheck): every NetworkPolicy of the watched
-   * namespaces, whoever wrote it, and the Namespaces (a relay namespace's labels). Read, never written. */
+   * namespaces, whoever wrote it. Read, never written. */
   networkPolicies?: Informer<KubeObject>;
+  /** With the path check or proof of custom hosts' ownership: the Namespaces (a relay namespace's
+   * labels; an organization's id and verified domains). Read, never written. */
   namespaces?: Informer<V1Namespace>;
   jobs: Informer<V1Job>;
   secrets: Informer<V1Secret>;
@@ -147,6 +149,8 @@ export function deploymentInformers(
     activatorNamespace?: string;
     httpScaledObjects?: boolean;
     networkPolicyCheck?: boolean;
+    /** The Namespaces: a relay namespace's labels (the path check), an organization's id and verified domains. */
+    namespaces?: boolean;
   } = { httpRoutes: false },
 ): DeploymentInformers {
   const scope = namespaces ? { namespaces } : {};
@@ -195,12 +199,8 @@ export function deploymentInformers(
           }),
         }
       : {}),
-    ...(routes.networkPolicyCheck
-      ? {
-          networkPolicies: manager.informer<KubeObject>(pathKinds.networkPolicy, scope),
-          namespaces: manager.informer<V1Namespace>(pathKinds.namespace),
-        }
-      : {}),
+    ...(routes.networkPolicyCheck ? { networkPolicies: manager.informer<KubeObject>(pathKinds.networkPolicy, scope) } : {}),
+    ...(routes.namespaces ? { namespaces: manager.informer<V1Namespace>(pathKinds.namespace) } : {}),
     jobs: manager.informer<V1Job>(childKinds.job, { ...scope, transform: appliedView.job }),
     secrets: readableSecrets(manager, namespaces),
     pods: revisionPods(manager, namespaces),

@@ -13,6 +13,7 @@ import {
   type Activator,
   type RequestConcurrency,
 } from '../../api/index.ts';
+import type { HostOwnershipProver } from '../../domains/host-ownership.ts';
 import type { GatewayRef } from './render/ingress.ts';
 import { defaultRevisionRetention } from './revisions/revisions.ts';
 import { defaultScaleDownWindowSeconds } from './render/autoscalers.ts';
@@ -119,6 +120,9 @@ export interface DeploymentControllerOptions {
   nodeVolumes?: NodeVolumes;
   /** The custom URL hosts Deployments may claim (src/api/custom-hosts.ts). Default: any, none reserved. */
   hostPolicy: HostPolicy;
+  /** How an organization's ownership of a custom host is proved (the organization policy's
+   * customHostProof): a claim not proved is Stalled (HostOwnershipUnproven). Default: no proof asked. */
+  hostOwnership?: HostOwnershipProver;
   /** Keys reconciled in parallel. */
   concurrency: number;
   /** Watch only these namespaces. Default: all. */

@@ -48,8 +48,8 @@ export interface OrganizationTlsCaches {
 type Key = { namespace: string; name: string };
 
 /** The caches TLS reads, and how their events map to organizations: a Certificate to its own, the
- * Gateway to every one (it carries all their listeners), a Deployment whose custom host comes or goes
- * to its namespace. */
+ * Gateway to every one (it carries all their listeners), a Deployment whose custom host or its recorded
+ * claim comes or goes to its namespace. */
 export function organizationTlsCaches(manager: Manager, tls: AppTls, organizations: () => string[], namespaces?: string[]) {
   const caches: OrganizationTlsCaches = {
     certificates: organizationCertificates(manager, tls),
@@ -62,7 +62,7 @@ export function organizationTlsCaches(manager: Manager, tls: AppTls, organizatio
   };
   const toNamespace = (name: string): Key => ({ namespace: '', name });
   const claimOf = (d: DeepReadonly<Deployment>) =>
-    `${customHostOf(d) ?? ''} ${d.metadata?.deletionTimestamp ? 'deleting' : ''} ${d.metadata?.creationTimestamp ?? ''}`;
+    `${customHostOf(d) ?? ''} ${d.status?.customHostClaim?.host ?? ''} ${d.metadata?.deletionTimestamp ? 'deleting' : ''} ${d.metadata?.creationTimestamp ?? ''}`;
   const watches = [
     watch({
       informer: caches.certificates,
@@ -87,10 +87,12 @@ export function organizationCertificates(manager: Manager, tls: AppTls): Informe
   return manager.informer(certificateKind, { namespaces: [tls.gateway.namespace], labelSelector: tlsOrganizationLabel });
 }
 
-/** The custom_url hosts of the organization's Deployments whose claims hold (within the organization's
- * `maxCustomHosts`, as the Deployment's controller judges them), sorted. */
+/** The custom_url hosts of the organization's Deployments whose claims hold, sorted: claims the
+ * Deployment's controller accepted and recorded in the status (after the organization proved it owns
+ * the host, where the installation asks), still within the installation's rules and the organization's
+ * `maxCustomHosts`. */
 export function heldCustomHosts(
-  deployments: Informer<Deployment>,
+  deployments: Pick<Informer<Deployment>, 'list' | 'byIndex'>,
   organization: string,
   policy: HostPolicy,
   maxCustomHosts?: number,
@@ -99,7 +101,7 @@ export function heldCustomHosts(
   const all = deployments.list(organization);
   for (const deployment of all) {
     const host = customHostOf(deployment);
-    if (!host || deployment.metadata.deletionTimestamp) continue;
+    if (!host || deployment.metadata.deletionTimestamp || deployment.status?.customHostClaim?.host !== host) continue;
     if (hostRefusal(deployment, deployments.byIndex(customHostIndex, host), policy)) continue;
     if (!customHostLimitRefusal(deployment, () => all, maxCustomHosts)) hosts.add(host);
   }

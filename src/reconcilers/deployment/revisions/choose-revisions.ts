@@ -5,10 +5,6 @@
 import { codeHostCredentialKeys, codeHostEventAnnotation } from '../../../api/codehost-integration.ts';
 import {
   nameStemIndex,
-  customHostIndex,
-  customHostOf,
-  customHostLimitRefusal,
-  hostRefusal,
   nameClaimants,
   nameRefusal,
   quotaExcess,
@@ -28,6 +24,7 @@ import { notificationUrlRefusal } from '../../../notifications/origins.ts';
 import { baseUrlOf } from '../../../codehost/registry.ts';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { revisionDigest } from './digest.ts';
+import { hostClaimProblem } from './host-claim.ts';
 import {
   awaitedProblem,
   facadeSecretGraceMs,
@@ -78,9 +75,6 @@ export async function chooseRevisions(
   const { revisions, previousActive, previousLatest } = history;
   // What the status said before: kept while a problem stops this pass before the revision is known.
   const known = { ...(previousLatest ? { latest: previousLatest } : {}), ...(previousActive ? { active: previousActive } : {}) };
-  // Names or a host claimed by an earlier Deployment; a host reserved or outside the allowed domains
-  // (kubectl's way in: the HTTP API refuses them before writing). Looked at again each minute: the
-  // claim may be released.
   // More replicas than the installation allows one deployment (kubectl's way in: the API refuses it).
   const excess = replicaCapExcess(spec.sourceConfig?.resourceSpec, options.maxReplicas);
   if (excess) {
@@ -104,15 +98,15 @@ export async function chooseRevisions(
   const notifications = spec.sourceConfig?.notifications;
   const refusedUrl = notifications && notificationUrlRefusal(notifications.url, options.notificationOrigins);
   if (refusedUrl) return { problem: { reason: 'NotificationOriginNotAllowed', message: `${refusedUrl}.` }, known };
-  // Child names another Deployment of the namespace took first: nothing is written under them.
-  const host = customHostOf(deployment);
+  // Child names another Deployment of the namespace took first: nothing is written under them. A host
+  // reserved, outside the allowed domains, not proved the organization's, or claimed by an earlier
+  // Deployment (kubectl's way in: the HTTP API refuses them before writing). Looked at again each
+  // minute: the record may be published, the claim released.
   const refused =
     nameRefusal(
       deployment,
       nameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(nameStemIndex, key)),
-    ) ??
-    (host ? hostRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), options.hostPolicy) : undefined) ??
-    customHostLimitRefusal(deployment, () => informers.deployments.list(owner.namespace), options.maxCustomHosts);
+    ) ?? (await hostClaimProblem(pass, deployment));
   if (refused) return { problem: refused, known, requeueAfterMs: hostRecheckMs };
   const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) =>
     informers.secrets.get(ns, name),

@@ -1,0 +1,44 @@
+// Step 1's judgement of a customUrl's host: the installation's rules, then the organization's proof of
+// ownership where the installation asks for one (src/api/host-ownership.ts), then earlier claims and
+// the organization's cap. An unproven claim is refused before any other claim is looked at, so its
+// refusal tells nothing of other tenants. The proof is asked once per claim: a claim recorded in the
+// status stands while the customUrl keeps its host, and a pass at rest asks nothing of DNS.
+import {
+  customHostIndex,
+  customHostLimitRefusal,
+  customHostOf,
+  hostClaimRefusal,
+  hostPolicyRefusal,
+  labels,
+  type Deployment,
+} from '../../../api/index.ts';
+import type { DeepReadonly } from '../../../runtime/index.ts';
+import type { Pass } from '../pass.ts';
+import type { Problem } from '../problem.ts';
+
+export async function hostClaimProblem(pass: Pass, deployment: DeepReadonly<Deployment>): Promise<Problem | undefined> {
+  const host = customHostOf(deployment);
+  if (!host) return undefined;
+  const { informers, options } = pass;
+  const namespace = deployment.metadata.namespace ?? '';
+  return (
+    hostPolicyRefusal(host, options.hostPolicy) ??
+    (await ownershipProblem(pass, deployment, host)) ??
+    hostClaimRefusal(deployment, informers.deployments.byIndex(customHostIndex, host), host) ??
+    customHostLimitRefusal(deployment, () => informers.deployments.list(namespace), options.maxCustomHosts)
+  );
+}
+
+async function ownershipProblem(pass: Pass, deployment: DeepReadonly<Deployment>, host: string): Promise<Problem | undefined> {
+  const prove = pass.options.hostOwnership;
+  if (!prove || deployment.status?.customHostClaim?.host === host) return undefined;
+  const namespace = pass.informers.namespaces?.get('', deployment.metadata.namespace ?? '');
+  const organizationId = namespace?.metadata?.labels?.[labels.organizationId];
+  if (!organizationId)
+    return {
+      reason: 'HostOwnershipUnproven',
+      message: `custom_url host ${host} needs an organization to prove it owns it, and namespace ${deployment.metadata.namespace} is no organization's (label ${labels.organizationId}).`,
+    };
+  const verdict = await prove({ host, organizationId, namespaceAnnotations: namespace?.metadata?.annotations });
+  return verdict.proven ? undefined : { reason: 'HostOwnershipUnproven', message: `${verdict.message}. Berth looks again each minute.` };
+}
