@@ -588,6 +588,24 @@ describe('PATCH under concurrency and of secret values', () => {
       body: { secrets: [{ name: 'API_TOKEN', value: '********' }] },
     });
     expect(unchanged.body.latest_revision_id).toBe(patched.body.latest_revision_id);
+
+    // Each revision keeps the names it was made with, never the values: a name added makes one more.
+    const added = await t.call('PATCH', `/v2/deployments/${created.id}`, {
+      body: {
+        secrets: [
+          { name: 'API_TOKEN', value: '********' },
+          { name: 'SIGNING_KEY', value: 'signing-key-value' },
+        ],
+      },
+    });
+    expect(added.body.latest_revision_id).not.toBe(patched.body.latest_revision_id);
+    const revisions = await t.call('GET', `/v2/deployments/${created.id}/revisions`);
+    expect(revisions.body.resources.map((r: { secret_names: string[] }) => r.secret_names)).toEqual([
+      ['API_TOKEN', 'SIGNING_KEY'],
+      ['API_TOKEN'],
+      ['API_TOKEN'],
+    ]);
+    expect(revisions.text).not.toMatch(/token-value|signing-key-value/);
   });
 
   it('applies concurrent PATCHes of different members without losing one (optimistic concurrency)', async () => {

@@ -25,6 +25,11 @@ export const revisionSpecSchema = z
       .max(128)
       .describe('Digest of the canonical revision config and secrets: equal digests mean the same revision.'),
     trackedPackages: trackedPackagesSchema.optional(),
+    secretNames: z
+      .array(z.string().min(1).max(253))
+      .max(256)
+      .optional()
+      .describe('Names of the secret environment variables the revision was made with, sorted. Their values are never kept here.'),
   })
   .describe('What this revision is. Immutable: a changed config makes a new Revision.')
   .meta({

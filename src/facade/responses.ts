@@ -97,6 +97,7 @@ export function revisionResponse(revision: DeepReadonly<Revision>, deploymentId:
     status_message: status?.message ?? null,
     image_uri: status?.imageUri ?? spec.sourceRevisionConfig?.imageUri ?? null,
     tracked_packages: [...(spec.trackedPackages ?? [])],
+    secret_names: [...(spec.secretNames ?? [])],
     created_at: createdAt,
     updated_at: lastTransition && lastTransition > createdAt ? lastTransition : createdAt,
   };

@@ -287,6 +287,11 @@ export const revisionResponseSchema = z
     status_message: z.string().nullable(),
     image_uri: z.string().nullable(),
     tracked_packages: z.array(z.string()).describe('Packages the revision was made with (name:version), as the deploy tool reported them.'),
+    secret_names: z
+      .array(z.string())
+      .describe(
+        'Names of the secrets the revision was made with, sorted (never their values); empty for a revision made before Berth kept them.',
+      ),
     created_at: dateTime('When the revision was made.'),
     updated_at: dateTime('When the revision last changed state.'),
   })

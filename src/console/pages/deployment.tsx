@@ -9,6 +9,7 @@ import { useState } from 'preact/hooks';
 import { Events, Logs } from './feeds.tsx';
 import { Figures } from './figures.tsx';
 import { Settings } from './settings.tsx';
+import { revisionChanges } from '../revision-changes.ts';
 
 export function DeploymentPage({ client, id }: { client: Client; id: string }) {
   const loaded = useDeployment(client, id);
@@ -146,7 +147,7 @@ function Timeline({ client, deployment, revisions }: { client: Client; deploymen
       <ol class="timeline">
         {ordered.map((revision, index) => {
           const active = revision.id === deployment.active_revision_id;
-          const changes = changed(ordered[index + 1], revision);
+          const changes = revisionChanges(ordered[index + 1], revision);
           return (
             <li data-revision={revision.name}>
               <div class="heading">
@@ -181,18 +182,4 @@ function Timeline({ client, deployment, revisions }: { client: Client; deploymen
       </ol>
     </>
   );
-}
-
-/** What a revision's source_revision_config changed from the one before it, a line per member. */
-export function changed(before: Revision | undefined, after: Revision): string[] {
-  const now = after.source_revision_config as Record<string, unknown>;
-  if (!before) return Object.keys(now).length > 0 ? ['first revision'] : [];
-  const then = before.source_revision_config as Record<string, unknown>;
-  return [...new Set([...Object.keys(then), ...Object.keys(now)])]
-    .filter((key) => JSON.stringify(then[key]) !== JSON.stringify(now[key]))
-    .map((key) => `${key}: ${show(then[key])} → ${show(now[key])}`);
-}
-
-function show(value: unknown): string {
-  return value === undefined || value === null ? 'unset' : typeof value === 'string' ? value : JSON.stringify(value);
 }

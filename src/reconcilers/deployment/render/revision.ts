@@ -15,6 +15,8 @@ export interface RevisionInput {
   repoCommitSha?: string;
   /** The Deployment's trackedPackages when the revision is made: kept with it, not part of its digest. */
   trackedPackages?: readonly string[];
+  /** The names of the Deployment's secrets when the revision is made (never their values). */
+  secretNames?: readonly string[];
 }
 
 /** A ref that is already a full commit id is the commit; a branch or tag is resolved by the build. */
@@ -47,6 +49,7 @@ export function renderRevision(input: RevisionInput): Revision {
       },
       digest: input.digest,
       ...(input.trackedPackages?.length ? { trackedPackages: [...input.trackedPackages] } : {}),
+      ...(input.secretNames?.length ? { secretNames: [...input.secretNames].sort() } : {}),
     },
   };
 }

@@ -226,6 +226,7 @@ async function latestRevision(
     digest,
     ...optional('repoCommitSha', repoCommitSha),
     ...optional('trackedPackages', deployment.spec.trackedPackages),
+    secretNames: (deployment.spec.secrets ?? []).map((secret) => secret.name),
   });
   const { object, created } = await pass.writer.createOrGet(manifest);
   if (object.spec?.digest !== digest) {
