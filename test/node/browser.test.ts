@@ -6,14 +6,17 @@
 // reaches nothing beyond this machine. Then the web console (built here, about 1 s) in the same browser:
 // sign in with a key, the list live, a deployment's conditions, revisions, requests charted from the
 // node's metrics store, log and events, a refused setting and a secret set, delete after typing its
-// name, and no CSP violation.
-// Cost: about 10 s beyond the deployment's own rollout.
+// name, and no CSP violation; axe-core finds no serious or critical accessibility violation on the
+// sign-in form, the list or a deployment's page; signing in and opening a deployment work from the
+// keyboard alone.
+// Cost: about 13 s beyond the deployment's own rollout.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import axe from 'axe-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { eventually } from '../../workbench/support/poll.ts';
@@ -132,6 +135,18 @@ describe("a browser at a deployment's URL", () => {
   });
 });
 
+/** What axe-core finds serious or critical on the page as it stands: each rule, its impact and where. */
+async function accessibilityViolations(page: Page): Promise<string[]> {
+  // Evaluated through the browser's debugging protocol, not by the page: the console's CSP stays as it is.
+  if (!(await page.evaluate('typeof window.axe !== "undefined"'))) await page.evaluate(axe.source);
+  const violations = (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => n.target.join(' ')) })))`,
+  )) as { id: string; impact: string | null; nodes: string[] }[];
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.join(', ')}`);
+}
+
 describe('the web console in a browser', () => {
   it('signs in with a key, lists the deployment live, shows its conditions and revisions, and deletes after its name is typed', async () => {
     const page = await browser!.newPage();
@@ -143,6 +158,9 @@ describe('the web console in a browser', () => {
     );
     const response = await page.goto(`${facadeUrl}/console/`, { waitUntil: 'load' });
     expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
+
+    await page.waitForSelector('input[name="api-key"]');
+    expect(await accessibilityViolations(page), 'the sign-in form').toEqual([]);
 
     // A key the API refuses: the form again, with the API's words.
     await page.type('input[name="api-key"]', 'bsk_not-a-key');
@@ -168,6 +186,7 @@ describe('the web console in a browser', () => {
       source_revision_config: { image_uri: await exampleImage('browser') },
     });
     await page.waitForSelector('tr[data-deployment="other"]', { timeout: 30_000 });
+    expect(await accessibilityViolations(page), 'the deployments').toEqual([]);
 
     // A deployment's page: its conditions and the revision it serves.
     await page.click('tr[data-deployment="site"] a');
@@ -180,6 +199,7 @@ describe('the web console in a browser', () => {
     // Its serving revision's log (the app's own line) and what Kubernetes and Berth said about it.
     await page.waitForFunction(`document.querySelector('.log')?.innerText.includes('listening on')`, { timeout: 30_000 });
     await page.waitForSelector('tr[data-event]', { timeout: 30_000 });
+    expect(await accessibilityViolations(page), "a deployment's page").toEqual([]);
 
     // Deleted from its page after typing its name: gone from the API, and from the list.
     await page.goto(`${facadeUrl}/console/deployments/${other.id}`, { waitUntil: 'load' });
@@ -198,6 +218,8 @@ describe('the web console in a browser', () => {
     const stored = await api.ok('GET', `/v2/deployments/${other.id}`);
     expect(stored.secrets).toEqual([{ name: 'API_TOKEN', value: '********' }]);
     expect(await page.evaluate('document.body.innerText')).not.toContain(token);
+    // The secret made a revision: the timeline names the secret added, never its value.
+    await page.waitForFunction(`document.querySelector('.timeline')?.innerText.includes('secrets added: API_TOKEN')`, { timeout: 30_000 });
     await page.waitForSelector('button[data-action="delete"]');
     await page.click('button[data-action="delete"]');
     await page.type('input[name="confirm-name"]', 'other');
@@ -207,6 +229,29 @@ describe('the web console in a browser', () => {
     await page.waitForFunction(`!document.querySelector('tr[data-deployment="other"]')`, { timeout: 30_000 });
 
     expect(await page.evaluate('window.cspViolations')).toEqual([]);
+    await page.close();
+  });
+
+  it('is used with the keyboard alone: sign in, open a deployment, read its conditions', async () => {
+    const page = await browser!.newPage();
+    /** Tabs until the focused element matches `selector` (at most `presses` times). */
+    const tabTo = async (selector: string, presses = 40) => {
+      for (let i = 0; i < presses; i++) {
+        await page.keyboard.press('Tab');
+        if (await page.evaluate(`document.activeElement?.matches(${JSON.stringify(selector)}) ?? false`)) return;
+      }
+      throw new Error(`${presses} presses of Tab never reached ${selector}`);
+    };
+    await page.goto(`${facadeUrl}/console/`, { waitUntil: 'load' });
+    await page.waitForSelector('input[name="api-key"]');
+    await tabTo('input[name="api-key"]');
+    await page.keyboard.type(apiKey);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('tr[data-deployment="site"] a');
+    await tabTo('tr[data-deployment="site"] a');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('tr[data-condition="Ready"]');
+    expect(page.url()).toContain('/console/deployments/');
     await page.close();
   });
 });

@@ -22,8 +22,15 @@ export function DeploymentsPage({ client }: { client: Client }) {
         <CreateForm client={client} />
       </div>
       <div class="filters">
-        <input name="search" type="search" placeholder="Search by name" value={search} onInput={(e) => setSearch(e.currentTarget.value)} />
-        <select name="status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+        <input
+          name="search"
+          type="search"
+          aria-label="Search deployments by name"
+          placeholder="Search by name"
+          value={search}
+          onInput={(e) => setSearch(e.currentTarget.value)}
+        />
+        <select name="status" aria-label="Status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
           <option value="">Any status</option>
           {[...new Set(loaded.value.map((d) => d.status))].sort().map((phase) => (
             <option value={phase}>{phase.toLowerCase()}</option>

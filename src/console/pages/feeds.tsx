@@ -100,16 +100,16 @@ export function Logs({ client, id, revisions, active }: { client: Client; id: st
     <>
       <h2>Logs</h2>
       <div class="filters">
-        <select name="log-revision" value={chosen} onChange={(e) => setRevision(e.currentTarget.value)}>
+        <select name="log-revision" aria-label="Revision" value={chosen} onChange={(e) => setRevision(e.currentTarget.value)}>
           {revisions.map((r) => (
             <option value={r.id}>{r.name}</option>
           ))}
         </select>
-        <select name="log-type" value={type} onChange={(e) => setType(e.currentTarget.value as LogType)}>
+        <select name="log-type" aria-label="Log" value={type} onChange={(e) => setType(e.currentTarget.value as LogType)}>
           <option value="deploy">deploy (its pods)</option>
           <option value="build">build</option>
         </select>
-        <select name="log-level" value={level} onChange={(e) => setLevel(e.currentTarget.value)}>
+        <select name="log-level" aria-label="Level" value={level} onChange={(e) => setLevel(e.currentTarget.value)}>
           <option value="">any level</option>
           {['debug', 'info', 'warning', 'error', 'critical'].map((name) => (
             <option value={name}>{name}</option>
@@ -118,6 +118,7 @@ export function Logs({ client, id, revisions, active }: { client: Client; id: st
         <input
           name="log-query"
           type="search"
+          aria-label="Search the log"
           placeholder="Search the lines"
           value={query}
           onChange={(e) => setQuery(e.currentTarget.value)}

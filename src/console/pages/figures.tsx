@@ -35,7 +35,7 @@ export function Figures({ client, id }: { client: Client; id: string }) {
     <>
       <div class="heading">
         <h2>Requests</h2>
-        <select name="figures-span" value={span} onChange={(e) => setSpan(e.currentTarget.value as Span)}>
+        <select name="figures-span" aria-label="Time span" value={span} onChange={(e) => setSpan(e.currentTarget.value as Span)}>
           {Object.keys(spans).map((name) => (
             <option value={name}>last {name}</option>
           ))}
