@@ -26,7 +26,7 @@ export const revisionSpecSchema = z
       .describe('Digest of the canonical revision config and secrets: equal digests mean the same revision.'),
     trackedPackages: trackedPackagesSchema.optional(),
     secretNames: z
-      .array(z.string().min(1).max(253))
+      .array(z.string().min(1).max(253).describe("A secret environment variable's name."))
       .max(256)
       .optional()
       .describe('Names of the secret environment variables the revision was made with, sorted. Their values are never kept here.'),
