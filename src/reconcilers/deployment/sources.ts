@@ -1,8 +1,9 @@
 // What enqueues a Deployment besides its own changes: the children it owns (and which of their updates
-// matter), and the other kinds whose objects concern it (a Secret it reads, its TracingProject, a pod
-// of one of its revisions, ...), each mapped to the Deployments it concerns through the caches.
+// matter), and the other objects that concern it (another Deployment's claim of its custom host, a
+// Secret it reads, its TracingProject, a pod of one of its revisions, ...), each mapped to the
+// Deployments it concerns through the caches.
 import { isDeepStrictEqual } from 'node:util';
-import { deploymentKind, sourceKind, tlsOrganizationLabel } from '../../api/index.ts';
+import { customHostIndex, customHostOf, deploymentKind, sourceKind, tlsOrganizationLabel } from '../../api/index.ts';
 import {
   ownerKeys,
   owned,
@@ -44,6 +45,23 @@ export function deploymentWatches(informers: DeploymentInformers, relayNamespace
     informers.deployments.list(namespace ?? '').filter((d) => d.metadata.namespace === namespace);
   const deploymentOfRevision = (object: DeepReadonly<KubeObject>) => revisionOwner(informers, object);
   return [
+    watch({
+      // A claim on a custom host that comes or goes (a delete, a customUrl moved) may free the host for the
+      // Deployments that wait on it, or take it: they look again at once, not after their minute. The
+      // namespaces' watches are apart, so a waiting Deployment's own change may arrive before the delete.
+      informer: informers.deployments,
+      map: (deployment) => {
+        const host = customHostOf(deployment);
+        if (!host) return [];
+        return informers.deployments
+          .byIndex(customHostIndex, host)
+          .filter((other) => other.metadata.uid !== deployment.metadata.uid)
+          .map(keyOf);
+      },
+      changed: (deployment, previous) =>
+        customHostOf(deployment) !== customHostOf(previous) ||
+        !deployment.metadata.deletionTimestamp !== !previous.metadata.deletionTimestamp,
+    }),
     watch({
       // A Secret's value is part of the revision digest: its owner, and every Deployment that reads it.
       informer: informers.secrets,
