@@ -67,8 +67,8 @@ export function indexCustomHost(object: unknown): string[] {
   return host ? [host] : [];
 }
 
-/** Whether `host` is `domain` or under it. */
-function within(host: string, domain: string): boolean {
+/** Whether `host` is `domain` or under it (`*.example.com` and `.example.com` name example.com). */
+export function hostWithin(host: string, domain: string): boolean {
   const bare = domain.toLowerCase().replace(/^\*?\./, '');
   return host === bare || host.endsWith(`.${bare}`);
 }
@@ -143,14 +143,14 @@ export function hostPolicyRefusal(host: string, policy: HostPolicy): HostRefusal
   if (policy.reservedHosts.some((reserved) => reserved.toLowerCase() === host)) {
     return { reason: 'HostReserved', message: `custom_url host ${host} is reserved by this installation` };
   }
-  const appsDomain = policy.reservedDomains?.find((domain) => within(host, domain));
+  const appsDomain = policy.reservedDomains?.find((domain) => hostWithin(host, domain));
   if (appsDomain) {
     return {
       reason: 'HostReserved',
       message: `custom_url host ${host} is under ${appsDomain}, where this installation names every deployment's own URL`,
     };
   }
-  if (policy.allowedDomains.length > 0 && !policy.allowedDomains.some((domain) => within(host, domain))) {
+  if (policy.allowedDomains.length > 0 && !policy.allowedDomains.some((domain) => hostWithin(host, domain))) {
     return {
       reason: 'HostNotAllowed',
       message: `custom_url host ${host} is outside the domains this installation allows: ${policy.allowedDomains.join(', ')}`,

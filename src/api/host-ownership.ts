@@ -7,6 +7,7 @@
 // of other tenants; a host freed by a delete stays its owner's for as long as the owner's record
 // names its token. Pure.
 import { createHash } from 'node:crypto';
+import { hostWithin } from './custom-hosts.ts';
 
 /** The organization namespace's annotation where the platform lists domains an organization owns
  * (comma-separated: `example.com, shop.example.org`): a host equal to or under one needs no record. */
@@ -23,22 +24,17 @@ export function ownershipToken(organizationId: string): string {
   return `berth-verification=${digest.slice(0, 32)}`;
 }
 
-/** The domains an organization namespace's annotation lists, lower-cased, without a leading `*.` or dot. */
+/** The domains an organization namespace's annotation lists. */
 export function verifiedDomainsOf(annotations: Readonly<Record<string, string>> | undefined): string[] {
   return (annotations?.[verifiedDomainsAnnotation] ?? '')
     .split(',')
-    .map((domain) =>
-      domain
-        .trim()
-        .toLowerCase()
-        .replace(/^\*?\./, ''),
-    )
+    .map((domain) => domain.trim())
     .filter((domain) => domain.length > 0);
 }
 
-/** Whether `host` is one of `domains` or under one. */
+/** Whether `host` is one of `domains` or under one, as the installation's allowed domains are read. */
 export function withinVerifiedDomains(host: string, domains: readonly string[]): boolean {
-  return domains.some((domain) => host === domain || host.endsWith(`.${domain}`));
+  return domains.some((domain) => hostWithin(host, domain));
 }
 
 /** Whether the TXT strings found at the record (each record's chunks joined) hold the token. */
