@@ -1,13 +1,14 @@
 // Set up before each file of the node suite (vitest.node.config.ts): before the file's own hooks, waits
 // for the node's parts and the builds it needs (./file-needs.ts), then for its locks (./locks.ts), which
-// it leaves after its own hooks. A part that failed fails the file at once with its error.
+// it leaves after its own hooks. A test that fails has the node's state printed beside it. A part that failed fails the file at once with its error.
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, inject } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import { Builds } from '../../workbench/builds.ts';
 import { nodeParts } from '../../workbench/node/parts.ts';
 import { needsOf, runsBeside } from './file-needs.ts';
 import { takeLock, type LockName } from './locks.ts';
 import { awaitParts } from '../../workbench/node/part-markers.ts';
+import { reportNodeState } from './failure-report.ts';
 
 /** Long enough for the last part of a fresh machine's builds; a warm machine has them in a minute. */
 const waitMs = 60 * 60_000;
@@ -31,3 +32,8 @@ beforeAll(async () => {
 
 // Registered before the file's own: after hooks run in reverse order, so this one runs last.
 afterAll(() => releases.forEach((release) => release()));
+
+// Registered before the file's own: runs after them, while the file's namespaces still stand.
+afterEach(async ({ task }) => {
+  if (task.result?.state === 'fail') await reportNodeState(task.name);
+});
