@@ -33,7 +33,7 @@ export interface AgentServer {
 }
 
 const program = `
-import asyncio, json, os, sys
+import asyncio, json, os, sys, warnings
 import httpx
 from langgraph_sdk.client import LangGraphClient
 
@@ -112,15 +112,21 @@ async def main(url, step, thread_id, graph, inputs):
         print(json.dumps(sorted(run["created_at"] for run in runs)))
         return
     if step == "stream":
-        # A run streamed through the URL: what the run's status was when the first event came, and the events.
+        # A run streamed through the URL: what the run's status was when the first event came, and the
+        # events. A dropped connection leaves the run going (on_disconnect "continue": the server's default
+        # cancels it) and the SDK reconnects, saying so in a warning: kept as "reconnected".
         thread_id = (await client.threads.create())["thread_id"]
         events, first_seen_while = [], None
-        async for part in client.runs.stream(thread_id, graph, input=inputs[0], stream_mode="values"):
-            if first_seen_while is None:
-                first_seen_while = (await client.runs.list(thread_id))[0]["status"]
-            events.append(part.event)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            stream = client.runs.stream(thread_id, graph, input=inputs[0], stream_mode="values", on_disconnect="continue")
+            async for part in stream:
+                if first_seen_while is None:
+                    first_seen_while = (await client.runs.list(thread_id))[0]["status"]
+                events.append(part.event)
         state = await client.threads.get_state(thread_id)
-        print(json.dumps({"first_seen_while": first_seen_while, "events": events, "values": state["values"]}))
+        reconnected = [str(warning.message) for warning in caught if "econnect" in str(warning.message)]
+        print(json.dumps({"first_seen_while": first_seen_while, "events": events, "values": state["values"], "reconnected": reconnected}))
         return
     if step == "join":
         for thread, run in inputs:
@@ -181,6 +187,8 @@ export interface StreamedRun {
   first_seen_while: string;
   events: string[];
   values: Record<string, unknown>;
+  /** The SDK's warnings of a stream it took up again after its connection dropped. */
+  reconnected: string[];
 }
 
 /** One run of `graph` on `input`, on a new thread, streamed as it goes. */
