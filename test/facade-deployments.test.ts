@@ -916,23 +916,24 @@ describe('kubectl and the facade see the same deployments', () => {
   });
 });
 
+// Hosts no other test file claims: the facade's cache spans every namespace of the shared control plane.
 describe('custom_url hosts, claimed once across the installation', () => {
   const stalledReason = async (namespace: string, name: string) =>
     (await readDeployment(namespace, name)).status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True')?.reason;
 
   it('refuses a second claim of a host from any organization (409, the claimant unnamed), a reserved host and one outside the allowed domains (422)', async () => {
-    await create('shop', { source_config: { custom_url: 'https://shop.apps.example.com/store' } });
+    await create('shop', { source_config: { custom_url: 'https://storefront.apps.example.com/store' } });
     const second = await t.call('POST', '/v2/deployments', {
       body: {
         name: 'thief',
         source: 'external_docker',
-        source_config: { custom_url: 'https://SHOP.apps.example.com/' },
+        source_config: { custom_url: 'https://STOREFRONT.apps.example.com/' },
         source_revision_config: { image_uri: 'nginx:1' },
       },
       key: t.otherOrg.key,
     });
     expect(second.status).toBe(409);
-    expect(second.body.detail).toBe('custom_url host shop.apps.example.com is claimed by another deployment.');
+    expect(second.body.detail).toBe('custom_url host storefront.apps.example.com is claimed by another deployment.');
     expect(second.text).not.toContain(t.org.namespace);
     expect((await t.call('GET', '/v2/deployments?name=thief', { key: t.otherOrg.key })).body.resources).toEqual([]);
 
@@ -943,12 +944,12 @@ describe('custom_url hosts, claimed once across the installation', () => {
         'https://victim.example.org',
         'custom_url host victim.example.org is outside the domains this installation allows: apps.example.com',
       ],
-      ['https://shop.apps.example.com/other', 'custom_url host shop.apps.example.com is claimed by another deployment.'],
+      ['https://storefront.apps.example.com/other', 'custom_url host storefront.apps.example.com is claimed by another deployment.'],
     ];
     for (const [url, message] of cases) {
       const refused = await t.call('PATCH', `/v2/deployments/${other.id}`, { body: { source_config: { custom_url: url } } });
       expect(refused.body.detail, url).toEqual(
-        url.includes('shop.') ? message : [{ loc: ['body', 'source_config', 'custom_url'], msg: message, type: 'value_error' }],
+        url.includes('storefront.') ? message : [{ loc: ['body', 'source_config', 'custom_url'], msg: message, type: 'value_error' }],
       );
     }
     expect((await readDeployment(t.org.namespace, 'other-host')).spec.sourceConfig?.customUrl).toBeUndefined();
