@@ -283,6 +283,15 @@ async function stalledReason(namespace: string, name: string, kind = 'deployment
   return conditions?.find((condition) => condition.type === 'Stalled' && condition.status === 'True')?.reason ?? '';
 }
 
+/** An object's Ready condition, if it has one. */
+async function readyCondition(namespace: string, name: string): Promise<{ status: string; reason: string; message: string } | undefined> {
+  const got = await kubectl(['get', 'deployments.berth.dev', name, '-n', namespace, '-o', 'json']);
+  const conditions = (
+    JSON.parse(got.stdout) as { status?: { conditions?: { type: string; status: string; reason: string; message: string }[] } }
+  ).status?.conditions;
+  return conditions?.find((condition) => condition.type === 'Ready');
+}
+
 /** One attack through kubectl that the CRD admits: the attacker's Deployment applied as the tenant, once it
  * is Stalled with `reason` (counted as tried; the caller counts it refused once it checked nothing ran). */
 async function appliedUntilStalled(name: string, spec: object, reason: string, what = 'the deployment Stalled'): Promise<void> {
@@ -598,6 +607,41 @@ describe('a hostile tenant', () => {
       tally.refused += 1;
     } finally {
       await kubectl(['delete', 'deployments.berth.dev', 'freed', '-n', attackerNamespace, '--ignore-not-found', '--wait=false']);
+    }
+  });
+
+  it("cannot hold Berth's controller with a zone that never answers its host's proof", async () => {
+    // The attacker's own zone drops Berth's questions: a pass that waited on each would hold a worker.
+    dns.silence(ownershipRecordName('tarpit.apps.example.com'));
+    tally.tried += 1;
+    const applied = await kubectl(
+      ['apply', '-n', attackerNamespace, '-f', '-', `--as=system:serviceaccount:${attackerNamespace}:tenant`],
+      deployment('tarpit', { sourceConfig: { customUrl: 'https://tarpit.apps.example.com/' } }),
+    );
+    expect(applied.code, applied.stderr).toBe(0);
+    try {
+      // The pass says it is looking while DNS stays silent: it went on instead of waiting.
+      const looking = await eventually(
+        async () => (await readyCondition(attackerNamespace, 'tarpit'))?.message.includes('slow to answer') || undefined,
+        20_000,
+        'the tarpit looked at',
+      );
+      expect(looking).toBe(true);
+      expect(await stalledReason(attackerNamespace, 'tarpit')).toBe('');
+      // Once the lookup gives up, the verdict wakes the deployment: refused, never routed.
+      await eventually(
+        async () => (await stalledReason(attackerNamespace, 'tarpit')) === 'HostOwnershipUnproven' || undefined,
+        30_000,
+        'the tarpit Stalled',
+      );
+      expect((await readyCondition(attackerNamespace, 'tarpit'))?.message).toMatch(
+        /looking up _berth-challenge\.tarpit\.apps\.example\.com failed: ETIMEOUT/,
+      );
+      const routed = await kubectl(['get', 'ingress', 'tarpit', '-n', attackerNamespace, '-o', 'jsonpath={.spec.rules[*].host}']);
+      expect(routed.stdout).not.toContain('tarpit.apps.example.com');
+      tally.refused += 1;
+    } finally {
+      await kubectl(['delete', 'deployments.berth.dev', 'tarpit', '-n', attackerNamespace, '--ignore-not-found', '--wait=false']);
     }
   });
 

@@ -25,7 +25,7 @@
 // cache is src/workloads/), problem.ts (why a spec cannot be served), options.ts (what an installation
 // chooses), writer.ts (every write), reconcile.ts and finalize.ts (the loop and the deletion finalizer,
 // with retained-data.ts), sources.ts (what enqueues a Deployment).
-import { unlessStatusOnly, withRecorder, type Controller, type DeepReadonly, type Manager } from '../../runtime/index.ts';
+import { unlessStatusOnly, withRecorder, type Controller, type DeepReadonly, type Manager, type ObjectKey } from '../../runtime/index.ts';
 import type { V1Secret } from '@kubernetes/client-node';
 import { secretValues } from '../../codehost/index.ts';
 import { createNotifier } from '../../notifications/notifier.ts';
@@ -78,7 +78,10 @@ export function registerDeploymentControllers(
     origins: options.notificationOrigins,
     retryBaseMs: options.notificationRetryBaseMs,
   });
-  const reconcile = withRecorder(createDeploymentReconciler({ informers, writer, options }), (recorder) =>
+  // A verdict that comes after its pass wakes the Deployment (the controller is made just below).
+  let controller: Controller | undefined;
+  const wake = (key: ObjectKey) => controller?.enqueue(key);
+  const reconcile = withRecorder(createDeploymentReconciler({ informers, writer, options, wake }), (recorder) =>
     notifyingRecorder(recorder, notifier),
   );
 
@@ -93,6 +96,7 @@ export function registerDeploymentControllers(
     reconcile,
     concurrency: options.concurrency,
   });
+  controller = deployment;
 
   return { deployment, informers };
 }

@@ -37,6 +37,7 @@ import { syncWorkloads, type CurrentWorkloads } from './rollout/workloads.ts';
 import { ensureActivatorGrant, releaseActivatorGrant, scaleToZeroOf } from './rollout/scale-to-zero.ts';
 import { decideStatus, type PassStatus } from './status/status-decision.ts';
 import { writeStatus } from './status/write-status.ts';
+import { ownershipVerdicts } from '../../domains/ownership-verdicts.ts';
 
 /** What a pass leaves: its status, and when to run again; or what it does once its status is written. */
 interface PassEnd {
@@ -48,11 +49,12 @@ interface PassEnd {
 
 export function createDeploymentReconciler(deps: DeploymentReconcilerDependencies) {
   const heads = createSourceHeads({ intervalMs: deps.options.sourcePollIntervalMs });
+  const hostVerdicts = deps.options.hostOwnership && ownershipVerdicts(deps.options.hostOwnership);
   return async function reconcileDeployment(
     key: { namespace: string; name: string },
     context: ReconcileContext,
   ): Promise<ReconcileResult | void> {
-    const pass: Pass = { ...deps, heads, context };
+    const pass: Pass = { ...deps, heads, ...optional('hostVerdicts', hostVerdicts), context };
     const end = await reconcileOnce(pass, key);
     if (end.status) await writeStatus(pass, decideStatus(end.status, deps.options.now()));
     return end.afterStatus ? end.afterStatus() : end.result;
