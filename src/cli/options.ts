@@ -223,6 +223,7 @@ const jsonText = z
     try {
       return JSON.parse(text) as unknown;
     } catch {
+      // Not the parser's message: it quotes the text back; the issue names the option.
       context.addIssue({ code: 'custom', message: 'expected a JSON object' });
       return z.NEVER;
     }

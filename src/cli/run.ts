@@ -80,9 +80,10 @@ function routingFor(options: Options) {
  * rather than a cache that never fills. */
 async function requireScaledObjects(kubeConfig: KubeConfig): Promise<void> {
   const { apiVersion, kind } = scaledObjectKind;
-  await resolveResource(kubeConfig, apiVersion, kind).catch(() => {
+  await resolveResource(kubeConfig, apiVersion, kind).catch((error: unknown) => {
     throw new Error(
       `--concurrency-metrics needs KEDA: this cluster serves no ${kind} (${apiVersion}). Install KEDA, or leave --concurrency-metrics unset for a HorizontalPodAutoscaler on CPU`,
+      { cause: error },
     );
   });
 }
@@ -116,9 +117,10 @@ async function activatorFor(kubeConfig: KubeConfig, options: Options, gateway: u
   const activator = { proxy: options.activatorProxy, scalerAddress: options.activatorScaler };
   if (!gateway) throw new Error('--activator-proxy needs a Gateway (--gateway): an Ingress cannot reach a Service in another namespace');
   for (const { apiVersion, kind } of [scaledObjectKind, interceptorRouteKind]) {
-    await resolveResource(kubeConfig, apiVersion, kind).catch(() => {
+    await resolveResource(kubeConfig, apiVersion, kind).catch((error: unknown) => {
       throw new Error(
         `--activator-proxy needs KEDA and its HTTP add-on (v0.14.0 or later): this cluster serves no ${kind} (${apiVersion}). Install them, or leave --activator-proxy unset (dev_zero then runs as dev)`,
+        { cause: error },
       );
     });
   }

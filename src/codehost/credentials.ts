@@ -70,6 +70,7 @@ function isRsaPrivateKey(pem: string): boolean {
   try {
     return createPrivateKey(pem).asymmetricKeyType === 'rsa';
   } catch {
+    // Anything that is no key throws; the caller's message names the Secret key instead of quoting it.
     return false;
   }
 }

@@ -63,7 +63,12 @@ export function createGitLabClient(options: GitLabClientOptions): CodeHostClient
       const cause = (error as { cause?: { message?: string } }).cause?.message ?? (error as Error).message;
       throw new CodeHostUnreachableError(redactSecrets(`GitLab at ${baseUrl} is unreachable: ${cause}`, secrets));
     }
-    const text = await response.text().catch(() => '');
+    const text = await response.text().catch((error: unknown) => {
+      // An error answer's body only adds detail; a good answer cut short must not read as an empty one.
+      if (response.ok)
+        throw new CodeHostUnreachableError(redactSecrets(`GitLab at ${baseUrl} is unreachable: ${(error as Error).message}`, secrets));
+      return '';
+    });
     let body: unknown = text;
     try {
       body = JSON.parse(text);

@@ -138,6 +138,7 @@ async function watchStream(
   const query = deploymentId ? `?deployment_id=${encodeURIComponent(deploymentId)}` : '';
   const response = await fetch(`/v2/deployments/watch${query}`, { headers, credentials: 'omit', cache: 'no-store', signal });
   if (!response.ok || !response.body) {
+    // An error answer need not be JSON (a proxy's page): problemText then names the status.
     const problem = (await response.json().catch(() => undefined)) as Problem | undefined;
     throw new ApiError(response.status, problemText(response.status, problem));
   }

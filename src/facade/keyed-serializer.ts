@@ -7,6 +7,7 @@ export function createKeyedSerializer(): KeyedSerializer {
   const tails = new Map<string, Promise<unknown>>();
   return <T>(key: string, work: () => Promise<T>): Promise<T> => {
     const run = (tails.get(key) ?? Promise.resolve()).then(work, work);
+    // The caller hears the failure through `run`; the tail only orders the next work for the key.
     const tail = run.catch(() => undefined);
     tails.set(key, tail);
     void tail.then(() => {

@@ -93,6 +93,7 @@ export async function writeOwnedSecretOrUndo(
   try {
     await writeOwnedSecret(writer, secret);
   } catch (error) {
+    // Best effort: the Secret's failure is the one the caller must hear; an object left behind can be deleted.
     await writer.delete(created.resource, created.namespace, created.name).catch(() => {});
     throw error;
   }

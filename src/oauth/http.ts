@@ -46,6 +46,7 @@ export function describeUrl(url: string | URL): string {
     const parsed = new URL(url);
     return `${parsed.origin}${parsed.pathname}`;
   } catch {
+    // Not quoted: text that is no URL may still carry userinfo or a query.
     return '(invalid URL)';
   }
 }

@@ -192,6 +192,7 @@ async function putArchive(at: Target, body: Readable, limits: ArchiveLimits): Pr
     await call(at, withDigest(nextLocation(sent, at.base), outcome.layer.digest), { method: 'PUT' }, 201, 'commit');
     return outcome;
   } catch (error) {
+    // Best effort: the failure thrown below is the one to report, and an upload never committed makes no blob.
     await fetch(session, { method: 'DELETE', headers: at.headers }).catch(() => undefined);
     throw check.failure() ?? (error instanceof SourceArchiveError ? error : unavailable(at, 'archive', (error as Error).message));
   }
@@ -210,6 +211,7 @@ export function archiveCheck(limits: ArchiveLimits) {
   let unpacked = 0;
   let failure: SourceArchiveError | undefined;
   const { promise: done, ...settle } = Promise.withResolvers<{ layer: Descriptor; uncompressed: string }>();
+  // Handled here so a failure before putArchive awaits `done` is no unhandled rejection; the awaiter still gets it.
   done.catch(() => undefined);
   const stream = new Transform({
     transform(chunk: Buffer, _encoding, callback) {

@@ -53,6 +53,7 @@ function verifiedClaims(key: Buffer, prefix: string, token: string, nowSeconds: 
     const claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
     return typeof claims['e'] === 'number' && claims['e'] > nowSeconds ? claims : undefined;
   } catch {
+    // The signature held, so this key signed the payload: one that is not Berth's JSON grants nothing.
     return undefined;
   }
 }

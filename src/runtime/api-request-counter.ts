@@ -52,6 +52,7 @@ function normalizeOrigin(origin: string): string {
     try {
       normalized = new URL(origin).origin;
     } catch {
+      // An origin that does not parse is compared as spelled: it is not the cluster's, and matches nothing.
       normalized = origin;
     }
     if (normalizedOrigins.size < 1000) normalizedOrigins.set(origin, normalized);

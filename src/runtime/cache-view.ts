@@ -102,6 +102,7 @@ function parseMember(member: string): unknown {
   try {
     return JSON.parse(member.slice(2));
   } catch {
+    // A member that is not JSON names no item, like any member itemMatcher does not know.
     return undefined;
   }
 }

@@ -150,6 +150,7 @@ class AggregatingEventRecorder implements EventRecorder {
       path: `/api/v1/namespaces/${encodeURIComponent(occurrence.namespace)}/events`,
       body: eventBody(object, entry.name, occurrence, { component: this.#options.component, instance: this.#options.instance ?? '' }),
     });
+    // Count updates only wait for the create to settle; #track below logs its failure.
     entry.created = created.catch(() => {});
     this.#track(
       created.then(

@@ -362,6 +362,7 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
           try {
             event = JSON.parse(line) as WatchEvent;
           } catch {
+            // Not the parser's message: it quotes the line, which may hold a Secret's data.
             settle(new Error('watch sent a line that is not JSON'));
             return;
           }

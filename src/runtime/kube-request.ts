@@ -146,6 +146,7 @@ export function errorFromStatus(code: number, text: string): KubeApiError {
     const status = JSON.parse(text) as { reason?: string; message?: string; code?: number; details?: { causes?: KubeStatusCause[] } };
     return new KubeApiError(status.code ?? code, status.reason ?? '', status.message ?? `HTTP ${code}`, status.details?.causes ?? []);
   } catch {
+    // Not a Status (a proxy's error page, say): the body's start is the message.
     return new KubeApiError(code, '', `HTTP ${code}: ${text.slice(0, 200)}`);
   }
 }

@@ -235,6 +235,7 @@ export class Manager {
         try {
           await Promise.all(controller.informers.map((informer) => informer.waitForSync(this.#lifetime.signal)));
         } catch {
+          // waitForSync rejects only once the lifetime signal aborts: Berth is stopping, nothing to start.
           return;
         }
         if (term === this.#leaderTerm && this.#leading && !this.#stopping) controller.start();

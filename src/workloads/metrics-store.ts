@@ -20,6 +20,7 @@ export async function instantValue(store: string, promql: string): Promise<numbe
   const url = storeUrl(store, 'api/v1/query');
   url.searchParams.set('query', promql);
   const response = await fetch(url, { signal: AbortSignal.timeout(readTimeoutMs), redirect: 'error' });
+  // An error answer need not be JSON: the status is what the error below reports.
   const answer = (await response.json().catch(() => ({ status: 'error' }))) as PromAnswer;
   if (!response.ok || answer.status !== 'success') throw new Error(`the metrics store answered ${response.status}`);
   const value = Number(answer.data?.result?.[0]?.value?.[1]);
@@ -49,6 +50,7 @@ export async function rangeValues(store: string, promql: string, range: QueryRan
   url.searchParams.set('end', String(last));
   url.searchParams.set('step', `${step}s`);
   const response = await fetch(url, { signal: AbortSignal.timeout(readTimeoutMs), redirect: 'error' });
+  // An error answer need not be JSON: the status is what the error below reports.
   const answer = (await response.json().catch(() => ({ status: 'error' }))) as PromRangeAnswer;
   if (!response.ok || answer.status !== 'success') throw new Error(`the metrics store answered ${response.status}`);
   const found = new Map((answer.data?.result?.[0]?.values ?? []).map(([at, value]) => [Math.round(at), Number(value)]));

@@ -49,7 +49,11 @@ export function registerWebhookRoutes(app: FastifyInstance, deps: FacadeDependen
       // caller without the secret cannot tell which integrations exist or take webhooks.
       const unverified = new HttpError(401, `The delivery is not verified: integration ID ${id} takes no webhook signed so.`);
       if (!integration) throw unverified;
-      const secret = await deps.repositories.webhookSecret(integration).catch(() => undefined);
+      const secret = await deps.repositories.webhookSecret(integration).catch((error: unknown) => {
+        // A missing Secret reads as undefined, so this is the API server failing: logged, and answered like the rest.
+        request.log.warn({ err: (error as Error).message, integration: id }, 'could not read the webhook secret');
+        return undefined;
+      });
       if (!secret) throw unverified;
       const provider = codeHostProvider(integration.spec.provider);
       const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);

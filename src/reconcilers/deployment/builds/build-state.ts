@@ -100,6 +100,7 @@ function digestOf(status: ReadonlyContainerStatus | undefined): string | undefin
     const digest = (JSON.parse(message) as Record<string, unknown>)['containerimage.digest'];
     return typeof digest === 'string' && /^sha256:[0-9a-f]{64}$/.test(digest) ? digest : undefined;
   } catch {
+    // Not JSON (the kubelet cuts a termination message at 4 KiB): no digest, as when it names none.
     return undefined;
   }
 }

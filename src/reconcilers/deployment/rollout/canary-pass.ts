@@ -3,7 +3,7 @@
 // over; writes nothing.
 import { canaryQueries, childNames, interruptionOf, type CanaryFigures, type Deployment } from '../../../api/index.ts';
 import { applicationServicePort, type RouteServices } from '../../../api/child-names.ts';
-import type { DeepReadonly } from '../../../runtime/index.ts';
+import type { DeepReadonly, Logger } from '../../../runtime/index.ts';
 import { podsOfRevision } from '../../../workloads/revision-pods.ts';
 import { instantValue } from '../../../workloads/metrics-store.ts';
 import {
@@ -76,7 +76,7 @@ export async function canaryPlan(
   const failure = podProblem ?? (canaryRollout.failed ? { reason: 'ProgressDeadlineExceeded', message: canaryRollout.failed } : undefined);
   const figures =
     previous && analysisDue(previous, settings, now)
-      ? await readFigures(store, owner.namespace, routeTo, analysisWindowSeconds(previous, now))
+      ? await readFigures(store, owner.namespace, routeTo, analysisWindowSeconds(previous, now), pass.context.logger)
       : undefined;
   const decision = decideCanary({
     settings,
@@ -110,6 +110,7 @@ async function readFigures(
   namespace: string,
   routeTo: RouteServices,
   windowSeconds: number,
+  logger: Logger,
 ): Promise<CanaryFigures | undefined> {
   const queries = canaryQueries({ namespace, canary: routeTo.canary, stable: routeTo.stable, port: applicationServicePort }, windowSeconds);
   try {
@@ -126,7 +127,9 @@ async function readFigures(
       ...(stableP99 === undefined ? {} : { stableLatencyP99Seconds: round(stableP99) }),
       windowSeconds,
     };
-  } catch {
+  } catch (error) {
+    // The status says only that the store did not answer: why goes to the log.
+    logger.warn({ err: error }, 'the metrics store did not answer the canary queries');
     return undefined;
   }
 }
