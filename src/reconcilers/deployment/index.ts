@@ -79,8 +79,7 @@ export function registerDeploymentControllers(
     retryBaseMs: options.notificationRetryBaseMs,
   });
   // A verdict that comes after its pass wakes the Deployment (the controller is made just below).
-  let controller: Controller | undefined;
-  const wake = (key: ObjectKey) => controller?.enqueue(key);
+  const wake = (key: ObjectKey) => deployment.enqueue(key);
   const reconcile = withRecorder(createDeploymentReconciler({ informers, writer, options, wake }), (recorder) =>
     notifyingRecorder(recorder, notifier),
   );
@@ -96,7 +95,6 @@ export function registerDeploymentControllers(
     reconcile,
     concurrency: options.concurrency,
   });
-  controller = deployment;
 
   return { deployment, informers };
 }
