@@ -5,7 +5,7 @@
 // nothing is told to ignore certificate errors. Every other name resolves nowhere, so the browser
 // reaches nothing beyond this machine. Then the web console (built here, about 1 s) in the same browser:
 // sign in with a key, the list live, a deployment's conditions, revisions, requests charted from the
-// node's metrics store, log and events, a refused setting and a secret set, delete after typing its
+// node's metrics store, log and events, a refused setting, a canary and a secret set, delete after typing its
 // name, and no CSP violation; axe-core finds no serious or critical accessibility violation on the
 // sign-in form, the list or a deployment's page; signing in and opening a deployment work from the
 // keyboard alone.
@@ -210,6 +210,13 @@ describe('the web console in a browser', () => {
     await page.click('form[data-setting="scale"] button[type="submit"]');
     await page.waitForSelector('form[data-setting="scale"] .error');
     expect(await shown('form[data-setting="scale"] .error')).toContain('resource_spec.min_scale');
+    // Its canary's steps, saved in place; an image's deployment has no previews to set.
+    await page.type('input[name="canary-steps"]', '20, 50');
+    await page.type('input[name="canary-pause"]', '30');
+    await page.click('form[data-setting="canary"] button[type="submit"]');
+    await page.waitForFunction(`document.querySelector('form[data-setting="canary"]')?.innerText.includes('Saved.')`, { timeout: 30_000 });
+    expect((await api.ok('GET', `/v2/deployments/${other.id}`)).source_config.canary).toMatchObject({ steps: [20, 50], pause_seconds: 30 });
+    expect(await page.$('form[data-setting="previews"]')).toBeNull();
     const token = `value-${randomUUID()}`;
     await page.type('input[name="secret-name"]', 'API_TOKEN');
     await page.type('input[name="secret-value"]', token);

@@ -1,9 +1,20 @@
 // What a deployment's owner changes in place (none of it makes a revision but secrets): its scale, its
-// custom URL, and its secrets, whose values are written and never shown (a value read back is the
-// API's mask, which keeps the stored one when sent again). The API's own refusal shows beside each form.
+// custom URL, its canary's steps, its previews (a code-host deployment's), and its secrets, whose values
+// are written and never shown (a value read back is the API's mask, which keeps the stored one when sent
+// again). The API's own refusal shows beside each form.
 import { useState } from 'preact/hooks';
 import { messageOf, type Client, type Deployment, type DeploymentPatch } from '../api.ts';
 import { Alert } from '../parts.tsx';
+import {
+  canaryForm,
+  canaryPatch,
+  previewForkChoices,
+  previewsForm,
+  previewsPatch,
+  previewTriggerChoices,
+  type PreviewForkMode,
+  type PreviewTrigger,
+} from '../rollout-settings.ts';
 
 /** A form's state: saving, saved, or the API's words. */
 function useSave(client: Client, id: string) {
@@ -27,6 +38,8 @@ export function Settings({ client, deployment }: { client: Client; deployment: D
       <h2>Settings</h2>
       <Scale client={client} deployment={deployment} />
       <CustomUrl client={client} deployment={deployment} />
+      <Canary client={client} deployment={deployment} />
+      {deployment.source === 'codehost' ? <Previews client={client} deployment={deployment} /> : null}
       <Secrets client={client} deployment={deployment} />
     </>
   );
@@ -77,6 +90,90 @@ function CustomUrl({ client, deployment }: { client: Client; deployment: Deploym
         />
       </label>
       <button type="submit">Save URL</button>
+      {outcome}
+    </form>
+  );
+}
+
+function Canary({ client, deployment }: { client: Client; deployment: Deployment }) {
+  const [form, setForm] = useState(() => canaryForm(deployment));
+  const { save, outcome } = useSave(client, deployment.id);
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    void save(canaryPatch(form));
+  };
+  return (
+    <form class="settings" data-setting="canary" onSubmit={submit}>
+      <label>
+        Canary steps <span class="hint">(percents, as 20, 50; empty: none)</span>
+        <input
+          name="canary-steps"
+          autocomplete="off"
+          value={form.steps}
+          onInput={(e) => setForm({ ...form, steps: e.currentTarget.value })}
+        />
+      </label>
+      <label>
+        Seconds per step
+        <input
+          name="canary-pause"
+          type="number"
+          min="1"
+          value={form.pauseSeconds}
+          onInput={(e) => setForm({ ...form, pauseSeconds: e.currentTarget.value })}
+        />
+      </label>
+      <button type="submit">Save canary</button>
+      {outcome}
+    </form>
+  );
+}
+
+function Previews({ client, deployment }: { client: Client; deployment: Deployment }) {
+  const [form, setForm] = useState(() => previewsForm(deployment));
+  const { save, outcome } = useSave(client, deployment.id);
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    void save(previewsPatch(form));
+  };
+  return (
+    <form class="settings" data-setting="previews" onSubmit={submit}>
+      <label>
+        Previews of pull requests
+        <select
+          name="previews-trigger"
+          value={form.trigger}
+          onChange={(e) => setForm({ ...form, trigger: e.currentTarget.value as PreviewTrigger })}
+        >
+          {Object.entries(previewTriggerChoices).map(([value, text]) => (
+            <option value={value}>{text}</option>
+          ))}
+        </select>
+      </label>
+      {form.trigger === 'label' ? (
+        <label>
+          Label
+          <input
+            name="previews-label"
+            autocomplete="off"
+            value={form.label}
+            onInput={(e) => setForm({ ...form, label: e.currentTarget.value })}
+          />
+        </label>
+      ) : null}
+      <label>
+        Requests from forks
+        <select
+          name="previews-forks"
+          value={form.forks}
+          onChange={(e) => setForm({ ...form, forks: e.currentTarget.value as PreviewForkMode })}
+        >
+          {Object.entries(previewForkChoices).map(([value, text]) => (
+            <option value={value}>{text}</option>
+          ))}
+        </select>
+      </label>
+      <button type="submit">Save previews</button>
       {outcome}
     </form>
   );
