@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { isKubeApiError, kubeRequest } from '../../src/runtime/index.ts';
 import { testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { startTestFacade } from '../support/facade.ts';
+import { revisionNotYetMade } from '../../src/facade/routes/deployments.ts';
 import { operationLabel, operationsOf, requestArbitrary, resolve, schemaErrors, type OpenApiDocument } from './support/openapi-fuzz.ts';
 import { recordFigures, sizeFromEnv } from './support/figures.ts';
 
@@ -18,6 +19,7 @@ const crdRuns = sizeFromEnv('BERTH_RELIABILITY_CRD_RUNS', 300);
 const seed = sizeFromEnv('BERTH_RELIABILITY_SEED', Date.now() % 2 ** 31);
 
 const eventStream = 'text/event-stream';
+const newRevisionLabel = 'POST /v2/deployments/{deployment_id}/revisions';
 
 /** The first event of a server-sent stream, then the stream cancelled. */
 async function firstEvent(response: Response): Promise<string> {
@@ -110,7 +112,10 @@ describe(`fuzzing (seed ${seed})`, () => {
         const operation = operationByLabel.get(label)!;
         byOperation.set(label, (byOperation.get(label) ?? 0) + 1);
         const example = `${response.status} ${text.slice(0, 200)} (sent ${request.headers['content-type'] ?? ''} ${request.body?.slice(0, 200) ?? 'no body'})`;
-        if (response.status >= 500) return violation('5xx', label, response.status, example);
+        // No controller runs beside this facade: a valid request for a new revision is written, and the
+        // revision it waits for is never made. That 503 is the one answer of the kind that is by design.
+        const revisionNeverMade = response.status === 503 && label === newRevisionLabel && text.includes(revisionNotYetMade);
+        if (response.status >= 500 && !revisionNeverMade) return violation('5xx', label, response.status, example);
         const documented = operation.responses[String(response.status)];
         if (!documented) return violation('undocumented status', label, response.status, example);
         if (streaming)

@@ -446,7 +446,8 @@ interface WriteOptions {
 
 const noNewRevision =
   'This body makes no new revision: it changes neither source_revision_config nor the secrets. Change one of them, or redeploy an earlier revision.';
-const revisionNotYetMade = 'The revision was requested and is not made yet: list the revisions shortly.';
+/** A new revision's 503: the write is done, the controller has not made the revision within the wait. */
+export const revisionNotYetMade = 'The revision was requested and is not made yet: list the revisions shortly.';
 
 /** Whether what a revision is made of (its source revision config and the secrets' names and sources)
  * differs, whatever order the keys come in, as the revision digest sees it. */
