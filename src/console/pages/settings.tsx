@@ -32,6 +32,22 @@ function useSave(client: Client, id: string) {
   return { save, outcome };
 }
 
+/** A form whose values are read from the deployment, saved as the PATCH `toPatch` makes of them. */
+function useSettingForm<F>(
+  client: Client,
+  deployment: Deployment,
+  read: (deployment: Deployment) => F,
+  toPatch: (form: F) => DeploymentPatch,
+) {
+  const [form, setForm] = useState(() => read(deployment));
+  const { save, outcome } = useSave(client, deployment.id);
+  const submit = (event: SubmitEvent) => {
+    event.preventDefault();
+    void save(toPatch(form));
+  };
+  return { form, setForm, submit, outcome };
+}
+
 export function Settings({ client, deployment }: { client: Client; deployment: Deployment }) {
   return (
     <>
@@ -96,12 +112,7 @@ function CustomUrl({ client, deployment }: { client: Client; deployment: Deploym
 }
 
 function Canary({ client, deployment }: { client: Client; deployment: Deployment }) {
-  const [form, setForm] = useState(() => canaryForm(deployment));
-  const { save, outcome } = useSave(client, deployment.id);
-  const submit = (event: SubmitEvent) => {
-    event.preventDefault();
-    void save(canaryPatch(form));
-  };
+  const { form, setForm, submit, outcome } = useSettingForm(client, deployment, canaryForm, canaryPatch);
   return (
     <form class="settings" data-setting="canary" onSubmit={submit}>
       <label>
@@ -130,12 +141,7 @@ function Canary({ client, deployment }: { client: Client; deployment: Deployment
 }
 
 function Previews({ client, deployment }: { client: Client; deployment: Deployment }) {
-  const [form, setForm] = useState(() => previewsForm(deployment));
-  const { save, outcome } = useSave(client, deployment.id);
-  const submit = (event: SubmitEvent) => {
-    event.preventDefault();
-    void save(previewsPatch(form));
-  };
+  const { form, setForm, submit, outcome } = useSettingForm(client, deployment, previewsForm, previewsPatch);
   return (
     <form class="settings" data-setting="previews" onSubmit={submit}>
       <label>
