@@ -5,6 +5,7 @@
 // (the controller enqueues the Deployment). One lookup per question at a time, however many ask.
 import type { HostOwnershipProver, OwnershipQuestion, OwnershipVerdict } from './host-ownership.ts';
 import { verifiedDomainsAnnotation } from '../api/index.ts';
+import { withTimeout } from '../runtime/index.ts';
 
 export interface OwnershipVerdictOptions {
   /** How long a verdict is given without asking again. */
@@ -67,7 +68,7 @@ export function ownershipVerdicts(prove: HostOwnershipProver, options: Ownership
         return entry.verdict;
       }
       // The lookup may end between the timer and this line: its verdict is the entry's by then.
-      const answered = (await Promise.race([lookup, delay(waitMs)])) ?? entry.verdict;
+      const answered = (await withTimeout(lookup, waitMs)) ?? entry.verdict;
       if (answered) return answered;
       entry.waiting.add(onLateVerdict);
       return undefined;
@@ -79,5 +80,3 @@ export function ownershipVerdicts(prove: HostOwnershipProver, options: Ownership
 function questionKey({ host, organizationId, namespaceAnnotations }: OwnershipQuestion): string {
   return JSON.stringify([organizationId, host, namespaceAnnotations?.[verifiedDomainsAnnotation] ?? '']);
 }
-
-const delay = (ms: number) => new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ms).unref());

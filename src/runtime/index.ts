@@ -51,7 +51,7 @@ export { applyObject, applyUnlessCurrent, deleteObject, replaceObject, resolveRe
 export { appliedHashOf, contains, upToDate, withAppliedHash } from './applied-hash.ts';
 export { staleCacheRetryMs, StaleObjectError, writeStatus } from './status-write.ts';
 export { describeKubeApiRequest, onKubeApiRequest, type KubeApiRequestLabels } from './api-request-counter.ts';
-export { backoffDelay, sleep, type BackoffPolicy } from './backoff.ts';
+export { backoffDelay, sleep, withTimeout, type BackoffPolicy } from './backoff.ts';
 export { fieldsOwnedBy, ownedFieldsView, projectFields, stripManagedFields, type CacheTransform, type FieldSet } from './cache-view.ts';
 export {
   Controller,

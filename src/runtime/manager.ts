@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { onKubeApiRequest } from './api-request-counter.ts';
-import { backoffDelay, sleep } from './backoff.ts';
+import { backoffDelay, sleep, withTimeout } from './backoff.ts';
 import { Controller, type ControllerOptions } from './controller.ts';
 import { createEventRecorder, type EventRecorder } from './events.ts';
 import { startHealthServer, type HealthServer } from './health-server.ts';
@@ -242,11 +242,4 @@ export class Manager {
       }),
     );
   }
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
-  let timer: NodeJS.Timeout | undefined;
-  const result = await Promise.race([promise, new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)))]);
-  clearTimeout(timer);
-  return result;
 }
