@@ -275,21 +275,24 @@ const atGateway = (name: string) =>
     .filter(Boolean)
     .join('-');
 
-/** The reason of an object's Stalled condition while it is True, or ''. */
-async function stalledReason(namespace: string, name: string, kind = 'deployments.berth.dev'): Promise<string> {
-  const got = await kubectl(['get', kind, name, '-n', namespace, '-o', 'json']);
-  const conditions = (JSON.parse(got.stdout) as { status?: { conditions?: { type: string; status: string; reason: string }[] } }).status
-    ?.conditions;
-  return conditions?.find((condition) => condition.type === 'Stalled' && condition.status === 'True')?.reason ?? '';
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
 }
 
-/** An object's Ready condition, if it has one. */
-async function readyCondition(namespace: string, name: string): Promise<{ status: string; reason: string; message: string } | undefined> {
-  const got = await kubectl(['get', 'deployments.berth.dev', name, '-n', namespace, '-o', 'json']);
-  const conditions = (
-    JSON.parse(got.stdout) as { status?: { conditions?: { type: string; status: string; reason: string; message: string }[] } }
-  ).status?.conditions;
-  return conditions?.find((condition) => condition.type === 'Ready');
+/** An object's condition of `type`, if it has one. */
+async function conditionOf(namespace: string, name: string, type: string, kind = 'deployments.berth.dev'): Promise<Condition | undefined> {
+  const got = await kubectl(['get', kind, name, '-n', namespace, '-o', 'json']);
+  const conditions = (JSON.parse(got.stdout) as { status?: { conditions?: Condition[] } }).status?.conditions;
+  return conditions?.find((condition) => condition.type === type);
+}
+
+/** The reason of an object's Stalled condition while it is True, or ''. */
+async function stalledReason(namespace: string, name: string, kind = 'deployments.berth.dev'): Promise<string> {
+  const stalled = await conditionOf(namespace, name, 'Stalled', kind);
+  return stalled?.status === 'True' ? stalled.reason : '';
 }
 
 /** One attack through kubectl that the CRD admits: the attacker's Deployment applied as the tenant, once it
@@ -622,7 +625,7 @@ describe('a hostile tenant', () => {
     try {
       // The pass says it is looking while DNS stays silent: it went on instead of waiting.
       const looking = await eventually(
-        async () => (await readyCondition(attackerNamespace, 'tarpit'))?.message.includes('slow to answer') || undefined,
+        async () => (await conditionOf(attackerNamespace, 'tarpit', 'Ready'))?.message.includes('slow to answer') || undefined,
         20_000,
         'the tarpit looked at',
       );
@@ -634,7 +637,7 @@ describe('a hostile tenant', () => {
         30_000,
         'the tarpit Stalled',
       );
-      expect((await readyCondition(attackerNamespace, 'tarpit'))?.message).toMatch(
+      expect((await conditionOf(attackerNamespace, 'tarpit', 'Ready'))?.message).toMatch(
         /looking up _berth-challenge\.tarpit\.apps\.example\.com failed: ETIMEOUT/,
       );
       const routed = await kubectl(['get', 'ingress', 'tarpit', '-n', attackerNamespace, '-o', 'jsonpath={.spec.rules[*].host}']);
