@@ -6,6 +6,7 @@
 // organization's namespace only. Names and objects, pure.
 import { createHash } from 'node:crypto';
 import type { AppUrlTemplate } from './app-urls.ts';
+import type { KubeObject } from '../runtime/index.ts';
 
 /** The cert-manager issuer that signs the apps' certificates: `ClusterIssuer/<name>`, or `Issuer/<name>` in
  * the Gateway's namespace. */
@@ -105,6 +106,11 @@ export function renderCustomHostListener(tls: AppTls, organization: string, host
 }
 
 export type GatewayListener = ReturnType<typeof renderListener>;
+
+/** A Gateway as Berth reads it: its listeners, by name. */
+export interface GatewayObject extends KubeObject {
+  spec?: { listeners?: { name?: string }[] };
+}
 
 function renderListener(tls: AppTls, organization: string, name: string, hostname: string, secret: string) {
   return {

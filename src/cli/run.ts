@@ -20,7 +20,7 @@ import { registerOrganizationController } from '../reconcilers/organization/inde
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { publicCodeHostOrigins } from '../codehost/outbound.ts';
 import { dnsOwnershipProver, type HostOwnershipProver } from '../domains/host-ownership.ts';
-import { Manager, type Logger } from '../runtime/index.ts';
+import { Manager, type Logger, optional } from '../runtime/index.ts';
 import { resolveResource } from '../runtime/apply.ts';
 import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing.ts';
 import { registrySourceArchives } from '../registry/source-archives.ts';
@@ -69,9 +69,9 @@ function routingFor(options: Options) {
   const issuer = options.tlsIssuer;
   const tls: AppTls | undefined = issuer && gateway && appUrls?.scheme === 'https' ? { issuer, gateway, appUrls } : undefined;
   return {
-    ...(appUrls ? { appUrls } : {}),
-    ...(tls ? { tls } : {}),
-    ...(gateway ? { gateway } : {}),
+    ...optional('appUrls', appUrls),
+    ...optional('tls', tls),
+    ...optional('gateway', gateway),
     ...(options.ingressClass ? { ingressClassName: options.ingressClass } : {}),
   };
 }
@@ -246,8 +246,8 @@ async function registerControllers(manager: Manager, options: Options, installat
     notificationOrigins: options.notificationOrigins,
     ...(waiting.builder ? { awaitedBuilder: waiting.builder } : {}),
     ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
-    ...(options.buildResources ? { buildResources: options.buildResources } : {}),
-    ...(options.buildPlacement ? { buildPlacement: options.buildPlacement } : {}),
+    ...optional('buildResources', options.buildResources),
+    ...optional('buildPlacement', options.buildPlacement),
     sourcePollIntervalMs: options.sourcePollSeconds * 1000,
     buildsPerOrganization: options.buildsPerOrganization,
     previewBuildsPerOrganization: options.previewBuildsPerOrganization,
@@ -260,7 +260,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     ...organizationQuotaOf(options),
     requestScale: options.requestScale,
     hostPolicy,
-    ...(hostOwnership ? { hostOwnership } : {}),
+    ...optional('hostOwnership', hostOwnership),
     ...routing,
     ...scaling,
     ...activation,
@@ -324,10 +324,10 @@ async function startBerthFacade(
     ...scope,
     port: options.facadeAddress.port,
     host: options.facadeAddress.host,
-    ...(options.facadeNodeAddress ? { nodeAddress: options.facadeNodeAddress } : {}),
+    ...optional('nodeAddress', options.facadeNodeAddress),
     logger,
     hostPolicy,
-    ...(hostOwnership ? { hostOwnership } : {}),
+    ...optional('hostOwnership', hostOwnership),
     codeHostOrigins,
     ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
     ...(options.organizationPolicy?.maxCustomHosts !== undefined ? { maxCustomHosts: options.organizationPolicy.maxCustomHosts } : {}),

@@ -15,6 +15,7 @@ import { createGitLabClient } from './gitlab.ts';
 import { baseUrlRefusal, publicCodeHostOrigins } from './outbound.ts';
 import type { CodeHostAccount, CodeHostClient, CodeHostLog, Repository } from './repository.ts';
 import type { PullRequest } from './pull-request.ts';
+import { optional } from '../runtime/index.ts';
 
 /** The fields of a CodeHostIntegration the registry reads; an informer's read-only object fits. */
 export interface IntegrationReference {
@@ -76,9 +77,9 @@ export class CodeHostRegistry {
   readonly #rateLimits = new Map<string, { version: string; error: CodeHostRateLimitedError }>();
 
   constructor(options: CodeHostRegistryOptions = {}) {
-    this.#listings = new CoalescingCache({ ttlMs: options.listingTtlMs ?? 30_000, ...(options.now ? { now: options.now } : {}) });
+    this.#listings = new CoalescingCache({ ttlMs: options.listingTtlMs ?? 30_000, ...optional('now', options.now) });
     // Previews of several Deployments of one repository ask once per pass.
-    this.#pullRequests = new CoalescingCache({ ttlMs: 5_000, ...(options.now ? { now: options.now } : {}) });
+    this.#pullRequests = new CoalescingCache({ ttlMs: 5_000, ...optional('now', options.now) });
     this.#createClient = options.createClient ?? createCodeHostClient;
     this.#origins = options.origins ?? publicCodeHostOrigins;
     this.#requestTimeoutMs = options.requestTimeoutMs ?? 15_000;

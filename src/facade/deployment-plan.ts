@@ -22,6 +22,7 @@ import {
 import type { DeepReadonly } from '../runtime/types.ts';
 import { unprocessable, type ValidationProblem } from './errors.ts';
 import { maskedSecretValue, revisionConfigAliases, type DeploymentCreate, type DeploymentPatch } from './wire-schemas.ts';
+import { optional } from '../runtime/index.ts';
 
 type WireObject = Record<string, unknown>;
 
@@ -195,5 +196,5 @@ export function planDeploymentPatch(
   if (patch.tracked_packages != null) spec.trackedPackages = [...patch.tracked_packages];
 
   if (problems.length > 0) throw unprocessable(problems);
-  return { spec, ...(secretValues ? { secretValues } : {}) };
+  return { spec, ...optional('secretValues', secretValues) };
 }

@@ -39,10 +39,11 @@ import { instrumentFacade } from './metrics.ts';
 import type { RegistryAccess, SourceUploads } from './ports.ts';
 import type { HostOwnershipProver } from '../domains/host-ownership.ts';
 import { byUid, type FacadeCache, type FacadeDependencies, type CodeHostAccess } from './ports.ts';
+import { optional } from '../runtime/index.ts';
 
 /** Where informers come from: the runtime's Manager fits (and lends its metrics registry). */
 export interface InformerSource {
-  informer<T extends KubeObject>(resource: ResourceKind, options?: Omit<InformerOptions, 'logger'>): Informer<T>;
+  informer<T extends KubeObject>(resource: ResourceKind, options?: Omit<InformerOptions<T>, 'logger'>): Informer<T>;
   metrics?: { registry: Registry };
 }
 
@@ -144,7 +145,7 @@ function facadeDependencies(options: FacadeOptions, cache: FacadeCache): FacadeD
     repositories:
       options.repositories ??
       registryLister(
-        new CodeHostRegistry({ log: options.logger, ...(options.codeHostOrigins ? { origins: options.codeHostOrigins } : {}) }),
+        new CodeHostRegistry({ log: options.logger, ...optional('origins', options.codeHostOrigins) }),
         async (namespace, name) => {
           // Read by name, and taken only when shared with Berth, as the controller's cache would.
           const secret = await writer.read<V1Secret>(secretKind, namespace, name);
@@ -155,14 +156,14 @@ function facadeDependencies(options: FacadeOptions, cache: FacadeCache): FacadeD
     events: kubeEventReader(options.kubeConfig),
     metrics: clusterMetricsSources(options.kubeConfig, options.metricsStore),
     observeTimeoutMs: options.observeTimeoutMs ?? 10_000,
-    ...(options.registry ? { registry: options.registry } : {}),
-    ...(options.uploads ? { uploads: options.uploads } : {}),
-    ...(options.hostPolicy ? { hostPolicy: options.hostPolicy } : {}),
-    ...(options.hostOwnership ? { hostOwnership: options.hostOwnership } : {}),
+    ...optional('registry', options.registry),
+    ...optional('uploads', options.uploads),
+    ...optional('hostPolicy', options.hostPolicy),
+    ...optional('hostOwnership', options.hostOwnership),
     ...(options.maxReplicas !== undefined ? { maxReplicas: options.maxReplicas } : {}),
     ...(options.maxCustomHosts !== undefined ? { maxCustomHosts: options.maxCustomHosts } : {}),
-    ...(options.nodeVolumes ? { nodeVolumes: options.nodeVolumes } : {}),
-    ...(options.organizationQuota ? { organizationQuota: options.organizationQuota } : {}),
+    ...optional('nodeVolumes', options.nodeVolumes),
+    ...optional('organizationQuota', options.organizationQuota),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
   };
@@ -171,7 +172,7 @@ function facadeDependencies(options: FacadeOptions, cache: FacadeCache): FacadeD
 export async function startFacade(options: FacadeOptions): Promise<RunningFacade> {
   const ownInformers: Informer<KubeObject>[] = [];
   const source: InformerSource = options.manager ?? {
-    informer: <T extends KubeObject>(resource: ResourceKind, informerOptions: Omit<InformerOptions, 'logger'> = {}) => {
+    informer: <T extends KubeObject>(resource: ResourceKind, informerOptions: Omit<InformerOptions<T>, 'logger'> = {}) => {
       const informer = createInformer<T>(options.kubeConfig, resource, { ...informerOptions, logger: options.logger });
       ownInformers.push(informer);
       return informer;

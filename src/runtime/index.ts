@@ -83,6 +83,7 @@ export { createLogger, redactPaths, type Logger } from './logger.ts';
 export { Manager, type ManagerOptions } from './manager.ts';
 export { createRuntimeMetrics, type RuntimeMetrics } from './metrics.ts';
 export { uidIndex, type IndexFunction } from './object-store.ts';
+export { optional } from './optional.ts';
 export {
   collectionPath,
   keyString,

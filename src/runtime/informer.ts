@@ -29,14 +29,14 @@ interface KubeList {
   metadata?: { resourceVersion?: string; continue?: string };
 }
 
-export interface InformerOptions {
+export interface InformerOptions<T extends KubeObject = KubeObject> {
   /** Watch only these namespaces (one list+watch each). Default: all namespaces. */
   namespaces?: string[];
   labelSelector?: string;
   /** Label keys to index: `byIndex(labelKey, value)`. */
   labelIndexes?: string[];
   /** Further indexes by name. 'namespace' and 'owner' (owner uid) are always there. */
-  indexes?: Record<string, IndexFunction>;
+  indexes?: Record<string, IndexFunction<T>>;
   /** Server-side end of each watch; default a random 300-600 s so many watches do not end together. */
   watchTimeoutSeconds?: number;
   /** A watch with no byte (event or bookmark) for this long is presumed dead. Default 120 s: bookmarks come about once a minute. */
@@ -70,7 +70,7 @@ export interface Informer<T extends KubeObject = KubeObject> {
   list(namespace?: string): DeepReadonly<T>[];
   byIndex(indexName: string, value: string): DeepReadonly<T>[];
   /** Adds an index (a label key's, or a function's) at any time; existing objects are indexed. */
-  addIndex(indexName: string, indexer?: IndexFunction): void;
+  addIndex(indexName: string, indexer?: IndexFunction<T>): void;
   /** Each returns a function that removes the handler. Handlers run synchronously, in order. */
   onAdd(handler: AddHandler<T>): () => void;
   onUpdate(handler: UpdateHandler<T>): () => void;
@@ -85,7 +85,7 @@ interface WatchEvent {
 export function createInformer<T extends KubeObject = KubeObject>(
   kc: KubeConfig,
   resource: ResourceKind,
-  options: InformerOptions = {},
+  options: InformerOptions<T> = {},
 ): Informer<T> {
   return new CachingInformer<T>(kc, resource, options);
 }
@@ -93,7 +93,7 @@ export function createInformer<T extends KubeObject = KubeObject>(
 class CachingInformer<T extends KubeObject> implements Informer<T> {
   readonly resource: ResourceKind;
   readonly #kc: KubeConfig;
-  readonly #options: InformerOptions;
+  readonly #options: InformerOptions<T>;
   readonly #store: ObjectStore<T>;
   readonly #logger: Logger;
   readonly #transform: CacheTransform;
@@ -105,13 +105,13 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
   #abort: AbortController | undefined;
   #loops: Promise<void>[] = [];
 
-  constructor(kc: KubeConfig, resource: ResourceKind, options: InformerOptions) {
+  constructor(kc: KubeConfig, resource: ResourceKind, options: InformerOptions<T>) {
     this.#kc = kc;
     this.resource = resource;
     this.#options = options;
     const transform = options.transform ?? stripManagedFields;
     this.#transform = (object) => cacheSubtreePool.shareParts(transform(object));
-    const indexers: Record<string, IndexFunction> = { ...builtInIndexes, ...options.indexes };
+    const indexers: Record<string, IndexFunction<T>> = { ...builtInIndexes, ...options.indexes };
     for (const key of options.labelIndexes ?? []) indexers[key] = labelIndex(key);
     this.#store = new ObjectStore<T>(indexers);
     this.#logger = (options.logger ?? createLogger()).child({ informer: `${resource.plural}.${resource.apiVersion}` });
@@ -172,7 +172,7 @@ class CachingInformer<T extends KubeObject> implements Informer<T> {
     return this.#store.byIndex(indexName, value);
   }
 
-  addIndex(indexName: string, indexer?: IndexFunction): void {
+  addIndex(indexName: string, indexer?: IndexFunction<T>): void {
     this.#store.addIndex(indexName, indexer ?? labelIndex(indexName));
   }
 

@@ -87,18 +87,19 @@ export class Manager {
   }
 
   /** The informer of a resource (one per resource, namespaces and label selector): created once, then shared. */
-  informer<T extends KubeObject = KubeObject>(resource: ResourceKind, options: Omit<InformerOptions, 'logger'> = {}): Informer<T> {
+  informer<T extends KubeObject = KubeObject>(resource: ResourceKind, options: Omit<InformerOptions<T>, 'logger'> = {}): Informer<T> {
     const id = JSON.stringify([resource.apiVersion, resource.plural, [...(options.namespaces ?? [])].sort(), options.labelSelector ?? '']);
-    let informer = this.#informers.get(id);
-    if (!informer) {
-      informer = createInformer(this.kubeConfig, resource, { ...options, logger: this.logger });
-      this.#informers.set(id, informer);
-      if (this.#started && !this.#stopping) informer.start();
-    } else {
-      for (const label of options.labelIndexes ?? []) informer.addIndex(label);
-      for (const [name, indexer] of Object.entries(options.indexes ?? {})) informer.addIndex(name, indexer);
+    // One informer per id, so the one kept under it is of the kind asked for.
+    const shared = this.#informers.get(id) as Informer<T> | undefined;
+    if (shared) {
+      for (const label of options.labelIndexes ?? []) shared.addIndex(label);
+      for (const [name, indexer] of Object.entries(options.indexes ?? {})) shared.addIndex(name, indexer);
+      return shared;
     }
-    return informer as Informer<T>;
+    const informer = createInformer<T>(this.kubeConfig, resource, { ...options, logger: this.logger });
+    this.#informers.set(id, informer);
+    if (this.#started && !this.#stopping) informer.start();
+    return informer;
   }
 
   addController<T extends KubeObject>(options: ControllerOptions<T>): Controller<T> {

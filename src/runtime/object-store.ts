@@ -7,7 +7,7 @@
 import type { DeepReadonly, KubeObject } from './types.ts';
 
 /** Computes the values under which an object is indexed. */
-export type IndexFunction = (object: DeepReadonly<KubeObject>) => readonly string[];
+export type IndexFunction<T extends KubeObject = KubeObject> = (object: DeepReadonly<T>) => readonly string[];
 
 /** The index every store has besides 'namespace', which its layout answers. */
 export const builtInIndexes: Record<string, IndexFunction> = {
@@ -30,11 +30,11 @@ export class ObjectStore<T extends KubeObject> {
   /** Namespace ('' for cluster-scoped objects) to name to object. */
   readonly #namespaces = new Map<string, Map<string, DeepReadonly<T>>>();
   #size = 0;
-  readonly #indexers: Map<string, IndexFunction>;
+  readonly #indexers: Map<string, IndexFunction<T>>;
   /** Index value to the objects under it: one as itself, more as a Set (most values have one: an owner's uid, say). */
   readonly #indexes = new Map<string, Map<string, DeepReadonly<T> | Set<DeepReadonly<T>>>>();
 
-  constructor(indexers: Record<string, IndexFunction>) {
+  constructor(indexers: Record<string, IndexFunction<T>>) {
     this.#indexers = new Map(Object.entries(indexers).filter(([name]) => name !== namespaceIndex));
     for (const name of this.#indexers.keys()) this.#indexes.set(name, new Map());
   }
@@ -56,7 +56,7 @@ export class ObjectStore<T extends KubeObject> {
   }
 
   /** Adds an index after the fact, indexing what is already stored. */
-  addIndex(name: string, indexer: IndexFunction): void {
+  addIndex(name: string, indexer: IndexFunction<T>): void {
     if (this.hasIndex(name)) return;
     this.#indexers.set(name, indexer);
     this.#indexes.set(name, new Map());
@@ -101,7 +101,7 @@ export class ObjectStore<T extends KubeObject> {
     return previous;
   }
 
-  #indexOne(name: string, indexer: IndexFunction, object: DeepReadonly<T>): void {
+  #indexOne(name: string, indexer: IndexFunction<T>, object: DeepReadonly<T>): void {
     const index = this.#indexes.get(name)!;
     for (const value of indexer(object)) {
       const held = index.get(value);

@@ -3,10 +3,19 @@
 // informer is shared by the Deployment, CodeHostIntegration and OAuthProvider controllers.
 import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import { readableSecretLabel, readableSecretSelector, readableSecretValues, unlabelledManagedSecretSelector } from '../api/index.ts';
-import { collectionPath, kubeRequest, objectPath, secretKind, type Informer, type Logger, type Manager } from '../runtime/index.ts';
+import {
+  collectionPath,
+  kubeRequest,
+  objectPath,
+  secretKind,
+  type Informer,
+  type Logger,
+  type Manager,
+  optional,
+} from '../runtime/index.ts';
 
 export function readableSecrets(manager: Pick<Manager, 'informer'>, namespaces?: string[]): Informer<V1Secret> {
-  return manager.informer<V1Secret>(secretKind, { ...(namespaces ? { namespaces } : {}), labelSelector: readableSecretSelector });
+  return manager.informer<V1Secret>(secretKind, { ...optional('namespaces', namespaces), labelSelector: readableSecretSelector });
 }
 
 /**

@@ -4,6 +4,7 @@
 import type { V1ContainerStatus, V1Pod } from '@kubernetes/client-node';
 import type { CacheTransform, DeepReadonly, Informer, KubeObject, Manager, ResourceKind } from '../runtime/index.ts';
 import { labels } from '../api/group.ts';
+import { optional } from '../runtime/index.ts';
 
 /** On every object a Deployment runs: its part (application, queue-worker, build, postgres, ...). */
 export const componentLabel = 'app.kubernetes.io/component';
@@ -50,7 +51,7 @@ export function podsOfDeployment(
 /** The pods that carry a revision label (the application's, the queue worker's, a build's), indexed by it. */
 export function revisionPods(manager: Pick<Manager, 'informer'>, namespaces?: string[]): Informer<V1Pod> {
   return manager.informer<V1Pod>(podKind, {
-    ...(namespaces ? { namespaces } : {}),
+    ...optional('namespaces', namespaces),
     labelSelector: revisionLabel,
     labelIndexes: [revisionLabel],
     transform: podView,
@@ -70,14 +71,14 @@ export const podView: CacheTransform = (object: KubeObject) => {
     restartCount: s.restartCount,
     image: s.image,
     imageID: s.imageID,
-    ...(s.state ? { state: s.state } : {}),
+    ...optional('state', s.state),
     ...(s.lastState?.terminated ? { lastState: { terminated: s.lastState.terminated } } : {}),
   });
   const status = pod.status ?? {};
   return {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { name, namespace, uid, labels, creationTimestamp, resourceVersion, ...(deletionTimestamp ? { deletionTimestamp } : {}) },
+    metadata: { name, namespace, uid, labels, creationTimestamp, resourceVersion, ...optional('deletionTimestamp', deletionTimestamp) },
     spec: {
       containers: (pod.spec?.containers ?? []).map((c) => ({ name: c.name })),
       ...(pod.spec?.initContainers?.length ? { initContainers: pod.spec.initContainers.map((c) => ({ name: c.name })) } : {}),

@@ -6,16 +6,16 @@ import { CodeHostRegistry, type SecretLike } from '../../codehost/index.ts';
 import { writeStatus } from '../../runtime/status-write.ts';
 import type { Controller } from '../../runtime/controller.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import { objectKey, type DeepReadonly, type KubeObject } from '../../runtime/types.ts';
+import { objectKey, type DeepReadonly } from '../../runtime/types.ts';
 import { readableSecrets } from '../../workloads/readable-secrets.ts';
 import { createCodeHostIntegrationReconciler } from './reconcile.ts';
 import { defaultTiming } from './status.ts';
+import { optional } from '../../runtime/index.ts';
 
 /** Index of integrations by the Secret their credentialsSecretRef names, as `namespace/name`. */
 export const integrationsByCredentialsSecret = 'codehostintegration-credentials-secret';
 
-function credentialsSecretIndex(object: DeepReadonly<KubeObject>): string[] {
-  const integration = object as DeepReadonly<CodeHostIntegration>;
+function credentialsSecretIndex(integration: DeepReadonly<CodeHostIntegration>): string[] {
   const name = integration.spec?.credentialsSecretRef?.name;
   return name ? [`${integration.metadata?.namespace ?? ''}/${name}`] : [];
 }
@@ -54,8 +54,7 @@ export function registerCodeHostIntegrationController(
     indexes: { [integrationsByCredentialsSecret]: credentialsSecretIndex },
   });
   const secrets = readableSecrets(manager, options.namespaces);
-  const registry =
-    options.registry ?? new CodeHostRegistry({ log: codeHostLog(manager), ...(options.origins ? { origins: options.origins } : {}) });
+  const registry = options.registry ?? new CodeHostRegistry({ log: codeHostLog(manager), ...optional('origins', options.origins) });
   const readSecret = (namespace: string, name: string) => secrets.get(namespace, name) as SecretLike | undefined;
   integrations.onDelete((integration) => registry.forget(integration.metadata?.uid ?? ''));
 

@@ -9,12 +9,12 @@ import { childNames } from '../../api/child-names.ts';
 import { buildForDeploymentLabel } from '../../workloads/build-jobs.ts';
 import type { DeploymentControllerOptions } from './options.ts';
 import type { OwnerDeployment } from './render/common.ts';
-import { optional } from './pass.ts';
 import type { PassStatus } from './status/status-decision.ts';
 import { releaseActivatorGrant } from './rollout/scale-to-zero.ts';
 import { deletesData, postgresClaimName } from './render/postgres.ts';
 import { releaseDatabase } from './retained-data.ts';
 import type { DeploymentWriter } from './writer.ts';
+import { optional } from '../../runtime/index.ts';
 
 export const cleanupFinalizer = 'berth.dev/cleanup';
 

@@ -25,7 +25,15 @@
 // cache is src/workloads/), problem.ts (why a spec cannot be served), options.ts (what an installation
 // chooses), writer.ts (every write), reconcile.ts and finalize.ts (the loop and the deletion finalizer,
 // with retained-data.ts), sources.ts (what enqueues a Deployment).
-import { unlessStatusOnly, withRecorder, type Controller, type DeepReadonly, type Manager, type ObjectKey } from '../../runtime/index.ts';
+import {
+  unlessStatusOnly,
+  withRecorder,
+  type Controller,
+  type DeepReadonly,
+  type Manager,
+  type ObjectKey,
+  optional,
+} from '../../runtime/index.ts';
 import type { V1Secret } from '@kubernetes/client-node';
 import { secretValues } from '../../codehost/index.ts';
 import { createNotifier } from '../../notifications/notifier.ts';
@@ -60,7 +68,7 @@ export function registerDeploymentControllers(
   const options = resolveOptions(overrides);
   const informers = deploymentInformers(manager, options.namespaces, {
     httpRoutes: options.gateway !== undefined,
-    ...(options.tls ? { tls: options.tls } : {}),
+    ...optional('tls', options.tls),
     scaledObjects: servesScaledObjects(options),
     ...(options.activator
       ? { activatorNamespace: options.activator.proxy.namespace, httpScaledObjects: !!options.activator.servesHttpScaledObjects }

@@ -30,7 +30,6 @@ import {
 import {
   ownedFieldsView,
   secretKind,
-  type DeepReadonly,
   type IndexFunction,
   type KubeObject,
   type Informer,
@@ -105,8 +104,7 @@ export interface DeploymentInformers {
 /** Deployments by the Secrets they read (`<namespace>/<secret>`): a Secret event finds its readers without a scan. */
 export const secretReaderIndex = 'berth.dev/reads-secret';
 
-const indexSecretReaders: IndexFunction = (object) => {
-  const deployment = object as DeepReadonly<Deployment>;
+const indexSecretReaders: IndexFunction<Deployment> = (deployment) => {
   const namespace = deployment.metadata?.namespace ?? '';
   return [...referencedSecretNames(deployment.metadata?.name ?? '', deployment.spec)].map((name) => `${namespace}/${name}`);
 };

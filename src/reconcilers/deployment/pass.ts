@@ -22,8 +22,3 @@ export interface Pass extends DeploymentReconcilerDependencies {
   hostVerdicts?: OwnershipVerdicts;
   context: ReconcileContext;
 }
-
-/** `{ key: value }`, or nothing when the value is undefined (optional members stay absent, not undefined). */
-export function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: V };
-}

@@ -11,14 +11,14 @@
 import { randomBytes } from 'node:crypto';
 import { adoptDatabase, isRetainedPassword } from './retained-data.ts';
 import { deploymentKind, revisionKind, type Deployment } from '../../api/index.ts';
-import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult } from '../../runtime/index.ts';
+import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult, optional } from '../../runtime/index.ts';
 import { chooseRevisions, type Halt } from './revisions/choose-revisions.ts';
 import { upToDate, withAppliedHash } from '../../runtime/applied-hash.ts';
 import { awaitsCleanup, cleanupFinalizer, deletingStatus, finalizeDeployment } from './finalize.ts';
 import { childKinds } from './informers.ts';
 import { childNames } from '../../api/child-names.ts';
 import { buildJobLocation } from '../../workloads/build-jobs.ts';
-import { optional, type DeploymentReconcilerDependencies, type Pass } from './pass.ts';
+import { type DeploymentReconcilerDependencies, type Pass } from './pass.ts';
 import type { Problem } from './problem.ts';
 import { stallStatus, targetOutcome } from './status/outcome.ts';
 import type { ServingRevision } from './render/application.ts';
@@ -140,7 +140,7 @@ async function withFinalizer(pass: Pass, deployment: DeepReadonly<Deployment>): 
   if (finalizers.includes(cleanupFinalizer)) return deployment;
   // So that no child can outlive a deletion the finalizer did not see. The reconcile goes on: its
   // status write gives the object its first conditions in this same pass.
-  return (await pass.writer.finalizers(deploymentKind, deployment, [...finalizers, cleanupFinalizer])) as DeepReadonly<Deployment>;
+  return pass.writer.finalizers<Deployment>(deploymentKind, deployment, [...finalizers, cleanupFinalizer]);
 }
 
 async function ensureTracingProject(pass: Pass, owner: OwnerDeployment): Promise<void> {
@@ -170,7 +170,7 @@ async function applyWorkloads(
     const desired = renderWorkloads({
       owner,
       spec,
-      ...(serving ? { serving } : {}),
+      ...optional('serving', serving),
       ...placement,
       settings: options,
       ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),

@@ -27,8 +27,7 @@ export interface OAuthProviderControllerOptions extends OAuthProviderReconcilerO
 /** Index of providers by the Secret their clientSecretRef names, as `namespace/name`. */
 const providersByClientSecret = 'oauthprovider-client-secret';
 
-function clientSecretIndex(object: DeepReadonly<KubeObject>): string[] {
-  const provider = object as DeepReadonly<OAuthProvider>;
+function clientSecretIndex(provider: DeepReadonly<OAuthProvider>): string[] {
   const ref = provider.spec?.clientSecretRef;
   return ref ? [`${provider.metadata?.namespace ?? ''}/${ref.name}`] : [];
 }

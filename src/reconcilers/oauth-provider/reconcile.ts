@@ -30,6 +30,7 @@ import {
 } from './render/dynamic-client-secret.ts';
 import { specProblems } from './spec-problems.ts';
 import { nextStatus, readyTransition, retryDelay, type Resolution, type Verdict } from './status.ts';
+import { optional } from '../../runtime/index.ts';
 
 export interface SecretStore {
   /** Reads from the API server, not a cache: a Secret just written must be seen by the next reconcile. */
@@ -229,7 +230,7 @@ async function dynamicClient(
   return {
     resolution: { ...resolution, dynamicClientId: registration.clientId, dynamicClientSecretRef: registration.secretRef },
     readyMessage: `client "${registration.clientId}" registered at ${describeUrl(metadata.registration_endpoint)}${credentials}; authorization server ${describeUrl(metadata.issuer)} discovered`,
-    ...(registration.note ? { note: registration.note } : {}),
+    ...optional('note', registration.note),
   };
 }
 

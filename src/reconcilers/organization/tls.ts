@@ -24,6 +24,7 @@ import {
   type AppTls,
   type Deployment,
   type GatewayListener,
+  type GatewayObject,
   type HostPolicy,
 } from '../../api/index.ts';
 import {
@@ -35,13 +36,14 @@ import {
   type Informer,
   type KubeObject,
   type Manager,
+  optional,
 } from '../../runtime/index.ts';
 import { withAppliedHash } from '../../runtime/applied-hash.ts';
 import { keepRendered } from './keep.ts';
 
 export interface OrganizationTlsCaches {
   certificates: Informer<KubeObject>;
-  gateways: Informer<KubeObject>;
+  gateways: Informer<GatewayObject>;
   deployments: Informer<Deployment>;
 }
 
@@ -53,10 +55,10 @@ type Key = { namespace: string; name: string };
 export function organizationTlsCaches(manager: Manager, tls: AppTls, organizations: () => string[], namespaces?: string[]) {
   const caches: OrganizationTlsCaches = {
     certificates: organizationCertificates(manager, tls),
-    gateways: manager.informer(gatewayKind, { namespaces: [tls.gateway.namespace] }),
+    gateways: manager.informer<GatewayObject>(gatewayKind, { namespaces: [tls.gateway.namespace] }),
     // The Deployments' controller's cache, shared: the same scope, and the index it keeps too.
     deployments: manager.informer<Deployment>(deploymentKind, {
-      ...(namespaces ? { namespaces } : {}),
+      ...optional('namespaces', namespaces),
       indexes: { [customHostIndex]: indexCustomHost },
     }),
   };
@@ -126,9 +128,7 @@ export async function keepOrganizationTls(
   const listeners: GatewayListener[] = wanted
     ? [renderOrganizationListener(tls, organization), ...hosts.map((host) => renderCustomHostListener(tls, organization, host))]
     : [];
-  const gateway = caches.gateways.get(tls.gateway.namespace, tls.gateway.name) as DeepReadonly<{
-    spec?: { listeners?: { name?: string }[] };
-  }>;
+  const gateway = caches.gateways.get(tls.gateway.namespace, tls.gateway.name);
   if (!gateway) return;
   const present = (gateway.spec?.listeners ?? []).filter((listener) => names.ownsListener(listener.name ?? ''));
   const same =

@@ -11,12 +11,13 @@ import { buildJobLocation, podsOfBuild, revisionNamespaceOf, type BuildJobLocati
 import { deploymentLabelValue, preDeployJobName } from '../../../api/child-names.ts';
 import { renderPreDeployJob } from '../render/pre-deploy.ts';
 import { workloadInput } from '../render/workloads.ts';
-import { optional, type Pass } from '../pass.ts';
+import { type Pass } from '../pass.ts';
 import type { ServingRevision } from '../render/application.ts';
 import { builtImage, renderBuildJob, renderBuildSecret, type BuildImages, type BuildSources } from '../render/build-job.ts';
 import { buildKey, buildKeyAnnotation, reusableBuild } from './build-reuse.ts';
 import type { OwnerDeployment } from '../render/common.ts';
 import { imageOf, type RevisionRecord } from '../revisions/revision-records.ts';
+import { optional } from '../../../runtime/index.ts';
 
 export interface TargetImage {
   /** The image the target's config names or its finished build recorded. */

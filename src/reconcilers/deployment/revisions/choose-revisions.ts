@@ -14,7 +14,6 @@ import {
   berthOwnSecretReference,
   repositoryHostRefusal,
   type Deployment,
-  type Revision,
   awaitedInputOf,
   timestampText,
 } from '../../../api/index.ts';
@@ -33,13 +32,14 @@ import {
   secretReferences,
   sourceConfigSecretReferences,
 } from './inputs.ts';
-import { optional, type Pass } from '../pass.ts';
+import { type Pass } from '../pass.ts';
 import type { Problem } from '../problem.ts';
 import type { OwnerDeployment } from '../render/common.ts';
 import { renderRevision } from '../render/revision.ts';
 import { summarize, type RevisionHistory, type RevisionRecord } from './revision-records.ts';
 import { chooseTarget, findByDigest } from './revisions.ts';
 import { trackedBranch } from './source-head.ts';
+import { optional } from '../../../runtime/index.ts';
 
 /** The revisions a pass works with once its spec could be followed. */
 export interface ChosenRevisions {
@@ -74,7 +74,7 @@ export async function chooseRevisions(
   const spec = deployment.spec;
   const { revisions, previousActive, previousLatest } = history;
   // What the status said before: kept while a problem stops this pass before the revision is known.
-  const known = { ...(previousLatest ? { latest: previousLatest } : {}), ...(previousActive ? { active: previousActive } : {}) };
+  const known = { ...optional('latest', previousLatest), ...optional('active', previousActive) };
   // More replicas than the installation allows one deployment (kubectl's way in: the API refuses it).
   const excess = replicaCapExcess(spec.sourceConfig?.resourceSpec, options.maxReplicas);
   if (excess) {
@@ -233,5 +233,5 @@ async function latestRevision(
     return { reason: 'RevisionNameConflict', message: `Revision ${manifest.metadata.name} exists with another digest.` };
   }
   if (created) pass.context.recorder.event(deployment, 'Normal', 'RevisionCreated', `Created Revision ${manifest.metadata.name}.`);
-  return summarize(object as DeepReadonly<Revision>);
+  return summarize(object);
 }

@@ -25,6 +25,7 @@ import type { CanaryWorkload } from '../render/workloads.ts';
 import { imageOf, type RevisionRecord } from '../revisions/revision-records.ts';
 import { scaleToZeroOf } from './scale-to-zero.ts';
 import type { TargetImage } from '../builds/target-image.ts';
+import { optional } from '../../../runtime/index.ts';
 
 export interface CanaryPlan {
   decision: CanaryDecision;
@@ -85,7 +86,7 @@ export async function canaryPlan(
     ready: canaryRollout.complete && canaryRollout.revision === target.name,
     promoted: stableRollout.complete && stableRollout.revision === target.name,
     ...(failure ? { failure: { reason: failure.reason, message: `The revision cannot serve: ${failure.message}` } } : {}),
-    ...(figures ? { figures } : {}),
+    ...optional('figures', figures),
     now,
   });
   const stableReplicas = stableDeployment?.spec?.replicas ?? 1;

@@ -17,6 +17,7 @@ import {
 } from '../../../api/index.ts';
 import type { TargetPhase } from './lifecycle.ts';
 import type { DeepReadonly } from '../../../runtime/index.ts';
+import { optional } from '../../../runtime/index.ts';
 
 export type CanaryStatus = NonNullable<DeploymentStatus['canary']>;
 
@@ -173,7 +174,7 @@ function step(previous: CanaryStatus, o: CanaryObservation, index: number, messa
     weight,
     stepStartedAt: timestamp(o.now),
     message,
-    ...(figures ? { figures } : {}),
+    ...optional('figures', figures),
   };
   return { status, weight, promoting: false, recheckMs: o.settings.pauseMs };
 }

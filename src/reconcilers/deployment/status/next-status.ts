@@ -19,6 +19,7 @@ import type { TargetPhase } from '../rollout/lifecycle.ts';
 import type { DeploymentPhase } from './status.ts';
 import { certificateReadyCondition } from './certificate-status.ts';
 import { canaryConditionType } from '../rollout/canary.ts';
+import { optional } from '../../../runtime/index.ts';
 
 export interface DeploymentFacts {
   phase: DeploymentPhase;
@@ -68,9 +69,9 @@ export function nextDeploymentStatus(previous: DeploymentStatus | undefined, fac
     ...(facts.active?.image ? { imageVersion: facts.active.image } : {}),
     ...(facts.url ? { url: facts.url } : {}),
     ...(facts.clusterUrl ? { clusterUrl: facts.clusterUrl } : {}),
-    ...(facts.scaling ? { scaling: facts.scaling } : {}),
+    ...optional('scaling', facts.scaling),
     ...(facts.hostClaim ? { customHostClaim: { ...facts.hostClaim } } : {}),
-    ...(facts.canary ? { canary: facts.canary } : {}),
+    ...optional('canary', facts.canary),
     observedGeneration: facts.generation,
     conditions: sideConditions(markVerdict(previous?.conditions, facts.verdict, facts.generation, now), facts, now),
   };

@@ -14,7 +14,7 @@ import { scalingStatus } from './scaling-status.ts';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, type TargetPhase } from '../rollout/lifecycle.ts';
 import { childNames } from '../../../api/child-names.ts';
-import { optional, type Pass } from '../pass.ts';
+import { type Pass } from '../pass.ts';
 import type { Problem } from '../problem.ts';
 import { podsOfRevision } from '../../../workloads/revision-pods.ts';
 import { revisionPodsSay, type PodProblem } from '../rollout/pods.ts';
@@ -34,6 +34,7 @@ import { canaryCondition, canaryTargetPhase, type CanaryDecision } from '../roll
 import { canaryAbility } from '../rollout/canary-pass.ts';
 import { workloadKey, type CurrentWorkloads } from '../rollout/workloads.ts';
 import { pathBlocked } from '../rollout/network-path.ts';
+import { optional } from '../../../runtime/index.ts';
 
 /** What the cluster says beside the verdict: the tier's condition and, with TLS for the apps' URLs,
  * the readiness of the organization's certificates. */

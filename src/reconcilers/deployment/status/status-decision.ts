@@ -27,9 +27,9 @@ import type { DeepReadonly, EventType } from '../../../runtime/index.ts';
 import type { CanaryStatus } from '../rollout/canary.ts';
 import type { TargetPhase } from '../rollout/lifecycle.ts';
 import { nextDeploymentStatus, nextRevisionStatus } from './next-status.ts';
-import { optional } from '../pass.ts';
 import { imageOf, type RevisionRecord } from '../revisions/revision-records.ts';
 import { conditionVerdict, crashLooping, deploymentPhase, type StatusObservation } from './status.ts';
+import { optional } from '../../../runtime/index.ts';
 
 /** A revision as the status names it. */
 export interface NamedRevision {
