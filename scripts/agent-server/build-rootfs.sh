@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Usage: build-rootfs.sh RECIPE OUTDIR
 # Builds, from Debian's packages and PyPI's wheels (no image is pulled), the root filesystem of an agent
-# server base image (docs/agent-server.md) from a recipe folder: inmem/, the local stand-in for the
-# reference's langchain/langgraph-api:3.11, or aegra/, the durable server Berth builds agents on.
+# server base image (docs/agent-server.md) from a recipe folder: scripts/agent-server/inmem, the local
+# stand-in for the reference's langchain/langgraph-api:3.11, or src/agent-server, the durable server
+# Berth builds agents on.
 #   - a Debian root by debootstrap (minbase, python3, ca-certificates and the recipe's DEBIAN_PACKAGES)
 #     of the recipe's DEBIAN_SUITE;
 #   - the wheels of its requirements.txt for its PYTHON_VERSION, hash-checked, in /wheels: offline builds

@@ -8,7 +8,7 @@ import { contentKey } from './images.ts';
 describe('contentKey', () => {
   it("leaves out Python's byte-code caches, which a checkout has and a clone lacks", async () => {
     const before = await contentKey('durable-agent-server', {});
-    const cache = join(repoRoot, 'scripts/agent-server/aegra/__pycache__/key-probe');
+    const cache = join(repoRoot, 'src/agent-server/__pycache__/key-probe');
     mkdirSync(cache, { recursive: true });
     try {
       writeFileSync(join(cache, 'module.cpython-313.pyc'), 'compiled');

@@ -50,9 +50,12 @@ const packagesOf: Record<ImageName, string[]> = {
   'durable-agent-server': [],
 };
 
-/** The agent server images' recipes (scripts/agent-server/<recipe>): the reference's in-memory stand-in,
- * and the durable server Berth builds agents on. */
-const agentServerRecipes: Partial<Record<ImageName, string>> = { 'agent-server': 'inmem', 'durable-agent-server': 'aegra' };
+/** The agent server images' recipe folders: the reference's in-memory stand-in, and the durable server
+ * Berth builds agents on (product code: its adapter and its patches to aegra). */
+const agentServerRecipes: Partial<Record<ImageName, string>> = {
+  'agent-server': 'scripts/agent-server/inmem',
+  'durable-agent-server': 'src/agent-server',
+};
 
 /** Every file under a folder, in a stable order; not Python's byte-code caches, which a test that
  * imports the recipe's modules leaves in a checkout and a clone lacks (the key would differ). */
@@ -71,11 +74,12 @@ function filesUnder(dir: string): string[] {
 function recipeOf(name: ImageName): { command: (outdir: string) => string[]; files: string[] } {
   const recipe = agentServerRecipes[name];
   if (recipe) {
-    const dir = join(repoRoot, 'scripts/agent-server');
-    const script = join(dir, 'build-rootfs.sh');
+    const tools = join(repoRoot, 'scripts/agent-server');
+    const script = join(tools, 'build-rootfs.sh');
+    const folder = join(repoRoot, recipe);
     return {
-      command: (outdir) => [script, join(dir, recipe), outdir],
-      files: [script, join(dir, 'uv-from-wheel.py'), ...filesUnder(join(dir, recipe))],
+      command: (outdir) => [script, folder, outdir],
+      files: [script, join(tools, 'uv-from-wheel.py'), ...filesUnder(folder).filter((file) => !file.endsWith('.test.ts'))],
     };
   }
   return { command: (outdir) => [buildScript, name, outdir], files: [buildScript, join(repoRoot, 'scripts/node-images/pause.c')] };

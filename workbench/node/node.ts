@@ -342,7 +342,7 @@ export interface BuildImages {
   buildTools: string;
   /** The agent server's base image: it has the reference's tooling that makes Dockerfiles. */
   agentTools: string;
-  /** The durable agent server Berth builds agents on (scripts/agent-server/aegra). */
+  /** The durable agent server Berth builds agents on (src/agent-server). */
   agentServer: string;
 }
 

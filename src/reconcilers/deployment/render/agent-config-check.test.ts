@@ -116,6 +116,6 @@ describe("the check of a configuration file against the agent server's keys", ()
 });
 
 it("names the Python of the agent server's recipe", () => {
-  const recipe = readFileSync(join(import.meta.dirname, '../../../../scripts/agent-server/aegra/recipe.env'), 'utf8');
+  const recipe = readFileSync(join(import.meta.dirname, '../../../agent-server/recipe.env'), 'utf8');
   expect(recipe).toMatch(new RegExp(`^PYTHON_VERSION=${agentServerPython.replace('.', '\\.')}$`, 'm'));
 });

@@ -1,12 +1,12 @@
 // What an agent project's configuration file (langgraph.json) asks of the agent server Berth builds it on
-// (the installation's --agent-server-image, scripts/agent-server/aegra), checked by the dockerfile step
+// (the installation's --agent-server-image, src/agent-server), checked by the dockerfile step
 // once the reference's tooling has made the Dockerfile and its FROM names that server. Keys the server
 // honours pass, with a line in the build log where their meaning differs from the reference's image; keys
 // it cannot honour fail the build, naming the key and what to do, rather than being ignored; `env`, which
 // the reference's tooling leaves out of the image, is copied into it (never printed) for the server to
 // read at start (berth_agent_server/app_env.py). Pure data: the script runs in the dockerfile step.
 
-/** The Python the agent server image runs (scripts/agent-server/aegra/recipe.env, PYTHON_VERSION). */
+/** The Python the agent server image runs (src/agent-server/recipe.env, PYTHON_VERSION). */
 export const agentServerPython = '3.13';
 
 /** The `python_version`s a project may ask for: the ones the agent server's Python runs unchanged. */

@@ -3,7 +3,7 @@
 // The reference's image, where the installation builds on it and names its licence Secret: the key from
 // the organization's copy (src/api/agent-server-license.ts), never the tenant's own variable of that name.
 //
-// How a durable agent server (scripts/agent-server/aegra, the installation's --agent-server-image) splits
+// How a durable agent server (src/agent-server, the installation's --agent-server-image) splits
 // its runs when the Deployment has a queue worker, as the reference's API and queue pods do: the API's
 // pods take runs and queue them (WORKER_COUNT=0), the queue worker's pods run them, ten at a time each
 // (WORKER_COUNT=1, N_JOBS_PER_WORKER=10), and where the installation has KEDA the queue worker scales on

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The durable agent server base image's steps, run as root in its root filesystem with no network
-# (../build-rootfs.sh): the wheels are in /wheels, this recipe's files in /ctx.
+# (scripts/agent-server/build-rootfs.sh): the wheels are in /wheels, this recipe's files in /ctx.
 set -eux
 # Installs come from the wheelhouse, in the system-wide configuration of pip and uv rather than in the
 # environment: a project's pip_config_file (read last by pip) or its dockerfile_lines (UV_NO_CONFIG=1, an

@@ -1,11 +1,10 @@
-// The durable agent server's webhooks policy (aegra/berth_agent_server/webhooks.py), run by a real Python
+// The durable agent server's webhooks policy (berth_agent_server/webhooks.py), run by a real Python
 // interpreter: which URLs a run may name, the headers' variables, and the body sent. Addresses are IP
 // literals, so nothing here resolves a name or leaves the machine.
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const adapter = join(import.meta.dirname, 'aegra');
+const adapter = import.meta.dirname;
 
 /** Runs `code` with the module imported as `w`, the given LANGGRAPH_WEBHOOKS and environment; its last
  * printed line, as JSON. */

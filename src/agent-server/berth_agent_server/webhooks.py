@@ -1,8 +1,9 @@
 """Webhooks as the reference's server sends them, which aegra does not: a run created with `webhook` (an
 absolute http(s) URL) is POSTed, once it ends, to that URL as JSON (the run, its final values, its error),
 under the `webhooks` policy of the configuration file (LANGGRAPH_WEBHOOKS, as the generated Dockerfile sets
-it). Wired in by patches/0003-run-webhooks.patch: a run's URL is checked when it is created (a refused one
-is a 422 with the reference's message, and no run is made) and again before it is sent.
+it). Wired in by app.py through aegra's run hooks (patches/0003-run-webhooks.patch): a run's URL is
+checked when it is created (a refused one is a 422 with the reference's message, and no run is made) and
+again before it is sent.
 
 The policy (`webhooks.url`): `require_https`, `allowed_domains` (hosts, or `*.domain` for its subdomains),
 `allowed_ports`, `max_url_length`, `disable_loopback`, `disable_private_ips`, with the reference's defaults:
