@@ -6,7 +6,7 @@ import { freePort } from '../workbench/controlplane.ts';
 import { runArgs, startBerthChild } from '../workbench/support/berth-child.ts';
 import { eventually, GiveUp } from '../workbench/support/poll.ts';
 import { createMemoryCgroup } from './memory-cgroup.ts';
-import { parseMetrics, type Sample } from './metrics.ts';
+import { parseMetrics, type Sample } from '../workbench/support/berth-metrics.ts';
 
 export interface BerthProcessOptions {
   kubeconfigPath: string;

@@ -2,7 +2,7 @@
 // print a wrong verdict.
 import { describe, expect, it } from 'vitest';
 import { isConverged } from './convergence-watch.ts';
-import { apiWrites, difference, parseMetrics, sumOf } from './metrics.ts';
+import { apiWrites, difference, parseMetrics, sumOf } from '../workbench/support/berth-metrics.ts';
 import { parseBenchOptions } from './options.ts';
 import { ownerOf } from './profile-summary.ts';
 import { combineRuns } from './scenarios/reads.ts';

@@ -5,7 +5,7 @@
 import type { KubeConfig } from '@kubernetes/client-node/dist/config.js';
 import { kubeText } from '../src/runtime/kube-request.ts';
 import type { BerthProcess } from './berth-process.ts';
-import { apiRequests, difference, parseMetrics, sumOf, sumsBy, type Sample } from './metrics.ts';
+import { apiRequests, difference, parseMetrics, sumOf, sumsBy, type Sample } from '../workbench/support/berth-metrics.ts';
 import { cpuByCommand } from './process-cpu.ts';
 
 interface Reading {

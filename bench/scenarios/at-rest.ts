@@ -3,7 +3,7 @@
 // (berth_kube_api_requests_total), from its start until its work queues are empty.
 import type { BerthProcess } from '../berth-process.ts';
 import { startBerth, type BenchContext } from '../context.ts';
-import { apiWrites, sumOf, total } from '../metrics.ts';
+import { apiWrites, sumOf, total } from '../../workbench/support/berth-metrics.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { loadAverage } from '../stats.ts';
 import type { ConvergedNamespace } from './convergence.ts';

@@ -7,7 +7,7 @@ import { startBerth, type BenchContext } from '../context.ts';
 import { watchConvergence } from '../convergence-watch.ts';
 import { benchDeployment, deploymentNames } from '../fixtures.ts';
 import { spawnFloor } from '../floor-process.ts';
-import { apiWrites, difference, total } from '../metrics.ts';
+import { apiWrites, difference, total } from '../../workbench/support/berth-metrics.ts';
 import { inPool } from '../pool.ts';
 import { loadAverage, ratio } from '../stats.ts';
 

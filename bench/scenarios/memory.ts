@@ -10,7 +10,7 @@ import { sleep } from '../../src/runtime/index.ts';
 import type { BerthProcess } from '../berth-process.ts';
 import { startBerth, type BenchContext } from '../context.ts';
 import { chartComponents, chartMemoryLimit } from '../memory-cgroup.ts';
-import { apiRequests, sumOf, type Sample } from '../metrics.ts';
+import { apiRequests, sumOf, type Sample } from '../../workbench/support/berth-metrics.ts';
 import { fillWithFloor } from '../floor-process.ts';
 import { loadAverage } from '../stats.ts';
 import { waitUntilIdle } from './at-rest.ts';

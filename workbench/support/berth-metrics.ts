@@ -1,5 +1,5 @@
-// Reads the Prometheus text Berth serves on /metrics: the series the benchmark counts (API requests by
-// verb and resource, reconciles, work-queue depth). Parsing is pure; fetching is the caller's.
+// Reads the Prometheus text Berth serves on /metrics: the series the benchmark and the suites count (API
+// requests by verb and resource, reconciles, work-queue depth). Parsing is pure; fetching is the caller's.
 
 export interface Sample {
   name: string;
