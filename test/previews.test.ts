@@ -1,14 +1,17 @@
 // Preview Deployments per pull request, against a real API server and a running Berth, with the real
 // GitHub client against a GitHub that speaks GitHub's wire format: a preview per open request (drafts
 // and requests over the cap left out, a fork's until a maintainer labels it), the parent's secrets for
-// the team's own requests and none for a fork's (nor its service account), `is_preview` in the HTTP API, and the preview gone once its request closes or the deployment
-// asks for none.
+// the team's own requests and none for a fork's (nor its service account), `is_preview` in the HTTP API,
+// a restarted Berth that writes nothing over them at rest (nor over a canary's rollout or an agent
+// server beside them), and the preview gone once its request closes or the deployment asks for none.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { codeHostIntegrationKind, type Deployment } from '../src/api/index.ts';
 import { eventually } from '../workbench/support/poll.ts';
 import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 import { kubectl } from './support/cluster.ts';
+import { apiWrites, parseMetrics, sumOf, type Sample } from '../workbench/support/berth-metrics.ts';
+import { GitServer } from '../workbench/support/git-server.ts';
 import { FakeGitHub } from './support/fake-github.ts';
 import { httpApi, type Api } from './support/http-api.ts';
 import { useOrganization } from './support/organization.ts';
@@ -16,10 +19,12 @@ import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/ber
 
 let berth: BerthProcess;
 let github: FakeGitHub;
+let git: GitServer;
 let api: Api;
 let namespace: string;
 let repositoryId: number;
 let integrationId: string;
+let startPreviewsBerth: () => Promise<void>;
 
 async function kubectlJson<T>(args: string[]): Promise<T> {
   const result = await kubectl([...args, '-o', 'json']);
@@ -34,11 +39,38 @@ async function previewNames(): Promise<string[]> {
   return listed.map((deployment) => deployment.name).sort();
 }
 
+async function metricsOf(process: BerthProcess): Promise<Sample[]> {
+  return parseMetrics(await (await fetch(`http://127.0.0.1:${await process.probePort()}/metrics`)).text());
+}
+
+/** Until Berth has reconciled each of `deployments` and its queues stayed empty for 3 s (polls of the
+ * code host go on: they must find nothing to do). */
+async function untilIdle(process: BerthProcess, deployments: number): Promise<void> {
+  let emptySince: number | undefined;
+  await eventually(
+    async () => {
+      const samples = await metricsOf(process);
+      const settled =
+        sumOf(samples, 'berth_reconcile_total', { controller: 'deployment' }) >= deployments &&
+        sumOf(samples, 'berth_reconcile_total', { controller: 'preview' }) >= 1 &&
+        sumOf(samples, 'berth_workqueue_depth') === 0;
+      emptySince = settled ? (emptySince ?? Date.now()) : undefined;
+      return emptySince !== undefined && Date.now() - emptySince >= 3000;
+    },
+    60_000,
+    `Berth ${process.pid} at rest`,
+    250,
+  );
+}
+
 beforeAll(async () => {
-  github = await FakeGitHub.start({ enterprise: true });
+  // Served as GitHub Enterprise serves it: the API and the repositories' git on one origin.
+  git = await GitServer.start();
+  github = await FakeGitHub.start({ git });
   const alice = github.account('alice');
   repositoryId = github.addRepository(alice, { name: 'shop' });
   const token = github.issuePersonalToken(alice);
+  await git.createRepository('alice/shop', { Dockerfile: 'FROM scratch\n' }, { token });
   const organization = await useOrganization('previews');
   namespace = organization.namespace;
   for (const object of [
@@ -55,20 +87,24 @@ beforeAll(async () => {
   }
   integrationId = (await kubectlJson<{ metadata: { uid: string } }>(['get', 'codehostintegration', 'github', '-n', namespace])).metadata
     .uid;
-  berth = spawnBerth(inject('kubeconfigPath'), [
-    ...runArgs({ operatorNamespace: organization.operatorNamespace, watchNamespaces: [organization.operatorNamespace, namespace] }),
-    '--code-host-origins',
-    github.url,
-    '--source-poll-seconds',
-    '2',
-  ]);
-  await waitReady(berth);
-  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': organization.key });
+  startPreviewsBerth = async () => {
+    berth = spawnBerth(inject('kubeconfigPath'), [
+      ...runArgs({ operatorNamespace: organization.operatorNamespace, watchNamespaces: [organization.operatorNamespace, namespace] }),
+      '--code-host-origins',
+      github.url,
+      '--source-poll-seconds',
+      '2',
+    ]);
+    await waitReady(berth);
+    api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': organization.key });
+  };
+  await startPreviewsBerth();
 });
 
 afterAll(async () => {
   await berth?.stop();
   await github?.stop();
+  await git?.stop();
 });
 
 describe('preview deployments per pull request', () => {
@@ -134,6 +170,41 @@ describe('preview deployments per pull request', () => {
       'involvedObject.name=shop',
     ]);
     expect(events.items.map((event) => event.reason)).toEqual(expect.arrayContaining(['PreviewCreated', 'PreviewRemoved']));
+  });
+
+  it('writes nothing once restarted over its deployments at rest: a parent, its previews, a canary, an agent server', async () => {
+    // The open requests' heads, which the previews build on every push.
+    const head = await git.head('alice/shop');
+    for (const number of [2, 4]) await git.setRef('alice/shop', `refs/pull/${number}/head`, head);
+    // Beside the previews: a canary's rollout (this installation has no metrics store: the revision
+    // rolls out at once and a condition says why) and an agent server whose build waits for a builder.
+    const canary = await api.ok('POST', '/v2/deployments', {
+      name: 'steady',
+      source: 'external_docker',
+      source_config: { canary: { steps: [10, 50] } },
+      source_revision_config: { image_uri: 'nginx:1' },
+    });
+    await api.ok('PATCH', `/v2/deployments/${canary.id as string}`, { source_revision_config: { image_uri: 'nginx:2' } });
+    await api.ok('POST', '/v2/deployments', {
+      name: 'agent',
+      source: 'codehost',
+      source_config: { integration_id: integrationId, repo_url: `${github.url}/alice/shop` },
+      source_revision_config: { repo_ref: 'main', langgraph_config_path: 'langgraph.json' },
+    });
+    await eventually(
+      async () => ((await api.ok('GET', `/v2/deployments/${canary.id as string}/revisions`)).resources as unknown[]).length === 2,
+      30_000,
+      "the canary's second revision",
+    );
+    const deployments = (await kubectlJson<{ items: unknown[] }>(['get', 'deployments.berth.dev', '-n', namespace])).items.length;
+    const previews = await previewNames();
+    await untilIdle(berth, deployments);
+    await berth.stop();
+
+    await startPreviewsBerth();
+    await untilIdle(berth, deployments);
+    expect(Object.fromEntries(apiWrites(await metricsOf(berth)))).toEqual({});
+    expect(await previewNames()).toEqual(previews);
   });
 
   it('removes every preview when the deployment asks for none', async () => {

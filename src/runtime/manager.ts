@@ -229,18 +229,20 @@ export class Manager {
     for (const controller of this.#controllers) void controller.stop({ abortInFlight: true });
   }
 
-  /** Starts each controller once its caches have synced, unless the term ended meanwhile. */
+  /**
+   * Starts the controllers once every cache has synced, unless the term ended meanwhile: not only those
+   * whose events a controller maps, since a reconcile also reads others (an integration, a Secret), and
+   * one that read a cache before its sync would find nothing there and say so (a Warning Event after
+   * every restart). /readyz waits for the same caches.
+   */
   async #startControllers(term: number): Promise<void> {
-    await Promise.all(
-      this.#controllers.map(async (controller) => {
-        try {
-          await Promise.all(controller.informers.map((informer) => informer.waitForSync(this.#lifetime.signal)));
-        } catch {
-          // waitForSync rejects only once the lifetime signal aborts: Berth is stopping, nothing to start.
-          return;
-        }
-        if (term === this.#leaderTerm && this.#leading && !this.#stopping) controller.start();
-      }),
-    );
+    try {
+      await Promise.all([...this.#informers.values()].map((informer) => informer.waitForSync(this.#lifetime.signal)));
+    } catch {
+      // waitForSync rejects only once the lifetime signal aborts: Berth is stopping, nothing to start.
+      return;
+    }
+    if (term !== this.#leaderTerm || !this.#leading || this.#stopping) return;
+    for (const controller of this.#controllers) controller.start();
   }
 }
