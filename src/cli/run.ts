@@ -144,7 +144,7 @@ function metricsStoreOf(options: Options): { metricsStore?: string } {
   return store ? { metricsStore: store } : {};
 }
 
-/** What builds wait for before they start: under `berth dev`, the node's builder while it is built. */
+/** What builds wait for before they start: a builder the embedding process is still making (the local node's). */
 export interface WaitingOn {
   builder?: string;
 }
