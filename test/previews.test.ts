@@ -131,7 +131,24 @@ describe('preview deployments per pull request', () => {
     expect(await previewNames()).toEqual([`shop-pr-${own}`]);
     github.updatePullRequest(repositoryId, fork, { labels: ['ok-to-preview'] });
     await eventually(async () => (await previewNames()).join() === `shop-pr-${own},shop-pr-${fork}`, 30_000, 'two previews');
-    const listedAll = (await api.ok('GET', '/v2/deployments?is_preview=false')).resources as { name: string }[];
+    // Each preview says what it previews, with its request's page on the code host.
+    const listed = (await api.ok('GET', '/v2/deployments?is_preview=true')).resources as { name: string; preview_of: unknown }[];
+    expect(Object.fromEntries(listed.map((deployment) => [deployment.name, deployment.preview_of]))).toEqual({
+      [`shop-pr-${own}`]: {
+        deployment_name: 'shop',
+        pull_request: own,
+        from_fork: false,
+        pull_request_url: `${github.url}/alice/shop/pull/${own}`,
+      },
+      [`shop-pr-${fork}`]: {
+        deployment_name: 'shop',
+        pull_request: fork,
+        from_fork: true,
+        pull_request_url: `${github.url}/alice/shop/pull/${fork}`,
+      },
+    });
+    const listedAll = (await api.ok('GET', '/v2/deployments?is_preview=false')).resources as { name: string; preview_of: unknown }[];
+    expect(listedAll.map((deployment) => deployment.preview_of)).toEqual([null]);
     expect(listedAll.map((deployment) => deployment.name)).toEqual(['shop']);
 
     const preview = await kubectlJson<Deployment>(['get', 'deployments.berth.dev', `shop-pr-${own}`, '-n', namespace]);

@@ -12,6 +12,8 @@ export interface CodeHostProvider {
   publicApiBaseUrl: string;
   /** The ref a pull (merge) request's head is fetched by, from the base repository. */
   pullRequestRef(number: number): string;
+  /** Where a person reads a pull (merge) request, after the repository's web address. */
+  pullRequestPath(number: number): string;
   webhook: {
     /** How a delivery proves it knows the secret: an HMAC-SHA256 of the exact body as `sha256=<hex>`,
      * or the secret itself, in `header`. */
@@ -31,6 +33,7 @@ export const codeHostProviders: Readonly<Record<CodeHostProviderName, CodeHostPr
     publicRepositoryOrigin: 'https://github.com',
     publicApiBaseUrl: 'https://api.github.com',
     pullRequestRef: (number) => `refs/pull/${number}/head`,
+    pullRequestPath: (number) => `/pull/${number}`,
     webhook: {
       signature: { kind: 'hmac-sha256', header: 'x-hub-signature-256' },
       eventHeader: 'x-github-event',
@@ -42,6 +45,7 @@ export const codeHostProviders: Readonly<Record<CodeHostProviderName, CodeHostPr
     publicRepositoryOrigin: 'https://gitlab.com',
     publicApiBaseUrl: 'https://gitlab.com/api/v4',
     pullRequestRef: (number) => `refs/merge-requests/${number}/head`,
+    pullRequestPath: (number) => `/-/merge_requests/${number}`,
     webhook: {
       signature: { kind: 'secret', header: 'x-gitlab-token' },
       eventHeader: 'x-gitlab-event',
@@ -53,4 +57,10 @@ export const codeHostProviders: Readonly<Record<CodeHostProviderName, CodeHostPr
 /** The host an integration names (`github` when it names none, as its schema defaults). */
 export function codeHostProvider(name: CodeHostProviderName | undefined): CodeHostProvider {
   return codeHostProviders[name ?? 'github'];
+}
+
+/** A pull (merge) request's web page, from its repository's address: none unless that is an http(s) URL. */
+export function pullRequestUrl(provider: CodeHostProviderName | undefined, repoUrl: string, number: number): string | undefined {
+  if (!URL.canParse(repoUrl) || !['http:', 'https:'].includes(new URL(repoUrl).protocol)) return undefined;
+  return `${repoUrl.replace(/\/+$/, '').replace(/\.git$/, '')}${codeHostProvider(provider).pullRequestPath(number)}`;
 }

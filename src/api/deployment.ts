@@ -384,7 +384,7 @@ const previewsSchema = z
 export type PreviewsSpec = z.infer<typeof previewsSchema>;
 
 /** What makes a Deployment a preview, set by the controller that makes it. */
-const previewOfSchema = z
+export const previewOfSchema = z
   .object({
     deploymentName: z.string().min(1).max(253).describe('The Deployment whose preview this is.'),
     pullRequest: z.number().int().min(1).describe('The number of its pull (merge) request.'),
@@ -394,6 +394,7 @@ const previewOfSchema = z
   })
   .describe('Set on a preview by the controller that made it (absent on any other Deployment). Immutable.')
   .meta({ 'x-kubernetes-validations': [{ rule: 'self == oldSelf', message: 'spec.previewOf is immutable' }] });
+export type PreviewOf = z.infer<typeof previewOfSchema>;
 
 const queueWorkerSchema = z
   .object({

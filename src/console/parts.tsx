@@ -29,23 +29,25 @@ export function Badge({ phase }: { phase: Phase }) {
   return <span class={`badge ${tone[phase]}`}>{phase.replaceAll('_', ' ').toLowerCase()}</span>;
 }
 
-/** The app's URL as a link, when it is one a browser should follow (http or https). */
-export function AppLink({ url }: { url: string | null }) {
-  if (!url) return <span class="hint">no URL yet</span>;
-  const safe = (() => {
-    try {
-      return ['http:', 'https:'].includes(new URL(url).protocol);
-    } catch {
-      return false;
-    }
-  })();
-  return safe ? (
+/** Whether a browser should follow this address from the console: http or https only. */
+export function isWebUrl(url: string): boolean {
+  return URL.canParse(url) && ['http:', 'https:'].includes(new URL(url).protocol);
+}
+
+/** `text` as a link to `url` in a new tab when the console should follow it, as text otherwise. */
+export function OutLink({ url, text }: { url: string | null; text: string }) {
+  return url && isWebUrl(url) ? (
     <a href={url} target="_blank" rel="noopener noreferrer">
-      {url}
+      {text}
     </a>
   ) : (
-    <span>{url}</span>
+    <span>{text}</span>
   );
+}
+
+/** The app's URL as a link, when it is one a browser should follow. */
+export function AppLink({ url }: { url: string | null }) {
+  return url ? <OutLink url={url} text={url} /> : <span class="hint">no URL yet</span>;
 }
 
 export function tierOf(deployment: Deployment): string {

@@ -5,6 +5,7 @@ import {
   canaryStatusSchema,
   conditionsSchema,
   oauthProviderSpecSchema,
+  previewOfSchema,
   revisionSourceConfigSchema,
   sourceConfigSchema,
   referenceOfSecret,
@@ -15,6 +16,7 @@ import {
   type OAuthProvider,
   type Revision,
 } from '../api/index.ts';
+import { pullRequestUrl, type CodeHostProviderName } from '../api/codehost-providers.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import { maskedSecretValue, type DeploymentResponse, type ProviderResponse, type RevisionResponse } from './wire-schemas.ts';
 
@@ -35,14 +37,17 @@ export function providerResponse(provider: DeepReadonly<OAuthProvider>, organiza
   } as ProviderResponse;
 }
 
-/**
- * `latestRevision` supplies the commit the latest revision resolved to (repo_commit_sha appears in
- * responses only).
- */
+/** What a deployment's response reads beside it: the commit its latest revision resolved to
+ * (repo_commit_sha appears in responses only), and its integration's code host (a preview's link). */
+export interface DeploymentContext {
+  latestRevision?: DeepReadonly<Revision> | undefined;
+  provider?: CodeHostProviderName | undefined;
+}
+
 export function deploymentResponse(
   deployment: DeepReadonly<Deployment>,
   organizationId: string,
-  latestRevision?: DeepReadonly<Revision>,
+  { latestRevision, provider }: DeploymentContext = {},
 ): DeploymentResponse {
   const { spec, metadata, status } = deployment;
   const createdAt = timestampText(metadata.creationTimestamp) ?? '';
@@ -69,6 +74,12 @@ export function deploymentResponse(
     image_version: status?.imageVersion ?? null,
     url: status?.url ?? null,
     is_preview: spec.previewOf !== undefined,
+    preview_of: spec.previewOf
+      ? {
+          ...(toWire(previewOfSchema, spec.previewOf) as Omit<NonNullable<DeploymentResponse['preview_of']>, 'pull_request_url'>),
+          pull_request_url: pullRequestUrl(provider, spec.sourceConfig?.repoUrl ?? '', spec.previewOf.pullRequest) ?? null,
+        }
+      : null,
     canary: status?.canary ? (toWire(canaryStatusSchema, status.canary) as DeploymentResponse['canary']) : null,
     conditions: toWire(conditionsSchema, status?.conditions ?? []) as DeploymentResponse['conditions'],
     tenant_id: organizationId,

@@ -8,6 +8,7 @@ import {
   conditionsSchema,
   deploymentSourceSchema,
   oauthProviderSpecSchema,
+  previewOfSchema,
   providerTypes,
   revisionPhases,
   revisionSourceConfigSchema,
@@ -19,6 +20,7 @@ import {
   wireObjectSchema,
   wireSchema,
   type OAuthProviderSpec,
+  type PreviewOf,
   type SnakeKey,
   sourcesWhere,
   type SourceName,
@@ -227,6 +229,15 @@ export const deploymentResponseSchema = z
       .describe(
         "A preview of a pull request, made by Berth for the deployment that asks for previews (source_config.previews): the reference's clients skip these.",
       ),
+    preview_of: wireObjectSchema(previewOfSchema)
+      .extend({
+        pull_request_url: z
+          .string()
+          .nullable()
+          .describe("The pull (merge) request's web page on its code host. Null when the repository's address is not an http(s) URL."),
+      })
+      .nullable()
+      .describe('The deployment and pull (merge) request this preview is of (is_preview). Null on any other deployment.'),
     canary: wireSchema(canaryStatusSchema)
       .nullable()
       .describe("Where the new revision's canary rollout stands (source_config.canary). Null when none runs or failed for it."),
@@ -235,7 +246,9 @@ export const deploymentResponseSchema = z
     ),
   })
   .describe('A deployment.');
-export type DeploymentResponse = z.infer<typeof deploymentResponseSchema>;
+/** A preview's origin as the wire spells it, and its request's page. */
+export type PreviewOfResponse = SnakeKeys<PreviewOf> & { pull_request_url: string | null };
+export type DeploymentResponse = Omit<z.infer<typeof deploymentResponseSchema>, 'preview_of'> & { preview_of: PreviewOfResponse | null };
 
 // --- Events ------------------------------------------------------------------------------------
 

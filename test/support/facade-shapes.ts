@@ -40,6 +40,7 @@ export const deploymentTable: Record<string, FieldType> = {
   image_version: 'string | null',
   url: 'string | null',
   is_preview: 'boolean',
+  preview_of: 'object | null',
   canary: 'object | null',
   conditions: 'array',
   tenant_id: 'uuid',

@@ -1,10 +1,12 @@
 // One deployment, as it changes: its URL, scale, conditions with their reasons, canary, its revisions
-// as a timeline with what changed, redeploy (roll back) and interrupt, its requests over time, a
-// revision's logs, its events, its settings; delete after typing its name.
+// as a timeline with what changed, redeploy (roll back) and interrupt, its previews with their pull
+// requests (or, on a preview, the request it previews), its requests over time, a revision's logs, its
+// events, its settings; delete after typing its name.
 import { messageOf, type Client, type Deployment, type Revision } from '../api.ts';
-import { useDeployment } from '../live.ts';
-import { consoleBase, navigate, onLink } from '../router.ts';
-import { Alert, AppLink, Badge, ConfirmByName, tierOf, when } from '../parts.tsx';
+import { useDeployment, useDeployments } from '../live.ts';
+import { previewsOf } from '../previews.ts';
+import { consoleBase, deploymentPath, navigate, onLink } from '../router.ts';
+import { Alert, AppLink, Badge, ConfirmByName, OutLink, tierOf, when } from '../parts.tsx';
 import { useState } from 'preact/hooks';
 import { Events, Logs } from './feeds.tsx';
 import { Figures } from './figures.tsx';
@@ -45,6 +47,7 @@ export function DeploymentPage({ client, id }: { client: Client; id: string }) {
       <Conditions deployment={deployment} />
       {deployment.canary ? <Canary canary={deployment.canary} /> : null}
       <Timeline client={client} deployment={deployment} revisions={revisions} />
+      {deployment.source_config.previews ? <Previews client={client} parent={deployment.name} /> : null}
       <Figures client={client} id={deployment.id} />
       <Logs client={client} id={deployment.id} revisions={revisions} active={deployment.active_revision_id} />
       <Events client={client} id={deployment.id} />
@@ -78,6 +81,14 @@ function Summary({ deployment }: { deployment: Deployment }) {
       </dd>
       <dt>Source</dt>
       <dd>{deployment.source}</dd>
+      {deployment.preview_of ? (
+        <>
+          <dt>Preview of</dt>
+          <dd>
+            {deployment.preview_of.deployment_name}, <PullRequest of={deployment.preview_of} />
+          </dd>
+        </>
+      ) : null}
       <dt>Created</dt>
       <dd>{when(deployment.created_at)}</dd>
     </dl>
@@ -182,4 +193,59 @@ function Timeline({ client, deployment, revisions }: { client: Client; deploymen
       </ol>
     </>
   );
+}
+
+/** The pull requests with a preview, as they come and go; their previews' status and URL. */
+function Previews({ client, parent }: { client: Client; parent: string }) {
+  const loaded = useDeployments(client);
+  return (
+    <>
+      <h2>Previews</h2>
+      {loaded.state === 'loading' ? <p class="hint">Loading…</p> : null}
+      {loaded.state === 'failed' ? <Alert text={loaded.message} before="The previews could not be read: " /> : null}
+      {loaded.state === 'loaded' ? <PreviewTable previews={previewsOf(loaded.value, parent)} /> : null}
+    </>
+  );
+}
+
+function PreviewTable({ previews }: { previews: ReturnType<typeof previewsOf> }) {
+  if (previews.length === 0) return <p class="empty">No pull request has a preview.</p>;
+  return (
+    <table class="previews">
+      <thead>
+        <tr>
+          <th>Pull request</th>
+          <th>Preview</th>
+          <th>Status</th>
+          <th>URL</th>
+        </tr>
+      </thead>
+      <tbody>
+        {previews.map((preview) => (
+          <tr data-preview={preview.name}>
+            <td>
+              <PullRequest of={preview.preview_of} />
+              {preview.preview_of.from_fork ? <span class="badge quiet">fork</span> : null}
+            </td>
+            <td>
+              <a href={deploymentPath(preview.id)} onClick={onLink}>
+                {preview.name}
+              </a>
+            </td>
+            <td>
+              <Badge phase={preview.status} />
+            </td>
+            <td>
+              <AppLink url={preview.url} />
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+/** A pull request by its number, a link to its page when the API gives one. */
+function PullRequest({ of }: { of: NonNullable<Deployment['preview_of']> }) {
+  return <OutLink url={of.pull_request_url} text={`pull request #${of.pull_request}`} />;
 }

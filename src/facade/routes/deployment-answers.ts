@@ -1,7 +1,7 @@
 // How the deployment routes find what a request names and answer with it: lookups by id among the
 // tenant's objects (another organization's answer 404, as missing ones do), the response of a
 // deployment with its latest revision, and the wait for the controller to observe a write.
-import { labels, type Deployment, type Revision } from '../../api/index.ts';
+import { labels, type CodeHostIntegration, type Deployment, type Revision } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { notFound } from '../errors.ts';
 import { waitForCache } from '../observe.ts';
@@ -38,6 +38,15 @@ export function deploymentById(cache: Pick<FacadeCache, 'deployments'>, namespac
   return deployment;
 }
 
+/** The namespace's integration with this id, if there is one. */
+export function integrationById(
+  cache: Pick<FacadeCache, 'codeHostIntegrations'>,
+  namespace: string,
+  id: string | null | undefined,
+): DeepReadonly<CodeHostIntegration> | undefined {
+  return id ? cache.codeHostIntegrations.byIndex(byUid, id).find((integration) => integration.metadata.namespace === namespace) : undefined;
+}
+
 /** The deployment's revision with this id. */
 export function revisionById(
   cache: Pick<FacadeCache, 'revisions'>,
@@ -60,9 +69,11 @@ export function deploymentAnswers(deps: Pick<FacadeDependencies, 'cache' | 'obse
   const findDeployment = (namespace: string, id: string) => deploymentById(cache, namespace, id);
 
   const respond = (deployment: DeepReadonly<Deployment>, tenant: Tenant) => {
+    const namespace = deployment.metadata.namespace ?? '';
     const latestName = deployment.status?.latestRevisionName;
-    const latest = latestName ? cache.revisions.get(deployment.metadata.namespace ?? '', latestName) : undefined;
-    return deploymentResponse(deployment, tenant.organizationId, latest);
+    const latestRevision = latestName ? cache.revisions.get(namespace, latestName) : undefined;
+    const provider = integrationById(cache, namespace, deployment.spec.sourceConfig?.integrationId)?.spec.provider;
+    return deploymentResponse(deployment, tenant.organizationId, { latestRevision, provider });
   };
 
   /**

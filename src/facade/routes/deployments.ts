@@ -40,7 +40,7 @@ import { waitForCache, waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret, writeOwnedSecretOrUndo } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import { revisionResponse } from '../responses.ts';
-import { byUid, type FacadeDependencies } from '../ports.ts';
+import type { FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam, uuidSchema } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
@@ -52,7 +52,7 @@ import {
   type DeploymentCreate,
   type DeploymentPatch,
 } from '../wire-schemas.ts';
-import { deploymentAnswers, deploymentNotFound } from './deployment-answers.ts';
+import { deploymentAnswers, deploymentNotFound, integrationById } from './deployment-answers.ts';
 import { checkListenerChoice } from './listeners.ts';
 import { checkUploaded } from './uploads.ts';
 
@@ -386,9 +386,7 @@ function checkChildNames(deps: FacadeDependencies, namespace: string, name: stri
 function checkRepositoryHost(deps: FacadeDependencies, namespace: string, spec: Deployment['spec']): void {
   const { integrationId, repoUrl } = spec.sourceConfig ?? {};
   if (!sourceKind(spec.source)?.usesIntegration || !integrationId || !repoUrl) return;
-  const integration = deps.cache.codeHostIntegrations
-    .byIndex(byUid, integrationId)
-    .find((candidate) => candidate.metadata.namespace === namespace);
+  const integration = integrationById(deps.cache, namespace, integrationId);
   const refused = integration ? repositoryHostRefusal(repoUrl, integration.spec) : undefined;
   if (refused) throw invalidField(['body', 'source_config', 'repo_url'], refused);
 }

@@ -30,10 +30,10 @@ import {
   type LogType,
 } from '../logs.ts';
 import { readSecretValues } from '../owned-secrets.ts';
-import { byUid, type FacadeDependencies } from '../ports.ts';
+import type { FacadeDependencies } from '../ports.ts';
 import { parseRequestPart, tenantOf, uuidPathParam, uuidSchema } from '../request.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
-import { deploymentById, revisionById, revisionsOf } from './deployment-answers.ts';
+import { deploymentById, integrationById, revisionById, revisionsOf } from './deployment-answers.ts';
 
 const logQuerySchema = logFilterSchema.extend({
   type: z.enum(logTypes).default('deploy').describe("deploy: the revision's application and queue worker; build: its build Job."),
@@ -228,9 +228,7 @@ async function secretValues(
     ...(deployment.spec.secrets ?? []).flatMap((s) => (s.valueFrom ? [s.valueFrom.secretKeyRef.name] : [])),
   ];
   if (type === 'build') {
-    const integration = deps.cache.codeHostIntegrations
-      .byIndex(byUid, deployment.spec.sourceConfig?.integrationId ?? '')
-      .find((i) => i.metadata.namespace === namespace);
+    const integration = integrationById(deps.cache, namespace, deployment.spec.sourceConfig?.integrationId);
     if (integration) sources.push(integration.spec.credentialsSecretRef.name);
   }
   const values = await Promise.all([...new Set(sources)].map((name) => readSecretValues(deps.writer, namespace, name)));
