@@ -5,7 +5,8 @@
 // pod template. Each round changes the graph's answer; the ratio is Berth's median and p90 over the
 // baseline's. Berth's time is broken down (upload and PATCH, Job queued, each build step, built to
 // DEPLOYED, DEPLOYED to the client's return) so the note can say where it goes. Then the cost of
-// durability (agent-durability.ts): a run on a thread on the durable server against the in-memory one.
+// durability (agent-durability.ts): a run on a thread on the durable server against the in-memory one;
+// and what a run in flight pays when its pod goes (agent-resume.ts): a kill's delay, a drain's rollout.
 // Needs root and the cached binaries and images (the node suite or `npm start` builds them).
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,7 @@ import { startBerthProcess } from './berth-process.ts';
 import { baselineBuild, berthBuildOf, onlyImageServes, setImage, stepDurations, until } from './node-steps.ts';
 import { percentile } from './stats.ts';
 import { durabilityCost, inMemoryProject } from './agent-durability.ts';
+import { resumeCost } from './agent-resume.ts';
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '3' }, out: { type: 'string', default: 'bench/results/agent-server.json' } },
@@ -287,6 +289,27 @@ try {
         `(durable median ${durability.durableMs.median.toFixed(1)} ms, in-memory median ${durability.inMemoryMs.median.toFixed(1)} ms, ${durability.runs} runs each)`,
     );
 
+    // A run in flight when its pod goes: killed with no grace, or drained by a rollout.
+    const resume = await resumeCost({
+      kc,
+      namespace,
+      deployment: 'agent',
+      url,
+      rollOut: async (mark) => {
+        const response = await fetch(`${api}/v2/deployments/${created.id}`, {
+          method: 'PATCH',
+          headers,
+          body: JSON.stringify({ secrets: [{ name: 'ROLLOUT_MARK', value: mark }] }),
+        });
+        if (!response.ok) throw new Error(`PATCH: ${response.status} ${await response.text()}`);
+      },
+    });
+    log(
+      `a run of four ${resume.stepSeconds} s steps: ${seconds(resume.undisturbedMs)} undisturbed, ${seconds(resume.killedMs)} when its pod is killed after the first ` +
+        `(ratio ${resume.ratio.toFixed(2)}, ${seconds(resume.delayMs)} to resume); a rollout ${seconds(resume.rolloutMs)} with no run in flight, ` +
+        `${seconds(resume.drainedRolloutMs)} draining one (${seconds(resume.drainAddedMs)} added)`,
+    );
+
     const berthTimes = results.map((r) => r.berthMs);
     const baselineTimes = results.map((r) => r.baselineMs);
     const summary = {
@@ -295,6 +318,7 @@ try {
       ratioMedian: median(berthTimes) / median(baselineTimes),
       ratioP90: p90(berthTimes) / p90(baselineTimes),
       durability,
+      resume,
     };
     mkdirSync(dirname(values.out), { recursive: true });
     writeFileSync(values.out, `${JSON.stringify(summary, null, 2)}\n`);
