@@ -1,4 +1,4 @@
-// `npm run bench:agents [-- --rounds N]`: an agent server from its sources to serving, by the reference's
+// `npm run bench:agents [-- --rounds N --step-seconds S]`: an agent server from its sources to serving, by the reference's
 // own client (`langgraph deploy --remote`: upload, PATCH, remote build from langgraph.json, rollout),
 // against the same image built and run directly on the node: the build Job Berth renders, created at once
 // from the same uploaded archive, then the same image change on a plain apps/v1 Deployment of Berth's own
@@ -34,7 +34,12 @@ import { durabilityCost, inMemoryProject } from './agent-durability.ts';
 import { resumeCost } from './agent-resume.ts';
 
 const { values } = parseArgs({
-  options: { rounds: { type: 'string', default: '3' }, out: { type: 'string', default: 'bench/results/agent-server.json' } },
+  options: {
+    rounds: { type: 'string', default: '3' },
+    // The steps graph's step: a drain shows in a rollout once what is left of a run outlasts a new pod's start.
+    'step-seconds': { type: 'string', default: '8' },
+    out: { type: 'string', default: 'bench/results/agent-server.json' },
+  },
 });
 const rounds = Number(values.rounds);
 const log = (message: string) => process.stderr.write(`[bench:agents ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -290,20 +295,23 @@ try {
     );
 
     // A run in flight when its pod goes: killed with no grace, or drained by a rollout.
-    const resume = await resumeCost({
-      kc,
-      namespace,
-      deployment: 'agent',
-      url,
-      rollOut: async (mark) => {
-        const response = await fetch(`${api}/v2/deployments/${created.id}`, {
-          method: 'PATCH',
-          headers,
-          body: JSON.stringify({ secrets: [{ name: 'ROLLOUT_MARK', value: mark }] }),
-        });
-        if (!response.ok) throw new Error(`PATCH: ${response.status} ${await response.text()}`);
+    const resume = await resumeCost(
+      {
+        kc,
+        namespace,
+        deployment: 'agent',
+        url,
+        rollOut: async (mark) => {
+          const response = await fetch(`${api}/v2/deployments/${created.id}`, {
+            method: 'PATCH',
+            headers,
+            body: JSON.stringify({ secrets: [{ name: 'ROLLOUT_MARK', value: mark }] }),
+          });
+          if (!response.ok) throw new Error(`PATCH: ${response.status} ${await response.text()}`);
+        },
       },
-    });
+      Number(values['step-seconds']),
+    );
     log(
       `a run of four ${resume.stepSeconds} s steps: ${seconds(resume.undisturbedMs)} undisturbed, ${seconds(resume.killedMs)} when its pod is killed after the first ` +
         `(ratio ${resume.ratio.toFixed(2)}, ${seconds(resume.delayMs)} to resume); a rollout ${seconds(resume.rolloutMs)} with no run in flight, ` +
