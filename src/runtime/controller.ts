@@ -165,15 +165,6 @@ export class Controller<T extends KubeObject = KubeObject> {
     return this.#queue !== undefined;
   }
 
-  /** The informers this controller reads, primary first. */
-  get informers(): Informer[] {
-    return [
-      this.#options.informer,
-      ...ownedSources(this.#options.owns).map((o) => o.informer),
-      ...(this.#options.watches ?? []).map((w) => w.informer),
-    ];
-  }
-
   enqueue(key: ObjectKey): void {
     this.#queue?.add(keyString(key));
   }
