@@ -8,7 +8,7 @@
 // node's metrics store, log and events, a refused setting, a canary and a secret set, delete after typing its
 // name, and no CSP violation; axe-core finds no serious or critical accessibility violation on the
 // sign-in form, the list or a deployment's page; signing in and opening a deployment work from the
-// keyboard alone.
+// keyboard alone. With BERTH_CONSOLE_SCREENSHOTS=<dir> it saves the list and a deployment's page there.
 // Cost: about 13 s beyond the deployment's own rollout.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -148,6 +148,15 @@ async function accessibilityViolations(page: Page): Promise<string[]> {
 }
 
 describe('the web console in a browser', () => {
+  /** With BERTH_CONSOLE_SCREENSHOTS=<dir>, the page as this check sees it, whole, at a laptop's width:
+   * the docs' pictures (docs/console/) are made so. */
+  const screenshot = async (page: Page, name: string) => {
+    const dir = process.env.BERTH_CONSOLE_SCREENSHOTS;
+    if (!dir) return;
+    await page.setViewport({ width: 1280, height: 800 });
+    await page.screenshot({ path: join(dir, `${name}.png`), fullPage: true });
+  };
+
   it('signs in with a key, lists the deployment live, shows its conditions and revisions, and deletes after its name is typed', async () => {
     const page = await browser!.newPage();
     /** What the page shows in an element (the browser's words: no DOM types in this program). */
@@ -187,6 +196,7 @@ describe('the web console in a browser', () => {
     });
     await page.waitForSelector('tr[data-deployment="other"]', { timeout: 30_000 });
     expect(await accessibilityViolations(page), 'the deployments').toEqual([]);
+    await screenshot(page, 'deployments');
 
     // A deployment's page: its conditions and the revision it serves.
     await page.click('tr[data-deployment="site"] a');
@@ -200,6 +210,7 @@ describe('the web console in a browser', () => {
     await page.waitForFunction(`document.querySelector('.log')?.innerText.includes('listening on')`, { timeout: 30_000 });
     await page.waitForSelector('tr[data-event]', { timeout: 30_000 });
     expect(await accessibilityViolations(page), "a deployment's page").toEqual([]);
+    await screenshot(page, 'deployment');
 
     // Deleted from its page after typing its name: gone from the API, and from the list.
     await page.goto(`${facadeUrl}/console/deployments/${other.id}`, { waitUntil: 'load' });
