@@ -116,7 +116,7 @@ function Conditions({ deployment }: { deployment: Deployment }) {
               <td>{condition.type}</td>
               <td>{condition.status}</td>
               <td>{condition.reason}</td>
-              <td>{condition.message}</td>
+              <td class="message">{condition.message}</td>
               <td>{when(condition.last_transition_time)}</td>
             </tr>
           ))}

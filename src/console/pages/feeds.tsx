@@ -42,7 +42,7 @@ export function Events({ client, id }: { client: Client; id: string }) {
                 <td>
                   {event.object.kind} {event.object.name}
                 </td>
-                <td>
+                <td class="message">
                   {event.message}
                   {event.count > 1 ? <span class="hint"> (×{event.count})</span> : null}
                 </td>
