@@ -37,10 +37,10 @@ describe('podProblem', () => {
       "pod p, container app: CreateContainerConfigError: couldn't find key K in Secret ns/s",
     ],
     [
-      'a crash loop',
+      'a crash loop, without the back-off that grows at each turn',
       waiting('CrashLoopBackOff', 'back-off 10s', { lastState: { terminated: { exitCode: 1, reason: 'Error' } } }),
       'CrashLoopBackOff',
-      'pod p, container app: CrashLoopBackOff (last exit code 1, Error): back-off 10s',
+      'pod p, container app: CrashLoopBackOff (last exit code 1, Error)',
     ],
     [
       'a crash loop whose container said why as it ended, its last ten lines',
@@ -59,7 +59,7 @@ describe('podProblem', () => {
       }),
       'CrashLoopBackOff',
       [
-        'pod p, container app: CrashLoopBackOff (last exit code 1, Error): back-off 10s',
+        'pod p, container app: CrashLoopBackOff (last exit code 1, Error)',
         ...Array.from({ length: 9 }, (_, i) => `line ${i + 3}`),
         "alembic.util.exc.CommandError: Can't locate revision identified by 'f00d'",
       ].join('\n'),
@@ -95,6 +95,29 @@ describe('podProblem', () => {
     ],
   ])('%s is no problem', (_, status) => {
     expect(podProblem(pod('p', status as V1Pod['status']))).toBeUndefined();
+  });
+
+  it('keeps a crash loop while the container runs again between two back-offs, until it is ready', () => {
+    const again = (ready: boolean, exitCode: number) => ({
+      phase: 'Pending',
+      initContainerStatuses: [
+        {
+          name: 'wait',
+          ready,
+          restartCount: 2,
+          image: 'i',
+          imageID: '',
+          state: { running: {} },
+          lastState: { terminated: { exitCode, reason: 'Error', message: 'does not answer' } },
+        },
+      ],
+    });
+    expect(podProblem(pod('p', again(false, 1) as V1Pod['status']))).toEqual({
+      reason: 'CrashLoopBackOff',
+      message: 'pod p, container wait: CrashLoopBackOff (last exit code 1, Error)\ndoes not answer',
+    });
+    expect(podProblem(pod('p', again(true, 1) as V1Pod['status']))).toBeUndefined();
+    expect(podProblem(pod('p', again(false, 0) as V1Pod['status']))).toBeUndefined();
   });
 
   it('reads init containers too', () => {

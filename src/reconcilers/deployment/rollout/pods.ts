@@ -32,16 +32,31 @@ type ReadonlyContainerStatus = DeepReadonly<V1ContainerStatus> | V1ContainerStat
 
 function containerProblem(pod: string, status: ReadonlyContainerStatus): PodProblem | undefined {
   const waiting = status.state?.waiting;
-  if (!waiting?.reason || !failedWaitingReasons.has(waiting.reason)) return undefined;
+  if (waiting?.reason && failedWaitingReasons.has(waiting.reason)) {
+    if (waiting.reason === 'CrashLoopBackOff') return crashLoop(pod, status);
+    const said = waiting.message ? `: ${waiting.message}` : '';
+    return { reason: waiting.reason, message: `pod ${pod}, container ${status.name}: ${waiting.reason}${said}` };
+  }
+  // Between two back-offs the kubelet runs the container again: until it is ready, it is still the
+  // loop it was (a wait for a database that ends in an error after 30 s spends that long running).
+  if (status.state?.running && !status.ready && status.restartCount > 0 && failedExit(status)) return crashLoop(pod, status);
+  return undefined;
+}
+
+/** Whether the container's last run ended in a failure. */
+function failedExit(status: ReadonlyContainerStatus): boolean {
+  const exit = status.lastState?.terminated;
+  return exit !== undefined && exit.exitCode !== 0;
+}
+
+/** A container that keeps failing: its last exit, and what it said as it ended (its termination
+ * message, or its log's tail): a failed migration's own error. Not the kubelet's back-off, which grows
+ * at each turn: the message stays the same through the loop, and so does the status that shows it. */
+function crashLoop(pod: string, status: ReadonlyContainerStatus): PodProblem {
   const lastExit = status.lastState?.terminated;
-  const exit =
-    waiting.reason === 'CrashLoopBackOff' && lastExit
-      ? ` (last exit code ${lastExit.exitCode}${lastExit.reason ? `, ${lastExit.reason}` : ''})`
-      : '';
-  const said = waiting.message ? `: ${waiting.message}` : '';
-  // What the container said as it ended (its termination message, or its log's tail): a failed migration's own error.
-  const last = waiting.reason === 'CrashLoopBackOff' && lastExit?.message ? `\n${lastLines(lastExit.message)}` : '';
-  return { reason: waiting.reason, message: `pod ${pod}, container ${status.name}: ${waiting.reason}${exit}${said}${last}` };
+  const exit = lastExit ? ` (last exit code ${lastExit.exitCode}${lastExit.reason ? `, ${lastExit.reason}` : ''})` : '';
+  const last = lastExit?.message ? `\n${lastLines(lastExit.message)}` : '';
+  return { reason: 'CrashLoopBackOff', message: `pod ${pod}, container ${status.name}: CrashLoopBackOff${exit}${last}` };
 }
 
 /** The last lines of what a container said, bounded: a revision's message stays readable. */
