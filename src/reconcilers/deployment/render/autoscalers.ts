@@ -35,8 +35,16 @@ export function servesScaledObjects(installation: { requestConcurrency?: unknown
   return installation.requestConcurrency !== undefined || installation.activator !== undefined;
 }
 
-function scaleDownBehavior(windowSeconds: number): V2HorizontalPodAutoscalerBehavior {
-  return { scaleDown: { stabilizationWindowSeconds: windowSeconds } };
+/**
+ * Queue workers go one at a time, a minute apart, as the reference's do: each one going first finishes
+ * the runs it holds (its drain), so a backlog that ends takes its workers away step by step rather than
+ * all at once while their runs drain.
+ */
+export const queueWorkerScaleDownStep = { type: 'Pods', value: 1, periodSeconds: 60 } as const;
+
+function scaleDownBehavior(windowSeconds: number, component: Component): V2HorizontalPodAutoscalerBehavior {
+  const stepped = component === 'queue-worker' ? { policies: [{ ...queueWorkerScaleDownStep }] } : {};
+  return { scaleDown: { stabilizationWindowSeconds: windowSeconds, ...stepped } };
 }
 
 /** The members of KEDA's ScaledObject that Berth sets. */
@@ -72,7 +80,7 @@ function renderAutoscaler(
       minReplicas: scale.minReplicas,
       maxReplicas: scale.maxReplicas,
       metrics: [{ type: 'Resource', resource: { name: 'cpu', target: { type: 'Utilization', averageUtilization: targetCpuUtilization } } }],
-      behavior: scaleDownBehavior(scaleDownWindowSeconds),
+      behavior: scaleDownBehavior(scaleDownWindowSeconds, component),
     },
   };
 }
@@ -108,7 +116,9 @@ export function scaledObject(
     spec: {
       scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: target },
       ...kedaBounds,
-      advanced: { horizontalPodAutoscalerConfig: { name: target, behavior: scaleDownBehavior(scaleDownWindowSeconds) } },
+      advanced: {
+        horizontalPodAutoscalerConfig: { name: target, behavior: scaleDownBehavior(scaleDownWindowSeconds, workload.component) },
+      },
       triggers,
     },
   };

@@ -431,7 +431,7 @@ describe('autoscalers', () => {
     ).toBeUndefined();
   });
 
-  it("scales the queue worker from the queue fields, load low for the installation's window before replicas go", () => {
+  it("scales the queue worker from the queue fields, load low for the installation's window before replicas go, one at a time", () => {
     expect(
       renderQueueWorkerAutoscaler(
         owner,
@@ -442,7 +442,7 @@ describe('autoscalers', () => {
       minReplicas: 1,
       maxReplicas: 4,
       scaleTargetRef: { name: 'shop-queue' },
-      behavior: { scaleDown: { stabilizationWindowSeconds: 15 } },
+      behavior: { scaleDown: { stabilizationWindowSeconds: 15, policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }] } },
     });
   });
 });

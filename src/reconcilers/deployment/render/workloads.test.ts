@@ -310,7 +310,13 @@ describe('renderWorkloads', () => {
         scaleTargetRef: { apiVersion: 'apps/v1', kind: 'Deployment', name: 'shop-queue' },
         minReplicaCount: 1,
         maxReplicaCount: 3,
-        advanced: { horizontalPodAutoscalerConfig: { name: 'shop-queue' } },
+        // One worker at a time, a minute apart, each draining its runs as it goes.
+        advanced: {
+          horizontalPodAutoscalerConfig: {
+            name: 'shop-queue',
+            behavior: { scaleDown: { policies: [{ type: 'Pods', value: 1, periodSeconds: 60 }] } },
+          },
+        },
         triggers: [
           {
             type: 'postgresql',
