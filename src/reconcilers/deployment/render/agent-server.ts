@@ -19,13 +19,16 @@ import {
   runQueueReadings,
   runQueueTriggerOrder,
 } from '../../../api/index.ts';
-import { scaling } from './backing.ts';
+import { applicationMinScale, scaling, type BackingServices } from './backing.ts';
+import { poolBudget, type PoolSizes, type ServerProcesses } from './connection-budget.ts';
+import { postgresMaxConnections } from './postgres.ts';
 import { scaledObject, type AutoscalingSettings, type ScaledObject } from './autoscalers.ts';
 import type { OwnerDeployment } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 
-/** Runs one queue worker pod executes at once: the reference's N_JOBS_PER_WORKER default. */
-export const runsPerQueueWorker = 10;
+/** Runs one process executes at once: one worker of ten, the reference's N_JOBS_PER_WORKER default
+ * (aegra's own is three workers of ten, each run holding a connection). */
+export const runsPerProcess = 10;
 
 /** How often KEDA reads the backlog, in seconds: a run waits at most this long before a worker is asked for. */
 const backlogPollingSeconds = 10;
@@ -35,17 +38,41 @@ function buildsAgentServer(spec: DeploymentSpecInput): boolean {
   return isBuiltSource(spec.source) && !!spec.sourceRevisionConfig?.graphConfigPath;
 }
 
-/** Whether the Deployment runs the durable agent server with a queue worker: an agent project built from
- * its configuration file on the installation's agent server image, with any queue* field set. */
-export function queuesAgentRuns(spec: DeploymentSpecInput, agentServerImage: string | undefined, queueWorker: boolean): boolean {
-  return queueWorker && agentServerImage !== undefined && buildsAgentServer(spec);
+/** What Berth sets of a durable agent server (the installation's --agent-server-image, serving an agent
+ * project built from its configuration file): every process's drain, where its runs execute, and the
+ * pools of each process where Berth runs its database (connection-budget.ts). */
+export interface DurableServer {
+  /** How long a pod told to stop finishes its runs (sourceConfig.runDrainSeconds). */
+  drainSeconds: number;
+  /** A queue worker runs the runs (any queue* field): the API's pods only queue them. */
+  queued: boolean;
+  /** Each process's pools, within its share of the deployment's own Postgres. */
+  pools?: PoolSizes;
 }
 
-/** How long a durable agent server's pod, told to stop, finishes its runs (sourceConfig.runDrainSeconds):
- * only for an agent project built from its configuration file on the installation's durable server. */
-export function runDrainSecondsOf(spec: DeploymentSpecInput, agentServerImage: string | undefined): number | undefined {
+export function durableServerOf(
+  spec: DeploymentSpecInput,
+  agentServerImage: string | undefined,
+  backing: BackingServices,
+): DurableServer | undefined {
   if (agentServerImage === undefined || !buildsAgentServer(spec)) return undefined;
-  return spec.sourceConfig?.runDrainSeconds ?? defaultRunDrainSeconds;
+  const drainSeconds = spec.sourceConfig?.runDrainSeconds ?? defaultRunDrainSeconds;
+  const queued = backing.queueWorker;
+  if (!backing.database) return { drainSeconds, queued };
+  return { drainSeconds, queued, pools: poolBudget(postgresMaxConnections(spec), serverProcesses(spec, queued)) };
+}
+
+/** The server's processes at their most: the replicas each workload may run, and a rollout's surge pod. */
+function serverProcesses(spec: DeploymentSpecInput, queued: boolean): ServerProcesses {
+  const resources = spec.sourceConfig?.resourceSpec ?? {};
+  const most = (scale: ReturnType<typeof scaling>, atZero: number) => (scale.kind === 'scaledToZero' ? atZero : scale.maxReplicas) + 1;
+  return {
+    // An application at zero still wakes to one pod (scale-to-zero.ts).
+    api: most(scaling(applicationMinScale(spec), resources.maxScale), 1),
+    queue: queued ? most(scaling(resources.queueMinScale, resources.queueMaxScale), 0) : 0,
+    runsPerApi: queued ? 0 : runsPerProcess,
+    runsPerQueue: runsPerProcess,
+  };
 }
 
 /** Seconds the kubelet gives a pod between its pre-stop sleep and its end, beyond the drains: the exit. */
@@ -86,12 +113,25 @@ export function withoutTenantLicense(env: V1EnvVar[], licensed: boolean): V1EnvV
   return licensed ? env.filter((entry) => entry.name !== agentServerLicenseKey) : env;
 }
 
-/** The API's pods queue runs; the queue worker's run them (the queue worker's own env still wins by name). */
-export function agentRunsEnv(role: 'api' | 'queue'): V1EnvVar[] {
-  if (role === 'api') return [{ name: 'WORKER_COUNT', value: '0' }];
+/** Where a process's runs execute, and its pools: the API's pods queue runs when a queue worker runs
+ * them (the queue worker's own env still wins by name), else run ten at once as a queue worker does. */
+export function durableServerEnv(server: DurableServer, role: 'api' | 'queue'): V1EnvVar[] {
+  const executes = role === 'queue' || !server.queued;
+  const runs = executes
+    ? [
+        { name: 'WORKER_COUNT', value: '1' },
+        { name: 'N_JOBS_PER_WORKER', value: String(runsPerProcess) },
+      ]
+    : [{ name: 'WORKER_COUNT', value: '0' }];
+  return [...runs, ...(server.pools ? poolEnv(server.pools) : [])];
+}
+
+function poolEnv(pools: PoolSizes): V1EnvVar[] {
   return [
-    { name: 'WORKER_COUNT', value: '1' },
-    { name: 'N_JOBS_PER_WORKER', value: String(runsPerQueueWorker) },
+    { name: 'SQLALCHEMY_POOL_SIZE', value: String(pools.sqlalchemyPoolSize) },
+    { name: 'SQLALCHEMY_MAX_OVERFLOW', value: String(pools.sqlalchemyMaxOverflow) },
+    { name: 'LANGGRAPH_MIN_POOL_SIZE', value: String(pools.langgraphMinPoolSize) },
+    { name: 'LANGGRAPH_MAX_POOL_SIZE', value: String(pools.langgraphMaxPoolSize) },
   ];
 }
 
@@ -122,7 +162,7 @@ export function renderRunBacklogScaledObject(
       metadata: {
         ...runQueueConnection(owner, spec),
         query: runQueueReadings[reading].query,
-        targetQueryValue: String(runsPerQueueWorker),
+        targetQueryValue: String(runsPerProcess),
       },
     })),
   );

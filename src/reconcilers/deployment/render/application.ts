@@ -23,7 +23,7 @@ import {
   selectorLabels,
   type Sizing,
 } from './common.ts';
-import { agentRunsEnv, agentServerLicenseEnv, runDrain, withoutTenantLicense } from './agent-server.ts';
+import { agentServerLicenseEnv, durableServerEnv, runDrain, withoutTenantLicense, type DurableServer } from './agent-server.ts';
 import { asContainers, asEnv, asVolumeMounts, asVolumes, type DeploymentSpecInput } from './spec.ts';
 
 export interface ServingRevision {
@@ -50,10 +50,8 @@ export interface WorkloadInput {
   /** That registry (`host[:port][/path]`): its images are pulled with the credential at every start
    * (pullEveryStart), never run from a node's cache that another organization's pull filled. */
   credentialedRegistry?: string;
-  /** The durable agent server with a queue worker: its API queues runs, its queue worker runs them (agent-server.ts). */
-  agentRuns?: boolean;
-  /** The durable agent server's run drain, in seconds (agent-server.ts runDrain). */
-  runDrainSeconds?: number;
+  /** The durable agent server: its drain, where its runs execute, its pools (agent-server.ts). */
+  durableServer?: DurableServer;
   /** The organization's copy of the reference image's licence key, for an agent server on that image. */
   agentServerLicense?: string;
 }
@@ -269,11 +267,12 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
   const { owner, spec, serving } = input;
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const licensed = input.agentServerLicense !== undefined;
-  const drain = input.runDrainSeconds === undefined ? undefined : runDrain(input.runDrainSeconds, drainSeconds);
+  const server = input.durableServer;
+  const drain = server && runDrain(server.drainSeconds, drainSeconds);
   const env: V1EnvVar[] = [
     { name: 'BERTH_ROLE', value: role },
     { name: 'PORT', value: String(input.port) },
-    ...(input.agentRuns ? agentRunsEnv(role) : []),
+    ...(server ? durableServerEnv(server, role) : []),
     ...(drain?.env ?? []),
     ...backingEnv(owner, input.backing),
     ...withoutTenantLicense(secretEnv(owner, spec), licensed),
@@ -284,7 +283,7 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
     name: role === 'api' ? 'app' : 'queue',
     image: serving.image,
     ...(role === 'queue' ? queueWorkerStart(spec, env, licensed) : { env }),
-    ...(role === 'queue' && input.agentRuns ? { readinessProbe: agentQueueWorkerReadiness(input.port) } : {}),
+    ...(role === 'queue' && server?.queued ? { readinessProbe: agentQueueWorkerReadiness(input.port) } : {}),
     resources: resourceRequirements(sizing, serverSizing(resources.size), input.requestScale),
     // A container that ends with an error says why in its status (and the revision's message), from its
     // termination message or else its log's tail: a failed migration's own error.

@@ -2,7 +2,7 @@
 // revision being served. Pure; the reconciler applies what differs from the cache and prunes the rest.
 import { appHost, childNames, parseCustomUrl, type Activator, type AppUrlTemplate } from '../../../api/index.ts';
 import { routeServiceNames, type RouteServices } from '../../../api/child-names.ts';
-import type { KubeObject } from '../../../runtime/index.ts';
+import { optional, type KubeObject } from '../../../runtime/index.ts';
 import {
   renderApplication,
   renderApplicationService,
@@ -12,7 +12,7 @@ import {
   type ServingRevision,
   type WorkloadInput,
 } from './application.ts';
-import { agentServerLicenseFor, queuesAgentRuns, renderRunBacklogScaledObject, runDrainSecondsOf } from './agent-server.ts';
+import { agentServerLicenseFor, durableServerOf, renderRunBacklogScaledObject } from './agent-server.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler, servesScaledObjects, type AutoscalingSettings } from './autoscalers.ts';
 import { applicationMinScale, backingServices, scaling } from './backing.ts';
 import type { OwnerDeployment } from './common.ts';
@@ -89,8 +89,7 @@ export function workloadInput(input: Omit<WorkloadsInput, 'serving'>, serving: S
     spec,
     serving,
     backing,
-    agentRuns: queuesAgentRuns(spec, settings.images.agentServer, backing.queueWorker),
-    runDrainSeconds: runDrainSecondsOf(spec, settings.images.agentServer),
+    ...optional('durableServer', durableServerOf(spec, settings.images.agentServer, backing)),
     ...(license ? { agentServerLicense: license } : {}),
     port: settings.applicationPort,
     images: settings.images,
@@ -123,7 +122,7 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
     if (backing.queueWorker) {
       desired.push(renderQueueWorker(workload));
       const queueAutoscaler =
-        workload.agentRuns && servesScaledObjects(settings)
+        workload.durableServer?.queued && servesScaledObjects(settings)
           ? renderRunBacklogScaledObject(owner, spec, settings)
           : renderQueueWorkerAutoscaler(owner, spec, settings);
       if (queueAutoscaler) desired.push(queueAutoscaler);
