@@ -1,7 +1,8 @@
 // A deployment's notifications against the real API server: its Events sent as signed JSON to a real HTTP
 // server on loopback (retried when it answers 503), and nothing sent to an origin the installation does
-// not list. No kubelet runs: the test plays the apps/v1 controller's part by marking a rollout done.
-// Cost: about 5 s of the control-plane suite (one manager, three deployments).
+// not list. No kubelet runs: the test plays the apps/v1 controller's part by marking a rollout done, and
+// the kubelet's by writing a pod's container status (a crash loop, and the runs between its back-offs).
+// Cost: about 8 s of the control-plane suite (one manager, four deployments).
 import { createHmac } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +10,8 @@ import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, NotificationBody } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
-import { createLogger, Manager } from '../src/runtime/index.ts';
+import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
+import { parseMetrics, sumOf } from '../workbench/support/berth-metrics.ts';
 import { eventually } from '../workbench/support/poll.ts';
 import { sharedSecretLabels } from '../workbench/support/shared-secrets.ts';
 import { testKubeConfig, useNamespace } from './support/cluster.ts';
@@ -105,6 +107,64 @@ function signedWith(key: string, delivery: Delivery): boolean {
   return v1 === createHmac('sha256', key).update(`${t}.${delivery.body}`).digest('hex');
 }
 
+/** A pod of the application Deployment `name`'s template, as its ReplicaSet would make it (none runs here). */
+async function podOf(name: string): Promise<string> {
+  const path = `/apis/apps/v1/namespaces/${namespace}/deployments/${name}`;
+  const workload = await kubeRequest<{ spec: { template: { metadata: { labels: Record<string, string> } } } }>(kc, { method: 'GET', path });
+  const pod = `${name}-7c9d8b5f4d-x2kqz`;
+  await core.createNamespacedPod({
+    namespace,
+    body: {
+      metadata: { name: pod, labels: workload.spec.template.metadata.labels },
+      spec: { containers: [{ name: 'app', image: 'registry.test:5000/app:1' }] },
+    },
+  });
+  return pod;
+}
+
+/** What the kubelet says of the pod's one container: waiting in its back-off, or running again after
+ * a failed exit, `restarts` times restarted. */
+async function containerSays(pod: string, state: 'backOff' | 'runningAgain', restarts: number): Promise<void> {
+  const lastState = {
+    terminated: { exitCode: 1, reason: 'Error', message: 'cannot open the config', startedAt: new Date(), finishedAt: new Date() },
+  };
+  const now =
+    state === 'backOff'
+      ? { waiting: { reason: 'CrashLoopBackOff', message: `back-off ${10 * restarts}s` } }
+      : { running: { startedAt: new Date() } };
+  await kubeRequest(kc, {
+    method: 'PATCH',
+    path: `/api/v1/namespaces/${namespace}/pods/${pod}/status`,
+    contentType: 'application/merge-patch+json',
+    body: {
+      status: {
+        phase: 'Running',
+        containerStatuses: [
+          { name: 'app', image: 'registry.test:5000/app:1', imageID: '', ready: false, restartCount: restarts, state: now, lastState },
+        ],
+      },
+    },
+  });
+}
+
+/** Until the manager's queues stayed empty for 1.5 s: a pod's update reaches it in milliseconds, and
+ * a pass it asks for starts at once. */
+async function untilIdle(): Promise<void> {
+  let emptySince: number | undefined;
+  await eventually(
+    async () => {
+      const samples = parseMetrics(await manager.metrics.registry.metrics());
+      emptySince = sumOf(samples, 'berth_workqueue_depth') === 0 ? (emptySince ?? Date.now()) : undefined;
+      return emptySince !== undefined && Date.now() - emptySince >= 1500;
+    },
+    30_000,
+    'the manager at rest',
+    100,
+  );
+}
+
+const crashLoopings = () => deliveries.filter((delivery) => delivery.headers['berth-event'] === 'crash_looping');
+
 describe('notifications', () => {
   it('posts a signed deployed notification once a revision serves, again after a 503, never with the key in it', async () => {
     answers.push(503);
@@ -127,6 +187,32 @@ describe('notifications', () => {
     expect(signedWith(signingKey, second!)).toBe(true);
     expect(signedWith('another-key', second!)).toBe(false);
     expect(second!.body).not.toContain(signingKey);
+  });
+
+  it('posts crash_looping once for a serving revision whose pod keeps crashing, the runs between its back-offs included', async () => {
+    await createDeployment('looping', { url: hookUrl, signingSecret: { name: 'hook', key: 'key' }, events: ['crash_looping'] });
+    await eventually(() => markRolledOut(kc, namespace, 'looping').catch(() => false), 30_000, 'the application Deployment');
+    const pod = await podOf('looping');
+    await containerSays(pod, 'backOff', 1);
+    const [first] = await eventually(
+      async () => (crashLoopings().length > 0 ? crashLoopings() : undefined),
+      30_000,
+      'a crash_looping notification',
+    );
+    const body = JSON.parse(first!.body) as NotificationBody;
+    expect(body).toMatchObject({ event: 'crash_looping', deployment: { name: 'looping', namespace }, reason: 'CrashLooping' });
+    expect(body.message).toContain(`pod ${pod}, container app: CrashLoopBackOff (last exit code 1, Error)`);
+    // The kubelet runs it again, it fails again, its back-off grows: the same loop, told once.
+    for (const [state, restarts] of [
+      ['runningAgain', 2],
+      ['backOff', 2],
+      ['runningAgain', 3],
+      ['backOff', 3],
+    ] as const) {
+      await containerSays(pod, state, restarts);
+      await untilIdle();
+    }
+    expect(crashLoopings()).toHaveLength(1);
   });
 
   it('is Stalled for an origin the installation does not list, or a signing key that is not there, and sends nothing', async () => {
