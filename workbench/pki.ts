@@ -39,6 +39,9 @@ export interface Pki {
   /** metrics-server's identity towards the API server and the kubelet. */
   metricsServerCert: string;
   metricsServerKey: string;
+  /** The metrics store's identity towards the kubelet, whose cAdvisor metrics it scrapes. */
+  metricsStoreCert: string;
+  metricsStoreKey: string;
   /** KEDA's operator and adapter: their identity towards the API server, the adapter's serving
    * certificate, and both ends of their mutual TLS (keda.ts). */
   kedaCert: string;
@@ -158,6 +161,9 @@ const kedaNames = new x509.SubjectAlternativeNameExtension([
 /** Who the embedded cluster's kubeconfig is: the user `berth dev` runs Berth as. */
 export const adminUserName = 'berth-admin';
 
+/** Who the node's metrics store is when it scrapes the kubelet (metrics-store.ts grants it that read). */
+export const metricsStoreUserName = 'system:metrics-store';
+
 /** The one name the aggregation layer's client certificate may have (--requestheader-allowed-names). */
 export const frontProxyClientName = 'front-proxy-client';
 
@@ -172,6 +178,7 @@ export async function generatePki(): Promise<Pki> {
   const apiserverKubeletClient = await client('CN=kube-apiserver-kubelet-client, O=system:masters');
   const kubeletServing = await issue(ca, `CN=${nodeName}`, x509.ExtendedKeyUsage.serverAuth, kubeletNames);
   const metricsServer = await client('CN=system:metrics-server');
+  const metricsStore = await client(`CN=${metricsStoreUserName}`);
   const keda = await issue(ca, 'CN=system:keda', [x509.ExtendedKeyUsage.clientAuth, x509.ExtendedKeyUsage.serverAuth], kedaNames);
   const frontProxyCa = await createAuthority(ca.validity, 'CN=berth-local-front-proxy-ca');
   const frontProxyClient = await issue(frontProxyCa, `CN=${frontProxyClientName}`, x509.ExtendedKeyUsage.clientAuth);
@@ -191,6 +198,7 @@ export async function generatePki(): Promise<Pki> {
     frontProxyCaCert: frontProxyCa.cert.toString('pem'),
     ...pair('frontProxyClient', frontProxyClient),
     ...pair('metricsServer', metricsServer),
+    ...pair('metricsStore', metricsStore),
     ...pair('keda', keda),
     appsCaCert: appsCa.cert.toString('pem'),
     appsCaKey: await privateKeyPem(appsCa.keys.privateKey),

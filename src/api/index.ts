@@ -26,6 +26,7 @@ export * from './app-urls.ts';
 export * from './app-tls.ts';
 export * from './request-concurrency.ts';
 export * from './request-metrics.ts';
+export * from './usage-metrics.ts';
 export * from './run-queue.ts';
 export * from './readable-secrets.ts';
 export * from './activator.ts';

@@ -6,6 +6,7 @@
 import { applicationServicePort, routeServiceHashPattern } from './child-names.ts';
 import { concurrencyQuery, gatewayServiceSelector } from './request-concurrency.ts';
 import { requestMetricTemplates, requestMetricsWindowSeconds } from './request-metrics.ts';
+import { cpuCoresOf, deploymentPodsPattern, memoryBytesOf } from './usage-metrics.ts';
 
 /** A query template filled with the dashboard's variables: the namespace and the deployment's route
  * Service (child-names.ts routeServiceNames), found from the deployment by its label. */
@@ -13,9 +14,9 @@ function forDashboard(template: string): string {
   return concurrencyQuery(template, { namespace: '$namespace', name: '$backend', port: applicationServicePort });
 }
 
-/** The application's and queue worker's pods (a Deployment's `<name>-<hash>-<hash>`, `<name>-queue-...`)
+/** The application's and queue worker's pods (a Deployment's `<name>-<hash>-<suffix>`, `<name>-queue-...`)
  * and the database's (its StatefulSet's one pod), by name, as cAdvisor and kube-state-metrics label them. */
-const appPods = 'namespace="$namespace", pod=~"$deployment(-queue)?-[a-z0-9]+-[a-z0-9]+"';
+const appPods = `namespace="$namespace", pod=~"${deploymentPodsPattern('$deployment(-queue)?')}"`;
 const databasePod = 'namespace="$namespace", pod="$deployment-postgres-0"';
 const databaseClaim = 'namespace="$namespace", persistentvolumeclaim="data-$deployment-postgres-0"';
 const window = `[${requestMetricsWindowSeconds}s]`;
@@ -46,16 +47,16 @@ const panels: Panel[] = [
     title: 'CPU',
     unit: 'cores',
     queries: {
-      application: `sum(rate(container_cpu_usage_seconds_total{${appPods}, container!=""}${window}))`,
-      database: `sum(rate(container_cpu_usage_seconds_total{${databasePod}, container!=""}${window}))`,
+      application: cpuCoresOf(appPods, `${requestMetricsWindowSeconds}s`),
+      database: cpuCoresOf(databasePod, `${requestMetricsWindowSeconds}s`),
     },
   },
   {
     title: 'Memory',
     unit: 'bytes',
     queries: {
-      application: `sum(container_memory_working_set_bytes{${appPods}, container!=""})`,
-      database: `sum(container_memory_working_set_bytes{${databasePod}, container!=""})`,
+      application: memoryBytesOf(appPods),
+      database: memoryBytesOf(databasePod),
     },
   },
   {

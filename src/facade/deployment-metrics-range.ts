@@ -1,14 +1,16 @@
 // A deployment's figures over a range (GET /v2/deployments/{id}/metrics with start, end and step): the
-// Gateway's request series from the metrics store, its revisions made within the range as markers, and
-// the figures that have no history here, with why. A figure that cannot be read is listed, never an error
-// for the whole.
-import type { RequestMetricQueries } from '../api/index.ts';
+// Gateway's request series and its pods' CPU and memory (the kubelets' cAdvisor) from the metrics store,
+// its revisions made within the range as markers, and the figures that have no history here, with why.
+// A figure that cannot be read is listed, never an error for the whole.
+import type { RequestMetricQueries, UsageMetricQueries } from '../api/index.ts';
 import type { QueryRange } from '../workloads/metrics-store.ts';
 import type { MetricsSources } from './ports.ts';
 import type { DeploymentMetricsRange, RevisionResponse } from './wire-schemas.ts';
 
 type Metric = DeploymentMetricsRange['series'][number]['metric'];
 type Unavailable = DeploymentMetricsRange['unavailable'];
+
+type Series = DeploymentMetricsRange['series'];
 
 const requestSeries: [Metric, keyof RequestMetricQueries][] = [
   ['requests_per_second', 'requestsPerSecond'],
@@ -17,11 +19,20 @@ const requestSeries: [Metric, keyof RequestMetricQueries][] = [
   ['latency_p99_seconds', 'latencyP99Seconds'],
 ];
 
+const usageSeries: [Metric, keyof UsageMetricQueries][] = [
+  ['cpu_cores', 'cpuCores'],
+  ['memory_bytes', 'memoryBytes'],
+];
+
+const noStore = 'this installation reads no metrics store (--concurrency-metrics)';
+
 export interface RangeInput {
   deploymentId: string;
   range: QueryRange;
   /** The Gateway's queries of its requests, or why they cannot be read (it scales to zero). */
   requests: RequestMetricQueries | { unavailable: string };
+  /** The cAdvisor queries of its application's pods. */
+  usage: UsageMetricQueries;
   /** The deployment's revisions, as the revisions route answers them. */
   revisions: readonly RevisionResponse[];
   /** It has a queue worker, whose queue KEDA reads. */
@@ -30,35 +41,59 @@ export interface RangeInput {
 
 export async function metricsOverRange(metrics: MetricsSources, input: RangeInput): Promise<DeploymentMetricsRange> {
   const { range } = input;
-  const read = await requestsOverRange(metrics, input.requests, range);
+  const [requests, usage] = await Promise.all([
+    'unavailable' in input.requests
+      ? everyUnavailable(requestSeries, input.requests.unavailable)
+      : seriesOverRange(metrics, requestSeries, input.requests, range),
+    usageOverRange(metrics, input.usage, range),
+  ]);
   return {
     deployment_id: input.deploymentId,
     start: range.start.toISOString(),
     end: range.end.toISOString(),
     step_seconds: range.stepSeconds,
-    series: read.series,
+    series: [...requests.series, ...usage.series],
     revisions: revisionMarkers(input.revisions, range),
-    unavailable: [...read.unavailable, ...withoutHistory(input.queued)],
+    unavailable: [...requests.unavailable, ...usage.unavailable, ...withoutHistory(input.queued)],
   };
 }
 
-async function requestsOverRange(
+interface Read {
+  series: Series;
+  unavailable: Unavailable;
+}
+
+function everyUnavailable<K extends string>(metrics: [Metric, K][], reason: string): Read {
+  return { series: [], unavailable: metrics.map(([metric]) => ({ metric, reason })) };
+}
+
+/** Each query's series over the range, or every one unavailable with why. */
+async function seriesOverRange<K extends string>(
   metrics: MetricsSources,
-  requests: RangeInput['requests'],
+  wanted: [Metric, K][],
+  queries: Record<K, string>,
   range: QueryRange,
-): Promise<{ series: DeploymentMetricsRange['series']; unavailable: Unavailable }> {
-  const all = (reason: string) => ({ series: [], unavailable: requestSeries.map(([metric]) => ({ metric, reason })) });
-  if ('unavailable' in requests) return all(requests.unavailable);
+): Promise<Read> {
   const queryRange = metrics.queryRange;
-  if (!queryRange) return all('this installation reads no request metrics (--concurrency-metrics)');
+  if (!queryRange) return everyUnavailable(wanted, noStore);
   try {
-    const series = await Promise.all(
-      requestSeries.map(async ([metric, query]) => ({ metric, points: await queryRange(requests[query], range) })),
-    );
+    const series = await Promise.all(wanted.map(async ([metric, query]) => ({ metric, points: await queryRange(queries[query], range) })));
     return { series, unavailable: [] };
   } catch {
-    return all('the metrics store did not answer');
+    return everyUnavailable(wanted, 'the metrics store did not answer');
   }
+}
+
+/** CPU and memory over the range; a store with no sample of them in it says so (one that scrapes no
+ * kubelet, or pods that did not run then). */
+async function usageOverRange(metrics: MetricsSources, queries: UsageMetricQueries, range: QueryRange): Promise<Read> {
+  const read = await seriesOverRange(metrics, usageSeries, queries, range);
+  const sampled = read.series.some((series) => series.points.some(([, value]) => value !== null));
+  if (read.series.length === 0 || sampled) return read;
+  return everyUnavailable(
+    usageSeries,
+    "the metrics store has no sample of its pods in this range: it needs the kubelets' cAdvisor scraped (/metrics/cadvisor)",
+  );
 }
 
 /** Revisions made within the range, oldest first. */
@@ -73,16 +108,11 @@ export function revisionMarkers(revisions: readonly RevisionResponse[], range: Q
 }
 
 function withoutHistory(queued: boolean): Unavailable {
-  const usage = 'metrics-server keeps no history: CPU and memory over time need a store that scrapes the kubelets (cAdvisor)';
   const runs = 'KEDA reads the run queue as it is now and keeps no history';
-  return [
-    { metric: 'cpu_cores', reason: usage },
-    { metric: 'memory_bytes', reason: usage },
-    ...(queued
-      ? ([
-          { metric: 'pending_runs', reason: runs },
-          { metric: 'active_runs', reason: runs },
-        ] as Unavailable)
-      : []),
-  ];
+  return queued
+    ? [
+        { metric: 'pending_runs', reason: runs },
+        { metric: 'active_runs', reason: runs },
+      ]
+    : [];
 }

@@ -1,13 +1,18 @@
 // The node's Prometheus-compatible server: VictoriaMetrics, single node (scripts/build-victoria-metrics.sh),
-// run on the host, on loopback only. It scrapes the Gateway's Prometheus metrics every few seconds and
-// answers PromQL at /api/v1/query, which is where KEDA reads each app's request concurrency (Berth's
-// `--concurrency-metrics`), as it would from a cluster's Prometheus.
+// run on the host, on loopback only. It scrapes the Gateway's Prometheus metrics every few seconds, and
+// the kubelet's cAdvisor (each container's CPU and memory, as a cluster's Prometheus does) with a client
+// certificate of its own that may read nodes' metrics and nothing else, and answers PromQL at
+// /api/v1/query, which is where KEDA reads each app's request concurrency (Berth's
+// `--concurrency-metrics`) and Berth a deployment's figures over time, as from a cluster's Prometheus.
 //
 // The store also takes imports and deletes on the same port, and what KEDA reads drives every app's
 // scale: KEDA and Berth read it through vmauth instead, which passes the query paths only (anything else
 // is a 400, "missing route"), as a cluster's store should be read.
 import { stringify } from 'yaml';
-import { gatewayMetricsAddress } from './network.ts';
+import type { KubeObject } from '../../src/runtime/index.ts';
+import { metricsStoreUserName } from '../pki.ts';
+import { partMetadata, roleBinding } from './extension-api.ts';
+import { gatewayMetricsAddress, kubeletPort, nodeIp } from './network.ts';
 
 /** Where the store itself listens: loopback only, reached by vmauth alone. */
 const storeAddress = { host: '127.0.0.1', port: 20492 };
@@ -37,8 +42,22 @@ export function metricsReaderArgs(config: string): string[] {
 /** How often the Gateway is scraped: a load's concurrency shows within a few seconds. */
 const scrapeIntervalSeconds = 5;
 
-/** The scrape configuration: the Gateway's metrics endpoint, nothing else. */
-export function metricsStoreScrapeConfig(): string {
+/** How often the kubelet's cAdvisor is scraped: as metrics-server reads the kubelet. */
+const cadvisorIntervalSeconds = 15;
+
+/** What is kept of cAdvisor's metrics: the two Berth charts (usage-metrics.ts). */
+const cadvisorMetrics = ['container_cpu_usage_seconds_total', 'container_memory_working_set_bytes'];
+
+/** The files of the store's identity towards the kubelet, and the cluster's CA the kubelet's serving
+ * certificate is signed by. */
+export interface KubeletScrapeTls {
+  caFile: string;
+  certFile: string;
+  keyFile: string;
+}
+
+/** The scrape configuration: the Gateway's metrics endpoint, and the kubelet's cAdvisor. */
+export function metricsStoreScrapeConfig(kubelet: KubeletScrapeTls): string {
   return stringify({
     scrape_configs: [
       {
@@ -46,8 +65,31 @@ export function metricsStoreScrapeConfig(): string {
         scrape_interval: `${scrapeIntervalSeconds}s`,
         static_configs: [{ targets: [`${gatewayMetricsAddress.host}:${gatewayMetricsAddress.port}`] }],
       },
+      {
+        job_name: 'kubelet-cadvisor',
+        scrape_interval: `${cadvisorIntervalSeconds}s`,
+        scheme: 'https',
+        metrics_path: '/metrics/cadvisor',
+        tls_config: { ca_file: kubelet.caFile, cert_file: kubelet.certFile, key_file: kubelet.keyFile },
+        static_configs: [{ targets: [`${nodeIp}:${kubeletPort}`] }],
+        metric_relabel_configs: [{ source_labels: ['__name__'], regex: cadvisorMetrics.join('|'), action: 'keep' }],
+      },
     ],
   });
+}
+
+/** The store's right to read the kubelet's metrics (the kubelet asks the API server: nodes/metrics). */
+export function metricsStoreObjects(): KubeObject[] {
+  const labels = { 'app.kubernetes.io/name': 'metrics-store', 'app.kubernetes.io/managed-by': 'berth' };
+  return [
+    {
+      apiVersion: 'rbac.authorization.k8s.io/v1',
+      kind: 'ClusterRole',
+      metadata: partMetadata(labels, metricsStoreUserName),
+      rules: [{ apiGroups: [''], resources: ['nodes/metrics'], verbs: ['get'] }],
+    } as KubeObject,
+    roleBinding(labels, metricsStoreUserName, metricsStoreUserName, { kind: 'User', name: metricsStoreUserName }),
+  ];
 }
 
 /**

@@ -301,7 +301,16 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
   writeFileSync(join(dirs.root, 'keda.kubeconfig'), kubeconfig(server, pki, { cert: pki.kedaCert, key: pki.kedaKey }), { mode: 0o600 });
   mkdirSync(join(dirs.root, 'keda'), { recursive: true });
   for (const [name, pem] of Object.entries(kedaCertFiles(pki))) writeFileSync(join(dirs.root, 'keda', name), pem, { mode: 0o600 });
-  writeFileSync(join(dirs.root, 'metrics-store.yaml'), metricsStoreScrapeConfig());
+  const storeTls = join(dirs.root, 'metrics-store-tls');
+  mkdirSync(storeTls, { recursive: true });
+  const kubeletScrape = { caFile: join(storeTls, 'ca.crt'), certFile: join(storeTls, 'tls.crt'), keyFile: join(storeTls, 'tls.key') };
+  for (const [file, pem] of [
+    [kubeletScrape.caFile, pki.caCert],
+    [kubeletScrape.certFile, pki.metricsStoreCert],
+    [kubeletScrape.keyFile, pki.metricsStoreKey],
+  ] as const)
+    writeFileSync(file, pem, { mode: 0o600 });
+  writeFileSync(join(dirs.root, 'metrics-store.yaml'), metricsStoreScrapeConfig(kubeletScrape));
   writeFileSync(join(dirs.root, 'metrics-reader.yaml'), metricsReaderConfig());
   // kube-proxy exits when its configuration file changes: written once, before it starts.
   writeFileSync(join(dirs.root, 'kube-proxy.yaml'), kubeProxyConfig(join(dirs.root, 'kube-proxy.kubeconfig')));

@@ -22,7 +22,7 @@ import {
   kedaOperatorRole,
   withClusterDns,
 } from './keda.ts';
-import { metricsReaderArgs, metricsStoreArgs, metricsStoreUrl } from './metrics-store.ts';
+import { metricsReaderArgs, metricsStoreArgs, metricsStoreObjects, metricsStoreUrl } from './metrics-store.ts';
 import { metricsServerArgs, metricsServerObjects } from './metrics.ts';
 import { nodeName, registryAddress } from './network.ts';
 import { conditionTrue, pushBuildImages, pushServiceImages, type NodeContext } from './node.ts';
@@ -132,9 +132,12 @@ const networkPolicy: NodePart = {
 
 const autoscaling: NodePart = {
   name: 'autoscaling',
-  gives: 'KEDA and a Prometheus-compatible server: apps scale on their requests in flight, read at the Gateway',
+  gives:
+    "KEDA and a Prometheus-compatible server: apps scale on their requests in flight, read at the Gateway, and their pods' CPU and memory are kept over time",
   builds: ['victoria-metrics', 'keda'],
   async start(node, [metricsStore, keda]) {
+    // Its right to scrape the kubelet's cAdvisor, before its first scrape.
+    for (const object of metricsStoreObjects()) await applyObject(node.kc, object, fieldManager);
     node.supervise(
       'metrics-store',
       join(metricsStore!, 'victoria-metrics'),

@@ -1,6 +1,6 @@
-// A deployment's requests over time, as the Gateway measured them (uPlot charts): requests and errors
-// per second, p50 and p99 latency, with a line where each revision was made. What has no history here
-// is said, not drawn.
+// A deployment's figures over time (uPlot charts): requests and errors per second and p50 and p99
+// latency as the Gateway measured them, its pods' CPU and memory as the kubelets did, with a line where
+// each revision was made. What has no history here is said, not drawn.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
@@ -47,45 +47,65 @@ export function Figures({ client, id }: { client: Client; id: string }) {
   );
 }
 
-/** What is charted: two charts of two series each. */
-const charts: { title: string; lines: Line[] }[] = [
+type ChartSpec = { title: string; lines: Line[] };
+
+/** What is charted, in groups drawn when their first series was read: the requests, then the pods. */
+const groups: { name: string; charts: ChartSpec[] }[] = [
   {
-    title: 'per second',
-    lines: [
-      ['requests', 'requests_per_second', '#2456c7'],
-      ['5xx', 'errors_per_second', '#b3261e'],
+    name: 'request',
+    charts: [
+      {
+        title: 'per second',
+        lines: [
+          ['requests', 'requests_per_second', '#2456c7'],
+          ['5xx', 'errors_per_second', '#b3261e'],
+        ],
+      },
+      {
+        title: 'latency (s)',
+        lines: [
+          ['p50', 'latency_p50_seconds', '#1f7a3a'],
+          ['p99', 'latency_p99_seconds', '#8a5a00'],
+        ],
+      },
     ],
   },
   {
-    title: 'latency (s)',
-    lines: [
-      ['p50', 'latency_p50_seconds', '#1f7a3a'],
-      ['p99', 'latency_p99_seconds', '#8a5a00'],
+    name: 'CPU and memory',
+    charts: [
+      { title: 'CPU (cores)', lines: [['cpu', 'cpu_cores', '#6b3fa0']] },
+      { title: 'memory (MiB)', lines: [['working set', 'memory_bytes', '#0f6e75', 1 / 2 ** 20]] },
     ],
   },
 ];
-const charted = new Set(charts.flatMap((chart) => chart.lines.map(([, metric]) => metric)));
+const charted = new Set(groups.flatMap((group) => group.charts.flatMap((chart) => chart.lines.map(([, metric]) => metric))));
 
 function Charts({ range }: { range: DeploymentMetricsRange }) {
-  const requests = range.series.some((s) => s.metric === 'requests_per_second');
-  const unavailable = range.unavailable.find((entry) => entry.metric === 'requests_per_second');
   return (
     <>
-      {requests ? (
-        <div class="charts">
-          {charts.map((chart) => (
-            <Chart range={range} title={chart.title} lines={chart.lines} />
-          ))}
-        </div>
-      ) : (
-        <p class="empty">No request figures: {unavailable?.reason ?? 'none were measured'}.</p>
-      )}
+      {groups.map((group) => {
+        const first = group.charts[0]!.lines[0]![1];
+        if (range.series.some((s) => s.metric === first))
+          return (
+            <div class="charts">
+              {group.charts.map((chart) => (
+                <Chart range={range} title={chart.title} lines={chart.lines} />
+              ))}
+            </div>
+          );
+        const unavailable = range.unavailable.find((entry) => entry.metric === first);
+        return (
+          <p class="empty">
+            No {group.name} figures: {unavailable?.reason ?? 'none were measured'}.
+          </p>
+        );
+      })}
       {range.revisions.length > 0 ? (
         <p class="hint">
           Revisions in this range: {range.revisions.map((revision) => `${revision.name} (${when(revision.created_at)})`).join(', ')}
         </p>
       ) : null}
-      {range.unavailable.length > 0 ? (
+      {range.unavailable.some((entry) => !charted.has(entry.metric)) ? (
         <ul class="hint unavailable">
           {range.unavailable
             .filter((entry) => !charted.has(entry.metric))
@@ -100,17 +120,21 @@ function Charts({ range }: { range: DeploymentMetricsRange }) {
   );
 }
 
-type Line = [label: string, metric: DeploymentMetricsRange['series'][number]['metric'], color: string];
+/** A series drawn: its label, its metric, its colour, and what its values are multiplied by (a unit). */
+type Line = [label: string, metric: DeploymentMetricsRange['series'][number]['metric'], color: string, scale?: number];
 
 /** One uPlot chart of some series, with a vertical line where each revision was made. */
-function Chart({ range, title, lines }: { range: DeploymentMetricsRange; title: string; lines: Line[] }) {
+function Chart({ range, title, lines }: { range: DeploymentMetricsRange } & ChartSpec) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const element = host.current;
     if (!element) return;
     const byMetric = new Map(range.series.map((s) => [s.metric, s.points]));
     const times = (byMetric.get(lines[0]![1]) ?? []).map(([at]) => at);
-    const data: uPlot.AlignedData = [times, ...lines.map(([, metric]) => (byMetric.get(metric) ?? []).map(([, value]) => value))];
+    const data: uPlot.AlignedData = [
+      times,
+      ...lines.map(([, metric, , scale = 1]) => (byMetric.get(metric) ?? []).map(([, value]) => (value === null ? null : value * scale))),
+    ];
     const markers = range.revisions.map((revision) => Date.parse(revision.created_at) / 1000);
     const chart = new uPlot(
       {
