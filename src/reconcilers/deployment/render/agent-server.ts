@@ -19,9 +19,7 @@ import {
   runQueueReadings,
   runQueueTriggerOrder,
 } from '../../../api/index.ts';
-import { applicationMinScale, scaling, type BackingServices } from './backing.ts';
-import { poolBudget, type PoolSizes, type ServerProcesses } from './connection-budget.ts';
-import { postgresMaxConnections } from './postgres.ts';
+import { scaling, type BackingServices } from './backing.ts';
 import { scaledObject, type AutoscalingSettings, type ScaledObject } from './autoscalers.ts';
 import type { OwnerDeployment } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
@@ -39,15 +37,12 @@ function buildsAgentServer(spec: DeploymentSpecInput): boolean {
 }
 
 /** What Berth sets of a durable agent server (the installation's --agent-server-image, serving an agent
- * project built from its configuration file): every process's drain, where its runs execute, and the
- * pools of each process where Berth runs its database (connection-budget.ts). */
+ * project built from its configuration file): every process's drain, and where its runs execute. */
 export interface DurableServer {
   /** How long a pod told to stop finishes its runs (sourceConfig.runDrainSeconds). */
   drainSeconds: number;
   /** A queue worker runs the runs (any queue* field): the API's pods only queue them. */
   queued: boolean;
-  /** Each process's pools, within its share of the deployment's own Postgres. */
-  pools?: PoolSizes;
 }
 
 export function durableServerOf(
@@ -56,23 +51,7 @@ export function durableServerOf(
   backing: BackingServices,
 ): DurableServer | undefined {
   if (agentServerImage === undefined || !buildsAgentServer(spec)) return undefined;
-  const drainSeconds = spec.sourceConfig?.runDrainSeconds ?? defaultRunDrainSeconds;
-  const queued = backing.queueWorker;
-  if (!backing.database) return { drainSeconds, queued };
-  return { drainSeconds, queued, pools: poolBudget(postgresMaxConnections(spec), serverProcesses(spec, queued)) };
-}
-
-/** The server's processes at their most: the replicas each workload may run, and a rollout's surge pod. */
-function serverProcesses(spec: DeploymentSpecInput, queued: boolean): ServerProcesses {
-  const resources = spec.sourceConfig?.resourceSpec ?? {};
-  const most = (scale: ReturnType<typeof scaling>, atZero: number) => (scale.kind === 'scaledToZero' ? atZero : scale.maxReplicas) + 1;
-  return {
-    // An application at zero still wakes to one pod (scale-to-zero.ts).
-    api: most(scaling(applicationMinScale(spec), resources.maxScale), 1),
-    queue: queued ? most(scaling(resources.queueMinScale, resources.queueMaxScale), 0) : 0,
-    runsPerApi: queued ? 0 : runsPerProcess,
-    runsPerQueue: runsPerProcess,
-  };
+  return { drainSeconds: spec.sourceConfig?.runDrainSeconds ?? defaultRunDrainSeconds, queued: backing.queueWorker };
 }
 
 /** Seconds the kubelet gives a pod between its pre-stop sleep and its end, beyond the drains: the exit. */
@@ -113,25 +92,17 @@ export function withoutTenantLicense(env: V1EnvVar[], licensed: boolean): V1EnvV
   return licensed ? env.filter((entry) => entry.name !== agentServerLicenseKey) : env;
 }
 
-/** Where a process's runs execute, and its pools: the API's pods queue runs when a queue worker runs
- * them (the queue worker's own env still wins by name), else run ten at once as a queue worker does. */
+/**
+ * Where a process's runs execute: the API's pods queue them when a queue worker runs them (the queue
+ * worker's own env still wins by name), else run ten at once as a queue worker does. Each run holds one
+ * connection (its thread's lock) beside the image's pools (20), so a process opens at most 30, whatever
+ * the queue's length (aegra's own default runs three times ten).
+ */
 export function durableServerEnv(server: DurableServer, role: 'api' | 'queue'): V1EnvVar[] {
-  const executes = role === 'queue' || !server.queued;
-  const runs = executes
-    ? [
-        { name: 'WORKER_COUNT', value: '1' },
-        { name: 'N_JOBS_PER_WORKER', value: String(runsPerProcess) },
-      ]
-    : [{ name: 'WORKER_COUNT', value: '0' }];
-  return [...runs, ...(server.pools ? poolEnv(server.pools) : [])];
-}
-
-function poolEnv(pools: PoolSizes): V1EnvVar[] {
+  if (role === 'api' && server.queued) return [{ name: 'WORKER_COUNT', value: '0' }];
   return [
-    { name: 'SQLALCHEMY_POOL_SIZE', value: String(pools.sqlalchemyPoolSize) },
-    { name: 'SQLALCHEMY_MAX_OVERFLOW', value: String(pools.sqlalchemyMaxOverflow) },
-    { name: 'LANGGRAPH_MIN_POOL_SIZE', value: String(pools.langgraphMinPoolSize) },
-    { name: 'LANGGRAPH_MAX_POOL_SIZE', value: String(pools.langgraphMaxPoolSize) },
+    { name: 'WORKER_COUNT', value: '1' },
+    { name: 'N_JOBS_PER_WORKER', value: String(runsPerProcess) },
   ];
 }
 

@@ -354,21 +354,10 @@ describe('renderWorkloads', () => {
       }
     });
 
-    it("bounds every process's connections to its share of the deployment's Postgres, none with a team's own database", () => {
-      // One API pod and three queue workers at most, each with a surge pod: 2 + 4 processes, the queue
-      // workers' 40 runs and the reserve off the tier's 100 connections leave each process 9.
-      const objects = render(agent, durable);
-      const pools = { SQLALCHEMY_POOL_SIZE: '3', SQLALCHEMY_MAX_OVERFLOW: '2', LANGGRAPH_MIN_POOL_SIZE: '1', LANGGRAPH_MAX_POOL_SIZE: '4' };
-      expect(envOf(objects, 'shop')).toMatchObject(pools);
-      expect(envOf(objects, 'shop-queue')).toMatchObject(pools);
-      // A server with no queue worker runs ten at once, as a queue worker does, not aegra's three times ten.
-      const alone = render({ ...agent, sourceConfig: { resourceSpec: { maxScale: 2, dbMaxConnections: 200 } } }, durable);
-      expect(envOf(alone, 'shop')).toMatchObject({ WORKER_COUNT: '1', N_JOBS_PER_WORKER: '10', LANGGRAPH_MAX_POOL_SIZE: '10' });
-      const external = {
-        ...agent,
-        sourceConfig: { ...agent.sourceConfig, externalDatabase: { postgresUri: { name: 'team-db', key: 'uri' } } },
-      };
-      expect(envOf(render(external, durable), 'shop-queue').SQLALCHEMY_POOL_SIZE).toBeUndefined();
+    it("runs ten at once in each process that runs them, whatever the queue, not aegra's three times ten", () => {
+      expect(envOf(render(agent, durable), 'shop-queue')).toMatchObject({ WORKER_COUNT: '1', N_JOBS_PER_WORKER: '10' });
+      const alone = render({ ...agent, sourceConfig: { resourceSpec: { maxScale: 2 } } }, durable);
+      expect(envOf(alone, 'shop')).toMatchObject({ WORKER_COUNT: '1', N_JOBS_PER_WORKER: '10' });
     });
 
     it("drains its runs when told to stop, for the reference's 180 s or the deployment's own, within the pods' grace period", () => {
