@@ -25,3 +25,21 @@ export function runQueueMetricName(reading: RunQueueReading): string {
 export function scaledObjectMetricSelector(scaledObject: string): string {
   return `scaledobject.keda.sh/name=${scaledObject}`;
 }
+
+/** The series KEDA's operator keeps of each reading it takes (its Prometheus metrics, which a cluster's
+ * Prometheus scrapes as the node's store does): the history of a run queue. */
+function readingSeries(queue: { namespace: string; scaledObject: string }, reading: RunQueueReading): string {
+  return `keda_scaler_metrics_value{namespace="${queue.namespace}",scaledObject="${queue.scaledObject}",metric="${runQueueMetricName(reading)}"}`;
+}
+
+export interface RunQueueQueries {
+  pendingRuns: string;
+  activeRuns: string;
+}
+
+/** A queue worker's runs over time, as KEDA read them: those waiting, and those running (the backlog,
+ * waiting or running, less those waiting). */
+export function runQueueQueries(queue: { namespace: string; scaledObject: string }): RunQueueQueries {
+  const pending = `max(${readingSeries(queue, 'pending')})`;
+  return { pendingRuns: pending, activeRuns: `max(${readingSeries(queue, 'backlog')}) - ${pending}` };
+}

@@ -1,8 +1,9 @@
 // A deployment's figures over a range (GET /v2/deployments/{id}/metrics with start, end and step): the
-// Gateway's request series and its pods' CPU and memory (the kubelets' cAdvisor) from the metrics store,
-// its revisions made within the range as markers, and the figures that have no history here, with why.
+// Gateway's request series, its pods' CPU and memory (the kubelets' cAdvisor) and an agent server's run
+// queue (KEDA's readings) from the metrics store, its revisions made within the range as markers, and
+// the figures that have no history here, with why.
 // A figure that cannot be read is listed, never an error for the whole.
-import type { RequestMetricQueries, UsageMetricQueries } from '../api/index.ts';
+import type { RequestMetricQueries, RunQueueQueries, UsageMetricQueries } from '../api/index.ts';
 import type { QueryRange } from '../workloads/metrics-store.ts';
 import type { MetricsSources } from './ports.ts';
 import type { DeploymentMetricsRange, RevisionResponse } from './wire-schemas.ts';
@@ -24,6 +25,11 @@ const usageSeries: [Metric, keyof UsageMetricQueries][] = [
   ['memory_bytes', 'memoryBytes'],
 ];
 
+const queueSeries: [Metric, keyof RunQueueQueries][] = [
+  ['pending_runs', 'pendingRuns'],
+  ['active_runs', 'activeRuns'],
+];
+
 const noStore = 'this installation reads no metrics store (--concurrency-metrics)';
 
 export interface RangeInput {
@@ -35,26 +41,39 @@ export interface RangeInput {
   usage: UsageMetricQueries;
   /** The deployment's revisions, as the revisions route answers them. */
   revisions: readonly RevisionResponse[];
-  /** It has a queue worker, whose queue KEDA reads. */
-  queued: boolean;
+  /** The queries of its queue worker's run queue, as KEDA reads it: only where it has one. */
+  queue?: RunQueueQueries;
 }
 
 export async function metricsOverRange(metrics: MetricsSources, input: RangeInput): Promise<DeploymentMetricsRange> {
   const { range } = input;
-  const [requests, usage] = await Promise.all([
+  const [requests, usage, queue] = await Promise.all([
     'unavailable' in input.requests
       ? everyUnavailable(requestSeries, input.requests.unavailable)
       : seriesOverRange(metrics, requestSeries, input.requests, range),
-    usageOverRange(metrics, input.usage, range),
+    seriesOverRange(metrics, usageSeries, input.usage, range).then((read) =>
+      sampledOr(
+        read,
+        "the metrics store has no sample of its pods in this range: it needs the kubelets' cAdvisor scraped (/metrics/cadvisor)",
+      ),
+    ),
+    input.queue
+      ? seriesOverRange(metrics, queueSeries, input.queue, range).then((read) =>
+          sampledOr(
+            read,
+            "the metrics store has no reading of its queue in this range: it needs KEDA's operator metrics scraped (keda_scaler_metrics_value)",
+          ),
+        )
+      : { series: [], unavailable: [] },
   ]);
   return {
     deployment_id: input.deploymentId,
     start: range.start.toISOString(),
     end: range.end.toISOString(),
     step_seconds: range.stepSeconds,
-    series: [...requests.series, ...usage.series],
+    series: [...requests.series, ...usage.series, ...queue.series],
     revisions: revisionMarkers(input.revisions, range),
-    unavailable: [...requests.unavailable, ...usage.unavailable, ...withoutHistory(input.queued)],
+    unavailable: [...requests.unavailable, ...usage.unavailable, ...queue.unavailable],
   };
 }
 
@@ -84,16 +103,12 @@ async function seriesOverRange<K extends string>(
   }
 }
 
-/** CPU and memory over the range; a store with no sample of them in it says so (one that scrapes no
- * kubelet, or pods that did not run then). */
-async function usageOverRange(metrics: MetricsSources, queries: UsageMetricQueries, range: QueryRange): Promise<Read> {
-  const read = await seriesOverRange(metrics, usageSeries, queries, range);
+/** What was read, unless the store has no sample of it in the range: then every series unavailable,
+ * saying what the store lacks (or, as well, that nothing ran then). */
+function sampledOr(read: Read, reason: string): Read {
   const sampled = read.series.some((series) => series.points.some(([, value]) => value !== null));
   if (read.series.length === 0 || sampled) return read;
-  return everyUnavailable(
-    usageSeries,
-    "the metrics store has no sample of its pods in this range: it needs the kubelets' cAdvisor scraped (/metrics/cadvisor)",
-  );
+  return { series: [], unavailable: read.series.map(({ metric }) => ({ metric, reason })) };
 }
 
 /** Revisions made within the range, oldest first. */
@@ -105,14 +120,4 @@ export function revisionMarkers(revisions: readonly RevisionResponse[], range: Q
     })
     .map(({ id, name, status, created_at }) => ({ id, name, status, created_at }))
     .sort((a, b) => a.created_at.localeCompare(b.created_at));
-}
-
-function withoutHistory(queued: boolean): Unavailable {
-  const runs = 'KEDA reads the run queue as it is now and keeps no history';
-  return queued
-    ? [
-        { metric: 'pending_runs', reason: runs },
-        { metric: 'active_runs', reason: runs },
-      ]
-    : [];
 }

@@ -28,6 +28,9 @@ const operatorGrpcAddress = { host: '127.0.0.1', port: 20966 };
 /** The operator's and the adapter's own HTTP ports (metrics, health), moved off upstream's 8080 and 8081. */
 const ports = { operatorMetrics: 20480, operatorHealth: 20481, adapterMetrics: 20482 };
 
+/** Where the operator serves its Prometheus metrics (its scalers' readings among them): loopback. */
+export const kedaOperatorMetricsAddress = { host: '127.0.0.1', port: ports.operatorMetrics };
+
 /** The files of KEDA's certificate directory (the names both processes read: ca.crt, tls.crt, tls.key). */
 export function kedaCertFiles(pki: { caCert: string; kedaCert: string; kedaKey: string }): Record<string, string> {
   return { 'ca.crt': pki.caCert, 'tls.crt': pki.kedaCert, 'tls.key': pki.kedaKey };

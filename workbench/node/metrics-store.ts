@@ -1,7 +1,8 @@
 // The node's Prometheus-compatible server: VictoriaMetrics, single node (scripts/build-victoria-metrics.sh),
 // run on the host, on loopback only. It scrapes the Gateway's Prometheus metrics every few seconds, and
 // the kubelet's cAdvisor (each container's CPU and memory, as a cluster's Prometheus does) with a client
-// certificate of its own that may read nodes' metrics and nothing else, and answers PromQL at
+// certificate of its own that may read nodes' metrics and nothing else, and KEDA's operator (its
+// scalers' readings: an agent server's run queue over time), and answers PromQL at
 // /api/v1/query, which is where KEDA reads each app's request concurrency (Berth's
 // `--concurrency-metrics`) and Berth a deployment's figures over time, as from a cluster's Prometheus.
 //
@@ -12,6 +13,7 @@ import { stringify } from 'yaml';
 import type { KubeObject } from '../../src/runtime/index.ts';
 import { metricsStoreUserName } from '../pki.ts';
 import { partMetadata, roleBinding } from './extension-api.ts';
+import { kedaOperatorMetricsAddress } from './keda.ts';
 import { gatewayMetricsAddress, kubeletPort, nodeIp } from './network.ts';
 
 /** Where the store itself listens: loopback only, reached by vmauth alone. */
@@ -56,7 +58,7 @@ export interface KubeletScrapeTls {
   keyFile: string;
 }
 
-/** The scrape configuration: the Gateway's metrics endpoint, and the kubelet's cAdvisor. */
+/** The scrape configuration: the Gateway's metrics endpoint, the kubelet's cAdvisor, KEDA's operator. */
 export function metricsStoreScrapeConfig(kubelet: KubeletScrapeTls): string {
   return stringify({
     scrape_configs: [
@@ -73,6 +75,14 @@ export function metricsStoreScrapeConfig(kubelet: KubeletScrapeTls): string {
         tls_config: { ca_file: kubelet.caFile, cert_file: kubelet.certFile, key_file: kubelet.keyFile },
         static_configs: [{ targets: [`${nodeIp}:${kubeletPort}`] }],
         metric_relabel_configs: [{ source_labels: ['__name__'], regex: cadvisorMetrics.join('|'), action: 'keep' }],
+      },
+      {
+        // Each scaler's last reading (an agent server's run queue): its history, as a cluster's
+        // Prometheus keeps it from KEDA's operator.
+        job_name: 'keda-operator',
+        scrape_interval: `${scrapeIntervalSeconds}s`,
+        static_configs: [{ targets: [`${kedaOperatorMetricsAddress.host}:${kedaOperatorMetricsAddress.port}`] }],
+        metric_relabel_configs: [{ source_labels: ['__name__'], regex: 'keda_scaler_metrics_value', action: 'keep' }],
       },
     ],
   });

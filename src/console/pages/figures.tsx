@@ -49,7 +49,8 @@ export function Figures({ client, id }: { client: Client; id: string }) {
 
 type ChartSpec = { title: string; lines: Line[] };
 
-/** What is charted, in groups drawn when their first series was read: the requests, then the pods. */
+/** What is charted, in groups drawn when their first series was read: the requests, the pods, an agent
+ * server's runs (a group the answer names nowhere, the runs of an app with no queue, is left out). */
 const groups: { name: string; charts: ChartSpec[] }[] = [
   {
     name: 'request',
@@ -77,6 +78,18 @@ const groups: { name: string; charts: ChartSpec[] }[] = [
       { title: 'memory (MiB)', lines: [['working set', 'memory_bytes', '#0f6e75', 1 / 2 ** 20]] },
     ],
   },
+  {
+    name: 'run',
+    charts: [
+      {
+        title: 'runs',
+        lines: [
+          ['pending', 'pending_runs', '#8a5a00'],
+          ['running', 'active_runs', '#2456c7'],
+        ],
+      },
+    ],
+  },
 ];
 const charted = new Set(groups.flatMap((group) => group.charts.flatMap((chart) => chart.lines.map(([, metric]) => metric))));
 
@@ -94,9 +107,10 @@ function Charts({ range }: { range: DeploymentMetricsRange }) {
             </div>
           );
         const unavailable = range.unavailable.find((entry) => entry.metric === first);
+        if (!unavailable) return null;
         return (
           <p class="empty">
-            No {group.name} figures: {unavailable?.reason ?? 'none were measured'}.
+            No {group.name} figures: {unavailable.reason}.
           </p>
         );
       })}

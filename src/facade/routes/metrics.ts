@@ -7,12 +7,14 @@
 import type { FastifyInstance } from 'fastify';
 import {
   requestMetricQueries,
+  runQueueQueries,
   scaleToZeroCondition,
   usageMetricQueries,
   type Deployment,
   type RequestMetricQueries,
 } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
+import { optional } from '../../runtime/index.ts';
 import { applicationServicePort, childNames, deploymentLabelValue, routeServiceNames } from '../../api/child-names.ts';
 import { componentLabel, hasRole, podsOfDeployment, type Component } from '../../workloads/revision-pods.ts';
 import { deploymentMetrics, type ApiReadings, type MetricsReadings } from '../deployment-metrics.ts';
@@ -30,7 +32,7 @@ const metricsRoute = {
   url: '/v2/deployments/:deployment_id/metrics',
   summary: "Read a deployment's figures, now or over a range",
   description:
-    "CPU and memory of its pods (metrics-server), replicas and restarts, its database's CPU, memory and volume size, its requests per second, success ratio and latency over the last five minutes as the Gateway measured them (the installation's metrics store), and an agent server's pending and active runs (KEDA's readings of its queue). What cannot be read is null and listed in `unavailable`. With `start`, `end` and `step`: its requests and its pods' CPU and memory (the kubelets' cAdvisor, in the metrics store) over that range, a point per step, and the revisions made within it as markers.",
+    "CPU and memory of its pods (metrics-server), replicas and restarts, its database's CPU, memory and volume size, its requests per second, success ratio and latency over the last five minutes as the Gateway measured them (the installation's metrics store), and an agent server's pending and active runs (KEDA's readings of its queue). What cannot be read is null and listed in `unavailable`. With `start`, `end` and `step`: its requests, its pods' CPU and memory (the kubelets' cAdvisor) and an agent server's pending and active runs (KEDA's readings), from the metrics store, over that range, a point per step, and the revisions made within it as markers.",
   query: metricsRangeQuerySchema,
   success: {
     status: 200,
@@ -61,7 +63,8 @@ export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependen
       const range = { start: new Date(asked.start), end: new Date(asked.end), stepSeconds: asked.step };
       const revisions = revisionsOf(deployment, cache.revisions.list(namespace)).map((revision) => revisionResponse(revision, id));
       const usage = usageMetricQueries({ namespace, deployment: names.application });
-      return metricsOverRange(metrics, { deploymentId: id, range, requests, usage, revisions, queued });
+      const queue = queued ? runQueueQueries({ namespace, scaledObject: names.queueWorker }) : undefined;
+      return metricsOverRange(metrics, { deploymentId: id, range, requests, usage, revisions, ...optional('queue', queue) });
     }
     const [usage, capacity, api, queue] = await Promise.all([
       usageOf(metrics, namespace, ownLabel),
