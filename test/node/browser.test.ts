@@ -241,8 +241,12 @@ describe('the web console in a browser', () => {
     await page.waitForSelector('button[data-action="delete"]');
     await page.click('button[data-action="delete"]');
     await page.type('input[name="confirm-name"]', 'other');
+    // The button is enabled once the page has read the name typed, as a person sees it.
+    await page.waitForSelector('form.confirm button[type="submit"]:not([disabled])');
     await page.click('form.confirm button[type="submit"]');
-    await page.waitForSelector('tr[data-deployment="site"]');
+    await page.waitForSelector('tr[data-deployment="site"]').catch(async (failure: Error) => {
+      throw new Error(`${failure.message}; the page says: ${await shown('body').catch(() => '(nothing)')}`);
+    });
     await eventually(async () => (await api.call('GET', `/v2/deployments/${other.id}`)).status === 404, 30_000, 'the deployment gone');
     await page.waitForFunction(`!document.querySelector('tr[data-deployment="other"]')`, { timeout: 30_000 });
 
