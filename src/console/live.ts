@@ -49,12 +49,14 @@ export function useDeployment(client: Client, id: string): Loaded<{ deployment: 
       if (event.type === 'ready')
         void Promise.all([client.deployment(id), client.revisions(id)]).then(
           ([deployment, revisions]) => setLoaded({ state: 'loaded', value: { deployment, revisions } }),
-          (error: unknown) => setLoaded({ state: 'failed', message: messageOf(error) }),
+          (error: unknown) => fail(messageOf(error)),
         );
       if (event.type === 'deployment_deleted') setLoaded({ state: 'loaded', value: 'gone' });
       setLoaded((now) => (now.state === 'loaded' && now.value !== 'gone' ? { state: 'loaded', value: applied(now.value, event) } : now));
     };
-    const fail = (message: string) => setLoaded({ state: 'failed', message });
+    // A watch that drops once the page is shown keeps it as it is (and what a person is typing in it)
+    // while it reconnects; its first read failing says so.
+    const fail = (message: string) => setLoaded((now) => (now.state === 'loaded' ? now : { state: 'failed', message }));
     return keepWatching((signal) => client.watch(apply, signal, id), fail);
   }, [client, id]);
   return loaded;
