@@ -50,7 +50,7 @@ export interface WorkloadInput {
   /** That registry (`host[:port][/path]`): its images are pulled with the credential at every start
    * (pullEveryStart), never run from a node's cache that another organization's pull filled. */
   credentialedRegistry?: string;
-  /** The durable agent server: its drain, where its runs execute, its pools (agent-server.ts). */
+  /** The durable agent server: its drain, and where its runs execute (agent-server.ts). */
   durableServer?: DurableServer;
   /** The organization's copy of the reference image's licence key, for an agent server on that image. */
   agentServerLicense?: string;

@@ -28,12 +28,6 @@ export function postgresDefaultsFor(deploymentType: string | null | undefined, s
   return size ? { ...databaseSizes[size], storageGi: byTier.storageGi } : byTier;
 }
 
-/** The database's max_connections: dbMaxConnections, else its size's or its tier's. */
-export function postgresMaxConnections(spec: DeploymentSpecInput): number {
-  const resources = spec.sourceConfig?.resourceSpec ?? {};
-  return resources.dbMaxConnections ?? postgresDefaultsFor(spec.sourceConfig?.deploymentType, resources.dbSize).maxConnections;
-}
-
 export interface PostgresInput {
   owner: OwnerDeployment;
   spec: DeploymentSpecInput;
@@ -80,7 +74,7 @@ export function renderPostgres(input: PostgresInput): V1StatefulSet {
             {
               name: 'postgres',
               image: input.image,
-              args: ['-c', `max_connections=${postgresMaxConnections(input.spec)}`],
+              args: ['-c', `max_connections=${resources.dbMaxConnections ?? defaults.maxConnections}`],
               env: [
                 { name: 'POSTGRES_USER', value: 'postgres' },
                 { name: 'POSTGRES_DB', value: 'postgres' },
