@@ -3,7 +3,7 @@
 // scheduler, kube-proxy, the kubelet (system:node:<name>) and the API server's calls to the kubelet; the
 // kubelet's serving certificate; and the service-account key pair.
 import { webcrypto } from 'node:crypto';
-import { x509 } from '../src/registry/x509.ts';
+import { x509 } from '../src/runtime/x509.ts';
 import { apiServiceIp, clusterDomain, nodeIp, nodeName } from './node/network.ts';
 
 type CryptoKey = webcrypto.CryptoKey;

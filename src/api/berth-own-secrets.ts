@@ -1,11 +1,12 @@
-// Berth's own Secrets in an organization namespace: the organization's registry credential and its copy
-// of the agent server licence. No spec reads them, by a secret entry or by any free-form part of a pod
+// Berth's own Secrets in an organization namespace: the organization's registry credential, its copy
+// of the agent server licence and its backup store's keys. No spec reads them, by a secret entry or by any free-form part of a pod
 // (an env var's or envFrom's Secret, a Secret or projected volume): an app's environment or files would
 // hand them to whoever holds an API key. Pure.
 import { agentServerLicenseSecretName } from './agent-server-license.ts';
+import { backupStoreSecretName } from './backup-store.ts';
 import { organizationPolicyObjectName } from './organization-policy.ts';
 
-export const berthOwnSecretNames: readonly string[] = [organizationPolicyObjectName, agentServerLicenseSecretName];
+export const berthOwnSecretNames: readonly string[] = [organizationPolicyObjectName, agentServerLicenseSecretName, backupStoreSecretName];
 
 export const berthOwnSecretMessage = `names one of Berth's own Secrets (${berthOwnSecretNames.join(', ')}), which no deployment reads`;
 

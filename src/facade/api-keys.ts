@@ -4,6 +4,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { KubeConfig, V1Namespace, V1Secret } from '@kubernetes/client-node';
 import { fieldManager, labels as apiLabels } from '../api/group.ts';
 import { applyObject } from '../runtime/apply.ts';
+import { decodeSecretValue } from '../runtime/secret-data.ts';
 
 export const apiKeyLabel = 'berth.dev/api-key';
 const hashKey = 'sha256';
@@ -42,8 +43,8 @@ export function renderApiKeySecret(operatorNamespace: string, hash: Buffer, orga
 /** Reads a key Secret back; undefined for one that is not a well-formed key Secret. */
 export function apiKeyRecordFromSecret(secret: V1Secret): ApiKeyRecord | undefined {
   if (secret.metadata?.labels?.[apiKeyLabel] !== 'true') return undefined;
-  const hex = decode(secret.data?.[hashKey]) ?? secret.stringData?.[hashKey];
-  const organizations = decode(secret.data?.[organizationsKey]) ?? secret.stringData?.[organizationsKey];
+  const hex = decodeSecretValue(secret.data?.[hashKey]) ?? secret.stringData?.[hashKey];
+  const organizations = decodeSecretValue(secret.data?.[organizationsKey]) ?? secret.stringData?.[organizationsKey];
   if (!hex || !/^[0-9a-f]{64}$/i.test(hex.trim()) || !organizations) return undefined;
   const organizationIds = organizations
     .split(',')
@@ -87,8 +88,4 @@ export async function ensureApiKey(
 export async function ensureOrganizationNamespace(kubeConfig: KubeConfig, namespace: string, organizationId: string): Promise<void> {
   const labels = { [apiLabels.organizationId]: organizationId };
   await applyObject<V1Namespace>(kubeConfig, { apiVersion: 'v1', kind: 'Namespace', metadata: { name: namespace, labels } }, fieldManager);
-}
-
-function decode(base64: string | undefined): string | undefined {
-  return base64 === undefined ? undefined : Buffer.from(base64, 'base64').toString('utf8');
 }

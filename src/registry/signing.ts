@@ -5,9 +5,10 @@
 // Only making the certificate needs @peculiar/x509 (Node reads certificates but cannot make one): it
 // is loaded then, not by every start. With its ASN.1 codecs and tsyringe it is about a hundred modules
 // whose sources a process would otherwise keep for its whole life.
-import { createPrivateKey, randomBytes, webcrypto, X509Certificate, type KeyObject } from 'node:crypto';
+import { createPrivateKey, randomBytes, X509Certificate, type KeyObject } from 'node:crypto';
 import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
 import { isKubeApiError, kubeRequest } from '../runtime/index.ts';
+import { selfSignedCertificate } from '../runtime/self-signed.ts';
 
 export const registrySigningSecretName = 'berth-registry-signing';
 const keys = { key: 'tls.key', certificate: 'tls.crt', pushKey: 'push-token.key' } as const;
@@ -20,26 +21,10 @@ export interface RegistrySigning {
 }
 
 async function generate(): Promise<Record<string, string>> {
-  const { x509 } = await import('./x509.ts');
-  const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' } as const;
-  const pair = (await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify'])) as webcrypto.CryptoKeyPair;
-  const certificate = await x509.X509CertificateGenerator.createSelfSigned({
-    serialNumber: randomBytes(16)
-      .toString('hex')
-      .replace(/^[89a-f]/, '1'),
-    name: 'CN=berth-registry-token-issuer',
-    notBefore: new Date(Date.now() - 60_000),
-    notAfter: new Date(Date.now() + 10 * 365 * 24 * 3600 * 1000),
-    keys: pair,
-    signingAlgorithm: algorithm,
-    extensions: [new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true)],
-  });
-  const pkcs8 = await webcrypto.subtle.exportKey('pkcs8', pair.privateKey);
-  return {
-    [keys.key]: x509.PemConverter.encode(pkcs8, 'PRIVATE KEY'),
-    [keys.certificate]: certificate.toString('pem'),
-    [keys.pushKey]: randomBytes(32).toString('base64'),
-  };
+  const made = await selfSignedCertificate('berth-registry-token-issuer', (x509) => [
+    new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
+  ]);
+  return { [keys.key]: made.key, [keys.certificate]: made.certificate, [keys.pushKey]: randomBytes(32).toString('base64') };
 }
 
 function material(secret: V1Secret): RegistrySigning {

@@ -83,7 +83,9 @@ export { createLogger, redactPaths, type Logger } from './logger.ts';
 export { Manager, type ManagerOptions } from './manager.ts';
 export { createRuntimeMetrics, type RuntimeMetrics } from './metrics.ts';
 export { uidIndex, type IndexFunction } from './object-store.ts';
+export { labelSelectorOf } from './label-selector.ts';
 export { optional } from './optional.ts';
+export { decodeSecretValue } from './secret-data.ts';
 export {
   collectionPath,
   keyString,

@@ -12,6 +12,7 @@ import {
   type OrganizationPolicy,
 } from '../../api/index.ts';
 import { withAppliedHash } from '../../runtime/applied-hash.ts';
+import { labelSelectorOf } from '../../runtime/label-selector.ts';
 import { clusterDnsEgress } from '../../api/cluster-dns.ts';
 
 /** The label that marks what Berth made, and what its informers of these kinds select. */
@@ -19,9 +20,7 @@ export const policyObjectLabels = {
   'app.kubernetes.io/managed-by': 'berth',
   'app.kubernetes.io/component': 'organization-policy',
 } as const;
-export const policyObjectSelector = Object.entries(policyObjectLabels)
-  .map(([key, value]) => `${key}=${value}`)
-  .join(',');
+export const policyObjectSelector = labelSelectorOf(policyObjectLabels);
 
 /** A NetworkPolicy as the API server reads it (client-node's type spells `from` as `_from`). */
 export interface NetworkPolicyManifest {

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { managedSecretLabels, oauthProviderKind, type OAuthProvider } from '../../../api/index.ts';
 import type { RegisteredClient, TokenEndpointAuthMethod } from '../../../oauth/registration.ts';
+import { decodeSecretValue } from '../../../runtime/secret-data.ts';
 
 /** Keys of the Secret. `clientSecret` is the one status.dynamicClientSecretRef names. */
 export const dynamicClientKeys = {
@@ -34,10 +35,6 @@ export function dynamicClientSecretName(providerName: string): string {
 
 function encode(value: string): string {
   return Buffer.from(value, 'utf8').toString('base64');
-}
-
-function decode(value: string | undefined): string | undefined {
-  return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
 }
 
 export function renderDynamicClientSecret(
@@ -90,11 +87,11 @@ export interface StoredRegistration {
 
 export function readStoredRegistration(secret: V1Secret, providerUid: string): StoredRegistration {
   const data = secret.data ?? {};
-  const expiresAt = Number(decode(data[dynamicClientKeys.clientSecretExpiresAt]));
+  const expiresAt = Number(decodeSecretValue(data[dynamicClientKeys.clientSecretExpiresAt]));
   const annotations = secret.metadata?.annotations ?? {};
   return {
     ownedByProvider: (secret.metadata?.ownerReferences ?? []).some((ref) => ref.uid === providerUid && ref.controller === true),
-    clientId: decode(data[dynamicClientKeys.clientId]) || undefined,
+    clientId: decodeSecretValue(data[dynamicClientKeys.clientId]) || undefined,
     hasClientSecret: Boolean(data[dynamicClientKeys.clientSecret]),
     ...(Number.isFinite(expiresAt) ? { clientSecretExpiresAt: expiresAt } : {}),
     registrationEndpoint: annotations[dynamicClientAnnotations.registrationEndpoint],

@@ -1,5 +1,6 @@
 // @peculiar/x509, set up to make certificates with Node's WebCrypto: for the local cluster's PKI
-// (dev/pki.ts) and the registry's signing certificate (signing.ts, which loads this only to make one).
+// (workbench/pki.ts), the registry's signing certificate (registry/signing.ts) and databases' server
+// certificates (self-signed.ts); each loads this only to make one.
 // The library resolves its ASN.1 codecs through tsyringe, which needs the reflect polyfill first.
 import 'reflect-metadata';
 import { webcrypto } from 'node:crypto';
