@@ -1,9 +1,16 @@
 // The Deployment controller against the real API server: revisions, workloads, status and deletion.
 // No kubelet runs, so the tests play the workload controllers' part by writing child status.
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { AppsV1Api, CoreV1Api, CustomObjectsApi, Watch, type V1Deployment, type V1Job } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Revision, TracingProject } from '../src/api/index.ts';
-import { createDeploymentWriter, registerDeploymentControllers, type DeploymentWriter } from '../src/reconcilers/deployment/index.ts';
+import {
+  createDeploymentWriter,
+  defaultDeploymentControllerOptions,
+  registerDeploymentControllers,
+  type DeploymentControllerOptions,
+  type DeploymentWriter,
+} from '../src/reconcilers/deployment/index.ts';
 import { createLogger, kubeRequest, Manager } from '../src/runtime/index.ts';
 import { eventually } from '../workbench/support/poll.ts';
 import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
@@ -25,7 +32,12 @@ let manager: Manager;
 
 function startManager(
   writer?: DeploymentWriter,
-  options: { awaitedBuilder?: string; buildsPerOrganization?: number; previewBuildsPerOrganization?: number } = {},
+  options: {
+    awaitedBuilder?: string;
+    buildsPerOrganization?: number;
+    previewBuildsPerOrganization?: number;
+    images?: DeploymentControllerOptions['images'];
+  } = {},
 ): Promise<Manager> {
   const m = new Manager({
     kubeConfig: testKubeConfig(),
@@ -851,6 +863,15 @@ describe('a Deployment built from a code-host repository', () => {
     expect(building.status?.status).toBe('AWAITING_DATABASE');
     const sts = await apps.readNamespacedStatefulSet({ namespace, name: `${name}-postgres` });
     expect(sts.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests).toEqual({ storage: '2Gi' });
+    // Its server's certificate, made once, for the Service's names; the StatefulSet reads it.
+    const tls = await core.readNamespacedSecret({ namespace, name: `${name}-postgres-tls` });
+    expect(tls.type).toBe('kubernetes.io/tls');
+    const certificate = new X509Certificate(Buffer.from(tls.data!['tls.crt']!, 'base64'));
+    expect(certificate.subjectAltName).toContain(`DNS:${name}-postgres.${namespace}.svc`);
+    expect(certificate.checkPrivateKey(createPrivateKey(Buffer.from(tls.data!['tls.key']!, 'base64')))).toBe(true);
+    expect(sts.spec?.template.spec?.volumes).toContainEqual(
+      expect.objectContaining({ secret: expect.objectContaining({ secretName: `${name}-postgres-tls` }) }),
+    );
 
     await setJobStatus(jobName, 'Complete');
     const app = await eventually(() => readAppsDeployment(name), 30_000, 'the application Deployment');
@@ -873,6 +894,40 @@ describe('a Deployment built from a code-host repository', () => {
     expect(ready.status?.imageVersion).toBe(`${registry}/${namespace}/${name}:${revision.metadata.name}`);
     const deployed = (await revisionsOf(name))[0]!;
     expect(deployed.status).toMatchObject({ status: 'DEPLOYED', imageUri: `${registry}/${namespace}/${name}:${revision.metadata.name}` });
+  });
+
+  it("says when an agent server's replicas may open more connections than its database takes, once, until it does", async () => {
+    const name = 'many-agents';
+    await manager.stop();
+    const agentServer = `${registry}/berth/agent-server@sha256:${'0'.repeat(64)}`;
+    manager = await startManager(undefined, { images: { ...defaultDeploymentControllerOptions.images, agentServer } });
+    try {
+      const spec = codehostSpec('main');
+      await createDeployment(name, {
+        ...spec,
+        sourceConfig: { ...spec.sourceConfig, resourceSpec: { maxScale: 6 } },
+        sourceRevisionConfig: { repoRef: 'main', graphConfigPath: 'langgraph.json' },
+      });
+      const warned = await waitForDeployment(name, (d) => condition(d, 'DatabaseConnections')?.status === 'False', 'too few connections');
+      // Six processes of 30, and 2 kept for KEDA, in Postgres's 100.
+      expect(condition(warned, 'DatabaseConnections')).toMatchObject({ reason: 'MaxConnectionsTooLow' });
+      expect(condition(warned, 'DatabaseConnections')?.message).toContain('Set db_max_connections to at least 182');
+      const warnings = async () =>
+        (await core.listNamespacedEvent({ namespace, fieldSelector: `involvedObject.name=${name}` })).items.filter(
+          (e) => e.reason === 'MaxConnectionsTooLow' && e.type === 'Warning',
+        );
+      await eventually(async () => (await warnings()).length > 0, 30_000, 'a MaxConnectionsTooLow Event');
+
+      await patchDeployment(name, { spec: { sourceConfig: { resourceSpec: { dbMaxConnections: 200 } } } });
+      const fits = await waitForDeployment(name, (d) => condition(d, 'DatabaseConnections')?.status === 'True', 'enough connections');
+      expect(condition(fits, 'DatabaseConnections')?.message).toContain('at most 180 connections');
+      const statefulSet = await apps.readNamespacedStatefulSet({ namespace, name: `${name}-postgres` });
+      expect(statefulSet.spec?.template.spec?.containers[0]?.args?.slice(0, 2)).toEqual(['-c', 'max_connections=200']);
+      expect((await warnings()).reduce((sum, e) => sum + (e.count ?? 1), 0)).toBe(1);
+    } finally {
+      await manager.stop();
+      manager = await startManager();
+    }
   });
 
   it('runs the image of a revision built from the same commit and commands: a secret change makes no build', async () => {
@@ -1081,6 +1136,8 @@ describe('restarts and deletion', () => {
     }
     await expect(apps.readNamespacedStatefulSet({ namespace, name: `${name}-postgres` })).rejects.toMatchObject({ code: 404 });
     await expect(core.readNamespacedService({ namespace, name })).rejects.toMatchObject({ code: 404 });
+    // Its certificate goes: the next database of the name gets a new one.
+    await expect(core.readNamespacedSecret({ namespace, name: `${name}-postgres-tls` })).rejects.toMatchObject({ code: 404 });
     await expect(
       kubeRequest(kc, { method: 'GET', path: `/apis/networking.k8s.io/v1/namespaces/${namespace}/ingresses/${name}` }),
     ).rejects.toMatchObject({ code: 404 });

@@ -18,7 +18,8 @@
 //   status/      step 5: what a pass saw (outcome.ts), the phase and kstatus verdict (status.ts,
 //                next-status.ts), the writes decided once (status-decision.ts, pure), written once per
 //                pass (write-status.ts: the one place status is written, finalize.ts's passes too); what
-//                the autoscaler does (scaling-status.ts), the URL's certificates (certificate-status.ts)
+//                the autoscaler does (scaling-status.ts), the URL's certificates (certificate-status.ts),
+//                whether an agent server's database admits its connections (database-connections.ts)
 //   render/      pure renderers below them all: spec in, manifests out (workloads.ts: the whole set;
 //                tier.ts: what a tier means here)
 // and the wiring: informers.ts and pass.ts (the caches a pass reads and what one pass carries; the pods'

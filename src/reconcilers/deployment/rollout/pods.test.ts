@@ -120,6 +120,29 @@ describe('podProblem', () => {
     expect(podProblem(pod('p', again(false, 0) as V1Pod['status']))).toBeUndefined();
   });
 
+  it('keeps the same crash loop once that run has failed too, before the kubelet backs off (Init:Error)', () => {
+    const ended = (exitCode: number) => ({
+      phase: 'Pending',
+      initContainerStatuses: [
+        {
+          name: 'wait',
+          ready: false,
+          restartCount: 5,
+          image: 'i',
+          imageID: '',
+          state: { terminated: { exitCode, reason: exitCode ? 'Error' : 'Completed', message: 'does not answer, again' } },
+          lastState: { terminated: { exitCode: 1, reason: 'Error', message: 'does not answer' } },
+        },
+      ],
+    });
+    expect(podProblem(pod('p', ended(1) as V1Pod['status']))).toEqual({
+      reason: 'CrashLoopBackOff',
+      message: 'pod p, container wait: CrashLoopBackOff (last exit code 1, Error)\ndoes not answer',
+    });
+    // A run that succeeded is the loop's end, not a turn of it.
+    expect(podProblem(pod('p', ended(0) as V1Pod['status']))).toBeUndefined();
+  });
+
   it('reads init containers too', () => {
     expect(podProblem(pod('p', { initContainerStatuses: waiting('ErrImagePull').containerStatuses } as V1Pod['status']))?.reason).toBe(
       'ErrImagePull',

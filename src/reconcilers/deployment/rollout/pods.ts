@@ -38,14 +38,20 @@ function containerProblem(pod: string, status: ReadonlyContainerStatus): PodProb
     return { reason: waiting.reason, message: `pod ${pod}, container ${status.name}: ${waiting.reason}${said}` };
   }
   // Between two back-offs the kubelet runs the container again: until it is ready, it is still the
-  // loop it was (a wait for a database that ends in an error after 30 s spends that long running).
-  if (status.state?.running && !status.ready && status.restartCount > 0 && failedExit(status)) return crashLoop(pod, status);
+  // loop it was (a wait for a database that ends in an error after 30 s spends that long running), and
+  // so it is once that run has failed too, before the kubelet says it backs off (an init container shows
+  // `Init:Error` for that while).
+  if (inLoop(status) && (status.state?.running || failed(status.state?.terminated))) return crashLoop(pod, status);
   return undefined;
 }
 
-/** Whether the container's last run ended in a failure. */
-function failedExit(status: ReadonlyContainerStatus): boolean {
-  const exit = status.lastState?.terminated;
+/** Whether the container is not ready and has failed before, and the kubelet has run it again since. */
+function inLoop(status: ReadonlyContainerStatus): boolean {
+  return !status.ready && status.restartCount > 0 && failed(status.lastState?.terminated);
+}
+
+/** Whether a run ended in a failure. */
+function failed(exit: { exitCode: number } | undefined): boolean {
   return exit !== undefined && exit.exitCode !== 0;
 }
 

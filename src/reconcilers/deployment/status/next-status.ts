@@ -19,6 +19,7 @@ import type { TargetPhase } from '../rollout/lifecycle.ts';
 import type { DeploymentPhase } from './status.ts';
 import { certificateReadyCondition } from './certificate-status.ts';
 import { canaryConditionType } from '../rollout/canary.ts';
+import { databaseConnectionsCondition } from './database-connections.ts';
 import { optional } from '../../../runtime/index.ts';
 
 export interface DeploymentFacts {
@@ -43,6 +44,8 @@ export interface DeploymentFacts {
   canary?: DeploymentStatus['canary'];
   /** Whether a canary the spec asks for can run here (canary.ts); likewise. */
   canaryCondition?: ConditionDecision;
+  /** Whether a durable agent server's database admits all its pods may open (database-connections.ts); likewise. */
+  connections?: ConditionDecision;
 }
 
 /** A condition beside the verdict's three, set when given and removed when not. */
@@ -57,6 +60,7 @@ function sideConditions(conditions: Condition[], facts: DeploymentFacts, now: Da
     [scaleToZeroCondition, facts.tier],
     [certificateReadyCondition, facts.certificate],
     [canaryConditionType, facts.canaryCondition],
+    [databaseConnectionsCondition, facts.connections],
   ];
   return sides.reduce((all, [type, side]) => withSide(all, type, side, facts.generation, now), conditions);
 }

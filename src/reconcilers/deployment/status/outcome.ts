@@ -35,22 +35,30 @@ import { canaryAbility } from '../rollout/canary-pass.ts';
 import { workloadKey, type CurrentWorkloads } from '../rollout/workloads.ts';
 import { pathBlocked } from '../rollout/network-path.ts';
 import { optional } from '../../../runtime/index.ts';
+import { durableServerOf } from '../render/agent-server.ts';
+import { databaseConnections } from './database-connections.ts';
 
 /** What the cluster says beside the verdict: the tier's condition and, with TLS for the apps' URLs,
  * the readiness of the organization's certificates. */
-function clusterFacts(pass: Pass, deployment: DeepReadonly<Deployment>): Pick<StatusFacts, 'tier' | 'certificate' | 'canaryCondition'> {
+function clusterFacts(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+): Pick<StatusFacts, 'tier' | 'certificate' | 'canaryCondition' | 'connections'> {
   const tier = tierCondition(scaleToZeroOf(pass.options, deployment), deployment.spec.sourceConfig?.idleSeconds);
   const canary = canaryCondition(canaryAbility(pass, deployment));
+  const spec: DeploymentSpecInput = deployment.spec;
+  const backing = backingServices(spec);
+  const connections = databaseConnections(spec, durableServerOf(spec, pass.options.images.agentServer, backing), backing);
+  const sides = { ...optional('tier', tier), ...optional('canaryCondition', canary), ...optional('connections', connections) };
   const tls = pass.options.tls;
   const certificates = pass.informers.certificates;
-  if (!tls || !certificates) return { ...optional('tier', tier), ...optional('canaryCondition', canary) };
+  if (!tls || !certificates) return sides;
   const organization = deployment.metadata.namespace ?? '';
   const names = organizationTlsNames(organization);
   const get = (name: string) => certificates.get(tls.gateway.namespace, name);
   const host = customHostOf(deployment);
   return {
-    ...optional('tier', tier),
-    ...optional('canaryCondition', canary),
+    ...sides,
     certificate: certificateCondition(tls, [
       { name: names.certificate, for: organizationWildcardHost(tls, organization), object: get(names.certificate) },
       ...(host ? [{ name: names.customCertificate, for: host, object: get(names.customCertificate) }] : []),

@@ -30,6 +30,7 @@ import { nextDeploymentStatus, nextRevisionStatus } from './next-status.ts';
 import { imageOf, type RevisionRecord } from '../revisions/revision-records.ts';
 import { conditionVerdict, crashLooping, deploymentPhase, type StatusObservation } from './status.ts';
 import { optional } from '../../../runtime/index.ts';
+import { databaseConnectionsCondition } from './database-connections.ts';
 
 /** A revision as the status names it. */
 export interface NamedRevision {
@@ -57,6 +58,8 @@ export interface StatusFacts {
   canary?: CanaryStatus;
   /** Whether a canary the spec asks for can run here. */
   canaryCondition?: ConditionDecision;
+  /** Whether a durable agent server's database admits all its pods may open (database-connections.ts). */
+  connections?: ConditionDecision;
 }
 
 /** Everything a pass says about status. */
@@ -105,6 +108,7 @@ export function decideStatus(pass: PassStatus, now: Date): StatusDecision {
       ...optional('certificate', facts.certificate),
       ...optional('canary', facts.canary),
       ...optional('canaryCondition', facts.canaryCondition),
+      ...optional('connections', facts.connections),
       // A Deployment on its way out holds no host.
       ...optional(
         'hostClaim',
@@ -149,11 +153,21 @@ function newsOf(
   if (verdict.reason === crashLooping && wasReady?.reason !== crashLooping)
     events.push({ type: 'Warning', reason: crashLooping, message: verdict.message });
   events.push(...canaryNews(previous?.canary, next.canary));
+  events.push(...newlyFalse(previous, next, databaseConnectionsCondition));
   if (next.activeRevisionName && next.activeRevisionName !== previous?.activeRevisionName)
     events.push({ type: 'Normal', reason: 'RevisionActive', message: `Revision ${next.activeRevisionName} is now serving.` });
   if (observation.deleting && previous?.status !== 'AWAITING_DELETE')
     events.push({ type: 'Normal', reason: 'Deleting', message: 'Removing the workloads, revisions and build Jobs of this Deployment.' });
   return events;
+}
+
+/** A Warning when a side condition turns False, or False for a new reason. */
+function newlyFalse(previous: DeploymentStatus | undefined, next: DeploymentStatus, type: string): StatusEvent[] {
+  const now = findCondition(next.conditions, type);
+  if (now?.status !== 'False') return [];
+  const before = findCondition(previous?.conditions, type);
+  if (before?.status === 'False' && before.reason === now.reason) return [];
+  return [{ type: 'Warning', reason: now.reason, message: now.message }];
 }
 
 /** A canary's new step, and its promotion (a failure is the Stalled Warning). */
