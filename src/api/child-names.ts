@@ -67,6 +67,8 @@ export function childNames(deploymentName: string) {
     /** The volume claim the Postgres StatefulSet makes for its one replica: the data. */
     postgresClaim: `data-${postgres}-0`,
     postgresCredentials: boundedName(base, '-postgres'),
+    /** The database server's certificate and key (render/postgres.ts). */
+    postgresTls: boundedName(base, '-postgres-tls'),
     redis: boundedName(base, '-redis', statefulSetNameLimit),
     redisCredentials: boundedName(base, '-redis'),
     ingress: boundedName(base, ''),

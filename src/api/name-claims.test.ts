@@ -25,6 +25,7 @@ describe('name claims', () => {
       'shop-queue',
       'shop-canary',
       'shop-postgres',
+      'shop-postgres-tls',
       'shop-redis',
       'shop-secrets',
       'shop-custom',

@@ -17,14 +17,14 @@ export interface NameClaim {
  * are made from: the name as a DNS label (and the name itself, when they differ). A Deployment whose
  * children's names are cut and hashed (a long name) is indexed by each of those names instead. A lookup
  * turns a child name back into the stems that could make it (stemCandidates), so most Deployments take
- * one key where a key per child name took nine: about 20 MiB at 10,000
+ * one key where a key per child name took ten: about 20 MiB at 10,000
  * Deployments, in each of the controller's and the HTTP API's caches (BENCHMARKS.md, section 5).
  */
 export const nameStemIndex = 'berth.dev/name-stem';
 
 /** What the children add to a stem (child-names.ts): all to the DNS-label base but `-secrets`, which
  * follows the name as it is. */
-const childSuffixes = ['-queue', '-canary', '-postgres', '-redis', '-custom', '-secrets'];
+const childSuffixes = ['-queue', '-canary', '-postgres', '-postgres-tls', '-redis', '-custom', '-secrets'];
 
 export function indexNameStems(object: unknown): string[] {
   const { name, namespace = '' } = (object as NameClaim).metadata;
@@ -58,6 +58,7 @@ export function claimedNames(deploymentName: string): string[] {
       names.canary,
       names.postgres,
       names.postgresCredentials,
+      names.postgresTls,
       names.redis,
       names.redisCredentials,
       names.secrets,

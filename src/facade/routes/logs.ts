@@ -224,6 +224,7 @@ async function secretValues(
   const sources = [
     names.secrets,
     names.postgresCredentials,
+    names.postgresTls,
     names.redisCredentials,
     ...(deployment.spec.secrets ?? []).flatMap((s) => (s.valueFrom ? [s.valueFrom.secretKeyRef.name] : [])),
   ];

@@ -24,6 +24,8 @@ import { stallStatus, targetOutcome } from './status/outcome.ts';
 import type { ServingRevision } from './render/application.ts';
 import { backingServices } from './render/backing.ts';
 import { renderPasswordSecret, type OwnerDeployment } from './render/common.ts';
+import { postgresDnsNames, renderPostgresTlsSecret } from './render/postgres.ts';
+import { selfSignedServerCertificate } from '../../runtime/self-signed.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
 import { renderTracingProject } from './render/tracing-project.ts';
 import { renderWorkloads, type WorkloadsInput } from './render/workloads.ts';
@@ -163,6 +165,7 @@ async function applyWorkloads(
   const names = childNames(owner.name);
   const backing = backingServices(spec);
   await syncCredentials(pass, owner, names.postgresCredentials, 'postgres', backing.database);
+  await syncDatabaseCertificate(pass, owner, backing.database);
   await syncCredentials(pass, owner, names.redisCredentials, 'redis', backing.redis);
   const existingDatabaseStorage = informers.statefulSets.get(owner.namespace, names.postgres)?.spec?.volumeClaimTemplates?.[0]?.spec
     ?.resources?.requests?.storage;
@@ -195,6 +198,16 @@ async function syncCredentials(
   const secret = pass.informers.secrets.get(owner.namespace, name);
   if (wanted && !secret) await pass.writer.createOrGet(renderPasswordSecret(owner, name, component, randomBytes(24).toString('base64url')));
   if (wanted && secret && isRetainedPassword(secret, owner)) await adoptDatabase(pass.writer, owner);
+  if (!wanted && secret?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid))
+    await pass.writer.delete(childKinds.secret, owner.namespace, name);
+}
+
+/** The database server's certificate: made once, kept while the database is wanted, gone with it. */
+async function syncDatabaseCertificate(pass: Pass, owner: OwnerDeployment, wanted: boolean): Promise<void> {
+  const name = childNames(owner.name).postgresTls;
+  const secret = pass.informers.secrets.get(owner.namespace, name);
+  if (wanted && !secret)
+    await pass.writer.createOrGet(renderPostgresTlsSecret(owner, await selfSignedServerCertificate(postgresDnsNames(owner))));
   if (!wanted && secret?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid))
     await pass.writer.delete(childKinds.secret, owner.namespace, name);
 }

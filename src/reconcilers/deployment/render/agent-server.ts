@@ -19,7 +19,7 @@ import {
   runQueueReadings,
   runQueueTriggerOrder,
 } from '../../../api/index.ts';
-import { scaling, type BackingServices } from './backing.ts';
+import { applicationMinScale, scaling, type BackingServices, type Scaling } from './backing.ts';
 import { scaledObject, type AutoscalingSettings, type ScaledObject } from './autoscalers.ts';
 import type { OwnerDeployment } from './common.ts';
 import type { DeploymentSpecInput } from './spec.ts';
@@ -92,6 +92,14 @@ export function withoutTenantLicense(env: V1EnvVar[], licensed: boolean): V1EnvV
   return licensed ? env.filter((entry) => entry.name !== agentServerLicenseKey) : env;
 }
 
+/** The most connections the image's pools open in one process: SQLAlchemy's 5 and 5 overflow, LangGraph's 10. */
+const poolConnectionsPerProcess = 20;
+
+/** Whether a process of this role executes runs: every one does but the API's, where a queue worker runs them. */
+function executesRuns(server: DurableServer, role: 'api' | 'queue'): boolean {
+  return role === 'queue' || !server.queued;
+}
+
 /**
  * Where a process's runs execute: the API's pods queue them when a queue worker runs them (the queue
  * worker's own env still wins by name), else run ten at once as a queue worker does. Each run holds one
@@ -99,11 +107,32 @@ export function withoutTenantLicense(env: V1EnvVar[], licensed: boolean): V1EnvV
  * the queue's length (aegra's own default runs three times ten).
  */
 export function durableServerEnv(server: DurableServer, role: 'api' | 'queue'): V1EnvVar[] {
-  if (role === 'api' && server.queued) return [{ name: 'WORKER_COUNT', value: '0' }];
+  if (!executesRuns(server, role)) return [{ name: 'WORKER_COUNT', value: '0' }];
   return [
     { name: 'WORKER_COUNT', value: '1' },
     { name: 'N_JOBS_PER_WORKER', value: String(runsPerProcess) },
   ];
+}
+
+/** The most connections one process of this role opens: its pools, and one per run it executes. */
+function connectionsPerProcess(server: DurableServer, role: 'api' | 'queue'): number {
+  return poolConnectionsPerProcess + (executesRuns(server, role) ? runsPerProcess : 0);
+}
+
+/** A workload's most replicas. */
+function mostReplicas(scale: Scaling): number {
+  return scale.kind === 'scaledToZero' ? 0 : scale.maxReplicas;
+}
+
+/** The most connections a durable server's pods open at once, every workload at its most replicas and
+ * every process with its pools full and its runs all running; a rollout adds its draining pods' own. */
+export function mostConnections(spec: DeploymentSpecInput, server: DurableServer): number {
+  const resources = spec.sourceConfig?.resourceSpec ?? {};
+  const api = mostReplicas(scaling(applicationMinScale(spec), resources.maxScale)) * connectionsPerProcess(server, 'api');
+  const queue = server.queued
+    ? mostReplicas(scaling(resources.queueMinScale, resources.queueMaxScale)) * connectionsPerProcess(server, 'queue')
+    : 0;
+  return api + queue;
 }
 
 /** The queue worker's ScaledObject: one replica per ten runs in the backlog, or fewer for its CPU; its
@@ -147,7 +176,8 @@ function runQueueConnection(owner: OwnerDeployment, spec: DeploymentSpecInput): 
     port: '5432',
     userName: 'postgres',
     dbName: 'postgres',
-    sslmode: 'disable',
+    // Encrypted: the trigger reaches the database from KEDA's namespace, across the pod network.
+    sslmode: 'require',
     passwordFromEnv: 'POSTGRES_PASSWORD',
   };
 }

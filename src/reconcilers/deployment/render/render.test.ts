@@ -23,7 +23,7 @@ import { cpuQuantity, memoryQuantity, resourceRequirements, revisionLabel } from
 import { defaultBuildResources, defaultConcurrencyQuery, parseCustomUrl } from '../../../api/index.ts';
 import { renderIngress } from './ingress.ts';
 import { routeServiceNames } from '../../../api/child-names.ts';
-import { renderPostgres, renderPostgresService } from './postgres.ts';
+import { postgresDnsNames, renderPostgres, renderPostgresService, renderPostgresTlsSecret } from './postgres.ts';
 import { renderRedis } from './redis.ts';
 import { renderRevision } from './revision.ts';
 import type { DeploymentSpecInput } from './spec.ts';
@@ -457,9 +457,39 @@ describe('postgres and redis', () => {
     const sts = renderPostgres({ owner, spec, image: 'postgres:16' });
     const container = sts.spec!.template.spec!.containers[0]!;
     expect(container.resources).toEqual({ requests: { cpu: '1', memory: '2Gi' } });
-    expect(container.args).toEqual(['-c', 'max_connections=50']);
+    expect(container.args).toEqual([
+      '-c',
+      'max_connections=50',
+      '-c',
+      'ssl=on',
+      '-c',
+      'ssl_cert_file=/etc/postgresql-tls/server.crt',
+      '-c',
+      'ssl_key_file=/etc/postgresql-tls/server.key',
+    ]);
     expect(sts.spec!.volumeClaimTemplates![0]!.spec!.resources!.requests).toEqual({ storage: '20Gi' });
     expect(sts.metadata!.ownerReferences).toEqual([ownerRef]);
+  });
+
+  it('serves TLS from its own Secret, copied where only the server reads its key', () => {
+    const pod = renderPostgres({ owner, spec, image: 'postgres:16' }).spec!.template.spec!;
+    const [copy] = pod.initContainers!;
+    expect(copy).toMatchObject({ name: 'tls', image: 'postgres:16', resources: pod.containers[0]!.resources });
+    expect(copy!.command!.join(' ')).toContain('umask 077');
+    expect(copy!.command!.join(' ')).toContain('chown postgres:postgres /etc/postgresql-tls/server.crt /etc/postgresql-tls/server.key');
+    expect(pod.volumes).toEqual([
+      { name: 'tls-secret', secret: { secretName: 'shop-postgres-tls', defaultMode: 0o400 } },
+      { name: 'tls', emptyDir: { medium: 'Memory', sizeLimit: '1Mi' } },
+    ]);
+    expect(pod.containers[0]!.volumeMounts).toContainEqual({ name: 'tls', mountPath: '/etc/postgresql-tls', readOnly: true });
+    const secret = renderPostgresTlsSecret(owner, { certificate: 'CERT', key: 'KEY' });
+    expect(secret).toMatchObject({ type: 'kubernetes.io/tls', stringData: { 'tls.crt': 'CERT', 'tls.key': 'KEY' } });
+    expect(secret.metadata).toMatchObject({ name: 'shop-postgres-tls', ownerReferences: [ownerRef] });
+    expect(postgresDnsNames(owner)).toEqual([
+      'shop-postgres',
+      `shop-postgres.${owner.namespace}.svc`,
+      `shop-postgres.${owner.namespace}.svc.cluster.local`,
+    ]);
   });
 
   it('keeps the claim size of an existing database', () => {

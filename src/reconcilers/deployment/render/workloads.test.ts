@@ -325,6 +325,7 @@ describe('renderWorkloads', () => {
               host: 'shop-postgres.ns.svc',
               userName: 'postgres',
               dbName: 'postgres',
+              sslmode: 'require',
               passwordFromEnv: 'POSTGRES_PASSWORD',
               query: "SELECT count(*) FROM runs WHERE status IN ('pending', 'running')",
               targetQueryValue: '10',
@@ -625,7 +626,16 @@ describe('named sizes', () => {
     expect(resourcesOf(spec, 'shop-queue')?.resources).toEqual(medium);
     expect(resourcesOf(spec, 'shop-postgres')).toEqual({
       resources: { requests: { cpu: '2', memory: '8Gi' }, limits: { cpu: '4', memory: '16Gi' } },
-      args: ['-c', 'max_connections=400'],
+      args: [
+        '-c',
+        'max_connections=400',
+        '-c',
+        'ssl=on',
+        '-c',
+        'ssl_cert_file=/etc/postgresql-tls/server.crt',
+        '-c',
+        'ssl_key_file=/etc/postgresql-tls/server.key',
+      ],
     });
   });
 
