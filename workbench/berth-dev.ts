@@ -6,7 +6,10 @@ import { resolve } from 'node:path';
 import { parsedOrExit, stopOnSignals } from '../src/cli/process-lifecycle.ts';
 import { startBerth, type RunningBerth } from '../src/cli/run.ts';
 import type { ClusterDefaults } from './cluster-defaults.ts';
-import { withClusterDefaults } from './cluster-options.ts';
+import { devBackupStoreSecret, withClusterDefaults } from './cluster-options.ts';
+import { backupStoreAdminSecret } from './node/backup-store.ts';
+import { applyObject } from '../src/runtime/apply.ts';
+import { fieldManager } from '../src/api/group.ts';
 import { createLogger } from '../src/runtime/index.ts';
 import { startDevCluster, startDevPushRegistry, type DevCluster } from './dev-cluster.ts';
 import { devUsage, parseDevCommandLine } from './dev-options.ts';
@@ -32,8 +35,12 @@ try {
   const dev = await devStart;
   const kubeConfig = dev.kubeConfig;
   /** Berth with what the cluster offers where a flag left it unset, its builds waiting for the node's builder. */
-  const startBerthOn = (cluster: ClusterDefaults) =>
-    startBerth(kubeConfig, withClusterDefaults(options, cluster), logger, { builder: cluster.awaitedBuilder });
+  const startBerthOn = async (cluster: ClusterDefaults) => {
+    const store = cluster.backupStore;
+    if (store)
+      await applyObject(kubeConfig, backupStoreAdminSecret(options.namespace, devBackupStoreSecret, store.credentials), fieldManager);
+    return startBerth(kubeConfig, withClusterDefaults(options, cluster), logger, { builder: cluster.awaitedBuilder });
+  };
   let berth = await startBerthOn(dev.node ?? {});
   let pushRegistry: { stop(): Promise<void> } | undefined;
   let following: Promise<void> = Promise.resolve();

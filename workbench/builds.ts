@@ -27,6 +27,7 @@ export const coldBuildMinutes: Record<BuildName, number> = {
   buildkit: 3,
   tools: 4,
   flux: 5,
+  versitygw: 1,
 };
 
 export type BuildState =

@@ -25,7 +25,8 @@ export type BuildName =
   | 'http-add-on'
   | 'buildkit'
   | 'tools'
-  | 'flux';
+  | 'flux'
+  | 'versitygw';
 
 /** Where a build script is. */
 export function buildScript(name: BuildName): string {

@@ -29,6 +29,9 @@ export interface ClusterDefaults {
   activator?: Activator;
   /** Why builds cannot start yet (the node's builder is being built): build Jobs wait until it is gone. */
   awaitedBuilder?: string;
+  /** The S3-compatible server for organizations' backups, its admin API (on the host's loopback, out of
+   * pods' reach) and its admin credential (the node's versitygw). */
+  backupStore?: { url: string; adminUrl: string; credentials: { accessKeyId: string; secretAccessKey: string } };
   /** Networks builds may not reach (`berth dev`: the node's pod network too, beside link-local addresses). */
   buildBlockedCidrs?: readonly string[];
   /** Code hosts the cluster itself serves, allowed beside the public ones (`berth dev`: its node's address). */

@@ -21,6 +21,11 @@ const node: ClusterDefaults = {
   activator: { proxy: { namespace: 'kube-system', name: 'interceptor', port: 8080 }, scalerAddress: 'scaler.kube-system:9090' },
   buildBlockedCidrs: ['10.244.0.0/16'],
   codeHostOrigins: ['http://10.243.0.1:*'],
+  backupStore: {
+    url: 'http://10.243.0.1:7070',
+    adminUrl: 'http://127.0.0.1:7071',
+    credentials: { accessKeyId: 'admin', secretAccessKey: 'kept-out-of-options' },
+  },
 };
 
 describe("what the embedded cluster offers, folded into Berth's options", () => {
@@ -37,7 +42,12 @@ describe("what the embedded cluster offers, folded into Berth's options", () => 
       activatorScaler: 'scaler.kube-system:9090',
       buildBlockedCidrs: ['10.244.0.0/16'],
       codeHostOrigins: [...publicCodeHostOrigins, 'http://10.243.0.1:*'],
+      // Its credential goes to a Secret, never into the options.
+      backupStore: 'http://10.243.0.1:7070',
+      backupStoreSecret: 'berth-backup-store',
+      backupStoreAdmin: 'http://127.0.0.1:7071',
     });
+    expect(JSON.stringify(folded)).not.toContain('kept-out-of-options');
   });
 
   it('never overrides a flag, and takes both halves of the activator from the flags or neither', () => {
@@ -50,13 +60,21 @@ describe("what the embedded cluster offers, folded into Berth's options", () => 
       'scaler.keda:9090',
       '--code-host-origins',
       'https://ghe.example.com',
+      '--backup-store',
+      'https://s3.example.com',
+      '--backup-store-secret',
+      'platform-s3',
     ]);
     expect(withClusterDefaults(flags, node)).toMatchObject({
       registry: 'registry.example:5000',
       activatorProxy: { namespace: 'keda', name: 'proxy', port: 8080 },
       activatorScaler: 'scaler.keda:9090',
       codeHostOrigins: ['https://ghe.example.com'],
+      backupStore: 'https://s3.example.com',
+      backupStoreSecret: 'platform-s3',
     });
+    // The flags' store, not the cluster's admin API.
+    expect(withClusterDefaults(flags, node).backupStoreAdmin).toBeUndefined();
   });
 
   it('changes nothing where the cluster offers nothing', () => {

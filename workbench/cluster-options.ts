@@ -29,7 +29,22 @@ export function withClusterDefaults(options: Options, cluster: ClusterDefaults):
     facadeNodeAddress:
       options.facadeNodeAddress ?? (cluster.nodeHost ? { host: cluster.nodeHost, port: options.facadeAddress.port } : undefined),
     ...activatorOf(options, cluster),
+    ...backupStoreOf(options, cluster),
   };
+}
+
+/** The Secret in Berth's namespace `berth dev` writes the node's backup store credential to. */
+export const devBackupStoreSecret = 'berth-backup-store';
+
+/** The backup store the flags name, both halves, else the cluster's (its credential in devBackupStoreSecret,
+ * its admin API where the cluster serves it). */
+function backupStoreOf(
+  options: Options,
+  cluster: ClusterDefaults,
+): Pick<Options, 'backupStore' | 'backupStoreSecret' | 'backupStoreAdmin'> {
+  if ((options.backupStore && options.backupStoreSecret) || !cluster.backupStore) return {};
+  const { url, adminUrl } = cluster.backupStore;
+  return { backupStore: url, backupStoreSecret: devBackupStoreSecret, backupStoreAdmin: adminUrl };
 }
 
 function appUrlTemplateOf(cluster: ClusterDefaults): Options['appUrlTemplate'] {

@@ -20,6 +20,7 @@ export * from './organization-policy.ts';
 export * from './quota-fit.ts';
 export * from './sizes.ts';
 export * from './agent-server-license.ts';
+export * from './backup-store.ts';
 export * from './build-placement.ts';
 export * from './build-resources.ts';
 export * from './app-urls.ts';

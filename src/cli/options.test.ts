@@ -119,6 +119,33 @@ describe('parseCommandLine', () => {
     expect(() => options(['--concurrency-metrics', 'prometheus:9090'])).toThrow('--concurrency-metrics: expected an http(s) URL');
   });
 
+  it('takes a backup store as its URL and its admin Secret together, each checked', () => {
+    expect(options([]).backupStore).toBeUndefined();
+    expect(options(['--backup-store', 'http://10.243.0.1:7070/'], { BERTH_BACKUP_STORE_SECRET: 'berth-backup-store' })).toMatchObject({
+      backupStore: 'http://10.243.0.1:7070',
+      backupStoreSecret: 'berth-backup-store',
+    });
+    expect(() => options(['--backup-store', 'http://store:7070'])).toThrow('--backup-store: --backup-store and --backup-store-secret');
+    expect(() => options(['--backup-store', 'http://store:7070/bucket', '--backup-store-secret', 'admin'])).toThrow(
+      '--backup-store: expected a URL without a path',
+    );
+    expect(() => options(['--backup-store', 's3://store', '--backup-store-secret', 'admin'])).toThrow(
+      '--backup-store: expected an http(s) URL',
+    );
+    // Its admin API apart from the S3 port, only beside a store.
+    expect(
+      options([
+        '--backup-store',
+        'http://10.243.0.1:7070',
+        '--backup-store-secret',
+        'admin',
+        '--backup-store-admin',
+        'http://127.0.0.1:7071/',
+      ]),
+    ).toMatchObject({ backupStore: 'http://10.243.0.1:7070', backupStoreAdmin: 'http://127.0.0.1:7071' });
+    expect(() => options(['--backup-store-admin', 'http://127.0.0.1:7071'])).toThrow('--backup-store-admin: names where');
+  });
+
   it('takes an activator for dev_zero as its two parts together, each checked', () => {
     expect(options([]).activatorProxy).toBeUndefined();
     expect(

@@ -69,6 +69,15 @@ export const optionsUsage = `options (each also read from the environment variab
                                agent servers built on the reference's image get (copied to each
                                organization namespace; a tenant's own is dropped)
                                                                 [BERTH_AGENT_SERVER_LICENSE_SECRET]
+  --backup-store <url>         an S3-compatible server for organizations' database backups, as Berth
+                               and their pods reach it: each organization gets an account and a
+                               bucket of its own there (Secret berth-backups); needs
+                               --backup-store-secret (default: none)        [BERTH_BACKUP_STORE]
+  --backup-store-secret <name> a Secret in Berth's namespace with the server's admin credential
+                               (accessKeyId, secretAccessKey)        [BERTH_BACKUP_STORE_SECRET]
+  --backup-store-admin <url>   where Berth reaches the server's admin API when it listens apart from
+                               the S3 port (versitygw --admin-port), out of the organizations' pods'
+                               reach (default: the --backup-store URL)  [BERTH_BACKUP_STORE_ADMIN]
   --build-privileged <bool>    run the image step privileged, as BuildKit needs for RUN steps
                                without user namespaces (default true)     [BERTH_BUILD_PRIVILEGED]
   --build-namespace <name>     where build Jobs run, apart from every organization's apps (made if
@@ -198,6 +207,9 @@ const baseUrl = z
   .regex(/^https?:\/\/[^\s/?#@]+(\/[^\s?#]*)?$/, 'expected an http(s) URL without user information, query or fragment')
   .transform((url) => url.replace(/\/+$/, ''));
 
+/** A server's URL without a path: what an S3 client or an admin call adds its own paths to. */
+const serverUrl = baseUrl.refine((url) => !/^https?:\/\/[^/]+\//.test(url), 'expected a URL without a path');
+
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v));
 
 const component = z.enum(['controller', 'facade']);
@@ -267,6 +279,13 @@ const optionsSchema = z
     agentServerLicenseSecret: z
       .string()
       .regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, "expected the name of a Secret in Berth's namespace")
+      .max(253)
+      .optional(),
+    backupStore: serverUrl.optional(),
+    backupStoreAdmin: serverUrl.optional(),
+    backupStoreSecret: z
+      .string()
+      .regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, 'expected a Secret name')
       .max(253)
       .optional(),
     buildPrivileged: bool,
@@ -342,6 +361,14 @@ const optionsSchema = z
       'baseline refuses the privileged image step of builds beside their deployment: run them in a build namespace (--build-namespace), set --build-privileged false (a builder that needs no privileges), or leave podSecurity out',
   })
   // TLS is terminated by the Gateway's listeners, for the hosts of https:// app URLs.
+  .refine((options) => !options.backupStore === !options.backupStoreSecret, {
+    path: ['backupStore'],
+    message: '--backup-store and --backup-store-secret name one server and its admin credential: give both or neither',
+  })
+  .refine((options) => !options.backupStoreAdmin || options.backupStore, {
+    path: ['backupStoreAdmin'],
+    message: "names where the --backup-store server's admin API listens: give --backup-store too",
+  })
   // The add-on's two parts go together.
   .refine((options) => !options.activatorProxy === !options.activatorScaler, {
     path: ['activatorProxy'],
@@ -410,6 +437,9 @@ const optionSources = {
   agentToolsImage: { env: 'BERTH_AGENT_TOOLS_IMAGE' },
   agentServerImage: { env: 'BERTH_AGENT_SERVER_IMAGE' },
   agentServerLicenseSecret: { env: 'BERTH_AGENT_SERVER_LICENSE_SECRET' },
+  backupStore: { env: 'BERTH_BACKUP_STORE' },
+  backupStoreSecret: { env: 'BERTH_BACKUP_STORE_SECRET' },
+  backupStoreAdmin: { env: 'BERTH_BACKUP_STORE_ADMIN' },
   buildPrivileged: { env: 'BERTH_BUILD_PRIVILEGED', fallback: 'true' },
   buildNamespace: { env: 'BERTH_BUILD_NAMESPACE', fallback: defaultBuildNamespace },
   buildBlockedCidrs: { env: 'BERTH_BUILD_BLOCKED_CIDRS' },

@@ -17,6 +17,7 @@ import { labelManagedSecrets } from '../workloads/readable-secrets.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/index.ts';
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
+import { registerBackupStoreController } from '../reconcilers/backup-store/index.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { publicCodeHostOrigins } from '../codehost/outbound.ts';
 import { dnsOwnershipProver, type HostOwnershipProver } from '../domains/host-ownership.ts';
@@ -98,10 +99,24 @@ async function refuseWritableStore(store: string): Promise<void> {
     );
 }
 
-/** The organization policy's quota, as the controllers and the HTTP API hold deployments to it. */
-function organizationQuotaOf(options: Options): { organizationQuota?: OrganizationQuota } {
-  const hard = options.organizationPolicy?.resourceQuota;
-  return hard ? { organizationQuota: { hard, requestScale: options.requestScale } } : {};
+/** The organization policy's limits, as the controllers and the HTTP API hold deployments to them. */
+function organizationLimitsOf(options: Options): OrganizationLimits {
+  const policy = options.organizationPolicy;
+  const hard = policy?.resourceQuota;
+  return {
+    ...optional('maxReplicas', policy?.maxReplicas),
+    ...optional('maxCustomHosts', policy?.maxCustomHosts),
+    ...optional('nodeVolumes', policy?.nodeVolumes),
+    ...(hard ? { organizationQuota: { hard, requestScale: options.requestScale } } : {}),
+  };
+}
+
+/** What organizationLimitsOf gives both the controllers and the HTTP API. */
+interface OrganizationLimits {
+  maxReplicas?: number;
+  maxCustomHosts?: number;
+  nodeVolumes?: NonNullable<Options['organizationPolicy']>['nodeVolumes'];
+  organizationQuota?: OrganizationQuota;
 }
 
 /** The namespaces whose pods carry apps' requests to them, as this installation is configured. */
@@ -254,10 +269,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     firstInputDeadlineMs: options.firstInputDeadlineSeconds * 1000,
     progressDeadlineSeconds: options.progressDeadlineSeconds,
     scaleDownWindowSeconds: options.scaleDownWindowSeconds,
-    ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
-    ...(options.organizationPolicy?.maxCustomHosts !== undefined ? { maxCustomHosts: options.organizationPolicy.maxCustomHosts } : {}),
-    ...(options.organizationPolicy?.nodeVolumes ? { nodeVolumes: options.organizationPolicy.nodeVolumes } : {}),
-    ...organizationQuotaOf(options),
+    ...organizationLimitsOf(options),
     requestScale: options.requestScale,
     hostPolicy,
     ...optional('hostOwnership', hostOwnership),
@@ -276,6 +288,13 @@ async function registerControllers(manager: Manager, options: Options, installat
     installation,
     relayNamespaces(activation.activator, routing.gateway, options.proxyNamespace),
   );
+  if (options.backupStore && options.backupStoreSecret)
+    registerBackupStoreController(manager, {
+      url: options.backupStore,
+      adminUrl: options.backupStoreAdmin ?? options.backupStore,
+      adminSecret: { namespace: options.namespace, name: options.backupStoreSecret },
+      ...scope,
+    });
   const codeHost = registerCodeHostIntegrationController(manager, { ...scope, origins: codeHostOrigins });
   registerPreviewController(manager, {
     registry: codeHost.registry,
@@ -329,10 +348,7 @@ async function startBerthFacade(
     hostPolicy,
     ...optional('hostOwnership', hostOwnership),
     codeHostOrigins,
-    ...(options.organizationPolicy?.maxReplicas !== undefined ? { maxReplicas: options.organizationPolicy.maxReplicas } : {}),
-    ...(options.organizationPolicy?.maxCustomHosts !== undefined ? { maxCustomHosts: options.organizationPolicy.maxCustomHosts } : {}),
-    ...(options.organizationPolicy?.nodeVolumes ? { nodeVolumes: options.organizationPolicy.nodeVolumes } : {}),
-    ...organizationQuotaOf(options),
+    ...organizationLimitsOf(options),
     ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.consoleDir ? { consoleDir: options.consoleDir === 'off' ? false : options.consoleDir } : {}),

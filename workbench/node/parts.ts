@@ -13,6 +13,7 @@ import { certManagerArgs, certificateObjects, nodeTlsIssuer } from './certificat
 import { nodeTlsAppUrlTemplate } from './gateway.ts';
 import { httpAddOnObjects, nodeActivator } from './http-add-on.ts';
 import { buildImage, pushImage } from './images.ts';
+import { backupStoreAdminUrl, backupStoreArgs, backupStoreEnvironment, backupStoreUrl, prepareBackupStore } from './backup-store.ts';
 import {
   clusterResolvConf,
   kedaAdapterArgs,
@@ -43,10 +44,12 @@ export type NodeOffers = Pick<
   | 'buildToolsImage'
   | 'agentToolsImage'
   | 'agentServerImage'
+  | 'backupStore'
 >;
 
 /** The node's parts, as progress lines, conditions and the node suite's files name them. */
-export type NodePartName = 'TLS' | 'databases' | 'resource metrics' | 'network policy' | 'autoscaling' | 'scale to zero' | 'builds';
+export type NodePartName =
+  'TLS' | 'databases' | 'resource metrics' | 'network policy' | 'autoscaling' | 'scale to zero' | 'builds' | 'backups';
 
 export interface NodePart {
   /** How progress lines and conditions name it. */
@@ -191,8 +194,24 @@ const builds: NodePart = {
   },
 };
 
+/** Organizations' backups: an S3-compatible store on the node, where Berth makes each organization an account. */
+const backups: NodePart = {
+  name: 'backups',
+  gives: "organizations' backup store: versitygw on the node's address, an account and a bucket per organization",
+  builds: ['versitygw'],
+  async start(node, [bin]) {
+    const { dirs, credentials } = prepareBackupStore(join(node.dirs.root, 'backup-store'));
+    node.supervise('versitygw', join(bin!, 'versitygw'), backupStoreArgs(dirs), backupStoreEnvironment(credentials));
+    await node.waitFor(
+      async () => (await fetch(backupStoreUrl, { signal: AbortSignal.timeout(2000) }).catch(() => undefined)) !== undefined,
+      `versitygw at ${backupStoreUrl} (see ${node.dirs.logs}/versitygw.log)`,
+    );
+    return { backupStore: { url: backupStoreUrl, adminUrl: backupStoreAdminUrl, credentials } };
+  },
+};
+
 /** Every part, in the order the first app needs them. */
-export const nodeParts: readonly NodePart[] = [tls, databases, resourceMetrics, networkPolicy, autoscaling, scaleToZero, builds];
+export const nodeParts: readonly NodePart[] = [tls, databases, resourceMetrics, networkPolicy, autoscaling, scaleToZero, builds, backups];
 
 function served(node: NodeContext, apiVersion: string, kind: string): Promise<boolean> {
   return resolveResource(node.kc, apiVersion, kind).then(

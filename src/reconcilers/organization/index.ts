@@ -33,7 +33,7 @@ import { policyObjectSelector, renderOrganization } from './render.ts';
 import { heldCustomHosts, keepOrganizationTls, organizationTlsCaches } from './tls.ts';
 import { keepRendered } from './keep.ts';
 
-const namespaceKind: ResourceKind = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
+export const namespaceKind: ResourceKind = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
 const policyKinds = {
   resourceQuota: { apiVersion: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas' },
   limitRange: { apiVersion: 'v1', kind: 'LimitRange', plural: 'limitranges' },
@@ -75,7 +75,8 @@ function inScope(name: string, scope: readonly string[] | undefined): boolean {
   return !scope || scope.includes(name);
 }
 
-function isOrganization(
+/** Whether the namespace is a live organization's in this scope (none: any). */
+export function isOrganization(
   namespace: DeepReadonly<V1Namespace> | undefined,
   scope: readonly string[] | undefined,
 ): namespace is DeepReadonly<V1Namespace> {

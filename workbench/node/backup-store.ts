@@ -1,0 +1,62 @@
+// The node's backup store: versitygw (scripts/build-versitygw.sh) on the node's address, its buckets and
+// accounts under the node's data directory, its admin credential made once and kept there (readable by
+// its owner only), so a restart keeps every organization's account and backups.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import type { V1Secret } from '@kubernetes/client-node';
+import { backupStoreAdminKeys } from '../../src/api/backup-store.ts';
+import { nodeIp } from './network.ts';
+
+export const backupStoreAddress = { host: nodeIp, port: 7070 };
+export const backupStoreUrl = `http://${backupStoreAddress.host}:${backupStoreAddress.port}`;
+/** Its admin API, apart from the S3 port (which then serves none of it): on the host's loopback, where
+ * Berth runs and no pod reaches. */
+export const backupStoreAdminAddress = { host: '127.0.0.1', port: 7071 };
+export const backupStoreAdminUrl = `http://${backupStoreAdminAddress.host}:${backupStoreAdminAddress.port}`;
+
+export interface BackupStoreCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/** The store's directories, made if missing, and its admin credential, made once. */
+export function prepareBackupStore(root: string): { dirs: { iam: string; buckets: string }; credentials: BackupStoreCredentials } {
+  const dirs = { iam: join(root, 'iam'), buckets: join(root, 'buckets') };
+  for (const dir of Object.values(dirs)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(root, 'admin.json');
+  if (!existsSync(file)) {
+    const made = { accessKeyId: `admin-${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(30).toString('base64url') };
+    writeFileSync(file, JSON.stringify(made), { mode: 0o600 });
+  }
+  return { dirs, credentials: JSON.parse(readFileSync(file, 'utf8')) as BackupStoreCredentials };
+}
+
+/** versitygw's arguments: S3 on the node's address, its admin API on loopback, quiet, the internal IAM and
+ * the posix backend. */
+export function backupStoreArgs(dirs: { iam: string; buckets: string }): string[] {
+  return [
+    ...['--port', `${backupStoreAddress.host}:${backupStoreAddress.port}`],
+    ...['--admin-port', `${backupStoreAdminAddress.host}:${backupStoreAdminAddress.port}`],
+    ...['--quiet', '--iam-dir', dirs.iam, 'posix', dirs.buckets],
+  ];
+}
+
+/** Its environment: the admin credential, never on the command line. */
+export function backupStoreEnvironment(credentials: BackupStoreCredentials): NodeJS.ProcessEnv {
+  return { ...process.env, ROOT_ACCESS_KEY: credentials.accessKeyId, ROOT_SECRET_KEY: credentials.secretAccessKey };
+}
+
+/** The Secret in Berth's namespace that names the admin credential to Berth (--backup-store-secret). */
+export function backupStoreAdminSecret(namespace: string, name: string, credentials: BackupStoreCredentials): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { namespace, name },
+    type: 'Opaque',
+    stringData: {
+      [backupStoreAdminKeys.accessKeyId]: credentials.accessKeyId,
+      [backupStoreAdminKeys.secretAccessKey]: credentials.secretAccessKey,
+    },
+  };
+}
