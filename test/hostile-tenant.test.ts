@@ -431,7 +431,7 @@ describe('a hostile tenant', () => {
     expect((await policies()).items).toEqual([organizationPolicy]);
   });
 
-  it("reads none of Berth's own Secrets (the registry credential, the licence copy) into an app, by any way a pod names a Secret", async () => {
+  it("reads none of Berth's own Secrets (the registry credential, the licence copy, the backup store's keys) into an app, by any way a pod names a Secret", async () => {
     const image = { source: 'external_docker', source_revision_config: { image_uri: 'busybox:1' } };
     const licence = { name: 'berth-agent-server-license', key: 'LANGGRAPH_CLOUD_LICENSE_KEY' };
     // Refused for naming Berth's own Secret, not for the shape of the request.
@@ -444,6 +444,7 @@ describe('a hostile tenant', () => {
       { sidecars: [sidecar({ envFrom: [{ secretRef: { name: 'berth-organization' } }] })] },
       { volumes: [{ name: 'creds', secret: { secretName: 'berth-organization' } }] },
       { volumes: [{ name: 'creds', projected: { sources: [{ secret: { name: 'berth-agent-server-license' } }] } }] },
+      { sidecars: [sidecar({ envFrom: [{ secretRef: { name: 'berth-backups' } }] })] },
     ])
       await throughApi(
         'POST',

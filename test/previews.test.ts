@@ -94,6 +94,9 @@ beforeAll(async () => {
       github.url,
       '--source-poll-seconds',
       '2',
+      // Agent servers on a durable image: their status says whether their database admits them.
+      '--agent-server-image',
+      `registry.test:5000/berth/agent-server@sha256:${'0'.repeat(64)}`,
     ]);
     await waitReady(berth);
     api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': organization.key });
@@ -194,7 +197,8 @@ describe('preview deployments per pull request', () => {
     const head = await git.head('alice/shop');
     for (const number of [2, 4]) await git.setRef('alice/shop', `refs/pull/${number}/head`, head);
     // Beside the previews: a canary's rollout (this installation has no metrics store: the revision
-    // rolls out at once and a condition says why) and an agent server whose build waits for a builder.
+    // rolls out at once and a condition says why) and an agent server whose build waits for a builder,
+    // with more replicas than its database has connections for (a condition and a Warning, once).
     const canary = await api.ok('POST', '/v2/deployments', {
       name: 'steady',
       source: 'external_docker',
@@ -205,13 +209,21 @@ describe('preview deployments per pull request', () => {
     await api.ok('POST', '/v2/deployments', {
       name: 'agent',
       source: 'codehost',
-      source_config: { integration_id: integrationId, repo_url: `${github.url}/alice/shop` },
+      source_config: { integration_id: integrationId, repo_url: `${github.url}/alice/shop`, resource_spec: { max_scale: 4 } },
       source_revision_config: { repo_ref: 'main', langgraph_config_path: 'langgraph.json' },
     });
     await eventually(
       async () => ((await api.ok('GET', `/v2/deployments/${canary.id as string}/revisions`)).resources as unknown[]).length === 2,
       30_000,
       "the canary's second revision",
+    );
+    await eventually(
+      async () => {
+        const agent = await kubectlJson<Deployment>(['get', 'deployments.berth.dev', 'agent', '-n', namespace]);
+        return agent.status?.conditions?.find((c) => c.type === 'DatabaseConnections')?.reason === 'MaxConnectionsTooLow';
+      },
+      30_000,
+      "the agent server's DatabaseConnections condition",
     );
     const deployments = (await kubectlJson<{ items: unknown[] }>(['get', 'deployments.berth.dev', '-n', namespace])).items.length;
     const previews = await previewNames();

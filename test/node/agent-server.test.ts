@@ -11,7 +11,7 @@
 // locally; pushes with the deployment's push token; PATCHes the digest), and --image-uri. The durable
 // server (without Redis): runs survive their pod (a rollout, a deletion, a kill), a steady stream of runs
 // crosses a rollout with none refused, and a cron fires once per tick across two replicas and their
-// replacement.
+// replacement; a queue worker taken away while it runs finishes its runs.
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -186,6 +186,21 @@ async function servingRevisions(deployment: string): Promise<string[]> {
 /** The queue worker's replicas, as its autoscaler last set them. */
 async function queueWorkerReplicas(): Promise<number> {
   return Number(await kubectlOk(['get', 'deployments.apps', 'agent-queue', '-n', namespace, '-o', 'jsonpath={.spec.replicas}']));
+}
+
+/** The runs running now, by the queue worker pod that holds them (aegra's claimed_by: host, pid, worker). */
+async function runsHeldByQueueWorkers(): Promise<Map<string, string[]>> {
+  const rows = await psql("SELECT run_id || ' ' || claimed_by FROM runs WHERE status = 'running' AND claimed_by IS NOT NULL");
+  const pods = (await componentPods<Pod>(namespace, 'agent', 'queue-worker')).map((pod) => pod.metadata.name);
+  const held = new Map<string, string[]>();
+  for (const [runId, claimedBy] of rows
+    .split('\n')
+    .filter(Boolean)
+    .map((row) => row.split(' '))) {
+    const pod = pods.find((name) => claimedBy!.startsWith(`${name}-`));
+    if (pod) held.set(pod, [...(held.get(pod) ?? []), runId!]);
+  }
+  return held;
 }
 
 /** An agent server's run queue in the HTTP API's figures. */
@@ -538,6 +553,95 @@ describe('an agent server deployed by the reference client', () => {
     expect(refused.thread.values.notes).toEqual(['start', 'a', 'b', 'c']);
   });
 
+  it(
+    "scales the queue worker on the backlog of runs in the deployment's Postgres, and a worker taken away drains the runs it holds",
+    { timeout: 720_000 },
+    async () => {
+      // Before any rollout: a pod deleted while its init containers run misses the kubelet's SIGTERM
+      // (kubernetes/kubernetes#125050) and would take the backlog's runs until its grace period ends.
+      // KEDA reads the backlog with the database's own password (its trigger is Ready once it has).
+      await eventually(
+        async () => {
+          const scaled = JSON.parse(await kubectlOk(['get', 'scaledobjects.keda.sh', 'agent-queue', '-n', namespace, '-o', 'json'])) as {
+            spec: { triggers: { type: string }[] };
+            status?: { conditions?: { type: string; status: string }[] };
+          };
+          return (
+            scaled.spec.triggers[0]?.type === 'postgresql' &&
+            scaled.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
+          );
+        },
+        120_000,
+        "the queue worker's ScaledObject Ready",
+      );
+      const runs = await startRuns(server, 'notes', 14, { notes: ['slow'], seconds: 45 });
+      // The HTTP API's figures have the queue as KEDA reads it: runs waiting and running, out of the 14.
+      const queued = await eventually(
+        async () => {
+          const { queue } = (await tool.ok('GET', `/v2/deployments/${id}/metrics`)) as { queue: QueueFigures | null };
+          return queue && queue.active_runs > 0 ? queue : undefined;
+        },
+        120_000,
+        'active runs in the figures',
+      );
+      console.error(`[agent-server] queue under load: ${JSON.stringify(queued)}`);
+      expect(queued.pending_runs + queued.active_runs).toBeLessThanOrEqual(14);
+      // The first worker runs ten (N_JOBS_PER_WORKER); the second one KEDA asks for takes the rest.
+      const holders = await eventually(
+        async () => {
+          const held = await runsHeldByQueueWorkers();
+          return held.size === 2 ? held : undefined;
+        },
+        240_000,
+        'runs running on two queue workers',
+      );
+      // At its busiest the server holds no more than the database lets it: each process runs ten at once.
+      const [open, most] = await Promise.all([
+        psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"),
+        psql('SHOW max_connections'),
+      ]);
+      console.error(`[agent-server] connections with the runs on two queue workers: ${open} of ${most}`);
+      expect(Number(open)).toBeLessThan(Number(most));
+      // A scale-in while both run: the ReplicaSet takes one away, which finishes what it holds (its drain).
+      await tool.ok('PATCH', `/v2/deployments/${id}`, {
+        source_config: { deployment_type: 'prod', resource_spec: { ...sizing, queue_max_scale: 1 } },
+      });
+      const gone = await eventually(
+        async () => {
+          const pods = await componentPods<Pod>(namespace, 'agent', 'queue-worker');
+          return pods.find((pod) => pod.metadata.deletionTimestamp && holders.has(pod.metadata.name))?.metadata.name;
+        },
+        120_000,
+        'a queue worker holding runs told to go',
+      );
+      const drained = runs.filter(([, runId]) => holders.get(gone)!.includes(runId));
+      expect(drained.length).toBeGreaterThan(0);
+      expect(await joinRuns(server, runs)).toEqual(runs.map(() => 'success'));
+      // Each run of the worker that went ran once: its thread has its one note, not two.
+      for (const [threadId] of drained) expect((await readThread(server, threadId)).values.notes).toEqual(['slow']);
+      // The queue over time, as KEDA read it (the store keeps its operator's readings): the runs ran.
+      const end = new Date();
+      const query = new URLSearchParams({ start: new Date(end.getTime() - 600_000).toISOString(), end: end.toISOString(), step: '15' });
+      const range = await tool.ok('GET', `/v2/deployments/${id}/metrics?${query}`);
+      const series = new Map((range.series as { metric: string; points: [number, number | null][] }[]).map((s) => [s.metric, s.points]));
+      expect(
+        Math.max(...(series.get('active_runs') ?? []).map(([, value]) => value ?? 0)),
+        JSON.stringify(range.unavailable),
+      ).toBeGreaterThan(0);
+      expect(series.get('pending_runs')?.length).toBe(series.get('active_runs')?.length);
+      await eventually(
+        async () => {
+          const { queue } = (await tool.ok('GET', `/v2/deployments/${id}/metrics`)) as { queue: QueueFigures | null };
+          return (queue?.pending_runs === 0 && queue.active_runs === 0) || undefined;
+        },
+        60_000,
+        'an empty queue in the figures once the runs are done',
+      );
+      await tool.ok('PATCH', `/v2/deployments/${id}`, { source_config: { deployment_type: 'prod', resource_spec: sizing } });
+      expect(await queueWorkerReplicas()).toBe(1);
+    },
+  );
+
   it('keeps every thread through a rollout to a new revision', { timeout: 400_000 }, async () => {
     // From here on the tests time nothing finer than a rollout: the later deployments build beside them.
     startLaterDeployments();
@@ -676,64 +780,6 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
       }
     },
   );
-
-  it("scales the queue worker on the backlog of runs in the deployment's Postgres, and back", { timeout: 720_000 }, async () => {
-    // KEDA reads the backlog with the database's own password (its trigger is Ready once it has).
-    await eventually(
-      async () => {
-        const scaled = JSON.parse(await kubectlOk(['get', 'scaledobjects.keda.sh', 'agent-queue', '-n', namespace, '-o', 'json'])) as {
-          spec: { triggers: { type: string }[] };
-          status?: { conditions?: { type: string; status: string }[] };
-        };
-        return (
-          scaled.spec.triggers[0]?.type === 'postgresql' &&
-          scaled.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')
-        );
-      },
-      120_000,
-      "the queue worker's ScaledObject Ready",
-    );
-    const runs = await startRuns(server, 'notes', 14, { notes: ['slow'], seconds: 45 });
-    // The HTTP API's figures have the queue as KEDA reads it: runs waiting and running, out of the 14.
-    const queued = await eventually(
-      async () => {
-        const { queue } = (await tool.ok('GET', `/v2/deployments/${id}/metrics`)) as { queue: QueueFigures | null };
-        return queue && queue.active_runs > 0 ? queue : undefined;
-      },
-      120_000,
-      'active runs in the figures',
-    );
-    console.error(`[agent-server] queue under load: ${JSON.stringify(queued)}`);
-    expect(queued.pending_runs + queued.active_runs).toBeLessThanOrEqual(14);
-    await eventually(async () => (await queueWorkerReplicas()) >= 2 || undefined, 240_000, 'a second queue worker for the backlog');
-    // At its busiest the server holds no more than the database lets it: each process runs ten at once.
-    const [open, most] = await Promise.all([
-      psql("SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"),
-      psql('SHOW max_connections'),
-    ]);
-    console.error(`[agent-server] connections with the backlog: ${open} of ${most}`);
-    expect(Number(open)).toBeLessThan(Number(most));
-    expect(await joinRuns(server, runs)).toEqual(runs.map(() => 'success'));
-    // The queue over time, as KEDA read it (the store keeps its operator's readings): the runs ran.
-    const end = new Date();
-    const query = new URLSearchParams({ start: new Date(end.getTime() - 600_000).toISOString(), end: end.toISOString(), step: '15' });
-    const range = await tool.ok('GET', `/v2/deployments/${id}/metrics?${query}`);
-    const series = new Map((range.series as { metric: string; points: [number, number | null][] }[]).map((s) => [s.metric, s.points]));
-    expect(
-      Math.max(...(series.get('active_runs') ?? []).map(([, value]) => value ?? 0)),
-      JSON.stringify(range.unavailable),
-    ).toBeGreaterThan(0);
-    expect(series.get('pending_runs')?.length).toBe(series.get('active_runs')?.length);
-    await eventually(
-      async () => {
-        const { queue } = (await tool.ok('GET', `/v2/deployments/${id}/metrics`)) as { queue: QueueFigures | null };
-        return (queue?.pending_runs === 0 && queue.active_runs === 0) || undefined;
-      },
-      60_000,
-      'an empty queue in the figures once the runs are done',
-    );
-    await eventually(async () => (await queueWorkerReplicas()) === 1 || undefined, 300_000, 'one queue worker once the backlog is done');
-  });
 
   it('takes a dev_zero agent to zero when idle and wakes it with every thread intact', { timeout: 600_000 }, async () => {
     // Deployed by the client, with a thread made on it, during the tests before (startLaterDeployments).

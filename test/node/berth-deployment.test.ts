@@ -1,6 +1,6 @@
 // Berth on the real node: a Deployment of the example app that asks for a database and a cache becomes
 // pods that run. The app answers through its Service; Postgres (the image built here, on a volume from
-// the default StorageClass, as Berth renders it) and Redis run, and the app reaches both with the
+// the default StorageClass, as Berth renders it, serving TLS with its own certificate) and Redis run, and the app reaches both with the
 // connection settings Berth gives it (passwords from Secrets), from its first moment: its containers
 // wait for both to answer. Delete takes the volume too.
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -96,6 +96,9 @@ describe('a Berth Deployment on the real node', () => {
 
     const postgres = await readyPod('shop', 'postgres');
     expect((await kubectlOk(['exec', '-n', namespace, postgres, '--', 'psql', '-U', 'postgres', '-tAc', 'select 1'])).trim()).toBe('1');
+    // It serves TLS with its own certificate: a client that asks for it is encrypted (KEDA's trigger does).
+    const tls = `PGPASSWORD="$POSTGRES_PASSWORD" psql "host=shop-postgres sslmode=require user=postgres" -tAc 'select ssl from pg_stat_ssl where pid = pg_backend_pid()'`;
+    expect((await kubectlOk(['exec', '-n', namespace, postgres, '--', 'sh', '-c', tls])).trim()).toBe('t');
     expect((await kubectlOk(['get', 'pvc', '-n', namespace, '-o', 'jsonpath={.items[*].status.phase}'])).trim()).toBe('Bound');
 
     const redis = await readyPod('shop', 'redis');

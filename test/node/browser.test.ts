@@ -219,7 +219,13 @@ describe('the web console in a browser', () => {
     await page.evaluate(`document.querySelector('input[name="min-scale"]').value = ''`);
     await page.type('input[name="min-scale"]', '20000');
     await page.click('form[data-setting="scale"] button[type="submit"]');
-    await page.waitForSelector('form[data-setting="scale"] .error');
+    // Either outcome ends the wait, so a failure says which came and what the form sent (it once timed out).
+    await page.waitForFunction(
+      `(form => form.querySelector('.error') || form.innerText.includes('Saved.'))(document.querySelector('form[data-setting="scale"]'))`,
+      { timeout: 30_000 },
+    );
+    const sent = String(await page.evaluate(`document.querySelector('input[name="min-scale"]').value`));
+    expect(await shown('form[data-setting="scale"]'), `the scale form, its fewest replicas ${sent}`).toContain('resource_spec.min_scale');
     expect(await shown('form[data-setting="scale"] .error')).toContain('resource_spec.min_scale');
     // Its canary's steps, saved in place; an image's deployment has no previews to set.
     await page.type('input[name="canary-steps"]', '20, 50');
