@@ -173,6 +173,17 @@ const invalidOnCreate: [string, Manifest, string][] = [
     'spec.sourceConfig.resourceSpec.volumes[0]',
   ],
   ['sidecar without image', deployment(resources({ sidecars: [{ name: 'proxy' }] })), 'spec.sourceConfig.resourceSpec.sidecars[0].image'],
+  // The names Berth gives its own containers: the pod would name two alike and never be made.
+  [
+    'sidecar named app',
+    deployment(resources({ sidecars: [{ name: 'app', image: 'busybox' }] })),
+    'spec.sourceConfig.resourceSpec.sidecars[0].name',
+  ],
+  [
+    'init container named as a wait of Berth',
+    deployment(resources({ initContainers: [{ name: 'wait-for-network', image: 'busybox' }] })),
+    'spec.sourceConfig.resourceSpec.initContainers[0].name',
+  ],
   ['repoUrl with a credential', deployment(codehost({ repoUrl: 'https://user:token@github.com/a/b' })), 'spec.sourceConfig.repoUrl'],
   ['repoUrl with a fragment', deployment(codehost({ repoUrl: 'https://github.com/a/b#' })), 'spec.sourceConfig.repoUrl'],
   // Pod Security baseline: what it forbids a container is refused before it reaches a pod.

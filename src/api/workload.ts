@@ -2,6 +2,7 @@
 // (camelCase, on the wire too), and passes the Kubernetes-defined members through as free-form maps.
 import { z } from 'zod';
 import { keepKeys } from './wire.ts';
+import { isUserContainerName, ownContainerMessage, userContainerNameRule } from './own-containers.ts';
 
 const freeForm = (description: string) => z.record(z.string(), z.unknown()).describe(description);
 
@@ -146,7 +147,15 @@ export type SecurityContext = z.infer<typeof securityContextSchema>;
 export const containerSchema = keepKeys(
   z
     .object({
-      name: z.string().min(1).max(63).describe('Name of the container, unique within the pod.'),
+      name: z
+        .string()
+        .min(1)
+        .max(63)
+        .refine(isUserContainerName, { message: ownContainerMessage })
+        .describe(
+          'Name of the container, unique within the pod and none of the names Berth gives its own (app, queue, pre-deploy, wait-for-*).',
+        )
+        .meta({ 'x-kubernetes-validations': [userContainerNameRule] }),
       image: z.string().min(1).max(1024).describe('Container image address.'),
       imagePullPolicy: z
         .enum(['Always', 'IfNotPresent', 'Never'])
