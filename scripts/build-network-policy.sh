@@ -6,7 +6,10 @@
 # Go toolchain changes. Prints the bin directory on the last line.
 set -euo pipefail
 
-kube_router_version=v2.1.0
+kube_router_version=v2.10.0
+# v2.10.0 pins a netlink commit the Go module proxy does not serve; v1.3.1, the newest release it serves,
+# builds the same packages (kube-router calls only netlink's released API).
+netlink_version=v1.3.1
 
 source "$(dirname "$0")/lib/cached-build.sh"
 key=$(cat "$0" <(go env GOVERSION GOOS GOARCH) | sha256sum | cut -c1-16)
@@ -27,6 +30,7 @@ grep -q '^func (nrc \*NetworkRoutingController) disableSourceDestinationCheck() 
 printf '%s\n' 'package routing' '' \
   '// disableSourceDestinationCheck: not built here (no AWS SDK); the node never runs the routing controller.' \
   'func (nrc *NetworkRoutingController) disableSourceDestinationCheck() {}' >"$aws"
+(cd "$src" && go mod edit -replace "github.com/vishvananda/netlink=github.com/vishvananda/netlink@$netlink_version")
 (cd "$src" && GOFLAGS=-mod=mod CGO_ENABLED=0 go_compile build -trimpath \
   -ldflags "-s -w -X $module/pkg/version.Version=$kube_router_version" -o "$tmp/kube-router" ./cmd/kube-router) >&2
 rm -rf "$src"

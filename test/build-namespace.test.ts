@@ -115,7 +115,7 @@ describe('a codehost build in the build namespace', () => {
       auths: { 'registry.test:5000': { auth: 'b3JnOnNlY3JldA==' } },
     });
     const pod = job.spec!.template.spec!;
-    expect(pod.initContainers![0]!.env).toContainEqual({
+    expect(pod.initContainers!.find((c) => c.name === 'clone')!.env).toContainEqual({
       name: 'GIT_TOKEN',
       valueFrom: { secretKeyRef: { name: job.metadata!.name!, key: 'token', optional: true } },
     });

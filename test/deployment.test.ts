@@ -850,14 +850,14 @@ describe('a Deployment built from a code-host repository', () => {
     const jobName = `${revision.metadata.name}-build`;
     const job = await eventually(
       () =>
-        kubeRequest<{ spec: { template: { spec: { initContainers: { env: { name: string; value?: string }[] }[] } } } }>(kc, {
+        kubeRequest<{ spec: { template: { spec: { initContainers: { name: string; env: { name: string; value?: string }[] }[] } } } }>(kc, {
           method: 'GET',
           path: `/apis/batch/v1/namespaces/${namespace}/jobs/${jobName}`,
         }),
       30_000,
       'the build Job',
     );
-    expect(job.spec.template.spec.initContainers[0]!.env).toContainEqual({ name: 'REPO_REF', value: 'main' });
+    expect(job.spec.template.spec.initContainers.find((c) => c.name === 'clone')!.env).toContainEqual({ name: 'REPO_REF', value: 'main' });
     expect(await readAppsDeployment(name)).toBeUndefined();
     const building = await waitForDeployment(name, (d) => condition(d, 'Reconciling')?.reason === 'Building', 'Building');
     expect(building.status?.status).toBe('AWAITING_DATABASE');

@@ -61,6 +61,8 @@ func main() {
 				os.Exit(2)
 			}
 			os.Exit(get(os.Args[2]))
+		case "probe":
+			os.Exit(probe(os.Args[2:]))
 		case "fail":
 			fmt.Fprintln(os.Stderr, "berth-example: failing on purpose")
 			os.Exit(1)
@@ -68,7 +70,7 @@ func main() {
 			work()
 			return
 		default:
-			fmt.Fprintf(os.Stderr, "usage: %s [version|env NAME|get URL|fail|worker]\n", os.Args[0])
+			fmt.Fprintf(os.Stderr, "usage: %s [version|env NAME|get URL|probe SECONDS URL...|fail|worker]\n", os.Args[0])
 			os.Exit(2)
 		}
 	}

@@ -3,7 +3,8 @@
 // (the Gateway), never another organization's pods or a namespace outside; and they cannot reach the
 // networks the policy blocks (here the node's own address: the API server, the registries). The metrics
 // store apps scale on, a Service of its own namespace, answers that namespace's neighbours but no
-// organization or build (api/metrics-store-policy.ts).
+// organization or build (api/metrics-store-policy.ts). A new pod is refused what its policy blocks from its
+// first packet (kube-router's default deny), 15 s of the file's cost.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
@@ -107,6 +108,23 @@ describe("an organization's pods under its NetworkPolicy on the node", () => {
     const attempt = await getFrom(ns.b, 'late', `http://${serverIp}:8000/`);
     expect(attempt.ok, attempt.output).toBe(false);
     await kubectlOk(['delete', 'pod', '-n', ns.b, 'late', '--wait=false']);
+  });
+
+  it('refuse a new pod what its policy blocks from its first packet, and admit what it allows once programmed', async () => {
+    // The pod asks the blocked registry and its namespace's server every 100 ms from its process's first
+    // moment. Until the policy controller has programmed a new pod, the node refuses all its traffic
+    // (kube-router's default deny): without it, the pod reached the registry in its first second.
+    const registry = `http://${registryAddress}/v2/`;
+    const server = `http://${serverIp}:8000/`;
+    const pod = examplePod('first-second', await exampleImage('netpol'), { args: ['probe', '15', registry, server] });
+    await apply(ns.a, { ...pod, spec: { ...(pod as { spec: object }).spec, restartPolicy: 'Never' } });
+    await eventually(async () => (await podStatus(ns.a, 'first-second')).phase === 'Succeeded', 90_000, 'the probe pod done');
+    const lines = (await kubectlOk(['logs', '-n', ns.a, 'first-second'])).trim().split('\n');
+    const answered = (url: string) => lines.filter((line) => line === `${url} ok`).length;
+    expect(lines.length).toBeGreaterThan(20);
+    expect(answered(registry), `the blocked registry answered a new pod:\n${lines.join('\n')}`).toBe(0);
+    expect(answered(server), `the pod's own namespace never answered it:\n${lines.join('\n')}`).toBeGreaterThan(0);
+    await kubectlOk(['delete', 'pod', '-n', ns.a, 'first-second', '--wait=false']);
   });
 
   it('keep organizations and builds from the metrics store, which a namespace outside still reads', async () => {

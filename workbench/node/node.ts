@@ -412,6 +412,14 @@ async function nodeReady(kc: KubeConfig): Promise<boolean> {
   return found?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
+/** Whether the Node has its pod CIDR, which kube-router's default deny needs at start. */
+export async function nodeHasPodCidr(kc: KubeConfig): Promise<boolean> {
+  const found = await kubeRequest<{ spec?: { podCIDR?: string } }>(kc, { method: 'GET', path: `/api/v1/nodes/${nodeName}` }).catch(
+    () => undefined,
+  );
+  return Boolean(found?.spec?.podCIDR);
+}
+
 async function clusterDnsAnswers(): Promise<boolean> {
   const resolver = new Resolver({ timeout: 1000, tries: 1 });
   resolver.setServers([dnsServiceIp]);

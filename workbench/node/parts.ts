@@ -26,7 +26,7 @@ import {
 import { metricsReaderArgs, metricsStoreArgs, metricsStoreObjects, metricsStoreUrl } from './metrics-store.ts';
 import { metricsServerArgs, metricsServerObjects } from './metrics.ts';
 import { nodeName, registryAddress } from './network.ts';
-import { conditionTrue, pushBuildImages, pushServiceImages, type NodeContext } from './node.ts';
+import { conditionTrue, nodeHasPodCidr, pushBuildImages, pushServiceImages, type NodeContext } from './node.ts';
 
 /** What the node offers Berth: the part of the cluster defaults `berth dev` starts Berth with that its
  * parts decide (`awaitedBuilder` is set until the builds part runs, then cleared). */
@@ -116,10 +116,14 @@ const networkPolicy: NodePart = {
   gives: "kube-router's policy controller: NetworkPolicies are enforced",
   builds: ['network-policy'],
   // kube-router's policy controller alone (iptables and ipsets; the bridge CNI and kube-proxy keep routing
-  // and Services), once the Node exists (the controller finds itself by it). Its chains are KUBE-*,
-  // removed with the others when the node stops, its ipsets with them.
+  // and Services), once the Node has its pod CIDR (the controller finds itself by the Node). Default deny:
+  // a pod's traffic is refused until the controller has programmed its chain, so a new pod never reaches
+  // what its organization's policy blocks, not even in its first second. Its chains are KUBE-*, removed
+  // with the others when the node stops, its ipsets with them.
   async start(node, [bin]) {
+    await node.waitFor(() => nodeHasPodCidr(node.kc), `node ${nodeName}'s pod CIDR (kube-controller-manager allocates it)`);
     node.supervise('network-policy', join(bin!, 'kube-router'), [
+      '--netpol-default-deny',
       `--kubeconfig=${node.controlPlane.kubeconfigPath}`,
       `--hostname-override=${nodeName}`,
       '--run-firewall=true',

@@ -11,6 +11,13 @@ import type {
 } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import type { SecretKeySelector } from '../../../api/index.ts';
+import { networkReady } from './network-ready.ts';
+import {
+  applicationContainerName,
+  preDeployContainerName,
+  queueWorkerContainerName,
+  waitContainerPrefix,
+} from '../../../api/own-containers.ts';
 import { applicationServicePort, childNames } from '../../../api/child-names.ts';
 import { applicationSizingDefaults, serverSizing } from '../../../api/sizes.ts';
 import { applicationMinScale, type BackingServices, type Scaling, scaling } from './backing.ts';
@@ -198,7 +205,7 @@ export function externalWaitScript(kind: keyof typeof externalAsks): string {
 
 function externalWait(kind: keyof typeof externalAsks, image: string, uri: DeepReadonly<SecretKeySelector>): V1Container {
   return {
-    name: `wait-for-external-${kind}`,
+    name: `${waitContainerPrefix}external-${kind}`,
     image,
     command: ['sh', '-c', externalWaitScript(kind)],
     env: [
@@ -226,7 +233,7 @@ function backingServiceWaits(owner: OwnerDeployment, backing: BackingServices, i
   const waits: V1Container[] = [];
   if (backing.database) {
     waits.push({
-      name: 'wait-for-postgres',
+      name: `${waitContainerPrefix}postgres`,
       image: images.postgres,
       command: ['sh', '-c', 'until pg_isready -q -h "$POSTGRES_HOST" -p 5432 -U postgres -t 2; do sleep 1; done'],
       env: [{ name: 'POSTGRES_HOST', value: names.postgres }],
@@ -235,7 +242,7 @@ function backingServiceWaits(owner: OwnerDeployment, backing: BackingServices, i
   }
   if (backing.redis) {
     waits.push({
-      name: 'wait-for-redis',
+      name: `${waitContainerPrefix}redis`,
       image: images.redis,
       command: ['sh', '-c', 'until [ "$(redis-cli -h "$REDIS_HOST" ping 2>/dev/null)" = PONG ]; do sleep 1; done'],
       env: [
@@ -280,7 +287,7 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
   ];
   const pull = pullEveryStart(input.credentialedRegistry);
   const main = {
-    name: role === 'api' ? 'app' : 'queue',
+    name: role === 'api' ? applicationContainerName : queueWorkerContainerName,
     image: serving.image,
     ...(role === 'queue' ? queueWorkerStart(spec, env, licensed) : { env }),
     ...(role === 'queue' && server?.queued ? { readinessProbe: agentQueueWorkerReadiness(input.port) } : {}),
@@ -311,7 +318,11 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
       // A fork's code holds no credential of the cluster's: its preview's pods mount no token.
       ...(spec.previewOf?.fromFork ? { automountServiceAccountToken: false } : {}),
       ...imagePullSecrets([...(resources.imagePullSecrets ?? []).map((secret) => secret.name), input.registryCredentials]),
-      ...initContainers([...backingServiceWaits(owner, input.backing, input.images), ...asContainers(resources.initContainers).map(pull)]),
+      initContainers: [
+        networkReady(input.images.postgres),
+        ...backingServiceWaits(owner, input.backing, input.images),
+        ...asContainers(resources.initContainers).map(pull),
+      ],
       containers: [main, ...asContainers(resources.sidecars)].map(pull),
       ...(resources.volumes?.length ? { volumes: asVolumes(resources.volumes) } : {}),
     },
@@ -321,10 +332,6 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
 function imagePullSecrets(names: (string | undefined)[]): { imagePullSecrets?: { name: string }[] } {
   const unique = [...new Set(names.filter((name): name is string => Boolean(name)))];
   return unique.length > 0 ? { imagePullSecrets: unique.map((name) => ({ name })) } : {};
-}
-
-function initContainers(containers: V1Container[]): { initContainers?: V1Container[] } {
-  return containers.length > 0 ? { initContainers: containers } : {};
 }
 
 function replicasFor(scale: Scaling): { replicas?: number } {
@@ -366,7 +373,11 @@ export function preDeployTemplate(input: WorkloadInput, command: string): V1PodT
   } = template.spec!.containers[0]!;
   return {
     metadata: template.metadata!,
-    spec: { ...template.spec!, restartPolicy: 'Never', containers: [{ ...app, name: 'pre-deploy', command: ['sh', '-c', command] }] },
+    spec: {
+      ...template.spec!,
+      restartPolicy: 'Never',
+      containers: [{ ...app, name: preDeployContainerName, command: ['sh', '-c', command] }],
+    },
   };
 }
 

@@ -9,6 +9,7 @@
 import type { V1Container, V1EnvVar, V1Job, V1ObjectMeta, V1Secret, V1Volume } from '@kubernetes/client-node';
 import type { BuildPlacement } from '../../../api/build-placement.ts';
 import type { BuildResources } from '../../../api/build-resources.ts';
+import { networkReady } from './network-ready.ts';
 import { labels } from '../../../api/group.ts';
 import { managedSecretLabels } from '../../../api/readable-secrets.ts';
 import { agentConfigCheckEnv } from './agent-config-check.ts';
@@ -462,10 +463,13 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
           // Nothing in a build talks to the API server; in the build namespace its account may do nothing.
           ...(location.apart ? { automountServiceAccountToken: false } : {}),
           initContainers: [
-            sourcesStep(input.sources, input.images, Boolean(input.registryCredentials)),
-            commandsStep(input),
-            dockerfileStep(input),
-          ].map(sized),
+            networkReady(input.images.git),
+            ...[
+              sourcesStep(input.sources, input.images, Boolean(input.registryCredentials)),
+              commandsStep(input),
+              dockerfileStep(input),
+            ].map(sized),
+          ],
           containers: [imageStep(input, image)].map(sized),
           volumes: buildVolumes(input),
         },

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import type { V1Container, V1PodSpec } from '@kubernetes/client-node';
 import { renderApplication, renderApplicationService, renderQueueWorker, type WorkloadInput } from './application.ts';
 import { renderApplicationAutoscaler, renderQueueWorkerAutoscaler } from './autoscalers.ts';
 import { backingServices, scaling } from './backing.ts';
@@ -22,6 +23,7 @@ import { buildJobLocation } from '../../../workloads/build-jobs.ts';
 import { cpuQuantity, memoryQuantity, resourceRequirements, revisionLabel } from './common.ts';
 import { defaultBuildResources, defaultConcurrencyQuery, parseCustomUrl } from '../../../api/index.ts';
 import { renderIngress } from './ingress.ts';
+import { networkReadyContainer } from './network-ready.ts';
 import { routeServiceNames } from '../../../api/child-names.ts';
 import { postgresDnsNames, renderPostgres, renderPostgresService, renderPostgresTlsSecret } from './postgres.ts';
 import { renderRedis } from './redis.ts';
@@ -202,7 +204,7 @@ describe('renderApplication', () => {
     expect(pod.spec).toMatchObject({
       serviceAccountName: 'shop-sa',
       imagePullSecrets: [{ name: 'regcred' }],
-      initContainers: [{ name: 'migrate', image: 'shop:migrate' }],
+      initContainers: [{ name: networkReadyContainer }, { name: 'migrate', image: 'shop:migrate' }],
       volumes: [{ name: 'cache', emptyDir: {} }],
     });
     expect(pod.spec!.containers.map((c) => c.name)).toEqual(['app', 'proxy']);
@@ -273,17 +275,18 @@ describe('renderApplication', () => {
     for (const workload of [renderApplication(input(spec)), renderQueueWorker(input(spec))]) {
       const init = workload.spec!.template.spec!.initContainers!;
       expect(init.map((c) => [c.name, c.image])).toEqual([
+        [networkReadyContainer, 'postgres:16'],
         ['wait-for-postgres', 'postgres:16'],
         ['wait-for-redis', 'redis:7'],
         ['migrate', 'shop:1'],
       ]);
-      expect(init[0]!.env).toEqual([{ name: 'POSTGRES_HOST', value: 'shop-postgres' }]);
+      expect(init[1]!.env).toEqual([{ name: 'POSTGRES_HOST', value: 'shop-postgres' }]);
       // The password stays in its Secret: redis-cli reads REDISCLI_AUTH, nothing is on a command line.
-      expect(init[1]!.env).toContainEqual({ name: 'REDISCLI_AUTH', valueFrom: { secretKeyRef: { name: 'shop-redis', key: 'password' } } });
-      expect(JSON.stringify(init[1]!.command)).not.toMatch(/-a |password/i);
+      expect(init[2]!.env).toContainEqual({ name: 'REDISCLI_AUTH', valueFrom: { secretKeyRef: { name: 'shop-redis', key: 'password' } } });
+      expect(JSON.stringify(init[2]!.command)).not.toMatch(/-a |password/i);
     }
     const databaseOnly = renderApplication(input({ source: 'external_docker', sourceConfig: { resourceSpec: { dbStorageGi: 1 } } }));
-    expect(databaseOnly.spec!.template.spec!.initContainers!.map((c) => c.name)).toEqual(['wait-for-postgres']);
+    expect(databaseOnly.spec!.template.spec!.initContainers!.map((c) => c.name)).toEqual([networkReadyContainer, 'wait-for-postgres']);
   });
 
   it("gives the team's own databases' URIs from their Secrets, and holds the pods until each answers", () => {
@@ -303,18 +306,20 @@ describe('renderApplication', () => {
       expect(env.map((e) => e.name)).not.toContain('POSTGRES_PASSWORD');
       const init = pod.initContainers!;
       expect(init.map((c) => [c.name, c.image])).toEqual([
+        [networkReadyContainer, 'postgres:16'],
         ['wait-for-external-postgres', 'postgres:16'],
         ['wait-for-external-redis', 'redis:7'],
       ]);
-      expect(init[0]!.env).toContainEqual({ name: 'URI', valueFrom: { secretKeyRef: externalDatabase.postgresUri } });
-      expect(init[0]!.terminationMessagePolicy).toBe('FallbackToLogsOnError');
+      expect(init[1]!.env).toContainEqual({ name: 'URI', valueFrom: { secretKeyRef: externalDatabase.postgresUri } });
+      expect(init[1]!.terminationMessagePolicy).toBe('FallbackToLogsOnError');
     }
   });
 
   it('omits what resourceSpec does not set', () => {
     const bare = renderApplication(input({ source: 'external_docker', sourceRevisionConfig: { imageUri: 'x' } }));
     expect(bare.spec!.template.spec).not.toHaveProperty('volumes');
-    expect(bare.spec!.template.spec).not.toHaveProperty('initContainers');
+    // Only the wait for the node's network policy: a bare app is held for nothing else.
+    expect(bare.spec!.template.spec!.initContainers!.map((c) => c.name)).toEqual([networkReadyContainer]);
     expect(bare.spec!.template.spec!.containers).toHaveLength(1);
   });
 });
@@ -535,6 +540,11 @@ describe('ingress', () => {
   });
 });
 
+/** A build pod's steps: its init containers after the wait for the network. */
+function steps(pod: V1PodSpec): V1Container[] {
+  return pod.initContainers!.filter((c) => c.name !== networkReadyContainer);
+}
+
 describe('renderBuildJob', () => {
   const besideOwner = buildJobLocation(undefined, { ...owner, name: 'shop-abcdef0123', uid: 'r-uid' });
   const job = renderBuildJob({
@@ -559,7 +569,7 @@ describe('renderBuildJob', () => {
   const pod = job.spec!.template.spec!;
 
   it('gives every step its requests, scaled, and the limits of CPU, memory and node disk', () => {
-    for (const step of [...pod.initContainers!, ...pod.containers]) {
+    for (const step of [...steps(pod), ...pod.containers]) {
       expect(step.resources, step.name).toEqual({
         requests: { cpu: '250m', memory: '512Mi' },
         limits: { cpu: '2', memory: '4Gi', 'ephemeral-storage': '20Gi' },
@@ -574,30 +584,32 @@ describe('renderBuildJob', () => {
   });
 
   it('runs clone, commands, dockerfile and image in order, each leaving its result or its last log lines as termination message', () => {
-    expect([...pod.initContainers!, ...pod.containers].map((c) => [c.name, c.terminationMessagePolicy])).toEqual([
+    // First, the wait for the node's network policy (the clone's fetch must not meet a new pod's first moment), sized as a wait.
+    expect(pod.initContainers![0]).toMatchObject({ name: networkReadyContainer, resources: { requests: { cpu: '10m' } } });
+    expect([...steps(pod), ...pod.containers].map((c) => [c.name, c.terminationMessagePolicy])).toEqual([
       ['clone', 'FallbackToLogsOnError'],
       ['commands', 'FallbackToLogsOnError'],
       ['dockerfile', 'FallbackToLogsOnError'],
       ['image', 'FallbackToLogsOnError'],
     ]);
-    expect(pod.initContainers![0]!.command!.join(' ')).toContain('git rev-parse HEAD >/dev/termination-log');
+    expect(steps(pod)[0]!.command!.join(' ')).toContain('git rev-parse HEAD >/dev/termination-log');
     expect(pod.containers[0]!.command!.join(' ')).toContain('cat /tmp/build-metadata.json >/dev/termination-log');
     expect(pod.containers[0]!.securityContext).toEqual({ privileged: true });
     expect(job.spec!.backoffLimit).toBe(0);
   });
 
   it('passes user input as environment, never inside the script', () => {
-    const clone = pod.initContainers![0]!;
+    const clone = steps(pod)[0]!;
     expect(clone.command!.join(' ')).not.toContain('rm -rf');
     expect(clone.env).toEqual(expect.arrayContaining([{ name: 'REPO_REF', value: 'main; rm -rf /' }]));
-    expect(pod.initContainers![1]!.env).toEqual([
+    expect(steps(pod)[1]!.env).toEqual([
       { name: 'INSTALL_COMMAND', value: 'npm ci' },
       { name: 'BUILD_COMMAND', value: 'npm run build' },
     ]);
   });
 
   it("makes the Dockerfile from the configuration file in the agent tools image, and builds it from the file's directory", () => {
-    const step = pod.initContainers![2]!;
+    const step = steps(pod)[2]!;
     expect(step.image).toBe('python:3.11-slim');
     expect(step.env).toEqual(
       expect.arrayContaining([
@@ -616,13 +628,13 @@ describe('renderBuildJob', () => {
   });
 
   it("gives the token to git for the fetch only, never into the workspace's git config", () => {
-    const script = pod.initContainers![0]!.command!.join(' ');
+    const script = steps(pod)[0]!.command!.join(' ');
     expect(script).toContain('git -c "http.extraHeader=Authorization: Basic');
     expect(script).not.toMatch(/git config /);
   });
 
   it('reads the code host token from the integration Secret', () => {
-    expect(pod.initContainers![0]!.env).toEqual(
+    expect(steps(pod)[0]!.env).toEqual(
       expect.arrayContaining([{ name: 'GIT_TOKEN', valueFrom: { secretKeyRef: { name: 'github-token', key: 'token', optional: true } } }]),
     );
   });
@@ -652,8 +664,8 @@ describe('renderBuildJob', () => {
       resources: defaultBuildResources,
       requestScale: 1,
     }).spec!.template.spec!;
-    const [fetch, commands] = archive.initContainers!;
-    expect([...archive.initContainers!, ...archive.containers].map((c) => c.name)).toEqual(['fetch', 'commands', 'dockerfile', 'image']);
+    const [fetch, commands] = steps(archive);
+    expect([...steps(archive), ...archive.containers].map((c) => c.name)).toEqual(['fetch', 'commands', 'dockerfile', 'image']);
     expect(fetch!.image).toBe('python:3.11-slim');
     expect(fetch!.env).toEqual([
       { name: 'MANIFEST_URL', value: 'http://registry.local:5000/v2/team-a/shop/sources/manifests/abc' },
@@ -683,7 +695,7 @@ describe('renderBuildJob', () => {
       requestScale: 1,
       registryCredentials: 'berth-organization',
     }).spec!.template.spec!;
-    const mounting = [...credentialed.initContainers!, ...credentialed.containers]
+    const mounting = [...steps(credentialed), ...credentialed.containers]
       .filter((c) => c.volumeMounts?.some((m) => m.name === 'registry-auth'))
       .map((c) => c.name);
     expect(mounting).toEqual(['fetch', 'image']);
@@ -887,7 +899,7 @@ describe('a build apart from its Deployment (the build namespace)', () => {
 
   it('reads the code host token and the registry credential from its own Secret, owned by the Job', () => {
     const pod = job.spec!.template.spec!;
-    const clone = pod.initContainers![0]!;
+    const clone = steps(pod)[0]!;
     expect(clone.env).toContainEqual({
       name: 'GIT_TOKEN',
       valueFrom: { secretKeyRef: { name: location.name, key: 'token', optional: true } },

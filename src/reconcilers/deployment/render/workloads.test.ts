@@ -550,7 +550,7 @@ describe('a pre-deploy command', () => {
     expect(job.spec).toMatchObject({ backoffLimit: 0, activeDeadlineSeconds: 1800 });
     const pod = job.spec!.template.spec!;
     expect(pod.restartPolicy).toBe('Never');
-    expect(pod.initContainers?.map((c) => c.name)).toEqual(['wait-for-postgres']);
+    expect(pod.initContainers?.map((c) => c.name)).toEqual(['wait-for-network', 'wait-for-postgres']);
     // The application's container, running the command: no port, probes, hook or sidecar.
     expect(pod.containers).toHaveLength(1);
     const [container] = pod.containers;
