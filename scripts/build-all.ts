@@ -1,7 +1,7 @@
 // Builds every part the test suites use (workbench/builds.ts: two at a time, the control plane first and
 // at normal priority, the rest below it) while the Debian packages they take are installed beside them:
 // the build stage of CI (.ci/run), which runs the suites that need only the control plane and the
-// packaging tools while the rest builds. So those two come first, then the node's builds in the order its
+// packaging tools (and versitygw) while the rest builds. So those come first, then the node's builds in the order its
 // parts need them (workbench/node/parts.ts), then Flux. Prints a line as each build ends, with its time;
 // exits non-zero, with the build's log, when one fails.
 import { execFile } from 'node:child_process';
@@ -18,7 +18,10 @@ const started = Date.now();
 const seconds = () => `${Math.round((Date.now() - started) / 1000)}s`;
 const logDir = mkdtempSync(join(tmpdir(), 'berth-builds-'));
 const builds = new Builds({ logDir });
-const names: BuildName[] = ['controlplane', 'tools', 'node', 'gateway', ...nodeParts.flatMap((part) => part.builds), 'flux'];
+// versitygw right after the packaging tools: npm test's backup store suite runs it (a build of a minute).
+const names: BuildName[] = [
+  ...new Set<BuildName>(['controlplane', 'tools', 'versitygw', 'node', 'gateway', ...nodeParts.flatMap((part) => part.builds), 'flux']),
+];
 
 // Every Debian package first, in one apt-get (a no-op when .ci/run or an earlier run installed them):
 // builds started side by side then never wait on apt, nor race for its locks.

@@ -4,7 +4,8 @@
 // another organization's keys are refused on them; a deleted Secret comes back with new keys (the old
 // ones refused); an account or a bucket the store lost is made again at the next pass (the bucket's
 // backups kept); a namespace that stops being an organization loses its account, and its bucket's
-// backups stay; the admin API listens on a port of its own, and the S3 port serves none of it. Cost: about 20 s, and versitygw's build (about a minute, cold) beside the others.
+// backups stay; the admin API listens on a port of its own, and the S3 port serves none of it. Cost: about 20 s; on a machine that has not built versitygw, its build first (CI builds it right after
+// the packaging tools, before this suite starts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -127,7 +128,8 @@ beforeAll(async () => {
     adminUrl,
   ]);
   await waitReady(berth);
-});
+  // On a machine that has not built versitygw yet, its build (modules downloaded, then compiled) comes first.
+}, 900_000);
 
 afterAll(async () => {
   await berth?.stop();
