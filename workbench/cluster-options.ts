@@ -18,6 +18,8 @@ export function withClusterDefaults(options: Options, cluster: ClusterDefaults):
     agentServerImage: options.agentServerImage ?? cluster.agentServerImage,
     postgresImage: options.postgresImage ?? cluster.postgresImage,
     redisImage: options.redisImage ?? cluster.redisImage,
+    // The node's kube-router refuses a new pod until it has programmed it: its pods wait for it.
+    networkWaitImage: options.networkWaitImage ?? cluster.postgresImage,
     appUrlTemplate: options.appUrlTemplate ?? appUrlTemplateOf(cluster),
     gateway: options.gateway ?? cluster.gateway,
     tlsIssuer: options.tlsIssuer ?? cluster.tlsIssuer,

@@ -116,6 +116,10 @@ export const optionsUsage = `options (each also read from the environment variab
                                postgres:16-alpine)                        [BERTH_POSTGRES_IMAGE]
   --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine)
                                                                           [BERTH_REDIS_IMAGE]
+  --network-wait-image <image> holds each app, queue worker, pre-deploy and build pod (at most 15 s)
+                               until its DNS server answers, for a policy engine that refuses a new
+                               pod until it has programmed it: an image with sh and busybox (default:
+                               none, no pod is held; berth dev: its node's)  [BERTH_NETWORK_WAIT_IMAGE]
   --app-url-template <url>     every deployment's own URL, routed to it from outside the cluster:
                                http(s)://{deployment}.{organization}.<domain>[:port]/ (default: none)
                                                                    [BERTH_APP_URL_TEMPLATE]
@@ -315,6 +319,7 @@ const optionsSchema = z
       .optional(),
     postgresImage: z.string().min(1).optional(),
     redisImage: z.string().min(1).optional(),
+    networkWaitImage: z.string().min(1).optional(),
     publicUrl: baseUrl.optional(),
     consoleDir: z.string().min(1).optional(),
     appUrlTemplate: parsedBy(parseAppUrlTemplate).optional(),
@@ -451,6 +456,7 @@ const optionSources = {
   pushRegistry: { env: 'BERTH_PUSH_REGISTRY' },
   postgresImage: { env: 'BERTH_POSTGRES_IMAGE' },
   redisImage: { env: 'BERTH_REDIS_IMAGE' },
+  networkWaitImage: { env: 'BERTH_NETWORK_WAIT_IMAGE' },
   publicUrl: { env: 'BERTH_PUBLIC_URL', emptyIsUnset: true },
   consoleDir: { env: 'BERTH_CONSOLE_DIR', emptyIsUnset: true },
   appUrlTemplate: { env: 'BERTH_APP_URL_TEMPLATE', emptyIsUnset: true },

@@ -59,6 +59,7 @@ export function imagesFor(options: Options) {
       ...agentServerOf(options.agentServerImage),
       postgres: options.postgresImage ?? defaults.images.postgres,
       redis: options.redisImage ?? defaults.images.redis,
+      ...optional('networkWait', options.networkWaitImage),
     },
   };
 }

@@ -93,6 +93,8 @@ export async function sourceBuildFlags(): Promise<string[]> {
     await serviceImage('postgres'),
     '--redis-image',
     await serviceImage('redis'),
+    '--network-wait-image',
+    await serviceImage('postgres'),
     ...(await buildImageFlags()),
   ];
 }

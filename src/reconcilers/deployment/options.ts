@@ -38,6 +38,9 @@ export interface DeploymentControllerOptions {
     /** The base of an agent image made from its configuration file, in place of the reference's
      * (render/build-job.ts): absent, the reference's image, for those who hold its licence. */
     agentServer?: string;
+    /** Holds each app, queue worker, pre-deploy and build pod until the node's network policy lets it out
+     * (render/network-ready.ts): an image with `sh` and busybox. Absent, no pod is held. */
+    networkWait?: string;
     postgres: string;
     redis: string;
   };

@@ -171,6 +171,7 @@ async function ensureBuild(
     buildCommand: spec.sourceConfig?.buildCommand,
     graphConfigPath: target.object.spec.sourceRevisionConfig.graphConfigPath,
     images: buildImagesOf(options),
+    ...optional('networkWaitImage', options.images.networkWait),
     registry: options.registry,
     ...optional('serviceAccountName', options.buildServiceAccountName || undefined),
     privileged: options.buildPrivileged,

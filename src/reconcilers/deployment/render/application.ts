@@ -47,7 +47,7 @@ export interface WorkloadInput {
   /** The port the application listens on (the container's PORT). */
   port: number;
   /** The images of the backing services: each one's client waits for it (backingServiceWaits). */
-  images: { postgres: string; redis: string };
+  images: { postgres: string; redis: string; networkWait?: string };
   /** Scales CPU and memory requests (limits unchanged): --request-scale. */
   requestScale: number;
   /** How long a rollout may make no progress before apps/v1 calls it failed: --progress-deadline-seconds. */
@@ -318,15 +318,19 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
       // A fork's code holds no credential of the cluster's: its preview's pods mount no token.
       ...(spec.previewOf?.fromFork ? { automountServiceAccountToken: false } : {}),
       ...imagePullSecrets([...(resources.imagePullSecrets ?? []).map((secret) => secret.name), input.registryCredentials]),
-      initContainers: [
-        networkReady(input.images.postgres),
+      ...initContainers([
+        ...networkReady(input.images.networkWait),
         ...backingServiceWaits(owner, input.backing, input.images),
         ...asContainers(resources.initContainers).map(pull),
-      ],
+      ]),
       containers: [main, ...asContainers(resources.sidecars)].map(pull),
       ...(resources.volumes?.length ? { volumes: asVolumes(resources.volumes) } : {}),
     },
   };
+}
+
+function initContainers(containers: V1Container[]): { initContainers?: V1Container[] } {
+  return containers.length > 0 ? { initContainers: containers } : {};
 }
 
 function imagePullSecrets(names: (string | undefined)[]): { imagePullSecrets?: { name: string }[] } {

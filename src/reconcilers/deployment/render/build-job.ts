@@ -73,6 +73,8 @@ export interface BuildJobInput {
   /** The application configuration file, relative to the sources (default langgraph.json). */
   graphConfigPath?: string | null;
   images: BuildImages;
+  /** The image of the wait for the network (render/network-ready.ts); absent, none. */
+  networkWaitImage?: string;
   registry: string;
   serviceAccountName?: string;
   /** BuildKit runs a Dockerfile's RUN steps in containers of its own: without user namespaces that
@@ -463,7 +465,7 @@ export function renderBuildJob(input: BuildJobInput): V1Job {
           // Nothing in a build talks to the API server; in the build namespace its account may do nothing.
           ...(location.apart ? { automountServiceAccountToken: false } : {}),
           initContainers: [
-            networkReady(input.images.git),
+            ...networkReady(input.networkWaitImage),
             ...[
               sourcesStep(input.sources, input.images, Boolean(input.registryCredentials)),
               commandsStep(input),

@@ -26,12 +26,16 @@ export const networkReadyScript = [
   `echo "the network did not answer within ${networkReadyLimitSeconds} s (DNS $dns on TCP 53); starting anyway" >&2`,
 ].join('\n');
 
-/** The wait in `image` (one of Berth's own, with busybox). */
-export function networkReady(image: string): V1Container {
-  return {
-    name: networkReadyContainer,
-    image,
-    command: ['sh', '-c', networkReadyScript],
-    resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
-  };
+/** The wait in `image` (with sh and busybox), as the pod's first init container; none without an image
+ * (--network-wait-image unset: the cluster's policy engine programs a pod before it starts). */
+export function networkReady(image: string | undefined): V1Container[] {
+  if (!image) return [];
+  return [
+    {
+      name: networkReadyContainer,
+      image,
+      command: ['sh', '-c', networkReadyScript],
+      resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
+    },
+  ];
 }

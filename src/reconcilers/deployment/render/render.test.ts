@@ -69,7 +69,7 @@ const input = (spec: DeploymentSpecInput = imageSpec): WorkloadInput => ({
   owner,
   spec,
   serving: { name: 'shop-abcdef0123', image: 'shop:1' },
-  images: { postgres: 'postgres:16', redis: 'redis:7' },
+  images: { postgres: 'postgres:16', redis: 'redis:7', networkWait: 'berth/wait:1' },
   requestScale: 1,
   progressDeadlineSeconds: 600,
   backing: backingServices(spec),
@@ -275,7 +275,7 @@ describe('renderApplication', () => {
     for (const workload of [renderApplication(input(spec)), renderQueueWorker(input(spec))]) {
       const init = workload.spec!.template.spec!.initContainers!;
       expect(init.map((c) => [c.name, c.image])).toEqual([
-        [networkReadyContainer, 'postgres:16'],
+        [networkReadyContainer, 'berth/wait:1'],
         ['wait-for-postgres', 'postgres:16'],
         ['wait-for-redis', 'redis:7'],
         ['migrate', 'shop:1'],
@@ -306,7 +306,7 @@ describe('renderApplication', () => {
       expect(env.map((e) => e.name)).not.toContain('POSTGRES_PASSWORD');
       const init = pod.initContainers!;
       expect(init.map((c) => [c.name, c.image])).toEqual([
-        [networkReadyContainer, 'postgres:16'],
+        [networkReadyContainer, 'berth/wait:1'],
         ['wait-for-external-postgres', 'postgres:16'],
         ['wait-for-external-redis', 'redis:7'],
       ]);
@@ -320,6 +320,12 @@ describe('renderApplication', () => {
     expect(bare.spec!.template.spec).not.toHaveProperty('volumes');
     // Only the wait for the node's network policy: a bare app is held for nothing else.
     expect(bare.spec!.template.spec!.initContainers!.map((c) => c.name)).toEqual([networkReadyContainer]);
+    // With no image for that wait (--network-wait-image unset), nothing at all.
+    const unheld = renderApplication({
+      ...input({ source: 'external_docker', sourceRevisionConfig: { imageUri: 'x' } }),
+      images: { postgres: 'p', redis: 'r' },
+    });
+    expect(unheld.spec!.template.spec).not.toHaveProperty('initContainers');
     expect(bare.spec!.template.spec!.containers).toHaveLength(1);
   });
 });
@@ -560,6 +566,7 @@ describe('renderBuildJob', () => {
     installCommand: 'npm ci',
     buildCommand: 'npm run build',
     images: { git: 'alpine/git', tools: 'node:24', builder: 'moby/buildkit', agentTools: 'python:3.11-slim' },
+    networkWaitImage: 'berth/wait:1',
     graphConfigPath: 'agents/langgraph.json',
     registry: 'registry.local:5000/',
     privileged: true,

@@ -12,7 +12,7 @@ const owner = { name: 'shop', namespace: 'ns', uid: 'uid-1' };
 const route = routeServiceNames(owner.uid);
 const settings = {
   applicationPort: 8000,
-  images: { postgres: 'postgres:16', redis: 'redis:7' },
+  images: { postgres: 'postgres:16', redis: 'redis:7', networkWait: 'berth/wait:1' },
   requestScale: 1,
   progressDeadlineSeconds: 600,
   scaleDownWindowSeconds: 60,

@@ -33,7 +33,7 @@ import type { DeploymentSpecInput } from './spec.ts';
 
 export interface WorkloadSettings extends AutoscalingSettings {
   applicationPort: number;
-  images: { postgres: string; redis: string; agentServer?: string };
+  images: { postgres: string; redis: string; agentServer?: string; networkWait?: string };
   requestScale: number;
   progressDeadlineSeconds: number;
   ingressClassName?: string;
