@@ -12,16 +12,18 @@ export const networkReadyContainer = `${waitContainerPrefix}network`;
 export const networkReadyLimitSeconds = 15;
 
 /**
- * The wait: a TCP connection to the pod's DNS server (port 53, which every pod may reach) every 200 ms;
+ * The wait: a TCP connection to the pod's DNS server (port 53, which every pod may reach) every 200 ms,
+ * each try bounded to 1 s (an engine that drops rather than refuses), the whole by the clock;
  * the first one accepted means the pod's own rules and its peers' hold its address. Busybox's `nc`,
  * in every image Berth runs a wait in (an image without it is not held).
  */
 export const networkReadyScript = [
   'command -v busybox >/dev/null || exit 0',
   `dns=$(busybox awk '/^nameserver/ { print $2; exit }' /etc/resolv.conf)`,
-  `i=0; while [ $i -lt ${networkReadyLimitSeconds * 5} ]; do`,
+  `end=$(( $(busybox date +%s) + ${networkReadyLimitSeconds} ))`,
+  `while [ "$(busybox date +%s)" -lt "$end" ]; do`,
   `  busybox timeout 1 busybox nc -w 1 "$dns" 53 </dev/null >/dev/null 2>&1 && exit 0`,
-  `  i=$((i+1)); busybox sleep 0.2`,
+  `  busybox sleep 0.2`,
   `done`,
   `echo "the network did not answer within ${networkReadyLimitSeconds} s (DNS $dns on TCP 53); starting anyway" >&2`,
 ].join('\n');
