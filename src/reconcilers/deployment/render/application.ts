@@ -11,7 +11,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import type { SecretKeySelector } from '../../../api/index.ts';
-import { networkReady } from './network-ready.ts';
+import { networkReady, waitResources } from './network-ready.ts';
 import {
   applicationContainerName,
   preDeployContainerName,
@@ -218,9 +218,6 @@ function externalWait(kind: keyof typeof externalAsks, image: string, uri: DeepR
     terminationMessagePolicy: 'FallbackToLogsOnError',
   };
 }
-
-/** What a wait needs: a few millicores and megabytes, whatever the app asks for. */
-const waitResources = { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } };
 
 /**
  * Init containers that hold the app's containers until its database and cache accept connections, so

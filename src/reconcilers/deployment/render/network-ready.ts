@@ -7,6 +7,10 @@ import { waitContainerPrefix } from '../../../api/own-containers.ts';
 
 export const networkReadyContainer = `${waitContainerPrefix}network`;
 
+/** What a wait needs (this one and the app's waits for its services): a few millicores and megabytes,
+ * whatever the app asks for. */
+export const waitResources = { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } };
+
 /** How long the wait tries before it lets the pod go on: a cluster whose DNS does not answer TCP must
  * not hold every pod longer. */
 export const networkReadyLimitSeconds = 15;
@@ -37,7 +41,7 @@ export function networkReady(image: string | undefined): V1Container[] {
       name: networkReadyContainer,
       image,
       command: ['sh', '-c', networkReadyScript],
-      resources: { requests: { cpu: '10m', memory: '16Mi' }, limits: { memory: '64Mi' } },
+      resources: waitResources,
     },
   ];
 }
