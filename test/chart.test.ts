@@ -608,7 +608,12 @@ describe('the chart', () => {
     const gateway = ['--set', 'apps.gateway.namespace=gateways', '--set', 'apps.gateway.name=public'];
     const https = ['--set', 'apps.urlTemplate=https://{deployment}.{organization}.apps.example.com/'];
     const manifests = await render('berth-system', [...gateway, ...https, '--set', 'apps.tlsIssuer=ClusterIssuer/letsencrypt']);
-    expect(env(manifests)).toEqual(expect.arrayContaining([{ name: 'BERTH_TLS_ISSUER', value: 'ClusterIssuer/letsencrypt' }]));
+    expect(env(manifests)).toEqual(
+      expect.arrayContaining([
+        { name: 'BERTH_TLS_ISSUER', value: 'ClusterIssuer/letsencrypt' },
+        { name: 'BERTH_LISTENERS_PER_GATEWAY', value: '64' },
+      ]),
+    );
     type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
     const granting = (resource: string) =>
       manifests.filter(
@@ -621,6 +626,11 @@ describe('the chart', () => {
         granting(resource).map((m) => [m.kind, m.metadata.namespace]),
         resource,
       ).toEqual([['Role', 'gateways']]);
+    // The Gateway's shards (listeners past apps.listenersPerGateway) are Berth's to make and delete.
+    const gatewayRule = granting('gateways')
+      .flatMap((m) => (m as unknown as { rules: Rule[] }).rules)
+      .find((r) => r.resources.includes('gateways'));
+    expect(gatewayRule?.verbs).toEqual(expect.arrayContaining(['patch', 'create', 'delete']));
     const binding = manifests.find((m) => m.kind === 'RoleBinding' && m.metadata.name === 'berth-gateway-tls');
     expect(binding?.metadata.namespace).toBe('gateways');
 

@@ -4,7 +4,6 @@ import {
   parseTlsIssuer,
   renderCustomHostListener,
   renderCustomHostsCertificate,
-  renderGatewayListenerPatch,
   renderOrganizationCertificate,
   renderOrganizationListener,
   type AppTls,
@@ -70,15 +69,5 @@ describe("an organization's TLS objects", () => {
 
   it('listens on 443 when the URL names no port', () => {
     expect(renderOrganizationListener(tls('https://{deployment}.{organization}.apps.example.com/'), 'acme').port).toBe(443);
-  });
-
-  it('is applied to the Gateway as that listener alone, or none to remove it', () => {
-    const listener = renderOrganizationListener(config, 'acme');
-    expect(renderGatewayListenerPatch(config, [listener]).spec.listeners).toEqual([listener]);
-    expect(renderGatewayListenerPatch(config, [])).toMatchObject({
-      kind: 'Gateway',
-      metadata: { name: 'berth', namespace: 'kube-system' },
-      spec: { listeners: [] },
-    });
   });
 });

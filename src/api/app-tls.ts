@@ -19,6 +19,9 @@ export interface AppTls {
   issuer: TlsIssuer;
   gateway: { namespace: string; name: string };
   appUrls: AppUrlTemplate;
+  /** The most listeners Berth lets one Gateway hold before it places them on a shard (gateway-shards.ts):
+   * Gateway API's 64 by default. */
+  listenersPerGateway?: number;
 }
 
 /** On a Certificate Berth asks for: the organization it serves. */
@@ -50,6 +53,11 @@ export function organizationTlsNames(organization: string) {
     /** The field manager that owns the organization's listeners on the Gateway, and nothing else there. */
     fieldManager: `berth-tls-${organization}`,
   };
+}
+
+/** The organization whose listener this is (organizationTlsNames), if it is one's. */
+export function listenerOrganization(listener: string): string | undefined {
+  return /^https-([a-z0-9]([-a-z0-9]*[a-z0-9])?)(\.[0-9a-f]{12})?$/.exec(listener)?.[1];
 }
 
 /** The host every Deployment of the organization is under: `*.<organization>.<domain>`. */
@@ -109,7 +117,7 @@ export type GatewayListener = ReturnType<typeof renderListener>;
 
 /** A Gateway as Berth reads it: its listeners, by name. */
 export interface GatewayObject extends KubeObject {
-  spec?: { listeners?: { name?: string }[] };
+  spec?: { gatewayClassName?: string; listeners?: { name?: string }[] };
 }
 
 function renderListener(tls: AppTls, organization: string, name: string, hostname: string, secret: string) {
@@ -123,16 +131,5 @@ function renderListener(tls: AppTls, organization: string, name: string, hostnam
       namespaces: { from: 'Selector', selector: { matchLabels: { 'kubernetes.io/metadata.name': organization } } },
       kinds: [{ group: 'gateway.networking.k8s.io', kind: 'HTTPRoute' }],
     },
-  };
-}
-
-/** What the organization's field manager applies to the Gateway: its listeners, all of them (none
- * removes them). */
-export function renderGatewayListenerPatch(tls: AppTls, listeners: readonly GatewayListener[]) {
-  return {
-    apiVersion: gatewayKind.apiVersion,
-    kind: gatewayKind.kind,
-    metadata: { name: tls.gateway.name, namespace: tls.gateway.namespace },
-    spec: { listeners: [...listeners] },
   };
 }

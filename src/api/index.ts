@@ -25,6 +25,7 @@ export * from './build-placement.ts';
 export * from './build-resources.ts';
 export * from './app-urls.ts';
 export * from './app-tls.ts';
+export * from './gateway-shards.ts';
 export * from './request-concurrency.ts';
 export * from './request-metrics.ts';
 export * from './usage-metrics.ts';

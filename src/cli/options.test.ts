@@ -89,6 +89,13 @@ describe('parseCommandLine', () => {
     expect(() => options(['run', '--scale-down-window-seconds', '-1'])).toThrow('--scale-down-window-seconds');
   });
 
+  it("puts 64 listeners on a Gateway before its next shard, Gateway API's most, or fewer as the installation says", () => {
+    expect(options(['run']).listenersPerGateway).toBe(64);
+    expect(options(['run', '--listeners-per-gateway', '8']).listenersPerGateway).toBe(8);
+    expect(options(['run'], { BERTH_LISTENERS_PER_GATEWAY: '16' }).listenersPerGateway).toBe(16);
+    for (const bad of ['0', '65', '1.5']) expect(() => options(['run', '--listeners-per-gateway', bad])).toThrow('--listeners-per-gateway');
+  });
+
   it('takes a public URL without its trailing slash, and refuses one with a credential or a query', () => {
     expect(options([]).publicUrl).toBeUndefined();
     expect(options([], { BERTH_PUBLIC_URL: '' }).publicUrl).toBeUndefined();

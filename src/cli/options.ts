@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { parseActivatorProxy } from '../api/activator.ts';
 import { parseAppUrlTemplate } from '../api/app-urls.ts';
 import { parseTlsIssuer } from '../api/app-tls.ts';
+import { gatewayListenerLimit } from '../api/gateway-shards.ts';
 import { buildPlacementSchema } from '../api/build-placement.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
 import { cidrSchema, organizationPolicySchema } from '../api/organization-policy.ts';
@@ -131,6 +132,8 @@ export const optionsUsage = `options (each also read from the environment variab
                                (or Issuer/<name> in the Gateway's namespace) signs a wildcard certificate
                                per organization, served by an HTTPS listener of its own (default: none)
                                                                           [BERTH_TLS_ISSUER]
+  --listeners-per-gateway <n>  the most listeners one Gateway holds: past them, listeners go to shards
+                               <gateway>-1..N of its class (default: 64) [BERTH_LISTENERS_PER_GATEWAY]
   --concurrency-metrics <url>  a Prometheus-compatible server where KEDA reads each app's requests in
                                flight: apps then scale on them (10 per replica) as well as on CPU,
                                through KEDA ScaledObjects (default: none, CPU only)
@@ -333,6 +336,7 @@ const optionsSchema = z
       .optional(),
     ingressClass: z.string().min(1).max(253).optional(),
     tlsIssuer: parsedBy(parseTlsIssuer).optional(),
+    listenersPerGateway: z.coerce.number().int('expected a whole number').min(1).max(gatewayListenerLimit),
     concurrencyMetrics: baseUrl.optional(),
     concurrencyQuery: z.string().superRefine((query, context) => {
       const problem = concurrencyQueryProblem(query);
@@ -463,6 +467,7 @@ const optionSources = {
   gateway: { env: 'BERTH_GATEWAY', emptyIsUnset: true },
   ingressClass: { env: 'BERTH_INGRESS_CLASS', emptyIsUnset: true },
   tlsIssuer: { env: 'BERTH_TLS_ISSUER', emptyIsUnset: true },
+  listenersPerGateway: { env: 'BERTH_LISTENERS_PER_GATEWAY', fallback: String(gatewayListenerLimit) },
   concurrencyMetrics: { env: 'BERTH_CONCURRENCY_METRICS', emptyIsUnset: true },
   concurrencyQuery: { env: 'BERTH_CONCURRENCY_QUERY', emptyIsUnset: true, fallback: defaultConcurrencyQuery },
   activatorProxy: { env: 'BERTH_ACTIVATOR_PROXY', emptyIsUnset: true },

@@ -69,7 +69,10 @@ function routingFor(options: Options) {
   const appUrls = options.appUrlTemplate;
   const gateway = options.gateway;
   const issuer = options.tlsIssuer;
-  const tls: AppTls | undefined = issuer && gateway && appUrls?.scheme === 'https' ? { issuer, gateway, appUrls } : undefined;
+  const tls: AppTls | undefined =
+    issuer && gateway && appUrls?.scheme === 'https'
+      ? { issuer, gateway, appUrls, listenersPerGateway: options.listenersPerGateway }
+      : undefined;
   return {
     ...optional('appUrls', appUrls),
     ...optional('tls', tls),

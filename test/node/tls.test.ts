@@ -3,7 +3,8 @@
 // an HTTPS listener of that organization's own. Two organizations, each URL answered over TLS by its own
 // app with its own organization's certificate; the Deployment's CertificateReady condition; the
 // certificate and listener kept out of the organization's namespace and removed with the organization;
-// a second Berth on the same Gateway leaves the first's alone.
+// a second Berth on the same Gateway leaves the first's alone. This file's Berth puts one listener on a
+// Gateway, so every listener it places is on a shard of the node's Gateway (docs/custom-host-listeners.md).
 import { randomUUID } from 'node:crypto';
 import { X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -32,6 +33,8 @@ beforeAll(async () => {
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [...namespaces, operatorNamespace] }),
     ...gatewayFlags({ tls: true }),
+    // The node's Gateway holds its own listener already: every listener of this Berth goes to a shard.
+    ...['--listeners-per-gateway', '1'],
   ]);
   await waitReady(berth);
   const url = `http://127.0.0.1:${await berth.facadePort()}`;
@@ -63,12 +66,22 @@ function certificateReady(namespace: string, name: string): Promise<Condition> {
 }
 
 type Listener = { name: string; hostname?: string; allowedRoutes?: { namespaces?: { selector?: { matchLabels?: object } } } };
+type Gateway = {
+  metadata: { name: string };
+  spec: { listeners: Listener[] };
+  status?: { listeners?: { name: string; conditions: Condition[] }[] };
+};
 
-/** The node Gateway's listeners, as stored. */
-async function gatewayListeners(): Promise<Listener[]> {
-  return JSON.parse(
-    await kubectlOk(['-n', nodeGateway.namespace, 'get', 'gateway', nodeGateway.name, '-o', 'jsonpath={.spec.listeners}']),
-  ) as Listener[];
+/** The node's Gateway and its shards, as stored. */
+async function gateways(): Promise<Gateway[]> {
+  const list = JSON.parse(await kubectlOk(['-n', nodeGateway.namespace, 'get', 'gateways', '-o', 'json'])) as { items: Gateway[] };
+  const ours = (name: string) => name === nodeGateway.name || new RegExp(`^${nodeGateway.name}-[1-9][0-9]*$`).test(name);
+  return list.items.filter((gateway) => ours(gateway.metadata.name));
+}
+
+/** The listeners of the node's Gateway and of its shards, each with the Gateway it is on. */
+async function gatewayListeners(): Promise<(Listener & { gateway: string })[]> {
+  return (await gateways()).flatMap((gateway) => gateway.spec.listeners.map((l) => ({ ...l, gateway: gateway.metadata.name })));
 }
 
 /** Whether an object of `kind` named `name` is in the Gateway's namespace. */
@@ -104,6 +117,61 @@ describe("a Deployment's https:// URL", () => {
       expect((await certificateReady(org.namespace, 'web')).reason).toBe('Issued');
     }
   });
+
+  it(
+    'places listeners past --listeners-per-gateway on shards of the Gateway, each Programmed, each route on its own',
+    { timeout: 120_000 },
+    async () => {
+      // One listener a Gateway: each organization's is on a shard of its own, which Traefik serves (above).
+      const placed = orgs.map(({ namespace }) => organizationTlsNames(namespace).listener);
+      const shards = await eventually(
+        async () => {
+          const all = await gateways();
+          const holding = placed.map((listener) => all.find((g) => g.spec.listeners.some((l) => l.name === listener)));
+          const programmed = (g: Gateway | undefined, listener: string) =>
+            g?.status?.listeners?.find((l) => l.name === listener)?.conditions.some((c) => c.type === 'Programmed' && c.status === 'True');
+          return holding.every((g, i) => programmed(g, placed[i]!)) ? holding.map((g) => g!) : undefined;
+        },
+        60_000,
+        "the organizations' listeners Programmed on shards",
+      );
+      expect(shards.map((g) => g.metadata.name)).toEqual([expect.stringMatching(/-[1-9][0-9]*$/), expect.stringMatching(/-[1-9][0-9]*$/)]);
+      expect(new Set(shards.map((g) => g.metadata.name)).size).toBe(2);
+      for (const shard of shards) expect(shard.spec.listeners).toHaveLength(1);
+      // The route names the shard and the listener that serve its host.
+      const [a, b] = orgs;
+      const route = JSON.parse(await kubectlOk(['-n', a!.namespace, 'get', 'httproute', 'web', '-o', 'json'])) as {
+        spec: { parentRefs: { name: string; sectionName?: string }[] };
+      };
+      expect(route.spec.parentRefs).toContainEqual(expect.objectContaining({ name: shards[0]!.metadata.name, sectionName: placed[0] }));
+      // Another organization's route naming that listener is refused by it, and its host is not served.
+      const stolen = `stolen.${a!.namespace}.localhost`;
+      await kubectlOk(
+        ['apply', '-f', '-'],
+        JSON.stringify({
+          apiVersion: 'gateway.networking.k8s.io/v1',
+          kind: 'HTTPRoute',
+          metadata: { name: 'stolen', namespace: b!.namespace },
+          spec: {
+            parentRefs: [{ name: shards[0]!.metadata.name, namespace: nodeGateway.namespace, sectionName: placed[0] }],
+            hostnames: [stolen],
+            rules: [{ backendRefs: [{ name: 'web', port: 80 }] }],
+          },
+        }),
+      );
+      const refusal = await eventually(
+        async () => {
+          const out = await kubectlOk(['-n', b!.namespace, 'get', 'httproute', 'stolen', '-o', 'jsonpath={.status.parents[*].conditions}']);
+          return out.includes('NotAllowedByListeners') ? out : undefined;
+        },
+        60_000,
+        "the shard's listener refusing another organization's route",
+      );
+      expect(refusal).toContain('"status":"False"');
+      expect((await httpsGet(`https://${stolen}:${gatewayHttpsAddress.port}/`, ca).catch(() => undefined))?.status).not.toBe(200);
+      await kubectlOk(['-n', b!.namespace, 'delete', 'httproute', 'stolen']);
+    },
+  );
 
   it('serves a custom_url host over TLS with a certificate for that host, from the same CA', { timeout: 180_000 }, async () => {
     const org = orgs[0]!;
@@ -144,6 +212,8 @@ describe("a Deployment's https:// URL", () => {
       60_000,
       "the custom host's listener and certificate removed with its deployment",
     );
+    // It had a shard of its own, which goes with it: the shards left are the organizations'.
+    expect((await gateways()).length).toBe(1 + orgs.length);
     await client.stop();
     const seen = windowStats(client.samples, started, Date.now());
     console.error(`[tls] ${web} while a listener came and went: ${JSON.stringify(seen)}`);
@@ -236,8 +306,9 @@ describe("a Deployment's https:// URL", () => {
       60_000,
       `${org.namespace}'s listener, Certificate and Secret removed`,
     );
-    // The other organization's listener and the Gateway's own stay.
+    // The other organization's listener and the Gateway's own stay; the shard it had alone goes.
     const left = (await gatewayListeners()).map((l) => l.name);
     expect(left).toEqual(expect.arrayContaining(['http', organizationTlsNames(orgs[0]!.namespace).listener]));
+    expect((await gateways()).map((g) => g.metadata.name)).toHaveLength(2);
   });
 });

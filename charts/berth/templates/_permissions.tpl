@@ -168,7 +168,8 @@ the watched namespaces and the release namespace.
 - scope: gateway-tls
   apiGroups: [gateway.networking.k8s.io]
   resources: [gateways]
-  verbs: [get, list, watch, patch]
+  # create, delete: the Gateway's shards (listeners past apps.listenersPerGateway).
+  verbs: [get, list, watch, patch, create, delete]
 # delete: an organization's key goes with it (cert-manager leaves a Certificate's Secret behind).
 - scope: gateway-tls
   apiGroups: [""]

@@ -24,6 +24,7 @@ import {
   type AppTls,
   type CodeHostIntegration,
   type Deployment,
+  type GatewayObject,
   type Revision,
   type TracingProject,
 } from '../../api/index.ts';
@@ -42,7 +43,7 @@ import { scaledObjectKind } from './render/autoscalers.ts';
 import { activatorGrantLabel, httpScaledObjectKind, interceptorRouteKind, referenceGrantKind } from './render/scale-to-zero.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
 import { readableSecrets } from '../../workloads/readable-secrets.ts';
-import { organizationCertificates } from '../organization/index.ts';
+import { gatewayShards, organizationCertificates } from '../organization/index.ts';
 
 export const childKinds = {
   appsDeployment: { apiVersion: 'apps/v1', kind: 'Deployment', plural: 'deployments' },
@@ -81,6 +82,8 @@ export interface DeploymentInformers {
   httpRoutes?: Informer<KubeObject>;
   /** Only with TLS for the apps' URLs: the organizations' Certificates (cert-manager's CRDs). */
   certificates?: Informer<KubeObject>;
+  /** Only with TLS: the Gateway and its shards, whose listeners serve the routes' hosts. Read, never written. */
+  gateways?: Informer<GatewayObject>;
   /** Only where apps scale on their requests in flight: their KEDA ScaledObjects (KEDA's CRDs). */
   scaledObjects?: Informer<KubeObject>;
   /** Only with an activator for dev_zero: the add-on's InterceptorRoutes Berth writes, and the
@@ -172,7 +175,7 @@ export function deploymentInformers(
     ...(routes.httpRoutes
       ? { httpRoutes: manager.informer<KubeObject>(childKinds.httpRoute, { ...scope, transform: appliedView.httpRoute }) }
       : {}),
-    ...(routes.tls ? { certificates: organizationCertificates(manager, routes.tls) } : {}),
+    ...(routes.tls ? { certificates: organizationCertificates(manager, routes.tls), gateways: gatewayShards(manager, routes.tls) } : {}),
     ...(routes.scaledObjects
       ? { scaledObjects: manager.informer<KubeObject>(childKinds.scaledObject, { ...scope, transform: appliedView.scaledObject }) }
       : {}),

@@ -10,7 +10,7 @@
 // its status (AWAITING_DELETE) the same way, before its deletes.
 import { randomBytes } from 'node:crypto';
 import { adoptDatabase, isRetainedPassword } from './retained-data.ts';
-import { deploymentKind, revisionKind, type Deployment } from '../../api/index.ts';
+import { deploymentKind, organizationShards, revisionKind, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult, optional } from '../../runtime/index.ts';
 import { chooseRevisions, type Halt } from './revisions/choose-revisions.ts';
 import { upToDate, withAppliedHash } from '../../runtime/applied-hash.ts';
@@ -175,6 +175,7 @@ async function applyWorkloads(
       spec,
       ...optional('serving', serving),
       ...placement,
+      ...optional('listenerShards', listenerShards(pass, owner)),
       settings: options,
       ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
     });
@@ -184,6 +185,13 @@ async function applyWorkloads(
     if (!isKubeApiError(error, 422)) throw error;
     return { problem: { reason: 'WorkloadRejected', message: error.message } };
   }
+}
+
+/** Where the organization's listeners are on shards of the Gateway (gateway-shards.ts), with TLS. */
+function listenerShards({ informers, options }: Pass, owner: OwnerDeployment): Map<string, string> | undefined {
+  const { tls } = options;
+  if (!tls || !informers.gateways) return undefined;
+  return organizationShards(tls.gateway.name, informers.gateways.list(tls.gateway.namespace), owner.namespace);
 }
 
 /** A backing service's password: made once (or taken back from a deleted Deployment of the same name,

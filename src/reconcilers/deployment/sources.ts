@@ -3,7 +3,15 @@
 // Secret it reads, its TracingProject, a pod of one of its revisions, ...), each mapped to the
 // Deployments it concerns through the caches.
 import { isDeepStrictEqual } from 'node:util';
-import { customHostIndex, customHostOf, deploymentKind, sourceKind, tlsOrganizationLabel } from '../../api/index.ts';
+import {
+  customHostIndex,
+  customHostOf,
+  deploymentKind,
+  listenerOrganization,
+  sourceKind,
+  tlsOrganizationLabel,
+  type GatewayObject,
+} from '../../api/index.ts';
 import {
   ownerKeys,
   owned,
@@ -141,7 +149,7 @@ function routingWatches(
   deploymentsInNamespace: (namespace: string) => readonly { metadata: { namespace?: string; name?: string } }[],
   relayNamespaces: readonly string[],
 ): WatchSource[] {
-  const { certificates, activatorGrants, networkPolicies, namespaces } = informers;
+  const { certificates, gateways, activatorGrants, networkPolicies, namespaces } = informers;
   return [
     ...(networkPolicies
       ? [
@@ -172,6 +180,17 @@ function routingWatches(
           }),
         ]
       : []),
+    ...(gateways
+      ? [
+          watch({
+            // A listener placed on a shard of the Gateway (or gone from one) moves the routes of its
+            // organization's Deployments; the Gateway's status, which its implementation writes often, none.
+            informer: gateways,
+            map: (gateway) => listenerOrganizations(gateway).flatMap((organization) => deploymentsInNamespace(organization).map(keyOf)),
+            changed: (gateway, previous) => !isDeepStrictEqual(listenerNames(gateway), listenerNames(previous)),
+          }),
+        ]
+      : []),
     ...(activatorGrants
       ? [
           watch({
@@ -183,4 +202,13 @@ function routingWatches(
         ]
       : []),
   ];
+}
+
+function listenerNames(gateway: DeepReadonly<GatewayObject>): string[] {
+  return (gateway.spec?.listeners ?? []).map((listener) => listener.name ?? '');
+}
+
+/** The organizations with a listener on the Gateway. */
+function listenerOrganizations(gateway: DeepReadonly<GatewayObject>): string[] {
+  return [...new Set(listenerNames(gateway).flatMap((name) => listenerOrganization(name) ?? []))];
 }

@@ -51,7 +51,7 @@ const partNames: Record<keyof typeof policyKinds, string> = {
   agentServerLicense: agentServerLicenseSecretName,
 };
 
-export { organizationCertificates } from './tls.ts';
+export { gatewayShards, organizationCertificates } from './tls.ts';
 
 export interface OrganizationControllerOptions {
   policy: OrganizationPolicy;

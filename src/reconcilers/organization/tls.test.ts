@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { customHostOf, openHostPolicy, type Deployment } from '../../api/index.ts';
-import { heldCustomHosts, includes } from './tls.ts';
+import { includes } from './listeners.ts';
+import { heldCustomHosts } from './tls.ts';
 
 describe('includes', () => {
   it('holds when every wanted field has the same value, whatever else the API server added', () => {

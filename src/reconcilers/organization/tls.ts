@@ -12,12 +12,12 @@ import {
   customHostOf,
   deploymentKind,
   gatewayKind,
+  gatewayShardIndex,
   hostRefusal,
   indexCustomHost,
   organizationTlsNames,
   renderCustomHostListener,
   renderCustomHostsCertificate,
-  renderGatewayListenerPatch,
   renderOrganizationCertificate,
   renderOrganizationListener,
   tlsOrganizationLabel,
@@ -28,7 +28,6 @@ import {
   type HostPolicy,
 } from '../../api/index.ts';
 import {
-  applyObject,
   deleteObject,
   secretKind,
   watch,
@@ -37,9 +36,11 @@ import {
   type KubeObject,
   type Manager,
   optional,
+  unlessStatusOnly,
 } from '../../runtime/index.ts';
 import { withAppliedHash } from '../../runtime/applied-hash.ts';
 import { keepRendered } from './keep.ts';
+import { keepListeners } from './listeners.ts';
 
 export interface OrganizationTlsCaches {
   certificates: Informer<KubeObject>;
@@ -50,12 +51,13 @@ export interface OrganizationTlsCaches {
 type Key = { namespace: string; name: string };
 
 /** The caches TLS reads, and how their events map to organizations: a Certificate to its own, the
- * Gateway to every one (it carries all their listeners), a Deployment whose custom host or its recorded
+ * Gateway and its shards to every one (they carry all their listeners; a shard's status, which its
+ * implementation writes often, to none), a Deployment whose custom host or its recorded
  * claim comes or goes to its namespace. */
 export function organizationTlsCaches(manager: Manager, tls: AppTls, organizations: () => string[], namespaces?: string[]) {
   const caches: OrganizationTlsCaches = {
     certificates: organizationCertificates(manager, tls),
-    gateways: manager.informer<GatewayObject>(gatewayKind, { namespaces: [tls.gateway.namespace] }),
+    gateways: gatewayShards(manager, tls),
     // The Deployments' controller's cache, shared: the same scope, and the index it keeps too.
     deployments: manager.informer<Deployment>(deploymentKind, {
       ...optional('namespaces', namespaces),
@@ -72,7 +74,8 @@ export function organizationTlsCaches(manager: Manager, tls: AppTls, organizatio
     }),
     watch({
       informer: caches.gateways,
-      map: (o) => (o.metadata?.name === tls.gateway.name ? organizations().map(toNamespace) : []),
+      map: (o) => (gatewayShardIndex(tls.gateway.name, o.metadata?.name ?? '') !== undefined ? organizations().map(toNamespace) : []),
+      changed: unlessStatusOnly,
     }),
     watch({
       informer: caches.deployments,
@@ -81,6 +84,12 @@ export function organizationTlsCaches(manager: Manager, tls: AppTls, organizatio
     }),
   ];
   return { caches, watches };
+}
+
+/** The Gateways of the configured one's namespace, its shards among them: one cache, shared with the
+ * Deployments' controller, whose routes name the shard that serves their host. */
+export function gatewayShards(manager: Manager, tls: AppTls): Informer<GatewayObject> {
+  return manager.informer<GatewayObject>(gatewayKind, { namespaces: [tls.gateway.namespace] });
 }
 
 /** The organizations' Certificates, in the Gateway's namespace: one cache, shared with the Deployments'
@@ -128,18 +137,7 @@ export async function keepOrganizationTls(
   const listeners: GatewayListener[] = wanted
     ? [renderOrganizationListener(tls, organization), ...hosts.map((host) => renderCustomHostListener(tls, organization, host))]
     : [];
-  const gateway = caches.gateways.get(tls.gateway.namespace, tls.gateway.name);
-  if (!gateway) return;
-  const present = (gateway.spec?.listeners ?? []).filter((listener) => names.ownsListener(listener.name ?? ''));
-  const same =
-    present.length === listeners.length &&
-    listeners.every((listener) =>
-      includes(
-        present.find((p) => p.name === listener.name),
-        listener,
-      ),
-    );
-  if (!same) await applyObject(manager.kubeConfig, renderGatewayListenerPatch(tls, listeners) as KubeObject, names.fieldManager);
+  await keepListeners(manager, tls, caches.gateways, organization, listeners);
 }
 
 async function keepCertificate(
@@ -156,17 +154,4 @@ async function keepCertificate(
   // cert-manager leaves the key's Secret behind unless told otherwise; it is the organization's key.
   if (await keepRendered(manager, certificateKind, at(name), current, certificate))
     await deleteObject(manager.kubeConfig, secretKind, at(secret));
-}
-
-/** Whether `actual` has every field of `wanted`, with the same values (lists compared item by item). */
-export function includes(actual: unknown, wanted: unknown): boolean {
-  if (Array.isArray(wanted))
-    return Array.isArray(actual) && actual.length === wanted.length && wanted.every((item, i) => includes(actual[i], item));
-  if (wanted && typeof wanted === 'object')
-    return (
-      !!actual &&
-      typeof actual === 'object' &&
-      Object.entries(wanted).every(([key, value]) => includes((actual as Record<string, unknown>)[key], value))
-    );
-  return actual === wanted;
 }

@@ -36,13 +36,27 @@ export function canaryBackends(services: RouteServices, weight: number): RouteBa
   ];
 }
 
-export function renderHttpRoute(owner: OwnerDeployment, route: ExternalRoute, gateway: GatewayRef, backends: RouteBackend[]): KubeObject {
+/** A shard of the Gateway (gateway-shards.ts) and the listener on it that serves a route's host. */
+export interface ShardListener {
+  name: string;
+  sectionName: string;
+}
+
+/** The route of one host, on the Gateway and, where its host's listener is on a shard, on that listener. */
+export function renderHttpRoute(
+  owner: OwnerDeployment,
+  route: ExternalRoute,
+  gateway: GatewayRef,
+  backends: RouteBackend[],
+  shard?: ShardListener,
+): KubeObject {
+  const parent = { group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: gateway.namespace, name: gateway.name };
   return {
     apiVersion: httpRouteApiVersion,
     kind: 'HTTPRoute',
     metadata: childMetadata(owner, route.objectName, 'application'),
     spec: {
-      parentRefs: [{ group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: gateway.namespace, name: gateway.name }],
+      parentRefs: [parent, ...(shard ? [{ ...parent, ...shard }] : [])],
       hostnames: [route.host],
       rules: [
         {

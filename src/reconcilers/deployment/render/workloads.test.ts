@@ -1,5 +1,5 @@
 import type { V1Deployment, V1Ingress, V1StatefulSet } from '@kubernetes/client-node';
-import { parseAppUrlTemplate, type AppUrlTemplate } from '../../../api/index.ts';
+import { organizationTlsNames, parseAppUrlTemplate, type AppUrlTemplate } from '../../../api/index.ts';
 import { describe, expect, it } from 'vitest';
 import type { DeploymentSpecInput } from './spec.ts';
 import { renderWorkloads, workloadInput } from './workloads.ts';
@@ -118,6 +118,23 @@ describe('renderWorkloads', () => {
         ['shop.ns.localhost', '/'],
         ['shop.example.com', '/store'],
       ],
+    ]);
+  });
+
+  it('names the shard and listener that serve a host whose listener is off the configured Gateway', () => {
+    const appUrls = parseAppUrlTemplate('https://{deployment}.{organization}.localhost:18443/') as AppUrlTemplate;
+    const gateway = { namespace: 'gw', name: 'public' };
+    const tls = { issuer: { kind: 'ClusterIssuer' as const, name: 'ca' }, gateway, appUrls };
+    const spec: DeploymentSpecInput = { source: 'external_docker', sourceConfig: { customUrl: 'https://shop.example.com/' } };
+    const custom = organizationTlsNames('ns').customListener('shop.example.com');
+    const listenerShards = new Map([[custom, 'public-2']]);
+    const parents = renderWorkloads({ owner, spec, settings: { ...settings, appUrls, gateway, tls }, serving, listenerShards })
+      .filter((o) => o.kind === 'HTTPRoute')
+      .map((route) => [route.metadata?.name, (route as { spec: { parentRefs: unknown[] } }).spec.parentRefs]);
+    const parent = { group: 'gateway.networking.k8s.io', kind: 'Gateway', namespace: 'gw', name: 'public' };
+    expect(parents).toEqual([
+      ['shop', [parent]],
+      ['shop-custom', [parent, { ...parent, name: 'public-2', sectionName: custom }]],
     ]);
   });
 

@@ -1,6 +1,14 @@
 // Everything a Deployment runs, rendered in one call: the set of workload manifests for a spec and the
 // revision being served. Pure; the reconciler applies what differs from the cache and prunes the rest.
-import { appHost, childNames, parseCustomUrl, type Activator, type AppUrlTemplate } from '../../../api/index.ts';
+import {
+  appHost,
+  childNames,
+  parseCustomUrl,
+  routeListenerName,
+  type Activator,
+  type AppTls,
+  type AppUrlTemplate,
+} from '../../../api/index.ts';
 import { routeServiceNames, type RouteServices } from '../../../api/child-names.ts';
 import { optional, type KubeObject } from '../../../runtime/index.ts';
 import {
@@ -24,6 +32,7 @@ import {
   type ExternalRoute,
   type GatewayRef,
   type RouteBackend,
+  type ShardListener,
 } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
 import { activatorBackend, renderActivatedScaledObject, renderInterceptorRoute } from './scale-to-zero.ts';
@@ -41,6 +50,8 @@ export interface WorkloadSettings extends AutoscalingSettings {
   appUrls?: AppUrlTemplate;
   /** Routes are HTTPRoutes on this Gateway; without one, an Ingress. */
   gateway?: GatewayRef;
+  /** TLS for https:// URLs: whose listeners, on the Gateway or its shards, serve the routes' hosts. */
+  tls?: AppTls;
   /** The organization's pull secret for Berth's registry (Secret berth-organization), when it has one. */
   registryCredentials?: string;
   /** Berth's registry: with registryCredentials, its images are pulled with them at every start. */
@@ -66,6 +77,9 @@ export interface WorkloadsInput {
   /** The Services the routes name (route-targets.ts): the route Services, unless an upgrade still routes
    * to the application's and canary's own. */
   routeTo?: RouteServices;
+  /** The shards of the Gateway holding the organization's listeners (gateway-shards.ts), by listener: a
+   * route whose host's listener is on one names it too. */
+  listenerShards?: ReadonlyMap<string, string>;
 }
 
 export interface CanaryWorkload {
@@ -142,9 +156,18 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   }
   if (backing.redis) desired.push(renderRedis(owner, spec, settings.images.redis, settings.requestScale), renderRedisService(owner));
   const backends = routeBackends(routeTo, activation, input.canary);
-  if (settings.gateway) for (const route of routes) desired.push(renderHttpRoute(owner, route, settings.gateway, backends));
+  const gateway = settings.gateway;
+  if (gateway) for (const route of routes) desired.push(renderHttpRoute(owner, route, gateway, backends, shardOf(input, route)));
   else if (routes.length > 0) desired.push(renderIngress(owner, routes, routeTo.stable, settings.ingressClassName));
   return desired;
+}
+
+/** The shard serving a route's host, and its listener there, when not the configured Gateway. */
+function shardOf({ owner, settings, listenerShards }: WorkloadsInput, route: ExternalRoute): ShardListener | undefined {
+  if (!settings.tls || !listenerShards) return undefined;
+  const sectionName = routeListenerName(settings.tls, owner.namespace, route.host);
+  const name = listenerShards.get(sectionName);
+  return name ? { name, sectionName } : undefined;
 }
 
 /** Where the routes send requests: the activator, or the application with a canary's share beside it. */
