@@ -22,6 +22,7 @@ export const fileNeeds: ReadonlyArray<readonly [file: string, needs: FileNeeds]>
   ['rollout-traffic.test.ts', none],
   ['push.test.ts', none],
   ['tls.test.ts', { parts: ['TLS'] }],
+  ['gateway-shards.test.ts', { parts: ['TLS'] }],
   // Their Postgres and Redis images are the ones the databases part pushes.
   ['node.test.ts', { parts: ['databases'] }],
   ['berth-deployment.test.ts', { parts: ['databases'] }],
