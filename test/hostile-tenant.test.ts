@@ -936,8 +936,8 @@ describe('a hostile tenant', () => {
   });
 
   it("cannot take every listener of the Gateway with custom hosts: one past its organization's cap is refused", async () => {
-    // Each custom host takes a listener of the shared Gateway (64 at most): the hardened policy lets an
-    // organization hold 10. The attacker fills its share, then asks for one more through both ways in.
+    // Each custom host takes a listener of the shared Gateway or one of its shards: the hardened policy
+    // lets an organization hold 10. The attacker fills its share, then asks for one more through both ways in.
     const held = JSON.parse((await kubectl(['get', 'deployments.berth.dev', '-n', attackerNamespace, '-o', 'json'])).stdout) as {
       items: { status?: { customHostClaim?: { host: string } } }[];
     };

@@ -173,8 +173,8 @@ export function hostClaimRefusal(deployment: HostClaim, claimants: readonly Host
 
 /**
  * Why a deployment may not claim one more custom host in its organization, or undefined:
- * `organizationDeployments` lists the organization's Deployments (read only for a new claim under a cap). Each host takes a listener of the shared Gateway (64 at most in
- * all), so one organization must not take them all. A host already recorded as this deployment's claim
+ * `organizationDeployments` lists the organization's Deployments (read only for a new claim under a cap). Each host takes a listener of the shared Gateway or
+ * one of its shards (gateway-shards.ts), and a name on the organization's certificate. A host already recorded as this deployment's claim
  * is never refused (no flapping). Pure.
  */
 export function customHostLimitRefusal(

@@ -45,7 +45,7 @@ export const organizationPolicySchema = z
       .max(1_000)
       .optional()
       .describe(
-        "The most custom_url hosts one organization's deployments may hold. Each takes a listener of the shared Gateway, which holds 64, so one organization cannot take them all: another host is refused with a 409, or Stalled (CustomHostLimit) when applied with kubectl.",
+        "The most custom_url hosts one organization's deployments may hold. Each takes a listener of the shared Gateway or of one of its shards: another host is refused with a 409, or Stalled (CustomHostLimit) when applied with kubectl.",
       ),
     customHostProof: z
       .literal('dns', { error: 'expected dns: the only proof Berth asks for is a DNS TXT record' })
