@@ -128,6 +128,10 @@ beforeAll(async () => {
     `apps.gateway.name=${nodeGateway.name}`,
     '--set',
     `apps.tlsIssuer=${nodeTlsIssuer.kind}/${nodeTlsIssuer.name}`,
+    // One listener a Gateway: the node's Gateway holds its own, so the organization's listener is on a
+    // shard Berth makes under the chart's Role, and its https:// URL is served from there.
+    '--set',
+    'apps.listenersPerGateway=1',
     // Apps scale on their requests in flight through the node's KEDA: ScaledObjects under the chart's Role.
     '--set',
     `apps.concurrencyMetrics=${metricsStoreUrl}`,
@@ -284,6 +288,9 @@ describe('helm install onto the real node', () => {
     expect(url).toBe(`https://shop.${apps}.localhost:${gatewayHttpsAddress.port}`);
     const ca = await appsCaCertificate();
     expect(await eventually(async () => (await httpsGet(`${url}/`, ca)).body, 120_000, 'the app over TLS')).toBe('berth-example helm-v1\n');
+    // Served from a shard of the node's Gateway, which the chart's Role let Berth make: the route names it.
+    const sections = await kubectlOk(['get', 'httproute', 'shop', '-n', apps, '-o', 'jsonpath={.spec.parentRefs[*].sectionName}']);
+    expect(sections).toBe(`https-${apps}`);
 
     expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
     await eventually(async () => (await api.call('GET', `/v2/deployments/${created.id}`)).status === 404, 60_000, 'the deployment gone');
