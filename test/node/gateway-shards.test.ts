@@ -7,13 +7,13 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
-import { gatewayShardIndex, organizationTlsNames } from '../../src/api/index.ts';
+import { organizationTlsNames } from '../../src/api/index.ts';
 import { nodeGateway } from '../../workbench/node/gateway.ts';
 import { gatewayHttpsAddress } from '../../workbench/node/network.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
-import { appsCaCertificate, exampleImage, gatewayFlags, httpsGet, kubectlOk } from './support.ts';
+import { appsCaCertificate, exampleImage, gatewayFlags, httpsGet, kubectlOk, listenerProgrammed, nodeGateways } from './support.ts';
 
 const hostsPerOrganization = 10;
 let berth: BerthProcess;
@@ -43,30 +43,16 @@ afterAll(async () => {
 
 const hostOf = (namespace: string, j: number) => `h${j}.${namespace}.shards.test`;
 
-type Condition = { type: string; status: string };
-type Gateway = {
-  metadata: { name: string };
-  spec: { listeners: { name: string }[] };
-  status?: { listeners?: { name: string; conditions: Condition[] }[] };
-};
-
-async function gateways(): Promise<Gateway[]> {
-  const list = JSON.parse(await kubectlOk(['-n', nodeGateway.namespace, 'get', 'gateways', '-o', 'json'])) as { items: Gateway[] };
-  return list.items.filter((g) => gatewayShardIndex(nodeGateway.name, g.metadata.name) !== undefined);
-}
-
 /** This file's organizations' listeners, each with the Gateway it is on and whether it is Programmed. */
 async function ourListeners(): Promise<{ name: string; gateway: string; programmed: boolean }[]> {
   const owns = (name: string) => organizations.some((namespace) => organizationTlsNames(namespace).ownsListener(name));
-  return (await gateways()).flatMap((g) =>
+  return (await nodeGateways()).flatMap((g) =>
     g.spec.listeners
       .filter((l) => owns(l.name))
       .map((l) => ({
         name: l.name,
         gateway: g.metadata.name,
-        programmed: !!g.status?.listeners
-          ?.find((s) => s.name === l.name)
-          ?.conditions.some((c) => c.type === 'Programmed' && c.status === 'True'),
+        programmed: listenerProgrammed(g, l.name),
       })),
   );
 }
@@ -105,7 +91,7 @@ describe('100 custom hosts of 10 organizations', () => {
       '110 listeners Programmed',
     );
     const placed = Date.now();
-    const all = await gateways();
+    const all = await nodeGateways();
     expect(new Set(listeners.map((l) => l.gateway)).size).toBeGreaterThanOrEqual(2);
     for (const gateway of all) expect(gateway.spec.listeners.length, gateway.metadata.name).toBeLessThanOrEqual(64);
 

@@ -19,6 +19,7 @@ import { appsCaSecret, nodeTlsIssuer } from '../../workbench/node/certificates.t
 import { nodeAppUrlTemplate, nodeGateway, nodeTlsAppUrlTemplate } from '../../workbench/node/gateway.ts';
 import { nodeBuildBlockedCidrs, nodeIp, pushRegistryAddress, secondPushRegistryAddress } from '../../workbench/node/network.ts';
 import { runsBeside } from './file-needs.ts';
+import { gatewayShardIndex } from '../../src/api/gateway-shards.ts';
 import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-registry.ts';
 import { pushBuildImages, pushServiceImages, type BuildImages } from '../../workbench/node/node.ts';
 
@@ -168,6 +169,27 @@ export async function waitForReadyPod(namespace: string, name: string, timeoutMs
     timeoutMs,
     `pod ${name} Ready`,
   );
+}
+
+/** A Gateway of the node's, its own or one of its shards (src/api/gateway-shards.ts), as stored. */
+export interface NodeGateway {
+  metadata: { name: string };
+  spec: {
+    listeners: { name: string; hostname?: string; allowedRoutes?: { namespaces?: { selector?: { matchLabels?: object } } } }[];
+  };
+  status?: { listeners?: { name: string; conditions: { type: string; status: string }[] }[] };
+}
+
+/** The node's Gateway and its shards. */
+export async function nodeGateways(): Promise<NodeGateway[]> {
+  const list = JSON.parse(await kubectlOk(['-n', nodeGateway.namespace, 'get', 'gateways', '-o', 'json'])) as { items: NodeGateway[] };
+  return list.items.filter((g) => gatewayShardIndex(nodeGateway.name, g.metadata.name) !== undefined);
+}
+
+/** Whether Traefik reports the Gateway's listener Programmed. */
+export function listenerProgrammed(gateway: NodeGateway | undefined, listener: string): boolean {
+  const status = gateway?.status?.listeners?.find((l) => l.name === listener);
+  return !!status?.conditions.some((c) => c.type === 'Programmed' && c.status === 'True');
 }
 
 /** Berth's flags for apps at URLs through the node's Gateway, as `berth dev` gives them: over plain

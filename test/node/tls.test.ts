@@ -18,7 +18,16 @@ import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
 import { steadyClient, windowStats } from '../../workbench/support/steady-client.ts';
-import { appsCaCertificate, exampleImage, gatewayFlags, httpsGet, kubectlOk } from './support.ts';
+import {
+  appsCaCertificate,
+  exampleImage,
+  gatewayFlags,
+  httpsGet,
+  kubectlOk,
+  listenerProgrammed,
+  nodeGateways,
+  type NodeGateway,
+} from './support.ts';
 
 let berth: BerthProcess;
 let ca: string;
@@ -65,23 +74,9 @@ function certificateReady(namespace: string, name: string): Promise<Condition> {
   );
 }
 
-type Listener = { name: string; hostname?: string; allowedRoutes?: { namespaces?: { selector?: { matchLabels?: object } } } };
-type Gateway = {
-  metadata: { name: string };
-  spec: { listeners: Listener[] };
-  status?: { listeners?: { name: string; conditions: Condition[] }[] };
-};
-
-/** The node's Gateway and its shards, as stored. */
-async function gateways(): Promise<Gateway[]> {
-  const list = JSON.parse(await kubectlOk(['-n', nodeGateway.namespace, 'get', 'gateways', '-o', 'json'])) as { items: Gateway[] };
-  const ours = (name: string) => name === nodeGateway.name || new RegExp(`^${nodeGateway.name}-[1-9][0-9]*$`).test(name);
-  return list.items.filter((gateway) => ours(gateway.metadata.name));
-}
-
 /** The listeners of the node's Gateway and of its shards, each with the Gateway it is on. */
-async function gatewayListeners(): Promise<(Listener & { gateway: string })[]> {
-  return (await gateways()).flatMap((gateway) => gateway.spec.listeners.map((l) => ({ ...l, gateway: gateway.metadata.name })));
+async function gatewayListeners(): Promise<(NodeGateway['spec']['listeners'][number] & { gateway: string })[]> {
+  return (await nodeGateways()).flatMap((gateway) => gateway.spec.listeners.map((l) => ({ ...l, gateway: gateway.metadata.name })));
 }
 
 /** Whether an object of `kind` named `name` is in the Gateway's namespace. */
@@ -126,11 +121,9 @@ describe("a Deployment's https:// URL", () => {
       const placed = orgs.map(({ namespace }) => organizationTlsNames(namespace).listener);
       const shards = await eventually(
         async () => {
-          const all = await gateways();
+          const all = await nodeGateways();
           const holding = placed.map((listener) => all.find((g) => g.spec.listeners.some((l) => l.name === listener)));
-          const programmed = (g: Gateway | undefined, listener: string) =>
-            g?.status?.listeners?.find((l) => l.name === listener)?.conditions.some((c) => c.type === 'Programmed' && c.status === 'True');
-          return holding.every((g, i) => programmed(g, placed[i]!)) ? holding.map((g) => g!) : undefined;
+          return holding.every((g, i) => listenerProgrammed(g, placed[i]!)) ? holding.map((g) => g!) : undefined;
         },
         60_000,
         "the organizations' listeners Programmed on shards",
@@ -213,7 +206,7 @@ describe("a Deployment's https:// URL", () => {
       "the custom host's listener and certificate removed with its deployment",
     );
     // It had a shard of its own, which goes with it: the shards left are the organizations'.
-    expect((await gateways()).length).toBe(1 + orgs.length);
+    expect((await nodeGateways()).length).toBe(1 + orgs.length);
     await client.stop();
     const seen = windowStats(client.samples, started, Date.now());
     console.error(`[tls] ${web} while a listener came and went: ${JSON.stringify(seen)}`);
@@ -309,6 +302,6 @@ describe("a Deployment's https:// URL", () => {
     // The other organization's listener and the Gateway's own stay; the shard it had alone goes.
     const left = (await gatewayListeners()).map((l) => l.name);
     expect(left).toEqual(expect.arrayContaining(['http', organizationTlsNames(orgs[0]!.namespace).listener]));
-    expect((await gateways()).map((g) => g.metadata.name)).toHaveLength(2);
+    expect((await nodeGateways()).map((g) => g.metadata.name)).toHaveLength(2);
   });
 });
