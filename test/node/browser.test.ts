@@ -246,6 +246,8 @@ describe('the web console in a browser', () => {
     await page.waitForFunction(`document.querySelector('.timeline')?.innerText.includes('secrets added: API_TOKEN')`, { timeout: 30_000 });
     await page.waitForSelector('button[data-action="delete"]');
     await page.click('button[data-action="delete"]');
+    // The confirmation comes in the page's next render after the click, as a person sees it.
+    await page.waitForSelector('input[name="confirm-name"]');
     await page.type('input[name="confirm-name"]', 'other');
     // The button is enabled once the page has read the name typed, as a person sees it.
     await page.waitForSelector('form.confirm button[type="submit"]:not([disabled])');
