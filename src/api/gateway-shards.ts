@@ -35,16 +35,18 @@ export function routeListenerName(tls: AppTls, organization: string, host: strin
   return underWildcard ? names.listener : names.customListener(host);
 }
 
+/** The names of a Gateway's listeners, in its order. */
+export function gatewayListenerNames(gateway: DeepReadonly<GatewayObject>): string[] {
+  return (gateway.spec?.listeners ?? []).map((listener) => listener.name ?? '');
+}
+
 /** The listeners' names on each of the Gateway's shards, by shard index, from the cached Gateways. */
 export function shardListeners(gateway: string, gateways: readonly DeepReadonly<GatewayObject>[]): Map<number, string[]> {
   const shards = new Map<number, string[]>();
   for (const object of gateways) {
     const index = gatewayShardIndex(gateway, object.metadata?.name ?? '');
     if (index === undefined || object.metadata?.deletionTimestamp) continue;
-    shards.set(
-      index,
-      (object.spec?.listeners ?? []).map((listener) => listener.name ?? ''),
-    );
+    shards.set(index, gatewayListenerNames(object));
   }
   return shards;
 }

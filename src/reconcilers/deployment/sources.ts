@@ -7,6 +7,8 @@ import {
   customHostIndex,
   customHostOf,
   deploymentKind,
+  gatewayListenerNames,
+  gatewayShardOfLabel,
   listenerOrganization,
   sourceKind,
   tlsOrganizationLabel,
@@ -183,11 +185,15 @@ function routingWatches(
     ...(gateways
       ? [
           watch({
-            // A listener placed on a shard of the Gateway (or gone from one) moves the routes of its
-            // organization's Deployments; the Gateway's status, which its implementation writes often, none.
+            // A listener placed on a shard Berth made (or gone from one) moves the routes of its
+            // organization's Deployments. The configured Gateway's listeners move none (every route keeps
+            // its parent there), nor does a Gateway's status, which its implementation writes often.
             informer: gateways,
-            map: (gateway) => listenerOrganizations(gateway).flatMap((organization) => deploymentsInNamespace(organization).map(keyOf)),
-            changed: (gateway, previous) => !isDeepStrictEqual(listenerNames(gateway), listenerNames(previous)),
+            map: (gateway) =>
+              gateway.metadata?.labels?.[gatewayShardOfLabel]
+                ? listenerOrganizations(gateway).flatMap((organization) => deploymentsInNamespace(organization).map(keyOf))
+                : [],
+            changed: (gateway, previous) => !isDeepStrictEqual(gatewayListenerNames(gateway), gatewayListenerNames(previous)),
           }),
         ]
       : []),
@@ -204,11 +210,7 @@ function routingWatches(
   ];
 }
 
-function listenerNames(gateway: DeepReadonly<GatewayObject>): string[] {
-  return (gateway.spec?.listeners ?? []).map((listener) => listener.name ?? '');
-}
-
 /** The organizations with a listener on the Gateway. */
 function listenerOrganizations(gateway: DeepReadonly<GatewayObject>): string[] {
-  return [...new Set(listenerNames(gateway).flatMap((name) => listenerOrganization(name) ?? []))];
+  return [...new Set(gatewayListenerNames(gateway).flatMap((name) => listenerOrganization(name) ?? []))];
 }
