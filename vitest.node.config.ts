@@ -1,7 +1,7 @@
 // The node suite (npm run test:node): real pods on a real node (containerd, kubelet, kube-proxy,
 // CoreDNS, a registry) beside the control plane. Needs root; see the README. Files share one node; they
 // start once its core runs, those that need least first, each once the parts it needs run
-// (test/node/file-needs.ts), one at a time beside the agent server's.
+// (test/node/file-needs.ts), one at a time beside the agent server's, two at a time once it has ended.
 import { defineConfig } from 'vitest/config';
 import { reporters } from './test/support/reporters.ts';
 import { scaleDownWindowSeconds } from './test/node/scale-down-window.ts';
@@ -21,7 +21,8 @@ export default defineConfig({
     hookTimeout: 600_000,
     pool: 'forks',
     // Two files at once: the agent server's long chain, which mostly waits (builds, rollouts, idle
-    // windows, TTLs), beside the others, which take turns (test/node/locks.ts).
+    // windows, TTLs), beside the others, which take turns; once it has ended, two of theirs
+    // (test/node/locks.ts).
     maxWorkers: 2,
   },
 });

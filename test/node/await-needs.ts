@@ -26,8 +26,9 @@ beforeAll(async () => {
     const builds = new Builds({ logDir: join(inject('nodePartsDir'), 'builds') });
     await Promise.all(needs.builds.map((name) => builds.bin(name)));
   }
-  const locks: LockName[] = runsBeside(testFile) ? ['beside'] : needs.alone ? ['turns', 'beside'] : ['turns'];
-  for (const lock of locks) releases.unshift(await takeLock(inject('nodePartsDir'), lock, testFile, waitMs));
+  // Each entry is one lock to hold, any of its names.
+  const locks: LockName[][] = runsBeside(testFile) ? [['beside']] : needs.alone ? [['turns'], ['beside']] : [['turns', 'beside']];
+  for (const names of locks) releases.unshift(await takeLock(inject('nodePartsDir'), names, testFile, waitMs));
 }, 3 * waitMs);
 
 // Registered before the file's own: after hooks run in reverse order, so this one runs last.

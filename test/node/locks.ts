@@ -1,7 +1,8 @@
-// The node suite runs two files at once (vitest.node.config.ts): the files that run beside the others
-// (./file-needs.ts, besideFiles) and the others, which take turns. A file takes its locks before its own
-// hooks run and leaves them after (./await-needs.ts): one that takes turns takes `turns`; one that runs
-// beside the others takes `beside`; one that needs the node to itself takes both. A lock is a directory
+// The node suite runs two files at once (vitest.node.config.ts) in two slots, `beside` and `turns`. The
+// files that run beside the others (./file-needs.ts, besideFiles) take `beside`; the others take `turns`,
+// or `beside` once no file that runs beside them is left to hold it (its worker then runs one of theirs),
+// so that the suite's last files run two at a time; one that needs the node to itself takes both. A file
+// takes its lock before its own hooks run and leaves it after (./await-needs.ts). A lock is a directory
 // made atomically in the suite's parts directory; one whose holder died without leaving it (a crash)
 // is taken over.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,10 +12,20 @@ import { eventually } from '../../workbench/support/poll.ts';
 
 export type LockName = 'turns' | 'beside';
 
-/** Waits until this process holds lock `name` in `dir` (at most `timeoutMs`); resolves with its release. */
-export async function takeLock(dir: string, name: LockName, holder: string, timeoutMs: number): Promise<() => void> {
-  const lock = join(dir, `${name}.lock`);
-  await eventually(() => tryTake(lock, holder), timeoutMs, `the node suite's lock ${name}`, 1000);
+/** Waits until this process holds one of the locks `names` in `dir`, the first free in that order (at most
+ * `timeoutMs`); resolves with its release. */
+export async function takeLock(dir: string, names: readonly LockName[], holder: string, timeoutMs: number): Promise<() => void> {
+  let taken: string | undefined;
+  await eventually(
+    () => {
+      taken = names.map((name) => join(dir, `${name}.lock`)).find((lock) => tryTake(lock, holder));
+      return taken !== undefined;
+    },
+    timeoutMs,
+    `the node suite's lock ${names.join(' or ')}`,
+    1000,
+  );
+  const lock = taken as string;
   return () => rmSync(lock, { recursive: true, force: true });
 }
 
