@@ -28,6 +28,8 @@ export const coldBuildMinutes: Record<BuildName, number> = {
   tools: 4,
   flux: 5,
   versitygw: 1,
+  cnpg: 3,
+  'local-path': 1,
 };
 
 export type BuildState =

@@ -26,7 +26,9 @@ export type BuildName =
   | 'buildkit'
   | 'tools'
   | 'flux'
-  | 'versitygw';
+  | 'versitygw'
+  | 'cnpg'
+  | 'local-path';
 
 /** Where a build script is. */
 export function buildScript(name: BuildName): string {

@@ -46,6 +46,13 @@ export interface Pki {
    * certificate, and both ends of their mutual TLS (keda.ts). */
   kedaCert: string;
   kedaKey: string;
+  /** CloudNativePG's operator: its identity towards the API server, and its admission webhooks'
+   * serving certificate (postgres-operator.ts). */
+  cnpgCert: string;
+  cnpgKey: string;
+  /** The local-path provisioner's identity towards the API server. */
+  localPathCert: string;
+  localPathKey: string;
   /** The apps' CA: cert-manager signs the Gateway's certificates with it (an Issuer of kind CA),
    * and whoever trusts it opens the apps' https:// URLs. Apart from the cluster's CA, which it never
    * signs for. */
@@ -158,6 +165,13 @@ const kedaNames = new x509.SubjectAlternativeNameExtension([
   { type: 'ip', value: nodeIp },
 ]);
 
+/** Where CloudNativePG's admission webhooks answer: the Service the API server calls them through. */
+export const cnpgWebhookService = { name: 'cnpg-webhook-service', namespace: 'cnpg-system' } as const;
+const cnpgNames = new x509.SubjectAlternativeNameExtension([
+  { type: 'dns', value: `${cnpgWebhookService.name}.${cnpgWebhookService.namespace}.svc` },
+  { type: 'dns', value: `${cnpgWebhookService.name}.${cnpgWebhookService.namespace}.svc.${clusterDomain}` },
+]);
+
 /** Who the embedded cluster's kubeconfig is: the user `berth dev` runs Berth as. */
 export const adminUserName = 'berth-admin';
 
@@ -180,6 +194,8 @@ export async function generatePki(): Promise<Pki> {
   const metricsServer = await client('CN=system:metrics-server');
   const metricsStore = await client(`CN=${metricsStoreUserName}`);
   const keda = await issue(ca, 'CN=system:keda', [x509.ExtendedKeyUsage.clientAuth, x509.ExtendedKeyUsage.serverAuth], kedaNames);
+  const cnpg = await issue(ca, 'CN=system:cnpg', [x509.ExtendedKeyUsage.clientAuth, x509.ExtendedKeyUsage.serverAuth], cnpgNames);
+  const localPath = await client('CN=system:local-path-provisioner');
   const frontProxyCa = await createAuthority(ca.validity, 'CN=berth-local-front-proxy-ca');
   const frontProxyClient = await issue(frontProxyCa, `CN=${frontProxyClientName}`, x509.ExtendedKeyUsage.clientAuth);
   const appsCa = await createAuthority(ca.validity, 'CN=berth-local-apps-ca');
@@ -200,6 +216,8 @@ export async function generatePki(): Promise<Pki> {
     ...pair('metricsServer', metricsServer),
     ...pair('metricsStore', metricsStore),
     ...pair('keda', keda),
+    ...pair('cnpg', cnpg),
+    ...pair('localPath', localPath),
     appsCaCert: appsCa.cert.toString('pem'),
     appsCaKey: await privateKeyPem(appsCa.keys.privateKey),
   };

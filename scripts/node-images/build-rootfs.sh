@@ -23,6 +23,12 @@
 #              (ca-certificates)
 #   keda-http-add-on  KEDA's HTTP add-on: /keda-http-interceptor and /keda-http-scaler from
 #              $HTTP_ADD_ON_BIN (scripts/build-http-add-on.sh), run as nobody; each pod names its command
+#   cnpg-postgres  PostgreSQL 15's server and clients for CloudNativePG: on PATH, user postgres as 26,
+#              busybox sh (postgresql-15, postgresql-client-15, busybox-static)
+#   cnpg-operator  CloudNativePG's manager from $CNPG_BIN (scripts/build-cnpg.sh) at /operator/manager_<arch>
+#              and /manager, run as 65532
+#   volume-helper  /setup and /teardown, which make and remove a volume's directory, with busybox sh, mkdir
+#              and rm, run as root: the local-path provisioner's helper pods (busybox-static)
 #   builder    BuildKit's buildkitd, buildctl and buildctl-daemonless.sh from $BUILDKIT_BIN
 #              (scripts/build-buildkit.sh), Debian's runc for RUN steps, busybox; buildkitd.toml reaches
 #              $INSECURE_REGISTRY over plain HTTP (the node's registry) (runc, busybox-static)
@@ -178,7 +184,9 @@ build_pause() {
   env=("PATH=$default_path")
 }
 
-build_postgres() {
+# postgres_server_files: PostgreSQL 15's server and client programs, their libraries, its share files and
+# the time zones, as both Postgres images hold them.
+postgres_server_files() {
   local pg=/usr/lib/postgresql/15 share=/usr/share/postgresql/15
   [[ -x $pg/bin/postgres ]] || die "$pg/bin/postgres is missing: apt-get install postgresql-15"
   [[ -x $pg/bin/psql ]] || die "$pg/bin/psql is missing: apt-get install postgresql-client-15"
@@ -199,7 +207,10 @@ build_postgres() {
     if is_elf "$file"; then elf_files+=("$file"); fi
   done < <(find "$rootfs$pg" -type f -print0)
   add_libs "${elf_files[@]}"
+}
 
+build_postgres() {
+  postgres_server_files
   install_busybox sh awk cat chmod chown find id mkdir sleep
   # gosu (Debian's, a static binary) drops root as the official image does: started as root, the
   # entrypoint first hands the data directory (a fresh volume belongs to root) to postgres.
@@ -316,7 +327,7 @@ ENTRYPOINT
 
   entrypoint=(/usr/local/bin/docker-entrypoint.sh)
   user=0:0
-  env=("PATH=$pg/bin:/usr/local/bin:/usr/bin:/bin" PGDATA=/var/lib/postgresql/data LANG=C)
+  env=("PATH=/usr/lib/postgresql/15/bin:/usr/local/bin:/usr/bin:/bin" PGDATA=/var/lib/postgresql/data LANG=C)
   exposed_ports=(5432/tcp)
 }
 
@@ -456,12 +467,64 @@ build_keda_http_add_on() {
   env=("PATH=/")
 }
 
+# CloudNativePG's Postgres: the server's programs on PATH and user postgres as 26, CloudNativePG's
+# default; no entrypoint of its own (the operator names the command: its instance manager, copied into
+# the pod by an init container, runs initdb and postgres).
+build_cnpg_postgres() {
+  postgres_server_files
+  install_busybox sh cat id mkdir
+  write_accounts postgres:26:/var/lib/postgresql
+  install -d -o 26 -g 26 -m 0755 "$rootfs/var/lib/postgresql"
+  install -d -o 26 -g 26 -m 2775 "$rootfs/var/run/postgresql"
+  entrypoint=(/bin/sh)
+  user=26:26
+  env=("PATH=/usr/lib/postgresql/15/bin:$default_path")
+}
+
+# CloudNativePG's operator image: its manager from $CNPG_BIN (scripts/build-cnpg.sh) at
+# /operator/manager_<arch>, where the operator looks for the architectures it can give Postgres pods,
+# and /manager, which each Postgres pod's init container copies by that name from /.
+build_cnpg_operator() {
+  local arch
+  arch=$(dpkg --print-architecture)
+  mkdir -p "$rootfs/operator"
+  copy_with_libs "$CNPG_BIN/manager" "/operator/manager_$arch"
+  chmod 0755 "$rootfs/operator/manager_$arch"
+  ln -s "operator/manager_$arch" "$rootfs/manager"
+  write_accounts
+  entrypoint=(/manager)
+  user=65532:65532
+  env=("PATH=/")
+}
+
+# The local-path provisioner's helper (workbench/node/postgres-operator.ts): /setup and /teardown make and
+# remove a volume's directory on the node, as root.
+build_volume_helper() {
+  base_dirs
+  install_busybox sh mkdir rm chmod
+  install_script /setup <<'SETUP'
+#!/bin/sh
+# A volume's directory, $VOL_DIR, which the pod's user may write whoever it is.
+set -eu
+mkdir -m 0777 -p "$VOL_DIR"
+SETUP
+  install_script /teardown <<'TEARDOWN'
+#!/bin/sh
+set -eu
+rm -rf "$VOL_DIR"
+TEARDOWN
+  write_accounts
+  entrypoint=(/bin/sh)
+  user=0:0
+  env=("PATH=/bin")
+}
+
 build_source_controller() { build_flux_controller; }
 build_kustomize_controller() { build_flux_controller; }
 
 # --- main ------------------------------------------------------------------------------------------
 
-images="pause postgres redis coredns example-app git build-tools builder source-controller kustomize-controller keda-http-add-on"
+images="pause postgres redis coredns example-app git build-tools builder source-controller kustomize-controller keda-http-add-on cnpg-postgres cnpg-operator volume-helper"
 (($# == 2)) || die "usage: $0 ${images// /|} OUTDIR"
 name=$1
 [[ " $images " == *" $name "* ]] || die "unknown image $name ($images)"
@@ -478,7 +541,7 @@ mkdir "$rootfs"
 log "building the $name image"
 "build_${name//-/_}"
 
-if [[ $name != postgres && $name != redis ]]; then
+if [[ $name != postgres && $name != redis && $name != cnpg-postgres ]]; then
   write_tar "$staging/rootfs.tar" --owner=0 --group=0 # every file is root's
 else
   write_tar "$staging/rootfs.tar"

@@ -22,6 +22,27 @@ export function roleBinding(labels: Record<string, string>, name: string, role: 
   } as KubeObject;
 }
 
+/** A Service on port 443 whose one endpoint is a server the node runs on the host, and that endpoint. */
+export function nodeServiceObjects(input: Pick<ExtensionApi, 'labels' | 'service' | 'namespace' | 'address'>): KubeObject[] {
+  const meta = (name: string) => partMetadata(input.labels, name, input.namespace);
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: meta(input.service),
+      spec: { ports: [{ name: 'https', port: 443, targetPort: input.address.port, protocol: 'TCP' }] },
+    },
+    {
+      apiVersion: 'discovery.k8s.io/v1',
+      kind: 'EndpointSlice',
+      metadata: { ...meta(`${input.service}-node`), labels: { ...input.labels, 'kubernetes.io/service-name': input.service } },
+      addressType: 'IPv4',
+      endpoints: [{ addresses: [input.address.host], conditions: { ready: true } }],
+      ports: [{ name: 'https', port: input.address.port, protocol: 'TCP' }],
+    } as KubeObject,
+  ] as KubeObject[];
+}
+
 export interface ExtensionApi {
   /** Who the server is towards the API server. */
   user: string;
@@ -44,20 +65,7 @@ export function extensionApiObjects(api: ExtensionApi): KubeObject[] {
     roleBinding(api.labels, `${api.user}:auth-delegator`, 'system:auth-delegator', user),
     // Reads which front proxy the API server is (ConfigMap extension-apiserver-authentication).
     roleBinding(api.labels, `${api.user}:auth-reader`, 'extension-apiserver-authentication-reader', user, 'kube-system'),
-    {
-      apiVersion: 'v1',
-      kind: 'Service',
-      metadata: meta(api.service, api.namespace),
-      spec: { ports: [{ name: 'https', port: 443, targetPort: api.address.port, protocol: 'TCP' }] },
-    },
-    {
-      apiVersion: 'discovery.k8s.io/v1',
-      kind: 'EndpointSlice',
-      metadata: { ...meta(`${api.service}-node`, api.namespace), labels: { ...api.labels, 'kubernetes.io/service-name': api.service } },
-      addressType: 'IPv4',
-      endpoints: [{ addresses: [api.address.host], conditions: { ready: true } }],
-      ports: [{ name: 'https', port: api.address.port, protocol: 'TCP' }],
-    },
+    ...nodeServiceObjects(api),
     {
       apiVersion: 'apiregistration.k8s.io/v1',
       kind: 'APIService',

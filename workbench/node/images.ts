@@ -31,7 +31,10 @@ export type ImageName =
   | 'kustomize-controller'
   | 'keda-http-add-on'
   | 'agent-server'
-  | 'durable-agent-server';
+  | 'durable-agent-server'
+  | 'cnpg-postgres'
+  | 'cnpg-operator'
+  | 'volume-helper';
 
 /** The Debian packages an image is made of: a new package version makes a new image. */
 const packagesOf: Record<ImageName, string[]> = {
@@ -48,6 +51,9 @@ const packagesOf: Record<ImageName, string[]> = {
   'keda-http-add-on': [],
   'agent-server': [],
   'durable-agent-server': [],
+  'cnpg-postgres': ['postgresql-15', 'postgresql-client-15', 'busybox-static', 'libc6'],
+  'cnpg-operator': [],
+  'volume-helper': ['busybox-static'],
 };
 
 /** The agent server images' recipe folders: the reference's in-memory stand-in, and the durable server

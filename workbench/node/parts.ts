@@ -2,8 +2,9 @@
 // node runs and its build is done, and then offers Berth what it adds (an issuer for TLS, a metrics
 // server for autoscaling, an activator, images). Declared once, in the order they are built and started:
 // what the first app needs sooner comes first.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
 import type { ClusterDefaults } from '../cluster-defaults.ts';
 import { fieldManager } from '../../src/api/group.ts';
 import { applyObject, resolveResource } from '../../src/runtime/apply.ts';
@@ -13,6 +14,19 @@ import { certManagerArgs, certificateObjects, nodeTlsIssuer } from './certificat
 import { nodeTlsAppUrlTemplate } from './gateway.ts';
 import { httpAddOnObjects, nodeActivator } from './http-add-on.ts';
 import { buildImage, pushImage } from './images.ts';
+import { kubeconfig } from '../controlplane.ts';
+import {
+  cnpgObjects,
+  cnpgOperatorCommand,
+  cnpgOperatorRole,
+  cnpgPostgresImage,
+  cnpgWebhookAddress,
+  cnpgWebhookConfigurations,
+  localPathArgs,
+  localPathConfig,
+  localPathHelperPod,
+  localPathObjects,
+} from './postgres-operator.ts';
 import { backupStoreAdminUrl, backupStoreArgs, backupStoreEnvironment, backupStoreUrl, prepareBackupStore } from './backup-store.ts';
 import {
   clusterResolvConf,
@@ -49,7 +63,15 @@ export type NodeOffers = Pick<
 
 /** The node's parts, as progress lines, conditions and the node suite's files name them. */
 export type NodePartName =
-  'TLS' | 'databases' | 'resource metrics' | 'network policy' | 'autoscaling' | 'scale to zero' | 'builds' | 'backups';
+  | 'TLS'
+  | 'databases'
+  | 'resource metrics'
+  | 'network policy'
+  | 'autoscaling'
+  | 'scale to zero'
+  | 'builds'
+  | 'backups'
+  | 'Postgres operator';
 
 export interface NodePart {
   /** How progress lines and conditions name it. */
@@ -214,8 +236,97 @@ const backups: NodePart = {
   },
 };
 
+/** CloudNativePG, and volumes its Postgres (uid 26) can write: the local-path provisioner (postgres-operator.ts). */
+const postgresOperator: NodePart = {
+  name: 'Postgres operator',
+  gives: 'CloudNativePG: Postgres clusters, on volumes of the local-path StorageClass, which a pod that is not root can write',
+  builds: ['local-path', 'cnpg'],
+  async start(node, [localPath, cnpg]) {
+    const dir = join(node.dirs.root, 'postgres-operator');
+    mkdirSync(dir, { recursive: true });
+    await startLocalPath(node, localPath!, dir);
+    await startCnpg(node, cnpg!, dir);
+    return {};
+  },
+};
+
+/** A kubeconfig of the node's API server for one of its identities. */
+function identityKubeconfig(node: NodeContext, file: string, cert: string, key: string): string {
+  writeFileSync(file, kubeconfig(node.controlPlane.server, node.pki, { cert, key }), { mode: 0o600 });
+  return file;
+}
+
+async function startLocalPath(node: NodeContext, bin: string, dir: string): Promise<void> {
+  const helper = await buildImage('volume-helper', {}, node.log);
+  const helperImage = await pushImage(join(node.nodeBin, 'crane'), helper, `${registryAddress}/berth/volume-helper:latest`);
+  const files = {
+    kubeconfig: identityKubeconfig(node, join(dir, 'local-path.kubeconfig'), node.pki.localPathCert, node.pki.localPathKey),
+    config: join(dir, 'local-path.json'),
+    helperPod: join(dir, 'helper-pod.yaml'),
+  };
+  writeFileSync(files.config, localPathConfig(join(node.dirs.root, 'local-path-volumes')));
+  writeFileSync(files.helperPod, localPathHelperPod(helperImage));
+  for (const object of localPathObjects()) await applyObject(node.kc, object, fieldManager);
+  node.supervise('local-path-provisioner', join(bin, 'local-path-provisioner'), localPathArgs(files));
+}
+
+async function startCnpg(node: NodeContext, bin: string, dir: string): Promise<void> {
+  const crane = join(node.nodeBin, 'crane');
+  const operatorImage = await buildImage('cnpg-operator', { files: [join(bin, 'manager')], env: { CNPG_BIN: bin } }, node.log);
+  const image = await pushImage(crane, operatorImage, `${registryAddress}/berth/cnpg-operator:latest`);
+  await pushImage(crane, await buildImage('cnpg-postgres', {}, node.log), cnpgPostgresImage);
+  await installCrds(node.kc, join(bin, 'crds'));
+  for (const object of [cnpgOperatorRole(bin), ...cnpgObjects(), ...cnpgWebhookConfigurations(bin, node.pki.caCert)])
+    await applyObject(node.kc, object, fieldManager);
+  const certDir = join(dir, 'webhook');
+  mkdirSync(certDir, { recursive: true });
+  writeFileSync(join(certDir, 'apiserver.crt'), node.pki.cnpgCert, { mode: 0o600 });
+  writeFileSync(join(certDir, 'apiserver.key'), node.pki.cnpgKey, { mode: 0o600 });
+  // The operator finds the architectures it can give Postgres pods as operator/manager_<arch> in its
+  // working directory, as in its image.
+  const workDir = join(dir, 'work');
+  const managerLink = join(workDir, 'operator', `manager_${process.arch === 'x64' ? 'amd64' : process.arch}`);
+  mkdirSync(dirname(managerLink), { recursive: true });
+  rmSync(managerLink, { force: true });
+  symlinkSync(join(bin, 'manager'), managerLink);
+  const kubeconfigFile = identityKubeconfig(node, join(dir, 'cnpg.kubeconfig'), node.pki.cnpgCert, node.pki.cnpgKey);
+  const operator = cnpgOperatorCommand({ manager: join(bin, 'manager'), workDir, kubeconfig: kubeconfigFile, certDir, image });
+  node.supervise('cnpg-operator', operator.binary, operator.args, operator.env);
+  await node.waitFor(
+    () => accepts(cnpgWebhookAddress),
+    `CloudNativePG's webhooks at ${cnpgWebhookAddress.host}:${cnpgWebhookAddress.port} (see ${node.dirs.logs}/cnpg-operator.log)`,
+  );
+}
+
 /** Every part, in the order the first app needs them. */
-export const nodeParts: readonly NodePart[] = [tls, databases, resourceMetrics, networkPolicy, autoscaling, scaleToZero, builds, backups];
+export const nodeParts: readonly NodePart[] = [
+  tls,
+  databases,
+  resourceMetrics,
+  networkPolicy,
+  autoscaling,
+  scaleToZero,
+  builds,
+  backups,
+  postgresOperator,
+];
+
+/** Whether a TCP server accepts connections at the address. */
+function accepts(address: { host: string; port: number }): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(address.port, address.host);
+    socket.setTimeout(2000);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    for (const event of ['error', 'timeout'] as const)
+      socket.once(event, () => {
+        socket.destroy();
+        resolve(false);
+      });
+  });
+}
 
 function served(node: NodeContext, apiVersion: string, kind: string): Promise<boolean> {
   return resolveResource(node.kc, apiVersion, kind).then(
