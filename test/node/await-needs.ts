@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import { Builds } from '../../workbench/builds.ts';
 import { nodeParts } from '../../workbench/node/parts.ts';
-import { needsOf, runsBeside } from './file-needs.ts';
+import { namedOnlyParts, needsOf, runsBeside } from './file-needs.ts';
 import { takeLock, type LockName } from './locks.ts';
 import { awaitParts } from '../../workbench/node/part-markers.ts';
 import { reportNodeState } from './failure-report.ts';
@@ -20,7 +20,7 @@ const testFile = expect.getState().testPath ?? '';
 const releases: (() => void)[] = [];
 
 beforeAll(async () => {
-  const needs = needsOf(testFile) ?? { parts: nodeParts.map((part) => part.name) };
+  const needs = needsOf(testFile) ?? { parts: nodeParts.map((part) => part.name).filter((name) => !namedOnlyParts.includes(name)) };
   await awaitParts(inject('nodePartsDir'), needs.parts, waitMs);
   if (needs.builds?.length) {
     const builds = new Builds({ logDir: join(inject('nodePartsDir'), 'builds') });

@@ -2,8 +2,9 @@
 // registry, the Gateway): the node's parts it uses (workbench/node/parts.ts) and the builds it reads
 // itself. Listed in the order the files run (./sequencer.ts): those that need least first, then by how
 // late their parts come up on a fresh machine, so that they run while the other parts still build. A
-// file not listed needs every part and starts first: the longest chain, agent-server, which runs beside
-// the others (besideFiles below) while they take turns.
+// file not listed needs every part (but those only a file that names them waits for, namedOnlyParts)
+// and starts first: the longest chain, agent-server, which runs beside the others (besideFiles below)
+// while they take turns.
 import type { BuildName } from '../../workbench/builds.ts';
 import type { NodePartName } from '../../workbench/node/parts.ts';
 
@@ -39,6 +40,8 @@ export const fileNeeds: ReadonlyArray<readonly [file: string, needs: FileNeeds]>
   ['builds.test.ts', { parts: ['databases', 'builds'] }],
   ['uploads.test.ts', { parts: ['databases', 'builds'] }],
   ['gitops.test.ts', { parts: [], builds: ['flux'] }],
+  // Its builds come last on a fresh machine.
+  ['postgres-operator.test.ts', { parts: ['Postgres operator'] }],
   // Last: by then the files beside the others have ended, and it need not wait for them.
   ['capacity.test.ts', { parts: ['network policy'], alone: true }],
 ];
@@ -54,7 +57,11 @@ export function runsBeside(path: string): boolean {
   return besideFiles.some((file) => path.endsWith(`/${file}`));
 }
 
-/** What the file at `path` needs: its entry above; undefined for a file not listed (every part). */
+/** Parts no Deployment of Berth uses yet: only a file that names one waits for it, not those not listed. */
+export const namedOnlyParts: readonly NodePartName[] = ['Postgres operator'];
+
+/** What the file at `path` needs: its entry above; undefined for a file not listed (every part but the
+ * named-only ones). */
 export function needsOf(path: string): FileNeeds | undefined {
   return fileNeeds.find(([file]) => path.endsWith(`/${file}`))?.[1];
 }
