@@ -30,6 +30,7 @@ export const coldBuildMinutes: Record<BuildName, number> = {
   versitygw: 1,
   cnpg: 3,
   'local-path': 1,
+  'barman-cloud': 2,
 };
 
 export type BuildState =

@@ -28,7 +28,8 @@ export type BuildName =
   | 'flux'
   | 'versitygw'
   | 'cnpg'
-  | 'local-path';
+  | 'local-path'
+  | 'barman-cloud';
 
 /** Where a build script is. */
 export function buildScript(name: BuildName): string {

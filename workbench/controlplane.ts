@@ -205,7 +205,7 @@ const pemPath = (layout: Layout) => (name: keyof Pki) => join(layout.pkiDir, `${
 
 /** The certificates, made once per data dir. A data dir from an older Berth may lack the node's: the whole set is made anew then. */
 async function ensurePki(pkiDir: string): Promise<Pki> {
-  if (!existsSync(join(pkiDir, 'pki.json')) || !('localPathKey' in readPki(pkiDir))) {
+  if (!existsSync(join(pkiDir, 'pki.json')) || !('barmanCloudKey' in readPki(pkiDir))) {
     const pki = await generatePki();
     writeFileSync(join(pkiDir, 'pki.json'), JSON.stringify(pki), { mode: 0o600 });
     for (const [name, pem] of Object.entries(pki)) writeFileSync(join(pkiDir, `${name}.pem`), pem, { mode: 0o600 });

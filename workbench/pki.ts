@@ -50,6 +50,9 @@ export interface Pki {
    * serving certificate (postgres-operator.ts). */
   cnpgCert: string;
   cnpgKey: string;
+  /** The barman-cloud plugin's identity towards the API server. */
+  barmanCloudCert: string;
+  barmanCloudKey: string;
   /** The local-path provisioner's identity towards the API server. */
   localPathCert: string;
   localPathKey: string;
@@ -195,6 +198,7 @@ export async function generatePki(): Promise<Pki> {
   const metricsStore = await client(`CN=${metricsStoreUserName}`);
   const keda = await issue(ca, 'CN=system:keda', [x509.ExtendedKeyUsage.clientAuth, x509.ExtendedKeyUsage.serverAuth], kedaNames);
   const cnpg = await issue(ca, 'CN=system:cnpg', [x509.ExtendedKeyUsage.clientAuth, x509.ExtendedKeyUsage.serverAuth], cnpgNames);
+  const barmanCloud = await client('CN=system:barman-cloud');
   const localPath = await client('CN=system:local-path-provisioner');
   const frontProxyCa = await createAuthority(ca.validity, 'CN=berth-local-front-proxy-ca');
   const frontProxyClient = await issue(frontProxyCa, `CN=${frontProxyClientName}`, x509.ExtendedKeyUsage.clientAuth);
@@ -217,6 +221,7 @@ export async function generatePki(): Promise<Pki> {
     ...pair('metricsStore', metricsStore),
     ...pair('keda', keda),
     ...pair('cnpg', cnpg),
+    ...pair('barmanCloud', barmanCloud),
     ...pair('localPath', localPath),
     appsCaCert: appsCa.cert.toString('pem'),
     appsCaKey: await privateKeyPem(appsCa.keys.privateKey),

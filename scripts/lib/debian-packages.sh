@@ -7,9 +7,10 @@
 # (CNCF distribution), iptables, nftables, ipset and iproute2 (kube-proxy, kube-router and the node's
 # network), gcc and libc6-dev (the pause image), what the Postgres and Redis images are made of, and git
 # with the CA certificates (the clone step's image; the tests' git server), debootstrap (the agent
-# servers' base images).
+# servers' base images), Python 3.11 (the barman-cloud sidecar image's interpreter and standard library).
 node_packages=(debootstrap runc containernetworking-plugins docker-registry iptables iproute2 gcc libc6-dev busybox-static
-               postgresql-15 postgresql-client-15 gosu redis-server redis-tools nftables git ca-certificates ipset)
+               postgresql-15 postgresql-client-15 gosu redis-server redis-tools nftables git ca-certificates ipset
+               python3.11)
 # The Argo CD health check's interpreters: a current Lua and 5.1, gopher-lua's dialect.
 lua_packages=(lua5.4 lua5.1)
 # The browser check (headless Chromium) and NSS's certutil for its trust store.

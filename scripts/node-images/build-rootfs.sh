@@ -27,6 +27,9 @@
 #              busybox sh (postgresql-15, postgresql-client-15, busybox-static)
 #   cnpg-operator  CloudNativePG's manager from $CNPG_BIN (scripts/build-cnpg.sh) at /operator/manager_<arch>
 #              and /manager, run as 65532
+#   barman-cloud-sidecar  the barman-cloud plugin's manager from $BARMAN_CLOUD_BIN at /manager, Debian's Python
+#              3.11 and barman's cloud commands from PyPI's wheels ($BARMAN_CLOUD_REQUIREMENTS), run as 26
+#              (python3)
 #   volume-helper  /setup and /teardown, which make and remove a volume's directory, with busybox sh, mkdir
 #              and rm, run as root: the local-path provisioner's helper pods (busybox-static)
 #   builder    BuildKit's buildkitd, buildctl and buildctl-daemonless.sh from $BUILDKIT_BIN
@@ -76,7 +79,9 @@ add_libs() {
     fi
     awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' <<<"$out"
   done | sort -u | while read -r lib; do
-    [[ -e $rootfs$lib ]] || copy_file "$lib"
+    # A library the image already holds at that path, or one inside the image (a wheel's own, found
+    # through its RPATH), is not copied.
+    [[ -e $rootfs$lib || $lib == "$rootfs"/* ]] || copy_file "$lib"
   done
 }
 
@@ -519,12 +524,59 @@ TEARDOWN
   env=("PATH=/bin")
 }
 
+# The barman-cloud plugin's sidecar in each Postgres pod: its manager from $BARMAN_CLOUD_BIN
+# (scripts/build-barman-cloud.sh) at /manager, which runs barman's cloud commands: Debian's Python 3.11
+# (the host's, its standard library and the libraries they load) and the wheels of $BARMAN_CLOUD_REQUIREMENTS
+# (barman-cloud/requirements.txt, hash-checked) unpacked into /opt/barman, each command a script in
+# /opt/barman/bin. Runs as postgres (26), as the Postgres container beside it.
+build_barman_cloud_sidecar() {
+  local python=/usr/bin/python3.11 stdlib=/usr/lib/python3.11 site=/opt/barman wheels file
+  [[ -x $python ]] || die "$python is missing: apt-get install python3"
+  base_dirs
+  copy_with_libs "$python"
+  ln -s python3.11 "$rootfs/usr/bin/python3"
+  mkdir -p "$rootfs/usr/lib"
+  cp -a "$stdlib" "$rootfs/usr/lib/"
+  rm -rf "$rootfs$stdlib"/{test,idlelib,tkinter,turtledemo,ensurepip,lib2to3,config-3.11-x86_64-linux-gnu}
+  find "$rootfs$stdlib" -name __pycache__ -prune -exec rm -rf {} +
+  local elf_files=()
+  while IFS= read -r -d '' file; do
+    if is_elf "$file"; then elf_files+=("$file"); fi
+  done < <(find "$rootfs$stdlib" -type f -name '*.so' -print0)
+  wheels=$(mktemp -d)
+  "${PYTHON_FOR_WHEELS:-python3}" -m pip download --quiet --no-deps --only-binary=:all: --require-hashes \
+    --python-version 3.11 --implementation cp --abi cp311 --abi abi3 --abi none \
+    --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 --platform manylinux2014_x86_64 --platform any \
+    -r "$BARMAN_CLOUD_REQUIREMENTS" -d "$wheels"
+  mkdir -p "$rootfs$site/bin"
+  for file in "$wheels"/*.whl; do "$python" -m zipfile -e "$file" "$rootfs$site"; done
+  # Each console script of barman's that names a cloud command, as pip would write it.
+  awk -F' = ' '/^barman-cloud-/ { split($2, target, ":"); print $1, target[1], target[2] }' "$rootfs$site"/barman-*.dist-info/entry_points.txt |
+    while read -r name module function; do
+      printf '#!/usr/bin/python3.11\nimport sys\nfrom %s import %s\nsys.exit(%s())\n' "$module" "$function" "$function" |
+        install_script "$site/bin/$name"
+    done
+  rm -rf "$wheels"
+  # The standard library's extension modules and the wheels' (psycopg2's, which finds the libraries its
+  # wheel bundles through its RPATH) load the system's libraries.
+  while IFS= read -r -d '' file; do
+    if is_elf "$file"; then elf_files+=("$file"); fi
+  done < <(find "$rootfs$site" -type f -name '*.so' -not -path '*.libs/*' -print0)
+  add_libs "${elf_files[@]}"
+  copy_with_libs "$BARMAN_CLOUD_BIN/manager" /manager
+  chmod 0755 "$rootfs/manager"
+  write_accounts postgres:26:/var/lib/postgresql
+  entrypoint=(/manager)
+  user=26:26
+  env=("PATH=$site/bin:/usr/bin:/bin" "PYTHONPATH=$site" PYTHONDONTWRITEBYTECODE=1)
+}
+
 build_source_controller() { build_flux_controller; }
 build_kustomize_controller() { build_flux_controller; }
 
 # --- main ------------------------------------------------------------------------------------------
 
-images="pause postgres redis coredns example-app git build-tools builder source-controller kustomize-controller keda-http-add-on cnpg-postgres cnpg-operator volume-helper"
+images="pause postgres redis coredns example-app git build-tools builder source-controller kustomize-controller keda-http-add-on cnpg-postgres cnpg-operator volume-helper barman-cloud-sidecar"
 (($# == 2)) || die "usage: $0 ${images// /|} OUTDIR"
 name=$1
 [[ " $images " == *" $name "* ]] || die "unknown image $name ($images)"

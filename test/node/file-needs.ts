@@ -41,7 +41,7 @@ export const fileNeeds: ReadonlyArray<readonly [file: string, needs: FileNeeds]>
   ['uploads.test.ts', { parts: ['databases', 'builds'] }],
   ['gitops.test.ts', { parts: [], builds: ['flux'] }],
   // Its builds come last on a fresh machine.
-  ['postgres-operator.test.ts', { parts: ['Postgres operator'] }],
+  ['postgres-operator.test.ts', { parts: ['backups', 'Postgres operator'] }],
   // Last: by then the files beside the others have ended, and it need not wait for them.
   ['capacity.test.ts', { parts: ['network policy'], alone: true }],
 ];

@@ -34,7 +34,8 @@ export type ImageName =
   | 'durable-agent-server'
   | 'cnpg-postgres'
   | 'cnpg-operator'
-  | 'volume-helper';
+  | 'volume-helper'
+  | 'barman-cloud-sidecar';
 
 /** The Debian packages an image is made of: a new package version makes a new image. */
 const packagesOf: Record<ImageName, string[]> = {
@@ -54,6 +55,7 @@ const packagesOf: Record<ImageName, string[]> = {
   'cnpg-postgres': ['postgresql-15', 'postgresql-client-15', 'busybox-static', 'libc6'],
   'cnpg-operator': [],
   'volume-helper': ['busybox-static'],
+  'barman-cloud-sidecar': ['python3.11', 'libpython3.11-stdlib'],
 };
 
 /** The agent server images' recipe folders: the reference's in-memory stand-in, and the durable server

@@ -2,7 +2,7 @@
 // node runs and its build is done, and then offers Berth what it adds (an issuer for TLS, a metrics
 // server for autoscaling, an activator, images). Declared once, in the order they are built and started:
 // what the first app needs sooner comes first.
-import { mkdirSync, symlinkSync, writeFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { ClusterDefaults } from '../cluster-defaults.ts';
@@ -16,6 +16,10 @@ import { httpAddOnObjects, nodeActivator } from './http-add-on.ts';
 import { buildImage, pushImage } from './images.ts';
 import { kubeconfig } from '../controlplane.ts';
 import {
+  barmanCloudCommand,
+  barmanCloudObjects,
+  barmanCloudPlugin,
+  barmanCloudRequirements,
   cnpgObjects,
   cnpgOperatorCommand,
   cnpgOperatorRole,
@@ -236,16 +240,20 @@ const backups: NodePart = {
   },
 };
 
-/** CloudNativePG, and volumes its Postgres (uid 26) can write: the local-path provisioner (postgres-operator.ts). */
+/** CloudNativePG with its barman-cloud plugin, and volumes its Postgres (uid 26) can write: the local-path
+ * provisioner (postgres-operator.ts). */
 const postgresOperator: NodePart = {
   name: 'Postgres operator',
-  gives: 'CloudNativePG: Postgres clusters, on volumes of the local-path StorageClass, which a pod that is not root can write',
-  builds: ['local-path', 'cnpg'],
-  async start(node, [localPath, cnpg]) {
+  gives:
+    'CloudNativePG and its barman-cloud plugin: Postgres clusters, backed up to an S3-compatible store, on volumes of the local-path StorageClass, which a pod that is not root can write',
+  builds: ['local-path', 'cnpg', 'barman-cloud'],
+  async start(node, [localPath, cnpg, barmanCloud]) {
     const dir = join(node.dirs.root, 'postgres-operator');
     mkdirSync(dir, { recursive: true });
     await startLocalPath(node, localPath!, dir);
-    await startCnpg(node, cnpg!, dir);
+    // The operator finds its plugins' sockets once, at its start: the plugin's comes first.
+    const pluginSocketDir = await startBarmanCloud(node, barmanCloud!, dir);
+    await startCnpg(node, cnpg!, dir, pluginSocketDir);
     return {};
   },
 };
@@ -270,7 +278,27 @@ async function startLocalPath(node: NodeContext, bin: string, dir: string): Prom
   node.supervise('local-path-provisioner', join(bin, 'local-path-provisioner'), localPathArgs(files));
 }
 
-async function startCnpg(node: NodeContext, bin: string, dir: string): Promise<void> {
+/** The barman-cloud plugin on a unix socket in the directory it resolves with, and its CRD. */
+async function startBarmanCloud(node: NodeContext, bin: string, dir: string): Promise<string> {
+  const inputs = {
+    files: [join(bin, 'manager'), barmanCloudRequirements],
+    env: { BARMAN_CLOUD_BIN: bin, BARMAN_CLOUD_REQUIREMENTS: barmanCloudRequirements },
+  };
+  const sidecar = await buildImage('barman-cloud-sidecar', inputs, node.log);
+  const sidecarImage = await pushImage(join(node.nodeBin, 'crane'), sidecar, `${registryAddress}/berth/barman-cloud-sidecar:latest`);
+  await installCrds(node.kc, join(bin, 'crds'));
+  for (const object of barmanCloudObjects(bin)) await applyObject(node.kc, object, fieldManager);
+  const socketDir = join(dir, 'plugins');
+  mkdirSync(socketDir, { recursive: true });
+  const kubeconfigFile = identityKubeconfig(node, join(dir, 'barman-cloud.kubeconfig'), node.pki.barmanCloudCert, node.pki.barmanCloudKey);
+  const plugin = barmanCloudCommand({ manager: join(bin, 'manager'), kubeconfig: kubeconfigFile, socketDir, sidecarImage });
+  node.supervise('barman-cloud', plugin.binary, plugin.args, plugin.env);
+  const socket = join(socketDir, barmanCloudPlugin);
+  await node.waitFor(async () => existsSync(socket), `the barman-cloud plugin's socket ${socket} (see ${node.dirs.logs}/barman-cloud.log)`);
+  return socketDir;
+}
+
+async function startCnpg(node: NodeContext, bin: string, dir: string, pluginSocketDir: string): Promise<void> {
   const crane = join(node.nodeBin, 'crane');
   const operatorImage = await buildImage('cnpg-operator', { files: [join(bin, 'manager')], env: { CNPG_BIN: bin } }, node.log);
   const image = await pushImage(crane, operatorImage, `${registryAddress}/berth/cnpg-operator:latest`);
@@ -290,7 +318,14 @@ async function startCnpg(node: NodeContext, bin: string, dir: string): Promise<v
   rmSync(managerLink, { force: true });
   symlinkSync(join(bin, 'manager'), managerLink);
   const kubeconfigFile = identityKubeconfig(node, join(dir, 'cnpg.kubeconfig'), node.pki.cnpgCert, node.pki.cnpgKey);
-  const operator = cnpgOperatorCommand({ manager: join(bin, 'manager'), workDir, kubeconfig: kubeconfigFile, certDir, image });
+  const operator = cnpgOperatorCommand({
+    manager: join(bin, 'manager'),
+    workDir,
+    kubeconfig: kubeconfigFile,
+    certDir,
+    image,
+    pluginSocketDir,
+  });
   node.supervise('cnpg-operator', operator.binary, operator.args, operator.env);
   await node.waitFor(
     () => accepts(cnpgWebhookAddress),

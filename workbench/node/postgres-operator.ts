@@ -1,18 +1,23 @@
 // The node's Postgres operator: CloudNativePG (scripts/build-cnpg.sh), run as a process of the node as KEDA
-// is, and the volumes its Postgres can write. Its pods run as uid 26, never as root, and the node's default
-// StorageClass (kube-controller-manager's hostpath provisioner) makes each volume a directory only root
-// may write, whatever the pod's fsGroup: Rancher's local-path provisioner (scripts/build-local-path.sh),
-// also a process of the node, makes them instead, each a directory open to the pod's user, through a
-// helper pod of the node's volume-helper image. Its StorageClass, `local-path`, is not the default: what
-// names it gets it.
+// is, its barman-cloud plugin (scripts/build-barman-cloud.sh), and the volumes its Postgres can write.
+// Its pods run as uid 26, never as root, and the node's default StorageClass (kube-controller-manager's
+// hostpath provisioner) makes each volume a directory only root may write, whatever the pod's fsGroup:
+// Rancher's local-path provisioner (scripts/build-local-path.sh), also a process of the node, makes them
+// instead, each a directory open to the pod's user, through a helper pod of the node's volume-helper
+// image. Its StorageClass, `local-path`, is not the default: what names it gets it.
 //
 // The operator is the user system:cnpg with the ClusterRole its release declares; its admission webhooks
 // (upstream's, renamed as its release names them) reach it on the node's address through a Service whose
 // one endpoint is that address, with the cluster's CA, which signed its serving certificate (pki.ts). It
-// makes no certificate of its own and patches no webhook configuration (WEBHOOK_CERT_DIR). Only Berth
-// writes CloudNativePG's kinds: no team is given rights on them. Objects rendered by pure functions.
+// makes no certificate of its own and patches no webhook configuration (WEBHOOK_CERT_DIR). The plugin,
+// the user system:barman-cloud, serves the operator on a unix socket beside it (no TLS, no Service) and
+// gives each Postgres pod that names it a sidecar of the node's barman-cloud-sidecar image, which
+// archives WAL and takes base backups with barman's cloud commands into an S3-compatible store: the
+// node's (backup-store.ts), each organization into its own bucket. Only Berth writes CloudNativePG's and
+// the plugin's kinds: no team is given rights on them. Objects rendered by pure functions.
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/runtime/index.ts';
 import { cnpgWebhookService } from '../pki.ts';
@@ -21,6 +26,9 @@ import { nodeIp, registryAddress } from './network.ts';
 
 export const cnpgUser = 'system:cnpg';
 export const localPathUser = 'system:local-path-provisioner';
+export const barmanCloudUser = 'system:barman-cloud';
+/** The plugin's name, which CloudNativePG's kinds name it by, and its socket's file name. */
+export const barmanCloudPlugin = 'barman-cloud.cloudnative-pg.io';
 /** The namespace the operator calls its own. */
 export const cnpgNamespace = cnpgWebhookService.namespace;
 /** Where the provisioner's helper pods run. */
@@ -32,6 +40,12 @@ const localPathProvisionerName = 'rancher.io/local-path';
 const labels = { 'app.kubernetes.io/name': 'cloudnative-pg', 'app.kubernetes.io/managed-by': 'berth' };
 const localPathLabels = { 'app.kubernetes.io/name': 'local-path-provisioner', 'app.kubernetes.io/managed-by': 'berth' };
 
+/** The barman-cloud sidecar image's Python packages, pinned by hash. */
+export const barmanCloudRequirements = join(
+  dirname(fileURLToPath(import.meta.url)),
+  '../../scripts/node-images/barman-cloud/requirements.txt',
+);
+
 /** CloudNativePG's Postgres image on the node's registry (images.ts): its tag is the major version, which
  * the operator reads from it. */
 export const cnpgPostgresImage = `${registryAddress}/berth/cnpg-postgres:15`;
@@ -39,7 +53,7 @@ export const cnpgPostgresImage = `${registryAddress}/berth/cnpg-postgres:15`;
 /** The operator's webhook server (on every address: the API server calls the node's), its metrics, and
  * the provisioner's health port, moved off upstream's 9443, 8080 and 8080. */
 export const cnpgWebhookAddress = { host: nodeIp, port: 20943 };
-const ports = { operatorMetrics: 20944, localPathHealth: 20945 };
+const ports = { operatorMetrics: 20944, localPathHealth: 20945, barmanCloudHealth: 20946 };
 
 function upstreamDocuments(file: string): KubeObject[] {
   return parseAllDocuments(readFileSync(file, 'utf8'))
@@ -72,6 +86,31 @@ export function cnpgWebhookConfigurations(cnpgBin: string, caCert: string): Kube
   });
 }
 
+/** The barman-cloud plugin's ClusterRole as upstream declares it (rbac/role.yaml of its build), and its
+ * binding to the plugin's user. */
+export function barmanCloudObjects(pluginBin: string): KubeObject[] {
+  const role = upstreamDocuments(join(pluginBin, 'rbac/role.yaml')).find((doc) => doc.kind === 'ClusterRole');
+  if (!role) throw new Error(`no ClusterRole in ${join(pluginBin, 'rbac/role.yaml')}`);
+  return [
+    { ...role, metadata: partMetadata(labels, 'plugin-barman-cloud') },
+    roleBinding(labels, 'plugin-barman-cloud', 'plugin-barman-cloud', { kind: 'User', name: barmanCloudUser }),
+  ];
+}
+
+/** The plugin's command line and environment: it serves CloudNativePG's operator on a unix socket in
+ * `socketDir` (no TLS, no Service), and gives each Postgres pod its sidecar of `sidecarImage`. */
+export function barmanCloudCommand(input: { manager: string; kubeconfig: string; socketDir: string; sidecarImage: string }): {
+  binary: string;
+  args: string[];
+  env: NodeJS.ProcessEnv;
+} {
+  return {
+    binary: input.manager,
+    args: ['operator', `--plugin-path=${input.socketDir}`, `--health-probe-bind-address=127.0.0.1:${ports.barmanCloudHealth}`],
+    env: { PATH: process.env.PATH, KUBECONFIG: input.kubeconfig, SIDECAR_IMAGE: input.sidecarImage },
+  };
+}
+
 /** The operator's namespace, its rights, and the Service its webhooks are called through. */
 export function cnpgObjects(): KubeObject[] {
   return [
@@ -83,7 +122,14 @@ export function cnpgObjects(): KubeObject[] {
 
 /** The operator's command line, run in `workDir`, where operator/manager_<arch> is (the operator finds
  * the architectures it can give Postgres pods there), and its environment. */
-export function cnpgOperatorCommand(input: { manager: string; workDir: string; kubeconfig: string; certDir: string; image: string }): {
+export function cnpgOperatorCommand(input: {
+  manager: string;
+  workDir: string;
+  kubeconfig: string;
+  certDir: string;
+  image: string;
+  pluginSocketDir: string;
+}): {
   binary: string;
   args: string[];
   env: NodeJS.ProcessEnv;
@@ -108,6 +154,8 @@ export function cnpgOperatorCommand(input: { manager: string; workDir: string; k
       // Its serving certificate, apiserver.crt and apiserver.key: no certificates of its own.
       WEBHOOK_CERT_DIR: input.certDir,
       MONITORING_QUERIES_CONFIGMAP: '',
+      // Its plugins' sockets, each named by its plugin, read once at start: barman-cloud's.
+      PLUGIN_SOCKET_DIR: input.pluginSocketDir,
     },
   };
 }
