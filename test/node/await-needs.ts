@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, expect, inject } from 'vitest';
 import { Builds } from '../../workbench/builds.ts';
 import { nodeParts } from '../../workbench/node/parts.ts';
 import { namedOnlyParts, needsOf, runsBeside } from './file-needs.ts';
-import { takeLock, type LockName } from './locks.ts';
+import { slotVariable, takeLock, type LockName } from './locks.ts';
 import { awaitParts } from '../../workbench/node/part-markers.ts';
 import { reportNodeState } from './failure-report.ts';
 
@@ -28,7 +28,10 @@ beforeAll(async () => {
   }
   // Each entry is one lock to hold, any of its names.
   const locks: LockName[][] = runsBeside(testFile) ? [['beside']] : needs.alone ? [['turns'], ['beside']] : [['turns', 'beside']];
-  for (const names of locks) releases.unshift(await takeLock(inject('nodePartsDir'), names, testFile, waitMs));
+  const held = [];
+  for (const names of locks) held.push(await takeLock(inject('nodePartsDir'), names, testFile, waitMs));
+  for (const lock of held) releases.unshift(lock.release);
+  process.env[slotVariable] = held[0]!.name;
 }, 3 * waitMs);
 
 // Registered before the file's own: after hooks run in reverse order, so this one runs last.

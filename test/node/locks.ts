@@ -12,21 +12,31 @@ import { eventually } from '../../workbench/support/poll.ts';
 
 export type LockName = 'turns' | 'beside';
 
+export interface HeldLock {
+  name: LockName;
+  release(): void;
+}
+
 /** Waits until this process holds one of the locks `names` in `dir`, the first free in that order (at most
- * `timeoutMs`); resolves with its release. */
-export async function takeLock(dir: string, names: readonly LockName[], holder: string, timeoutMs: number): Promise<() => void> {
-  let taken: string | undefined;
-  await eventually(
-    () => {
-      taken = names.map((name) => join(dir, `${name}.lock`)).find((lock) => tryTake(lock, holder));
-      return taken !== undefined;
-    },
+ * `timeoutMs`); resolves with the one it holds. */
+export async function takeLock(dir: string, names: readonly LockName[], holder: string, timeoutMs: number): Promise<HeldLock> {
+  const name = await eventually(
+    () => names.find((candidate) => tryTake(join(dir, `${candidate}.lock`), holder)),
     timeoutMs,
     `the node suite's lock ${names.join(' or ')}`,
     1000,
   );
-  const lock = taken as string;
-  return () => rmSync(lock, { recursive: true, force: true });
+  return { name, release: () => rmSync(join(dir, `${name}.lock`), { recursive: true, force: true }) };
+}
+
+/** Where the running file's setup records the slot it holds (`beside` or `turns`; `turns` for a file
+ * that holds both): what it may use that the other slot's file uses too has one of each slot's
+ * (the registries for pushed images, ./support.ts). */
+export const slotVariable = 'BERTH_NODE_SUITE_SLOT';
+
+/** The slot the running file holds. */
+export function heldSlot(): LockName {
+  return process.env[slotVariable] === 'beside' ? 'beside' : 'turns';
 }
 
 function tryTake(lock: string, holder: string): boolean {

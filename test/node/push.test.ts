@@ -21,7 +21,7 @@ import { useOrganization } from '../support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { httpApi, type Api } from '../support/http-api.ts';
 import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-registry.ts';
-import { crane, exampleImage, httpGet, kubectlOk } from './support.ts';
+import { crane, exampleImage, filePushRegistry, httpGet, kubectlOk } from './support.ts';
 
 const run = promisify(execFile);
 let berth: BerthProcess;
@@ -32,6 +32,8 @@ let berthUrl: string;
 let clientConfig: string;
 let source: string;
 let thief: { namespace: string; api: Api };
+/** The registry for pushed images of the slot this file holds (./support.ts). */
+let registryAddress: string;
 
 /** docker when an engine answers that reaches the node's registries over HTTP (scripts/start-docker.sh
  * starts one so; CI always runs it), else crane: both log in and push through the token endpoint. */
@@ -51,8 +53,8 @@ async function client(command: string, args: string[], input?: string): Promise<
 }
 
 async function login(username: string, password: string): Promise<void> {
-  if (useDocker) await client('docker', ['login', pushRegistryAddress, '--username', username, '--password-stdin'], password);
-  else await client(crane(), ['auth', 'login', pushRegistryAddress, '--username', username, '--password-stdin'], password);
+  if (useDocker) await client('docker', ['login', registryAddress, '--username', username, '--password-stdin'], password);
+  else await client(crane(), ['auth', 'login', registryAddress, '--username', username, '--password-stdin'], password);
 }
 
 /** Pushes the example image as `target` and returns the digest the registry gives it. */
@@ -68,9 +70,10 @@ async function push(target: string): Promise<string> {
 }
 
 beforeAll(async () => {
+  registryAddress = filePushRegistry();
   if (process.env.CI === 'true' && !useDocker)
     throw new Error(
-      `CI runs this with a Docker engine that reaches ${pushRegistryAddress} (.ci/run starts one first with scripts/start-docker.sh)`,
+      `CI runs this with a Docker engine that reaches ${registryAddress} (.ci/run starts one first with scripts/start-docker.sh)`,
     );
   const kc = testKubeConfig();
   const { operatorNamespace, key, ...org } = await useOrganization('push');
@@ -82,7 +85,7 @@ beforeAll(async () => {
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [namespace, thiefNamespace, operatorNamespace] }),
     '--push-registry',
-    pushRegistryAddress,
+    registryAddress,
   ]);
   await waitReady(berth).catch((error: Error) => {
     throw new Error(`${error.message}\n${berth.rawOutput.slice(-20).join('\n')}`);
@@ -94,7 +97,13 @@ beforeAll(async () => {
     api: httpApi(berthUrl, { 'x-api-key': (await ensureApiKey(kc, operatorNamespace, [thiefId])).key }),
   };
   clientConfig = mkdtempSync(join(tmpdir(), 'berth-docker-config-'));
-  registry = await startPushRegistry({ dir: join(clientConfig, 'registry'), kubeConfig: kc, operatorNamespace, berthUrl });
+  registry = await startPushRegistry({
+    dir: join(clientConfig, 'registry'),
+    address: registryAddress,
+    kubeConfig: kc,
+    operatorNamespace,
+    berthUrl,
+  });
   source = await exampleImage('push-v1');
 }, 300_000);
 
@@ -120,8 +129,8 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
     expect(created.latest_revision_id).toBeNull();
     credential = await api.ok('POST', `/v2/deployments/${id}/push-token`);
     expect(credential).toMatchObject({
-      registry_url: pushRegistryAddress,
-      repository_url: `${pushRegistryAddress}/${namespace}/pushed`,
+      registry_url: registryAddress,
+      repository_url: `${registryAddress}/${namespace}/pushed`,
       username: 'berth-push',
     });
     expect(credential.token).toMatch(/^bpt_/);
@@ -132,7 +141,7 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
     // crane stores credentials without asking; the registry refuses them at the first push.
     if (!useDocker) await expect(push(`${credential.repository_url}:refused`)).rejects.toThrow(/UNAUTHORIZED|DENIED|401/i);
     await login(credential.username, credential.token);
-    await expect(push(`${pushRegistryAddress}/${namespace}/other:v1`)).rejects.toThrow(/denied|unauthorized|insufficient_scope|401|403/i);
+    await expect(push(`${registryAddress}/${namespace}/other:v1`)).rejects.toThrow(/denied|unauthorized|insufficient_scope|401|403/i);
   });
 
   it('pushes the image, and a PATCH with the pushed digest makes a revision the kubelet pulls and serves', async () => {
@@ -209,7 +218,7 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
   it("keeps an organization's images to itself: nothing for anonymous clients, its own repositories for its credential, not another's", async () => {
     const secret = JSON.parse(await kubectlOk(['get', 'secret', '-n', namespace, 'berth-organization', '-o', 'json']));
     expect(secret.type).toBe('kubernetes.io/dockerconfigjson');
-    const auth = JSON.parse(Buffer.from(secret.data['.dockerconfigjson'], 'base64').toString()).auths[pushRegistryAddress];
+    const auth = JSON.parse(Buffer.from(secret.data['.dockerconfigjson'], 'base64').toString()).auths[registryAddress];
     expect(auth.username).toBe('berth-organization');
     const organization = { authorization: `Basic ${auth.auth}` };
     const tokenFor = async (repository: string, headers: Record<string, string> = {}) => {
@@ -220,7 +229,7 @@ describe(`pushed images (${useDocker ? 'docker' : 'crane'}) through Berth's regi
     };
     const manifest = async (repository: string, token: string) =>
       (
-        await fetch(`http://${pushRegistryAddress}/v2/${repository}/manifests/v1`, {
+        await fetch(`http://${registryAddress}/v2/${repository}/manifests/v1`, {
           headers: { authorization: `Bearer ${token}`, accept: manifestTypes },
         })
       ).status;

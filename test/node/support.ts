@@ -18,7 +18,7 @@ import { pushExampleApp } from '../../workbench/node/example-app.ts';
 import { appsCaSecret, nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { nodeAppUrlTemplate, nodeGateway, nodeTlsAppUrlTemplate } from '../../workbench/node/gateway.ts';
 import { nodeBuildBlockedCidrs, nodeIp, pushRegistryAddress, secondPushRegistryAddress } from '../../workbench/node/network.ts';
-import { runsBeside } from './file-needs.ts';
+import { heldSlot } from './locks.ts';
 import { gatewayShardIndex } from '../../src/api/gateway-shards.ts';
 import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-registry.ts';
 import { pushBuildImages, pushServiceImages, type BuildImages } from '../../workbench/node/node.ts';
@@ -71,10 +71,11 @@ export async function buildImageFlags(): Promise<string[]> {
   ];
 }
 
-/** The registry for pushed images of the running file's Berth: one of its own for a file that runs
- * beside the others (./file-needs.ts), the node's first for those that take turns. */
+/** The registry for pushed images of the running file's Berth: one for each of the node suite's two slots
+ * (./locks.ts), so that the two files that run at once never share one. Called once the file's setup
+ * holds its slot (in a hook or a test). */
 export function filePushRegistry(): string {
-  return runsBeside(expect.getState().testPath ?? '') ? secondPushRegistryAddress : pushRegistryAddress;
+  return heldSlot() === 'beside' ? secondPushRegistryAddress : pushRegistryAddress;
 }
 
 /**
