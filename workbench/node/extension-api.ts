@@ -1,10 +1,27 @@
 // An extension API server the node runs on the host (metrics-server for metrics.k8s.io, KEDA's adapter for
 // external.metrics.k8s.io): the rights every such server needs to check the callers the API server
 // vouches for, and the APIService that routes its group through a Service whose one endpoint is the
-// node's address. Objects rendered by pure functions.
+// node's address; and what a part reads of an upstream release's YAML (its ClusterRole, its webhooks).
+// Objects rendered by pure functions.
+import { readFileSync } from 'node:fs';
+import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/runtime/index.ts';
 
 export type Subject = { kind: 'User'; name: string } | { kind: 'ServiceAccount'; name: string; namespace: string };
+
+/** The objects of an upstream release's YAML file (a build's rbac/role.yaml, webhook/manifests.yaml). */
+export function upstreamDocuments(file: string): KubeObject[] {
+  return parseAllDocuments(readFileSync(file, 'utf8'))
+    .map((doc) => doc.toJSON() as KubeObject | null)
+    .filter((doc): doc is KubeObject => doc !== null);
+}
+
+/** The ClusterRole an upstream release declares in `file`: the one named `name`, or its first. */
+export function upstreamClusterRole(file: string, name?: string): KubeObject {
+  const role = upstreamDocuments(file).find((doc) => doc.kind === 'ClusterRole' && (name === undefined || doc.metadata?.name === name));
+  if (!role) throw new Error(`no ClusterRole${name ? ` ${name}` : ''} in ${file}`);
+  return role;
+}
 
 /** metadata with the labels every object of one part carries. */
 export function partMetadata(labels: Record<string, string>, name: string, namespace?: string) {

@@ -9,11 +9,9 @@
 //
 // No one else is given rights on KEDA's kinds: upstream's roles that add them to Kubernetes' `edit` and
 // `view` are not installed, so a team cannot make a ScaledObject whose trigger sends KEDA elsewhere.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/runtime/index.ts';
-import { extensionApiObjects, partMetadata, roleBinding } from './extension-api.ts';
+import { extensionApiObjects, partMetadata, roleBinding, upstreamClusterRole } from './extension-api.ts';
 import { clusterDomain, dnsServiceIp, nodeIp } from './network.ts';
 
 export const kedaUser = 'system:keda';
@@ -38,10 +36,7 @@ export function kedaCertFiles(pki: { caCert: string; kedaCert: string; kedaKey: 
 
 /** The operator's ClusterRole as upstream declares it (rbac/role.yaml of the build, scripts/build-keda.sh). */
 export function kedaOperatorRole(kedaBin: string): KubeObject {
-  const role = parseAllDocuments(readFileSync(join(kedaBin, 'rbac/role.yaml'), 'utf8'))
-    .map((doc) => doc.toJSON() as KubeObject | null)
-    .find((doc) => doc?.kind === 'ClusterRole' && doc.metadata?.name === 'keda-operator');
-  if (!role) throw new Error(`no ClusterRole keda-operator in ${join(kedaBin, 'rbac/role.yaml')}`);
+  const role = upstreamClusterRole(join(kedaBin, 'rbac/role.yaml'), 'keda-operator');
   return { ...role, metadata: { ...role.metadata, labels: { ...role.metadata?.labels, ...labels } } };
 }
 

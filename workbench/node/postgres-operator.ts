@@ -15,13 +15,11 @@
 // archives WAL and takes base backups with barman's cloud commands into an S3-compatible store: the
 // node's (backup-store.ts), each organization into its own bucket. Only Berth writes CloudNativePG's and
 // the plugin's kinds: no team is given rights on them. Objects rendered by pure functions.
-import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments } from 'yaml';
 import type { KubeObject } from '../../src/runtime/index.ts';
 import { cnpgWebhookService } from '../pki.ts';
-import { nodeServiceObjects, partMetadata, roleBinding } from './extension-api.ts';
+import { nodeServiceObjects, partMetadata, roleBinding, upstreamClusterRole, upstreamDocuments } from './extension-api.ts';
 import { nodeIp, registryAddress } from './network.ts';
 
 export const cnpgUser = 'system:cnpg';
@@ -55,18 +53,10 @@ export const cnpgPostgresImage = `${registryAddress}/berth/cnpg-postgres:15`;
 export const cnpgWebhookAddress = { host: nodeIp, port: 20943 };
 const ports = { operatorMetrics: 20944, localPathHealth: 20945, barmanCloudHealth: 20946 };
 
-function upstreamDocuments(file: string): KubeObject[] {
-  return parseAllDocuments(readFileSync(file, 'utf8'))
-    .map((doc) => doc.toJSON() as KubeObject | null)
-    .filter((doc): doc is KubeObject => doc !== null);
-}
-
 /** The operator's ClusterRole as upstream declares it (rbac/role.yaml of the build), named as its
  * release names it. */
 export function cnpgOperatorRole(cnpgBin: string): KubeObject {
-  const role = upstreamDocuments(join(cnpgBin, 'rbac/role.yaml')).find((doc) => doc.kind === 'ClusterRole');
-  if (!role) throw new Error(`no ClusterRole in ${join(cnpgBin, 'rbac/role.yaml')}`);
-  return { ...role, metadata: partMetadata(labels, 'cnpg-manager') };
+  return { ...upstreamClusterRole(join(cnpgBin, 'rbac/role.yaml')), metadata: partMetadata(labels, 'cnpg-manager') };
 }
 
 /** Upstream's admission webhooks (webhook/manifests.yaml of the build), named as its release names them,
@@ -89,10 +79,8 @@ export function cnpgWebhookConfigurations(cnpgBin: string, caCert: string): Kube
 /** The barman-cloud plugin's ClusterRole as upstream declares it (rbac/role.yaml of its build), and its
  * binding to the plugin's user. */
 export function barmanCloudObjects(pluginBin: string): KubeObject[] {
-  const role = upstreamDocuments(join(pluginBin, 'rbac/role.yaml')).find((doc) => doc.kind === 'ClusterRole');
-  if (!role) throw new Error(`no ClusterRole in ${join(pluginBin, 'rbac/role.yaml')}`);
   return [
-    { ...role, metadata: partMetadata(labels, 'plugin-barman-cloud') },
+    { ...upstreamClusterRole(join(pluginBin, 'rbac/role.yaml')), metadata: partMetadata(labels, 'plugin-barman-cloud') },
     roleBinding(labels, 'plugin-barman-cloud', 'plugin-barman-cloud', { kind: 'User', name: barmanCloudUser }),
   ];
 }
