@@ -85,6 +85,17 @@ add_libs() {
   done
 }
 
+# add_libs_under DIR [FIND TESTS...]: add_libs for every ELF file under DIR (in the image) that the find
+# tests select.
+add_libs_under() {
+  local dir=$1 file elf_files=()
+  shift
+  while IFS= read -r -d '' file; do
+    if is_elf "$file"; then elf_files+=("$file"); fi
+  done < <(find "$dir" -type f "$@" -print0)
+  add_libs "${elf_files[@]}"
+}
+
 # copy_with_libs SRC [DEST]: copies a binary (symlinks resolved) into the image, and its libraries.
 copy_with_libs() {
   copy_file "$@"
@@ -207,11 +218,7 @@ postgres_server_files() {
   cp -a /usr/share/zoneinfo "$rootfs/usr/share/"
   # initdb takes the server's default TimeZone from /etc/localtime.
   ln -s /usr/share/zoneinfo/Etc/UTC "$rootfs/etc/localtime"
-  local elf_files=() file
-  while IFS= read -r -d '' file; do
-    if is_elf "$file"; then elf_files+=("$file"); fi
-  done < <(find "$rootfs$pg" -type f -print0)
-  add_libs "${elf_files[@]}"
+  add_libs_under "$rootfs$pg"
 }
 
 build_postgres() {
@@ -539,10 +546,8 @@ build_barman_cloud_sidecar() {
   cp -a "$stdlib" "$rootfs/usr/lib/"
   rm -rf "$rootfs$stdlib"/{test,idlelib,tkinter,turtledemo,ensurepip,lib2to3,config-3.11-x86_64-linux-gnu}
   find "$rootfs$stdlib" -name __pycache__ -prune -exec rm -rf {} +
-  local elf_files=()
-  while IFS= read -r -d '' file; do
-    if is_elf "$file"; then elf_files+=("$file"); fi
-  done < <(find "$rootfs$stdlib" -type f -name '*.so' -print0)
+  # Its extension modules load the system's libraries.
+  add_libs_under "$rootfs$stdlib" -name '*.so'
   wheels=$(mktemp -d)
   "${PYTHON_FOR_WHEELS:-python3}" -m pip download --quiet --no-deps --only-binary=:all: --require-hashes \
     --python-version 3.11 --implementation cp --abi cp311 --abi abi3 --abi none \
@@ -557,12 +562,8 @@ build_barman_cloud_sidecar() {
         install_script "$site/bin/$name"
     done
   rm -rf "$wheels"
-  # The standard library's extension modules and the wheels' (psycopg2's, which finds the libraries its
-  # wheel bundles through its RPATH) load the system's libraries.
-  while IFS= read -r -d '' file; do
-    if is_elf "$file"; then elf_files+=("$file"); fi
-  done < <(find "$rootfs$site" -type f -name '*.so' -not -path '*.libs/*' -print0)
-  add_libs "${elf_files[@]}"
+  # So do the wheels' (psycopg2's, which finds the libraries its wheel bundles through its RPATH).
+  add_libs_under "$rootfs$site" -name '*.so' -not -path '*.libs/*'
   copy_with_libs "$BARMAN_CLOUD_BIN/manager" /manager
   chmod 0755 "$rootfs/manager"
   write_accounts postgres:26:/var/lib/postgresql
