@@ -235,6 +235,11 @@ export type HealthCheck = z.infer<typeof healthCheckSchema>;
 /** What a canary is held to when its spec leaves it out: the alert thresholds' success ratio (metrics-views.ts). */
 export const canaryDefaults = { pauseSeconds: 60, minRequests: 50, minSuccessRatio: 0.99, maxLatencyRatio: 1.5 } as const;
 
+/** A p99 that differs from the stable one's by less than this is noise of the histogram's buckets: the
+ * Gateway's request histogram steps at 0.1, 0.3, 1.2 and 5 s (Traefik's default bounds), so a few slow
+ * requests put a p99 read as 0.1 s at 0.2 s, inside the next bucket, with no change in the revision. */
+export const canaryLatencyNoiseSeconds = 0.25;
+
 const canarySchema = z
   .object({
     steps: z
@@ -268,7 +273,8 @@ const canarySchema = z
       .max(100)
       .optional()
       .describe(
-        `How many times the stable revision's p99 latency the new revision's may be in a step. Default ${canaryDefaults.maxLatencyRatio}.`,
+        `How many times the stable revision's p99 latency the new revision's may be in a step. Default ${canaryDefaults.maxLatencyRatio}. ` +
+          `A p99 within ${canaryLatencyNoiseSeconds} s of the stable one's always passes (the Gateway's histogram buckets).`,
       ),
   })
   .describe(

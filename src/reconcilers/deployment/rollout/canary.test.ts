@@ -65,6 +65,9 @@ describe('judgeCanary', () => {
   it('fails a p99 worse than the stable one by more than the ratio, and not one within the histogram noise', () => {
     expect(judgeCanary({ ...healthy, latencyP99Seconds: 1.2, stableLatencyP99Seconds: 0.3 }, settings).kind).toBe('fail');
     expect(judgeCanary({ ...healthy, latencyP99Seconds: 0.04, stableLatencyP99Seconds: 0.01 }, settings).kind).toBe('pass');
+    // One bucket's step (0.1 s to 0.3 s) on a busy node: what failed a healthy revision before.
+    expect(judgeCanary({ ...healthy, latencyP99Seconds: 0.2, stableLatencyP99Seconds: 0.1 }, settings).kind).toBe('pass');
+    expect(judgeCanary({ ...healthy, latencyP99Seconds: 0.4, stableLatencyP99Seconds: 0.1 }, settings).kind).toBe('fail');
   });
 
   it('decides nothing on too few requests', () => {

@@ -9,6 +9,7 @@
 //   DEPLOY_FAILED. Failed stays while the revision is the target: a new revision starts a new canary.
 import {
   canaryDefaults,
+  canaryLatencyNoiseSeconds,
   timestamp,
   type CanaryFigures,
   type CanarySpec,
@@ -30,9 +31,6 @@ export const canaryTeardownMs = 10_000;
 
 /** How often a step with too few requests to judge is looked at again. */
 export const inconclusiveRecheckMs = 10_000;
-
-/** A p99 that differs from the stable one's by less than this is noise of the histogram's buckets. */
-const latencyNoiseSeconds = 0.05;
 
 export interface CanarySettings {
   steps: readonly number[];
@@ -75,7 +73,12 @@ export function judgeCanary(figures: CanaryFigures, settings: CanarySettings): C
     };
   const p99 = figures.latencyP99Seconds;
   const stableP99 = figures.stableLatencyP99Seconds;
-  if (p99 !== undefined && stableP99 !== undefined && p99 > stableP99 * settings.maxLatencyRatio && p99 - stableP99 > latencyNoiseSeconds)
+  if (
+    p99 !== undefined &&
+    stableP99 !== undefined &&
+    p99 > stableP99 * settings.maxLatencyRatio &&
+    p99 - stableP99 > canaryLatencyNoiseSeconds
+  )
     return {
       kind: 'fail',
       message: `${counted}: p99 latency ${secondsOf(p99)}, more than ${settings.maxLatencyRatio} times the stable revision's ${secondsOf(stableP99)}.`,
