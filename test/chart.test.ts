@@ -257,6 +257,7 @@ describe('the chart', () => {
       [['--set', 'apps.activatorScaler=http://scaler'], /activatorScaler/],
       [['--set', 'apps.proxyNamespace=Envoy_Gateway'], /proxyNamespace/],
       [['--set', 'apps.networkPolicyCheck=maybe'], /networkPolicyCheck/],
+      [['--set', 'services.postgres.engine=mysql'], /engine/],
       [['--set', 'codeHost.origins={https://ghe.example.com/api/v3}'], /codeHost/],
     ];
     for (const [values, message] of bad) {

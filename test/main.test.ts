@@ -149,19 +149,12 @@ describe('berth run', () => {
   });
 });
 
+/** `berth run` against the test cluster, on ports of its own, without leader election. */
+const runOnTestCluster = ['run', '--facade-address', '127.0.0.1:0', '--probe-address', '127.0.0.1:0', '--leader-elect', 'false'];
+
 describe('berth run --concurrency-metrics on a cluster without KEDA', () => {
   it('refuses to start with a message that names KEDA and exit code 1', async () => {
-    const berth = startBerth([
-      'run',
-      '--concurrency-metrics',
-      'http://127.0.0.1:9',
-      '--facade-address',
-      '127.0.0.1:0',
-      '--probe-address',
-      '127.0.0.1:0',
-      '--leader-elect',
-      'false',
-    ]);
+    const berth = startBerth([...runOnTestCluster, '--concurrency-metrics', 'http://127.0.0.1:9']);
     expect(await berth.exited).toBe(1);
     expect(JSON.stringify(berth.lines)).toContain(
       '--concurrency-metrics needs KEDA: this cluster serves no ScaledObject (keda.sh/v1alpha1)',
@@ -169,8 +162,18 @@ describe('berth run --concurrency-metrics on a cluster without KEDA', () => {
   });
 });
 
+describe('berth run --database-engine cnpg on a cluster without CloudNativePG', () => {
+  it('refuses to start with a message that names CloudNativePG and exit code 1', async () => {
+    const berth = startBerth([...runOnTestCluster, '--database-engine', 'cnpg']);
+    expect(await berth.exited).toBe(1);
+    expect(JSON.stringify(berth.lines)).toContain(
+      '--database-engine cnpg needs CloudNativePG: this cluster serves no Cluster (postgresql.cnpg.io/v1)',
+    );
+  });
+});
+
 describe('berth run --activator-proxy', () => {
-  const base = ['run', '--facade-address', '127.0.0.1:0', '--probe-address', '127.0.0.1:0', '--leader-elect', 'false'];
+  const base = runOnTestCluster;
   const activator = ['--activator-proxy', 'keda/interceptor-proxy:8080', '--activator-scaler', 'scaler.keda:9090'];
 
   it('refuses to start without a Gateway, with exit code 1', async () => {

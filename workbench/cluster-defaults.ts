@@ -7,6 +7,10 @@ import type { TlsIssuer } from '../src/api/app-tls.ts';
 export interface ClusterDefaults {
   registry?: string;
   postgresImage?: string;
+  /** What CloudNativePG runs a database's instances from, and the StorageClass of their volumes, which
+   * uid 26 can write (the node's Postgres operator). */
+  cnpgPostgresImage?: string;
+  cnpgStorageClass?: string;
   redisImage?: string;
   builderImage?: string;
   gitImage?: string;

@@ -17,6 +17,8 @@ export function withClusterDefaults(options: Options, cluster: ClusterDefaults):
     agentToolsImage: options.agentToolsImage ?? cluster.agentToolsImage,
     agentServerImage: options.agentServerImage ?? cluster.agentServerImage,
     postgresImage: options.postgresImage ?? cluster.postgresImage,
+    cnpgPostgresImage: options.cnpgPostgresImage ?? cluster.cnpgPostgresImage,
+    cnpgStorageClass: options.cnpgStorageClass ?? cluster.cnpgStorageClass,
     redisImage: options.redisImage ?? cluster.redisImage,
     // The node's kube-router refuses a new pod until it has programmed it: its pods wait for it.
     networkWaitImage: options.networkWaitImage ?? cluster.postgresImage,

@@ -12,6 +12,9 @@ const dnsLabelLimit = 63;
  */
 const statefulSetNameLimit = 52;
 
+/** CloudNativePG refuses a Cluster named longer than 50 characters (its validating webhook). */
+const postgresClusterNameLimit = 50;
+
 function shortHash(text: string, length = 8): string {
   return createHash('sha256').update(text).digest('hex').slice(0, length);
 }
@@ -69,6 +72,9 @@ export function childNames(deploymentName: string) {
     postgresCredentials: boundedName(base, '-postgres'),
     /** The database server's certificate and key (render/postgres.ts). */
     postgresTls: boundedName(base, '-postgres-tls'),
+    /** The database's CloudNativePG Cluster, where that is the database's engine (render/postgres-cluster.ts):
+     * the first of its generations (a restore makes the next). */
+    postgresCluster: boundedName(base, '-db-1', postgresClusterNameLimit),
     redis: boundedName(base, '-redis', statefulSetNameLimit),
     redisCredentials: boundedName(base, '-redis'),
     ingress: boundedName(base, ''),
@@ -79,6 +85,16 @@ export function childNames(deploymentName: string) {
     /** Same name as the Deployment, as the interface promises. */
     tracingProject: deploymentName,
   };
+}
+
+/** The names CloudNativePG gives a Cluster's own Services: the primary (rw), the replicas (ro), any (r). */
+export function postgresClusterServiceNames(cluster: string): string[] {
+  return [`${cluster}-rw`, `${cluster}-ro`, `${cluster}-r`];
+}
+
+/** The volume claim of a Cluster's first instance (`<cluster>-1`): the data. */
+export function postgresClusterClaimName(cluster: string): string {
+  return `${cluster}-1`;
 }
 
 /** The Services the Gateway's routes send requests to: the application's pods, and a canary's. */

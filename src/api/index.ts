@@ -16,6 +16,7 @@ export * from './custom-hosts.ts';
 export * from './host-ownership.ts';
 export * from './child-names.ts';
 export * from './name-claims.ts';
+export * from './database-engine.ts';
 export * from './organization-policy.ts';
 export * from './quota-fit.ts';
 export * from './sizes.ts';

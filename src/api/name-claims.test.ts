@@ -26,10 +26,23 @@ describe('name claims', () => {
       'shop-canary',
       'shop-postgres',
       'shop-postgres-tls',
+      'shop-db-1',
+      'shop-db-1-rw',
+      'shop-db-1-ro',
+      'shop-db-1-r',
       'shop-redis',
       'shop-secrets',
       'shop-custom',
     ]);
+  });
+
+  it("refuses a later deployment named like the Services CloudNativePG gives an earlier one's database", () => {
+    const shop = deployment('shop', 'u1');
+    const squatter = deployment('shop-db-1-rw', 'u2', '2026-11-26T11:00:00Z');
+    expect(nameRefusal(squatter, claimantsOf('shop-db-1-rw', [shop, squatter]))).toMatchObject({
+      reason: 'NameTaken',
+      message: expect.stringContaining('shop-db-1-rw'),
+    });
   });
 
   it('indexes most deployments by one stem, and one whose children are cut and hashed by each child name', () => {

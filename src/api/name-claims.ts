@@ -4,7 +4,7 @@
 // cannot be served: the earlier keeps the names (as a host claim is settled), the HTTP API refuses the
 // later one before writing (409), and the controller stalls one applied with kubectl (NameTaken) before
 // it writes a child. Pure.
-import { childNames, dnsLabelBase, routeServiceNamePattern } from './child-names.ts';
+import { childNames, dnsLabelBase, postgresClusterServiceNames, routeServiceNamePattern } from './child-names.ts';
 import { claimedBefore } from './custom-hosts.ts';
 
 /** What a claim is read from: a Deployment, as stored or as cached (a new one has no uid yet). */
@@ -24,7 +24,17 @@ export const nameStemIndex = 'berth.dev/name-stem';
 
 /** What the children add to a stem (child-names.ts): all to the DNS-label base but `-secrets`, which
  * follows the name as it is. */
-const childSuffixes = ['-queue', '-canary', '-postgres', '-postgres-tls', '-redis', '-custom', '-secrets'];
+const childSuffixes = [
+  '-queue',
+  '-canary',
+  '-postgres',
+  '-postgres-tls',
+  '-db-1',
+  ...postgresClusterServiceNames('-db-1'),
+  '-redis',
+  '-custom',
+  '-secrets',
+];
 
 export function indexNameStems(object: unknown): string[] {
   const { name, namespace = '' } = (object as NameClaim).metadata;
@@ -59,6 +69,10 @@ export function claimedNames(deploymentName: string): string[] {
       names.postgres,
       names.postgresCredentials,
       names.postgresTls,
+      // The CloudNativePG Cluster and the Services its operator names after it, whatever the engine: a
+      // rule that needs no engine is one a user can read.
+      names.postgresCluster,
+      ...postgresClusterServiceNames(names.postgresCluster),
       names.redis,
       names.redisCredentials,
       names.secrets,

@@ -10,6 +10,7 @@ import { buildPlacementSchema } from '../api/build-placement.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
 import { cidrSchema, organizationPolicySchema } from '../api/organization-policy.ts';
 import { concurrencyQueryProblem, defaultConcurrencyQuery } from '../api/request-concurrency.ts';
+import { databaseEngines, defaultDatabaseEngine } from '../api/database-engine.ts';
 import { defaultBuildNamespace } from '../workloads/build-jobs.ts';
 import { defaultScaleDownWindowSeconds } from '../reconcilers/deployment/index.ts';
 
@@ -113,8 +114,16 @@ export const optionsUsage = `options (each also read from the environment variab
                                (POST /v2/deployments/{id}/push-token) and its token endpoint
                                (GET /v2/registry/token); the registry trusts Berth's certificate
                                (Secret berth-registry-signing). Default: none [BERTH_PUSH_REGISTRY]
-  --postgres-image <image>     the database of Deployments that ask for one (default
-                               postgres:16-alpine)                        [BERTH_POSTGRES_IMAGE]
+  --postgres-image <image>     the database of Deployments that ask for one, as a StatefulSet
+                               (default postgres:16-alpine)               [BERTH_POSTGRES_IMAGE]
+  --database-engine <engine>   where a new database runs: statefulset, or cnpg (a CloudNativePG
+                               Cluster; the cluster must serve its CRDs). A database keeps the
+                               engine it was made with (default statefulset) [BERTH_DATABASE_ENGINE]
+  --cnpg-postgres-image <image>
+                               what CloudNativePG runs a Cluster's instances from (default
+                               ghcr.io/cloudnative-pg/postgresql:16)  [BERTH_CNPG_POSTGRES_IMAGE]
+  --cnpg-storage-class <name>  the StorageClass of a Cluster's volume, one uid 26 can write (default:
+                               the cluster's default)                  [BERTH_CNPG_STORAGE_CLASS]
   --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine)
                                                                           [BERTH_REDIS_IMAGE]
   --network-wait-image <image> holds each app, queue worker, pre-deploy and build pod (at most 15 s)
@@ -321,6 +330,9 @@ const optionsSchema = z
       .regex(/^[^\s/]+$/, 'expected host[:port]')
       .optional(),
     postgresImage: z.string().min(1).optional(),
+    databaseEngine: z.enum(databaseEngines),
+    cnpgPostgresImage: z.string().min(1).optional(),
+    cnpgStorageClass: z.string().min(1).max(253).optional(),
     redisImage: z.string().min(1).optional(),
     networkWaitImage: z.string().min(1).optional(),
     publicUrl: baseUrl.optional(),
@@ -459,6 +471,9 @@ const optionSources = {
   registry: { env: 'BERTH_REGISTRY' },
   pushRegistry: { env: 'BERTH_PUSH_REGISTRY' },
   postgresImage: { env: 'BERTH_POSTGRES_IMAGE' },
+  databaseEngine: { env: 'BERTH_DATABASE_ENGINE', fallback: defaultDatabaseEngine },
+  cnpgPostgresImage: { env: 'BERTH_CNPG_POSTGRES_IMAGE', emptyIsUnset: true },
+  cnpgStorageClass: { env: 'BERTH_CNPG_STORAGE_CLASS', emptyIsUnset: true },
   redisImage: { env: 'BERTH_REDIS_IMAGE' },
   networkWaitImage: { env: 'BERTH_NETWORK_WAIT_IMAGE' },
   publicUrl: { env: 'BERTH_PUBLIC_URL', emptyIsUnset: true },

@@ -8,6 +8,7 @@ import {
   httpScaledObjectKind,
   interceptorRouteKind,
   prepareBuildNamespace,
+  postgresClusterKind,
   registerDeploymentControllers,
   scaledObjectKind,
 } from '../reconcilers/deployment/index.ts';
@@ -31,6 +32,7 @@ import { registryIssuer, registryService } from '../registry/tokens.ts';
 import {
   agentServerLicenseSecretName,
   organizationPolicyObjectName,
+  type DatabaseEngine,
   type Activator,
   type AppTls,
   type HostPolicy,
@@ -58,6 +60,7 @@ export function imagesFor(options: Options) {
       agentTools: options.agentToolsImage ?? defaults.images.agentTools,
       ...agentServerOf(options.agentServerImage),
       postgres: options.postgresImage ?? defaults.images.postgres,
+      cnpgPostgres: options.cnpgPostgresImage ?? defaults.images.cnpgPostgres,
       redis: options.redisImage ?? defaults.images.redis,
       ...optional('networkWait', options.networkWaitImage),
     },
@@ -91,6 +94,21 @@ async function requireScaledObjects(kubeConfig: KubeConfig): Promise<void> {
       { cause: error },
     );
   });
+}
+
+/** Whether the cluster serves CloudNativePG's Cluster. New databases made Clusters need it: a refusal
+ * that says so at start, rather than Deployments whose databases never come. */
+async function servesPostgresClusters(kubeConfig: KubeConfig, engine: DatabaseEngine): Promise<boolean> {
+  const { apiVersion, kind } = postgresClusterKind;
+  const served = await resolveResource(kubeConfig, apiVersion, kind).then(
+    () => true,
+    () => false,
+  );
+  if (!served && engine === 'cnpg')
+    throw new Error(
+      `--database-engine cnpg needs CloudNativePG: this cluster serves no ${kind} (${apiVersion}). Install CloudNativePG, or leave --database-engine statefulset`,
+    );
+  return served;
 }
 
 /** KEDA reads apps' scale from the metrics store: a store that takes writes where KEDA reads is refused
@@ -251,6 +269,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     await requireScaledObjects(kubeConfig);
     await refuseWritableStore(store);
   }
+  const postgresClusters = await servesPostgresClusters(kubeConfig, options.databaseEngine);
   const activation = await activatorFor(kubeConfig, options, routing.gateway);
   const networkPolicyCheck = await networkPolicyCheckFor(kubeConfig, options, logger);
   const buildNamespace = options.buildNamespace;
@@ -282,6 +301,9 @@ async function registerControllers(manager: Manager, options: Options, installat
     ...activation,
     ...(options.proxyNamespace ? { proxyNamespace: options.proxyNamespace } : {}),
     networkPolicyCheck,
+    databaseEngine: options.databaseEngine,
+    postgresClusters,
+    ...optional('cnpgStorageClass', options.cnpgStorageClass),
     ...scope,
   });
   registerTracingProjectController(manager, scope);

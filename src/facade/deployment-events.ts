@@ -41,11 +41,19 @@ export interface DeploymentObjects {
 /** The names of the workloads Berth renders for a deployment. */
 function workloadNames(deploymentName: string) {
   const names = childNames(deploymentName);
-  return { appsDeployments: [names.application, names.queueWorker, names.canary], statefulSets: [names.postgres, names.redis] };
+  return {
+    appsDeployments: [names.application, names.queueWorker, names.canary],
+    statefulSets: [names.postgres, names.redis],
+    postgresClusters: [names.postgresCluster],
+  };
 }
 
 /** Whether an object is one of those workloads, or a ReplicaSet one of its Deployments makes. */
-function ownedByName({ appsDeployments, statefulSets }: ReturnType<typeof workloadNames>, kind: string, name: string): boolean {
+function ownedByName(
+  { appsDeployments, statefulSets, postgresClusters }: ReturnType<typeof workloadNames>,
+  kind: string,
+  name: string,
+): boolean {
   switch (kind) {
     case 'Deployment':
       return appsDeployments.includes(name);
@@ -54,6 +62,9 @@ function ownedByName({ appsDeployments, statefulSets }: ReturnType<typeof worklo
       return appsDeployments.some((owner) => name.startsWith(`${owner}-`) && /^[a-z0-9]+$/.test(name.slice(owner.length + 1)));
     case 'StatefulSet':
       return statefulSets.includes(name);
+    // CloudNativePG's, where it holds the database.
+    case 'Cluster':
+      return postgresClusters.includes(name);
     case 'HorizontalPodAutoscaler':
     case 'ScaledObject':
     case 'Service':

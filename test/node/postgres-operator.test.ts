@@ -5,10 +5,12 @@
 // and takes a base backup into the organization's bucket on the node's backup store, with the keys Berth
 // gave the organization (Secret berth-backups), which another organization's keys cannot read; the
 // admission webhooks, called through the node's address with the cluster's CA, refuse what CloudNativePG
-// refuses; the volume's directory goes with the Cluster. Berth runs only as the backup store's keeper:
-// what later slices of "Data that lasts" (docs/data.md) build on is under test.
-// Cost: about 90 s on the node (initdb and the first start of one Postgres, a base backup, the volume's
-// helper pods).
+// refuses; the volume's directory goes with the Cluster. Berth keeps the backup store, and with
+// `--database-engine cnpg` gives a Deployment that asks for a database a Cluster: its app reaches it at
+// `<name>-postgres` as it reaches a StatefulSet's, and its data outlives the Deployment when retained and
+// serves a Deployment of the same name again.
+// Cost: about 3 minutes on the node (initdb and the first start of three Postgres, a base backup, the
+// volumes' helper pods).
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -24,7 +26,7 @@ import { barmanCloudPlugin, cnpgPostgresImage, localPathStorageClass } from '../
 import { eventually } from '../../workbench/support/poll.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
-import { apply, kubectlOk } from './support.ts';
+import { apply, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
 
 const run = promisify(execFile);
 const psql = '/usr/lib/postgresql/15/bin/psql';
@@ -45,6 +47,9 @@ beforeAll(async () => {
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, namespace, other] }),
     ...['--backup-store', backupStoreUrl, '--backup-store-secret', 'backup-store-admin', '--backup-store-admin', backupStoreAdminUrl],
+    ...['--database-engine', 'cnpg', '--cnpg-postgres-image', cnpgPostgresImage, '--cnpg-storage-class', localPathStorageClass],
+    // The app's wait for its database (pg_isready), whichever engine holds it.
+    ...['--postgres-image', await serviceImage('postgres')],
   ]);
   await waitReady(berth);
 });
@@ -212,5 +217,82 @@ describe("the node's Postgres operator", () => {
     await kubectlOk(['delete', 'clusters.postgresql.cnpg.io', '-n', namespace, 'db']);
     await eventually(async () => (await kubectl(['get', 'pv', volume])).code !== 0, 90_000, 'the volume deleted');
     expect(existsSync(path)).toBe(false);
+  });
+});
+
+/** A Deployment of the example app that asks for a database. */
+const notes = (image: string) => ({
+  apiVersion: 'berth.dev/v1alpha1',
+  kind: 'Deployment',
+  metadata: { name: 'notes' },
+  spec: {
+    source: 'external_docker',
+    sourceConfig: { resourceSpec: { minScale: 1, maxScale: 1, cpu: 0.1, memoryMb: 64, dbStorageGi: 1, dbCpu: 0.1, dbMemoryMb: 256 } },
+    sourceRevisionConfig: { imageUri: image },
+  },
+});
+
+async function deploymentStatus(name: string): Promise<string> {
+  return kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, name, '-o', 'jsonpath={.status.status}']);
+}
+
+/** SQL as an app runs it: as `postgres`, with the password of Berth's Secret, through the `<name>-postgres` Service. */
+async function appQuery(name: string, sql: string): Promise<string> {
+  const password = await secretValue(namespace, `${name}-postgres`, 'password');
+  const host = (await kubectlOk(['get', 'service', '-n', namespace, `${name}-postgres`, '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+  const { stdout } = await run(psql, ['-h', host, '-U', 'postgres', '-d', 'postgres', '-tAc', sql], {
+    env: { ...process.env, PGPASSWORD: password, PGCONNECT_TIMEOUT: '5' },
+  });
+  return stdout.trim();
+}
+
+describe('a Deployment whose database CloudNativePG holds (--database-engine cnpg)', () => {
+  it('gets a Cluster in place of a StatefulSet, which its app reaches at <name>-postgres as before', { timeout: 300_000 }, async () => {
+    const from = Date.now();
+    await apply(namespace, notes(await exampleImage('cnpg')));
+    await eventually(async () => (await deploymentStatus('notes')) === 'READY', 240_000, 'the Deployment READY');
+    console.error(`[postgres-operator] a Deployment on a Cluster READY ${Math.round((Date.now() - from) / 1000)} s after it was applied`);
+    const cluster = JSON.parse(await kubectlOk(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, 'notes-db-1', '-o', 'json'])) as {
+      metadata: { ownerReferences: { kind: string; name: string }[] };
+      spec: { storage: { storageClass: string } };
+    };
+    expect(cluster.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'notes' })]);
+    expect(cluster.spec.storage.storageClass).toBe(localPathStorageClass);
+    expect((await kubectl(['get', 'statefulset', '-n', namespace, 'notes-postgres'])).code).not.toBe(0);
+    const engine = await kubectlOk([
+      'get',
+      'secret',
+      '-n',
+      namespace,
+      'notes-postgres',
+      '-o',
+      'jsonpath={.metadata.annotations.berth\\.dev/database-engine}',
+    ]);
+    expect(engine).toBe('cnpg');
+    // The app, with the DATABASE_URI Berth gives it.
+    const app = (await kubectlOk(['get', 'service', '-n', namespace, 'notes', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+    expect(await eventually(async () => (await httpGet(`http://${app}/db`)).body, 30_000, 'the app reaching its database')).toBe('db 42\n');
+    await appQuery('notes', 'create table notes (body text); insert into notes values ($$kept$$)');
+    expect(await appQuery('notes', 'select body from notes')).toBe('kept');
+  });
+
+  it('keeps its data when the Deployment goes, and serves it to a Deployment of the same name', { timeout: 300_000 }, async () => {
+    await kubectlOk(['delete', 'deployments.berth.dev', '-n', namespace, 'notes', '--timeout=120s']);
+    await eventually(
+      async () => (await kubectl(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, 'notes-db-1'])).code !== 0,
+      60_000,
+      'the Cluster gone',
+    );
+    const claim = JSON.parse(await kubectlOk(['get', 'pvc', '-n', namespace, 'notes-db-1-1', '-o', 'json'])) as {
+      metadata: { labels: Record<string, string>; ownerReferences?: unknown[] };
+    };
+    expect(claim.metadata.labels['berth.dev/retained-data']).toBe('notes');
+    expect(claim.metadata.ownerReferences ?? []).toEqual([]);
+
+    await apply(namespace, notes(await exampleImage('cnpg')));
+    await eventually(async () => (await deploymentStatus('notes')) === 'READY', 240_000, 'the Deployment READY again');
+    expect(await eventually(async () => appQuery('notes', 'select body from notes').catch(() => undefined), 30_000, 'the kept row')).toBe(
+      'kept',
+    );
   });
 });

@@ -28,6 +28,7 @@ import {
   cnpgWebhookConfigurations,
   localPathArgs,
   localPathConfig,
+  localPathStorageClass,
   localPathHelperPod,
   localPathObjects,
 } from './postgres-operator.ts';
@@ -56,6 +57,8 @@ export type NodeOffers = Pick<
   | 'concurrencyMetrics'
   | 'activator'
   | 'postgresImage'
+  | 'cnpgPostgresImage'
+  | 'cnpgStorageClass'
   | 'redisImage'
   | 'builderImage'
   | 'gitImage'
@@ -254,7 +257,7 @@ const postgresOperator: NodePart = {
     // The operator finds its plugins' sockets once, at its start: the plugin's comes first.
     const pluginSocketDir = await startBarmanCloud(node, barmanCloud!, dir);
     await startCnpg(node, cnpg!, dir, pluginSocketDir);
-    return {};
+    return { cnpgPostgresImage, cnpgStorageClass: localPathStorageClass };
   },
 };
 

@@ -132,6 +132,12 @@ the watched namespaces and the release namespace.
   resources: [referencegrants]
   verbs: [get, list, watch, create, update, patch, delete]
 {{- end }}
+# Deployments' databases that CloudNativePG holds (services.postgres.engine cnpg, now or before): read
+# wherever the cluster serves the kind, whatever the engine of new databases.
+- scope: watched
+  apiGroups: [postgresql.cnpg.io]
+  resources: [clusters]
+  verbs: [get, list, watch, create, update, patch, delete]
 # Events: Berth's own (create, patch), and a deployment's read for the HTTP API's events route (list).
 - scope: watched
   apiGroups: ["", events.k8s.io]

@@ -15,7 +15,13 @@ import {
 } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { optional } from '../../runtime/index.ts';
-import { applicationServicePort, childNames, deploymentLabelValue, routeServiceNames } from '../../api/child-names.ts';
+import {
+  applicationServicePort,
+  childNames,
+  deploymentLabelValue,
+  postgresClusterClaimName,
+  routeServiceNames,
+} from '../../api/child-names.ts';
 import { componentLabel, hasRole, podsOfDeployment, type Component } from '../../workloads/revision-pods.ts';
 import { deploymentMetrics, type ApiReadings, type MetricsReadings } from '../deployment-metrics.ts';
 import type { FacadeDependencies, MetricsSources } from '../ports.ts';
@@ -68,11 +74,7 @@ export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependen
     }
     const [usage, capacity, api, queue] = await Promise.all([
       usageOf(metrics, namespace, ownLabel),
-      metrics.claimCapacity(namespace, names.postgresClaim).then(
-        (bytes) => ({ found: bytes !== undefined, bytes }),
-        // A claim that exists but cannot be read counts as a database with no size known.
-        () => ({ found: true, bytes: undefined }),
-      ),
+      databaseCapacity(metrics, namespace, name),
       'unavailable' in requests ? requests : apiReadings(metrics, requests),
       queued ? queueReadings(metrics, namespace, names.queueWorker) : undefined,
     ]);
@@ -121,4 +123,25 @@ async function apiReadings(metrics: MetricsSources, queries: RequestMetricQuerie
   } catch {
     return { unavailable: 'the metrics store did not answer' };
   }
+}
+
+/** The database's volume size: the claim of its StatefulSet's replica, or of its Cluster's first instance
+ * (whichever engine holds it, only one exists). */
+async function databaseCapacity(
+  metrics: MetricsSources,
+  namespace: string,
+  deploymentName: string,
+): Promise<{ found: boolean; bytes: number | undefined }> {
+  const names = childNames(deploymentName);
+  const claims = [names.postgresClaim, postgresClusterClaimName(names.postgresCluster)];
+  const readings = await Promise.all(
+    claims.map((claim) =>
+      metrics.claimCapacity(namespace, claim).then(
+        (bytes) => ({ found: bytes !== undefined, bytes }),
+        // A claim that exists but cannot be read counts as a database with no size known.
+        () => ({ found: true, bytes: undefined }),
+      ),
+    ),
+  );
+  return readings.find((reading) => reading.found) ?? { found: false, bytes: undefined };
 }

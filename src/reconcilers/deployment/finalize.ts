@@ -11,7 +11,8 @@ import type { DeploymentControllerOptions } from './options.ts';
 import type { OwnerDeployment } from './render/common.ts';
 import type { PassStatus } from './status/status-decision.ts';
 import { releaseActivatorGrant } from './rollout/scale-to-zero.ts';
-import { deletesData, postgresClaimName } from './render/postgres.ts';
+import { deletesData } from './render/postgres.ts';
+import { databaseClaimName, databaseEngineOf } from './database.ts';
 import { releaseDatabase } from './retained-data.ts';
 import type { DeploymentWriter } from './writer.ts';
 import { optional } from '../../runtime/index.ts';
@@ -40,11 +41,16 @@ export async function finalizeDeployment(
   const ownsItsOwn = (object: DeepReadonly<KubeObject> | undefined) =>
     object?.metadata?.ownerReferences?.some((reference) => reference.uid === owner.uid) === true;
   // Only this Deployment's own: one refused its names (NameTaken) must not take another's data with it.
-  const ownsPassword = ownsItsOwn(informers.secrets.get(owner.namespace, names.postgresCredentials));
-  const ownsDatabase = ownsPassword || ownsItsOwn(informers.statefulSets.get(owner.namespace, names.postgres));
+  const credentials = informers.secrets.get(owner.namespace, names.postgresCredentials);
+  const ownsPassword = ownsItsOwn(credentials);
+  const ownsDatabase =
+    ownsPassword ||
+    ownsItsOwn(informers.statefulSets.get(owner.namespace, names.postgres)) ||
+    ownsItsOwn(informers.postgresClusters?.get(owner.namespace, names.postgresCluster));
+  const engine = databaseEngineOf(credentials, deps.options.databaseEngine);
   const keepsData = !deletesData(deployment.spec);
   // Once: a released password is no longer this Deployment's.
-  if (ownsPassword && keepsData) await releaseDatabase(writer, owner);
+  if (ownsPassword && keepsData) await releaseDatabase(writer, owner, engine);
   const owned: Informer[] = [...workloadInformers(informers), informers.jobs, informers.secrets, informers.revisions];
   let remaining = 0;
   for (const informer of owned) {
@@ -58,9 +64,10 @@ export async function finalizeDeployment(
   }
   remaining += await deleteBuildsApart(deps, owner);
   if (ownsDatabase && !keepsData) {
-    // The StatefulSet controller would delete the claim (retention policy Delete); say it here too, so the
-    // data goes with the Deployment wherever that controller is not running.
-    await writer.delete(childKinds.persistentVolumeClaim, owner.namespace, postgresClaimName(owner));
+    // The StatefulSet controller (retention policy Delete) or the garbage collector (a Cluster owns its
+    // claim) would delete the claim; say it here too, so the data goes with the Deployment wherever that
+    // is not running.
+    await writer.delete(childKinds.persistentVolumeClaim, owner.namespace, databaseClaimName(owner, engine));
   }
   if (remaining > 0) return { requeueAfter: recheckAfterMs };
   await releaseActivatorGrant(deps, owner);

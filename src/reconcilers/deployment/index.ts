@@ -52,6 +52,7 @@ export { defaultDeploymentControllerOptions, type DeploymentControllerOptions } 
 export { prepareBuildNamespace } from './builds/build-namespace.ts';
 export { defaultScaleDownWindowSeconds, scaledObjectKind } from './render/autoscalers.ts';
 export { httpScaledObjectKind, interceptorRouteKind } from './render/scale-to-zero.ts';
+export { postgresClusterKind } from './render/postgres-cluster.ts';
 export { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
 export { resolveIntegration } from './revisions/inputs.ts';
 export { ownerReference } from './render/common.ts';
@@ -71,6 +72,7 @@ export function registerDeploymentControllers(
     httpRoutes: options.gateway !== undefined,
     ...optional('tls', options.tls),
     scaledObjects: servesScaledObjects(options),
+    postgresClusters: !!options.postgresClusters,
     ...(options.activator
       ? { activatorNamespace: options.activator.proxy.namespace, httpScaledObjects: !!options.activator.servesHttpScaledObjects }
       : {}),

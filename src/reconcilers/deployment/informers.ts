@@ -40,6 +40,7 @@ import {
 import { referencedSecretNames } from './revisions/inputs.ts';
 import { autoscalerStatusPaths } from './status/scaling-status.ts';
 import { scaledObjectKind } from './render/autoscalers.ts';
+import { postgresClusterKind } from './render/postgres-cluster.ts';
 import { activatorGrantLabel, httpScaledObjectKind, interceptorRouteKind, referenceGrantKind } from './render/scale-to-zero.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
 import { readableSecrets } from '../../workloads/readable-secrets.ts';
@@ -53,6 +54,7 @@ export const childKinds = {
   ingress: { apiVersion: 'networking.k8s.io/v1', kind: 'Ingress', plural: 'ingresses' },
   httpRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes' },
   scaledObject: scaledObjectKind,
+  postgresCluster: postgresClusterKind,
   interceptorRoute: interceptorRouteKind,
   httpScaledObject: httpScaledObjectKind,
   referenceGrant: referenceGrantKind,
@@ -86,6 +88,8 @@ export interface DeploymentInformers {
   gateways?: Informer<GatewayObject>;
   /** Only where apps scale on their requests in flight: their KEDA ScaledObjects (KEDA's CRDs). */
   scaledObjects?: Informer<KubeObject>;
+  /** Only where the cluster serves CloudNativePG's Cluster: the databases of that engine. */
+  postgresClusters?: Informer<KubeObject>;
   /** Only with an activator for dev_zero: the add-on's InterceptorRoutes Berth writes, and the
    * ReferenceGrants it keeps in the activator's namespace (one per namespace with such apps). */
   interceptorRoutes?: Informer<KubeObject>;
@@ -129,6 +133,13 @@ const appliedView = {
   ingress: ownedFieldsView(fieldManager),
   httpRoute: ownedFieldsView(fieldManager),
   scaledObject: ownedFieldsView(fieldManager),
+  // Its readiness (postgres-cluster.ts), not the operator's record of its instances.
+  postgresCluster: ownedFieldsView(fieldManager, [
+    'status.conditions',
+    'status.readyInstances',
+    'status.currentPrimary',
+    'status.targetPrimary',
+  ]),
   interceptorRoute: ownedFieldsView(fieldManager),
   httpScaledObject: ownedFieldsView(fieldManager),
   referenceGrant: ownedFieldsView(fieldManager),
@@ -147,6 +158,7 @@ export function deploymentInformers(
     httpRoutes: boolean;
     tls?: AppTls;
     scaledObjects?: boolean;
+    postgresClusters?: boolean;
     activatorNamespace?: string;
     httpScaledObjects?: boolean;
     networkPolicyCheck?: boolean;
@@ -178,6 +190,9 @@ export function deploymentInformers(
     ...(routes.tls ? { certificates: organizationCertificates(manager, routes.tls), gateways: gatewayShards(manager, routes.tls) } : {}),
     ...(routes.scaledObjects
       ? { scaledObjects: manager.informer<KubeObject>(childKinds.scaledObject, { ...scope, transform: appliedView.scaledObject }) }
+      : {}),
+    ...(routes.postgresClusters
+      ? { postgresClusters: manager.informer<KubeObject>(childKinds.postgresCluster, { ...scope, transform: appliedView.postgresCluster }) }
       : {}),
     ...(routes.activatorNamespace !== undefined
       ? {
@@ -218,6 +233,7 @@ export function workloadInformers(informers: DeploymentInformers): Informer[] {
     informers.ingresses,
     ...(informers.httpRoutes ? [informers.httpRoutes] : []),
     ...(informers.scaledObjects ? [informers.scaledObjects] : []),
+    ...(informers.postgresClusters ? [informers.postgresClusters] : []),
     ...(informers.interceptorRoutes ? [informers.interceptorRoutes] : []),
     ...(informers.httpScaledObjects ? [informers.httpScaledObjects] : []),
   ];

@@ -2,6 +2,9 @@
 import { publicCodeHostOrigins } from '../../codehost/outbound.ts';
 import {
   defaultBuildResources,
+  defaultCnpgPostgresImage,
+  defaultDatabaseEngine,
+  type DatabaseEngine,
   openHostPolicy,
   type AppTls,
   type AppUrlTemplate,
@@ -41,9 +44,20 @@ export interface DeploymentControllerOptions {
     /** Holds each app, queue worker, pre-deploy and build pod until the node's network policy lets it out
      * (render/network-ready.ts): an image with `sh` and busybox. Absent, no pod is held. */
     networkWait?: string;
+    /** The database of a StatefulSet (render/postgres.ts), and the app's wait for any database (pg_isready). */
     postgres: string;
+    /** What CloudNativePG runs a Cluster's instances from (render/postgres-cluster.ts). */
+    cnpgPostgres: string;
     redis: string;
   };
+  /** The engine of a new database (src/api/database-engine.ts): one that exists keeps its own. */
+  databaseEngine: DatabaseEngine;
+  /** The cluster serves CloudNativePG's Cluster: the databases of that engine are cached and kept,
+   * whatever databaseEngine says (a database keeps its engine). */
+  postgresClusters?: boolean;
+  /** The StorageClass of a CloudNativePG Cluster's volume; unset, the cluster's default. Its volumes must
+   * be writable by the instance's user (uid 26), which a hostPath class's are not. */
+  cnpgStorageClass?: string;
   /** The Secret in each organization namespace holding the licence key of the reference's agent server
    * (src/api/agent-server-license.ts): agent servers built on the reference's image read it. */
   agentServerLicense?: string;
@@ -142,8 +156,10 @@ export const defaultDeploymentControllerOptions: DeploymentControllerOptions = {
     buildTools: 'node:24-bookworm',
     agentTools: 'python:3.11-slim',
     postgres: 'postgres:16-alpine',
+    cnpgPostgres: defaultCnpgPostgresImage,
     redis: 'redis:7-alpine',
   },
+  databaseEngine: defaultDatabaseEngine,
   applicationPort: 8000,
   buildPrivileged: true,
   codeHostOrigins: publicCodeHostOrigins,

@@ -10,7 +10,7 @@
 // its status (AWAITING_DELETE) the same way, before its deletes.
 import { randomBytes } from 'node:crypto';
 import { adoptDatabase, isRetainedPassword } from './retained-data.ts';
-import { deploymentKind, organizationShards, revisionKind, type Deployment } from '../../api/index.ts';
+import { deploymentKind, organizationShards, revisionKind, type DatabaseEngine, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult, optional } from '../../runtime/index.ts';
 import { chooseRevisions, type Halt } from './revisions/choose-revisions.ts';
 import { upToDate, withAppliedHash } from '../../runtime/applied-hash.ts';
@@ -25,6 +25,8 @@ import type { ServingRevision } from './render/application.ts';
 import { backingServices } from './render/backing.ts';
 import { renderPasswordSecret, type OwnerDeployment } from './render/common.ts';
 import { postgresDnsNames, renderPostgresTlsSecret } from './render/postgres.ts';
+import { postgresClusterKind, renderPostgresCredentials } from './render/postgres-cluster.ts';
+import { databaseEngineFor } from './database.ts';
 import { selfSignedServerCertificate } from '../../runtime/self-signed.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
 import { renderTracingProject } from './render/tracing-project.ts';
@@ -164,8 +166,10 @@ async function applyWorkloads(
   const { informers, writer, options } = pass;
   const names = childNames(owner.name);
   const backing = backingServices(spec);
-  await syncCredentials(pass, owner, names.postgresCredentials, 'postgres', backing.database);
-  await syncDatabaseCertificate(pass, owner, backing.database);
+  const databaseEngine = databaseEngineFor(informers, options.databaseEngine, owner);
+  if (backing.database && databaseEngine === 'cnpg' && !informers.postgresClusters) return { problem: postgresClustersMissing };
+  await syncCredentials(pass, owner, names.postgresCredentials, 'postgres', backing.database, databaseEngine);
+  await syncDatabaseCertificate(pass, owner, backing.database && databaseEngine === 'statefulset');
   await syncCredentials(pass, owner, names.redisCredentials, 'redis', backing.redis);
   const existingDatabaseStorage = informers.statefulSets.get(owner.namespace, names.postgres)?.spec?.volumeClaimTemplates?.[0]?.spec
     ?.resources?.requests?.storage;
@@ -177,6 +181,7 @@ async function applyWorkloads(
       ...placement,
       ...optional('listenerShards', listenerShards(pass, owner)),
       settings: options,
+      databaseEngine,
       ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
     });
     return { current: await syncWorkloads(informers, writer, owner, desired) };
@@ -194,18 +199,30 @@ function listenerShards({ informers, options }: Pass, owner: OwnerDeployment): M
   return organizationShards(tls.gateway.name, informers.gateways.list(tls.gateway.namespace), owner.namespace);
 }
 
+/** A database made a Cluster while the cluster no longer serves CloudNativePG: nothing is rendered, so
+ * nothing of it is pruned either. */
+const postgresClustersMissing: Problem = {
+  reason: 'DatabaseEngineMissing',
+  message: `the database is a CloudNativePG Cluster, and this cluster serves no ${postgresClusterKind.kind} (${postgresClusterKind.apiVersion}): install CloudNativePG again, or restart Berth once it is`,
+};
+
 /** A backing service's password: made once (or taken back from a deleted Deployment of the same name,
- * retained-data.ts), kept while the service is wanted, gone with it. */
+ * retained-data.ts), kept while the service is wanted, gone with it. A database's records its engine. */
 async function syncCredentials(
   pass: Pass,
   owner: OwnerDeployment,
   name: string,
   component: 'postgres' | 'redis',
   wanted: boolean,
+  engine?: DatabaseEngine,
 ): Promise<void> {
   const secret = pass.informers.secrets.get(owner.namespace, name);
-  if (wanted && !secret) await pass.writer.createOrGet(renderPasswordSecret(owner, name, component, randomBytes(24).toString('base64url')));
-  if (wanted && secret && isRetainedPassword(secret, owner)) await adoptDatabase(pass.writer, owner);
+  const password = () => randomBytes(24).toString('base64url');
+  if (wanted && !secret)
+    await pass.writer.createOrGet(
+      engine ? renderPostgresCredentials(owner, password(), engine) : renderPasswordSecret(owner, name, component, password()),
+    );
+  if (wanted && secret && engine && isRetainedPassword(secret, owner)) await adoptDatabase(pass.writer, owner, engine);
   if (!wanted && secret?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid))
     await pass.writer.delete(childKinds.secret, owner.namespace, name);
 }

@@ -32,6 +32,7 @@ import { workloadChangeMatters } from './rollout/lifecycle.ts';
 import { podChangeMatters } from './rollout/pods.ts';
 import { revisionLabel } from './render/common.ts';
 import { activatorGrantLabel } from './render/scale-to-zero.ts';
+import { postgresClusterChangeMatters } from './render/postgres-cluster.ts';
 import { grantHolders } from './rollout/scale-to-zero.ts';
 import { autoscalerChangeMatters } from './status/scaling-status.ts';
 
@@ -46,6 +47,8 @@ export function deploymentOwns(informers: DeploymentInformers): (Informer | Owne
     informers.ingresses,
     ...(informers.httpRoutes ? [{ informer: informers.httpRoutes, changed: unlessStatusOnly }] : []),
     ...(informers.scaledObjects ? [{ informer: informers.scaledObjects, changed: unlessStatusOnly }] : []),
+    // Its operator writes its status often; what a pass reads of it is whether it serves.
+    ...(informers.postgresClusters ? [{ informer: informers.postgresClusters, changed: postgresClusterChangeMatters }] : []),
   ];
 }
 

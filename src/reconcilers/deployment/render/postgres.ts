@@ -108,13 +108,11 @@ function tlsInitContainer(image: string, resources: V1Container['resources']): V
   };
 }
 
-export function renderPostgres(input: PostgresInput): V1StatefulSet {
-  const { owner } = input;
-  const resources = input.spec.sourceConfig?.resourceSpec ?? {};
-  const defaults = postgresDefaultsFor(input.spec.sourceConfig?.deploymentType, resources.dbSize);
-  const names = childNames(owner.name);
-  const storage = input.existingStorage ?? memoryQuantity((resources.dbStorageGi ?? defaults.storageGi) * 1024);
-  const containerResources = resourceRequirements(
+/** The server's CPU and memory: the db* fields, else its named size's or its tier's. */
+export function postgresResources(spec: DeploymentSpecInput, requestScale: number | undefined): V1Container['resources'] {
+  const resources = spec.sourceConfig?.resourceSpec ?? {};
+  const defaults = postgresDefaultsFor(spec.sourceConfig?.deploymentType, resources.dbSize);
+  return resourceRequirements(
     {
       cpu: resources.dbCpu,
       cpuLimit: resources.dbCpuLimit,
@@ -122,8 +120,21 @@ export function renderPostgres(input: PostgresInput): V1StatefulSet {
       memoryLimitMb: resources.dbMemoryLimitMb,
     },
     defaults,
-    input.requestScale,
+    requestScale,
   );
+}
+
+/** The data's volume size: dbStorageGi, else its tier's. */
+export function postgresStorage(spec: DeploymentSpecInput): string {
+  const resources = spec.sourceConfig?.resourceSpec ?? {};
+  return memoryQuantity((resources.dbStorageGi ?? postgresDefaultsFor(spec.sourceConfig?.deploymentType).storageGi) * 1024);
+}
+
+export function renderPostgres(input: PostgresInput): V1StatefulSet {
+  const { owner } = input;
+  const names = childNames(owner.name);
+  const storage = input.existingStorage ?? postgresStorage(input.spec);
+  const containerResources = postgresResources(input.spec, input.requestScale);
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',

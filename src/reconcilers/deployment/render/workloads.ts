@@ -3,6 +3,8 @@
 import {
   appHost,
   childNames,
+  defaultCnpgPostgresImage,
+  type DatabaseEngine,
   parseCustomUrl,
   routeListenerName,
   type Activator,
@@ -35,6 +37,7 @@ import {
   type ShardListener,
 } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
+import { renderPostgresCluster } from './postgres-cluster.ts';
 import { activatorBackend, renderActivatedScaledObject, renderInterceptorRoute } from './scale-to-zero.ts';
 import { scaleToZero, type ScaleToZero } from './tier.ts';
 import { renderRedis, renderRedisService } from './redis.ts';
@@ -42,7 +45,9 @@ import type { DeploymentSpecInput } from './spec.ts';
 
 export interface WorkloadSettings extends AutoscalingSettings {
   applicationPort: number;
-  images: { postgres: string; redis: string; agentServer?: string; networkWait?: string };
+  images: { postgres: string; cnpgPostgres?: string; redis: string; agentServer?: string; networkWait?: string };
+  /** The StorageClass of a CloudNativePG Cluster's volume (render/postgres-cluster.ts). */
+  cnpgStorageClass?: string;
   requestScale: number;
   progressDeadlineSeconds: number;
   ingressClassName?: string;
@@ -72,6 +77,8 @@ export interface WorkloadsInput {
   rollingOut?: boolean;
   /** The claim size of the database that exists already (volumeClaimTemplates are immutable). */
   existingDatabaseStorage?: string;
+  /** What holds the database (database.ts): a StatefulSet unless it says otherwise. */
+  databaseEngine?: DatabaseEngine;
   /** A canary of a new revision beside `serving` (canary.ts): its pods, and the percent of requests routed to them. */
   canary?: CanaryWorkload;
   /** The Services the routes name (route-targets.ts): the route Services, unless an upgrade still routes
@@ -142,24 +149,32 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
       if (queueAutoscaler) desired.push(queueAutoscaler);
     }
   }
-  if (backing.database) {
-    desired.push(
-      renderPostgres({
-        owner,
-        spec,
-        image: settings.images.postgres,
-        requestScale: settings.requestScale,
-        ...(input.existingDatabaseStorage ? { existingStorage: input.existingDatabaseStorage } : {}),
-      }),
-      renderPostgresService(owner),
-    );
-  }
+  if (backing.database) desired.push(...renderDatabase(input));
   if (backing.redis) desired.push(renderRedis(owner, spec, settings.images.redis, settings.requestScale), renderRedisService(owner));
   const backends = routeBackends(routeTo, activation, input.canary);
   const gateway = settings.gateway;
   if (gateway) for (const route of routes) desired.push(renderHttpRoute(owner, route, gateway, backends, shardOf(input, route)));
   else if (routes.length > 0) desired.push(renderIngress(owner, routes, routeTo.stable, settings.ingressClassName));
   return desired;
+}
+
+/** The database's objects: a CloudNativePG Cluster, or a StatefulSet and its headless Service. */
+function renderDatabase({ owner, spec, settings, databaseEngine, existingDatabaseStorage }: WorkloadsInput): KubeObject[] {
+  const requestScale = settings.requestScale;
+  if (databaseEngine === 'cnpg')
+    return [
+      renderPostgresCluster({
+        owner,
+        spec,
+        image: settings.images.cnpgPostgres ?? defaultCnpgPostgresImage,
+        requestScale,
+        ...optional('storageClass', settings.cnpgStorageClass),
+      }),
+    ];
+  return [
+    renderPostgres({ owner, spec, image: settings.images.postgres, requestScale, ...optional('existingStorage', existingDatabaseStorage) }),
+    renderPostgresService(owner),
+  ];
 }
 
 /** The shard serving a route's host, and its listener there, when not the configured Gateway. */

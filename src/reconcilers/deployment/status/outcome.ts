@@ -1,7 +1,7 @@
 // What a pass saw, for its status: where the target stands, what the workloads, autoscaler and
 // certificates say, and the phases its Revisions reached. Reads caches, writes nothing: the status is
 // decided from this once (status-decision.ts) and written once (write-status.ts).
-import type { V1Deployment, V1StatefulSet } from '@kubernetes/client-node';
+import type { V1Deployment } from '@kubernetes/client-node';
 import {
   appUrl,
   customHostOf,
@@ -37,6 +37,7 @@ import { pathBlocked } from '../rollout/network-path.ts';
 import { optional } from '../../../runtime/index.ts';
 import { durableServerOf } from '../render/agent-server.ts';
 import { databaseConnections } from './database-connections.ts';
+import { databaseEngineFor, databaseServes } from '../database.ts';
 
 /** What the cluster says beside the verdict: the tier's condition and, with TLS for the apps' URLs,
  * the readiness of the organization's certificates. */
@@ -153,7 +154,8 @@ export function targetOutcome(
       ...optional('reusedBuildKey', image.reusedBuildKey),
     });
   const active = phase.phase === 'DEPLOYED' ? target : previousActive;
-  const postgres = backing.database ? pass.informers.statefulSets.get(owner.namespace, names.postgres) : undefined;
+  const databaseReady =
+    backing.database && databaseServes(pass.informers, owner, databaseEngineFor(pass.informers, pass.options.databaseEngine, owner));
   const service = pass.informers.services.get(owner.namespace, names.application);
   const appUrls = pass.options.appUrls;
   const status: PassStatus = {
@@ -162,7 +164,7 @@ export function targetOutcome(
       ...workloadsObservation({
         spec,
         hasDatabase: backing.database,
-        postgres,
+        databaseReady,
         application,
         queueWorker,
         targetName: target.name,
@@ -192,7 +194,7 @@ export function targetOutcome(
 function workloadsObservation(input: {
   spec: DeploymentSpecInput;
   hasDatabase: boolean;
-  postgres: DeepReadonly<V1StatefulSet> | undefined;
+  databaseReady: boolean;
   application: V1Deployment | undefined;
   queueWorker: V1Deployment | undefined;
   targetName: string;
@@ -204,7 +206,7 @@ function workloadsObservation(input: {
   const queueScaledToZero = scaling(resources.queueMinScale, resources.queueMaxScale).kind === 'scaledToZero';
   const appRollout = rolloutOf(application);
   return {
-    database: !input.hasDatabase ? 'none' : (input.postgres?.status?.readyReplicas ?? 0) >= 1 ? 'ready' : 'notReady',
+    database: !input.hasDatabase ? 'none' : input.databaseReady ? 'ready' : 'notReady',
     scaledToZero: scaling(resources.minScale, resources.maxScale).kind === 'scaledToZero',
     idle: input.activated && application?.spec?.replicas === 0,
     workloadsAvailable: hasAvailableReplica(application) && (!queueWorker || queueScaledToZero || hasAvailableReplica(queueWorker)),

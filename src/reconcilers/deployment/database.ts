@@ -1,0 +1,33 @@
+// A Deployment's own Postgres, whichever engine holds it: which engine that is, whether it serves, and
+// where its data is. The engine is read from the password Secret (src/api/database-engine.ts), so a
+// database keeps the engine it was made with whatever the installation's flag says now.
+import type { V1Secret } from '@kubernetes/client-node';
+import { childNames, databaseEngineAnnotation, postgresClusterClaimName, type DatabaseEngine } from '../../api/index.ts';
+import type { DeepReadonly } from '../../runtime/index.ts';
+import type { DeploymentInformers } from './informers.ts';
+import type { OwnerDeployment } from './render/common.ts';
+import { postgresClusterReady } from './render/postgres-cluster.ts';
+
+/** The engine of the database whose password is `credentials`; a new database's is the installation's. */
+export function databaseEngineOf(credentials: DeepReadonly<V1Secret> | undefined, configured: DatabaseEngine): DatabaseEngine {
+  if (!credentials) return configured;
+  return credentials.metadata?.annotations?.[databaseEngineAnnotation] === 'cnpg' ? 'cnpg' : 'statefulset';
+}
+
+/** The engine of this Deployment's database, as the cache says. */
+export function databaseEngineFor(informers: DeploymentInformers, configured: DatabaseEngine, owner: OwnerDeployment): DatabaseEngine {
+  return databaseEngineOf(informers.secrets.get(owner.namespace, childNames(owner.name).postgresCredentials), configured);
+}
+
+/** Whether the database answers: the StatefulSet's replica ready, or the Cluster ready. */
+export function databaseServes(informers: DeploymentInformers, owner: OwnerDeployment, engine: DatabaseEngine): boolean {
+  const names = childNames(owner.name);
+  if (engine === 'cnpg') return postgresClusterReady(informers.postgresClusters?.get(owner.namespace, names.postgresCluster));
+  return (informers.statefulSets.get(owner.namespace, names.postgres)?.status?.readyReplicas ?? 0) >= 1;
+}
+
+/** The volume claim that holds the data: the StatefulSet's replica's, or the Cluster's first instance's. */
+export function databaseClaimName(owner: Pick<OwnerDeployment, 'name'>, engine: DatabaseEngine): string {
+  const names = childNames(owner.name);
+  return engine === 'cnpg' ? postgresClusterClaimName(names.postgresCluster) : names.postgresClaim;
+}

@@ -1,0 +1,95 @@
+import type { V1Secret } from '@kubernetes/client-node';
+import { describe, expect, it } from 'vitest';
+import { databaseEngineAnnotation } from '../../../api/index.ts';
+import { databaseClaimName, databaseEngineOf } from '../database.ts';
+import {
+  postgresClusterChangeMatters,
+  postgresClusterReady,
+  renderPostgresCluster,
+  renderPostgresCredentials,
+  sharedBuffersMb,
+} from './postgres-cluster.ts';
+import { renderWorkloads } from './workloads.ts';
+
+const owner = { name: 'shop', namespace: 'ns', uid: 'uid-1' };
+const settings = {
+  applicationPort: 8000,
+  images: { postgres: 'postgres:16', cnpgPostgres: 'cnpg/postgresql:16', redis: 'redis:7' },
+  cnpgStorageClass: 'local-path',
+  requestScale: 1,
+  progressDeadlineSeconds: 600,
+  scaleDownWindowSeconds: 60,
+};
+const withDatabase = { source: 'external_docker', sourceConfig: { resourceSpec: { dbMemoryMb: 1024, dbMaxConnections: 50 } } } as const;
+const readyStatus = {
+  conditions: [{ type: 'Ready', status: 'True' }],
+  readyInstances: 1,
+  currentPrimary: 'shop-db-1-1',
+  targetPrimary: 'shop-db-1-1',
+};
+
+describe('a database as a CloudNativePG Cluster', () => {
+  it('renders a Cluster in place of the StatefulSet and its Service, and only that', () => {
+    const names = (engine: 'cnpg' | 'statefulset') =>
+      renderWorkloads({ owner, spec: withDatabase, settings, databaseEngine: engine }).map((o) => `${o.kind}/${o.metadata?.name}`);
+    expect(names('cnpg')).toEqual(['Service/shop', 'Cluster/shop-db-1']);
+    expect(names('statefulset')).toEqual(['Service/shop', 'StatefulSet/shop-postgres', 'Service/shop-postgres']);
+  });
+
+  it("keeps the apps' contract: user postgres with Berth's password, database postgres, at <name>-postgres", () => {
+    const cluster = renderPostgresCluster({ owner, spec: withDatabase, image: 'cnpg/postgresql:16', storageClass: 'local-path' });
+    expect(cluster.metadata?.ownerReferences?.[0]).toMatchObject({ uid: 'uid-1', controller: true });
+    expect(cluster.spec).toMatchObject({
+      instances: 1,
+      imageName: 'cnpg/postgresql:16',
+      enablePDB: false,
+      enableSuperuserAccess: true,
+      superuserSecret: { name: 'shop-postgres' },
+      bootstrap: { initdb: { database: 'postgres', owner: 'app' } },
+      postgresql: { parameters: { max_connections: '50', shared_buffers: '128MB' } },
+      storage: { size: '10Gi', storageClass: 'local-path' },
+      inheritedMetadata: { labels: { 'berth.dev/deployment': 'shop' } },
+      managed: { services: { additional: [{ selectorType: 'rw', serviceTemplate: { metadata: { name: 'shop-postgres' } } }] } },
+    });
+    const credentials = renderPostgresCredentials(owner, 'secret', 'cnpg');
+    expect(credentials.stringData).toEqual({ password: 'secret', username: 'postgres' });
+    expect(credentials.metadata?.annotations).toEqual({ [databaseEngineAnnotation]: 'cnpg' });
+  });
+
+  it("keeps shared buffers under a small server's memory, which CloudNativePG's webhook requires", () => {
+    expect(sharedBuffersMb({ source: 'external_docker', sourceConfig: { deploymentType: 'dev', resourceSpec: {} } }, 0.25)).toBe(16);
+    expect(sharedBuffersMb({ source: 'external_docker', sourceConfig: { resourceSpec: { dbMemoryMb: 256 } } })).toBe(64);
+    expect(sharedBuffersMb(withDatabase)).toBe(128);
+  });
+
+  it('counts a Cluster ready only when it says Ready, with its instance ready and its primary in place', () => {
+    const cluster = (status: object) => ({ apiVersion: 'postgresql.cnpg.io/v1', kind: 'Cluster', status });
+    expect(postgresClusterReady(cluster(readyStatus))).toBe(true);
+    expect(postgresClusterReady(cluster({ ...readyStatus, conditions: [{ type: 'Ready', status: 'False' }] }))).toBe(false);
+    expect(postgresClusterReady(cluster({ ...readyStatus, readyInstances: 0 }))).toBe(false);
+    expect(postgresClusterReady(cluster({ ...readyStatus, targetPrimary: 'shop-db-1-2' }))).toBe(false);
+    expect(postgresClusterReady(undefined)).toBe(false);
+    expect(postgresClusterChangeMatters(cluster(readyStatus), cluster({ ...readyStatus, readyInstances: 0 }))).toBe(true);
+    expect(postgresClusterChangeMatters(cluster({ ...readyStatus, phase: 'x' }), cluster(readyStatus))).toBe(false);
+  });
+});
+
+describe('the engine of a database', () => {
+  const secret = (annotations?: Record<string, string>): V1Secret => ({
+    metadata: { name: 'shop-postgres', ...(annotations ? { annotations } : {}) },
+  });
+
+  it("is the installation's for a new database, and the recorded one for a database that exists", () => {
+    expect(databaseEngineOf(undefined, 'cnpg')).toBe('cnpg');
+    expect(databaseEngineOf(undefined, 'statefulset')).toBe('statefulset');
+    expect(databaseEngineOf(secret({ [databaseEngineAnnotation]: 'cnpg' }), 'statefulset')).toBe('cnpg');
+    expect(databaseEngineOf(secret({ [databaseEngineAnnotation]: 'statefulset' }), 'cnpg')).toBe('statefulset');
+    // A password made before engines were recorded is a StatefulSet's: a new flag never moves its data.
+    expect(databaseEngineOf(secret(), 'cnpg')).toBe('statefulset');
+  });
+
+  it("keeps its data in the StatefulSet's replica's claim, or the Cluster's first instance's", () => {
+    expect(databaseClaimName(owner, 'statefulset')).toBe('data-shop-postgres-0');
+    expect(databaseClaimName(owner, 'cnpg')).toBe('shop-db-1-1');
+  });
+});

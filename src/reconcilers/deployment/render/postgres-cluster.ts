@@ -1,0 +1,114 @@
+// The Deployment's Postgres as a CloudNativePG Cluster (where that is the database's engine): one
+// instance, sized by the db* fields as the StatefulSet is, with the apps' contract unchanged
+// (docs/data.md §2.1a): user `postgres`, the password of Berth's own Secret (superuser access), database
+// `postgres`, at the host `<name>-postgres` (an additional Service of the Cluster that follows its
+// primary). CloudNativePG makes the server's certificates and owns the instance's claim. Pure.
+import type { V1Secret } from '@kubernetes/client-node';
+import { childNames, databaseEngineAnnotation, deploymentLabelValue, type DatabaseEngine } from '../../../api/index.ts';
+import type { DeepReadonly, KubeObject, ResourceKind } from '../../../runtime/index.ts';
+import { labels } from '../../../api/group.ts';
+import { childMetadata, renderPasswordSecret, type OwnerDeployment } from './common.ts';
+import { postgresDefaultsFor, postgresMaxConnections, postgresResources, postgresStorage } from './postgres.ts';
+import type { DeploymentSpecInput } from './spec.ts';
+
+export const postgresClusterKind = {
+  apiVersion: 'postgresql.cnpg.io/v1',
+  kind: 'Cluster',
+  plural: 'clusters',
+} as const satisfies ResourceKind;
+
+/** CloudNativePG's own default, kept where the server's memory allows it. */
+const defaultSharedBuffersMb = 128;
+
+/** The Cluster's fields Berth sets (CloudNativePG's `postgresql.cnpg.io/v1` API); its webhook defaults the rest. */
+export interface PostgresCluster extends KubeObject {
+  spec: Record<string, unknown>;
+}
+
+export interface PostgresClusterInput {
+  owner: OwnerDeployment;
+  spec: DeploymentSpecInput;
+  image: string;
+  /** Scales the CPU and memory requests (limits unchanged): --request-scale. Default 1. */
+  requestScale?: number;
+  /** The StorageClass of the instance's volume; unset, the cluster's default. */
+  storageClass?: string;
+}
+
+/** The database's password Secret, whichever its engine: `username` is what CloudNativePG reads beside
+ * `password` for the superuser, and the annotation records the engine the data lives in. */
+export function renderPostgresCredentials(owner: OwnerDeployment, password: string, engine: DatabaseEngine): V1Secret {
+  const secret = renderPasswordSecret(owner, childNames(owner.name).postgresCredentials, 'postgres', password);
+  return {
+    ...secret,
+    metadata: { ...secret.metadata, annotations: { [databaseEngineAnnotation]: engine } },
+    stringData: { ...secret.stringData, username: 'postgres' },
+  };
+}
+
+/** A quarter of the server's memory request, at most CloudNativePG's default: its webhook refuses a
+ * Cluster whose memory is under its shared buffers (the development tiers' is small). */
+export function sharedBuffersMb(spec: DeploymentSpecInput, requestScale = 1): number {
+  const resources = spec.sourceConfig?.resourceSpec ?? {};
+  const memoryMb =
+    (resources.dbMemoryMb ?? postgresDefaultsFor(spec.sourceConfig?.deploymentType, resources.dbSize).memoryMb) * requestScale;
+  return Math.max(16, Math.min(defaultSharedBuffersMb, Math.floor(memoryMb / 4)));
+}
+
+export function renderPostgresCluster(input: PostgresClusterInput): PostgresCluster {
+  const { owner, spec } = input;
+  const names = childNames(owner.name);
+  return {
+    apiVersion: postgresClusterKind.apiVersion,
+    kind: postgresClusterKind.kind,
+    metadata: childMetadata(owner, names.postgresCluster, 'postgres'),
+    spec: {
+      instances: 1,
+      imageName: input.image,
+      // A one-instance disruption budget would block every drain of its node for ever.
+      enablePDB: false,
+      enableSuperuserAccess: true,
+      superuserSecret: { name: names.postgresCredentials },
+      // The apps connect as `postgres` to database `postgres`; `app` owns it and nobody reads its Secret.
+      bootstrap: { initdb: { database: 'postgres', owner: 'app' } },
+      postgresql: {
+        parameters: {
+          max_connections: String(postgresMaxConnections(spec)),
+          shared_buffers: `${sharedBuffersMb(spec, input.requestScale)}MB`,
+        },
+      },
+      resources: postgresResources(spec, input.requestScale),
+      storage: { size: postgresStorage(spec), ...(input.storageClass ? { storageClass: input.storageClass } : {}) },
+      // The instance's pod and claim carry the Deployment's label; CloudNativePG sets their component.
+      inheritedMetadata: { labels: { [labels.deployment]: deploymentLabelValue(owner.name) } },
+      managed: { services: { additional: [{ selectorType: 'rw', serviceTemplate: { metadata: { name: names.postgres } } }] } },
+    },
+  };
+}
+
+/** Whether the Cluster serves: CloudNativePG's Ready condition (its healthy phase) with every instance
+ * ready and the primary where it should be. */
+export function postgresClusterReady(cluster: DeepReadonly<KubeObject> | undefined): boolean {
+  const status = (cluster as { status?: ClusterStatus } | undefined)?.status;
+  if (!status) return false;
+  const ready = status.conditions?.some((condition) => condition.type === 'Ready' && condition.status === 'True') ?? false;
+  return (
+    ready && (status.readyInstances ?? 0) >= 1 && status.currentPrimary !== undefined && status.currentPrimary === status.targetPrimary
+  );
+}
+
+/** What of a Cluster's update a Deployment's pass reads: its readiness, and its spec. */
+export function postgresClusterChangeMatters(object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>): boolean {
+  return (
+    postgresClusterReady(object) !== postgresClusterReady(previous) ||
+    object.metadata?.generation !== previous.metadata?.generation ||
+    Boolean(object.metadata?.deletionTimestamp) !== Boolean(previous.metadata?.deletionTimestamp)
+  );
+}
+
+interface ClusterStatus {
+  conditions?: { type?: string; status?: string }[];
+  readyInstances?: number;
+  currentPrimary?: string;
+  targetPrimary?: string;
+}
