@@ -8,6 +8,7 @@ import {
   httpScaledObjectKind,
   interceptorRouteKind,
   prepareBuildNamespace,
+  objectStoreKind,
   postgresClusterKind,
   registerDeploymentControllers,
   scaledObjectKind,
@@ -96,14 +97,19 @@ async function requireScaledObjects(kubeConfig: KubeConfig): Promise<void> {
   });
 }
 
+/** Whether the cluster serves a kind (a CRD installed or not). */
+function serves(kubeConfig: KubeConfig, { apiVersion, kind }: { apiVersion: string; kind: string }): Promise<boolean> {
+  return resolveResource(kubeConfig, apiVersion, kind).then(
+    () => true,
+    () => false,
+  );
+}
+
 /** Whether the cluster serves CloudNativePG's Cluster. New databases made Clusters need it: a refusal
  * that says so at start, rather than Deployments whose databases never come. */
 async function servesPostgresClusters(kubeConfig: KubeConfig, engine: DatabaseEngine): Promise<boolean> {
   const { apiVersion, kind } = postgresClusterKind;
-  const served = await resolveResource(kubeConfig, apiVersion, kind).then(
-    () => true,
-    () => false,
-  );
+  const served = await serves(kubeConfig, postgresClusterKind);
   if (!served && engine === 'cnpg')
     throw new Error(
       `--database-engine cnpg needs CloudNativePG: this cluster serves no ${kind} (${apiVersion}). Install CloudNativePG, or leave --database-engine statefulset`,
@@ -161,11 +167,7 @@ async function activatorFor(kubeConfig: KubeConfig, options: Options, gateway: u
       );
     });
   }
-  const { apiVersion, kind } = httpScaledObjectKind;
-  const servesHttpScaledObjects = await resolveResource(kubeConfig, apiVersion, kind).then(
-    () => true,
-    () => false,
-  );
+  const servesHttpScaledObjects = await serves(kubeConfig, httpScaledObjectKind);
   return { activator: { ...activator, servesHttpScaledObjects } };
 }
 
@@ -270,6 +272,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     await refuseWritableStore(store);
   }
   const postgresClusters = await servesPostgresClusters(kubeConfig, options.databaseEngine);
+  const objectStores = postgresClusters && (await serves(kubeConfig, objectStoreKind));
   const activation = await activatorFor(kubeConfig, options, routing.gateway);
   const networkPolicyCheck = await networkPolicyCheckFor(kubeConfig, options, logger);
   const buildNamespace = options.buildNamespace;
@@ -303,6 +306,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     networkPolicyCheck,
     databaseEngine: options.databaseEngine,
     postgresClusters,
+    objectStores,
     ...optional('cnpgStorageClass', options.cnpgStorageClass),
     ...scope,
   });

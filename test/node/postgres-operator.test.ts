@@ -7,9 +7,10 @@
 // admission webhooks, called through the node's address with the cluster's CA, refuse what CloudNativePG
 // refuses; the volume's directory goes with the Cluster. Berth keeps the backup store, and with
 // `--database-engine cnpg` gives a Deployment that asks for a database a Cluster: its app reaches it at
-// `<name>-postgres` as it reaches a StatefulSet's, and its data outlives the Deployment when retained and
-// serves a Deployment of the same name again.
-// Cost: about 3 minutes on the node (initdb and the first start of three Postgres, a base backup, the
+// `<name>-postgres` as it reaches a StatefulSet's, its WAL is archived into the organization's bucket
+// under the Deployment's uid, and its data outlives the Deployment when retained and serves a Deployment
+// of the same name again.
+// Cost: about 2 minutes on the node (initdb and the first start of three Postgres, a base backup, the
 // volumes' helper pods).
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -23,6 +24,7 @@ import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { backupStoreAdminSecret, backupStoreAdminUrl, backupStoreUrl, prepareBackupStore } from '../../workbench/node/backup-store.ts';
 import { nodeDirs } from '../../workbench/node/node.ts';
 import { barmanCloudPlugin, cnpgPostgresImage, localPathStorageClass } from '../../workbench/node/postgres-operator.ts';
+import { renderObjectStore } from '../../src/reconcilers/deployment/render/database-archive.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
@@ -79,32 +81,12 @@ const cluster = (name: string, imageName = cnpgPostgresImage) => ({
   },
 });
 
-/** The organization's bucket on the node's store, reached with the keys Berth gave it. */
-const objectStore = (bucket: string) => ({
-  apiVersion: 'barmancloud.cnpg.io/v1',
-  kind: 'ObjectStore',
-  metadata: { name: 'backups' },
-  spec: {
-    retentionPolicy: '7d',
-    configuration: {
-      destinationPath: `s3://${bucket}/`,
-      endpointURL: backupStoreUrl,
-      s3Credentials: {
-        accessKeyId: { name: backupStoreSecretName, key: backupStoreSecretKeys.accessKeyId },
-        secretAccessKey: { name: backupStoreSecretName, key: backupStoreSecretKeys.secretAccessKey },
-      },
-      wal: { compression: 'gzip' },
-      data: { compression: 'gzip' },
-    },
-    instanceSidecarConfiguration: {
-      env: [
-        { name: 'AWS_DEFAULT_REGION', value: 'us-east-1' },
-        { name: 'AWS_REQUEST_CHECKSUM_CALCULATION', value: 'when_required' },
-        { name: 'AWS_RESPONSE_CHECKSUM_VALIDATION', value: 'when_required' },
-      ],
-    },
-  },
-});
+/** The organization's bucket on the node's store, reached with the keys Berth gave it: the ObjectStore
+ * Berth renders for a deployment's database, under a name of the test's own. */
+const objectStore = (bucket: string) => {
+  const rendered = renderObjectStore({ name: 'hand-made', namespace, uid: 'hand-made' }, { bucket, endpoint: backupStoreUrl });
+  return { apiVersion: rendered.apiVersion, kind: rendered.kind, metadata: { name: 'backups' }, spec: rendered.spec };
+};
 
 async function clusterStatus(name: string): Promise<ClusterStatus> {
   const out = await kubectlOk(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, name, '-o', 'jsonpath={.status}']);
@@ -274,6 +256,15 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
     expect(await eventually(async () => (await httpGet(`http://${app}/db`)).body, 30_000, 'the app reaching its database')).toBe('db 42\n');
     await appQuery('notes', 'create table notes (body text); insert into notes values ($$kept$$)');
     expect(await appQuery('notes', 'select body from notes')).toBe('kept');
+    // Its WAL goes to the organization's bucket, under the Deployment's uid.
+    const uid = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'notes', '-o', 'jsonpath={.metadata.uid}']);
+    const keys = await storeKeys(namespace);
+    await appQuery('notes', 'select pg_switch_wal()');
+    await eventually(
+      async () => (await listBucket(keys, keys.bucket))[1].includes(`<Key>${uid}/wals/`),
+      120_000,
+      "the database's WAL in the organization's bucket",
+    );
   });
 
   it('keeps its data when the Deployment goes, and serves it to a Deployment of the same name', { timeout: 300_000 }, async () => {

@@ -18,6 +18,7 @@
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { KubeObject } from '../../src/runtime/index.ts';
+import { barmanCloudPlugin } from '../../src/reconcilers/deployment/render/database-archive.ts';
 import { cnpgWebhookService } from '../pki.ts';
 import { nodeServiceObjects, partMetadata, roleBinding, upstreamClusterRole, upstreamDocuments } from './extension-api.ts';
 import { nodeIp, registryAddress } from './network.ts';
@@ -25,8 +26,8 @@ import { nodeIp, registryAddress } from './network.ts';
 export const cnpgUser = 'system:cnpg';
 export const localPathUser = 'system:local-path-provisioner';
 export const barmanCloudUser = 'system:barman-cloud';
-/** The plugin's name, which CloudNativePG's kinds name it by, and its socket's file name. */
-export const barmanCloudPlugin = 'barman-cloud.cloudnative-pg.io';
+/** The plugin's name, which CloudNativePG's kinds name it by, and its socket's file name (Berth's). */
+export { barmanCloudPlugin };
 /** The namespace the operator calls its own. */
 export const cnpgNamespace = cnpgWebhookService.namespace;
 /** Where the provisioner's helper pods run. */

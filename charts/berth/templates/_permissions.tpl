@@ -138,6 +138,12 @@ the watched namespaces and the release namespace.
   apiGroups: [postgresql.cnpg.io]
   resources: [clusters]
   verbs: [get, list, watch, create, update, patch, delete]
+# Where those databases archive their WAL: the barman-cloud plugin's ObjectStore, one per deployment, in
+# the organization's bucket (backups.store).
+- scope: watched
+  apiGroups: [barmancloud.cnpg.io]
+  resources: [objectstores]
+  verbs: [get, list, watch, create, update, patch, delete]
 # Events: Berth's own (create, patch), and a deployment's read for the HTTP API's events route (list).
 - scope: watched
   apiGroups: ["", events.k8s.io]

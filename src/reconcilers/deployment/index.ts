@@ -53,6 +53,7 @@ export { prepareBuildNamespace } from './builds/build-namespace.ts';
 export { defaultScaleDownWindowSeconds, scaledObjectKind } from './render/autoscalers.ts';
 export { httpScaledObjectKind, interceptorRouteKind } from './render/scale-to-zero.ts';
 export { postgresClusterKind } from './render/postgres-cluster.ts';
+export { objectStoreKind } from './render/database-archive.ts';
 export { createDeploymentWriter, type DeploymentWriter } from './writer.ts';
 export { resolveIntegration } from './revisions/inputs.ts';
 export { ownerReference } from './render/common.ts';
@@ -73,6 +74,7 @@ export function registerDeploymentControllers(
     ...optional('tls', options.tls),
     scaledObjects: servesScaledObjects(options),
     postgresClusters: !!options.postgresClusters,
+    objectStores: !!options.postgresClusters && !!options.objectStores,
     ...(options.activator
       ? { activatorNamespace: options.activator.proxy.namespace, httpScaledObjects: !!options.activator.servesHttpScaledObjects }
       : {}),

@@ -41,6 +41,7 @@ import { referencedSecretNames } from './revisions/inputs.ts';
 import { autoscalerStatusPaths } from './status/scaling-status.ts';
 import { scaledObjectKind } from './render/autoscalers.ts';
 import { postgresClusterKind } from './render/postgres-cluster.ts';
+import { objectStoreKind } from './render/database-archive.ts';
 import { activatorGrantLabel, httpScaledObjectKind, interceptorRouteKind, referenceGrantKind } from './render/scale-to-zero.ts';
 import { podKind, revisionPods } from '../../workloads/revision-pods.ts';
 import { readableSecrets } from '../../workloads/readable-secrets.ts';
@@ -55,6 +56,7 @@ export const childKinds = {
   httpRoute: { apiVersion: 'gateway.networking.k8s.io/v1', kind: 'HTTPRoute', plural: 'httproutes' },
   scaledObject: scaledObjectKind,
   postgresCluster: postgresClusterKind,
+  objectStore: objectStoreKind,
   interceptorRoute: interceptorRouteKind,
   httpScaledObject: httpScaledObjectKind,
   referenceGrant: referenceGrantKind,
@@ -90,6 +92,8 @@ export interface DeploymentInformers {
   scaledObjects?: Informer<KubeObject>;
   /** Only where the cluster serves CloudNativePG's Cluster: the databases of that engine. */
   postgresClusters?: Informer<KubeObject>;
+  /** Only where the cluster serves the barman-cloud plugin's ObjectStore too: those databases' archives. */
+  objectStores?: Informer<KubeObject>;
   /** Only with an activator for dev_zero: the add-on's InterceptorRoutes Berth writes, and the
    * ReferenceGrants it keeps in the activator's namespace (one per namespace with such apps). */
   interceptorRoutes?: Informer<KubeObject>;
@@ -140,6 +144,7 @@ const appliedView = {
     'status.currentPrimary',
     'status.targetPrimary',
   ]),
+  objectStore: ownedFieldsView(fieldManager),
   interceptorRoute: ownedFieldsView(fieldManager),
   httpScaledObject: ownedFieldsView(fieldManager),
   referenceGrant: ownedFieldsView(fieldManager),
@@ -159,6 +164,7 @@ export function deploymentInformers(
     tls?: AppTls;
     scaledObjects?: boolean;
     postgresClusters?: boolean;
+    objectStores?: boolean;
     activatorNamespace?: string;
     httpScaledObjects?: boolean;
     networkPolicyCheck?: boolean;
@@ -193,6 +199,9 @@ export function deploymentInformers(
       : {}),
     ...(routes.postgresClusters
       ? { postgresClusters: manager.informer<KubeObject>(childKinds.postgresCluster, { ...scope, transform: appliedView.postgresCluster }) }
+      : {}),
+    ...(routes.objectStores
+      ? { objectStores: manager.informer<KubeObject>(childKinds.objectStore, { ...scope, transform: appliedView.objectStore }) }
       : {}),
     ...(routes.activatorNamespace !== undefined
       ? {
@@ -234,6 +243,7 @@ export function workloadInformers(informers: DeploymentInformers): Informer[] {
     ...(informers.httpRoutes ? [informers.httpRoutes] : []),
     ...(informers.scaledObjects ? [informers.scaledObjects] : []),
     ...(informers.postgresClusters ? [informers.postgresClusters] : []),
+    ...(informers.objectStores ? [informers.objectStores] : []),
     ...(informers.interceptorRoutes ? [informers.interceptorRoutes] : []),
     ...(informers.httpScaledObjects ? [informers.httpScaledObjects] : []),
   ];

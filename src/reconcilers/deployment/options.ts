@@ -55,6 +55,9 @@ export interface DeploymentControllerOptions {
   /** The cluster serves CloudNativePG's Cluster: the databases of that engine are cached and kept,
    * whatever databaseEngine says (a database keeps its engine). */
   postgresClusters?: boolean;
+  /** The cluster serves the barman-cloud plugin's ObjectStore: with the organization's backup store
+   * (Secret berth-backups), a CloudNativePG database archives its WAL there. */
+  objectStores?: boolean;
   /** The StorageClass of a CloudNativePG Cluster's volume; unset, the cluster's default. Its volumes must
    * be writable by the instance's user (uid 26), which a hostPath class's are not. */
   cnpgStorageClass?: string;

@@ -4,6 +4,7 @@
 // Deployments it concerns through the caches.
 import { isDeepStrictEqual } from 'node:util';
 import {
+  backupStoreSecretName,
   customHostIndex,
   customHostOf,
   deploymentKind,
@@ -82,7 +83,12 @@ export function deploymentWatches(informers: DeploymentInformers, relayNamespace
         const readers = informers.deployments
           .byIndex(secretReaderIndex, `${secret.metadata?.namespace}/${secret.metadata?.name}`)
           .map(keyOf);
-        return [...ownerKeys(secret, deploymentKind), ...readers];
+        // The organization's backup store: where its CloudNativePG databases archive.
+        const archivers =
+          informers.objectStores && secret.metadata?.name === backupStoreSecretName
+            ? deploymentsInNamespace(secret.metadata?.namespace).map(keyOf)
+            : [];
+        return [...ownerKeys(secret, deploymentKind), ...readers, ...archivers];
       },
     }),
     watch({

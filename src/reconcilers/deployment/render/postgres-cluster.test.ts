@@ -8,7 +8,9 @@ import {
   renderPostgresCluster,
   renderPostgresCredentials,
   sharedBuffersMb,
+  type PostgresCluster,
 } from './postgres-cluster.ts';
+import { backupStoreReachOf, type ObjectStore } from './database-archive.ts';
 import { renderWorkloads } from './workloads.ts';
 
 const owner = { name: 'shop', namespace: 'ns', uid: 'uid-1' };
@@ -54,6 +56,36 @@ describe('a database as a CloudNativePG Cluster', () => {
     const credentials = renderPostgresCredentials(owner, 'secret', 'cnpg');
     expect(credentials.stringData).toEqual({ password: 'secret', username: 'postgres' });
     expect(credentials.metadata?.annotations).toEqual({ [databaseEngineAnnotation]: 'cnpg' });
+  });
+
+  it("archives its WAL into the organization's bucket, under the Deployment's uid, where there is a store", () => {
+    const backupStore = { bucket: 'berth-org', endpoint: 'http://store:7070' };
+    const objects = renderWorkloads({ owner, spec: withDatabase, settings, databaseEngine: 'cnpg', backupStore });
+    expect(objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual(['Service/shop', 'ObjectStore/shop-postgres', 'Cluster/shop-db-1']);
+    const [, store, cluster] = objects as [unknown, ObjectStore, PostgresCluster];
+    expect(store.spec).toMatchObject({
+      retentionPolicy: '14d',
+      configuration: {
+        destinationPath: 's3://berth-org/',
+        endpointURL: 'http://store:7070',
+        s3Credentials: { accessKeyId: { name: 'berth-backups', key: 'ACCESS_KEY_ID' } },
+      },
+    });
+    expect(cluster.spec.plugins).toEqual([
+      {
+        name: 'barman-cloud.cloudnative-pg.io',
+        isWALArchiver: true,
+        parameters: { barmanObjectName: 'shop-postgres', serverName: 'uid-1' },
+      },
+    ]);
+    // No store (or no Secret yet): no archive, and nothing names one.
+    expect(renderPostgresCluster({ owner, spec: withDatabase, image: 'i:16' }).spec.plugins).toBeUndefined();
+    const secret = (data: Record<string, string>): V1Secret => ({
+      data: Object.fromEntries(Object.entries(data).map(([key, value]) => [key, Buffer.from(value).toString('base64')])),
+    });
+    expect(backupStoreReachOf(secret({ BUCKET: 'berth-org', ENDPOINT: 'http://store:7070' }))).toEqual(backupStore);
+    expect(backupStoreReachOf(secret({ BUCKET: 'berth-org' }))).toBeUndefined();
+    expect(backupStoreReachOf(undefined)).toBeUndefined();
   });
 
   it("keeps shared buffers under a small server's memory, which CloudNativePG's webhook requires", () => {

@@ -10,6 +10,7 @@ import { labels } from '../../../api/group.ts';
 import { childMetadata, renderPasswordSecret, type OwnerDeployment } from './common.ts';
 import { postgresDefaultsFor, postgresMaxConnections, postgresResources, postgresStorage } from './postgres.ts';
 import type { DeploymentSpecInput } from './spec.ts';
+import { archivePlugin, type DatabaseArchive } from './database-archive.ts';
 
 export const postgresClusterKind = {
   apiVersion: 'postgresql.cnpg.io/v1',
@@ -33,6 +34,8 @@ export interface PostgresClusterInput {
   requestScale?: number;
   /** The StorageClass of the instance's volume; unset, the cluster's default. */
   storageClass?: string;
+  /** Where its WAL is archived (database-archive.ts); unset, nowhere. */
+  archive?: DatabaseArchive;
 }
 
 /** The database's password Secret, whichever its engine: `username` is what CloudNativePG reads beside
@@ -82,6 +85,7 @@ export function renderPostgresCluster(input: PostgresClusterInput): PostgresClus
       // The instance's pod and claim carry the Deployment's label; CloudNativePG sets their component.
       inheritedMetadata: { labels: { [labels.deployment]: deploymentLabelValue(owner.name) } },
       managed: { services: { additional: [{ selectorType: 'rw', serviceTemplate: { metadata: { name: names.postgres } } }] } },
+      ...(input.archive ? { plugins: [archivePlugin(input.archive)] } : {}),
     },
   };
 }

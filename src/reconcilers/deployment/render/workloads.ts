@@ -38,6 +38,7 @@ import {
 } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
 import { renderPostgresCluster } from './postgres-cluster.ts';
+import { databaseArchiveOf, renderObjectStore, type BackupStoreReach } from './database-archive.ts';
 import { activatorBackend, renderActivatedScaledObject, renderInterceptorRoute } from './scale-to-zero.ts';
 import { scaleToZero, type ScaleToZero } from './tier.ts';
 import { renderRedis, renderRedisService } from './redis.ts';
@@ -79,6 +80,8 @@ export interface WorkloadsInput {
   existingDatabaseStorage?: string;
   /** What holds the database (database.ts): a StatefulSet unless it says otherwise. */
   databaseEngine?: DatabaseEngine;
+  /** The organization's bucket, where a CloudNativePG database archives its WAL (database-archive.ts). */
+  backupStore?: BackupStoreReach;
   /** A canary of a new revision beside `serving` (canary.ts): its pods, and the percent of requests routed to them. */
   canary?: CanaryWorkload;
   /** The Services the routes name (route-targets.ts): the route Services, unless an upgrade still routes
@@ -159,18 +162,19 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
 }
 
 /** The database's objects: a CloudNativePG Cluster, or a StatefulSet and its headless Service. */
-function renderDatabase({ owner, spec, settings, databaseEngine, existingDatabaseStorage }: WorkloadsInput): KubeObject[] {
+function renderDatabase({ owner, spec, settings, databaseEngine, existingDatabaseStorage, backupStore }: WorkloadsInput): KubeObject[] {
   const requestScale = settings.requestScale;
-  if (databaseEngine === 'cnpg')
-    return [
-      renderPostgresCluster({
-        owner,
-        spec,
-        image: settings.images.cnpgPostgres ?? defaultCnpgPostgresImage,
-        requestScale,
-        ...optional('storageClass', settings.cnpgStorageClass),
-      }),
-    ];
+  if (databaseEngine === 'cnpg') {
+    const cluster = renderPostgresCluster({
+      owner,
+      spec,
+      image: settings.images.cnpgPostgres ?? defaultCnpgPostgresImage,
+      requestScale,
+      ...optional('storageClass', settings.cnpgStorageClass),
+      ...(backupStore ? { archive: databaseArchiveOf(owner) } : {}),
+    });
+    return backupStore ? [renderObjectStore(owner, backupStore), cluster] : [cluster];
+  }
   return [
     renderPostgres({ owner, spec, image: settings.images.postgres, requestScale, ...optional('existingStorage', existingDatabaseStorage) }),
     renderPostgresService(owner),
