@@ -2,7 +2,14 @@
 // where its data is. The engine is read from the password Secret (src/api/database-engine.ts), so a
 // database keeps the engine it was made with whatever the installation's flag says now.
 import type { V1Secret } from '@kubernetes/client-node';
-import { childNames, databaseEngineAnnotation, postgresClusterClaimName, type DatabaseEngine } from '../../api/index.ts';
+import {
+  backupStoreSecretName,
+  childNames,
+  databaseEngineAnnotation,
+  postgresClusterClaimName,
+  type DatabaseEngine,
+} from '../../api/index.ts';
+import { backupStoreReachOf, type BackupStoreReach } from './render/database-archive.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import type { DeploymentInformers } from './informers.ts';
 import type { OwnerDeployment } from './render/common.ts';
@@ -24,6 +31,13 @@ export function databaseServes(informers: DeploymentInformers, owner: OwnerDeplo
   const names = childNames(owner.name);
   if (engine === 'cnpg') return postgresClusterReady(informers.postgresClusters?.get(owner.namespace, names.postgresCluster));
   return (informers.statefulSets.get(owner.namespace, names.postgres)?.status?.readyReplicas ?? 0) >= 1;
+}
+
+/** The organization's bucket a CloudNativePG database archives into: where the cluster serves the
+ * plugin's ObjectStore and the namespace has its backup store's Secret. */
+export function archiveStoreOf(informers: DeploymentInformers, owner: OwnerDeployment): BackupStoreReach | undefined {
+  if (!informers.objectStores) return undefined;
+  return backupStoreReachOf(informers.secrets.get(owner.namespace, backupStoreSecretName));
 }
 
 /** The volume claim that holds the data: the StatefulSet's replica's, or the Cluster's first instance's. */

@@ -10,14 +10,7 @@
 // its status (AWAITING_DELETE) the same way, before its deletes.
 import { randomBytes } from 'node:crypto';
 import { adoptDatabase, isRetainedPassword } from './retained-data.ts';
-import {
-  backupStoreSecretName,
-  deploymentKind,
-  organizationShards,
-  revisionKind,
-  type DatabaseEngine,
-  type Deployment,
-} from '../../api/index.ts';
+import { deploymentKind, organizationShards, revisionKind, type DatabaseEngine, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult, optional } from '../../runtime/index.ts';
 import { chooseRevisions, type Halt } from './revisions/choose-revisions.ts';
 import { upToDate, withAppliedHash } from '../../runtime/applied-hash.ts';
@@ -33,8 +26,7 @@ import { backingServices } from './render/backing.ts';
 import { renderPasswordSecret, type OwnerDeployment } from './render/common.ts';
 import { postgresDnsNames, renderPostgresTlsSecret } from './render/postgres.ts';
 import { postgresClusterKind, renderPostgresCredentials } from './render/postgres-cluster.ts';
-import { backupStoreReachOf, type BackupStoreReach } from './render/database-archive.ts';
-import { databaseEngineFor } from './database.ts';
+import { archiveStoreOf, databaseEngineFor } from './database.ts';
 import { selfSignedServerCertificate } from '../../runtime/self-signed.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
 import { renderTracingProject } from './render/tracing-project.ts';
@@ -190,7 +182,7 @@ async function applyWorkloads(
       ...optional('listenerShards', listenerShards(pass, owner)),
       settings: options,
       databaseEngine,
-      ...optional('backupStore', databaseEngine === 'cnpg' ? backupStoreOf(pass, owner) : undefined),
+      ...optional('backupStore', databaseEngine === 'cnpg' ? archiveStoreOf(informers, owner) : undefined),
       ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
     });
     return { current: await syncWorkloads(informers, writer, owner, desired) };
@@ -206,12 +198,6 @@ function listenerShards({ informers, options }: Pass, owner: OwnerDeployment): M
   const { tls } = options;
   if (!tls || !informers.gateways) return undefined;
   return organizationShards(tls.gateway.name, informers.gateways.list(tls.gateway.namespace), owner.namespace);
-}
-
-/** The organization's bucket, where the cluster serves the plugin's ObjectStore and Berth keeps a store. */
-function backupStoreOf({ informers }: Pass, owner: OwnerDeployment): BackupStoreReach | undefined {
-  if (!informers.objectStores) return undefined;
-  return backupStoreReachOf(informers.secrets.get(owner.namespace, backupStoreSecretName));
 }
 
 /** A database made a Cluster while the cluster no longer serves CloudNativePG: nothing is rendered, so

@@ -103,6 +103,8 @@ describe('a database as a CloudNativePG Cluster', () => {
     expect(postgresClusterReady(undefined)).toBe(false);
     expect(postgresClusterChangeMatters(cluster(readyStatus), cluster({ ...readyStatus, readyInstances: 0 }))).toBe(true);
     expect(postgresClusterChangeMatters(cluster({ ...readyStatus, phase: 'x' }), cluster(readyStatus))).toBe(false);
+    const archiving = { ...readyStatus, conditions: [...readyStatus.conditions, { type: 'ContinuousArchiving', status: 'True' }] };
+    expect(postgresClusterChangeMatters(cluster(archiving), cluster(readyStatus))).toBe(true);
   });
 });
 

@@ -101,17 +101,24 @@ export function postgresClusterReady(cluster: DeepReadonly<KubeObject> | undefin
   );
 }
 
-/** What of a Cluster's update a Deployment's pass reads: its readiness, and its spec. */
+/** What of a Cluster's update a Deployment's pass reads: its readiness, its archive's condition, and its spec. */
 export function postgresClusterChangeMatters(object: DeepReadonly<KubeObject>, previous: DeepReadonly<KubeObject>): boolean {
   return (
     postgresClusterReady(object) !== postgresClusterReady(previous) ||
+    archivingOf(object) !== archivingOf(previous) ||
     object.metadata?.generation !== previous.metadata?.generation ||
     Boolean(object.metadata?.deletionTimestamp) !== Boolean(previous.metadata?.deletionTimestamp)
   );
 }
 
+/** CloudNativePG's ContinuousArchiving condition, as one comparable string. */
+function archivingOf(cluster: DeepReadonly<KubeObject>): string {
+  const condition = (cluster as { status?: ClusterStatus }).status?.conditions?.find((c) => c.type === 'ContinuousArchiving');
+  return condition ? `${condition.status}/${condition.reason ?? ''}/${condition.message ?? ''}` : '';
+}
+
 interface ClusterStatus {
-  conditions?: { type?: string; status?: string }[];
+  conditions?: { type?: string; status?: string; reason?: string; message?: string }[];
   readyInstances?: number;
   currentPrimary?: string;
   targetPrimary?: string;

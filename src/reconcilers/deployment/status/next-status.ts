@@ -20,6 +20,7 @@ import type { DeploymentPhase } from './status.ts';
 import { certificateReadyCondition } from './certificate-status.ts';
 import { canaryConditionType } from '../rollout/canary.ts';
 import { databaseConnectionsCondition } from './database-connections.ts';
+import { databaseArchivingCondition } from './database-archive-status.ts';
 import { optional } from '../../../runtime/index.ts';
 
 export interface DeploymentFacts {
@@ -46,6 +47,8 @@ export interface DeploymentFacts {
   canaryCondition?: ConditionDecision;
   /** Whether a durable agent server's database admits all its pods may open (database-connections.ts); likewise. */
   connections?: ConditionDecision;
+  /** How a CloudNativePG database's WAL archive goes (database-archive-status.ts); likewise. */
+  archiving?: ConditionDecision;
 }
 
 /** A condition beside the verdict's three, set when given and removed when not. */
@@ -61,6 +64,7 @@ function sideConditions(conditions: Condition[], facts: DeploymentFacts, now: Da
     [certificateReadyCondition, facts.certificate],
     [canaryConditionType, facts.canaryCondition],
     [databaseConnectionsCondition, facts.connections],
+    [databaseArchivingCondition, facts.archiving],
   ];
   return sides.reduce((all, [type, side]) => withSide(all, type, side, facts.generation, now), conditions);
 }

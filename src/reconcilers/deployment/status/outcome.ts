@@ -8,6 +8,7 @@ import {
   interruptionOf,
   organizationTlsNames,
   organizationWildcardHost,
+  type ConditionDecision,
   type Deployment,
 } from '../../../api/index.ts';
 import { scalingStatus } from './scaling-status.ts';
@@ -37,20 +38,27 @@ import { pathBlocked } from '../rollout/network-path.ts';
 import { optional } from '../../../runtime/index.ts';
 import { durableServerOf } from '../render/agent-server.ts';
 import { databaseConnections } from './database-connections.ts';
-import { databaseEngineFor, databaseServes } from '../database.ts';
+import { archiveStoreOf, databaseEngineFor, databaseServes } from '../database.ts';
+import { databaseArchiving } from './database-archive-status.ts';
+import { databaseArchiveOf } from '../render/database-archive.ts';
 
 /** What the cluster says beside the verdict: the tier's condition and, with TLS for the apps' URLs,
  * the readiness of the organization's certificates. */
 function clusterFacts(
   pass: Pass,
   deployment: DeepReadonly<Deployment>,
-): Pick<StatusFacts, 'tier' | 'certificate' | 'canaryCondition' | 'connections'> {
+): Pick<StatusFacts, 'tier' | 'certificate' | 'canaryCondition' | 'connections' | 'archiving'> {
   const tier = tierCondition(scaleToZeroOf(pass.options, deployment), deployment.spec.sourceConfig?.idleSeconds);
   const canary = canaryCondition(canaryAbility(pass, deployment));
   const spec: DeploymentSpecInput = deployment.spec;
   const backing = backingServices(spec);
   const connections = databaseConnections(spec, durableServerOf(spec, pass.options.images.agentServer, backing), backing);
-  const sides = { ...optional('tier', tier), ...optional('canaryCondition', canary), ...optional('connections', connections) };
+  const sides = {
+    ...optional('tier', tier),
+    ...optional('canaryCondition', canary),
+    ...optional('connections', connections),
+    ...optional('archiving', backing.database ? archivingOf(pass, deployment) : undefined),
+  };
   const tls = pass.options.tls;
   const certificates = pass.informers.certificates;
   if (!tls || !certificates) return sides;
@@ -65,6 +73,17 @@ function clusterFacts(
       ...(host ? [{ name: names.customCertificate, for: host, object: get(names.customCertificate) }] : []),
     ]),
   };
+}
+
+/** Where Berth gives the database an archive (a CloudNativePG database with a backup store): how it goes. */
+function archivingOf({ informers, options }: Pass, deployment: DeepReadonly<Deployment>): ConditionDecision | undefined {
+  const { name = '', namespace = '', uid = '' } = deployment.metadata;
+  const owner = { name, namespace, uid };
+  if (databaseEngineFor(informers, options.databaseEngine, owner) !== 'cnpg') return undefined;
+  const reach = archiveStoreOf(informers, owner);
+  if (!reach) return undefined;
+  const cluster = informers.postgresClusters?.get(owner.namespace, childNames(owner.name).postgresCluster);
+  return databaseArchiving(cluster, databaseArchiveOf(owner), reach);
 }
 
 /** A pass that cannot act on the spec: the problem in the status, the workloads as they are. */

@@ -31,6 +31,7 @@ import { imageOf, type RevisionRecord } from '../revisions/revision-records.ts';
 import { conditionVerdict, crashLooping, deploymentPhase, type StatusObservation } from './status.ts';
 import { optional } from '../../../runtime/index.ts';
 import { databaseConnectionsCondition } from './database-connections.ts';
+import { databaseArchivingCondition } from './database-archive-status.ts';
 
 /** A revision as the status names it. */
 export interface NamedRevision {
@@ -60,6 +61,8 @@ export interface StatusFacts {
   canaryCondition?: ConditionDecision;
   /** Whether a durable agent server's database admits all its pods may open (database-connections.ts). */
   connections?: ConditionDecision;
+  /** How a CloudNativePG database's WAL archive goes, where Berth gives it one (database-archive-status.ts). */
+  archiving?: ConditionDecision;
 }
 
 /** Everything a pass says about status. */
@@ -109,6 +112,7 @@ export function decideStatus(pass: PassStatus, now: Date): StatusDecision {
       ...optional('canary', facts.canary),
       ...optional('canaryCondition', facts.canaryCondition),
       ...optional('connections', facts.connections),
+      ...optional('archiving', facts.archiving),
       // A Deployment on its way out holds no host.
       ...optional(
         'hostClaim',
@@ -154,6 +158,7 @@ function newsOf(
     events.push({ type: 'Warning', reason: crashLooping, message: verdict.message });
   events.push(...canaryNews(previous?.canary, next.canary));
   events.push(...newlyFalse(previous, next, databaseConnectionsCondition));
+  events.push(...newlyFalse(previous, next, databaseArchivingCondition));
   if (next.activeRevisionName && next.activeRevisionName !== previous?.activeRevisionName)
     events.push({ type: 'Normal', reason: 'RevisionActive', message: `Revision ${next.activeRevisionName} is now serving.` });
   if (observation.deleting && previous?.status !== 'AWAITING_DELETE')
