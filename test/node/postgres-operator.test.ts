@@ -1,17 +1,16 @@
-// The node's Postgres operator (workbench/node/postgres-operator.ts): CloudNativePG, built here from its
-// pinned module, makes a Postgres of one instance from a `Cluster`, on a volume of the local-path
-// StorageClass that its Postgres (uid 26, never root) can write; the database answers through the
-// Cluster's -rw Service with the credentials CloudNativePG made; the barman-cloud plugin archives its WAL
-// and takes a base backup into the organization's bucket on the node's backup store, with the keys Berth
-// gave the organization (Secret berth-backups), which another organization's keys cannot read; the
-// admission webhooks, called through the node's address with the cluster's CA, refuse what CloudNativePG
-// refuses; the volume's directory goes with the Cluster. Berth keeps the backup store, and with
-// `--database-engine cnpg` gives a Deployment that asks for a database a Cluster: its app reaches it at
-// `<name>-postgres` as it reaches a StatefulSet's, its WAL is archived into the organization's bucket
-// under the Deployment's uid, and its data outlives the Deployment when retained and serves a Deployment
-// of the same name again.
-// Cost: about 2 minutes on the node (initdb and the first start of three Postgres, a base backup, the
-// volumes' helper pods).
+// The node's Postgres operator (workbench/node/postgres-operator.ts) under Berth. With
+// `--database-engine cnpg` a Deployment that asks for a database gets a CloudNativePG Cluster (built here
+// from its pinned module) on a volume of the local-path StorageClass, which its Postgres (uid 26, never
+// root) can write; its app reaches it at `<name>-postgres` as it reaches a StatefulSet's, with Berth's
+// password; the barman-cloud plugin archives its WAL into the organization's bucket on the node's
+// backup store under the Deployment's uid, with the keys Berth gave the organization (Secret
+// berth-backups), and the Deployment says so (DatabaseArchiving); a base backup lands there too, which
+// another organization's keys cannot read; the admission webhooks, called through the node's address
+// with the cluster's CA, refuse what CloudNativePG refuses; the data outlives the Deployment when
+// retained and serves a Deployment of the same name again, and goes with it, volume directory and all,
+// when the Deployment says delete.
+// Cost: about 80 s on the node (initdb and the start of one Postgres, its second start on the retained
+// volume, a base backup, the volumes' helper pods).
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -24,7 +23,6 @@ import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { backupStoreAdminSecret, backupStoreAdminUrl, backupStoreUrl, prepareBackupStore } from '../../workbench/node/backup-store.ts';
 import { nodeDirs } from '../../workbench/node/node.ts';
 import { barmanCloudPlugin, cnpgPostgresImage, localPathStorageClass } from '../../workbench/node/postgres-operator.ts';
-import { renderObjectStore } from '../../src/reconcilers/deployment/render/database-archive.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
@@ -61,38 +59,6 @@ afterAll(async () => {
   for (const name of [namespace, other]) if (name) await kubectl(['delete', 'namespace', name, '--wait=false']);
 });
 
-interface ClusterStatus {
-  phase?: string;
-  readyInstances?: number;
-  conditions?: { type: string; status: string }[];
-}
-
-const cluster = (name: string, imageName = cnpgPostgresImage) => ({
-  apiVersion: 'postgresql.cnpg.io/v1',
-  kind: 'Cluster',
-  metadata: { name },
-  spec: {
-    instances: 1,
-    imageName,
-    enablePDB: false,
-    storage: { size: '1Gi', storageClass: localPathStorageClass },
-    bootstrap: { initdb: { database: 'app', owner: 'app' } },
-    plugins: [{ name: barmanCloudPlugin, isWALArchiver: true, parameters: { barmanObjectName: 'backups' } }],
-  },
-});
-
-/** The organization's bucket on the node's store, reached with the keys Berth gave it: the ObjectStore
- * Berth renders for a deployment's database, under a name of the test's own. */
-const objectStore = (bucket: string) => {
-  const rendered = renderObjectStore({ name: 'hand-made', namespace, uid: 'hand-made' }, { bucket, endpoint: backupStoreUrl });
-  return { apiVersion: rendered.apiVersion, kind: rendered.kind, metadata: { name: 'backups' }, spec: rendered.spec };
-};
-
-async function clusterStatus(name: string): Promise<ClusterStatus> {
-  const out = await kubectlOk(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, name, '-o', 'jsonpath={.status}']);
-  return out ? (JSON.parse(out) as ClusterStatus) : {};
-}
-
 async function secretValue(secretNamespace: string, name: string, key: string): Promise<string> {
   const out = await kubectlOk(['get', 'secret', '-n', secretNamespace, name, '-o', `jsonpath={.data.${key}}`]);
   return Buffer.from(out, 'base64').toString('utf8');
@@ -123,84 +89,6 @@ async function listBucket(keys: { accessKeyId: string; secretAccessKey: string }
   const response = await fetch(url, { headers: signed.headers as Record<string, string> });
   return [response.status, await response.text()];
 }
-
-describe("the node's Postgres operator", () => {
-  it('makes a Postgres of one instance on a local-path volume, which answers through its -rw Service', { timeout: 300_000 }, async () => {
-    const keys = await storeKeys(namespace);
-    const from = Date.now();
-    await apply(namespace, objectStore(keys.bucket), cluster('db'));
-    await eventually(async () => (await clusterStatus('db')).phase === 'Cluster in healthy state', 240_000, 'the Cluster healthy');
-    console.error(`[postgres-operator] a Cluster of one instance healthy ${Math.round((Date.now() - from) / 1000)} s after it was applied`);
-    expect((await clusterStatus('db')).readyInstances).toBe(1);
-
-    // The volume is one of local-path's, which its helper pod made.
-    const claim = JSON.parse(await kubectlOk(['get', 'pvc', '-n', namespace, 'db-1', '-o', 'json'])) as {
-      spec: { storageClassName: string };
-    };
-    expect(claim.spec.storageClassName).toBe(localPathStorageClass);
-
-    // Through the Service, as an app would, with the password CloudNativePG made.
-    const password = await secretValue(namespace, 'db-app', 'password');
-    const host = (await kubectlOk(['get', 'service', '-n', namespace, 'db-rw', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
-    const query = (sql: string) =>
-      run(psql, ['-h', host, '-U', 'app', '-d', 'app', '-tAc', sql], {
-        env: { ...process.env, PGPASSWORD: password, PGCONNECT_TIMEOUT: '5' },
-      });
-    await query('create table notes (body text); insert into notes values ($$kept$$)');
-    expect((await query('select body from notes')).stdout.trim()).toBe('kept');
-  });
-
-  it(
-    "archives its WAL and takes a base backup into the organization's bucket, which another organization cannot read",
-    { timeout: 240_000 },
-    async () => {
-      const condition = async (type: string) => (await clusterStatus('db')).conditions?.find((c) => c.type === type)?.status;
-      await eventually(async () => (await condition('ContinuousArchiving')) === 'True', 120_000, 'WAL archiving working');
-      const from = Date.now();
-      await apply(namespace, {
-        apiVersion: 'postgresql.cnpg.io/v1',
-        kind: 'Backup',
-        metadata: { name: 'db-first' },
-        spec: { method: 'plugin', cluster: { name: 'db' }, pluginConfiguration: { name: barmanCloudPlugin } },
-      });
-      const phase = async () =>
-        (await kubectlOk(['get', 'backups.postgresql.cnpg.io', '-n', namespace, 'db-first', '-o', 'jsonpath={.status.phase}'])).trim();
-      await eventually(async () => ['completed', 'failed'].includes(await phase()), 180_000, 'the backup done');
-      expect(await phase()).toBe('completed');
-      console.error(`[postgres-operator] a base backup completed ${Math.round((Date.now() - from) / 1000)} s after it was asked for`);
-
-      const keys = await storeKeys(namespace);
-      const [status, listing] = await listBucket(keys, keys.bucket);
-      expect(status).toBe(200);
-      expect(listing).toMatch(/<Key>db\/base\/[^<]+\/backup\.info<\/Key>/);
-      expect(listing).toMatch(/<Key>db\/wals\//);
-      // Another organization's keys reach their own bucket, not this one.
-      const otherKeys = await storeKeys(other);
-      expect((await listBucket(otherKeys, otherKeys.bucket))[0]).toBe(200);
-      expect((await listBucket(otherKeys, keys.bucket))[0]).toBe(403);
-    },
-  );
-
-  it("refuses at apply time what CloudNativePG's webhooks refuse", async () => {
-    // An image tagged `latest` says no major version: the validating webhook refuses it.
-    const refused = await kubectl(
-      ['apply', '--server-side', '-n', namespace, '-f', '-'],
-      JSON.stringify(cluster('latest', cnpgPostgresImage.replace(/:15$/, ':latest'))),
-    );
-    expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/spec\.imageName: Invalid value: .*Can't use 'latest' as image tag/);
-    expect((await kubectl(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, 'latest'])).code).not.toBe(0);
-  });
-
-  it("removes the volume's directory with the Cluster", { timeout: 120_000 }, async () => {
-    const volume = (await kubectlOk(['get', 'pvc', '-n', namespace, 'db-1', '-o', 'jsonpath={.spec.volumeName}'])).trim();
-    const path = (await kubectlOk(['get', 'pv', volume, '-o', 'jsonpath={.spec.hostPath.path}'])).trim();
-    expect(existsSync(path)).toBe(true);
-    await kubectlOk(['delete', 'clusters.postgresql.cnpg.io', '-n', namespace, 'db']);
-    await eventually(async () => (await kubectl(['get', 'pv', volume])).code !== 0, 90_000, 'the volume deleted');
-    expect(existsSync(path)).toBe(false);
-  });
-});
 
 /** A Deployment of the example app that asks for a database. */
 const notes = (image: string) => ({
@@ -265,6 +153,62 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
       120_000,
       "the database's WAL in the organization's bucket",
     );
+    // And the Deployment says so.
+    const archiving = () =>
+      kubectlOk([
+        'get',
+        'deployments.berth.dev',
+        '-n',
+        namespace,
+        'notes',
+        '-o',
+        'jsonpath={.status.conditions[?(@.type=="DatabaseArchiving")]}',
+      ]);
+    await eventually(async () => JSON.parse((await archiving()) || '{}').status === 'True', 60_000, 'DatabaseArchiving True');
+    expect(JSON.parse(await archiving())).toMatchObject({ reason: 'Archiving', message: expect.stringContaining(`server name ${uid}`) });
+  });
+
+  it(
+    "takes a base backup of its Cluster into the organization's bucket, which another organization cannot read",
+    { timeout: 240_000 },
+    async () => {
+      const from = Date.now();
+      await apply(namespace, {
+        apiVersion: 'postgresql.cnpg.io/v1',
+        kind: 'Backup',
+        metadata: { name: 'notes-first' },
+        spec: { method: 'plugin', cluster: { name: 'notes-db-1' }, pluginConfiguration: { name: barmanCloudPlugin } },
+      });
+      const phase = async () =>
+        (await kubectlOk(['get', 'backups.postgresql.cnpg.io', '-n', namespace, 'notes-first', '-o', 'jsonpath={.status.phase}'])).trim();
+      await eventually(async () => ['completed', 'failed'].includes(await phase()), 180_000, 'the backup done');
+      expect(await phase()).toBe('completed');
+      console.error(`[postgres-operator] a base backup completed ${Math.round((Date.now() - from) / 1000)} s after it was asked for`);
+
+      const uid = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'notes', '-o', 'jsonpath={.metadata.uid}']);
+      const keys = await storeKeys(namespace);
+      const [status, listing] = await listBucket(keys, keys.bucket);
+      expect(status).toBe(200);
+      expect(listing).toMatch(new RegExp(`<Key>${uid}/base/[^<]+/backup\\.info</Key>`));
+      // Another organization's keys reach their own bucket, not this one.
+      const otherKeys = await storeKeys(other);
+      expect((await listBucket(otherKeys, otherKeys.bucket))[0]).toBe(200);
+      expect((await listBucket(otherKeys, keys.bucket))[0]).toBe(403);
+    },
+  );
+
+  it("refuses at apply time what CloudNativePG's webhooks refuse", async () => {
+    // An image tagged `latest` says no major version: the validating webhook refuses it.
+    const latest = {
+      apiVersion: 'postgresql.cnpg.io/v1',
+      kind: 'Cluster',
+      metadata: { name: 'latest' },
+      spec: { instances: 1, imageName: cnpgPostgresImage.replace(/:15$/, ':latest'), storage: { size: '1Gi' } },
+    };
+    const refused = await kubectl(['apply', '--server-side', '-n', namespace, '-f', '-'], JSON.stringify(latest));
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/spec\.imageName: Invalid value: .*Can't use 'latest' as image tag/);
+    expect((await kubectl(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, 'latest'])).code).not.toBe(0);
   });
 
   it('keeps its data when the Deployment goes, and serves it to a Deployment of the same name', { timeout: 300_000 }, async () => {
@@ -285,5 +229,25 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
     expect(await eventually(async () => appQuery('notes', 'select body from notes').catch(() => undefined), 30_000, 'the kept row')).toBe(
       'kept',
     );
+  });
+
+  it('deletes its data with it when the Deployment says delete, volume directory and all', { timeout: 180_000 }, async () => {
+    await kubectlOk([
+      'patch',
+      'deployments.berth.dev',
+      '-n',
+      namespace,
+      'notes',
+      '--type=merge',
+      '-p',
+      JSON.stringify({ spec: { sourceConfig: { databaseRetention: 'delete' } } }),
+    ]);
+    const volume = (await kubectlOk(['get', 'pvc', '-n', namespace, 'notes-db-1-1', '-o', 'jsonpath={.spec.volumeName}'])).trim();
+    const path = (await kubectlOk(['get', 'pv', volume, '-o', 'jsonpath={.spec.hostPath.path}'])).trim();
+    expect(existsSync(path)).toBe(true);
+    await kubectlOk(['delete', 'deployments.berth.dev', '-n', namespace, 'notes', '--timeout=120s']);
+    await eventually(async () => (await kubectl(['get', 'pv', volume])).code !== 0, 90_000, 'the volume deleted');
+    expect((await kubectl(['get', 'pvc', '-n', namespace, 'notes-db-1-1'])).code).not.toBe(0);
+    expect(existsSync(path)).toBe(false);
   });
 });
