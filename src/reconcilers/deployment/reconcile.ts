@@ -10,7 +10,7 @@
 // its status (AWAITING_DELETE) the same way, before its deletes.
 import { randomBytes } from 'node:crypto';
 import { adoptDatabase, isRetainedPassword } from './retained-data.ts';
-import { deploymentKind, organizationShards, revisionKind, type DatabaseEngine, type Deployment } from '../../api/index.ts';
+import { deploymentKind, organizationShards, revisionKind, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult, optional } from '../../runtime/index.ts';
 import { chooseRevisions, type Halt } from './revisions/choose-revisions.ts';
 import { upToDate, withAppliedHash } from '../../runtime/applied-hash.ts';
@@ -19,6 +19,7 @@ import { childKinds } from './informers.ts';
 import { childNames } from '../../api/child-names.ts';
 import { buildJobLocation } from '../../workloads/build-jobs.ts';
 import { type DeploymentReconcilerDependencies, type Pass } from './pass.ts';
+import type { V1Secret } from '@kubernetes/client-node';
 import type { Problem } from './problem.ts';
 import { stallStatus, targetOutcome } from './status/outcome.ts';
 import type { ServingRevision } from './render/application.ts';
@@ -168,9 +169,18 @@ async function applyWorkloads(
   const backing = backingServices(spec);
   const databaseEngine = databaseEngineFor(informers, options.databaseEngine, owner);
   if (backing.database && databaseEngine === 'cnpg' && !informers.postgresClusters) return { problem: postgresClustersMissing };
-  await syncCredentials(pass, owner, names.postgresCredentials, 'postgres', backing.database, databaseEngine);
+  await syncCredentials(
+    pass,
+    owner,
+    names.postgresCredentials,
+    backing.database,
+    (password) => renderPostgresCredentials(owner, password, databaseEngine),
+    () => adoptDatabase(writer, owner, databaseEngine),
+  );
   await syncDatabaseCertificate(pass, owner, backing.database && databaseEngine === 'statefulset');
-  await syncCredentials(pass, owner, names.redisCredentials, 'redis', backing.redis);
+  await syncCredentials(pass, owner, names.redisCredentials, backing.redis, (password) =>
+    renderPasswordSecret(owner, names.redisCredentials, 'redis', password),
+  );
   const existingDatabaseStorage = informers.statefulSets.get(owner.namespace, names.postgres)?.spec?.volumeClaimTemplates?.[0]?.spec
     ?.resources?.requests?.storage;
   try {
@@ -207,23 +217,20 @@ const postgresClustersMissing: Problem = {
   message: `the database is a CloudNativePG Cluster, and this cluster serves no ${postgresClusterKind.kind} (${postgresClusterKind.apiVersion}): install CloudNativePG again, or restart Berth once it is`,
 };
 
-/** A backing service's password: made once (or taken back from a deleted Deployment of the same name,
- * retained-data.ts), kept while the service is wanted, gone with it. A database's records its engine. */
+/** A backing service's password: made once (`render` with a random one), kept while the service is
+ * wanted, gone with it. The database's may be one a deleted Deployment of the same name left: `adopt`
+ * takes it back (retained-data.ts). */
 async function syncCredentials(
   pass: Pass,
   owner: OwnerDeployment,
   name: string,
-  component: 'postgres' | 'redis',
   wanted: boolean,
-  engine?: DatabaseEngine,
+  render: (password: string) => V1Secret,
+  adopt?: () => Promise<void>,
 ): Promise<void> {
   const secret = pass.informers.secrets.get(owner.namespace, name);
-  const password = () => randomBytes(24).toString('base64url');
-  if (wanted && !secret)
-    await pass.writer.createOrGet(
-      engine ? renderPostgresCredentials(owner, password(), engine) : renderPasswordSecret(owner, name, component, password()),
-    );
-  if (wanted && secret && engine && isRetainedPassword(secret, owner)) await adoptDatabase(pass.writer, owner, engine);
+  if (wanted && !secret) await pass.writer.createOrGet(render(randomBytes(24).toString('base64url')));
+  if (wanted && secret && adopt && isRetainedPassword(secret, owner)) await adopt();
   if (!wanted && secret?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid))
     await pass.writer.delete(childKinds.secret, owner.namespace, name);
 }

@@ -5,7 +5,7 @@
 // (docs/data.md §2.2). Pure.
 import type { V1Secret } from '@kubernetes/client-node';
 import { backupStoreSecretKeys, backupStoreSecretName, childNames } from '../../../api/index.ts';
-import type { DeepReadonly, KubeObject, ResourceKind } from '../../../runtime/index.ts';
+import { decodeSecretValue, type DeepReadonly, type KubeObject, type ResourceKind } from '../../../runtime/index.ts';
 import { childMetadata, type OwnerDeployment } from './common.ts';
 
 export const objectStoreKind = {
@@ -38,12 +38,8 @@ export interface ObjectStore extends KubeObject {
 
 /** The bucket and server of the organization's Secret, when it names both. */
 export function backupStoreReachOf(secret: DeepReadonly<V1Secret> | undefined): BackupStoreReach | undefined {
-  const read = (key: string) => {
-    const value = secret?.data?.[key];
-    return value ? Buffer.from(value, 'base64').toString('utf8') : undefined;
-  };
-  const bucket = read(backupStoreSecretKeys.bucket);
-  const endpoint = read(backupStoreSecretKeys.endpoint);
+  const bucket = decodeSecretValue(secret?.data?.[backupStoreSecretKeys.bucket]);
+  const endpoint = decodeSecretValue(secret?.data?.[backupStoreSecretKeys.endpoint]);
   return bucket && endpoint ? { bucket, endpoint } : undefined;
 }
 

@@ -55,11 +55,6 @@ export function deletesData(spec: DeploymentSpecInput): boolean {
   return spec.sourceConfig?.databaseRetention === 'delete';
 }
 
-/** The volume claim the StatefulSet makes for its one replica: the data. */
-export function postgresClaimName(owner: Pick<OwnerDeployment, 'name'>): string {
-  return childNames(owner.name).postgresClaim;
-}
-
 /** Where the server reads its certificate and key: copied from the Secret by the `tls` init container,
  * the key the server's own and private, as Postgres requires of a key file whatever the image's uid. */
 const tlsDir = '/etc/postgresql-tls';
