@@ -112,6 +112,7 @@ async function snapshot(): Promise<Record<string, string>> {
     oauthProviderKind.plural,
     codeHostIntegrationKind.plural,
     'tracingprojects',
+    'databasebackups',
   ]) {
     const list = (await patiently(() => custom.listClusterCustomObject({ group, version, plural }))) as Listed;
     for (const { metadata } of list.items) {

@@ -3,6 +3,7 @@
 import type { V1CustomResourceDefinition, V1CustomResourceColumnDefinition } from '@kubernetes/client-node';
 import type { z } from 'zod';
 import { codeHostIntegrationKind, codeHostIntegrationSpecSchema, codeHostIntegrationStatusSchema } from './codehost-integration.ts';
+import { databaseBackupKind, databaseBackupSpecSchema, databaseBackupStatusSchema } from './database-backup.ts';
 import { deploymentKind, deploymentSpecSchema, deploymentStatusSchema } from './deployment.ts';
 import { category, group, labels, version, type KindDescriptor } from './group.ts';
 import { oauthProviderKind, oauthProviderSpecSchema, oauthProviderStatusSchema } from './oauth-provider.ts';
@@ -99,6 +100,21 @@ export const crdSources: CrdSource[] = [
     spec: tracingProjectSpecSchema,
     status: tracingProjectStatusSchema,
     columns: [ready, age],
+  },
+  {
+    descriptor: databaseBackupKind,
+    description:
+      "One backup of a Deployment's database into its organization's bucket, taken once through CloudNativePG. Made with kubectl or the HTTP API.",
+    spec: databaseBackupSpecSchema,
+    status: databaseBackupStatusSchema,
+    columns: [
+      { name: 'Deployment', type: 'string', jsonPath: '.spec.deploymentName', description: 'Deployment whose database is backed up.' },
+      { name: 'Reason', type: 'string', jsonPath: '.spec.reason', description: 'Why the backup is taken.' },
+      { name: 'Revision', type: 'string', jsonPath: '.spec.revisionName', description: 'Revision it was taken before.', priority: 1 },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Pending, Running, Completed or Failed.' },
+      { name: 'Ended', type: 'date', jsonPath: '.status.stoppedAt', description: 'When the backup completed or failed.' },
+      age,
+    ],
   },
 ];
 

@@ -17,6 +17,7 @@ import { writableStorePath } from '../workloads/metrics-store.ts';
 import { protectMetricsStore } from '../workloads/metrics-store-policy.ts';
 import { labelManagedSecrets } from '../workloads/readable-secrets.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/index.ts';
+import { registerDatabaseBackupController } from '../reconcilers/database-backup/index.ts';
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
 import { registerBackupStoreController } from '../reconcilers/backup-store/index.ts';
@@ -280,7 +281,7 @@ async function registerControllers(manager: Manager, options: Options, installat
   if (buildNamespace) manager.whenLeading('build namespace', () => prepareBuildNamespace(kubeConfig, buildNamespace, logger, blocked));
   if (store) manager.whenLeading('metrics store', () => protectMetricsStore(kubeConfig, { url: store, buildNamespace }, logger));
   manager.whenLeading('readable Secrets', () => labelManagedSecrets(kubeConfig, scope.namespaces, logger));
-  registerDeploymentControllers(manager, {
+  const { informers } = registerDeploymentControllers(manager, {
     ...images,
     buildPrivileged: options.buildPrivileged,
     codeHostOrigins,
@@ -310,6 +311,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     ...optional('cnpgStorageClass', options.cnpgStorageClass),
     ...scope,
   });
+  registerDatabaseBackupController(manager, informers, { databaseEngine: options.databaseEngine, ...scope });
   registerTracingProjectController(manager, scope);
   registerOAuthProviderController(manager, { ...scope, privateNetworks: options.oauthPrivateNetworks });
   registerOrganizationControllerIfAny(

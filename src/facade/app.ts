@@ -12,6 +12,7 @@ import { registerProviderRoutes } from './routes/providers.ts';
 import { registerRepositoryRoutes } from './routes/repositories.ts';
 import { registerRegistryRoutes } from './routes/registry.ts';
 import { registerRevisionRoutes } from './routes/revisions.ts';
+import { registerBackupRoutes } from './routes/backups.ts';
 import { registerMetricsRoutes } from './routes/metrics.ts';
 import { registerEventRoutes } from './routes/events.ts';
 import { registerWatchRoutes } from './routes/watch.ts';
@@ -46,6 +47,7 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
     registerProviderRoutes(scope, deps);
     registerDeploymentRoutes(scope, deps);
     registerRevisionRoutes(scope, deps);
+    registerBackupRoutes(scope, deps);
     registerMetricsRoutes(scope, deps);
     registerEventRoutes(scope, deps);
     registerWatchRoutes(scope, deps);

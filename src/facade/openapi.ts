@@ -16,6 +16,7 @@ import {
   providerUpdateSchema,
   repositoryResponseSchema,
   revisionResponseSchema,
+  databaseBackupResponseSchema,
 } from './wire-schemas.ts';
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
@@ -32,6 +33,7 @@ const components: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   DeploymentPatch: { schema: deploymentPatchSchema, io: 'input' },
   Deployment: { schema: deploymentResponseSchema, io: 'output' },
   Revision: { schema: revisionResponseSchema, io: 'output' },
+  DatabaseBackup: { schema: databaseBackupResponseSchema, io: 'output' },
   Repository: { schema: repositoryResponseSchema, io: 'output' },
   Listener: { schema: listenerResponseSchema, io: 'output' },
   Error: { schema: errorResponseSchema, io: 'output' },

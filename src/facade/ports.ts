@@ -2,7 +2,16 @@
 // server, the code-host's repository lister and a clock to wait on. `startFacade` adapts the real ones;
 // anything with the same shape (an Informer, a stub lister in a test) fits.
 import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
-import type { CodeHostIntegration, Deployment, HostPolicy, NodeVolumes, OAuthProvider, OrganizationQuota, Revision } from '../api/index.ts';
+import type {
+  CodeHostIntegration,
+  DatabaseBackup,
+  Deployment,
+  HostPolicy,
+  NodeVolumes,
+  OAuthProvider,
+  OrganizationQuota,
+  Revision,
+} from '../api/index.ts';
 import type { Repository } from '../codehost/repository.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import type { HostOwnershipProver } from '../domains/host-ownership.ts';
@@ -30,6 +39,8 @@ export interface FacadeCache {
   oauthProviders: CacheReader<OAuthProvider>;
   deployments: CacheReader<Deployment>;
   revisions: CacheReader<Revision>;
+  /** Listed under their Deployment by the 'owner' index (the DatabaseBackup controller sets it). */
+  databaseBackups: CacheReader<DatabaseBackup>;
   codeHostIntegrations: CacheReader<CodeHostIntegration>;
   /** Pods that carry a revision label, indexed by it (the log routes find a revision's pods here). */
   pods: CacheReader<V1Pod>;

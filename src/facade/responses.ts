@@ -12,13 +12,20 @@ import {
   secretReferenceSchema,
   timestampText,
   toWire,
+  type DatabaseBackup,
   type Deployment,
   type OAuthProvider,
   type Revision,
 } from '../api/index.ts';
 import { pullRequestUrl, type CodeHostProviderName } from '../api/codehost-providers.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
-import { maskedSecretValue, type DeploymentResponse, type ProviderResponse, type RevisionResponse } from './wire-schemas.ts';
+import {
+  maskedSecretValue,
+  type DatabaseBackupResponse,
+  type DeploymentResponse,
+  type ProviderResponse,
+  type RevisionResponse,
+} from './wire-schemas.ts';
 
 export function providerResponse(provider: DeepReadonly<OAuthProvider>, organizationId: string): ProviderResponse {
   const { spec, metadata, status } = provider;
@@ -111,5 +118,28 @@ export function revisionResponse(revision: DeepReadonly<Revision>, deploymentId:
     secret_names: [...(spec.secretNames ?? [])],
     created_at: createdAt,
     updated_at: lastTransition && lastTransition > createdAt ? lastTransition : createdAt,
+  };
+}
+
+/** A DatabaseBackup as the API answers it; `revisionId` is the uid of the Revision it was taken before. */
+export function databaseBackupResponse(
+  backup: DeepReadonly<DatabaseBackup>,
+  deploymentId: string,
+  revisionId: string | undefined,
+): DatabaseBackupResponse {
+  const { spec, metadata, status } = backup;
+  return {
+    id: metadata.uid ?? '',
+    deployment_id: deploymentId,
+    name: metadata.name ?? '',
+    reason: spec.reason ?? 'manual',
+    revision_id: revisionId ?? null,
+    status: (status?.phase ?? 'Pending').toUpperCase(),
+    status_message: status?.message ?? null,
+    begin_lsn: status?.beginLSN ?? null,
+    end_lsn: status?.endLSN ?? null,
+    started_at: status?.startedAt ?? null,
+    stopped_at: status?.stoppedAt ?? null,
+    created_at: timestampText(metadata.creationTimestamp) ?? '',
   };
 }

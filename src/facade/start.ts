@@ -7,6 +7,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import {
   codeHostIntegrationKind,
+  databaseBackupKind,
   nameStemIndex,
   customHostIndex,
   indexNameStems,
@@ -16,6 +17,7 @@ import {
   oauthProviderKind,
   revisionKind,
   type CodeHostIntegration,
+  type DatabaseBackup,
   type Deployment,
   type HostPolicy,
   type OrganizationQuota,
@@ -131,6 +133,7 @@ function facadeCache(source: InformerSource, options: FacadeOptions): FacadeCach
     deployments,
     revisions,
     changes: { deployments, revisions },
+    databaseBackups: source.informer<DatabaseBackup>(databaseBackupKind, findableById),
     codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, findableById),
     pods: revisionPods(source, options.namespaces && options.namespaces.length > 0 ? options.namespaces : undefined),
   };
@@ -179,13 +182,14 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     },
   };
   const cache = facadeCache(source, options);
-  const { namespaces, apiKeySecrets, oauthProviders, deployments, revisions, codeHostIntegrations, pods } = cache;
+  const { namespaces, apiKeySecrets, oauthProviders, deployments, revisions, databaseBackups, codeHostIntegrations, pods } = cache;
   const informers = [
     namespaces,
     apiKeySecrets,
     oauthProviders,
     deployments,
     revisions,
+    databaseBackups,
     codeHostIntegrations,
     pods,
   ] as Informer<KubeObject>[];

@@ -3,6 +3,8 @@
 // Requests are strict: undeclared members answer 422. The OpenAPI document is generated from these.
 import { z } from 'zod';
 import {
+  databaseBackupPhases,
+  databaseBackupReasons,
   deploymentPhases,
   canaryStatusSchema,
   conditionsSchema,
@@ -310,6 +312,27 @@ export const revisionResponseSchema = z
   })
   .describe('An immutable revision of a deployment.');
 export type RevisionResponse = z.infer<typeof revisionResponseSchema>;
+
+/** A DatabaseBackup's phase as the API spells states. */
+export const backupStates = databaseBackupPhases.map((phase) => phase.toUpperCase()) as Uppercase<(typeof databaseBackupPhases)[number]>[];
+
+export const databaseBackupResponseSchema = z
+  .object({
+    id: uuidString('ID of the backup (metadata.uid of the DatabaseBackup).'),
+    deployment_id: uuidString('ID of the deployment whose database it backs up.'),
+    name: z.string().describe('Name of the DatabaseBackup (kubectl get dbbackup).'),
+    reason: z.enum(databaseBackupReasons).describe('Why it was taken.'),
+    revision_id: z.string().nullable().describe('The revision it was taken before, for reason before-revision.'),
+    status: z.enum(backupStates as [string, ...string[]]).describe(`Where the backup is: ${backupStates.join(', ')}.`),
+    status_message: z.string().nullable().describe('Why it waits or failed.'),
+    begin_lsn: z.string().nullable().describe('The write-ahead log position the backup begins at.'),
+    end_lsn: z.string().nullable().describe('The position it ends at: a restore from it has everything written before.'),
+    started_at: dateTime('When the backup began.').nullable(),
+    stopped_at: dateTime('When it completed or failed.').nullable(),
+    created_at: dateTime('When it was asked for.'),
+  })
+  .describe("One backup of a deployment's database, in its organization's bucket.");
+export type DatabaseBackupResponse = z.infer<typeof databaseBackupResponseSchema>;
 
 export const repositoryResponseSchema = z
   .object({

@@ -4,8 +4,9 @@
 // root) can write; its app reaches it at `<name>-postgres` as it reaches a StatefulSet's, with Berth's
 // password; the barman-cloud plugin archives its WAL into the organization's bucket on the node's
 // backup store under the Deployment's uid, with the keys Berth gave the organization (Secret
-// berth-backups), and the Deployment says so (DatabaseArchiving); a base backup lands there too, which
-// another organization's keys cannot read; the admission webhooks, called through the node's address
+// berth-backups), and the Deployment says so (DatabaseArchiving); a backup asked for through the HTTP API
+// (a DatabaseBackup, taken as one CloudNativePG Backup) lands there too, which another organization's keys
+// cannot read; the admission webhooks, called through the node's address
 // with the cluster's CA, refuse what CloudNativePG refuses; the data outlives the Deployment when
 // retained and serves a Deployment of the same name again, and goes with it, volume directory and all,
 // when the Deployment says delete.
@@ -19,13 +20,14 @@ import { promisify } from 'node:util';
 import aws4 from 'aws4';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { backupStoreSecretKeys, backupStoreSecretName } from '../../src/api/backup-store.ts';
-import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { backupStoreAdminSecret, backupStoreAdminUrl, backupStoreUrl, prepareBackupStore } from '../../workbench/node/backup-store.ts';
 import { nodeDirs } from '../../workbench/node/node.ts';
 import { barmanCloudPlugin, cnpgPostgresImage, localPathStorageClass } from '../../workbench/node/postgres-operator.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
+import { httpApi, type Api } from '../support/http-api.ts';
 import { apply, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
 
 const run = promisify(execFile);
@@ -34,13 +36,17 @@ const psql = '/usr/lib/postgresql/15/bin/psql';
 let berth: BerthProcess | undefined;
 let namespace: string;
 let other: string;
+/** Berth's HTTP API, as the first organization (namespace). */
+let api: Api;
 
 beforeAll(async () => {
   const kc = testKubeConfig();
   const operatorNamespace = await useNamespace('berth-cnpg-op');
   namespace = await useNamespace('cnpg');
   other = await useNamespace('cnpg-other');
-  for (const organization of [namespace, other]) await ensureOrganizationNamespace(kc, organization, randomUUID());
+  const organizationId = randomUUID();
+  await ensureOrganizationNamespace(kc, namespace, organizationId);
+  await ensureOrganizationNamespace(kc, other, randomUUID());
   // Berth keeps each organization's account and bucket on the node's store with its admin credential.
   const store = prepareBackupStore(join(nodeDirs(dirname(inject('nodePartsDir'))).root, 'backup-store'));
   await apply(operatorNamespace, backupStoreAdminSecret(operatorNamespace, 'backup-store-admin', store.credentials));
@@ -52,6 +58,8 @@ beforeAll(async () => {
     ...['--postgres-image', await serviceImage('postgres')],
   ]);
   await waitReady(berth);
+  const key = (await ensureApiKey(kc, operatorNamespace, [organizationId])).key;
+  api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': key });
 });
 
 afterAll(async () => {
@@ -169,27 +177,42 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
   });
 
   it(
-    "takes a base backup of its Cluster into the organization's bucket, which another organization cannot read",
+    "takes a backup asked for through the HTTP API into the organization's bucket, which another organization cannot read",
     { timeout: 240_000 },
     async () => {
-      const from = Date.now();
-      await apply(namespace, {
-        apiVersion: 'postgresql.cnpg.io/v1',
-        kind: 'Backup',
-        metadata: { name: 'notes-first' },
-        spec: { method: 'plugin', cluster: { name: 'notes-db-1' }, pluginConfiguration: { name: barmanCloudPlugin } },
-      });
-      const phase = async () =>
-        (await kubectlOk(['get', 'backups.postgresql.cnpg.io', '-n', namespace, 'notes-first', '-o', 'jsonpath={.status.phase}'])).trim();
-      await eventually(async () => ['completed', 'failed'].includes(await phase()), 180_000, 'the backup done');
-      expect(await phase()).toBe('completed');
-      console.error(`[postgres-operator] a base backup completed ${Math.round((Date.now() - from) / 1000)} s after it was asked for`);
-
       const uid = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'notes', '-o', 'jsonpath={.metadata.uid}']);
+      const from = Date.now();
+      const asked = await api.ok('POST', `/v2/deployments/${uid}/backups`);
+      expect(asked).toMatchObject({ deployment_id: uid, reason: 'manual' });
+      const read = () => api.ok('GET', `/v2/deployments/${uid}/backups/${asked.id}`);
+      await eventually(async () => ['COMPLETED', 'FAILED'].includes((await read()).status), 180_000, 'the backup done');
+      const done = await read();
+      expect(done, JSON.stringify(done)).toMatchObject({ status: 'COMPLETED', status_message: null });
+      expect(done.end_lsn).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
+      expect(Date.parse(done.stopped_at)).toBeGreaterThanOrEqual(Date.parse(done.started_at));
+      console.error(`[postgres-operator] a backup completed ${Math.round((Date.now() - from) / 1000)} s after it was asked for`);
+      expect((await api.ok('GET', `/v2/deployments/${uid}/backups`)).resources.map((b: { id: string }) => b.id)).toEqual([asked.id]);
+
+      // The DatabaseBackup was taken as one CloudNativePG Backup of its own, whose id names its folder.
+      const stored = JSON.parse(await kubectlOk(['get', 'dbbackup', '-n', namespace, asked.name, '-o', 'json'])) as {
+        status: { backupId: string; databaseName: string; serverName: string };
+      };
+      expect(stored.status).toMatchObject({ databaseName: 'notes-db-1', serverName: uid });
+      const made = JSON.parse(await kubectlOk(['get', 'backups.postgresql.cnpg.io', '-n', namespace, asked.name, '-o', 'json'])) as {
+        metadata: { ownerReferences: { kind: string; name: string }[] };
+        spec: unknown;
+      };
+      expect(made.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'DatabaseBackup', name: asked.name })]);
+      expect(made.spec).toMatchObject({
+        method: 'plugin',
+        cluster: { name: 'notes-db-1' },
+        pluginConfiguration: { name: barmanCloudPlugin },
+      });
+
       const keys = await storeKeys(namespace);
       const [status, listing] = await listBucket(keys, keys.bucket);
       expect(status).toBe(200);
-      expect(listing).toMatch(new RegExp(`<Key>${uid}/base/[^<]+/backup\\.info</Key>`));
+      expect(listing).toContain(`<Key>${uid}/base/${stored.status.backupId}/backup.info</Key>`);
       // Another organization's keys reach their own bucket, not this one.
       const otherKeys = await storeKeys(other);
       expect((await listBucket(otherKeys, otherKeys.bucket))[0]).toBe(200);

@@ -38,15 +38,15 @@ the watched namespaces and the release namespace.
 
 - scope: watched
   apiGroups: [berth.dev]
-  resources: [deployments, revisions, oauthproviders, codehostintegrations, tracingprojects]
+  resources: [deployments, revisions, oauthproviders, codehostintegrations, tracingprojects, databasebackups]
   verbs: [get, list, watch, create, update, patch, delete]
 - scope: watched
   apiGroups: [berth.dev]
-  resources: [deployments/status, revisions/status, oauthproviders/status, codehostintegrations/status, tracingprojects/status]
+  resources: [deployments/status, revisions/status, oauthproviders/status, codehostintegrations/status, tracingprojects/status, databasebackups/status]
   verbs: [get, update, patch]
 - scope: watched
   apiGroups: [berth.dev]
-  resources: [deployments/finalizers, revisions/finalizers, oauthproviders/finalizers, codehostintegrations/finalizers, tracingprojects/finalizers]
+  resources: [deployments/finalizers, revisions/finalizers, oauthproviders/finalizers, codehostintegrations/finalizers, tracingprojects/finalizers, databasebackups/finalizers]
   verbs: [update]
 - scope: watched
   apiGroups: [""]
@@ -143,6 +143,11 @@ the watched namespaces and the release namespace.
 - scope: watched
   apiGroups: [barmancloud.cnpg.io]
   resources: [objectstores]
+  verbs: [get, list, watch, create, update, patch, delete]
+# Each DatabaseBackup is taken as one CloudNativePG Backup of its deployment's database.
+- scope: watched
+  apiGroups: [postgresql.cnpg.io]
+  resources: [backups]
   verbs: [get, list, watch, create, update, patch, delete]
 # Events: Berth's own (create, patch), and a deployment's read for the HTTP API's events route (list).
 - scope: watched

@@ -1,0 +1,145 @@
+// The DatabaseBackup controller: each DatabaseBackup is taken once, as one CloudNativePG Backup of its
+// Deployment's database (cnpg-backup.ts), when that database serves and archives (target.ts); its status
+// follows the Backup's until it is Completed or Failed, and then never changes. The DatabaseBackup is
+// listed under its Deployment (an ownerReference, so it goes with it; the data stays in the bucket until
+// the archive's retention ends).
+import {
+  apiVersion,
+  childNames,
+  databaseBackupKind,
+  deploymentKind,
+  fieldManager,
+  settledBackupPhases,
+  type DatabaseBackup,
+  type DatabaseEngine,
+  type Deployment,
+} from '../../api/index.ts';
+import {
+  applyObject,
+  owned,
+  unlessStatusOnly,
+  watch,
+  writeStatus,
+  type Controller,
+  type DeepReadonly,
+  type EventRecorder,
+  type KubeObject,
+  type Manager,
+  type ObjectKey,
+} from '../../runtime/index.ts';
+import { archiveStoreOf, databaseEngineFor, databaseServes } from '../deployment/database.ts';
+import type { DeploymentInformers } from '../deployment/informers.ts';
+import { cnpgBackupKind, renderCnpgBackup, takenFor, type BackupOwner, type CnpgBackup } from './cnpg-backup.ts';
+import { nextDatabaseBackupStatus } from './status.ts';
+import { backupTarget, type BackupTarget } from './target.ts';
+
+export interface DatabaseBackupControllerOptions {
+  namespaces?: string[];
+  /** The installation's engine for databases not made yet (--database-engine). */
+  databaseEngine: DatabaseEngine;
+  now?: () => Date;
+}
+
+/** DatabaseBackups by the Deployment they name (`<namespace>/<name>`). */
+const byDeployment = 'berth.dev/backup-of';
+
+export function registerDatabaseBackupController(
+  manager: Manager,
+  informers: DeploymentInformers,
+  options: DatabaseBackupControllerOptions,
+): Controller<DatabaseBackup> {
+  const scope = options.namespaces ? { namespaces: options.namespaces } : {};
+  const backups = manager.informer<DatabaseBackup>(databaseBackupKind, {
+    ...scope,
+    indexes: { [byDeployment]: (backup) => [`${backup.metadata?.namespace}/${backup.spec?.deploymentName}`] },
+  });
+  // CloudNativePG's Backups come with its Cluster, and Berth takes them through the plugin's ObjectStore.
+  const taken = informers.objectStores ? manager.informer<CnpgBackup>(cnpgBackupKind, scope) : undefined;
+  const now = options.now ?? (() => new Date());
+  const waiting = (namespace: string, deploymentName: string): ObjectKey[] =>
+    backups
+      .byIndex(byDeployment, `${namespace}/${deploymentName}`)
+      .filter((backup) => !settledBackupPhases.has(backup.status?.phase ?? 'Pending'))
+      .map((backup) => ({ namespace, name: backup.metadata.name! }));
+  const ownersOf = (object: DeepReadonly<KubeObject>) =>
+    (object.metadata?.ownerReferences ?? [])
+      .filter((reference) => reference.kind === deploymentKind.kind)
+      .map((reference) => reference.name);
+  const byOwner = (object: DeepReadonly<KubeObject>) => ownersOf(object).flatMap((name) => waiting(object.metadata!.namespace!, name));
+
+  return manager.addController({
+    name: 'database-backup',
+    informer: backups,
+    changed: unlessStatusOnly,
+    owns: taken ? [owned({ informer: taken })] : [],
+    watches: [
+      watch({ informer: informers.deployments, map: (deployment) => waiting(deployment.metadata.namespace!, deployment.metadata.name!) }),
+      ...(informers.postgresClusters ? [watch({ informer: informers.postgresClusters, map: byOwner })] : []),
+      ...(informers.objectStores ? [watch({ informer: informers.objectStores, map: byOwner })] : []),
+    ],
+    reconcile: async ({ namespace, name }, { recorder }) => {
+      const backup = backups.get(namespace, name);
+      if (!backup || backup.metadata.deletionTimestamp || settledBackupPhases.has(backup.status?.phase ?? 'Pending')) return;
+      const deployment = informers.deployments.get(namespace, backup.spec.deploymentName);
+      const live = deployment && !deployment.metadata.deletionTimestamp ? deployment : undefined;
+      if (live) await listUnder(manager, backup, live);
+      const owner: BackupOwner = { name, namespace, uid: backup.metadata.uid! };
+      let target = backupTarget(factsOf(informers, options.databaseEngine, backup.spec.deploymentName, namespace, live));
+      const made = taken?.get(namespace, name);
+      if (target.state === 'take' && made && !takenFor(made, owner)) target = nameTaken(name);
+      if (target.state === 'take' && !made)
+        await applyObject(manager.kubeConfig, renderCnpgBackup(owner, target.databaseName), fieldManager);
+      const next = nextDatabaseBackupStatus(backup.status, target, made?.status, backup.metadata.generation ?? 0, now());
+      if (next === backup.status) return;
+      await writeStatus<DatabaseBackup>(manager.kubeConfig, backup, next, fieldManager);
+      announce(recorder, backup, next);
+    },
+  });
+}
+
+function factsOf(
+  informers: DeploymentInformers,
+  configured: DatabaseEngine,
+  deploymentName: string,
+  namespace: string,
+  deployment: DeepReadonly<Deployment> | undefined,
+) {
+  const owner = { name: deploymentName, namespace, uid: deployment?.metadata.uid ?? '' };
+  const databaseName = childNames(deploymentName).postgresCluster;
+  const engine = databaseEngineFor(informers, configured, owner);
+  const archived = informers.objectStores?.get(namespace, childNames(deploymentName).postgres) !== undefined;
+  return {
+    deploymentName,
+    ...(deployment ? { deployment: { uid: owner.uid, external: !!deployment.spec.sourceConfig?.externalDatabase?.postgresUri } } : {}),
+    engine,
+    backupsServed: informers.objectStores !== undefined,
+    storeKept: archiveStoreOf(informers, owner) !== undefined,
+    databaseReady: archived && engine === 'cnpg' && databaseServes(informers, owner, engine),
+    databaseName,
+  };
+}
+
+function nameTaken(name: string): BackupTarget {
+  return {
+    state: 'refuse',
+    reason: 'NameTaken',
+    message: `A CloudNativePG Backup named ${name} exists and was not made for this DatabaseBackup: give the DatabaseBackup another name.`,
+  };
+}
+
+/** The DatabaseBackup lists under its Deployment and goes with it: an ownerReference, set once. */
+async function listUnder(manager: Manager, backup: DeepReadonly<DatabaseBackup>, deployment: DeepReadonly<Deployment>): Promise<void> {
+  const uid = deployment.metadata.uid!;
+  if (backup.metadata.ownerReferences?.some((reference) => reference.uid === uid)) return;
+  const reference = { apiVersion, kind: deploymentKind.kind, name: deployment.metadata.name!, uid };
+  const metadata = { name: backup.metadata.name!, namespace: backup.metadata.namespace!, ownerReferences: [reference] };
+  await applyObject(manager.kubeConfig, { apiVersion, kind: databaseBackupKind.kind, metadata }, fieldManager);
+}
+
+function announce(recorder: EventRecorder, backup: DeepReadonly<DatabaseBackup>, next: DatabaseBackup['status']): void {
+  const before = backup.status?.phase;
+  if (next?.phase === before) return;
+  if (next?.phase === 'Completed') recorder.event(backup, 'Normal', 'BackupCompleted', `Backup of ${next.databaseName} completed.`);
+  const ready = next?.conditions?.find((condition) => condition.type === 'Ready');
+  if (next?.phase === 'Failed') recorder.event(backup, 'Warning', ready?.reason ?? 'BackupFailed', next.message ?? 'The backup failed.');
+}

@@ -1,0 +1,150 @@
+// Database backups through the HTTP API and kubectl, with the Deployment and DatabaseBackup controllers
+// in-process against the control plane's API server, which serves no CloudNativePG: every backup here
+// ends Failed saying so, which proves the kind, its routes, its listing under the Deployment and its
+// refusals. A backup taken through CloudNativePG is proven on the node (test/node/postgres-operator.test.ts).
+// Cost: a few seconds on the control plane, no node.
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { databaseBackupKind, group, version, type DatabaseBackup } from '../src/api/index.ts';
+import { registerDatabaseBackupController } from '../src/reconcilers/database-backup/index.ts';
+import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
+import { createLogger, Manager } from '../src/runtime/index.ts';
+import { eventually } from '../workbench/support/poll.ts';
+import { kubectl, testKubeConfig } from './support/cluster.ts';
+import { startTestFacade, type TestFacade } from './support/facade.ts';
+
+const kc = testKubeConfig();
+const core = kc.makeApiClient(CoreV1Api);
+const custom = kc.makeApiClient(CustomObjectsApi);
+
+let t: TestFacade;
+let manager: Manager;
+
+beforeAll(async () => {
+  manager = new Manager({
+    kubeConfig: testKubeConfig(),
+    healthPort: false,
+    logger: createLogger({ level: 'silent' }),
+    processMetrics: false,
+  });
+  t = await startTestFacade({ manager });
+  const namespaces = [t.org.namespace, t.otherOrg.namespace];
+  const { informers } = registerDeploymentControllers(manager, { namespaces });
+  registerDatabaseBackupController(manager, informers, { namespaces, databaseEngine: 'statefulset' });
+  await manager.start();
+});
+
+afterAll(async () => {
+  await manager?.stop();
+});
+
+async function createDeployment(name: string): Promise<string> {
+  const response = await t.call('POST', '/v2/deployments', {
+    body: { name, source: 'external_docker', source_revision_config: { image_uri: 'nginx:1.27' } },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body.id as string;
+}
+
+async function readBackup(namespace: string, name: string): Promise<DatabaseBackup> {
+  return (await custom.getNamespacedCustomObject({ group, version, namespace, plural: databaseBackupKind.plural, name })) as DatabaseBackup;
+}
+
+const refusal = /This cluster serves no CloudNativePG Backup or no barman-cloud ObjectStore/;
+
+describe('/v2/deployments/{id}/backups', () => {
+  it('asks for a backup (201, PENDING), which ends FAILED saying CloudNativePG is missing, and lists it newest first', async () => {
+    const id = await createDeployment('notes');
+    const first = await t.call('POST', `/v2/deployments/${id}/backups`);
+    expect(first.status, first.text).toBe(201);
+    expect(first.body).toMatchObject({
+      deployment_id: id,
+      reason: 'manual',
+      revision_id: null,
+      name: expect.stringMatching(/^notes-backup-/),
+    });
+    expect(['PENDING', 'FAILED']).toContain(first.body.status);
+
+    const read = async () => (await t.call('GET', `/v2/deployments/${id}/backups/${first.body.id}`)).body;
+    await eventually(async () => (await read()).status === 'FAILED', 20_000, 'the backup refused');
+    expect((await read()).status_message).toMatch(refusal);
+
+    const second = await t.call('POST', `/v2/deployments/${id}/backups`);
+    expect(second.status).toBe(201);
+    const listed = await t.call('GET', `/v2/deployments/${id}/backups?limit=1`);
+    expect(listed.status).toBe(200);
+    expect(listed.body).toMatchObject({ resources: [{ id: second.body.id }], offset: 1 });
+    const rest = await t.call('GET', `/v2/deployments/${id}/backups?offset=1`);
+    expect(rest.body.resources.map((backup: { id: string }) => backup.id)).toEqual([first.body.id]);
+
+    // The object behind it: a DatabaseBackup under the Deployment, Stalled with the reason, and a Warning Event.
+    const stored = await readBackup(t.org.namespace, first.body.name);
+    expect(stored.spec).toEqual({ deploymentName: 'notes', reason: 'manual' });
+    expect(stored.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'notes', uid: id })]);
+    expect(stored.status?.conditions?.find((condition) => condition.type === 'Stalled')).toMatchObject({
+      status: 'True',
+      reason: 'BackupsNeedCloudNativePG',
+    });
+    await eventually(
+      async () =>
+        (
+          await core.listNamespacedEvent({ namespace: t.org.namespace, fieldSelector: `involvedObject.name=${first.body.name}` })
+        ).items.some((event) => event.type === 'Warning' && event.reason === 'BackupsNeedCloudNativePG'),
+      10_000,
+      'a Warning Event on the backup',
+    );
+  });
+
+  it("answers 404 for another organization's deployment, and for a backup of another deployment", async () => {
+    const id = await createDeployment('ledger');
+    const other = await createDeployment('journal');
+    const backup = await t.call('POST', `/v2/deployments/${id}/backups`);
+    expect(backup.status).toBe(201);
+    expect((await t.call('GET', `/v2/deployments/${id}/backups`, { key: t.otherOrg.key })).status).toBe(404);
+    expect((await t.call('POST', `/v2/deployments/${id}/backups`, { key: t.otherOrg.key })).status).toBe(404);
+    const elsewhere = await t.call('GET', `/v2/deployments/${other}/backups/${backup.body.id}`);
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.body.detail).toBe(`Backup ${backup.body.id} not found`);
+    expect((await t.call('GET', `/v2/deployments/${id}/backups/not-a-uuid`)).status).toBe(422);
+  });
+});
+
+describe('DatabaseBackup with kubectl', () => {
+  const apply = (name: string, spec: Record<string, unknown>) =>
+    kubectl(
+      ['apply', '--server-side', '-n', t.org.namespace, '-f', '-'],
+      JSON.stringify({ apiVersion: `${group}/${version}`, kind: 'DatabaseBackup', metadata: { name }, spec }),
+    );
+
+  it('waits for the Deployment it names, then lists under it in the HTTP API', async () => {
+    expect((await apply('later-first', { deploymentName: 'later' })).code).toBe(0);
+    await eventually(
+      async () =>
+        (await readBackup(t.org.namespace, 'later-first')).status?.conditions?.some((c) => c.reason === 'DeploymentNotFound') ?? false,
+      20_000,
+      'the backup waiting for its Deployment',
+    );
+    expect((await readBackup(t.org.namespace, 'later-first')).status?.phase).toBe('Pending');
+
+    const id = await createDeployment('later');
+    await eventually(
+      async () => (await readBackup(t.org.namespace, 'later-first')).status?.phase === 'Failed',
+      20_000,
+      'the backup refused',
+    );
+    const listed = await t.call('GET', `/v2/deployments/${id}/backups`);
+    expect(listed.body.resources).toEqual([expect.objectContaining({ name: 'later-first', reason: 'manual', status: 'FAILED' })]);
+    const table = await kubectl(['get', 'dbbackup', '-n', t.org.namespace, 'later-first']);
+    expect(table.stdout).toMatch(/NAME\s+DEPLOYMENT\s+REASON\s+PHASE\s+ENDED\s+AGE\nlater-first\s+later\s+manual\s+Failed\s+/);
+  });
+
+  it('refuses a changed spec and an unknown reason at apply time', async () => {
+    expect((await apply('fixed', { deploymentName: 'notes' })).code).toBe(0);
+    const changed = await apply('fixed', { deploymentName: 'ledger' });
+    expect(changed.code).not.toBe(0);
+    expect(changed.stderr).toContain('spec is immutable: a backup is taken once, make a new DatabaseBackup');
+    const unknown = await apply('odd', { deploymentName: 'notes', reason: 'whenever' });
+    expect(unknown.code).not.toBe(0);
+    expect(unknown.stderr).toMatch(/spec\.reason: Unsupported value: "whenever"/);
+  });
+});
