@@ -148,3 +148,30 @@ describe('DatabaseBackup with kubectl', () => {
     expect(unknown.stderr).toMatch(/spec\.reason: Unsupported value: "whenever"/);
   });
 });
+
+describe('sourceConfig.backups', () => {
+  it('takes a five-field schedule or off and a before-revision policy, and refuses the rest per member', async () => {
+    const id = await createDeployment('scheduled');
+    const patch = (backups: unknown) => t.call('PATCH', `/v2/deployments/${id}`, { body: { source_config: { backups } } });
+    const taken = await patch({ schedule: '30 2 * * *', before_revision: 'best_effort' });
+    expect(taken.status, taken.text).toBe(200);
+    expect(taken.body.source_config.backups).toEqual({ schedule: '30 2 * * *', before_revision: 'best_effort' });
+    expect((await patch({ schedule: 'off' })).status).toBe(200);
+
+    for (const [backups, member] of [
+      [{ schedule: '61 * * * *' }, 'schedule'],
+      [{ schedule: '* * * * * *' }, 'schedule'],
+      [{ before_revision: 'sometimes' }, 'before_revision'],
+    ] as const) {
+      const refused = await patch(backups);
+      expect(refused.status, JSON.stringify(backups)).toBe(422);
+      expect(refused.body.detail[0].loc).toEqual(['body', 'source_config', 'backups', member]);
+    }
+    expect((await t.call('GET', `/v2/deployments/${id}`)).body.source_config.backups).toEqual({
+      schedule: 'off',
+    });
+    // Its revisions name no backup: none was due.
+    const revisions = await t.call('GET', `/v2/deployments/${id}/revisions`);
+    expect(revisions.body.resources[0].backup_id).toBeNull();
+  });
+});

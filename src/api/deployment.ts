@@ -1,6 +1,7 @@
 // Deployment: an application deployed from a code-host repository or a container image.
 // sourceConfig is applied to running workloads in place; sourceRevisionConfig (and the secrets) make a
 // new Revision when they change. Rules the schema cannot say are CEL rules next to the field they guard.
+import { Cron } from 'croner';
 import { z } from 'zod';
 import { conditionsSchema } from './conditions.ts';
 import {
@@ -446,6 +447,55 @@ function immutableOnceSet(path: string): CelRule {
 export const defaultRunDrainSeconds = 180;
 
 /** What deleting a Deployment does to its database: kept unless the user chose otherwise. */
+/** The installation's backup schedule where a deployment names none (--backup-schedule). */
+export const defaultBackupSchedule = '0 3 * * *';
+/** How long the records of scheduled backups are kept: their files are kept 14 days (render/database-archive.ts). */
+export const scheduledBackupRecordDays = 15;
+
+/** A deployment's backup schedule: five cron fields (UTC), or off. */
+export const backupScheduleSchema = z
+  .string()
+  .max(100)
+  .regex(/^(off|[0-9A-Za-z*/,?#-]+( [0-9A-Za-z*/,?#-]+){4})$/, {
+    message: 'must be five cron fields (minute hour day month weekday) or off',
+  })
+  .refine((schedule) => schedule === 'off' || cronAccepts(schedule), { message: 'is not a cron expression croner can read' });
+
+/** Whether croner reads the pattern (in UTC). */
+export function cronAccepts(pattern: string): boolean {
+  try {
+    new Cron(pattern, { paused: true, timezone: 'UTC' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a revision that migrates the database waits for a backup of it first (docs/data.md §2.5). */
+export const beforeRevisionBackupPolicies = ['required', 'best_effort', 'off'] as const;
+export type BeforeRevisionBackupPolicy = (typeof beforeRevisionBackupPolicies)[number];
+export const defaultBeforeRevisionBackup: BeforeRevisionBackupPolicy = 'required';
+
+export const databaseBackupsSchema = z
+  .object({
+    beforeRevision: z
+      .enum(beforeRevisionBackupPolicies)
+      .optional()
+      .describe(
+        'Whether a revision that migrates the database (one with a preDeployCommand, or an agent server, whose image differs from the serving one) rolls out only after a backup of it (a DatabaseBackup, reason before-revision, named on the Revision). ' +
+          `required (the default): a backup that fails stops the rollout (DEPLOY_FAILED, the backup's words). best_effort: the rollout goes on without it, with a Warning Event BackupSkipped. off: no backup. ` +
+          'Only for a database CloudNativePG holds with a backup store; other databases roll out without one.',
+      ),
+    schedule: backupScheduleSchema
+      .optional()
+      .describe(
+        `When backups of the database are taken: a cron expression of five fields in UTC (minute hour day-of-month month day-of-week), or off. Default: the installation's (--backup-schedule, ${defaultBackupSchedule}). ` +
+          `At most one scheduled backup an hour: a tick sooner than that after the last one is passed over (the installation's schedule may have six fields, seconds first, under the same bound). Each is a DatabaseBackup of reason scheduled; those older than ${scheduledBackupRecordDays} days are deleted, as their files are gone from the bucket.`,
+      ),
+  })
+  .describe("Backups of the deployment's database. Applied in place (no new revision).");
+export type DatabaseBackups = z.infer<typeof databaseBackupsSchema>;
+
 export const databaseRetentions = ['retain', 'delete'] as const;
 export type DatabaseRetention = (typeof databaseRetentions)[number];
 
@@ -516,6 +566,7 @@ export const sourceConfigSchema = z
           'stay in the namespace, and a deployment of the same name made there later takes them back. delete: the data is deleted with the deployment. ' +
           'Applied in place (no new revision).',
       ),
+    backups: databaseBackupsSchema.optional(),
     listenerId: uuid('ID of the listener that runs a self-hosted deployment. Immutable once set.').optional(),
     listenerConfig: listenerConfigSchema.optional(),
     installCommand: z

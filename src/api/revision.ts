@@ -105,6 +105,13 @@ export const revisionStatusSchema = z
       .describe(
         'Why the revision failed, in the words of the part that said so: ImagePullBackOff, CrashLoopBackOff, CreateContainerConfigError, Unschedulable, ProgressDeadlineExceeded, ...',
       ),
+    backupName: z
+      .string()
+      .max(253)
+      .optional()
+      .describe(
+        'The DatabaseBackup taken before this revision rolled out, as it migrates the database (sourceConfig.backups.beforeRevision).',
+      ),
     observedGeneration: observedGenerationSchema.optional(),
     conditions: conditionsSchema.optional(),
   })

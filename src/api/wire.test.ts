@@ -135,6 +135,7 @@ const everyFieldBody = {
     pre_deploy_command: 'alembic upgrade head',
     smoke_test_path: '/ready',
     database_retention: 'delete',
+    backups: { schedule: '30 2 * * *', before_revision: 'best_effort' },
     external_database: { postgres_uri: { name: 'team-db', key: 'uri' }, redis_uri: { name: 'team-cache', key: 'uri' } },
     notifications: { url: 'https://hooks.example.com/berth', signing_secret: { name: 'hook', key: 'key' }, events: ['deployed', 'failed'] },
     canary: { steps: [10, 50], pause_seconds: 30, min_requests: 20, min_success_ratio: 0.95, max_latency_ratio: 2 },

@@ -11,6 +11,7 @@ import { buildResourcesSchema } from '../api/build-resources.ts';
 import { cidrSchema, organizationPolicySchema } from '../api/organization-policy.ts';
 import { concurrencyQueryProblem, defaultConcurrencyQuery } from '../api/request-concurrency.ts';
 import { databaseEngines, defaultDatabaseEngine } from '../api/database-engine.ts';
+import { cronAccepts, defaultBackupSchedule } from '../api/deployment.ts';
 import { defaultBuildNamespace } from '../workloads/build-jobs.ts';
 import { defaultScaleDownWindowSeconds } from '../reconcilers/deployment/index.ts';
 
@@ -80,6 +81,9 @@ export const optionsUsage = `options (each also read from the environment variab
   --backup-store-admin <url>   where Berth reaches the server's admin API when it listens apart from
                                the S3 port (versitygw --admin-port), out of the organizations' pods'
                                reach (default: the --backup-store URL)  [BERTH_BACKUP_STORE_ADMIN]
+  --backup-schedule <cron>     when CloudNativePG databases are backed up where their deployment names
+                               no schedule: cron fields in UTC (five, or six with seconds first), or
+                               off (default 0 3 * * *)                    [BERTH_BACKUP_SCHEDULE]
   --build-privileged <bool>    run the image step privileged, as BuildKit needs for RUN steps
                                without user namespaces (default true)     [BERTH_BUILD_PRIVILEGED]
   --build-namespace <name>     where build Jobs run, apart from every organization's apps (made if
@@ -299,6 +303,10 @@ const optionsSchema = z
       .optional(),
     backupStore: serverUrl.optional(),
     backupStoreAdmin: serverUrl.optional(),
+    backupSchedule: z
+      .string()
+      .regex(/^(off|\S+( \S+){4,5})$/, 'expected five or six cron fields, or off')
+      .refine((schedule) => schedule === 'off' || cronAccepts(schedule), 'is not a cron expression croner can read'),
     backupStoreSecret: z
       .string()
       .regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/, 'expected a Secret name')
@@ -461,6 +469,7 @@ const optionSources = {
   backupStore: { env: 'BERTH_BACKUP_STORE' },
   backupStoreSecret: { env: 'BERTH_BACKUP_STORE_SECRET' },
   backupStoreAdmin: { env: 'BERTH_BACKUP_STORE_ADMIN' },
+  backupSchedule: { env: 'BERTH_BACKUP_SCHEDULE', fallback: defaultBackupSchedule },
   buildPrivileged: { env: 'BERTH_BUILD_PRIVILEGED', fallback: 'true' },
   buildNamespace: { env: 'BERTH_BUILD_NAMESPACE', fallback: defaultBuildNamespace },
   buildBlockedCidrs: { env: 'BERTH_BUILD_BLOCKED_CIDRS' },

@@ -18,6 +18,7 @@ import { protectMetricsStore } from '../workloads/metrics-store-policy.ts';
 import { labelManagedSecrets } from '../workloads/readable-secrets.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/index.ts';
 import { registerDatabaseBackupController } from '../reconcilers/database-backup/index.ts';
+import { registerBackupScheduleController } from '../reconcilers/database-backup/schedule-controller.ts';
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
 import { registerBackupStoreController } from '../reconcilers/backup-store/index.ts';
@@ -312,6 +313,13 @@ async function registerControllers(manager: Manager, options: Options, installat
     ...scope,
   });
   registerDatabaseBackupController(manager, informers, { databaseEngine: options.databaseEngine, ...scope });
+  const { databaseBackups } = informers;
+  if (databaseBackups)
+    registerBackupScheduleController(
+      manager,
+      { ...informers, databaseBackups },
+      { schedule: options.backupSchedule, databaseEngine: options.databaseEngine },
+    );
   registerTracingProjectController(manager, scope);
   registerOAuthProviderController(manager, { ...scope, privateNetworks: options.oauthPrivateNetworks });
   registerOrganizationControllerIfAny(

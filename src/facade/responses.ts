@@ -93,7 +93,8 @@ export function deploymentResponse(
   };
 }
 
-export function revisionResponse(revision: DeepReadonly<Revision>, deploymentId: string): RevisionResponse {
+/** A Revision as the API answers it; `backupId` is the uid of the DatabaseBackup its status names. */
+export function revisionResponse(revision: DeepReadonly<Revision>, deploymentId: string, backupId?: string): RevisionResponse {
   const { spec, metadata, status } = revision;
   const createdAt = timestampText(metadata.creationTimestamp) ?? '';
   const lastTransition = (status?.conditions ?? [])
@@ -116,6 +117,7 @@ export function revisionResponse(revision: DeepReadonly<Revision>, deploymentId:
     image_uri: status?.imageUri ?? spec.sourceRevisionConfig?.imageUri ?? null,
     tracked_packages: [...(spec.trackedPackages ?? [])],
     secret_names: [...(spec.secretNames ?? [])],
+    backup_id: backupId ?? null,
     created_at: createdAt,
     updated_at: lastTransition && lastTransition > createdAt ? lastTransition : createdAt,
   };

@@ -307,6 +307,9 @@ export const revisionResponseSchema = z
       .describe(
         'Names of the secrets the revision was made with, sorted (never their values); empty for a revision made before Berth kept them.',
       ),
+    backup_id: uuidString(
+      'ID of the backup of its database taken before it rolled out, as it migrates the database (/v2/deployments/{deployment_id}/backups/{backup_id}); null without one.',
+    ).nullable(),
     created_at: dateTime('When the revision was made.'),
     updated_at: dateTime('When the revision last changed state.'),
   })

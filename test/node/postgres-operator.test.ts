@@ -5,13 +5,14 @@
 // password; the barman-cloud plugin archives its WAL into the organization's bucket on the node's
 // backup store under the Deployment's uid, with the keys Berth gave the organization (Secret
 // berth-backups), and the Deployment says so (DatabaseArchiving); a backup asked for through the HTTP API
-// (a DatabaseBackup, taken as one CloudNativePG Backup) lands there too, which another organization's keys
-// cannot read; the admission webhooks, called through the node's address
+// (a DatabaseBackup, taken as one CloudNativePG Backup) lands there too, after the schedule's first, which
+// another organization's keys cannot read, and so does one taken before a revision that migrates, before
+// its pre-deploy command runs; the admission webhooks, called through the node's address
 // with the cluster's CA, refuse what CloudNativePG refuses; the data outlives the Deployment when
 // retained and serves a Deployment of the same name again, and goes with it, volume directory and all,
 // when the Deployment says delete.
-// Cost: about 80 s on the node (initdb and the start of one Postgres, its second start on the retained
-// volume, a base backup, the volumes' helper pods).
+// Cost: about 100 s on the node (initdb and the start of one Postgres, its second start on the retained
+// volume, three base backups, a rollout, the volumes' helper pods).
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -27,7 +28,7 @@ import { barmanCloudPlugin, cnpgPostgresImage, localPathStorageClass } from '../
 import { eventually } from '../../workbench/support/poll.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
-import { httpApi, type Api } from '../support/http-api.ts';
+import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { apply, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
 
 const run = promisify(execFile);
@@ -54,6 +55,8 @@ beforeAll(async () => {
     ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, namespace, other] }),
     ...['--backup-store', backupStoreUrl, '--backup-store-secret', 'backup-store-admin', '--backup-store-admin', backupStoreAdminUrl],
     ...['--database-engine', 'cnpg', '--cnpg-postgres-image', cnpgPostgresImage, '--cnpg-storage-class', localPathStorageClass],
+    // A tick every second, of which a database takes one an hour: its first comes as soon as it serves.
+    ...['--backup-schedule', '* * * * * *'],
     // The app's wait for its database (pg_isready), whichever engine holds it.
     ...['--postgres-image', await serviceImage('postgres')],
   ]);
@@ -99,13 +102,16 @@ async function listBucket(keys: { accessKeyId: string; secretAccessKey: string }
 }
 
 /** A Deployment of the example app that asks for a database. */
-const notes = (image: string) => ({
+const notes = (image: string, sourceConfig: Record<string, unknown> = {}) => ({
   apiVersion: 'berth.dev/v1alpha1',
   kind: 'Deployment',
   metadata: { name: 'notes' },
   spec: {
     source: 'external_docker',
-    sourceConfig: { resourceSpec: { minScale: 1, maxScale: 1, cpu: 0.1, memoryMb: 64, dbStorageGi: 1, dbCpu: 0.1, dbMemoryMb: 256 } },
+    sourceConfig: {
+      resourceSpec: { minScale: 1, maxScale: 1, cpu: 0.1, memoryMb: 64, dbStorageGi: 1, dbCpu: 0.1, dbMemoryMb: 256 },
+      ...sourceConfig,
+    },
     sourceRevisionConfig: { imageUri: image },
   },
 });
@@ -191,7 +197,11 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
       expect(done.end_lsn).toMatch(/^[0-9A-F]+\/[0-9A-F]+$/);
       expect(Date.parse(done.stopped_at)).toBeGreaterThanOrEqual(Date.parse(done.started_at));
       console.error(`[postgres-operator] a backup completed ${Math.round((Date.now() - from) / 1000)} s after it was asked for`);
-      expect((await api.ok('GET', `/v2/deployments/${uid}/backups`)).resources.map((b: { id: string }) => b.id)).toEqual([asked.id]);
+      // The schedule's backup came first: the one asked for waited for it to end.
+      const [latest, scheduled] = (await api.ok('GET', `/v2/deployments/${uid}/backups`)).resources;
+      expect(latest.id).toBe(asked.id);
+      expect(scheduled).toMatchObject({ reason: 'scheduled', status: 'COMPLETED', name: expect.stringMatching(/^notes-\d{8}-\d{6}$/) });
+      expect(Date.parse(done.started_at)).toBeGreaterThanOrEqual(Date.parse(scheduled.stopped_at));
 
       // The DatabaseBackup was taken as one CloudNativePG Backup of its own, whose id names its folder.
       const stored = JSON.parse(await kubectlOk(['get', 'dbbackup', '-n', namespace, asked.name, '-o', 'json'])) as {
@@ -220,6 +230,43 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
     },
   );
 
+  it('backs up the database before a revision that migrates it, and names that backup on the revision', { timeout: 300_000 }, async () => {
+    const uid = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'notes', '-o', 'jsonpath={.metadata.uid}']);
+    const before = await api.ok('GET', `/v2/deployments/${uid}`);
+    // A new image with a pre-deploy command migrates, as far as Berth can tell. The example app's image is
+    // one static binary with no shell: its command fails, as a migration may, after the backup.
+    const patched = await api.ok('PATCH', `/v2/deployments/${uid}`, {
+      source_config: { pre_deploy_command: 'alembic upgrade head' },
+      source_revision_config: { image_uri: await exampleImage('cnpg-2') },
+    });
+    expect(patched.latest_revision_id).not.toBe(before.latest_revision_id);
+    const revision = await revisionReaches(api, uid, patched.latest_revision_id, ['DEPLOYED', 'DEPLOY_FAILED'], { timeoutMs: 240_000 });
+    expect(revision.status).toBe('DEPLOY_FAILED');
+    expect(revision.status_message).toMatch(/^The pre-deploy command failed/);
+    expect(revision.backup_id).toEqual(expect.any(String));
+    const backup = await api.ok('GET', `/v2/deployments/${uid}/backups/${revision.backup_id}`);
+    expect(backup).toMatchObject({
+      reason: 'before-revision',
+      revision_id: revision.id,
+      status: 'COMPLETED',
+      name: `${revision.name}-backup`,
+    });
+    // The command ran once the backup had completed, and the revision before serves on.
+    const job = await kubectlOk([
+      'get',
+      'job',
+      '-n',
+      namespace,
+      `${revision.name}-pre-deploy`,
+      '-o',
+      'jsonpath={.metadata.creationTimestamp}',
+    ]);
+    expect(Date.parse(job)).toBeGreaterThanOrEqual(Math.floor(Date.parse(backup.stopped_at) / 1000) * 1000);
+    expect((await api.ok('GET', `/v2/deployments/${uid}`)).active_revision_id).toBe(before.active_revision_id);
+    const listed = (await api.ok('GET', `/v2/deployments/${uid}/backups`)).resources.map((b: { reason: string }) => b.reason);
+    expect(listed).toEqual(['before-revision', 'manual', 'scheduled']);
+  });
+
   it("refuses at apply time what CloudNativePG's webhooks refuse", async () => {
     // An image tagged `latest` says no major version: the validating webhook refuses it.
     const latest = {
@@ -247,7 +294,8 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
     expect(claim.metadata.labels['berth.dev/retained-data']).toBe('notes');
     expect(claim.metadata.ownerReferences ?? []).toEqual([]);
 
-    await apply(namespace, notes(await exampleImage('cnpg')));
+    // Made again, it would take the schedule's first backup at once: not needed here.
+    await apply(namespace, notes(await exampleImage('cnpg'), { backups: { schedule: 'off' } }));
     await eventually(async () => (await deploymentStatus('notes')) === 'READY', 240_000, 'the Deployment READY again');
     expect(await eventually(async () => appQuery('notes', 'select body from notes').catch(() => undefined), 30_000, 'the kept row')).toBe(
       'kept',

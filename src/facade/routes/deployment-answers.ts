@@ -7,7 +7,7 @@ import { notFound } from '../errors.ts';
 import { waitForCache } from '../observe.ts';
 import { byUid, type FacadeCache, type FacadeDependencies } from '../ports.ts';
 import { byCreation } from '../request.ts';
-import { deploymentResponse } from '../responses.ts';
+import { deploymentResponse, revisionResponse } from '../responses.ts';
 import type { Tenant } from '../tenancy.ts';
 
 /** The reference's words for a revision id the deployment does not have. */
@@ -17,6 +17,15 @@ export function revisionNotFound(id: string): string {
 
 export function deploymentNotFound(id: string): string {
   return `Deployment ID ${id} not found.`;
+}
+
+/** A revision as the API answers it, with the id of the backup taken before it, if any. */
+export function revisionAnswer(cache: Pick<FacadeCache, 'databaseBackups'>) {
+  return (revision: DeepReadonly<Revision>, deploymentId: string) => {
+    const name = revision.status?.backupName;
+    const backup = name ? cache.databaseBackups.get(revision.metadata.namespace ?? '', name) : undefined;
+    return revisionResponse(revision, deploymentId, backup?.metadata.uid);
+  };
 }
 
 /** Revisions of a deployment, newest first (by the generation they were made at, then creation). */

@@ -39,7 +39,6 @@ import { clientErrorFromKube, retryOnConflict } from '../kube-errors.ts';
 import { waitForCache, waitForGone } from '../observe.ts';
 import { readSecretValues, renderOwnedSecret, writeOwnedSecret, writeOwnedSecretOrUndo } from '../owned-secrets.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
-import { revisionResponse } from '../responses.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { byCreation, parseRequestPart, tenantOf, uuidPathParam, uuidSchema } from '../request.ts';
 import type { Tenant } from '../tenancy.ts';
@@ -52,7 +51,7 @@ import {
   type DeploymentCreate,
   type DeploymentPatch,
 } from '../wire-schemas.ts';
-import { deploymentAnswers, deploymentNotFound, integrationById } from './deployment-answers.ts';
+import { deploymentAnswers, deploymentNotFound, integrationById, revisionAnswer } from './deployment-answers.ts';
 import { checkListenerChoice } from './listeners.ts';
 import { checkUploaded } from './uploads.ts';
 
@@ -191,6 +190,7 @@ function registerDeploymentReads(app: FastifyInstance, deps: FacadeDependencies)
 function registerDeploymentWrites(app: FastifyInstance, deps: FacadeDependencies): void {
   const oneWriteAtATime = createKeyedSerializer();
   const { cache, writer } = deps;
+  const revisionResponse = revisionAnswer(cache);
   const deployments = cache.deployments;
 
   const { findDeployment, respond, observed } = deploymentAnswers(deps);

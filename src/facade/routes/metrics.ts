@@ -28,9 +28,8 @@ import type { FacadeDependencies, MetricsSources } from '../ports.ts';
 import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { deploymentMetricsRangeSchema, deploymentMetricsResponseSchema, metricsRangeQuerySchema } from '../wire-schemas.ts';
-import { deploymentById, revisionsOf } from './deployment-answers.ts';
+import { deploymentById, revisionAnswer, revisionsOf } from './deployment-answers.ts';
 import { metricsOverRange } from '../deployment-metrics-range.ts';
-import { revisionResponse } from '../responses.ts';
 import { z } from 'zod';
 
 const metricsRoute = {
@@ -51,6 +50,7 @@ type Params = { Params: { deployment_id: string } };
 
 export function registerMetricsRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const { cache, metrics } = deps;
+  const revisionResponse = revisionAnswer(cache);
   serve<Params>(app, metricsRoute, async (request) => {
     const tenant = tenantOf(request, cache);
     const id = uuidPathParam(request, 'deployment_id');

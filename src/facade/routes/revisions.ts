@@ -19,10 +19,16 @@ import { waitForCache } from '../observe.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { parseRequestPart, tenantOf, uuidPathParam } from '../request.ts';
-import { revisionResponse } from '../responses.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
 import { pageSchema, revisionResponseSchema } from '../wire-schemas.ts';
-import { deploymentAnswers, deploymentNotFound, revisionById, revisionNotFound, revisionsOf } from './deployment-answers.ts';
+import {
+  deploymentAnswers,
+  deploymentNotFound,
+  revisionAnswer,
+  revisionById,
+  revisionNotFound,
+  revisionsOf,
+} from './deployment-answers.ts';
 
 type DeploymentParams = { Params: { deployment_id: string } };
 type RevisionParams = { Params: { deployment_id: string; revision_id: string } };
@@ -59,6 +65,7 @@ const revisionRoutes = {
 
 export function registerRevisionRoutes(app: FastifyInstance, deps: FacadeDependencies): void {
   const { cache, writer } = deps;
+  const revisionResponse = revisionAnswer(cache);
   const { findDeployment, respond, observed } = deploymentAnswers(deps);
 
   serve<DeploymentParams>(app, revisionRoutes.list, async (request) => {

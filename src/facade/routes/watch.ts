@@ -12,9 +12,8 @@ import type { DeepReadonly } from '../../runtime/types.ts';
 import { tooManyRequests, unavailable } from '../errors.ts';
 import type { FacadeDependencies } from '../ports.ts';
 import { parseRequestPart, tenantOf, uuidSchema } from '../request.ts';
-import { revisionResponse } from '../responses.ts';
 import { serve, type RouteSpec } from '../route-spec.ts';
-import { deploymentAnswers, deploymentById } from './deployment-answers.ts';
+import { deploymentAnswers, deploymentById, revisionAnswer } from './deployment-answers.ts';
 
 const watchQuerySchema = z.object({
   deployment_id: uuidSchema.optional().describe('Only this deployment and its revisions.'),
@@ -51,6 +50,7 @@ const openStreams = new WeakMap<FacadeDependencies, Map<() => void, string>>();
 
 export function registerWatchRoutes(app: FastifyInstance, deps: FacadeDependencies, limits = watchLimits): void {
   const { cache } = deps;
+  const revisionResponse = revisionAnswer(cache);
   const { respond } = deploymentAnswers(deps);
   const open = openStreams.get(deps) ?? new Map<() => void, string>();
   openStreams.set(deps, open);

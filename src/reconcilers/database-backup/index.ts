@@ -66,13 +66,24 @@ export function registerDatabaseBackupController(
       .filter((reference) => reference.kind === deploymentKind.kind)
       .map((reference) => reference.name);
   const byOwner = (object: DeepReadonly<KubeObject>) => ownersOf(object).flatMap((name) => waiting(object.metadata!.namespace!, name));
+  /** Another backup of the same database that CloudNativePG is taking now. */
+  const runningBefore = (backup: DeepReadonly<DatabaseBackup>): string | undefined =>
+    backups.byIndex(byDeployment, `${backup.metadata.namespace}/${backup.spec.deploymentName}`).find((other) => {
+      const otherName = other.metadata.name!;
+      if (otherName === backup.metadata.name || settledBackupPhases.has(other.status?.phase ?? 'Pending')) return false;
+      const made = taken?.get(other.metadata.namespace!, otherName);
+      return made !== undefined && takenFor(made, { name: otherName, namespace: other.metadata.namespace!, uid: other.metadata.uid! });
+    })?.metadata.name;
 
   return manager.addController({
     name: 'database-backup',
     informer: backups,
     changed: unlessStatusOnly,
     owns: taken ? [owned({ informer: taken })] : [],
+    // One backup of a database at a time: one that ends or goes lets the next begin.
+    concurrency: 1,
     watches: [
+      watch({ informer: backups, map: (backup) => waiting(backup.metadata.namespace!, backup.spec.deploymentName) }),
       watch({ informer: informers.deployments, map: (deployment) => waiting(deployment.metadata.namespace!, deployment.metadata.name!) }),
       ...(informers.postgresClusters ? [watch({ informer: informers.postgresClusters, map: byOwner })] : []),
       ...(informers.objectStores ? [watch({ informer: informers.objectStores, map: byOwner })] : []),
@@ -87,6 +98,8 @@ export function registerDatabaseBackupController(
       let target = backupTarget(factsOf(informers, options.databaseEngine, backup.spec.deploymentName, namespace, live));
       const made = taken?.get(namespace, name);
       if (target.state === 'take' && made && !takenFor(made, owner)) target = nameTaken(name);
+      const before = target.state === 'take' && !made ? runningBefore(backup) : undefined;
+      if (before) target = queued(before);
       if (target.state === 'take' && !made)
         await applyObject(manager.kubeConfig, renderCnpgBackup(owner, target.databaseName), fieldManager);
       const next = nextDatabaseBackupStatus(backup.status, target, made?.status, backup.metadata.generation ?? 0, now());
@@ -116,6 +129,14 @@ function factsOf(
     storeKept: archiveStoreOf(informers, owner) !== undefined,
     databaseReady: archived && engine === 'cnpg' && databaseServes(informers, owner, engine),
     databaseName,
+  };
+}
+
+function queued(running: string): BackupTarget {
+  return {
+    state: 'wait',
+    reason: 'AnotherBackupRunning',
+    message: `Waiting for DatabaseBackup ${running} of the same database to end: its backups are taken one at a time.`,
   };
 }
 

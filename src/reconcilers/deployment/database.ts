@@ -3,6 +3,7 @@
 // database keeps the engine it was made with whatever the installation's flag says now.
 import type { V1Secret } from '@kubernetes/client-node';
 import {
+  type Deployment,
   backupStoreSecretName,
   childNames,
   databaseEngineAnnotation,
@@ -14,6 +15,7 @@ import type { DeepReadonly } from '../../runtime/index.ts';
 import type { DeploymentInformers } from './informers.ts';
 import type { OwnerDeployment } from './render/common.ts';
 import { postgresClusterReady } from './render/postgres-cluster.ts';
+import { backingServices } from './render/backing.ts';
 
 /** The engine of the database whose password is `credentials`; a new database's is the installation's. */
 export function databaseEngineOf(credentials: DeepReadonly<V1Secret> | undefined, configured: DatabaseEngine): DatabaseEngine {
@@ -44,4 +46,12 @@ export function archiveStoreOf(informers: DeploymentInformers, owner: OwnerDeplo
 export function databaseClaimName(owner: Pick<OwnerDeployment, 'name'>, engine: DatabaseEngine): string {
   const names = childNames(owner.name);
   return engine === 'cnpg' ? postgresClusterClaimName(names.postgresCluster) : names.postgresClaim;
+}
+
+/** Whether Berth can back up the deployment's database: its own, on CloudNativePG, archived into the
+ * organization's store. */
+export function databaseBacksUp(informers: DeploymentInformers, configured: DatabaseEngine, deployment: DeepReadonly<Deployment>): boolean {
+  if (!backingServices(deployment.spec).database) return false;
+  const owner = { name: deployment.metadata.name!, namespace: deployment.metadata.namespace!, uid: deployment.metadata.uid! };
+  return databaseEngineFor(informers, configured, owner) === 'cnpg' && archiveStoreOf(informers, owner) !== undefined;
 }

@@ -13,6 +13,7 @@ import type {
 } from '@kubernetes/client-node';
 import {
   codeHostIntegrationKind,
+  databaseBackupKind,
   nameStemIndex,
   customHostIndex,
   indexNameStems,
@@ -23,6 +24,7 @@ import {
   tracingProjectKind,
   type AppTls,
   type CodeHostIntegration,
+  type DatabaseBackup,
   type Deployment,
   type GatewayObject,
   type Revision,
@@ -94,6 +96,8 @@ export interface DeploymentInformers {
   postgresClusters?: Informer<KubeObject>;
   /** Only where the cluster serves the barman-cloud plugin's ObjectStore too: those databases' archives. */
   objectStores?: Informer<KubeObject>;
+  /** With objectStores: the DatabaseBackups, of which a pass takes one before a revision that migrates. */
+  databaseBackups?: Informer<DatabaseBackup>;
   /** Only with an activator for dev_zero: the add-on's InterceptorRoutes Berth writes, and the
    * ReferenceGrants it keeps in the activator's namespace (one per namespace with such apps). */
   interceptorRoutes?: Informer<KubeObject>;
@@ -201,7 +205,10 @@ export function deploymentInformers(
       ? { postgresClusters: manager.informer<KubeObject>(childKinds.postgresCluster, { ...scope, transform: appliedView.postgresCluster }) }
       : {}),
     ...(routes.objectStores
-      ? { objectStores: manager.informer<KubeObject>(childKinds.objectStore, { ...scope, transform: appliedView.objectStore }) }
+      ? {
+          objectStores: manager.informer<KubeObject>(childKinds.objectStore, { ...scope, transform: appliedView.objectStore }),
+          databaseBackups: manager.informer<DatabaseBackup>(databaseBackupKind, scope),
+        }
       : {}),
     ...(routes.activatorNamespace !== undefined
       ? {

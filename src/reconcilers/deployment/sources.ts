@@ -13,6 +13,7 @@ import {
   listenerOrganization,
   sourceKind,
   tlsOrganizationLabel,
+  type DatabaseBackup,
   type GatewayObject,
 } from '../../api/index.ts';
 import {
@@ -50,6 +51,8 @@ export function deploymentOwns(informers: DeploymentInformers): (Informer | Owne
     ...(informers.scaledObjects ? [{ informer: informers.scaledObjects, changed: unlessStatusOnly }] : []),
     // Its operator writes its status often; what a pass reads of it is whether it serves.
     ...(informers.postgresClusters ? [{ informer: informers.postgresClusters, changed: postgresClusterChangeMatters }] : []),
+    // A revision may wait for a backup: what matters is where the backup is.
+    ...(informers.databaseBackups ? [owned({ informer: informers.databaseBackups, changed: backupPhaseChanged })] : []),
   ];
 }
 
@@ -222,4 +225,8 @@ function routingWatches(
 /** The organizations with a listener on the Gateway. */
 function listenerOrganizations(gateway: DeepReadonly<GatewayObject>): string[] {
   return [...new Set(gatewayListenerNames(gateway).flatMap((name) => listenerOrganization(name) ?? []))];
+}
+
+function backupPhaseChanged(object: DeepReadonly<DatabaseBackup>, previous: DeepReadonly<DatabaseBackup>): boolean {
+  return object.status?.phase !== previous.status?.phase;
 }

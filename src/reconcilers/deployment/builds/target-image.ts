@@ -18,6 +18,8 @@ import { buildKey, buildKeyAnnotation, reusableBuild } from './build-reuse.ts';
 import type { OwnerDeployment } from '../render/common.ts';
 import { imageOf, type RevisionRecord } from '../revisions/revision-records.ts';
 import { optional } from '../../../runtime/index.ts';
+import { backingUpReason, backupGatePasses, type BackupGate } from './backup-gate.ts';
+import { backupBeforeRevision } from './backup-before-revision.ts';
 
 export interface TargetImage {
   /** The image the target's config names or its finished build recorded. */
@@ -25,6 +27,8 @@ export interface TargetImage {
   /** Where the target's build pushes. */
   buildImage: string;
   build: ReturnType<typeof buildState>;
+  /** The backup the target waits for before it rolls out, when it migrates its database (backup-gate.ts). */
+  backup?: BackupGate;
   /** Where the target's pre-deploy command stands, when it has one to run (its Job's state). */
   preDeploy?: BuildState;
   /** What the workloads run: the target once its image exists (and its pre-deploy command succeeded),
@@ -55,12 +59,29 @@ export async function targetImage(
   const reuse = reused ? { reusedBuildKey: key! } : {};
   const build = await ensureBuild(pass, deployment, owner, chosen, knownImage, key);
   const image = knownImage ?? (build.state === 'succeeded' ? builtImageReference(buildImage, build) : undefined);
+  // A revision that migrates waits for a backup of its database first, then for its pre-deploy command.
+  const serving = previousActive && { name: previousActive.name, image: imageOf(previousActive.object) };
+  const gate = image ? await backupBeforeRevision(pass, deployment, owner, target, image, serving) : undefined;
+  const done = { knownImage, buildImage, build, ...reuse, ...(gate ? { backup: gate } : {}) };
+  if (gate && !backupGatePasses(gate)) return { ...done, serving: servingRevision(target, undefined, previousActive) };
+  if (gate?.phase === 'Failed') announceSkippedBackup(pass, deployment, target, gate);
   // A revision that serves already needs no pre-deploy command (one added later runs for the next).
   const command = target.name === previousActive?.name ? undefined : deployment.spec.sourceConfig?.preDeployCommand;
-  if (!image || !command) return { knownImage, buildImage, build, serving: servingRevision(target, image, previousActive), ...reuse };
+  if (!image || !command) return { ...done, serving: servingRevision(target, image, previousActive) };
   const preDeploy = await ensurePreDeploy(pass, deployment, owner, target, { name: target.name, image }, command);
   const ready = preDeploy.state === 'succeeded' ? image : undefined;
-  return { knownImage, buildImage, build, preDeploy, serving: servingRevision(target, ready, previousActive), ...reuse };
+  return { ...done, preDeploy, serving: servingRevision(target, ready, previousActive) };
+}
+
+/** A backup before the revision failed and its policy is best_effort: said once, as the rollout leaves the gate. */
+function announceSkippedBackup(pass: Pass, deployment: DeepReadonly<Deployment>, target: RevisionRecord, gate: BackupGate): void {
+  if (target.object.status?.reason !== backingUpReason) return;
+  pass.context.recorder.event(
+    deployment,
+    'Warning',
+    'BackupSkipped',
+    `Revision ${target.name} rolls out without its backup (sourceConfig.backups.beforeRevision best_effort): DatabaseBackup ${gate.name} failed: ${gate.message ?? 'no reason given'}.`,
+  );
 }
 
 /** What the target's build would be made from, as a key (build-reuse.ts); undefined for an image source or

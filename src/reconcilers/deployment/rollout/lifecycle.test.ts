@@ -210,6 +210,25 @@ describe('targetPhase', () => {
     expect(at({ state: 'succeeded' })).toEqual(targetPhase(image));
   });
 
+  it('holds a migrating revision DEPLOYING while its backup is taken, before its pre-deploy command', () => {
+    const at = (phase: 'Pending' | 'Running' | 'Completed' | 'Failed', policy: 'required' | 'best_effort' = 'required') =>
+      targetPhase({ ...image, preDeploy: { state: 'queued' }, backup: { name: 'r2-backup', phase, message: 'bucket gone', policy } });
+    expect(at('Pending')).toMatchObject({
+      phase: 'DEPLOYING',
+      reason: 'BackingUp',
+      message: 'Backing up the database before this revision migrates it: DatabaseBackup r2-backup is Pending.',
+    });
+    expect(at('Running').reason).toBe('BackingUp');
+    expect(at('Failed')).toMatchObject({
+      phase: 'DEPLOY_FAILED',
+      reason: 'BackupFailed',
+      message: expect.stringContaining('The backup before this revision (DatabaseBackup r2-backup) failed: bucket gone.'),
+    });
+    // Completed, or failed where the policy lets it go on: the pre-deploy command is next.
+    expect(at('Completed').reason).toBe('PreDeploy');
+    expect(at('Failed', 'best_effort').reason).toBe('PreDeploy');
+  });
+
   it('says why a build waits, for the builder or for its organization, and makes no image', () => {
     const waiting = targetPhase({
       ...codehost,

@@ -5,6 +5,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import { isBuiltSource, settledRevisionPhases, type RevisionPhase } from '../../../api/index.ts';
 import { statusOnlyUpdate, type DeepReadonly } from '../../../runtime/index.ts';
 import { builtImageReference, type BuildState } from '../builds/build-state.ts';
+import { backingUpReason, backupGatePasses, type BackupGate } from '../builds/backup-gate.ts';
 import type { PodProblem } from './pods.ts';
 import { revisionLabel } from '../render/common.ts';
 
@@ -82,6 +83,8 @@ export interface TargetObservation {
   /** The revision is the one serving now (the Deployment's active revision). */
   serving?: boolean;
   build: BuildState;
+  /** The backup it waits for before it rolls out, when it migrates its database. */
+  backup?: BackupGate;
   /** Where its pre-deploy command stands, when it has one to run before it rolls out. */
   preDeploy?: BuildState;
   rollout: Rollout;
@@ -105,6 +108,8 @@ export interface TargetPhase {
   repoCommitSha?: string;
   /** What its image was built from (build-reuse.ts): its build's key, or the one whose image it reuses. */
   buildKey?: string;
+  /** The DatabaseBackup taken before it, when it migrates its database. */
+  backupName?: string;
 }
 
 /** The reason of a rollout whose pods wait for a node. */
@@ -131,6 +136,11 @@ export function targetPhase(o: TargetObservation): TargetPhase {
   return { ...rolloutPhase(o, o.knownImage), ...reused };
 }
 
+/** The target's phase with the backup taken before it named, when it has one. */
+export function withBackupName(phase: TargetPhase, backup: BackupGate | undefined): TargetPhase {
+  return backup ? { ...phase, backupName: backup.name } : phase;
+}
+
 /** A build's phase while it runs or when it failed, else the image it pushed. */
 function buildPhase(build: BuildState, buildImage: string): Omit<TargetPhase, 'repoCommitSha' | 'buildKey'> | { image: string } {
   switch (build.state) {
@@ -155,6 +165,8 @@ function buildPhase(build: BuildState, buildImage: string): Omit<TargetPhase, 'r
 
 function rolloutPhase(o: TargetObservation, image: string | undefined): TargetPhase {
   if (!image) return { phase: 'CREATE_FAILED', message: 'The revision names no image to deploy (sourceRevisionConfig.imageUri).' };
+  const gate = o.backup && backupPhase(o.backup, image);
+  if (gate) return gate;
   const preDeploy = o.preDeploy && preDeployPhase(o.preDeploy, image);
   if (preDeploy) return preDeploy;
   if (o.rollout.revision !== o.revisionName)
@@ -180,6 +192,24 @@ function rolloutPhase(o: TargetObservation, image: string | undefined): TargetPh
   if (o.rollout.blocked)
     return { phase: 'DEPLOYING', message: `Waiting for room to create its pods: ${o.rollout.blocked}`, image, reason: waitingForQuota };
   return { phase: 'DEPLOYING', message: 'The workloads are rolling out.', image };
+}
+
+/** The revision's phase while the backup before it is taken or when it failed and must not; none once it passes. */
+function backupPhase(gate: BackupGate, image: string): TargetPhase | undefined {
+  if (backupGatePasses(gate)) return undefined;
+  if (gate.phase === 'Failed')
+    return {
+      phase: 'DEPLOY_FAILED',
+      message: `The backup before this revision (DatabaseBackup ${gate.name}) failed: ${gate.message ?? 'no reason given'}. The revision that served before keeps serving; sourceConfig.backups.beforeRevision best_effort rolls out without a backup.`,
+      image,
+      reason: 'BackupFailed',
+    };
+  return {
+    phase: 'DEPLOYING',
+    message: `Backing up the database before this revision migrates it: DatabaseBackup ${gate.name} is ${gate.phase}.`,
+    image,
+    reason: backingUpReason,
+  };
 }
 
 /** The revision's phase while its pre-deploy command runs or when it failed; none once it succeeded. */

@@ -114,6 +114,7 @@ export function nextRevisionStatus(
     image?: string;
     repoCommitSha?: string;
     buildKey?: string;
+    backupName?: string;
     generation: number;
   },
   now: Date,
@@ -126,6 +127,7 @@ export function nextRevisionStatus(
     ...((update.image ?? previous?.imageUri) ? { imageUri: update.image ?? previous?.imageUri } : {}),
     ...((update.repoCommitSha ?? previous?.repoCommitSha) ? { repoCommitSha: update.repoCommitSha ?? previous?.repoCommitSha } : {}),
     ...((update.buildKey ?? previous?.buildKey) ? { buildKey: update.buildKey ?? previous?.buildKey } : {}),
+    ...((update.backupName ?? previous?.backupName) ? { backupName: update.backupName ?? previous?.backupName } : {}),
     observedGeneration: update.generation,
     conditions,
   };

@@ -13,7 +13,7 @@ import {
 } from '../../../api/index.ts';
 import { scalingStatus } from './scaling-status.ts';
 import type { DeepReadonly } from '../../../runtime/index.ts';
-import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, type TargetPhase } from '../rollout/lifecycle.ts';
+import { bypassedPhase, hasAvailableReplica, rolloutOf, targetPhase, withBackupName, type TargetPhase } from '../rollout/lifecycle.ts';
 import { childNames } from '../../../api/child-names.ts';
 import { type Pass } from '../pass.ts';
 import type { Problem } from '../problem.ts';
@@ -154,24 +154,27 @@ export function targetOutcome(
   const activated = scaleToZeroOf(pass.options, deployment) === 'activated';
   const decided = canary && image.serving && canaryTargetPhase(canary, image.serving.image);
   const podsSay = revisionPodsSay(podsOfRevision(pass.informers.pods, owner.namespace, target.name, 'workload'));
-  const phase =
+  const phase = withBackupName(
     decided ??
-    targetPhase({
-      revisionName: target.name,
-      source: target.object.spec.source,
-      ...optional('knownImage', image.knownImage),
-      buildImage: image.buildImage,
-      ...optional('recordedPhase', target.object.status?.status),
-      serving: previousActive?.name === target.name,
-      build: image.build,
-      ...optional('preDeploy', image.preDeploy),
-      // An app that scales to zero is not DEPLOYED before a pod of the revision is available (the
-      // ScaledObject holds one while the revision is new: render/scale-to-zero.ts).
-      rollout: rolloutOf(application, previousActive?.name !== target.name && activated ? 1 : 0),
-      ...podsSay,
-      ...optional('interruptedAt', interruptionOf(target.object)),
-      ...optional('reusedBuildKey', image.reusedBuildKey),
-    });
+      targetPhase({
+        revisionName: target.name,
+        source: target.object.spec.source,
+        ...optional('knownImage', image.knownImage),
+        buildImage: image.buildImage,
+        ...optional('recordedPhase', target.object.status?.status),
+        serving: previousActive?.name === target.name,
+        build: image.build,
+        ...optional('preDeploy', image.preDeploy),
+        // An app that scales to zero is not DEPLOYED before a pod of the revision is available (the
+        // ScaledObject holds one while the revision is new: render/scale-to-zero.ts).
+        rollout: rolloutOf(application, previousActive?.name !== target.name && activated ? 1 : 0),
+        ...podsSay,
+        ...optional('interruptedAt', interruptionOf(target.object)),
+        ...optional('reusedBuildKey', image.reusedBuildKey),
+        ...optional('backup', image.backup),
+      }),
+    image.backup,
+  );
   const active = phase.phase === 'DEPLOYED' ? target : previousActive;
   const databaseReady =
     backing.database && databaseServes(pass.informers, owner, databaseEngineFor(pass.informers, pass.options.databaseEngine, owner));
