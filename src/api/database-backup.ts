@@ -42,6 +42,15 @@ export function backupRequestedAt(backup: {
   return created instanceof Date ? created.getTime() : Date.parse(String(created ?? '')) || 0;
 }
 
+/** Berth's metrics of backups (reconcilers/database-backup/metrics.ts), which the chart's alert reads. */
+export const databaseBackupMetricNames = {
+  lastCompleted: 'berth_database_backup_last_completed_timestamp_seconds',
+  ended: 'berth_database_backups_ended_total',
+} as const;
+
+/** How old a deployment's newest completed backup may be before the chart's alert fires. */
+export const backupStaleAfterHours = 48;
+
 export const databaseBackupPhases = ['Pending', 'Running', 'Completed', 'Failed'] as const;
 export type DatabaseBackupPhase = (typeof databaseBackupPhases)[number];
 

@@ -4,6 +4,7 @@
 // request queries are the API's own (request-metrics.ts); pods' usage comes from the kubelet's cAdvisor
 // and kube-state-metrics, as a kube-prometheus installation scrapes them. Pure.
 import { applicationServicePort, routeServiceHashPattern } from './child-names.ts';
+import { backupStaleAfterHours, databaseBackupMetricNames } from './database-backup.ts';
 import { concurrencyQuery, gatewayServiceSelector } from './request-concurrency.ts';
 import { requestMetricTemplates, requestMetricsWindowSeconds } from './request-metrics.ts';
 import { cpuCoresOf, deploymentPodsPattern, memoryBytesOf } from './usage-metrics.ts';
@@ -174,6 +175,17 @@ export function renderAlertRules(): object {
             annotations: {
               summary: `An app's p99 latency is over ${latencyP99Seconds} s`,
               description: '{{ $labels.service }}: p99 {{ $value | humanizeDuration }} over 5 minutes.',
+            },
+          },
+          {
+            alert: 'BerthDatabaseBackupStale',
+            expr: `time() - ${databaseBackupMetricNames.lastCompleted} > ${backupStaleAfterHours * 3600}`,
+            for: '1h',
+            labels: { severity: 'warning' },
+            annotations: {
+              summary: `A database's newest completed backup is more than ${backupStaleAfterHours} hours old`,
+              description:
+                '{{ $labels.namespace }}/{{ $labels.deployment }}: its newest backup completed {{ $value | humanizeDuration }} ago (kubectl get dbbackup -n {{ $labels.namespace }}).',
             },
           },
           {

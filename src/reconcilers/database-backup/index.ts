@@ -30,6 +30,7 @@ import {
 import { archiveStoreOf, databaseEngineFor, databaseServes } from '../deployment/database.ts';
 import type { DeploymentInformers } from '../deployment/informers.ts';
 import { cnpgBackupKind, renderCnpgBackup, takenFor, type BackupOwner, type CnpgBackup } from './cnpg-backup.ts';
+import { registerBackupMetrics } from './metrics.ts';
 import { nextDatabaseBackupStatus } from './status.ts';
 import { backupTarget, type BackupTarget } from './target.ts';
 
@@ -56,6 +57,7 @@ export function registerDatabaseBackupController(
   // CloudNativePG's Backups come with its Cluster, and Berth takes them through the plugin's ObjectStore.
   const taken = informers.objectStores ? manager.informer<CnpgBackup>(cnpgBackupKind, scope) : undefined;
   const now = options.now ?? (() => new Date());
+  const metrics = registerBackupMetrics(manager.metrics.registry, backups);
   const waiting = (namespace: string, deploymentName: string): ObjectKey[] =>
     backups
       .byIndex(byDeployment, `${namespace}/${deploymentName}`)
@@ -106,6 +108,7 @@ export function registerDatabaseBackupController(
       if (next === backup.status) return;
       await writeStatus<DatabaseBackup>(manager.kubeConfig, backup, next, fieldManager);
       announce(recorder, backup, next);
+      if (next.phase === 'Completed' || next.phase === 'Failed') metrics.ended(next.phase);
     },
   });
 }
