@@ -287,7 +287,12 @@ describe('helm install onto the real node', () => {
     const url = (await api.ok('GET', `/v2/deployments/${created.id}`)).url as string;
     expect(url).toBe(`https://shop.${apps}.localhost:${gatewayHttpsAddress.port}`);
     const ca = await appsCaCertificate();
-    expect(await eventually(async () => (await httpsGet(`${url}/`, ca)).body, 120_000, 'the app over TLS')).toBe('berth-example helm-v1\n');
+    // Until its endpoints reach the Gateway, the route answers 503 "no available server": wait for a 200.
+    const served = async () => {
+      const answer = await httpsGet(`${url}/`, ca);
+      return answer.status === 200 ? answer.body : undefined;
+    };
+    expect(await eventually(served, 120_000, 'the app over TLS')).toBe('berth-example helm-v1\n');
     // Served from a shard of the node's Gateway, which the chart's Role let Berth make: the route names it.
     const sections = await kubectlOk(['get', 'httproute', 'shop', '-n', apps, '-o', 'jsonpath={.spec.parentRefs[*].sectionName}']);
     expect(sections).toBe(`https-${apps}`);
