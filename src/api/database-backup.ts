@@ -4,7 +4,8 @@
 import { z } from 'zod';
 import { conditionsSchema } from './conditions.ts';
 import { observedGenerationSchema, type KindObject } from './common.ts';
-import { apiVersion, type KindDescriptor } from './group.ts';
+import { deploymentLabelValue } from './child-names.ts';
+import { apiVersion, labels, type KindDescriptor } from './group.ts';
 
 export const databaseBackupReasons = ['manual', 'scheduled', 'before-revision', 'before-restore'] as const;
 export type DatabaseBackupReason = (typeof databaseBackupReasons)[number];
@@ -89,3 +90,28 @@ export const databaseBackupKind = {
   shortNames: ['dbbackup'],
   apiVersion,
 } as const satisfies KindDescriptor;
+
+/**
+ * A DatabaseBackup Berth asks for (the HTTP API, a schedule's tick, a revision's gate): listed under its
+ * Deployment (label and ownerReference) and stamped with when it was asked for. `naming` is its name, or
+ * the prefix the API server completes.
+ */
+export function databaseBackupFor(
+  deployment: { name: string; namespace: string; uid: string },
+  naming: { name: string } | { generateName: string },
+  spec: Omit<DatabaseBackupSpec, 'deploymentName'>,
+  now: Date,
+): DatabaseBackup {
+  return {
+    apiVersion,
+    kind: databaseBackupKind.kind,
+    metadata: {
+      ...naming,
+      namespace: deployment.namespace,
+      labels: { [labels.deployment]: deploymentLabelValue(deployment.name) },
+      annotations: { [backupRequestedAtAnnotation]: now.toISOString() },
+      ownerReferences: [{ apiVersion, kind: 'Deployment', name: deployment.name, uid: deployment.uid }],
+    },
+    spec: { deploymentName: deployment.name, ...spec },
+  };
+}

@@ -3,12 +3,10 @@
 // GET lists them newest first, as revisions are, or reads one.
 import type { FastifyInstance } from 'fastify';
 import {
-  apiVersion,
   backupRequestedAt,
-  backupRequestedAtAnnotation,
   boundedName,
+  databaseBackupFor,
   databaseBackupKind,
-  deploymentKind,
   dnsLabelBase,
   type DatabaseBackup,
   type Deployment,
@@ -75,16 +73,16 @@ export function registerBackupRoutes(app: FastifyInstance, deps: FacadeDependenc
     const deployment = findDeployment(tenant.namespace, id);
     const name = deployment.metadata.name!;
     const created = await writer
-      .create<DatabaseBackup>(databaseBackupKind, tenant.namespace, {
-        apiVersion,
-        kind: databaseBackupKind.kind,
-        metadata: {
-          generateName: `${boundedName(dnsLabelBase(name), '-backup-', 57)}`,
-          annotations: { [backupRequestedAtAnnotation]: new Date().toISOString() },
-          ownerReferences: [{ apiVersion, kind: deploymentKind.kind, name, uid: id }],
-        },
-        spec: { deploymentName: name, reason: 'manual' },
-      })
+      .create<DatabaseBackup>(
+        databaseBackupKind,
+        tenant.namespace,
+        databaseBackupFor(
+          { name, namespace: tenant.namespace, uid: id },
+          { generateName: boundedName(dnsLabelBase(name), '-backup-', 57) },
+          { reason: 'manual' },
+          new Date(),
+        ),
+      )
       .catch((error: unknown) => clientErrorFromKube(error, { notFound: deploymentNotFound(id) }));
     const seen = await waitForCache(
       () => cache.databaseBackups.get(tenant.namespace, created.metadata!.name!),

@@ -17,6 +17,7 @@ import {
 import {
   applyObject,
   owned,
+  ownerKeys,
   unlessStatusOnly,
   watch,
   writeStatus,
@@ -63,11 +64,8 @@ export function registerDatabaseBackupController(
       .byIndex(byDeployment, `${namespace}/${deploymentName}`)
       .filter((backup) => !settledBackupPhases.has(backup.status?.phase ?? 'Pending'))
       .map((backup) => ({ namespace, name: backup.metadata.name! }));
-  const ownersOf = (object: DeepReadonly<KubeObject>) =>
-    (object.metadata?.ownerReferences ?? [])
-      .filter((reference) => reference.kind === deploymentKind.kind)
-      .map((reference) => reference.name);
-  const byOwner = (object: DeepReadonly<KubeObject>) => ownersOf(object).flatMap((name) => waiting(object.metadata!.namespace!, name));
+  const byOwner = (object: DeepReadonly<KubeObject>) =>
+    ownerKeys(object, deploymentKind).flatMap((key) => waiting(key.namespace, key.name));
   /** Another backup of the same database that CloudNativePG is taking now. */
   const runningBefore = (backup: DeepReadonly<DatabaseBackup>): string | undefined =>
     backups.byIndex(byDeployment, `${backup.metadata.namespace}/${backup.spec.deploymentName}`).find((other) => {

@@ -3,18 +3,7 @@
 // named after the tick, so two passes that see the same tick make one backup. Ticks missed while Berth
 // was away make one backup, not one each, and a deployment gets at most one an hour. Pure.
 import { Cron } from 'croner';
-import {
-  apiVersion,
-  backupRequestedAtAnnotation,
-  boundedName,
-  databaseBackupKind,
-  deploymentKind,
-  dnsLabelBase,
-  labels,
-  scheduledBackupRecordDays,
-  type DatabaseBackup,
-} from '../../api/index.ts';
-import { deploymentLabelValue } from '../../api/child-names.ts';
+import { boundedName, databaseBackupFor, dnsLabelBase, scheduledBackupRecordDays, type DatabaseBackup } from '../../api/index.ts';
 
 /** The least time between two scheduled backups of one database: a tick sooner is passed over. */
 export const scheduleFloorMs = 3_600_000;
@@ -42,18 +31,7 @@ export function scheduleStep(pattern: string, last: number | undefined, since: n
 /** The DatabaseBackup a tick asks for: named after the deployment and the tick (to the second). */
 export function renderScheduledBackup(owner: { name: string; namespace: string; uid: string }, tick: Date, now: Date): DatabaseBackup {
   const stamp = tick.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15).toLowerCase();
-  return {
-    apiVersion,
-    kind: databaseBackupKind.kind,
-    metadata: {
-      name: boundedName(dnsLabelBase(owner.name), `-${stamp}`),
-      namespace: owner.namespace,
-      labels: { [labels.deployment]: deploymentLabelValue(owner.name) },
-      annotations: { [backupRequestedAtAnnotation]: now.toISOString() },
-      ownerReferences: [{ apiVersion, kind: deploymentKind.kind, name: owner.name, uid: owner.uid }],
-    },
-    spec: { deploymentName: owner.name, reason: 'scheduled' },
-  };
+  return databaseBackupFor(owner, { name: boundedName(dnsLabelBase(owner.name), `-${stamp}`) }, { reason: 'scheduled' }, now);
 }
 
 /** Whether a scheduled backup's record has outlived its files (kept 14 days in the bucket). */

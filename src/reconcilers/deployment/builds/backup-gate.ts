@@ -5,19 +5,15 @@
 // holds, with a backup store, is backed up; any other rolls out as before. Pure: the pass asks for the
 // backup in backup-before-revision.ts.
 import {
-  apiVersion,
-  backupRequestedAtAnnotation,
   boundedName,
-  databaseBackupKind,
+  databaseBackupFor,
   isBuiltSource,
-  labels,
   type DatabaseBackup,
   type DatabaseBackupPhase,
   type Deployment,
   type RevisionSpec,
 } from '../../../api/index.ts';
 import type { DeepReadonly } from '../../../runtime/index.ts';
-import { deploymentLabelValue } from '../../../api/child-names.ts';
 import type { OwnerDeployment } from '../render/common.ts';
 
 /** The reason of a revision that waits for a backup of its database before it rolls out. */
@@ -54,16 +50,5 @@ export function beforeRevisionBackupName(revisionName: string): string {
 }
 
 export function renderBeforeRevisionBackup(owner: OwnerDeployment, revisionName: string, now: Date): DatabaseBackup {
-  return {
-    apiVersion,
-    kind: databaseBackupKind.kind,
-    metadata: {
-      name: beforeRevisionBackupName(revisionName),
-      namespace: owner.namespace,
-      labels: { [labels.deployment]: deploymentLabelValue(owner.name) },
-      annotations: { [backupRequestedAtAnnotation]: now.toISOString() },
-      ownerReferences: [{ apiVersion, kind: 'Deployment', name: owner.name, uid: owner.uid }],
-    },
-    spec: { deploymentName: owner.name, reason: 'before-revision', revisionName },
-  };
+  return databaseBackupFor(owner, { name: beforeRevisionBackupName(revisionName) }, { reason: 'before-revision', revisionName }, now);
 }
