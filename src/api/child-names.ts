@@ -75,6 +75,9 @@ export function childNames(deploymentName: string) {
     /** The database's CloudNativePG Cluster, where that is the database's engine (render/postgres-cluster.ts):
      * the first of its generations (a restore makes the next). */
     postgresCluster: boundedName(base, '-db-1', postgresClusterNameLimit),
+    /** The Cluster a restore makes while the other serves (reconcilers/database-restore): the two take
+     * turns, so a Deployment has at most a serving database and the one its last restore retired. */
+    postgresClusterSpare: boundedName(base, '-db-2', postgresClusterNameLimit),
     redis: boundedName(base, '-redis', statefulSetNameLimit),
     redisCredentials: boundedName(base, '-redis'),
     ingress: boundedName(base, ''),

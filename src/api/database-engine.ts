@@ -9,6 +9,19 @@ export const defaultDatabaseEngine: DatabaseEngine = 'statefulset';
  * were recorded is a StatefulSet's. */
 export const databaseEngineAnnotation = 'berth.dev/database-engine';
 
+/**
+ * On the same Secret, once a restore has switched the Deployment to a database of its own
+ * (reconcilers/database-restore): the CloudNativePG Cluster that serves, and the server name its archive
+ * writes under. Unset, the first Cluster (`<name>-db-1`) under the Deployment's uid. The Secret outlives
+ * the Deployment with the data (retained-data.ts), so a Deployment made again finds the database that
+ * served; the switch is this one write.
+ */
+export const databaseClusterAnnotation = 'berth.dev/database-cluster';
+export const databaseServerNameAnnotation = 'berth.dev/database-server-name';
+
+/** On a Cluster a restore made: the restore's uid. Such a Cluster keeps the bootstrap it was made with. */
+export const restoredByLabel = 'berth.dev/restored-by';
+
 /** What CloudNativePG runs a Cluster's instances from where the installation names none: its own image,
  * whose tag gives the major version the operator reads. */
 export const defaultCnpgPostgresImage = 'ghcr.io/cloudnative-pg/postgresql:16';

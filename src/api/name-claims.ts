@@ -31,6 +31,8 @@ const childSuffixes = [
   '-postgres-tls',
   '-db-1',
   ...postgresClusterServiceNames('-db-1'),
+  '-db-2',
+  ...postgresClusterServiceNames('-db-2'),
   '-redis',
   '-custom',
   '-secrets',
@@ -73,6 +75,8 @@ export function claimedNames(deploymentName: string): string[] {
       // rule that needs no engine is one a user can read.
       names.postgresCluster,
       ...postgresClusterServiceNames(names.postgresCluster),
+      names.postgresClusterSpare,
+      ...postgresClusterServiceNames(names.postgresClusterSpare),
       names.redis,
       names.redisCredentials,
       names.secrets,

@@ -28,7 +28,7 @@ import {
   type Manager,
   type ObjectKey,
 } from '../../runtime/index.ts';
-import { archiveStoreOf, databaseEngineFor, databaseServes } from '../deployment/database.ts';
+import { archiveStoreOf, databaseEngineFor, databaseServes, servingDatabaseFor } from '../deployment/database.ts';
 import type { DeploymentInformers } from '../deployment/informers.ts';
 import { cnpgBackupKind, renderCnpgBackup, takenFor, type BackupOwner, type CnpgBackup } from './cnpg-backup.ts';
 import { registerBackupMetrics } from './metrics.ts';
@@ -93,7 +93,7 @@ export function registerDatabaseBackupController(
       if (!backup || backup.metadata.deletionTimestamp || settledBackupPhases.has(backup.status?.phase ?? 'Pending')) return;
       const deployment = informers.deployments.get(namespace, backup.spec.deploymentName);
       const live = deployment && !deployment.metadata.deletionTimestamp ? deployment : undefined;
-      if (live) await listUnder(manager, backup, live);
+      if (live) await listUnder(manager, databaseBackupKind, backup, live);
       const owner: BackupOwner = { name, namespace, uid: backup.metadata.uid! };
       let target = backupTarget(factsOf(informers, options.databaseEngine, backup.spec.deploymentName, namespace, live));
       const made = taken?.get(namespace, name);
@@ -119,7 +119,7 @@ function factsOf(
   deployment: DeepReadonly<Deployment> | undefined,
 ) {
   const owner = { name: deploymentName, namespace, uid: deployment?.metadata.uid ?? '' };
-  const databaseName = childNames(deploymentName).postgresCluster;
+  const serving = servingDatabaseFor(informers, owner);
   const engine = databaseEngineFor(informers, configured, owner);
   const archived = informers.objectStores?.get(namespace, childNames(deploymentName).postgres) !== undefined;
   return {
@@ -129,7 +129,8 @@ function factsOf(
     backupsServed: informers.objectStores !== undefined,
     storeKept: archiveStoreOf(informers, owner) !== undefined,
     databaseReady: archived && engine === 'cnpg' && databaseServes(informers, owner, engine),
-    databaseName,
+    databaseName: serving.cluster,
+    serverName: serving.serverName,
   };
 }
 
@@ -149,13 +150,18 @@ function nameTaken(name: string): BackupTarget {
   };
 }
 
-/** The DatabaseBackup lists under its Deployment and goes with it: an ownerReference, set once. */
-async function listUnder(manager: Manager, backup: DeepReadonly<DatabaseBackup>, deployment: DeepReadonly<Deployment>): Promise<void> {
+/** A DatabaseBackup or DatabaseRestore lists under its Deployment and goes with it: an ownerReference, set once. */
+export async function listUnder(
+  manager: Manager,
+  kind: { kind: string },
+  object: DeepReadonly<KubeObject>,
+  deployment: DeepReadonly<Deployment>,
+): Promise<void> {
   const uid = deployment.metadata.uid!;
-  if (backup.metadata.ownerReferences?.some((reference) => reference.uid === uid)) return;
+  if (object.metadata?.ownerReferences?.some((reference) => reference.uid === uid)) return;
   const reference = { apiVersion, kind: deploymentKind.kind, name: deployment.metadata.name!, uid };
-  const metadata = { name: backup.metadata.name!, namespace: backup.metadata.namespace!, ownerReferences: [reference] };
-  await applyObject(manager.kubeConfig, { apiVersion, kind: databaseBackupKind.kind, metadata }, fieldManager);
+  const metadata = { name: object.metadata!.name!, namespace: object.metadata!.namespace!, ownerReferences: [reference] };
+  await applyObject(manager.kubeConfig, { apiVersion, kind: kind.kind, metadata }, fieldManager);
 }
 
 function announce(recorder: EventRecorder, backup: DeepReadonly<DatabaseBackup>, next: DatabaseBackup['status']): void {

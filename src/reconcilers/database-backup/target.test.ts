@@ -9,6 +9,7 @@ const ready: BackupFacts = {
   storeKept: true,
   databaseReady: true,
   databaseName: 'notes-db-1',
+  serverName: 'uid-1',
 };
 
 describe('backupTarget', () => {

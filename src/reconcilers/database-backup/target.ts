@@ -14,7 +14,9 @@ export interface BackupFacts {
   storeKept: boolean;
   /** The database's ObjectStore exists and its Cluster serves. */
   databaseReady: boolean;
+  /** The serving Cluster and its archive's server name (deployment/database.ts). */
   databaseName: string;
+  serverName: string;
 }
 
 export type BackupTarget =
@@ -51,5 +53,5 @@ export function backupTarget(facts: BackupFacts): BackupTarget {
     };
   if (!facts.databaseReady)
     return { state: 'wait', reason: 'DatabaseStarting', message: `Waiting for ${facts.databaseName} to serve and archive.` };
-  return { state: 'take', databaseName: facts.databaseName, serverName: deployment.uid };
+  return { state: 'take', databaseName: facts.databaseName, serverName: facts.serverName };
 }

@@ -6,7 +6,10 @@ import {
   type Deployment,
   backupStoreSecretName,
   childNames,
+  databaseClusterAnnotation,
   databaseEngineAnnotation,
+  databaseServerNameAnnotation,
+  restoredByLabel,
   postgresClusterClaimName,
   type DatabaseEngine,
 } from '../../api/index.ts';
@@ -14,7 +17,9 @@ import { backupStoreReachOf, type BackupStoreReach } from './render/database-arc
 import type { DeepReadonly } from '../../runtime/index.ts';
 import type { DeploymentInformers } from './informers.ts';
 import type { OwnerDeployment } from './render/common.ts';
-import { postgresClusterReady } from './render/postgres-cluster.ts';
+import { postgresClusterReady, type ServingDatabase } from './render/postgres-cluster.ts';
+
+export type { ServingDatabase };
 import { backingServices } from './render/backing.ts';
 
 /** The engine of the database whose password is `credentials`; a new database's is the installation's. */
@@ -28,10 +33,40 @@ export function databaseEngineFor(informers: DeploymentInformers, configured: Da
   return databaseEngineOf(informers.secrets.get(owner.namespace, childNames(owner.name).postgresCredentials), configured);
 }
 
-/** Whether the database answers: the StatefulSet's replica ready, or the Cluster ready. */
+const uidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** What the password Secret's annotations say (api/database-engine.ts): the first Cluster under the
+ * Deployment's uid unless a restore switched it. A value that names no Cluster of this Deployment's, or
+ * no uid, is not read: the Secret is the tenant's to edit, the Clusters and the archive are not. */
+export function servingDatabaseOf(credentials: DeepReadonly<V1Secret> | undefined, owner: OwnerDeployment): ServingDatabase {
+  const names = childNames(owner.name);
+  const annotations = credentials?.metadata?.annotations ?? {};
+  const cluster = annotations[databaseClusterAnnotation];
+  const serverName = annotations[databaseServerNameAnnotation];
+  return {
+    cluster: cluster === names.postgresClusterSpare ? cluster : names.postgresCluster,
+    serverName: serverName && uidPattern.test(serverName) ? serverName : owner.uid,
+  };
+}
+
+/** The serving database of this Deployment, as the cache says. */
+export function servingDatabaseFor(informers: DeploymentInformers, owner: OwnerDeployment): ServingDatabase {
+  const serving = servingDatabaseOf(informers.secrets.get(owner.namespace, childNames(owner.name).postgresCredentials), owner);
+  const restored = informers.postgresClusters?.get(owner.namespace, serving.cluster)?.metadata?.labels?.[restoredByLabel] !== undefined;
+  return restored ? { ...serving, restored } : serving;
+}
+
+/** The Cluster a restore makes: whichever of the two does not serve. */
+export function spareClusterOf(owner: Pick<OwnerDeployment, 'name'>, serving: ServingDatabase): string {
+  const names = childNames(owner.name);
+  return serving.cluster === names.postgresCluster ? names.postgresClusterSpare : names.postgresCluster;
+}
+
+/** Whether the database answers: the StatefulSet's replica ready, or the serving Cluster ready. */
 export function databaseServes(informers: DeploymentInformers, owner: OwnerDeployment, engine: DatabaseEngine): boolean {
   const names = childNames(owner.name);
-  if (engine === 'cnpg') return postgresClusterReady(informers.postgresClusters?.get(owner.namespace, names.postgresCluster));
+  if (engine === 'cnpg')
+    return postgresClusterReady(informers.postgresClusters?.get(owner.namespace, servingDatabaseFor(informers, owner).cluster));
   return (informers.statefulSets.get(owner.namespace, names.postgres)?.status?.readyReplicas ?? 0) >= 1;
 }
 
@@ -42,10 +77,10 @@ export function archiveStoreOf(informers: DeploymentInformers, owner: OwnerDeplo
   return backupStoreReachOf(informers.secrets.get(owner.namespace, backupStoreSecretName));
 }
 
-/** The volume claim that holds the data: the StatefulSet's replica's, or the Cluster's first instance's. */
-export function databaseClaimName(owner: Pick<OwnerDeployment, 'name'>, engine: DatabaseEngine): string {
+/** The volume claim that holds the data: the StatefulSet's replica's, or the serving Cluster's first instance's. */
+export function databaseClaimName(owner: Pick<OwnerDeployment, 'name'>, engine: DatabaseEngine, cluster?: string): string {
   const names = childNames(owner.name);
-  return engine === 'cnpg' ? postgresClusterClaimName(names.postgresCluster) : names.postgresClaim;
+  return engine === 'cnpg' ? postgresClusterClaimName(cluster ?? names.postgresCluster) : names.postgresClaim;
 }
 
 /** Whether Berth can back up the deployment's database: its own, on CloudNativePG, archived into the

@@ -12,7 +12,7 @@ import type { OwnerDeployment } from './render/common.ts';
 import type { PassStatus } from './status/status-decision.ts';
 import { releaseActivatorGrant } from './rollout/scale-to-zero.ts';
 import { deletesData } from './render/postgres.ts';
-import { databaseClaimName, databaseEngineOf } from './database.ts';
+import { databaseClaimName, databaseEngineOf, servingDatabaseOf } from './database.ts';
 import { releaseDatabase } from './retained-data.ts';
 import type { DeploymentWriter } from './writer.ts';
 import { optional } from '../../runtime/index.ts';
@@ -43,14 +43,15 @@ export async function finalizeDeployment(
   // Only this Deployment's own: one refused its names (NameTaken) must not take another's data with it.
   const credentials = informers.secrets.get(owner.namespace, names.postgresCredentials);
   const ownsPassword = ownsItsOwn(credentials);
+  const serving = servingDatabaseOf(credentials, owner).cluster;
   const ownsDatabase =
     ownsPassword ||
     ownsItsOwn(informers.statefulSets.get(owner.namespace, names.postgres)) ||
-    ownsItsOwn(informers.postgresClusters?.get(owner.namespace, names.postgresCluster));
+    ownsItsOwn(informers.postgresClusters?.get(owner.namespace, serving));
   const engine = databaseEngineOf(credentials, deps.options.databaseEngine);
   const keepsData = !deletesData(deployment.spec);
   // Once: a released password is no longer this Deployment's.
-  if (ownsPassword && keepsData) await releaseDatabase(writer, owner, engine);
+  if (ownsPassword && keepsData) await releaseDatabase(writer, owner, engine, serving);
   const owned: Informer[] = [...workloadInformers(informers), informers.jobs, informers.secrets, informers.revisions];
   let remaining = 0;
   for (const informer of owned) {
@@ -67,7 +68,7 @@ export async function finalizeDeployment(
     // The StatefulSet controller (retention policy Delete) or the garbage collector (a Cluster owns its
     // claim) would delete the claim; say it here too, so the data goes with the Deployment wherever that
     // is not running.
-    await writer.delete(childKinds.persistentVolumeClaim, owner.namespace, databaseClaimName(owner, engine));
+    await writer.delete(childKinds.persistentVolumeClaim, owner.namespace, databaseClaimName(owner, engine, serving));
   }
   if (remaining > 0) return { requeueAfter: recheckAfterMs };
   await releaseActivatorGrant(deps, owner);

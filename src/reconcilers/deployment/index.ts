@@ -41,6 +41,7 @@ import { createNotifier } from '../../notifications/notifier.ts';
 import { notifyingRecorder } from '../../notifications/recorder.ts';
 import { servesScaledObjects } from './render/autoscalers.ts';
 import { deploymentInformers, type DeploymentInformers } from './informers.ts';
+export type { DeploymentInformers };
 import { resolveOptions, type DeploymentControllerOptions } from './options.ts';
 import { createDeploymentReconciler } from './reconcile.ts';
 import { deploymentOwns, deploymentWatches } from './sources.ts';

@@ -27,7 +27,7 @@ import { backingServices } from './render/backing.ts';
 import { renderPasswordSecret, type OwnerDeployment } from './render/common.ts';
 import { postgresDnsNames, renderPostgresTlsSecret } from './render/postgres.ts';
 import { postgresClusterKind, renderPostgresCredentials } from './render/postgres-cluster.ts';
-import { archiveStoreOf, databaseEngineFor } from './database.ts';
+import { archiveStoreOf, databaseEngineFor, servingDatabaseFor } from './database.ts';
 import { selfSignedServerCertificate } from '../../runtime/self-signed.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
 import { renderTracingProject } from './render/tracing-project.ts';
@@ -175,7 +175,7 @@ async function applyWorkloads(
     names.postgresCredentials,
     backing.database,
     (password) => renderPostgresCredentials(owner, password, databaseEngine),
-    () => adoptDatabase(writer, owner, databaseEngine),
+    () => adoptDatabase(writer, owner, databaseEngine, servingDatabaseFor(informers, owner).cluster),
   );
   await syncDatabaseCertificate(pass, owner, backing.database && databaseEngine === 'statefulset');
   await syncCredentials(pass, owner, names.redisCredentials, backing.redis, (password) =>
@@ -192,6 +192,7 @@ async function applyWorkloads(
       ...optional('listenerShards', listenerShards(pass, owner)),
       settings: options,
       databaseEngine,
+      servingDatabase: servingDatabaseFor(informers, owner),
       ...optional('backupStore', databaseEngine === 'cnpg' ? archiveStoreOf(informers, owner) : undefined),
       ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
     });

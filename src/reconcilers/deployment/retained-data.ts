@@ -5,7 +5,7 @@
 // of the same name, so it serves the same data with the engine it was made with.
 import type { V1Secret } from '@kubernetes/client-node';
 import { childNames } from '../../api/child-names.ts';
-import type { DatabaseEngine } from '../../api/index.ts';
+import { databaseServerNameAnnotation, type DatabaseEngine } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { childKinds } from './informers.ts';
 import { componentLabel, ownerReference, type OwnerDeployment } from './render/common.ts';
@@ -16,11 +16,20 @@ import type { DeploymentWriter } from './writer.ts';
 export const retainedDataLabel = 'berth.dev/retained-data';
 
 /** Releases the database's claim and password from the Deployment (a Cluster's claim from the Cluster)
- * before its children are deleted. */
-export async function releaseDatabase(writer: DeploymentWriter, owner: OwnerDeployment, engine: DatabaseEngine): Promise<void> {
+ * before its children are deleted. The password keeps the name of the Cluster that served
+ * (`cluster`), not its archive's server name: a Deployment made again archives under its own uid. */
+export async function releaseDatabase(
+  writer: DeploymentWriter,
+  owner: OwnerDeployment,
+  engine: DatabaseEngine,
+  cluster: string,
+): Promise<void> {
   const released = { ownerReferences: [], labels: { [retainedDataLabel]: owner.name } };
-  await writer.patchMetadata(childKinds.persistentVolumeClaim, owner.namespace, databaseClaimName(owner, engine), released);
-  await writer.patchMetadata(childKinds.secret, owner.namespace, childNames(owner.name).postgresCredentials, released);
+  await writer.patchMetadata(childKinds.persistentVolumeClaim, owner.namespace, databaseClaimName(owner, engine, cluster), released);
+  await writer.patchMetadata(childKinds.secret, owner.namespace, childNames(owner.name).postgresCredentials, {
+    ...released,
+    annotations: { [databaseServerNameAnnotation]: null },
+  });
 }
 
 /** Whether `secret` is the password a deleted Deployment of this name left, unowned: this one's to take back. */
@@ -34,12 +43,17 @@ export function isRetainedPassword(secret: DeepReadonly<V1Secret>, owner: OwnerD
 }
 
 /** Takes the retained password (and the claim's label) back: owned again, no longer marked retained. */
-export async function adoptDatabase(writer: DeploymentWriter, owner: OwnerDeployment, engine: DatabaseEngine): Promise<void> {
+export async function adoptDatabase(
+  writer: DeploymentWriter,
+  owner: OwnerDeployment,
+  engine: DatabaseEngine,
+  cluster: string,
+): Promise<void> {
   await writer.patchMetadata(childKinds.secret, owner.namespace, childNames(owner.name).postgresCredentials, {
     ownerReferences: [ownerReference(owner)],
     labels: { [retainedDataLabel]: null },
   });
-  await writer.patchMetadata(childKinds.persistentVolumeClaim, owner.namespace, databaseClaimName(owner, engine), {
+  await writer.patchMetadata(childKinds.persistentVolumeClaim, owner.namespace, databaseClaimName(owner, engine, cluster), {
     labels: { [retainedDataLabel]: null },
   });
 }

@@ -36,6 +36,7 @@ export interface DeploymentWriter {
 export interface MetadataPatch {
   ownerReferences?: V1OwnerReference[];
   labels?: Record<string, string | null>;
+  annotations?: Record<string, string | null>;
 }
 
 export function createDeploymentWriter(kc: KubeConfig): DeploymentWriter {

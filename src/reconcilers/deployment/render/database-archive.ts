@@ -44,9 +44,10 @@ export function backupStoreReachOf(secret: DeepReadonly<V1Secret> | undefined): 
 }
 
 /** The ObjectStore takes the database's name (`<name>-postgres`, its Secret's and Service's too: one
- * name claimed, kinds apart); the server name is the Deployment's uid. */
-export function databaseArchiveOf(owner: OwnerDeployment): DatabaseArchive {
-  return { objectStore: childNames(owner.name).postgres, serverName: owner.uid };
+ * name claimed, kinds apart); the server name is the Deployment's uid, or a restore's for the database
+ * it made (a new archive must begin empty). */
+export function databaseArchiveOf(owner: OwnerDeployment, serverName = owner.uid): DatabaseArchive {
+  return { objectStore: childNames(owner.name).postgres, serverName };
 }
 
 export function renderObjectStore(owner: OwnerDeployment, reach: BackupStoreReach, retention = defaultArchiveRetention): ObjectStore {

@@ -1,11 +1,12 @@
-import type { V1Secret } from '@kubernetes/client-node';
+import type { V1Secret, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { databaseEngineAnnotation } from '../../../api/index.ts';
-import { databaseClaimName, databaseEngineOf } from '../database.ts';
+import { databaseClusterAnnotation, databaseEngineAnnotation, databaseServerNameAnnotation } from '../../../api/index.ts';
+import { databaseClaimName, databaseEngineOf, servingDatabaseOf, spareClusterOf } from '../database.ts';
 import {
   postgresClusterChangeMatters,
   postgresClusterReady,
   renderPostgresCluster,
+  renderPostgresClusterService,
   renderPostgresCredentials,
   sharedBuffersMb,
   type PostgresCluster,
@@ -34,7 +35,7 @@ describe('a database as a CloudNativePG Cluster', () => {
   it('renders a Cluster in place of the StatefulSet and its Service, and only that', () => {
     const names = (engine: 'cnpg' | 'statefulset') =>
       renderWorkloads({ owner, spec: withDatabase, settings, databaseEngine: engine }).map((o) => `${o.kind}/${o.metadata?.name}`);
-    expect(names('cnpg')).toEqual(['Service/shop', 'Cluster/shop-db-1']);
+    expect(names('cnpg')).toEqual(['Service/shop', 'Cluster/shop-db-1', 'Service/shop-postgres']);
     expect(names('statefulset')).toEqual(['Service/shop', 'StatefulSet/shop-postgres', 'Service/shop-postgres']);
   });
 
@@ -51,7 +52,14 @@ describe('a database as a CloudNativePG Cluster', () => {
       postgresql: { parameters: { max_connections: '50', shared_buffers: '128MB' } },
       storage: { size: '10Gi', storageClass: 'local-path' },
       inheritedMetadata: { labels: { 'berth.dev/deployment': 'shop' } },
-      managed: { services: { additional: [{ selectorType: 'rw', serviceTemplate: { metadata: { name: 'shop-postgres' } } }] } },
+    });
+    expect(cluster.spec.managed).toBeUndefined();
+    // The host is Berth's Service on the serving Cluster's primary, not one the Cluster owns: a restore's
+    // Cluster could not take it over.
+    expect(renderPostgresClusterService(owner, 'shop-db-1').spec).toEqual({
+      type: 'ClusterIP',
+      selector: { 'cnpg.io/cluster': 'shop-db-1', 'cnpg.io/instanceRole': 'primary' },
+      ports: [{ name: 'postgres', port: 5432, targetPort: 5432 }],
     });
     const credentials = renderPostgresCredentials(owner, 'secret', 'cnpg');
     expect(credentials.stringData).toEqual({ password: 'secret', username: 'postgres' });
@@ -61,7 +69,12 @@ describe('a database as a CloudNativePG Cluster', () => {
   it("archives its WAL into the organization's bucket, under the Deployment's uid, where there is a store", () => {
     const backupStore = { bucket: 'berth-org', endpoint: 'http://store:7070' };
     const objects = renderWorkloads({ owner, spec: withDatabase, settings, databaseEngine: 'cnpg', backupStore });
-    expect(objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual(['Service/shop', 'ObjectStore/shop-postgres', 'Cluster/shop-db-1']);
+    expect(objects.map((o) => `${o.kind}/${o.metadata?.name}`)).toEqual([
+      'Service/shop',
+      'ObjectStore/shop-postgres',
+      'Cluster/shop-db-1',
+      'Service/shop-postgres',
+    ]);
     const [, store, cluster] = objects as [unknown, ObjectStore, PostgresCluster];
     expect(store.spec).toMatchObject({
       retentionPolicy: '14d',
@@ -86,6 +99,55 @@ describe('a database as a CloudNativePG Cluster', () => {
     expect(backupStoreReachOf(secret({ BUCKET: 'berth-org', ENDPOINT: 'http://store:7070' }))).toEqual(backupStore);
     expect(backupStoreReachOf(secret({ BUCKET: 'berth-org' }))).toBeUndefined();
     expect(backupStoreReachOf(undefined)).toBeUndefined();
+  });
+
+  it('renders the Cluster a restore switched to, under its own server name, keeping the bootstrap the restore gave it', () => {
+    const backupStore = { bucket: 'berth-org', endpoint: 'http://store:7070' };
+    const servingDatabase = { cluster: 'shop-db-2', serverName: 'restore-uid', restored: true };
+    const objects = renderWorkloads({ owner, spec: withDatabase, settings, databaseEngine: 'cnpg', backupStore, servingDatabase });
+    const cluster = objects.find((o) => o.kind === 'Cluster') as PostgresCluster;
+    const service = objects.find((o) => o.kind === 'Service' && o.metadata?.name === 'shop-postgres') as V1Service;
+    expect(cluster.metadata?.name).toBe('shop-db-2');
+    expect(cluster.spec.bootstrap).toBeUndefined();
+    expect(cluster.spec.plugins).toMatchObject([{ parameters: { serverName: 'restore-uid' } }]);
+    expect(service.spec?.selector).toMatchObject({ 'cnpg.io/cluster': 'shop-db-2' });
+    // Back on the first name after a second restore: still the restore's bootstrap.
+    const back = renderPostgresCluster({ owner, spec: withDatabase, image: 'i:16', cluster: 'shop-db-1', restored: true });
+    expect(back.spec.bootstrap).toBeUndefined();
+  });
+
+  it('restores from one backup of the archive, under the server name it was taken with, to where it ended', () => {
+    const recovery = { objectStore: 'shop-postgres', serverName: 'uid-1', backupId: '20261206T101010' };
+    const cluster = renderPostgresCluster({ owner, spec: withDatabase, image: 'i:16', cluster: 'shop-db-2', recovery });
+    expect(cluster.spec.bootstrap).toEqual({
+      recovery: {
+        source: 'origin',
+        database: 'postgres',
+        owner: 'app',
+        recoveryTarget: { backupID: '20261206T101010', targetImmediate: true },
+      },
+    });
+    expect(cluster.spec.externalClusters).toEqual([
+      {
+        name: 'origin',
+        plugin: { name: 'barman-cloud.cloudnative-pg.io', parameters: { barmanObjectName: 'shop-postgres', serverName: 'uid-1' } },
+      },
+    ]);
+  });
+
+  it("reads the serving Cluster from the password Secret, and only a name of this Deployment's", () => {
+    const secret = (annotations: Record<string, string>): V1Secret => ({ metadata: { annotations } });
+    const restoreUid = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    expect(servingDatabaseOf(undefined, owner)).toEqual({ cluster: 'shop-db-1', serverName: 'uid-1' });
+    expect(
+      servingDatabaseOf(secret({ [databaseClusterAnnotation]: 'shop-db-2', [databaseServerNameAnnotation]: restoreUid }), owner),
+    ).toEqual({ cluster: 'shop-db-2', serverName: restoreUid });
+    // A tenant's edit of its own Secret cannot point Berth at another Deployment's Cluster or archive folder.
+    expect(servingDatabaseOf(secret({ [databaseClusterAnnotation]: 'other-db-1', [databaseServerNameAnnotation]: '../x' }), owner)).toEqual(
+      { cluster: 'shop-db-1', serverName: 'uid-1' },
+    );
+    expect(spareClusterOf(owner, { cluster: 'shop-db-1', serverName: 'uid-1' })).toBe('shop-db-2');
+    expect(spareClusterOf(owner, { cluster: 'shop-db-2', serverName: 'uid-1' })).toBe('shop-db-1');
   });
 
   it("keeps shared buffers under a small server's memory, which CloudNativePG's webhook requires", () => {

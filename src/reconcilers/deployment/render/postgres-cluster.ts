@@ -1,16 +1,23 @@
 // The Deployment's Postgres as a CloudNativePG Cluster (where that is the database's engine): one
 // instance, sized by the db* fields as the StatefulSet is, with the apps' contract unchanged
 // (docs/data.md §2.1a): user `postgres`, the password of Berth's own Secret (superuser access), database
-// `postgres`, at the host `<name>-postgres` (an additional Service of the Cluster that follows its
-// primary). CloudNativePG makes the server's certificates and owns the instance's claim. Pure.
-import type { V1Secret } from '@kubernetes/client-node';
-import { childNames, databaseEngineAnnotation, deploymentLabelValue, type DatabaseEngine } from '../../../api/index.ts';
+// `postgres`, at the host `<name>-postgres` (Berth's Service, which follows the serving Cluster's
+// primary: a restore's switch moves it, docs/data.md §2.4). CloudNativePG makes the server's certificates
+// and owns the instance's claim. Pure.
+import type { V1Secret, V1Service } from '@kubernetes/client-node';
+import {
+  childNames,
+  databaseEngineAnnotation,
+  defaultCnpgPostgresImage,
+  deploymentLabelValue,
+  type DatabaseEngine,
+} from '../../../api/index.ts';
 import type { DeepReadonly, KubeObject, ResourceKind } from '../../../runtime/index.ts';
 import { labels } from '../../../api/group.ts';
 import { childMetadata, renderPasswordSecret, type OwnerDeployment } from './common.ts';
 import { postgresDefaultsFor, postgresMaxConnections, postgresResources, postgresStorage } from './postgres.ts';
 import type { DeploymentSpecInput } from './spec.ts';
-import { archivePlugin, type DatabaseArchive } from './database-archive.ts';
+import { archivePlugin, barmanCloudPlugin, type DatabaseArchive } from './database-archive.ts';
 
 export const postgresClusterKind = {
   apiVersion: 'postgresql.cnpg.io/v1',
@@ -26,17 +33,59 @@ export interface PostgresCluster extends KubeObject {
   spec: Record<string, unknown>;
 }
 
+/** Which of a Deployment's two Clusters serves (`<name>-db-1` or `-db-2`), and the server name its
+ * archive writes under. */
+export interface ServingDatabase {
+  cluster: string;
+  serverName: string;
+  /** A restore made it: it keeps the bootstrap it was made with. */
+  restored?: boolean;
+}
+
+/** Where a restore's Cluster begins: a base backup in the Deployment's archive (the ObjectStore), of the
+ * server name it was taken under, replayed only to where it ended. */
+export interface RecoverySource {
+  objectStore: string;
+  serverName: string;
+  backupId: string;
+}
+
 export interface PostgresClusterInput {
   owner: OwnerDeployment;
   spec: DeploymentSpecInput;
   image: string;
+  /** The Cluster's name: the first (`<name>-db-1`) unless a restore made another. */
+  cluster?: string;
   /** Scales the CPU and memory requests (limits unchanged): --request-scale. Default 1. */
   requestScale?: number;
   /** The StorageClass of the instance's volume; unset, the cluster's default. */
   storageClass?: string;
   /** Where its WAL is archived (database-archive.ts); unset, nowhere. */
   archive?: DatabaseArchive;
+  /** A restore's Cluster: recovered from this backup. Unset, the first Cluster is made empty (initdb) and
+   * another keeps the bootstrap it was made with (a restore's field, which Berth's pass never applies). */
+  recovery?: RecoverySource;
+  /** The Cluster is one a restore made (its bootstrap is the restore's, whatever its name). */
+  restored?: boolean;
 }
+
+/** The installation's settings a Cluster is rendered with. */
+export function postgresClusterSettings(
+  owner: OwnerDeployment,
+  spec: DeploymentSpecInput,
+  settings: { images: { cnpgPostgres?: string }; requestScale: number; cnpgStorageClass?: string },
+): Pick<PostgresClusterInput, 'owner' | 'spec' | 'image' | 'requestScale' | 'storageClass'> {
+  return {
+    owner,
+    spec,
+    image: settings.images.cnpgPostgres ?? defaultCnpgPostgresImage,
+    requestScale: settings.requestScale,
+    ...(settings.cnpgStorageClass ? { storageClass: settings.cnpgStorageClass } : {}),
+  };
+}
+
+/** The recovery source's name inside the Cluster's spec. */
+const recoverySourceName = 'origin';
 
 /** The database's password Secret, whichever its engine: `username` is what CloudNativePG reads beside
  * `password` for the superuser, and the annotation records the engine the data lives in. */
@@ -61,10 +110,11 @@ export function sharedBuffersMb(spec: DeploymentSpecInput, requestScale = 1): nu
 export function renderPostgresCluster(input: PostgresClusterInput): PostgresCluster {
   const { owner, spec } = input;
   const names = childNames(owner.name);
+  const name = input.cluster ?? names.postgresCluster;
   return {
     apiVersion: postgresClusterKind.apiVersion,
     kind: postgresClusterKind.kind,
-    metadata: childMetadata(owner, names.postgresCluster, 'postgres'),
+    metadata: childMetadata(owner, name, 'postgres'),
     spec: {
       instances: 1,
       imageName: input.image,
@@ -72,8 +122,7 @@ export function renderPostgresCluster(input: PostgresClusterInput): PostgresClus
       enablePDB: false,
       enableSuperuserAccess: true,
       superuserSecret: { name: names.postgresCredentials },
-      // The apps connect as `postgres` to database `postgres`; `app` owns it and nobody reads its Secret.
-      bootstrap: { initdb: { database: 'postgres', owner: 'app' } },
+      ...bootstrapOf(input, name === names.postgresCluster && !input.restored),
       postgresql: {
         parameters: {
           max_connections: String(postgresMaxConnections(spec)),
@@ -84,8 +133,51 @@ export function renderPostgresCluster(input: PostgresClusterInput): PostgresClus
       storage: { size: postgresStorage(spec), ...(input.storageClass ? { storageClass: input.storageClass } : {}) },
       // The instance's pod and claim carry the Deployment's label; CloudNativePG sets their component.
       inheritedMetadata: { labels: { [labels.deployment]: deploymentLabelValue(owner.name) } },
-      managed: { services: { additional: [{ selectorType: 'rw', serviceTemplate: { metadata: { name: names.postgres } } }] } },
       ...(input.archive ? { plugins: [archivePlugin(input.archive)] } : {}),
+    },
+  };
+}
+
+/** The apps connect as `postgres` to database `postgres`; `app` owns it and nobody reads its Secret. A
+ * restore stops at the backup's end (targetImmediate): what was written after it is what the restore
+ * undoes. */
+function bootstrapOf(input: PostgresClusterInput, first: boolean): Record<string, unknown> {
+  const { recovery } = input;
+  if (recovery)
+    return {
+      bootstrap: {
+        recovery: {
+          source: recoverySourceName,
+          database: 'postgres',
+          owner: 'app',
+          recoveryTarget: { backupID: recovery.backupId, targetImmediate: true },
+        },
+      },
+      // The plugin reads the server name from here, and defaults it to the new Cluster's name.
+      externalClusters: [
+        {
+          name: recoverySourceName,
+          plugin: {
+            name: barmanCloudPlugin,
+            parameters: { barmanObjectName: recovery.objectStore, serverName: recovery.serverName },
+          },
+        },
+      ],
+    };
+  return first ? { bootstrap: { initdb: { database: 'postgres', owner: 'app' } } } : {};
+}
+
+/** `<name>-postgres`: the apps' host, Berth's own Service (a Cluster refuses an additional Service
+ * another Cluster owns), on the serving Cluster's primary. */
+export function renderPostgresClusterService(owner: OwnerDeployment, cluster: string): V1Service {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: childMetadata(owner, childNames(owner.name).postgres, 'postgres'),
+    spec: {
+      type: 'ClusterIP',
+      selector: { 'cnpg.io/cluster': cluster, 'cnpg.io/instanceRole': 'primary' },
+      ports: [{ name: 'postgres', port: 5432, targetPort: 5432 }],
     },
   };
 }

@@ -3,7 +3,6 @@
 import {
   appHost,
   childNames,
-  defaultCnpgPostgresImage,
   type DatabaseEngine,
   parseCustomUrl,
   routeListenerName,
@@ -37,7 +36,7 @@ import {
   type ShardListener,
 } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
-import { renderPostgresCluster } from './postgres-cluster.ts';
+import { postgresClusterSettings, renderPostgresCluster, renderPostgresClusterService, type ServingDatabase } from './postgres-cluster.ts';
 import { databaseArchiveOf, renderObjectStore, type BackupStoreReach } from './database-archive.ts';
 import { activatorBackend, renderActivatedScaledObject, renderInterceptorRoute } from './scale-to-zero.ts';
 import { scaleToZero, type ScaleToZero } from './tier.ts';
@@ -82,6 +81,8 @@ export interface WorkloadsInput {
   databaseEngine?: DatabaseEngine;
   /** The organization's bucket, where a CloudNativePG database archives its WAL (database-archive.ts). */
   backupStore?: BackupStoreReach;
+  /** Which CloudNativePG Cluster serves and its archive's server name (database.ts); unset, the first. */
+  servingDatabase?: ServingDatabase;
   /** A canary of a new revision beside `serving` (canary.ts): its pods, and the percent of requests routed to them. */
   canary?: CanaryWorkload;
   /** The Services the routes name (route-targets.ts): the route Services, unless an upgrade still routes
@@ -162,18 +163,19 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
 }
 
 /** The database's objects: a CloudNativePG Cluster, or a StatefulSet and its headless Service. */
-function renderDatabase({ owner, spec, settings, databaseEngine, existingDatabaseStorage, backupStore }: WorkloadsInput): KubeObject[] {
+function renderDatabase(input: WorkloadsInput): KubeObject[] {
+  const { owner, spec, settings, databaseEngine, existingDatabaseStorage, backupStore } = input;
   const requestScale = settings.requestScale;
   if (databaseEngine === 'cnpg') {
+    const serving = input.servingDatabase ?? { cluster: childNames(owner.name).postgresCluster, serverName: owner.uid };
     const cluster = renderPostgresCluster({
-      owner,
-      spec,
-      image: settings.images.cnpgPostgres ?? defaultCnpgPostgresImage,
-      requestScale,
-      ...optional('storageClass', settings.cnpgStorageClass),
-      ...(backupStore ? { archive: databaseArchiveOf(owner) } : {}),
+      ...postgresClusterSettings(owner, spec, settings),
+      cluster: serving.cluster,
+      ...(serving.restored ? { restored: true } : {}),
+      ...(backupStore ? { archive: databaseArchiveOf(owner, serving.serverName) } : {}),
     });
-    return backupStore ? [renderObjectStore(owner, backupStore), cluster] : [cluster];
+    const service = renderPostgresClusterService(owner, serving.cluster);
+    return backupStore ? [renderObjectStore(owner, backupStore), cluster, service] : [cluster, service];
   }
   return [
     renderPostgres({ owner, spec, image: settings.images.postgres, requestScale, ...optional('existingStorage', existingDatabaseStorage) }),

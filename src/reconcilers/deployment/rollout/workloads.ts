@@ -1,6 +1,6 @@
 // Brings the cluster's workloads to a rendered set: applies a manifest only where the cached object
 // differs from it (runtime/applied-hash.ts), and deletes the workloads Berth made that are no longer rendered
-// (e.g. the HPA once maxScale is 0). Returns the current object of every rendered manifest.
+// (e.g. the HPA once maxScale is 0), but for databases. Returns the current object of every rendered manifest.
 import type { Informer, KubeObject } from '../../../runtime/index.ts';
 import { upToDate, withAppliedHash } from '../../../runtime/applied-hash.ts';
 import { workloadInformers, type DeploymentInformers } from '../informers.ts';
@@ -44,6 +44,9 @@ export async function syncWorkloads(
     );
   }
   for (const informer of caches) {
+    // A database is never pruned: a restore's Cluster is not rendered until its switch, and the one it
+    // retired no longer is (reconcilers/database-restore). Both go with the Deployment or the restore.
+    if (informer === informers.postgresClusters) continue;
     for (const object of informer.byIndex('owner', owner.uid)) {
       const metadata = object.metadata;
       if (!metadata?.name || metadata.namespace !== owner.namespace || metadata.deletionTimestamp) continue;

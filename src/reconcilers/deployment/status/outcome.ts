@@ -38,7 +38,7 @@ import { pathBlocked } from '../rollout/network-path.ts';
 import { optional } from '../../../runtime/index.ts';
 import { durableServerOf } from '../render/agent-server.ts';
 import { databaseConnections } from './database-connections.ts';
-import { archiveStoreOf, databaseEngineFor, databaseServes } from '../database.ts';
+import { archiveStoreOf, databaseEngineFor, databaseServes, servingDatabaseFor } from '../database.ts';
 import { databaseArchiving } from './database-archive-status.ts';
 import { databaseArchiveOf } from '../render/database-archive.ts';
 
@@ -82,8 +82,9 @@ function archivingOf({ informers, options }: Pass, deployment: DeepReadonly<Depl
   if (databaseEngineFor(informers, options.databaseEngine, owner) !== 'cnpg') return undefined;
   const reach = archiveStoreOf(informers, owner);
   if (!reach) return undefined;
-  const cluster = informers.postgresClusters?.get(owner.namespace, childNames(owner.name).postgresCluster);
-  return databaseArchiving(cluster, databaseArchiveOf(owner), reach);
+  const serving = servingDatabaseFor(informers, owner);
+  const cluster = informers.postgresClusters?.get(owner.namespace, serving.cluster);
+  return databaseArchiving(cluster, databaseArchiveOf(owner, serving.serverName), reach);
 }
 
 /** A pass that cannot act on the spec: the problem in the status, the workloads as they are. */
