@@ -684,7 +684,15 @@ describe('the chart', () => {
 
 // What the controller and the facade touch (the contract in the command-line docs): every entry must
 // be allowed, in the namespaces Berth watches.
-const berthKinds = ['deployments', 'revisions', 'oauthproviders', 'codehostintegrations', 'tracingprojects', 'databasebackups'];
+const berthKinds = [
+  'deployments',
+  'revisions',
+  'oauthproviders',
+  'codehostintegrations',
+  'tracingprojects',
+  'databasebackups',
+  'databaserestores',
+];
 const manage = ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'];
 const needed: Omit<V1ResourceAttributes, 'namespace'>[] = [
   ...berthKinds.flatMap((resource) => manage.map((verb) => ({ group: 'berth.dev', resource, verb }))),

@@ -1,12 +1,14 @@
-// Database backups through the HTTP API and kubectl, with the Deployment and DatabaseBackup controllers
-// in-process against the control plane's API server, which serves no CloudNativePG: every backup here
-// ends Failed saying so, which proves the kind, its routes, its listing under the Deployment and its
-// refusals. A backup taken through CloudNativePG is proven on the node (test/node/postgres-operator.test.ts).
+// Database backups and restores through the HTTP API and kubectl, with the Deployment, DatabaseBackup and
+// DatabaseRestore controllers in-process against the control plane's API server, which serves no
+// CloudNativePG: every backup and restore here ends Failed saying so, which proves the kinds, their
+// routes, their listing under the Deployment and their refusals. A backup taken and a restore made
+// through CloudNativePG are proven on the node (test/node/postgres-operator.test.ts).
 // Cost: a few seconds on the control plane, no node.
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { databaseBackupKind, group, version, type DatabaseBackup } from '../src/api/index.ts';
 import { registerDatabaseBackupController } from '../src/reconcilers/database-backup/index.ts';
+import { registerDatabaseRestoreController } from '../src/reconcilers/database-restore/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
 import { createLogger, Manager } from '../src/runtime/index.ts';
 import { eventually } from '../workbench/support/poll.ts';
@@ -31,6 +33,11 @@ beforeAll(async () => {
   const namespaces = [t.org.namespace, t.otherOrg.namespace];
   const { informers } = registerDeploymentControllers(manager, { namespaces });
   registerDatabaseBackupController(manager, informers, { namespaces, databaseEngine: 'statefulset' });
+  registerDatabaseRestoreController(manager, informers, {
+    namespaces,
+    databaseEngine: 'statefulset',
+    clusterSettings: { images: {}, requestScale: 1 },
+  });
   await manager.start();
 });
 
@@ -173,5 +180,66 @@ describe('sourceConfig.backups', () => {
     // Its revisions name no backup: none was due.
     const revisions = await t.call('GET', `/v2/deployments/${id}/revisions`);
     expect(revisions.body.resources[0].backup_id).toBeNull();
+  });
+});
+
+describe('/v2/deployments/{id}/backups/{backup_id}/restore and /restores', () => {
+  it('asks for a restore (202, PENDING), which ends FAILED saying CloudNativePG is missing, and lists, reads and deletes it', async () => {
+    const id = await createDeployment('atlas');
+    const backup = await t.call('POST', `/v2/deployments/${id}/backups`);
+    expect(backup.status).toBe(201);
+    const asked = await t.call('POST', `/v2/deployments/${id}/backups/${backup.body.id}/restore`, { body: { backup_first: false } });
+    expect(asked.status, asked.text).toBe(202);
+    expect(asked.body).toMatchObject({
+      deployment_id: id,
+      backup_id: backup.body.id,
+      backup_first: false,
+      backup_before_id: null,
+      name: expect.stringMatching(/^atlas-restore-/),
+    });
+    const read = async () => (await t.call('GET', `/v2/deployments/${id}/restores/${asked.body.id}`)).body;
+    await eventually(async () => (await read()).status === 'FAILED', 20_000, 'the restore refused');
+    expect(await read()).toMatchObject({ status_message: expect.stringContaining('not on CloudNativePG'), database_name: null });
+    const stored = (await custom.getNamespacedCustomObject({
+      group,
+      version,
+      namespace: t.org.namespace,
+      plural: 'databaserestores',
+      name: asked.body.name,
+    })) as { spec: unknown; metadata: { ownerReferences: unknown[] } };
+    expect(stored.spec).toEqual({ deploymentName: 'atlas', backupName: backup.body.name, backupFirst: false });
+    expect(stored.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'Deployment', name: 'atlas', uid: id })]);
+    expect((await t.call('GET', `/v2/deployments/${id}/restores`)).body.resources).toEqual([
+      expect.objectContaining({ id: asked.body.id, status: 'FAILED' }),
+    ]);
+
+    // Another organization sees none of it; a backup of another deployment is not this one's to restore.
+    expect((await t.call('GET', `/v2/deployments/${id}/restores`, { key: t.otherOrg.key })).status).toBe(404);
+    expect((await t.call('POST', `/v2/deployments/${id}/backups/${backup.body.id}/restore`, { key: t.otherOrg.key })).status).toBe(404);
+    const other = await createDeployment('globe');
+    const elsewhere = await t.call('POST', `/v2/deployments/${other}/backups/${backup.body.id}/restore`);
+    expect(elsewhere.status).toBe(404);
+    expect(elsewhere.body.detail).toBe(`Backup ${backup.body.id} not found`);
+    const odd = await t.call('POST', `/v2/deployments/${id}/backups/${backup.body.id}/restore`, { body: { backup_first: 'yes' } });
+    expect(odd.status).toBe(422);
+
+    expect((await t.call('DELETE', `/v2/deployments/${id}/restores/${asked.body.id}`)).status).toBe(204);
+    expect((await t.call('GET', `/v2/deployments/${id}/restores/${asked.body.id}`)).status).toBe(404);
+  });
+
+  it('refuses with kubectl a backup that does not exist, and a changed spec', async () => {
+    await createDeployment('mill');
+    const apply = (name: string, spec: Record<string, unknown>) =>
+      kubectl(
+        ['apply', '--server-side', '-n', t.org.namespace, '-f', '-'],
+        JSON.stringify({ apiVersion: `${group}/${version}`, kind: 'DatabaseRestore', metadata: { name }, spec }),
+      );
+    expect((await apply('mill-back', { deploymentName: 'mill', backupName: 'nowhere' })).code).toBe(0);
+    const changed = await apply('mill-back', { deploymentName: 'mill', backupName: 'elsewhere' });
+    expect(changed.code).not.toBe(0);
+    expect(changed.stderr).toContain('spec is immutable: a restore happens once, make a new DatabaseRestore');
+    const table = async () => (await kubectl(['get', 'dbrestore', '-n', t.org.namespace, 'mill-back'])).stdout;
+    await eventually(async () => /Failed/.test(await table()), 20_000, 'the restore refused');
+    expect(await table()).toMatch(/NAME\s+DEPLOYMENT\s+BACKUP\s+PHASE\s+AGE\nmill-back\s+mill\s+nowhere\s+Failed\s+/);
   });
 });

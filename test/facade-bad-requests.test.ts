@@ -113,6 +113,7 @@ async function snapshot(): Promise<Record<string, string>> {
     codeHostIntegrationKind.plural,
     'tracingprojects',
     'databasebackups',
+    'databaserestores',
   ]) {
     const list = (await patiently(() => custom.listClusterCustomObject({ group, version, plural }))) as Listed;
     for (const { metadata } of list.items) {

@@ -4,6 +4,7 @@ import type { V1CustomResourceDefinition, V1CustomResourceColumnDefinition } fro
 import type { z } from 'zod';
 import { codeHostIntegrationKind, codeHostIntegrationSpecSchema, codeHostIntegrationStatusSchema } from './codehost-integration.ts';
 import { databaseBackupKind, databaseBackupSpecSchema, databaseBackupStatusSchema } from './database-backup.ts';
+import { databaseRestoreKind, databaseRestoreSpecSchema, databaseRestoreStatusSchema } from './database-restore.ts';
 import { deploymentKind, deploymentSpecSchema, deploymentStatusSchema } from './deployment.ts';
 import { category, group, labels, version, type KindDescriptor } from './group.ts';
 import { oauthProviderKind, oauthProviderSpecSchema, oauthProviderStatusSchema } from './oauth-provider.ts';
@@ -113,6 +114,21 @@ export const crdSources: CrdSource[] = [
       { name: 'Revision', type: 'string', jsonPath: '.spec.revisionName', description: 'Revision it was taken before.', priority: 1 },
       { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Pending, Running, Completed or Failed.' },
       { name: 'Ended', type: 'date', jsonPath: '.status.stoppedAt', description: 'When the backup completed or failed.' },
+      age,
+    ],
+  },
+  {
+    descriptor: databaseRestoreKind,
+    description:
+      "A Deployment's database restored from one of its DatabaseBackups into a new CloudNativePG Cluster, then switched to. Made with kubectl or the HTTP API; deleting it deletes the database it retired.",
+    spec: databaseRestoreSpecSchema,
+    status: databaseRestoreStatusSchema,
+    columns: [
+      { name: 'Deployment', type: 'string', jsonPath: '.spec.deploymentName', description: 'Deployment whose database is restored.' },
+      { name: 'Backup', type: 'string', jsonPath: '.spec.backupName', description: 'DatabaseBackup restored.' },
+      { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'Pending, BackingUp, Restoring, Completed or Failed.' },
+      { name: 'Database', type: 'string', jsonPath: '.status.databaseName', description: 'Cluster restored into.', priority: 1 },
+      { name: 'Retired', type: 'string', jsonPath: '.status.retiredDatabaseName', description: 'Cluster that served before.', priority: 1 },
       age,
     ],
   },

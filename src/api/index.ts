@@ -13,6 +13,7 @@ export * from './oauth-provider.ts';
 export * from './codehost-integration.ts';
 export * from './tracing-project.ts';
 export * from './database-backup.ts';
+export * from './database-restore.ts';
 export * from './custom-hosts.ts';
 export * from './host-ownership.ts';
 export * from './child-names.ts';

@@ -11,6 +11,7 @@ import {
   objectStoreKind,
   postgresClusterKind,
   registerDeploymentControllers,
+  type DeploymentInformers,
   scaledObjectKind,
 } from '../reconcilers/deployment/index.ts';
 import { writableStorePath } from '../workloads/metrics-store.ts';
@@ -18,6 +19,7 @@ import { protectMetricsStore } from '../workloads/metrics-store-policy.ts';
 import { labelManagedSecrets } from '../workloads/readable-secrets.ts';
 import { registerOAuthProviderController } from '../reconcilers/oauth-provider/index.ts';
 import { registerDatabaseBackupController } from '../reconcilers/database-backup/index.ts';
+import { registerDatabaseRestoreController } from '../reconcilers/database-restore/index.ts';
 import { registerBackupScheduleController } from '../reconcilers/database-backup/schedule-controller.ts';
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
@@ -68,6 +70,29 @@ export function imagesFor(options: Options) {
       ...optional('networkWait', options.networkWaitImage),
     },
   };
+}
+
+/** Backups (asked for, and on a schedule) and restores of the deployments' databases. */
+function registerDatabaseControllers(
+  manager: Manager,
+  informers: DeploymentInformers,
+  options: Options,
+  images: { cnpgPostgres?: string },
+  scope: { namespaces?: string[] },
+): void {
+  registerDatabaseBackupController(manager, informers, { databaseEngine: options.databaseEngine, ...scope });
+  registerDatabaseRestoreController(manager, informers, {
+    databaseEngine: options.databaseEngine,
+    clusterSettings: { images, requestScale: options.requestScale, ...optional('cnpgStorageClass', options.cnpgStorageClass) },
+    ...scope,
+  });
+  const { databaseBackups } = informers;
+  if (databaseBackups)
+    registerBackupScheduleController(
+      manager,
+      { ...informers, databaseBackups },
+      { schedule: options.backupSchedule, databaseEngine: options.databaseEngine },
+    );
 }
 
 /** Where deployments are reached from outside the cluster. */
@@ -312,14 +337,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     ...optional('cnpgStorageClass', options.cnpgStorageClass),
     ...scope,
   });
-  registerDatabaseBackupController(manager, informers, { databaseEngine: options.databaseEngine, ...scope });
-  const { databaseBackups } = informers;
-  if (databaseBackups)
-    registerBackupScheduleController(
-      manager,
-      { ...informers, databaseBackups },
-      { schedule: options.backupSchedule, databaseEngine: options.databaseEngine },
-    );
+  registerDatabaseControllers(manager, informers, options, images.images, scope);
   registerTracingProjectController(manager, scope);
   registerOAuthProviderController(manager, { ...scope, privateNetworks: options.oauthPrivateNetworks });
   registerOrganizationControllerIfAny(

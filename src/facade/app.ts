@@ -13,6 +13,7 @@ import { registerRepositoryRoutes } from './routes/repositories.ts';
 import { registerRegistryRoutes } from './routes/registry.ts';
 import { registerRevisionRoutes } from './routes/revisions.ts';
 import { registerBackupRoutes } from './routes/backups.ts';
+import { registerRestoreRoutes } from './routes/restores.ts';
 import { registerMetricsRoutes } from './routes/metrics.ts';
 import { registerEventRoutes } from './routes/events.ts';
 import { registerWatchRoutes } from './routes/watch.ts';
@@ -48,6 +49,7 @@ export function buildFacadeApp(deps: FacadeDependencies, options: FacadeAppOptio
     registerDeploymentRoutes(scope, deps);
     registerRevisionRoutes(scope, deps);
     registerBackupRoutes(scope, deps);
+    registerRestoreRoutes(scope, deps);
     registerMetricsRoutes(scope, deps);
     registerEventRoutes(scope, deps);
     registerWatchRoutes(scope, deps);

@@ -44,7 +44,7 @@ function workloadNames(deploymentName: string) {
   return {
     appsDeployments: [names.application, names.queueWorker, names.canary],
     statefulSets: [names.postgres, names.redis],
-    postgresClusters: [names.postgresCluster],
+    postgresClusters: [names.postgresCluster, names.postgresClusterSpare],
   };
 }
 

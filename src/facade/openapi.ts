@@ -17,6 +17,8 @@ import {
   repositoryResponseSchema,
   revisionResponseSchema,
   databaseBackupResponseSchema,
+  databaseRestoreRequestSchema,
+  databaseRestoreResponseSchema,
 } from './wire-schemas.ts';
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
@@ -34,6 +36,8 @@ const components: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   Deployment: { schema: deploymentResponseSchema, io: 'output' },
   Revision: { schema: revisionResponseSchema, io: 'output' },
   DatabaseBackup: { schema: databaseBackupResponseSchema, io: 'output' },
+  DatabaseRestore: { schema: databaseRestoreResponseSchema, io: 'output' },
+  DatabaseRestoreRequest: { schema: databaseRestoreRequestSchema, io: 'input' },
   Repository: { schema: repositoryResponseSchema, io: 'output' },
   Listener: { schema: listenerResponseSchema, io: 'output' },
   Error: { schema: errorResponseSchema, io: 'output' },

@@ -5,6 +5,7 @@ import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
 import type {
   CodeHostIntegration,
   DatabaseBackup,
+  DatabaseRestore,
   Deployment,
   HostPolicy,
   NodeVolumes,
@@ -41,6 +42,8 @@ export interface FacadeCache {
   revisions: CacheReader<Revision>;
   /** Listed under their Deployment by the 'owner' index (the DatabaseBackup controller sets it). */
   databaseBackups: CacheReader<DatabaseBackup>;
+  /** Listed under their Deployment by the 'owner' index (the DatabaseRestore controller sets it). */
+  databaseRestores: CacheReader<DatabaseRestore>;
   codeHostIntegrations: CacheReader<CodeHostIntegration>;
   /** Pods that carry a revision label, indexed by it (the log routes find a revision's pods here). */
   pods: CacheReader<V1Pod>;

@@ -13,6 +13,7 @@ import {
   timestampText,
   toWire,
   type DatabaseBackup,
+  type DatabaseRestore,
   type Deployment,
   type OAuthProvider,
   type Revision,
@@ -21,7 +22,9 @@ import { pullRequestUrl, type CodeHostProviderName } from '../api/codehost-provi
 import type { DeepReadonly } from '../runtime/types.ts';
 import {
   maskedSecretValue,
+  restoreStateOf,
   type DatabaseBackupResponse,
+  type DatabaseRestoreResponse,
   type DeploymentResponse,
   type ProviderResponse,
   type RevisionResponse,
@@ -120,6 +123,29 @@ export function revisionResponse(revision: DeepReadonly<Revision>, deploymentId:
     backup_id: backupId ?? null,
     created_at: createdAt,
     updated_at: lastTransition && lastTransition > createdAt ? lastTransition : createdAt,
+  };
+}
+
+/** A DatabaseRestore as the API answers it, with the uids of the backups it names. */
+export function databaseRestoreResponse(
+  restore: DeepReadonly<DatabaseRestore>,
+  deploymentId: string,
+  backups: { restored?: string; before?: string },
+): DatabaseRestoreResponse {
+  const { spec, metadata, status } = restore;
+  return {
+    id: metadata.uid ?? '',
+    deployment_id: deploymentId,
+    name: metadata.name ?? '',
+    backup_id: backups.restored ?? null,
+    backup_first: spec.backupFirst ?? true,
+    backup_before_id: backups.before ?? null,
+    status: restoreStateOf(status?.phase ?? 'Pending'),
+    status_message: status?.message ?? null,
+    database_name: status?.databaseName ?? null,
+    retired_database_name: status?.retiredDatabaseName ?? null,
+    switched_at: status?.switchedAt ?? null,
+    created_at: timestampText(metadata.creationTimestamp) ?? '',
   };
 }
 

@@ -27,6 +27,7 @@ export const pathParameters: Record<string, { description: string; uuid: boolean
   deployment_id: { description: 'ID of the deployment.', uuid: true },
   revision_id: { description: 'ID of the revision.', uuid: true },
   backup_id: { description: 'ID of the database backup.', uuid: true },
+  restore_id: { description: 'ID of the database restore.', uuid: true },
   project_id: { description: 'ID of the deployment (the older API calls it a project).', uuid: true },
   provider_id: { description: 'The OAuth provider identifier.', uuid: false },
   integration_id: { description: 'ID of the code-host integration.', uuid: true },

@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 import {
   codeHostIntegrationKind,
   databaseBackupKind,
+  databaseRestoreKind,
   nameStemIndex,
   customHostIndex,
   indexNameStems,
@@ -18,6 +19,7 @@ import {
   revisionKind,
   type CodeHostIntegration,
   type DatabaseBackup,
+  type DatabaseRestore,
   type Deployment,
   type HostPolicy,
   type OrganizationQuota,
@@ -134,6 +136,7 @@ function facadeCache(source: InformerSource, options: FacadeOptions): FacadeCach
     revisions,
     changes: { deployments, revisions },
     databaseBackups: source.informer<DatabaseBackup>(databaseBackupKind, findableById),
+    databaseRestores: source.informer<DatabaseRestore>(databaseRestoreKind, findableById),
     codeHostIntegrations: source.informer<CodeHostIntegration>(codeHostIntegrationKind, findableById),
     pods: revisionPods(source, options.namespaces && options.namespaces.length > 0 ? options.namespaces : undefined),
   };
@@ -182,7 +185,17 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     },
   };
   const cache = facadeCache(source, options);
-  const { namespaces, apiKeySecrets, oauthProviders, deployments, revisions, databaseBackups, codeHostIntegrations, pods } = cache;
+  const {
+    namespaces,
+    apiKeySecrets,
+    oauthProviders,
+    deployments,
+    revisions,
+    databaseBackups,
+    databaseRestores,
+    codeHostIntegrations,
+    pods,
+  } = cache;
   const informers = [
     namespaces,
     apiKeySecrets,
@@ -190,6 +203,7 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     deployments,
     revisions,
     databaseBackups,
+    databaseRestores,
     codeHostIntegrations,
     pods,
   ] as Informer<KubeObject>[];

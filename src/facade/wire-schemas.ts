@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   databaseBackupPhases,
   databaseBackupReasons,
+  databaseRestorePhases,
   deploymentPhases,
   canaryStatusSchema,
   conditionsSchema,
@@ -336,6 +337,46 @@ export const databaseBackupResponseSchema = z
   })
   .describe("One backup of a deployment's database, in its organization's bucket.");
 export type DatabaseBackupResponse = z.infer<typeof databaseBackupResponseSchema>;
+
+/** A DatabaseRestore's phase as the API spells states (BackingUp is BACKING_UP). */
+export function restoreStateOf(phase: string): string {
+  return phase.replace(/(?<=[a-z])(?=[A-Z])/g, '_').toUpperCase();
+}
+export const restoreStates = databaseRestorePhases.map(restoreStateOf) as [string, ...string[]];
+
+export const databaseRestoreRequestSchema = z
+  .object({
+    backup_first: z
+      .boolean()
+      .default(true)
+      .describe(
+        'Back up the serving database first (a backup of reason before-restore), so the restore can itself be undone. A database that does not serve is restored without one.',
+      ),
+  })
+  .strict()
+  .describe('How to restore; every field is optional, and so is the body.');
+export type DatabaseRestoreRequest = z.infer<typeof databaseRestoreRequestSchema>;
+
+export const databaseRestoreResponseSchema = z
+  .object({
+    id: uuidString('ID of the restore (metadata.uid of the DatabaseRestore).'),
+    deployment_id: uuidString('ID of the deployment whose database it restores.'),
+    name: z.string().describe('Name of the DatabaseRestore (kubectl get dbrestore).'),
+    backup_id: uuidString('ID of the backup it restores.').nullable(),
+    backup_first: z.boolean().describe('Whether the serving database is backed up first.'),
+    backup_before_id: uuidString('ID of the backup of the serving database taken before the restore; null without one.').nullable(),
+    status: z.enum(restoreStates).describe(`Where the restore is: ${restoreStates.join(', ')}.`),
+    status_message: z.string().nullable().describe('Why it waits or failed.'),
+    database_name: z.string().nullable().describe('The database (CloudNativePG Cluster) the backup is restored into.'),
+    retired_database_name: z
+      .string()
+      .nullable()
+      .describe('The database that served before the switch: hibernated, its volume kept until this restore is deleted.'),
+    switched_at: dateTime('When the deployment was switched to the restored database.').nullable(),
+    created_at: dateTime('When it was asked for.'),
+  })
+  .describe("A restore of a deployment's database from one of its backups: into a new database, then switched to.");
+export type DatabaseRestoreResponse = z.infer<typeof databaseRestoreResponseSchema>;
 
 export const repositoryResponseSchema = z
   .object({

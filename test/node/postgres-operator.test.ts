@@ -267,6 +267,65 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
     expect(listed).toEqual(['before-revision', 'manual', 'scheduled']);
   });
 
+  it(
+    'restores a backup into a new database, after a backup of the serving one, and switches the app to it; the old one is kept until the restore goes',
+    { timeout: 300_000 },
+    async () => {
+      const uid = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'notes', '-o', 'jsonpath={.metadata.uid}']);
+      // What is written after the backup is what the restore undoes.
+      await appQuery('notes', 'insert into notes values ($$after$$)');
+      const manual = (await api.ok('GET', `/v2/deployments/${uid}/backups`)).resources.find(
+        (b: { reason: string }) => b.reason === 'manual',
+      );
+      const from = Date.now();
+      const asked = await api.call('POST', `/v2/deployments/${uid}/backups/${manual.id}/restore`);
+      expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+      expect(asked.body).toMatchObject({ backup_id: manual.id, backup_first: true });
+      const read = () => api.ok('GET', `/v2/deployments/${uid}/restores/${asked.body.id}`);
+      await eventually(async () => ['COMPLETED', 'FAILED'].includes((await read()).status), 240_000, 'the restore done');
+      const done = await read();
+      expect(done, JSON.stringify(done)).toMatchObject({
+        status: 'COMPLETED',
+        database_name: 'notes-db-2',
+        retired_database_name: 'notes-db-1',
+        backup_before_id: expect.any(String),
+      });
+      console.error(`[postgres-operator] a restore switched ${Math.round((Date.now() - from) / 1000)} s after it was asked for`);
+      expect(await api.ok('GET', `/v2/deployments/${uid}/backups/${done.backup_before_id}`)).toMatchObject({
+        reason: 'before-restore',
+        status: 'COMPLETED',
+      });
+
+      // The app's host and password now reach the restored database: the row written after the backup is gone.
+      const rows = () => appQuery('notes', 'select string_agg(body, $$,$$) from notes').catch(() => undefined);
+      await eventually(async () => (await rows()) === 'kept', 60_000, 'the restored rows');
+      const app = (await kubectlOk(['get', 'service', '-n', namespace, 'notes', '-o', 'jsonpath={.spec.clusterIP}'])).trim();
+      expect(await eventually(async () => (await httpGet(`http://${app}/db`)).body, 60_000, 'the app on the restored database')).toBe(
+        'db 42\n',
+      );
+      // The restored database archives under a server name of its own; the one it replaced is hibernated, its volume kept.
+      const restored = JSON.parse(await kubectlOk(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, 'notes-db-2', '-o', 'json'])) as {
+        spec: { plugins: { parameters: { serverName: string } }[] };
+      };
+      expect(restored.spec.plugins[0]?.parameters.serverName).not.toBe(uid);
+      const retired = JSON.parse(await kubectlOk(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, 'notes-db-1', '-o', 'json'])) as {
+        metadata: { annotations: Record<string, string> };
+      };
+      expect(retired.metadata.annotations['cnpg.io/hibernation']).toBe('on');
+      expect((await kubectl(['get', 'pvc', '-n', namespace, 'notes-db-1-1'])).code).toBe(0);
+      expect(await deploymentStatus('notes')).toBe('READY');
+
+      // Deleting the restore deletes the database it retired, never the serving one.
+      expect((await api.call('DELETE', `/v2/deployments/${uid}/restores/${done.id}`)).status).toBe(204);
+      await eventually(
+        async () => (await kubectl(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, 'notes-db-1'])).code !== 0,
+        60_000,
+        'the retired Cluster gone',
+      );
+      expect(await appQuery('notes', 'select body from notes')).toBe('kept');
+    },
+  );
+
   it("refuses at apply time what CloudNativePG's webhooks refuse", async () => {
     // An image tagged `latest` says no major version: the validating webhook refuses it.
     const latest = {
@@ -284,11 +343,12 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
   it('keeps its data when the Deployment goes, and serves it to a Deployment of the same name', { timeout: 300_000 }, async () => {
     await kubectlOk(['delete', 'deployments.berth.dev', '-n', namespace, 'notes', '--timeout=120s']);
     await eventually(
-      async () => (await kubectl(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, 'notes-db-1'])).code !== 0,
+      async () => (await kubectl(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, 'notes-db-2'])).code !== 0,
       60_000,
       'the Cluster gone',
     );
-    const claim = JSON.parse(await kubectlOk(['get', 'pvc', '-n', namespace, 'notes-db-1-1', '-o', 'json'])) as {
+    // The restored database served last: its claim is the one kept.
+    const claim = JSON.parse(await kubectlOk(['get', 'pvc', '-n', namespace, 'notes-db-2-1', '-o', 'json'])) as {
       metadata: { labels: Record<string, string>; ownerReferences?: unknown[] };
     };
     expect(claim.metadata.labels['berth.dev/retained-data']).toBe('notes');
@@ -313,12 +373,12 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
       '-p',
       JSON.stringify({ spec: { sourceConfig: { databaseRetention: 'delete' } } }),
     ]);
-    const volume = (await kubectlOk(['get', 'pvc', '-n', namespace, 'notes-db-1-1', '-o', 'jsonpath={.spec.volumeName}'])).trim();
+    const volume = (await kubectlOk(['get', 'pvc', '-n', namespace, 'notes-db-2-1', '-o', 'jsonpath={.spec.volumeName}'])).trim();
     const path = (await kubectlOk(['get', 'pv', volume, '-o', 'jsonpath={.spec.hostPath.path}'])).trim();
     expect(existsSync(path)).toBe(true);
     await kubectlOk(['delete', 'deployments.berth.dev', '-n', namespace, 'notes', '--timeout=120s']);
     await eventually(async () => (await kubectl(['get', 'pv', volume])).code !== 0, 90_000, 'the volume deleted');
-    expect((await kubectl(['get', 'pvc', '-n', namespace, 'notes-db-1-1'])).code).not.toBe(0);
+    expect((await kubectl(['get', 'pvc', '-n', namespace, 'notes-db-2-1'])).code).not.toBe(0);
     expect(existsSync(path)).toBe(false);
   });
 });

@@ -38,15 +38,15 @@ the watched namespaces and the release namespace.
 
 - scope: watched
   apiGroups: [berth.dev]
-  resources: [deployments, revisions, oauthproviders, codehostintegrations, tracingprojects, databasebackups]
+  resources: [deployments, revisions, oauthproviders, codehostintegrations, tracingprojects, databasebackups, databaserestores]
   verbs: [get, list, watch, create, update, patch, delete]
 - scope: watched
   apiGroups: [berth.dev]
-  resources: [deployments/status, revisions/status, oauthproviders/status, codehostintegrations/status, tracingprojects/status, databasebackups/status]
+  resources: [deployments/status, revisions/status, oauthproviders/status, codehostintegrations/status, tracingprojects/status, databasebackups/status, databaserestores/status]
   verbs: [get, update, patch]
 - scope: watched
   apiGroups: [berth.dev]
-  resources: [deployments/finalizers, revisions/finalizers, oauthproviders/finalizers, codehostintegrations/finalizers, tracingprojects/finalizers, databasebackups/finalizers]
+  resources: [deployments/finalizers, revisions/finalizers, oauthproviders/finalizers, codehostintegrations/finalizers, tracingprojects/finalizers, databasebackups/finalizers, databaserestores/finalizers]
   verbs: [update]
 - scope: watched
   apiGroups: [""]
