@@ -265,6 +265,18 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
     expect((await api.ok('GET', `/v2/deployments/${uid}`)).active_revision_id).toBe(before.active_revision_id);
     const listed = (await api.ok('GET', `/v2/deployments/${uid}/backups`)).resources.map((b: { reason: string }) => b.reason);
     expect(listed).toEqual(['before-revision', 'manual', 'scheduled']);
+
+    // A rollback to the revision before it never restores: it names the backup to restore, and how.
+    await api.ok('POST', `/v2/deployments/${uid}/revisions/${before.active_revision_id}/redeploy`);
+    const crossing = await eventually(
+      async () =>
+        ((await api.ok('GET', `/v2/deployments/${uid}`)).conditions as { type: string; message: string }[]).find(
+          (condition) => condition.type === 'RollbackCrossesMigration',
+        ),
+      30_000,
+      'the rollback past a migration said',
+    );
+    expect(crossing.message).toContain(`POST /v2/deployments/${uid}/backups/${backup.id}/restore`);
   });
 
   it(

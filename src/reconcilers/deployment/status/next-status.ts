@@ -20,6 +20,7 @@ import type { DeploymentPhase } from './status.ts';
 import { certificateReadyCondition } from './certificate-status.ts';
 import { canaryConditionType } from '../rollout/canary.ts';
 import { databaseConnectionsCondition } from './database-connections.ts';
+import { rollbackCrossesMigrationCondition } from './rollback-status.ts';
 import { databaseArchivingCondition } from './database-archive-status.ts';
 import { optional } from '../../../runtime/index.ts';
 
@@ -49,6 +50,8 @@ export interface DeploymentFacts {
   connections?: ConditionDecision;
   /** How a CloudNativePG database's WAL archive goes (database-archive-status.ts); likewise. */
   archiving?: ConditionDecision;
+  /** A rollback past a revision that migrated the database (rollback-status.ts); likewise. */
+  rollback?: ConditionDecision;
 }
 
 /** A condition beside the verdict's three, set when given and removed when not. */
@@ -65,6 +68,7 @@ function sideConditions(conditions: Condition[], facts: DeploymentFacts, now: Da
     [canaryConditionType, facts.canaryCondition],
     [databaseConnectionsCondition, facts.connections],
     [databaseArchivingCondition, facts.archiving],
+    [rollbackCrossesMigrationCondition, facts.rollback],
   ];
   return sides.reduce((all, [type, side]) => withSide(all, type, side, facts.generation, now), conditions);
 }

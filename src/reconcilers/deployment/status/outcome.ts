@@ -41,6 +41,7 @@ import { databaseConnections } from './database-connections.ts';
 import { archiveStoreOf, databaseEngineFor, databaseServes, servingDatabaseFor } from '../database.ts';
 import { databaseArchiving } from './database-archive-status.ts';
 import { databaseArchiveOf } from '../render/database-archive.ts';
+import { rollbackCrossing } from './rollback-status.ts';
 
 /** What the cluster says beside the verdict: the tier's condition and, with TLS for the apps' URLs,
  * the readiness of the organization's certificates. */
@@ -85,6 +86,16 @@ function archivingOf({ informers, options }: Pass, deployment: DeepReadonly<Depl
   const serving = servingDatabaseFor(informers, owner);
   const cluster = informers.postgresClusters?.get(owner.namespace, serving.cluster);
   return databaseArchiving(cluster, databaseArchiveOf(owner, serving.serverName), reach);
+}
+
+/** Where the Deployment is rolled back past a revision that migrated its database: the backup before it. */
+function rollbackOf({ informers }: Pass, deployment: DeepReadonly<Deployment>, chosen: ChosenRevisions): ConditionDecision | undefined {
+  const namespace = deployment.metadata.namespace ?? '';
+  const backupOf = (name: string) => {
+    const backup = informers.databaseBackups?.get(namespace, name);
+    return backup ? { uid: backup.metadata.uid ?? '', phase: backup.status?.phase } : undefined;
+  };
+  return rollbackCrossing(chosen.target, chosen.all, backupOf, deployment.metadata.uid ?? '');
 }
 
 /** A pass that cannot act on the spec: the problem in the status, the workloads as they are. */
@@ -207,6 +218,7 @@ export function targetOutcome(
       ...optional('scaling', scalingStatus(pass.informers.autoscalers.get(owner.namespace, names.application))),
       ...optional('canary', canary?.status),
       ...clusterFacts(pass, deployment),
+      ...optional('rollback', chosen.pinned ? rollbackOf(pass, deployment, chosen) : undefined),
     },
     revisionPhases: [{ revision: target, phase }, ...bypassedPhases(chosen)],
   };

@@ -32,6 +32,7 @@ import { conditionVerdict, crashLooping, deploymentPhase, type StatusObservation
 import { optional } from '../../../runtime/index.ts';
 import { databaseConnectionsCondition } from './database-connections.ts';
 import { databaseArchivingCondition } from './database-archive-status.ts';
+import { rollbackCrossesMigrationCondition } from './rollback-status.ts';
 
 /** A revision as the status names it. */
 export interface NamedRevision {
@@ -63,6 +64,8 @@ export interface StatusFacts {
   connections?: ConditionDecision;
   /** How a CloudNativePG database's WAL archive goes, where Berth gives it one (database-archive-status.ts). */
   archiving?: ConditionDecision;
+  /** A rollback past a revision that migrated the database (rollback-status.ts). */
+  rollback?: ConditionDecision;
 }
 
 /** Everything a pass says about status. */
@@ -113,6 +116,7 @@ export function decideStatus(pass: PassStatus, now: Date): StatusDecision {
       ...optional('canaryCondition', facts.canaryCondition),
       ...optional('connections', facts.connections),
       ...optional('archiving', facts.archiving),
+      ...optional('rollback', facts.rollback),
       // A Deployment on its way out holds no host.
       ...optional(
         'hostClaim',
@@ -159,6 +163,7 @@ function newsOf(
   events.push(...canaryNews(previous?.canary, next.canary));
   events.push(...newlyFalse(previous, next, databaseConnectionsCondition));
   events.push(...newlyFalse(previous, next, databaseArchivingCondition));
+  events.push(...newlyTrue(previous, next, rollbackCrossesMigrationCondition));
   if (next.activeRevisionName && next.activeRevisionName !== previous?.activeRevisionName)
     events.push({ type: 'Normal', reason: 'RevisionActive', message: `Revision ${next.activeRevisionName} is now serving.` });
   if (observation.deleting && previous?.status !== 'AWAITING_DELETE')
@@ -172,6 +177,15 @@ function newlyFalse(previous: DeploymentStatus | undefined, next: DeploymentStat
   if (now?.status !== 'False') return [];
   const before = findCondition(previous?.conditions, type);
   if (before?.status === 'False' && before.reason === now.reason) return [];
+  return [{ type: 'Warning', reason: now.reason, message: now.message }];
+}
+
+/** A Warning when a side condition that warns by being True appears, or names something new. */
+function newlyTrue(previous: DeploymentStatus | undefined, next: DeploymentStatus, type: string): StatusEvent[] {
+  const now = findCondition(next.conditions, type);
+  if (now?.status !== 'True') return [];
+  const before = findCondition(previous?.conditions, type);
+  if (before?.status === 'True' && before.message === now.message) return [];
   return [{ type: 'Warning', reason: now.reason, message: now.message }];
 }
 

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import type { Revision } from '../../../api/index.ts';
+import type { DeepReadonly } from '../../../runtime/index.ts';
+import { summarize } from '../revisions/revision-records.ts';
+import { rollbackCrossing, type BackupOnRecord } from './rollback-status.ts';
+
+function revision(name: string, generation: number, backupName?: string) {
+  return summarize({
+    apiVersion: 'berth.dev/v1alpha1',
+    kind: 'Revision',
+    metadata: {
+      name,
+      namespace: 'acme',
+      uid: `uid-${name}`,
+      labels: { 'berth.dev/deployment-generation': String(generation) },
+      creationTimestamp: `2026-12-06T10:0${generation}:00Z`,
+    },
+    spec: { source: 'external_docker', digest: name, sourceRevisionConfig: { imageUri: `${name}:1` } },
+    status: { status: 'DEPLOYED', ...(backupName ? { backupName } : {}) },
+  } as unknown as DeepReadonly<Revision>);
+}
+
+const backups: Record<string, BackupOnRecord> = {
+  'r3-backup': { uid: 'b3', phase: 'Completed' },
+  'r4-backup': { uid: 'b4', phase: 'Completed' },
+  'r2-backup': { uid: 'b2', phase: 'Failed' },
+};
+const backupOf = (name: string) => backups[name];
+
+describe('a rollback past a migration', () => {
+  const [r1, r2, r3, r4] = [
+    revision('r1', 1),
+    revision('r2', 2, 'r2-backup'),
+    revision('r3', 3, 'r3-backup'),
+    revision('r4', 4, 'r4-backup'),
+  ];
+  const all = [r4, r3, r2, r1];
+
+  it('names the completed backup taken before the first migration after the target, and how to restore it', () => {
+    const condition = rollbackCrossing(r1, all, backupOf, 'd1');
+    expect(condition).toMatchObject({ type: 'RollbackCrossesMigration', status: 'True', reason: 'MigrationAfterTarget' });
+    // r2's backup failed: r3's is the first that holds the data from before a migration.
+    expect(condition?.message).toContain('older than r3, which migrated the database after DatabaseBackup r3-backup was taken');
+    expect(condition?.message).toContain('POST /v2/deployments/d1/backups/b3/restore');
+    expect(rollbackCrossing(r3, all, backupOf, 'd1')?.message).toContain('DatabaseBackup r4-backup');
+  });
+
+  it('says nothing when no revision after the target migrated', () => {
+    expect(rollbackCrossing(r4, all, backupOf, 'd1')).toBeUndefined();
+    expect(rollbackCrossing(r1, [r1, revision('r5', 5)], backupOf, 'd1')).toBeUndefined();
+  });
+});
