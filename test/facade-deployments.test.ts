@@ -1086,7 +1086,7 @@ describe('child names, claimed once in a namespace', () => {
       'Stalled NameTaken',
     );
     expect(condition.message).toBe(
-      'the name a.b would give its objects the name a-b, a-b-queue, a-b-canary, a-b-postgres, a-b-postgres-tls, a-b-db-1, a-b-db-1-rw, a-b-db-1-ro, a-b-db-1-r, a-b-redis, a-b-custom, which deployment a-b already uses; choose another name',
+      'the name a.b would give its objects the name a-b, a-b-queue, a-b-canary, a-b-postgres, a-b-postgres-tls, a-b-db-1, a-b-db-1-rw, a-b-db-1-ro, a-b-db-1-r, a-b-db-2, a-b-db-2-rw, a-b-db-2-ro, a-b-db-2-r, a-b-redis, a-b-custom, which deployment a-b already uses; choose another name',
     );
     expect(await ownedByFirst()).toBe(true);
     // Deleting the refused one takes nothing of the first one's with it.

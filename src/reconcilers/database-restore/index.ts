@@ -20,6 +20,7 @@ import {
 } from '../../api/index.ts';
 import {
   applyObject,
+  isKubeApiError,
   ownerKeys,
   unlessStatusOnly,
   watch,
@@ -275,7 +276,13 @@ async function act(
       },
     });
     cluster.metadata = { ...cluster.metadata, labels: { ...cluster.metadata?.labels, [restoredByLabel]: restore.metadata.uid! } };
-    await applyObject(manager.kubeConfig, cluster, restoreFieldManager);
+    try {
+      await applyObject(manager.kubeConfig, cluster, restoreFieldManager);
+    } catch (error) {
+      // CloudNativePG's webhook refused the Cluster: the same one cannot do better later.
+      if (!isKubeApiError(error, 422)) throw error;
+      return { step: 'refuse', reason: 'RestoreRejected', message: `The Cluster to restore into was refused: ${error.message}` };
+    }
     return { step: 'await-restore', message: `Restoring into ${facts.target.cluster}.` };
   }
   if (step.step === 'abandon') {

@@ -178,6 +178,7 @@ async function applyWorkloads(
     () => adoptDatabase(writer, owner, databaseEngine, servingDatabaseFor(informers, owner).cluster),
   );
   await syncDatabaseCertificate(pass, owner, backing.database && databaseEngine === 'statefulset');
+  if (backing.database && databaseEngine === 'cnpg') await releaseClusterService(pass, owner);
   await syncCredentials(pass, owner, names.redisCredentials, backing.redis, (password) =>
     renderPasswordSecret(owner, names.redisCredentials, 'redis', password),
   );
@@ -244,6 +245,16 @@ async function syncDatabaseCertificate(pass: Pass, owner: OwnerDeployment, wante
     await pass.writer.createOrGet(renderPostgresTlsSecret(owner, await selfSignedServerCertificate(postgresDnsNames(owner))));
   if (!wanted && secret?.metadata?.ownerReferences?.some((r) => r.uid === owner.uid))
     await pass.writer.delete(childKinds.secret, owner.namespace, name);
+}
+
+/** `<name>-postgres` as an earlier Berth had it, a Service its Cluster owned: deleted, so that Berth's
+ * own (render/postgres-cluster.ts) takes its place in the same pass rather than after the Cluster's
+ * operator deletes it. */
+async function releaseClusterService(pass: Pass, owner: OwnerDeployment): Promise<void> {
+  const name = childNames(owner.name).postgres;
+  const service = pass.informers.services.get(owner.namespace, name);
+  const ownedByCluster = service?.metadata?.ownerReferences?.some((r) => r.controller && r.kind === postgresClusterKind.kind);
+  if (ownedByCluster && !service?.metadata?.deletionTimestamp) await pass.writer.delete(childKinds.service, owner.namespace, name);
 }
 
 /** Old revisions beyond the retention count go, with their build Jobs; never one in `keep`. Answers their names. */
