@@ -11,15 +11,15 @@ export const databaseEngineAnnotation = 'berth.dev/database-engine';
 
 /**
  * On the same Secret, once a restore has switched the Deployment to a database of its own
- * (reconcilers/database-restore): the CloudNativePG Cluster that serves, and the server name its archive
- * writes under. Unset, the first Cluster (`<name>-db-1`) under the Deployment's uid. The Secret outlives
- * the Deployment with the data (retained-data.ts), so a Deployment made again finds the database that
- * served; the switch is this one write.
+ * (reconcilers/database-restore): the CloudNativePG Cluster that serves. Unset, the first Cluster
+ * (`<name>-db-1`). The Secret outlives the Deployment with the data (retained-data.ts), so a Deployment
+ * made again finds the database that served; the switch is this one write.
  */
 export const databaseClusterAnnotation = 'berth.dev/database-cluster';
-export const databaseServerNameAnnotation = 'berth.dev/database-server-name';
 
-/** On a Cluster a restore made: the restore's uid. Such a Cluster keeps the bootstrap it was made with. */
+/** On a Cluster a restore made: the restore's uid, which is also the server name it archives under (a
+ * label only Berth writes: tenants have no rights on Clusters). Such a Cluster keeps the bootstrap it was
+ * made with. */
 export const restoredByLabel = 'berth.dev/restored-by';
 
 /** What CloudNativePG runs a Cluster's instances from where the installation names none: its own image,

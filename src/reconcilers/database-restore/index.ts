@@ -4,12 +4,13 @@
 // one write of the password Secret's annotations (api/database-engine.ts), after which Berth's Service
 // `<name>-postgres` and the archive follow the new Cluster. The Cluster it replaced is hibernated and kept
 // until the DatabaseRestore is deleted; a restore that fails deletes what it made and changes nothing.
+import type { V1Secret } from '@kubernetes/client-node';
 import {
+  backupStoreSecretName,
   childNames,
   databaseBackupFor,
   databaseClusterAnnotation,
   databaseRestoreKind,
-  databaseServerNameAnnotation,
   deploymentKind,
   restoredByLabel,
   retiredByLabel,
@@ -21,6 +22,7 @@ import {
 import {
   applyObject,
   isKubeApiError,
+  kubeRequest,
   ownerKeys,
   unlessStatusOnly,
   watch,
@@ -33,9 +35,16 @@ import {
   type Manager,
   type ObjectKey,
 } from '../../runtime/index.ts';
-import { boundedName } from '../../api/child-names.ts';
+import { boundedName, postgresClusterClaimName } from '../../api/child-names.ts';
 import { fieldManager } from '../../api/index.ts';
-import { archiveStoreOf, databaseEngineFor, databaseServes, servingDatabaseFor, spareClusterOf } from '../deployment/database.ts';
+import {
+  archiveStoreOf,
+  databaseEngineFor,
+  databaseServes,
+  servingDatabaseFor,
+  servingDatabaseOf,
+  spareClusterOf,
+} from '../deployment/database.ts';
 import { childKinds, type DeploymentInformers } from '../deployment/informers.ts';
 import { databaseArchiveOf } from '../deployment/render/database-archive.ts';
 import {
@@ -115,7 +124,16 @@ export function registerDatabaseRestoreController(
         informer: informers.deployments,
         map: (deployment) => ofDeployment(deployment.metadata.namespace!, deployment.metadata.name!),
       }),
-      watch({ informer: informers.secrets, map: byOwner }),
+      watch({
+        informer: informers.secrets,
+        // Its Deployment's password; and the organization's backup store, which restores may wait for.
+        map: (secret) =>
+          secret.metadata?.name === backupStoreSecretName
+            ? restores
+                .list(secret.metadata.namespace ?? '')
+                .map((restore) => ({ namespace: restore.metadata.namespace!, name: restore.metadata.name! }))
+            : byOwner(secret),
+      }),
       watch({ informer: informers.jobs, map: (job) => byCluster(ctx, job.metadata?.labels?.['cnpg.io/cluster'], job.metadata?.namespace) }),
       ...(informers.postgresClusters ? [watch({ informer: informers.postgresClusters, map: byOwner })] : []),
       ...(informers.databaseBackups
@@ -264,6 +282,9 @@ async function act(
     return { step: 'await-backup', name };
   }
   if (step.step === 'restore' && deployment) {
+    // The volume of a Cluster of that name deleted a moment ago, which its operator would adopt.
+    if (await claimExists(ctx, namespace, postgresClusterClaimName(facts.target.cluster)))
+      return { step: 'wait', reason: 'VolumeGoing', message: `Waiting for the volume of the deleted ${facts.target.cluster} to go.` };
     await holdFinalizer(ctx, restore);
     const cluster = renderPostgresCluster({
       ...postgresClusterSettings(owner, deployment.spec, options.clusterSettings),
@@ -291,9 +312,10 @@ async function act(
   }
   if (step.step === 'switch') {
     // The switch: one write, after which the Deployment's pass serves the new Cluster.
-    await writer.patchMetadata(childKinds.secret, namespace, childNames(owner.name).postgresCredentials, {
-      annotations: { [databaseClusterAnnotation]: facts.target.cluster, [databaseServerNameAnnotation]: restore.metadata.uid! },
+    const switched = await writer.patchMetadata(childKinds.secret, namespace, childNames(owner.name).postgresCredentials, {
+      annotations: { [databaseClusterAnnotation]: facts.target.cluster },
     });
+    if (!switched) return passwordMissing(owner.name);
     return retire(ctx, restore, namespace, facts.target.other);
   }
   if (step.step === 'retire') return retire(ctx, restore, namespace, facts.target.other);
@@ -322,25 +344,48 @@ async function holdFinalizer({ writer }: RestoreContext, restore: DeepReadonly<D
   if (!finalizers.includes(restoreFinalizer)) await writer.finalizers(databaseRestoreKind, restore, [...finalizers, restoreFinalizer]);
 }
 
-/** A DatabaseRestore that goes takes with it the Clusters it holds that do not serve: one it was
- * making, or the one it retired. */
-async function release({ informers, writer }: RestoreContext, restore: DeepReadonly<DatabaseRestore>): Promise<void> {
+/** A DatabaseRestore that goes takes with it the Cluster it holds that does not serve: the one it
+ * retired, or the one it was making. Which serves is read from the API server, not the cache: a switch
+ * just written must not look undone. */
+async function release(ctx: RestoreContext, restore: DeepReadonly<DatabaseRestore>): Promise<void> {
+  const { writer, manager } = ctx;
   const finalizers = restore.metadata.finalizers ?? [];
   if (!finalizers.includes(restoreFinalizer)) return;
   const namespace = restore.metadata.namespace!;
   const owner = { name: restore.spec.deploymentName, namespace, uid: '' };
-  const serving = servingDatabaseFor(informers, owner).cluster;
-  const names = childNames(owner.name);
-  for (const cluster of [names.postgresCluster, names.postgresClusterSpare]) {
-    const labels = informers.postgresClusters?.get(namespace, cluster)?.metadata?.labels ?? {};
-    const held = labels[retiredByLabel] === restore.metadata.uid || labels[restoredByLabel] === restore.metadata.uid;
-    if (held && cluster !== serving) await writer.delete(postgresClusterKind, namespace, cluster);
-  }
+  const credentials = await kubeRequest<V1Secret>(manager.kubeConfig, {
+    method: 'GET',
+    path: `/api/v1/namespaces/${namespace}/secrets/${childNames(owner.name).postgresCredentials}`,
+  }).catch((error: unknown) => {
+    if (isKubeApiError(error, 404)) return undefined;
+    throw error;
+  });
+  const serving = servingDatabaseOf(credentials, owner).cluster;
+  const held = restore.status?.phase === 'Completed' ? restore.status.retiredDatabaseName : restore.status?.databaseName;
+  if (held && held !== serving) await writer.delete(postgresClusterKind, namespace, held);
   await writer.finalizers(
     databaseRestoreKind,
     restore,
     finalizers.filter((finalizer) => finalizer !== restoreFinalizer),
   );
+}
+
+async function claimExists({ manager }: RestoreContext, namespace: string, name: string): Promise<boolean> {
+  return kubeRequest(manager.kubeConfig, { method: 'GET', path: `/api/v1/namespaces/${namespace}/persistentvolumeclaims/${name}` }).then(
+    () => true,
+    (error: unknown) => {
+      if (isKubeApiError(error, 404)) return false;
+      throw error;
+    },
+  );
+}
+
+function passwordMissing(deploymentName: string): RestoreStep {
+  return {
+    step: 'wait',
+    reason: 'PasswordSecretMissing',
+    message: `The database's password Secret of Deployment ${deploymentName} is missing: the switch waits for the Deployment to make it again.`,
+  };
 }
 
 /** The backup of the serving database a restore takes first. */

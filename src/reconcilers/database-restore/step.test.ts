@@ -43,13 +43,26 @@ describe('the step a DatabaseRestore is at', () => {
     expect(restoreStep(with_(target('ready')))).toEqual({ step: 'switch' });
     expect(restoreStep(with_(target('failed', { message: 'job failed' })))).toEqual({ step: 'abandon', message: 'job failed' });
     expect(restoreStep(with_({ ...target('ready'), serving: { cluster: 'notes-db-2', ready: true } }))).toEqual({ step: 'retire' });
+    // Switched, its Cluster not ready this moment: it waits, and retires the old one once it is.
+    expect(restoreStep(with_({ ...target('ours'), serving: { cluster: 'notes-db-2', ready: false } }))).toMatchObject({
+      step: 'await-restore',
+    });
+  });
+
+  it('goes on once its Cluster is made, whatever became of its backup since', () => {
+    const { backup: _gone, ...noBackup } = ready;
+    expect(restoreStep({ ...noBackup, ...target('ready') })).toEqual({ step: 'switch' });
+    expect(restoreStep({ ...noBackup, ...target('failed', { message: 'job failed' }) })).toEqual({
+      step: 'abandon',
+      message: 'job failed',
+    });
   });
 
   it('waits while the other Cluster is the database an earlier restore retired, or another restore runs', () => {
     expect(restoreStep(with_(target('another', { madeBy: 'notes-restore-1' })))).toMatchObject({
       step: 'wait',
       reason: 'RetiredDatabaseExists',
-      message: expect.stringContaining('DatabaseRestore notes-restore-1'),
+      message: expect.stringContaining('held by DatabaseRestore notes-restore-1'),
     });
     expect(restoreStep(with_({ earlierRestore: 'notes-restore-1' }))).toMatchObject({ step: 'wait', reason: 'AnotherRestoreRunning' });
   });

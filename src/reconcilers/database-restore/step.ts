@@ -34,10 +34,12 @@ export type RestoreStep =
   | { step: 'abandon'; message: string };
 
 export function restoreStep(facts: RestoreFacts): RestoreStep {
+  const { target } = facts;
+  // Once its Cluster is made, the restore goes on whatever became of its backup: it is ended by its
+  // Cluster's fate, never left half-done by a refusal.
+  if (facts.deployment && (target.state === 'ours' || target.state === 'ready' || target.state === 'failed')) return afterMade(facts);
   const refusal = unrestorable(facts);
   if (refusal) return refusal;
-  const { target, serving } = facts;
-  if (target.state !== 'absent' && target.state !== 'another' && serving.cluster === target.cluster) return { step: 'retire' };
   if (facts.earlierRestore)
     return {
       step: 'wait',
@@ -48,11 +50,17 @@ export function restoreStep(facts: RestoreFacts): RestoreStep {
     return {
       step: 'wait',
       reason: 'RetiredDatabaseExists',
-      message: `Cluster ${target.cluster}, the database a restore retired${target.madeBy ? ` (DatabaseRestore ${target.madeBy})` : ''}, still exists: delete that DatabaseRestore to delete it, and this restore goes on.`,
+      message: `Cluster ${target.cluster}, the other of the deployment's two databases, still exists${target.madeBy ? ` (held by DatabaseRestore ${target.madeBy})` : ''}: delete that DatabaseRestore to delete it, and this restore goes on.`,
     };
-  if (target.state === 'absent') return beforeRestoring(facts);
-  if (target.state === 'failed') return { step: 'abandon', message: target.message ?? `The restore into ${target.cluster} failed.` };
-  if (target.state === 'ready') return { step: 'switch' };
+  return beforeRestoring(facts);
+}
+
+/** The restore's Cluster exists: wait for it, give it up, switch to it, or retire the one it replaces. */
+function afterMade({ target, serving }: RestoreFacts): RestoreStep {
+  const switched = serving.cluster === target.cluster;
+  if (target.state === 'failed' && !switched)
+    return { step: 'abandon', message: target.message ?? `The restore into ${target.cluster} failed.` };
+  if (target.state === 'ready') return switched ? { step: 'retire' } : { step: 'switch' };
   return { step: 'await-restore', message: target.message ?? `Restoring into ${target.cluster}.` };
 }
 

@@ -8,7 +8,6 @@ import {
   childNames,
   databaseClusterAnnotation,
   databaseEngineAnnotation,
-  databaseServerNameAnnotation,
   restoredByLabel,
   postgresClusterClaimName,
   type DatabaseEngine,
@@ -33,27 +32,30 @@ export function databaseEngineFor(informers: DeploymentInformers, configured: Da
   return databaseEngineOf(informers.secrets.get(owner.namespace, childNames(owner.name).postgresCredentials), configured);
 }
 
-const uidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** What the password Secret's annotations say (api/database-engine.ts): the first Cluster under the
- * Deployment's uid unless a restore switched it. A value that names no Cluster of this Deployment's, or
- * no uid, is not read: the Secret is the tenant's to edit, the Clusters and the archive are not. */
-export function servingDatabaseOf(credentials: DeepReadonly<V1Secret> | undefined, owner: OwnerDeployment): ServingDatabase {
+/** What the password Secret's annotation says (api/database-engine.ts): the first Cluster unless a
+ * restore switched it. A value that names no Cluster of this Deployment's is not read: the Secret is the
+ * tenant's to edit, the Clusters are not. The archive's server name is the Deployment's uid, or the
+ * restore's that made the serving Cluster (`restoredBy`, its label). */
+export function servingDatabaseOf(
+  credentials: DeepReadonly<V1Secret> | undefined,
+  owner: OwnerDeployment,
+  restoredBy?: (cluster: string) => string | undefined,
+): ServingDatabase {
   const names = childNames(owner.name);
-  const annotations = credentials?.metadata?.annotations ?? {};
-  const cluster = annotations[databaseClusterAnnotation];
-  const serverName = annotations[databaseServerNameAnnotation];
-  return {
-    cluster: cluster === names.postgresClusterSpare ? cluster : names.postgresCluster,
-    serverName: serverName && uidPattern.test(serverName) ? serverName : owner.uid,
-  };
+  const named = credentials?.metadata?.annotations?.[databaseClusterAnnotation];
+  const cluster = named === names.postgresClusterSpare ? named : names.postgresCluster;
+  const restore = restoredBy?.(cluster);
+  return restore ? { cluster, serverName: restore, restored: true } : { cluster, serverName: owner.uid };
 }
 
 /** The serving database of this Deployment, as the cache says. */
 export function servingDatabaseFor(informers: DeploymentInformers, owner: OwnerDeployment): ServingDatabase {
-  const serving = servingDatabaseOf(informers.secrets.get(owner.namespace, childNames(owner.name).postgresCredentials), owner);
-  const restored = informers.postgresClusters?.get(owner.namespace, serving.cluster)?.metadata?.labels?.[restoredByLabel] !== undefined;
-  return restored ? { ...serving, restored } : serving;
+  const credentials = informers.secrets.get(owner.namespace, childNames(owner.name).postgresCredentials);
+  return servingDatabaseOf(
+    credentials,
+    owner,
+    (cluster) => informers.postgresClusters?.get(owner.namespace, cluster)?.metadata?.labels?.[restoredByLabel],
+  );
 }
 
 /** The Cluster a restore makes: whichever of the two does not serve. */

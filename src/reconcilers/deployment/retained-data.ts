@@ -5,7 +5,7 @@
 // of the same name, so it serves the same data with the engine it was made with.
 import type { V1Secret } from '@kubernetes/client-node';
 import { childNames } from '../../api/child-names.ts';
-import { databaseServerNameAnnotation, type DatabaseEngine } from '../../api/index.ts';
+import type { DatabaseEngine } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/index.ts';
 import { childKinds } from './informers.ts';
 import { componentLabel, ownerReference, type OwnerDeployment } from './render/common.ts';
@@ -16,8 +16,8 @@ import type { DeploymentWriter } from './writer.ts';
 export const retainedDataLabel = 'berth.dev/retained-data';
 
 /** Releases the database's claim and password from the Deployment (a Cluster's claim from the Cluster)
- * before its children are deleted. The password keeps the name of the Cluster that served
- * (`cluster`), not its archive's server name: a Deployment made again archives under its own uid. */
+ * before its children are deleted. The password keeps the name of the Cluster that served (`cluster`);
+ * a Deployment made again on it archives under its own uid. */
 export async function releaseDatabase(
   writer: DeploymentWriter,
   owner: OwnerDeployment,
@@ -26,10 +26,7 @@ export async function releaseDatabase(
 ): Promise<void> {
   const released = { ownerReferences: [], labels: { [retainedDataLabel]: owner.name } };
   await writer.patchMetadata(childKinds.persistentVolumeClaim, owner.namespace, databaseClaimName(owner, engine, cluster), released);
-  await writer.patchMetadata(childKinds.secret, owner.namespace, childNames(owner.name).postgresCredentials, {
-    ...released,
-    annotations: { [databaseServerNameAnnotation]: null },
-  });
+  await writer.patchMetadata(childKinds.secret, owner.namespace, childNames(owner.name).postgresCredentials, released);
 }
 
 /** Whether `secret` is the password a deleted Deployment of this name left, unowned: this one's to take back. */

@@ -66,7 +66,10 @@ export function renderObjectStore(owner: OwnerDeployment, reach: BackupStoreReac
           secretAccessKey: key(backupStoreSecretKeys.secretAccessKey),
         },
         wal: { compression: 'gzip' },
-        data: { compression: 'gzip' },
+        // A backup's checkpoint at once, not spread: a spread one sleeps 100 ms per dirty buffer while
+        // ahead of schedule, and a backup before a revision holds its rollout (bench/data.ts: 17.0 s
+        // for a backup just after 1,000 rows were written, 10.4 s with it).
+        data: { compression: 'gzip', immediateCheckpoint: true },
       },
       instanceSidecarConfiguration: {
         // boto3 signs for a region, and its default checksums are ones S3-compatible servers refuse

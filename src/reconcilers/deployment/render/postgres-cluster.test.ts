@@ -1,6 +1,6 @@
 import type { V1Secret, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { databaseClusterAnnotation, databaseEngineAnnotation, databaseServerNameAnnotation } from '../../../api/index.ts';
+import { databaseClusterAnnotation, databaseEngineAnnotation } from '../../../api/index.ts';
 import { databaseClaimName, databaseEngineOf, servingDatabaseOf, spareClusterOf } from '../database.ts';
 import {
   postgresClusterChangeMatters,
@@ -82,6 +82,7 @@ describe('a database as a CloudNativePG Cluster', () => {
         destinationPath: 's3://berth-org/',
         endpointURL: 'http://store:7070',
         s3Credentials: { accessKeyId: { name: 'berth-backups', key: 'ACCESS_KEY_ID' } },
+        data: { immediateCheckpoint: true },
       },
     });
     expect(cluster.spec.plugins).toEqual([
@@ -137,15 +138,19 @@ describe('a database as a CloudNativePG Cluster', () => {
 
   it("reads the serving Cluster from the password Secret, and only a name of this Deployment's", () => {
     const secret = (annotations: Record<string, string>): V1Secret => ({ metadata: { annotations } });
-    const restoreUid = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    const restoredBy = (cluster: string) => (cluster === 'shop-db-2' ? 'restore-uid' : undefined);
     expect(servingDatabaseOf(undefined, owner)).toEqual({ cluster: 'shop-db-1', serverName: 'uid-1' });
-    expect(
-      servingDatabaseOf(secret({ [databaseClusterAnnotation]: 'shop-db-2', [databaseServerNameAnnotation]: restoreUid }), owner),
-    ).toEqual({ cluster: 'shop-db-2', serverName: restoreUid });
-    // A tenant's edit of its own Secret cannot point Berth at another Deployment's Cluster or archive folder.
-    expect(servingDatabaseOf(secret({ [databaseClusterAnnotation]: 'other-db-1', [databaseServerNameAnnotation]: '../x' }), owner)).toEqual(
-      { cluster: 'shop-db-1', serverName: 'uid-1' },
-    );
+    // The server name is the restore's that made the Cluster (its label, Berth's alone), never the Secret's.
+    expect(servingDatabaseOf(secret({ [databaseClusterAnnotation]: 'shop-db-2' }), owner, restoredBy)).toEqual({
+      cluster: 'shop-db-2',
+      serverName: 'restore-uid',
+      restored: true,
+    });
+    // A tenant's edit of its own Secret cannot point Berth at another Deployment's Cluster.
+    expect(servingDatabaseOf(secret({ [databaseClusterAnnotation]: 'other-db-1' }), owner, restoredBy)).toEqual({
+      cluster: 'shop-db-1',
+      serverName: 'uid-1',
+    });
     expect(spareClusterOf(owner, { cluster: 'shop-db-1', serverName: 'uid-1' })).toBe('shop-db-2');
     expect(spareClusterOf(owner, { cluster: 'shop-db-2', serverName: 'uid-1' })).toBe('shop-db-1');
   });

@@ -36,13 +36,20 @@ describe('a rollback past a migration', () => {
   ];
   const all = [r4, r3, r2, r1];
 
-  it('names the completed backup taken before the first migration after the target, and how to restore it', () => {
-    const condition = rollbackCrossing(r1, all, backupOf, 'd1');
+  it('names the backup taken before the first migration after the target, and how to restore it', () => {
+    const condition = rollbackCrossing(r2, all, backupOf, 'd1');
     expect(condition).toMatchObject({ type: 'RollbackCrossesMigration', status: 'True', reason: 'MigrationAfterTarget' });
-    // r2's backup failed: r3's is the first that holds the data from before a migration.
-    expect(condition?.message).toContain('older than r3, which migrated the database after DatabaseBackup r3-backup was taken');
+    expect(condition?.message).toContain('older than r3, which migrates the database');
+    expect(condition?.message).toContain('restore DatabaseBackup r3-backup');
     expect(condition?.message).toContain('POST /v2/deployments/d1/backups/b3/restore');
     expect(rollbackCrossing(r3, all, backupOf, 'd1')?.message).toContain('DatabaseBackup r4-backup');
+  });
+
+  it("never offers a later backup when the first migration's did not complete", () => {
+    // r2's backup failed: r3's holds r2's migration already.
+    const condition = rollbackCrossing(r1, all, backupOf, 'd1');
+    expect(condition).toMatchObject({ reason: 'NoBackupBeforeMigration', message: expect.stringContaining('r2-backup, did not complete') });
+    expect(condition?.message).not.toContain('r3-backup');
   });
 
   it('says nothing when no revision after the target migrated', () => {

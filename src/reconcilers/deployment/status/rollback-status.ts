@@ -19,9 +19,10 @@ function madeAfter(revision: RevisionRecord, target: RevisionRecord): boolean {
 }
 
 /**
- * The condition for a rollback to `target` when a revision made after it migrated the database behind a
- * completed backup (its status.backupName): the first such, as its backup holds the data before any of
- * those migrations. Undefined when the rollback crosses none.
+ * The condition for a rollback to `target` past a revision made after it that migrated the database (it
+ * names a before-revision backup in status.backupName): the first such, whose backup holds the data from
+ * before every one of those migrations. When that backup did not complete, no backup does: the condition
+ * says so rather than offer a later one. Undefined when the rollback crosses no migration.
  */
 export function rollbackCrossing(
   target: RevisionRecord,
@@ -29,20 +30,26 @@ export function rollbackCrossing(
   backupOf: (name: string) => BackupOnRecord | undefined,
   deploymentUid: string,
 ): ConditionDecision | undefined {
-  const crossed = all
+  const first = all
     .filter((revision) => madeAfter(revision, target) && revision.object.status?.backupName)
-    .sort((a, b) => (madeAfter(a, b) ? 1 : -1))
-    .map((revision) => ({ revision, name: revision.object.status!.backupName!, backup: backupOf(revision.object.status!.backupName!) }))
-    .find(({ backup }) => backup?.phase === 'Completed');
-  if (!crossed) return undefined;
-  const { revision, name, backup } = crossed;
+    .sort((a, b) => (madeAfter(a, b) ? 1 : -1))[0];
+  if (!first) return undefined;
+  const name = first.object.status!.backupName!;
+  const backup = backupOf(name);
+  const crossed = `Revision ${target.name} is older than ${first.name}, which migrates the database: the database may hold ${first.name}'s schema.`;
+  if (backup?.phase !== 'Completed')
+    return {
+      type: rollbackCrossesMigrationCondition,
+      status: 'True',
+      reason: 'NoBackupBeforeMigration',
+      message: `${crossed} Its backup, DatabaseBackup ${name}, did not complete: no backup holds the data from before it.`,
+    };
   return {
     type: rollbackCrossesMigrationCondition,
     status: 'True',
     reason: 'MigrationAfterTarget',
     message:
-      `Revision ${target.name} is older than ${revision.name}, which migrated the database after DatabaseBackup ${name} was taken: ` +
-      `the database may hold ${revision.name}'s schema. Berth does not restore by itself; to serve the data as it was before that migration, ` +
-      `restore that backup (POST /v2/deployments/${deploymentUid}/backups/${backup!.uid}/restore, or a DatabaseRestore with backupName ${name}).`,
+      `${crossed} Berth does not restore by itself; to serve the data as it was before that migration, restore DatabaseBackup ${name}, taken before it ` +
+      `(POST /v2/deployments/${deploymentUid}/backups/${backup.uid}/restore, or a DatabaseRestore with backupName ${name}).`,
   };
 }
