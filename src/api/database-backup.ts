@@ -91,6 +91,17 @@ export const databaseBackupKind = {
   apiVersion,
 } as const satisfies KindDescriptor;
 
+/** The metadata of what Berth asks for on a Deployment's behalf (a DatabaseBackup, a DatabaseRestore):
+ * listed under it (label and ownerReference) and stamped with when it was asked for. */
+export function askedUnder(deployment: { name: string; namespace: string; uid: string }, now: Date) {
+  return {
+    namespace: deployment.namespace,
+    labels: { [labels.deployment]: deploymentLabelValue(deployment.name) },
+    annotations: { [backupRequestedAtAnnotation]: now.toISOString() },
+    ownerReferences: [{ apiVersion, kind: 'Deployment', name: deployment.name, uid: deployment.uid }],
+  };
+}
+
 /**
  * A DatabaseBackup Berth asks for (the HTTP API, a schedule's tick, a revision's gate): listed under its
  * Deployment (label and ownerReference) and stamped with when it was asked for. `naming` is its name, or
@@ -105,13 +116,7 @@ export function databaseBackupFor(
   return {
     apiVersion,
     kind: databaseBackupKind.kind,
-    metadata: {
-      ...naming,
-      namespace: deployment.namespace,
-      labels: { [labels.deployment]: deploymentLabelValue(deployment.name) },
-      annotations: { [backupRequestedAtAnnotation]: now.toISOString() },
-      ownerReferences: [{ apiVersion, kind: 'Deployment', name: deployment.name, uid: deployment.uid }],
-    },
+    metadata: { ...naming, ...askedUnder(deployment, now) },
     spec: { deploymentName: deployment.name, ...spec },
   };
 }

@@ -5,9 +5,8 @@
 import { z } from 'zod';
 import { conditionsSchema } from './conditions.ts';
 import { observedGenerationSchema, type KindObject } from './common.ts';
-import { deploymentLabelValue } from './child-names.ts';
-import { apiVersion, labels, type KindDescriptor } from './group.ts';
-import { backupRequestedAtAnnotation } from './database-backup.ts';
+import { apiVersion, type KindDescriptor } from './group.ts';
+import { askedUnder } from './database-backup.ts';
 
 export const databaseRestoreSpecSchema = z
   .object({
@@ -83,13 +82,7 @@ export function databaseRestoreFor(
   return {
     apiVersion,
     kind: databaseRestoreKind.kind,
-    metadata: {
-      generateName: `${deployment.name}-restore-`,
-      namespace: deployment.namespace,
-      labels: { [labels.deployment]: deploymentLabelValue(deployment.name) },
-      annotations: { [backupRequestedAtAnnotation]: now.toISOString() },
-      ownerReferences: [{ apiVersion, kind: 'Deployment', name: deployment.name, uid: deployment.uid }],
-    },
+    metadata: { generateName: `${deployment.name}-restore-`, ...askedUnder(deployment, now) },
     spec: { deploymentName: deployment.name, ...spec },
   };
 }
