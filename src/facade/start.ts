@@ -185,27 +185,16 @@ export async function startFacade(options: FacadeOptions): Promise<RunningFacade
     },
   };
   const cache = facadeCache(source, options);
-  const {
-    namespaces,
-    apiKeySecrets,
-    oauthProviders,
-    deployments,
-    revisions,
-    databaseBackups,
-    databaseRestores,
-    codeHostIntegrations,
-    pods,
-  } = cache;
   const informers = [
-    namespaces,
-    apiKeySecrets,
-    oauthProviders,
-    deployments,
-    revisions,
-    databaseBackups,
-    databaseRestores,
-    codeHostIntegrations,
-    pods,
+    cache.namespaces,
+    cache.apiKeySecrets,
+    cache.oauthProviders,
+    cache.deployments,
+    cache.revisions,
+    cache.databaseBackups,
+    cache.databaseRestores,
+    cache.codeHostIntegrations,
+    cache.pods,
   ] as Informer<KubeObject>[];
   for (const informer of informers) informer.start();
   await waitForSync(informers, options.syncTimeoutMs ?? 60_000, options.logger);

@@ -41,6 +41,7 @@ import {
   archiveStoreOf,
   databaseEngineFor,
   databaseServes,
+  otherClusterOf,
   servingDatabaseFor,
   servingDatabaseOf,
   spareClusterOf,
@@ -233,9 +234,7 @@ function targetOf(
   deploymentName: string,
   cluster: string,
 ): RestoreFacts['target'] {
-  const names = childNames(deploymentName);
-  const other = cluster === names.postgresCluster ? names.postgresClusterSpare : names.postgresCluster;
-  return { cluster, other, ...targetStateOf(ctx, restore, cluster) };
+  return { cluster, other: otherClusterOf(deploymentName, cluster), ...targetStateOf(ctx, restore, cluster) };
 }
 
 function targetStateOf(

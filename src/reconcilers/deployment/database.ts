@@ -58,10 +58,15 @@ export function servingDatabaseFor(informers: DeploymentInformers, owner: OwnerD
   );
 }
 
+/** The other of a Deployment's two Cluster names. */
+export function otherClusterOf(deploymentName: string, cluster: string): string {
+  const names = childNames(deploymentName);
+  return cluster === names.postgresCluster ? names.postgresClusterSpare : names.postgresCluster;
+}
+
 /** The Cluster a restore makes: whichever of the two does not serve. */
 export function spareClusterOf(owner: Pick<OwnerDeployment, 'name'>, serving: ServingDatabase): string {
-  const names = childNames(owner.name);
-  return serving.cluster === names.postgresCluster ? names.postgresClusterSpare : names.postgresCluster;
+  return otherClusterOf(owner.name, serving.cluster);
 }
 
 /** Whether the database answers: the StatefulSet's replica ready, or the serving Cluster ready. */
