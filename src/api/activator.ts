@@ -17,6 +17,9 @@ export interface Activator {
   /** The add-on still serves its HTTPScaledObject, which an earlier Berth wrote in place of today's
    * InterceptorRoute: Berth prunes those it wrote. Found on the cluster at start. */
   readonly servesHttpScaledObjects?: boolean;
+  /** How long an app goes without a request before it scales to zero where its spec says nothing
+   * (`idleSeconds`): `--activator-idle-seconds`, idleSecondsBeforeZero unless the installation says. */
+  readonly idleSeconds?: number;
 }
 
 /** The condition of a Deployment that says whether it scales to zero here (True: through the activator). */
@@ -25,6 +28,11 @@ export const scaleToZeroCondition = 'ScaleToZero';
 /** How long an app of the dev_zero tier receives no request before it goes to zero: Knative's stable
  * window. It is also the grace a new app gets before its first idle spell counts. */
 export const idleSecondsBeforeZero = 60;
+
+/** An app's idle time before zero: its own (`sourceConfig.idleSeconds`), else the installation's. */
+export function idleSecondsOf(activator: Pick<Activator, 'idleSeconds'> | undefined, own: number | undefined): number {
+  return own ?? activator?.idleSeconds ?? idleSecondsBeforeZero;
+}
 
 const label = '[a-z0-9](?:[-a-z0-9]*[a-z0-9])?';
 const proxyPattern = new RegExp(`^(${label})/(${label}):([0-9]{1,5})$`);

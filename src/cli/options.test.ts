@@ -162,7 +162,10 @@ describe('parseCommandLine', () => {
     ).toMatchObject({
       activatorProxy: { namespace: 'keda', name: 'keda-add-ons-http-interceptor-proxy', port: 8080 },
       activatorScaler: 'keda-add-ons-http-external-scaler.keda:9090',
+      activatorIdleSeconds: 60,
     });
+    expect(options(['--activator-idle-seconds', '15']).activatorIdleSeconds).toBe(15);
+    expect(() => options(['--activator-idle-seconds', '2'])).toThrow('--activator-idle-seconds');
     expect(() => options(['--activator-proxy', 'keda/proxy:8080'])).toThrow('--activator-proxy: --activator-proxy and --activator-scaler');
     expect(() => options(['--activator-proxy', 'proxy:8080', '--activator-scaler', 'scaler:9090'])).toThrow(
       '--activator-proxy: expected <namespace>/<service>:<port>',

@@ -2,7 +2,7 @@
 // environment variable so the same image is configured by a chart's `env:` or by `args:`.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
-import { parseActivatorProxy } from '../api/activator.ts';
+import { idleSecondsBeforeZero, parseActivatorProxy } from '../api/activator.ts';
 import { parseAppUrlTemplate } from '../api/app-urls.ts';
 import { parseTlsIssuer } from '../api/app-tls.ts';
 import { gatewayListenerLimit } from '../api/gateway-shards.ts';
@@ -162,6 +162,9 @@ export const optionsUsage = `options (each also read from the environment variab
   --activator-scaler <host:port>
                                the add-on's external scaler, as KEDA's operator reaches it
                                                                    [BERTH_ACTIVATOR_SCALER]
+  --activator-idle-seconds <n> how long a dev_zero app whose spec names no idleSeconds goes without a
+                               request before it scales to zero (default: 60, at least 5)
+                                                             [BERTH_ACTIVATOR_IDLE_SECONDS]
   --proxy-namespace <name>     the namespace whose pods carry apps' requests to them (the Gateway's or
                                the ingress controller's proxies, where they run in pods): organizations'
                                NetworkPolicy admits it (default: none, a proxy on the nodes)
@@ -375,6 +378,7 @@ const optionsSchema = z
     networkPolicyCheck: z.enum(['auto', 'on', 'off']),
     progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
     scaleDownWindowSeconds: z.coerce.number().int('expected whole seconds').min(0).max(3600),
+    activatorIdleSeconds: z.coerce.number().int('expected whole seconds').min(5).max(86_400),
     requestScale: z.coerce.number().gt(0, 'expected a factor above 0').max(1, 'expected a factor of at most 1'),
     organizationPolicy: jsonText.pipe(organizationPolicySchema.optional()),
     buildResources: jsonText.pipe(buildResourcesSchema.optional()),
@@ -496,6 +500,7 @@ const optionSources = {
   concurrencyQuery: { env: 'BERTH_CONCURRENCY_QUERY', emptyIsUnset: true, fallback: defaultConcurrencyQuery },
   activatorProxy: { env: 'BERTH_ACTIVATOR_PROXY', emptyIsUnset: true },
   activatorScaler: { env: 'BERTH_ACTIVATOR_SCALER', emptyIsUnset: true },
+  activatorIdleSeconds: { env: 'BERTH_ACTIVATOR_IDLE_SECONDS', fallback: String(idleSecondsBeforeZero) },
   proxyNamespace: { env: 'BERTH_PROXY_NAMESPACE', emptyIsUnset: true },
   networkPolicyCheck: { env: 'BERTH_NETWORK_POLICY_CHECK', fallback: 'auto' },
   progressDeadlineSeconds: { env: 'BERTH_PROGRESS_DEADLINE_SECONDS', fallback: '600' },

@@ -184,7 +184,7 @@ function relayNamespaces(activator: Activator | undefined, gateway: { namespace:
  * otherwise, with what is missing. */
 async function activatorFor(kubeConfig: KubeConfig, options: Options, gateway: unknown): Promise<{ activator?: Activator }> {
   if (!options.activatorProxy || !options.activatorScaler) return {};
-  const activator = { proxy: options.activatorProxy, scalerAddress: options.activatorScaler };
+  const activator = { proxy: options.activatorProxy, scalerAddress: options.activatorScaler, idleSeconds: options.activatorIdleSeconds };
   if (!gateway) throw new Error('--activator-proxy needs a Gateway (--gateway): an Ingress cannot reach a Service in another namespace');
   for (const { apiVersion, kind } of [scaledObjectKind, interceptorRouteKind]) {
     await resolveResource(kubeConfig, apiVersion, kind).catch((error: unknown) => {

@@ -48,6 +48,9 @@ beforeAll(async () => {
     `${proxy.namespace}/${proxy.name}:${proxy.port}`,
     '--activator-scaler',
     nodeActivator.scalerAddress,
+    // The installation's idle time, short: the tests that wait for zero wait 20 s, not the default 60.
+    '--activator-idle-seconds',
+    '20',
     // As `npm start` runs: the quota, the LimitRange and the NetworkPolicy that admits only the
     // organization's own namespace and what Berth routes through.
     '--organization-policy',
@@ -108,7 +111,11 @@ describe('a dev_zero app on a node with an activator', () => {
     });
     await eventually(async () => (await httpGet(`${url}/ok`).catch(() => undefined))?.status === 200, 60_000, `${url} answering`);
 
-    expect(await condition('sleepy', 'ScaleToZero')).toMatchObject({ status: 'True', reason: 'Activated' });
+    expect(await condition('sleepy', 'ScaleToZero')).toMatchObject({
+      status: 'True',
+      reason: 'Activated',
+      message: expect.stringContaining('after 20 s without a request'),
+    });
     const route = await get<{ spec: { rules: { backendRefs: object[] }[] } }>(
       `/apis/gateway.networking.k8s.io/v1/namespaces/${namespace}/httproutes/sleepy`,
     );

@@ -8,7 +8,7 @@
 // The add-on's InterceptorRoute came in its v0.14.0 and replaces its HTTPScaledObject, which Berth wrote
 // before: an installation that still serves that kind has Berth prune the ones it wrote (the new route
 // takes precedence over one of the same name, so an app is routed throughout).
-import { idleSecondsBeforeZero, targetConcurrencyPerReplica, type Activator, type ActivatorProxy } from '../../../api/index.ts';
+import { idleSecondsOf, targetConcurrencyPerReplica, type Activator, type ActivatorProxy } from '../../../api/index.ts';
 import { childNames } from '../../../api/child-names.ts';
 import type { KubeObject } from '../../../runtime/index.ts';
 import { applicationServicePort } from '../../../api/child-names.ts';
@@ -56,7 +56,7 @@ export function renderActivatedScaledObject(
   activator: Activator,
   scale: { maxReplicas: number; rollingOut: boolean; idleSeconds?: number; scaleDownWindowSeconds: number },
 ): ScaledObject {
-  const idleSeconds = scale.idleSeconds ?? idleSecondsBeforeZero;
+  const idleSeconds = idleSecondsOf(activator, scale.idleSeconds);
   const bounds = {
     minReplicaCount: scale.rollingOut ? 1 : 0,
     maxReplicaCount: scale.maxReplicas,

@@ -196,11 +196,11 @@ describe('renderWorkloads', () => {
     const appUrls = parseAppUrlTemplate('http://{deployment}.{organization}.localhost:18080/') as AppUrlTemplate;
     const gateway = { namespace: 'gw', name: 'public' };
     const activator = { proxy: { namespace: 'keda', name: 'interceptor-proxy', port: 8080 }, scalerAddress: 'scaler.keda:9090' };
-    const zero = (spec: Partial<DeploymentSpecInput['sourceConfig']>, rollingOut = false) =>
+    const zero = (spec: Partial<DeploymentSpecInput['sourceConfig']>, rollingOut = false, idleSeconds?: number) =>
       renderWorkloads({
         owner,
         spec: { source: 'external_docker', sourceConfig: { deploymentType: 'dev_zero', ...spec } },
-        settings: { ...settings, appUrls, gateway, activator },
+        settings: { ...settings, appUrls, gateway, activator: { ...activator, ...(idleSeconds ? { idleSeconds } : {}) } },
         serving,
         rollingOut,
       });
@@ -239,10 +239,10 @@ describe('renderWorkloads', () => {
         ]);
     });
 
-    it('waits the idle time its spec asks for before zero', () => {
-      const cooldown = (idleSeconds?: number) =>
+    it("waits the idle time its spec asks for before zero, else the installation's", () => {
+      const cooldown = (idleSeconds?: number, installation?: number) =>
         (
-          zero({ resourceSpec: { maxScale: 2 }, ...(idleSeconds ? { idleSeconds } : {}) }).find(
+          zero({ resourceSpec: { maxScale: 2 }, ...(idleSeconds ? { idleSeconds } : {}) }, false, installation).find(
             (o) => o.kind === 'ScaledObject',
           ) as unknown as {
             spec: { cooldownPeriod: number; initialCooldownPeriod: number };
@@ -250,6 +250,8 @@ describe('renderWorkloads', () => {
         ).spec;
       expect(cooldown()).toMatchObject({ cooldownPeriod: 60, initialCooldownPeriod: 60 });
       expect(cooldown(900)).toMatchObject({ cooldownPeriod: 900, initialCooldownPeriod: 900 });
+      expect(cooldown(undefined, 15)).toMatchObject({ cooldownPeriod: 15, initialCooldownPeriod: 15 });
+      expect(cooldown(900, 15)).toMatchObject({ cooldownPeriod: 900, initialCooldownPeriod: 900 });
     });
 
     it('keeps one replica while a new revision rolls out, so that it shows it starts before it is DEPLOYED', () => {

@@ -5,6 +5,7 @@ import type { V1Deployment } from '@kubernetes/client-node';
 import {
   appUrl,
   customHostOf,
+  idleSecondsOf,
   interruptionOf,
   organizationTlsNames,
   organizationWildcardHost,
@@ -49,7 +50,8 @@ function clusterFacts(
   pass: Pass,
   deployment: DeepReadonly<Deployment>,
 ): Pick<StatusFacts, 'tier' | 'certificate' | 'canaryCondition' | 'connections' | 'archiving'> {
-  const tier = tierCondition(scaleToZeroOf(pass.options, deployment), deployment.spec.sourceConfig?.idleSeconds);
+  const idleSeconds = idleSecondsOf(pass.options.activator, deployment.spec.sourceConfig?.idleSeconds);
+  const tier = tierCondition(scaleToZeroOf(pass.options, deployment), idleSeconds);
   const canary = canaryCondition(canaryAbility(pass, deployment));
   const spec: DeploymentSpecInput = deployment.spec;
   const backing = backingServices(spec);
