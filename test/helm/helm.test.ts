@@ -20,7 +20,6 @@ import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-
 import { FakeGitHub } from '../support/fake-github.ts';
 import {
   appsCaCertificate,
-  componentPods,
   exampleImage,
   httpGet,
   httpsGet,
@@ -427,20 +426,14 @@ describe('helm install onto the real node', () => {
       input: { text: 'under the chart' },
     });
     expect(run).toEqual({ text: 'UNDER THE CHART!' });
-    // Its threads live in its Postgres: one outlives the server's pod, read with the reference's SDK at the https URL.
+    // Its threads live in its Postgres, read back with the reference's SDK at the https URL (that one
+    // outlives the server's pod is the node suite's: test/node/agent-server.test.ts).
     const caDir = mkdtempSync(join(tmpdir(), 'berth-helm-ca-'));
     try {
       const caFile = join(caDir, 'apps-ca.pem');
       writeFileSync(caFile, await appsCaCertificate());
       const server = { url: deployment.url as string, caFile };
       const thread = await createThread(server, { text: 'kept under the chart' });
-      const before = await componentPods<{ metadata: { name: string } }>(apps, 'agent');
-      await kubectlOk(['delete', 'pod', '-n', apps, ...before.map((pod) => pod.metadata.name), '--wait=true']);
-      await eventually(
-        async () => (await httpsGet(`${deployment.url}/ok`, await appsCaCertificate()).catch(() => undefined))?.status === 200,
-        180_000,
-        'a new agent server pod answering /ok',
-      );
       expect(await readThread(server, thread.thread_id)).toEqual(thread);
     } finally {
       rmSync(caDir, { recursive: true, force: true });
