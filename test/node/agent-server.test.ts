@@ -726,13 +726,12 @@ describe('an agent server deployed by the reference client', () => {
     await tool.ok('PATCH', `/v2/deployments/${id}`, {
       source_config: { deployment_type: 'prod', resource_spec: { ...sizing, min_scale: 2, max_scale: 2 } },
     });
-    // Two ready pods of one template, and no other left.
+    // Two ready pods of one template, and no other but those told to go (a failed revision's pod may
+    // take its drain's grace to end).
     const [first, second] = await eventually(
       async () => {
-        const pods = await componentPods<Pod>(namespace, 'agent');
-        const ready = pods.filter(
-          (pod) => !pod.metadata.deletionTimestamp && pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
-        );
+        const pods = (await componentPods<Pod>(namespace, 'agent')).filter((pod) => !pod.metadata.deletionTimestamp);
+        const ready = pods.filter((pod) => pod.status.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
         const templates = new Set(pods.map((pod) => pod.metadata.labels?.['pod-template-hash']));
         return ready.length === 2 && pods.length === 2 && templates.size === 1
           ? ready.map((pod) => `http://${pod.status.podIP}:8000`)
