@@ -13,13 +13,19 @@
 #
 # With BERTH_RESOLVE_ONLY=1 (scripts/check-fresh-modules.sh) a script runs every step but the compiles,
 # which only load their packages (`go build -n`: every module they need is downloaded, nothing is
-# compiled), and caches nothing: on an empty module cache that proves each pin resolves and each module
-# a script reads was downloaded first.
+# compiled), and caches nothing but that it did: on an empty module cache that proves each pin resolves
+# and each module a script reads was downloaded first. A build whose KEY resolved so before on this
+# machine (a stamp beside its cached build) is not resolved again: what its pins resolve to does not move.
 cache_root="${BERTH_CACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/berth}"
 
 cached_build() {
   local name=$1 key=$2
   if [[ ${BERTH_RESOLVE_ONLY:-} == 1 ]]; then
+    resolved_stamp="$cache_root/$name/$key/resolved-on-empty-module-cache"
+    if [[ -f $resolved_stamp ]]; then
+      echo "$name $key resolved before on an empty module cache" >&2
+      exit 0
+    fi
     tmp=$(mktemp -d "${TMPDIR:-/tmp}/berth-resolve-$name.XXXXXX")
     bin="$tmp/bin"
     trap 'rm -rf "$tmp"' EXIT
@@ -50,6 +56,8 @@ reuse_cached_build() {
 
 finish_cached_build() {
   if [[ ${BERTH_RESOLVE_ONLY:-} == 1 ]]; then
+    mkdir -p "$(dirname "$resolved_stamp")"
+    touch "$resolved_stamp"
     echo "resolved" >&2
     return
   fi
