@@ -822,6 +822,21 @@ describe('GET, list, revisions, redeploy, DELETE', () => {
       ],
     });
     expect(Date.parse(figures.body.measured_at as string)).not.toBeNaN();
+    // A database restored by CloudNativePG serves from the deployment's second Cluster: its volume's size.
+    await core.createNamespacedPersistentVolumeClaim({
+      namespace: t.org.namespace,
+      body: {
+        metadata: { name: 'measured-db-2-1' },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '2Gi' } } },
+      },
+    });
+    await core.patchNamespacedPersistentVolumeClaimStatus({
+      namespace: t.org.namespace,
+      name: 'measured-db-2-1',
+      body: [{ op: 'add', path: '/status', value: { phase: 'Bound', capacity: { storage: '2Gi' } } }],
+    });
+    const restored = await t.call('GET', `/v2/deployments/${created.id}/metrics`);
+    expect(restored.body.database).toMatchObject({ disk_capacity_bytes: 2 * 1024 ** 3 });
     // Another organization's deployment is not found, as a missing one; an id that is not one is a 422.
     expect((await t.call('GET', `/v2/deployments/${created.id}/metrics`, { key: t.otherOrg.key })).status).toBe(404);
     expect((await t.call('GET', '/v2/deployments/not-an-id/metrics')).status).toBe(422);

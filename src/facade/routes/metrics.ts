@@ -125,15 +125,16 @@ async function apiReadings(metrics: MetricsSources, queries: RequestMetricQuerie
   }
 }
 
-/** The database's volume size: the claim of its StatefulSet's replica, or of its Cluster's first instance
- * (whichever engine holds it, only one exists). */
+/** The database's volume size: the claim of its StatefulSet's replica, or of the first instance of one
+ * of its two Clusters (a restore serves from the other one). Only one engine holds it; while a restore
+ * keeps the Cluster it replaced, both Clusters are of the size the deployment asks for. */
 async function databaseCapacity(
   metrics: MetricsSources,
   namespace: string,
   deploymentName: string,
 ): Promise<{ found: boolean; bytes: number | undefined }> {
   const names = childNames(deploymentName);
-  const claims = [names.postgresClaim, postgresClusterClaimName(names.postgresCluster)];
+  const claims = [names.postgresClaim, ...[names.postgresCluster, names.postgresClusterSpare].map(postgresClusterClaimName)];
   const readings = await Promise.all(
     claims.map((claim) =>
       metrics.claimCapacity(namespace, claim).then(
