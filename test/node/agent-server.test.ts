@@ -11,7 +11,7 @@
 // durable server (without Redis): runs survive their pod (a rollout, a deletion, a kill), a steady stream
 // of runs crosses a rollout with none refused, and a cron fires once per tick across two replicas and
 // their replacement; a queue worker taken away while it runs finishes its runs.
-// Cost: about 14 minutes beside the other files (the suite's longest chain; CI's table has the figure).
+// Cost: about 16 minutes beside the other files (the suite's longest chain; CI's table has the figure).
 import { execFile } from 'node:child_process';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
