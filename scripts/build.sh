@@ -10,7 +10,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-inputs=$({ bash scripts/source-hash.sh; sha256sum tsconfig.json tsconfig.build.json vite.console.config.ts package-lock.json scripts/build.sh; } | sha256sum | cut -d' ' -f1)
+sources=$(bash scripts/source-hash.sh)
+inputs=$({ echo "$sources"; sha256sum tsconfig.json tsconfig.build.json vite.console.config.ts package-lock.json scripts/build.sh; } | sha256sum | cut -d' ' -f1)
 if [[ -f dist/.build-inputs.sha256 && $(cat dist/.build-inputs.sha256) == "$inputs" ]]; then
   echo "dist/ is already built from these sources ($(cut -c1-12 dist/.source.sha256))" >&2
   exit 0
@@ -19,6 +20,6 @@ rm -rf dist
 node_modules/.bin/tsc -p tsconfig.build.json
 # The web console (src/console) as static files, dist/console, which the facade serves at /console/.
 node_modules/.bin/vite build --config vite.console.config.ts
-bash scripts/source-hash.sh > dist/.source.sha256
+echo "$sources" > dist/.source.sha256
 echo "$inputs" > dist/.build-inputs.sha256
 echo "built dist/ from src/ ($(cat dist/.source.sha256 | cut -c1-12))" >&2
