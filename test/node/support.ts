@@ -165,7 +165,9 @@ export async function waitForReadyPod(namespace: string, name: string, timeoutMs
   return eventually(
     async () => {
       const status = await podStatus(namespace, name);
-      return isReady(status) ? status : undefined;
+      if (isReady(status)) return status;
+      // Not an answer yet: what the pod was doing ends the timeout's message.
+      throw new Error(`phase ${status.phase}, containers ${JSON.stringify(status.containerStatuses?.map((c) => c.state) ?? [])}`);
     },
     timeoutMs,
     `pod ${name} Ready`,
