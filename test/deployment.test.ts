@@ -1,7 +1,7 @@
 // The Deployment controller against the real API server: revisions, workloads, status and deletion.
 // No kubelet runs, so the tests play the workload controllers' part by writing child status.
 import { X509Certificate, createPrivateKey } from 'node:crypto';
-import { AppsV1Api, CoreV1Api, CustomObjectsApi, Watch, type V1Deployment, type V1Job } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, CustomObjectsApi, Watch, type V1Deployment, type V1Job, type V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Revision, TracingProject } from '../src/api/index.ts';
 import {
@@ -244,6 +244,11 @@ async function putSecret(name: string, data: Record<string, string>): Promise<vo
   });
 }
 
+/** A revision's own Secret (its spec.secretSnapshot). */
+async function revisionSecret(name: string): Promise<V1Secret> {
+  return core.readNamespacedSecret({ namespace, name });
+}
+
 describe('a Deployment from an external image', () => {
   const name = 'shop';
   let firstRevision: Revision;
@@ -284,7 +289,11 @@ describe('a Deployment from an external image', () => {
     const container = app.spec!.template.spec!.containers[0]!;
     expect(container.image).toBe('nginx:1.27');
     expect(container.resources).toEqual({ requests: { cpu: '500m', memory: '1Gi' } });
-    expect(container.env).toContainEqual({ name: 'API_KEY', valueFrom: { secretKeyRef: { name: 'shop-secrets', key: 'API_KEY' } } });
+    // The revision's pods read its own copy of the secrets, made with it.
+    const own = `${firstRevision.metadata.name}-env`;
+    expect(firstRevision.spec.secretSnapshot).toBe(own);
+    expect(container.env).toContainEqual({ name: 'API_KEY', valueFrom: { secretKeyRef: { name: own, key: 'API_KEY' } } });
+    expect(await revisionSecret(own)).toMatchObject({ immutable: true, data: { API_KEY: Buffer.from('one').toString('base64') } });
     expect(app.spec!.template.metadata!.labels).toMatchObject({ team: 'a', 'berth.dev/revision': firstRevision.metadata.name });
     const hpa = await kubeRequest<{ spec: { minReplicas: number; maxReplicas: number } }>(kc, {
       method: 'GET',
@@ -398,9 +407,23 @@ describe('a Deployment from an external image', () => {
     );
     const revisions = await revisionsOf(name);
     expect(revisions).toHaveLength(3);
-    expect(revisions.find((r) => r.metadata.uid === after.status?.latestRevisionId)?.spec.sourceRevisionConfig.imageUri).toBe('nginx:1.28');
+    const latest = revisions.find((r) => r.metadata.uid === after.status?.latestRevisionId)!;
+    expect(latest.spec.sourceRevisionConfig.imageUri).toBe('nginx:1.28');
     await markRolledOut(name);
     await waitForDeployment(name, (d) => d.status?.activeRevisionId === after.status?.latestRevisionId, 'the secret revision active');
+    // The new value is the new revision's alone: the first revision keeps the value it was made with,
+    // and Kubernetes refuses to change it, so its pods, and a rollback to it, never see another.
+    const env = (await readAppsDeployment(name))!.spec!.template.spec!.containers[0]!.env;
+    expect(env).toContainEqual({ name: 'API_KEY', valueFrom: { secretKeyRef: { name: latest.spec.secretSnapshot, key: 'API_KEY' } } });
+    expect((await revisionSecret(latest.spec.secretSnapshot!)).data).toEqual({ API_KEY: Buffer.from('two').toString('base64') });
+    const first = await revisionSecret(firstRevision.spec.secretSnapshot!);
+    expect(first.data).toEqual({ API_KEY: Buffer.from('one').toString('base64') });
+    const changed = core.replaceNamespacedSecret({
+      namespace,
+      name: first.metadata!.name!,
+      body: { ...first, data: { API_KEY: Buffer.from('three').toString('base64') } },
+    });
+    await expect(changed).rejects.toMatchObject({ code: 422 });
   });
 
   it('re-activates the earlier Revision when the earlier config comes back, without a new one', async () => {
@@ -601,7 +624,7 @@ describe('a pre-deploy command and a smoke test', () => {
     const job = await eventually(() => readJob(revision), 30_000, 'the pre-deploy Job');
     const container = job.spec!.template.spec!.containers[0]!;
     expect(container).toMatchObject({ name: 'pre-deploy', image: 'nginx:1.27', command: ['sh', '-c', 'migrate --yes'] });
-    expect(container.env).toContainEqual({ name: 'DB_URL', valueFrom: { secretKeyRef: { name: 'migrator-secrets', key: 'DB_URL' } } });
+    expect(container.env).toContainEqual({ name: 'DB_URL', valueFrom: { secretKeyRef: { name: `${revision}-env`, key: 'DB_URL' } } });
     expect(job.metadata!.ownerReferences).toEqual([expect.objectContaining({ kind: 'Revision', name: revision, controller: true })]);
     // No pod of the revision runs before the command has.
     expect(await eventually(() => revisionPhase(revision), 30_000, 'a phase')).toMatchObject({ phase: 'DEPLOYING', reason: 'PreDeploy' });

@@ -1,6 +1,6 @@
 // Revisions against the real API server: their lifecycle as the workloads move, INTERRUPTED when a
 // newer one is chosen first, DEPLOY_FAILED when a rollout passes its deadline, and retention.
-import { AppsV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { AppsV1Api, CustomObjectsApi, type V1Secret } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Deployment, Revision } from '../src/api/index.ts';
 import { registerDeploymentControllers } from '../src/reconcilers/deployment/index.ts';
@@ -48,6 +48,16 @@ async function revisionsOf(name: string): Promise<Revision[]> {
     items: Revision[];
   };
   return list.items;
+}
+
+/** The names of the Secrets that hold the Deployment's revisions' secret values, sorted. */
+async function revisionSecretsOf(name: string): Promise<string[]> {
+  const list = await kubeRequest<{ items: { metadata: { name: string } }[] }>(kc, {
+    method: 'GET',
+    path: `/api/v1/namespaces/${namespace}/secrets`,
+    query: { labelSelector: `berth.dev/deployment=${name}` },
+  });
+  return list.items.map((secret) => secret.metadata.name).sort();
 }
 
 /** An image Deployment, and its first Revision once the controller has made it. */
@@ -176,6 +186,39 @@ describe('the revision lifecycle', () => {
       30_000,
       'the first revision pruned once no longer active',
     );
+    // Each revision's own Secret goes with it: those of the kept two stay.
+    const remaining = await revisionsOf(name);
+    expect(remaining.map((r) => r.spec.secretSnapshot)).toEqual(remaining.map((r) => `${r.metadata.name}-env`));
+    const kept = remaining.map((r) => r.spec.secretSnapshot!).sort();
+    await eventually(async () => (await revisionSecretsOf(name)).join() === kept.join(), 30_000, "the pruned revision's Secret deleted");
+  });
+});
+
+describe("a revision's own Secret", () => {
+  it('is replaced when Berth did not make it for this Deployment, as one an earlier Deployment of the name left', async () => {
+    const name = 'again';
+    const first = await createImageDeployment(name, 'again:1');
+    const secretName = first.spec.secretSnapshot!;
+    const secretPath = `/api/v1/namespaces/${namespace}/secrets/${secretName}`;
+    // Its owner gone, as the garbage collector would find it after the Deployment was deleted and made again.
+    const orphaned = await kubeRequest<V1Secret>(kc, {
+      method: 'PATCH',
+      path: secretPath,
+      contentType: 'application/merge-patch+json',
+      body: { metadata: { ownerReferences: null } },
+    });
+    await custom.deleteNamespacedCustomObject({ group, version, namespace, plural: 'revisions', name: first.metadata.name! });
+    const again = await eventually(
+      async () => (await revisionsOf(name)).find((r) => r.metadata.uid !== first.metadata.uid),
+      30_000,
+      'the revision made again',
+    );
+    expect(again.spec.secretSnapshot).toBe(secretName);
+    const replaced = await kubeRequest<V1Secret>(kc, { method: 'GET', path: secretPath });
+    expect(replaced.metadata!.uid).not.toBe(orphaned.metadata!.uid);
+    expect(replaced.metadata!.ownerReferences).toEqual([
+      expect.objectContaining({ kind: 'Deployment', uid: (await getDeployment(name)).metadata.uid }),
+    ]);
   });
 });
 

@@ -50,6 +50,11 @@ export function revisionName(deploymentName: string, digest: string): string {
   return boundedName(deploymentName, `-${digest.slice(0, 10)}`);
 }
 
+/** The immutable Secret holding a revision's secret values as they were when it was made: its pods read them there. */
+export function revisionSecretsName(revision: string): string {
+  return boundedName(revision, '-env');
+}
+
 /** The Job that runs a revision's pre-deploy command (render/pre-deploy.ts), beside its pods. */
 export function preDeployJobName(revision: string): string {
   return boundedName(revision, '-pre-deploy');

@@ -30,6 +30,14 @@ export const revisionSpecSchema = z
       .max(256)
       .optional()
       .describe('Names of the secret environment variables the revision was made with, sorted. Their values are never kept here.'),
+    secretSnapshot: z
+      .string()
+      .min(1)
+      .max(253)
+      .optional()
+      .describe(
+        "Name of the immutable Secret holding the values of the revision's secret environment variables as they were when it was made: its pods read them there, so a later change or removal of a secret never reaches them. Unset on a revision made by an earlier Berth, whose pods read the Deployment's Secrets.",
+      ),
   })
   .describe('What this revision is. Immutable: a changed config makes a new Revision.')
   .meta({

@@ -702,10 +702,8 @@ describe('an agent server deployed by the reference client', () => {
       await psql("UPDATE alembic_version SET version_num = 'f00dbeef'");
       try {
         const before = await tool.ok('GET', `/v2/deployments/${id}`);
-        // The serving revision's secret stays: its pods read the deployment's one Secret when they start.
-        const patched = await tool.ok('PATCH', `/v2/deployments/${id}`, {
-          secrets: [rolloutMark, { name: 'MIGRATION_PROBE', value: 'one' }],
-        });
+        // The new revision drops the serving one's secret: its pods read their revision's own copy.
+        const patched = await tool.ok('PATCH', `/v2/deployments/${id}`, { secrets: [{ name: 'MIGRATION_PROBE', value: 'one' }] });
         expect(patched.latest_revision_id).not.toBe(before.latest_revision_id);
         const revision = await revisionReaches(tool, id, patched.latest_revision_id, ['DEPLOY_FAILED', 'DEPLOYED', 'BUILD_FAILED'], {
           timeoutMs: 300_000,

@@ -213,16 +213,19 @@ async function containerLogs(reader: LogReader, organization: string, pods: read
   return reader.requests.run(organization, () => inTurns(works, logReadLimits.concurrentReads));
 }
 
-/** The values a log line must never show: the deployment's secrets, its database password, the build's credentials. */
+/** The values a log line must never show: the deployment's secrets and those its revisions were made
+ * with, its database password, the build's credentials. */
 async function secretValues(
   deps: FacadeDependencies,
   namespace: string,
   deployment: DeepReadonly<Deployment>,
+  revisions: readonly DeepReadonly<Revision>[],
   type: LogType,
 ): Promise<string[]> {
   const names = childNames(deployment.metadata.name ?? '');
   const sources = [
     names.secrets,
+    ...revisions.flatMap((revision) => (revision.spec.secretSnapshot ? [revision.spec.secretSnapshot] : [])),
     names.postgresCredentials,
     names.postgresTls,
     names.redisCredentials,
@@ -249,7 +252,7 @@ async function answer(
   if (filter.offset && !cursor) throw invalidField(offsetField, 'Input should be a next_offset this API returned', 'value_error');
   const [logs, secrets] = await Promise.all([
     containerLogs(reader, namespace, logPods(reader.deps, namespace, revisions, type)),
-    secretValues(reader.deps, namespace, deployment, type),
+    secretValues(reader.deps, namespace, deployment, revisions, type),
   ]);
   return logPage(logs, filter, secrets, cursor);
 }

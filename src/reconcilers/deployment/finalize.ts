@@ -15,6 +15,8 @@ import { deletesData } from './render/postgres.ts';
 import { databaseClaimName, databaseEngineOf, servingDatabaseOf } from './database.ts';
 import { releaseDatabase } from './retained-data.ts';
 import type { DeploymentWriter } from './writer.ts';
+import { deleteRevision } from './revisions/delete-revision.ts';
+import type { CachedRevision } from './revisions/revision-records.ts';
 import { optional } from '../../runtime/index.ts';
 
 export const cleanupFinalizer = 'berth.dev/cleanup';
@@ -60,7 +62,9 @@ export async function finalizeDeployment(
       // Released above; the cache may not have seen it yet.
       if (keepsData && informer === informers.secrets && object.metadata.name === names.postgresCredentials) continue;
       remaining += 1;
-      if (!object.metadata.deletionTimestamp) await writer.delete(informer.resource, owner.namespace, object.metadata.name!);
+      if (object.metadata.deletionTimestamp) continue;
+      if (informer === informers.revisions) await deleteRevision(writer, object as CachedRevision);
+      else await writer.delete(informer.resource, owner.namespace, object.metadata.name!);
     }
   }
   remaining += await deleteBuildsApart(deps, owner);

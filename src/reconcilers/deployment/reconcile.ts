@@ -10,9 +10,10 @@
 // its status (AWAITING_DELETE) the same way, before its deletes.
 import { randomBytes } from 'node:crypto';
 import { adoptDatabase, isRetainedPassword } from './retained-data.ts';
-import { deploymentKind, organizationShards, revisionKind, type Deployment } from '../../api/index.ts';
+import { deploymentKind, organizationShards, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult, optional } from '../../runtime/index.ts';
 import { chooseRevisions, type Halt } from './revisions/choose-revisions.ts';
+import { deleteRevision } from './revisions/delete-revision.ts';
 import { upToDate, withAppliedHash } from '../../runtime/applied-hash.ts';
 import { awaitsCleanup, cleanupFinalizer, deletingStatus, finalizeDeployment } from './finalize.ts';
 import { childKinds } from './informers.ts';
@@ -257,11 +258,11 @@ async function releaseClusterService(pass: Pass, owner: OwnerDeployment): Promis
   if (ownedByCluster && !service?.metadata?.deletionTimestamp) await pass.writer.delete(childKinds.service, owner.namespace, name);
 }
 
-/** Old revisions beyond the retention count go, with their build Jobs; never one in `keep`. Answers their names. */
+/** Old revisions beyond the retention count go, with their Secrets and build Jobs; never one in `keep`. Answers their names. */
 async function pruneRevisions(pass: Pass, owner: OwnerDeployment, all: RevisionRecord[], keep: string[]): Promise<Set<string>> {
   const pruned = revisionsToPrune(all, pass.options.revisionRetention, new Set(keep));
   for (const revision of pruned) {
-    await pass.writer.delete(revisionKind, owner.namespace, revision.name);
+    await deleteRevision(pass.writer, revision.object);
     const job = buildJobLocation(pass.options.buildNamespace, { ...owner, name: revision.name, uid: revision.object.metadata.uid ?? '' });
     if (pass.informers.jobs.get(job.namespace, job.name)) await pass.writer.delete(childKinds.job, job.namespace, job.name);
   }

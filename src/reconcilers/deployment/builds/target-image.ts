@@ -16,7 +16,7 @@ import type { ServingRevision } from '../render/application.ts';
 import { builtImage, renderBuildJob, renderBuildSecret, type BuildImages, type BuildSources } from '../render/build-job.ts';
 import { buildKey, buildKeyAnnotation, reusableBuild } from './build-reuse.ts';
 import type { OwnerDeployment } from '../render/common.ts';
-import { imageOf, type RevisionRecord } from '../revisions/revision-records.ts';
+import { imageOf, servingOf, type RevisionRecord } from '../revisions/revision-records.ts';
 import { optional } from '../../../runtime/index.ts';
 import { backingUpReason, backupGatePasses, type BackupGate } from './backup-gate.ts';
 import { backupBeforeRevision } from './backup-before-revision.ts';
@@ -68,7 +68,7 @@ export async function targetImage(
   // A revision that serves already needs no pre-deploy command (one added later runs for the next).
   const command = target.name === previousActive?.name ? undefined : deployment.spec.sourceConfig?.preDeployCommand;
   if (!image || !command) return { ...done, serving: servingRevision(target, image, previousActive) };
-  const preDeploy = await ensurePreDeploy(pass, deployment, owner, target, { name: target.name, image }, command);
+  const preDeploy = await ensurePreDeploy(pass, deployment, owner, target, servingOf(target, image), command);
   const ready = preDeploy.state === 'succeeded' ? image : undefined;
   return { ...done, preDeploy, serving: servingRevision(target, ready, previousActive) };
 }
@@ -302,9 +302,9 @@ function servingRevision(
   targetImage: string | undefined,
   previousActive: RevisionRecord | undefined,
 ): ServingRevision | undefined {
-  if (targetImage) return { name: target.name, image: targetImage };
+  if (targetImage) return servingOf(target, targetImage);
   const activeImage = previousActive ? imageOf(previousActive.object) : undefined;
-  return previousActive && activeImage ? { name: previousActive.name, image: activeImage } : undefined;
+  return previousActive && activeImage ? servingOf(previousActive, activeImage) : undefined;
 }
 
 /** Hides the code host token in what a build said (its failed step's last log lines). */

@@ -36,6 +36,9 @@ import { asContainers, asEnv, asVolumeMounts, asVolumes, type DeploymentSpecInpu
 export interface ServingRevision {
   name: string;
   image: string;
+  /** The revision's own Secret and the secret environment variables it holds (Revision spec.secretSnapshot);
+   * unset for a revision an earlier Berth made, whose pods read the Deployment's Secrets. */
+  secrets?: { snapshot: string; names: readonly string[] };
 }
 
 export interface WorkloadInput {
@@ -142,8 +145,11 @@ export function clusterUrl(service: DeepReadonly<V1Service> | undefined): string
   return `http://${ip.includes(':') ? `[${ip}]` : ip}`;
 }
 
-/** Where the secrets live: an explicit secretKeyRef, or key `<name>` of the `<deployment>-secrets` Secret. */
-function secretEnv(owner: OwnerDeployment, spec: DeploymentSpecInput): V1EnvVar[] {
+/** Where the secrets live: the revision's own Secret; for a revision an earlier Berth made, an explicit
+ * secretKeyRef, or key `<name>` of the `<deployment>-secrets` Secret. */
+function secretEnv(owner: OwnerDeployment, spec: DeploymentSpecInput, serving: ServingRevision): V1EnvVar[] {
+  const own = serving.secrets;
+  if (own) return own.names.map((name) => ({ name, valueFrom: { secretKeyRef: { name: own.snapshot, key: name } } }));
   const facadeSecret = childNames(owner.name).secrets;
   return (spec.secrets ?? []).map((entry) => ({
     name: entry.name,
@@ -279,7 +285,7 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
     ...(server ? durableServerEnv(server, role) : []),
     ...(drain?.env ?? []),
     ...backingEnv(owner, input.backing),
-    ...withoutTenantLicense(secretEnv(owner, spec), licensed),
+    ...withoutTenantLicense(secretEnv(owner, spec, serving), licensed),
     ...(input.agentServerLicense ? [agentServerLicenseEnv(input.agentServerLicense)] : []),
   ];
   const pull = pullEveryStart(input.credentialedRegistry);

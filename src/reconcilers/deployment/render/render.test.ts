@@ -27,7 +27,7 @@ import { networkReadyContainer } from './network-ready.ts';
 import { routeServiceNames } from '../../../api/child-names.ts';
 import { postgresDnsNames, renderPostgres, renderPostgresService, renderPostgresTlsSecret } from './postgres.ts';
 import { renderRedis } from './redis.ts';
-import { renderRevision } from './revision.ts';
+import { renderRevision, renderRevisionSecrets } from './revision.ts';
 import type { DeploymentSpecInput } from './spec.ts';
 import { renderTracingProject } from './tracing-project.ts';
 
@@ -197,6 +197,16 @@ describe('renderApplication', () => {
         { name: 'DB_PASS', valueFrom: { secretKeyRef: { name: 'vault', key: 'db' } } },
       ]),
     );
+  });
+
+  it("reads a revision's secrets from its own Secret, whatever the spec names now", () => {
+    const snapshot = { snapshot: 'shop-abcdef0123-env', names: ['API_KEY', 'OLD_KEY'] };
+    const own = renderApplication({ ...input(), serving: { ...input().serving, secrets: snapshot } });
+    const env = own.spec!.template.spec!.containers[0]!.env!;
+    expect(env.filter((e) => e.valueFrom?.secretKeyRef && !e.name.endsWith('_PASSWORD'))).toEqual([
+      { name: 'API_KEY', valueFrom: { secretKeyRef: { name: 'shop-abcdef0123-env', key: 'API_KEY' } } },
+      { name: 'OLD_KEY', valueFrom: { secretKeyRef: { name: 'shop-abcdef0123-env', key: 'OLD_KEY' } } },
+    ]);
   });
 
   it('carries the pod settings of resourceSpec', () => {
@@ -726,6 +736,34 @@ describe('renderRevision and renderTracingProject', () => {
       ownerReferences: [ownerRef],
     });
     expect(revision.spec).toEqual({ deploymentName: 'shop', source: 'codehost', sourceRevisionConfig: { repoRef: 'main' }, digest });
+  });
+
+  it("keeps the revision's secret values in an immutable Secret of its own, which the revision names", () => {
+    const secret = renderRevisionSecrets(owner, digest, { API_KEY: 'b25l' });
+    expect(secret).toEqual({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: {
+        name: 'shop-ffffffffff-env',
+        namespace: 'team-a',
+        // No berth.dev/secret label: no cache of Berth's holds it.
+        labels: { 'berth.dev/deployment': 'shop', 'berth.dev/revision-digest': 'f'.repeat(63) },
+        ownerReferences: [ownerRef],
+      },
+      type: 'Opaque',
+      immutable: true,
+      data: { API_KEY: 'b25l' },
+    });
+    const revision = renderRevision({
+      owner,
+      generation: 1,
+      source: 'external_docker',
+      sourceRevisionConfig: { imageUri: 'shop:1' },
+      digest,
+      secretNames: ['API_KEY'],
+      secretSnapshot: secret.metadata!.name!,
+    });
+    expect(revision.spec).toMatchObject({ secretNames: ['API_KEY'], secretSnapshot: 'shop-ffffffffff-env' });
   });
 
   it('records the commit when the ref is one', () => {

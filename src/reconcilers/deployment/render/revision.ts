@@ -1,6 +1,8 @@
-// A Revision: the immutable snapshot of a Deployment's revision config, named and labelled by its digest.
+// A Revision: the immutable snapshot of a Deployment's revision config, named and labelled by its digest,
+// and the immutable Secret that holds its secret values.
+import type { V1Secret } from '@kubernetes/client-node';
 import { apiVersion, labels } from '../../../api/group.ts';
-import { deploymentLabelValue, revisionName } from '../../../api/child-names.ts';
+import { deploymentLabelValue, revisionName, revisionSecretsName } from '../../../api/child-names.ts';
 import type { Revision, RevisionSpec, SourceRevisionConfig } from '../../../api/index.ts';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import { type OwnerDeployment, ownerReference } from './common.ts';
@@ -17,6 +19,8 @@ export interface RevisionInput {
   trackedPackages?: readonly string[];
   /** The names of the Deployment's secrets when the revision is made (never their values). */
   secretNames?: readonly string[];
+  /** The Secret renderRevisionSecrets made for it, which its pods read. */
+  secretSnapshot?: string;
 }
 
 /** A ref that is already a full commit id is the commit; a branch or tag is resolved by the build. */
@@ -50,6 +54,29 @@ export function renderRevision(input: RevisionInput): Revision {
       digest: input.digest,
       ...(input.trackedPackages?.length ? { trackedPackages: [...input.trackedPackages] } : {}),
       ...(input.secretNames?.length ? { secretNames: [...input.secretNames].sort() } : {}),
+      ...(input.secretSnapshot ? { secretSnapshot: input.secretSnapshot } : {}),
     },
+  };
+}
+
+/**
+ * The values of a revision's secrets (environment variable to base64 value) as they are when it is made,
+ * in an immutable Secret its pods read: a later change to the Deployment's Secrets makes a new revision
+ * and never reaches this one's pods. Owned by the Deployment, made before the Revision (which names it),
+ * deleted when the Revision is pruned. Without the `berth.dev/secret` label: no cache holds it.
+ */
+export function renderRevisionSecrets(owner: OwnerDeployment, digest: string, values: Readonly<Record<string, string>>): V1Secret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: revisionSecretsName(revisionName(owner.name, digest)),
+      namespace: owner.namespace,
+      labels: { [labels.deployment]: deploymentLabelValue(owner.name), [labels.revisionDigest]: digest.slice(0, 63) },
+      ownerReferences: [ownerReference(owner)],
+    },
+    type: 'Opaque',
+    immutable: true,
+    data: { ...values },
   };
 }

@@ -28,6 +28,7 @@ import {
   awaitedProblem,
   facadeSecretGraceMs,
   fingerprintSecrets,
+  secretValuesOf,
   resolveIntegration,
   secretReferences,
   sourceConfigSecretReferences,
@@ -36,6 +37,7 @@ import { type Pass } from '../pass.ts';
 import type { Problem } from '../problem.ts';
 import type { OwnerDeployment } from '../render/common.ts';
 import { renderRevision } from '../render/revision.ts';
+import { writeRevisionSecrets } from './revision-secrets.ts';
 import { summarize, type RevisionHistory, type RevisionRecord } from './revision-records.ts';
 import { chooseTarget, findByDigest } from './revisions.ts';
 import { trackedBranch } from './source-head.ts';
@@ -108,18 +110,18 @@ export async function chooseRevisions(
       nameClaimants(owner.namespace, owner.name, (key) => informers.deployments.byIndex(nameStemIndex, key)),
     ) ?? (await hostClaimProblem(pass, deployment));
   if (refused) return { problem: refused, known, requeueAfterMs: hostRecheckMs };
-  const secrets = fingerprintSecrets(owner.namespace, secretReferences(owner.name, spec.secrets), (ns, name) =>
-    informers.secrets.get(ns, name),
-  );
+  const secretLookup = (ns: string, name: string) => informers.secrets.get(ns, name);
+  const references = secretReferences(owner.name, spec.secrets);
+  const secrets = fingerprintSecrets(owner.namespace, references, secretLookup);
   if ('problem' in secrets) {
     const problem = awaitedProblem(secrets, owner.name, createdAtOf(deployment), options.now());
     // The Secret's arrival enqueues the Deployment; this re-check turns the wait into Stalled if it never comes.
     return { problem, known, ...(problem.awaited ? { requeueAfterMs: facadeSecretGraceMs } : {}) };
   }
+  // Read in the same turn as the fingerprints: what a new revision keeps is what its digest was made of.
+  const values = secretValuesOf(owner.namespace, references, secretLookup);
   // Read by the pods as they start (a database's URI) or by Berth as it sends (the signing key): a change makes no revision.
-  const external = fingerprintSecrets(owner.namespace, sourceConfigSecretReferences(spec.sourceConfig), (ns, name) =>
-    informers.secrets.get(ns, name),
-  );
+  const external = fingerprintSecrets(owner.namespace, sourceConfigSecretReferences(spec.sourceConfig), secretLookup);
   if ('problem' in external) return { problem: external.problem, known };
   const integration = resolveIntegration(spec.source, spec.sourceConfig?.integrationId, informers.integrations.list(owner.namespace));
   if ('problem' in integration) return { problem: integration.problem, known };
@@ -137,7 +139,8 @@ export async function chooseRevisions(
   const token = integrationToken(pass, owner.namespace, integration);
   const tracked = await trackedCommit(pass, deployment, token, previousLatest);
   const revisionConfig = tracked ? { ...spec.sourceRevisionConfig, repoCommitSha: tracked } : spec.sourceRevisionConfig;
-  const latest = await latestRevision(pass, deployment, owner, revisionDigest(revisionConfig, secrets.fingerprints), revisions, tracked);
+  const digest = revisionDigest(revisionConfig, secrets.fingerprints);
+  const latest = await latestRevision(pass, deployment, owner, { digest, values }, revisions, tracked);
   if (!('uid' in latest)) return { problem: latest, known };
   const all = revisions.some((r) => r.name === latest.name) ? revisions : [...revisions, latest];
   const choice = chooseTarget(all, latest, spec.revisionName);
@@ -207,17 +210,29 @@ async function trackedCommit(
   }
 }
 
-/** The Revision for this digest: from the cache, or created (AlreadyExists means someone made it first). */
+/** What the Deployment's spec and Secrets make a revision of now: its digest and its secrets' values. */
+interface RevisionMaking {
+  digest: string;
+  /** Each secret environment variable's value (base64), read from the cache with the digest's fingerprints. */
+  values: Record<string, string>;
+}
+
+/**
+ * The Revision for this digest: from the cache, or created (AlreadyExists means someone made it first),
+ * after the Secret with its values that it names, so that no Revision names a Secret that is not there.
+ */
 async function latestRevision(
   pass: Pass,
   deployment: DeepReadonly<Deployment>,
   owner: OwnerDeployment,
-  digest: string,
+  { digest, values }: RevisionMaking,
   revisions: RevisionRecord[],
   repoCommitSha: string | undefined,
 ): Promise<RevisionRecord | Problem> {
   const cached = findByDigest(revisions, digest);
   if (cached) return cached;
+  const snapshot = await writeRevisionSecrets(pass, owner, digest, values);
+  if (!('name' in snapshot)) return snapshot;
   const manifest = renderRevision({
     owner,
     generation: deployment.metadata.generation ?? 0,
@@ -227,6 +242,7 @@ async function latestRevision(
     ...optional('repoCommitSha', repoCommitSha),
     ...optional('trackedPackages', deployment.spec.trackedPackages),
     secretNames: (deployment.spec.secrets ?? []).map((secret) => secret.name),
+    secretSnapshot: snapshot.name,
   });
   const { object, created } = await pass.writer.createOrGet(manifest);
   if (object.spec?.digest !== digest) {

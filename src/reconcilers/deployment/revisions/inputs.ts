@@ -107,6 +107,18 @@ export function fingerprintSecrets(
   return { fingerprints };
 }
 
+/**
+ * Each secret environment variable's value (base64, as stored), read with the fingerprints: what a new revision's
+ * own Secret holds (render/revision.ts). Called once fingerprintSecrets found every key.
+ */
+export function secretValuesOf(
+  namespace: string,
+  references: readonly SecretReference[],
+  secrets: Lookup<V1Secret>,
+): Record<string, string> {
+  return Object.fromEntries(references.map((ref) => [ref.entry, secrets(namespace, ref.secretName)?.data?.[ref.key] ?? '']));
+}
+
 export type IntegrationResolution = { integration?: DeepReadonly<CodeHostIntegration> } | { problem: Problem };
 
 /** A codehost Deployment names its integration by id, which is the CodeHostIntegration's metadata.uid. */

@@ -3,6 +3,7 @@
 import { isBuiltSource, labels, type Deployment, type Revision } from '../../../api/index.ts';
 import type { DeepReadonly } from '../../../runtime/index.ts';
 import type { DeploymentInformers } from '../informers.ts';
+import type { ServingRevision } from '../render/application.ts';
 import type { OwnerDeployment } from '../render/common.ts';
 import type { RevisionSummary } from './revisions.ts';
 
@@ -27,6 +28,12 @@ export function summarize(revision: CachedRevision): RevisionRecord {
     creationTimestamp: String(revision.metadata.creationTimestamp ?? ''),
     object: revision,
   };
+}
+
+/** What a revision's pods run: this image, and the revision's own Secret when it has one. */
+export function servingOf(revision: RevisionRecord, image: string): ServingRevision {
+  const { secretSnapshot, secretNames } = revision.object.spec;
+  return { name: revision.name, image, ...(secretSnapshot ? { secrets: { snapshot: secretSnapshot, names: secretNames ?? [] } } : {}) };
 }
 
 /** The image a revision runs: recorded once built, or named by its config for image sources. */

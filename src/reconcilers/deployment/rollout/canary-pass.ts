@@ -22,7 +22,7 @@ import { revisionPodsSay } from './pods.ts';
 import type { ServingRevision } from '../render/application.ts';
 import type { OwnerDeployment } from '../render/common.ts';
 import type { CanaryWorkload } from '../render/workloads.ts';
-import { imageOf, type RevisionRecord } from '../revisions/revision-records.ts';
+import { imageOf, servingOf, type RevisionRecord } from '../revisions/revision-records.ts';
 import { scaleToZeroOf } from './scale-to-zero.ts';
 import type { TargetImage } from '../builds/target-image.ts';
 import { optional } from '../../../runtime/index.ts';
@@ -93,7 +93,7 @@ export async function canaryPlan(
   const sizingWeight = decision.weight || settings.steps[0]!;
   return {
     decision,
-    serving: decision.promoting ? targetServing : { name: previousActive.name, image: stableImage },
+    serving: decision.promoting ? targetServing : servingOf(previousActive, stableImage),
     ...(decision.weight === undefined
       ? {}
       : { canary: { serving: targetServing, weight: decision.weight, replicas: canaryReplicas(stableReplicas, sizingWeight) } }),
