@@ -705,6 +705,30 @@ describe('a spec that cannot be served', () => {
     expect(JSON.stringify(await revisionsOf(name))).not.toContain('s3cr3t-value');
   });
 
+  it("stalls, with the API server's words and no Revision, when the revision's secret values do not fit one Secret", async () => {
+    const name = 'too-much';
+    // Two shared Secrets of 600 KB each: each fits, a revision's own copy of both (1.2 MB) does not.
+    const big = 'x'.repeat(600_000);
+    await putSecret('bulk-a', { value: big });
+    await putSecret('bulk-b', { value: big });
+    await createDeployment(name, {
+      source: 'external_docker',
+      sourceRevisionConfig: { imageUri: 'nginx:1.27' },
+      secrets: [
+        { name: 'BULK_A', valueFrom: { secretKeyRef: { name: 'bulk-a', key: 'value' } } },
+        { name: 'BULK_B', valueFrom: { secretKeyRef: { name: 'bulk-b', key: 'value' } } },
+      ],
+    });
+    const stalled = await waitForDeployment(name, (d) => condition(d, 'Stalled')?.status === 'True', 'Stalled');
+    expect(condition(stalled, 'Stalled')).toMatchObject({ reason: 'RevisionSecretsRefused' });
+    expect(condition(stalled, 'Stalled')?.message).toMatch(/too-much-[0-9a-f]{10}-env/);
+    expect(condition(stalled, 'Stalled')?.message).not.toContain(big.slice(0, 64));
+    expect(await revisionsOf(name)).toHaveLength(0);
+    // Smaller, the values fit: the revision is made.
+    await putSecret('bulk-b', { value: 'small' });
+    await waitForDeployment(name, (d) => d.status?.latestRevisionId !== undefined, 'a revision once the values fit');
+  });
+
   it('waits (Reconciling, not Stalled) for the <deployment>-secrets Secret the HTTP API writes right after it', async () => {
     const name = 'fresh';
     await createDeployment(name, {
