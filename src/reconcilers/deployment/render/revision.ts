@@ -28,6 +28,11 @@ export function commitShaOf(repoRef: unknown): string | undefined {
   return typeof repoRef === 'string' && /^[0-9a-f]{40}$/.test(repoRef) ? repoRef : undefined;
 }
 
+/** A revision's digest as its labels hold it: cut to the 63 characters a label value may hold. */
+export function digestLabelValue(digest: string): string {
+  return digest.slice(0, 63);
+}
+
 export function renderRevision(input: RevisionInput): Revision {
   const { owner } = input;
   const sha = input.repoCommitSha ?? commitShaOf(input.sourceRevisionConfig.repoRef);
@@ -39,7 +44,7 @@ export function renderRevision(input: RevisionInput): Revision {
       namespace: owner.namespace,
       labels: {
         [labels.deployment]: deploymentLabelValue(owner.name),
-        [labels.revisionDigest]: input.digest.slice(0, 63),
+        [labels.revisionDigest]: digestLabelValue(input.digest),
         [labels.deploymentGeneration]: String(input.generation),
       },
       ownerReferences: [ownerReference(owner)],
@@ -72,7 +77,7 @@ export function renderRevisionSecrets(owner: OwnerDeployment, digest: string, va
     metadata: {
       name: revisionSecretsName(revisionName(owner.name, digest)),
       namespace: owner.namespace,
-      labels: { [labels.deployment]: deploymentLabelValue(owner.name), [labels.revisionDigest]: digest.slice(0, 63) },
+      labels: { [labels.deployment]: deploymentLabelValue(owner.name), [labels.revisionDigest]: digestLabelValue(digest) },
       ownerReferences: [ownerReference(owner)],
     },
     type: 'Opaque',

@@ -9,7 +9,7 @@ import { childKinds } from '../informers.ts';
 import type { Pass } from '../pass.ts';
 import type { Problem } from '../problem.ts';
 import type { OwnerDeployment } from '../render/common.ts';
-import { renderRevisionSecrets } from '../render/revision.ts';
+import { digestLabelValue, renderRevisionSecrets } from '../render/revision.ts';
 
 /** Writes the revision's Secret, or finds it written; answers its name. */
 export async function writeRevisionSecrets(
@@ -35,7 +35,7 @@ export async function writeRevisionSecrets(
 }
 
 function forDigest(secret: DeepReadonly<V1Secret>, digest: string): boolean {
-  return secret.metadata?.labels?.[labels.revisionDigest] === digest.slice(0, 63);
+  return secret.metadata?.labels?.[labels.revisionDigest] === digestLabelValue(digest);
 }
 
 function ownedBy(secret: DeepReadonly<V1Secret>, owner: OwnerDeployment): boolean {
