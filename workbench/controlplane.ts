@@ -12,7 +12,7 @@ import { Agent, request } from 'node:https';
 import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import { cachedBuild } from './cache-dir.ts';
-import { clusterCidr, nodeIp, serviceCidr } from './node/network.ts';
+import { clusterCidr, nodeIp, nodePodCidrMaskSize, serviceCidr } from './node/network.ts';
 import { frontProxyClientName, generatePki, type Pki } from './pki.ts';
 import { startSupervised, type SupervisedProcess } from './supervised-process.ts';
 import { eventually, GiveUp } from './support/poll.ts';
@@ -317,7 +317,7 @@ function nodeControllerManagerFlags(): string[] {
     '--controllers=*',
     '--allocate-node-cidrs',
     `--cluster-cidr=${clusterCidr}`,
-    '--node-cidr-mask-size=24',
+    `--node-cidr-mask-size=${nodePodCidrMaskSize}`,
     `--service-cluster-ip-range=${serviceCidr}`,
     '--enable-hostpath-provisioner',
     '--use-service-account-credentials',

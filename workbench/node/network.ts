@@ -12,8 +12,10 @@ export const dnsServiceIp = '10.96.0.10';
 export const activatorScalerServiceIp = '10.96.0.11';
 export const clusterDomain = 'cluster.local';
 export const clusterCidr = '10.244.0.0/16';
-/** The node's share of the cluster range: the first /24, the one the controller-manager gives the only node. */
-export const podCidr = '10.244.0.0/24';
+/** The size of the node's share of the cluster range, which the controller-manager gives it: 4,094
+ * addresses. host-local hands them out in turn, so within a run no address a pod freed is given to a
+ * new pod, which would otherwise inherit the old pod's rules until kube-router next programs them. */
+export const nodePodCidrMaskSize = 20;
 export const bridgeName = 'berth-cni0';
 export const cniNetworkName = 'berth';
 const registryPort = 5000;

@@ -36,7 +36,6 @@ import {
   gatewayHttpsAddress,
   nodeIp,
   nodeName,
-  podCidr,
   pushRegistryAddresses,
   registryAddress,
 } from './network.ts';
@@ -220,6 +219,7 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
       `--node-ip=${nodeIp}`,
       '--v=1',
     ]);
+    await writeCniConfig(context);
     supervise('kube-scheduler', join(kube, 'kube-scheduler'), [
       `--kubeconfig=${join(dirs.root, 'scheduler.kubeconfig')}`,
       '--leader-elect=false',
@@ -276,7 +276,6 @@ function writeNodeFiles(dirs: NodeDirs, controlPlane: NodeOptions['controlPlane'
   // Docker Hub names resolve to the node's registry first (the agent server's base image, built here).
   mkdirSync(join(dirs.certsDir, 'docker.io'), { recursive: true });
   writeFileSync(join(dirs.certsDir, 'docker.io', 'hosts.toml'), registryHostsToml(registryAddress, 'https://registry-1.docker.io'));
-  writeFileSync(join(dirs.cniConfDir, '10-berth.conflist'), cniConfig(dirs, podCidr));
   writeFileSync(join(dirs.root, 'kubelet.yaml'), kubeletConfig(dirs, controlPlane.pkiDir));
   writeFileSync(join(dirs.root, 'registry.yaml'), registryConfig(dirs));
   writeFileSync(join(dirs.root, 'registry-reader.yaml'), registryReaderConfig(dirs));
@@ -412,12 +411,25 @@ async function nodeReady(kc: KubeConfig): Promise<boolean> {
   return found?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
 
-/** Whether the Node has its pod CIDR, which kube-router's default deny needs at start. */
-export async function nodeHasPodCidr(kc: KubeConfig): Promise<boolean> {
+/** The pod CIDR the controller-manager gave the Node, once it has. */
+async function nodePodCidr(kc: KubeConfig): Promise<string | undefined> {
   const found = await kubeRequest<{ spec?: { podCIDR?: string } }>(kc, { method: 'GET', path: `/api/v1/nodes/${nodeName}` }).catch(
     () => undefined,
   );
-  return Boolean(found?.spec?.podCIDR);
+  return found?.spec?.podCIDR;
+}
+
+/** Whether the Node has its pod CIDR, which kube-router's default deny needs at start. */
+export async function nodeHasPodCidr(kc: KubeConfig): Promise<boolean> {
+  return Boolean(await nodePodCidr(kc));
+}
+
+/** The bridge's configuration, from the range the Node was given once the kubelet registered it (a dev
+ * cluster registered before a change of range keeps its own); containerd reads it when it appears, and
+ * until then the node is not Ready. */
+async function writeCniConfig({ kc, dirs, waitFor }: NodeContext): Promise<void> {
+  await waitFor(() => nodeHasPodCidr(kc), `node ${nodeName}'s pod CIDR (see ${dirs.logs}/kubelet.log)`);
+  writeFileSync(join(dirs.cniConfDir, '10-berth.conflist'), cniConfig(dirs, (await nodePodCidr(kc))!));
 }
 
 async function clusterDnsAnswers(): Promise<boolean> {
