@@ -162,16 +162,38 @@ export async function waitingReason(namespace: string, name: string, reasons: st
 }
 
 export async function waitForReadyPod(namespace: string, name: string, timeoutMs = 60_000): Promise<PodStatus> {
-  return eventually(
-    async () => {
-      const status = await podStatus(namespace, name);
-      if (isReady(status)) return status;
-      // Not an answer yet: what the pod was doing ends the timeout's message.
-      throw new Error(`phase ${status.phase}, containers ${JSON.stringify(status.containerStatuses?.map((c) => c.state) ?? [])}`);
-    },
-    timeoutMs,
-    `pod ${name} Ready`,
-  );
+  try {
+    return await eventually(
+      async () => {
+        const status = await podStatus(namespace, name);
+        if (isReady(status)) return status;
+        // Not an answer yet: what the pod was doing ends the timeout's message.
+        const states = JSON.stringify(status.containerStatuses?.map((c) => c.state) ?? []);
+        throw new Error(`phase ${status.phase}, address ${status.podIP ?? 'none'}, containers ${states}`);
+      },
+      timeoutMs,
+      `pod ${name} Ready`,
+    );
+  } catch (error) {
+    // Why its probes failed, as the kubelet says: refused, or no answer at all.
+    throw new Error(`${(error as Error).message}\nits warnings:\n${await podWarnings(namespace, name)}`, { cause: error });
+  }
+}
+
+/** The pod's Warning events, a line each. */
+async function podWarnings(namespace: string, name: string): Promise<string> {
+  const selector = `involvedObject.kind=Pod,involvedObject.name=${name},type=Warning`;
+  const { stdout, stderr } = await kubectl([
+    'get',
+    'events',
+    '-n',
+    namespace,
+    '--field-selector',
+    selector,
+    '-o',
+    'custom-columns=COUNT:.count,REASON:.reason,MESSAGE:.message',
+  ]);
+  return stdout || stderr;
 }
 
 /** A Gateway of the node's, its own or one of its shards (src/api/gateway-shards.ts), as stored. */
