@@ -24,7 +24,22 @@ afterAll(async () => {
   if (namespacesOfThisFile.size === 0) return;
   const core = testKubeConfig().makeApiClient(CoreV1Api);
   await Promise.all([...namespacesOfThisFile].map((name) => core.deleteNamespace({ name }).catch(() => {})));
+  await Promise.all([...namespacesOfThisFile].map(releaseBerthFinalizers));
 });
+
+/** The kinds whose objects carry a finalizer of Berth's (finalize.ts, database-restore). */
+const finalizedKinds = 'deployments.berth.dev,databaserestores.berth.dev';
+
+/**
+ * Takes Berth's finalizers off the namespace's objects: the Berth that would honour them stopped with
+ * its file, so the namespace would stay Terminating for good, and the controller-manager would list
+ * every kind in it again and again for the rest of the run.
+ */
+async function releaseBerthFinalizers(namespace: string): Promise<void> {
+  const listed = await kubectl(['get', finalizedKinds, '-n', namespace, '-o', 'name']);
+  for (const object of listed.stdout.split('\n').filter(Boolean))
+    await kubectl(['patch', '-n', namespace, object, '--type=merge', '-p', '{"metadata":{"finalizers":null}}']);
+}
 
 export async function useNamespace(prefix = 'test', labels: Record<string, string> = {}): Promise<string> {
   const name = `${prefix}-${randomBytes(4).toString('hex')}`;
