@@ -94,6 +94,9 @@ beforeAll(async () => {
       github.url,
       '--source-poll-seconds',
       '2',
+      // Previews of alice's repositories may clone their deployment's database.
+      '--organization-policy',
+      JSON.stringify({ previewDatabaseClone: [`${new URL(github.url).host}/alice/*`] }),
       // Agent servers on a durable image: their status says whether their database admits them.
       '--agent-server-image',
       `registry.test:5000/berth/agent-server@sha256:${'0'.repeat(64)}`,
@@ -234,6 +237,46 @@ describe('preview deployments per pull request', () => {
     await untilIdle(berth, deployments);
     expect(Object.fromEntries(apiWrites(await metricsOf(berth)))).toEqual({});
     expect(await previewNames()).toEqual(previews);
+  });
+
+  it("clones a deployment's database into its previews only where the policy lists the repository, and never for a fork", async () => {
+    const cloned = { previews: { database: 'clone' } };
+    // Another owner's repository: refused at the API, and nothing made.
+    const refused = await api.call('POST', '/v2/deployments', {
+      name: 'cart',
+      source: 'codehost',
+      source_config: { integration_id: integrationId, repo_url: `${github.url}/bob/cart`, ...cloned },
+      source_revision_config: { repo_ref: 'main' },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.detail[0]).toMatchObject({ loc: ['body', 'source_config', 'previews', 'database'] });
+    expect(refused.body.detail[0].msg).toContain(`lets no preview of ${new URL(github.url).host}/bob/cart clone`);
+    expect((await kubectl(['get', 'deployments.berth.dev', 'cart', '-n', namespace])).code).not.toBe(0);
+    // Alice's: taken. The previews made before keep the database they have; a new one would clone it,
+    // which this installation cannot (no CloudNativePG): it says so rather than begin empty.
+    const id = ((await api.ok('GET', '/v2/deployments?name=shop')).resources as { id: string }[])[0]!.id;
+    await api.ok('PATCH', `/v2/deployments/${id}`, { source_config: { previews: { database: 'clone', max_concurrent: 5 } } });
+    const own = github.openPullRequest(repositoryId, { headSha: 'f'.repeat(40), headRef: 'clone-me' });
+    const fork = github.openPullRequest(repositoryId, {
+      headSha: '9'.repeat(40),
+      headRef: 'fork',
+      fromFork: true,
+      labels: ['ok-to-preview'],
+    });
+    const stalledReason = async (name: string) => {
+      const preview = await kubectlJson<Deployment>(['get', 'deployments.berth.dev', name, '-n', namespace]);
+      const stalled = preview.status?.conditions?.find((c) => c.type === 'Stalled' && c.status === 'True');
+      return stalled && `${stalled.reason}: ${stalled.message}`;
+    };
+    const reason = await eventually(async () => stalledReason(`shop-pr-${own}`), 30_000, 'the cloning preview stalled');
+    expect(reason).toContain('PreviewCloneUnavailable: Deployment shop asks previews.database clone, but its database is not backed up');
+    // A fork's request gets an empty database: its preview goes on, as do the previews made before.
+    await eventually(
+      async () => (await kubectl(['get', 'statefulset', `shop-pr-${fork}-postgres`, '-n', namespace])).code === 0,
+      30_000,
+      "the fork's preview's empty database",
+    );
+    for (const name of [`shop-pr-${fork}`, 'shop-pr-2']) expect(await stalledReason(name)).toBeUndefined();
   });
 
   it('removes every preview when the deployment asks for none', async () => {

@@ -7,7 +7,7 @@ import { observedGenerationSchema, type KindObject } from './common.ts';
 import { deploymentLabelValue } from './child-names.ts';
 import { apiVersion, labels, type KindDescriptor } from './group.ts';
 
-export const databaseBackupReasons = ['manual', 'scheduled', 'before-revision', 'before-restore'] as const;
+export const databaseBackupReasons = ['manual', 'scheduled', 'before-revision', 'before-restore', 'before-preview'] as const;
 export type DatabaseBackupReason = (typeof databaseBackupReasons)[number];
 
 export const databaseBackupSpecSchema = z
@@ -119,4 +119,30 @@ export function databaseBackupFor(
     metadata: { ...naming, ...askedUnder(deployment, now) },
     spec: { deploymentName: deployment.name, ...spec },
   };
+}
+
+/** What newestCompletedBackup reads of a backup. */
+interface RestorableFacts {
+  readonly metadata?: { readonly ownerReferences?: readonly { readonly uid: string }[] | undefined } | undefined;
+  readonly spec: { readonly deploymentName: string };
+  readonly status?:
+    { readonly phase?: string; readonly serverName?: string; readonly backupId?: string; readonly stoppedAt?: string } | undefined;
+}
+
+/** The newest completed backup of a Deployment (by name, and by uid where it owns it) that can be
+ * restored from (its server name and id reported), or undefined. Pure. */
+export function newestCompletedBackup<T extends RestorableFacts>(
+  backups: readonly T[],
+  deployment: { name: string; uid: string },
+): T | undefined {
+  const restorable = backups.filter(
+    (backup) =>
+      backup.spec.deploymentName === deployment.name &&
+      backup.status?.phase === 'Completed' &&
+      backup.status.serverName &&
+      backup.status.backupId &&
+      backup.metadata?.ownerReferences?.some((reference) => reference.uid === deployment.uid),
+  );
+  const endOf = (backup: T) => Date.parse(backup.status?.stoppedAt ?? '') || 0;
+  return restorable.reduce<T | undefined>((newest, backup) => (!newest || endOf(backup) > endOf(newest) ? backup : newest), undefined);
 }

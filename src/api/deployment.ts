@@ -18,6 +18,7 @@ import { apiVersion, type KindDescriptor } from './group.ts';
 import { containerSchema, envVarSchema, volumeMountSchema, volumeSchema } from './workload.ts';
 import { databaseSizeSchema, serverSizeSchema } from './sizes.ts';
 import { notificationsSchema } from './notifications.ts';
+import { previewDatabases } from './preview-database.ts';
 import { sourceKind, sourceNames, sourceOnlyMembers } from './sources/index.ts';
 
 export const deploymentSourceSchema = z
@@ -362,6 +363,13 @@ const previewsSchema = z
           "A fork's preview gets none of them unless the installation allows it, as with the deployment's own.",
       )
       .meta({ 'x-kubernetes-list-type': 'map', 'x-kubernetes-list-map-keys': ['name'] }),
+    database: z
+      .enum(previewDatabases)
+      .optional()
+      .describe(
+        "Where each preview's database begins: empty (the default), or clone: recovered from the deployment's newest completed backup (DatabaseBackup; one is taken when there is none), where the installation's organization policy lists the repository (previewDatabaseClone) and the database is backed up (CloudNativePG and a backup store). " +
+          "A request from a fork always gets an empty one. Read when a preview's database is made: a preview keeps the data it began with.",
+      ),
     maxConcurrent: z
       .number()
       .int()
@@ -374,7 +382,7 @@ const previewsSchema = z
   })
   .describe(
     "A preview Deployment per open pull request of the repository (GitHub; merge request on GitLab): built from the request's head and rebuilt on every push to it, " +
-      "at its own URL, with its own revisions, tracing project and empty database, removed when the request closes or merges. It takes the deployment's settings but " +
+      "at its own URL, with its own revisions, tracing project and database (empty, or a clone: database), removed when the request closes or merges. It takes the deployment's settings but " +
       "its custom URL, and its secrets unless the request comes from a fork (the installation decides: --preview-fork-secrets). A fork's request waits for a maintainer's label (forks). " +
       'Previews build in slots of their own (--preview-builds-per-organization). It scales to zero when idle where the installation can. ' +
       'Applied in place (no new revision).',

@@ -37,3 +37,4 @@ export * from './readable-secrets.ts';
 export * from './activator.ts';
 export * from './metrics-store-policy.ts';
 export * from './network-path.ts';
+export * from './preview-database.ts';

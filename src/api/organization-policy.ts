@@ -6,6 +6,7 @@
 // Each part is optional; an absent object part means Berth keeps no such object (and removes the one it
 // made before).
 import { z } from 'zod';
+import { repositoryPatternSchema } from './preview-database.ts';
 
 /** A Kubernetes resource quantity: `500m`, `2`, `1Gi`, `1e3`. */
 const quantity = z.preprocess(
@@ -118,6 +119,13 @@ export const organizationPolicySchema = z
       .optional()
       .describe(
         'Volumes the kubelet mounts from the node, past every NetworkPolicy: NFS exports and inline CSI volumes. Only the listed servers and drivers; a deployment naming another is refused with a 422, or Stalled (VolumeNotAllowed) when applied with kubectl. Unset: any.',
+      ),
+    previewDatabaseClone: z
+      .array(repositoryPatternSchema)
+      .max(256)
+      .optional()
+      .describe(
+        "The repositories whose deployments' previews may begin with a clone of the deployment's database (previews.database clone: its newest completed backup), as host/owner/name or host/owner/* for every repository under the owner. A request from a fork never gets one. A deployment asking it of another repository is refused with a 422, or Stalled (PreviewCloneRefused) when applied with kubectl. Unset or empty: none.",
       ),
     podSecurity: z
       .literal('baseline', { error: 'expected baseline: the pods Berth renders do not meet restricted yet' })

@@ -162,6 +162,7 @@ function organizationLimitsOf(options: Options): OrganizationLimits {
     ...optional('maxReplicas', policy?.maxReplicas),
     ...optional('maxCustomHosts', policy?.maxCustomHosts),
     ...optional('nodeVolumes', policy?.nodeVolumes),
+    ...optional('previewDatabaseClone', policy?.previewDatabaseClone),
     ...(hard ? { organizationQuota: { hard, requestScale: options.requestScale } } : {}),
   };
 }
@@ -171,6 +172,7 @@ interface OrganizationLimits {
   maxReplicas?: number;
   maxCustomHosts?: number;
   nodeVolumes?: NonNullable<Options['organizationPolicy']>['nodeVolumes'];
+  previewDatabaseClone?: readonly string[];
   organizationQuota?: OrganizationQuota;
 }
 

@@ -56,15 +56,4 @@ export function fromGitLabMergeRequest(request: GitLabMergeRequest): PullRequest
   };
 }
 
-/** `owner/name` (GitLab: `group/subgroup/name`) of a repository's web address, or undefined. */
-export function repositoryPathOf(repoUrl: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(repoUrl);
-  } catch {
-    return undefined;
-  }
-  const path = url.pathname.replace(/^\/+|\/+$/g, '').replace(/\.git$/, '');
-  const parts = path.split('/');
-  return parts.length >= 2 && parts.every((part) => /^[A-Za-z0-9_.-]+$/.test(part) && part !== '.' && part !== '..') ? path : undefined;
-}
+export { repositoryPathOf } from '../api/preview-database.ts';

@@ -134,6 +134,8 @@ export interface FacadeDependencies {
   maxCustomHosts?: number;
   /** The NFS servers and inline CSI drivers volumes may name (the organization policy's nodeVolumes). Default: any. */
   nodeVolumes?: NodeVolumes;
+  /** The repositories whose previews may clone their deployment's database (the organization policy's previewDatabaseClone). Default: none. */
+  previewDatabaseClone?: readonly string[];
   /** The organization policy's quota: a deployment that could never fit it is refused. Default: none. */
   organizationQuota?: OrganizationQuota;
   /** Where build Jobs run (src/workloads/build-jobs.ts): their logs are read there. Default: beside their deployment. */

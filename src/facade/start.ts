@@ -88,6 +88,8 @@ export interface FacadeOptions {
   maxCustomHosts?: number;
   /** The NFS servers and inline CSI drivers volumes may name. Default: any. */
   nodeVolumes?: NodeVolumes;
+  /** The repositories whose previews may clone their deployment's database. Default: none. */
+  previewDatabaseClone?: readonly string[];
   /** The organization policy's quota: a deployment that could never fit it is refused. Default: none. */
   organizationQuota?: OrganizationQuota;
   /** Where clients reach this API. Default: each request's Host. */
@@ -169,6 +171,7 @@ function facadeDependencies(options: FacadeOptions, cache: FacadeCache): FacadeD
     ...optional('maxReplicas', options.maxReplicas),
     ...optional('maxCustomHosts', options.maxCustomHosts),
     ...optional('nodeVolumes', options.nodeVolumes),
+    ...optional('previewDatabaseClone', options.previewDatabaseClone),
     ...optional('organizationQuota', options.organizationQuota),
     ...(options.publicUrl ? { publicUrl: options.publicUrl } : {}),
     ...(options.buildNamespace ? { buildNamespace: options.buildNamespace } : {}),

@@ -11,8 +11,11 @@
 // with the cluster's CA, refuse what CloudNativePG refuses; the data outlives the Deployment when
 // retained and serves a Deployment of the same name again, and goes with it, volume directory and all,
 // when the Deployment says delete.
+// A codehost Deployment's previews begin with a clone of its newest backup, one taken for them when
+// it has none, where the installation's policy lists its repository.
 // Cost: about 100 s on the node (initdb and the start of one Postgres, its second start on the retained
-// volume, three base backups, a rollout, the volumes' helper pods).
+// volume, three base backups, a rollout, the volumes' helper pods), and about 60 s more for the clone
+// (a second initdb, overlapping the tests before it, a base backup and a recovery).
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -24,7 +27,11 @@ import { backupStoreSecretKeys, backupStoreSecretName } from '../../src/api/back
 import { ensureApiKey, ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { backupStoreAdminSecret, backupStoreAdminUrl, backupStoreUrl, prepareBackupStore } from '../../workbench/node/backup-store.ts';
 import { nodeDirs } from '../../workbench/node/node.ts';
+import { nodeIp } from '../../workbench/node/network.ts';
 import { barmanCloudPlugin, cnpgPostgresImage, localPathStorageClass } from '../../workbench/node/postgres-operator.ts';
+import { GitServer } from '../../workbench/support/git-server.ts';
+import { shareSecretArgs } from '../../workbench/support/shared-secrets.ts';
+import { FakeGitHub } from '../support/fake-github.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
@@ -35,6 +42,10 @@ const run = promisify(execFile);
 const psql = '/usr/lib/postgresql/15/bin/psql';
 
 let berth: BerthProcess | undefined;
+let git: GitServer | undefined;
+let github: FakeGitHub | undefined;
+/** The repository of `shop`, the Deployment whose previews clone its database. */
+let shopRepository: number;
 let namespace: string;
 let other: string;
 /** Berth's HTTP API, as the first organization (namespace). */
@@ -51,6 +62,7 @@ beforeAll(async () => {
   // Berth keeps each organization's account and bucket on the node's store with its admin credential.
   const store = prepareBackupStore(join(nodeDirs(dirname(inject('nodePartsDir'))).root, 'backup-store'));
   await apply(operatorNamespace, backupStoreAdminSecret(operatorNamespace, 'backup-store-admin', store.credentials));
+  const codeHost = await startCodeHost();
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, namespace, other] }),
     ...['--backup-store', backupStoreUrl, '--backup-store-secret', 'backup-store-admin', '--backup-store-admin', backupStoreAdminUrl],
@@ -59,16 +71,77 @@ beforeAll(async () => {
     ...['--backup-schedule', '* * * * * *'],
     // The app's wait for its database (pg_isready), whichever engine holds it.
     ...['--postgres-image', await serviceImage('postgres')],
+    // A code host whose pull requests get previews, which may clone the database of acme's repositories.
+    ...['--code-host-origins', codeHost.url, '--source-poll-seconds', '2'],
+    ...['--organization-policy', JSON.stringify({ previewDatabaseClone: [`${new URL(codeHost.url).host}/acme/*`] })],
   ]);
   await waitReady(berth);
   const key = (await ensureApiKey(kc, operatorNamespace, [organizationId])).key;
   api = httpApi(`http://127.0.0.1:${await berth.facadePort()}`, { 'x-api-key': key });
+  // Its database is made while the tests before its own run.
+  await apply(namespace, ...codeHost.objects);
+  const integrationId = (await kubectlOk(['get', 'codehost', '-n', namespace, 'github', '-o', 'jsonpath={.metadata.uid}'])).trim();
+  await apply(namespace, shop(codeHost.url, integrationId));
 });
 
 afterAll(async () => {
   await berth?.stop();
+  await github?.stop();
+  await git?.stop();
   for (const name of [namespace, other]) if (name) await kubectl(['delete', 'namespace', name, '--wait=false']);
 });
+
+/** GitHub (its wire format) serving acme/shop, and the integration and token Secret an organization reaches it with. */
+async function startCodeHost(): Promise<{ url: string; objects: object[] }> {
+  git = await GitServer.start(nodeIp);
+  github = await FakeGitHub.start({ host: nodeIp, git });
+  const acme = github.account('acme', 'Organization');
+  shopRepository = github.addRepository(acme, { name: 'shop' });
+  const token = github.issuePersonalToken(acme);
+  await git.createRepository('acme/shop', { Dockerfile: 'FROM scratch\n' }, { token });
+  await kubectlOk(['create', 'secret', 'generic', '-n', namespace, 'github-token', `--from-literal=token=${token}`]);
+  await kubectlOk(shareSecretArgs(namespace, 'github-token'));
+  const integration = {
+    apiVersion: 'berth.dev/v1alpha1',
+    kind: 'CodeHostIntegration',
+    metadata: { name: 'github' },
+    spec: { baseUrl: github.url, credentialsSecretRef: { name: 'github-token' } },
+  };
+  return { url: github.url, objects: [integration] };
+}
+
+/** A Deployment of acme/shop whose previews begin with a clone of its database; no schedule, so the
+ * first preview finds no backup and asks for one. Nothing builds here: the databases are made anyway. */
+const shop = (codeHostUrl: string, integrationId: string) => ({
+  apiVersion: 'berth.dev/v1alpha1',
+  kind: 'Deployment',
+  metadata: { name: 'shop' },
+  spec: {
+    source: 'codehost',
+    sourceConfig: {
+      integrationId,
+      repoUrl: `${codeHostUrl}/acme/shop`,
+      resourceSpec: { maxScale: 1, dbStorageGi: 1, dbCpu: 0.1, dbMemoryMb: 256 },
+      backups: { schedule: 'off' },
+      previews: { database: 'clone' },
+    },
+    sourceRevisionConfig: { repoRef: 'main' },
+  },
+});
+
+/** Whether CloudNativePG reports the Cluster Ready. */
+async function clusterReady(name: string): Promise<boolean> {
+  const ready = await kubectl([
+    'get',
+    'clusters.postgresql.cnpg.io',
+    '-n',
+    namespace,
+    name,
+    '-o',
+    'jsonpath={.status.conditions[?(@.type=="Ready")].status}',
+  ]);
+  return ready.stdout === 'True';
+}
 
 async function secretValue(secretNamespace: string, name: string, key: string): Promise<string> {
   const out = await kubectlOk(['get', 'secret', '-n', secretNamespace, name, '-o', `jsonpath={.data.${key}}`]);
@@ -351,6 +424,48 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
     expect(refused.stderr).toMatch(/spec\.imageName: Invalid value: .*Can't use 'latest' as image tag/);
     expect((await kubectl(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, 'latest'])).code).not.toBe(0);
   });
+
+  it(
+    "begins a preview's database as a clone of its deployment's newest backup, taking one when there is none",
+    { timeout: 480_000 },
+    async () => {
+      await eventually(async () => clusterReady('shop-db-1'), 240_000, "shop's Cluster Ready");
+      await appQuery('shop', 'create table notes (body text); insert into notes values ($$from shop$$)');
+      const preview = `shop-pr-${github!.openPullRequest(shopRepository, { headSha: 'a'.repeat(40), headRef: 'feature' })}`;
+      // shop has no backup (its schedule is off): its previews' one is asked for, and the preview waits for it.
+      const backupName = 'shop-previews';
+      const backup = await eventually(
+        async () => {
+          const read = await kubectl(['get', 'dbbackup', '-n', namespace, backupName, '-o', 'json']);
+          const parsed =
+            read.code === 0
+              ? (JSON.parse(read.stdout) as { spec: { reason: string }; status?: { phase?: string; backupId?: string } })
+              : undefined;
+          return parsed?.status?.phase === 'Completed' || parsed?.status?.phase === 'Failed' ? parsed : undefined;
+        },
+        240_000,
+        `DatabaseBackup ${backupName} done`,
+      );
+      expect(backup).toMatchObject({ spec: { reason: 'before-preview' }, status: { phase: 'Completed' } });
+      await eventually(async () => clusterReady(`${preview}-db-1`), 300_000, `${preview}'s Cluster Ready`);
+      const shopUid = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'shop', '-o', 'jsonpath={.metadata.uid}']);
+      const cluster = JSON.parse(
+        await kubectlOk(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, `${preview}-db-1`, '-o', 'json']),
+      ) as {
+        spec: { bootstrap: unknown; externalClusters: { plugin: { parameters: unknown } }[] };
+      };
+      expect(cluster.spec.bootstrap).toMatchObject({ recovery: { recoveryTarget: { backupID: backup.status!.backupId } } });
+      expect(cluster.spec.externalClusters[0]!.plugin.parameters).toEqual({ barmanObjectName: 'shop-postgres', serverName: shopUid });
+      // The preview reads shop's data with its own password; what it writes stays its own.
+      expect(
+        await eventually(async () => appQuery(preview, 'select body from notes').catch(() => undefined), 60_000, "the preview's clone"),
+      ).toBe('from shop');
+      await appQuery(preview, 'insert into notes values ($$from the preview$$)');
+      expect(await appQuery('shop', 'select count(*) from notes')).toBe('1');
+      github!.closePullRequest(shopRepository, Number(preview.replace('shop-pr-', '')));
+      await kubectlOk(['delete', 'deployments.berth.dev', '-n', namespace, 'shop', '--wait=false']);
+    },
+  );
 
   it('keeps its data when the Deployment goes, and serves it to a Deployment of the same name', { timeout: 300_000 }, async () => {
     await kubectlOk(['delete', 'deployments.berth.dev', '-n', namespace, 'notes', '--timeout=120s']);

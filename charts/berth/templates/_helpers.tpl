@@ -78,6 +78,7 @@ app.kubernetes.io/part-of: berth
 {{- with $organizations.maxReplicas }}{{ $_ := set $policy "maxReplicas" (int .) }}{{ end }}
 {{- if not (kindIs "invalid" $organizations.maxCustomHosts) }}{{ $_ := set $policy "maxCustomHosts" (int $organizations.maxCustomHosts) }}{{ end }}
 {{- with $organizations.customHostProof }}{{ $_ := set $policy "customHostProof" . }}{{ end }}
+{{- with $organizations.previewDatabaseClone }}{{ $_ := set $policy "previewDatabaseClone" . }}{{ end }}
 {{- if $organizations.resourceQuota.enabled }}{{ $_ := set $policy "resourceQuota" $organizations.resourceQuota.hard }}{{ end }}
 {{- if $organizations.limitRange.enabled }}
 {{- $limits := dict }}

@@ -13,6 +13,7 @@ import {
   quotaExcess,
   replicaCapExcess,
   nodeVolumeRefusal,
+  previewCloneRefusal,
   berthOwnSecretMessage,
   berthOwnSecretReference,
   snakeCase,
@@ -272,6 +273,7 @@ async function createDeployment(
   checkChildNames(deps, tenant.namespace, body.name);
   checkReplicaCap(deps, plan.spec);
   checkNodeVolumes(deps, plan.spec);
+  checkPreviewClone(deps, plan.spec);
   checkBerthOwnSecrets(plan.spec);
   await checkCustomHost(deps, tenant, plan.spec);
   checkCustomHostLimit(deps, tenant.namespace, { metadata: { name: body.name }, spec: plan.spec });
@@ -360,6 +362,13 @@ function checkNodeVolumes(deps: FacadeDependencies, spec: Deployment['spec']): v
   if (refused) throw invalidField(['body', 'source_config', 'resource_spec', 'volumes', ...refused.path], refused.message);
 }
 
+/** A 422 when the previews ask to clone the database of a repository the installation does not list. */
+function checkPreviewClone(deps: FacadeDependencies, spec: Deployment['spec']): void {
+  if (spec.sourceConfig?.previews?.database !== 'clone') return;
+  const refused = previewCloneRefusal(spec.sourceConfig.repoUrl ?? '', deps.previewDatabaseClone);
+  if (refused) throw invalidField(['body', 'source_config', 'previews', 'database'], `${refused}: set it to empty`);
+}
+
 /** A 422 naming the place in source_config whose pod part names one of Berth's own Secrets. */
 function checkBerthOwnSecrets(spec: Deployment['spec']): void {
   const ownSecret = berthOwnSecretReference(spec.sourceConfig);
@@ -419,6 +428,7 @@ async function writePatch(
   const next: Deployment = { ...current, spec: plan.spec };
   checkReplicaCap(deps, next.spec);
   checkNodeVolumes(deps, next.spec);
+  checkPreviewClone(deps, next.spec);
   checkBerthOwnSecrets(next.spec);
   if (customHostOf(next) !== customHostOf(current)) {
     await checkCustomHost(deps, tenant, next.spec, id);

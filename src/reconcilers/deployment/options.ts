@@ -135,6 +135,9 @@ export interface DeploymentControllerOptions {
   maxReplicas?: number;
   /** The most custom hosts one organization may hold (the organization policy's maxCustomHosts). Default: no cap. */
   maxCustomHosts?: number;
+  /** The repositories whose previews may clone their deployment's database (the organization policy's
+   * previewDatabaseClone): another's preview asking it is Stalled. Default: none. */
+  previewDatabaseClone?: readonly string[];
   /** The NFS servers and inline CSI drivers volumes may name (the organization policy's nodeVolumes): a
    * Deployment naming another is Stalled (VolumeNotAllowed). Default: any. */
   nodeVolumes?: NodeVolumes;

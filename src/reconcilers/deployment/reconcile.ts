@@ -29,6 +29,7 @@ import { renderPasswordSecret, type OwnerDeployment } from './render/common.ts';
 import { postgresDnsNames, renderPostgresTlsSecret } from './render/postgres.ts';
 import { postgresClusterKind, renderPostgresCredentials } from './render/postgres-cluster.ts';
 import { archiveStoreOf, databaseEngineFor, servingDatabaseFor } from './database.ts';
+import { previewDatabaseRecovery } from './preview-clone.ts';
 import { selfSignedServerCertificate } from '../../runtime/self-signed.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
 import { renderTracingProject } from './render/tracing-project.ts';
@@ -100,7 +101,7 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   const activated = scaleToZeroOf(options, deployment) === 'activated';
   if (activated) await ensureActivatorGrant(pass, owner.namespace);
   const serving = canary ? canary.serving : image.serving;
-  const applied = await applyWorkloads(pass, owner, spec, serving, {
+  const applied = await applyWorkloads(pass, deployment, owner, serving, {
     rollingOut: image.serving?.name !== history.previousActive?.name,
     routeTo: routes.routeTo,
     ...optional('canary', canary?.canary),
@@ -160,12 +161,13 @@ async function ensureTracingProject(pass: Pass, owner: OwnerDeployment): Promise
 /** The workloads for a spec and the revision they serve: credentials first, then what differs from the cache. */
 async function applyWorkloads(
   pass: Pass,
+  deployment: DeepReadonly<Deployment>,
   owner: OwnerDeployment,
-  spec: DeploymentSpecInput,
   serving: ServingRevision | undefined,
   placement: Pick<WorkloadsInput, 'rollingOut' | 'routeTo' | 'canary'>,
 ): Promise<{ current: CurrentWorkloads } | { problem: Problem }> {
   const { informers, writer, options } = pass;
+  const spec: DeploymentSpecInput = deployment.spec;
   const names = childNames(owner.name);
   const backing = backingServices(spec);
   const databaseEngine = databaseEngineFor(informers, options.databaseEngine, owner);
@@ -180,6 +182,8 @@ async function applyWorkloads(
   );
   await syncDatabaseCertificate(pass, owner, backing.database && databaseEngine === 'statefulset');
   if (backing.database && databaseEngine === 'cnpg') await releaseClusterService(pass, owner);
+  const clone = backing.database ? await previewDatabaseRecovery(pass, deployment, owner, databaseEngine) : {};
+  if ('problem' in clone) return clone;
   await syncCredentials(pass, owner, names.redisCredentials, backing.redis, (password) =>
     renderPasswordSecret(owner, names.redisCredentials, 'redis', password),
   );
@@ -195,6 +199,7 @@ async function applyWorkloads(
       settings: options,
       databaseEngine,
       servingDatabase: servingDatabaseFor(informers, owner),
+      ...optional('databaseRecovery', clone.recovery),
       ...optional('backupStore', databaseEngine === 'cnpg' ? archiveStoreOf(informers, owner) : undefined),
       ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
     });

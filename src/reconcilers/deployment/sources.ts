@@ -56,12 +56,30 @@ export function deploymentOwns(informers: DeploymentInformers): (Informer | Owne
   ];
 }
 
+/** A preview whose database is to be cloned waits for its deployment's backup to complete. */
+function previewsOfBackups(informers: DeploymentInformers): WatchSource[] {
+  const backups = informers.databaseBackups;
+  if (!backups) return [];
+  const previewsOf = (namespace: string | undefined, deploymentName: string) =>
+    informers.deployments
+      .list(namespace ?? '')
+      .filter((deployment) => deployment.metadata.namespace === namespace && deployment.spec.previewOf?.deploymentName === deploymentName);
+  return [
+    watch({
+      informer: backups,
+      map: (backup) => previewsOf(backup.metadata.namespace, backup.spec.deploymentName).map(keyOf),
+      changed: backupPhaseChanged,
+    }),
+  ];
+}
+
 /** The other kinds whose objects concern Deployments, each mapped to those it concerns. */
 export function deploymentWatches(informers: DeploymentInformers, relayNamespaces: readonly string[] = []): WatchSource[] {
   const deploymentsInNamespace = (namespace: string | undefined) =>
     informers.deployments.list(namespace ?? '').filter((d) => d.metadata.namespace === namespace);
   const deploymentOfRevision = (object: DeepReadonly<KubeObject>) => revisionOwner(informers, object);
   return [
+    ...previewsOfBackups(informers),
     watch({
       // A claim on a custom host that comes or goes (a delete, a customUrl moved) may free the host for the
       // Deployments that wait on it, or take it: they look again at once, not after their minute. The

@@ -5,6 +5,7 @@ import { databaseClaimName, databaseEngineOf, servingDatabaseOf, spareClusterOf 
 import {
   postgresClusterChangeMatters,
   postgresClusterReady,
+  recoveryOfCluster,
   renderPostgresCluster,
   renderPostgresClusterService,
   renderPostgresCredentials,
@@ -134,6 +135,22 @@ describe('a database as a CloudNativePG Cluster', () => {
         plugin: { name: 'barman-cloud.cloudnative-pg.io', parameters: { barmanObjectName: 'shop-postgres', serverName: 'uid-1' } },
       },
     ]);
+  });
+
+  it("begins a preview's first Cluster from its deployment's backup, and reads that back from the Cluster it made", () => {
+    const recovery = { objectStore: 'shop-postgres', serverName: 'parent-uid', backupId: '20261207T010101' };
+    const clusterOf = (input: Partial<Parameters<typeof renderWorkloads>[0]>) =>
+      renderWorkloads({ owner, spec: withDatabase, settings, databaseEngine: 'cnpg', databaseRecovery: recovery, ...input }).find(
+        (o) => o.kind === 'Cluster',
+      ) as PostgresCluster;
+    const first = clusterOf({});
+    expect(first.spec.bootstrap).toMatchObject({ recovery: { recoveryTarget: { backupID: '20261207T010101' } } });
+    expect(recoveryOfCluster(first)).toEqual(recovery);
+    // A restore's Cluster keeps its own bootstrap; the recovery is the first Cluster's alone.
+    const restored = clusterOf({ servingDatabase: { cluster: 'shop-db-2', serverName: 'restore-uid', restored: true } });
+    expect(restored.spec.bootstrap).toBeUndefined();
+    const empty = renderPostgresCluster({ owner, spec: withDatabase, image: 'i:16' });
+    expect(recoveryOfCluster(empty)).toBeUndefined();
   });
 
   it("reads the serving Cluster from the password Secret, and only a name of this Deployment's", () => {

@@ -167,6 +167,21 @@ function bootstrapOf(input: PostgresClusterInput, first: boolean): Record<string
   return first ? { bootstrap: { initdb: { database: 'postgres', owner: 'app' } } } : {};
 }
 
+/** The backup a Cluster was recovered from, as it was rendered (bootstrapOf); undefined for one made
+ * empty. What a Cluster was made with stays its bootstrap. Pure. */
+export function recoveryOfCluster(cluster: DeepReadonly<KubeObject>): RecoverySource | undefined {
+  const spec = (cluster as { spec?: ClusterRecoveryFields }).spec;
+  const backupId = spec?.bootstrap?.recovery?.recoveryTarget?.backupID;
+  const parameters = spec?.externalClusters?.find((external) => external.name === recoverySourceName)?.plugin?.parameters;
+  if (!backupId || !parameters?.barmanObjectName || !parameters.serverName) return undefined;
+  return { objectStore: parameters.barmanObjectName, serverName: parameters.serverName, backupId };
+}
+
+interface ClusterRecoveryFields {
+  bootstrap?: { recovery?: { recoveryTarget?: { backupID?: string } } };
+  externalClusters?: readonly { name?: string; plugin?: { parameters?: { barmanObjectName?: string; serverName?: string } } }[];
+}
+
 /** `<name>-postgres`: the apps' host, Berth's own Service (a Cluster refuses an additional Service
  * another Cluster owns), on the serving Cluster's primary. */
 export function renderPostgresClusterService(owner: OwnerDeployment, cluster: string): V1Service {

@@ -36,7 +36,13 @@ import {
   type ShardListener,
 } from './ingress.ts';
 import { renderPostgres, renderPostgresService } from './postgres.ts';
-import { postgresClusterSettings, renderPostgresCluster, renderPostgresClusterService, type ServingDatabase } from './postgres-cluster.ts';
+import {
+  postgresClusterSettings,
+  renderPostgresCluster,
+  renderPostgresClusterService,
+  type RecoverySource,
+  type ServingDatabase,
+} from './postgres-cluster.ts';
 import { databaseArchiveOf, renderObjectStore, type BackupStoreReach } from './database-archive.ts';
 import { activatorBackend, renderActivatedScaledObject, renderInterceptorRoute } from './scale-to-zero.ts';
 import { scaleToZero, type ScaleToZero } from './tier.ts';
@@ -83,6 +89,8 @@ export interface WorkloadsInput {
   backupStore?: BackupStoreReach;
   /** Which CloudNativePG Cluster serves and its archive's server name (database.ts); unset, the first. */
   servingDatabase?: ServingDatabase;
+  /** The backup the first Cluster begins from (a preview's clone, preview-clone.ts); unset, it begins empty. */
+  databaseRecovery?: RecoverySource;
   /** A canary of a new revision beside `serving` (canary.ts): its pods, and the percent of requests routed to them. */
   canary?: CanaryWorkload;
   /** The Services the routes name (route-targets.ts): the route Services, unless an upgrade still routes
@@ -168,10 +176,12 @@ function renderDatabase(input: WorkloadsInput): KubeObject[] {
   const requestScale = settings.requestScale;
   if (databaseEngine === 'cnpg') {
     const serving = input.servingDatabase ?? { cluster: childNames(owner.name).postgresCluster, serverName: owner.uid };
+    const first = serving.cluster === childNames(owner.name).postgresCluster && !serving.restored;
     const cluster = renderPostgresCluster({
       ...postgresClusterSettings(owner, spec, settings),
       cluster: serving.cluster,
       ...(serving.restored ? { restored: true } : {}),
+      ...(first && input.databaseRecovery ? { recovery: input.databaseRecovery } : {}),
       ...(backupStore ? { archive: databaseArchiveOf(owner, serving.serverName) } : {}),
     });
     const service = renderPostgresClusterService(owner, serving.cluster);
