@@ -146,6 +146,7 @@ const everyFieldBody = {
       fork_label: 'safe-to-preview',
       max_concurrent: 3,
       idle_seconds: 300,
+      database: 'clone',
       secrets: [{ name: 'DB_URL', value_from: { secret_key_ref: { name: 'staging', key: 'url' } } }],
     },
     idle_seconds: 120,

@@ -31,9 +31,10 @@ afterAll(async () => {
 const finalizedKinds = 'deployments.berth.dev,databaserestores.berth.dev';
 
 /**
- * Takes Berth's finalizers off the namespace's objects: the Berth that would honour them stopped with
- * its file, so the namespace would stay Terminating for good, and the controller-manager would list
- * every kind in it again and again for the rest of the run.
+ * Clears the finalizers of the namespace's objects of Berth's kinds (Berth's are the only ones they
+ * carry): the Berth that would honour them stopped with its file, so the namespace would stay
+ * Terminating for good, and the controller-manager would list every kind in it again and again for
+ * the rest of the run.
  */
 async function releaseBerthFinalizers(namespace: string): Promise<void> {
   const listed = await kubectl(['get', finalizedKinds, '-n', namespace, '-o', 'name']);

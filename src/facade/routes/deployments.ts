@@ -362,10 +362,16 @@ function checkNodeVolumes(deps: FacadeDependencies, spec: Deployment['spec']): v
   if (refused) throw invalidField(['body', 'source_config', 'resource_spec', 'volumes', ...refused.path], refused.message);
 }
 
+/** The repository whose previews ask to clone its database, or undefined: what a PATCH checks when it changes. */
+function previewCloneAsked(spec: Deployment['spec']): string | undefined {
+  return spec.sourceConfig?.previews?.database === 'clone' ? (spec.sourceConfig.repoUrl ?? '') : undefined;
+}
+
 /** A 422 when the previews ask to clone the database of a repository the installation does not list. */
 function checkPreviewClone(deps: FacadeDependencies, spec: Deployment['spec']): void {
-  if (spec.sourceConfig?.previews?.database !== 'clone') return;
-  const refused = previewCloneRefusal(spec.sourceConfig.repoUrl ?? '', deps.previewDatabaseClone);
+  const repoUrl = previewCloneAsked(spec);
+  if (repoUrl === undefined) return;
+  const refused = previewCloneRefusal(repoUrl, deps.previewDatabaseClone);
   if (refused) throw invalidField(['body', 'source_config', 'previews', 'database'], `${refused}: set it to empty`);
 }
 
@@ -428,7 +434,7 @@ async function writePatch(
   const next: Deployment = { ...current, spec: plan.spec };
   checkReplicaCap(deps, next.spec);
   checkNodeVolumes(deps, next.spec);
-  checkPreviewClone(deps, next.spec);
+  if (previewCloneAsked(next.spec) !== previewCloneAsked(current.spec)) checkPreviewClone(deps, next.spec);
   checkBerthOwnSecrets(next.spec);
   if (customHostOf(next) !== customHostOf(current)) {
     await checkCustomHost(deps, tenant, next.spec, id);

@@ -13,7 +13,7 @@ import {
 } from '../../api/index.ts';
 import { childNames } from '../../api/child-names.ts';
 import { optional, type DeepReadonly } from '../../runtime/index.ts';
-import { databaseBacksUp } from './database.ts';
+import { databaseBacksUp, servingDatabaseFor } from './database.ts';
 import type { DatabaseEngine } from '../../api/database-engine.ts';
 import type { Pass } from './pass.ts';
 import type { Problem } from './problem.ts';
@@ -33,7 +33,11 @@ export async function previewDatabaseRecovery(
   const names = childNames(owner.name);
   const made = informers.postgresClusters?.get(owner.namespace, names.postgresCluster);
   if (made) return optional('recovery', recoveryOfCluster(made));
-  if (informers.statefulSets.get(owner.namespace, names.postgres)) return {};
+  // A database made before (a restore's Cluster, a StatefulSet) is never made again from a backup.
+  const serving = servingDatabaseFor(informers, owner);
+  const spare = informers.postgresClusters?.get(owner.namespace, names.postgresClusterSpare);
+  if (serving.restored || serving.cluster !== names.postgresCluster || spare || informers.statefulSets.get(owner.namespace, names.postgres))
+    return {};
   const parent = informers.deployments.get(owner.namespace, previewOf.deploymentName);
   // Only the deployment that made the preview (its owner) lends it its data; never to a fork's request.
   const owned = parent && deployment.metadata.ownerReferences?.some((reference) => reference.uid === parent.metadata.uid);
@@ -85,6 +89,12 @@ async function awaitParentBackup(pass: Pass, preview: DeepReadonly<Deployment>, 
         `Backing up Deployment ${parent.name}'s database to clone it: DatabaseBackup ${name}.`,
       );
   }
+  if (backup.status?.phase === 'Completed')
+    // Completed, yet not one the deployment's newest restorable backups include: another's of that name.
+    return {
+      reason: 'ParentBackupUnusable',
+      message: `DatabaseBackup ${name} is not a backup of this Deployment ${parent.name}'s database that a clone can begin from: delete it, and another is taken.`,
+    };
   if (backup.status?.phase === 'Failed')
     return {
       reason: 'ParentBackupFailed',

@@ -14,6 +14,7 @@ import {
   sourceKind,
   tlsOrganizationLabel,
   type DatabaseBackup,
+  type Deployment,
   type GatewayObject,
 } from '../../api/index.ts';
 import {
@@ -56,19 +57,27 @@ export function deploymentOwns(informers: DeploymentInformers): (Informer | Owne
   ];
 }
 
-/** A preview whose database is to be cloned waits for its deployment's backup to complete. */
+/** A preview whose database is to be cloned waits for its deployment's backup to complete, and looks
+ * again when its deployment asks another database of its previews. */
 function previewsOfBackups(informers: DeploymentInformers): WatchSource[] {
   const backups = informers.databaseBackups;
   if (!backups) return [];
-  const previewsOf = (namespace: string | undefined, deploymentName: string) =>
+  const previewsOf = (namespace: string | undefined, deploymentName: string | undefined) =>
     informers.deployments
       .list(namespace ?? '')
-      .filter((deployment) => deployment.metadata.namespace === namespace && deployment.spec.previewOf?.deploymentName === deploymentName);
+      .filter((deployment) => deployment.metadata.namespace === namespace && deployment.spec.previewOf?.deploymentName === deploymentName)
+      .map(keyOf);
+  const previewDatabase = (deployment: DeepReadonly<Deployment>) => deployment.spec.sourceConfig?.previews?.database;
   return [
     watch({
       informer: backups,
-      map: (backup) => previewsOf(backup.metadata.namespace, backup.spec.deploymentName).map(keyOf),
+      map: (backup) => previewsOf(backup.metadata.namespace, backup.spec.deploymentName),
       changed: backupPhaseChanged,
+    }),
+    watch({
+      informer: informers.deployments,
+      map: (deployment) => previewsOf(deployment.metadata.namespace, deployment.metadata.name),
+      changed: (deployment, previous) => previewDatabase(deployment) !== previewDatabase(previous),
     }),
   ];
 }

@@ -41,7 +41,7 @@ export function renderPreview(parent: DeepReadonly<Deployment>, request: PullReq
       buildOnPush: true,
       deploymentType: 'dev_zero',
       ...(previews?.idleSeconds ? { idleSeconds: previews.idleSeconds } : {}),
-      // Its database is its own, made empty and gone with it.
+      // Its database is its own (empty, or a clone: previews.database), and goes with it.
       databaseRetention: 'delete',
     },
     sourceRevisionConfig: {
