@@ -10,7 +10,7 @@
 // its status (AWAITING_DELETE) the same way, before its deletes.
 import { randomBytes } from 'node:crypto';
 import { adoptDatabase, isRetainedPassword } from './retained-data.ts';
-import { deploymentKind, organizationShards, type Deployment } from '../../api/index.ts';
+import { deploymentKind, idleSecondsOf, organizationShards, type Deployment } from '../../api/index.ts';
 import { isKubeApiError, type DeepReadonly, type ReconcileContext, type ReconcileResult, optional } from '../../runtime/index.ts';
 import { chooseRevisions, type Halt } from './revisions/choose-revisions.ts';
 import { deleteRevision } from './revisions/delete-revision.ts';
@@ -42,6 +42,7 @@ import { createSourceHeads, trackedBranch } from './revisions/source-head.ts';
 import { buildQueueRecheckMs, targetImage } from './builds/target-image.ts';
 import { syncWorkloads, type CurrentWorkloads } from './rollout/workloads.ts';
 import { ensureActivatorGrant, releaseActivatorGrant, scaleToZeroOf } from './rollout/scale-to-zero.ts';
+import { keepAwake, type KeepAwake } from './rollout/keep-awake.ts';
 import { decideStatus, type PassStatus } from './status/status-decision.ts';
 import { writeStatus } from './status/write-status.ts';
 import { ownershipVerdicts } from '../../domains/ownership-verdicts.ts';
@@ -101,8 +102,9 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
   const activated = scaleToZeroOf(options, deployment) === 'activated';
   if (activated) await ensureActivatorGrant(pass, owner.namespace);
   const serving = canary ? canary.serving : image.serving;
+  const awake = keepAwakeOf(pass, deployment, activated, image.serving?.name !== history.previousActive?.name, history.previousActive);
   const applied = await applyWorkloads(pass, deployment, owner, serving, {
-    rollingOut: image.serving?.name !== history.previousActive?.name,
+    keepOnePod: awake.keepOnePod,
     routeTo: routes.routeTo,
     ...optional('canary', canary?.canary),
   });
@@ -130,9 +132,27 @@ async function reconcileOnce(pass: Pass, key: { namespace: string; name: string 
     trackedBranch(spec) ? options.sourcePollIntervalMs : undefined,
     canary?.decision.recheckMs,
     routes.recheckMs,
+    awake.recheckMs,
   ];
   const requeueAfter = Math.min(...recheck.filter((ms) => ms !== undefined));
   return { status, ...(Number.isFinite(requeueAfter) ? { result: { requeueAfter } } : {}) };
+}
+
+/** Whether an app that scales to zero keeps a pod (keep-awake.ts); one that does not scale to zero needs no recheck. */
+function keepAwakeOf(
+  pass: Pass,
+  deployment: DeepReadonly<Deployment>,
+  activated: boolean,
+  rollingOut: boolean,
+  active: RevisionRecord | undefined,
+): KeepAwake {
+  if (!activated) return { keepOnePod: rollingOut };
+  return keepAwake({
+    rollingOut,
+    activeConditions: active?.object.status?.conditions,
+    idleSeconds: idleSecondsOf(pass.options.activator, deployment.spec.sourceConfig?.idleSeconds),
+    now: pass.options.now(),
+  });
 }
 
 /** A pass of a deletion: its status (AWAITING_DELETE), then the deletes, in the same pass. */
@@ -164,7 +184,7 @@ async function applyWorkloads(
   deployment: DeepReadonly<Deployment>,
   owner: OwnerDeployment,
   serving: ServingRevision | undefined,
-  placement: Pick<WorkloadsInput, 'rollingOut' | 'routeTo' | 'canary'>,
+  placement: Pick<WorkloadsInput, 'keepOnePod' | 'routeTo' | 'canary'>,
 ): Promise<{ current: CurrentWorkloads } | { problem: Problem }> {
   const { informers, writer, options } = pass;
   const spec: DeploymentSpecInput = deployment.spec;

@@ -48,17 +48,17 @@ export function renderInterceptorRoute(owner: OwnerDeployment, routes: readonly 
   } as KubeObject;
 }
 
-/** What KEDA scales the app on: the add-on's count of its requests, from zero; from one while a new
- * revision rolls out, so that it shows it starts before it is DEPLOYED. The HPA KEDA makes above one
+/** What KEDA scales the app on: the add-on's count of its requests, from zero; from one while Berth keeps
+ * a pod (rollout/keep-awake.ts: a revision rolls out, or was DEPLOYED less than its idle window ago). The HPA KEDA makes above one
  * replica keeps the application's name, as every autoscaler Berth renders does. */
 export function renderActivatedScaledObject(
   owner: OwnerDeployment,
   activator: Activator,
-  scale: { maxReplicas: number; rollingOut: boolean; idleSeconds?: number; scaleDownWindowSeconds: number },
+  scale: { maxReplicas: number; keepOnePod: boolean; idleSeconds?: number; scaleDownWindowSeconds: number },
 ): ScaledObject {
   const idleSeconds = idleSecondsOf(activator, scale.idleSeconds);
   const bounds = {
-    minReplicaCount: scale.rollingOut ? 1 : 0,
+    minReplicaCount: scale.keepOnePod ? 1 : 0,
     maxReplicaCount: scale.maxReplicas,
     cooldownPeriod: idleSeconds,
     // A new app is not taken to zero before its first pod has had the time to answer.

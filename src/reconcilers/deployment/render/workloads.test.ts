@@ -196,13 +196,13 @@ describe('renderWorkloads', () => {
     const appUrls = parseAppUrlTemplate('http://{deployment}.{organization}.localhost:18080/') as AppUrlTemplate;
     const gateway = { namespace: 'gw', name: 'public' };
     const activator = { proxy: { namespace: 'keda', name: 'interceptor-proxy', port: 8080 }, scalerAddress: 'scaler.keda:9090' };
-    const zero = (spec: Partial<DeploymentSpecInput['sourceConfig']>, rollingOut = false, idleSeconds?: number) =>
+    const zero = (spec: Partial<DeploymentSpecInput['sourceConfig']>, keepOnePod = false, idleSeconds?: number) =>
       renderWorkloads({
         owner,
         spec: { source: 'external_docker', sourceConfig: { deploymentType: 'dev_zero', ...spec } },
         settings: { ...settings, appUrls, gateway, activator: { ...activator, ...(idleSeconds ? { idleSeconds } : {}) } },
         serving,
-        rollingOut,
+        keepOnePod,
       });
 
     it('routes its hosts to the activator and scales from zero on the requests it counts', () => {
@@ -255,9 +255,9 @@ describe('renderWorkloads', () => {
     });
 
     it('keeps one replica while a new revision rolls out, so that it shows it starts before it is DEPLOYED', () => {
-      const minimum = (rollingOut: boolean) =>
+      const minimum = (keepOnePod: boolean) =>
         (
-          zero({ resourceSpec: { maxScale: 2 } }, rollingOut).find((o) => o.kind === 'ScaledObject') as unknown as {
+          zero({ resourceSpec: { maxScale: 2 } }, keepOnePod).find((o) => o.kind === 'ScaledObject') as unknown as {
             spec: { minReplicaCount: number };
           }
         ).spec.minReplicaCount;

@@ -79,8 +79,9 @@ export interface WorkloadsInput {
   /** Absent while no revision has an image yet (the first build): only the backing services are rendered. */
   serving?: ServingRevision;
   settings: WorkloadSettings;
-  /** The serving revision is not the active one yet: an app that scales to zero keeps a pod until it is. */
-  rollingOut?: boolean;
+  /** An app that scales to zero keeps a pod (rollout/keep-awake.ts): while a revision rolls out, and for
+   * its idle window once DEPLOYED. */
+  keepOnePod?: boolean;
   /** The claim size of the database that exists already (volumeClaimTemplates are immutable). */
   existingDatabaseStorage?: string;
   /** What holds the database (database.ts): a StatefulSet unless it says otherwise. */
@@ -136,7 +137,7 @@ export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
   const { owner, spec, serving, settings } = input;
   const backing = backingServices(spec);
   const routes = externalRoutes(owner, spec, settings);
-  const activation = activationOf(owner, spec, settings, routes, input.rollingOut ?? false);
+  const activation = activationOf(owner, spec, settings, routes, input.keepOnePod ?? false);
   const routeTo = input.routeTo ?? routeServiceNames(owner.uid);
   const desired: KubeObject[] = [renderApplicationService({ owner, spec })];
   if (routes.length > 0) desired.push(renderRouteService({ owner, spec }, routeServiceNames(owner.uid).stable, 'application'));
@@ -213,7 +214,7 @@ interface Activation {
   activator: Activator;
   routes: ExternalRoute[];
   maxReplicas: number;
-  rollingOut: boolean;
+  keepOnePod: boolean;
   /** Seconds without a request before zero (sourceConfig.idleSeconds). */
   idleSeconds?: number;
   scaleDownWindowSeconds: number;
@@ -225,7 +226,7 @@ function activationOf(
   spec: DeploymentSpecInput,
   settings: WorkloadSettings,
   routes: ExternalRoute[],
-  rollingOut: boolean,
+  keepOnePod: boolean,
 ): Activation | undefined {
   const resources = spec.sourceConfig?.resourceSpec ?? {};
   const scale = scaling(applicationMinScale(spec), resources.maxScale);
@@ -236,7 +237,7 @@ function activationOf(
     activator: settings.activator,
     routes,
     maxReplicas: scale.maxReplicas,
-    rollingOut,
+    keepOnePod,
     ...(idleSeconds ? { idleSeconds } : {}),
     scaleDownWindowSeconds: settings.scaleDownWindowSeconds,
   };
