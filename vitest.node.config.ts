@@ -6,6 +6,7 @@ import { defineConfig } from 'vitest/config';
 import { reporters } from './test/support/reporters.ts';
 import { scaleDownWindowSeconds } from './test/node/scale-down-window.ts';
 import { NeedsSequencer } from './test/node/sequencer.ts';
+import { nodeBuildBlockedCidrs } from './workbench/node/network.ts';
 
 export default defineConfig({
   test: {
@@ -16,7 +17,13 @@ export default defineConfig({
     sequence: { sequencer: NeedsSequencer },
     // Every Berth a file starts lets load stay low a short window (test/node/scale-down-window.ts), not
     // the default 60 s, before its autoscalers take replicas away: a scale-in is proved the same.
-    env: { BERTH_SCALE_DOWN_WINDOW_SECONDS: String(scaleDownWindowSeconds) },
+    // And every Berth keeps builds from the node's pod network, as `berth dev` does: all of them keep the
+    // one build namespace's NetworkPolicy, and a file's Berth that says otherwise would open it for
+    // the builds of the file beside.
+    env: {
+      BERTH_SCALE_DOWN_WINDOW_SECONDS: String(scaleDownWindowSeconds),
+      BERTH_BUILD_BLOCKED_CIDRS: nodeBuildBlockedCidrs.join(','),
+    },
     testTimeout: 120_000,
     hookTimeout: 600_000,
     pool: 'forks',

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
+import { defaultBuildBlockedCidrs } from '../../src/reconcilers/deployment/builds/build-namespace.ts';
 import { nodeIp, registryAddress } from '../../workbench/node/network.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
@@ -58,6 +59,10 @@ beforeAll(async () => {
     storeUrl(),
     '--build-namespace',
     ns.builds,
+    // The chart's default, not the node suite's (which blocks the pod network): what keeps builds from
+    // the metrics store below is the store's own policy.
+    '--build-blocked-cidrs',
+    defaultBuildBlockedCidrs.join(','),
   ]);
   await waitReady(berth);
   const image = await exampleImage('netpol');

@@ -17,7 +17,7 @@ import type { BerthProcess } from '../support/berth-process.ts';
 import { pushExampleApp } from '../../workbench/node/example-app.ts';
 import { appsCaSecret, nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { nodeAppUrlTemplate, nodeGateway, nodeTlsAppUrlTemplate } from '../../workbench/node/gateway.ts';
-import { nodeBuildBlockedCidrs, nodeIp, pushRegistryAddress, secondPushRegistryAddress } from '../../workbench/node/network.ts';
+import { nodeIp, pushRegistryAddress, secondPushRegistryAddress } from '../../workbench/node/network.ts';
 import { heldSlot } from './locks.ts';
 import { gatewayShardIndex } from '../../src/api/gateway-shards.ts';
 import { startPushRegistry, type PushRegistry } from '../../workbench/node/push-registry.ts';
@@ -65,9 +65,6 @@ export async function buildImageFlags(): Promise<string[]> {
     images.agentTools,
     '--agent-server-image',
     images.agentServer,
-    // As `berth dev` has it: no build reaches a pod (Berth, the registries, the git servers are on the host).
-    '--build-blocked-cidrs',
-    nodeBuildBlockedCidrs.join(','),
   ];
 }
 
