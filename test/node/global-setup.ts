@@ -3,7 +3,7 @@
 // files share it (one node per machine), each in its own namespace, and reach it through inject(). The
 // suite starts once the node's core runs; each file waits for the parts it needs (./await-needs.ts), and
 // a part that failed fails the run at its end even if no file needed it.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
@@ -46,8 +46,24 @@ export default async function setup(project: TestProject) {
   project.provide('nodePartsDir', partsDir);
   return async () => {
     stopping = true;
+    keepNodeLogs(dataDir);
     await cluster.stop();
     rmSync(dataDir, { recursive: true, force: true });
     if (partFailed) throw partFailed;
   };
+}
+
+/** With a report directory (CI's), the node's logs go there before the node does: its processes' own, and
+ * the logs of the pods left in kube-system (the activator, CoreDNS). A few megabytes; what a failure
+ * that did not reproduce needs to be explained. */
+function keepNodeLogs(dataDir: string): void {
+  const report = process.env.BERTH_TEST_REPORT_DIR;
+  if (!report) return;
+  const copy = (from: string, to: string) => {
+    if (existsSync(from)) cpSync(from, join(report, 'node-logs', to), { recursive: true });
+  };
+  copy(join(dataDir, 'logs'), '.');
+  const podLogs = join(dataDir, 'node', 'pod-logs');
+  if (!existsSync(podLogs)) return;
+  for (const pod of readdirSync(podLogs).filter((name) => name.startsWith('kube-system_'))) copy(join(podLogs, pod), join('pods', pod));
 }

@@ -62,12 +62,14 @@ export function gatewayObjects() {
  * dir, as every node process's does, and a run that died is cleaned up by it): the Kubernetes Gateway
  * provider only, loopback entry points, no dashboard, no calls home. Its Prometheus metrics, per
  * Service (`traefik_service_request_duration_seconds`: the apps' request concurrency), are served on an
- * entry point of their own.
+ * entry point of their own. Requests answered 5xx go to `errorLog` with the upstream each was sent to
+ * (ServiceURL, ServiceAddr): what a Gateway's 502 or 504 needs to be explained.
  */
-export function traefikConfig(): string {
+export function traefikConfig(errorLog: string): string {
   return stringify({
     global: { checkNewVersion: false, sendAnonymousUsage: false },
     log: { level: 'INFO' },
+    accessLog: { filePath: errorLog, format: 'json', filters: { statusCodes: ['500-599'] } },
     entryPoints: {
       [webEntryPoint]: { address: `${gatewayHttpAddress.host}:${gatewayHttpAddress.port}` },
       [websecureEntryPoint]: { address: `${gatewayHttpsAddress.host}:${gatewayHttpsAddress.port}` },

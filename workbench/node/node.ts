@@ -232,7 +232,7 @@ export async function startNode(options: NodeOptions): Promise<LocalNode> {
       await applyObject(kc, object, fieldManager);
     await installCrds(kc, join(gateway, 'crds'));
     for (const object of gatewayObjects()) await applyObject(kc, object, fieldManager);
-    writeFileSync(join(dirs.root, 'gateway.yaml'), traefikConfig());
+    writeFileSync(join(dirs.root, 'gateway.yaml'), traefikConfig(join(dirs.logs, 'gateway-errors.log')));
     supervise('gateway', join(gateway, 'traefik'), [`--configFile=${join(dirs.root, 'gateway.yaml')}`], {
       ...process.env,
       KUBECONFIG: options.controlPlane.kubeconfigPath,
