@@ -18,7 +18,7 @@ import type { DatabaseEngine } from '../../api/database-engine.ts';
 import type { Pass } from './pass.ts';
 import type { Problem } from './problem.ts';
 import type { OwnerDeployment } from './render/common.ts';
-import { recoveryOfCluster, type RecoverySource } from './render/postgres-cluster.ts';
+import { clusterStorageOf, recoveryOfCluster, type RecoverySource } from './render/postgres-cluster.ts';
 
 /** The backup a preview's first Cluster begins from; none for an empty one; or why it cannot begin yet. */
 export async function previewDatabaseRecovery(
@@ -65,10 +65,18 @@ async function cloneOf(
     };
   const parentOwner = { name, namespace: parent.metadata.namespace!, uid: parent.metadata.uid! };
   const backup = newestCompletedBackup(backups.list(parentOwner.namespace), parentOwner);
-  if (backup)
+  if (backup) {
+    const serving = pass.informers.postgresClusters?.get(parentOwner.namespace, servingDatabaseFor(pass.informers, parentOwner).cluster);
     return {
-      recovery: { objectStore: childNames(name).postgres, serverName: backup.status!.serverName!, backupId: backup.status!.backupId! },
+      recovery: {
+        objectStore: childNames(name).postgres,
+        serverName: backup.status!.serverName!,
+        backupId: backup.status!.backupId!,
+        // A preview is small (dev_zero); its clone has the parent's room, or more if it asks.
+        ...optional('storage', serving && clusterStorageOf(serving)),
+      },
     };
+  }
   return { problem: await awaitParentBackup(pass, preview, parentOwner) };
 }
 

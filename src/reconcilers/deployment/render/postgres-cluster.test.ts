@@ -1,10 +1,12 @@
 import type { V1Secret, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
+import { optional } from '../../../runtime/index.ts';
 import { databaseClusterAnnotation, databaseEngineAnnotation } from '../../../api/index.ts';
 import { databaseClaimName, databaseEngineOf, servingDatabaseOf, spareClusterOf } from '../database.ts';
 import {
   postgresClusterChangeMatters,
   postgresClusterReady,
+  clusterStorageOf,
   recoveryOfCluster,
   renderPostgresCluster,
   renderPostgresClusterService,
@@ -145,12 +147,33 @@ describe('a database as a CloudNativePG Cluster', () => {
       ) as PostgresCluster;
     const first = clusterOf({});
     expect(first.spec.bootstrap).toMatchObject({ recovery: { recoveryTarget: { backupID: '20261207T010101' } } });
-    expect(recoveryOfCluster(first)).toEqual(recovery);
+    expect(recoveryOfCluster(first)).toEqual({ ...recovery, storage: clusterStorageOf(first) });
     // A restore's Cluster keeps its own bootstrap; the recovery is the first Cluster's alone.
     const restored = clusterOf({ servingDatabase: { cluster: 'shop-db-2', serverName: 'restore-uid', restored: true } });
     expect(restored.spec.bootstrap).toBeUndefined();
     const empty = renderPostgresCluster({ owner, spec: withDatabase, image: 'i:16' });
     expect(recoveryOfCluster(empty)).toBeUndefined();
+  });
+
+  it('recovers into no less room than the backed-up database had, or the room the spec asks when larger', () => {
+    const recovery = { objectStore: 'shop-postgres', serverName: 'parent-uid', backupId: '20261207T010101', storage: '10Gi' };
+    const sized = (dbStorageGi?: number) =>
+      renderPostgresCluster({
+        owner,
+        spec: {
+          source: 'external_docker',
+          sourceConfig: { deploymentType: 'dev_zero', resourceSpec: { ...optional('dbStorageGi', dbStorageGi) } },
+        },
+        image: 'i:16',
+        recovery,
+      });
+    expect(clusterStorageOf(sized())).toBe('10Gi');
+    expect(clusterStorageOf(sized(20))).toBe('20Gi');
+    // Read back from the Cluster made: its own room, which the next pass renders again.
+    expect(recoveryOfCluster(sized())).toEqual(recovery);
+    const { storage: _unknown, ...unsized } = recovery;
+    const asked = clusterStorageOf(renderPostgresCluster({ owner, spec: withDatabase, image: 'i:16' }));
+    expect(clusterStorageOf(renderPostgresCluster({ owner, spec: withDatabase, image: 'i:16', recovery: unsized }))).toBe(asked);
   });
 
   it("reads the serving Cluster from the password Secret, and only a name of this Deployment's", () => {

@@ -12,7 +12,8 @@ import {
   deploymentLabelValue,
   type DatabaseEngine,
 } from '../../../api/index.ts';
-import type { DeepReadonly, KubeObject, ResourceKind } from '../../../runtime/index.ts';
+import { optional, type DeepReadonly, type KubeObject, type ResourceKind } from '../../../runtime/index.ts';
+import { quantityValue } from '../../../runtime/quantity.ts';
 import { labels } from '../../../api/group.ts';
 import { childMetadata, renderPasswordSecret, type OwnerDeployment } from './common.ts';
 import { postgresDefaultsFor, postgresMaxConnections, postgresResources, postgresStorage } from './postgres.ts';
@@ -48,6 +49,8 @@ export interface RecoverySource {
   objectStore: string;
   serverName: string;
   backupId: string;
+  /** The room of the database the backup was taken of: the Cluster is made no smaller. */
+  storage?: string;
 }
 
 export interface PostgresClusterInput {
@@ -130,7 +133,7 @@ export function renderPostgresCluster(input: PostgresClusterInput): PostgresClus
         },
       },
       resources: postgresResources(spec, input.requestScale),
-      storage: { size: postgresStorage(spec), ...(input.storageClass ? { storageClass: input.storageClass } : {}) },
+      storage: { size: clusterStorage(spec, input.recovery), ...(input.storageClass ? { storageClass: input.storageClass } : {}) },
       // The instance's pod and claim carry the Deployment's label; CloudNativePG sets their component.
       inheritedMetadata: { labels: { [labels.deployment]: deploymentLabelValue(owner.name) } },
       ...(input.archive ? { plugins: [archivePlugin(input.archive)] } : {}),
@@ -167,17 +170,36 @@ function bootstrapOf(input: PostgresClusterInput, first: boolean): Record<string
   return first ? { bootstrap: { initdb: { database: 'postgres', owner: 'app' } } } : {};
 }
 
-/** The backup a Cluster was recovered from, as it was rendered (bootstrapOf); undefined for one made
- * empty. What a Cluster was made with stays its bootstrap. Pure. */
+/** The spec's room for the database (db_storage_gi, or its tier's), or the recovered database's when
+ * that is larger: a backup restores into no less room than it was taken from. */
+function clusterStorage(spec: DeploymentSpecInput, recovery: RecoverySource | undefined): string {
+  const asked = postgresStorage(spec);
+  const origin = recovery?.storage;
+  return origin && (quantityValue(origin) ?? 0) > (quantityValue(asked) ?? 0) ? origin : asked;
+}
+
+/** The backup a Cluster was recovered from, as it was rendered (bootstrapOf), with the room it was made
+ * with; undefined for one made empty. What a Cluster was made with stays its bootstrap. Pure. */
 export function recoveryOfCluster(cluster: DeepReadonly<KubeObject>): RecoverySource | undefined {
   const spec = (cluster as { spec?: ClusterRecoveryFields }).spec;
   const backupId = spec?.bootstrap?.recovery?.recoveryTarget?.backupID;
   const parameters = spec?.externalClusters?.find((external) => external.name === recoverySourceName)?.plugin?.parameters;
   if (!backupId || !parameters?.barmanObjectName || !parameters.serverName) return undefined;
-  return { objectStore: parameters.barmanObjectName, serverName: parameters.serverName, backupId };
+  return {
+    objectStore: parameters.barmanObjectName,
+    serverName: parameters.serverName,
+    backupId,
+    ...optional('storage', clusterStorageOf(cluster)),
+  };
+}
+
+/** The room a Cluster's instances have (spec.storage.size). Pure. */
+export function clusterStorageOf(cluster: DeepReadonly<KubeObject>): string | undefined {
+  return (cluster as { spec?: ClusterRecoveryFields }).spec?.storage?.size;
 }
 
 interface ClusterRecoveryFields {
+  storage?: { size?: string };
   bootstrap?: { recovery?: { recoveryTarget?: { backupID?: string } } };
   externalClusters?: readonly { name?: string; plugin?: { parameters?: { barmanObjectName?: string; serverName?: string } } }[];
 }
