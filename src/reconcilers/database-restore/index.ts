@@ -23,6 +23,7 @@ import {
   applyObject,
   isKubeApiError,
   kubeRequest,
+  optional,
   ownerKeys,
   unlessStatusOnly,
   watch,
@@ -49,6 +50,7 @@ import {
 import { childKinds, type DeploymentInformers } from '../deployment/informers.ts';
 import { databaseArchiveOf } from '../deployment/render/database-archive.ts';
 import {
+  clusterStorageOf,
   postgresClusterKind,
   postgresClusterReady,
   postgresClusterSettings,
@@ -212,7 +214,11 @@ function factsOf(
           },
         }
       : {}),
-    serving: { cluster: serving.cluster, ready: engine === 'cnpg' && databaseServes(informers, owner, engine) },
+    serving: {
+      cluster: serving.cluster,
+      ready: engine === 'cnpg' && databaseServes(informers, owner, engine),
+      ...optional('storage', clusterStorageOf(informers.postgresClusters?.get(namespace, serving.cluster))),
+    },
     target: targetOf(ctx, restore, owner.name, restore.status?.databaseName ?? spareClusterOf(owner, serving)),
     backupFirst: restore.spec.backupFirst ?? true,
     ...(before
@@ -293,6 +299,7 @@ async function act(
         objectStore: childNames(owner.name).postgres,
         serverName: facts.backup!.serverName!,
         backupId: facts.backup!.backupId!,
+        ...optional('storage', facts.serving.storage),
       },
     });
     cluster.metadata = { ...cluster.metadata, labels: { ...cluster.metadata?.labels, [restoredByLabel]: restore.metadata.uid! } };

@@ -14,8 +14,8 @@ export interface RestoreFacts {
   storeKept: boolean;
   /** The DatabaseBackup named in the spec, when it exists. */
   backup?: { name: string; deploymentName: string; phase: DatabaseBackupPhase; backupId?: string; serverName?: string };
-  /** The Cluster that serves now, and whether it does. */
-  serving: { cluster: string; ready: boolean };
+  /** The Cluster that serves now, whether it does, and its room (a restore gets no less). */
+  serving: { cluster: string; ready: boolean; storage?: string };
   /** The Cluster this restore restores into, and what of it exists: none, another's, or this restore's
    * (`ours` while it recovers, `failed`, `ready`). */
   target: { cluster: string; other: string; state: 'absent' | 'ours' | 'another' | 'failed' | 'ready'; message?: string; madeBy?: string };

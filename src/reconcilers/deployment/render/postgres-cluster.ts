@@ -70,6 +70,8 @@ export interface PostgresClusterInput {
   recovery?: RecoverySource;
   /** The Cluster is one a restore made (its bootstrap is the restore's, whatever its name). */
   restored?: boolean;
+  /** The room the Cluster has already: never shrunk (its operator refuses a smaller volume). */
+  existingStorage?: string;
 }
 
 /** The installation's settings a Cluster is rendered with. */
@@ -133,7 +135,10 @@ export function renderPostgresCluster(input: PostgresClusterInput): PostgresClus
         },
       },
       resources: postgresResources(spec, input.requestScale),
-      storage: { size: clusterStorage(spec, input.recovery), ...(input.storageClass ? { storageClass: input.storageClass } : {}) },
+      storage: {
+        size: clusterStorage(spec, [input.recovery?.storage, input.existingStorage]),
+        ...optional('storageClass', input.storageClass),
+      },
       // The instance's pod and claim carry the Deployment's label; CloudNativePG sets their component.
       inheritedMetadata: { labels: { [labels.deployment]: deploymentLabelValue(owner.name) } },
       ...(input.archive ? { plugins: [archivePlugin(input.archive)] } : {}),
@@ -170,32 +175,27 @@ function bootstrapOf(input: PostgresClusterInput, first: boolean): Record<string
   return first ? { bootstrap: { initdb: { database: 'postgres', owner: 'app' } } } : {};
 }
 
-/** The spec's room for the database (db_storage_gi, or its tier's), or the recovered database's when
- * that is larger: a backup restores into no less room than it was taken from. */
-function clusterStorage(spec: DeploymentSpecInput, recovery: RecoverySource | undefined): string {
-  const asked = postgresStorage(spec);
-  const origin = recovery?.storage;
-  return origin && (quantityValue(origin) ?? 0) > (quantityValue(asked) ?? 0) ? origin : asked;
+/** The spec's room for the database (db_storage_gi, or its tier's), or more when the database recovered
+ * from had more, or the Cluster has more already: a backup restores into no less room than it was
+ * taken from, and a volume never shrinks. */
+function clusterStorage(spec: DeploymentSpecInput, floors: readonly (string | undefined)[]): string {
+  const size = (quantity: string) => quantityValue(quantity) ?? 0;
+  return floors.reduce<string>((largest, floor) => (floor && size(floor) > size(largest) ? floor : largest), postgresStorage(spec));
 }
 
-/** The backup a Cluster was recovered from, as it was rendered (bootstrapOf), with the room it was made
- * with; undefined for one made empty. What a Cluster was made with stays its bootstrap. Pure. */
+/** The backup a Cluster was recovered from, as it was rendered (bootstrapOf); undefined for one made
+ * empty. What a Cluster was made with stays its bootstrap. Pure. */
 export function recoveryOfCluster(cluster: DeepReadonly<KubeObject>): RecoverySource | undefined {
   const spec = (cluster as { spec?: ClusterRecoveryFields }).spec;
   const backupId = spec?.bootstrap?.recovery?.recoveryTarget?.backupID;
   const parameters = spec?.externalClusters?.find((external) => external.name === recoverySourceName)?.plugin?.parameters;
   if (!backupId || !parameters?.barmanObjectName || !parameters.serverName) return undefined;
-  return {
-    objectStore: parameters.barmanObjectName,
-    serverName: parameters.serverName,
-    backupId,
-    ...optional('storage', clusterStorageOf(cluster)),
-  };
+  return { objectStore: parameters.barmanObjectName, serverName: parameters.serverName, backupId };
 }
 
 /** The room a Cluster's instances have (spec.storage.size). Pure. */
-export function clusterStorageOf(cluster: DeepReadonly<KubeObject>): string | undefined {
-  return (cluster as { spec?: ClusterRecoveryFields }).spec?.storage?.size;
+export function clusterStorageOf(cluster: DeepReadonly<KubeObject> | undefined): string | undefined {
+  return (cluster as { spec?: ClusterRecoveryFields } | undefined)?.spec?.storage?.size;
 }
 
 interface ClusterRecoveryFields {

@@ -82,7 +82,8 @@ export interface WorkloadsInput {
   /** An app that scales to zero keeps a pod (rollout/keep-awake.ts): while a revision rolls out, and for
    * its idle window once DEPLOYED. */
   keepOnePod?: boolean;
-  /** The claim size of the database that exists already (volumeClaimTemplates are immutable). */
+  /** The room of the database that exists already: a StatefulSet's claim (volumeClaimTemplates are
+   * immutable), or the serving Cluster's volume (never shrunk). */
   existingDatabaseStorage?: string;
   /** What holds the database (database.ts): a StatefulSet unless it says otherwise. */
   databaseEngine?: DatabaseEngine;
@@ -184,6 +185,7 @@ function renderDatabase(input: WorkloadsInput): KubeObject[] {
       ...(serving.restored ? { restored: true } : {}),
       ...(first && input.databaseRecovery ? { recovery: input.databaseRecovery } : {}),
       ...(backupStore ? { archive: databaseArchiveOf(owner, serving.serverName) } : {}),
+      ...optional('existingStorage', existingDatabaseStorage),
     });
     const service = renderPostgresClusterService(owner, serving.cluster);
     return backupStore ? [renderObjectStore(owner, backupStore), cluster, service] : [cluster, service];
