@@ -46,7 +46,11 @@ export default async function setup(project: TestProject) {
   project.provide('nodePartsDir', partsDir);
   return async () => {
     stopping = true;
-    keepNodeLogs(dataDir);
+    try {
+      keepNodeLogs(dataDir);
+    } catch (error) {
+      log(`the node's logs were not kept: ${(error as Error).message}`);
+    }
     await cluster.stop();
     rmSync(dataDir, { recursive: true, force: true });
     if (partFailed) throw partFailed;

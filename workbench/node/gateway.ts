@@ -63,7 +63,8 @@ export function gatewayObjects() {
  * provider only, loopback entry points, no dashboard, no calls home. Its Prometheus metrics, per
  * Service (`traefik_service_request_duration_seconds`: the apps' request concurrency), are served on an
  * entry point of their own. Requests answered 5xx go to `errorLog` with the upstream each was sent to
- * (ServiceURL, ServiceAddr): what a Gateway's 502 or 504 needs to be explained.
+ * (ServiceURL, ServiceAddr: an app's pod, or the activator's proxy for a dev_zero app): what a
+ * Gateway's 502 or 504 needs to be explained.
  */
 export function traefikConfig(errorLog: string): string {
   return stringify({

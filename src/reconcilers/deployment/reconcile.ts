@@ -146,7 +146,7 @@ function keepAwakeOf(
   rollingOut: boolean,
   active: RevisionRecord | undefined,
 ): KeepAwake {
-  if (!activated) return { keepOnePod: rollingOut };
+  if (!activated || !active) return { keepOnePod: rollingOut };
   return keepAwake({
     rollingOut,
     activeConditions: active?.object.status?.conditions,

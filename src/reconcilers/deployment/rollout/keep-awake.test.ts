@@ -3,7 +3,7 @@ import { keepAwake } from './keep-awake.ts';
 
 const now = new Date('2026-12-07T10:00:00Z');
 const ready = (status: 'True' | 'False', at: string) => [
-  { type: 'Ready', status, reason: status === 'True' ? 'Deployed' : 'Superseded', message: '', lastTransitionTime: at },
+  { type: 'Ready', status, reason: status === 'True' ? 'Deployed' : 'Deploying', message: '', lastTransitionTime: at },
 ];
 
 describe('keepAwake', () => {
