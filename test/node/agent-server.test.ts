@@ -19,7 +19,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from 'vitest';
 import type { PushRegistry } from '../../workbench/node/push-registry.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { copyAgentProject, runLanggraph, startLanggraph, type ClientUser } from '../../workbench/support/langgraph-cli.ts';
@@ -399,7 +399,15 @@ let teamDatabaseAgents: ReturnType<typeof deployTeamDatabaseAgents>;
 let keysAgent: ReturnType<typeof deployKeysAgent>;
 let pgvectorRevision: ReturnType<typeof deployPgvectorRevision>;
 let expiringItems: ReturnType<typeof makeExpiringItems>;
+/** The later deployments, started now if the rollout test has not started them (a filtered run). */
+function later() {
+  startLaterDeployments();
+  return { sleepyAgent, cronAgent, teamDatabaseAgents, keysAgent, pgvectorRevision, expiringItems };
+}
+let laterStarted = false;
 function startLaterDeployments(): void {
+  if (laterStarted) return;
+  laterStarted = true;
   // One after another, in the order the tests read them: each starts agent servers and their Postgres,
   // and all of them at once on the node's two cores, beside another file, held rollouts past their
   // deadlines. This file ends well before the files that take turns beside it, so the waits cost the
@@ -674,35 +682,32 @@ describe('an agent server deployed by the reference client', () => {
   );
 
   it('keeps every thread through a rollout to a new revision', { timeout: 400_000 }, async () => {
-    try {
-      const thread = await createThread(server, { text: 'before the rollout' });
-      const before = await tool.ok('GET', `/v2/deployments/${id}`);
-      const oldRevisions = await servingRevisions('agent');
-      // A secret's change: a new revision on the image built (the client's redeploy, with its build, is the
-      // auth.path test's below).
-      const patched = await tool.ok('PATCH', `/v2/deployments/${id}`, { secrets: [rolloutMark] });
-      expect(patched.latest_revision_id).not.toBe(before.latest_revision_id);
-      const revision = await revisionReaches(tool, id, patched.latest_revision_id, ['DEPLOYED', 'DEPLOY_FAILED', 'BUILD_FAILED'], {
-        timeoutMs: 240_000,
-      });
-      expect(revision.status, revision.status_message).toBe('DEPLOYED');
-      expect((await tool.ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(patched.latest_revision_id);
-      // Only the new revision's pods are left, and they read the thread the old ones made.
-      await eventually(
-        async () => {
-          const now = await servingRevisions('agent');
-          return now.length === 1 && !oldRevisions.includes(now[0]!) ? now : undefined;
-        },
-        180_000,
-        "only the new revision's pods",
-      );
-      expect(await readThread(server, thread.thread_id)).toEqual(thread);
-      expect(await runOnThread(server, thread.thread_id, { text: 'after it' })).toMatchObject({ values: { text: 'AFTER IT!' } });
-    } finally {
-      // From here on the tests time nothing finer than a rollout: the later deployments start beside
-      // them, after this rollout (whatever its outcome), not during it.
-      startLaterDeployments();
-    }
+    // From here on the tests time nothing finer than a rollout: the later deployments start beside
+    // them once this rollout has ended (whatever its outcome, a timeout too), not during it.
+    onTestFinished(startLaterDeployments);
+    const thread = await createThread(server, { text: 'before the rollout' });
+    const before = await tool.ok('GET', `/v2/deployments/${id}`);
+    const oldRevisions = await servingRevisions('agent');
+    // A secret's change: a new revision on the image built (the client's redeploy, with its build, is the
+    // auth.path test's below).
+    const patched = await tool.ok('PATCH', `/v2/deployments/${id}`, { secrets: [rolloutMark] });
+    expect(patched.latest_revision_id).not.toBe(before.latest_revision_id);
+    const revision = await revisionReaches(tool, id, patched.latest_revision_id, ['DEPLOYED', 'DEPLOY_FAILED', 'BUILD_FAILED'], {
+      timeoutMs: 240_000,
+    });
+    expect(revision.status, revision.status_message).toBe('DEPLOYED');
+    expect((await tool.ok('GET', `/v2/deployments/${id}`)).active_revision_id).toBe(patched.latest_revision_id);
+    // Only the new revision's pods are left, and they read the thread the old ones made.
+    await eventually(
+      async () => {
+        const now = await servingRevisions('agent');
+        return now.length === 1 && !oldRevisions.includes(now[0]!) ? now : undefined;
+      },
+      180_000,
+      "only the new revision's pods",
+    );
+    expect(await readThread(server, thread.thread_id)).toEqual(thread);
+    expect(await runOnThread(server, thread.thread_id, { text: 'after it' })).toMatchObject({ values: { text: 'AFTER IT!' } });
   });
 
   it(
@@ -823,7 +828,7 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
 
   it('takes a dev_zero agent to zero when idle and wakes it with every thread intact', { timeout: 600_000 }, async () => {
     // Deployed by the client, with a thread made on it, during the tests before (startLaterDeployments).
-    const { server: sleepy, thread } = await sleepyAgent;
+    const { server: sleepy, thread } = await later().sleepyAgent;
     await eventually(
       async () => (await componentPods(namespace, 'agent-zero')).length === 0 || undefined,
       300_000,
@@ -839,7 +844,7 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
     { timeout: 600_000 },
     async () => {
       // agent-zero, awake from the test before, runs in one process with its runs queued in Postgres.
-      const { id: sleepyId, server: sleepy } = await sleepyAgent;
+      const { id: sleepyId, server: sleepy } = await later().sleepyAgent;
       const notesOf = async (threadId: string) => ((await readThread(sleepy, threadId)).values.notes ?? []) as string[];
       /** A run of four steps of 4 s, its pod told to go after the first (`disrupt`), joined once only a new pod is left. */
       const runThrough = async (disrupt: (pods: string[]) => Promise<void>) => {
@@ -895,7 +900,7 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
   it('fires a cron once per tick with two replicas, and on after both are replaced', { timeout: 600_000 }, async () => {
     // Two replicas that stay up, each running the server's scheduler, which claims a due cron in the
     // database before it fires it. Ticks of 5 s (aegra's seconds schedules, looked at each second).
-    const { id: cronId, server: scheduled } = await cronAgent;
+    const { id: cronId, server: scheduled } = await later().cronAgent;
     const twoReady = async () => {
       const pods = (await componentPods<Pod>(namespace, 'agent-cron')).filter((pod) => !pod.metadata.deletionTimestamp);
       const ready = pods.filter((pod) => pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'));
@@ -937,7 +942,7 @@ with psycopg.connect(os.environ['DATABASE_URI']) as db:
     "keeps its threads in a Postgres the team runs, named by a Secret, with none of Berth's; one it cannot reach fails with the database's words",
     { timeout: 600_000 },
     async () => {
-      const [own, wrong] = await teamDatabaseAgents;
+      const [own, wrong] = await later().teamDatabaseAgents;
       const deployment = await tool.ok('GET', `/v2/deployments/${own.id}`);
       const revision = await tool.ok('GET', `/v2/deployments/${own.id}/revisions/${deployment.latest_revision_id}`);
       expect(revision.status, revision.status_message).toBe('DEPLOYED');
@@ -1099,7 +1104,7 @@ describe("a project using the langgraph.json keys the reference's builds honour,
     { timeout: 600_000 },
     async () => {
       // Created and built during the tests before (startLaterDeployments).
-      const { id: created, revision } = await keysAgent;
+      const { id: created, revision } = await later().keysAgent;
       keysId = created;
       expect(revision.status, revision.status_message).toBe('DEPLOYED');
 
@@ -1156,12 +1161,12 @@ describe("a project using the langgraph.json keys the reference's builds honour,
   // The two sweeps and the webhook are apart (a thread, a store item, a run of their own): they run at once.
   // Made as soon as the project served (startLaterDeployments), each read back then.
   it.concurrent('deletes a thread once checkpointer.ttl has passed', { timeout: 240_000 }, async () => {
-    const { thread } = await expiringItems;
+    const { thread } = await later().expiringItems;
     await eventually(async () => (await statusOf(thread)) === 404 || undefined, 180_000, 'the thread swept after its TTL');
   });
 
   it.concurrent('expires a store item once store.ttl has passed', { timeout: 240_000 }, async () => {
-    const { item } = await expiringItems;
+    const { item } = await later().expiringItems;
     await eventually(async () => (await statusOf(item)) === 404 || undefined, 180_000, 'the store item swept after its TTL');
   });
 
@@ -1213,7 +1218,7 @@ describe("a project using the langgraph.json keys the reference's builds honour,
     { timeout: 600_000 },
     async () => {
       // Made during the tests before (startLaterDeployments).
-      const { before, revision } = await pgvectorRevision;
+      const { before, revision } = await later().pgvectorRevision;
       expect(revision.status).toBe('DEPLOY_FAILED');
       expect(revision.status_message).toContain("store.index needs the pgvector extension (vector) in the deployment's Postgres");
       expect((await tool.ok('GET', `/v2/deployments/${keysId}`)).active_revision_id).toBe(before.active_revision_id);
