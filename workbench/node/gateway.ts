@@ -71,6 +71,11 @@ export function traefikConfig(errorLog: string): string {
     global: { checkNewVersion: false, sendAnonymousUsage: false },
     log: { level: 'INFO' },
     accessLog: { filePath: errorLog, format: 'json', filters: { statusCodes: ['500-599'] } },
+    // An idle connection to an app is closed by the Gateway before the app closes it: servers close
+    // theirs after 5 s (uvicorn's and Node's default keep-alive), and a request sent on a connection
+    // the app is closing fails with a 502 that Go's proxy retries only for idempotent methods (a POST
+    // /threads was lost so). Traefik's default is 90 s.
+    serversTransport: { forwardingTimeouts: { dialTimeout: '30s', idleConnTimeout: '4s' } },
     entryPoints: {
       [webEntryPoint]: { address: `${gatewayHttpAddress.host}:${gatewayHttpAddress.port}` },
       [websecureEntryPoint]: { address: `${gatewayHttpsAddress.host}:${gatewayHttpsAddress.port}` },
