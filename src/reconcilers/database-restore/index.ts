@@ -43,6 +43,7 @@ import {
   databaseEngineFor,
   databaseServes,
   otherClusterOf,
+  servingClusterStorage,
   servingDatabaseFor,
   servingDatabaseOf,
   spareClusterOf,
@@ -50,7 +51,6 @@ import {
 import { childKinds, type DeploymentInformers } from '../deployment/informers.ts';
 import { databaseArchiveOf } from '../deployment/render/database-archive.ts';
 import {
-  clusterStorageOf,
   postgresClusterKind,
   postgresClusterReady,
   postgresClusterSettings,
@@ -217,7 +217,7 @@ function factsOf(
     serving: {
       cluster: serving.cluster,
       ready: engine === 'cnpg' && databaseServes(informers, owner, engine),
-      ...optional('storage', clusterStorageOf(informers.postgresClusters?.get(namespace, serving.cluster))),
+      ...optional('storage', servingClusterStorage(informers, owner)),
     },
     target: targetOf(ctx, restore, owner.name, restore.status?.databaseName ?? spareClusterOf(owner, serving)),
     backupFirst: restore.spec.backupFirst ?? true,

@@ -16,7 +16,7 @@ import { backupStoreReachOf, type BackupStoreReach } from './render/database-arc
 import type { DeepReadonly } from '../../runtime/index.ts';
 import type { DeploymentInformers } from './informers.ts';
 import type { OwnerDeployment } from './render/common.ts';
-import { postgresClusterReady, type ServingDatabase } from './render/postgres-cluster.ts';
+import { clusterStorageOf, postgresClusterReady, type ServingDatabase } from './render/postgres-cluster.ts';
 
 export type { ServingDatabase };
 import { backingServices } from './render/backing.ts';
@@ -56,6 +56,11 @@ export function servingDatabaseFor(informers: DeploymentInformers, owner: OwnerD
     owner,
     (cluster) => informers.postgresClusters?.get(owner.namespace, cluster)?.metadata?.labels?.[restoredByLabel],
   );
+}
+
+/** The room of the Cluster that serves a Deployment (its storage.size), from the cache; none before it is made. */
+export function servingClusterStorage(informers: DeploymentInformers, owner: OwnerDeployment): string | undefined {
+  return clusterStorageOf(informers.postgresClusters?.get(owner.namespace, servingDatabaseFor(informers, owner).cluster));
 }
 
 /** The other of a Deployment's two Cluster names. */

@@ -13,12 +13,12 @@ import {
 } from '../../api/index.ts';
 import { childNames } from '../../api/child-names.ts';
 import { optional, type DeepReadonly } from '../../runtime/index.ts';
-import { databaseBacksUp, servingDatabaseFor } from './database.ts';
+import { databaseBacksUp, servingClusterStorage, servingDatabaseFor } from './database.ts';
 import type { DatabaseEngine } from '../../api/database-engine.ts';
 import type { Pass } from './pass.ts';
 import type { Problem } from './problem.ts';
 import type { OwnerDeployment } from './render/common.ts';
-import { clusterStorageOf, recoveryOfCluster, type RecoverySource } from './render/postgres-cluster.ts';
+import { recoveryOfCluster, type RecoverySource } from './render/postgres-cluster.ts';
 
 /** The backup a preview's first Cluster begins from; none for an empty one; or why it cannot begin yet. */
 export async function previewDatabaseRecovery(
@@ -66,14 +66,13 @@ async function cloneOf(
   const parentOwner = { name, namespace: parent.metadata.namespace!, uid: parent.metadata.uid! };
   const backup = newestCompletedBackup(backups.list(parentOwner.namespace), parentOwner);
   if (backup) {
-    const serving = pass.informers.postgresClusters?.get(parentOwner.namespace, servingDatabaseFor(pass.informers, parentOwner).cluster);
     return {
       recovery: {
         objectStore: childNames(name).postgres,
         serverName: backup.status!.serverName!,
         backupId: backup.status!.backupId!,
         // A preview is small (dev_zero); its clone has the parent's room, or more if it asks.
-        ...optional('storage', serving && clusterStorageOf(serving)),
+        ...optional('storage', servingClusterStorage(pass.informers, parentOwner)),
       },
     };
   }

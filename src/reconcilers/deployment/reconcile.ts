@@ -27,8 +27,8 @@ import type { ServingRevision } from './render/application.ts';
 import { backingServices } from './render/backing.ts';
 import { renderPasswordSecret, type OwnerDeployment } from './render/common.ts';
 import { postgresDnsNames, renderPostgresTlsSecret } from './render/postgres.ts';
-import { clusterStorageOf, postgresClusterKind, renderPostgresCredentials } from './render/postgres-cluster.ts';
-import { archiveStoreOf, databaseEngineFor, servingDatabaseFor } from './database.ts';
+import { postgresClusterKind, renderPostgresCredentials } from './render/postgres-cluster.ts';
+import { archiveStoreOf, databaseEngineFor, servingClusterStorage, servingDatabaseFor } from './database.ts';
 import { previewDatabaseRecovery } from './preview-clone.ts';
 import { selfSignedServerCertificate } from '../../runtime/self-signed.ts';
 import type { DeploymentSpecInput } from './render/spec.ts';
@@ -207,10 +207,9 @@ async function applyWorkloads(
   await syncCredentials(pass, owner, names.redisCredentials, backing.redis, (password) =>
     renderPasswordSecret(owner, names.redisCredentials, 'redis', password),
   );
-  const servingDatabase = servingDatabaseFor(informers, owner);
   const existingDatabaseStorage =
     databaseEngine === 'cnpg'
-      ? clusterStorageOf(informers.postgresClusters?.get(owner.namespace, servingDatabase.cluster))
+      ? servingClusterStorage(informers, owner)
       : informers.statefulSets.get(owner.namespace, names.postgres)?.spec?.volumeClaimTemplates?.[0]?.spec?.resources?.requests?.storage;
   try {
     const desired = renderWorkloads({
@@ -221,7 +220,7 @@ async function applyWorkloads(
       ...optional('listenerShards', listenerShards(pass, owner)),
       settings: options,
       databaseEngine,
-      servingDatabase,
+      servingDatabase: servingDatabaseFor(informers, owner),
       ...optional('databaseRecovery', clone.recovery),
       ...optional('backupStore', databaseEngine === 'cnpg' ? archiveStoreOf(informers, owner) : undefined),
       ...(existingDatabaseStorage ? { existingDatabaseStorage: String(existingDatabaseStorage) } : {}),
