@@ -149,7 +149,7 @@ function keepAwakeOf(
   if (!activated || !active) return { keepOnePod: rollingOut };
   return keepAwake({
     rollingOut,
-    activeConditions: active?.object.status?.conditions,
+    activeConditions: active.object.status?.conditions,
     idleSeconds: idleSecondsOf(pass.options.activator, deployment.spec.sourceConfig?.idleSeconds),
     now: pass.options.now(),
   });
