@@ -22,8 +22,11 @@ const names = {
   scaler: 'keda-http-scaler',
 };
 
-/** How long the interceptor holds a request while the app starts: a cold start includes pulling the image. */
-const coldStartWaitSeconds = 120;
+/** How long the interceptor holds a request while the app starts: a cold start includes pulling the image,
+ * and an agent server's start on a busy node took 122 s once (the add-on's own default is no limit at
+ * all). Under the reference SDK's 300 s read timeout, so its caller gets the interceptor's 504, which
+ * says what happened, rather than a timeout of its own. */
+const coldStartWaitSeconds = 270;
 
 /** The activator as Berth is told about it (`--activator-proxy`, `--activator-scaler`): the interceptor's
  * proxy Service, and the scaler's address as KEDA's operator on the host dials it (a fixed cluster IP). */
