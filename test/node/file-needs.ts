@@ -1,7 +1,8 @@
 // What each file of the node suite needs beyond the node's core (containerd, the kubelet, DNS, the
 // registry, the Gateway): the node's parts it uses (workbench/node/parts.ts) and the builds it reads
 // itself. Listed in the order the files run (./sequencer.ts): those that need least first, then by how
-// late their parts come up on a fresh machine, so that they run while the other parts still build. A
+// late their parts come up on a fresh machine, so that they run while the other parts still build (in
+// CI every build is done before the suite starts, and every part is up in about a minute). A
 // file not listed needs every part (but those only a file that names them waits for, namedOnlyParts)
 // and starts first: the longest chain, agent-server, which runs beside the others (besideFiles below)
 // while they take turns.
@@ -32,6 +33,10 @@ export const fileNeeds: ReadonlyArray<readonly [file: string, needs: FileNeeds]>
   // The console's charts read the node's metrics store.
   ['browser.test.ts', { parts: ['TLS', 'autoscaling'] }],
   ['concurrency-scaling.test.ts', { parts: ['resource metrics', 'autoscaling'] }],
+  // The longest of the files after it: it starts about when agent-server ends (17-18 minutes in), so
+  // that the two slots then share the shorter files below and end together (before, it came last and
+  // ran four minutes with the other slot idle).
+  ['postgres-operator.test.ts', { parts: ['backups', 'Postgres operator'] }],
   ['network-policy.test.ts', { parts: ['network policy', 'autoscaling'] }],
   ['scale-to-zero.test.ts', { parts: ['network policy', 'scale to zero'] }],
   // The kinds its admission policy guards are cert-manager's, KEDA's and the HTTP add-on's.
@@ -40,8 +45,6 @@ export const fileNeeds: ReadonlyArray<readonly [file: string, needs: FileNeeds]>
   ['builds.test.ts', { parts: ['databases', 'builds'] }],
   ['uploads.test.ts', { parts: ['databases', 'builds'] }],
   ['gitops.test.ts', { parts: [], builds: ['flux'] }],
-  // Its builds come last on a fresh machine.
-  ['postgres-operator.test.ts', { parts: ['backups', 'Postgres operator'] }],
   // Last: by then the files beside the others have ended, and it need not wait for them.
   ['capacity.test.ts', { parts: ['network policy'], alone: true }],
 ];
