@@ -36,7 +36,7 @@ import { eventually } from '../../workbench/support/poll.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from '../support/berth-process.ts';
 import { kubectl, testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
-import { apply, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
+import { apply, componentPods, exampleImage, httpGet, kubectlOk, serviceImage } from './support.ts';
 
 const run = promisify(execFile);
 const psql = '/usr/lib/postgresql/15/bin/psql';
@@ -362,6 +362,9 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
       const manual = (await api.ok('GET', `/v2/deployments/${uid}/backups`)).resources.find(
         (b: { reason: string }) => b.reason === 'manual',
       );
+      type Pod = { metadata: { name: string; annotations?: Record<string, string> } };
+      const appPods = () => componentPods<Pod>(namespace, 'notes');
+      const before = (await appPods()).map((pod) => pod.metadata.name);
       const from = Date.now();
       const asked = await api.call('POST', `/v2/deployments/${uid}/backups/${manual.id}/restore`);
       expect(asked.status, JSON.stringify(asked.body)).toBe(202);
@@ -388,6 +391,16 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine cnp
       expect(await eventually(async () => (await httpGet(`http://${app}/db`)).body, 60_000, 'the app on the restored database')).toBe(
         'db 42\n',
       );
+      // The switch replaced the app's pods: none keeps a connection to the database before.
+      const after = await eventually(
+        async () => {
+          const pods = await appPods();
+          return pods.length > 0 && pods.every((pod) => !before.includes(pod.metadata.name)) ? pods : undefined;
+        },
+        120_000,
+        "only the app's new pods",
+      );
+      expect(after.map((pod) => pod.metadata.annotations?.['berth.dev/database-cluster'])).toEqual(after.map(() => 'notes-db-2'));
       // The restored database archives under a server name of its own; the one it replaced is hibernated, its volume kept.
       const restored = JSON.parse(await kubectlOk(['get', 'clusters.postgresql.cnpg.io', '-n', namespace, 'notes-db-2', '-o', 'json'])) as {
         spec: { plugins: { parameters: { serverName: string } }[] };

@@ -10,7 +10,7 @@ import type {
   V1Service,
 } from '@kubernetes/client-node';
 import type { DeepReadonly } from '../../../runtime/index.ts';
-import type { SecretKeySelector } from '../../../api/index.ts';
+import { databaseClusterAnnotation, type SecretKeySelector } from '../../../api/index.ts';
 import { networkReady, waitResources } from './network-ready.ts';
 import {
   applicationContainerName,
@@ -64,6 +64,9 @@ export interface WorkloadInput {
   durableServer?: DurableServer;
   /** The organization's copy of the reference image's licence key, for an agent server on that image. */
   agentServerLicense?: string;
+  /** The CloudNativePG Cluster a restore switched the database to (unset: the first): on the pods'
+   * template, so that each switch replaces them and none keeps a connection to the database before. */
+  restoredDatabase?: string;
 }
 
 /**
@@ -308,7 +311,10 @@ function podTemplate(input: WorkloadInput, component: Component, role: 'api' | '
       : {}),
     ...(resources.volumeMounts?.length ? { volumeMounts: asVolumeMounts(resources.volumeMounts) } : {}),
   };
-  const annotations = resources.annotations ?? {};
+  const annotations = {
+    ...(resources.annotations ?? {}),
+    ...(input.restoredDatabase ? { [databaseClusterAnnotation]: input.restoredDatabase } : {}),
+  };
   return {
     metadata: {
       // Berth's labels win over user labels: the selector must keep matching.

@@ -1,4 +1,4 @@
-import type { V1Secret, V1Service } from '@kubernetes/client-node';
+import type { V1Deployment, V1Secret, V1Service } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { optional } from '../../../runtime/index.ts';
 import { databaseClusterAnnotation, databaseEngineAnnotation } from '../../../api/index.ts';
@@ -118,6 +118,33 @@ describe('a database as a CloudNativePG Cluster', () => {
     // Back on the first name after a second restore: still the restore's bootstrap.
     const back = renderPostgresCluster({ owner, spec: withDatabase, image: 'i:16', cluster: 'shop-db-1', restored: true });
     expect(back.spec.bootstrap).toBeUndefined();
+  });
+
+  it("replaces the app's and queue worker's pods at each switch to a restored Cluster, and names it on them", () => {
+    const spec = { ...withDatabase, sourceConfig: { resourceSpec: { ...withDatabase.sourceConfig.resourceSpec, queueMinScale: 1 } } };
+    const serving = { name: 'shop-aaaaaaaaaa', image: 'app:1' };
+    const templates = (servingDatabase?: { cluster: string; serverName: string; restored?: boolean }) =>
+      renderWorkloads({ owner, spec, settings, serving, databaseEngine: 'cnpg', ...optional('servingDatabase', servingDatabase) })
+        .filter((o): o is V1Deployment => o.kind === 'Deployment')
+        .map((deployment) => [deployment.metadata?.name, deployment.spec?.template.metadata?.annotations?.[databaseClusterAnnotation]]);
+    // The first Cluster: nothing on the pods (an upgrade of Berth replaces none). Redis never reads it.
+    expect(templates()).toEqual([
+      ['shop', undefined],
+      ['shop-queue', undefined],
+      ['shop-redis', undefined],
+    ]);
+    expect(templates({ cluster: 'shop-db-1', serverName: 'uid-1' })).toEqual(templates());
+    // Each restore's Cluster in turn: a new template, so new pods.
+    expect(templates({ cluster: 'shop-db-2', serverName: 'restore-1', restored: true })).toEqual([
+      ['shop', 'shop-db-2'],
+      ['shop-queue', 'shop-db-2'],
+      ['shop-redis', undefined],
+    ]);
+    expect(templates({ cluster: 'shop-db-1', serverName: 'restore-2', restored: true })).toEqual([
+      ['shop', 'shop-db-1'],
+      ['shop-queue', 'shop-db-1'],
+      ['shop-redis', undefined],
+    ]);
   });
 
   it('restores from one backup of the archive, under the server name it was taken with, to where it ended', () => {

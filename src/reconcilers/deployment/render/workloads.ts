@@ -131,7 +131,13 @@ export function workloadInput(input: Omit<WorkloadsInput, 'serving'>, serving: S
     requestScale: settings.requestScale,
     progressDeadlineSeconds: settings.progressDeadlineSeconds,
     ...(settings.registryCredentials ? { registryCredentials: settings.registryCredentials, credentialedRegistry: settings.registry } : {}),
+    ...optional('restoredDatabase', restoredDatabaseOf(input)),
   };
+}
+
+/** The Cluster a restore switched the database to, if one did: what the app's pods were started against. */
+function restoredDatabaseOf({ databaseEngine, servingDatabase }: Omit<WorkloadsInput, 'serving'>): string | undefined {
+  return databaseEngine === 'cnpg' && servingDatabase?.restored ? servingDatabase.cluster : undefined;
 }
 
 export function renderWorkloads(input: WorkloadsInput): KubeObject[] {
