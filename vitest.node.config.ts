@@ -23,6 +23,10 @@ export default defineConfig({
     env: {
       BERTH_SCALE_DOWN_WINDOW_SECONDS: String(scaleDownWindowSeconds),
       BERTH_BUILD_BLOCKED_CIDRS: nodeBuildBlockedCidrs.join(','),
+      // The node serves CloudNativePG, where Berth's default (auto) makes each database a Cluster: the
+      // files keep the StatefulSet, the engine of clusters without CloudNativePG, whose Postgres starts
+      // in seconds; postgres-operator.test.ts proves auto on CloudNativePG.
+      BERTH_DATABASE_ENGINE: 'statefulset',
     },
     testTimeout: 120_000,
     hookTimeout: 600_000,

@@ -87,6 +87,8 @@ describe('berth run', () => {
     const facadePort = await portFrom(berth, 'serving the HTTP API');
     await eventually(async () => (await fetch(`http://127.0.0.1:${probePort}/readyz`)).status === 200, 60_000, '/readyz to answer 200');
     expect((await fetch(`http://127.0.0.1:${probePort}/healthz`)).status).toBe(200);
+    // --database-engine auto, the default: this cluster serves no CloudNativePG.
+    expect(berth.lines.map((line) => line.msg)).toContain('new databases run on statefulset (auto: the cluster serves no CloudNativePG)');
 
     const facade = `http://127.0.0.1:${facadePort}`;
     expect((await fetch(`${facade}/v2/deployments`)).status).toBe(401);

@@ -3,7 +3,26 @@
 // so a change of the flag never moves data.
 export const databaseEngines = ['statefulset', 'cnpg'] as const;
 export type DatabaseEngine = (typeof databaseEngines)[number];
+/** The engine a database whose Secret records none has, and new ones where the choice is not made yet. */
 export const defaultDatabaseEngine: DatabaseEngine = 'statefulset';
+
+/** What an installation may choose for new databases: an engine, or `auto`, CloudNativePG where the
+ * cluster serves its Cluster, else the StatefulSet. */
+export const databaseEngineChoices = ['auto', ...databaseEngines] as const;
+export type DatabaseEngineChoice = (typeof databaseEngineChoices)[number];
+export const defaultDatabaseEngineChoice: DatabaseEngineChoice = 'auto';
+
+/** The engine of new databases, from the installation's choice and whether the cluster serves
+ * CloudNativePG's Cluster; or why Berth cannot start with that choice. */
+export function resolveDatabaseEngine(choice: DatabaseEngineChoice, servesClusters: boolean): DatabaseEngine | { error: string } {
+  if (choice === 'auto') return servesClusters ? 'cnpg' : 'statefulset';
+  if (choice === 'cnpg' && !servesClusters)
+    return {
+      error:
+        '--database-engine cnpg needs CloudNativePG: this cluster serves no Cluster (postgresql.cnpg.io/v1). Install CloudNativePG, or choose --database-engine auto or statefulset',
+    };
+  return choice;
+}
 
 /** On the database's password Secret: the engine that holds its data. A password made before engines
  * were recorded is a StatefulSet's. */

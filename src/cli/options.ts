@@ -10,7 +10,7 @@ import { buildPlacementSchema } from '../api/build-placement.ts';
 import { buildResourcesSchema } from '../api/build-resources.ts';
 import { cidrSchema, organizationPolicySchema } from '../api/organization-policy.ts';
 import { concurrencyQueryProblem, defaultConcurrencyQuery } from '../api/request-concurrency.ts';
-import { databaseEngines, defaultDatabaseEngine } from '../api/database-engine.ts';
+import { databaseEngineChoices, defaultDatabaseEngineChoice } from '../api/database-engine.ts';
 import { cronAccepts, defaultBackupSchedule } from '../api/deployment.ts';
 import { defaultBuildNamespace } from '../workloads/build-jobs.ts';
 import { defaultScaleDownWindowSeconds } from '../reconcilers/deployment/index.ts';
@@ -120,9 +120,11 @@ export const optionsUsage = `options (each also read from the environment variab
                                (Secret berth-registry-signing). Default: none [BERTH_PUSH_REGISTRY]
   --postgres-image <image>     the database of Deployments that ask for one, as a StatefulSet
                                (default postgres:16-alpine)               [BERTH_POSTGRES_IMAGE]
-  --database-engine <engine>   where a new database runs: statefulset, or cnpg (a CloudNativePG
-                               Cluster; the cluster must serve its CRDs). A database keeps the
-                               engine it was made with (default statefulset) [BERTH_DATABASE_ENGINE]
+  --database-engine <engine>   where a new database runs: auto (cnpg where the cluster serves
+                               CloudNativePG's Cluster, else statefulset), statefulset, or cnpg (a
+                               CloudNativePG Cluster; the cluster must serve its CRDs). A database
+                               keeps the engine it was made with (default auto)
+                                                                          [BERTH_DATABASE_ENGINE]
   --cnpg-postgres-image <image>
                                what CloudNativePG runs a Cluster's instances from (default
                                ghcr.io/cloudnative-pg/postgresql:16)  [BERTH_CNPG_POSTGRES_IMAGE]
@@ -341,7 +343,7 @@ const optionsSchema = z
       .regex(/^[^\s/]+$/, 'expected host[:port]')
       .optional(),
     postgresImage: z.string().min(1).optional(),
-    databaseEngine: z.enum(databaseEngines),
+    databaseEngine: z.enum(databaseEngineChoices),
     cnpgPostgresImage: z.string().min(1).optional(),
     cnpgStorageClass: z.string().min(1).max(253).optional(),
     redisImage: z.string().min(1).optional(),
@@ -484,7 +486,7 @@ const optionSources = {
   registry: { env: 'BERTH_REGISTRY' },
   pushRegistry: { env: 'BERTH_PUSH_REGISTRY' },
   postgresImage: { env: 'BERTH_POSTGRES_IMAGE' },
-  databaseEngine: { env: 'BERTH_DATABASE_ENGINE', fallback: defaultDatabaseEngine },
+  databaseEngine: { env: 'BERTH_DATABASE_ENGINE', fallback: defaultDatabaseEngineChoice },
   cnpgPostgresImage: { env: 'BERTH_CNPG_POSTGRES_IMAGE', emptyIsUnset: true },
   cnpgStorageClass: { env: 'BERTH_CNPG_STORAGE_CLASS', emptyIsUnset: true },
   redisImage: { env: 'BERTH_REDIS_IMAGE' },

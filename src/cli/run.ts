@@ -38,6 +38,7 @@ import {
   agentServerLicenseSecretName,
   organizationPolicyObjectName,
   type DatabaseEngine,
+  resolveDatabaseEngine,
   type Activator,
   type AppTls,
   type HostPolicy,
@@ -76,7 +77,7 @@ export function imagesFor(options: Options) {
 function registerDatabaseControllers(
   manager: Manager,
   informers: DeploymentInformers,
-  options: Options,
+  options: Omit<Options, 'databaseEngine'> & { databaseEngine: DatabaseEngine },
   images: { cnpgPostgres?: string },
   scope: { namespaces?: string[] },
 ): void {
@@ -132,16 +133,19 @@ function serves(kubeConfig: KubeConfig, { apiVersion, kind }: { apiVersion: stri
   );
 }
 
-/** Whether the cluster serves CloudNativePG's Cluster. New databases made Clusters need it: a refusal
- * that says so at start, rather than Deployments whose databases never come. */
-async function servesPostgresClusters(kubeConfig: KubeConfig, engine: DatabaseEngine): Promise<boolean> {
-  const { apiVersion, kind } = postgresClusterKind;
-  const served = await serves(kubeConfig, postgresClusterKind);
-  if (!served && engine === 'cnpg')
-    throw new Error(
-      `--database-engine cnpg needs CloudNativePG: this cluster serves no ${kind} (${apiVersion}). Install CloudNativePG, or leave --database-engine statefulset`,
-    );
-  return served;
+/** The engine of new databases (--database-engine, `auto` by default), and whether the cluster serves
+ * CloudNativePG's Cluster. `cnpg` where it serves none is refused at start, rather than Deployments whose
+ * databases never come. */
+async function databaseEngineFor(kubeConfig: KubeConfig, options: Options, logger: Logger) {
+  const postgresClusters = await serves(kubeConfig, postgresClusterKind);
+  const databaseEngine = resolveDatabaseEngine(options.databaseEngine, postgresClusters);
+  if (typeof databaseEngine !== 'string') throw new Error(databaseEngine.error);
+  const why = postgresClusters ? 'the cluster serves CloudNativePG' : 'the cluster serves no CloudNativePG';
+  logger.info(
+    { databaseEngine, chosen: options.databaseEngine },
+    `new databases run on ${databaseEngine} (${options.databaseEngine}: ${why})`,
+  );
+  return { databaseEngine, postgresClusters };
 }
 
 /** KEDA reads apps' scale from the metrics store: a store that takes writes where KEDA reads is refused
@@ -300,7 +304,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     await requireScaledObjects(kubeConfig);
     await refuseWritableStore(store);
   }
-  const postgresClusters = await servesPostgresClusters(kubeConfig, options.databaseEngine);
+  const { databaseEngine, postgresClusters } = await databaseEngineFor(kubeConfig, options, logger);
   const objectStores = postgresClusters && (await serves(kubeConfig, objectStoreKind));
   const activation = await activatorFor(kubeConfig, options, routing.gateway);
   const networkPolicyCheck = await networkPolicyCheckFor(kubeConfig, options, logger);
@@ -333,13 +337,13 @@ async function registerControllers(manager: Manager, options: Options, installat
     ...activation,
     ...(options.proxyNamespace ? { proxyNamespace: options.proxyNamespace } : {}),
     networkPolicyCheck,
-    databaseEngine: options.databaseEngine,
+    databaseEngine,
     postgresClusters,
     objectStores,
     ...optional('cnpgStorageClass', options.cnpgStorageClass),
     ...scope,
   });
-  registerDatabaseControllers(manager, informers, options, images.images, scope);
+  registerDatabaseControllers(manager, informers, { ...options, databaseEngine }, images.images, scope);
   registerTracingProjectController(manager, scope);
   registerOAuthProviderController(manager, { ...scope, privateNetworks: options.oauthPrivateNetworks });
   registerOrganizationControllerIfAny(

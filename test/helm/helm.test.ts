@@ -34,6 +34,7 @@ import { nodeActivator } from '../../workbench/node/http-add-on.ts';
 import { nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { defaultClusterControllers } from '../../src/api/admission-policy.ts';
 import { kedaUser } from '../../workbench/node/keda.ts';
+import { cnpgPostgresImage, localPathStorageClass } from '../../workbench/node/postgres-operator.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { copyAgentProject, runLanggraph } from '../../workbench/support/langgraph-cli.ts';
 import { createThread, readThread } from '../../workbench/support/langgraph-sdk.ts';
@@ -109,6 +110,12 @@ beforeAll(async () => {
     `services.postgres.image=${await serviceImage('postgres')}`,
     '--set',
     `services.redis.image=${await serviceImage('redis')}`,
+    // The node serves CloudNativePG: under the chart's default engine (auto) each database is a Cluster,
+    // of the node's image, on volumes its Postgres (uid 26) can write.
+    '--set',
+    `services.postgres.cnpgImage=${cnpgPostgresImage}`,
+    '--set',
+    `services.postgres.cnpgStorageClass=${localPathStorageClass}`,
     // The chart's default organization policy, the hardened one, under the chart's RBAC: the quota and
     // LimitRange, the network policy, which the node enforces (kube-router), and Pod Security baseline
     // with the default privileged builder (builds run in the release's build namespace). The apps below
@@ -273,6 +280,8 @@ describe('helm install onto the real node', () => {
     // DEPLOYED means its pods run, and they start only once the database answers.
     expect((await httpGet(`http://${clusterIp}/db`)).body).toBe('db 42\n');
     expect(await kubectlOk(['get', 'httproute,hpa,statefulset,pvc', '-n', apps, '-o', 'name'])).toMatch(/httproute[^\n]*\/shop/);
+    // The chart's default engine (auto) on a cluster that serves CloudNativePG: the database is a Cluster.
+    expect(await kubectlOk(['get', 'clusters.postgresql.cnpg.io', '-n', apps, '-o', 'name'])).toMatch(/\/shop-db-1$/m);
     // Its autoscaler is KEDA's, from the ScaledObject Berth applied under the chart's Role.
     expect(await kubectlOk(['get', 'scaledobject', 'shop', '-n', apps, '-o', 'jsonpath={.metadata.ownerReferences[0].kind}'])).toBe(
       'Deployment',
@@ -298,7 +307,7 @@ describe('helm install onto the real node', () => {
 
     expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
     await eventually(async () => (await api.call('GET', `/v2/deployments/${created.id}`)).status === 404, 60_000, 'the deployment gone');
-    await nothingLeft(['pvc', 'statefulsets', 'deployments.apps']);
+    await nothingLeft(['pvc', 'statefulsets', 'deployments.apps', 'clusters.postgresql.cnpg.io']);
   });
 
   it('runs every other reconcile path under the chart RBAC without one forbidden: update, scale, rollback, providers, integrations, builds', async () => {

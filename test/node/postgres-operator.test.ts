@@ -1,5 +1,6 @@
 // The node's Postgres operator (workbench/node/postgres-operator.ts) under Berth. With
-// `--database-engine cnpg` a Deployment that asks for a database gets a CloudNativePG Cluster (built here
+// `--database-engine auto` (the default; the suite's other files choose statefulset), where the cluster
+// serves CloudNativePG, a Deployment that asks for a database gets a CloudNativePG Cluster (built here
 // from its pinned module) on a volume of the local-path StorageClass, which its Postgres (uid 26, never
 // root) can write; its app reaches it at `<name>-postgres` as it reaches a StatefulSet's, with Berth's
 // password; the barman-cloud plugin archives its WAL into the organization's bucket on the node's
@@ -66,7 +67,7 @@ beforeAll(async () => {
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, namespace, other] }),
     ...['--backup-store', backupStoreUrl, '--backup-store-secret', 'backup-store-admin', '--backup-store-admin', backupStoreAdminUrl],
-    ...['--database-engine', 'cnpg', '--cnpg-postgres-image', cnpgPostgresImage, '--cnpg-storage-class', localPathStorageClass],
+    ...['--database-engine', 'auto', '--cnpg-postgres-image', cnpgPostgresImage, '--cnpg-storage-class', localPathStorageClass],
     // A tick every second, of which a database takes one an hour: its first comes as soon as it serves.
     ...['--backup-schedule', '* * * * * *'],
     // The app's wait for its database (pg_isready), whichever engine holds it.
@@ -203,7 +204,7 @@ async function appQuery(name: string, sql: string): Promise<string> {
   return stdout.trim();
 }
 
-describe('a Deployment whose database CloudNativePG holds (--database-engine cnpg)', () => {
+describe('a Deployment whose database CloudNativePG holds (--database-engine auto, on a cluster that serves it)', () => {
   it('gets a Cluster in place of a StatefulSet, which its app reaches at <name>-postgres as before', { timeout: 300_000 }, async () => {
     const from = Date.now();
     await apply(namespace, notes(await exampleImage('cnpg')));
