@@ -1020,8 +1020,16 @@ describe('custom_url hosts, claimed once across the installation', () => {
     expect((await kubectl(['apply', '-f', '-'], manifest('victim', t.otherOrg.namespace, 'https://held.apps.example.com'))).code).toBe(0);
     const hostsOf = async (namespace: string) =>
       (await kubectl(['get', 'ingresses', '-n', namespace, '-o', 'jsonpath={.items[*].spec.rules[*].host}'])).stdout;
-    await eventually(async () => (await hostsOf(t.otherOrg.namespace)).includes('held.apps.example.com'), 15_000, "the victim's Ingress");
-    const victimBefore = await readDeployment(t.otherOrg.namespace, 'victim');
+    // Its Ingress comes in the pass that writes its claim on its status, which may land a moment later.
+    const victimBefore = await eventually(
+      async () => {
+        if (!(await hostsOf(t.otherOrg.namespace)).includes('held.apps.example.com')) return undefined;
+        const read = await readDeployment(t.otherOrg.namespace, 'victim');
+        return read.status?.customHostClaim?.host === 'held.apps.example.com' ? read : undefined;
+      },
+      15_000,
+      "the victim's Ingress and its claim",
+    );
 
     const moved = await kubectl([
       'patch',
