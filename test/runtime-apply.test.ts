@@ -8,6 +8,7 @@ import {
   deleteObject,
   kubeRequest,
   onKubeApiRequest,
+  KindNotServedError,
   resolveResource,
   StaleObjectError,
   type KubeApiRequestLabels,
@@ -75,6 +76,7 @@ describe('write helpers', () => {
     );
     expect(resource).toEqual({ apiVersion, kind: 'Widget', plural: 'widgets', namespaced: true });
     await expect(resolveResource(kc, 'v1', 'NoSuchKind')).rejects.toThrow('the API server serves no kind NoSuchKind in v1');
+    await expect(resolveResource(kc, 'v1', 'NoSuchKind')).rejects.toBeInstanceOf(KindNotServedError);
   });
 
   it('applies an object with force, changes it, and removes fields it no longer sends', async () => {

@@ -27,8 +27,7 @@ import { registerBackupStoreController } from '../reconcilers/backup-store/index
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { publicCodeHostOrigins } from '../codehost/outbound.ts';
 import { dnsOwnershipProver, type HostOwnershipProver } from '../domains/host-ownership.ts';
-import { Manager, type Logger, optional } from '../runtime/index.ts';
-import { resolveResource } from '../runtime/apply.ts';
+import { isKubeApiError, KindNotServedError, Manager, type Logger, optional, resolveResource } from '../runtime/index.ts';
 import { ensureRegistrySigning, type RegistrySigning } from '../registry/signing.ts';
 import { registrySourceArchives } from '../registry/source-archives.ts';
 import type { RegistryAccess } from '../facade/ports.ts';
@@ -125,11 +124,15 @@ async function requireScaledObjects(kubeConfig: KubeConfig): Promise<void> {
   });
 }
 
-/** Whether the cluster serves a kind (a CRD installed or not). */
+/** Whether the cluster serves a kind (a CRD installed or not). Any other failure of the lookup ends the
+ * start: a choice made on it (`auto`'s engine) would hold for every database made until the next. */
 function serves(kubeConfig: KubeConfig, { apiVersion, kind }: { apiVersion: string; kind: string }): Promise<boolean> {
   return resolveResource(kubeConfig, apiVersion, kind).then(
     () => true,
-    () => false,
+    (error: unknown) => {
+      if (error instanceof KindNotServedError || isKubeApiError(error, 404)) return false;
+      throw error;
+    },
   );
 }
 

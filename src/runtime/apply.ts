@@ -14,6 +14,9 @@ interface DiscoveredResource {
 
 const discovery = new WeakMap<KubeConfig, Map<string, Promise<DiscoveredResource[]>>>();
 
+/** The API server answered, and its group and version serve no such kind. */
+export class KindNotServedError extends Error {}
+
 /** The resource serving a kind, from the API server's discovery document (cached per apiVersion). */
 export async function resolveResource(kc: KubeConfig, apiVersion: string, kind: string): Promise<ResourceKind> {
   let byVersion = discovery.get(kc);
@@ -36,7 +39,7 @@ export async function resolveResource(kc: KubeConfig, apiVersion: string, kind: 
     });
     found = fresh.resources.find((resource) => resource.kind === kind && !resource.name.includes('/'));
   }
-  if (!found) throw new Error(`the API server serves no kind ${kind} in ${apiVersion}`);
+  if (!found) throw new KindNotServedError(`the API server serves no kind ${kind} in ${apiVersion}`);
   return { apiVersion, kind, plural: found.name, namespaced: found.namespaced };
 }
 

@@ -47,7 +47,7 @@
 //   in berth_kube_api_requests_total{verb,resource,code}.
 // Logging: createLogger() (pino) redacts secret fields, auth headers, secret values and Secret data.
 
-export { applyObject, applyUnlessCurrent, deleteObject, replaceObject, resolveResource } from './apply.ts';
+export { applyObject, applyUnlessCurrent, deleteObject, KindNotServedError, replaceObject, resolveResource } from './apply.ts';
 export { appliedHashOf, contains, upToDate, withAppliedHash } from './applied-hash.ts';
 export { staleCacheRetryMs, StaleObjectError, writeStatus } from './status-write.ts';
 export { describeKubeApiRequest, onKubeApiRequest, type KubeApiRequestLabels } from './api-request-counter.ts';
