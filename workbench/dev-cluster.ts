@@ -19,6 +19,7 @@ import { applyObject } from '../src/runtime/index.ts';
 import { startLocalCluster, type LocalCluster } from './local-cluster.ts';
 import { nodeBuildBlockedCidrs, nodeIp, pushRegistryAddress, registryAddress } from './node/network.ts';
 import { nodeAppUrlTemplate, nodeGateway } from './node/gateway.ts';
+import { cnpgPostgresImage, localPathStorageClass } from './node/postgres-operator.ts';
 import type { NodeOffers } from './node/parts.ts';
 import { readPki } from './controlplane.ts';
 import { startPushRegistry, type PushRegistry } from './node/push-registry.ts';
@@ -49,6 +50,9 @@ export interface DevCluster {
 }
 
 export interface DevNode extends NodeOffers {
+  /** What CloudNativePG runs a database's instances from, and their volumes' StorageClass: the node's. */
+  cnpgPostgresImage: string;
+  cnpgStorageClass: string;
   registry: string;
   pushRegistry: string;
   nodeHost: string;
@@ -133,6 +137,11 @@ function devNode(dataDir: string, offers: NodeOffers): DevNode {
   const appsCaFile = join(dataDir, 'apps-ca.crt');
   return {
     appUrlTemplate: nodeAppUrlTemplate,
+    // The node's own, from its start: its data (CloudNativePG's kinds among it) outlives a restart, so
+    // Berth may find Clusters served before the Postgres operator part is up again, and must never
+    // render one with another image (a major version's change) or StorageClass meanwhile.
+    cnpgPostgresImage,
+    cnpgStorageClass: localPathStorageClass,
     ...offers,
     registry: registryAddress,
     // Started once Berth answers (its realm): startDevPushRegistry.

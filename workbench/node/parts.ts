@@ -28,7 +28,6 @@ import {
   cnpgWebhookConfigurations,
   localPathArgs,
   localPathConfig,
-  localPathStorageClass,
   localPathHelperPod,
   localPathObjects,
 } from './postgres-operator.ts';
@@ -57,8 +56,6 @@ export type NodeOffers = Pick<
   | 'concurrencyMetrics'
   | 'activator'
   | 'postgresImage'
-  | 'cnpgPostgresImage'
-  | 'cnpgStorageClass'
   | 'redisImage'
   | 'builderImage'
   | 'gitImage'
@@ -257,7 +254,7 @@ const postgresOperator: NodePart = {
     // The operator finds its plugins' sockets once, at its start: the plugin's comes first.
     const pluginSocketDir = await startBarmanCloud(node, barmanCloud!, dir);
     await startCnpg(node, cnpg!, dir, pluginSocketDir);
-    return { cnpgPostgresImage, cnpgStorageClass: localPathStorageClass };
+    return {};
   },
 };
 
