@@ -125,6 +125,8 @@ try {
       BERTH_AGENT_TOOLS_IMAGE: images.agentTools,
       BERTH_AGENT_SERVER_IMAGE: images.agentServer,
       BERTH_POSTGRES_IMAGE: services.postgres,
+      // The StatefulSet, as the baselines were measured on (the node serves CloudNativePG: auto would take it).
+      BERTH_DATABASE_ENGINE: 'statefulset',
       BERTH_REDIS_IMAGE: services.redis,
     },
   });

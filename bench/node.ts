@@ -497,8 +497,10 @@ async function buildRounds(kc: KubeConfig, namespace: string, base: string, regi
     // The local git server, an origin the installation allows (as berth dev allows its node's address).
     BERTH_CODE_HOST_ORIGINS: git.url,
     BERTH_SOURCE_POLL_SECONDS: '1',
-    // A codehost Deployment comes with its database, as `berth dev` runs it.
+    // A codehost Deployment comes with its database: a StatefulSet, as the baselines were measured on
+    // (the node serves CloudNativePG: auto would take it).
     BERTH_POSTGRES_IMAGE: services.postgres,
+    BERTH_DATABASE_ENGINE: 'statefulset',
     BERTH_REDIS_IMAGE: services.redis,
   };
   try {
