@@ -110,8 +110,11 @@ beforeAll(async () => {
     `services.postgres.image=${await serviceImage('postgres')}`,
     '--set',
     `services.redis.image=${await serviceImage('redis')}`,
-    // The node serves CloudNativePG: under the chart's default engine (auto) each database is a Cluster,
-    // of the node's image, on volumes its Postgres (uid 26) can write.
+    // The node serves CloudNativePG: under engine auto each database is a Cluster, of the node's image,
+    // on volumes its Postgres (uid 26) can write (its operator runs on the host, which the
+    // organizations' NetworkPolicy admits as the node).
+    '--set',
+    'services.postgres.engine=auto',
     '--set',
     `services.postgres.cnpgImage=${cnpgPostgresImage}`,
     '--set',
@@ -280,7 +283,7 @@ describe('helm install onto the real node', () => {
     // DEPLOYED means its pods run, and they start only once the database answers.
     expect((await httpGet(`http://${clusterIp}/db`)).body).toBe('db 42\n');
     expect(await kubectlOk(['get', 'httproute,hpa,statefulset,pvc', '-n', apps, '-o', 'name'])).toMatch(/httproute[^\n]*\/shop/);
-    // The chart's default engine (auto) on a cluster that serves CloudNativePG: the database is a Cluster.
+    // Engine auto on a cluster that serves CloudNativePG: the database is a Cluster.
     expect(await kubectlOk(['get', 'clusters.postgresql.cnpg.io', '-n', apps, '-o', 'name'])).toMatch(/\/shop-db-1$/m);
     // Its autoscaler is KEDA's, from the ScaledObject Berth applied under the chart's Role.
     expect(await kubectlOk(['get', 'scaledobject', 'shop', '-n', apps, '-o', 'jsonpath={.metadata.ownerReferences[0].kind}'])).toBe(

@@ -35,7 +35,8 @@ export const fileNeeds: ReadonlyArray<readonly [file: string, needs: FileNeeds]>
   ['concurrency-scaling.test.ts', { parts: ['resource metrics', 'autoscaling'] }],
   // The longest of the files after it: it starts about when agent-server ends (17-18 minutes in), so
   // that the two slots then share the shorter files below and end together (before, it came last and
-  // ran four minutes with the other slot idle).
+  // ran four minutes with the other slot idle). Started on a fresh machine before its builds are done
+  // (not CI's way), it would hold its slot until they are.
   ['postgres-operator.test.ts', { parts: ['backups', 'Postgres operator'] }],
   ['network-policy.test.ts', { parts: ['network policy', 'autoscaling'] }],
   ['scale-to-zero.test.ts', { parts: ['network policy', 'scale to zero'] }],

@@ -132,7 +132,7 @@ the watched namespaces and the release namespace.
   resources: [referencegrants]
   verbs: [get, list, watch, create, update, patch, delete]
 {{- end }}
-# Deployments' databases that CloudNativePG holds (services.postgres.engine cnpg, now or before): read
+# Deployments' databases that CloudNativePG holds (services.postgres.engine cnpg or auto, now or before): read
 # wherever the cluster serves the kind, whatever the engine of new databases.
 - scope: watched
   apiGroups: [postgresql.cnpg.io]

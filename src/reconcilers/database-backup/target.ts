@@ -43,7 +43,7 @@ export function backupTarget(facts: BackupFacts): BackupTarget {
     return {
       state: 'refuse',
       reason: 'BackupsNeedCloudNativePG',
-      message: `Deployment ${deploymentName}'s database is a StatefulSet: only databases made on CloudNativePG (--database-engine cnpg) are backed up.`,
+      message: `Deployment ${deploymentName}'s database is a StatefulSet: only databases made on CloudNativePG (--database-engine auto or cnpg) are backed up.`,
     };
   if (!facts.storeKept)
     return {
