@@ -130,6 +130,11 @@ export const optionsUsage = `options (each also read from the environment variab
                                ghcr.io/cloudnative-pg/postgresql:16)  [BERTH_CNPG_POSTGRES_IMAGE]
   --cnpg-storage-class <name>  the StorageClass of a Cluster's volume, one uid 26 can write (default:
                                the cluster's default)                  [BERTH_CNPG_STORAGE_CLASS]
+  --cnpg-operator-namespace <name>
+                               where CloudNativePG's operator runs, which checks each database's
+                               instances: organizations' NetworkPolicy admits it where the cluster
+                               serves CloudNativePG (default cnpg-system)
+                                                                  [BERTH_CNPG_OPERATOR_NAMESPACE]
   --redis-image <image>        the cache of Deployments that ask for one (default redis:7-alpine)
                                                                           [BERTH_REDIS_IMAGE]
   --network-wait-image <image> holds each app, queue worker, pre-deploy and build pod (at most 15 s)
@@ -235,6 +240,10 @@ const baseUrl = z
 /** A server's URL without a path: what an S3 client or an admin call adds its own paths to. */
 const serverUrl = baseUrl.refine((url) => !/^https?:\/\/[^/]+\//.test(url), 'expected a URL without a path');
 
+const namespaceName = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a namespace name')
+  .max(63);
 const bool = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => ['true', '1', 'yes'].includes(v));
 
 const component = z.enum(['controller', 'facade']);
@@ -346,6 +355,7 @@ const optionsSchema = z
     databaseEngine: z.enum(databaseEngineChoices),
     cnpgPostgresImage: z.string().min(1).optional(),
     cnpgStorageClass: z.string().min(1).max(253).optional(),
+    cnpgOperatorNamespace: namespaceName,
     redisImage: z.string().min(1).optional(),
     networkWaitImage: z.string().min(1).optional(),
     publicUrl: baseUrl.optional(),
@@ -372,11 +382,7 @@ const optionsSchema = z
       .string()
       .regex(/^[a-z0-9]([-.a-z0-9]*[a-z0-9])?:[0-9]{1,5}$/, 'expected host:port, e.g. keda-add-ons-http-external-scaler.keda:9090')
       .optional(),
-    proxyNamespace: z
-      .string()
-      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, 'expected a namespace name')
-      .max(63)
-      .optional(),
+    proxyNamespace: namespaceName.optional(),
     networkPolicyCheck: z.enum(['auto', 'on', 'off']),
     progressDeadlineSeconds: z.coerce.number().int('expected whole seconds').min(10).max(86_400),
     scaleDownWindowSeconds: z.coerce.number().int('expected whole seconds').min(0).max(3600),
@@ -489,6 +495,7 @@ const optionSources = {
   databaseEngine: { env: 'BERTH_DATABASE_ENGINE', fallback: defaultDatabaseEngineChoice },
   cnpgPostgresImage: { env: 'BERTH_CNPG_POSTGRES_IMAGE', emptyIsUnset: true },
   cnpgStorageClass: { env: 'BERTH_CNPG_STORAGE_CLASS', emptyIsUnset: true },
+  cnpgOperatorNamespace: { env: 'BERTH_CNPG_OPERATOR_NAMESPACE', emptyIsUnset: true, fallback: 'cnpg-system' },
   redisImage: { env: 'BERTH_REDIS_IMAGE' },
   networkWaitImage: { env: 'BERTH_NETWORK_WAIT_IMAGE' },
   publicUrl: { env: 'BERTH_PUBLIC_URL', emptyIsUnset: true },

@@ -23,6 +23,7 @@ import { registerDatabaseRestoreController } from '../reconcilers/database-resto
 import { registerBackupScheduleController } from '../reconcilers/database-backup/schedule-controller.ts';
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
+import { admittedNamespacesOf } from '../reconcilers/organization/render.ts';
 import { registerBackupStoreController } from '../reconcilers/backup-store/index.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { publicCodeHostOrigins } from '../codehost/outbound.ts';
@@ -181,11 +182,6 @@ interface OrganizationLimits {
   nodeVolumes?: NonNullable<Options['organizationPolicy']>['nodeVolumes'];
   previewDatabaseClone?: readonly string[];
   organizationQuota?: OrganizationQuota;
-}
-
-/** The namespaces whose pods carry apps' requests to them, as this installation is configured. */
-function relayNamespaces(activator: Activator | undefined, gateway: { namespace: string } | undefined, proxyNamespace?: string): string[] {
-  return [...new Set([activator?.proxy.namespace, gateway?.namespace, proxyNamespace].filter((name): name is string => Boolean(name)))];
 }
 
 /** The activator for dev_zero, as the flags name it. It needs the Gateway's routes
@@ -353,7 +349,10 @@ async function registerControllers(manager: Manager, options: Options, installat
     manager,
     options,
     installation,
-    relayNamespaces(activation.activator, routing.gateway, options.proxyNamespace),
+    admittedNamespacesOf({
+      relays: [activation.activator?.proxy.namespace, routing.gateway?.namespace, options.proxyNamespace],
+      ...optional('databaseOperator', postgresClusters ? options.cnpgOperatorNamespace : undefined),
+    }),
   );
   if (options.backupStore && options.backupStoreSecret)
     registerBackupStoreController(manager, {
@@ -378,14 +377,14 @@ function registerOrganizationControllerIfAny(
   manager: Manager,
   options: Options,
   installation: Installation,
-  relayed: readonly string[],
+  admittedNamespaces: readonly string[],
 ): void {
   const { pushRegistry, signing, routing, hostPolicy, scope } = installation;
   const license = options.agentServerLicenseSecret;
   if (!options.organizationPolicy && !(pushRegistry && signing) && !routing.tls && !license) return;
   registerOrganizationController(manager, {
     policy: options.organizationPolicy ?? {},
-    relayNamespaces: relayed,
+    admittedNamespaces,
     ...(pushRegistry && signing ? { registry: { host: pushRegistry, key: signing.pushKey } } : {}),
     ...(routing.tls ? { tls: { config: routing.tls, hostPolicy, maxCustomHosts: options.organizationPolicy?.maxCustomHosts } } : {}),
     ...(license ? { agentServerLicense: { namespace: options.namespace, name: license } } : {}),

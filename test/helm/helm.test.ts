@@ -248,6 +248,13 @@ describe('helm install onto the real node', () => {
         'the organization policy in apps',
       ),
     ).toEqual(['limitrange/berth-organization', 'networkpolicy.networking.k8s.io/berth-organization', 'resourcequota/berth-organization']);
+    // The cluster serves CloudNativePG: its operator's namespace is admitted, as the Gateway's is.
+    const admitted = JSON.parse(
+      await kubectlOk(['get', 'networkpolicy', 'berth-organization', '-n', apps, '-o', 'jsonpath={.spec.ingress[0].from}']),
+    ) as { namespaceSelector?: { matchLabels?: Record<string, string> } }[];
+    expect(admitted.map((peer) => peer.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'])).toEqual(
+      expect.arrayContaining([nodeGateway.namespace, 'cnpg-system']),
+    );
   });
 
   it('serves a Deployment created through the chart Service, with Postgres, Redis, a queue worker and an https:// URL, and deletes it with its volume', async () => {

@@ -57,9 +57,9 @@ export interface OrganizationControllerOptions {
   policy: OrganizationPolicy;
   /** Berth's registry for organizations' sources and images: its host and the key its credentials are signed with. */
   registry?: { host: string; key: Buffer };
-  /** The namespaces whose pods relay requests to apps (the activator's proxy, the Gateway): the
-   * organization's NetworkPolicy admits them whatever its ingressFromNamespaces say. */
-  relayNamespaces?: readonly string[];
+  /** The namespaces of the installation's own parts (render.ts, admittedNamespacesOf): the organization's
+   * NetworkPolicy admits them whatever its ingressFromNamespaces say. */
+  admittedNamespaces?: readonly string[];
   /** Only these namespaces (Berth's --watch-namespaces). Default: all. */
   namespaces?: string[];
   /** TLS for the apps' URLs: a Certificate and a Gateway listener per organization, and for its
@@ -131,7 +131,7 @@ export function registerOrganizationController(manager: Manager, options: Organi
       const namespace = namespaces.get('', name);
       const owner = isOrganization(namespace, options.namespaces) ? { name, uid: namespace.metadata!.uid! } : undefined;
       const desired = owner
-        ? renderOrganization(owner, options.policy, options.relayNamespaces ?? [], registryFor(owner), licenseData())
+        ? renderOrganization(owner, options.policy, options.admittedNamespaces ?? [], registryFor(owner), licenseData())
         : {};
       if (owner && options.policy.podSecurity) await enforcePodSecurity(manager, namespace!, podSecurityLabels(options.policy.podSecurity));
       for (const part of Object.keys(policyKinds) as (keyof typeof policyKinds)[]) {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { organizationPolicySchema } from '../../api/index.ts';
 import { appliedHashOf } from '../../runtime/applied-hash.ts';
-import { renderOrganization } from './render.ts';
+import { admittedNamespacesOf, renderOrganization } from './render.ts';
 
 const namespace = { name: 'org-a', uid: '0f0c1a52-7a47-4c36-9d36-4a8d2c6f7b10' };
 
@@ -69,7 +69,7 @@ describe('renderOrganization', () => {
     });
   });
 
-  it('admits the namespaces Berth routes requests through, once each, before those the policy lists', () => {
+  it("admits the installation's own namespaces, once each, before those the policy lists", () => {
     const { networkPolicy } = renderOrganization(
       namespace,
       organizationPolicySchema.parse({
@@ -81,6 +81,12 @@ describe('renderOrganization', () => {
     expect((networkPolicy?.spec as { ingress: unknown[] }).ingress).toEqual([
       { from: [{ podSelector: {} }, named('kube-system'), named('gateway'), { namespaceSelector: { matchLabels: { team: 'edge' } } }] },
     ]);
+  });
+
+  it("admits the installation's own parts: its relays, and CloudNativePG's operator where the cluster serves it", () => {
+    expect(admittedNamespacesOf({ relays: ['kube-system', undefined, 'gateway', 'kube-system'] })).toEqual(['kube-system', 'gateway']);
+    expect(admittedNamespacesOf({ relays: ['gateway'], databaseOperator: 'cnpg-system' })).toEqual(['gateway', 'cnpg-system']);
+    expect(admittedNamespacesOf({ relays: [], databaseOperator: 'gateway' })).toEqual(['gateway']);
   });
 
   it('renders the registry credential as a pull secret for the registry host, the same at every pass', () => {

@@ -69,21 +69,37 @@ function namespaceNamed(name: string): Record<string, string> {
   return { 'kubernetes.io/metadata.name': name };
 }
 
+/** What runs in namespaces of its own and reaches organization pods, as the installation is configured. */
+export interface InstallationParts {
+  /** The namespaces whose pods carry apps' requests to them: the activator's proxy, the Gateway, the
+   * proxies of --proxy-namespace. */
+  relays: readonly (string | undefined)[];
+  /** CloudNativePG's operator, where the cluster serves its Cluster: it checks each database instance. */
+  databaseOperator?: string;
+}
+
+/** The namespaces whose pods every organization's NetworkPolicy admits, whatever its
+ * ingressFromNamespaces say: the installation's own parts. Pure. */
+export function admittedNamespacesOf({ relays, databaseOperator }: InstallationParts): string[] {
+  return [...new Set([...relays, databaseOperator].filter((name): name is string => Boolean(name)))];
+}
+
 /**
  * The organization's NetworkPolicy. Besides its own namespace and the policy's ingressFromNamespaces,
- * the namespaces Berth itself routes apps' requests through (`relayNamespaces`: its activator's proxy,
- * its Gateway) reach its pods: an installation never has to list what its own configuration names, and
- * a dev_zero app's URL answers under the default policy.
+ * the namespaces of the installation's own parts reach its pods (`admittedNamespaces`,
+ * admittedNamespacesOf: its activator's proxy, its Gateway, CloudNativePG's operator): an installation
+ * never has to list what its own configuration names, a dev_zero app's URL answers under the default
+ * policy, and a database on CloudNativePG becomes Ready.
  */
 export function renderNetworkPolicy(
   namespace: OwnerNamespace,
   policy: OrganizationPolicy,
-  relayNamespaces: readonly string[] = [],
+  admittedNamespaces: readonly string[] = [],
 ): NetworkPolicyManifest | undefined {
   const network = policy.networkPolicy;
   if (!network) return undefined;
   const sameNamespace = { podSelector: {} };
-  const admitted = uniqueLabelSets([...relayNamespaces.map(namespaceNamed), ...network.ingressFromNamespaces]);
+  const admitted = uniqueLabelSets([...admittedNamespaces.map(namespaceNamed), ...network.ingressFromNamespaces]);
   return withAppliedHash({
     apiVersion: 'networking.k8s.io/v1' as const,
     kind: 'NetworkPolicy' as const,
@@ -163,14 +179,14 @@ export function renderAgentServerLicense(namespace: OwnerNamespace, licenseData:
 export function renderOrganization(
   namespace: OwnerNamespace,
   policy: OrganizationPolicy,
-  relayNamespaces: readonly string[],
+  admittedNamespaces: readonly string[],
   registry?: OrganizationRegistry,
   agentServerLicense?: string,
 ) {
   return {
     resourceQuota: renderResourceQuota(namespace, policy),
     limitRange: renderLimitRange(namespace, policy),
-    networkPolicy: renderNetworkPolicy(namespace, policy, relayNamespaces),
+    networkPolicy: renderNetworkPolicy(namespace, policy, admittedNamespaces),
     registryCredentials: renderRegistryCredentials(namespace, registry),
     agentServerLicense: renderAgentServerLicense(namespace, agentServerLicense),
   };
