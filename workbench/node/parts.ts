@@ -28,6 +28,7 @@ import {
   cnpgWebhookConfigurations,
   localPathArgs,
   localPathConfig,
+  localPathStorageClass,
   localPathHelperPod,
   localPathObjects,
 } from './postgres-operator.ts';
@@ -56,6 +57,8 @@ export type NodeOffers = Pick<
   | 'concurrencyMetrics'
   | 'activator'
   | 'postgresImage'
+  | 'cnpgPostgresImage'
+  | 'cnpgStorageClass'
   | 'redisImage'
   | 'builderImage'
   | 'gitImage'
@@ -254,7 +257,9 @@ const postgresOperator: NodePart = {
     // The operator finds its plugins' sockets once, at its start: the plugin's comes first.
     const pluginSocketDir = await startBarmanCloud(node, barmanCloud!, dir);
     await startCnpg(node, cnpg!, dir, pluginSocketDir);
-    return {};
+    // What berth dev also gives from the node's start (dev-cluster.ts): offered here too, so that the
+    // part's arrival restarts Berth, which then finds CloudNativePG's kinds (--database-engine auto).
+    return { cnpgPostgresImage, cnpgStorageClass: localPathStorageClass };
   },
 };
 
