@@ -15,7 +15,9 @@ interface DiscoveredResource {
 const discovery = new WeakMap<KubeConfig, Map<string, Promise<DiscoveredResource[]>>>();
 
 /** The API server answered, and its group and version serve no such kind. */
-export class KindNotServedError extends Error {}
+export class KindNotServedError extends Error {
+  override name = 'KindNotServedError';
+}
 
 /** The resource serving a kind, from the API server's discovery document (cached per apiVersion). */
 export async function resolveResource(kc: KubeConfig, apiVersion: string, kind: string): Promise<ResourceKind> {
