@@ -140,7 +140,7 @@ function serves(kubeConfig: KubeConfig, { apiVersion, kind }: { apiVersion: stri
 /** The engine of new databases (--database-engine, `auto` by default), and whether the cluster serves
  * CloudNativePG's Cluster. `cnpg` where it serves none is refused at start, rather than Deployments whose
  * databases never come. */
-async function databaseEngineFor(kubeConfig: KubeConfig, options: Options, logger: Logger) {
+async function engineOfNewDatabases(kubeConfig: KubeConfig, options: Options, logger: Logger) {
   const postgresClusters = await serves(kubeConfig, postgresClusterKind);
   const databaseEngine = resolveDatabaseEngine(options.databaseEngine, postgresClusters);
   if (typeof databaseEngine !== 'string') throw new Error(databaseEngine.error);
@@ -303,7 +303,7 @@ async function registerControllers(manager: Manager, options: Options, installat
     await requireScaledObjects(kubeConfig);
     await refuseWritableStore(store);
   }
-  const { databaseEngine, postgresClusters } = await databaseEngineFor(kubeConfig, options, logger);
+  const { databaseEngine, postgresClusters } = await engineOfNewDatabases(kubeConfig, options, logger);
   const objectStores = postgresClusters && (await serves(kubeConfig, objectStoreKind));
   const activation = await activatorFor(kubeConfig, options, routing.gateway);
   const networkPolicyCheck = await networkPolicyCheckFor(kubeConfig, options, logger);
