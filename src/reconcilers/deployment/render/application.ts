@@ -120,11 +120,12 @@ function smokeTest(spec: DeploymentSpecInput): { startupProbe?: V1Probe } {
  */
 /**
  * How long a terminating app pod keeps serving before its container is told to stop: the pod leaves the
- * endpoints at once, and the Gateway and kube-proxy take up to a few seconds to stop sending it
- * requests. An app that stops taking connections on SIGTERM (most do) would otherwise fail those. The
+ * endpoints at once, and the Gateway and kube-proxy take a few seconds to stop sending it requests,
+ * more on a busy Gateway (the node's sent a request more than 8 s after, while it reconfigured 110
+ * listeners). An app that stops taking connections on SIGTERM (most do) would otherwise fail those. The
  * kubelet's own sleep, so the image needs no shell; the grace period (30 s) covers it and the app's exit.
  */
-export const drainSeconds = 5;
+export const drainSeconds = 15;
 const drainBeforeStop = { preStop: { sleep: { seconds: drainSeconds } } };
 
 export const surgeStrategy: V1DeploymentStrategy = { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } };

@@ -387,12 +387,12 @@ describe('renderWorkloads', () => {
       const byDefault = render(agent, durable);
       for (const name of ['shop', 'shop-queue']) {
         expect(envOf(byDefault, name).WORKER_DRAIN_TIMEOUT).toBe('180');
-        // The pre-stop sleep (5), uvicorn's wait for the requests and the worker's for the runs (180 each), the exit (15).
-        expect(graceOf(byDefault, name)).toBe(380);
+        // The pre-stop sleep (15), uvicorn's wait for the requests and the worker's for the runs (180 each), the exit (15).
+        expect(graceOf(byDefault, name)).toBe(390);
       }
       const own = render({ ...agent, sourceConfig: { ...agent.sourceConfig, runDrainSeconds: 20 } }, durable);
       expect(envOf(own, 'shop').WORKER_DRAIN_TIMEOUT).toBe('20');
-      expect(graceOf(own, 'shop')).toBe(60);
+      expect(graceOf(own, 'shop')).toBe(70);
       // Other apps, and agents on the reference's image, keep the kubelet's default.
       for (const [spec, installation] of [
         [agent, settings],
@@ -506,7 +506,7 @@ describe('renderWorkloads', () => {
     expect(containerOf('shop').livenessProbe).toBeUndefined();
     expect(containerOf('shop-queue').readinessProbe).toBeUndefined();
     // A terminating app keeps serving while the Gateway and kube-proxy stop sending it requests.
-    expect(containerOf('shop').lifecycle).toEqual({ preStop: { sleep: { seconds: 5 } } });
+    expect(containerOf('shop').lifecycle).toEqual({ preStop: { sleep: { seconds: 15 } } });
     expect(containerOf('shop-queue').lifecycle).toBeUndefined();
   });
 
