@@ -4,9 +4,10 @@
 // HTTP API answers through the chart's Service; every reconcile path runs without one `forbidden`; the
 // leader's pod can die; an upgrade loses no request; uninstall keeps what users made and a reinstall
 // adopts it without a write. The steps run in order, on one release.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
@@ -35,9 +36,12 @@ import { nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { defaultClusterControllers } from '../../src/api/admission-policy.ts';
 import { kedaUser } from '../../workbench/node/keda.ts';
 import { cnpgPostgresImage, localPathStorageClass } from '../../workbench/node/postgres-operator.ts';
+import { backupStoreAdminSecret, backupStoreArgs, backupStoreEnvironment, prepareBackupStore } from '../../workbench/node/backup-store.ts';
+import { cachedBuild } from '../../workbench/cache-dir.ts';
+import { freePort } from '../../workbench/controlplane.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { copyAgentProject, runLanggraph } from '../../workbench/support/langgraph-cli.ts';
-import { createThread, readThread } from '../../workbench/support/langgraph-sdk.ts';
+import { createThread, readThread, type AgentServer, type ThreadReading } from '../../workbench/support/langgraph-sdk.ts';
 import { scaleDownWindowSeconds } from '../node/scale-down-window.ts';
 import { chart, crane, crashContainer, forbiddenEvents, forbiddenInLogs, helm, leader, readLease, releasePods } from './support.ts';
 import { shareSecretArgs } from '../../workbench/support/shared-secrets.ts';
@@ -55,6 +59,30 @@ const images: Record<string, string> = {};
 /** Every value the release is installed with but the image. */
 let values: string[];
 let registry: (PushRegistry & { dir: string }) | undefined;
+let backupStore: { server: ChildProcess; dir: string } | undefined;
+/** The Secret in the release's namespace naming the backup store's admin credential (backups.store.adminSecret). */
+const backupStoreSecret = 'backup-store-admin';
+
+/** The platform's backup store: a versitygw of its own on the node's address, its admin API on a port
+ * apart that Berth's pods reach (backups.store.adminUrl; the node's own store keeps its admin API on the
+ * host's loopback, out of every pod's reach). Its admin credential is in the release's namespace. */
+async function startBackupStore(): Promise<{ url: string; adminUrl: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'berth-helm-backups-'));
+  const { dirs, credentials } = prepareBackupStore(dir);
+  const [s3, admin] = [
+    { host: nodeIp, port: await freePort() },
+    { host: nodeIp, port: await freePort() },
+  ];
+  const server = spawn(join(cachedBuild('versitygw'), 'versitygw'), backupStoreArgs(dirs, { s3, admin }), {
+    env: backupStoreEnvironment(credentials),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  backupStore = { server, dir };
+  const url = `http://${s3.host}:${s3.port}`;
+  await eventually(async () => (await fetch(url).catch(() => undefined)) !== undefined || undefined, 20_000, 'the backup store answering');
+  await kubectlOk(['apply', '-f', '-'], JSON.stringify(backupStoreAdminSecret(namespace, backupStoreSecret, credentials)));
+  return { url, adminUrl: `http://${admin.host}:${admin.port}` };
+}
 
 /** The registry for organizations' sources and images (builder.pushRegistry), trusting the release's
  * signing key, its realm the chart's Service: started once the release made that key. */
@@ -95,6 +123,7 @@ beforeAll(async () => {
   // The platform records example.test as the organization's: its custom hosts there need no DNS proof.
   await kubectlOk(['annotate', 'namespace', apps, `${verifiedDomainsAnnotation}=example.test`, '--overwrite']);
   github = await FakeGitHub.start({ host: nodeIp });
+  const store = await startBackupStore();
   values = [
     // The GitHub Enterprise stand-in, an origin the installation allows beside the public ones.
     '--set',
@@ -119,6 +148,16 @@ beforeAll(async () => {
     `services.postgres.cnpgImage=${cnpgPostgresImage}`,
     '--set',
     `services.postgres.cnpgStorageClass=${localPathStorageClass}`,
+    // Their backups, under the chart's RBAC, go to the platform's store; with no schedule, the steps
+    // below take only the backups they ask for and those before revisions that migrate.
+    '--set',
+    `backups.store.url=${store.url}`,
+    '--set',
+    `backups.store.adminUrl=${store.adminUrl}`,
+    '--set',
+    `backups.store.adminSecret=${backupStoreSecret}`,
+    '--set',
+    'backups.schedule=off',
     // The chart's default organization policy, the hardened one, under the chart's RBAC: the quota and
     // LimitRange, the network policy, which the node enforces (kube-router), and Pod Security baseline
     // with the default privileged builder (builds run in the release's build namespace). The apps below
@@ -185,6 +224,8 @@ afterAll(async () => {
   await registry?.stop();
   if (registry) rmSync(registry.dir, { recursive: true, force: true });
   await github?.stop();
+  backupStore?.server.kill();
+  if (backupStore) rmSync(backupStore.dir, { recursive: true, force: true });
 });
 
 /** A create body for one small replica of the example app's first image, at most `maxScale`. */
@@ -208,6 +249,39 @@ async function nothingLeft(kinds: string[], where = apps): Promise<void> {
     60_000,
     `no ${kinds.join(', ')} left`,
   );
+}
+
+/**
+ * The issue's proof, through the reference's SDK at the agent's URL: its thread is in a backup taken
+ * through the API, its database's volume is destroyed, and a restore into a new database brings the
+ * thread back to the same server at the same URL.
+ */
+async function restoresLostDatabase(id: string, server: AgentServer, thread: ThreadReading): Promise<void> {
+  const backup = await api.ok('POST', `/v2/deployments/${id}/backups`);
+  const readBackup = () => api.ok('GET', `/v2/deployments/${id}/backups/${backup.id}`);
+  await eventually(async () => ['COMPLETED', 'FAILED'].includes((await readBackup()).status), 180_000, 'the backup done');
+  expect(await readBackup()).toMatchObject({ status: 'COMPLETED', reason: 'manual' });
+
+  // The volume's data goes, as with a lost disk: the directory the provisioner made on the node is
+  // emptied, and the database's pod restarts on it.
+  const claim = 'agent-db-1-1';
+  const volume = (await kubectlOk(['get', 'pvc', '-n', apps, claim, '-o', 'jsonpath={.spec.volumeName}'])).trim();
+  const directory = (await kubectlOk(['get', 'pv', volume, '-o', 'jsonpath={.spec.hostPath.path}{.spec.local.path}'])).trim();
+  expect(readdirSync(directory)).not.toEqual([]);
+  for (const entry of readdirSync(directory)) rmSync(join(directory, entry), { recursive: true, force: true });
+  await kubectlOk(['delete', 'pod', '-n', apps, claim, '--wait=false']);
+
+  // The serving database lost its data: the restore goes without a backup of it first.
+  const from = Date.now();
+  const asked = await api.call('POST', `/v2/deployments/${id}/backups/${backup.id}/restore`, { backup_first: false });
+  expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+  const readRestore = () => api.ok('GET', `/v2/deployments/${id}/restores/${asked.body.id}`);
+  await eventually(async () => ['COMPLETED', 'FAILED'].includes((await readRestore()).status), 240_000, 'the restore done');
+  expect(await readRestore()).toMatchObject({ status: 'COMPLETED', database_name: 'agent-db-2', retired_database_name: 'agent-db-1' });
+  console.error(`[helm] a restore switched ${Math.round((Date.now() - from) / 1000)} s after it was asked for`);
+  expect(
+    await eventually(async () => readThread(server, thread.thread_id).catch(() => undefined), 120_000, 'the thread read after the restore'),
+  ).toEqual(thread);
 }
 
 /** On a failure, what Berth's pods said last. */
@@ -454,6 +528,7 @@ describe('helm install onto the real node', () => {
       const server = { url: deployment.url as string, caFile };
       const thread = await createThread(server, { text: 'kept under the chart' });
       expect(await readThread(server, thread.thread_id)).toEqual(thread);
+      await restoresLostDatabase(created.id, server, thread);
     } finally {
       rmSync(caDir, { recursive: true, force: true });
     }

@@ -32,12 +32,21 @@ export function prepareBackupStore(root: string): { dirs: { iam: string; buckets
   return { dirs, credentials: JSON.parse(readFileSync(file, 'utf8')) as BackupStoreCredentials };
 }
 
-/** versitygw's arguments: S3 on the node's address, its admin API on loopback, quiet, the internal IAM and
- * the posix backend. */
-export function backupStoreArgs(dirs: { iam: string; buckets: string }): string[] {
+/** Where a versitygw listens: its S3 API, and its admin API apart. */
+export interface BackupStoreListeners {
+  s3: { host: string; port: number };
+  admin: { host: string; port: number };
+}
+
+/** The node's store: S3 on the node's address, its admin API on the host's loopback. */
+export const nodeBackupStoreListeners: BackupStoreListeners = { s3: backupStoreAddress, admin: backupStoreAdminAddress };
+
+/** versitygw's arguments: S3 and its admin API where `listeners` say (the node's store's by default),
+ * quiet, the internal IAM and the posix backend. */
+export function backupStoreArgs(dirs: { iam: string; buckets: string }, listeners = nodeBackupStoreListeners): string[] {
   return [
-    ...['--port', `${backupStoreAddress.host}:${backupStoreAddress.port}`],
-    ...['--admin-port', `${backupStoreAdminAddress.host}:${backupStoreAdminAddress.port}`],
+    ...['--port', `${listeners.s3.host}:${listeners.s3.port}`],
+    ...['--admin-port', `${listeners.admin.host}:${listeners.admin.port}`],
     ...['--quiet', '--iam-dir', dirs.iam, 'posix', dirs.buckets],
   ];
 }
