@@ -354,22 +354,23 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine aut
   });
 
   it(
-    'restores a backup into a new database, after a backup of the serving one, and switches the app to it; the old one is kept until the restore goes',
+    'restores the backup a rollback past a migration names into a new database, after a backup of the serving one, and switches the app to it; the old one is kept until the restore goes',
     { timeout: 300_000 },
     async () => {
       const uid = await kubectlOk(['get', 'deployments.berth.dev', '-n', namespace, 'notes', '-o', 'jsonpath={.metadata.uid}']);
       // What is written after the backup is what the restore undoes.
       await appQuery('notes', 'insert into notes values ($$after$$)');
-      const manual = (await api.ok('GET', `/v2/deployments/${uid}/backups`)).resources.find(
-        (b: { reason: string }) => b.reason === 'manual',
+      // The backup the rollback above names: the one taken before the revision that migrates.
+      const taken = (await api.ok('GET', `/v2/deployments/${uid}/backups`)).resources.find(
+        (b: { reason: string }) => b.reason === 'before-revision',
       );
       type Pod = { metadata: { name: string; annotations?: Record<string, string> } };
       const appPods = () => componentPods<Pod>(namespace, 'notes');
       const before = (await appPods()).map((pod) => pod.metadata.name);
       const from = Date.now();
-      const asked = await api.call('POST', `/v2/deployments/${uid}/backups/${manual.id}/restore`);
+      const asked = await api.call('POST', `/v2/deployments/${uid}/backups/${taken.id}/restore`);
       expect(asked.status, JSON.stringify(asked.body)).toBe(202);
-      expect(asked.body).toMatchObject({ backup_id: manual.id, backup_first: true });
+      expect(asked.body).toMatchObject({ backup_id: taken.id, backup_first: true });
       const read = () => api.ok('GET', `/v2/deployments/${uid}/restores/${asked.body.id}`);
       await eventually(async () => ['COMPLETED', 'FAILED'].includes((await read()).status), 240_000, 'the restore done');
       const done = await read();
@@ -413,6 +414,16 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine aut
       expect(retired.metadata.annotations['cnpg.io/hibernation']).toBe('on');
       expect((await kubectl(['get', 'pvc', '-n', namespace, 'notes-db-1-1'])).code).toBe(0);
       expect(await deploymentStatus('notes')).toBe('READY');
+      // The rollback past the migration now serves the data from before it, and says so.
+      const crossing = async () =>
+        ((await api.ok('GET', `/v2/deployments/${uid}`)).conditions as { type: string; status: string; reason: string }[]).find(
+          (condition) => condition.type === 'RollbackCrossesMigration',
+        );
+      expect(
+        await eventually(async () => ((await crossing())?.status === 'False' ? crossing() : undefined), 30_000, 'the rollback restored'),
+      ).toMatchObject({
+        reason: 'RestoredBeforeMigration',
+      });
 
       // Deleting the restore deletes the database it retired, never the serving one.
       expect((await api.call('DELETE', `/v2/deployments/${uid}/restores/${done.id}`)).status).toBe(204);

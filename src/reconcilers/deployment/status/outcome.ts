@@ -42,7 +42,9 @@ import { databaseConnections } from './database-connections.ts';
 import { archiveStoreOf, databaseEngineFor, databaseServes, servingDatabaseFor } from '../database.ts';
 import { databaseArchiving } from './database-archive-status.ts';
 import { databaseArchiveOf } from '../render/database-archive.ts';
-import { rollbackCrossing } from './rollback-status.ts';
+import { rollbackCrossing, type BackupOnRecord, type RestoredDatabase } from './rollback-status.ts';
+import { recoveryOfCluster } from '../render/postgres-cluster.ts';
+import type { DeploymentInformers } from '../informers.ts';
 
 /** What the cluster says beside the verdict: the tier's condition and, with TLS for the apps' URLs,
  * the readiness of the organization's certificates. */
@@ -93,11 +95,22 @@ function archivingOf({ informers, options }: Pass, deployment: DeepReadonly<Depl
 /** Where the Deployment is rolled back past a revision that migrated its database: the backup before it. */
 function rollbackOf({ informers }: Pass, deployment: DeepReadonly<Deployment>, chosen: ChosenRevisions): ConditionDecision | undefined {
   const namespace = deployment.metadata.namespace ?? '';
-  const backupOf = (name: string) => {
+  const backupOf = (name: string): BackupOnRecord | undefined => {
     const backup = informers.databaseBackups?.get(namespace, name);
-    return backup ? { uid: backup.metadata.uid ?? '', phase: backup.status?.phase } : undefined;
+    if (!backup) return undefined;
+    const { phase, serverName, backupId } = backup.status ?? {};
+    return { uid: backup.metadata.uid ?? '', phase, ...(serverName && backupId ? { serverName, backupId } : {}) };
   };
-  return rollbackCrossing(chosen.target, chosen.all, backupOf, deployment.metadata.uid ?? '');
+  return rollbackCrossing(chosen.target, chosen.all, backupOf, deployment.metadata.uid ?? '', restoredDatabaseOf(informers, deployment));
+}
+
+/** The serving database, when it is a Cluster recovered from a backup (a restore's, or a preview's clone). */
+function restoredDatabaseOf(informers: DeploymentInformers, deployment: DeepReadonly<Deployment>): RestoredDatabase | undefined {
+  const { name = '', namespace = '', uid = '' } = deployment.metadata;
+  const { cluster } = servingDatabaseFor(informers, { name, namespace, uid });
+  const serving = informers.postgresClusters?.get(namespace, cluster);
+  const recovery = serving ? recoveryOfCluster(serving) : undefined;
+  return recovery ? { cluster, serverName: recovery.serverName, backupId: recovery.backupId } : undefined;
 }
 
 /** A pass that cannot act on the spec: the problem in the status, the workloads as they are. */

@@ -21,7 +21,7 @@ function revision(name: string, generation: number, backupName?: string) {
 }
 
 const backups: Record<string, BackupOnRecord> = {
-  'r3-backup': { uid: 'b3', phase: 'Completed' },
+  'r3-backup': { uid: 'b3', phase: 'Completed', serverName: 'd1', backupId: '20261206T100300' },
   'r4-backup': { uid: 'b4', phase: 'Completed' },
   'r2-backup': { uid: 'b2', phase: 'Failed' },
 };
@@ -50,6 +50,23 @@ describe('a rollback past a migration', () => {
     const condition = rollbackCrossing(r1, all, backupOf, 'd1');
     expect(condition).toMatchObject({ reason: 'NoBackupBeforeMigration', message: expect.stringContaining('r2-backup, did not complete') });
     expect(condition?.message).not.toContain('r3-backup');
+  });
+
+  it('turns False once the serving database is that backup restored, and only that backup', () => {
+    const restored = { cluster: 'web-db-2', serverName: 'd1', backupId: '20261206T100300' };
+    expect(rollbackCrossing(r2, all, backupOf, 'd1', restored)).toMatchObject({
+      type: 'RollbackCrossesMigration',
+      status: 'False',
+      reason: 'RestoredBeforeMigration',
+      message: expect.stringContaining('(Cluster web-db-2) is DatabaseBackup r3-backup restored'),
+    });
+    // Another backup restored, or the same id under another server name, holds other data.
+    for (const other of [
+      { ...restored, backupId: '20261206T090000' },
+      { ...restored, serverName: 'preview' },
+    ])
+      expect(rollbackCrossing(r2, all, backupOf, 'd1', other)).toMatchObject({ status: 'True', reason: 'MigrationAfterTarget' });
+    expect(rollbackCrossing(r1, all, backupOf, 'd1', restored)).toMatchObject({ status: 'True', reason: 'NoBackupBeforeMigration' });
   });
 
   it('says nothing when no revision after the target migrated', () => {

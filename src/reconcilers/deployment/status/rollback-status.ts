@@ -10,6 +10,16 @@ export const rollbackCrossesMigrationCondition = 'RollbackCrossesMigration';
 export interface BackupOnRecord {
   uid: string;
   phase: string | undefined;
+  /** Where its files are: the server name and CloudNativePG's backup id (status). */
+  serverName?: string;
+  backupId?: string;
+}
+
+/** The serving database, when a restore made it: its Cluster and the backup it was recovered from. */
+export interface RestoredDatabase {
+  cluster: string;
+  serverName: string;
+  backupId: string;
 }
 
 /** Whether `revision` was made after `target`: a later spec, or the same spec's later build. */
@@ -22,13 +32,16 @@ function madeAfter(revision: RevisionRecord, target: RevisionRecord): boolean {
  * The condition for a rollback to `target` past a revision made after it that migrated the database (it
  * names a before-revision backup in status.backupName): the first such, whose backup holds the data from
  * before every one of those migrations. When that backup did not complete, no backup does: the condition
- * says so rather than offer a later one. Undefined when the rollback crosses no migration.
+ * says so rather than offer a later one. Once the serving database is that backup restored, the
+ * condition turns False: the data is from before the migration. Undefined when the rollback crosses no
+ * migration.
  */
 export function rollbackCrossing(
   target: RevisionRecord,
   all: readonly RevisionRecord[],
   backupOf: (name: string) => BackupOnRecord | undefined,
   deploymentUid: string,
+  restored?: RestoredDatabase,
 ): ConditionDecision | undefined {
   const first = all
     .filter((revision) => madeAfter(revision, target) && revision.object.status?.backupName)
@@ -43,6 +56,13 @@ export function rollbackCrossing(
       status: 'True',
       reason: 'NoBackupBeforeMigration',
       message: `${crossed} Its backup, DatabaseBackup ${name}, did not complete: no backup holds the data from before it.`,
+    };
+  if (restored && restored.backupId === backup.backupId && restored.serverName === backup.serverName)
+    return {
+      type: rollbackCrossesMigrationCondition,
+      status: 'False',
+      reason: 'RestoredBeforeMigration',
+      message: `The database (Cluster ${restored.cluster}) is DatabaseBackup ${name} restored, taken before ${first.name} migrated it: it holds the data from before that migration.`,
     };
   return {
     type: rollbackCrossesMigrationCondition,
