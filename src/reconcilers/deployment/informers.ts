@@ -141,8 +141,11 @@ const appliedView = {
   ingress: ownedFieldsView(fieldManager),
   httpRoute: ownedFieldsView(fieldManager),
   scaledObject: ownedFieldsView(fieldManager),
-  // Its readiness (postgres-cluster.ts), not the operator's record of its instances.
+  // Its readiness (postgres-cluster.ts), not the operator's record of its instances; and the backup it
+  // was recovered from (recoveryOfCluster), which a restore applies under a field manager of its own.
   postgresCluster: ownedFieldsView(fieldManager, [
+    'spec.bootstrap.recovery.recoveryTarget',
+    'spec.externalClusters',
     'status.conditions',
     'status.readyInstances',
     'status.currentPrimary',
