@@ -126,6 +126,9 @@ beforeAll(async () => {
     adminSecret,
     '--backup-store-admin',
     adminUrl,
+    // A platform that blocks its own networks, the store's among them.
+    '--organization-policy',
+    JSON.stringify({ networkPolicy: { blockedCidrs: ['127.0.0.0/8'], ingressFromNamespaces: [] } }),
   ]);
   await waitReady(berth);
   // On a machine that has not built versitygw yet, its build (modules downloaded, then compiled) comes first.
@@ -160,6 +163,20 @@ describe("organizations' backup store", () => {
     const [status, body] = await s3(root, 'PATCH', '/list-users');
     expect(status).not.toBe(200);
     expect(body).not.toContain(mine.accessKeyId);
+  });
+
+  it("lets the organization's pods reach the store's port, and only that, inside the networks its policy blocks", async () => {
+    const port = Number(new URL(storeUrl).port);
+    const egress = await eventually(
+      async () => {
+        const read = await kubectl(['get', 'networkpolicy', 'berth-organization', '-n', first, '-o', 'jsonpath={.spec.egress}']);
+        return read.code === 0 && read.stdout ? (JSON.parse(read.stdout) as unknown[]) : undefined;
+      },
+      30_000,
+      "the organization's NetworkPolicy",
+    );
+    expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '127.0.0.1/32' } }], ports: [{ protocol: 'TCP', port }] });
+    expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['127.0.0.0/8'] } }, { ipBlock: { cidr: '::/0' } }] });
   });
 
   it('writes nothing when a pass finds the Secret as it should be', async () => {

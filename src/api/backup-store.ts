@@ -25,3 +25,11 @@ export const backupStoreNamePrefix = 'berth-';
 export function backupStoreNameOf(namespaceUid: string): string {
   return `${backupStoreNamePrefix}${namespaceUid.toLowerCase()}`;
 }
+
+/** Where organizations' pods reach the store: its URL's host (an address or a name, without IPv6's
+ * brackets) and TCP port (the scheme's when the URL names none). */
+export function backupStoreEndpointOf(url: string): { host: string; port: number } {
+  const parsed = new URL(url);
+  const port = parsed.port ? Number(parsed.port) : parsed.protocol === 'https:' ? 443 : 80;
+  return { host: parsed.hostname.replace(/^\[(.*)\]$/, '$1'), port };
+}

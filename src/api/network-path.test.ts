@@ -132,7 +132,8 @@ describe('ingressPath: policies add up', () => {
   });
 
   it("is open beside a default deny under the organization's policy that names the relay, and blocked without it", () => {
-    const rendered = (relays: string[]) => renderNetworkPolicy(owner, hardenedOrganizationPolicy, relays) as NetworkPolicyObject;
+    const rendered = (relays: string[]) =>
+      renderNetworkPolicy(owner, hardenedOrganizationPolicy, { admittedNamespaces: relays, reachedAddresses: [] }) as NetworkPolicyObject;
     expect(verdict([denyAll, rendered(['keda'])])).toBe('open');
     expect(ingressPath([denyAll, rendered([])], app, cachedRelay)).toEqual({
       kind: 'blocked',

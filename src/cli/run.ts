@@ -23,7 +23,10 @@ import { registerDatabaseRestoreController } from '../reconcilers/database-resto
 import { registerBackupScheduleController } from '../reconcilers/database-backup/schedule-controller.ts';
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
-import { admittedNamespacesOf } from '../reconcilers/organization/render.ts';
+import { admittedNamespacesOf, type InstallationReach, type ReachedAddress } from '../reconcilers/organization/render.ts';
+import { backupStoreEndpointOf } from '../api/backup-store.ts';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { registerBackupStoreController } from '../reconcilers/backup-store/index.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { publicCodeHostOrigins } from '../codehost/outbound.ts';
@@ -345,15 +348,13 @@ async function registerControllers(manager: Manager, options: Options, installat
   registerDatabaseControllers(manager, informers, { ...options, databaseEngine }, images.images, scope);
   registerTracingProjectController(manager, scope);
   registerOAuthProviderController(manager, { ...scope, privateNetworks: options.oauthPrivateNetworks });
-  registerOrganizationControllerIfAny(
-    manager,
-    options,
-    installation,
-    admittedNamespacesOf({
+  registerOrganizationControllerIfAny(manager, options, installation, {
+    admittedNamespaces: admittedNamespacesOf({
       relays: [activation.activator?.proxy.namespace, routing.gateway?.namespace, options.proxyNamespace],
       ...optional('databaseOperator', postgresClusters ? options.cnpgOperatorNamespace : undefined),
     }),
-  );
+    reachedAddresses: options.backupStore ? await addressesOf(backupStoreEndpointOf(options.backupStore), installation.logger) : [],
+  });
   if (options.backupStore && options.backupStoreSecret)
     registerBackupStoreController(manager, {
       url: options.backupStore,
@@ -372,19 +373,34 @@ async function registerControllers(manager: Manager, options: Options, installat
   return codeHost;
 }
 
+/** The addresses of a host the installation names (the backup store's): itself when it is one, else
+ * what its name resolves to, as an absolute name (no search domain, where a namespace's Service could
+ * answer), when Berth starts: sorted, so a restart writes no policy again; logged, and none with a
+ * warning when it does not resolve. */
+async function addressesOf({ host, port }: { host: string; port: number }, logger: Logger): Promise<ReachedAddress[]> {
+  if (isIP(host)) return [{ ip: host, port }];
+  const resolved = await lookup(`${host.replace(/\.$/, '')}.`, { all: true }).catch((error: unknown) => {
+    logger.warn({ host, err: error }, `the backup store's host does not resolve: organizations' NetworkPolicies give it no exception`);
+    return [];
+  });
+  const addresses = [...new Set(resolved.map(({ address }) => address))].sort().map((ip) => ({ ip, port }));
+  if (addresses.length > 0) logger.info({ host, addresses: addresses.map(({ ip }) => ip) }, "organizations' pods reach the backup store");
+  return addresses;
+}
+
 /** The organization controller, where the installation gives organizations anything to keep. */
 function registerOrganizationControllerIfAny(
   manager: Manager,
   options: Options,
   installation: Installation,
-  admittedNamespaces: readonly string[],
+  reach: InstallationReach,
 ): void {
   const { pushRegistry, signing, routing, hostPolicy, scope } = installation;
   const license = options.agentServerLicenseSecret;
   if (!options.organizationPolicy && !(pushRegistry && signing) && !routing.tls && !license) return;
   registerOrganizationController(manager, {
     policy: options.organizationPolicy ?? {},
-    admittedNamespaces,
+    reach,
     ...(pushRegistry && signing ? { registry: { host: pushRegistry, key: signing.pushKey } } : {}),
     ...(routing.tls ? { tls: { config: routing.tls, hostPolicy, maxCustomHosts: options.organizationPolicy?.maxCustomHosts } } : {}),
     ...(license ? { agentServerLicense: { namespace: options.namespace, name: license } } : {}),

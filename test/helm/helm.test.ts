@@ -4,7 +4,7 @@
 // HTTP API answers through the chart's Service; every reconcile path runs without one `forbidden`; the
 // leader's pod can die; an upgrade loses no request; uninstall keeps what users made and a reinstall
 // adopts it without a write. The steps run in order, on one release.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFailed } from 'vitest';
 import { ensureOrganizationNamespace } from '../../src/facade/api-keys.ts';
 import { verifiedDomainsAnnotation } from '../../src/api/host-ownership.ts';
-import { gatewayHttpsAddress, nodeIp, pushRegistryAddress } from '../../workbench/node/network.ts';
+import { gatewayHttpsAddress, nodeInterface, nodeIp, pushRegistryAddress, storageNetworkIp } from '../../workbench/node/network.ts';
 import { eventually } from '../../workbench/support/poll.ts';
 import { testKubeConfig, useNamespace } from '../support/cluster.ts';
 import { kubeRequest } from '../../src/runtime/index.ts';
@@ -63,20 +63,23 @@ let backupStore: { server: ChildProcess; dir: string } | undefined;
 /** The Secret in the release's namespace naming the backup store's admin credential (backups.store.adminSecret). */
 const backupStoreSecret = 'backup-store-admin';
 
-/** The platform's backup store: a versitygw of its own on the node's address, its admin API on a port
- * apart that Berth's pods reach (backups.store.adminUrl; the node's own store keeps its admin API on the
- * host's loopback, out of every pod's reach). Its admin credential is in the release's namespace. */
+/** The platform's backup store: a versitygw of its own on a storage network's address (added to the
+ * node's interface, which goes with the node), its admin API on a port apart that Berth's pods reach
+ * (backups.store.adminUrl; the node's own store keeps its admin API on the host's loopback, out of every
+ * pod's reach). Its admin credential is in the release's namespace. */
 async function startBackupStore(): Promise<{ url: string; adminUrl: string }> {
+  execFileSync('ip', ['addr', 'replace', `${storageNetworkIp}/32`, 'dev', nodeInterface]);
   const dir = mkdtempSync(join(tmpdir(), 'berth-helm-backups-'));
   const { dirs, credentials } = prepareBackupStore(dir);
   const [s3, admin] = [
-    { host: nodeIp, port: await freePort() },
-    { host: nodeIp, port: await freePort() },
+    { host: storageNetworkIp, port: await freePort() },
+    { host: storageNetworkIp, port: await freePort() },
   ];
   const server = spawn(join(cachedBuild('versitygw'), 'versitygw'), backupStoreArgs(dirs, { s3, admin }), {
     env: backupStoreEnvironment(credentials),
     stdio: ['ignore', 'ignore', 'inherit'],
   });
+  server.once('error', (error) => console.error(`[helm] the backup store did not start: ${error.message}`));
   backupStore = { server, dir };
   const url = `http://${s3.host}:${s3.port}`;
   await eventually(async () => (await fetch(url).catch(() => undefined)) !== undefined || undefined, 20_000, 'the backup store answering');
@@ -190,6 +193,12 @@ beforeAll(async () => {
     `apps.activatorProxy=${nodeActivator.proxy.namespace}/${nodeActivator.proxy.name}:${nodeActivator.proxy.port}`,
     '--set',
     `apps.activatorScaler=${nodeActivator.scalerAddress}`,
+    // The storage network blocked, the backup store's: it stays in reach of the organization's pods, on
+    // its S3 port only (the databases' backups and restore below go through it).
+    '--set',
+    'organizations.networkPolicy.blockedCidrs[0]=169.254.169.254/32',
+    '--set',
+    `organizations.networkPolicy.blockedCidrs[1]=${storageNetworkIp}/32`,
     '--set',
     `organizations.networkPolicy.ingressFromNamespaces[0].kubernetes\\.io/metadata\\.name=${nodeActivator.proxy.namespace}`,
     // The node's KEDA runs as a user of its own (its client certificate), not as its chart's service

@@ -4,6 +4,9 @@
 export const nodeName = 'berth-node';
 export const nodeInterface = 'berth-node';
 export const nodeIp = '10.243.0.1';
+/** A second address on the node's interface, for a service the platform runs apart from the node on a
+ * network of its own: the helm suite's backup store, on a network its organizations' policy blocks. */
+export const storageNetworkIp = '10.243.0.2';
 export const serviceCidr = '10.96.0.0/16';
 /** The `kubernetes` Service: the first address of the service range. */
 export const apiServiceIp = '10.96.0.1';

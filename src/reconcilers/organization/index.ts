@@ -29,7 +29,7 @@ import {
   type Manager,
   type ResourceKind,
 } from '../../runtime/index.ts';
-import { policyObjectSelector, renderOrganization } from './render.ts';
+import { policyObjectSelector, reachesNothing, renderOrganization, type InstallationReach } from './render.ts';
 import { heldCustomHosts, keepOrganizationTls, organizationTlsCaches } from './tls.ts';
 import { keepRendered } from './keep.ts';
 
@@ -57,9 +57,10 @@ export interface OrganizationControllerOptions {
   policy: OrganizationPolicy;
   /** Berth's registry for organizations' sources and images: its host and the key its credentials are signed with. */
   registry?: { host: string; key: Buffer };
-  /** The namespaces of the installation's own parts (render.ts, admittedNamespacesOf): the organization's
-   * NetworkPolicy admits them whatever its ingressFromNamespaces say. */
-  admittedNamespaces?: readonly string[];
+  /** What the organization's NetworkPolicy gives the installation's own parts (render.ts): the namespaces
+   * it admits whatever its ingressFromNamespaces say (admittedNamespacesOf), and the addresses its pods
+   * reach whatever its blockedCidrs say (the backup store). */
+  reach?: InstallationReach;
   /** Only these namespaces (Berth's --watch-namespaces). Default: all. */
   namespaces?: string[];
   /** TLS for the apps' URLs: a Certificate and a Gateway listener per organization, and for its
@@ -131,7 +132,7 @@ export function registerOrganizationController(manager: Manager, options: Organi
       const namespace = namespaces.get('', name);
       const owner = isOrganization(namespace, options.namespaces) ? { name, uid: namespace.metadata!.uid! } : undefined;
       const desired = owner
-        ? renderOrganization(owner, options.policy, options.admittedNamespaces ?? [], registryFor(owner), licenseData())
+        ? renderOrganization(owner, options.policy, options.reach ?? reachesNothing, registryFor(owner), licenseData())
         : {};
       if (owner && options.policy.podSecurity) await enforcePodSecurity(manager, namespace!, podSecurityLabels(options.policy.podSecurity));
       for (const part of Object.keys(policyKinds) as (keyof typeof policyKinds)[]) {

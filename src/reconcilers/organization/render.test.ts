@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { organizationPolicySchema } from '../../api/index.ts';
 import { appliedHashOf } from '../../runtime/applied-hash.ts';
-import { admittedNamespacesOf, renderOrganization } from './render.ts';
+import { admittedNamespacesOf, reachesNothing, renderOrganization } from './render.ts';
 
 const namespace = { name: 'org-a', uid: '0f0c1a52-7a47-4c36-9d36-4a8d2c6f7b10' };
 
 describe('renderOrganization', () => {
   it('renders nothing for an empty policy', () => {
-    expect(renderOrganization(namespace, organizationPolicySchema.parse({}), [])).toEqual({
+    expect(renderOrganization(namespace, organizationPolicySchema.parse({}), reachesNothing)).toEqual({
       resourceQuota: undefined,
       limitRange: undefined,
       networkPolicy: undefined,
@@ -22,7 +22,7 @@ describe('renderOrganization', () => {
         resourceQuota: { pods: '10' },
         limitRange: { defaultRequest: { cpu: '50m' }, max: { memory: '2Gi' } },
       }),
-      [],
+      reachesNothing,
     );
     expect(resourceQuota?.spec).toEqual({ hard: { pods: '10' } });
     expect(resourceQuota?.metadata?.ownerReferences).toEqual([{ apiVersion: 'v1', kind: 'Namespace', name: 'org-a', uid: namespace.uid }]);
@@ -39,7 +39,7 @@ describe('renderOrganization', () => {
           ingressFromNamespaces: [{ 'kubernetes.io/metadata.name': 'gateway' }],
         },
       }),
-      [],
+      reachesNothing,
     );
     expect(networkPolicy?.spec).toEqual({
       podSelector: {},
@@ -75,12 +75,35 @@ describe('renderOrganization', () => {
       organizationPolicySchema.parse({
         networkPolicy: { blockedCidrs: [], ingressFromNamespaces: [{ 'kubernetes.io/metadata.name': 'gateway' }, { team: 'edge' }] },
       }),
-      ['kube-system', 'gateway'],
+      { admittedNamespaces: ['kube-system', 'gateway'], reachedAddresses: [] },
     );
     const named = (name: string) => ({ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } });
     expect((networkPolicy?.spec as { ingress: unknown[] }).ingress).toEqual([
       { from: [{ podSelector: {} }, named('kube-system'), named('gateway'), { namespaceSelector: { matchLabels: { team: 'edge' } } }] },
     ]);
+  });
+
+  it("lets pods reach the installation's addresses, each on its one port, even inside the blocked networks", () => {
+    const { networkPolicy } = renderOrganization(
+      namespace,
+      organizationPolicySchema.parse({ networkPolicy: { blockedCidrs: ['10.0.0.0/8', 'fd00::/8'], ingressFromNamespaces: [] } }),
+      {
+        admittedNamespaces: [],
+        reachedAddresses: [
+          { ip: '10.243.0.1', port: 7070 },
+          { ip: 'fd00::7', port: 443 },
+        ],
+      },
+    );
+    const egress = (networkPolicy?.spec as { egress: unknown[] }).egress;
+    expect(egress.slice(3)).toEqual([
+      { to: [{ ipBlock: { cidr: '10.243.0.1/32' } }], ports: [{ protocol: 'TCP', port: 7070 }] },
+      { to: [{ ipBlock: { cidr: 'fd00::7/128' } }], ports: [{ protocol: 'TCP', port: 443 }] },
+    ]);
+    // The blocked networks stay blocked for everything else.
+    expect(egress[2]).toEqual({
+      to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8'] } }, { ipBlock: { cidr: '::/0', except: ['fd00::/8'] } }],
+    });
   });
 
   it("admits the installation's own parts: its relays, and CloudNativePG's operator where the cluster serves it", () => {
@@ -91,7 +114,7 @@ describe('renderOrganization', () => {
 
   it('renders the registry credential as a pull secret for the registry host, the same at every pass', () => {
     const registry = { host: '10.243.0.1:5001', username: 'berth-organization', password: 'bor_x.y' };
-    const { registryCredentials } = renderOrganization(namespace, organizationPolicySchema.parse({}), [], registry);
+    const { registryCredentials } = renderOrganization(namespace, organizationPolicySchema.parse({}), reachesNothing, registry);
     expect(registryCredentials?.type).toBe('kubernetes.io/dockerconfigjson');
     const config = JSON.parse(Buffer.from(registryCredentials?.data?.['.dockerconfigjson'] ?? '', 'base64').toString());
     expect(config).toEqual({
@@ -104,7 +127,7 @@ describe('renderOrganization', () => {
       },
     });
     expect(appliedHashOf(registryCredentials)).toBe(
-      appliedHashOf(renderOrganization(namespace, organizationPolicySchema.parse({}), [], registry).registryCredentials),
+      appliedHashOf(renderOrganization(namespace, organizationPolicySchema.parse({}), reachesNothing, registry).registryCredentials),
     );
   });
 });

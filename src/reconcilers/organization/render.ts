@@ -84,17 +84,40 @@ export function admittedNamespacesOf({ relays, databaseOperator }: InstallationP
   return [...new Set([...relays, databaseOperator].filter((name): name is string => Boolean(name)))];
 }
 
+/** An address and TCP port of the installation's own that organizations' pods reach whatever the blocked
+ * networks: the backup store, where their databases archive and back up. */
+export interface ReachedAddress {
+  ip: string;
+  port: number;
+}
+
+/** Egress to one address's TCP port. */
+function toAddress({ ip, port }: ReachedAddress) {
+  return { to: [{ ipBlock: { cidr: `${ip}/${ip.includes(':') ? 128 : 32}` } }], ports: [{ protocol: 'TCP', port }] };
+}
+
+/** What every organization's NetworkPolicy gives the installation's own parts: the namespaces it admits
+ * (admittedNamespacesOf), and the addresses its pods reach whatever blockedCidrs say. */
+export interface InstallationReach {
+  admittedNamespaces: readonly string[];
+  reachedAddresses: readonly ReachedAddress[];
+}
+
+export const reachesNothing: InstallationReach = { admittedNamespaces: [], reachedAddresses: [] };
+
 /**
  * The organization's NetworkPolicy. Besides its own namespace and the policy's ingressFromNamespaces,
  * the namespaces of the installation's own parts reach its pods (`admittedNamespaces`,
  * admittedNamespacesOf: its activator's proxy, its Gateway, CloudNativePG's operator): an installation
  * never has to list what its own configuration names, a dev_zero app's URL answers under the default
- * policy, and a database on CloudNativePG becomes Ready.
+ * policy, and a database on CloudNativePG becomes Ready. Its pods reach the installation's addresses
+ * (`reachedAddresses`: the backup store's port, never another) even inside the blocked networks, so a
+ * platform that blocks its own networks still has its databases backed up.
  */
 export function renderNetworkPolicy(
   namespace: OwnerNamespace,
   policy: OrganizationPolicy,
-  admittedNamespaces: readonly string[] = [],
+  { admittedNamespaces, reachedAddresses }: InstallationReach = reachesNothing,
 ): NetworkPolicyManifest | undefined {
   const network = policy.networkPolicy;
   if (!network) return undefined;
@@ -123,6 +146,7 @@ export function renderNetworkPolicy(
             ),
           ],
         },
+        ...reachedAddresses.map(toAddress),
       ],
     },
   });
@@ -179,14 +203,14 @@ export function renderAgentServerLicense(namespace: OwnerNamespace, licenseData:
 export function renderOrganization(
   namespace: OwnerNamespace,
   policy: OrganizationPolicy,
-  admittedNamespaces: readonly string[],
+  reach: InstallationReach,
   registry?: OrganizationRegistry,
   agentServerLicense?: string,
 ) {
   return {
     resourceQuota: renderResourceQuota(namespace, policy),
     limitRange: renderLimitRange(namespace, policy),
-    networkPolicy: renderNetworkPolicy(namespace, policy, admittedNamespaces),
+    networkPolicy: renderNetworkPolicy(namespace, policy, reach),
     registryCredentials: renderRegistryCredentials(namespace, registry),
     agentServerLicense: renderAgentServerLicense(namespace, agentServerLicense),
   };
