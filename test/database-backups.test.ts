@@ -222,6 +222,13 @@ describe('/v2/deployments/{id}/backups/{backup_id}/restore and /restores', () =>
     expect(elsewhere.body.detail).toBe(`Backup ${backup.body.id} not found`);
     const odd = await t.call('POST', `/v2/deployments/${id}/backups/${backup.body.id}/restore`, { body: { backup_first: 'yes' } });
     expect(odd.status).toBe(422);
+    // A point in time that has not come, or is no time at all, is refused, and no restore is made.
+    const ahead = new Date(Date.now() + 3_600_000).toISOString();
+    for (const target_time of [ahead, '2026-12-07 10:00'])
+      expect(
+        (await t.call('POST', `/v2/deployments/${id}/backups/${backup.body.id}/restore`, { body: { target_time } })).body.detail,
+      ).toEqual([expect.objectContaining({ loc: ['body', 'target_time'] })]);
+    expect((await t.call('GET', `/v2/deployments/${id}/restores`)).body.resources).toHaveLength(1);
 
     expect((await t.call('DELETE', `/v2/deployments/${id}/restores/${asked.body.id}`)).status).toBe(204);
     expect((await t.call('GET', `/v2/deployments/${id}/restores/${asked.body.id}`)).status).toBe(404);
@@ -235,6 +242,8 @@ describe('/v2/deployments/{id}/backups/{backup_id}/restore and /restores', () =>
         JSON.stringify({ apiVersion: `${group}/${version}`, kind: 'DatabaseRestore', metadata: { name }, spec }),
       );
     expect((await apply('mill-back', { deploymentName: 'mill', backupName: 'nowhere' })).code).toBe(0);
+    const noTime = await apply('mill-when', { deploymentName: 'mill', backupName: 'nowhere', targetTime: 'yesterday' });
+    expect(noTime.stderr).toMatch(/spec\.targetTime: Invalid value: "yesterday"/);
     const changed = await apply('mill-back', { deploymentName: 'mill', backupName: 'elsewhere' });
     expect(changed.code).not.toBe(0);
     expect(changed.stderr).toContain('spec is immutable: a restore happens once, make a new DatabaseRestore');

@@ -23,6 +23,13 @@ export const databaseRestoreSpecSchema = z
         'Whether the serving database is backed up first (a DatabaseBackup, reason before-restore, named in the status), so the restore can itself be undone. ' +
           'A database that does not serve has nothing to back up, and is restored without one.',
       ),
+    targetTime: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        'A point in time (RFC 3339) to restore to, a second or more after the backup ended: the backup, then the archive of its database replayed up to the first transaction after that time. ' +
+          'Unset: the database as the backup ended. A time with no transaction after it in the archive (its newest segment is shipped when full or within 5 minutes) fails the restore, and the deployment stays on its database.',
+      ),
   })
   .describe('Which database to restore, and from which backup. Immutable: a restore happens once; make a new DatabaseRestore for another.')
   .meta({
@@ -31,6 +38,17 @@ export const databaseRestoreSpecSchema = z
     ],
   });
 export type DatabaseRestoreSpec = z.infer<typeof databaseRestoreSpecSchema>;
+
+/** Why a restore to `targetTime` from a backup that ended at `backupEnded` cannot be: the time is ahead of
+ * `now`, or not past the backup's end, which is recorded to the second (an earlier backup reaches it).
+ * Undefined when it can. Pure. */
+export function targetTimeProblem(targetTime: string, backupEnded: string | undefined, now: Date): string | undefined {
+  const target = Date.parse(targetTime);
+  if (target > now.getTime()) return `The point in time to restore to, ${targetTime}, has not come yet.`;
+  if (backupEnded && target < Date.parse(backupEnded) + 1000)
+    return `The point in time to restore to, ${targetTime}, is not a second past the backup's end (${backupEnded}): restore an earlier backup to reach it, or choose a later time.`;
+  return undefined;
+}
 
 /** On the Cluster a restore retired: the restore's uid (the one it made carries restoredByLabel). */
 export const retiredByLabel = 'berth.dev/retired-by';

@@ -139,6 +139,7 @@ export function databaseRestoreResponse(
     name: metadata.name ?? '',
     backup_id: backups.restored ?? null,
     backup_first: spec.backupFirst ?? true,
+    target_time: spec.targetTime ?? null,
     backup_before_id: backups.before ?? null,
     status: restoreStateOf(status?.phase ?? 'Pending'),
     status_message: status?.message ?? null,

@@ -352,6 +352,13 @@ export const databaseRestoreRequestSchema = z
       .describe(
         'Back up the serving database first (a backup of reason before-restore), so the restore can itself be undone. A database that does not serve is restored without one.',
       ),
+    target_time: z.iso
+      .datetime({ offset: true })
+      .optional()
+      .describe(
+        "A point in time (RFC 3339), a second or more after the backup's end, to restore to: the backup, then its database's archive replayed up to the first transaction after that time. Unset: the database as the backup ended. " +
+          "One ahead of now or not past the backup's end is a 422; one with no transaction after it in the archive (its newest segment is shipped when full or within 5 minutes) fails the restore, and the deployment stays on its database.",
+      ),
   })
   .strict()
   .describe('How to restore; every field is optional, and so is the body.');
@@ -364,6 +371,7 @@ export const databaseRestoreResponseSchema = z
     name: z.string().describe('Name of the DatabaseRestore (kubectl get dbrestore).'),
     backup_id: uuidString('ID of the backup it restores.').nullable(),
     backup_first: z.boolean().describe('Whether the serving database is backed up first.'),
+    target_time: dateTime("The point in time it restores to; null: the backup's end.").nullable(),
     backup_before_id: uuidString('ID of the backup of the serving database taken before the restore; null without one.').nullable(),
     status: z.enum(restoreStates).describe(`Where the restore is: ${restoreStates.join(', ')}.`),
     status_message: z.string().nullable().describe('Why it waits or failed.'),

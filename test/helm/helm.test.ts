@@ -260,20 +260,41 @@ async function nothingLeft(kinds: string[], where = apps): Promise<void> {
   );
 }
 
+/** SQL run by `psql` in the database's instance pod, as the operator's own tools run it. */
+async function instanceQuery(pod: string, sql: string): Promise<string> {
+  return (await kubectlOk(['exec', '-n', apps, pod, '-c', 'postgres', '--', 'psql', '-U', 'postgres', '-Atc', sql])).trim();
+}
+
 /**
  * The issue's proof, through the reference's SDK at the agent's URL: its thread is in a backup taken
- * through the API, its database's volume is destroyed, and a restore into a new database brings the
- * thread back to the same server at the same URL.
+ * through the API, a second thread is written after it, the database's volume is destroyed, and a
+ * restore into a new database, to a point in time after the second thread, brings both back to the same
+ * server at the same URL; a third, written after that point, is not.
  */
 async function restoresLostDatabase(id: string, server: AgentServer, thread: ThreadReading): Promise<void> {
   const backup = await api.ok('POST', `/v2/deployments/${id}/backups`);
   const readBackup = () => api.ok('GET', `/v2/deployments/${id}/backups/${backup.id}`);
   await eventually(async () => ['COMPLETED', 'FAILED'].includes((await readBackup()).status), 180_000, 'the backup done');
   expect(await readBackup()).toMatchObject({ status: 'COMPLETED', reason: 'manual' });
+  const second = await createThread(server, { text: 'after the backup' });
+  // A second on each side of the point: Postgres stamps commits to the microsecond, the point is to the
+  // millisecond. The third thread's commits are the first after it, where the recovery stops.
+  await sleep(1000);
+  const pointInTime = new Date().toISOString();
+  await sleep(1000);
+  const third = await createThread(server, { text: 'after the point in time' });
+  // The archive holds all of it: the segment being written is closed and shipped.
+  const pod = 'agent-db-1-1';
+  const closed = await instanceQuery(pod, 'select pg_walfile_name(pg_switch_wal())');
+  await eventually(
+    async () => (await instanceQuery(pod, 'select last_archived_wal from pg_stat_archiver')) >= closed || undefined,
+    60_000,
+    `WAL segment ${closed} archived`,
+  );
 
   // The volume's data goes, as with a lost disk: the directory the provisioner made on the node is
   // emptied, and the database's pod restarts on it.
-  const claim = 'agent-db-1-1';
+  const claim = pod;
   const volume = (await kubectlOk(['get', 'pvc', '-n', apps, claim, '-o', 'jsonpath={.spec.volumeName}'])).trim();
   const directory = (await kubectlOk(['get', 'pv', volume, '-o', 'jsonpath={.spec.hostPath.path}{.spec.local.path}'])).trim();
   expect(readdirSync(directory)).not.toEqual([]);
@@ -282,8 +303,12 @@ async function restoresLostDatabase(id: string, server: AgentServer, thread: Thr
 
   // The serving database lost its data: the restore goes without a backup of it first.
   const from = Date.now();
-  const asked = await api.call('POST', `/v2/deployments/${id}/backups/${backup.id}/restore`, { backup_first: false });
+  const asked = await api.call('POST', `/v2/deployments/${id}/backups/${backup.id}/restore`, {
+    backup_first: false,
+    target_time: pointInTime,
+  });
   expect(asked.status, JSON.stringify(asked.body)).toBe(202);
+  expect(asked.body.target_time).toBe(pointInTime);
   const readRestore = () => api.ok('GET', `/v2/deployments/${id}/restores/${asked.body.id}`);
   await eventually(async () => ['COMPLETED', 'FAILED'].includes((await readRestore()).status), 240_000, 'the restore done');
   expect(await readRestore()).toMatchObject({ status: 'COMPLETED', database_name: 'agent-db-2', retired_database_name: 'agent-db-1' });
@@ -291,6 +316,14 @@ async function restoresLostDatabase(id: string, server: AgentServer, thread: Thr
   expect(
     await eventually(async () => readThread(server, thread.thread_id).catch(() => undefined), 120_000, 'the thread read after the restore'),
   ).toEqual(thread);
+  expect(await readThread(server, second.thread_id)).toEqual(second);
+  // The SDK's own error for a 404 (langgraph_sdk.errors.NotFoundError).
+  expect(
+    await readThread(server, third.thread_id).then(
+      () => 'read',
+      (error: Error) => error.message,
+    ),
+  ).toMatch(/NotFoundError/);
 }
 
 /** On a failure, what Berth's pods said last. */
@@ -492,60 +525,65 @@ describe('helm install onto the real node', () => {
     expect(await forbiddenEvents()).toEqual([]);
   });
 
-  it('builds and serves an agent server deployed by the reference client through the chart Service, the Dockerfile made from langgraph.json', async () => {
-    printBerthLogs();
-    await organizationRegistry();
-    const created = await api.ok('POST', '/v2/deployments', {
-      name: 'agent',
-      source: 'internal_source',
-      source_config: {
-        resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
-      },
-      source_revision_config: {},
-    });
-    const home = mkdtempSync(join(tmpdir(), 'berth-helm-agent-'));
-    try {
-      const project = copyAgentProject(home);
-      const user = { api: `${api.url}/api-host`, key, organization, home };
-      await runLanggraph(user, project, ['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
-      // The build log, read by the client as it reads it (the level upper-cased), from either replica.
-      expect(
-        await runLanggraph(user, project, ['deploy', 'logs', '--name', 'agent', '--type', 'build', '--level', 'info', '--limit', '500']),
-      ).toContain('making the Dockerfile from langgraph.json');
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
-    const deployment = await api.ok('GET', `/v2/deployments/${created.id}`);
-    const revision = await api.ok('GET', `/v2/deployments/${created.id}/revisions/${deployment.latest_revision_id}`);
-    expect(revision.status, revision.status_message).toBe('DEPLOYED');
-    await eventually(
-      async () => (await httpsGet(`${deployment.url}/ok`, await appsCaCertificate())).status === 200,
-      120_000,
-      'the agent server answering /ok',
-    );
-    const run = await httpsPostJson(`${deployment.url}/runs/wait`, await appsCaCertificate(), {
-      assistant_id: 'agent',
-      input: { text: 'under the chart' },
-    });
-    expect(run).toEqual({ text: 'UNDER THE CHART!' });
-    // Its threads live in its Postgres, read back with the reference's SDK at the https URL (that one
-    // outlives the server's pod is the node suite's: test/node/agent-server.test.ts).
-    const caDir = mkdtempSync(join(tmpdir(), 'berth-helm-ca-'));
-    try {
-      const caFile = join(caDir, 'apps-ca.pem');
-      writeFileSync(caFile, await appsCaCertificate());
-      const server = { url: deployment.url as string, caFile };
-      const thread = await createThread(server, { text: 'kept under the chart' });
-      expect(await readThread(server, thread.thread_id)).toEqual(thread);
-      await restoresLostDatabase(created.id, server, thread);
-    } finally {
-      rmSync(caDir, { recursive: true, force: true });
-    }
-    expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
-    await nothingLeft(['deployments.berth.dev', 'jobs']);
-    await nothingLeft(['jobs', 'secrets'], buildNamespace);
-    expect(await forbiddenInLogs(namespace)).toEqual([]);
-  });
+  // Its restore of a lost database to a point in time takes about 75 s of its own.
+  it(
+    'builds and serves an agent server deployed by the reference client through the chart Service, the Dockerfile made from langgraph.json',
+    { timeout: 600_000 },
+    async () => {
+      printBerthLogs();
+      await organizationRegistry();
+      const created = await api.ok('POST', '/v2/deployments', {
+        name: 'agent',
+        source: 'internal_source',
+        source_config: {
+          resource_spec: { min_scale: 1, max_scale: 1, cpu: 0.1, memory_mb: 256, memory_limit_mb: 1024, db_cpu: 0.1, db_memory_mb: 128 },
+        },
+        source_revision_config: {},
+      });
+      const home = mkdtempSync(join(tmpdir(), 'berth-helm-agent-'));
+      try {
+        const project = copyAgentProject(home);
+        const user = { api: `${api.url}/api-host`, key, organization, home };
+        await runLanggraph(user, project, ['deploy', '--remote', '--name', 'agent', '--no-input', '-c', 'langgraph.json']);
+        // The build log, read by the client as it reads it (the level upper-cased), from either replica.
+        expect(
+          await runLanggraph(user, project, ['deploy', 'logs', '--name', 'agent', '--type', 'build', '--level', 'info', '--limit', '500']),
+        ).toContain('making the Dockerfile from langgraph.json');
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+      const deployment = await api.ok('GET', `/v2/deployments/${created.id}`);
+      const revision = await api.ok('GET', `/v2/deployments/${created.id}/revisions/${deployment.latest_revision_id}`);
+      expect(revision.status, revision.status_message).toBe('DEPLOYED');
+      await eventually(
+        async () => (await httpsGet(`${deployment.url}/ok`, await appsCaCertificate())).status === 200,
+        120_000,
+        'the agent server answering /ok',
+      );
+      const run = await httpsPostJson(`${deployment.url}/runs/wait`, await appsCaCertificate(), {
+        assistant_id: 'agent',
+        input: { text: 'under the chart' },
+      });
+      expect(run).toEqual({ text: 'UNDER THE CHART!' });
+      // Its threads live in its Postgres, read back with the reference's SDK at the https URL (that one
+      // outlives the server's pod is the node suite's: test/node/agent-server.test.ts).
+      const caDir = mkdtempSync(join(tmpdir(), 'berth-helm-ca-'));
+      try {
+        const caFile = join(caDir, 'apps-ca.pem');
+        writeFileSync(caFile, await appsCaCertificate());
+        const server = { url: deployment.url as string, caFile };
+        const thread = await createThread(server, { text: 'kept under the chart' });
+        expect(await readThread(server, thread.thread_id)).toEqual(thread);
+        await restoresLostDatabase(created.id, server, thread);
+      } finally {
+        rmSync(caDir, { recursive: true, force: true });
+      }
+      expect((await api.call('DELETE', `/v2/deployments/${created.id}`)).status).toBe(204);
+      await nothingLeft(['deployments.berth.dev', 'jobs']);
+      await nothingLeft(['jobs', 'secrets'], buildNamespace);
+      expect(await forbiddenInLogs(namespace)).toEqual([]);
+    },
+  );
 
   it("deploys agent servers by the client's default path (a local build, pushed with the push token) and by --image-uri through the chart Service", async () => {
     printBerthLogs();

@@ -3,9 +3,17 @@
 // /v2/deployments/{deployment_id}/restores[/{restore_id}] lists them newest first, reads one, or deletes
 // one, and with it the database it retired (or the one it was still making).
 import type { FastifyInstance } from 'fastify';
-import { backupRequestedAt, databaseRestoreFor, databaseRestoreKind, type DatabaseRestore, type Deployment } from '../../api/index.ts';
+import {
+  backupRequestedAt,
+  databaseRestoreFor,
+  databaseRestoreKind,
+  targetTimeProblem,
+  type DatabaseRestore,
+  type Deployment,
+} from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
-import { notFound } from '../errors.ts';
+import { optional } from '../../runtime/index.ts';
+import { invalidField, notFound } from '../errors.ts';
 import { clientErrorFromKube } from '../kube-errors.ts';
 import { waitForCache, waitForGone } from '../observe.ts';
 import { paginate, pageQuerySchema } from '../pagination.ts';
@@ -90,12 +98,18 @@ export function registerRestoreRoutes(app: FastifyInstance, deps: FacadeDependen
     const backup = cache.databaseBackups.byIndex('owner', id).find((candidate) => candidate.metadata.uid === backupId);
     if (!backup) throw notFound(backupNotFound(backupId));
     const body = parseRequestPart('body', databaseRestoreRequestSchema, request.body ?? {});
+    const outOfReach = body.target_time ? targetTimeProblem(body.target_time, backup.status?.stoppedAt, new Date()) : undefined;
+    if (outOfReach) throw invalidField(['body', 'target_time'], outOfReach);
     const owner = { name: deployment.metadata.name!, namespace: tenant.namespace, uid: id };
     const created = await writer
       .create<DatabaseRestore>(
         databaseRestoreKind,
         tenant.namespace,
-        databaseRestoreFor(owner, { backupName: backup.metadata.name!, backupFirst: body.backup_first }, new Date()),
+        databaseRestoreFor(
+          owner,
+          { backupName: backup.metadata.name!, backupFirst: body.backup_first, ...optional('targetTime', body.target_time) },
+          new Date(),
+        ),
       )
       .catch((error: unknown) => clientErrorFromKube(error, { notFound: deploymentNotFound(id) }));
     const seen = await waitForCache(

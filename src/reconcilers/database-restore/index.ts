@@ -15,6 +15,8 @@ import {
   restoredByLabel,
   retiredByLabel,
   settledRestorePhases,
+  targetTimeProblem,
+  type DatabaseBackup,
   type DatabaseEngine,
   type DatabaseRestore,
   type Deployment,
@@ -231,7 +233,15 @@ function factsOf(
         }
       : {}),
     ...(earlier ? { earlierRestore: earlier.metadata.name! } : {}),
+    ...optional('targetOutOfReach', targetOutOfReach(restore, backup)),
   };
+}
+
+/** Why the restore's point in time is out of the backup's reach, once the backup completed. */
+function targetOutOfReach(restore: DeepReadonly<DatabaseRestore>, backup: DeepReadonly<DatabaseBackup> | undefined): string | undefined {
+  const { targetTime } = restore.spec;
+  if (!targetTime || backup?.status?.phase !== 'Completed') return undefined;
+  return targetTimeProblem(targetTime, backup.status.stoppedAt, new Date());
 }
 
 function targetOf(
@@ -299,6 +309,7 @@ async function act(
         objectStore: childNames(owner.name).postgres,
         serverName: facts.backup!.serverName!,
         backupId: facts.backup!.backupId!,
+        ...optional('targetTime', restore.spec.targetTime),
         ...optional('storage', facts.serving.storage),
       },
     });

@@ -27,6 +27,17 @@ describe('the step a DatabaseRestore is at', () => {
     expect(restoreStep(with_({ backupFirst: false }))).toEqual({ step: 'restore' });
   });
 
+  it('refuses a point in time the backup cannot reach, before anything is made', () => {
+    const outOfReach = 'The point in time to restore to, 2026-12-06T09:00:00Z, is before the backup ended (2026-12-06T10:00:00Z)';
+    expect(restoreStep(with_({ targetOutOfReach: outOfReach }))).toEqual({
+      step: 'refuse',
+      reason: 'TargetTimeOutOfReach',
+      message: outOfReach,
+    });
+    // Once its Cluster is made, the restore goes on to its end.
+    expect(restoreStep(with_({ targetOutOfReach: outOfReach, ...target('ours') }))).toMatchObject({ step: 'await-restore' });
+  });
+
   it('refuses to go on when the backup before it failed, and changes nothing', () => {
     expect(restoreStep(with_({ before: { name: 'r-before', phase: 'Failed', message: 'no space' } }))).toMatchObject({
       step: 'refuse',

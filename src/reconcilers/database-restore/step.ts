@@ -24,6 +24,8 @@ export interface RestoreFacts {
   before?: { name: string; phase: DatabaseBackupPhase; message?: string };
   /** An earlier restore of the same Deployment that has not ended. */
   earlierRestore?: string;
+  /** Why the spec's point in time cannot be reached from the backup (targetTimeProblem), once it completed. */
+  targetOutOfReach?: string;
 }
 
 export type RestoreStep =
@@ -98,6 +100,7 @@ function unrestorable(facts: RestoreFacts): RestoreStep | undefined {
     };
   if (backup.phase !== 'Completed' || !backup.backupId || !backup.serverName)
     return { step: 'wait', reason: 'BackupRunning', message: `Waiting for DatabaseBackup ${backup.name} to complete.` };
+  if (facts.targetOutOfReach) return { step: 'refuse', reason: 'TargetTimeOutOfReach', message: facts.targetOutOfReach };
   return undefined;
 }
 

@@ -164,6 +164,17 @@ describe('a database as a CloudNativePG Cluster', () => {
         plugin: { name: 'barman-cloud.cloudnative-pg.io', parameters: { barmanObjectName: 'shop-postgres', serverName: 'uid-1' } },
       },
     ]);
+    expect(recoveryOfCluster(cluster)).toEqual(recovery);
+  });
+
+  it('restores to a point in time past the backup: the archive replayed up to it, which the Cluster says back', () => {
+    const recovery = { objectStore: 'shop-postgres', serverName: 'uid-1', backupId: '20261206T101010', targetTime: '2026-12-06T10:20:00Z' };
+    const cluster = renderPostgresCluster({ owner, spec: withDatabase, image: 'i:16', cluster: 'shop-db-2', recovery });
+    expect(cluster.spec.bootstrap).toMatchObject({
+      recovery: { recoveryTarget: { backupID: '20261206T101010', targetTime: '2026-12-06T10:20:00Z' } },
+    });
+    expect(JSON.stringify(cluster.spec.bootstrap)).not.toContain('targetImmediate');
+    expect(recoveryOfCluster(cluster)).toEqual(recovery);
   });
 
   it("begins a preview's first Cluster from its deployment's backup, and reads that back from the Cluster it made", () => {

@@ -49,6 +49,8 @@ export interface RecoverySource {
   objectStore: string;
   serverName: string;
   backupId: string;
+  /** A point in time after the backup's end to replay its server's archive up to; unset: the backup's end. */
+  targetTime?: string;
   /** The room of the database the backup was taken of: the Cluster is made no smaller. */
   storage?: string;
 }
@@ -147,8 +149,8 @@ export function renderPostgresCluster(input: PostgresClusterInput): PostgresClus
 }
 
 /** The apps connect as `postgres` to database `postgres`; `app` owns it and nobody reads its Secret. A
- * restore stops at the backup's end (targetImmediate): what was written after it is what the restore
- * undoes. */
+ * restore stops at the backup's end (targetImmediate), or replays the archive up to its point in time:
+ * what was written after is what the restore undoes. */
 function bootstrapOf(input: PostgresClusterInput, first: boolean): Record<string, unknown> {
   const { recovery } = input;
   if (recovery)
@@ -158,7 +160,9 @@ function bootstrapOf(input: PostgresClusterInput, first: boolean): Record<string
           source: recoverySourceName,
           database: 'postgres',
           owner: 'app',
-          recoveryTarget: { backupID: recovery.backupId, targetImmediate: true },
+          recoveryTarget: recovery.targetTime
+            ? { backupID: recovery.backupId, targetTime: recovery.targetTime }
+            : { backupID: recovery.backupId, targetImmediate: true },
         },
       },
       // The plugin reads the server name from here, and defaults it to the new Cluster's name.
@@ -187,10 +191,11 @@ function clusterStorage(spec: DeploymentSpecInput, floors: readonly (string | un
  * empty. What a Cluster was made with stays its bootstrap. Pure. */
 export function recoveryOfCluster(cluster: DeepReadonly<KubeObject>): RecoverySource | undefined {
   const spec = (cluster as { spec?: ClusterRecoveryFields }).spec;
-  const backupId = spec?.bootstrap?.recovery?.recoveryTarget?.backupID;
+  const target = spec?.bootstrap?.recovery?.recoveryTarget;
   const parameters = spec?.externalClusters?.find((external) => external.name === recoverySourceName)?.plugin?.parameters;
-  if (!backupId || !parameters?.barmanObjectName || !parameters.serverName) return undefined;
-  return { objectStore: parameters.barmanObjectName, serverName: parameters.serverName, backupId };
+  if (!target?.backupID || !parameters?.barmanObjectName || !parameters.serverName) return undefined;
+  const source = { objectStore: parameters.barmanObjectName, serverName: parameters.serverName, backupId: target.backupID };
+  return target.targetTime ? { ...source, targetTime: target.targetTime } : source;
 }
 
 /** The room a Cluster's instances have (spec.storage.size). Pure. */
@@ -200,7 +205,7 @@ export function clusterStorageOf(cluster: DeepReadonly<KubeObject> | undefined):
 
 interface ClusterRecoveryFields {
   storage?: { size?: string };
-  bootstrap?: { recovery?: { recoveryTarget?: { backupID?: string } } };
+  bootstrap?: { recovery?: { recoveryTarget?: { backupID?: string; targetTime?: string } } };
   externalClusters?: readonly { name?: string; plugin?: { parameters?: { barmanObjectName?: string; serverName?: string } } }[];
 }
 

@@ -104,13 +104,14 @@ function rollbackOf({ informers }: Pass, deployment: DeepReadonly<Deployment>, c
   return rollbackCrossing(chosen.target, chosen.all, backupOf, deployment.metadata.uid ?? '', restoredDatabaseOf(informers, deployment));
 }
 
-/** The serving database, when it is a Cluster recovered from a backup (a restore's, or a preview's clone). */
+/** The serving database, when it is a Cluster recovered to a backup's end (a restore's, or a preview's
+ * clone); one replayed past it to a point in time holds what was written after. */
 function restoredDatabaseOf(informers: DeploymentInformers, deployment: DeepReadonly<Deployment>): RestoredDatabase | undefined {
   const { name = '', namespace = '', uid = '' } = deployment.metadata;
   const { cluster } = servingDatabaseFor(informers, { name, namespace, uid });
   const serving = informers.postgresClusters?.get(namespace, cluster);
   const recovery = serving ? recoveryOfCluster(serving) : undefined;
-  return recovery ? { cluster, serverName: recovery.serverName, backupId: recovery.backupId } : undefined;
+  return recovery && !recovery.targetTime ? { cluster, serverName: recovery.serverName, backupId: recovery.backupId } : undefined;
 }
 
 /** A pass that cannot act on the spec: the problem in the status, the workloads as they are. */
