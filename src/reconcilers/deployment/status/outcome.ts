@@ -9,6 +9,7 @@ import {
   interruptionOf,
   organizationTlsNames,
   organizationWildcardHost,
+  timestampText,
   type ConditionDecision,
   type Deployment,
 } from '../../../api/index.ts';
@@ -42,7 +43,7 @@ import { databaseConnections } from './database-connections.ts';
 import { archiveStoreOf, databaseEngineFor, databaseServes, servingDatabaseFor } from '../database.ts';
 import { databaseArchiving } from './database-archive-status.ts';
 import { databaseArchiveOf } from '../render/database-archive.ts';
-import { rollbackCrossing, type BackupOnRecord, type RestoredDatabase } from './rollback-status.ts';
+import { rollbackCrossesMigrationCondition, rollbackCrossing, type BackupOnRecord, type RestoredDatabase } from './rollback-status.ts';
 import { recoveryOfCluster } from '../render/postgres-cluster.ts';
 import type { DeploymentInformers } from '../informers.ts';
 
@@ -101,7 +102,15 @@ function rollbackOf({ informers }: Pass, deployment: DeepReadonly<Deployment>, c
     const { phase, serverName, backupId } = backup.status ?? {};
     return { uid: backup.metadata.uid ?? '', phase, ...(serverName && backupId ? { serverName, backupId } : {}) };
   };
-  return rollbackCrossing(chosen.target, chosen.all, backupOf, deployment.metadata.uid ?? '', restoredDatabaseOf(informers, deployment));
+  const previous = deployment.status?.conditions?.find((condition) => condition.type === rollbackCrossesMigrationCondition);
+  return rollbackCrossing(
+    chosen.target,
+    chosen.all,
+    backupOf,
+    deployment.metadata.uid ?? '',
+    restoredDatabaseOf(informers, deployment),
+    previous,
+  );
 }
 
 /** The serving database, when it is a Cluster recovered to a backup's end (a restore's, or a preview's
@@ -111,7 +120,13 @@ function restoredDatabaseOf(informers: DeploymentInformers, deployment: DeepRead
   const { cluster } = servingDatabaseFor(informers, { name, namespace, uid });
   const serving = informers.postgresClusters?.get(namespace, cluster);
   const recovery = serving ? recoveryOfCluster(serving) : undefined;
-  return recovery && !recovery.targetTime ? { cluster, serverName: recovery.serverName, backupId: recovery.backupId } : undefined;
+  if (!recovery || recovery.targetTime) return undefined;
+  return {
+    cluster,
+    createdAt: timestampText(serving?.metadata?.creationTimestamp) ?? '',
+    serverName: recovery.serverName,
+    backupId: recovery.backupId,
+  };
 }
 
 /** A pass that cannot act on the spec: the problem in the status, the workloads as they are. */

@@ -52,9 +52,10 @@ describe('a rollback past a migration', () => {
     expect(condition?.message).not.toContain('r3-backup');
   });
 
-  it('turns False once the serving database is that backup restored, and only that backup', () => {
-    const restored = { cluster: 'web-db-2', serverName: 'd1', backupId: '20261206T100300' };
-    expect(rollbackCrossing(r2, all, backupOf, 'd1', restored)).toMatchObject({
+  it('turns False once the serving database is that backup restored since the rollback, and only that backup', () => {
+    const crossed = { status: 'True', lastTransitionTime: '2026-12-07T10:00:00Z' };
+    const restored = { cluster: 'web-db-2', createdAt: '2026-12-07T10:05:00Z', serverName: 'd1', backupId: '20261206T100300' };
+    expect(rollbackCrossing(r2, all, backupOf, 'd1', restored, crossed)).toMatchObject({
       type: 'RollbackCrossesMigration',
       status: 'False',
       reason: 'RestoredBeforeMigration',
@@ -65,8 +66,26 @@ describe('a rollback past a migration', () => {
       { ...restored, backupId: '20261206T090000' },
       { ...restored, serverName: 'preview' },
     ])
-      expect(rollbackCrossing(r2, all, backupOf, 'd1', other)).toMatchObject({ status: 'True', reason: 'MigrationAfterTarget' });
-    expect(rollbackCrossing(r1, all, backupOf, 'd1', restored)).toMatchObject({ status: 'True', reason: 'NoBackupBeforeMigration' });
+      expect(rollbackCrossing(r2, all, backupOf, 'd1', other, crossed)).toMatchObject({ status: 'True', reason: 'MigrationAfterTarget' });
+    expect(rollbackCrossing(r1, all, backupOf, 'd1', restored, crossed)).toMatchObject({
+      status: 'True',
+      reason: 'NoBackupBeforeMigration',
+    });
+    // Once said, it stays False while that restore serves.
+    expect(rollbackCrossing(r2, all, backupOf, 'd1', restored, { status: 'False' })).toMatchObject({ status: 'False' });
+  });
+
+  it('never counts a restore made before the rollback: a migrating revision may have served on it since', () => {
+    const restored = { cluster: 'web-db-2', createdAt: '2026-12-07T09:55:00Z', serverName: 'd1', backupId: '20261206T100300' };
+    // Restored while r3 served, then rolled back to r2: r3's pods may have migrated the restored data again.
+    expect(
+      rollbackCrossing(r2, all, backupOf, 'd1', restored, { status: 'True', lastTransitionTime: '2026-12-07T10:00:00Z' }),
+    ).toMatchObject({
+      status: 'True',
+      reason: 'MigrationAfterTarget',
+    });
+    // The first pass of a rollback has no condition on record: a restore already serving is from before it.
+    expect(rollbackCrossing(r2, all, backupOf, 'd1', restored)).toMatchObject({ status: 'True' });
   });
 
   it('says nothing when no revision after the target migrated', () => {

@@ -15,11 +15,27 @@ export interface BackupOnRecord {
   backupId?: string;
 }
 
-/** The serving database, when a restore made it: its Cluster and the backup it was recovered from. */
+/** The serving database, when a restore made it: its Cluster, when it was made, and the backup it was
+ * recovered from. */
 export interface RestoredDatabase {
   cluster: string;
+  createdAt: string;
   serverName: string;
   backupId: string;
+}
+
+/** The condition as the Deployment's status has it. */
+export interface ConditionOnRecord {
+  status: string;
+  lastTransitionTime?: string;
+}
+
+/** Whether the restore came after the rollback crossed the migration (a restore before it, made while
+ * a migrating revision served, may have been migrated again), or counted at an earlier pass. */
+function restoredSinceCrossing(restored: RestoredDatabase, previous: ConditionOnRecord | undefined): boolean {
+  if (!previous) return false;
+  if (previous.status === 'False') return true;
+  return Date.parse(restored.createdAt) >= Date.parse(previous.lastTransitionTime ?? '');
 }
 
 /** Whether `revision` was made after `target`: a later spec, or the same spec's later build. */
@@ -32,7 +48,8 @@ function madeAfter(revision: RevisionRecord, target: RevisionRecord): boolean {
  * The condition for a rollback to `target` past a revision made after it that migrated the database (it
  * names a before-revision backup in status.backupName): the first such, whose backup holds the data from
  * before every one of those migrations. When that backup did not complete, no backup does: the condition
- * says so rather than offer a later one. Once the serving database is that backup restored, the
+ * says so rather than offer a later one. Once the serving database is that backup restored, by a
+ * restore made since the rollback crossed the migration (`previous`, the condition as recorded), the
  * condition turns False: the data is from before the migration. Undefined when the rollback crosses no
  * migration.
  */
@@ -42,6 +59,7 @@ export function rollbackCrossing(
   backupOf: (name: string) => BackupOnRecord | undefined,
   deploymentUid: string,
   restored?: RestoredDatabase,
+  previous?: ConditionOnRecord,
 ): ConditionDecision | undefined {
   const first = all
     .filter((revision) => madeAfter(revision, target) && revision.object.status?.backupName)
@@ -57,7 +75,12 @@ export function rollbackCrossing(
       reason: 'NoBackupBeforeMigration',
       message: `${crossed} Its backup, DatabaseBackup ${name}, did not complete: no backup holds the data from before it.`,
     };
-  if (restored && restored.backupId === backup.backupId && restored.serverName === backup.serverName)
+  if (
+    restored &&
+    restored.backupId === backup.backupId &&
+    restored.serverName === backup.serverName &&
+    restoredSinceCrossing(restored, previous)
+  )
     return {
       type: rollbackCrossesMigrationCondition,
       status: 'False',
