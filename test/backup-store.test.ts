@@ -6,17 +6,17 @@
 // backups kept); a namespace that stops being an organization loses its account, and its bucket's
 // backups stay; the admin API listens on a port of its own, and the S3 port serves none of it. Cost: about 20 s; on a machine that has not built versitygw, its build first (CI builds it right after
 // the packaging tools, before this suite starts).
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import aws4 from 'aws4';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { deleteAccount } from '../src/backup-store/admin-client.ts';
 import { ensureOrganizationNamespace } from '../src/facade/api-keys.ts';
-import { cachedBuild } from '../workbench/cache-dir.ts';
+import { freePort } from '../workbench/controlplane.ts';
+import { backupStoreAdminSecret, startBackupStore, type BackupStoreCredentials } from '../workbench/node/backup-store.ts';
 import { eventually } from '../workbench/support/poll.ts';
 import { apiWrites, difference, parseMetrics, sumOf, type Sample } from '../workbench/support/berth-metrics.ts';
 import { kubectl, testKubeConfig, useNamespace } from './support/cluster.ts';
@@ -24,7 +24,7 @@ import { useOrganization } from './support/organization.ts';
 import { runArgs, spawnBerth, waitReady, type BerthProcess } from './support/berth-process.ts';
 
 const adminSecret = 'platform-backup-store';
-const root = { accessKeyId: `root-${randomBytes(4).toString('hex')}`, secretAccessKey: randomBytes(20).toString('hex') };
+let root: BackupStoreCredentials;
 let store: ChildProcess;
 let storeUrl: string;
 let adminUrl: string;
@@ -39,14 +39,6 @@ interface Keys {
   secretAccessKey: string;
   bucket: string;
   endpoint: string;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** A signed S3 request to the store: its status and body. */
@@ -91,33 +83,21 @@ const keysAppear = (namespace: string, unlike?: string) =>
   );
 
 beforeAll(async () => {
-  const bin = cachedBuild('versitygw');
   storeDir = mkdtempSync(join(tmpdir(), 'berth-backup-store-'));
-  for (const dir of ['iam', 'buckets']) mkdirSync(join(storeDir, dir));
-  const [port, adminPort] = [await freePort(), await freePort()];
-  storeUrl = `http://127.0.0.1:${port}`;
-  adminUrl = `http://127.0.0.1:${adminPort}`;
-  store = spawn(
-    join(bin, 'versitygw'),
-    [
-      ...['--port', `127.0.0.1:${port}`, '--admin-port', `127.0.0.1:${adminPort}`],
-      ...['--quiet', '--iam-dir', join(storeDir, 'iam'), 'posix', join(storeDir, 'buckets')],
-    ],
-    { env: { ...process.env, ROOT_ACCESS_KEY: root.accessKeyId, ROOT_SECRET_KEY: root.secretAccessKey }, stdio: 'inherit' },
+  const listeners = { s3: { host: '127.0.0.1', port: await freePort() }, admin: { host: '127.0.0.1', port: await freePort() } };
+  ({ server: store, credentials: root, url: storeUrl, adminUrl } = await startBackupStore(storeDir, listeners));
+  await eventually(
+    async () => (await s3(root, 'GET', '/').catch(() => [0]))[0] === 200 || undefined,
+    20_000,
+    'versitygw taking its root keys',
   );
-  await eventually(async () => (await s3(root, 'GET', '/').catch(() => [0]))[0] === 200 || undefined, 20_000, 'versitygw answering');
 
   const organization = await useOrganization('vault');
   ({ operatorNamespace, namespace: first } = organization);
   second = await useNamespace('vault-other');
   await ensureOrganizationNamespace(testKubeConfig(), second, randomBytes(8).toString('hex'));
-  const secret = {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: adminSecret },
-    stringData: { accessKeyId: root.accessKeyId, secretAccessKey: root.secretAccessKey },
-  };
-  expect((await kubectl(['apply', '-n', operatorNamespace, '-f', '-'], JSON.stringify(secret))).code).toBe(0);
+  const secret = backupStoreAdminSecret(operatorNamespace, adminSecret, root);
+  expect((await kubectl(['apply', '-f', '-'], JSON.stringify(secret))).code).toBe(0);
   berth = spawnBerth(inject('kubeconfigPath'), [
     ...runArgs({ operatorNamespace, watchNamespaces: [operatorNamespace, first, second] }),
     '--backup-store',

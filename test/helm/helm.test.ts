@@ -4,7 +4,7 @@
 // HTTP API answers through the chart's Service; every reconcile path runs without one `forbidden`; the
 // leader's pod can die; an upgrade loses no request; uninstall keeps what users made and a reinstall
 // adopts it without a write. The steps run in order, on one release.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -36,8 +36,7 @@ import { nodeTlsIssuer } from '../../workbench/node/certificates.ts';
 import { defaultClusterControllers } from '../../src/api/admission-policy.ts';
 import { kedaUser } from '../../workbench/node/keda.ts';
 import { cnpgPostgresImage, localPathStorageClass } from '../../workbench/node/postgres-operator.ts';
-import { backupStoreAdminSecret, backupStoreArgs, backupStoreEnvironment, prepareBackupStore } from '../../workbench/node/backup-store.ts';
-import { cachedBuild } from '../../workbench/cache-dir.ts';
+import { backupStoreAdminSecret, startBackupStore } from '../../workbench/node/backup-store.ts';
 import { freePort } from '../../workbench/controlplane.ts';
 import { httpApi, revisionReaches, type Api } from '../support/http-api.ts';
 import { copyAgentProject, runLanggraph } from '../../workbench/support/langgraph-cli.ts';
@@ -67,24 +66,14 @@ const backupStoreSecret = 'backup-store-admin';
  * node's interface, which goes with the node), its admin API on a port apart that Berth's pods reach
  * (backups.store.adminUrl; the node's own store keeps its admin API on the host's loopback, out of every
  * pod's reach). Its admin credential is in the release's namespace. */
-async function startBackupStore(): Promise<{ url: string; adminUrl: string }> {
+async function startPlatformBackupStore(): Promise<{ url: string; adminUrl: string }> {
   execFileSync('ip', ['addr', 'replace', `${storageNetworkIp}/32`, 'dev', nodeInterface]);
   const dir = mkdtempSync(join(tmpdir(), 'berth-helm-backups-'));
-  const { dirs, credentials } = prepareBackupStore(dir);
-  const [s3, admin] = [
-    { host: storageNetworkIp, port: await freePort() },
-    { host: storageNetworkIp, port: await freePort() },
-  ];
-  const server = spawn(join(cachedBuild('versitygw'), 'versitygw'), backupStoreArgs(dirs, { s3, admin }), {
-    env: backupStoreEnvironment(credentials),
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  server.once('error', (error) => console.error(`[helm] the backup store did not start: ${error.message}`));
+  const listeners = { s3: { host: storageNetworkIp, port: await freePort() }, admin: { host: storageNetworkIp, port: await freePort() } };
+  const { server, credentials, url, adminUrl } = await startBackupStore(dir, listeners);
   backupStore = { server, dir };
-  const url = `http://${s3.host}:${s3.port}`;
-  await eventually(async () => (await fetch(url).catch(() => undefined)) !== undefined || undefined, 20_000, 'the backup store answering');
   await kubectlOk(['apply', '-f', '-'], JSON.stringify(backupStoreAdminSecret(namespace, backupStoreSecret, credentials)));
-  return { url, adminUrl: `http://${admin.host}:${admin.port}` };
+  return { url, adminUrl };
 }
 
 /** The registry for organizations' sources and images (builder.pushRegistry), trusting the release's
@@ -126,7 +115,7 @@ beforeAll(async () => {
   // The platform records example.test as the organization's: its custom hosts there need no DNS proof.
   await kubectlOk(['annotate', 'namespace', apps, `${verifiedDomainsAnnotation}=example.test`, '--overwrite']);
   github = await FakeGitHub.start({ host: nodeIp });
-  const store = await startBackupStore();
+  const store = await startPlatformBackupStore();
   values = [
     // The GitHub Enterprise stand-in, an origin the installation allows beside the public ones.
     '--set',

@@ -1,9 +1,12 @@
 // The node's backup store: versitygw (scripts/build-versitygw.sh) on the node's address, its buckets and
 // accounts under the node's data directory, its admin credential made once and kept there (readable by
 // its owner only), so a restart keeps every organization's account and backups.
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
+import { cachedBuild } from '../cache-dir.ts';
+import { eventually } from '../support/poll.ts';
 import type { V1Secret } from '@kubernetes/client-node';
 import { backupStoreAdminKeys } from '../../src/api/backup-store.ts';
 import { nodeIp } from './network.ts';
@@ -68,4 +71,26 @@ export function backupStoreAdminSecret(namespace: string, name: string, credenti
       [backupStoreAdminKeys.secretAccessKey]: credentials.secretAccessKey,
     },
   };
+}
+
+/** A versitygw a test starts apart from the node's (which the node supervises): its store in `root`,
+ * listening where `listeners` say, its admin credential made there; it answers before this returns.
+ * The caller kills `server` and removes `root`. */
+export async function startBackupStore(
+  root: string,
+  listeners: BackupStoreListeners,
+): Promise<{ server: ChildProcess; credentials: BackupStoreCredentials; url: string; adminUrl: string }> {
+  const { dirs, credentials } = prepareBackupStore(root);
+  const server = spawn(join(cachedBuild('versitygw'), 'versitygw'), backupStoreArgs(dirs, listeners), {
+    env: backupStoreEnvironment(credentials),
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  server.once('error', (error) => console.error(`versitygw did not start: ${error.message}`));
+  const url = `http://${listeners.s3.host}:${listeners.s3.port}`;
+  await eventually(
+    async () => (await fetch(url).catch(() => undefined)) !== undefined || undefined,
+    20_000,
+    `versitygw answering at ${url}`,
+  );
+  return { server, credentials, url, adminUrl: `http://${listeners.admin.host}:${listeners.admin.port}` };
 }
