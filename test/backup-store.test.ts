@@ -145,18 +145,21 @@ describe("organizations' backup store", () => {
     expect(body).not.toContain(mine.accessKeyId);
   });
 
-  it("lets the organization's pods reach the store's port, and only that, inside the networks its policy blocks", async () => {
+  it("lets the organization's database pods alone reach the store's port, and only that, inside the networks its policy blocks", async () => {
     const port = Number(new URL(storeUrl).port);
-    const egress = await eventually(
-      async () => {
-        const read = await kubectl(['get', 'networkpolicy', 'berth-organization', '-n', first, '-o', 'jsonpath={.spec.egress}']);
-        return read.code === 0 && read.stdout ? (JSON.parse(read.stdout) as unknown[]) : undefined;
-      },
-      30_000,
-      "the organization's NetworkPolicy",
-    );
-    expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '127.0.0.1/32' } }], ports: [{ protocol: 'TCP', port }] });
-    expect(egress).toContainEqual({ to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['127.0.0.0/8'] } }, { ipBlock: { cidr: '::/0' } }] });
+    const specOf = async (policy: string) => {
+      const read = await kubectl(['get', 'networkpolicy', policy, '-n', first, '-o', 'jsonpath={.spec}']);
+      return read.code === 0 && read.stdout ? (JSON.parse(read.stdout) as { podSelector: unknown; egress: unknown[] }) : undefined;
+    };
+    const databases = await eventually(() => specOf('berth-organization-databases'), 30_000, "the database pods' NetworkPolicy");
+    expect(databases.podSelector).toEqual({ matchExpressions: [{ key: 'cnpg.io/cluster', operator: 'Exists' }] });
+    expect(databases.egress).toEqual([{ to: [{ ipBlock: { cidr: '127.0.0.1/32' } }], ports: [{ protocol: 'TCP', port }] }]);
+    // The organization's other pods stay out of the blocked networks, the store's included.
+    const everyPod = await specOf('berth-organization');
+    expect(everyPod?.egress).toHaveLength(3);
+    expect(everyPod?.egress).toContainEqual({
+      to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['127.0.0.0/8'] } }, { ipBlock: { cidr: '::/0' } }],
+    });
   });
 
   it('writes nothing when a pass finds the Secret as it should be', async () => {

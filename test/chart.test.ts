@@ -549,6 +549,16 @@ describe('the chart', () => {
     }
   });
 
+  it("lets Berth read the API server's EndpointSlice alone, in default, where organizations have a NetworkPolicy", async () => {
+    const apiServerRole = (manifests: Manifest[]) => manifests.filter((m) => m.kind === 'Role' && m.metadata.name === 'berth-api-server');
+    const [role] = apiServerRole(await render('berth-system'));
+    expect(role?.metadata.namespace).toBe('default');
+    expect((role as unknown as { rules: unknown[] }).rules).toEqual([
+      { apiGroups: ['discovery.k8s.io'], resources: ['endpointslices'], verbs: ['get'], resourceNames: ['kubernetes'] },
+    ]);
+    expect(apiServerRole(await render('berth-system', ['--set', 'organizations.networkPolicy.enabled=false']))).toEqual([]);
+  });
+
   it("scales dev_zero to zero with apps.activatorProxy: passes both parts on, grants ReferenceGrants in the activator's namespace only", async () => {
     type Rule = { apiGroups: string[]; resources: string[] };
     const granting = (manifests: Manifest[], resource: string) =>

@@ -133,7 +133,7 @@ describe('ingressPath: policies add up', () => {
 
   it("is open beside a default deny under the organization's policy that names the relay, and blocked without it", () => {
     const rendered = (relays: string[]) =>
-      renderNetworkPolicy(owner, hardenedOrganizationPolicy, { admittedNamespaces: relays, reachedAddresses: [] }) as NetworkPolicyObject;
+      renderNetworkPolicy(owner, hardenedOrganizationPolicy, { admittedNamespaces: relays, databaseAddresses: [] }) as NetworkPolicyObject;
     expect(verdict([denyAll, rendered(['keda'])])).toBe('open');
     expect(ingressPath([denyAll, rendered([])], app, cachedRelay)).toEqual({
       kind: 'blocked',

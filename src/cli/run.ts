@@ -23,10 +23,8 @@ import { registerDatabaseRestoreController } from '../reconcilers/database-resto
 import { registerBackupScheduleController } from '../reconcilers/database-backup/schedule-controller.ts';
 import { registerTracingProjectController } from '../reconcilers/tracing-project/index.ts';
 import { registerOrganizationController } from '../reconcilers/organization/index.ts';
-import { admittedNamespacesOf, type InstallationReach, type ReachedAddress } from '../reconcilers/organization/render.ts';
-import { backupStoreEndpointOf } from '../api/backup-store.ts';
-import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { admittedNamespacesOf, type InstallationReach } from '../reconcilers/organization/render.ts';
+import { databaseAddressesOf } from './database-reach.ts';
 import { registerBackupStoreController } from '../reconcilers/backup-store/index.ts';
 import { startFacade, type RunningFacade } from '../facade/start.ts';
 import { publicCodeHostOrigins } from '../codehost/outbound.ts';
@@ -353,7 +351,10 @@ async function registerControllers(manager: Manager, options: Options, installat
       relays: [activation.activator?.proxy.namespace, routing.gateway?.namespace, options.proxyNamespace],
       ...optional('databaseOperator', postgresClusters ? options.cnpgOperatorNamespace : undefined),
     }),
-    reachedAddresses: options.backupStore ? await addressesOf(backupStoreEndpointOf(options.backupStore), installation.logger) : [],
+    // Only a NetworkPolicy blocks them (the chart grants the API server's read with one).
+    databaseAddresses: options.organizationPolicy?.networkPolicy
+      ? await databaseAddressesOf(kubeConfig, { postgresClusters, backupStore: options.backupStore }, logger)
+      : [],
   });
   if (options.backupStore && options.backupStoreSecret)
     registerBackupStoreController(manager, {
@@ -371,21 +372,6 @@ async function registerControllers(manager: Manager, options: Options, installat
     ...scope,
   });
   return codeHost;
-}
-
-/** The addresses of a host the installation names (the backup store's): itself when it is one, else
- * what its name resolves to, as an absolute name (no search domain, where a namespace's Service could
- * answer), when Berth starts: sorted, so a restart writes no policy again; logged, and none with a
- * warning when it does not resolve. */
-async function addressesOf({ host, port }: { host: string; port: number }, logger: Logger): Promise<ReachedAddress[]> {
-  if (isIP(host)) return [{ ip: host, port }];
-  const resolved = await lookup(`${host.replace(/\.$/, '')}.`, { all: true }).catch((error: unknown) => {
-    logger.warn({ host, err: error }, `the backup store's host does not resolve: organizations' NetworkPolicies give it no exception`);
-    return [];
-  });
-  const addresses = [...new Set(resolved.map(({ address }) => address))].sort().map((ip) => ({ ip, port }));
-  if (addresses.length > 0) logger.info({ host, addresses: addresses.map(({ ip }) => ip) }, "organizations' pods reach the backup store");
-  return addresses;
 }
 
 /** The organization controller, where the installation gives organizations anything to keep. */

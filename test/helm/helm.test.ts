@@ -182,12 +182,15 @@ beforeAll(async () => {
     `apps.activatorProxy=${nodeActivator.proxy.namespace}/${nodeActivator.proxy.name}:${nodeActivator.proxy.port}`,
     '--set',
     `apps.activatorScaler=${nodeActivator.scalerAddress}`,
-    // The storage network blocked, the backup store's: it stays in reach of the organization's pods, on
-    // its S3 port only (the databases' backups and restore below go through it).
+    // The storage network and the node's blocked, where the backup store and the API server listen: they
+    // stay in reach of the organization's database pods alone, on their ports only (the databases start,
+    // and their backups and restore below go through the store).
     '--set',
     'organizations.networkPolicy.blockedCidrs[0]=169.254.169.254/32',
     '--set',
     `organizations.networkPolicy.blockedCidrs[1]=${storageNetworkIp}/32`,
+    '--set',
+    `organizations.networkPolicy.blockedCidrs[2]=${nodeIp}/32`,
     '--set',
     `organizations.networkPolicy.ingressFromNamespaces[0].kubernetes\\.io/metadata\\.name=${nodeActivator.proxy.namespace}`,
     // The node's KEDA runs as a user of its own (its client certificate), not as its chart's service

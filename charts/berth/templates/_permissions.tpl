@@ -16,6 +16,9 @@ from (rbac.yaml). Each rule has a scope:
   metrics-store    with apps.concurrencyMetrics naming a cluster Service, the store's namespace only:
                    that Service read, and the NetworkPolicy berth-metrics-store that keeps
                    organizations and builds from the store's pods.
+  api-server       with organizations.networkPolicy, the default namespace only: the `kubernetes`
+                   Service's EndpointSlice, read once at start, so that organizations' database pods
+                   reach the API server whatever blockedCidrs say (CloudNativePG's instances read it).
 Nothing here deletes namespaces, touches RBAC, ConfigMaps or CRDs, writes Pods, or reads Secrets outside
 the watched namespaces and the release namespace.
 */}}
@@ -192,6 +195,13 @@ the watched namespaces and the release namespace.
   apiGroups: [""]
   resources: [secrets]
   verbs: [delete]
+{{- end }}
+{{- if .Values.organizations.networkPolicy.enabled }}
+- scope: api-server
+  apiGroups: [discovery.k8s.io]
+  resources: [endpointslices]
+  verbs: [get]
+  resourceNames: [kubernetes]
 {{- end }}
 {{- with include "berth.metricsStoreService" . }}
 - scope: metrics-store

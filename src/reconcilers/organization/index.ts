@@ -1,5 +1,5 @@
 // The organization controller: every organization namespace (labelled berth.dev/organization-id) in
-// Berth's scope gets the installation's ResourceQuota, LimitRange and NetworkPolicy
+// Berth's scope gets the installation's ResourceQuota, LimitRange and NetworkPolicies
 // (src/api/organization-policy.ts) and, with a registry, the organization's registry credential; an
 // object Berth made for a part the installation no longer has, or in a namespace that is no longer an
 // organization's, is deleted. With TLS for the apps' URLs, each organization also gets its wildcard
@@ -29,24 +29,27 @@ import {
   type Manager,
   type ResourceKind,
 } from '../../runtime/index.ts';
-import { policyObjectSelector, reachesNothing, renderOrganization, type InstallationReach } from './render.ts';
+import { databasePolicyName, policyObjectSelector, reachesNothing, renderOrganization, type InstallationReach } from './render.ts';
 import { heldCustomHosts, keepOrganizationTls, organizationTlsCaches } from './tls.ts';
 import { keepRendered } from './keep.ts';
 
 export const namespaceKind: ResourceKind = { apiVersion: 'v1', kind: 'Namespace', plural: 'namespaces', namespaced: false };
+const networkPolicyKind = { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', plural: 'networkpolicies' };
 const policyKinds = {
   resourceQuota: { apiVersion: 'v1', kind: 'ResourceQuota', plural: 'resourcequotas' },
   limitRange: { apiVersion: 'v1', kind: 'LimitRange', plural: 'limitranges' },
-  networkPolicy: { apiVersion: 'networking.k8s.io/v1', kind: 'NetworkPolicy', plural: 'networkpolicies' },
+  networkPolicy: networkPolicyKind,
+  databaseNetworkPolicy: networkPolicyKind,
   registryCredentials: secretKind,
   agentServerLicense: secretKind,
 } satisfies Record<string, ResourceKind>;
 
-/** Each part's name in the namespace: berth-organization, but for the licence copy. */
+/** Each part's name in the namespace: berth-organization, but for the database pods' policy and the licence copy. */
 const partNames: Record<keyof typeof policyKinds, string> = {
   resourceQuota: organizationPolicyObjectName,
   limitRange: organizationPolicyObjectName,
   networkPolicy: organizationPolicyObjectName,
+  databaseNetworkPolicy: databasePolicyName,
   registryCredentials: organizationPolicyObjectName,
   agentServerLicense: agentServerLicenseSecretName,
 };
@@ -57,9 +60,9 @@ export interface OrganizationControllerOptions {
   policy: OrganizationPolicy;
   /** Berth's registry for organizations' sources and images: its host and the key its credentials are signed with. */
   registry?: { host: string; key: Buffer };
-  /** What the organization's NetworkPolicy gives the installation's own parts (render.ts): the namespaces
-   * it admits whatever its ingressFromNamespaces say (admittedNamespacesOf), and the addresses its pods
-   * reach whatever its blockedCidrs say (the backup store). */
+  /** What the organization's NetworkPolicies give the installation's own parts (render.ts): the
+   * namespaces admitted whatever its ingressFromNamespaces say (admittedNamespacesOf), and the addresses
+   * its database pods reach whatever its blockedCidrs say (the API server, the backup store). */
   reach?: InstallationReach;
   /** Only these namespaces (Berth's --watch-namespaces). Default: all. */
   namespaces?: string[];
@@ -138,7 +141,7 @@ export function registerOrganizationController(manager: Manager, options: Organi
       for (const part of Object.keys(policyKinds) as (keyof typeof policyKinds)[]) {
         const wanted = desired[part as keyof typeof desired];
         const current = children[part].get(name, partNames[part]);
-        const exactly = part === 'networkPolicy' ? specOf : undefined;
+        const exactly = policyKinds[part] === networkPolicyKind ? specOf : undefined;
         await keepRendered(manager, policyKinds[part], { namespace: name, name: partNames[part] }, current, wanted as KubeObject, exactly);
       }
       if (tls) {
@@ -151,7 +154,7 @@ export function registerOrganizationController(manager: Manager, options: Organi
   return controller;
 }
 
-/** The NetworkPolicy is kept as rendered to the letter: a policy edited to select no pod, or with a rule
+/** The NetworkPolicies are kept as rendered to the letter: a policy edited to select no pod, or with a rule
  * added, under the hash Berth wrote, is put back. */
 const specOf = (object: DeepReadonly<KubeObject>) => (object as { spec?: unknown }).spec;
 

@@ -75,7 +75,7 @@ describe('renderOrganization', () => {
       organizationPolicySchema.parse({
         networkPolicy: { blockedCidrs: [], ingressFromNamespaces: [{ 'kubernetes.io/metadata.name': 'gateway' }, { team: 'edge' }] },
       }),
-      { admittedNamespaces: ['kube-system', 'gateway'], reachedAddresses: [] },
+      { admittedNamespaces: ['kube-system', 'gateway'], databaseAddresses: [] },
     );
     const named = (name: string) => ({ namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': name } } });
     expect((networkPolicy?.spec as { ingress: unknown[] }).ingress).toEqual([
@@ -83,27 +83,36 @@ describe('renderOrganization', () => {
     ]);
   });
 
-  it("lets pods reach the installation's addresses, each on its one port, even inside the blocked networks", () => {
-    const { networkPolicy } = renderOrganization(
-      namespace,
-      organizationPolicySchema.parse({ networkPolicy: { blockedCidrs: ['10.0.0.0/8', 'fd00::/8'], ingressFromNamespaces: [] } }),
-      {
-        admittedNamespaces: [],
-        reachedAddresses: [
-          { ip: '10.243.0.1', port: 7070 },
-          { ip: 'fd00::7', port: 443 },
-        ],
-      },
-    );
+  it("lets database pods alone reach the installation's addresses, each on its one port, even inside the blocked networks", () => {
+    const blocking = organizationPolicySchema.parse({
+      networkPolicy: { blockedCidrs: ['10.0.0.0/8', 'fd00::/8'], ingressFromNamespaces: [] },
+    });
+    const reach = {
+      admittedNamespaces: [],
+      databaseAddresses: [
+        { ip: '10.243.0.1', port: 6443 },
+        { ip: 'fd00::7', port: 443 },
+      ],
+    };
+    const { networkPolicy, databaseNetworkPolicy } = renderOrganization(namespace, blocking, reach);
+    expect(databaseNetworkPolicy?.metadata).toMatchObject({ name: 'berth-organization-databases', namespace: 'org-a' });
+    expect(databaseNetworkPolicy?.spec).toEqual({
+      podSelector: { matchExpressions: [{ key: 'cnpg.io/cluster', operator: 'Exists' }] },
+      policyTypes: ['Egress'],
+      egress: [
+        { to: [{ ipBlock: { cidr: '10.243.0.1/32' } }], ports: [{ protocol: 'TCP', port: 6443 }] },
+        { to: [{ ipBlock: { cidr: 'fd00::7/128' } }], ports: [{ protocol: 'TCP', port: 443 }] },
+      ],
+    });
+    // Every other pod stays out of the blocked networks, these addresses included.
     const egress = (networkPolicy?.spec as { egress: unknown[] }).egress;
-    expect(egress.slice(3)).toEqual([
-      { to: [{ ipBlock: { cidr: '10.243.0.1/32' } }], ports: [{ protocol: 'TCP', port: 7070 }] },
-      { to: [{ ipBlock: { cidr: 'fd00::7/128' } }], ports: [{ protocol: 'TCP', port: 443 }] },
-    ]);
-    // The blocked networks stay blocked for everything else.
+    expect(egress).toHaveLength(3);
     expect(egress[2]).toEqual({
       to: [{ ipBlock: { cidr: '0.0.0.0/0', except: ['10.0.0.0/8'] } }, { ipBlock: { cidr: '::/0', except: ['fd00::/8'] } }],
     });
+    // Nothing blocked, or nothing to reach: no second policy.
+    expect(renderOrganization(namespace, organizationPolicySchema.parse({}), reach).databaseNetworkPolicy).toBeUndefined();
+    expect(renderOrganization(namespace, blocking, reachesNothing).databaseNetworkPolicy).toBeUndefined();
   });
 
   it("admits the installation's own parts: its relays, and CloudNativePG's operator where the cluster serves it", () => {

@@ -1,8 +1,8 @@
 // The objects Berth keeps in one organization namespace: a ResourceQuota, a LimitRange and a
 // NetworkPolicy from the organization policy, and the organization's registry credential (a pull secret
-// the kubelet and the organization's builds use), each named berth-organization, and the platform's
-// licence key of the reference's agent server (berth-agent-server-license); labelled as Berth's, owned
-// by the Namespace (they go with it). A part the installation leaves out renders nothing. Pure.
+// the kubelet and the organization's builds use), each named berth-organization, the NetworkPolicy of its
+// database pods (berth-organization-databases) and the platform's licence key of the reference's agent
+// server (berth-agent-server-license); labelled as Berth's, owned by the Namespace (they go with it). A part the installation leaves out renders nothing. Pure.
 import type { V1LimitRange, V1ObjectMeta, V1ResourceQuota, V1Secret } from '@kubernetes/client-node';
 import {
   agentServerLicenseKey,
@@ -35,9 +35,9 @@ export interface OwnerNamespace {
   uid: string;
 }
 
-function metadata(namespace: OwnerNamespace) {
+function metadata(namespace: OwnerNamespace, name = organizationPolicyObjectName) {
   return {
-    name: organizationPolicyObjectName,
+    name,
     namespace: namespace.name,
     labels: { ...policyObjectLabels },
     ownerReferences: [{ apiVersion: 'v1', kind: 'Namespace', name: namespace.name, uid: namespace.uid }],
@@ -84,8 +84,8 @@ export function admittedNamespacesOf({ relays, databaseOperator }: InstallationP
   return [...new Set([...relays, databaseOperator].filter((name): name is string => Boolean(name)))];
 }
 
-/** An address and TCP port of the installation's own that organizations' pods reach whatever the blocked
- * networks: the backup store, where their databases archive and back up. */
+/** An address and TCP port of the installation's own that organizations' database pods reach whatever
+ * the blocked networks: the API server, the backup store. */
 export interface ReachedAddress {
   ip: string;
   port: number;
@@ -96,28 +96,27 @@ function toAddress({ ip, port }: ReachedAddress) {
   return { to: [{ ipBlock: { cidr: `${ip}/${ip.includes(':') ? 128 : 32}` } }], ports: [{ protocol: 'TCP', port }] };
 }
 
-/** What every organization's NetworkPolicy gives the installation's own parts: the namespaces it admits
- * (admittedNamespacesOf), and the addresses its pods reach whatever blockedCidrs say. */
+/** What every organization's NetworkPolicies give the installation's own parts: the namespaces whose
+ * pods reach the organization's (admittedNamespacesOf), and the addresses its database pods reach
+ * whatever blockedCidrs say. */
 export interface InstallationReach {
   admittedNamespaces: readonly string[];
-  reachedAddresses: readonly ReachedAddress[];
+  databaseAddresses: readonly ReachedAddress[];
 }
 
-export const reachesNothing: InstallationReach = { admittedNamespaces: [], reachedAddresses: [] };
+export const reachesNothing: InstallationReach = { admittedNamespaces: [], databaseAddresses: [] };
 
 /**
  * The organization's NetworkPolicy. Besides its own namespace and the policy's ingressFromNamespaces,
  * the namespaces of the installation's own parts reach its pods (`admittedNamespaces`,
  * admittedNamespacesOf: its activator's proxy, its Gateway, CloudNativePG's operator): an installation
  * never has to list what its own configuration names, a dev_zero app's URL answers under the default
- * policy, and a database on CloudNativePG becomes Ready. Its pods reach the installation's addresses
- * (`reachedAddresses`: the backup store's port, never another) even inside the blocked networks, so a
- * platform that blocks its own networks still has its databases backed up.
+ * policy, and a database on CloudNativePG becomes Ready.
  */
 export function renderNetworkPolicy(
   namespace: OwnerNamespace,
   policy: OrganizationPolicy,
-  { admittedNamespaces, reachedAddresses }: InstallationReach = reachesNothing,
+  { admittedNamespaces }: InstallationReach = reachesNothing,
 ): NetworkPolicyManifest | undefined {
   const network = policy.networkPolicy;
   if (!network) return undefined;
@@ -146,9 +145,37 @@ export function renderNetworkPolicy(
             ),
           ],
         },
-        ...reachedAddresses.map(toAddress),
       ],
     },
+  });
+}
+
+/** The second NetworkPolicy's name: egress alone, for the organization's database pods. */
+export const databasePolicyName = `${organizationPolicyObjectName}-databases`;
+
+/** What CloudNativePG labels each pod of a Cluster with, its instances' and its jobs' (initdb,
+ * recovery) alike. */
+const databasePodSelector = { matchExpressions: [{ key: 'cnpg.io/cluster', operator: 'Exists' }] };
+
+/**
+ * Where the organization's database pods go whatever blockedCidrs say (NetworkPolicies add up): each of
+ * `databaseAddresses` on its one port, and nothing more. Their instance manager reads its Cluster from
+ * the API server, and they archive and back up into the backup store; a platform that blocks the nodes'
+ * or the storage network (as it should, for the apps' sake) still has databases that start and are
+ * backed up, while the apps' pods stay out of both. Undefined without a NetworkPolicy (nothing is
+ * blocked) or such addresses.
+ */
+export function renderDatabaseNetworkPolicy(
+  namespace: OwnerNamespace,
+  policy: OrganizationPolicy,
+  { databaseAddresses }: InstallationReach = reachesNothing,
+): NetworkPolicyManifest | undefined {
+  if (!policy.networkPolicy || databaseAddresses.length === 0) return undefined;
+  return withAppliedHash({
+    apiVersion: 'networking.k8s.io/v1' as const,
+    kind: 'NetworkPolicy' as const,
+    metadata: metadata(namespace, databasePolicyName),
+    spec: { podSelector: databasePodSelector, policyTypes: ['Egress'], egress: databaseAddresses.map(toAddress) },
   });
 }
 
@@ -211,6 +238,7 @@ export function renderOrganization(
     resourceQuota: renderResourceQuota(namespace, policy),
     limitRange: renderLimitRange(namespace, policy),
     networkPolicy: renderNetworkPolicy(namespace, policy, reach),
+    databaseNetworkPolicy: renderDatabaseNetworkPolicy(namespace, policy, reach),
     registryCredentials: renderRegistryCredentials(namespace, registry),
     agentServerLicense: renderAgentServerLicense(namespace, agentServerLicense),
   };
