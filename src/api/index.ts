@@ -14,6 +14,7 @@ export * from './codehost-integration.ts';
 export * from './tracing-project.ts';
 export * from './database-backup.ts';
 export * from './database-restore.ts';
+export * from './migration-crossing.ts';
 export * from './custom-hosts.ts';
 export * from './host-ownership.ts';
 export * from './child-names.ts';

@@ -19,6 +19,7 @@ import {
   databaseBackupResponseSchema,
   databaseRestoreRequestSchema,
   databaseRestoreResponseSchema,
+  redeploymentResponseSchema,
 } from './wire-schemas.ts';
 
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): JsonObject {
@@ -35,6 +36,7 @@ const components: Record<string, { schema: z.ZodType; io: 'input' | 'output' }> 
   DeploymentPatch: { schema: deploymentPatchSchema, io: 'input' },
   Deployment: { schema: deploymentResponseSchema, io: 'output' },
   Revision: { schema: revisionResponseSchema, io: 'output' },
+  Redeployment: { schema: redeploymentResponseSchema, io: 'output' },
   DatabaseBackup: { schema: databaseBackupResponseSchema, io: 'output' },
   DatabaseRestore: { schema: databaseRestoreResponseSchema, io: 'output' },
   DatabaseRestoreRequest: { schema: databaseRestoreRequestSchema, io: 'input' },

@@ -338,6 +338,27 @@ export const databaseBackupResponseSchema = z
   .describe("One backup of a deployment's database, in its organization's bucket.");
 export type DatabaseBackupResponse = z.infer<typeof databaseBackupResponseSchema>;
 
+export const redeploymentResponseSchema = deploymentResponseSchema
+  .extend({
+    crosses_migration: z
+      .object({
+        revision_id: uuidString('ID of the first revision after the one redeployed that migrated the database.'),
+        backup_id: uuidString(
+          'ID of the backup taken before it migrated: restoring it (POST /v2/deployments/{deployment_id}/backups/{backup_id}/restore) brings back the data from before every migration since. Null when it is no longer listed.',
+        ).nullable(),
+        backup_status: z
+          .enum(backupStates as [string, ...string[]])
+          .nullable()
+          .describe('Where that backup is: only a COMPLETED one can be restored. Null when it is no longer listed.'),
+      })
+      .nullable()
+      .describe(
+        'Set when the revision redeployed is older than one that migrated the database: the app may now run on a schema newer than its own. Berth never restores by itself. Null when the rollback crosses no migration.',
+      ),
+  })
+  .describe('The deployment, serving the revision asked for, and what the rollback crosses.');
+export type RedeploymentResponse = z.infer<typeof redeploymentResponseSchema>;
+
 /** A DatabaseRestore's phase as the API spells states (BackingUp is BACKING_UP). */
 export function restoreStateOf(phase: string): string {
   return phase.replace(/(?<=[a-z])(?=[A-Z])/g, '_').toUpperCase();

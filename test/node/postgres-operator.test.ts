@@ -341,7 +341,8 @@ describe('a Deployment whose database CloudNativePG holds (--database-engine aut
     expect(listed).toEqual(['before-revision', 'manual', 'scheduled']);
 
     // A rollback to the revision before it never restores: it names the backup to restore, and how.
-    await api.ok('POST', `/v2/deployments/${uid}/revisions/${before.active_revision_id}/redeploy`);
+    const rolledBack = await api.ok('POST', `/v2/deployments/${uid}/revisions/${before.active_revision_id}/redeploy`);
+    expect(rolledBack.crosses_migration).toEqual({ revision_id: revision.id, backup_id: backup.id, backup_status: 'COMPLETED' });
     const crossing = await eventually(
       async () =>
         ((await api.ok('GET', `/v2/deployments/${uid}`)).conditions as { type: string; message: string }[]).find(

@@ -1,13 +1,14 @@
 // How the deployment routes find what a request names and answer with it: lookups by id among the
 // tenant's objects (another organization's answer 404, as missing ones do), the response of a
 // deployment with its latest revision, and the wait for the controller to observe a write.
-import { labels, type CodeHostIntegration, type Deployment, type Revision } from '../../api/index.ts';
+import { firstMigrationAfter, labels, type CodeHostIntegration, type Deployment, type Revision } from '../../api/index.ts';
 import type { DeepReadonly } from '../../runtime/types.ts';
 import { notFound } from '../errors.ts';
 import { waitForCache } from '../observe.ts';
 import { byUid, type FacadeCache, type FacadeDependencies } from '../ports.ts';
 import { byCreation } from '../request.ts';
 import { deploymentResponse, revisionResponse } from '../responses.ts';
+import type { RedeploymentResponse } from '../wire-schemas.ts';
 import type { Tenant } from '../tenancy.ts';
 
 /** The reference's words for a revision id the deployment does not have. */
@@ -28,16 +29,44 @@ export function revisionAnswer(cache: Pick<FacadeCache, 'databaseBackups'>) {
   };
 }
 
+/** What a rollback to `target` crosses (api/migration-crossing.ts): the first later revision that
+ * migrated the database, and the backup taken before it; null when it crosses none. */
+export function migrationCrossed(
+  cache: Pick<FacadeCache, 'databaseBackups'>,
+  target: DeepReadonly<Revision>,
+  revisions: readonly DeepReadonly<Revision>[],
+): RedeploymentResponse['crosses_migration'] {
+  const inOrder = (revision: DeepReadonly<Revision>) => ({
+    name: revision.metadata.name ?? '',
+    generation: generationOf(revision),
+    creationTimestamp: String(revision.metadata.creationTimestamp ?? ''),
+    backupName: revision.status?.backupName,
+    uid: revision.metadata.uid ?? '',
+  });
+  const first = firstMigrationAfter(inOrder(target), revisions.map(inOrder));
+  if (!first) return null;
+  const backup = cache.databaseBackups.get(target.metadata.namespace ?? '', first.backupName!);
+  return {
+    revision_id: first.uid,
+    backup_id: backup?.metadata.uid ?? null,
+    backup_status: backup ? (backup.status?.phase ?? 'Pending').toUpperCase() : null,
+  };
+}
+
+/** The spec generation a revision was made at. */
+function generationOf(revision: DeepReadonly<Revision>): number {
+  return Number(revision.metadata.labels?.[labels.deploymentGeneration] ?? 0) || 0;
+}
+
 /** Revisions of a deployment, newest first (by the generation they were made at, then creation). */
 export function revisionsOf(deployment: DeepReadonly<Deployment>, revisions: readonly DeepReadonly<Revision>[]): DeepReadonly<Revision>[] {
-  const generation = (revision: DeepReadonly<Revision>) => Number(revision.metadata.labels?.[labels.deploymentGeneration] ?? 0);
   return revisions
     .filter(
       (revision) =>
         revision.metadata.labels?.[labels.deployment] === deployment.metadata.name &&
         (revision.metadata.ownerReferences ?? []).some((owner) => owner.uid === deployment.metadata.uid),
     )
-    .sort((a, b) => generation(b) - generation(a) || byCreation(b, a));
+    .sort((a, b) => generationOf(b) - generationOf(a) || byCreation(b, a));
 }
 
 /** The tenant's deployment with this id; another organization's is not found, as a missing one. */

@@ -24,6 +24,7 @@ import { pageSchema, revisionResponseSchema } from '../wire-schemas.ts';
 import {
   deploymentAnswers,
   deploymentNotFound,
+  migrationCrossed,
   revisionAnswer,
   revisionById,
   revisionNotFound,
@@ -51,7 +52,9 @@ const revisionRoutes = {
     method: 'POST',
     url: '/v2/deployments/:deployment_id/revisions/:revision_id/redeploy',
     summary: 'Serve this revision again (a rollback)',
-    success: { status: 200, description: 'The deployment.', schema: 'Deployment' },
+    description:
+      'Never restores a database. When a later revision migrated it, the answer says which and names the backup taken before it (crosses_migration), as the condition RollbackCrossesMigration does.',
+    success: { status: 200, description: 'The deployment, and the migration the rollback crosses.', schema: 'Redeployment' },
   },
   interrupt: {
     method: 'POST',
@@ -120,6 +123,7 @@ export function registerRevisionRoutes(app: FastifyInstance, deps: FacadeDepende
         spec: { revisionName: revision.metadata.name },
       })
       .catch((error: unknown) => clientErrorFromKube(error, { notFound: deploymentNotFound(id) }));
-    return respond(await observed(written), tenant);
+    const revisions = revisionsOf(deployment, cache.revisions.byIndex('owner', id));
+    return { ...respond(await observed(written), tenant), crosses_migration: migrationCrossed(cache, revision, revisions) };
   });
 }

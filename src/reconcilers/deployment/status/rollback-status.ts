@@ -1,7 +1,7 @@
 // What a Deployment says when it is rolled back (spec.revisionName pins an older revision) past a
 // revision that migrated its database: the backup taken before that migration, and how to restore it.
 // Berth never restores by itself (docs/data.md §2.6): a restore is a request of its own. Pure.
-import type { ConditionDecision } from '../../../api/index.ts';
+import { firstMigrationAfter, type ConditionDecision } from '../../../api/index.ts';
 import type { RevisionRecord } from '../revisions/revision-records.ts';
 
 export const rollbackCrossesMigrationCondition = 'RollbackCrossesMigration';
@@ -38,12 +38,6 @@ function restoredSinceCrossing(restored: RestoredDatabase, previous: ConditionOn
   return Date.parse(restored.createdAt) >= Date.parse(previous.lastTransitionTime ?? '');
 }
 
-/** Whether `revision` was made after `target`: a later spec, or the same spec's later build. */
-function madeAfter(revision: RevisionRecord, target: RevisionRecord): boolean {
-  if (revision.generation !== target.generation) return revision.generation > target.generation;
-  return revision.creationTimestamp > target.creationTimestamp;
-}
-
 /**
  * The condition for a rollback to `target` past a revision made after it that migrated the database (it
  * names a before-revision backup in status.backupName): the first such, whose backup holds the data from
@@ -61,11 +55,10 @@ export function rollbackCrossing(
   restored?: RestoredDatabase,
   previous?: ConditionOnRecord,
 ): ConditionDecision | undefined {
-  const first = all
-    .filter((revision) => madeAfter(revision, target) && revision.object.status?.backupName)
-    .sort((a, b) => (madeAfter(a, b) ? 1 : -1))[0];
+  const withBackups = (revision: RevisionRecord) => ({ ...revision, backupName: revision.object.status?.backupName });
+  const first = firstMigrationAfter(withBackups(target), all.map(withBackups));
   if (!first) return undefined;
-  const name = first.object.status!.backupName!;
+  const name = first.backupName!;
   const backup = backupOf(name);
   const crossed = `Revision ${target.name} is older than ${first.name}, which migrates the database: the database may hold ${first.name}'s schema.`;
   if (backup?.phase !== 'Completed')
