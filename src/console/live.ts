@@ -1,9 +1,10 @@
-// Lists kept current: a list read once, then the watch's events applied to it; when the watch ends
-// (after 10 minutes, or a dropped connection) it is opened again and the list read again.
+// Lists kept current: a list read once, then the watch's events applied to it (watch-replay.ts); when
+// the watch ends (after 10 minutes, or a dropped connection) it is opened again and the list read again.
 import { useEffect, useState } from 'preact/hooks';
 import { messageOf, type Client, type Deployment, type Revision, type WatchEvent } from './api.ts';
+import { replayingReads, type Loaded } from './watch-replay.ts';
 
-export type Loaded<T> = { state: 'loading' } | { state: 'failed'; message: string } | { state: 'loaded'; value: T };
+export type { Loaded };
 
 /** Runs `watch` until the component goes, waiting a little longer after each failure (at most 30 s). */
 function keepWatching(watch: (signal: AbortSignal) => Promise<void>, onFailure: (message: string) => void): () => void {
@@ -29,13 +30,13 @@ function keepWatching(watch: (signal: AbortSignal) => Promise<void>, onFailure: 
 export function useDeployments(client: Client): Loaded<Deployment[]> {
   const [loaded, setLoaded] = useState<Loaded<Deployment[]>>({ state: 'loading' });
   useEffect(() => {
-    const apply = (event: WatchEvent) => {
-      if (event.type === 'ready') void client.deployments().then((value) => setLoaded({ state: 'loaded', value }), fail);
-      if (event.type === 'deployment') setLoaded((now) => withDeployment(now, event.deployment));
-      if (event.type === 'deployment_deleted')
-        setLoaded((now) => (now.state === 'loaded' ? { state: 'loaded', value: now.value.filter((d) => d.id !== event.id) } : now));
-    };
     const fail = (message: string) => setLoaded((now) => (now.state === 'loaded' ? now : { state: 'failed', message }));
+    const apply = replayingReads<Deployment[]>({
+      read: () => client.deployments(),
+      step: listed,
+      set: setLoaded,
+      fail: (error) => fail(messageOf(error)),
+    });
     return keepWatching((signal) => client.watch(apply, signal), fail);
   }, [client]);
   return loaded;
@@ -45,27 +46,34 @@ export function useDeployments(client: Client): Loaded<Deployment[]> {
 export function useDeployment(client: Client, id: string): Loaded<{ deployment: Deployment; revisions: Revision[] } | 'gone'> {
   const [loaded, setLoaded] = useState<Loaded<{ deployment: Deployment; revisions: Revision[] } | 'gone'>>({ state: 'loading' });
   useEffect(() => {
-    const apply = (event: WatchEvent) => {
-      if (event.type === 'ready')
-        void Promise.all([client.deployment(id), client.revisions(id)]).then(
-          ([deployment, revisions]) => setLoaded({ state: 'loaded', value: { deployment, revisions } }),
-          (error: unknown) => fail(messageOf(error)),
-        );
-      if (event.type === 'deployment_deleted') setLoaded({ state: 'loaded', value: 'gone' });
-      setLoaded((now) => (now.state === 'loaded' && now.value !== 'gone' ? { state: 'loaded', value: applied(now.value, event) } : now));
-    };
     // A watch that drops once the page is shown keeps it as it is (and what a person is typing in it)
     // while it reconnects; its first read failing says so.
     const fail = (message: string) => setLoaded((now) => (now.state === 'loaded' ? now : { state: 'failed', message }));
+    const replay = replayingReads<{ deployment: Deployment; revisions: Revision[] } | 'gone'>({
+      read: async () => {
+        const [deployment, revisions] = await Promise.all([client.deployment(id), client.revisions(id)]);
+        return { deployment, revisions };
+      },
+      step: (now, event) => (event.type === 'deployment_deleted' ? 'gone' : now === 'gone' ? now : applied(now, event)),
+      set: setLoaded,
+      fail: (error) => fail(messageOf(error)),
+    });
+    // Deleted while its page loads: gone now, and once a read under way answers.
+    const apply = (event: WatchEvent) => {
+      if (event.type === 'deployment_deleted') setLoaded({ state: 'loaded', value: 'gone' });
+      replay(event);
+    };
     return keepWatching((signal) => client.watch(apply, signal, id), fail);
   }, [client, id]);
   return loaded;
 }
 
-function withDeployment(now: Loaded<Deployment[]>, deployment: Deployment): Loaded<Deployment[]> {
-  if (now.state !== 'loaded') return now;
-  const known = now.value.some((d) => d.id === deployment.id);
-  return { state: 'loaded', value: known ? now.value.map((d) => (d.id === deployment.id ? deployment : d)) : [deployment, ...now.value] };
+/** The list with one event applied: a deployment changed or made, or one gone. */
+function listed(now: Deployment[], event: WatchEvent): Deployment[] {
+  if (event.type === 'deployment_deleted') return now.filter((d) => d.id !== event.id);
+  if (event.type !== 'deployment') return now;
+  const known = now.some((d) => d.id === event.deployment.id);
+  return known ? now.map((d) => (d.id === event.deployment.id ? event.deployment : d)) : [event.deployment, ...now];
 }
 
 function applied(now: { deployment: Deployment; revisions: Revision[] }, event: WatchEvent) {
