@@ -35,6 +35,15 @@ async function chooseBase(): Promise<string> {
   return (await client.image.exists(ImageName.fromString(localBaseImage))) ? localBaseImage : 'node:24-bookworm-slim';
 }
 
+/** Removes the tag, if there is one. */
+function untag(tag: string): void {
+  try {
+    execFileSync('docker', ['image', 'rm', '--force', '--no-prune', tag], { stdio: 'ignore' });
+  } catch {
+    // None yet.
+  }
+}
+
 export async function imageUnderTest(): Promise<BuiltImage> {
   const client = await getContainerRuntimeClient();
   const prebuilt = process.env.BERTH_IMAGE;
@@ -47,7 +56,12 @@ export async function imageUnderTest(): Promise<BuiltImage> {
   const started = Date.now();
   // Production dependencies from the host's npm (the build itself reaches no registry).
   execFileSync('bash', [join(repoRoot, 'scripts/prepare-image-dependencies.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
+  // A step that fails (a dist/ older than src/) can end the build with no error from testcontainers:
+  // the tag of an earlier run would then be tested as this one's. Untagged first, it must be made anew.
+  untag(tag);
   await GenericContainer.fromDockerfile(repoRoot).withBuildArgs({ BASE_IMAGE: base }).build(tag, { deleteOnExit: false });
+  if (!(await client.image.exists(ImageName.fromString(tag))))
+    throw new Error(`the build of ${tag} made no image: run docker build --build-arg BASE_IMAGE=${base} . to see the failing step`);
   const buildSeconds = (Date.now() - started) / 1000;
   const info = await client.image.inspect(ImageName.fromString(tag));
   return { tag, base, buildSeconds, sizeBytes: info.Size };
