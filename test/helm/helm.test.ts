@@ -351,11 +351,23 @@ describe('helm install onto the real node', () => {
       (await kubectlOk(['get', 'resourcequota,limitrange,networkpolicy', '-n', apps, '-o', 'name'])).trim().split('\n').sort();
     expect(
       await eventually(
-        async () => ((await policyObjects()).length === 3 ? policyObjects() : undefined),
+        async () => ((await policyObjects()).length === 4 ? policyObjects() : undefined),
         20_000,
         'the organization policy in apps',
       ),
-    ).toEqual(['limitrange/berth-organization', 'networkpolicy.networking.k8s.io/berth-organization', 'resourcequota/berth-organization']);
+    ).toEqual([
+      'limitrange/berth-organization',
+      'networkpolicy.networking.k8s.io/berth-organization',
+      'networkpolicy.networking.k8s.io/berth-organization-databases',
+      'resourcequota/berth-organization',
+    ]);
+    // Its database pods reach the API server and the backup store inside the blocked networks (under the
+    // chart's Role, which lets Berth read the API server's EndpointSlice); the agent's restore below
+    // goes through both.
+    const databaseEgress = JSON.parse(
+      await kubectlOk(['get', 'networkpolicy', 'berth-organization-databases', '-n', apps, '-o', 'jsonpath={.spec.egress}']),
+    ) as { to: { ipBlock: { cidr: string } }[] }[];
+    expect(databaseEgress.map((rule) => rule.to[0]!.ipBlock.cidr).sort()).toEqual([`${nodeIp}/32`, `${storageNetworkIp}/32`]);
     // The cluster serves CloudNativePG: its operator's namespace is admitted, as the Gateway's is.
     const admitted = JSON.parse(
       await kubectlOk(['get', 'networkpolicy', 'berth-organization', '-n', apps, '-o', 'jsonpath={.spec.ingress[0].from}']),
