@@ -21,6 +21,7 @@ import {
 import { pullRequestUrl, type CodeHostProviderName } from '../api/codehost-providers.ts';
 import type { DeepReadonly } from '../runtime/types.ts';
 import {
+  backupStateOf,
   maskedSecretValue,
   restoreStateOf,
   type DatabaseBackupResponse,
@@ -163,7 +164,7 @@ export function databaseBackupResponse(
     name: metadata.name ?? '',
     reason: spec.reason ?? 'manual',
     revision_id: revisionId ?? null,
-    status: (status?.phase ?? 'Pending').toUpperCase(),
+    status: backupStateOf(status?.phase),
     status_message: status?.message ?? null,
     begin_lsn: status?.beginLSN ?? null,
     end_lsn: status?.endLSN ?? null,

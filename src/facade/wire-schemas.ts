@@ -320,6 +320,11 @@ export type RevisionResponse = z.infer<typeof revisionResponseSchema>;
 /** A DatabaseBackup's phase as the API spells states. */
 export const backupStates = databaseBackupPhases.map((phase) => phase.toUpperCase()) as Uppercase<(typeof databaseBackupPhases)[number]>[];
 
+/** A DatabaseBackup's phase as the API spells its state: PENDING until it has one. */
+export function backupStateOf(phase: string | undefined): string {
+  return (phase ?? 'Pending').toUpperCase();
+}
+
 export const databaseBackupResponseSchema = z
   .object({
     id: uuidString('ID of the backup (metadata.uid of the DatabaseBackup).'),

@@ -8,7 +8,7 @@ import { waitForCache } from '../observe.ts';
 import { byUid, type FacadeCache, type FacadeDependencies } from '../ports.ts';
 import { byCreation } from '../request.ts';
 import { deploymentResponse, revisionResponse } from '../responses.ts';
-import type { RedeploymentResponse } from '../wire-schemas.ts';
+import { backupStateOf, type RedeploymentResponse } from '../wire-schemas.ts';
 import type { Tenant } from '../tenancy.ts';
 
 /** The reference's words for a revision id the deployment does not have. */
@@ -49,7 +49,7 @@ export function migrationCrossed(
   return {
     revision_id: first.uid,
     backup_id: backup?.metadata.uid ?? null,
-    backup_status: backup ? (backup.status?.phase ?? 'Pending').toUpperCase() : null,
+    backup_status: backup ? backupStateOf(backup.status?.phase) : null,
   };
 }
 
