@@ -2,7 +2,8 @@
 // NetworkPolicy from the organization policy, and the organization's registry credential (a pull secret
 // the kubelet and the organization's builds use), each named berth-organization, the NetworkPolicy of its
 // database pods (berth-organization-databases) and the platform's licence key of the reference's agent
-// server (berth-agent-server-license); labelled as Berth's, owned by the Namespace (they go with it). A part the installation leaves out renders nothing. Pure.
+// server (berth-agent-server-license); labelled as Berth's, owned by the Namespace (they go with it). A
+// part the installation leaves out renders nothing. Pure.
 import type { V1LimitRange, V1ObjectMeta, V1ResourceQuota, V1Secret } from '@kubernetes/client-node';
 import {
   agentServerLicenseKey,
